@@ -1,0 +1,378 @@
+//! A dataset as the audit sees it (FORMATS.md §1): the response matrix, plus what
+//! `items.jsonl` says about each item (question, options, video) and what `dataset.json`
+//! says about sampling and where frames live.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::core::diag::{Diagnostics, LoadError, Loc};
+use crate::core::load::json::{FieldCheck, J, describe_json_error, is_missing};
+use crate::core::load::{CellFormat, read_cell_file};
+use crate::core::matrix::{MatrixBuilder, ResponseMatrix};
+
+/// What `items.jsonl` says about one item.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ItemMeta {
+    pub question: Option<String>,
+    pub options: Vec<String>,
+    pub gold: Option<String>,
+    pub video: Option<String>,
+    pub num_frames: Option<u64>,
+    pub fps: Option<f64>,
+    pub duration: Option<f64>,
+    pub category: Option<String>,
+    pub task_type: Option<String>,
+}
+
+/// How one configuration sampled its frames (`dataset.json` → `configs`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct ConfigSampling {
+    pub policy: String,
+    /// The largest budget of a `nested` grid.
+    #[serde(default)]
+    pub base: Option<u64>,
+    /// Sampling rate of an `fps` policy.
+    #[serde(default)]
+    pub fps: Option<f64>,
+}
+
+/// The sampling policies FORMATS.md §4 defines.
+pub const POLICIES: [&str; 7] = [
+    "linspace",
+    "interior",
+    "fps",
+    "segment_mid",
+    "uniform_round",
+    "dense_start",
+    "nested",
+];
+
+/// `dataset.json`.
+#[derive(Debug, Clone, Deserialize, Default, PartialEq)]
+pub struct DatasetMeta {
+    #[serde(default)]
+    pub schema: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub configs: BTreeMap<String, ConfigSampling>,
+    #[serde(default)]
+    pub frames_dir: Option<String>,
+    #[serde(default)]
+    pub videos_dir: Option<String>,
+    #[serde(default)]
+    pub frame_name: Option<String>,
+}
+
+/// A loaded dataset.
+#[derive(Debug)]
+pub struct Dataset {
+    /// The directory of a dataset directory; `None` when a single file was loaded.
+    pub root: Option<PathBuf>,
+    /// The dataset's name: `dataset.json` → `name`, else the directory or file stem.
+    pub name: String,
+    pub cell_files: Vec<PathBuf>,
+    pub matrix: ResponseMatrix,
+    /// Per matrix item id.
+    pub items: Vec<Option<ItemMeta>>,
+    pub meta: DatasetMeta,
+    /// Warnings of the load (errors reject it).
+    pub warnings: Diagnostics,
+}
+
+/// Loads a dataset: a directory (FORMATS.md §1), a cells JSONL file or a per-item CSV.
+/// Every problem of every file is collected; errors reject the whole input.
+pub fn load_dataset(path: &Path, format: Option<CellFormat>) -> Result<Dataset, LoadError> {
+    let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut diags = Diagnostics::default();
+    let (root, cell_files) = if meta.is_dir() {
+        (Some(path.to_path_buf()), find_cell_files(path)?)
+    } else {
+        (None, vec![path.to_path_buf()])
+    };
+
+    let mut builder = MatrixBuilder::new();
+    for f in &cell_files {
+        read_cell_file(f, format, &mut builder)?;
+    }
+    let (matrix, warnings) = match builder.finish() {
+        Ok((m, w)) => (Some(m), w),
+        Err(d) => {
+            diags.merge(d);
+            (None, Diagnostics::default())
+        }
+    };
+
+    let mut ds_meta = DatasetMeta::default();
+    let mut items = Vec::new();
+    if let Some(root) = &root {
+        let meta_path = root.join("dataset.json");
+        if meta_path.exists() {
+            ds_meta = read_dataset_meta(&meta_path, &mut diags)?;
+        }
+        let items_path = root.join("items.jsonl");
+        if items_path.exists()
+            && let Some(m) = &matrix
+        {
+            items = read_items(&items_path, m, &mut diags)?;
+        }
+    }
+    diags.merge(warnings);
+    let Some(matrix) = matrix else {
+        return Err(LoadError::Rejected(diags));
+    };
+    if diags.has_errors() {
+        return Err(LoadError::Rejected(diags));
+    }
+    if matrix.n_cells() == 0 {
+        return Err(LoadError::Dataset {
+            path: path.to_path_buf(),
+            message: "holds no cells".into(),
+        });
+    }
+    for (name, sampling) in &ds_meta.configs {
+        let known = (0..matrix.protocols.len() as u32).any(|p| matrix.find_config(p, name).is_some());
+        if !known {
+            let file: Arc<Path> = Arc::from(root.clone().unwrap_or_default().join("dataset.json"));
+            diags.warning(
+                &file,
+                None,
+                Some("configs"),
+                format!("configuration {name:?} (policy {:?}) has no cells", sampling.policy),
+            );
+        }
+    }
+    if items.is_empty() {
+        items = vec![None; matrix.items.len()];
+    }
+    let name = ds_meta
+        .name
+        .clone()
+        .or_else(|| {
+            let stem = if root.is_some() { path.file_name() } else { path.file_stem() };
+            stem.map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "dataset".into());
+    Ok(Dataset {
+        root,
+        name,
+        cell_files,
+        matrix,
+        items,
+        meta: ds_meta,
+        warnings: diags,
+    })
+}
+
+/// The cell files of a dataset directory: `cells.jsonl` if present, else every `.jsonl`
+/// but `items.jsonl`, else every `.csv`.
+fn find_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let cells = dir.join("cells.jsonl");
+    if cells.is_file() {
+        return Ok(vec![cells]);
+    }
+    let entries = std::fs::read_dir(dir).map_err(|source| LoadError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut jsonl = Vec::new();
+    let mut csv = Vec::new();
+    for e in entries.flatten() {
+        let p = e.path();
+        if !p.is_file() {
+            continue;
+        }
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".jsonl") && name != "items.jsonl" {
+            jsonl.push(p);
+        } else if name.ends_with(".csv") {
+            csv.push(p);
+        }
+    }
+    let mut files = if jsonl.is_empty() { csv } else { jsonl };
+    files.sort();
+    if files.is_empty() {
+        return Err(LoadError::Dataset {
+            path: dir.to_path_buf(),
+            message: "is a directory without cells: expected cells.jsonl (or another .jsonl or .csv file of cells)".into(),
+        });
+    }
+    Ok(files)
+}
+
+fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file: Arc<Path> = Arc::from(path);
+    match serde_json::from_str::<DatasetMeta>(&text) {
+        Ok(meta) => {
+            if let Some(schema) = &meta.schema
+                && !schema.starts_with("frameaudit/dataset@")
+            {
+                diags.warning(&file, None, Some("schema"), format!("unknown schema {schema:?}; expected \"frameaudit/dataset@1\""));
+            }
+            for (name, c) in &meta.configs {
+                if !POLICIES.contains(&c.policy.as_str()) {
+                    diags.error(
+                        &file,
+                        None,
+                        Some("configs"),
+                        format!(
+                            "configuration {name:?}: unknown policy {:?}; known policies: {}",
+                            c.policy,
+                            POLICIES.join(", ")
+                        ),
+                    );
+                }
+                if c.policy == "nested" && c.base.is_none() {
+                    diags.error(&file, None, Some("configs"), format!("configuration {name:?}: policy \"nested\" needs \"base\" (the largest budget)"));
+                }
+            }
+            Ok(meta)
+        }
+        Err(e) => {
+            diags.error(&file, Some(e.line() as u64), None, format!("malformed dataset.json: {}", describe_json_error(&e)));
+            Ok(DatasetMeta::default())
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct RawItem<'a> {
+    #[serde(borrow, default)]
+    benchmark: J<'a>,
+    #[serde(borrow, default)]
+    item_id: J<'a>,
+    #[serde(borrow, default)]
+    question: J<'a>,
+    #[serde(borrow, default)]
+    options: J<'a>,
+    #[serde(borrow, default)]
+    gold: J<'a>,
+    #[serde(borrow, default)]
+    video: J<'a>,
+    #[serde(borrow, default)]
+    num_frames: J<'a>,
+    #[serde(borrow, default)]
+    fps: J<'a>,
+    #[serde(borrow, default)]
+    duration: J<'a>,
+    #[serde(borrow, default)]
+    category: J<'a>,
+    #[serde(borrow, default)]
+    task_type: J<'a>,
+}
+
+/// Reads `items.jsonl`, keyed to the matrix's items. Items without cells are warned about
+/// and dropped.
+fn read_items(
+    path: &Path,
+    matrix: &ResponseMatrix,
+    diags: &mut Diagnostics,
+) -> Result<Vec<Option<ItemMeta>>, LoadError> {
+    let io_err = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let reader = BufReader::new(File::open(path).map_err(io_err)?);
+    let file: Arc<Path> = Arc::from(path);
+    let mut out: Vec<Option<ItemMeta>> = vec![None; matrix.items.len()];
+    let mut first_line: Vec<u64> = vec![0; matrix.items.len()];
+    let mut unknown = 0usize;
+    for (i, line) in reader.split(b'\n').enumerate() {
+        let line = line.map_err(io_err)?;
+        let loc = Loc {
+            file: file.clone(),
+            line: i as u64 + 1,
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let raw: RawItem = match serde_json::from_slice(&line) {
+            Ok(r) => r,
+            Err(e) => {
+                diags.at(&loc, None, format!("malformed JSON: {}", describe_json_error(&e)));
+                continue;
+            }
+        };
+        let mut ck = FieldCheck::new(diags, &loc);
+        let item_id = ck.required_str("item_id", &raw.item_id);
+        let benchmark = ck.defaulted_str("benchmark", &raw.benchmark, "default");
+        let meta = ItemMeta {
+            question: ck.opt_str("question", &raw.question).map(str::to_owned),
+            options: match &raw.options {
+                v if is_missing(v) => Vec::new(),
+                J::Null => Vec::new(),
+                J::Arr(a) if a.iter().all(|x| x.as_str().is_some()) => {
+                    a.iter().filter_map(J::as_str).map(str::to_owned).collect()
+                }
+                other => {
+                    ck.fail("options", format!("expected an array of strings, found {}", other.kind()));
+                    Vec::new()
+                }
+            },
+            gold: ck.opt_str("gold", &raw.gold).map(str::to_owned),
+            video: ck.opt_str("video", &raw.video).map(str::to_owned),
+            num_frames: ck.non_negative_int("num_frames", &raw.num_frames, true),
+            fps: ck.ranged("fps", &raw.fps, f64::MIN_POSITIVE, f64::MAX),
+            duration: ck.ranged("duration", &raw.duration, 0.0, f64::MAX),
+            category: ck.opt_str("category", &raw.category).map(str::to_owned),
+            task_type: ck.opt_str("task_type", &raw.task_type).map(str::to_owned),
+        };
+        if !ck.ok {
+            continue;
+        }
+        match matrix.find_item(benchmark, item_id) {
+            Some(id) => {
+                let slot = &mut out[id as usize];
+                if slot.is_some() {
+                    diags.at(
+                        &loc,
+                        Some("item_id"),
+                        format!(
+                            "item {item_id:?} of benchmark {benchmark:?} is already described at line {}",
+                            first_line[id as usize]
+                        ),
+                    );
+                } else {
+                    *slot = Some(meta);
+                    first_line[id as usize] = loc.line;
+                }
+            }
+            None => {
+                unknown += 1;
+                if unknown <= 5 {
+                    diags.warning(
+                        &file,
+                        Some(loc.line),
+                        Some("item_id"),
+                        format!("item {item_id:?} of benchmark {benchmark:?} has no cells"),
+                    );
+                }
+            }
+        }
+    }
+    if unknown > 5 {
+        diags.warning(&file, None, None, format!("{unknown} items in all have no cells"));
+    }
+    let described = out.iter().filter(|x| x.is_some()).count();
+    if described < out.len() {
+        diags.warning(
+            &file,
+            None,
+            None,
+            format!("{} of {} items with cells have no description (no question, no frames)", out.len() - described, out.len()),
+        );
+    }
+    Ok(out)
+}

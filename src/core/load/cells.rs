@@ -1,0 +1,423 @@
+//! The native cells JSONL reader (SPEC.md §1.1, FORMATS.md §1): one cell per non-blank
+//! line, streamed; every problem of every line is collected with its line and field.
+
+use std::io::BufRead;
+
+use serde::Deserialize;
+
+use super::json::{FieldCheck, J, describe_json_error, is_missing};
+use crate::core::diag::{Diagnostics, Loc};
+use crate::core::matrix::{CellInput, Gold, MatrixBuilder, Task};
+
+/// The fields of a cell line as written; unknown fields are ignored.
+#[derive(Deserialize)]
+struct RawCell<'a> {
+    #[serde(borrow, default)]
+    model: J<'a>,
+    #[serde(borrow, default)]
+    item_id: J<'a>,
+    #[serde(borrow, default)]
+    benchmark: J<'a>,
+    #[serde(borrow, default)]
+    config: J<'a>,
+    #[serde(borrow, default)]
+    frames: J<'a>,
+    #[serde(borrow, default)]
+    budget: J<'a>,
+    #[serde(borrow, default)]
+    pixels: J<'a>,
+    #[serde(borrow, default)]
+    protocol: J<'a>,
+    #[serde(borrow, default)]
+    task: J<'a>,
+    #[serde(borrow, default)]
+    pred: J<'a>,
+    #[serde(borrow, default)]
+    gold: J<'a>,
+    #[serde(borrow, default)]
+    correct: J<'a>,
+    #[serde(borrow, default)]
+    score: J<'a>,
+    #[serde(borrow, default)]
+    confidence: J<'a>,
+    #[serde(borrow, default)]
+    blind: J<'a>,
+    #[serde(borrow, default)]
+    frame_idx: J<'a>,
+    #[serde(borrow, default)]
+    source_tag: J<'a>,
+    #[serde(borrow, default)]
+    protocol_note: J<'a>,
+}
+
+/// Validates one parsed line into a cell; `None` (with diagnostics) when it is rejected.
+fn validate<'a>(raw: &'a RawCell<'a>, diags: &mut Diagnostics, loc: &Loc) -> Option<CellInput<'a>> {
+    let mut ck = FieldCheck::new(diags, loc);
+    let model = ck.required_str("model", &raw.model);
+    let item_id = ck.required_str("item_id", &raw.item_id);
+    let config = ck.required_str("config", &raw.config);
+    let benchmark = ck.defaulted_str("benchmark", &raw.benchmark, "default");
+    let protocol = ck.defaulted_str("protocol", &raw.protocol, "main");
+    let frames = ck.non_negative_int("frames", &raw.frames, false);
+    let budget = if is_missing(&raw.budget) || matches!(raw.budget, J::Null) {
+        frames.map(|f| f as f64)
+    } else {
+        match raw.budget.as_f64() {
+            Some(b) => Some(b),
+            None => {
+                ck.fail(
+                    "budget",
+                    format!("expected a number, found {}", raw.budget.kind()),
+                );
+                None
+            }
+        }
+    };
+    let pixels = ck.non_negative_int("pixels", &raw.pixels, true);
+    let score = ck.ranged("score", &raw.score, 0.0, 100.0);
+    let confidence = ck.ranged("confidence", &raw.confidence, 0.0, 1.0);
+    let correct = match &raw.correct {
+        v if is_missing(v) => None,
+        J::Null => None,
+        J::Bool(b) => Some(*b),
+        other => {
+            ck.fail(
+                "correct",
+                format!("expected true, false or null, found {other}"),
+            );
+            None
+        }
+    };
+    let task = match &raw.task {
+        v if is_missing(v) => None,
+        J::Null => None,
+        J::Str(s) if s == "mcq" => Some(Task::Mcq),
+        J::Str(s) if s == "open" => Some(Task::Open),
+        other => {
+            ck.fail("task", format!("expected \"mcq\" or \"open\", found {other}"));
+            None
+        }
+    }
+    .unwrap_or(if score.is_some() { Task::Open } else { Task::Mcq });
+    let pred = ck.opt_str("pred", &raw.pred);
+    let blind = ck.opt_str("blind", &raw.blind);
+    let source_tag = ck.opt_str("source_tag", &raw.source_tag);
+    let protocol_note = ck.opt_str("protocol_note", &raw.protocol_note);
+    let gold = match &raw.gold {
+        v if is_missing(v) => Gold::None,
+        J::Null => Gold::None,
+        J::Str(s) => Gold::One(s),
+        J::Arr(items) if task == Task::Open => {
+            let strs: Option<Vec<&str>> = items.iter().map(J::as_str).collect();
+            match strs {
+                Some(v) if !v.is_empty() => Gold::Many(v),
+                Some(_) => {
+                    ck.fail("gold", "a list of references must not be empty".into());
+                    Gold::None
+                }
+                None => {
+                    ck.fail("gold", "a list of references must hold only strings".into());
+                    Gold::None
+                }
+            }
+        }
+        J::Arr(_) => {
+            ck.fail(
+                "gold",
+                "a list of references is only allowed for open-ended cells; a multiple-choice gold is one string".into(),
+            );
+            Gold::None
+        }
+        other => {
+            ck.fail("gold", format!("expected a string or null, found {}", other.kind()));
+            Gold::None
+        }
+    };
+    let frame_idx = match &raw.frame_idx {
+        v if is_missing(v) => None,
+        J::Null => None,
+        J::Arr(items) => {
+            let idx: Option<Vec<u64>> = items
+                .iter()
+                .map(|x| x.as_integer().and_then(|i| u64::try_from(i).ok()))
+                .collect();
+            if idx.is_none() {
+                ck.fail(
+                    "frame_idx",
+                    "must be an array of integers >= 0".into(),
+                );
+            }
+            idx
+        }
+        other => {
+            ck.fail(
+                "frame_idx",
+                format!("expected an array of integers, found {}", other.kind()),
+            );
+            None
+        }
+    };
+    if !ck.ok {
+        return None;
+    }
+    Some(CellInput {
+        model,
+        item_id,
+        benchmark,
+        config,
+        protocol,
+        frames: frames?,
+        budget: budget?,
+        pixels,
+        task,
+        pred,
+        gold,
+        correct,
+        score,
+        confidence,
+        blind,
+        frame_idx,
+        source_tag,
+        protocol_note,
+    })
+}
+
+/// Reads a cells JSONL stream into the builder. Problems go to `b.diags`; an I/O error
+/// stops the read.
+pub fn read_cells(
+    reader: impl BufRead,
+    b: &mut MatrixBuilder,
+    file: &std::path::Path,
+) -> std::io::Result<()> {
+    let file = b.add_file(file);
+    let mut reader = reader;
+    let mut buf = Vec::with_capacity(1024);
+    let mut line_no = 0u64;
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        line_no += 1;
+        let text = trim_ascii(&buf);
+        if text.is_empty() {
+            continue;
+        }
+        b.count_record();
+        let loc = Loc {
+            file: file.clone(),
+            line: line_no,
+        };
+        if text[0] != b'{' {
+            let what = match serde_json::from_slice::<J>(text) {
+                Ok(v) => format!("expected a JSON object (one cell), found {}", v.kind()),
+                Err(e) => format!("malformed JSON: {}", describe_json_error(&e)),
+            };
+            b.diags.at(&loc, None, what);
+            continue;
+        }
+        let raw: RawCell = match serde_json::from_slice(text) {
+            Ok(r) => r,
+            Err(e) => {
+                let msg = describe_json_error(&e);
+                let field = duplicate_field(&msg);
+                b.diags.at(&loc, field.as_deref(), format!("malformed JSON: {msg}"));
+                continue;
+            }
+        };
+        if let Some(cell) = validate(&raw, &mut b.diags, &loc) {
+            b.push(cell, &loc);
+        }
+    }
+    Ok(())
+}
+
+/// The field named in serde's "duplicate field `x`" message.
+fn duplicate_field(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("duplicate field `")?;
+    Some(rest[..rest.find('`')?].to_string())
+}
+
+fn trim_ascii(b: &[u8]) -> &[u8] {
+    let start = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
+    let end = b.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(start, |e| e + 1);
+    &b[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::diag::Diagnostic;
+
+    fn load(text: &str) -> Result<crate::core::matrix::ResponseMatrix, Vec<Diagnostic>> {
+        let mut b = MatrixBuilder::new();
+        read_cells(text.as_bytes(), &mut b, std::path::Path::new("t.jsonl")).expect("io");
+        match b.finish() {
+            Ok((m, _)) => Ok(m),
+            Err(d) => Err(d.sorted().into_iter().cloned().collect()),
+        }
+    }
+
+    fn errors(text: &str) -> Vec<String> {
+        load(text)
+            .err()
+            .expect("input should be rejected")
+            .iter()
+            .map(|d| d.to_string())
+            .collect()
+    }
+
+    const OK: &str = r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"pred":"a","gold":"A"}"#;
+
+    #[test]
+    fn a_valid_line_loads() {
+        let m = load(OK).expect("valid");
+        assert_eq!(m.n_cells(), 1);
+        assert_eq!(m.cell_value[0], 1.0);
+        assert_eq!(m.benchmarks.name(0), "default");
+        assert_eq!(m.protocols.name(0), "main");
+    }
+
+    #[test]
+    fn every_bad_field_of_every_line_is_reported() {
+        let text = format!(
+            "{OK}\n{{\"model\":\"\",\"item_id\":3,\"config\":\"8f\",\"frames\":-1,\"confidence\":1.5}}\n\n{{\"model\":\"M\",\"item_id\":\"q2\",\"config\":\"8f\",\"frames\":8.5,\"score\":101,\"correct\":1,\"pixels\":\"x\"}}\nnot json\n[1,2]\n"
+        );
+        let e = errors(&text);
+        let want = [
+            "t.jsonl:2: error: field `model`: must be a non-empty string",
+            "t.jsonl:2: error: field `item_id`: expected a string, found a number",
+            "t.jsonl:2: error: field `frames`: must be an integer >= 0, found -1",
+            "t.jsonl:2: error: field `confidence`: must be a number in [0, 1], found 1.5",
+            "t.jsonl:4: error: field `frames`: must be an integer >= 0, found 8.5",
+            "t.jsonl:4: error: field `pixels`: must be an integer >= 0, found a string",
+            "t.jsonl:4: error: field `score`: must be a number in [0, 100], found 101",
+            "t.jsonl:4: error: field `correct`: expected true, false or null, found 1",
+            "t.jsonl:6: error: expected a JSON object (one cell), found an array",
+        ];
+        for w in want {
+            assert!(e.iter().any(|x| x == w), "missing {w:?} in {e:#?}");
+        }
+        assert!(e.iter().any(|x| x.starts_with("t.jsonl:5: error: malformed JSON")), "{e:#?}");
+    }
+
+    #[test]
+    fn missing_required_fields_are_named() {
+        let e = errors(r#"{"pred":"A"}"#);
+        for f in ["model", "item_id", "config", "frames"] {
+            let w = format!("t.jsonl:1: error: field `{f}`: required field is missing");
+            assert!(e.contains(&w), "{e:#?}");
+        }
+    }
+
+    #[test]
+    fn cross_cell_rules_reject() {
+        let dup = format!("{OK}\n{OK}");
+        let e = errors(&dup);
+        assert!(e[0].starts_with("t.jsonl:2: error: duplicate cell"), "{e:?}");
+        assert!(e[0].contains("already given at t.jsonl:1"), "{e:?}");
+
+        let frames = format!(
+            "{OK}\n{}",
+            r#"{"model":"N","item_id":"q1","config":"8f","frames":9,"gold":"A"}"#
+        );
+        // The absent budget counts as `frames`, so it differs too.
+        assert_eq!(
+            errors(&frames),
+            [
+                "t.jsonl:2: error: field `frames`: configuration \"8f\" has frames 9 here but 8 at line 1",
+                "t.jsonl:2: error: field `budget`: configuration \"8f\" has budget 9 here but 8 at line 1"
+            ]
+        );
+
+        let budget = format!(
+            "{OK}\n{}",
+            r#"{"model":"N","item_id":"q1","config":"8f","frames":8,"budget":8.5,"gold":"A"}"#
+        );
+        assert!(errors(&budget)[0].contains("field `budget`"));
+
+        let pixels = format!(
+            "{OK}\n{}",
+            r#"{"model":"N","item_id":"q1","config":"8f","frames":8,"pixels":5,"gold":"A"}"#
+        );
+        assert!(errors(&pixels)[0].contains("has pixels 5 here but null at line 1"));
+
+        let tasks = format!(
+            "{OK}\n{}",
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":8,"score":5}"#
+        );
+        assert!(errors(&tasks)[0].contains("mixes tasks"));
+
+        let blinds = concat!(
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"gold":"A","blind":"B"}"#,
+            "\n",
+            r#"{"model":"M","item_id":"q1","config":"16f","frames":16,"gold":"A","blind":"c"}"#
+        );
+        assert!(errors(blinds)[0].contains("field `blind`: blind answer \"C\" conflicts with \"B\""));
+    }
+
+    #[test]
+    fn blind_answers_follow_precedence() {
+        let text = concat!(
+            r#"{"model":"M","item_id":"q1","config":"zz","frames":0,"pred":"d"}"#,
+            "\n",
+            r#"{"model":"M","item_id":"q1","config":"text","frames":0,"pred":" c "}"#,
+            "\n",
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"gold":"A","blind":"B"}"#,
+            "\n",
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":8,"gold":"A","blind":"b"}"#,
+            "\n",
+            r#"{"model":"M","item_id":"q3","config":"text","frames":0,"pred":"  "}"#,
+        );
+        let m = load(text).expect("valid");
+        let blind = |item: &str| {
+            let i = m.find_item("default", item).expect("item");
+            m.blind(0, 0, i).map(|t| m.texts.name(t).to_string())
+        };
+        assert_eq!(blind("q1").as_deref(), Some("C"));
+        assert_eq!(blind("q2").as_deref(), Some("B"));
+        assert_eq!(blind("q3"), None);
+        assert_eq!(m.blind_answers(), 2);
+        // Zero-frame cells without gold are invalid but still counted.
+        assert_eq!(m.stats.cells_invalid, 3);
+        assert_eq!(m.stats.zero_frame_cells, 3);
+    }
+
+    #[test]
+    fn values_follow_spec_1_3() {
+        let text = concat!(
+            r#"{"model":"M","item_id":"a","config":"8f","frames":8,"pred":"B","gold":"A","correct":true}"#,
+            "\n",
+            r#"{"model":"M","item_id":"b","config":"8f","frames":8,"pred":null,"gold":"A"}"#,
+            "\n",
+            r#"{"model":"M","item_id":"c","config":"8f","frames":8,"pred":"A"}"#,
+            "\n",
+            r#"{"model":"M","benchmark":"o","item_id":"d","config":"8f","frames":8,"task":"open","pred":"the cat","gold":["a cat","dog"]}"#,
+            "\n",
+            r#"{"model":"M","benchmark":"o","item_id":"e","config":"8f","frames":8,"score":42.5,"gold":"x"}"#,
+            "\n",
+            r#"{"model":"M","benchmark":"o","item_id":"f","config":"8f","frames":8,"task":"open"}"#,
+        );
+        let m = load(text).expect("valid");
+        let v: Vec<f64> = m.cell_value.clone();
+        assert_eq!(v[0], 1.0);
+        assert_eq!(v[1], 0.0);
+        assert!(v[2].is_nan());
+        assert_eq!(v[3], 100.0);
+        assert_eq!(v[4], 42.5);
+        assert!(v[5].is_nan());
+        assert_eq!(m.stats.cells_invalid, 2);
+    }
+
+    #[test]
+    fn gold_list_only_for_open() {
+        let e = errors(r#"{"model":"M","item_id":"a","config":"8f","frames":8,"gold":["A"]}"#);
+        assert!(e[0].contains("field `gold`: a list of references is only allowed"), "{e:?}");
+    }
+
+    #[test]
+    fn duplicate_json_keys_are_named() {
+        let e = errors(r#"{"model":"M","model":"N","item_id":"a","config":"8f","frames":8}"#);
+        assert!(e[0].contains("field `model`: malformed JSON: duplicate field"), "{e:?}");
+    }
+}

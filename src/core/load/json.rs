@@ -1,0 +1,280 @@
+//! A JSON value that remembers its kind, so a loader can say "field `frames`: expected an
+//! integer >= 0, found a string" instead of serde's positional type errors. Strings borrow
+//! from the line when they have no escapes; objects are skipped without being built.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use crate::core::diag::{Diagnostics, Loc};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum J<'a> {
+    /// The field is absent (never produced by parsing; the default of a struct field).
+    #[default]
+    Missing,
+    Null,
+    Bool(bool),
+    /// An integer that fits `i64`/`u64`, kept exactly.
+    Int(i128),
+    /// A number written with a fraction or exponent.
+    Float(f64),
+    Str(Cow<'a, str>),
+    Arr(Vec<J<'a>>),
+    Obj,
+}
+
+impl<'a> J<'a> {
+    /// What the value is, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            J::Missing => "nothing",
+            J::Null => "null",
+            J::Bool(_) => "a boolean",
+            J::Int(_) | J::Float(_) => "a number",
+            J::Str(_) => "a string",
+            J::Arr(_) => "an array",
+            J::Obj => "an object",
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            J::Int(i) => Some(*i as f64),
+            J::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// The value as a whole number, also when written `8.0`.
+    pub fn as_integer(&self) -> Option<i128> {
+        match self {
+            J::Int(i) => Some(*i),
+            J::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Some(*f as i128),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            J::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// Short rendering of a value for messages (strings quoted, long ones cut).
+impl fmt::Display for J<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            J::Missing => write!(f, "(absent)"),
+            J::Null => write!(f, "null"),
+            J::Bool(b) => write!(f, "{b}"),
+            J::Int(i) => write!(f, "{i}"),
+            J::Float(x) => write!(f, "{x}"),
+            J::Str(s) if s.chars().count() > 40 => {
+                let cut: String = s.chars().take(40).collect();
+                write!(f, "{cut:?}...")
+            }
+            J::Str(s) => write!(f, "{s:?}"),
+            J::Arr(_) => write!(f, "[...]"),
+            J::Obj => write!(f, "{{...}}"),
+        }
+    }
+}
+
+struct JVisitor<'a>(std::marker::PhantomData<J<'a>>);
+
+impl<'de: 'a, 'a> Visitor<'de> for JVisitor<'a> {
+    type Value = J<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<J<'a>, E> {
+        Ok(J::Null)
+    }
+    fn visit_none<E>(self) -> Result<J<'a>, E> {
+        Ok(J::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<J<'a>, E> {
+        Ok(J::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<J<'a>, E> {
+        Ok(J::Int(i128::from(v)))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<J<'a>, E> {
+        Ok(J::Int(i128::from(v)))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<J<'a>, E> {
+        Ok(J::Float(v))
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<J<'a>, E> {
+        Ok(J::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<J<'a>, E> {
+        Ok(J::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<J<'a>, E> {
+        Ok(J::Str(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<J<'a>, A::Error> {
+        let mut v = Vec::new();
+        while let Some(x) = seq.next_element::<J<'a>>()? {
+            v.push(x);
+        }
+        Ok(J::Arr(v))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J<'a>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(J::Obj)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for J<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(JVisitor(std::marker::PhantomData))
+    }
+}
+
+/// Turns a serde_json error on one line into a message without serde's own "line 1".
+pub fn describe_json_error(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    let msg = match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    };
+    format!("{msg} (column {})", e.column())
+}
+
+pub fn is_missing(v: &J<'_>) -> bool {
+    matches!(v, J::Missing)
+}
+
+/// Checks the fields of one record, collecting every problem with its field name.
+pub struct FieldCheck<'d> {
+    diags: &'d mut Diagnostics,
+    loc: Loc,
+    /// False once any field failed.
+    pub ok: bool,
+}
+
+impl<'d> FieldCheck<'d> {
+    pub fn new(diags: &'d mut Diagnostics, loc: &Loc) -> Self {
+        FieldCheck {
+            diags,
+            loc: loc.clone(),
+            ok: true,
+        }
+    }
+
+    pub fn fail(&mut self, field: &str, msg: String) {
+        self.diags.at(&self.loc, Some(field), msg);
+        self.ok = false;
+    }
+
+    /// A required non-empty string.
+    pub fn required_str<'a>(&mut self, field: &str, v: &'a J<'a>) -> &'a str {
+        if is_missing(v) {
+            self.fail(field, "required field is missing".into());
+            return "";
+        }
+        match v {
+            J::Str(s) if !s.is_empty() => s,
+            J::Str(_) => {
+                self.fail(field, "must be a non-empty string".into());
+                ""
+            }
+            other => {
+                self.fail(field, format!("expected a string, found {}", other.kind()));
+                ""
+            }
+        }
+    }
+
+    /// An optional string with a default for absent, null or empty.
+    pub fn defaulted_str<'a>(&mut self, field: &str, v: &'a J<'a>, default: &'a str) -> &'a str {
+        if is_missing(v) {
+            return default;
+        }
+        match v {
+            J::Null => default,
+            J::Str(s) if s.is_empty() => default,
+            J::Str(s) => s,
+            other => {
+                self.fail(field, format!("expected a string, found {}", other.kind()));
+                default
+            }
+        }
+    }
+
+    /// An optional string or null.
+    pub fn opt_str<'a>(&mut self, field: &str, v: &'a J<'a>) -> Option<&'a str> {
+        if is_missing(v) {
+            return None;
+        }
+        match v {
+            J::Null => None,
+            J::Str(s) => Some(s),
+            other => {
+                self.fail(
+                    field,
+                    format!("expected a string or null, found {}", other.kind()),
+                );
+                None
+            }
+        }
+    }
+
+    /// An integer >= 0 (null allowed when `nullable`).
+    pub fn non_negative_int(&mut self, field: &str, v: &J<'_>, nullable: bool) -> Option<u64> {
+        if is_missing(v) || matches!(v, J::Null) {
+            if !nullable {
+                let msg = if is_missing(v) {
+                    "required field is missing"
+                } else {
+                    "must be an integer >= 0, found null"
+                };
+                self.fail(field, msg.into());
+            }
+            return None;
+        }
+        match v.as_integer() {
+            Some(i) if (0..=i128::from(u64::MAX)).contains(&i) => Some(i as u64),
+            Some(i) => {
+                self.fail(field, format!("must be an integer >= 0, found {i}"));
+                None
+            }
+            None => {
+                let found = if matches!(v, J::Float(_)) {
+                    format!("{v}")
+                } else {
+                    v.kind().to_string()
+                };
+                self.fail(field, format!("must be an integer >= 0, found {found}"));
+                None
+            }
+        }
+    }
+
+    /// An optional number in `[lo, hi]` or null.
+    pub fn ranged(&mut self, field: &str, v: &J<'_>, lo: f64, hi: f64) -> Option<f64> {
+        if is_missing(v) || matches!(v, J::Null) {
+            return None;
+        }
+        match v.as_f64() {
+            Some(x) if (lo..=hi).contains(&x) => Some(x),
+            Some(x) => {
+                self.fail(field, format!("must be a number in [{lo}, {hi}], found {x}"));
+                None
+            }
+            None => {
+                self.fail(
+                    field,
+                    format!("expected a number or null, found {}", v.kind()),
+                );
+                None
+            }
+        }
+    }
+}

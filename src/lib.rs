@@ -1,0 +1,6 @@
+//! frameaudit: audit item-level scaling heterogeneity in Video LLM evaluations.
+//!
+//! [`core`] loads a response matrix (model x item x configuration) and computes the measures
+//! of the trajectory-metrics specification; the command line presents them.
+
+pub mod core;
