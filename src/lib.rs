@@ -4,3 +4,4 @@
 //! of the trajectory-metrics specification; the command line presents them.
 
 pub mod core;
+pub mod cli;

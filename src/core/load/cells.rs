@@ -3,11 +3,12 @@
 
 use std::io::BufRead;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::json::{FieldCheck, J, describe_json_error, is_missing};
 use crate::core::diag::{Diagnostics, Loc};
-use crate::core::matrix::{CellInput, Gold, MatrixBuilder, Task};
+use super::CellSink;
+use crate::core::matrix::{CellInput, Gold, Task};
 
 /// The fields of a cell line as written; unknown fields are ignored.
 #[derive(Deserialize)]
@@ -186,7 +187,7 @@ fn validate<'a>(raw: &'a RawCell<'a>, diags: &mut Diagnostics, loc: &Loc) -> Opt
 /// stops the read.
 pub fn read_cells(
     reader: impl BufRead,
-    b: &mut MatrixBuilder,
+    b: &mut impl CellSink,
     file: &std::path::Path,
 ) -> std::io::Result<()> {
     let file = b.add_file(file);
@@ -213,7 +214,7 @@ pub fn read_cells(
                 Ok(v) => format!("expected a JSON object (one cell), found {}", v.kind()),
                 Err(e) => format!("malformed JSON: {}", describe_json_error(&e)),
             };
-            b.diags.at(&loc, None, what);
+            b.diags().at(&loc, None, what);
             continue;
         }
         let raw: RawCell = match serde_json::from_slice(text) {
@@ -221,11 +222,11 @@ pub fn read_cells(
             Err(e) => {
                 let msg = describe_json_error(&e);
                 let field = duplicate_field(&msg);
-                b.diags.at(&loc, field.as_deref(), format!("malformed JSON: {msg}"));
+                b.diags().at(&loc, field.as_deref(), format!("malformed JSON: {msg}"));
                 continue;
             }
         };
-        if let Some(cell) = validate(&raw, &mut b.diags, &loc) {
+        if let Some(cell) = validate(&raw, b.diags(), &loc) {
             b.push(cell, &loc);
         }
     }
@@ -244,10 +245,76 @@ fn trim_ascii(b: &[u8]) -> &[u8] {
     &b[start..end]
 }
 
+/// A cell as written back out: absent values are left out, defaults are not repeated.
+#[derive(Serialize)]
+struct CellOut<'a> {
+    model: &'a str,
+    benchmark: &'a str,
+    item_id: &'a str,
+    config: &'a str,
+    frames: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    budget: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pixels: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol: Option<&'a str>,
+    task: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pred: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gold: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    correct: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    confidence: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blind: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frame_idx: Option<&'a [u64]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_tag: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol_note: Option<&'a str>,
+}
+
+/// Writes one cell as a JSON line of the native format.
+pub fn write_cell(out: &mut impl std::io::Write, c: &CellInput<'_>) -> std::io::Result<()> {
+    let cell = CellOut {
+        model: c.model,
+        benchmark: c.benchmark,
+        item_id: c.item_id,
+        config: c.config,
+        frames: c.frames,
+        budget: (c.budget != c.frames as f64).then_some(c.budget),
+        pixels: c.pixels,
+        protocol: (c.protocol != "main").then_some(c.protocol),
+        task: c.task.as_str(),
+        pred: c.pred,
+        gold: match &c.gold {
+            Gold::None => None,
+            Gold::One(g) => Some((*g).into()),
+            Gold::Many(gs) => Some(gs.clone().into()),
+        },
+        correct: c.correct,
+        score: c.score,
+        confidence: c.confidence,
+        blind: c.blind,
+        frame_idx: c.frame_idx.as_deref(),
+        source_tag: c.source_tag,
+        protocol_note: c.protocol_note,
+    };
+    serde_json::to_writer(&mut *out, &cell)?;
+    out.write_all(b"\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::diag::Diagnostic;
+    use crate::core::matrix::MatrixBuilder;
 
     fn load(text: &str) -> Result<crate::core::matrix::ResponseMatrix, Vec<Diagnostic>> {
         let mut b = MatrixBuilder::new();

@@ -9,8 +9,36 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use crate::core::diag::LoadError;
-use crate::core::matrix::MatrixBuilder;
+use std::sync::Arc;
+
+use crate::core::diag::{Diagnostics, LoadError, Loc};
+use crate::core::matrix::{CellInput, MatrixBuilder};
+
+/// Where readers put what they read: the matrix builder, or a converter that writes cells
+/// back out.
+pub trait CellSink {
+    /// Registers an input file; diagnostics name it.
+    fn add_file(&mut self, path: &Path) -> Arc<Path>;
+    /// Counts one record (a line or row), valid or not.
+    fn count_record(&mut self);
+    fn diags(&mut self) -> &mut Diagnostics;
+    fn push(&mut self, cell: CellInput<'_>, loc: &Loc);
+}
+
+impl CellSink for MatrixBuilder {
+    fn add_file(&mut self, path: &Path) -> Arc<Path> {
+        MatrixBuilder::add_file(self, path)
+    }
+    fn count_record(&mut self) {
+        MatrixBuilder::count_record(self);
+    }
+    fn diags(&mut self) -> &mut Diagnostics {
+        &mut self.diags
+    }
+    fn push(&mut self, cell: CellInput<'_>, loc: &Loc) {
+        MatrixBuilder::push(self, cell, loc);
+    }
+}
 
 /// The format of a file of cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +68,7 @@ impl CellFormat {
 pub fn read_cell_file(
     path: &Path,
     format: Option<CellFormat>,
-    builder: &mut MatrixBuilder,
+    builder: &mut impl CellSink,
 ) -> Result<(), LoadError> {
     let io_err = |source| LoadError::Io {
         path: path.to_path_buf(),

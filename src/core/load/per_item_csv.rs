@@ -5,7 +5,8 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::core::diag::Loc;
-use crate::core::matrix::{CellInput, Gold, MatrixBuilder, Task};
+use super::CellSink;
+use crate::core::matrix::{CellInput, Gold, Task};
 
 /// Column positions, found by header name.
 struct Columns {
@@ -59,7 +60,7 @@ fn digits(s: &str) -> Option<u64> {
 
 /// Reads a per-item CSV into the builder. Problems go to `b.diags`; an I/O error stops
 /// the read.
-pub fn read_per_item_csv(reader: impl Read, b: &mut MatrixBuilder, path: &Path) -> std::io::Result<()> {
+pub fn read_per_item_csv<S: CellSink>(reader: impl Read, b: &mut S, path: &Path) -> std::io::Result<()> {
     let file = b.add_file(path);
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -78,7 +79,7 @@ pub fn read_per_item_csv(reader: impl Read, b: &mut MatrixBuilder, path: &Path) 
                 if let csv::ErrorKind::Io(_) = e.kind() {
                     return Err(std::io::Error::other(e.to_string()));
                 }
-                b.diags.error(&file, line, None, format!("malformed CSV: {e}"));
+                b.diags().error(&file, line, None, format!("malformed CSV: {e}"));
                 if line.is_none() {
                     break;
                 }
@@ -113,7 +114,7 @@ pub fn read_per_item_csv(reader: impl Read, b: &mut MatrixBuilder, path: &Path) 
                 }
                 Err(missing) => {
                     for name in missing {
-                        b.diags.at(&loc, Some(name), "required column is missing from the header".into());
+                        b.diags().at(&loc, Some(name), "required column is missing from the header".into());
                     }
                     return Ok(());
                 }
@@ -122,7 +123,7 @@ pub fn read_per_item_csv(reader: impl Read, b: &mut MatrixBuilder, path: &Path) 
         };
         b.count_record();
         if rec.len() != header_len {
-            b.diags.at(
+            b.diags().at(
                 &loc,
                 None,
                 format!("row has {} fields but the header has {header_len}", rec.len()),
@@ -141,13 +142,13 @@ pub fn read_per_item_csv(reader: impl Read, b: &mut MatrixBuilder, path: &Path) 
             }
         }
         if bad_utf8 {
-            b.diags.at(&loc, None, "row is not valid UTF-8".into());
+            b.diags().at(&loc, None, "row is not valid UTF-8".into());
             continue;
         }
         let get = |i: Option<usize>| i.map(|i| strings[i]).filter(|s| !s.is_empty());
         let mut ok = true;
-        let mut fail = |b: &mut MatrixBuilder, field: &str, msg: String| {
-            b.diags.at(&loc, Some(field), msg);
+        let mut fail = |b: &mut S, field: &str, msg: String| {
+            b.diags().at(&loc, Some(field), msg);
             ok = false;
         };
         for (name, i) in [("sample_id", c.sample_id), ("model", c.model), ("config", c.config)] {
@@ -209,7 +210,7 @@ pub fn read_per_item_csv(reader: impl Read, b: &mut MatrixBuilder, path: &Path) 
         b.push(cell, &loc);
     }
     if cols.is_none() {
-        b.diags.error(&file, None, None, "the CSV has no header row".into());
+        b.diags().error(&file, None, None, "the CSV has no header row".into());
     }
     Ok(())
 }
@@ -223,6 +224,7 @@ fn trim_bytes(b: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::matrix::MatrixBuilder;
 
     fn load(text: &str) -> Result<crate::core::matrix::ResponseMatrix, Vec<String>> {
         let mut b = MatrixBuilder::new();

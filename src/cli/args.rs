@@ -1,0 +1,304 @@
+//! Command-line arguments. Analysis options are spelled as SPEC.md §14 recommends.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::core::analysis::params::{GridMode, Params, ReferencePixels, VariantBudget};
+use crate::core::load::CellFormat;
+use crate::core::matrix::ResponseMatrix;
+use crate::core::text::sanitize;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "frameaudit",
+    version,
+    about = "Audit item-level scaling heterogeneity in Video LLM evaluations",
+    long_about = "Audit item-level scaling heterogeneity in Video LLM evaluations.\n\nWithout a command, shows the report of DATASET (default: the bundled demo).",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Dataset: a directory, a cells .jsonl file or a per-item .csv (default: the bundled demo)
+    pub dataset: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Every measure of the trajectory specification, as a readable report or as JSON
+    Report(ReportArgs),
+    /// The audit queue for scripts: one line per (model, item), worst first
+    List(ListArgs),
+    /// Check a dataset: every error and warning; exit 0 clean, 1 problems
+    Validate(DatasetArgs),
+    /// Convert results of other tools into frameaudit's native cells
+    Import(ImportArgs),
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct DatasetArgs {
+    /// Dataset: a directory, a cells .jsonl file or a per-item .csv (default: the bundled demo)
+    pub dataset: Option<PathBuf>,
+    /// Read the input in this format instead of guessing it from the file name
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
+    /// Do not print warnings about the input
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputFormat {
+    /// Cells JSON Lines (SPEC.md §1.1)
+    Cells,
+    /// Per-item CSV (SPEC.md §1.7)
+    PerItemCsv,
+}
+
+impl From<InputFormat> for CellFormat {
+    fn from(f: InputFormat) -> Self {
+        match f {
+            InputFormat::Cells => CellFormat::Cells,
+            InputFormat::PerItemCsv => CellFormat::PerItemCsv,
+        }
+    }
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GridArg {
+    /// Every model on its own grid (all its configurations and items)
+    #[default]
+    PerModel,
+    /// One grid shared by all models, so their numbers are comparable
+    Joint,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VariantBudgetArg {
+    /// A resolution variant keeps its own budget
+    #[default]
+    Own,
+    /// A resolution variant compares like the text-only configuration (budget 0)
+    Zero,
+}
+
+/// The analysis parameters of SPEC.md §14.
+#[derive(Args, Debug, Clone)]
+pub struct AnalysisArgs {
+    /// Grid mode
+    #[arg(long, value_enum, default_value_t = GridArg::PerModel)]
+    pub grid: GridArg,
+    /// Only these models (comma-separated)
+    #[arg(long, value_delimiter = ',')]
+    pub models: Option<Vec<String>>,
+    /// Compare exactly these configurations (comma-separated); models lacking one are excluded
+    #[arg(long, value_delimiter = ',')]
+    pub configs: Option<Vec<String>>,
+    /// Leave zero-frame (text-only) configurations out of the grids
+    #[arg(long)]
+    pub no_zero_frame: bool,
+    /// Reference pixel count that splits the ladder from resolution variants: auto, none or N
+    #[arg(long, default_value = "auto", value_parser = parse_reference_pixels)]
+    pub reference_pixels: ReferencePixels,
+    /// Comparison budget of resolution variants
+    #[arg(long, value_enum, default_value_t = VariantBudgetArg::Own)]
+    pub variant_budget: VariantBudgetArg,
+    /// Cascade stages (comma-separated; default: the grid's visual ladder)
+    #[arg(long, value_delimiter = ',')]
+    pub cascade_stages: Option<Vec<String>>,
+    /// Primary protocol
+    #[arg(long, default_value = "main")]
+    pub primary: String,
+    /// Protocol of intervention runs
+    #[arg(long, default_value = "intervention")]
+    pub intervention_protocol: String,
+    /// Continuous regression margin δ, in points
+    #[arg(long, default_value_t = 10.0, value_parser = parse_delta)]
+    pub delta: f64,
+    /// Bootstrap resamples (0 disables the bootstrap)
+    #[arg(long, default_value_t = 1000)]
+    pub boot: usize,
+    /// Bootstrap seed
+    #[arg(long, default_value_t = 12345)]
+    pub seed: u64,
+}
+
+impl Default for AnalysisArgs {
+    fn default() -> Self {
+        AnalysisArgs {
+            grid: GridArg::PerModel,
+            models: None,
+            configs: None,
+            no_zero_frame: false,
+            reference_pixels: ReferencePixels::Auto,
+            variant_budget: VariantBudgetArg::Own,
+            cascade_stages: None,
+            primary: "main".into(),
+            intervention_protocol: "intervention".into(),
+            delta: 10.0,
+            boot: 1000,
+            seed: 12345,
+        }
+    }
+}
+
+fn parse_reference_pixels(s: &str) -> Result<ReferencePixels, String> {
+    match s {
+        "auto" => Ok(ReferencePixels::Auto),
+        "none" => Ok(ReferencePixels::None),
+        _ => s
+            .parse()
+            .map(ReferencePixels::Value)
+            .map_err(|_| format!("expected auto, none or a pixel count, found {s:?}")),
+    }
+}
+
+fn parse_delta(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(d) if d >= 0.0 && d.is_finite() => Ok(d),
+        _ => Err(format!("expected a number >= 0, found {s:?}")),
+    }
+}
+
+impl AnalysisArgs {
+    pub fn params(&self, no_sweep: bool) -> Params {
+        Params {
+            primary: self.primary.clone(),
+            intervention_protocol: self.intervention_protocol.clone(),
+            delta: self.delta,
+            seed: self.seed,
+            bootstrap_b: self.boot,
+            grid_mode: match self.grid {
+                GridArg::PerModel => GridMode::PerModel,
+                GridArg::Joint => GridMode::Joint,
+            },
+            models: self.models.clone(),
+            configs: self.configs.clone(),
+            include_zero_frame: !self.no_zero_frame,
+            reference_pixels: self.reference_pixels,
+            variant_budget: match self.variant_budget {
+                VariantBudgetArg::Own => VariantBudget::Own,
+                VariantBudgetArg::Zero => VariantBudget::Zero,
+            },
+            cascade_stages: self.cascade_stages.clone(),
+            sweep: !no_sweep,
+        }
+    }
+
+    /// Warns about filter values the dataset does not have (they are legal, but usually a
+    /// typo).
+    pub fn warn_unknown(&self, m: &ResponseMatrix, params: &Params) {
+        for name in params.models.iter().flatten() {
+            if m.models.get(name).is_none() {
+                eprintln!(
+                    "frameaudit: warning: --models: no model {:?} in the dataset (models: {})",
+                    sanitize(name),
+                    sanitize(&m.models.names().collect::<Vec<_>>().join(", "))
+                );
+            }
+        }
+        let known = |name: &str| m.configs.iter().any(|c| &*c.name == name);
+        for name in params.configs.iter().flatten().chain(params.cascade_stages.iter().flatten()) {
+            if !known(name) {
+                eprintln!("frameaudit: warning: no configuration {:?} in the dataset", sanitize(name));
+            }
+        }
+        for p in [&params.primary] {
+            if m.protocols.get(p).is_none() {
+                eprintln!("frameaudit: warning: --primary: no protocol {:?} in the dataset", sanitize(p));
+            }
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub data: DatasetArgs,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+    /// Print the report JSON of SPEC.md §12 instead of the readable report
+    #[arg(long)]
+    pub json: bool,
+    /// Indent the JSON
+    #[arg(long, requires = "json")]
+    pub pretty: bool,
+    /// Leave the 101-step cascade sweep out of the JSON
+    #[arg(long)]
+    pub no_sweep: bool,
+    /// Write the per-item export (JSON Lines) to FILE
+    #[arg(long, value_name = "FILE")]
+    pub items_out: Option<PathBuf>,
+    /// Annotation JSONL (SPEC.md §8) for the agreement section
+    #[arg(long, value_name = "FILE")]
+    pub annotations: Option<PathBuf>,
+}
+
+impl ReportArgs {
+    pub fn default_for(dataset: Option<PathBuf>) -> Self {
+        ReportArgs {
+            data: DatasetArgs {
+                dataset,
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListKind {
+    /// Items with a harmful transition (MCQ) or a δ-regression (open)
+    #[default]
+    Harmful,
+    /// Items wrong at the top configuration after being right lower
+    Terminal,
+    /// Every item
+    All,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListFormat {
+    #[default]
+    Tsv,
+    Jsonl,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub data: DatasetArgs,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+    /// Which items
+    #[arg(long, value_enum, default_value_t = ListKind::Harmful)]
+    pub kind: ListKind,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ListFormat::Tsv)]
+    pub format: ListFormat,
+    /// Protocol to list (default: the primary protocol)
+    #[arg(long)]
+    pub protocol: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    #[command(subcommand)]
+    pub format: ImportFormat,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ImportFormat {
+    /// Per-item CSV (SPEC.md §1.7) to cells JSONL
+    PerItemCsv(ConvertArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// Input file
+    pub input: PathBuf,
+    /// Output cells JSONL file
+    #[arg(short, long)]
+    pub output: PathBuf,
+}

@@ -1,0 +1,97 @@
+//! `frameaudit list`: the audit queue for scripts, as TSV or JSON Lines.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use super::args::{ListArgs, ListFormat, ListKind};
+use crate::core::analysis::{self, Metrics};
+use crate::core::queue::{QueueKind, queue};
+use crate::core::text::sanitize;
+
+pub fn run(args: &ListArgs) -> Result<()> {
+    let ds = super::load(&args.data)?;
+    let m = &ds.matrix;
+    // The queue needs no intervals and no sweep.
+    let mut params = args.analysis.params(true);
+    params.bootstrap_b = 0;
+    args.analysis.warn_unknown(m, &params);
+    let protocol_name = args.protocol.clone().unwrap_or_else(|| params.primary.clone());
+    let Some(protocol) = m.protocols.get(&protocol_name) else {
+        anyhow::bail!(
+            "no protocol {:?} in the dataset (protocols: {})",
+            sanitize(&protocol_name),
+            sanitize(&m.protocols.names().collect::<Vec<_>>().join(", "))
+        );
+    };
+    let report = analysis::run(m, &params, None);
+    let kind = match args.kind {
+        ListKind::Harmful => QueueKind::Harmful,
+        ListKind::Terminal => QueueKind::Terminal,
+        ListKind::All => QueueKind::All,
+    };
+    let rows = queue(&report, protocol, kind);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.format == ListFormat::Tsv {
+        writeln!(out, "model\tbenchmark\titem_id\ttask\tpattern\tclass\tharmful_pairs\tterminal\tbest_config\tpairs\tconfigs")?;
+    }
+    for r in &rows {
+        let a = &report.analyses[r.analysis];
+        let mg = &a.grids.models[r.model_index];
+        let g = &mg.grid;
+        let k = g.k();
+        let name = |c: usize| m.config(g.configs[c]).name.as_ref();
+        let item = m.item(r.item);
+        let (pattern, scores, best) = match &a.metrics[r.model_index] {
+            Metrics::Mcq(x) => (x.items.pattern(r.row, k), None, Some(name(x.items.best_config[r.row]))),
+            Metrics::Open(x) => {
+                let s = x.items.row(r.row, k).to_vec();
+                let p = s.iter().map(|v| format!("{v}")).collect::<Vec<_>>().join(",");
+                (p, Some(s), None)
+            }
+        };
+        let class = r.class.map_or("", |c| c.as_str());
+        match args.format {
+            ListFormat::Tsv => {
+                let pairs: Vec<String> = r.pairs.iter().map(|&(a, b)| format!("{}>{}", name(a), name(b))).collect();
+                let configs: Vec<&str> = (0..k).map(name).collect();
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                    sanitize(m.models.name(r.model)),
+                    sanitize(m.benchmarks.name(item.benchmark)),
+                    sanitize(&item.id),
+                    r.task.as_str(),
+                    pattern,
+                    class,
+                    r.pairs.len(),
+                    u8::from(r.terminal),
+                    sanitize(best.unwrap_or("")),
+                    sanitize(&pairs.join(",")),
+                    sanitize(&configs.join(",")),
+                )?;
+            }
+            ListFormat::Jsonl => {
+                let line = serde_json::json!({
+                    "model": m.models.name(r.model),
+                    "benchmark": m.benchmarks.name(item.benchmark),
+                    "item_id": &*item.id,
+                    "task": r.task.as_str(),
+                    "pattern": pattern,
+                    "scores": scores,
+                    "class": r.class.map(|c| c.as_str()),
+                    "harmful_pairs": r.pairs.len(),
+                    "pairs": r.pairs.iter().map(|&(a, b)| [name(a), name(b)]).collect::<Vec<_>>(),
+                    "terminal_regression": r.terminal,
+                    "best_config": best,
+                    "configs": (0..k).map(name).collect::<Vec<_>>(),
+                });
+                serde_json::to_writer(&mut out, &line)?;
+                writeln!(out)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,194 @@
+//! The command line: parses arguments, loads the dataset, runs the core and presents it.
+
+pub mod args;
+pub mod import;
+pub mod list;
+pub mod report_text;
+pub mod term;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+
+use self::args::{Cli, Command, DatasetArgs, ImportFormat, ReportArgs};
+use crate::core::analysis::{self, agreement};
+use crate::core::dataset::{Dataset, load_dataset};
+use crate::core::diag::LoadError;
+use crate::core::text::sanitize;
+
+/// The bundled demo dataset, used when no DATASET is given.
+pub fn demo_dataset() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/demo"))
+}
+
+/// A failure the user must act on, already explained; the exit code says which kind.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "failed")
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// Exit code for input that is rejected or has problems.
+pub const EXIT_PROBLEMS: u8 = 1;
+
+/// Loads the dataset named on the command line (or the demo), printing warnings to stderr.
+pub fn load(args: &DatasetArgs) -> Result<Dataset> {
+    let path = match &args.dataset {
+        Some(p) => p.clone(),
+        None => {
+            let demo = demo_dataset();
+            if !demo.exists() {
+                anyhow::bail!(
+                    "no DATASET given and the bundled demo is not at {} (pass a dataset directory, a cells .jsonl or a per-item .csv)",
+                    demo.display()
+                );
+            }
+            demo
+        }
+    };
+    match load_dataset(&path, args.input_format.map(Into::into)) {
+        Ok(ds) => {
+            if ds.warnings.warning_count() > 0 && !args.quiet {
+                let mut err = std::io::stderr().lock();
+                for d in ds.warnings.sorted() {
+                    let _ = writeln!(err, "{d}");
+                }
+            }
+            Ok(ds)
+        }
+        Err(LoadError::Rejected(d)) => {
+            let mut err = std::io::stderr().lock();
+            for x in d.sorted() {
+                let _ = writeln!(err, "{x}");
+            }
+            let _ = writeln!(err, "frameaudit: {} is rejected: {}", sanitize(&path.display().to_string()), d.summary());
+            Err(Failure { code: EXIT_PROBLEMS }.into())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn run_report(args: &ReportArgs) -> Result<()> {
+    let ds = load(&args.data)?;
+    let params = args.analysis.params(args.no_sweep || !args.json);
+    args.analysis.warn_unknown(&ds.matrix, &params);
+    let agreement = match &args.annotations {
+        Some(path) => {
+            let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let anns = agreement::read_annotations(std::io::BufReader::new(file), path).map_err(|e| {
+                eprintln!("{e}");
+                Failure { code: EXIT_PROBLEMS }
+            })?;
+            Some(agreement::agreement(&anns))
+        }
+        None => None,
+    };
+    let report = analysis::run(&ds.matrix, &params, agreement);
+    if let Some(path) = &args.items_out {
+        write_atomically(path, |w| report.write_items(&ds.matrix, w))?;
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.json {
+        report.write_json(&ds.matrix, &mut out, args.pretty)?;
+        writeln!(out)?;
+    } else {
+        let style = term::Style::for_stdout();
+        report_text::write(&mut out, &ds, &report, &style)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes a file through a temporary sibling and a rename, so a reader never sees half.
+pub fn write_atomically(path: &Path, f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        f(&mut w).with_context(|| format!("cannot write {}", path.display()))?;
+        w.flush()?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+fn run_validate(args: &DatasetArgs) -> Result<()> {
+    let path = args.dataset.clone().unwrap_or_else(demo_dataset);
+    match load_dataset(&path, args.input_format.map(Into::into)) {
+        Ok(ds) => {
+            let mut out = std::io::stdout().lock();
+            for d in ds.warnings.sorted() {
+                writeln!(out, "{d}")?;
+            }
+            let m = &ds.matrix;
+            writeln!(
+                out,
+                "{}: {} cells ({} valid, {} invalid), {} models, {} benchmarks, {} items, {} configurations, {} protocols; {}",
+                sanitize(&path.display().to_string()),
+                m.n_cells(),
+                m.stats.cells_valid,
+                m.stats.cells_invalid,
+                m.models.len(),
+                m.benchmarks.len(),
+                m.items.len(),
+                m.configs.len(),
+                m.protocols.len(),
+                ds.warnings.summary()
+            )?;
+            if ds.warnings.warning_count() > 0 {
+                return Err(Failure { code: EXIT_PROBLEMS }.into());
+            }
+            Ok(())
+        }
+        Err(LoadError::Rejected(d)) => {
+            let mut out = std::io::stdout().lock();
+            for x in d.sorted() {
+                writeln!(out, "{x}")?;
+            }
+            writeln!(out, "{}: rejected: {}", sanitize(&path.display().to_string()), d.summary())?;
+            Err(Failure { code: EXIT_PROBLEMS }.into())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Entry point of the binary.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        None => run_report(&ReportArgs::default_for(cli.dataset.clone())),
+        Some(Command::Report(a)) => run_report(a),
+        Some(Command::List(a)) => list::run(a),
+        Some(Command::Validate(a)) => run_validate(a),
+        Some(Command::Import(a)) => match &a.format {
+            ImportFormat::PerItemCsv(x) => import::per_item_csv(x),
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let Some(f) = e.downcast_ref::<Failure>() {
+                return ExitCode::from(f.code);
+            }
+            if let Some(io) = e.downcast_ref::<std::io::Error>()
+                && io.kind() == std::io::ErrorKind::BrokenPipe
+            {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("frameaudit: error: {}", sanitize(&format!("{e:#}")));
+            ExitCode::from(EXIT_PROBLEMS)
+        }
+    }
+}

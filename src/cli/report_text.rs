@@ -1,0 +1,371 @@
+//! The readable report: per analysis a table of the models, then per model the curve with
+//! inline bars, best fixed vs oracle vs headroom, harmful and terminal rates with bootstrap
+//! intervals, churn per budget step and the cascade's pick.
+
+use std::io::{self, Write};
+
+use crossterm::style::Color;
+
+use super::term::{Style, bar, fit, pad, width};
+use crate::core::analysis::grid::ModelGrid;
+use crate::core::analysis::mcq::McqMetrics;
+use crate::core::analysis::open::OpenMetrics;
+use crate::core::analysis::{Analysis, Interval, Metrics, Report};
+use crate::core::dataset::Dataset;
+use crate::core::matrix::ResponseMatrix;
+
+fn num(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or("–".into(), num)
+}
+
+fn ci(i: Option<&Interval>) -> String {
+    i.map_or(String::new(), |i| format!(" [{:.1}, {:.1}]", i.lo, i.hi))
+}
+
+/// Writes the whole report.
+pub fn write(out: &mut impl Write, ds: &Dataset, report: &Report, st: &Style) -> io::Result<()> {
+    let m = &ds.matrix;
+    let p = &report.params;
+    writeln!(
+        out,
+        "{} {}",
+        st.bold("frameaudit report ·"),
+        st.bold(&fit(&ds.name, st.width.saturating_sub(20)))
+    )?;
+    writeln!(
+        out,
+        "{}",
+        st.dim(&format!(
+            "{} cells ({} invalid) · {} models · {} benchmarks · {} items · grids {} · bootstrap B={} seed={}",
+            m.n_cells(),
+            m.stats.cells_invalid,
+            m.models.len(),
+            m.benchmarks.len(),
+            m.items.len(),
+            p.grid_mode.as_str().replace('_', "-"),
+            p.bootstrap_b,
+            p.seed
+        ))
+    )?;
+    if report.analyses.is_empty() {
+        writeln!(out, "\nNo analysis: no valid cell passes the filters.")?;
+    }
+    for a in &report.analyses {
+        analysis(out, m, a, st)?;
+    }
+    if !report.protocol_comparisons.is_empty() {
+        writeln!(out, "\n{}", st.bold("Membership stability across protocols (which items are harmful)"))?;
+        for c in &report.protocol_comparisons {
+            writeln!(
+                out,
+                "  {} {} {}: {} vs {} over {} items: {} vs {} %, both {}, only {} {}, only {} {}, Jaccard {}, κ {}",
+                c.task,
+                fit(&c.scope, 24),
+                fit(&c.model, 28),
+                fit(&c.protocol_a, 16),
+                fit(&c.protocol_b, 16),
+                c.n_common,
+                opt(c.rate_a),
+                opt(c.rate_b),
+                c.both,
+                fit(&c.protocol_a, 16),
+                c.only_a,
+                fit(&c.protocol_b, 16),
+                c.only_b,
+                c.jaccard.map_or("–".into(), |j| format!("{j:.3}")),
+                c.kappa.map_or("–".into(), |k| format!("{k:.3}")),
+            )?;
+        }
+    }
+    if let Some(ag) = &report.agreement {
+        writeln!(out, "\n{}", st.bold("Annotator agreement"))?;
+        writeln!(
+            out,
+            "  {} annotators, {} units, {} tags; Krippendorff's α on the primary tag {} over {} units",
+            ag.annotators.len(),
+            ag.n_units,
+            ag.tags.len(),
+            ag.primary_alpha.map_or("–".into(), |a| format!("{a:.3}")),
+            ag.primary_units_pairable
+        )?;
+        for pair in &ag.pairs {
+            writeln!(
+                out,
+                "  {} / {}: {} common units, macro κ {}",
+                fit(&pair.annotators[0], 20),
+                fit(&pair.annotators[1], 20),
+                pair.n_units,
+                pair.macro_kappa.map_or("–".into(), |k| format!("{k:.3}"))
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn rule(out: &mut impl Write, title: &str, st: &Style) -> io::Result<()> {
+    let fill = st.width.saturating_sub(width(title) + 4).min(120);
+    writeln!(out, "\n{}", st.bold(&format!("━━ {title} {}", "━".repeat(fill))))
+}
+
+fn analysis(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &Style) -> io::Result<()> {
+    let title = format!(
+        "{} · {} · {}",
+        fit(m.protocols.name(a.key.protocol), 30),
+        a.key.task.as_str(),
+        fit(a.key.scope_name(m), 40)
+    );
+    rule(out, &title, st)?;
+    for e in &a.grids.excluded {
+        let why = match e.reason {
+            "missing_configs" => format!("lacks {}", fit(&e.configs.join(", "), 60)),
+            _ => "has no item with every configuration".into(),
+        };
+        writeln!(out, "  {} {} {}", st.paint("excluded", Color::Yellow), fit(&e.model, 40), why)?;
+    }
+    if let Some(g) = &a.grids.joint
+        && a.metrics.is_empty()
+    {
+        writeln!(out, "  joint grid is empty: {} items, {} configurations in common", g.n(), g.k())?;
+    }
+    if a.metrics.is_empty() {
+        return Ok(());
+    }
+    summary_table(out, m, a, st)?;
+    for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+        match x {
+            Metrics::Mcq(x) => mcq_block(out, m, mg, x, st)?,
+            Metrics::Open(x) => open_block(out, m, mg, x, st)?,
+        }
+    }
+    Ok(())
+}
+
+fn summary_table(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &Style) -> io::Result<()> {
+    let name_w = a
+        .grids
+        .models
+        .iter()
+        .map(|g| width(m.models.name(g.model)))
+        .max()
+        .unwrap_or(5)
+        .clamp(5, 28);
+    match &a.metrics[0] {
+        Metrics::Mcq(_) => writeln!(
+            out,
+            "  {} {:>6} {:>3} {:>6} {:>6} {:>8} {:>7} {:>8} {:>8}",
+            st.dim(&pad("model", name_w)),
+            st.dim("items"),
+            st.dim("K"),
+            st.dim("best"),
+            st.dim("oracle"),
+            st.dim("headroom"),
+            st.dim("harmful"),
+            st.dim("terminal"),
+            st.dim("text-ow"),
+        )?,
+        Metrics::Open(_) => writeln!(
+            out,
+            "  {} {:>6} {:>3} {:>6} {:>6} {:>6} {:>7} {:>8}",
+            st.dim(&pad("model", name_w)),
+            st.dim("items"),
+            st.dim("K"),
+            st.dim("best"),
+            st.dim("oracle"),
+            st.dim("gap"),
+            st.dim("regress"),
+            st.dim("terminal"),
+        )?,
+    }
+    for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+        let name = pad(m.models.name(mg.model), name_w);
+        match x {
+            Metrics::Mcq(x) => writeln!(
+                out,
+                "  {name} {:>6} {:>3} {:>6} {:>6} {:>8} {:>7} {:>8} {:>8}",
+                x.n_items,
+                mg.grid.k(),
+                num(x.best_fixed.accuracy),
+                num(x.oracle_accuracy),
+                st.paint(&format!("{:>8}", format!("+{}", num(x.headroom))), Color::Cyan),
+                st.paint(&format!("{:>7}", num(x.harmful_rate)), Color::Red),
+                num(x.terminal_regression_rate),
+                opt(x.text_overwrite.rate),
+            )?,
+            Metrics::Open(x) => writeln!(
+                out,
+                "  {name} {:>6} {:>3} {:>6} {:>6} {:>6} {:>7} {:>8}",
+                x.n_items,
+                mg.grid.k(),
+                num(x.best_fixed.mean_score),
+                num(x.oracle_mean),
+                st.paint(&format!("{:>6}", format!("+{}", num(x.oracle_gap))), Color::Cyan),
+                st.paint(&format!("{:>7}", num(x.regression_rate)), Color::Red),
+                num(x.terminal_regression_rate),
+            )?,
+        }
+    }
+    Ok(())
+}
+
+/// The curve: one line per configuration with an inline bar.
+fn curve(
+    out: &mut impl Write,
+    m: &ResponseMatrix,
+    mg: &ModelGrid,
+    values: &[f64],
+    marks: &dyn Fn(usize) -> String,
+    st: &Style,
+) -> io::Result<()> {
+    let g = &mg.grid;
+    let names: Vec<String> = g.configs.iter().map(|&c| fit(&m.config(c).name, 20)).collect();
+    let name_w = names.iter().map(|n| width(n)).max().unwrap_or(4);
+    let bar_w = st.width.saturating_sub(name_w + 36).clamp(8, 40);
+    for (i, name) in names.iter().enumerate() {
+        let variant = if g.is_variant[i] { " (variant)" } else { "" };
+        writeln!(
+            out,
+            "    {} {:>5}f {:>5} {}{}{}",
+            pad(name, name_w),
+            g.frames(m, i),
+            num(values[i]),
+            st.paint(&pad(&bar(values[i], 100.0, bar_w), bar_w), Color::Blue),
+            st.dim(variant),
+            marks(i)
+        )?;
+    }
+    Ok(())
+}
+
+fn mcq_block(out: &mut impl Write, m: &ResponseMatrix, mg: &ModelGrid, x: &McqMetrics, st: &Style) -> io::Result<()> {
+    writeln!(
+        out,
+        "\n  {} · {} items · {} configurations",
+        st.bold(&fit(m.models.name(mg.model), 40)),
+        x.n_items,
+        mg.grid.k()
+    )?;
+    let marks = |i: usize| {
+        let mut v = Vec::new();
+        if i == x.best_fixed.index {
+            v.push("best fixed");
+        }
+        if i == x.top.index {
+            v.push("top");
+        }
+        if v.is_empty() { String::new() } else { st.dim(&format!(" ◀ {}", v.join(", "))) }
+    };
+    curve(out, m, mg, &x.accuracy, &marks, st)?;
+    let boot = x.bootstrap.as_ref();
+    writeln!(
+        out,
+        "    best fixed {} {} · oracle {} · headroom {} points{}",
+        fit(&x.best_fixed.config, 20),
+        num(x.best_fixed.accuracy),
+        num(x.oracle_accuracy),
+        st.paint(&format!("+{}", num(x.headroom)), Color::Cyan),
+        ci(boot.map(|b| &b.headroom))
+    )?;
+    writeln!(
+        out,
+        "    harmful {}%{} of items ({} of {} comparable pairs) · terminal {}% · text overwrite {}%",
+        st.paint(&num(x.harmful_rate), Color::Red),
+        ci(boot.map(|b| &b.harmful_rate)),
+        x.harmful_pairs,
+        x.pairs_total,
+        num(x.terminal_regression_rate),
+        opt(x.text_overwrite.rate),
+    )?;
+    if let Some(r) = x.prior_fallback.rate {
+        writeln!(
+            out,
+            "    prior fallback {}% of visual harmful pairs end on the blind answer (baseline {}%)",
+            num(r),
+            opt(x.prior_fallback.baseline_rate)
+        )?;
+    }
+    if !x.churn.is_empty() {
+        let mut line = String::from("    churn");
+        let mut col = width(&line);
+        for c in &x.churn {
+            let step = format!(
+                " {}→{} {} {}",
+                fit(&c.from, 16),
+                fit(&c.to, 16),
+                st.paint(&format!("+{}", c.wrong_to_correct), Color::Green),
+                st.paint(&format!("−{}", c.correct_to_wrong), Color::Red)
+            );
+            let plain_w = width(&fit(&c.from, 16)) + width(&fit(&c.to, 16)) + 10;
+            if col + plain_w > st.width && col > 10 {
+                writeln!(out, "{line}")?;
+                line = String::from("         ");
+                col = width(&line);
+            }
+            line.push_str(&step);
+            col += plain_w;
+        }
+        writeln!(out, "{line}")?;
+    }
+    match &x.cascade {
+        Some(c) => match &c.selected {
+            Some(s) => writeln!(
+                out,
+                "    cascade τ={:.2}: {}% accuracy at {} frames per item instead of {} ({}% fewer)",
+                s.tau,
+                num(s.accuracy),
+                num(s.mean_shared_cost),
+                num(c.baseline.mean_cost),
+                opt(s.cost_reduction_pct)
+            )?,
+            None => writeln!(out, "    cascade: no threshold matches {}'s accuracy", fit(&c.baseline.config, 20))?,
+        },
+        None => writeln!(out, "    {}", st.dim("cascade: not available (needs confidences on two or more visual stages)"))?,
+    }
+    if let Some(iv) = &x.intervention {
+        writeln!(
+            out,
+            "    intervention: recovers {} of {} terminal regressions ({}%), breaks {} of {} right at top",
+            iv.recovered,
+            iv.terminal_regressions,
+            opt(iv.recovery_rate),
+            iv.broken,
+            iv.top_correct_items
+        )?;
+    }
+    Ok(())
+}
+
+fn open_block(out: &mut impl Write, m: &ResponseMatrix, mg: &ModelGrid, x: &OpenMetrics, st: &Style) -> io::Result<()> {
+    writeln!(
+        out,
+        "\n  {} · {} items · {} configurations · open-ended (mean score)",
+        st.bold(&fit(m.models.name(mg.model), 40)),
+        x.n_items,
+        mg.grid.k()
+    )?;
+    let marks = |i: usize| {
+        if i == x.best_fixed.index { st.dim(" ◀ best fixed") } else { String::new() }
+    };
+    curve(out, m, mg, &x.mean_score, &marks, st)?;
+    let boot = x.bootstrap.as_ref();
+    writeln!(
+        out,
+        "    best fixed {} {} · oracle {} · gap {} points{}",
+        fit(&x.best_fixed.config, 20),
+        num(x.best_fixed.mean_score),
+        num(x.oracle_mean),
+        st.paint(&format!("+{}", num(x.oracle_gap)), Color::Cyan),
+        ci(boot.map(|b| &b.oracle_gap))
+    )?;
+    writeln!(
+        out,
+        "    regression (δ={}) {}%{} of items · terminal {}%",
+        x.delta,
+        st.paint(&num(x.regression_rate), Color::Red),
+        ci(boot.map(|b| &b.regression_rate)),
+        num(x.terminal_regression_rate)
+    )
+}

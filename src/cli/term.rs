@@ -1,0 +1,122 @@
+//! Terminal presentation helpers: colour only on a terminal and never under `NO_COLOR`,
+//! widths measured in display columns, and text from data files sanitised.
+
+use std::io::IsTerminal;
+
+use crossterm::style::{Color, Stylize};
+use unicode_width::UnicodeWidthStr;
+
+use crate::core::text::sanitize;
+
+/// How plain-text output may look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    pub color: bool,
+    /// Columns available.
+    pub width: usize,
+}
+
+/// Whether the environment forbids colour (https://no-color.org: any non-empty value).
+pub fn no_color_env() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+impl Style {
+    /// Colour and width for standard output.
+    pub fn for_stdout() -> Style {
+        let tty = std::io::stdout().is_terminal();
+        let width = if tty {
+            crossterm::terminal::size().map(|(w, _)| usize::from(w)).ok()
+        } else {
+            None
+        }
+        .or_else(|| std::env::var("COLUMNS").ok()?.parse().ok())
+        .unwrap_or(100);
+        Style {
+            color: tty && !no_color_env(),
+            width: width.clamp(40, 240),
+        }
+    }
+
+    pub fn plain(width: usize) -> Style {
+        Style { color: false, width }
+    }
+
+    pub fn paint(&self, s: &str, color: Color) -> String {
+        if self.color { s.with(color).to_string() } else { s.to_string() }
+    }
+
+    pub fn bold(&self, s: &str) -> String {
+        if self.color { s.bold().to_string() } else { s.to_string() }
+    }
+
+    pub fn dim(&self, s: &str) -> String {
+        if self.color { s.dim().to_string() } else { s.to_string() }
+    }
+}
+
+/// Display width of a string.
+pub fn width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// Data text made safe and cut to at most `max` columns (with an ellipsis when cut).
+pub fn fit(s: &str, max: usize) -> String {
+    let s = sanitize(s);
+    if width(&s) <= max {
+        return s.into_owned();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if w + cw + 1 > max {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out.push('…');
+    out
+}
+
+/// `fit` then pad to exactly `cols` columns (left-aligned).
+pub fn pad(s: &str, cols: usize) -> String {
+    let mut f = fit(s, cols);
+    let w = width(&f);
+    f.push_str(&" ".repeat(cols.saturating_sub(w)));
+    f
+}
+
+/// A horizontal bar of `value` in [0, max] over `cols` columns, with eighth-block precision.
+pub fn bar(value: f64, max: f64, cols: usize) -> String {
+    const EIGHTHS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+    if max <= 0.0 || !value.is_finite() {
+        return String::new();
+    }
+    let eighths = ((value / max).clamp(0.0, 1.0) * cols as f64 * 8.0).round() as usize;
+    let mut s = "█".repeat(eighths / 8);
+    s.push_str(EIGHTHS[eighths % 8]);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_cuts_by_display_width_and_sanitises() {
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("日本語テキスト", 5), "日本…");
+        assert_eq!(fit("a\x1b[2Jb", 20), "a\\x1b[2Jb");
+        assert_eq!(pad("ab", 4), "ab  ");
+    }
+
+    #[test]
+    fn bars_scale() {
+        assert_eq!(bar(50.0, 100.0, 4), "██");
+        assert_eq!(bar(100.0, 100.0, 4), "████");
+        assert_eq!(bar(1.0 / 16.0 * 100.0, 100.0, 2), "▏");
+        assert_eq!(bar(0.0, 100.0, 4), "");
+    }
+}

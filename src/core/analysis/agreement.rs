@@ -1,0 +1,324 @@
+//! Agreement between annotators on evidence-pathway tags (SPEC.md §8): Cohen's kappa per
+//! tag and annotator pair, Krippendorff's alpha (nominal) on the primary tag.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufRead;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::diag::{Diagnostics, LoadError, Loc};
+use crate::core::load::json::{FieldCheck, J, describe_json_error, is_missing};
+
+/// One annotator's tags on one unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Annotation {
+    /// `(model or "", benchmark or "default", item_id)`.
+    pub unit: (String, String, String),
+    pub annotator: String,
+    pub tags: Vec<String>,
+    pub primary: Option<String>,
+}
+
+/// Cohen's kappa of two binary vectors (SPEC.md §8.1): `(kappa, p_o, positives a, b)`.
+/// `kappa` is `None` when chance agreement is 1 or there is nothing to compare; `p_o` is
+/// `None` for empty vectors.
+pub fn cohen(x: &[bool], v: &[bool]) -> (Option<f64>, Option<f64>, usize, usize) {
+    let n = x.len();
+    let pos_a = x.iter().filter(|&&b| b).count();
+    let pos_b = v.iter().filter(|&&b| b).count();
+    if n == 0 {
+        return (None, None, pos_a, pos_b);
+    }
+    let agree = x.iter().zip(v).filter(|(a, b)| a == b).count();
+    let nf = n as f64;
+    let p_o = agree as f64 / nf;
+    let p_a = pos_a as f64 / nf;
+    let p_b = pos_b as f64 / nf;
+    let p_e = p_a * p_b + (1.0 - p_a) * (1.0 - p_b);
+    let kappa = (p_e != 1.0).then(|| (p_o - p_e) / (1.0 - p_e));
+    (kappa, Some(p_o), pos_a, pos_b)
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TagAgreement {
+    pub kappa: Option<f64>,
+    pub p_o: Option<f64>,
+    pub pos_a: usize,
+    pub pos_b: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PairAgreement {
+    pub annotators: [String; 2],
+    pub n_units: usize,
+    pub per_tag: BTreeMap<String, TagAgreement>,
+    pub macro_kappa: Option<f64>,
+}
+
+/// The `agreement` object of the report.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Agreement {
+    pub annotators: Vec<String>,
+    pub n_units: usize,
+    pub tags: Vec<String>,
+    pub pairs: Vec<PairAgreement>,
+    pub primary_alpha: Option<f64>,
+    pub primary_pairable_values: usize,
+    pub primary_units_pairable: usize,
+}
+
+type Unit = (String, String, String);
+
+/// Krippendorff's alpha, nominal, over units given as lists of values (SPEC.md §8.2).
+/// Returns `(alpha, pairable values, pairable units)`.
+pub fn krippendorff_alpha<'a>(units: impl IntoIterator<Item = Vec<&'a str>>) -> (Option<f64>, usize, usize) {
+    let mut o: BTreeMap<(&str, &str), f64> = BTreeMap::new();
+    let (mut values, mut pairable) = (0usize, 0usize);
+    for vals in units {
+        let mu = vals.len();
+        if mu < 2 {
+            continue;
+        }
+        pairable += 1;
+        values += mu;
+        let w = 1.0 / (mu - 1) as f64;
+        for (p, a) in vals.iter().enumerate() {
+            for (q, b) in vals.iter().enumerate() {
+                if p != q {
+                    *o.entry((a, b)).or_default() += w;
+                }
+            }
+        }
+    }
+    if pairable == 0 {
+        return (None, 0, 0);
+    }
+    let mut n_c: BTreeMap<&str, f64> = BTreeMap::new();
+    for (&(c, _), &x) in &o {
+        *n_c.entry(c).or_default() += x;
+    }
+    let n: f64 = n_c.values().sum();
+    let d_o: f64 = o.iter().filter(|((c, k), _)| c != k).map(|(_, &x)| x).sum();
+    let mut d_e = 0.0;
+    for (c, &nc) in &n_c {
+        for (k, &nk) in &n_c {
+            if c != k {
+                d_e += nc * nk;
+            }
+        }
+    }
+    let alpha = (d_e != 0.0).then(|| 1.0 - (n - 1.0) * d_o / d_e);
+    (alpha, values, pairable)
+}
+
+/// Agreement over a set of annotations (already free of duplicate (unit, annotator)).
+pub fn agreement(anns: &[Annotation]) -> Agreement {
+    let annotators: Vec<String> = anns.iter().map(|a| a.annotator.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let units: BTreeSet<&Unit> = anns.iter().map(|a| &a.unit).collect();
+    let tags: Vec<String> = anns
+        .iter()
+        .flat_map(|a| a.tags.iter().chain(a.primary.iter()))
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut by: BTreeMap<&str, BTreeMap<&Unit, &Annotation>> = BTreeMap::new();
+    for a in anns {
+        by.entry(&a.annotator).or_default().insert(&a.unit, a);
+    }
+    let has = |a: &Annotation, t: &str| a.tags.iter().any(|x| x == t) || a.primary.as_deref() == Some(t);
+
+    let mut pairs = Vec::new();
+    for (i, x) in annotators.iter().enumerate() {
+        for y in &annotators[i + 1..] {
+            let (ax, ay) = (&by[x.as_str()], &by[y.as_str()]);
+            let common: Vec<(&Annotation, &Annotation)> =
+                ax.iter().filter_map(|(u, a)| ay.get(u).map(|b| (*a, *b))).collect();
+            let mut per_tag = BTreeMap::new();
+            let mut kappas = Vec::new();
+            for t in &tags {
+                let xs: Vec<bool> = common.iter().map(|(a, _)| has(a, t)).collect();
+                let vs: Vec<bool> = common.iter().map(|(_, b)| has(b, t)).collect();
+                let (kappa, p_o, pos_a, pos_b) = cohen(&xs, &vs);
+                kappas.extend(kappa);
+                per_tag.insert(t.clone(), TagAgreement { kappa, p_o, pos_a, pos_b });
+            }
+            let macro_kappa = (!kappas.is_empty()).then(|| kappas.iter().sum::<f64>() / kappas.len() as f64);
+            pairs.push(PairAgreement {
+                annotators: [x.clone(), y.clone()],
+                n_units: common.len(),
+                per_tag,
+                macro_kappa,
+            });
+        }
+    }
+
+    let mut primaries: BTreeMap<&Unit, Vec<&str>> = BTreeMap::new();
+    for a in anns {
+        if let Some(p) = &a.primary {
+            primaries.entry(&a.unit).or_default().push(p);
+        }
+    }
+    let (primary_alpha, primary_pairable_values, primary_units_pairable) = krippendorff_alpha(primaries.into_values());
+    Agreement {
+        annotators,
+        n_units: units.len(),
+        tags,
+        pairs,
+        primary_alpha,
+        primary_pairable_values,
+        primary_units_pairable,
+    }
+}
+
+#[derive(Deserialize)]
+struct RawAnnotation<'a> {
+    #[serde(borrow, default)]
+    model: J<'a>,
+    #[serde(borrow, default)]
+    benchmark: J<'a>,
+    #[serde(borrow, default)]
+    item_id: J<'a>,
+    #[serde(borrow, default)]
+    annotator: J<'a>,
+    #[serde(borrow, default)]
+    tags: J<'a>,
+    #[serde(borrow, default)]
+    primary: J<'a>,
+}
+
+/// Reads annotation JSONL (SPEC.md §8); a duplicate (unit, annotator) rejects the input.
+pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotation>, LoadError> {
+    let file: Arc<Path> = Arc::from(path);
+    let mut diags = Diagnostics::default();
+    let mut out = Vec::new();
+    let mut seen: BTreeMap<(Unit, String), u64> = BTreeMap::new();
+    for (i, line) in reader.split(b'\n').enumerate() {
+        let line = line.map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let loc = Loc {
+            file: file.clone(),
+            line: i as u64 + 1,
+        };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let raw: RawAnnotation = match serde_json::from_slice(&line) {
+            Ok(r) => r,
+            Err(e) => {
+                diags.at(&loc, None, format!("malformed JSON: {}", describe_json_error(&e)));
+                continue;
+            }
+        };
+        let mut ck = FieldCheck::new(&mut diags, &loc);
+        let item_id = ck.required_str("item_id", &raw.item_id).to_string();
+        let annotator = ck.required_str("annotator", &raw.annotator).to_string();
+        let model = ck.opt_str("model", &raw.model).unwrap_or("").to_string();
+        let benchmark = ck.defaulted_str("benchmark", &raw.benchmark, "default").to_string();
+        let primary = ck.opt_str("primary", &raw.primary).map(str::to_owned);
+        let tags = match &raw.tags {
+            J::Arr(a) if a.iter().all(|t| t.as_str().is_some()) => {
+                a.iter().filter_map(J::as_str).map(str::to_owned).collect()
+            }
+            v if is_missing(v) => {
+                ck.fail("tags", "required field is missing".into());
+                Vec::new()
+            }
+            other => {
+                ck.fail("tags", format!("expected an array of strings, found {}", other.kind()));
+                Vec::new()
+            }
+        };
+        if !ck.ok {
+            continue;
+        }
+        let unit = (model, benchmark, item_id);
+        if let Some(first) = seen.get(&(unit.clone(), annotator.clone())) {
+            diags.at(
+                &loc,
+                Some("annotator"),
+                format!("annotator {annotator:?} already annotated this unit at line {first}"),
+            );
+            continue;
+        }
+        seen.insert((unit.clone(), annotator.clone()), loc.line);
+        out.push(Annotation {
+            unit,
+            annotator,
+            tags,
+            primary,
+        });
+    }
+    if diags.has_errors() {
+        return Err(LoadError::Rejected(diags));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn krippendorff_canonical_example() {
+        let rows: [[Option<&str>; 4]; 12] = [
+            [Some("1"), Some("1"), None, Some("1")],
+            [Some("2"), Some("2"), Some("3"), Some("2")],
+            [Some("3"), Some("3"), Some("3"), Some("3")],
+            [Some("3"), Some("3"), Some("3"), Some("3")],
+            [Some("2"), Some("2"), Some("2"), Some("2")],
+            [Some("1"), Some("2"), Some("3"), Some("4")],
+            [Some("4"), Some("4"), Some("4"), Some("4")],
+            [Some("1"), Some("1"), Some("2"), Some("1")],
+            [Some("2"), Some("2"), Some("2"), Some("2")],
+            [None, Some("5"), Some("5"), Some("5")],
+            [None, None, Some("1"), Some("1")],
+            [None, None, Some("3"), None],
+        ];
+        let (alpha, values, units) = krippendorff_alpha(rows.iter().map(|r| r.iter().flatten().copied().collect()));
+        assert!((alpha.expect("alpha") - 0.743421052631579).abs() < 1e-12);
+        assert_eq!((values, units), (40, 11));
+    }
+
+    #[test]
+    fn kappa_of_known_vectors() {
+        // SPEC.md §13.1: harmful sets {q3,q4,q7} vs {q3,q4,q5,q7} over 7 items.
+        let a = [false, false, true, true, false, false, true];
+        let b = [false, false, true, true, true, false, true];
+        let (k, p_o, pa, pb) = cohen(&a, &b);
+        assert!((k.expect("kappa") - 0.72).abs() < 1e-12);
+        assert!((p_o.expect("p_o") - 6.0 / 7.0).abs() < 1e-12);
+        assert_eq!((pa, pb), (3, 4));
+        assert_eq!(cohen(&[true, true], &[true, true]).0, None);
+    }
+
+    #[test]
+    fn duplicate_unit_annotator_is_rejected() {
+        let text = "{\"item_id\":\"q1\",\"annotator\":\"a\",\"tags\":[\"x\"]}\n{\"item_id\":\"q1\",\"annotator\":\"a\",\"tags\":[]}\n";
+        let err = read_annotations(text.as_bytes(), Path::new("ann.jsonl")).expect_err("rejected");
+        assert!(err.to_string().contains("ann.jsonl:2: error: field `annotator`: annotator \"a\" already annotated this unit at line 1"), "{err}");
+    }
+
+    #[test]
+    fn pairs_and_tags() {
+        let text = concat!(
+            "{\"item_id\":\"q1\",\"annotator\":\"b\",\"tags\":[\"drop\"],\"primary\":\"drop\"}\n",
+            "{\"item_id\":\"q1\",\"annotator\":\"a\",\"tags\":[\"drop\"],\"primary\":\"drop\"}\n",
+            "{\"item_id\":\"q2\",\"annotator\":\"a\",\"tags\":[],\"primary\":\"prior\"}\n",
+            "{\"item_id\":\"q2\",\"annotator\":\"b\",\"tags\":[\"drop\"],\"primary\":null}\n",
+        );
+        let anns = read_annotations(text.as_bytes(), Path::new("a.jsonl")).expect("valid");
+        let ag = agreement(&anns);
+        assert_eq!(ag.annotators, ["a", "b"]);
+        assert_eq!(ag.tags, ["drop", "prior"]);
+        assert_eq!(ag.n_units, 2);
+        let p = &ag.pairs[0];
+        assert_eq!(p.n_units, 2);
+        assert_eq!(p.per_tag["drop"].p_o, Some(0.5));
+        assert_eq!(ag.primary_units_pairable, 1);
+    }
+}

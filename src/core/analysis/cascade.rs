@@ -1,0 +1,212 @@
+//! The confidence cascade (SPEC.md §6): answer at the cheapest stage whose confidence
+//! clears a threshold τ, escalate otherwise; sweep τ and pick the cheapest threshold that
+//! is as accurate as always using the last stage.
+
+use serde::Serialize;
+
+use super::grid::ModelGrid;
+use crate::core::matrix::ResponseMatrix;
+
+/// Number of thresholds of the sweep: τ = j / 100 for j = 0..=100.
+pub const TAU_STEPS: usize = 101;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Baseline {
+    pub config: String,
+    pub correct: usize,
+    pub accuracy: f64,
+    pub mean_cost: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Selected {
+    pub tau: f64,
+    pub correct: usize,
+    pub accuracy: f64,
+    pub mean_shared_cost: f64,
+    pub mean_no_share_cost: f64,
+    pub cost_reduction_pct: Option<f64>,
+    pub stop_counts: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SweepRow {
+    pub tau: f64,
+    pub correct: usize,
+    pub accuracy: f64,
+    pub shared_cost_total: u64,
+    pub mean_shared_cost: f64,
+    pub mean_no_share_cost: f64,
+    pub stop_counts: Vec<usize>,
+}
+
+/// CASCADE of SPEC.md §12.
+#[derive(Debug, Clone, Serialize)]
+pub struct Cascade {
+    pub stages: Vec<String>,
+    pub stage_frames: Vec<u64>,
+    pub baseline: Baseline,
+    pub selected: Option<Selected>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Vec<SweepRow>>,
+}
+
+/// POOLED of SPEC.md §12: the cascade over every (model, item) of a joint grid.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pooled {
+    pub n: usize,
+    #[serde(flatten)]
+    pub cascade: Cascade,
+}
+
+/// What a cascade needs of the items: per item and stage, the confidence (missing = 0) and
+/// the 0/1 value.
+#[derive(Debug, Clone, Default)]
+pub struct StageData {
+    pub m: usize,
+    pub conf: Vec<f64>,
+    pub y: Vec<u8>,
+    /// Whether any item carries a confidence on a stage before the last.
+    pub any_confidence: bool,
+}
+
+impl StageData {
+    pub fn n(&self) -> usize {
+        self.y.len().checked_div(self.m).unwrap_or(0)
+    }
+
+    pub fn append(&mut self, other: &StageData) {
+        self.m = other.m;
+        self.conf.extend_from_slice(&other.conf);
+        self.y.extend_from_slice(&other.y);
+        self.any_confidence |= other.any_confidence;
+    }
+}
+
+/// The stage columns of a model's grid: the `cascade_stages` parameter (`None` if one is not
+/// in the grid) or the visual ladder.
+pub fn stage_columns(
+    m: &ResponseMatrix,
+    mg: &ModelGrid,
+    stages: Option<&[String]>,
+) -> Option<Vec<usize>> {
+    let g = &mg.grid;
+    match stages {
+        Some(names) => names
+            .iter()
+            .map(|n| g.configs.iter().position(|&c| *m.config(c).name == **n))
+            .collect(),
+        None => Some(g.ladder().into_iter().filter(|&c| g.frames(m, c) > 0).collect()),
+    }
+}
+
+pub fn stage_data(m: &ResponseMatrix, mg: &ModelGrid, cols: &[usize]) -> StageData {
+    let k = mg.grid.k();
+    let s = cols.len();
+    let mut d = StageData {
+        m: s,
+        conf: Vec::with_capacity(mg.grid.n() * s),
+        y: Vec::with_capacity(mg.grid.n() * s),
+        any_confidence: false,
+    };
+    for row in mg.cells.chunks_exact(k) {
+        for (j, &c) in cols.iter().enumerate() {
+            let cell = row[c] as usize;
+            let conf = m.cell_confidence[cell];
+            if !conf.is_nan() && j + 1 < s {
+                d.any_confidence = true;
+            }
+            d.conf.push(if conf.is_nan() { 0.0 } else { conf });
+            d.y.push(u8::from(m.cell_value[cell] == 1.0));
+        }
+    }
+    d
+}
+
+/// Runs the sweep and the selection. `None` when the cascade is undefined (fewer than two
+/// stages, or no confidence on any stage before the last).
+pub fn cascade(
+    data: &StageData,
+    stage_names: Vec<String>,
+    stage_frames: Vec<u64>,
+    with_sweep: bool,
+) -> Option<Cascade> {
+    let m = data.m;
+    let n = data.n();
+    if m < 2 || !data.any_confidence || n == 0 {
+        return None;
+    }
+    // Cost of stopping at stage j: shared pays only the extra frames of each escalation.
+    let mut shared = vec![0u64; m];
+    let mut no_share = vec![0u64; m];
+    for j in 0..m {
+        let g = stage_frames[j];
+        shared[j] = if j == 0 {
+            g
+        } else {
+            shared[j - 1] + g.saturating_sub(stage_frames[j - 1])
+        };
+        no_share[j] = if j == 0 { g } else { no_share[j - 1] + g };
+    }
+    let g_m = stage_frames[m - 1];
+    let correct_base: usize = data.y.chunks_exact(m).map(|r| usize::from(r[m - 1])).sum();
+    let nf = n as f64;
+
+    let mut rows = Vec::with_capacity(TAU_STEPS);
+    for j in 0..TAU_STEPS {
+        let tau = j as f64 / 100.0;
+        let mut stop_counts = vec![0usize; m];
+        let mut correct = 0usize;
+        let mut shared_total = 0u64;
+        let mut no_share_total = 0u64;
+        for (conf, y) in data.conf.chunks_exact(m).zip(data.y.chunks_exact(m)) {
+            let stop = conf[..m - 1].iter().position(|&c| c >= tau).unwrap_or(m - 1);
+            stop_counts[stop] += 1;
+            correct += usize::from(y[stop]);
+            shared_total += shared[stop];
+            no_share_total += no_share[stop];
+        }
+        rows.push(SweepRow {
+            tau,
+            correct,
+            accuracy: 100.0 * correct as f64 / nf,
+            shared_cost_total: shared_total,
+            mean_shared_cost: shared_total as f64 / nf,
+            mean_no_share_cost: no_share_total as f64 / nf,
+            stop_counts,
+        });
+    }
+
+    // Cheapest qualifying τ; ties to more correct answers, then to the smaller τ.
+    let selected = rows
+        .iter()
+        .filter(|r| r.correct >= correct_base)
+        .min_by(|a, b| {
+            a.shared_cost_total
+                .cmp(&b.shared_cost_total)
+                .then(b.correct.cmp(&a.correct))
+                .then(a.tau.total_cmp(&b.tau))
+        })
+        .map(|r| Selected {
+            tau: r.tau,
+            correct: r.correct,
+            accuracy: r.accuracy,
+            mean_shared_cost: r.mean_shared_cost,
+            mean_no_share_cost: r.mean_no_share_cost,
+            cost_reduction_pct: (g_m != 0).then(|| 100.0 * (1.0 - r.mean_shared_cost / g_m as f64)),
+            stop_counts: r.stop_counts.clone(),
+        });
+
+    Some(Cascade {
+        baseline: Baseline {
+            config: stage_names[m - 1].clone(),
+            correct: correct_base,
+            accuracy: 100.0 * correct_base as f64 / nf,
+            mean_cost: g_m as f64,
+        },
+        stages: stage_names,
+        stage_frames,
+        selected,
+        sweep: with_sweep.then_some(rows),
+    })
+}

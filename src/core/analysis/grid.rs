@@ -1,0 +1,539 @@
+//! Analyses, selections and grids (SPEC.md §2): which cells an analysis may use, which
+//! configurations each model is compared on, in which order, and which items have a valid
+//! cell for every one of them.
+
+use serde::Serialize;
+use serde::ser::Serializer;
+
+use super::params::{GridMode, Params, ReferencePixels, VariantBudget};
+use crate::core::matrix::{ResponseMatrix, Task};
+
+/// The benchmark scope of an analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// Every benchmark of the task, pooled.
+    All,
+    Benchmark(u32),
+}
+
+/// `(protocol, task, scope)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AnalysisKey {
+    pub protocol: u32,
+    pub task: Task,
+    pub scope: Scope,
+}
+
+impl AnalysisKey {
+    pub fn scope_name<'m>(&self, m: &'m ResponseMatrix) -> &'m str {
+        match self.scope {
+            Scope::All => "ALL",
+            Scope::Benchmark(b) => m.benchmarks.name(b),
+        }
+    }
+}
+
+/// The valid cells of one analysis, after the model filter and the zero-frame switch.
+pub struct Selection<'m> {
+    pub m: &'m ResponseMatrix,
+    pub key: AnalysisKey,
+    in_scope: Vec<bool>,
+    model_ok: Vec<bool>,
+    include_zero_frame: bool,
+    /// The protocol's configuration ids.
+    pub configs: std::ops::Range<u32>,
+}
+
+impl<'m> Selection<'m> {
+    pub fn new(m: &'m ResponseMatrix, key: AnalysisKey, params: &Params) -> Self {
+        let in_scope = (0..m.benchmarks.len() as u32)
+            .map(|b| {
+                m.bench_task[b as usize] == key.task
+                    && match key.scope {
+                        Scope::All => true,
+                        Scope::Benchmark(s) => s == b,
+                    }
+            })
+            .collect();
+        let model_ok = m
+            .models
+            .names()
+            .map(|name| params.models.as_ref().is_none_or(|f| f.iter().any(|x| x == name)))
+            .collect();
+        Selection {
+            m,
+            key,
+            in_scope,
+            model_ok,
+            include_zero_frame: params.include_zero_frame,
+            configs: m.protocol_configs(key.protocol),
+        }
+    }
+
+    fn selected(&self, cell: u32) -> bool {
+        let m = self.m;
+        let c = cell as usize;
+        !m.cell_value[c].is_nan()
+            && self.in_scope[m.items[m.cell_item[c] as usize].benchmark as usize]
+            && (self.include_zero_frame || m.configs[m.cell_config[c] as usize].frames > 0)
+    }
+
+    /// The selected cells of one model, sorted by (item, config).
+    pub fn cells(&self, model: u32) -> impl Iterator<Item = u32> + '_ {
+        let group: &[u32] = if self.model_ok[model as usize] {
+            self.m.group(self.key.protocol, model)
+        } else {
+            &[]
+        };
+        group.iter().copied().filter(move |&c| self.selected(c))
+    }
+
+    /// Models with at least one selected cell, in name order.
+    pub fn models(&self) -> Vec<u32> {
+        (0..self.m.models.len() as u32)
+            .filter(|&mo| self.cells(mo).next().is_some())
+            .collect()
+    }
+
+    fn local(&self, config: u32) -> usize {
+        (config - self.configs.start) as usize
+    }
+
+    /// `avail(m)`: configurations the model has in every benchmark of the scope where it has
+    /// any selected cell (SPEC.md §2.2), as config ids in id order.
+    pub fn avail(&self, model: u32) -> Vec<u32> {
+        let m = self.m;
+        let n = self.configs.len();
+        let mut all: Option<Vec<bool>> = None;
+        let mut cur = vec![false; n];
+        let mut cur_bench = None;
+        let fold = |cur: &mut Vec<bool>, all: &mut Option<Vec<bool>>| match all {
+            None => *all = Some(cur.clone()),
+            Some(a) => a.iter_mut().zip(cur.iter()).for_each(|(x, y)| *x &= *y),
+        };
+        for cell in self.cells(model) {
+            let bench = m.items[m.cell_item[cell as usize] as usize].benchmark;
+            if cur_bench != Some(bench) {
+                if cur_bench.is_some() {
+                    fold(&mut cur, &mut all);
+                    cur.iter_mut().for_each(|x| *x = false);
+                }
+                cur_bench = Some(bench);
+            }
+            cur[self.local(m.cell_config[cell as usize])] = true;
+        }
+        if cur_bench.is_some() {
+            fold(&mut cur, &mut all);
+        }
+        all.unwrap_or_default()
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| **p)
+            .map(|(i, _)| self.configs.start + i as u32)
+            .collect()
+    }
+
+    /// Walks one model's selected cells item by item. For each item, `row` holds the cell of
+    /// each grid column (or `None`); returns the items whose row is complete, their cells
+    /// (row-major), every item with any selected cell, and which protocol configurations
+    /// occurred.
+    fn rows(&self, model: u32, col_of: &[Option<usize>], k: usize) -> Rows {
+        let m = self.m;
+        let mut out = Rows {
+            items: Vec::new(),
+            cells: Vec::new(),
+            candidates: Vec::new(),
+            present: vec![false; self.configs.len()],
+        };
+        let mut row: Vec<Option<u32>> = vec![None; k];
+        let mut cur_item = None;
+        let flush = |item: u32, row: &mut Vec<Option<u32>>, out: &mut Rows| {
+            out.candidates.push(item);
+            if row.iter().all(Option::is_some) {
+                out.items.push(item);
+                out.cells.extend(row.iter().map(|c| c.unwrap_or(0)));
+            }
+            row.iter_mut().for_each(|c| *c = None);
+        };
+        for cell in self.cells(model) {
+            let item = m.cell_item[cell as usize];
+            if cur_item != Some(item) {
+                if let Some(prev) = cur_item {
+                    flush(prev, &mut row, &mut out);
+                }
+                cur_item = Some(item);
+            }
+            let local = self.local(m.cell_config[cell as usize]);
+            out.present[local] = true;
+            if let Some(col) = col_of[local] {
+                row[col] = Some(cell);
+            }
+        }
+        if let Some(prev) = cur_item {
+            flush(prev, &mut row, &mut out);
+        }
+        out
+    }
+}
+
+struct Rows {
+    items: Vec<u32>,
+    cells: Vec<u32>,
+    candidates: Vec<u32>,
+    present: Vec<bool>,
+}
+
+/// A grid: models, configurations in grid order with their comparison budgets, and items.
+#[derive(Debug, Clone)]
+pub struct GridSpec {
+    pub models: Vec<u32>,
+    /// Config ids in grid order.
+    pub configs: Vec<u32>,
+    /// Comparison budgets `b(c)`.
+    pub budgets: Vec<f64>,
+    pub is_variant: Vec<bool>,
+    pub reference_pixels: Option<u64>,
+    /// Index of `c_top`, the last ladder configuration; `None` for an empty grid.
+    pub top: Option<usize>,
+    pub dropped: Vec<u32>,
+    pub n_items_candidate: usize,
+    pub items: Vec<u32>,
+}
+
+impl GridSpec {
+    pub fn k(&self) -> usize {
+        self.configs.len()
+    }
+
+    pub fn n(&self) -> usize {
+        self.items.len()
+    }
+
+    /// `a ≺ b`: a strictly lower comparison budget.
+    pub fn lower(&self, a: usize, b: usize) -> bool {
+        self.budgets[a] < self.budgets[b]
+    }
+
+    /// All comparable pairs `(a, b)` with `a ≺ b`, in grid order of `a` then `b`.
+    pub fn comparable_pairs(&self) -> Vec<(usize, usize)> {
+        let k = self.k();
+        let mut v = Vec::new();
+        for a in 0..k {
+            for b in 0..k {
+                if self.lower(a, b) {
+                    v.push((a, b));
+                }
+            }
+        }
+        v
+    }
+
+    /// Ladder columns in grid order.
+    pub fn ladder(&self) -> Vec<usize> {
+        (0..self.k()).filter(|&i| !self.is_variant[i]).collect()
+    }
+
+    pub fn frames(&self, m: &ResponseMatrix, col: usize) -> u64 {
+        m.config(self.configs[col]).frames
+    }
+
+    /// The serialisable form, with names.
+    pub fn to_json(&self, m: &ResponseMatrix) -> GridJson {
+        let name = |c: &u32| m.config(*c).name.to_string();
+        let cols = |pred: &dyn Fn(usize) -> bool| -> Vec<String> {
+            (0..self.k())
+                .filter(|&i| pred(i))
+                .map(|i| name(&self.configs[i]))
+                .collect()
+        };
+        GridJson {
+            models: self.models.iter().map(|&mo| m.models.name(mo).to_string()).collect(),
+            configs: self.configs.iter().map(name).collect(),
+            budgets: self.budgets.iter().map(|&b| Num(b)).collect(),
+            own_budgets: self.configs.iter().map(|&c| Num(m.config(c).budget)).collect(),
+            frames: self.configs.iter().map(|&c| m.config(c).frames).collect(),
+            pixels: self.configs.iter().map(|&c| m.config(c).pixels).collect(),
+            reference_pixels: self.reference_pixels,
+            ladder: cols(&|i| !self.is_variant[i]),
+            variants: cols(&|i| self.is_variant[i]),
+            top: self.top.map(|t| name(&self.configs[t])),
+            zero_frame_configs: cols(&|i| m.config(self.configs[i]).frames == 0),
+            dropped_configs: self.dropped.iter().map(name).collect(),
+            comparable_pairs: self.comparable_pairs().len(),
+            n_items_candidate: self.n_items_candidate,
+            n_items: self.n(),
+        }
+    }
+}
+
+/// A number printed as an integer when it is one (budgets), else as a float.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Num(pub f64);
+
+impl Serialize for Num {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.fract() == 0.0 && self.0.abs() < 9.0e15 {
+            s.serialize_i64(self.0 as i64)
+        } else {
+            s.serialize_f64(self.0)
+        }
+    }
+}
+
+/// The GRID object of the report (SPEC.md §12).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GridJson {
+    pub models: Vec<String>,
+    pub configs: Vec<String>,
+    pub budgets: Vec<Num>,
+    pub own_budgets: Vec<Num>,
+    pub frames: Vec<u64>,
+    pub pixels: Vec<Option<u64>>,
+    pub reference_pixels: Option<u64>,
+    pub ladder: Vec<String>,
+    pub variants: Vec<String>,
+    pub top: Option<String>,
+    pub zero_frame_configs: Vec<String>,
+    pub dropped_configs: Vec<String>,
+    pub comparable_pairs: usize,
+    pub n_items_candidate: usize,
+    pub n_items: usize,
+}
+
+/// A model left out of an analysis, and why.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Excluded {
+    pub model: String,
+    pub reason: &'static str,
+    pub configs: Vec<String>,
+}
+
+/// Puts configurations into grid order and splits ladder from variants (SPEC.md §2.4-2.5).
+/// Returns (configs, comparison budgets, is_variant, P_ref, top).
+fn order(
+    m: &ResponseMatrix,
+    configs: &[u32],
+    params: &Params,
+) -> (Vec<u32>, Vec<f64>, Vec<bool>, Option<u64>, Option<usize>) {
+    let visual: Vec<u32> = configs.iter().copied().filter(|&c| m.config(c).frames > 0).collect();
+    let carries = |p: u64| visual.iter().filter(|&&c| m.config(c).pixels == Some(p)).count();
+    let p_ref = match params.reference_pixels {
+        ReferencePixels::None => None,
+        ReferencePixels::Value(v) => Some(v),
+        ReferencePixels::Auto => {
+            let mut values: Vec<u64> = visual.iter().filter_map(|&c| m.config(c).pixels).collect();
+            values.sort_unstable();
+            values.dedup();
+            // Most carried; ties to the smallest value (values are ascending, so keep the
+            // first maximum).
+            let mut best: Option<(usize, u64)> = None;
+            for v in values {
+                let n = carries(v);
+                if best.is_none_or(|(bn, _)| n > bn) {
+                    best = Some((n, v));
+                }
+            }
+            best.map(|(_, v)| v)
+        }
+    }
+    .filter(|&p| carries(p) > 0);
+    let is_variant = |c: u32| {
+        let cfg = m.config(c);
+        cfg.frames > 0 && p_ref.is_some() && cfg.pixels.is_some() && cfg.pixels != p_ref
+    };
+    let budget = |c: u32| {
+        let cfg = m.config(c);
+        if is_variant(c) && params.variant_budget == VariantBudget::Zero {
+            0.0
+        } else {
+            cfg.budget
+        }
+    };
+    let mut sorted: Vec<u32> = configs.to_vec();
+    // Config ids of one protocol are in name order, so (budget, id) is (budget, name).
+    sorted.sort_by(|&a, &b| {
+        (is_variant(a), budget(a))
+            .partial_cmp(&(is_variant(b), budget(b)))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+    let variants: Vec<bool> = sorted.iter().map(|&c| is_variant(c)).collect();
+    let budgets = sorted.iter().map(|&c| budget(c)).collect();
+    let top = variants.iter().rposition(|v| !v);
+    (sorted, budgets, variants, p_ref, top)
+}
+
+fn by_own_budget(m: &ResponseMatrix, configs: &mut [u32]) {
+    configs.sort_by(|&a, &b| {
+        m.config(a)
+            .budget
+            .partial_cmp(&m.config(b).budget)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+}
+
+/// One model's grid and the cells of its items, row-major (`n x k`).
+#[derive(Debug, Clone)]
+pub struct ModelGrid {
+    pub model: u32,
+    pub grid: std::sync::Arc<GridSpec>,
+    pub cells: Vec<u32>,
+}
+
+/// The grids of one analysis.
+#[derive(Debug, Clone, Default)]
+pub struct Grids {
+    /// The shared grid in joint mode.
+    pub joint: Option<std::sync::Arc<GridSpec>>,
+    pub excluded: Vec<Excluded>,
+    /// Models with metrics, in name order.
+    pub models: Vec<ModelGrid>,
+}
+
+/// Builds the grids of an analysis (SPEC.md §2.3).
+pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
+    let m = sel.m;
+    let mut out = Grids::default();
+    let models = sel.models();
+    // With a config filter, the filter's configurations (None for an id the protocol lacks).
+    let filter: Option<Vec<(String, Option<u32>)>> = params.configs.as_ref().map(|f| {
+        f.iter()
+            .map(|name| (name.clone(), m.find_config(sel.key.protocol, name)))
+            .collect()
+    });
+    let mut kept = Vec::new();
+    let mut avails = Vec::new();
+    for &mo in &models {
+        let avail = sel.avail(mo);
+        if let Some(f) = &filter {
+            let missing: Vec<String> = f
+                .iter()
+                .filter(|(_, id)| id.is_none_or(|id| avail.binary_search(&id).is_err()))
+                .map(|(name, _)| name.clone())
+                .collect();
+            if !missing.is_empty() {
+                out.excluded.push(Excluded {
+                    model: m.models.name(mo).to_string(),
+                    reason: "missing_configs",
+                    configs: missing,
+                });
+                continue;
+            }
+        }
+        kept.push(mo);
+        avails.push(avail);
+    }
+    let filter_ids: Option<Vec<u32>> = filter.map(|f| {
+        let mut ids: Vec<u32> = f.iter().filter_map(|(_, id)| *id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    });
+    let col_map = |configs: &[u32]| {
+        let mut col_of = vec![None; sel.configs.len()];
+        for (i, &c) in configs.iter().enumerate() {
+            col_of[(c - sel.configs.start) as usize] = Some(i);
+        }
+        col_of
+    };
+    let dropped = |present: &[bool], configs: &[u32]| {
+        let mut d: Vec<u32> = present
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| **p)
+            .map(|(i, _)| sel.configs.start + i as u32)
+            .filter(|c| !configs.contains(c))
+            .collect();
+        by_own_budget(m, &mut d);
+        d
+    };
+
+    match params.grid_mode {
+        GridMode::PerModel => {
+            for (&mo, avail) in kept.iter().zip(&avails) {
+                let configs = filter_ids.clone().unwrap_or_else(|| avail.clone());
+                let (configs, budgets, is_variant, reference_pixels, top) = order(m, &configs, params);
+                let rows = sel.rows(mo, &col_map(&configs), configs.len());
+                let grid = GridSpec {
+                    models: vec![mo],
+                    dropped: dropped(&rows.present, &configs),
+                    configs,
+                    budgets,
+                    is_variant,
+                    reference_pixels,
+                    top,
+                    n_items_candidate: rows.candidates.len(),
+                    items: rows.items,
+                };
+                if grid.n() == 0 || grid.k() == 0 {
+                    out.excluded.push(Excluded {
+                        model: m.models.name(mo).to_string(),
+                        reason: "empty_grid",
+                        configs: Vec::new(),
+                    });
+                    continue;
+                }
+                out.models.push(ModelGrid {
+                    model: mo,
+                    grid: std::sync::Arc::new(grid),
+                    cells: rows.cells,
+                });
+            }
+            out.excluded.sort_by(|a, b| a.model.cmp(&b.model));
+        }
+        GridMode::Joint => {
+            let configs = filter_ids.unwrap_or_else(|| {
+                let mut it = avails.iter();
+                let first = it.next().cloned().unwrap_or_default();
+                it.fold(first, |acc, a| acc.into_iter().filter(|c| a.contains(c)).collect())
+            });
+            let (configs, budgets, is_variant, reference_pixels, top) = order(m, &configs, params);
+            let col_of = col_map(&configs);
+            let k = configs.len();
+            let rows: Vec<Rows> = kept.iter().map(|&mo| sel.rows(mo, &col_of, k)).collect();
+            let mut candidates: Vec<u32> = rows.iter().flat_map(|r| r.candidates.iter().copied()).collect();
+            candidates.sort_unstable();
+            candidates.dedup();
+            let mut items: Vec<u32> = rows.first().map(|r| r.items.clone()).unwrap_or_default();
+            for r in rows.iter().skip(1) {
+                items.retain(|i| r.items.binary_search(i).is_ok());
+            }
+            let mut present = vec![false; sel.configs.len()];
+            for r in &rows {
+                present.iter_mut().zip(&r.present).for_each(|(a, b)| *a |= *b);
+            }
+            let grid = std::sync::Arc::new(GridSpec {
+                models: kept.clone(),
+                dropped: dropped(&present, &configs),
+                configs,
+                budgets,
+                is_variant,
+                reference_pixels,
+                top,
+                n_items_candidate: candidates.len(),
+                items,
+            });
+            if grid.n() > 0 && grid.k() > 0 {
+                for (&mo, r) in kept.iter().zip(&rows) {
+                    // Keep the rows of the shared items only (both lists are in item order).
+                    let mut cells = Vec::with_capacity(grid.n() * k);
+                    let mut j = 0;
+                    for (ri, &item) in r.items.iter().enumerate() {
+                        if j < grid.items.len() && grid.items[j] == item {
+                            cells.extend_from_slice(&r.cells[ri * k..(ri + 1) * k]);
+                            j += 1;
+                        }
+                    }
+                    out.models.push(ModelGrid {
+                        model: mo,
+                        grid: grid.clone(),
+                        cells,
+                    });
+                }
+            }
+            out.joint = Some(grid);
+        }
+    }
+    out
+}

@@ -1,0 +1,456 @@
+//! Multiple-choice trajectory measures of one model on one grid (SPEC.md §3-4): the curve,
+//! best fixed configuration, oracle and headroom, patterns and classes, harmful transitions,
+//! churn, terminal regressions, complementarity, text overwrite and prior fallback.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::cascade::Cascade;
+use super::grid::{GridJson, GridSpec, ModelGrid};
+use super::intervention::Intervention;
+use super::{Interval, OrderedCounts, pct};
+use crate::core::matrix::{NO_TEXT, ResponseMatrix};
+
+/// Trajectory class (SPEC.md §3.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    AlwaysCorrect,
+    AlwaysWrong,
+    MonotonicIncreasing,
+    MonotonicDecreasing,
+    Oscillating,
+}
+
+impl Class {
+    pub const ALL: [Class; 5] = [
+        Class::AlwaysCorrect,
+        Class::AlwaysWrong,
+        Class::MonotonicIncreasing,
+        Class::MonotonicDecreasing,
+        Class::Oscillating,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::AlwaysCorrect => "always_correct",
+            Class::AlwaysWrong => "always_wrong",
+            Class::MonotonicIncreasing => "monotonic_increasing",
+            Class::MonotonicDecreasing => "monotonic_decreasing",
+            Class::Oscillating => "oscillating",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// The class of a 0/1 sequence.
+    pub fn of(y: &[u8]) -> Class {
+        let ones = y.iter().filter(|&&v| v == 1).count();
+        if ones == y.len() {
+            Class::AlwaysCorrect
+        } else if ones == 0 {
+            Class::AlwaysWrong
+        } else if y.windows(2).all(|w| w[0] <= w[1]) {
+            Class::MonotonicIncreasing
+        } else if y.windows(2).all(|w| w[0] >= w[1]) {
+            Class::MonotonicDecreasing
+        } else {
+            Class::Oscillating
+        }
+    }
+}
+
+/// Per-item results, in grid item order; the per-item export and the audit queue read them.
+#[derive(Debug, Clone, Default)]
+pub struct McqItems {
+    /// `y[i * k + c]`.
+    pub y: Vec<u8>,
+    pub class: Vec<Class>,
+    /// Column of the item's best configuration.
+    pub best_config: Vec<usize>,
+    pub harmful_pairs: Vec<u32>,
+    pub terminal: Vec<bool>,
+    pub text_overwrite: Vec<bool>,
+    pub oracle: Vec<bool>,
+    pub adjacent_flips: Vec<u32>,
+}
+
+impl McqItems {
+    pub fn row(&self, i: usize, k: usize) -> &[u8] {
+        &self.y[i * k..(i + 1) * k]
+    }
+
+    pub fn pattern(&self, i: usize, k: usize) -> String {
+        self.row(i, k).iter().map(|&v| if v == 1 { '1' } else { '0' }).collect()
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Pick {
+    pub config: String,
+    pub index: usize,
+    pub accuracy: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Classes {
+    pub always_correct: usize,
+    pub always_wrong: usize,
+    pub monotonic_increasing: usize,
+    pub monotonic_decreasing: usize,
+    pub oscillating: usize,
+}
+
+impl Classes {
+    pub fn get(&self, c: Class) -> usize {
+        match c {
+            Class::AlwaysCorrect => self.always_correct,
+            Class::AlwaysWrong => self.always_wrong,
+            Class::MonotonicIncreasing => self.monotonic_increasing,
+            Class::MonotonicDecreasing => self.monotonic_decreasing,
+            Class::Oscillating => self.oscillating,
+        }
+    }
+
+    fn add(&mut self, c: Class) {
+        *match c {
+            Class::AlwaysCorrect => &mut self.always_correct,
+            Class::AlwaysWrong => &mut self.always_wrong,
+            Class::MonotonicIncreasing => &mut self.monotonic_increasing,
+            Class::MonotonicDecreasing => &mut self.monotonic_decreasing,
+            Class::Oscillating => &mut self.oscillating,
+        } += 1;
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Churn {
+    pub from: String,
+    pub to: String,
+    pub wrong_to_correct: usize,
+    pub correct_to_wrong: usize,
+    pub stable_correct: usize,
+    pub stable_wrong: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChurnTotals {
+    pub wrong_to_correct: usize,
+    pub correct_to_wrong: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Complementarity {
+    pub right_wrong: Vec<Vec<f64>>,
+    pub pair_oracle_gain: Vec<Vec<f64>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TextOverwrite {
+    pub zero_frame_configs: Vec<String>,
+    pub text_correct_items: usize,
+    pub items: usize,
+    pub rate: Option<f64>,
+    pub conditional_rate: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PriorFallback {
+    pub items_with_blind: usize,
+    pub harmful_pairs: usize,
+    pub fallback_pairs: usize,
+    pub rate: Option<f64>,
+    pub terminal_regressions: usize,
+    pub terminal_fallbacks: usize,
+    pub terminal_rate: Option<f64>,
+    pub wrong_cells: usize,
+    pub wrong_cells_matching_blind: usize,
+    pub baseline_rate: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct McqBootstrap {
+    #[serde(rename = "B")]
+    pub b: usize,
+    pub seed: u64,
+    pub headroom: Interval,
+    pub harmful_rate: Interval,
+}
+
+/// MCQ_METRICS of SPEC.md §12.
+#[derive(Debug, Clone, Serialize)]
+pub struct McqMetrics {
+    pub grid: GridJson,
+    pub n_items: usize,
+    pub correct_counts: Vec<usize>,
+    pub accuracy: Vec<f64>,
+    pub best_fixed: Pick,
+    pub top: Pick,
+    pub oracle_count: usize,
+    pub oracle_accuracy: f64,
+    pub headroom: f64,
+    pub classes: Classes,
+    pub patterns: BTreeMap<String, usize>,
+    pub best_config_counts: OrderedCounts,
+    pub harmful_items: usize,
+    pub harmful_rate: f64,
+    pub harmful_pairs: usize,
+    pub comparable_pairs: usize,
+    pub pairs_total: usize,
+    pub harmful_pair_rate: Option<f64>,
+    pub churn: Vec<Churn>,
+    pub churn_totals: ChurnTotals,
+    pub terminal_regressions: usize,
+    pub terminal_regression_rate: f64,
+    pub complementarity: Complementarity,
+    pub text_overwrite: TextOverwrite,
+    pub prior_fallback: PriorFallback,
+    pub cascade: Option<Cascade>,
+    pub bootstrap: Option<McqBootstrap>,
+    pub intervention: Option<Intervention>,
+    #[serde(skip)]
+    pub items: McqItems,
+}
+
+/// The 0/1 values of a model's grid, row-major.
+pub fn values(m: &ResponseMatrix, mg: &ModelGrid) -> Vec<u8> {
+    mg.cells
+        .iter()
+        .map(|&c| u8::from(m.cell_value[c as usize] == 1.0))
+        .collect()
+}
+
+/// Everything of §3-4 except cascade, bootstrap and intervention, which the caller adds.
+pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
+    let g: &GridSpec = &mg.grid;
+    let (n, k) = (g.n(), g.k());
+    let y = values(m, mg);
+    let name = |col: usize| m.config(g.configs[col]).name.to_string();
+    let top = g.top.unwrap_or(k - 1);
+
+    // Curve, best fixed (ties to the earliest), oracle.
+    let mut correct = vec![0usize; k];
+    for row in y.chunks_exact(k) {
+        for (c, &v) in correct.iter_mut().zip(row) {
+            *c += usize::from(v);
+        }
+    }
+    let accuracy: Vec<f64> = correct.iter().map(|&c| 100.0 * c as f64 / n as f64).collect();
+    let best = (0..k).fold(0, |b, i| if correct[i] > correct[b] { i } else { b });
+
+    let pairs = g.comparable_pairs();
+    let ladder = g.ladder();
+    let zero: Vec<usize> = (0..k).filter(|&c| g.frames(m, c) == 0).collect();
+    let visual: Vec<usize> = (0..k).filter(|&c| g.frames(m, c) > 0).collect();
+
+    let mut items = McqItems {
+        y: Vec::new(),
+        class: Vec::with_capacity(n),
+        best_config: Vec::with_capacity(n),
+        harmful_pairs: Vec::with_capacity(n),
+        terminal: Vec::with_capacity(n),
+        text_overwrite: Vec::with_capacity(n),
+        oracle: Vec::with_capacity(n),
+        adjacent_flips: Vec::with_capacity(n),
+    };
+    let mut classes = Classes::default();
+    let mut patterns: BTreeMap<String, usize> = BTreeMap::new();
+    let mut best_counts = vec![0usize; k];
+    let mut rw = vec![vec![0usize; k]; k];
+    let mut text_correct = 0;
+    for row in y.chunks_exact(k) {
+        let class = Class::of(row);
+        classes.add(class);
+        let pattern: String = row.iter().map(|&v| if v == 1 { '1' } else { '0' }).collect();
+        *patterns.entry(pattern).or_default() += 1;
+        let best_col = row.iter().position(|&v| v == 1).unwrap_or(0);
+        best_counts[best_col] += 1;
+        let hp = pairs.iter().filter(|&&(a, b)| row[a] == 1 && row[b] == 0).count() as u32;
+        let terminal = row[top] == 0 && (0..k).any(|a| g.lower(a, top) && row[a] == 1);
+        let text_right = zero.iter().any(|&t| row[t] == 1);
+        text_correct += usize::from(text_right);
+        for a in 0..k {
+            if row[a] == 1 {
+                for b in 0..k {
+                    if row[b] == 0 {
+                        rw[a][b] += 1;
+                    }
+                }
+            }
+        }
+        items.class.push(class);
+        items.best_config.push(best_col);
+        items.harmful_pairs.push(hp);
+        items.terminal.push(terminal);
+        items.text_overwrite.push(text_right && visual.iter().any(|&v| row[v] == 0));
+        items.oracle.push(row.contains(&1));
+        items.adjacent_flips.push(row.windows(2).filter(|w| w[0] != w[1]).count() as u32);
+    }
+    let oracle_count = items.oracle.iter().filter(|&&o| o).count();
+    let harmful_items = items.harmful_pairs.iter().filter(|&&h| h > 0).count();
+    let harmful_pairs: usize = items.harmful_pairs.iter().map(|&h| h as usize).sum();
+    let terminal_regressions = items.terminal.iter().filter(|&&t| t).count();
+    let overwritten = items.text_overwrite.iter().filter(|&&t| t).count();
+
+    let churn: Vec<Churn> = ladder
+        .windows(2)
+        .map(|w| {
+            let (a, b) = (w[0], w[1]);
+            let mut c = [0usize; 4];
+            for row in y.chunks_exact(k) {
+                c[usize::from(row[a]) * 2 + usize::from(row[b])] += 1;
+            }
+            Churn {
+                from: name(a),
+                to: name(b),
+                wrong_to_correct: c[1],
+                correct_to_wrong: c[2],
+                stable_correct: c[3],
+                stable_wrong: c[0],
+            }
+        })
+        .collect();
+    let churn_totals = ChurnTotals {
+        wrong_to_correct: churn.iter().map(|c| c.wrong_to_correct).sum(),
+        correct_to_wrong: churn.iter().map(|c| c.correct_to_wrong).sum(),
+    };
+
+    let right_wrong: Vec<Vec<f64>> = rw
+        .iter()
+        .map(|r| r.iter().map(|&c| 100.0 * c as f64 / n as f64).collect())
+        .collect();
+    let pair_oracle_gain = (0..k)
+        .map(|a| (0..k).map(|b| right_wrong[a][b].min(right_wrong[b][a])).collect())
+        .collect();
+
+    let prior_fallback = prior_fallback(m, mg, &y, &visual, &pairs, top);
+    items.y = y;
+
+    McqMetrics {
+        grid: g.to_json(m),
+        n_items: n,
+        accuracy,
+        best_fixed: Pick {
+            config: name(best),
+            index: best,
+            accuracy: 100.0 * correct[best] as f64 / n as f64,
+        },
+        top: Pick {
+            config: name(top),
+            index: top,
+            accuracy: 100.0 * correct[top] as f64 / n as f64,
+        },
+        oracle_count,
+        oracle_accuracy: 100.0 * oracle_count as f64 / n as f64,
+        headroom: 100.0 * (oracle_count as f64 - correct[best] as f64) / n as f64,
+        correct_counts: correct,
+        classes,
+        patterns,
+        best_config_counts: OrderedCounts(
+            (0..k)
+                .filter(|&c| best_counts[c] > 0)
+                .map(|c| (name(c), best_counts[c]))
+                .collect(),
+        ),
+        harmful_items,
+        harmful_rate: 100.0 * harmful_items as f64 / n as f64,
+        harmful_pairs,
+        comparable_pairs: pairs.len(),
+        pairs_total: n * pairs.len(),
+        harmful_pair_rate: pct(harmful_pairs, n * pairs.len()),
+        churn,
+        churn_totals,
+        terminal_regressions,
+        terminal_regression_rate: 100.0 * terminal_regressions as f64 / n as f64,
+        complementarity: Complementarity {
+            right_wrong,
+            pair_oracle_gain,
+        },
+        text_overwrite: TextOverwrite {
+            zero_frame_configs: zero.iter().map(|&c| name(c)).collect(),
+            text_correct_items: text_correct,
+            items: overwritten,
+            rate: pct(overwritten, n),
+            conditional_rate: pct(overwritten, text_correct),
+        },
+        prior_fallback,
+        cascade: None,
+        bootstrap: None,
+        intervention: None,
+        items,
+    }
+}
+
+/// Prior fallback on the visual sub-grid (SPEC.md §4.2).
+fn prior_fallback(
+    m: &ResponseMatrix,
+    mg: &ModelGrid,
+    y: &[u8],
+    visual: &[usize],
+    pairs: &[(usize, usize)],
+    top: usize,
+) -> PriorFallback {
+    let g = &mg.grid;
+    let k = g.k();
+    let protocol = m.config(g.configs[0]).protocol;
+    let top_visual = g.frames(m, top) > 0;
+    let mut pf = PriorFallback {
+        items_with_blind: 0,
+        harmful_pairs: 0,
+        fallback_pairs: 0,
+        rate: None,
+        terminal_regressions: 0,
+        terminal_fallbacks: 0,
+        terminal_rate: None,
+        wrong_cells: 0,
+        wrong_cells_matching_blind: 0,
+        baseline_rate: None,
+    };
+    let is_visual: Vec<bool> = (0..k).map(|c| visual.contains(&c)).collect();
+    for (i, &item) in g.items.iter().enumerate() {
+        let Some(z) = m.blind(protocol, mg.model, item) else {
+            continue;
+        };
+        pf.items_with_blind += 1;
+        let row = &y[i * k..(i + 1) * k];
+        let pred = |c: usize| m.cell_pred_norm[mg.cells[i * k + c] as usize];
+        let matches = |c: usize| pred(c) != NO_TEXT && pred(c) == z;
+        for &(a, b) in pairs {
+            if is_visual[a] && is_visual[b] && row[a] == 1 && row[b] == 0 {
+                pf.harmful_pairs += 1;
+                pf.fallback_pairs += usize::from(matches(b));
+            }
+        }
+        if top_visual && row[top] == 0 && (0..k).any(|a| is_visual[a] && g.lower(a, top) && row[a] == 1) {
+            pf.terminal_regressions += 1;
+            pf.terminal_fallbacks += usize::from(matches(top));
+        }
+        for &c in visual {
+            if row[c] == 0 {
+                pf.wrong_cells += 1;
+                pf.wrong_cells_matching_blind += usize::from(matches(c));
+            }
+        }
+    }
+    pf.rate = pct(pf.fallback_pairs, pf.harmful_pairs);
+    pf.terminal_rate = pct(pf.terminal_fallbacks, pf.terminal_regressions);
+    pf.baseline_rate = pct(pf.wrong_cells_matching_blind, pf.wrong_cells);
+    pf
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_of_sequences() {
+        assert_eq!(Class::of(&[1]), Class::AlwaysCorrect);
+        assert_eq!(Class::of(&[0]), Class::AlwaysWrong);
+        assert_eq!(Class::of(&[0, 0, 1, 1]), Class::MonotonicIncreasing);
+        assert_eq!(Class::of(&[1, 1, 1, 0]), Class::MonotonicDecreasing);
+        assert_eq!(Class::of(&[0, 1, 0, 1]), Class::Oscillating);
+        assert_eq!(Class::parse("oscillating"), Some(Class::Oscillating));
+    }
+}

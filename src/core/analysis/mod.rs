@@ -1,0 +1,611 @@
+//! Every measure of SPEC.md, run over every analysis of a response matrix, and the report
+//! of §12 that carries them.
+
+pub mod agreement;
+pub mod bootstrap;
+pub mod cascade;
+pub mod grid;
+pub mod intervention;
+pub mod mcq;
+pub mod open;
+pub mod params;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+
+use self::agreement::{Agreement, cohen};
+use self::cascade::{Cascade, Pooled, StageData};
+use self::grid::{AnalysisKey, Excluded, GridJson, Grids, ModelGrid, Scope, Selection, build_grids};
+use self::mcq::{McqBootstrap, McqMetrics};
+use self::open::{OpenBootstrap, OpenMetrics};
+use self::params::{GridMode, Params, ParamsJson};
+use crate::core::matrix::{ResponseMatrix, Task};
+
+pub const SPEC_VERSION: &str = "traj-metrics/2.0";
+
+/// `100 · count / denominator`, `None` for a zero denominator (SPEC.md §0).
+pub fn pct(count: usize, denom: usize) -> Option<f64> {
+    (denom != 0).then(|| 100.0 * count as f64 / denom as f64)
+}
+
+/// A bootstrap percentile interval.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct Interval {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// Counts keyed by name, serialised as a JSON object in the given order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OrderedCounts(pub Vec<(String, usize)>);
+
+impl Serialize for OrderedCounts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// The measures of one model in one analysis.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Metrics {
+    Mcq(Box<McqMetrics>),
+    Open(Box<OpenMetrics>),
+}
+
+/// One analysis: its grids and every model's measures.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    pub key: AnalysisKey,
+    pub grids: Grids,
+    /// Parallel to `grids.models`.
+    pub metrics: Vec<Metrics>,
+    pub pooled_cascade: Option<Pooled>,
+}
+
+impl Analysis {
+    /// Finds a model's grid and measures.
+    pub fn model(&self, model: u32) -> Option<(&ModelGrid, &Metrics)> {
+        let i = self.grids.models.iter().position(|g| g.model == model)?;
+        Some((&self.grids.models[i], &self.metrics[i]))
+    }
+}
+
+/// Everything a run computes.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub params: Params,
+    pub analyses: Vec<Analysis>,
+    pub protocol_comparisons: Vec<ProtocolComparison>,
+    pub agreement: Option<Agreement>,
+}
+
+/// Membership stability of one model between the primary and another protocol (§10).
+#[derive(Debug, Clone, Serialize)]
+pub struct ProtocolComparison {
+    pub task: &'static str,
+    pub scope: String,
+    pub model: String,
+    pub protocol_a: String,
+    pub protocol_b: String,
+    pub n_common: usize,
+    pub rate_a: Option<f64>,
+    pub rate_b: Option<f64>,
+    pub both: usize,
+    pub only_a: usize,
+    pub only_b: usize,
+    pub jaccard: Option<f64>,
+    pub kappa: Option<f64>,
+    pub p_o: Option<f64>,
+}
+
+/// The analyses of a run, in report order: primary protocol first, then the others by
+/// name (never the intervention protocol); `mcq` before `open`; `ALL` before benchmarks.
+pub fn analysis_keys(m: &ResponseMatrix, params: &Params) -> Vec<AnalysisKey> {
+    let mut protocols: Vec<u32> = (0..m.protocols.len() as u32)
+        .filter(|&p| m.protocols.name(p) != params.intervention_protocol)
+        .collect();
+    protocols.sort_by_key(|&p| (m.protocols.name(p) != params.primary, m.protocols.name(p)));
+    let mut keys = Vec::new();
+    for p in protocols {
+        for task in [Task::Mcq, Task::Open] {
+            let all = AnalysisKey {
+                protocol: p,
+                task,
+                scope: Scope::All,
+            };
+            let sel = Selection::new(m, all, params);
+            let mut benches: Vec<u32> = Vec::new();
+            for mo in 0..m.models.len() as u32 {
+                for c in sel.cells(mo) {
+                    let b = m.items[m.cell_item[c as usize] as usize].benchmark;
+                    if benches.last() != Some(&b) && !benches.contains(&b) {
+                        benches.push(b);
+                    }
+                }
+            }
+            if benches.is_empty() {
+                continue;
+            }
+            benches.sort_unstable();
+            keys.push(all);
+            keys.extend(benches.into_iter().map(|b| AnalysisKey {
+                protocol: p,
+                task,
+                scope: Scope::Benchmark(b),
+            }));
+        }
+    }
+    keys
+}
+
+/// Computes one model's measures on its grid.
+fn model_metrics(m: &ResponseMatrix, key: &AnalysisKey, mg: &ModelGrid, params: &Params) -> Metrics {
+    match key.task {
+        Task::Mcq => {
+            let mut x = mcq::compute(m, mg);
+            let k = mg.grid.k();
+            x.cascade = cascade_of(m, mg, params).1;
+            let harmful: Vec<bool> = x.items.harmful_pairs.iter().map(|&h| h > 0).collect();
+            x.bootstrap = bootstrap::mcq(&x.items.y, k, &harmful, params.bootstrap_b, params.seed).map(
+                |(headroom, harmful_rate)| McqBootstrap {
+                    b: params.bootstrap_b,
+                    seed: params.seed,
+                    headroom,
+                    harmful_rate,
+                },
+            );
+            if m.protocols.name(key.protocol) == params.primary
+                && let Some(ip) = m.protocols.get(&params.intervention_protocol)
+            {
+                x.intervention = intervention::compute(m, ip, mg, &x.items);
+            }
+            Metrics::Mcq(Box::new(x))
+        }
+        Task::Open => {
+            let mut x = open::compute(m, mg, params.delta);
+            x.bootstrap = bootstrap::open(
+                &x.items.s,
+                mg.grid.k(),
+                &x.items.has_regression,
+                params.bootstrap_b,
+                params.seed,
+            )
+            .map(|(oracle_gap, regression_rate)| OpenBootstrap {
+                b: params.bootstrap_b,
+                seed: params.seed,
+                oracle_gap,
+                regression_rate,
+            });
+            Metrics::Open(Box::new(x))
+        }
+    }
+}
+
+/// A model's cascade and the stage data it was computed from.
+fn cascade_of(m: &ResponseMatrix, mg: &ModelGrid, params: &Params) -> (Option<StageData>, Option<Cascade>) {
+    let Some(cols) = cascade::stage_columns(m, mg, params.cascade_stages.as_deref()) else {
+        return (None, None);
+    };
+    let data = cascade::stage_data(m, mg, &cols);
+    let names = cols.iter().map(|&c| m.config(mg.grid.configs[c]).name.to_string()).collect();
+    let frames = cols.iter().map(|&c| mg.grid.frames(m, c)).collect();
+    let c = cascade::cascade(&data, names, frames, params.sweep);
+    (Some(data), c)
+}
+
+/// The pooled cascade of a joint grid: one τ over every (model, item).
+fn pooled_cascade(m: &ResponseMatrix, grids: &Grids, metrics: &[Metrics], params: &Params) -> Option<Pooled> {
+    if grids.models.is_empty() {
+        return None;
+    }
+    let mut pooled = StageData::default();
+    let mut first: Option<&Cascade> = None;
+    for (mg, x) in grids.models.iter().zip(metrics) {
+        let Metrics::Mcq(x) = x else { return None };
+        let c = x.cascade.as_ref()?;
+        first.get_or_insert(c);
+        let (data, _) = cascade_of(m, mg, &Params { sweep: false, ..params.clone() });
+        pooled.append(&data?);
+    }
+    let first = first?;
+    let cascade = cascade::cascade(&pooled, first.stages.clone(), first.stage_frames.clone(), params.sweep)?;
+    Some(Pooled {
+        n: pooled.n(),
+        cascade,
+    })
+}
+
+/// Runs `f` over `jobs` on up to `threads` threads, keeping the jobs' order.
+fn parallel_map<T: Sync, R: Send>(jobs: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    if threads <= 1 || jobs.len() <= 1 {
+        return jobs.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<R>> = (0..jobs.len()).map(|_| None).collect();
+    let chunks: Vec<Vec<(usize, R)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.min(jobs.len()))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= jobs.len() {
+                            break;
+                        }
+                        out.push((i, f(&jobs[i])));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    for (i, r) in chunks.into_iter().flatten() {
+        results[i] = Some(r);
+    }
+    results.into_iter().flatten().collect()
+}
+
+/// Runs every analysis of the matrix.
+pub fn run(m: &ResponseMatrix, params: &Params, agreement: Option<Agreement>) -> Report {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let keys = analysis_keys(m, params);
+    let grids: Vec<Grids> = parallel_map(&keys, threads, |key| build_grids(&Selection::new(m, *key, params), params));
+    let jobs: Vec<(usize, usize)> = grids
+        .iter()
+        .enumerate()
+        .flat_map(|(a, g)| (0..g.models.len()).map(move |i| (a, i)))
+        .collect();
+    let mut metrics: Vec<Metrics> =
+        parallel_map(&jobs, threads, |&(a, i)| model_metrics(m, &keys[a], &grids[a].models[i], params));
+    let mut analyses = Vec::with_capacity(keys.len());
+    let mut drain = metrics.drain(..);
+    for (key, grids) in keys.into_iter().zip(grids) {
+        let metrics: Vec<Metrics> = drain.by_ref().take(grids.models.len()).collect();
+        let pooled_cascade = if params.grid_mode == GridMode::Joint && key.task == Task::Mcq {
+            pooled_cascade(m, &grids, &metrics, params)
+        } else {
+            None
+        };
+        analyses.push(Analysis {
+            key,
+            grids,
+            metrics,
+            pooled_cascade,
+        });
+    }
+    let protocol_comparisons = compare_protocols(m, params, &analyses);
+    Report {
+        params: params.clone(),
+        analyses,
+        protocol_comparisons,
+        agreement,
+    }
+}
+
+/// Per-item flag of §10: `has_harmful` (MCQ) or `has_regression` (open), by grid item.
+fn flags(x: &Metrics) -> Vec<bool> {
+    match x {
+        Metrics::Mcq(x) => x.items.harmful_pairs.iter().map(|&h| h > 0).collect(),
+        Metrics::Open(x) => x.items.has_regression.clone(),
+    }
+}
+
+/// Membership stability across protocols (SPEC.md §10).
+fn compare_protocols(m: &ResponseMatrix, params: &Params, analyses: &[Analysis]) -> Vec<ProtocolComparison> {
+    let mut out = Vec::new();
+    let Some(primary) = m.protocols.get(&params.primary) else {
+        return out;
+    };
+    for a in analyses.iter().filter(|a| a.key.protocol == primary) {
+        let mut others: Vec<&Analysis> = analyses
+            .iter()
+            .filter(|b| b.key.protocol != primary && b.key.task == a.key.task && b.key.scope == a.key.scope)
+            .collect();
+        others.sort_by_key(|b| m.protocols.name(b.key.protocol));
+        for b in others {
+            for (mg_a, x_a) in a.grids.models.iter().zip(&a.metrics) {
+                let Some((mg_b, x_b)) = b.model(mg_a.model) else {
+                    continue;
+                };
+                let (fa, fb) = (flags(x_a), flags(x_b));
+                let (ia, ib) = (&mg_a.grid.items, &mg_b.grid.items);
+                let (mut va, mut vb) = (Vec::new(), Vec::new());
+                let (mut i, mut j) = (0, 0);
+                while i < ia.len() && j < ib.len() {
+                    match ia[i].cmp(&ib[j]) {
+                        std::cmp::Ordering::Less => i += 1,
+                        std::cmp::Ordering::Greater => j += 1,
+                        std::cmp::Ordering::Equal => {
+                            va.push(fa[i]);
+                            vb.push(fb[j]);
+                            i += 1;
+                            j += 1;
+                        }
+                    }
+                }
+                let count = |f: &dyn Fn(bool, bool) -> bool| va.iter().zip(&vb).filter(|&(&x, &y)| f(x, y)).count();
+                let both = count(&|x, y| x && y);
+                let only_a = count(&|x, y| x && !y);
+                let only_b = count(&|x, y| !x && y);
+                let union = both + only_a + only_b;
+                let (kappa, p_o, pos_a, pos_b) = cohen(&va, &vb);
+                out.push(ProtocolComparison {
+                    task: a.key.task.as_str(),
+                    scope: a.key.scope_name(m).to_string(),
+                    model: m.models.name(mg_a.model).to_string(),
+                    protocol_a: m.protocols.name(a.key.protocol).to_string(),
+                    protocol_b: m.protocols.name(b.key.protocol).to_string(),
+                    n_common: va.len(),
+                    rate_a: pct(pos_a, va.len()),
+                    rate_b: pct(pos_b, va.len()),
+                    both,
+                    only_a,
+                    only_b,
+                    jaccard: (union > 0).then(|| both as f64 / union as f64),
+                    kappa,
+                    p_o,
+                });
+            }
+        }
+    }
+    out
+}
+
+// ----- JSON -----
+
+#[derive(Serialize)]
+struct InputJson {
+    records: u64,
+    cells_valid: u64,
+    cells_invalid: u64,
+    zero_frame_cells: u64,
+    blind_answers: usize,
+    protocols: Vec<String>,
+    models: Vec<String>,
+    benchmarks: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct McqSummary<'a> {
+    headroom_min: f64,
+    headroom_max: f64,
+    harmful_rate_min: f64,
+    harmful_rate_max: f64,
+    terminal_regression_rate_min: f64,
+    terminal_regression_rate_max: f64,
+    text_overwrite_rate_min: Option<f64>,
+    text_overwrite_rate_max: Option<f64>,
+    pooled_cascade: Option<&'a Pooled>,
+}
+
+#[derive(Serialize)]
+struct OpenSummary {
+    oracle_gap_min: f64,
+    oracle_gap_max: f64,
+    regression_rate_min: f64,
+    regression_rate_max: f64,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Summary<'a> {
+    Mcq(McqSummary<'a>),
+    Open(OpenSummary),
+}
+
+fn min_max(v: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let lo = v.clone().fold(f64::INFINITY, f64::min);
+    let hi = v.fold(f64::NEG_INFINITY, f64::max);
+    (lo, hi)
+}
+
+fn opt_min_max(v: impl Iterator<Item = Option<f64>> + Clone) -> (Option<f64>, Option<f64>) {
+    let vals = v.flatten();
+    let lo = vals.clone().reduce(f64::min);
+    let hi = vals.reduce(f64::max);
+    (lo, hi)
+}
+
+impl Analysis {
+    fn summary(&self) -> Option<Summary<'_>> {
+        if self.metrics.is_empty() {
+            return None;
+        }
+        match self.key.task {
+            Task::Mcq => {
+                let xs: Vec<&McqMetrics> = self
+                    .metrics
+                    .iter()
+                    .filter_map(|x| match x {
+                        Metrics::Mcq(x) => Some(&**x),
+                        Metrics::Open(_) => None,
+                    })
+                    .collect();
+                let (headroom_min, headroom_max) = min_max(xs.iter().map(|x| x.headroom));
+                let (harmful_rate_min, harmful_rate_max) = min_max(xs.iter().map(|x| x.harmful_rate));
+                let (terminal_regression_rate_min, terminal_regression_rate_max) =
+                    min_max(xs.iter().map(|x| x.terminal_regression_rate));
+                let (text_overwrite_rate_min, text_overwrite_rate_max) =
+                    opt_min_max(xs.iter().map(|x| x.text_overwrite.rate));
+                Some(Summary::Mcq(McqSummary {
+                    headroom_min,
+                    headroom_max,
+                    harmful_rate_min,
+                    harmful_rate_max,
+                    terminal_regression_rate_min,
+                    terminal_regression_rate_max,
+                    text_overwrite_rate_min,
+                    text_overwrite_rate_max,
+                    pooled_cascade: self.pooled_cascade.as_ref(),
+                }))
+            }
+            Task::Open => {
+                let xs: Vec<&OpenMetrics> = self
+                    .metrics
+                    .iter()
+                    .filter_map(|x| match x {
+                        Metrics::Open(x) => Some(&**x),
+                        Metrics::Mcq(_) => None,
+                    })
+                    .collect();
+                let (oracle_gap_min, oracle_gap_max) = min_max(xs.iter().map(|x| x.oracle_gap));
+                let (regression_rate_min, regression_rate_max) = min_max(xs.iter().map(|x| x.regression_rate));
+                Some(Summary::Open(OpenSummary {
+                    oracle_gap_min,
+                    oracle_gap_max,
+                    regression_rate_min,
+                    regression_rate_max,
+                }))
+            }
+        }
+    }
+}
+
+/// Model name to measures, in name order.
+struct ModelsJson<'a>(Vec<(&'a str, &'a Metrics)>);
+
+impl Serialize for ModelsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct AnalysisJson<'a> {
+    protocol: &'a str,
+    task: &'static str,
+    scope: &'a str,
+    grid_mode: GridMode,
+    grid: Option<GridJson>,
+    excluded_models: &'a [Excluded],
+    models: ModelsJson<'a>,
+    summary: Option<Summary<'a>>,
+}
+
+#[derive(Serialize)]
+struct ReportJson<'a> {
+    spec_version: &'static str,
+    params: ParamsJson<'a>,
+    input: InputJson,
+    analyses: Vec<AnalysisJson<'a>>,
+    protocol_comparisons: &'a [ProtocolComparison],
+    agreement: &'a Option<Agreement>,
+}
+
+impl Report {
+    /// The report JSON of SPEC.md §12.
+    pub fn write_json(&self, m: &ResponseMatrix, out: impl Write, pretty: bool) -> serde_json::Result<()> {
+        let names = |it: &crate::core::matrix::Interner| it.names().map(str::to_owned).collect();
+        let json = ReportJson {
+            spec_version: SPEC_VERSION,
+            params: self.params.to_json(),
+            input: InputJson {
+                records: m.stats.records,
+                cells_valid: m.stats.cells_valid,
+                cells_invalid: m.stats.cells_invalid,
+                zero_frame_cells: m.stats.zero_frame_cells,
+                blind_answers: m.blind_answers(),
+                protocols: names(&m.protocols),
+                models: names(&m.models),
+                benchmarks: names(&m.benchmarks),
+            },
+            analyses: self
+                .analyses
+                .iter()
+                .map(|a| AnalysisJson {
+                    protocol: m.protocols.name(a.key.protocol),
+                    task: a.key.task.as_str(),
+                    scope: a.key.scope_name(m),
+                    grid_mode: self.params.grid_mode,
+                    grid: a.grids.joint.as_ref().map(|g| g.to_json(m)),
+                    excluded_models: &a.grids.excluded,
+                    models: ModelsJson(
+                        a.grids
+                            .models
+                            .iter()
+                            .zip(&a.metrics)
+                            .map(|(mg, x)| (m.models.name(mg.model), x))
+                            .collect(),
+                    ),
+                    summary: a.summary(),
+                })
+                .collect(),
+            protocol_comparisons: &self.protocol_comparisons,
+            agreement: &self.agreement,
+        };
+        if pretty {
+            serde_json::to_writer_pretty(out, &json)
+        } else {
+            serde_json::to_writer(out, &json)
+        }
+    }
+
+    /// The per-item export (§12): one JSON line per item of every benchmark-scope analysis.
+    pub fn write_items(&self, m: &ResponseMatrix, mut out: impl Write) -> std::io::Result<()> {
+        for a in &self.analyses {
+            if a.key.scope == Scope::All {
+                continue;
+            }
+            for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+                let g = &mg.grid;
+                let k = g.k();
+                let name = |c: usize| m.config(g.configs[c]).name.as_ref();
+                for (i, &item) in g.items.iter().enumerate() {
+                    let it = m.item(item);
+                    let mut line: BTreeMap<&str, serde_json::Value> = BTreeMap::new();
+                    line.insert("protocol", m.protocols.name(a.key.protocol).into());
+                    line.insert("task", a.key.task.as_str().into());
+                    line.insert("scope", a.key.scope_name(m).into());
+                    line.insert("model", m.models.name(mg.model).into());
+                    line.insert("benchmark", m.benchmarks.name(it.benchmark).into());
+                    line.insert("item_id", it.id.as_ref().into());
+                    match x {
+                        Metrics::Mcq(x) => {
+                            let row = x.items.row(i, k);
+                            let mean = row.iter().map(|&v| f64::from(v)).sum::<f64>() / k as f64;
+                            line.insert("pattern", x.items.pattern(i, k).into());
+                            line.insert("class", x.items.class[i].as_str().into());
+                            line.insert("best_config", name(x.items.best_config[i]).into());
+                            line.insert("has_harmful", (x.items.harmful_pairs[i] > 0).into());
+                            line.insert("harmful_pairs", x.items.harmful_pairs[i].into());
+                            line.insert("terminal_regression", x.items.terminal[i].into());
+                            line.insert("text_overwrite", x.items.text_overwrite[i].into());
+                            line.insert("oracle_correct", x.items.oracle[i].into());
+                            line.insert("mean_correct", mean.into());
+                            line.insert("variability", (mean * (1.0 - mean)).sqrt().into());
+                            line.insert("adjacent_flips", x.items.adjacent_flips[i].into());
+                        }
+                        Metrics::Open(x) => {
+                            let row = x.items.row(i, k);
+                            line.insert("scores", row.to_vec().into());
+                            line.insert("max_score", row.iter().copied().fold(f64::NEG_INFINITY, f64::max).into());
+                            line.insert("has_regression", x.items.has_regression[i].into());
+                            line.insert("terminal_regression", x.items.terminal[i].into());
+                            line.insert("mean_score", (row.iter().sum::<f64>() / k as f64).into());
+                            line.insert("variability", open::population_std(row).into());
+                        }
+                    }
+                    serde_json::to_writer(&mut out, &line)?;
+                    out.write_all(b"\n")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

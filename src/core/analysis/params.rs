@@ -1,0 +1,145 @@
+//! The parameters of a run (SPEC.md §14), with their defaults.
+
+use serde::Serialize;
+use serde::ser::Serializer;
+
+/// How grids are formed (SPEC.md §2.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GridMode {
+    /// Every model gets its own grid.
+    PerModel,
+    /// One grid shared by all models, so their numbers are directly comparable.
+    Joint,
+}
+
+impl GridMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GridMode::PerModel => "per_model",
+            GridMode::Joint => "joint",
+        }
+    }
+}
+
+impl Serialize for GridMode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// The reference pixel count `P_ref` (SPEC.md §2.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReferencePixels {
+    Auto,
+    None,
+    Value(u64),
+}
+
+impl Serialize for ReferencePixels {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ReferencePixels::Auto => s.serialize_str("auto"),
+            ReferencePixels::None => s.serialize_str("none"),
+            ReferencePixels::Value(v) => s.serialize_u64(*v),
+        }
+    }
+}
+
+/// Comparison budget of a resolution variant (SPEC.md §2.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VariantBudget {
+    Own,
+    Zero,
+}
+
+impl Serialize for VariantBudget {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            VariantBudget::Own => "own",
+            VariantBudget::Zero => "zero",
+        })
+    }
+}
+
+/// Every parameter of a run; `Params::default()` is SPEC.md's default run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    pub primary: String,
+    pub intervention_protocol: String,
+    /// δ, the continuous regression margin in points.
+    pub delta: f64,
+    pub seed: u64,
+    /// B, the number of bootstrap resamples (0 disables the bootstrap).
+    pub bootstrap_b: usize,
+    pub grid_mode: GridMode,
+    /// Model filter; `None` keeps every model.
+    pub models: Option<Vec<String>>,
+    /// Config filter; `None` means none.
+    pub configs: Option<Vec<String>>,
+    pub include_zero_frame: bool,
+    pub reference_pixels: ReferencePixels,
+    pub variant_budget: VariantBudget,
+    /// Cascade stages; `None` is the grid's visual ladder.
+    pub cascade_stages: Option<Vec<String>>,
+    /// Whether reports carry the 101-step cascade sweep (it is large).
+    pub sweep: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            primary: "main".into(),
+            intervention_protocol: "intervention".into(),
+            delta: 10.0,
+            seed: 12345,
+            bootstrap_b: 1000,
+            grid_mode: GridMode::PerModel,
+            models: None,
+            configs: None,
+            include_zero_frame: true,
+            reference_pixels: ReferencePixels::Auto,
+            variant_budget: VariantBudget::Own,
+            cascade_stages: None,
+            sweep: true,
+        }
+    }
+}
+
+/// The `params` object of the report.
+#[derive(Debug, Serialize)]
+pub struct ParamsJson<'a> {
+    pub primary: &'a str,
+    pub intervention_protocol: &'a str,
+    pub delta: f64,
+    pub seed: u64,
+    #[serde(rename = "bootstrap_B")]
+    pub bootstrap_b: usize,
+    pub tau_grid: &'static str,
+    pub grid_mode: GridMode,
+    pub models: &'a Option<Vec<String>>,
+    pub configs: &'a Option<Vec<String>>,
+    pub include_zero_frame: bool,
+    pub reference_pixels: ReferencePixels,
+    pub variant_budget: VariantBudget,
+    pub cascade_stages: &'a Option<Vec<String>>,
+}
+
+impl Params {
+    pub fn to_json(&self) -> ParamsJson<'_> {
+        ParamsJson {
+            primary: &self.primary,
+            intervention_protocol: &self.intervention_protocol,
+            delta: self.delta,
+            seed: self.seed,
+            bootstrap_b: self.bootstrap_b,
+            tau_grid: "j/100, j=0..100",
+            grid_mode: self.grid_mode,
+            models: &self.models,
+            configs: &self.configs,
+            include_zero_frame: self.include_zero_frame,
+            reference_pixels: self.reference_pixels,
+            variant_budget: self.variant_budget,
+            cascade_stages: &self.cascade_stages,
+        }
+    }
+}
