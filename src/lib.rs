@@ -3,5 +3,6 @@
 //! [`core`] loads a response matrix (model x item x configuration) and computes the measures
 //! of the trajectory-metrics specification; the command line presents them.
 
-pub mod core;
 pub mod cli;
+pub mod core;
+pub mod demo;

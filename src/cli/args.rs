@@ -199,14 +199,25 @@ impl AnalysisArgs {
             }
         }
         let known = |name: &str| m.configs.iter().any(|c| &*c.name == name);
-        for name in params.configs.iter().flatten().chain(params.cascade_stages.iter().flatten()) {
+        for name in params
+            .configs
+            .iter()
+            .flatten()
+            .chain(params.cascade_stages.iter().flatten())
+        {
             if !known(name) {
-                eprintln!("frameaudit: warning: no configuration {:?} in the dataset", sanitize(name));
+                eprintln!(
+                    "frameaudit: warning: no configuration {:?} in the dataset",
+                    sanitize(name)
+                );
             }
         }
         for p in [&params.primary] {
             if m.protocols.get(p).is_none() {
-                eprintln!("frameaudit: warning: --primary: no protocol {:?} in the dataset", sanitize(p));
+                eprintln!(
+                    "frameaudit: warning: --primary: no protocol {:?} in the dataset",
+                    sanitize(p)
+                );
             }
         }
     }

@@ -48,7 +48,8 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
         input_format: Some(InputFormat::PerItemCsv),
         quiet: false,
     })?;
-    let file = std::fs::File::open(&args.input).with_context(|| format!("cannot read {}", args.input.display()))?;
+    let file = std::fs::File::open(&args.input)
+        .with_context(|| format!("cannot read {}", args.input.display()))?;
     let mut written = 0;
     super::write_atomically(&args.output, |w| {
         let mut sink = CellWriter {
@@ -61,6 +62,9 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
         written = sink.written;
         sink.error.map_or(Ok(()), Err)
     })?;
-    eprintln!("frameaudit: wrote {written} cells to {}", args.output.display());
+    eprintln!(
+        "frameaudit: wrote {written} cells to {}",
+        args.output.display()
+    );
     Ok(())
 }

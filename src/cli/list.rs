@@ -16,7 +16,10 @@ pub fn run(args: &ListArgs) -> Result<()> {
     let mut params = args.analysis.params(true);
     params.bootstrap_b = 0;
     args.analysis.warn_unknown(m, &params);
-    let protocol_name = args.protocol.clone().unwrap_or_else(|| params.primary.clone());
+    let protocol_name = args
+        .protocol
+        .clone()
+        .unwrap_or_else(|| params.primary.clone());
     let Some(protocol) = m.protocols.get(&protocol_name) else {
         anyhow::bail!(
             "no protocol {:?} in the dataset (protocols: {})",
@@ -34,7 +37,10 @@ pub fn run(args: &ListArgs) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.format == ListFormat::Tsv {
-        writeln!(out, "model\tbenchmark\titem_id\ttask\tpattern\tclass\tharmful_pairs\tterminal\tbest_config\tpairs\tconfigs")?;
+        writeln!(
+            out,
+            "model\tbenchmark\titem_id\ttask\tpattern\tclass\tharmful_pairs\tterminal\tbest_config\tpairs\tconfigs"
+        )?;
     }
     for r in &rows {
         let a = &report.analyses[r.analysis];
@@ -44,17 +50,29 @@ pub fn run(args: &ListArgs) -> Result<()> {
         let name = |c: usize| m.config(g.configs[c]).name.as_ref();
         let item = m.item(r.item);
         let (pattern, scores, best) = match &a.metrics[r.model_index] {
-            Metrics::Mcq(x) => (x.items.pattern(r.row, k), None, Some(name(x.items.best_config[r.row]))),
+            Metrics::Mcq(x) => (
+                x.items.pattern(r.row, k),
+                None,
+                Some(name(x.items.best_config[r.row])),
+            ),
             Metrics::Open(x) => {
                 let s = x.items.row(r.row, k).to_vec();
-                let p = s.iter().map(|v| format!("{v}")).collect::<Vec<_>>().join(",");
+                let p = s
+                    .iter()
+                    .map(|v| format!("{v}"))
+                    .collect::<Vec<_>>()
+                    .join(",");
                 (p, Some(s), None)
             }
         };
         let class = r.class.map_or("", |c| c.as_str());
         match args.format {
             ListFormat::Tsv => {
-                let pairs: Vec<String> = r.pairs.iter().map(|&(a, b)| format!("{}>{}", name(a), name(b))).collect();
+                let pairs: Vec<String> = r
+                    .pairs
+                    .iter()
+                    .map(|&(a, b)| format!("{}>{}", name(a), name(b)))
+                    .collect();
                 let configs: Vec<&str> = (0..k).map(name).collect();
                 writeln!(
                     out,

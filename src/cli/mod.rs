@@ -71,8 +71,16 @@ pub fn load(args: &DatasetArgs) -> Result<Dataset> {
             for x in d.sorted() {
                 let _ = writeln!(err, "{x}");
             }
-            let _ = writeln!(err, "frameaudit: {} is rejected: {}", sanitize(&path.display().to_string()), d.summary());
-            Err(Failure { code: EXIT_PROBLEMS }.into())
+            let _ = writeln!(
+                err,
+                "frameaudit: {} is rejected: {}",
+                sanitize(&path.display().to_string()),
+                d.summary()
+            );
+            Err(Failure {
+                code: EXIT_PROBLEMS,
+            }
+            .into())
         }
         Err(e) => Err(e.into()),
     }
@@ -84,11 +92,15 @@ fn run_report(args: &ReportArgs) -> Result<()> {
     args.analysis.warn_unknown(&ds.matrix, &params);
     let agreement = match &args.annotations {
         Some(path) => {
-            let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let anns = agreement::read_annotations(std::io::BufReader::new(file), path).map_err(|e| {
-                eprintln!("{e}");
-                Failure { code: EXIT_PROBLEMS }
-            })?;
+            let file = std::fs::File::open(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let anns =
+                agreement::read_annotations(std::io::BufReader::new(file), path).map_err(|e| {
+                    eprintln!("{e}");
+                    Failure {
+                        code: EXIT_PROBLEMS,
+                    }
+                })?;
             Some(agreement::agreement(&anns))
         }
         None => None,
@@ -111,16 +123,24 @@ fn run_report(args: &ReportArgs) -> Result<()> {
 }
 
 /// Writes a file through a temporary sibling and a rename, so a reader never sees half.
-pub fn write_atomically(path: &Path, f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
+pub fn write_atomically(
+    path: &Path,
+    f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write in {}", dir.display()))?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
         f(&mut w).with_context(|| format!("cannot write {}", path.display()))?;
         w.flush()?;
     }
     tmp.as_file().sync_all()?;
-    tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
 
@@ -148,7 +168,10 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
                 ds.warnings.summary()
             )?;
             if ds.warnings.warning_count() > 0 {
-                return Err(Failure { code: EXIT_PROBLEMS }.into());
+                return Err(Failure {
+                    code: EXIT_PROBLEMS,
+                }
+                .into());
             }
             Ok(())
         }
@@ -157,8 +180,16 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
             for x in d.sorted() {
                 writeln!(out, "{x}")?;
             }
-            writeln!(out, "{}: rejected: {}", sanitize(&path.display().to_string()), d.summary())?;
-            Err(Failure { code: EXIT_PROBLEMS }.into())
+            writeln!(
+                out,
+                "{}: rejected: {}",
+                sanitize(&path.display().to_string()),
+                d.summary()
+            )?;
+            Err(Failure {
+                code: EXIT_PROBLEMS,
+            }
+            .into())
         }
         Err(e) => Err(e.into()),
     }

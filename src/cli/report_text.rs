@@ -58,7 +58,11 @@ pub fn write(out: &mut impl Write, ds: &Dataset, report: &Report, st: &Style) ->
         analysis(out, m, a, st)?;
     }
     if !report.protocol_comparisons.is_empty() {
-        writeln!(out, "\n{}", st.bold("Membership stability across protocols (which items are harmful)"))?;
+        writeln!(
+            out,
+            "\n{}",
+            st.bold("Membership stability across protocols (which items are harmful)")
+        )?;
         for c in &report.protocol_comparisons {
             writeln!(
                 out,
@@ -108,7 +112,11 @@ pub fn write(out: &mut impl Write, ds: &Dataset, report: &Report, st: &Style) ->
 
 fn rule(out: &mut impl Write, title: &str, st: &Style) -> io::Result<()> {
     let fill = st.width.saturating_sub(width(title) + 4).min(120);
-    writeln!(out, "\n{}", st.bold(&format!("━━ {title} {}", "━".repeat(fill))))
+    writeln!(
+        out,
+        "\n{}",
+        st.bold(&format!("━━ {title} {}", "━".repeat(fill)))
+    )
 }
 
 fn analysis(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &Style) -> io::Result<()> {
@@ -124,12 +132,23 @@ fn analysis(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &Style) 
             "missing_configs" => format!("lacks {}", fit(&e.configs.join(", "), 60)),
             _ => "has no item with every configuration".into(),
         };
-        writeln!(out, "  {} {} {}", st.paint("excluded", Color::Yellow), fit(&e.model, 40), why)?;
+        writeln!(
+            out,
+            "  {} {} {}",
+            st.paint("excluded", Color::Yellow),
+            fit(&e.model, 40),
+            why
+        )?;
     }
     if let Some(g) = &a.grids.joint
         && a.metrics.is_empty()
     {
-        writeln!(out, "  joint grid is empty: {} items, {} configurations in common", g.n(), g.k())?;
+        writeln!(
+            out,
+            "  joint grid is empty: {} items, {} configurations in common",
+            g.n(),
+            g.k()
+        )?;
     }
     if a.metrics.is_empty() {
         return Ok(());
@@ -144,7 +163,12 @@ fn analysis(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &Style) 
     Ok(())
 }
 
-fn summary_table(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &Style) -> io::Result<()> {
+fn summary_table(
+    out: &mut impl Write,
+    m: &ResponseMatrix,
+    a: &Analysis,
+    st: &Style,
+) -> io::Result<()> {
     let name_w = a
         .grids
         .models
@@ -190,7 +214,10 @@ fn summary_table(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &St
                 mg.grid.k(),
                 num(x.best_fixed.accuracy),
                 num(x.oracle_accuracy),
-                st.paint(&format!("{:>8}", format!("+{}", num(x.headroom))), Color::Cyan),
+                st.paint(
+                    &format!("{:>8}", format!("+{}", num(x.headroom))),
+                    Color::Cyan
+                ),
                 st.paint(&format!("{:>7}", num(x.harmful_rate)), Color::Red),
                 num(x.terminal_regression_rate),
                 opt(x.text_overwrite.rate),
@@ -202,7 +229,10 @@ fn summary_table(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &St
                 mg.grid.k(),
                 num(x.best_fixed.mean_score),
                 num(x.oracle_mean),
-                st.paint(&format!("{:>6}", format!("+{}", num(x.oracle_gap))), Color::Cyan),
+                st.paint(
+                    &format!("{:>6}", format!("+{}", num(x.oracle_gap))),
+                    Color::Cyan
+                ),
                 st.paint(&format!("{:>7}", num(x.regression_rate)), Color::Red),
                 num(x.terminal_regression_rate),
             )?,
@@ -221,7 +251,11 @@ fn curve(
     st: &Style,
 ) -> io::Result<()> {
     let g = &mg.grid;
-    let names: Vec<String> = g.configs.iter().map(|&c| fit(&m.config(c).name, 20)).collect();
+    let names: Vec<String> = g
+        .configs
+        .iter()
+        .map(|&c| fit(&m.config(c).name, 20))
+        .collect();
     let name_w = names.iter().map(|n| width(n)).max().unwrap_or(4);
     let bar_w = st.width.saturating_sub(name_w + 36).clamp(8, 40);
     for (i, name) in names.iter().enumerate() {
@@ -240,7 +274,13 @@ fn curve(
     Ok(())
 }
 
-fn mcq_block(out: &mut impl Write, m: &ResponseMatrix, mg: &ModelGrid, x: &McqMetrics, st: &Style) -> io::Result<()> {
+fn mcq_block(
+    out: &mut impl Write,
+    m: &ResponseMatrix,
+    mg: &ModelGrid,
+    x: &McqMetrics,
+    st: &Style,
+) -> io::Result<()> {
     writeln!(
         out,
         "\n  {} · {} items · {} configurations",
@@ -256,7 +296,11 @@ fn mcq_block(out: &mut impl Write, m: &ResponseMatrix, mg: &ModelGrid, x: &McqMe
         if i == x.top.index {
             v.push("top");
         }
-        if v.is_empty() { String::new() } else { st.dim(&format!(" ◀ {}", v.join(", "))) }
+        if v.is_empty() {
+            String::new()
+        } else {
+            st.dim(&format!(" ◀ {}", v.join(", ")))
+        }
     };
     curve(out, m, mg, &x.accuracy, &marks, st)?;
     let boot = x.bootstrap.as_ref();
@@ -320,9 +364,17 @@ fn mcq_block(out: &mut impl Write, m: &ResponseMatrix, mg: &ModelGrid, x: &McqMe
                 num(c.baseline.mean_cost),
                 opt(s.cost_reduction_pct)
             )?,
-            None => writeln!(out, "    cascade: no threshold matches {}'s accuracy", fit(&c.baseline.config, 20))?,
+            None => writeln!(
+                out,
+                "    cascade: no threshold matches {}'s accuracy",
+                fit(&c.baseline.config, 20)
+            )?,
         },
-        None => writeln!(out, "    {}", st.dim("cascade: not available (needs confidences on two or more visual stages)"))?,
+        None => writeln!(
+            out,
+            "    {}",
+            st.dim("cascade: not available (needs confidences on two or more visual stages)")
+        )?,
     }
     if let Some(iv) = &x.intervention {
         writeln!(
@@ -338,7 +390,13 @@ fn mcq_block(out: &mut impl Write, m: &ResponseMatrix, mg: &ModelGrid, x: &McqMe
     Ok(())
 }
 
-fn open_block(out: &mut impl Write, m: &ResponseMatrix, mg: &ModelGrid, x: &OpenMetrics, st: &Style) -> io::Result<()> {
+fn open_block(
+    out: &mut impl Write,
+    m: &ResponseMatrix,
+    mg: &ModelGrid,
+    x: &OpenMetrics,
+    st: &Style,
+) -> io::Result<()> {
     writeln!(
         out,
         "\n  {} · {} items · {} configurations · open-ended (mean score)",
@@ -347,7 +405,11 @@ fn open_block(out: &mut impl Write, m: &ResponseMatrix, mg: &ModelGrid, x: &Open
         mg.grid.k()
     )?;
     let marks = |i: usize| {
-        if i == x.best_fixed.index { st.dim(" ◀ best fixed") } else { String::new() }
+        if i == x.best_fixed.index {
+            st.dim(" ◀ best fixed")
+        } else {
+            String::new()
+        }
     };
     curve(out, m, mg, &x.mean_score, &marks, st)?;
     let boot = x.bootstrap.as_ref();

@@ -26,7 +26,9 @@ impl Style {
     pub fn for_stdout() -> Style {
         let tty = std::io::stdout().is_terminal();
         let width = if tty {
-            crossterm::terminal::size().map(|(w, _)| usize::from(w)).ok()
+            crossterm::terminal::size()
+                .map(|(w, _)| usize::from(w))
+                .ok()
         } else {
             None
         }
@@ -39,19 +41,34 @@ impl Style {
     }
 
     pub fn plain(width: usize) -> Style {
-        Style { color: false, width }
+        Style {
+            color: false,
+            width,
+        }
     }
 
     pub fn paint(&self, s: &str, color: Color) -> String {
-        if self.color { s.with(color).to_string() } else { s.to_string() }
+        if self.color {
+            s.with(color).to_string()
+        } else {
+            s.to_string()
+        }
     }
 
     pub fn bold(&self, s: &str) -> String {
-        if self.color { s.bold().to_string() } else { s.to_string() }
+        if self.color {
+            s.bold().to_string()
+        } else {
+            s.to_string()
+        }
     }
 
     pub fn dim(&self, s: &str) -> String {
-        if self.color { s.dim().to_string() } else { s.to_string() }
+        if self.color {
+            s.dim().to_string()
+        } else {
+            s.to_string()
+        }
     }
 }
 

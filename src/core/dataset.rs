@@ -139,14 +139,18 @@ pub fn load_dataset(path: &Path, format: Option<CellFormat>) -> Result<Dataset, 
         });
     }
     for (name, sampling) in &ds_meta.configs {
-        let known = (0..matrix.protocols.len() as u32).any(|p| matrix.find_config(p, name).is_some());
+        let known =
+            (0..matrix.protocols.len() as u32).any(|p| matrix.find_config(p, name).is_some());
         if !known {
             let file: Arc<Path> = Arc::from(root.clone().unwrap_or_default().join("dataset.json"));
             diags.warning(
                 &file,
                 None,
                 Some("configs"),
-                format!("configuration {name:?} (policy {:?}) has no cells", sampling.policy),
+                format!(
+                    "configuration {name:?} (policy {:?}) has no cells",
+                    sampling.policy
+                ),
             );
         }
     }
@@ -157,7 +161,11 @@ pub fn load_dataset(path: &Path, format: Option<CellFormat>) -> Result<Dataset, 
         .name
         .clone()
         .or_else(|| {
-            let stem = if root.is_some() { path.file_name() } else { path.file_stem() };
+            let stem = if root.is_some() {
+                path.file_name()
+            } else {
+                path.file_stem()
+            };
             stem.map(|s| s.to_string_lossy().into_owned())
         })
         .unwrap_or_else(|| "dataset".into());
@@ -219,7 +227,12 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
             if let Some(schema) = &meta.schema
                 && !schema.starts_with("frameaudit/dataset@")
             {
-                diags.warning(&file, None, Some("schema"), format!("unknown schema {schema:?}; expected \"frameaudit/dataset@1\""));
+                diags.warning(
+                    &file,
+                    None,
+                    Some("schema"),
+                    format!("unknown schema {schema:?}; expected \"frameaudit/dataset@1\""),
+                );
             }
             for (name, c) in &meta.configs {
                 if !POLICIES.contains(&c.policy.as_str()) {
@@ -241,7 +254,12 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
             Ok(meta)
         }
         Err(e) => {
-            diags.error(&file, Some(e.line() as u64), None, format!("malformed dataset.json: {}", describe_json_error(&e)));
+            diags.error(
+                &file,
+                Some(e.line() as u64),
+                None,
+                format!("malformed dataset.json: {}", describe_json_error(&e)),
+            );
             Ok(DatasetMeta::default())
         }
     }
@@ -301,7 +319,11 @@ fn read_items(
         let raw: RawItem = match serde_json::from_slice(&line) {
             Ok(r) => r,
             Err(e) => {
-                diags.at(&loc, None, format!("malformed JSON: {}", describe_json_error(&e)));
+                diags.at(
+                    &loc,
+                    None,
+                    format!("malformed JSON: {}", describe_json_error(&e)),
+                );
                 continue;
             }
         };
@@ -317,7 +339,10 @@ fn read_items(
                     a.iter().filter_map(J::as_str).map(str::to_owned).collect()
                 }
                 other => {
-                    ck.fail("options", format!("expected an array of strings, found {}", other.kind()));
+                    ck.fail(
+                        "options",
+                        format!("expected an array of strings, found {}", other.kind()),
+                    );
                     Vec::new()
                 }
             },
@@ -363,7 +388,12 @@ fn read_items(
         }
     }
     if unknown > 5 {
-        diags.warning(&file, None, None, format!("{unknown} items in all have no cells"));
+        diags.warning(
+            &file,
+            None,
+            None,
+            format!("{unknown} items in all have no cells"),
+        );
     }
     let described = out.iter().filter(|x| x.is_some()).count();
     if described < out.len() {
@@ -371,7 +401,11 @@ fn read_items(
             &file,
             None,
             None,
-            format!("{} of {} items with cells have no description (no question, no frames)", out.len() - described, out.len()),
+            format!(
+                "{} of {} items with cells have no description (no question, no frames)",
+                out.len() - described,
+                out.len()
+            ),
         );
     }
     Ok(out)

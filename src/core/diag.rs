@@ -135,9 +135,7 @@ impl Diagnostics {
     /// Kept diagnostics, errors first, each group in file and line order.
     pub fn sorted(&self) -> Vec<&Diagnostic> {
         let mut v: Vec<&Diagnostic> = self.items.iter().collect();
-        v.sort_by(|a, b| {
-            (a.severity, &a.file, a.line).cmp(&(b.severity, &b.file, b.line))
-        });
+        v.sort_by(|a, b| (a.severity, &a.file, a.line).cmp(&(b.severity, &b.file, b.line)));
         v
     }
 

@@ -123,6 +123,8 @@ pub enum Gold<'a> {
     None,
     One(&'a str),
     Many(Vec<&'a str>),
+    /// A list where none is usable (empty, or on a multiple-choice cell): the cell is invalid.
+    Unusable,
 }
 
 /// One validated cell as a loader hands it to the builder (strings borrowed from the line).
@@ -362,7 +364,9 @@ impl MatrixBuilder {
                 self.bench_first[bench as usize] = Some(loc.clone());
             }
             Some(t) if t != c.task => {
-                let first = self.bench_first[bench as usize].as_ref().map_or(0, |l| l.line);
+                let first = self.bench_first[bench as usize]
+                    .as_ref()
+                    .map_or(0, |l| l.line);
                 self.diags.at(
                     loc,
                     Some("task"),
@@ -460,7 +464,8 @@ impl MatrixBuilder {
             Task::Mcq => match (c.correct, &c.gold) {
                 (Some(b), _) => f64::from(u8::from(b)),
                 (None, Gold::One(g)) => {
-                    let right = matches!((&pred_norm, norm_fast(g)), (Some(p), Some(g)) if *p == *g);
+                    let right =
+                        matches!((&pred_norm, norm_fast(g)), (Some(p), Some(g)) if *p == *g);
                     f64::from(u8::from(right))
                 }
                 _ => f64::NAN,
@@ -469,7 +474,7 @@ impl MatrixBuilder {
                 (Some(s), _) => s,
                 (None, Gold::One(g)) => token_f1_score(c.pred.unwrap_or(""), &[g]),
                 (None, Gold::Many(gs)) => token_f1_score(c.pred.unwrap_or(""), gs),
-                (None, Gold::None) => f64::NAN,
+                (None, Gold::None | Gold::Unusable) => f64::NAN,
             },
         };
         if value.is_nan() {
@@ -488,7 +493,7 @@ impl MatrixBuilder {
             m.frame_pool.extend(idx);
         }
         let gold_text = match &c.gold {
-            Gold::None => None,
+            Gold::None | Gold::Unusable => None,
             Gold::One(g) => Some(std::borrow::Cow::Borrowed(*g)),
             Gold::Many(gs) => Some(std::borrow::Cow::Owned(gs.join(" | "))),
         };
@@ -595,13 +600,21 @@ impl MatrixBuilder {
         let mut blind: FxHashMap<(u32, u32, u32), u32> = FxHashMap::default();
         for ((p, mo, it), (text, _)) in &self.field_blind {
             blind.insert(
-                (proto_map[*p as usize], model_map[*mo as usize], item_map[*it as usize]),
+                (
+                    proto_map[*p as usize],
+                    model_map[*mo as usize],
+                    item_map[*it as usize],
+                ),
                 *text,
             );
         }
         for ((p, mo, it), (_, text)) in &self.zero_blind {
             blind.insert(
-                (proto_map[*p as usize], model_map[*mo as usize], item_map[*it as usize]),
+                (
+                    proto_map[*p as usize],
+                    model_map[*mo as usize],
+                    item_map[*it as usize],
+                ),
                 *text,
             );
         }

@@ -7,4 +7,5 @@ pub mod diag;
 pub mod load;
 pub mod matrix;
 pub mod queue;
+pub mod sampling;
 pub mod text;

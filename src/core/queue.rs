@@ -59,8 +59,11 @@ pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
                 let (class, harmful, terminal) = match x {
                     Metrics::Mcq(x) => {
                         let row = x.items.row(i, k);
-                        let h: Vec<(usize, usize)> =
-                            pairs.iter().copied().filter(|&(a, b)| row[a] == 1 && row[b] == 0).collect();
+                        let h: Vec<(usize, usize)> = pairs
+                            .iter()
+                            .copied()
+                            .filter(|&(a, b)| row[a] == 1 && row[b] == 0)
+                            .collect();
                         (Some(x.items.class[i]), h, x.items.terminal[i])
                     }
                     Metrics::Open(x) => {

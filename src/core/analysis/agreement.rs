@@ -73,7 +73,9 @@ type Unit = (String, String, String);
 
 /// Krippendorff's alpha, nominal, over units given as lists of values (SPEC.md §8.2).
 /// Returns `(alpha, pairable values, pairable units)`.
-pub fn krippendorff_alpha<'a>(units: impl IntoIterator<Item = Vec<&'a str>>) -> (Option<f64>, usize, usize) {
+pub fn krippendorff_alpha<'a>(
+    units: impl IntoIterator<Item = Vec<&'a str>>,
+) -> (Option<f64>, usize, usize) {
     let mut o: BTreeMap<(&str, &str), f64> = BTreeMap::new();
     let (mut values, mut pairable) = (0usize, 0usize);
     for vals in units {
@@ -115,7 +117,12 @@ pub fn krippendorff_alpha<'a>(units: impl IntoIterator<Item = Vec<&'a str>>) -> 
 
 /// Agreement over a set of annotations (already free of duplicate (unit, annotator)).
 pub fn agreement(anns: &[Annotation]) -> Agreement {
-    let annotators: Vec<String> = anns.iter().map(|a| a.annotator.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let annotators: Vec<String> = anns
+        .iter()
+        .map(|a| a.annotator.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let units: BTreeSet<&Unit> = anns.iter().map(|a| &a.unit).collect();
     let tags: Vec<String> = anns
         .iter()
@@ -128,14 +135,17 @@ pub fn agreement(anns: &[Annotation]) -> Agreement {
     for a in anns {
         by.entry(&a.annotator).or_default().insert(&a.unit, a);
     }
-    let has = |a: &Annotation, t: &str| a.tags.iter().any(|x| x == t) || a.primary.as_deref() == Some(t);
+    let has =
+        |a: &Annotation, t: &str| a.tags.iter().any(|x| x == t) || a.primary.as_deref() == Some(t);
 
     let mut pairs = Vec::new();
     for (i, x) in annotators.iter().enumerate() {
         for y in &annotators[i + 1..] {
             let (ax, ay) = (&by[x.as_str()], &by[y.as_str()]);
-            let common: Vec<(&Annotation, &Annotation)> =
-                ax.iter().filter_map(|(u, a)| ay.get(u).map(|b| (*a, *b))).collect();
+            let common: Vec<(&Annotation, &Annotation)> = ax
+                .iter()
+                .filter_map(|(u, a)| ay.get(u).map(|b| (*a, *b)))
+                .collect();
             let mut per_tag = BTreeMap::new();
             let mut kappas = Vec::new();
             for t in &tags {
@@ -143,9 +153,18 @@ pub fn agreement(anns: &[Annotation]) -> Agreement {
                 let vs: Vec<bool> = common.iter().map(|(_, b)| has(b, t)).collect();
                 let (kappa, p_o, pos_a, pos_b) = cohen(&xs, &vs);
                 kappas.extend(kappa);
-                per_tag.insert(t.clone(), TagAgreement { kappa, p_o, pos_a, pos_b });
+                per_tag.insert(
+                    t.clone(),
+                    TagAgreement {
+                        kappa,
+                        p_o,
+                        pos_a,
+                        pos_b,
+                    },
+                );
             }
-            let macro_kappa = (!kappas.is_empty()).then(|| kappas.iter().sum::<f64>() / kappas.len() as f64);
+            let macro_kappa =
+                (!kappas.is_empty()).then(|| kappas.iter().sum::<f64>() / kappas.len() as f64);
             pairs.push(PairAgreement {
                 annotators: [x.clone(), y.clone()],
                 n_units: common.len(),
@@ -161,7 +180,8 @@ pub fn agreement(anns: &[Annotation]) -> Agreement {
             primaries.entry(&a.unit).or_default().push(p);
         }
     }
-    let (primary_alpha, primary_pairable_values, primary_units_pairable) = krippendorff_alpha(primaries.into_values());
+    let (primary_alpha, primary_pairable_values, primary_units_pairable) =
+        krippendorff_alpha(primaries.into_values());
     Agreement {
         annotators,
         n_units: units.len(),
@@ -210,7 +230,11 @@ pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotat
         let raw: RawAnnotation = match serde_json::from_slice(&line) {
             Ok(r) => r,
             Err(e) => {
-                diags.at(&loc, None, format!("malformed JSON: {}", describe_json_error(&e)));
+                diags.at(
+                    &loc,
+                    None,
+                    format!("malformed JSON: {}", describe_json_error(&e)),
+                );
                 continue;
             }
         };
@@ -218,7 +242,9 @@ pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotat
         let item_id = ck.required_str("item_id", &raw.item_id).to_string();
         let annotator = ck.required_str("annotator", &raw.annotator).to_string();
         let model = ck.opt_str("model", &raw.model).unwrap_or("").to_string();
-        let benchmark = ck.defaulted_str("benchmark", &raw.benchmark, "default").to_string();
+        let benchmark = ck
+            .defaulted_str("benchmark", &raw.benchmark, "default")
+            .to_string();
         let primary = ck.opt_str("primary", &raw.primary).map(str::to_owned);
         let tags = match &raw.tags {
             J::Arr(a) if a.iter().all(|t| t.as_str().is_some()) => {
@@ -229,7 +255,10 @@ pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotat
                 Vec::new()
             }
             other => {
-                ck.fail("tags", format!("expected an array of strings, found {}", other.kind()));
+                ck.fail(
+                    "tags",
+                    format!("expected an array of strings, found {}", other.kind()),
+                );
                 Vec::new()
             }
         };
@@ -279,7 +308,8 @@ mod tests {
             [None, None, Some("1"), Some("1")],
             [None, None, Some("3"), None],
         ];
-        let (alpha, values, units) = krippendorff_alpha(rows.iter().map(|r| r.iter().flatten().copied().collect()));
+        let (alpha, values, units) =
+            krippendorff_alpha(rows.iter().map(|r| r.iter().flatten().copied().collect()));
         assert!((alpha.expect("alpha") - 0.743421052631579).abs() < 1e-12);
         assert_eq!((values, units), (40, 11));
     }

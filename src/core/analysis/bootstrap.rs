@@ -49,7 +49,13 @@ pub fn interval(mut values: Vec<f64>) -> Interval {
 /// MCQ bootstrap: (headroom, harmful rate) intervals. Every statistic depends on an item
 /// only through its 0/1 row (the harmful flag is a function of the row on a fixed grid), so
 /// resamples count rows by pattern instead of re-adding whole rows: same integers, less work.
-pub fn mcq(y: &[u8], k: usize, harmful: &[bool], b: usize, seed: u64) -> Option<(Interval, Interval)> {
+pub fn mcq(
+    y: &[u8],
+    k: usize,
+    harmful: &[bool],
+    b: usize,
+    seed: u64,
+) -> Option<(Interval, Interval)> {
     let n = harmful.len();
     if b == 0 || n == 0 {
         return None;
@@ -96,7 +102,13 @@ pub fn mcq(y: &[u8], k: usize, harmful: &[bool], b: usize, seed: u64) -> Option<
 
 /// Open-task bootstrap: (oracle gap, regression rate) intervals. Sums run in draw order, as
 /// the formula is written.
-pub fn open(s: &[f64], k: usize, regression: &[bool], b: usize, seed: u64) -> Option<(Interval, Interval)> {
+pub fn open(
+    s: &[f64],
+    k: usize,
+    regression: &[bool],
+    b: usize,
+    seed: u64,
+) -> Option<(Interval, Interval)> {
     let n = regression.len();
     if b == 0 || n == 0 {
         return None;

@@ -96,7 +96,12 @@ pub fn stage_columns(
             .iter()
             .map(|n| g.configs.iter().position(|&c| *m.config(c).name == **n))
             .collect(),
-        None => Some(g.ladder().into_iter().filter(|&c| g.frames(m, c) > 0).collect()),
+        None => Some(
+            g.ladder()
+                .into_iter()
+                .filter(|&c| g.frames(m, c) > 0)
+                .collect(),
+        ),
     }
 }
 
@@ -160,7 +165,10 @@ pub fn cascade(
         let mut shared_total = 0u64;
         let mut no_share_total = 0u64;
         for (conf, y) in data.conf.chunks_exact(m).zip(data.y.chunks_exact(m)) {
-            let stop = conf[..m - 1].iter().position(|&c| c >= tau).unwrap_or(m - 1);
+            let stop = conf[..m - 1]
+                .iter()
+                .position(|&c| c >= tau)
+                .unwrap_or(m - 1);
             stop_counts[stop] += 1;
             correct += usize::from(y[stop]);
             shared_total += shared[stop];

@@ -58,7 +58,12 @@ impl<'m> Selection<'m> {
         let model_ok = m
             .models
             .names()
-            .map(|name| params.models.as_ref().is_none_or(|f| f.iter().any(|x| x == name)))
+            .map(|name| {
+                params
+                    .models
+                    .as_ref()
+                    .is_none_or(|f| f.iter().any(|x| x == name))
+            })
             .collect();
         Selection {
             m,
@@ -247,10 +252,18 @@ impl GridSpec {
                 .collect()
         };
         GridJson {
-            models: self.models.iter().map(|&mo| m.models.name(mo).to_string()).collect(),
+            models: self
+                .models
+                .iter()
+                .map(|&mo| m.models.name(mo).to_string())
+                .collect(),
             configs: self.configs.iter().map(name).collect(),
             budgets: self.budgets.iter().map(|&b| Num(b)).collect(),
-            own_budgets: self.configs.iter().map(|&c| Num(m.config(c).budget)).collect(),
+            own_budgets: self
+                .configs
+                .iter()
+                .map(|&c| Num(m.config(c).budget))
+                .collect(),
             frames: self.configs.iter().map(|&c| m.config(c).frames).collect(),
             pixels: self.configs.iter().map(|&c| m.config(c).pixels).collect(),
             reference_pixels: self.reference_pixels,
@@ -315,8 +328,17 @@ fn order(
     configs: &[u32],
     params: &Params,
 ) -> (Vec<u32>, Vec<f64>, Vec<bool>, Option<u64>, Option<usize>) {
-    let visual: Vec<u32> = configs.iter().copied().filter(|&c| m.config(c).frames > 0).collect();
-    let carries = |p: u64| visual.iter().filter(|&&c| m.config(c).pixels == Some(p)).count();
+    let visual: Vec<u32> = configs
+        .iter()
+        .copied()
+        .filter(|&c| m.config(c).frames > 0)
+        .collect();
+    let carries = |p: u64| {
+        visual
+            .iter()
+            .filter(|&&c| m.config(c).pixels == Some(p))
+            .count()
+    };
     let p_ref = match params.reference_pixels {
         ReferencePixels::None => None,
         ReferencePixels::Value(v) => Some(v),
@@ -453,7 +475,8 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
         GridMode::PerModel => {
             for (&mo, avail) in kept.iter().zip(&avails) {
                 let configs = filter_ids.clone().unwrap_or_else(|| avail.clone());
-                let (configs, budgets, is_variant, reference_pixels, top) = order(m, &configs, params);
+                let (configs, budgets, is_variant, reference_pixels, top) =
+                    order(m, &configs, params);
                 let rows = sel.rows(mo, &col_map(&configs), configs.len());
                 let grid = GridSpec {
                     models: vec![mo],
@@ -482,26 +505,40 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
             }
             out.excluded.sort_by(|a, b| a.model.cmp(&b.model));
         }
+        GridMode::Joint if kept.is_empty() => {}
         GridMode::Joint => {
             let configs = filter_ids.unwrap_or_else(|| {
                 let mut it = avails.iter();
                 let first = it.next().cloned().unwrap_or_default();
-                it.fold(first, |acc, a| acc.into_iter().filter(|c| a.contains(c)).collect())
+                it.fold(first, |acc, a| {
+                    acc.into_iter().filter(|c| a.contains(c)).collect()
+                })
             });
             let (configs, budgets, is_variant, reference_pixels, top) = order(m, &configs, params);
             let col_of = col_map(&configs);
             let k = configs.len();
             let rows: Vec<Rows> = kept.iter().map(|&mo| sel.rows(mo, &col_of, k)).collect();
-            let mut candidates: Vec<u32> = rows.iter().flat_map(|r| r.candidates.iter().copied()).collect();
+            let mut candidates: Vec<u32> = rows
+                .iter()
+                .flat_map(|r| r.candidates.iter().copied())
+                .collect();
             candidates.sort_unstable();
             candidates.dedup();
-            let mut items: Vec<u32> = rows.first().map(|r| r.items.clone()).unwrap_or_default();
+            // With no configuration every candidate vacuously has all its cells.
+            let mut items: Vec<u32> = if k == 0 {
+                candidates.clone()
+            } else {
+                rows.first().map(|r| r.items.clone()).unwrap_or_default()
+            };
             for r in rows.iter().skip(1) {
                 items.retain(|i| r.items.binary_search(i).is_ok());
             }
             let mut present = vec![false; sel.configs.len()];
             for r in &rows {
-                present.iter_mut().zip(&r.present).for_each(|(a, b)| *a |= *b);
+                present
+                    .iter_mut()
+                    .zip(&r.present)
+                    .for_each(|(a, b)| *a |= *b);
             }
             let grid = std::sync::Arc::new(GridSpec {
                 models: kept.clone(),

@@ -46,7 +46,12 @@ pub fn intervention_cell(m: &ResponseMatrix, protocol: u32, model: u32, item: u3
         })
 }
 
-pub fn compute(m: &ResponseMatrix, protocol: u32, mg: &ModelGrid, items: &McqItems) -> Option<Intervention> {
+pub fn compute(
+    m: &ResponseMatrix,
+    protocol: u32,
+    mg: &ModelGrid,
+    items: &McqItems,
+) -> Option<Intervention> {
     let g = &mg.grid;
     let (k, top) = (g.k(), g.top?);
     let (mut n, mut terminal, mut recovered, mut top_correct, mut broken) = (0, 0, 0, 0, 0);

@@ -83,7 +83,10 @@ impl McqItems {
     }
 
     pub fn pattern(&self, i: usize, k: usize) -> String {
-        self.row(i, k).iter().map(|&v| if v == 1 { '1' } else { '0' }).collect()
+        self.row(i, k)
+            .iter()
+            .map(|&v| if v == 1 { '1' } else { '0' })
+            .collect()
     }
 }
 
@@ -237,7 +240,10 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
             *c += usize::from(v);
         }
     }
-    let accuracy: Vec<f64> = correct.iter().map(|&c| 100.0 * c as f64 / n as f64).collect();
+    let accuracy: Vec<f64> = correct
+        .iter()
+        .map(|&c| 100.0 * c as f64 / n as f64)
+        .collect();
     let best = (0..k).fold(0, |b, i| if correct[i] > correct[b] { i } else { b });
 
     let pairs = g.comparable_pairs();
@@ -263,11 +269,17 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
     for row in y.chunks_exact(k) {
         let class = Class::of(row);
         classes.add(class);
-        let pattern: String = row.iter().map(|&v| if v == 1 { '1' } else { '0' }).collect();
+        let pattern: String = row
+            .iter()
+            .map(|&v| if v == 1 { '1' } else { '0' })
+            .collect();
         *patterns.entry(pattern).or_default() += 1;
         let best_col = row.iter().position(|&v| v == 1).unwrap_or(0);
         best_counts[best_col] += 1;
-        let hp = pairs.iter().filter(|&&(a, b)| row[a] == 1 && row[b] == 0).count() as u32;
+        let hp = pairs
+            .iter()
+            .filter(|&&(a, b)| row[a] == 1 && row[b] == 0)
+            .count() as u32;
         let terminal = row[top] == 0 && (0..k).any(|a| g.lower(a, top) && row[a] == 1);
         let text_right = zero.iter().any(|&t| row[t] == 1);
         text_correct += usize::from(text_right);
@@ -284,9 +296,13 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         items.best_config.push(best_col);
         items.harmful_pairs.push(hp);
         items.terminal.push(terminal);
-        items.text_overwrite.push(text_right && visual.iter().any(|&v| row[v] == 0));
+        items
+            .text_overwrite
+            .push(text_right && visual.iter().any(|&v| row[v] == 0));
         items.oracle.push(row.contains(&1));
-        items.adjacent_flips.push(row.windows(2).filter(|w| w[0] != w[1]).count() as u32);
+        items
+            .adjacent_flips
+            .push(row.windows(2).filter(|w| w[0] != w[1]).count() as u32);
     }
     let oracle_count = items.oracle.iter().filter(|&&o| o).count();
     let harmful_items = items.harmful_pairs.iter().filter(|&&h| h > 0).count();
@@ -322,7 +338,11 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         .map(|r| r.iter().map(|&c| 100.0 * c as f64 / n as f64).collect())
         .collect();
     let pair_oracle_gain = (0..k)
-        .map(|a| (0..k).map(|b| right_wrong[a][b].min(right_wrong[b][a])).collect())
+        .map(|a| {
+            (0..k)
+                .map(|b| right_wrong[a][b].min(right_wrong[b][a]))
+                .collect()
+        })
         .collect();
 
     let prior_fallback = prior_fallback(m, mg, &y, &visual, &pairs, top);
@@ -423,7 +443,10 @@ fn prior_fallback(
                 pf.fallback_pairs += usize::from(matches(b));
             }
         }
-        if top_visual && row[top] == 0 && (0..k).any(|a| is_visual[a] && g.lower(a, top) && row[a] == 1) {
+        if top_visual
+            && row[top] == 0
+            && (0..k).any(|a| is_visual[a] && g.lower(a, top) && row[a] == 1)
+        {
             pf.terminal_regressions += 1;
             pf.terminal_fallbacks += usize::from(matches(top));
         }

@@ -18,7 +18,9 @@ use serde::ser::{SerializeMap, Serializer};
 
 use self::agreement::{Agreement, cohen};
 use self::cascade::{Cascade, Pooled, StageData};
-use self::grid::{AnalysisKey, Excluded, GridJson, Grids, ModelGrid, Scope, Selection, build_grids};
+use self::grid::{
+    AnalysisKey, Excluded, GridJson, Grids, ModelGrid, Scope, Selection, build_grids,
+};
 use self::mcq::{McqBootstrap, McqMetrics};
 use self::open::{OpenBootstrap, OpenMetrics};
 use self::params::{GridMode, Params, ParamsJson};
@@ -121,20 +123,18 @@ pub fn analysis_keys(m: &ResponseMatrix, params: &Params) -> Vec<AnalysisKey> {
                 task,
                 scope: Scope::All,
             };
-            let sel = Selection::new(m, all, params);
-            let mut benches: Vec<u32> = Vec::new();
-            for mo in 0..m.models.len() as u32 {
-                for c in sel.cells(mo) {
-                    let b = m.items[m.cell_item[c as usize] as usize].benchmark;
-                    if benches.last() != Some(&b) && !benches.contains(&b) {
-                        benches.push(b);
-                    }
-                }
-            }
+            // Every (task, benchmark) of the protocol's cells, valid or not and before the
+            // filters: an analysis whose filters leave nothing is reported empty.
+            let mut benches: Vec<u32> = (0..m.models.len() as u32)
+                .flat_map(|mo| m.group(p, mo).iter())
+                .map(|&c| m.items[m.cell_item[c as usize] as usize].benchmark)
+                .filter(|&b| m.bench_task[b as usize] == task)
+                .collect();
+            benches.sort_unstable();
+            benches.dedup();
             if benches.is_empty() {
                 continue;
             }
-            benches.sort_unstable();
             keys.push(all);
             keys.extend(benches.into_iter().map(|b| AnalysisKey {
                 protocol: p,
@@ -147,21 +147,25 @@ pub fn analysis_keys(m: &ResponseMatrix, params: &Params) -> Vec<AnalysisKey> {
 }
 
 /// Computes one model's measures on its grid.
-fn model_metrics(m: &ResponseMatrix, key: &AnalysisKey, mg: &ModelGrid, params: &Params) -> Metrics {
+fn model_metrics(
+    m: &ResponseMatrix,
+    key: &AnalysisKey,
+    mg: &ModelGrid,
+    params: &Params,
+) -> Metrics {
     match key.task {
         Task::Mcq => {
             let mut x = mcq::compute(m, mg);
             let k = mg.grid.k();
             x.cascade = cascade_of(m, mg, params).1;
             let harmful: Vec<bool> = x.items.harmful_pairs.iter().map(|&h| h > 0).collect();
-            x.bootstrap = bootstrap::mcq(&x.items.y, k, &harmful, params.bootstrap_b, params.seed).map(
-                |(headroom, harmful_rate)| McqBootstrap {
+            x.bootstrap = bootstrap::mcq(&x.items.y, k, &harmful, params.bootstrap_b, params.seed)
+                .map(|(headroom, harmful_rate)| McqBootstrap {
                     b: params.bootstrap_b,
                     seed: params.seed,
                     headroom,
                     harmful_rate,
-                },
-            );
+                });
             if m.protocols.name(key.protocol) == params.primary
                 && let Some(ip) = m.protocols.get(&params.intervention_protocol)
             {
@@ -190,19 +194,31 @@ fn model_metrics(m: &ResponseMatrix, key: &AnalysisKey, mg: &ModelGrid, params: 
 }
 
 /// A model's cascade and the stage data it was computed from.
-fn cascade_of(m: &ResponseMatrix, mg: &ModelGrid, params: &Params) -> (Option<StageData>, Option<Cascade>) {
+fn cascade_of(
+    m: &ResponseMatrix,
+    mg: &ModelGrid,
+    params: &Params,
+) -> (Option<StageData>, Option<Cascade>) {
     let Some(cols) = cascade::stage_columns(m, mg, params.cascade_stages.as_deref()) else {
         return (None, None);
     };
     let data = cascade::stage_data(m, mg, &cols);
-    let names = cols.iter().map(|&c| m.config(mg.grid.configs[c]).name.to_string()).collect();
+    let names = cols
+        .iter()
+        .map(|&c| m.config(mg.grid.configs[c]).name.to_string())
+        .collect();
     let frames = cols.iter().map(|&c| mg.grid.frames(m, c)).collect();
     let c = cascade::cascade(&data, names, frames, params.sweep);
     (Some(data), c)
 }
 
 /// The pooled cascade of a joint grid: one τ over every (model, item).
-fn pooled_cascade(m: &ResponseMatrix, grids: &Grids, metrics: &[Metrics], params: &Params) -> Option<Pooled> {
+fn pooled_cascade(
+    m: &ResponseMatrix,
+    grids: &Grids,
+    metrics: &[Metrics],
+    params: &Params,
+) -> Option<Pooled> {
     if grids.models.is_empty() {
         return None;
     }
@@ -212,11 +228,23 @@ fn pooled_cascade(m: &ResponseMatrix, grids: &Grids, metrics: &[Metrics], params
         let Metrics::Mcq(x) = x else { return None };
         let c = x.cascade.as_ref()?;
         first.get_or_insert(c);
-        let (data, _) = cascade_of(m, mg, &Params { sweep: false, ..params.clone() });
+        let (data, _) = cascade_of(
+            m,
+            mg,
+            &Params {
+                sweep: false,
+                ..params.clone()
+            },
+        );
         pooled.append(&data?);
     }
     let first = first?;
-    let cascade = cascade::cascade(&pooled, first.stages.clone(), first.stage_frames.clone(), params.sweep)?;
+    let cascade = cascade::cascade(
+        &pooled,
+        first.stages.clone(),
+        first.stage_frames.clone(),
+        params.sweep,
+    )?;
     Some(Pooled {
         n: pooled.n(),
         cascade,
@@ -224,7 +252,11 @@ fn pooled_cascade(m: &ResponseMatrix, grids: &Grids, metrics: &[Metrics], params
 }
 
 /// Runs `f` over `jobs` on up to `threads` threads, keeping the jobs' order.
-fn parallel_map<T: Sync, R: Send>(jobs: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+fn parallel_map<T: Sync, R: Send>(
+    jobs: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     if threads <= 1 || jobs.len() <= 1 {
         return jobs.iter().map(f).collect();
     }
@@ -259,16 +291,21 @@ fn parallel_map<T: Sync, R: Send>(jobs: &[T], threads: usize, f: impl Fn(&T) -> 
 
 /// Runs every analysis of the matrix.
 pub fn run(m: &ResponseMatrix, params: &Params, agreement: Option<Agreement>) -> Report {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
     let keys = analysis_keys(m, params);
-    let grids: Vec<Grids> = parallel_map(&keys, threads, |key| build_grids(&Selection::new(m, *key, params), params));
+    let grids: Vec<Grids> = parallel_map(&keys, threads, |key| {
+        build_grids(&Selection::new(m, *key, params), params)
+    });
     let jobs: Vec<(usize, usize)> = grids
         .iter()
         .enumerate()
         .flat_map(|(a, g)| (0..g.models.len()).map(move |i| (a, i)))
         .collect();
-    let mut metrics: Vec<Metrics> =
-        parallel_map(&jobs, threads, |&(a, i)| model_metrics(m, &keys[a], &grids[a].models[i], params));
+    let mut metrics: Vec<Metrics> = parallel_map(&jobs, threads, |&(a, i)| {
+        model_metrics(m, &keys[a], &grids[a].models[i], params)
+    });
     let mut analyses = Vec::with_capacity(keys.len());
     let mut drain = metrics.drain(..);
     for (key, grids) in keys.into_iter().zip(grids) {
@@ -303,7 +340,11 @@ fn flags(x: &Metrics) -> Vec<bool> {
 }
 
 /// Membership stability across protocols (SPEC.md §10).
-fn compare_protocols(m: &ResponseMatrix, params: &Params, analyses: &[Analysis]) -> Vec<ProtocolComparison> {
+fn compare_protocols(
+    m: &ResponseMatrix,
+    params: &Params,
+    analyses: &[Analysis],
+) -> Vec<ProtocolComparison> {
     let mut out = Vec::new();
     let Some(primary) = m.protocols.get(&params.primary) else {
         return out;
@@ -311,7 +352,9 @@ fn compare_protocols(m: &ResponseMatrix, params: &Params, analyses: &[Analysis])
     for a in analyses.iter().filter(|a| a.key.protocol == primary) {
         let mut others: Vec<&Analysis> = analyses
             .iter()
-            .filter(|b| b.key.protocol != primary && b.key.task == a.key.task && b.key.scope == a.key.scope)
+            .filter(|b| {
+                b.key.protocol != primary && b.key.task == a.key.task && b.key.scope == a.key.scope
+            })
             .collect();
         others.sort_by_key(|b| m.protocols.name(b.key.protocol));
         for b in others {
@@ -335,7 +378,9 @@ fn compare_protocols(m: &ResponseMatrix, params: &Params, analyses: &[Analysis])
                         }
                     }
                 }
-                let count = |f: &dyn Fn(bool, bool) -> bool| va.iter().zip(&vb).filter(|&(&x, &y)| f(x, y)).count();
+                let count = |f: &dyn Fn(bool, bool) -> bool| {
+                    va.iter().zip(&vb).filter(|&(&x, &y)| f(x, y)).count()
+                };
                 let both = count(&|x, y| x && y);
                 let only_a = count(&|x, y| x && !y);
                 let only_b = count(&|x, y| !x && y);
@@ -434,7 +479,8 @@ impl Analysis {
                     })
                     .collect();
                 let (headroom_min, headroom_max) = min_max(xs.iter().map(|x| x.headroom));
-                let (harmful_rate_min, harmful_rate_max) = min_max(xs.iter().map(|x| x.harmful_rate));
+                let (harmful_rate_min, harmful_rate_max) =
+                    min_max(xs.iter().map(|x| x.harmful_rate));
                 let (terminal_regression_rate_min, terminal_regression_rate_max) =
                     min_max(xs.iter().map(|x| x.terminal_regression_rate));
                 let (text_overwrite_rate_min, text_overwrite_rate_max) =
@@ -461,7 +507,8 @@ impl Analysis {
                     })
                     .collect();
                 let (oracle_gap_min, oracle_gap_max) = min_max(xs.iter().map(|x| x.oracle_gap));
-                let (regression_rate_min, regression_rate_max) = min_max(xs.iter().map(|x| x.regression_rate));
+                let (regression_rate_min, regression_rate_max) =
+                    min_max(xs.iter().map(|x| x.regression_rate));
                 Some(Summary::Open(OpenSummary {
                     oracle_gap_min,
                     oracle_gap_max,
@@ -510,7 +557,12 @@ struct ReportJson<'a> {
 
 impl Report {
     /// The report JSON of SPEC.md §12.
-    pub fn write_json(&self, m: &ResponseMatrix, out: impl Write, pretty: bool) -> serde_json::Result<()> {
+    pub fn write_json(
+        &self,
+        m: &ResponseMatrix,
+        out: impl Write,
+        pretty: bool,
+    ) -> serde_json::Result<()> {
         let names = |it: &crate::core::matrix::Interner| it.names().map(str::to_owned).collect();
         let json = ReportJson {
             spec_version: SPEC_VERSION,
@@ -594,7 +646,10 @@ impl Report {
                         Metrics::Open(x) => {
                             let row = x.items.row(i, k);
                             line.insert("scores", row.to_vec().into());
-                            line.insert("max_score", row.iter().copied().fold(f64::NEG_INFINITY, f64::max).into());
+                            line.insert(
+                                "max_score",
+                                row.iter().copied().fold(f64::NEG_INFINITY, f64::max).into(),
+                            );
                             line.insert("has_regression", x.items.has_regression[i].into());
                             line.insert("terminal_regression", x.items.terminal[i].into());
                             line.insert("mean_score", (row.iter().sum::<f64>() / k as f64).into());

@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use super::grid::{GridJson, ModelGrid};
 use super::Interval;
+use super::grid::{GridJson, ModelGrid};
 use crate::core::matrix::ResponseMatrix;
 
 #[derive(Debug, Clone, Serialize)]
@@ -97,7 +97,10 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid, delta: f64) -> OpenMetrics {
     let oracle_mean = max_sum / n as f64;
 
     let pairs = g.comparable_pairs();
-    let top_pairs: Vec<(usize, usize)> = (0..k).filter(|&a| g.lower(a, top)).map(|a| (a, top)).collect();
+    let top_pairs: Vec<(usize, usize)> = (0..k)
+        .filter(|&a| g.lower(a, top))
+        .map(|a| (a, top))
+        .collect();
     let mut items = OpenItems {
         s: Vec::new(),
         has_regression: Vec::with_capacity(n),

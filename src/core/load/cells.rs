@@ -5,9 +5,9 @@ use std::io::BufRead;
 
 use serde::{Deserialize, Serialize};
 
+use super::CellSink;
 use super::json::{FieldCheck, J, describe_json_error, is_missing};
 use crate::core::diag::{Diagnostics, Loc};
-use super::CellSink;
 use crate::core::matrix::{CellInput, Gold, Task};
 
 /// The fields of a cell line as written; unknown fields are ignored.
@@ -95,11 +95,18 @@ fn validate<'a>(raw: &'a RawCell<'a>, diags: &mut Diagnostics, loc: &Loc) -> Opt
         J::Str(s) if s == "mcq" => Some(Task::Mcq),
         J::Str(s) if s == "open" => Some(Task::Open),
         other => {
-            ck.fail("task", format!("expected \"mcq\" or \"open\", found {other}"));
+            ck.fail(
+                "task",
+                format!("expected \"mcq\" or \"open\", found {other}"),
+            );
             None
         }
     }
-    .unwrap_or(if score.is_some() { Task::Open } else { Task::Mcq });
+    .unwrap_or(if score.is_some() {
+        Task::Open
+    } else {
+        Task::Mcq
+    });
     let pred = ck.opt_str("pred", &raw.pred);
     let blind = ck.opt_str("blind", &raw.blind);
     let source_tag = ck.opt_str("source_tag", &raw.source_tag);
@@ -108,29 +115,24 @@ fn validate<'a>(raw: &'a RawCell<'a>, diags: &mut Diagnostics, loc: &Loc) -> Opt
         v if is_missing(v) => Gold::None,
         J::Null => Gold::None,
         J::Str(s) => Gold::One(s),
-        J::Arr(items) if task == Task::Open => {
+        J::Arr(items) => {
+            // A list is well-typed only with strings in it; an empty list, or a list on a
+            // multiple-choice cell, leaves the cell without a usable gold: invalid (§1.3).
             let strs: Option<Vec<&str>> = items.iter().map(J::as_str).collect();
             match strs {
-                Some(v) if !v.is_empty() => Gold::Many(v),
-                Some(_) => {
-                    ck.fail("gold", "a list of references must not be empty".into());
-                    Gold::None
-                }
+                Some(v) if !v.is_empty() && task == Task::Open => Gold::Many(v),
+                Some(_) => Gold::Unusable,
                 None => {
                     ck.fail("gold", "a list of references must hold only strings".into());
                     Gold::None
                 }
             }
         }
-        J::Arr(_) => {
+        other => {
             ck.fail(
                 "gold",
-                "a list of references is only allowed for open-ended cells; a multiple-choice gold is one string".into(),
+                format!("expected a string or null, found {}", other.kind()),
             );
-            Gold::None
-        }
-        other => {
-            ck.fail("gold", format!("expected a string or null, found {}", other.kind()));
             Gold::None
         }
     };
@@ -143,10 +145,7 @@ fn validate<'a>(raw: &'a RawCell<'a>, diags: &mut Diagnostics, loc: &Loc) -> Opt
                 .map(|x| x.as_integer().and_then(|i| u64::try_from(i).ok()))
                 .collect();
             if idx.is_none() {
-                ck.fail(
-                    "frame_idx",
-                    "must be an array of integers >= 0".into(),
-                );
+                ck.fail("frame_idx", "must be an array of integers >= 0".into());
             }
             idx
         }
@@ -222,7 +221,8 @@ pub fn read_cells(
             Err(e) => {
                 let msg = describe_json_error(&e);
                 let field = duplicate_field(&msg);
-                b.diags().at(&loc, field.as_deref(), format!("malformed JSON: {msg}"));
+                b.diags()
+                    .at(&loc, field.as_deref(), format!("malformed JSON: {msg}"));
                 continue;
             }
         };
@@ -240,8 +240,14 @@ fn duplicate_field(msg: &str) -> Option<String> {
 }
 
 fn trim_ascii(b: &[u8]) -> &[u8] {
-    let start = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
-    let end = b.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(start, |e| e + 1);
+    let start = b
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(b.len());
+    let end = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
     &b[start..end]
 }
 
@@ -297,6 +303,7 @@ pub fn write_cell(out: &mut impl std::io::Write, c: &CellInput<'_>) -> std::io::
             Gold::None => None,
             Gold::One(g) => Some((*g).into()),
             Gold::Many(gs) => Some(gs.clone().into()),
+            Gold::Unusable => Some(serde_json::Value::Array(Vec::new())),
         },
         correct: c.correct,
         score: c.score,
@@ -334,7 +341,8 @@ mod tests {
             .collect()
     }
 
-    const OK: &str = r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"pred":"a","gold":"A"}"#;
+    const OK: &str =
+        r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"pred":"a","gold":"A"}"#;
 
     #[test]
     fn a_valid_line_loads() {
@@ -365,7 +373,11 @@ mod tests {
         for w in want {
             assert!(e.iter().any(|x| x == w), "missing {w:?} in {e:#?}");
         }
-        assert!(e.iter().any(|x| x.starts_with("t.jsonl:5: error: malformed JSON")), "{e:#?}");
+        assert!(
+            e.iter()
+                .any(|x| x.starts_with("t.jsonl:5: error: malformed JSON")),
+            "{e:#?}"
+        );
     }
 
     #[test]
@@ -381,7 +393,10 @@ mod tests {
     fn cross_cell_rules_reject() {
         let dup = format!("{OK}\n{OK}");
         let e = errors(&dup);
-        assert!(e[0].starts_with("t.jsonl:2: error: duplicate cell"), "{e:?}");
+        assert!(
+            e[0].starts_with("t.jsonl:2: error: duplicate cell"),
+            "{e:?}"
+        );
         assert!(e[0].contains("already given at t.jsonl:1"), "{e:?}");
 
         let frames = format!(
@@ -420,7 +435,9 @@ mod tests {
             "\n",
             r#"{"model":"M","item_id":"q1","config":"16f","frames":16,"gold":"A","blind":"c"}"#
         );
-        assert!(errors(blinds)[0].contains("field `blind`: blind answer \"C\" conflicts with \"B\""));
+        assert!(
+            errors(blinds)[0].contains("field `blind`: blind answer \"C\" conflicts with \"B\"")
+        );
     }
 
     #[test]
@@ -477,14 +494,27 @@ mod tests {
     }
 
     #[test]
-    fn gold_list_only_for_open() {
-        let e = errors(r#"{"model":"M","item_id":"a","config":"8f","frames":8,"gold":["A"]}"#);
-        assert!(e[0].contains("field `gold`: a list of references is only allowed"), "{e:?}");
+    fn unusable_gold_lists_make_the_cell_invalid() {
+        let text = concat!(
+            r#"{"model":"M","item_id":"a","config":"8f","frames":8,"pred":"A","gold":["A"]}"#,
+            "\n",
+            r#"{"model":"M","benchmark":"o","item_id":"b","config":"8f","frames":8,"task":"open","pred":"x","gold":[]}"#,
+        );
+        let m = load(text).expect("valid input");
+        assert_eq!(m.stats.cells_invalid, 2);
+        let e = errors(r#"{"model":"M","item_id":"a","config":"8f","frames":8,"gold":["A",3]}"#);
+        assert!(
+            e[0].contains("field `gold`: a list of references must hold only strings"),
+            "{e:?}"
+        );
     }
 
     #[test]
     fn duplicate_json_keys_are_named() {
         let e = errors(r#"{"model":"M","model":"N","item_id":"a","config":"8f","frames":8}"#);
-        assert!(e[0].contains("field `model`: malformed JSON: duplicate field"), "{e:?}");
+        assert!(
+            e[0].contains("field `model`: malformed JSON: duplicate field"),
+            "{e:?}"
+        );
     }
 }

@@ -265,7 +265,10 @@ impl<'d> FieldCheck<'d> {
         match v.as_f64() {
             Some(x) if (lo..=hi).contains(&x) => Some(x),
             Some(x) => {
-                self.fail(field, format!("must be a number in [{lo}, {hi}], found {x}"));
+                self.fail(
+                    field,
+                    format!("must be a number in [{lo}, {hi}], found {x}"),
+                );
                 None
             }
             None => {

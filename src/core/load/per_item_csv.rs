@@ -4,8 +4,8 @@
 use std::io::Read;
 use std::path::Path;
 
-use crate::core::diag::Loc;
 use super::CellSink;
+use crate::core::diag::Loc;
 use crate::core::matrix::{CellInput, Gold, Task};
 
 /// Column positions, found by header name.
@@ -24,7 +24,25 @@ struct Columns {
 }
 
 impl Columns {
-    fn find(header: &csv::ByteRecord) -> Result<Columns, Vec<&'static str>> {
+    /// Finds the columns; `Err` lists the required ones missing and the known ones repeated.
+    fn find(header: &csv::ByteRecord) -> Result<Columns, (Vec<&'static str>, Vec<&'static str>)> {
+        const KNOWN: [&str; 11] = [
+            "sample_id",
+            "model",
+            "split",
+            "config",
+            "frame_count",
+            "pixel_count",
+            "predicted_option",
+            "ground_truth_option",
+            "correct",
+            "source_tag",
+            "protocol_note",
+        ];
+        let repeated: Vec<&'static str> = KNOWN
+            .into_iter()
+            .filter(|k| header.iter().filter(|h| *h == k.as_bytes()).count() > 1)
+            .collect();
         let pos = |name: &str| header.iter().position(|h| h == name.as_bytes());
         let mut missing = Vec::new();
         let mut required = |name: &'static str| {
@@ -46,7 +64,11 @@ impl Columns {
             source_tag: pos("source_tag"),
             protocol_note: pos("protocol_note"),
         };
-        if missing.is_empty() { Ok(cols) } else { Err(missing) }
+        if missing.is_empty() && repeated.is_empty() {
+            Ok(cols)
+        } else {
+            Err((missing, repeated))
+        }
     }
 }
 
@@ -60,7 +82,11 @@ fn digits(s: &str) -> Option<u64> {
 
 /// Reads a per-item CSV into the builder. Problems go to `b.diags`; an I/O error stops
 /// the read.
-pub fn read_per_item_csv<S: CellSink>(reader: impl Read, b: &mut S, path: &Path) -> std::io::Result<()> {
+pub fn read_per_item_csv<S: CellSink>(
+    reader: impl Read,
+    b: &mut S,
+    path: &Path,
+) -> std::io::Result<()> {
     let file = b.add_file(path);
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -79,7 +105,8 @@ pub fn read_per_item_csv<S: CellSink>(reader: impl Read, b: &mut S, path: &Path)
                 if let csv::ErrorKind::Io(_) = e.kind() {
                     return Err(std::io::Error::other(e.to_string()));
                 }
-                b.diags().error(&file, line, None, format!("malformed CSV: {e}"));
+                b.diags()
+                    .error(&file, line, None, format!("malformed CSV: {e}"));
                 if line.is_none() {
                     break;
                 }
@@ -112,9 +139,20 @@ pub fn read_per_item_csv<S: CellSink>(reader: impl Read, b: &mut S, path: &Path)
                     header_len = header.len();
                     cols = Some(c);
                 }
-                Err(missing) => {
+                Err((missing, repeated)) => {
                     for name in missing {
-                        b.diags().at(&loc, Some(name), "required column is missing from the header".into());
+                        b.diags().at(
+                            &loc,
+                            Some(name),
+                            "required column is missing from the header".into(),
+                        );
+                    }
+                    for name in repeated {
+                        b.diags().at(
+                            &loc,
+                            Some(name),
+                            "column appears more than once in the header".into(),
+                        );
                     }
                     return Ok(());
                 }
@@ -126,7 +164,10 @@ pub fn read_per_item_csv<S: CellSink>(reader: impl Read, b: &mut S, path: &Path)
             b.diags().at(
                 &loc,
                 None,
-                format!("row has {} fields but the header has {header_len}", rec.len()),
+                format!(
+                    "row has {} fields but the header has {header_len}",
+                    rec.len()
+                ),
             );
             continue;
         }
@@ -151,7 +192,11 @@ pub fn read_per_item_csv<S: CellSink>(reader: impl Read, b: &mut S, path: &Path)
             b.diags().at(&loc, Some(field), msg);
             ok = false;
         };
-        for (name, i) in [("sample_id", c.sample_id), ("model", c.model), ("config", c.config)] {
+        for (name, i) in [
+            ("sample_id", c.sample_id),
+            ("model", c.model),
+            ("config", c.config),
+        ] {
             if strings[i].is_empty() {
                 fail(b, name, "must not be empty".into());
             }
@@ -161,7 +206,10 @@ pub fn read_per_item_csv<S: CellSink>(reader: impl Read, b: &mut S, path: &Path)
             fail(
                 b,
                 "frame_count",
-                format!("must be decimal digits (an integer >= 0), found {:?}", strings[c.frame_count]),
+                format!(
+                    "must be decimal digits (an integer >= 0), found {:?}",
+                    strings[c.frame_count]
+                ),
             );
         }
         let pixels = match get(c.pixel_count) {
@@ -169,7 +217,11 @@ pub fn read_per_item_csv<S: CellSink>(reader: impl Read, b: &mut S, path: &Path)
             Some(s) => match digits(s) {
                 Some(p) => Some(p),
                 None => {
-                    fail(b, "pixel_count", format!("must be decimal digits or empty, found {s:?}"));
+                    fail(
+                        b,
+                        "pixel_count",
+                        format!("must be decimal digits or empty, found {s:?}"),
+                    );
                     None
                 }
             },
@@ -179,7 +231,11 @@ pub fn read_per_item_csv<S: CellSink>(reader: impl Read, b: &mut S, path: &Path)
             Some(s) if s == "1" || s.eq_ignore_ascii_case("true") => Some(true),
             Some(s) if s == "0" || s.eq_ignore_ascii_case("false") => Some(false),
             Some(s) => {
-                fail(b, "correct", format!("must be 1, 0, true, false or empty, found {s:?}"));
+                fail(
+                    b,
+                    "correct",
+                    format!("must be 1, 0, true, false or empty, found {s:?}"),
+                );
                 None
             }
         };
@@ -210,14 +266,21 @@ pub fn read_per_item_csv<S: CellSink>(reader: impl Read, b: &mut S, path: &Path)
         b.push(cell, &loc);
     }
     if cols.is_none() {
-        b.diags().error(&file, None, None, "the CSV has no header row".into());
+        b.diags()
+            .error(&file, None, None, "the CSV has no header row".into());
     }
     Ok(())
 }
 
 fn trim_bytes(b: &[u8]) -> &[u8] {
-    let start = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
-    let end = b.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(start, |e| e + 1);
+    let start = b
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(b.len());
+    let end = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
     &b[start..end]
 }
 
@@ -265,7 +328,11 @@ mod tests {
         for w in want {
             assert!(e.iter().any(|x| x == w), "missing {w:?} in {e:#?}");
         }
-        assert!(e.iter().any(|x| x.starts_with("p.csv:5: error: duplicate cell")), "{e:#?}");
+        assert!(
+            e.iter()
+                .any(|x| x.starts_with("p.csv:5: error: duplicate cell")),
+            "{e:#?}"
+        );
     }
 
     #[test]
@@ -273,7 +340,10 @@ mod tests {
         let e = load("sample_id,split\nq,s\n").expect_err("rejected");
         for col in ["model", "config", "frame_count"] {
             assert!(
-                e.iter().any(|x| x == &format!("p.csv:1: error: field `{col}`: required column is missing from the header")),
+                e.iter().any(|x| x
+                    == &format!(
+                        "p.csv:1: error: field `{col}`: required column is missing from the header"
+                    )),
                 "{e:#?}"
             );
         }

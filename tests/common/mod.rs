@@ -1,0 +1,97 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn conformance(name: &str) -> PathBuf {
+    repo().join("tests/data/conformance").join(name)
+}
+
+/// The real Video-MME per-item CSV next to the repository, when this checkout has it.
+pub fn real_csv() -> Option<PathBuf> {
+    let p = repo().join("../shared/data/videomme-scalegrid/per_item.csv");
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!(
+            "note: {} is absent; skipping the real-data checks",
+            p.display()
+        );
+        None
+    }
+}
+
+/// Runs the frameaudit binary.
+pub fn frameaudit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run frameaudit")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
+}
+
+/// Compares reports as SPEC.md §0 says: integers exactly (8 == 8.0), floats within `tol`,
+/// null vs number a mismatch, keys and list lengths exact. Returns the differences.
+pub fn json_diff(actual: &Value, expected: &Value, tol: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    walk(actual, expected, "$", tol, &mut out);
+    out
+}
+
+fn walk(a: &Value, e: &Value, path: &str, tol: f64, out: &mut Vec<String>) {
+    match (a, e) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in y.keys() {
+                match x.get(k) {
+                    Some(v) => walk(v, &y[k], &format!("{path}.{k}"), tol, out),
+                    None => out.push(format!("{path}.{k}: missing")),
+                }
+            }
+            for k in x.keys().filter(|k| !y.contains_key(*k)) {
+                out.push(format!("{path}.{k}: unexpected"));
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            if x.len() != y.len() {
+                out.push(format!("{path}: length {} != {}", x.len(), y.len()));
+                return;
+            }
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                walk(p, q, &format!("{path}[{i}]"), tol, out);
+            }
+        }
+        (Value::Number(x), Value::Number(y)) => {
+            let (p, q) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
+            if (p - q).abs() > tol || p.is_nan() != q.is_nan() {
+                out.push(format!("{path}: {p} != {q}"));
+            }
+        }
+        _ => {
+            if a != e {
+                out.push(format!("{path}: {a} != {e}"));
+            }
+        }
+    }
+}
