@@ -1,0 +1,542 @@
+//! The binary as a user runs it: report, report --json, list, validate and import on the
+//! bundled demo and on the real Video-MME example, and every class of bad input.
+
+mod common;
+
+use common::{frameaudit, stderr, stdout};
+use serde_json::Value;
+
+fn demo() -> String {
+    common::repo().join("fixtures/demo").display().to_string()
+}
+
+fn json(out: &std::process::Output) -> Value {
+    assert!(out.status.success(), "failed: {}", stderr(out));
+    serde_json::from_slice(&out.stdout).expect("valid JSON on stdout")
+}
+
+/// The analysis (protocol main, task mcq, `scope`) of a report JSON.
+fn analysis<'a>(r: &'a Value, scope: &str) -> &'a Value {
+    r["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .find(|a| a["protocol"] == "main" && a["task"] == "mcq" && a["scope"] == scope)
+        .expect("analysis")
+}
+
+#[test]
+fn no_argument_reports_on_the_demo() {
+    let out = frameaudit(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("frameaudit report · frameaudit-demo"),
+        "{text}"
+    );
+    for want in [
+        "lumen-7b",
+        "orbit-2b",
+        "vista-13b",
+        "headroom",
+        "churn",
+        "cascade τ=",
+        "clips-open",
+    ] {
+        assert!(text.contains(want), "missing {want:?}");
+    }
+    assert!(
+        !text.contains('\x1b'),
+        "no colour when stdout is not a terminal"
+    );
+}
+
+#[test]
+fn demo_report_json_is_complete() {
+    let r = json(&frameaudit(&["report", &demo(), "--json", "--boot", "50"]));
+    assert_eq!(r["spec_version"], "traj-metrics/2.0");
+    assert_eq!(r["input"]["models"].as_array().map(Vec::len), Some(3));
+    let a = analysis(&r, "clips-mcq");
+    let x = &a["models"]["vista-13b"];
+    assert_eq!(
+        x["grid"]["configs"],
+        serde_json::json!(["textonly", "4f", "8f", "16f", "32f", "64f"])
+    );
+    assert!(x["harmful_rate"].as_f64().expect("rate") > 0.0);
+    assert_eq!(x["bootstrap"]["B"], 50);
+    assert_eq!(x["cascade"]["sweep"].as_array().map(Vec::len), Some(101));
+    let open = r["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .find(|a| a["task"] == "open" && a["scope"] == "clips-open")
+        .expect("open analysis");
+    assert!(open["models"]["lumen-7b"]["oracle_gap"].as_f64().is_some());
+    // The readable report and the JSON say the same.
+    let text = stdout(&frameaudit(&["report", &demo(), "--boot", "50"]));
+    let headroom = format!("{:.1}", x["headroom"].as_f64().expect("headroom"));
+    assert!(
+        text.contains(&format!("+{headroom}")),
+        "{headroom} not in the text report"
+    );
+}
+
+#[test]
+fn report_options_change_the_analysis() {
+    let r = json(&frameaudit(&[
+        "report",
+        &demo(),
+        "--json",
+        "--boot",
+        "0",
+        "--grid",
+        "joint",
+        "--models",
+        "lumen-7b,vista-13b",
+        "--configs",
+        "textonly,8f,32f",
+        "--no-sweep",
+    ]));
+    assert_eq!(r["params"]["grid_mode"], "joint");
+    assert_eq!(r["params"]["bootstrap_B"], 0);
+    let a = analysis(&r, "ALL");
+    assert_eq!(
+        a["grid"]["configs"],
+        serde_json::json!(["textonly", "8f", "32f"])
+    );
+    assert_eq!(
+        a["grid"]["models"],
+        serde_json::json!(["lumen-7b", "vista-13b"])
+    );
+    assert!(a["models"]["lumen-7b"]["bootstrap"].is_null());
+    assert!(a["models"]["lumen-7b"]["cascade"].get("sweep").is_none());
+    assert!(a["summary"]["pooled_cascade"]["n"].as_u64().is_some());
+}
+
+#[test]
+fn items_out_writes_the_per_item_export() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = tmp.path().join("items.jsonl");
+    let out = frameaudit(&[
+        "report",
+        &demo(),
+        "--boot",
+        "0",
+        "--items-out",
+        path.to_str().expect("utf8"),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&path).expect("export written");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    // 56 MCQ and 7 open items for each of the 3 models, benchmark scopes only.
+    assert_eq!(lines.len(), 3 * 63);
+    assert!(lines.iter().all(|l| l["scope"] != "ALL"));
+    let mcq = lines.iter().find(|l| l["task"] == "mcq").expect("mcq line");
+    for key in [
+        "pattern",
+        "class",
+        "best_config",
+        "has_harmful",
+        "harmful_pairs",
+        "terminal_regression",
+        "text_overwrite",
+        "oracle_correct",
+        "mean_correct",
+        "variability",
+        "adjacent_flips",
+    ] {
+        assert!(mcq.get(key).is_some(), "missing {key}");
+    }
+    let open = lines
+        .iter()
+        .find(|l| l["task"] == "open")
+        .expect("open line");
+    assert_eq!(open["scores"].as_array().map(Vec::len), Some(6));
+}
+
+#[test]
+fn list_is_the_ranked_audit_queue() {
+    let out = frameaudit(&["list", &demo()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "model\tbenchmark\titem_id\ttask\tpattern\tclass\tharmful_pairs\tterminal\tbest_config\tpairs\tconfigs"
+        )
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    assert!(rows.len() > 20);
+    // Terminal regressions first, then by harmful pairs, descending.
+    let keys: Vec<(u8, usize)> = rows
+        .iter()
+        .map(|r| (r[7].parse().expect("flag"), r[6].parse().expect("pairs")))
+        .collect();
+    assert!(
+        keys.windows(2).all(|w| w[0] >= w[1]),
+        "not ranked: {keys:?}"
+    );
+    assert!(
+        rows.iter().all(|r| r[6] != "0"),
+        "harmful kind lists only harmful items"
+    );
+
+    let terminal = stdout(&frameaudit(&[
+        "list",
+        &demo(),
+        "--kind",
+        "terminal",
+        "--format",
+        "jsonl",
+    ]));
+    let t: Vec<Value> = terminal
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert!(!t.is_empty() && t.iter().all(|r| r["terminal_regression"] == true));
+    let all = stdout(&frameaudit(&["list", &demo(), "--kind", "all"]));
+    assert_eq!(all.lines().count(), 1 + 3 * 63);
+}
+
+#[test]
+fn validate_demo_is_clean() {
+    let out = frameaudit(&["validate", &demo()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out)
+            .contains("1134 cells (1134 valid, 0 invalid), 3 models, 2 benchmarks, 63 items")
+    );
+}
+
+/// Writes `text` to a file named `name` in a fresh directory and validates it.
+fn validate_text(name: &str, text: &str) -> (Option<i32>, String) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = tmp.path().join(name);
+    std::fs::write(&path, text).expect("write");
+    let out = frameaudit(&["validate", path.to_str().expect("utf8")]);
+    (
+        out.status.code(),
+        stdout(&out).replace(&format!("{}", path.display()), name),
+    )
+}
+
+#[test]
+fn every_class_of_bad_cells_is_named_with_line_and_field() {
+    let ok = r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"pred":"A","gold":"A","confidence":0.5}"#;
+    let cases: &[(&str, &str)] = &[
+        ("{\"model\":", "c.jsonl:2: error: malformed JSON"),
+        (
+            "[1,2,3]",
+            "c.jsonl:2: error: expected a JSON object (one cell), found an array",
+        ),
+        (
+            r#"{"item_id":"q2","config":"8f","frames":8}"#,
+            "c.jsonl:2: error: field `model`: required field is missing",
+        ),
+        (
+            r#"{"model":7,"item_id":"q2","config":"8f","frames":8}"#,
+            "c.jsonl:2: error: field `model`: expected a string, found a number",
+        ),
+        (
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":-3}"#,
+            "c.jsonl:2: error: field `frames`: must be an integer >= 0, found -3",
+        ),
+        (
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":2.5}"#,
+            "c.jsonl:2: error: field `frames`: must be an integer >= 0, found 2.5",
+        ),
+        (
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":8,"pixels":-1}"#,
+            "c.jsonl:2: error: field `pixels`: must be an integer >= 0, found -1",
+        ),
+        (
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":8,"confidence":2}"#,
+            "c.jsonl:2: error: field `confidence`: must be a number in [0, 1], found 2",
+        ),
+        (
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":8,"score":-1}"#,
+            "c.jsonl:2: error: field `score`: must be a number in [0, 100], found -1",
+        ),
+        (
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":8,"correct":"yes"}"#,
+            "c.jsonl:2: error: field `correct`: expected true, false or null, found \"yes\"",
+        ),
+        (
+            ok,
+            "c.jsonl:2: error: duplicate cell: model \"M\", benchmark \"default\", item \"q1\", config \"8f\", protocol \"main\" already given at",
+        ),
+        (
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":16,"budget":8}"#,
+            "c.jsonl:2: error: field `frames`: configuration \"8f\" has frames 16 here but 8 at line 1",
+        ),
+        (
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":8,"budget":9}"#,
+            "c.jsonl:2: error: field `budget`: configuration \"8f\" has budget 9 here but 8 at line 1",
+        ),
+        (
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":8,"pixels":5}"#,
+            "c.jsonl:2: error: field `pixels`: configuration \"8f\" has pixels 5 here but null at line 1",
+        ),
+        (
+            r#"{"model":"M","item_id":"q2","config":"8f","frames":8,"score":50}"#,
+            "c.jsonl:2: error: field `task`: benchmark \"default\" mixes tasks",
+        ),
+        (
+            r#"{"model":"M","item_id":"q1","config":"16f","frames":16,"blind":"B"}"#,
+            "",
+        ),
+    ];
+    for (bad, want) in cases {
+        let text = if want.is_empty() {
+            // Conflicting blind values need two of them.
+            format!(
+                "{}\n{bad}\n{}\n",
+                ok.replace("\"confidence\":0.5", "\"blind\":\"C\""),
+                ""
+            )
+        } else {
+            format!("{ok}\n{bad}\n")
+        };
+        let (code, out) = validate_text("c.jsonl", &text);
+        assert_eq!(code, Some(1), "{bad}: {out}");
+        let want = if want.is_empty() {
+            "c.jsonl:2: error: field `blind`: blind answer \"B\" conflicts with \"C\" given at line 1"
+        } else {
+            want
+        };
+        assert!(out.contains(want), "{bad}\nwanted {want:?}\ngot {out}");
+        assert!(out.contains("rejected: 1 error"), "{out}");
+    }
+}
+
+#[test]
+fn all_errors_of_a_file_are_reported_together() {
+    let mut text = String::new();
+    for i in 0..30 {
+        text.push_str(&format!(
+            "{{\"model\":\"M\",\"item_id\":\"q{i}\",\"config\":\"8f\",\"frames\":\"eight\"}}\n"
+        ));
+    }
+    text.push_str("{\"model\":\"M\"\n");
+    let (code, out) = validate_text("many.jsonl", &text);
+    assert_eq!(code, Some(1));
+    assert_eq!(out.matches("field `frames`").count(), 30, "{out}");
+    assert!(out.contains("many.jsonl:31: error: malformed JSON"));
+    assert!(out.contains("rejected: 31 errors, 0 warnings"), "{out}");
+
+    // Past the cap, the rest are counted.
+    let text: String = (0..500)
+        .map(|i| {
+            format!("{{\"model\":\"M\",\"item_id\":\"q{i}\",\"config\":\"8f\",\"frames\":-1}}\n")
+        })
+        .collect();
+    let (_, out) = validate_text("lots.jsonl", &text);
+    assert!(
+        out.contains("500 errors, 0 warnings (300 not listed)"),
+        "{}",
+        &out[out.len().saturating_sub(200)..]
+    );
+}
+
+#[test]
+fn bad_per_item_csv_is_named_with_line_and_column() {
+    let header = "sample_id,model,split,config,frame_count,pixel_count,predicted_option,ground_truth_option,correct,source_tag,protocol_note";
+    let cases: &[(&str, &str)] = &[
+        (
+            "sample_id,model,config\nq,M,8f\n",
+            "p.csv:1: error: field `frame_count`: required column is missing from the header",
+        ),
+        (
+            "q,M,s,8f\n",
+            "p.csv:2: error: row has 4 fields but the header has 11",
+        ),
+        (
+            "q,M,s,8f,8.0,,A,A,1,,\n",
+            "p.csv:2: error: field `frame_count`: must be decimal digits (an integer >= 0), found \"8.0\"",
+        ),
+        (
+            "q,M,s,8f,8,1e5,A,A,1,,\n",
+            "p.csv:2: error: field `pixel_count`: must be decimal digits or empty, found \"1e5\"",
+        ),
+        (
+            "q,M,s,8f,8,,A,A,maybe,,\n",
+            "p.csv:2: error: field `correct`: must be 1, 0, true, false or empty, found \"maybe\"",
+        ),
+        (
+            "q,M,s,8f,16,,A,A,1,,\nq2,M,s,8f,8,,A,A,1,,\n",
+            "p.csv:3: error: field `frames`: configuration \"8f\" has frames 8 here but 16 at line 2",
+        ),
+    ];
+    for (rows, want) in cases {
+        let text = if rows.starts_with("sample_id") {
+            rows.to_string()
+        } else {
+            format!("{header}\n{rows}")
+        };
+        let (code, out) = validate_text("p.csv", &text);
+        assert_eq!(code, Some(1), "{rows}: {out}");
+        assert!(out.contains(want), "wanted {want:?}\ngot {out}");
+    }
+}
+
+#[test]
+fn data_text_cannot_drive_the_terminal() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = tmp.path().join("evil.jsonl");
+    let model = "M\u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J\u{202e}";
+    let mut text = String::new();
+    for (cfg, frames, pred) in [("0f", 0, "A"), ("8f", 8, "A"), ("16f", 16, "B")] {
+        let cell = serde_json::json!({"model": model, "item_id": "q\u{1b}[31m", "config": cfg, "frames": frames, "pred": pred, "gold": "A"});
+        text.push_str(&format!("{cell}\n"));
+    }
+    std::fs::write(&path, text).expect("write");
+    let p = path.to_str().expect("utf8");
+    for args in [vec!["report", p, "--boot", "0"], vec!["list", p]] {
+        let out = frameaudit(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let s = stdout(&out);
+        assert!(
+            !s.contains('\u{1b}') && !s.contains('\u{7}') && !s.contains('\u{202e}'),
+            "raw control text in {args:?}: {s:?}"
+        );
+        assert!(s.contains("\\x1b]52;c;ZXZpbA==\\x07"), "{s}");
+    }
+}
+
+#[test]
+fn report_is_width_aware() {
+    let narrow = stdout(
+        &std::process::Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            .args(["report", "--boot", "0"])
+            .env("COLUMNS", "60")
+            .output()
+            .expect("run"),
+    );
+    let wide = stdout(
+        &std::process::Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            .args(["report", "--boot", "0"])
+            .env("COLUMNS", "160")
+            .output()
+            .expect("run"),
+    );
+    let longest = |s: &str| s.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(
+        longest(&narrow) < longest(&wide),
+        "{} vs {}",
+        longest(&narrow),
+        longest(&wide)
+    );
+}
+
+#[test]
+fn real_example_loads_reports_and_lists() {
+    let Some(csv) = common::real_csv() else {
+        return;
+    };
+    let csv = csv.to_str().expect("utf8");
+    let v = frameaudit(&["validate", csv]);
+    assert_eq!(v.status.code(), Some(0), "{}", stdout(&v));
+    assert!(
+        stdout(&v)
+            .contains("36852 cells (36852 valid, 0 invalid), 5 models, 2 benchmarks, 1425 items")
+    );
+
+    let r = json(&frameaudit(&["report", csv, "--json", "--boot", "200"]));
+    assert_eq!(r["input"]["records"], 36852);
+    // Cross-checked against benches/pandas_baseline.py --check on the same file.
+    let x = &analysis(&r, "ALL")["models"]["InternVL3-8B"];
+    assert_eq!(x["n_items"], 1425);
+    assert_eq!(
+        x["grid"]["configs"],
+        serde_json::json!(["textonly", "16f_151k", "32f_151k", "64f_151k"])
+    );
+    let close = |v: &Value, want: f64| {
+        assert!(
+            (v.as_f64().expect("number") - want).abs() < 0.005,
+            "{v} vs {want}"
+        )
+    };
+    close(&x["best_fixed"]["accuracy"], 67.16);
+    close(&x["oracle_accuracy"], 77.96);
+    close(&x["headroom"], 10.81);
+    close(&x["harmful_rate"], 15.79);
+    close(&x["terminal_regression_rate"], 10.81);
+    close(&x["text_overwrite"]["rate"], 9.33);
+    // Qwen2.5-VL-7B has five resolution variants on V1_short only.
+    let q = &analysis(&r, "V1_short")["models"]["Qwen2.5-VL-7B"]["grid"];
+    assert_eq!(q["variants"].as_array().map(Vec::len), Some(5));
+    assert_eq!(q["reference_pixels"], 151000);
+
+    let text = stdout(&frameaudit(&["report", csv, "--boot", "0"]));
+    assert!(text.contains("V1_medium") && text.contains("LLaVA-NeXT-Video-7B"));
+    let list = frameaudit(&["list", csv, "--format", "jsonl"]);
+    assert!(list.status.success());
+    assert!(stdout(&list).lines().count() > 1000);
+}
+
+#[test]
+fn import_per_item_csv_round_trips() {
+    let input = common::real_csv().unwrap_or_else(|| common::conformance("example_13_2.csv"));
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cells = tmp.path().join("cells.jsonl");
+    let out = frameaudit(&[
+        "import",
+        "per-item-csv",
+        input.to_str().expect("utf8"),
+        "-o",
+        cells.to_str().expect("utf8"),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let from_csv = json(&frameaudit(&[
+        "report",
+        input.to_str().expect("utf8"),
+        "--json",
+        "--boot",
+        "20",
+    ]));
+    let from_jsonl = json(&frameaudit(&[
+        "report",
+        cells.to_str().expect("utf8"),
+        "--json",
+        "--boot",
+        "20",
+    ]));
+    assert_eq!(
+        common::json_diff(&from_jsonl, &from_csv, 0.0),
+        Vec::<String>::new()
+    );
+
+    // A rejected CSV writes nothing.
+    let bad = tmp.path().join("bad.csv");
+    std::fs::write(&bad, "sample_id,model,config,frame_count\nq,M,8f,x\n").expect("write");
+    let out_path = tmp.path().join("never.jsonl");
+    let out = frameaudit(&[
+        "import",
+        "per-item-csv",
+        bad.to_str().expect("utf8"),
+        "-o",
+        out_path.to_str().expect("utf8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("bad.csv:2: error: field `frame_count`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!out_path.exists());
+}
+
+#[test]
+fn missing_dataset_is_a_clear_error() {
+    let out = frameaudit(&["report", "/nonexistent/data.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("cannot read /nonexistent/data.jsonl"),
+        "{}",
+        stderr(&out)
+    );
+}
