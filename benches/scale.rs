@@ -1,0 +1,190 @@
+//! Scale benchmark: `cargo bench --bench scale [-- SIZES]` (default `1,2,10` million cells).
+//!
+//! For each size it generates a response matrix of 5 models x 10 budgets (text-only plus
+//! nine frame budgets) over two benchmarks, as a per-item CSV and as cells JSONL, and then
+//! measures, each in a fresh process so peak memory is that run's own:
+//!   - load time, analysis time and peak memory (VmHWM) of `report --boot 0` in process;
+//!   - the wall time of the real command `frameaudit report FILE --json --boot 0` and with
+//!     the default bootstrap (B = 1000);
+//!   - the pandas baseline (benches/pandas_baseline.py) on the same CSV, when pandas is
+//!     installed, and the speed-up.
+//! Figures are printed; nothing is asserted (speed is measured, not tested).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use frameaudit::core::analysis::bootstrap::SplitMix64;
+use frameaudit::core::analysis::params::Params;
+use frameaudit::core::dataset::load_dataset;
+
+const MODELS: usize = 5;
+const BUDGETS: [u64; 10] = [0, 4, 8, 16, 24, 32, 48, 64, 128, 256];
+
+fn config_name(frames: u64) -> String {
+    if frames == 0 { "textonly".into() } else { format!("{frames}f_151k") }
+}
+
+/// A synthetic item's answer: models get better with budget on average, items flip.
+fn correct(rng: &mut SplitMix64, model: usize, budget_index: usize, difficulty: f64) -> bool {
+    let skill = 0.35 + 0.05 * model as f64 + 0.04 * budget_index as f64 - difficulty;
+    ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < skill.clamp(0.02, 0.98)
+}
+
+/// Writes `cells` cells (rounded to whole items) as per-item CSV and as cells JSONL.
+fn generate(dir: &Path, cells: usize) -> std::io::Result<(PathBuf, PathBuf)> {
+    let items = cells / (MODELS * BUDGETS.len());
+    let csv_path = dir.join(format!("cells_{cells}.csv"));
+    let jsonl_path = dir.join(format!("cells_{cells}.jsonl"));
+    let mut csv = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&csv_path)?);
+    let mut jsonl = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&jsonl_path)?);
+    writeln!(
+        csv,
+        "sample_id,model,split,config,frame_count,pixel_count,predicted_option,ground_truth_option,correct,source_tag,protocol_note"
+    )?;
+    let mut rng = SplitMix64::new(7);
+    let letters = ["A", "B", "C", "D"];
+    for model in 0..MODELS {
+        for item in 0..items {
+            let split = if item % 2 == 0 { "bench-a" } else { "bench-b" };
+            let difficulty = ((item * 7919) % 1000) as f64 / 2500.0;
+            let gold = letters[item % 4];
+            for (b, &frames) in BUDGETS.iter().enumerate() {
+                let ok = correct(&mut rng, model, b, difficulty);
+                let pred = if ok { gold } else { letters[(item + 1 + b % 3) % 4] };
+                let pixels = if frames == 0 { 0 } else { 151_200 };
+                let config = config_name(frames);
+                writeln!(
+                    csv,
+                    "{item:07},model-{model},{split},{config},{frames},{pixels},{pred},{gold},{},synthetic,",
+                    u8::from(ok)
+                )?;
+                let conf = (rng.next_u64() % 101) as f64 / 100.0;
+                writeln!(
+                    jsonl,
+                    "{{\"model\":\"model-{model}\",\"benchmark\":\"{split}\",\"item_id\":\"{item:07}\",\"config\":\"{config}\",\"frames\":{frames},\"pixels\":{pixels},\"pred\":\"{pred}\",\"gold\":\"{gold}\",\"confidence\":{conf},\"source_tag\":\"synthetic\"}}"
+                )?;
+            }
+        }
+    }
+    csv.flush()?;
+    jsonl.flush()?;
+    Ok((csv_path, jsonl_path))
+}
+
+/// Peak resident memory of this process, in MiB.
+fn peak_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Child mode: load and analyse one file, print "load_s analyse_s peak_mib".
+fn child(path: &Path, boot: usize) {
+    let t0 = Instant::now();
+    let ds = load_dataset(path, None).expect("load");
+    let load = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let params = Params { bootstrap_b: boot, ..Params::default() };
+    let report = frameaudit::core::analysis::run(&ds.matrix, &params, None);
+    let mut sink = std::io::sink();
+    report.write_json(&ds.matrix, &mut sink, false).expect("json");
+    let analyse = t1.elapsed().as_secs_f64();
+    println!("{load:.3} {analyse:.3} {:.0}", peak_mib());
+}
+
+fn in_process(path: &Path, boot: usize) -> (f64, f64, f64) {
+    let out = Command::new(std::env::current_exe().expect("exe"))
+        .args(["--child", path.to_str().expect("utf8"), &boot.to_string()])
+        .output()
+        .expect("child");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Vec<f64> = text.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    if v.len() != 3 {
+        panic!("child failed: {text} {}", String::from_utf8_lossy(&out.stderr));
+    }
+    (v[0], v[1], v[2])
+}
+
+/// Median wall time of the real command over `runs` runs.
+fn command_seconds(args: &[&str], runs: usize) -> f64 {
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .expect("run frameaudit");
+            assert!(out.success(), "frameaudit {args:?} failed");
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn pandas_seconds(csv: &Path) -> Option<f64> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/pandas_baseline.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(csv)
+        .args(["--repeat", "3"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last = text.lines().rev().find(|l| l.starts_with("pandas_baseline:"))?;
+    last.split("total ").nth(1)?.trim_end_matches(" s").trim().parse().ok()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--child") {
+        child(Path::new(&args[2]), args[3].parse().expect("boot"));
+        return;
+    }
+    // `cargo bench` passes `--bench`; the first other argument, if any, lists sizes.
+    let sizes: Vec<usize> = args
+        .iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .map_or("1,2,10".to_string(), |s| s.clone())
+        .split(',')
+        .filter_map(|s| s.parse::<f64>().ok())
+        .map(|m| (m * 1_000_000.0) as usize)
+        .collect();
+    let tmp = tempfile::tempdir().expect("tmp");
+    println!("frameaudit scale benchmark: {MODELS} models x {} budgets, two benchmarks", BUDGETS.len());
+    println!(
+        "{:>10} {:>6} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10} {:>9}",
+        "cells", "input", "load s", "report s", "peak MiB", "cmd s", "cmd B=1000", "per M s", "pandas s"
+    );
+    for &cells in &sizes {
+        let t = Instant::now();
+        let (csv, jsonl) = generate(tmp.path(), cells).expect("generate");
+        eprintln!("  generated {cells} cells in {:.1} s", t.elapsed().as_secs_f64());
+        let pandas = if cells <= 2_000_000 { pandas_seconds(&csv) } else { None };
+        for (kind, path) in [("csv", &csv), ("jsonl", &jsonl)] {
+            let (load, analyse, peak) = in_process(path, 0);
+            let p = path.to_str().expect("utf8");
+            let runs = if cells <= 2_000_000 { 3 } else { 1 };
+            let cmd = command_seconds(&["report", p, "--json", "--boot", "0"], runs);
+            let boot = command_seconds(&["report", p, "--json"], runs);
+            let pandas_col = match (kind, pandas) {
+                ("csv", Some(s)) => format!("{s:.3} ({:.1}x)", s / cmd),
+                _ => "-".into(),
+            };
+            println!(
+                "{cells:>10} {kind:>6} {load:>8.3} {analyse:>8.3} {peak:>8.0} {cmd:>9.3} {boot:>10.3} {:>10.3} {pandas_col:>9}",
+                cmd / (cells as f64 / 1e6)
+            );
+        }
+        let _ = std::fs::remove_file(&csv);
+        let _ = std::fs::remove_file(&jsonl);
+    }
+}
