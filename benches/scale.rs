@@ -23,7 +23,11 @@ const MODELS: usize = 5;
 const BUDGETS: [u64; 10] = [0, 4, 8, 16, 24, 32, 48, 64, 128, 256];
 
 fn config_name(frames: u64) -> String {
-    if frames == 0 { "textonly".into() } else { format!("{frames}f_151k") }
+    if frames == 0 {
+        "textonly".into()
+    } else {
+        format!("{frames}f_151k")
+    }
 }
 
 /// A synthetic item's answer: models get better with budget on average, items flip.
@@ -52,7 +56,11 @@ fn generate(dir: &Path, cells: usize) -> std::io::Result<(PathBuf, PathBuf)> {
             let gold = letters[item % 4];
             for (b, &frames) in BUDGETS.iter().enumerate() {
                 let ok = correct(&mut rng, model, b, difficulty);
-                let pred = if ok { gold } else { letters[(item + 1 + b % 3) % 4] };
+                let pred = if ok {
+                    gold
+                } else {
+                    letters[(item + 1 + b % 3) % 4]
+                };
                 let pixels = if frames == 0 { 0 } else { 151_200 };
                 let config = config_name(frames);
                 writeln!(
@@ -89,10 +97,15 @@ fn child(path: &Path, boot: usize) {
     let ds = load_dataset(path, None).expect("load");
     let load = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let params = Params { bootstrap_b: boot, ..Params::default() };
+    let params = Params {
+        bootstrap_b: boot,
+        ..Params::default()
+    };
     let report = frameaudit::core::analysis::run(&ds.matrix, &params, None);
     let mut sink = std::io::sink();
-    report.write_json(&ds.matrix, &mut sink, false).expect("json");
+    report
+        .write_json(&ds.matrix, &mut sink, false)
+        .expect("json");
     let analyse = t1.elapsed().as_secs_f64();
     println!("{load:.3} {analyse:.3} {:.0}", peak_mib());
 }
@@ -103,9 +116,15 @@ fn in_process(path: &Path, boot: usize) -> (f64, f64, f64) {
         .output()
         .expect("child");
     let text = String::from_utf8_lossy(&out.stdout);
-    let v: Vec<f64> = text.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    let v: Vec<f64> = text
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
     if v.len() != 3 {
-        panic!("child failed: {text} {}", String::from_utf8_lossy(&out.stderr));
+        panic!(
+            "child failed: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     (v[0], v[1], v[2])
 }
@@ -138,8 +157,16 @@ fn pandas_seconds(csv: &Path) -> Option<f64> {
         .output()
         .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let last = text.lines().rev().find(|l| l.starts_with("pandas_baseline:"))?;
-    last.split("total ").nth(1)?.trim_end_matches(" s").trim().parse().ok()
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("pandas_baseline:"))?;
+    last.split("total ")
+        .nth(1)?
+        .trim_end_matches(" s")
+        .trim()
+        .parse()
+        .ok()
 }
 
 fn main() {
@@ -159,16 +186,34 @@ fn main() {
         .map(|m| (m * 1_000_000.0) as usize)
         .collect();
     let tmp = tempfile::tempdir().expect("tmp");
-    println!("frameaudit scale benchmark: {MODELS} models x {} budgets, two benchmarks", BUDGETS.len());
+    println!(
+        "frameaudit scale benchmark: {MODELS} models x {} budgets, two benchmarks",
+        BUDGETS.len()
+    );
     println!(
         "{:>10} {:>6} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10} {:>9}",
-        "cells", "input", "load s", "report s", "peak MiB", "cmd s", "cmd B=1000", "per M s", "pandas s"
+        "cells",
+        "input",
+        "load s",
+        "report s",
+        "peak MiB",
+        "cmd s",
+        "cmd B=1000",
+        "per M s",
+        "pandas s"
     );
     for &cells in &sizes {
         let t = Instant::now();
         let (csv, jsonl) = generate(tmp.path(), cells).expect("generate");
-        eprintln!("  generated {cells} cells in {:.1} s", t.elapsed().as_secs_f64());
-        let pandas = if cells <= 2_000_000 { pandas_seconds(&csv) } else { None };
+        eprintln!(
+            "  generated {cells} cells in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        let pandas = if cells <= 2_000_000 {
+            pandas_seconds(&csv)
+        } else {
+            None
+        };
         for (kind, path) in [("csv", &csv), ("jsonl", &jsonl)] {
             let (load, analyse, peak) = in_process(path, 0);
             let p = path.to_str().expect("utf8");

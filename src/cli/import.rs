@@ -7,35 +7,62 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 
 use super::args::{ConvertArgs, DatasetArgs, InputFormat};
-use crate::core::diag::{Diagnostics, Loc};
+use crate::core::diag::Diagnostics;
 use crate::core::load::CellSink;
 use crate::core::load::cells::write_cell;
 use crate::core::load::per_item_csv::read_per_item_csv;
 use crate::core::matrix::CellInput;
 
-/// Writes every cell it is given as a JSON line.
-struct CellWriter<W: Write> {
-    out: W,
+/// Writes cells as JSON lines: a part of the input collects its lines and the root writes
+/// them out when the part is joined, so the output keeps the input's order.
+struct CellWriter<'w> {
+    out: Vec<u8>,
+    dest: Option<&'w mut (dyn Write + Send)>,
+    error: Option<std::io::Error>,
     diags: Diagnostics,
     written: u64,
-    error: Option<std::io::Error>,
 }
 
-impl<W: Write> CellSink for CellWriter<W> {
-    fn add_file(&mut self, path: &Path) -> Arc<Path> {
-        Arc::from(path)
+impl CellWriter<'_> {
+    fn flush_part(&mut self) {
+        if let Some(dest) = self.dest.as_mut()
+            && self.error.is_none()
+            && let Err(e) = dest.write_all(&self.out)
+        {
+            self.error = Some(e);
+        }
+        if self.dest.is_some() {
+            self.out.clear();
+        }
+    }
+}
+
+impl CellSink for CellWriter<'_> {
+    fn fork(&self) -> Self {
+        CellWriter {
+            out: Vec::new(),
+            dest: None,
+            error: None,
+            diags: Diagnostics::default(),
+            written: 0,
+        }
+    }
+    fn join(&mut self, part: Self) {
+        self.out.extend_from_slice(&part.out);
+        self.written += part.written;
+        self.flush_part();
     }
     fn count_record(&mut self) {}
     fn diags(&mut self) -> &mut Diagnostics {
         &mut self.diags
     }
-    fn push(&mut self, cell: CellInput<'_>, _loc: &Loc) {
-        if self.error.is_none()
-            && let Err(e) = write_cell(&mut self.out, &cell)
-        {
-            self.error = Some(e);
-        }
+    fn push(&mut self, cell: CellInput<'_>, _line: u64) {
+        // Writing into a Vec cannot fail.
+        let _ = write_cell(&mut self.out, &cell);
         self.written += 1;
+        if self.out.len() > 1 << 20 {
+            self.flush_part();
+        }
     }
 }
 
@@ -53,12 +80,15 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
     let mut written = 0;
     super::write_atomically(&args.output, |w| {
         let mut sink = CellWriter {
-            out: w,
+            out: Vec::new(),
+            dest: Some(w),
+            error: None,
             diags: Diagnostics::default(),
             written: 0,
-            error: None,
         };
-        read_per_item_csv(std::io::BufReader::new(file), &mut sink, &args.input)?;
+        let name: Arc<Path> = Arc::from(args.input.as_path());
+        read_per_item_csv(file, &mut sink, &name)?;
+        sink.flush_part();
         written = sink.written;
         sink.error.map_or(Ok(()), Err)
     })?;

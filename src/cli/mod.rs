@@ -105,7 +105,10 @@ fn run_report(args: &ReportArgs) -> Result<()> {
         }
         None => None,
     };
+    let t = std::time::Instant::now();
     let report = analysis::run(&ds.matrix, &params, agreement);
+    crate::core::timing("analyses", t);
+    let t = std::time::Instant::now();
     if let Some(path) = &args.items_out {
         write_atomically(path, |w| report.write_items(&ds.matrix, w))?;
     }
@@ -119,13 +122,14 @@ fn run_report(args: &ReportArgs) -> Result<()> {
         report_text::write(&mut out, &ds, &report, &style)?;
     }
     out.flush()?;
+    crate::core::timing("output", t);
     Ok(())
 }
 
 /// Writes a file through a temporary sibling and a rename, so a reader never sees half.
 pub fn write_atomically(
     path: &Path,
-    f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    f: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<()>,
 ) -> Result<()> {
     let dir = path
         .parent()

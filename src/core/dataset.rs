@@ -100,10 +100,15 @@ pub fn load_dataset(path: &Path, format: Option<CellFormat>) -> Result<Dataset, 
     };
 
     let mut builder = MatrixBuilder::new();
+    let t = std::time::Instant::now();
     for f in &cell_files {
         read_cell_file(f, format, &mut builder)?;
     }
-    let (matrix, warnings) = match builder.finish() {
+    crate::core::timing("read and build", t);
+    let t = std::time::Instant::now();
+    let finished = builder.finish();
+    crate::core::timing("finish matrix", t);
+    let (matrix, warnings) = match finished {
         Ok((m, w)) => (Some(m), w),
         Err(d) => {
             diags.merge(d);
@@ -327,7 +332,7 @@ fn read_items(
                 continue;
             }
         };
-        let mut ck = FieldCheck::new(diags, &loc);
+        let mut ck = FieldCheck::new(diags, &file, loc.line);
         let item_id = ck.required_str("item_id", &raw.item_id);
         let benchmark = ck.defaulted_str("benchmark", &raw.benchmark, "default");
         let meta = ItemMeta {

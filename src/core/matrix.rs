@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::core::diag::{Diagnostics, Loc};
+use crate::core::diag::Diagnostics;
 use crate::core::text::{norm, token_f1_score};
 
 /// Sentinel for "no text" in text-id columns.
@@ -279,21 +279,38 @@ impl ResponseMatrix {
     }
 }
 
-/// Builds a [`ResponseMatrix`] from validated cells, checking the rules that span cells
-/// (SPEC.md §1.5): consistent configurations, one task per benchmark, agreeing blind values,
-/// no duplicate cell keys.
+/// Builds a [`ResponseMatrix`] from validated cells. The rules that span cells (SPEC.md
+/// §1.5: one set of properties per configuration, one task per benchmark, agreeing blind
+/// values, no duplicate cell keys) are checked in [`MatrixBuilder::finish`], over all cells in
+/// input order, so a file read in parts on several threads gives exactly the problems of a
+/// sequential read.
 pub struct MatrixBuilder {
     m: ResponseMatrix,
-    /// First line of each configuration, for messages about conflicts.
-    config_first: Vec<Loc>,
-    config_lookup: FxHashMap<(u32, Box<str>), u32>,
-    bench_first: Vec<Option<Loc>>,
-    bench_task: Vec<Option<Task>>,
-    /// Blind from a zero-frame cell: (config name, normalised text id).
-    zero_blind: FxHashMap<(u32, u32, u32), (Box<str>, u32)>,
-    /// Blind from a `blind` field: (text id, first location).
-    field_blind: FxHashMap<(u32, u32, u32), (u32, Loc)>,
+    /// Per protocol: configuration name to its variants (one per distinct set of
+    /// frames / budget / pixels; more than one is an error found at `finish`).
+    config_lookup: Vec<FxHashMap<Box<str>, Vec<u32>>>,
+    /// First cell of each configuration variant.
+    config_first: Vec<u32>,
+    cell_task: Vec<Task>,
+    /// Blind from a zero-frame cell: (config id, normalised text id).
+    zero_blind: FxHashMap<(u32, u32, u32), (u32, u32)>,
+    /// Every `blind` field given: (key, normalised text id, cell), in cell order.
+    field_blind: Vec<((u32, u32, u32), u32, u32)>,
+    /// The ids of the previous cell: consecutive cells mostly share them.
+    last: Option<LastIds>,
+    /// Last text interned per column (gold, source tag, note), for the same reason.
+    last_text: [(Box<str>, u32); 3],
     pub diags: Diagnostics,
+}
+
+/// Ids of the previous cell, to skip hash lookups when the next cell repeats them.
+#[derive(Clone, Copy)]
+struct LastIds {
+    protocol: u32,
+    model: u32,
+    bench: u32,
+    item: u32,
+    config: u32,
 }
 
 impl Default for MatrixBuilder {
@@ -302,24 +319,33 @@ impl Default for MatrixBuilder {
     }
 }
 
+/// Frames, budget and pixels: what must agree across a configuration's cells.
+type Props = (u64, f64, Option<u64>);
+
+fn props(c: &Config) -> Props {
+    (c.frames, c.budget, c.pixels)
+}
+
 impl MatrixBuilder {
     pub fn new() -> Self {
         MatrixBuilder {
             m: ResponseMatrix::default(),
+            config_lookup: Vec::new(),
             config_first: Vec::new(),
-            config_lookup: FxHashMap::default(),
-            bench_first: Vec::new(),
-            bench_task: Vec::new(),
+            cell_task: Vec::new(),
             zero_blind: FxHashMap::default(),
-            field_blind: FxHashMap::default(),
+            field_blind: Vec::new(),
+            last: None,
+            last_text: Default::default(),
             diags: Diagnostics::default(),
         }
     }
 
-    /// Registers an input file; returns its index for [`Self::push`].
+    /// Registers an input file: the cells pushed next come from it.
     pub fn add_file(&mut self, path: &Path) -> Arc<Path> {
         let file: Arc<Path> = Arc::from(path);
         self.m.files.push(file.clone());
+        self.last = None;
         file
     }
 
@@ -332,98 +358,221 @@ impl MatrixBuilder {
         s.map_or(NO_TEXT, |s| self.m.texts.intern(s))
     }
 
-    /// Adds one cell read at `loc`.
-    pub fn push(&mut self, c: CellInput<'_>, loc: &Loc) {
+    /// `intern_text` through the one-entry cache of column `col`.
+    fn intern_cached(&mut self, col: usize, s: Option<&str>) -> u32 {
+        let Some(s) = s else { return NO_TEXT };
+        let mut slot = std::mem::take(&mut self.last_text[col]);
+        if slot.0.is_empty() || &*slot.0 != s {
+            slot = (s.into(), self.m.texts.intern(s));
+        }
+        let id = slot.1;
+        self.last_text[col] = slot;
+        id
+    }
+
+    fn protocol_id(&mut self, name: &str) -> u32 {
+        let id = self.m.protocols.intern(name);
+        if id as usize == self.config_lookup.len() {
+            self.config_lookup.push(FxHashMap::default());
+        }
+        id
+    }
+
+    fn bench_id(&mut self, name: &str) -> u32 {
+        let id = self.m.benchmarks.intern(name);
+        if id as usize == self.m.item_lookup.len() {
+            self.m.item_lookup.push(FxHashMap::default());
+        }
+        id
+    }
+
+    fn item_id(&mut self, bench: u32, id: &str) -> u32 {
         let m = &mut self.m;
-        let protocol = m.protocols.intern(c.protocol);
-        let model = m.models.intern(c.model);
-        let bench = m.benchmarks.intern(c.benchmark);
-        if bench as usize == m.item_lookup.len() {
-            m.item_lookup.push(FxHashMap::default());
-            self.bench_first.push(None);
-            self.bench_task.push(None);
-        }
         let lookup = &mut m.item_lookup[bench as usize];
-        let item = match lookup.get(c.item_id) {
-            Some(&i) => i,
-            None => {
-                let i = m.items.len() as u32;
-                m.items.push(Item {
-                    benchmark: bench,
-                    id: c.item_id.into(),
-                });
-                lookup.insert(c.item_id.into(), i);
-                i
-            }
-        };
-
-        // One task per benchmark.
-        match self.bench_task[bench as usize] {
-            None => {
-                self.bench_task[bench as usize] = Some(c.task);
-                self.bench_first[bench as usize] = Some(loc.clone());
-            }
-            Some(t) if t != c.task => {
-                let first = self.bench_first[bench as usize]
-                    .as_ref()
-                    .map_or(0, |l| l.line);
-                self.diags.at(
-                    loc,
-                    Some("task"),
-                    format!(
-                        "benchmark {:?} mixes tasks: this cell is {}, the cell at line {} is {}",
-                        c.benchmark,
-                        c.task.as_str(),
-                        first,
-                        t.as_str()
-                    ),
-                );
-            }
-            Some(_) => {}
+        if let Some(&i) = lookup.get(id) {
+            return i;
         }
+        let i = m.items.len() as u32;
+        m.items.push(Item {
+            benchmark: bench,
+            id: id.into(),
+        });
+        lookup.insert(id.into(), i);
+        i
+    }
 
-        // One set of properties per configuration.
-        let key = (protocol, Box::<str>::from(c.config));
-        let config = match self.config_lookup.get(&key) {
-            Some(&id) => {
-                let cfg = &m.configs[id as usize];
-                let first = self.config_first[id as usize].line;
-                let mut conflict = |field: &str, this: String, that: String| {
-                    self.diags.at(
-                        loc,
-                        Some(field),
-                        format!(
-                            "configuration {:?} has {field} {this} here but {that} at line {first}",
-                            c.config
-                        ),
-                    );
-                };
-                if cfg.frames != c.frames {
-                    conflict("frames", c.frames.to_string(), cfg.frames.to_string());
-                }
-                if cfg.budget != c.budget {
-                    conflict("budget", c.budget.to_string(), cfg.budget.to_string());
-                }
-                if cfg.pixels != c.pixels {
-                    let show = |p: Option<u64>| p.map_or("null".to_string(), |p| p.to_string());
-                    conflict("pixels", show(c.pixels), show(cfg.pixels));
-                }
-                id
-            }
-            None => {
-                let id = m.configs.len() as u32;
-                m.configs.push(Config {
-                    protocol,
-                    name: c.config.into(),
-                    frames: c.frames,
-                    budget: c.budget,
-                    pixels: c.pixels,
-                });
-                self.config_first.push(loc.clone());
-                self.config_lookup.insert(key, id);
-                id
+    /// The configuration variant with these properties, created (first seen at `cell`) if
+    /// new.
+    fn config_id(&mut self, protocol: u32, name: &str, p: Props, cell: u32) -> u32 {
+        let lookup = &mut self.config_lookup[protocol as usize];
+        if let Some(variants) = lookup.get(name)
+            && let Some(&id) = variants
+                .iter()
+                .find(|&&v| props(&self.m.configs[v as usize]) == p)
+        {
+            return id;
+        }
+        let id = self.m.configs.len() as u32;
+        lookup.entry(name.into()).or_default().push(id);
+        self.m.configs.push(Config {
+            protocol,
+            name: name.into(),
+            frames: p.0,
+            budget: p.1,
+            pixels: p.2,
+        });
+        self.config_first.push(cell);
+        id
+    }
+
+    /// An empty builder for one part of the input, reading the same file.
+    pub fn fork(&self) -> MatrixBuilder {
+        let mut b = MatrixBuilder::new();
+        b.m.files = self.m.files.clone();
+        b
+    }
+
+    /// Appends a part read after everything already here.
+    pub fn join(&mut self, part: MatrixBuilder) {
+        let MatrixBuilder {
+            m: p,
+            config_first: p_config_first,
+            cell_task: p_cell_task,
+            zero_blind: p_zero_blind,
+            field_blind: p_field_blind,
+            diags: p_diags,
+            ..
+        } = part;
+        self.last = None;
+        let base = self.m.cell_item.len() as u32;
+        let protocols: Vec<u32> = p.protocols.names().map(|n| self.protocol_id(n)).collect();
+        let models: Vec<u32> = p.models.names().map(|n| self.m.models.intern(n)).collect();
+        let benches: Vec<u32> = p.benchmarks.names().map(|n| self.bench_id(n)).collect();
+        let items: Vec<u32> = p
+            .items
+            .iter()
+            .map(|it| self.item_id(benches[it.benchmark as usize], &it.id))
+            .collect();
+        let configs: Vec<u32> = p
+            .configs
+            .iter()
+            .zip(&p_config_first)
+            .map(|(c, &first)| {
+                self.config_id(
+                    protocols[c.protocol as usize],
+                    &c.name,
+                    props(c),
+                    base + first,
+                )
+            })
+            .collect();
+        let texts: Vec<u32> = p.texts.names().map(|n| self.m.texts.intern(n)).collect();
+        let text = |t: u32| {
+            if t == NO_TEXT {
+                NO_TEXT
+            } else {
+                texts[t as usize]
             }
         };
+        let key = |(pp, mo, it): (u32, u32, u32)| {
+            (
+                protocols[pp as usize],
+                models[mo as usize],
+                items[it as usize],
+            )
+        };
+        for (k, (cfg, t)) in p_zero_blind {
+            let (k, cfg, t) = (key(k), configs[cfg as usize], text(t));
+            match self.zero_blind.get_mut(&k) {
+                Some(e)
+                    if self.m.configs[e.0 as usize].name <= self.m.configs[cfg as usize].name => {}
+                Some(e) => *e = (cfg, t),
+                None => {
+                    self.zero_blind.insert(k, (cfg, t));
+                }
+            }
+        }
+        self.field_blind.extend(
+            p_field_blind
+                .into_iter()
+                .map(|(k, t, c)| (key(k), text(t), c + base)),
+        );
+        self.cell_task.extend_from_slice(&p_cell_task);
+
+        let m = &mut self.m;
+        let pool = m.frame_pool.len() as u32;
+        m.frame_spans.extend(
+            p.frame_spans
+                .iter()
+                .map(|&(c, s, l)| (c + base, s + pool, l)),
+        );
+        m.frame_pool.extend_from_slice(&p.frame_pool);
+        m.cell_item
+            .extend(p.cell_item.iter().map(|&i| items[i as usize]));
+        m.cell_model
+            .extend(p.cell_model.iter().map(|&i| models[i as usize]));
+        m.cell_config
+            .extend(p.cell_config.iter().map(|&i| configs[i as usize]));
+        m.cell_value.extend_from_slice(&p.cell_value);
+        m.cell_confidence.extend_from_slice(&p.cell_confidence);
+        for (dst, src) in [
+            (&mut m.cell_pred, &p.cell_pred),
+            (&mut m.cell_pred_norm, &p.cell_pred_norm),
+            (&mut m.cell_gold, &p.cell_gold),
+            (&mut m.cell_source_tag, &p.cell_source_tag),
+            (&mut m.cell_protocol_note, &p.cell_protocol_note),
+        ] {
+            dst.extend(src.iter().map(|&t| text(t)));
+        }
+        m.cell_file.extend_from_slice(&p.cell_file);
+        m.cell_line.extend_from_slice(&p.cell_line);
+        m.stats.records += p.stats.records;
+        m.stats.cells_valid += p.stats.cells_valid;
+        m.stats.cells_invalid += p.stats.cells_invalid;
+        m.stats.zero_frame_cells += p.stats.zero_frame_cells;
+        self.diags.merge(p_diags);
+    }
+
+    /// Adds one cell read at `line` of the current file.
+    pub fn push(&mut self, c: CellInput<'_>, line: u64) {
+        let cell = self.m.cell_item.len() as u32;
+        // Consecutive cells mostly share all but their configuration: compare names with
+        // the previous cell's before hashing.
+        let last = self.last;
+        let m = &self.m;
+        let same =
+            |id: Option<u32>, names: &Interner, name: &str| id.filter(|&i| names.name(i) == name);
+        let protocol = match same(last.map(|l| l.protocol), &m.protocols, c.protocol) {
+            Some(p) => p,
+            None => self.protocol_id(c.protocol),
+        };
+        let model = match same(last.map(|l| l.model), &self.m.models, c.model) {
+            Some(x) => x,
+            None => self.m.models.intern(c.model),
+        };
+        let bench = match same(last.map(|l| l.bench), &self.m.benchmarks, c.benchmark) {
+            Some(x) => x,
+            None => self.bench_id(c.benchmark),
+        };
+        let item = match last.filter(|l| l.bench == bench).map(|l| l.item) {
+            Some(i) if *self.m.items[i as usize].id == *c.item_id => i,
+            _ => self.item_id(bench, c.item_id),
+        };
+        let p = (c.frames, c.budget, c.pixels);
+        let config = match last
+            .and_then(|l| self.m.configs.get(l.config as usize).map(|x| (l.config, x)))
+        {
+            Some((id, x)) if x.protocol == protocol && props(x) == p && *x.name == *c.config => id,
+            _ => self.config_id(protocol, c.config, p, cell),
+        };
+        self.last = Some(LastIds {
+            protocol,
+            model,
+            bench,
+            item,
+            config,
+        });
+        self.cell_task.push(c.task);
 
         // Blind answers (SPEC.md §1.4).
         let bkey = (protocol, model, item);
@@ -431,32 +580,18 @@ impl MatrixBuilder {
         if c.frames == 0
             && let Some(p) = &pred_norm
         {
-            let pid = m.texts.intern(p);
+            let pid = self.m.texts.intern(p);
             match self.zero_blind.get_mut(&bkey) {
-                Some(entry) if *entry.0 <= *c.config => {}
-                Some(entry) => *entry = (c.config.into(), pid),
+                Some(entry) if *self.m.configs[entry.0 as usize].name <= *c.config => {}
+                Some(entry) => *entry = (config, pid),
                 None => {
-                    self.zero_blind.insert(bkey, (c.config.into(), pid));
+                    self.zero_blind.insert(bkey, (config, pid));
                 }
             }
         }
         if let Some(b) = c.blind.and_then(norm_fast) {
-            let bid = m.texts.intern(&b);
-            match self.field_blind.get(&bkey) {
-                Some((other, first)) if *other != bid => {
-                    let msg = format!(
-                        "blind answer {:?} conflicts with {:?} given at line {} for the same model and item",
-                        b,
-                        m.texts.name(*other),
-                        first.line
-                    );
-                    self.diags.at(loc, Some("blind"), msg);
-                }
-                Some(_) => {}
-                None => {
-                    self.field_blind.insert(bkey, (bid, loc.clone()));
-                }
-            }
+            let bid = self.m.texts.intern(&b);
+            self.field_blind.push((bkey, bid, cell));
         }
 
         // The cell value (SPEC.md §1.3).
@@ -477,31 +612,35 @@ impl MatrixBuilder {
                 (None, Gold::None | Gold::Unusable) => f64::NAN,
             },
         };
+        let stats = &mut self.m.stats;
         if value.is_nan() {
-            m.stats.cells_invalid += 1;
+            stats.cells_invalid += 1;
         } else {
-            m.stats.cells_valid += 1;
+            stats.cells_valid += 1;
         }
         if c.frames == 0 {
-            m.stats.zero_frame_cells += 1;
+            stats.zero_frame_cells += 1;
         }
 
-        let cell = m.cell_item.len() as u32;
         if let Some(idx) = c.frame_idx {
-            let start = m.frame_pool.len() as u32;
-            m.frame_spans.push((cell, start, idx.len() as u32));
-            m.frame_pool.extend(idx);
+            let start = self.m.frame_pool.len() as u32;
+            self.m.frame_spans.push((cell, start, idx.len() as u32));
+            self.m.frame_pool.extend(idx);
         }
         let gold_text = match &c.gold {
             Gold::None | Gold::Unusable => None,
             Gold::One(g) => Some(std::borrow::Cow::Borrowed(*g)),
             Gold::Many(gs) => Some(std::borrow::Cow::Owned(gs.join(" | "))),
         };
-        let gold = self.intern_text(gold_text.as_deref());
+        let gold = self.intern_cached(0, gold_text.as_deref());
         let pred = self.intern_text(c.pred);
-        let pred_norm = self.intern_text(pred_norm.as_deref());
-        let source_tag = self.intern_text(c.source_tag);
-        let protocol_note = self.intern_text(c.protocol_note);
+        // Mostly the prediction is already normal: one id for both.
+        let pred_norm = match (&pred_norm, c.pred) {
+            (Some(n), Some(p)) if **n == *p => pred,
+            _ => self.intern_text(pred_norm.as_deref()),
+        };
+        let source_tag = self.intern_cached(1, c.source_tag);
+        let protocol_note = self.intern_cached(2, c.protocol_note);
         let m = &mut self.m;
         m.cell_item.push(item);
         m.cell_model.push(model);
@@ -514,18 +653,138 @@ impl MatrixBuilder {
         m.cell_source_tag.push(source_tag);
         m.cell_protocol_note.push(protocol_note);
         m.cell_file.push((m.files.len().max(1) - 1) as u16);
-        m.cell_line.push(loc.line.min(u64::from(u32::MAX)) as u32);
+        m.cell_line.push(line.min(u64::from(u32::MAX)) as u32);
     }
 
-    /// Renumbers ids into SPEC order, groups the cells, checks for duplicate cell keys and
-    /// returns the matrix, or every problem found.
-    pub fn finish(mut self) -> Result<(ResponseMatrix, Diagnostics), Diagnostics> {
-        let mut m = self.m;
-        m.bench_task = self
-            .bench_task
-            .iter()
-            .map(|t| t.unwrap_or(Task::Mcq))
+    /// Where an earlier cell is, said relative to a later one: "line 12", or "file:12"
+    /// when they come from different files.
+    fn where_is(&self, first: u32, cell: u32) -> String {
+        let m = &self.m;
+        if m.cell_file[first as usize] == m.cell_file[cell as usize] {
+            format!("line {}", m.cell_line[first as usize])
+        } else {
+            m.cell_location(first)
+        }
+    }
+
+    fn cell_error(&mut self, cell: u32, field: &str, msg: String) {
+        let m = &self.m;
+        let file = m.files[m.cell_file[cell as usize] as usize].clone();
+        self.diags.error(
+            &file,
+            Some(u64::from(m.cell_line[cell as usize])),
+            Some(field),
+            msg,
+        );
+    }
+
+    /// Checks the rules that span cells, in input order: a configuration's first cell fixes
+    /// its properties, a benchmark's first cell its task, a key's first `blind` its value;
+    /// every later cell that disagrees is an error. Returns the variant each configuration
+    /// id stands for after the check (conflicting variants fold into the first).
+    fn check_spanning_rules(&mut self) -> Vec<u32> {
+        let n_cfg = self.m.configs.len();
+        let mut canon: Vec<u32> = (0..n_cfg as u32).collect();
+        for variants in self.config_lookup.iter().flat_map(|l| l.values()) {
+            if variants.len() > 1 {
+                let first = *variants
+                    .iter()
+                    .min_by_key(|&&v| self.config_first[v as usize])
+                    .unwrap_or(&variants[0]);
+                for &v in variants {
+                    canon[v as usize] = first;
+                }
+            }
+        }
+        let mut bench_first: Vec<Option<u32>> = vec![None; self.m.benchmarks.len()];
+        for cell in 0..self.m.n_cells() as u32 {
+            let b = self.m.items[self.m.cell_item[cell as usize] as usize].benchmark as usize;
+            bench_first[b].get_or_insert(cell);
+        }
+        let configs_conflict = canon.iter().enumerate().any(|(i, &c)| i as u32 != c);
+        let tasks_conflict = (0..self.m.n_cells()).any(|c| {
+            let b = self.m.items[self.m.cell_item[c] as usize].benchmark as usize;
+            bench_first[b].is_some_and(|f| self.cell_task[f as usize] != self.cell_task[c])
+        });
+        if configs_conflict || tasks_conflict {
+            for cell in 0..self.m.n_cells() as u32 {
+                let v = self.m.cell_config[cell as usize];
+                let w = canon[v as usize];
+                if v != w {
+                    let (mine, theirs) = (&self.m.configs[v as usize], &self.m.configs[w as usize]);
+                    let at = self.where_is(self.config_first[w as usize], cell);
+                    let show = |p: Option<u64>| p.map_or("null".to_string(), |p| p.to_string());
+                    let mut found = Vec::new();
+                    if mine.frames != theirs.frames {
+                        found.push(("frames", mine.frames.to_string(), theirs.frames.to_string()));
+                    }
+                    if mine.budget != theirs.budget {
+                        found.push(("budget", mine.budget.to_string(), theirs.budget.to_string()));
+                    }
+                    if mine.pixels != theirs.pixels {
+                        found.push(("pixels", show(mine.pixels), show(theirs.pixels)));
+                    }
+                    let name = mine.name.clone();
+                    for (field, this, that) in found {
+                        self.cell_error(
+                            cell,
+                            field,
+                            format!(
+                                "configuration {name:?} has {field} {this} here but {that} at {at}"
+                            ),
+                        );
+                    }
+                }
+                let b = self.m.items[self.m.cell_item[cell as usize] as usize].benchmark;
+                if let Some(first) = bench_first[b as usize]
+                    && self.cell_task[first as usize] != self.cell_task[cell as usize]
+                {
+                    let msg = format!(
+                        "benchmark {:?} mixes tasks: this cell is {}, the cell at {} is {}",
+                        self.m.benchmarks.name(b),
+                        self.cell_task[cell as usize].as_str(),
+                        self.where_is(first, cell),
+                        self.cell_task[first as usize].as_str()
+                    );
+                    self.cell_error(cell, "task", msg);
+                }
+            }
+        }
+        let mut first_blind: FxHashMap<(u32, u32, u32), (u32, u32)> = FxHashMap::default();
+        for (k, t, cell) in std::mem::take(&mut self.field_blind) {
+            match first_blind.get(&k) {
+                Some(&(other, first)) if other != t => {
+                    let msg = format!(
+                        "blind answer {:?} conflicts with {:?} given at {} for the same model and item",
+                        self.m.texts.name(t),
+                        self.m.texts.name(other),
+                        self.where_is(first, cell)
+                    );
+                    self.cell_error(cell, "blind", msg);
+                }
+                Some(_) => {}
+                None => {
+                    first_blind.insert(k, (t, cell));
+                }
+            }
+        }
+        self.field_blind = first_blind
+            .into_iter()
+            .map(|(k, (t, c))| (k, t, c))
             .collect();
+        for b in 0..self.m.benchmarks.len() {
+            let task = bench_first[b].map_or(Task::Mcq, |f| self.cell_task[f as usize]);
+            self.m.bench_task.push(task);
+        }
+        canon
+    }
+
+    /// Checks the rules that span cells, renumbers ids into SPEC order, groups the cells,
+    /// and returns the matrix, or every problem found.
+    pub fn finish(mut self) -> Result<(ResponseMatrix, Diagnostics), Diagnostics> {
+        self.m.bench_task.clear();
+        let canon = self.check_spanning_rules();
+        let mut m = std::mem::take(&mut self.m);
 
         // Names into code-point order.
         let proto_map = m.protocols.sort();
@@ -568,18 +827,24 @@ impl MatrixBuilder {
         }
         m.item_lookup = lookup;
 
-        // Configurations into (protocol, name) order.
+        // Configurations into (protocol, name) order; conflicting variants are dropped (the
+        // input is rejected) and their cells point at the first variant.
         for c in &mut m.configs {
             c.protocol = proto_map[c.protocol as usize];
         }
-        let mut cfg_order: Vec<u32> = (0..m.configs.len() as u32).collect();
+        let mut cfg_order: Vec<u32> = (0..m.configs.len() as u32)
+            .filter(|&c| canon[c as usize] == c)
+            .collect();
         cfg_order.sort_by(|&a, &b| {
             let (x, y) = (&m.configs[a as usize], &m.configs[b as usize]);
             (x.protocol, &x.name).cmp(&(y.protocol, &y.name))
         });
-        let mut cfg_map = vec![0u32; cfg_order.len()];
+        let mut cfg_map = vec![0u32; m.configs.len()];
         for (new, &old) in cfg_order.iter().enumerate() {
             cfg_map[old as usize] = new as u32;
+        }
+        for c in 0..m.configs.len() {
+            cfg_map[c] = cfg_map[canon[c] as usize];
         }
         m.configs = cfg_order
             .iter()
@@ -597,26 +862,19 @@ impl MatrixBuilder {
         }
 
         // Blind answers: a zero-frame prediction wins over a `blind` field.
+        let remap = |(p, mo, it): (u32, u32, u32)| {
+            (
+                proto_map[p as usize],
+                model_map[mo as usize],
+                item_map[it as usize],
+            )
+        };
         let mut blind: FxHashMap<(u32, u32, u32), u32> = FxHashMap::default();
-        for ((p, mo, it), (text, _)) in &self.field_blind {
-            blind.insert(
-                (
-                    proto_map[*p as usize],
-                    model_map[*mo as usize],
-                    item_map[*it as usize],
-                ),
-                *text,
-            );
+        for &(k, text, _) in &self.field_blind {
+            blind.insert(remap(k), text);
         }
-        for ((p, mo, it), (_, text)) in &self.zero_blind {
-            blind.insert(
-                (
-                    proto_map[*p as usize],
-                    model_map[*mo as usize],
-                    item_map[*it as usize],
-                ),
-                *text,
-            );
+        for (&k, &(_, text)) in &self.zero_blind {
+            blind.insert(remap(k), text);
         }
         m.blind = blind;
 
@@ -641,16 +899,17 @@ impl MatrixBuilder {
             order[next[g]] = cell as u32;
             next[g] += 1;
         }
+        let key = |c: u32| {
+            (u64::from(m.cell_item[c as usize]) << 32) | u64::from(m.cell_config[c as usize])
+        };
+        let mut scratch: Vec<u32> = Vec::new();
         for g in 0..n_groups {
             let slice = &mut order[counts[g]..counts[g + 1]];
-            let key = |&c: &u32| {
-                (u64::from(m.cell_item[c as usize]) << 32) | u64::from(m.cell_config[c as usize])
-            };
-            if !slice.is_sorted_by_key(key) {
-                slice.sort_by_key(key);
+            if !slice.is_sorted_by_key(|&c| key(c)) {
+                sort_by_item_then_config(slice, &m.cell_item, &m.cell_config, &mut scratch);
             }
             for w in slice.windows(2) {
-                if key(&w[0]) == key(&w[1]) {
+                if key(w[0]) == key(w[1]) {
                     let (a, b) = (w[0] as usize, w[1] as usize);
                     let file = m.files[m.cell_file[b] as usize].clone();
                     let item = &m.items[m.cell_item[b] as usize];
@@ -680,6 +939,38 @@ impl MatrixBuilder {
             Ok((m, self.diags))
         }
     }
+}
+
+/// Sorts cell indices by (item, config): a counting sort on the item (dense ids), then the
+/// few cells of each item by config. Linear, where a comparison sort on 10 M cells is not.
+fn sort_by_item_then_config(
+    cells: &mut [u32],
+    item: &[u32],
+    config: &[u32],
+    scratch: &mut Vec<u32>,
+) {
+    let (lo, hi) = cells.iter().fold((u32::MAX, 0), |(lo, hi), &c| {
+        (lo.min(item[c as usize]), hi.max(item[c as usize]))
+    });
+    let mut start = vec![0usize; (hi - lo) as usize + 2];
+    for &c in cells.iter() {
+        start[(item[c as usize] - lo) as usize + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    scratch.clear();
+    scratch.resize(cells.len(), 0);
+    let mut next = start.clone();
+    for &c in cells.iter() {
+        let slot = &mut next[(item[c as usize] - lo) as usize];
+        scratch[*slot] = c;
+        *slot += 1;
+    }
+    for w in start.windows(2) {
+        scratch[w[0]..w[1]].sort_unstable_by_key(|&c| config[c as usize]);
+    }
+    cells.copy_from_slice(scratch);
 }
 
 /// `norm` without allocating in the common case of an already-normal ASCII answer.

@@ -9,3 +9,13 @@ pub mod matrix;
 pub mod queue;
 pub mod sampling;
 pub mod text;
+
+/// With `FRAMEAUDIT_TIMINGS` set, prints how long a phase took to stderr (for profiling).
+pub fn timing(phase: &str, since: std::time::Instant) {
+    if std::env::var_os("FRAMEAUDIT_TIMINGS").is_some() {
+        eprintln!(
+            "timing: {phase}: {:.1} ms",
+            since.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}

@@ -238,7 +238,7 @@ pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotat
                 continue;
             }
         };
-        let mut ck = FieldCheck::new(&mut diags, &loc);
+        let mut ck = FieldCheck::new(&mut diags, &file, loc.line);
         let item_id = ck.required_str("item_id", &raw.item_id).to_string();
         let annotator = ck.required_str("annotator", &raw.annotator).to_string();
         let model = ck.opt_str("model", &raw.model).unwrap_or("").to_string();

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use serde::Serialize;
 
 use super::cascade::Cascade;
@@ -117,14 +119,14 @@ impl Classes {
         }
     }
 
-    fn add(&mut self, c: Class) {
+    fn add(&mut self, c: Class, n: usize) {
         *match c {
             Class::AlwaysCorrect => &mut self.always_correct,
             Class::AlwaysWrong => &mut self.always_wrong,
             Class::MonotonicIncreasing => &mut self.monotonic_increasing,
             Class::MonotonicDecreasing => &mut self.monotonic_decreasing,
             Class::Oscillating => &mut self.oscillating,
-        } += 1;
+        } += n;
     }
 }
 
@@ -225,6 +227,19 @@ pub fn values(m: &ResponseMatrix, mg: &ModelGrid) -> Vec<u8> {
         .collect()
 }
 
+/// What an item's measures depend on, computed once per distinct 0/1 row: items share
+/// few patterns (at most 2^K), so per-pattern work replaces most per-item work.
+struct PatternStats {
+    class: Class,
+    best_col: usize,
+    harmful_pairs: u32,
+    terminal: bool,
+    text_right: bool,
+    text_overwrite: bool,
+    oracle: bool,
+    adjacent_flips: u32,
+}
+
 /// Everything of §3-4 except cascade, bootstrap and intervention, which the caller adds.
 pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
     let g: &GridSpec = &mg.grid;
@@ -232,13 +247,80 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
     let y = values(m, mg);
     let name = |col: usize| m.config(g.configs[col]).name.to_string();
     let top = g.top.unwrap_or(k - 1);
+    let pairs = g.comparable_pairs();
+    let ladder = g.ladder();
+    let zero: Vec<usize> = (0..k).filter(|&c| g.frames(m, c) == 0).collect();
+    let visual: Vec<usize> = (0..k).filter(|&c| g.frames(m, c) > 0).collect();
 
-    // Curve, best fixed (ties to the earliest), oracle.
-    let mut correct = vec![0usize; k];
+    // Distinct rows and how many items have each.
+    let mut ids: FxHashMap<&[u8], u32> = FxHashMap::default();
+    let mut rows: Vec<&[u8]> = Vec::new();
+    let mut weight: Vec<usize> = Vec::new();
+    let mut pattern_of: Vec<u32> = Vec::with_capacity(n);
     for row in y.chunks_exact(k) {
-        for (c, &v) in correct.iter_mut().zip(row) {
-            *c += usize::from(v);
+        let id = *ids.entry(row).or_insert_with(|| {
+            rows.push(row);
+            weight.push(0);
+            (rows.len() - 1) as u32
+        });
+        weight[id as usize] += 1;
+        pattern_of.push(id);
+    }
+    let stats: Vec<PatternStats> = rows
+        .iter()
+        .map(|row| {
+            let text_right = zero.iter().any(|&t| row[t] == 1);
+            PatternStats {
+                class: Class::of(row),
+                best_col: row.iter().position(|&v| v == 1).unwrap_or(0),
+                harmful_pairs: pairs
+                    .iter()
+                    .filter(|&&(a, b)| row[a] == 1 && row[b] == 0)
+                    .count() as u32,
+                terminal: row[top] == 0 && (0..k).any(|a| g.lower(a, top) && row[a] == 1),
+                text_right,
+                text_overwrite: text_right && visual.iter().any(|&v| row[v] == 0),
+                oracle: row.contains(&1),
+                adjacent_flips: row.windows(2).filter(|w| w[0] != w[1]).count() as u32,
+            }
+        })
+        .collect();
+
+    // Curve, best fixed (ties to the earliest), classes, patterns, complementarity, churn:
+    // sums over patterns, each weighted by its items.
+    let mut correct = vec![0usize; k];
+    let mut classes = Classes::default();
+    let mut patterns: BTreeMap<String, usize> = BTreeMap::new();
+    let mut best_counts = vec![0usize; k];
+    let mut rw = vec![vec![0usize; k]; k];
+    let mut churn_counts = vec![[0usize; 4]; ladder.len().saturating_sub(1)];
+    let (mut oracle_count, mut harmful_items, mut harmful_pairs) = (0, 0, 0usize);
+    let (mut terminal_regressions, mut overwritten, mut text_correct) = (0, 0, 0);
+    for ((row, st), &w) in rows.iter().zip(&stats).zip(&weight) {
+        for (c, &v) in correct.iter_mut().zip(row.iter()) {
+            *c += w * usize::from(v);
         }
+        classes.add(st.class, w);
+        let pattern: String = row
+            .iter()
+            .map(|&v| if v == 1 { '1' } else { '0' })
+            .collect();
+        patterns.insert(pattern, w);
+        best_counts[st.best_col] += w;
+        for a in (0..k).filter(|&a| row[a] == 1) {
+            for b in (0..k).filter(|&b| row[b] == 0) {
+                rw[a][b] += w;
+            }
+        }
+        for (j, pair) in ladder.windows(2).enumerate() {
+            churn_counts[j][usize::from(row[pair[0]]) * 2 + usize::from(row[pair[1]])] += w;
+        }
+        oracle_count += w * usize::from(st.oracle);
+        harmful_items += w * usize::from(st.harmful_pairs > 0);
+        harmful_pairs += w * st.harmful_pairs as usize;
+        terminal_regressions += w * usize::from(st.terminal);
+        overwritten += w * usize::from(st.text_overwrite);
+        text_correct += w * usize::from(st.text_right);
     }
     let accuracy: Vec<f64> = correct
         .iter()
@@ -246,86 +328,48 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         .collect();
     let best = (0..k).fold(0, |b, i| if correct[i] > correct[b] { i } else { b });
 
-    let pairs = g.comparable_pairs();
-    let ladder = g.ladder();
-    let zero: Vec<usize> = (0..k).filter(|&c| g.frames(m, c) == 0).collect();
-    let visual: Vec<usize> = (0..k).filter(|&c| g.frames(m, c) > 0).collect();
-
-    let mut items = McqItems {
+    let items = McqItems {
+        class: pattern_of
+            .iter()
+            .map(|&p| stats[p as usize].class)
+            .collect(),
+        best_config: pattern_of
+            .iter()
+            .map(|&p| stats[p as usize].best_col)
+            .collect(),
+        harmful_pairs: pattern_of
+            .iter()
+            .map(|&p| stats[p as usize].harmful_pairs)
+            .collect(),
+        terminal: pattern_of
+            .iter()
+            .map(|&p| stats[p as usize].terminal)
+            .collect(),
+        text_overwrite: pattern_of
+            .iter()
+            .map(|&p| stats[p as usize].text_overwrite)
+            .collect(),
+        oracle: pattern_of
+            .iter()
+            .map(|&p| stats[p as usize].oracle)
+            .collect(),
+        adjacent_flips: pattern_of
+            .iter()
+            .map(|&p| stats[p as usize].adjacent_flips)
+            .collect(),
         y: Vec::new(),
-        class: Vec::with_capacity(n),
-        best_config: Vec::with_capacity(n),
-        harmful_pairs: Vec::with_capacity(n),
-        terminal: Vec::with_capacity(n),
-        text_overwrite: Vec::with_capacity(n),
-        oracle: Vec::with_capacity(n),
-        adjacent_flips: Vec::with_capacity(n),
     };
-    let mut classes = Classes::default();
-    let mut patterns: BTreeMap<String, usize> = BTreeMap::new();
-    let mut best_counts = vec![0usize; k];
-    let mut rw = vec![vec![0usize; k]; k];
-    let mut text_correct = 0;
-    for row in y.chunks_exact(k) {
-        let class = Class::of(row);
-        classes.add(class);
-        let pattern: String = row
-            .iter()
-            .map(|&v| if v == 1 { '1' } else { '0' })
-            .collect();
-        *patterns.entry(pattern).or_default() += 1;
-        let best_col = row.iter().position(|&v| v == 1).unwrap_or(0);
-        best_counts[best_col] += 1;
-        let hp = pairs
-            .iter()
-            .filter(|&&(a, b)| row[a] == 1 && row[b] == 0)
-            .count() as u32;
-        let terminal = row[top] == 0 && (0..k).any(|a| g.lower(a, top) && row[a] == 1);
-        let text_right = zero.iter().any(|&t| row[t] == 1);
-        text_correct += usize::from(text_right);
-        for a in 0..k {
-            if row[a] == 1 {
-                for b in 0..k {
-                    if row[b] == 0 {
-                        rw[a][b] += 1;
-                    }
-                }
-            }
-        }
-        items.class.push(class);
-        items.best_config.push(best_col);
-        items.harmful_pairs.push(hp);
-        items.terminal.push(terminal);
-        items
-            .text_overwrite
-            .push(text_right && visual.iter().any(|&v| row[v] == 0));
-        items.oracle.push(row.contains(&1));
-        items
-            .adjacent_flips
-            .push(row.windows(2).filter(|w| w[0] != w[1]).count() as u32);
-    }
-    let oracle_count = items.oracle.iter().filter(|&&o| o).count();
-    let harmful_items = items.harmful_pairs.iter().filter(|&&h| h > 0).count();
-    let harmful_pairs: usize = items.harmful_pairs.iter().map(|&h| h as usize).sum();
-    let terminal_regressions = items.terminal.iter().filter(|&&t| t).count();
-    let overwritten = items.text_overwrite.iter().filter(|&&t| t).count();
 
     let churn: Vec<Churn> = ladder
         .windows(2)
-        .map(|w| {
-            let (a, b) = (w[0], w[1]);
-            let mut c = [0usize; 4];
-            for row in y.chunks_exact(k) {
-                c[usize::from(row[a]) * 2 + usize::from(row[b])] += 1;
-            }
-            Churn {
-                from: name(a),
-                to: name(b),
-                wrong_to_correct: c[1],
-                correct_to_wrong: c[2],
-                stable_correct: c[3],
-                stable_wrong: c[0],
-            }
+        .zip(&churn_counts)
+        .map(|(w, c)| Churn {
+            from: name(w[0]),
+            to: name(w[1]),
+            wrong_to_correct: c[1],
+            correct_to_wrong: c[2],
+            stable_correct: c[3],
+            stable_wrong: c[0],
         })
         .collect();
     let churn_totals = ChurnTotals {
@@ -346,6 +390,9 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         .collect();
 
     let prior_fallback = prior_fallback(m, mg, &y, &visual, &pairs, top);
+    drop(ids);
+    drop(rows);
+    let mut items = items;
     items.y = y;
 
     McqMetrics {
@@ -364,7 +411,7 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         },
         oracle_count,
         oracle_accuracy: 100.0 * oracle_count as f64 / n as f64,
-        headroom: 100.0 * (oracle_count as f64 - correct[best] as f64) / n as f64,
+        headroom: 100.0 * (oracle_count - correct[best]) as f64 / n as f64,
         correct_counts: correct,
         classes,
         patterns,

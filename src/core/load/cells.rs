@@ -1,13 +1,16 @@
 //! The native cells JSONL reader (SPEC.md §1.1, FORMATS.md §1): one cell per non-blank
 //! line, streamed; every problem of every line is collected with its line and field.
 
-use std::io::BufRead;
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::CellSink;
+use super::chunk::{BLOCK, Lines, read_blocks};
 use super::json::{FieldCheck, J, describe_json_error, is_missing};
-use crate::core::diag::{Diagnostics, Loc};
+use crate::core::diag::Diagnostics;
 use crate::core::matrix::{CellInput, Gold, Task};
 
 /// The fields of a cell line as written; unknown fields are ignored.
@@ -52,8 +55,13 @@ struct RawCell<'a> {
 }
 
 /// Validates one parsed line into a cell; `None` (with diagnostics) when it is rejected.
-fn validate<'a>(raw: &'a RawCell<'a>, diags: &mut Diagnostics, loc: &Loc) -> Option<CellInput<'a>> {
-    let mut ck = FieldCheck::new(diags, loc);
+fn validate<'a>(
+    raw: &'a RawCell<'a>,
+    diags: &mut Diagnostics,
+    file: &Arc<Path>,
+    line: u64,
+) -> Option<CellInput<'a>> {
+    let mut ck = FieldCheck::new(diags, file, line);
     let model = ck.required_str("model", &raw.model);
     let item_id = ck.required_str("item_id", &raw.item_id);
     let config = ck.required_str("config", &raw.config);
@@ -182,38 +190,21 @@ fn validate<'a>(raw: &'a RawCell<'a>, diags: &mut Diagnostics, loc: &Loc) -> Opt
     })
 }
 
-/// Reads a cells JSONL stream into the builder. Problems go to `b.diags`; an I/O error
-/// stops the read.
-pub fn read_cells(
-    reader: impl BufRead,
-    b: &mut impl CellSink,
-    file: &std::path::Path,
-) -> std::io::Result<()> {
-    let file = b.add_file(file);
-    let mut reader = reader;
-    let mut buf = Vec::with_capacity(1024);
-    let mut line_no = 0u64;
-    loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
-            break;
-        }
-        line_no += 1;
-        let text = trim_ascii(&buf);
+/// Parses a block of cells JSONL (whole lines) whose first line is `first_line`.
+pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>, sink: &mut S) {
+    for (i, line) in block.split(|&c| c == b'\n').enumerate() {
+        let text = line.trim_ascii();
         if text.is_empty() {
             continue;
         }
-        b.count_record();
-        let loc = Loc {
-            file: file.clone(),
-            line: line_no,
-        };
+        sink.count_record();
+        let line = first_line + i as u64;
         if text[0] != b'{' {
             let what = match serde_json::from_slice::<J>(text) {
                 Ok(v) => format!("expected a JSON object (one cell), found {}", v.kind()),
                 Err(e) => format!("malformed JSON: {}", describe_json_error(&e)),
             };
-            b.diags().at(&loc, None, what);
+            sink.diags().error(file, Some(line), None, what);
             continue;
         }
         let raw: RawCell = match serde_json::from_slice(text) {
@@ -221,34 +212,41 @@ pub fn read_cells(
             Err(e) => {
                 let msg = describe_json_error(&e);
                 let field = duplicate_field(&msg);
-                b.diags()
-                    .at(&loc, field.as_deref(), format!("malformed JSON: {msg}"));
+                sink.diags().error(
+                    file,
+                    Some(line),
+                    field.as_deref(),
+                    format!("malformed JSON: {msg}"),
+                );
                 continue;
             }
         };
-        if let Some(cell) = validate(&raw, b.diags(), &loc) {
-            b.push(cell, &loc);
+        if let Some(cell) = validate(&raw, sink.diags(), file, line) {
+            sink.push(cell, line);
         }
     }
-    Ok(())
+}
+
+/// Reads a cells JSONL stream into the sink, parsing blocks in parallel.
+pub fn read_cells<S: CellSink>(
+    reader: impl Read,
+    sink: &mut S,
+    file: &Arc<Path>,
+) -> std::io::Result<()> {
+    read_blocks(
+        reader,
+        BLOCK,
+        &Lines,
+        1,
+        sink,
+        &|b: &[u8], line, s: &mut S| parse_block(b, line, file, s),
+    )
 }
 
 /// The field named in serde's "duplicate field `x`" message.
 fn duplicate_field(msg: &str) -> Option<String> {
     let rest = msg.strip_prefix("duplicate field `")?;
     Some(rest[..rest.find('`')?].to_string())
-}
-
-fn trim_ascii(b: &[u8]) -> &[u8] {
-    let start = b
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(b.len());
-    let end = b
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    &b[start..end]
 }
 
 /// A cell as written back out: absent values are left out, defaults are not repeated.
@@ -325,7 +323,8 @@ mod tests {
 
     fn load(text: &str) -> Result<crate::core::matrix::ResponseMatrix, Vec<Diagnostic>> {
         let mut b = MatrixBuilder::new();
-        read_cells(text.as_bytes(), &mut b, std::path::Path::new("t.jsonl")).expect("io");
+        let file = b.add_file(std::path::Path::new("t.jsonl"));
+        read_cells(text.as_bytes(), &mut b, &file).expect("io");
         match b.finish() {
             Ok((m, _)) => Ok(m),
             Err(d) => Err(d.sorted().into_iter().cloned().collect()),
@@ -516,5 +515,86 @@ mod tests {
             e[0].contains("field `model`: malformed JSON: duplicate field"),
             "{e:?}"
         );
+    }
+
+    /// A file large enough to be split into parts that are parsed on two threads must give
+    /// the same matrix and the same problems as reading it in one piece.
+    #[test]
+    fn parallel_parts_read_like_one_piece() {
+        let mut text = String::new();
+        for i in 0..12_000 {
+            let frames = if i == 9_000 { 9 } else { 8 };
+            let blind = if i == 11_000 { "C" } else { "B" };
+            text.push_str(&format!(
+                "{{\"model\":\"M{}\",\"item_id\":\"q{}\",\"config\":\"{}f\",\"frames\":{frames},\"pred\":\"A\",\"gold\":\"A\",\"blind\":\"{blind}\",\"padding\":\"{}\"}}\n",
+                i % 3,
+                i / 6,
+                if i % 2 == 0 { 8 } else { 16 },
+                "x".repeat(20)
+            ));
+        }
+        // A duplicate of line 1 near the end, and a task conflict in the second half.
+        let first = text.lines().next().expect("line").to_string();
+        text.push_str(&first);
+        text.push('\n');
+        text.push_str(r#"{"model":"M0","item_id":"z","config":"8f","frames":8,"score":5}"#);
+        text.push('\n');
+        assert!(text.len() > 2 * (256 << 10));
+
+        let parallel = {
+            let mut b = MatrixBuilder::new();
+            let file = b.add_file(Path::new("t.jsonl"));
+            read_cells(text.as_bytes(), &mut b, &file).expect("io");
+            b.finish()
+        };
+        let sequential = {
+            let mut b = MatrixBuilder::new();
+            let file = b.add_file(Path::new("t.jsonl"));
+            parse_block(text.as_bytes(), 1, &file, &mut b);
+            b.finish()
+        };
+        let msgs = |r: &Result<(crate::core::matrix::ResponseMatrix, Diagnostics), Diagnostics>| -> Vec<String> {
+            match r {
+                Ok(_) => Vec::new(),
+                Err(d) => d.sorted().iter().map(|d| d.to_string()).collect(),
+            }
+        };
+        let (p, q) = (msgs(&parallel), msgs(&sequential));
+        assert!(p.iter().any(|m| m.contains("t.jsonl:9001: error: field `frames`: configuration \"8f\" has frames 9 here but 8 at line 1")), "{p:#?}");
+        assert!(p.iter().any(|m| m.contains("t.jsonl:11004: error: field `blind`: blind answer \"B\" conflicts with \"C\" given at line 11001")), "{p:#?}");
+        assert!(p.iter().any(|m| m.contains("duplicate cell")), "{p:#?}");
+        assert!(
+            p.iter()
+                .any(|m| m.contains("this cell is open, the cell at line 1 is mcq")),
+            "{p:#?}"
+        );
+        assert_eq!(p, q);
+
+        // Without the problems, the matrices are the same cell for cell.
+        let clean: String = text
+            .lines()
+            .take(12_000)
+            .filter(|l| !l.contains("\"frames\":9") && !l.contains("\"blind\":\"C\""))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let load = |parallel: bool| {
+            let mut b = MatrixBuilder::new();
+            let file = b.add_file(Path::new("t.jsonl"));
+            if parallel {
+                read_cells(clean.as_bytes(), &mut b, &file).expect("io");
+            } else {
+                parse_block(clean.as_bytes(), 1, &file, &mut b);
+            }
+            b.finish().expect("valid").0
+        };
+        let (a, b) = (load(true), load(false));
+        assert_eq!(a.n_cells(), 11_998);
+        assert_eq!(a.cell_item, b.cell_item);
+        assert_eq!(a.cell_model, b.cell_model);
+        assert_eq!(a.cell_config, b.cell_config);
+        assert_eq!(a.cell_line, b.cell_line);
+        assert_eq!(a.cell_pred, b.cell_pred);
+        assert_eq!(a.blind_answers(), b.blind_answers());
+        assert_eq!(a.stats.records, b.stats.records);
     }
 }

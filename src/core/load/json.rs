@@ -5,7 +5,10 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::core::diag::{Diagnostics, Loc};
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::core::diag::Diagnostics;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -154,22 +157,25 @@ pub fn is_missing(v: &J<'_>) -> bool {
 /// Checks the fields of one record, collecting every problem with its field name.
 pub struct FieldCheck<'d> {
     diags: &'d mut Diagnostics,
-    loc: Loc,
+    file: &'d Arc<Path>,
+    line: u64,
     /// False once any field failed.
     pub ok: bool,
 }
 
 impl<'d> FieldCheck<'d> {
-    pub fn new(diags: &'d mut Diagnostics, loc: &Loc) -> Self {
+    pub fn new(diags: &'d mut Diagnostics, file: &'d Arc<Path>, line: u64) -> Self {
         FieldCheck {
             diags,
-            loc: loc.clone(),
+            file,
+            line,
             ok: true,
         }
     }
 
     pub fn fail(&mut self, field: &str, msg: String) {
-        self.diags.at(&self.loc, Some(field), msg);
+        self.diags
+            .error(self.file, Some(self.line), Some(field), msg);
         self.ok = false;
     }
 

@@ -2,41 +2,33 @@
 //! format. Both stream their input and report every problem with file, line and field.
 
 pub mod cells;
+pub mod chunk;
 pub mod json;
 pub mod per_item_csv;
 
 use std::fs::File;
-use std::io::BufReader;
 use std::path::Path;
 
-use std::sync::Arc;
+use crate::core::diag::LoadError;
+use crate::core::matrix::MatrixBuilder;
 
-use crate::core::diag::{Diagnostics, LoadError, Loc};
-use crate::core::matrix::{CellInput, MatrixBuilder};
-
-/// Where readers put what they read: the matrix builder, or a converter that writes cells
-/// back out.
-pub trait CellSink {
-    /// Registers an input file; diagnostics name it.
-    fn add_file(&mut self, path: &Path) -> Arc<Path>;
-    /// Counts one record (a line or row), valid or not.
-    fn count_record(&mut self);
-    fn diags(&mut self) -> &mut Diagnostics;
-    fn push(&mut self, cell: CellInput<'_>, loc: &Loc);
-}
+pub use self::chunk::CellSink;
 
 impl CellSink for MatrixBuilder {
-    fn add_file(&mut self, path: &Path) -> Arc<Path> {
-        MatrixBuilder::add_file(self, path)
+    fn fork(&self) -> Self {
+        MatrixBuilder::fork(self)
+    }
+    fn join(&mut self, part: Self) {
+        MatrixBuilder::join(self, part);
     }
     fn count_record(&mut self) {
         MatrixBuilder::count_record(self);
     }
-    fn diags(&mut self) -> &mut Diagnostics {
+    fn diags(&mut self) -> &mut crate::core::diag::Diagnostics {
         &mut self.diags
     }
-    fn push(&mut self, cell: CellInput<'_>, loc: &Loc) {
-        MatrixBuilder::push(self, cell, loc);
+    fn push(&mut self, cell: crate::core::matrix::CellInput<'_>, line: u64) {
+        MatrixBuilder::push(self, cell, line);
     }
 }
 
@@ -68,17 +60,17 @@ impl CellFormat {
 pub fn read_cell_file(
     path: &Path,
     format: Option<CellFormat>,
-    builder: &mut impl CellSink,
+    builder: &mut MatrixBuilder,
 ) -> Result<(), LoadError> {
     let io_err = |source| LoadError::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = File::open(path).map_err(io_err)?;
-    let reader = BufReader::with_capacity(1 << 20, file);
+    let name = builder.add_file(path);
     match format.unwrap_or_else(|| CellFormat::from_path(path)) {
-        CellFormat::Cells => cells::read_cells(reader, builder, path),
-        CellFormat::PerItemCsv => per_item_csv::read_per_item_csv(reader, builder, path),
+        CellFormat::Cells => cells::read_cells(file, builder, &name),
+        CellFormat::PerItemCsv => per_item_csv::read_per_item_csv(file, builder, &name),
     }
     .map_err(io_err)
 }

@@ -3,8 +3,11 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::CellSink;
+use super::chunk::{BLOCK, CsvRecords, read_blocks};
+use super::json::FieldCheck;
 use crate::core::diag::Loc;
 use crate::core::matrix::{CellInput, Gold, Task};
 
@@ -80,145 +83,102 @@ fn digits(s: &str) -> Option<u64> {
     s.parse().ok()
 }
 
-/// Reads a per-item CSV into the builder. Problems go to `b.diags`; an I/O error stops
-/// the read.
-pub fn read_per_item_csv<S: CellSink>(
-    reader: impl Read,
-    b: &mut S,
-    path: &Path,
-) -> std::io::Result<()> {
-    let file = b.add_file(path);
+/// The header: its columns and field count, and where the rows start.
+struct Header {
+    cols: Columns,
+    len: usize,
+}
+
+/// Parses rows (whole records) of a per-item CSV whose first line is `first_line`.
+fn parse_block<S: CellSink>(
+    block: &[u8],
+    first_line: u64,
+    h: &Header,
+    file: &Arc<Path>,
+    sink: &mut S,
+) {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(reader);
+        .from_reader(block);
     let mut rec = csv::ByteRecord::new();
-    let mut cols: Option<Columns> = None;
-    let mut header_len = 0;
+    let c = &h.cols;
     loop {
+        let start = first_line + rdr.position().line() - 1;
         match rdr.read_byte_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
-                let line = e.position().map(|p| p.line());
-                if let csv::ErrorKind::Io(_) = e.kind() {
-                    return Err(std::io::Error::other(e.to_string()));
-                }
-                b.diags()
-                    .error(&file, line, None, format!("malformed CSV: {e}"));
-                if line.is_none() {
-                    break;
-                }
+                sink.diags()
+                    .error(file, Some(start), None, format!("malformed CSV: {e}"));
                 continue;
             }
         }
-        let line = rec.position().map_or(0, |p| p.line());
-        let loc = Loc {
-            file: file.clone(),
-            line,
-        };
+        let line = first_line + rec.position().map_or(1, |p| p.line()) - 1;
         // A blank line parses as one empty field; skip it.
-        if rec.len() == 1 && rec[0].is_empty() {
+        if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
             continue;
         }
-        let Some(c) = &cols else {
-            let mut header = rec.clone();
-            if let Some(first) = header.get(0)
-                && let Some(stripped) = first.strip_prefix(b"\xef\xbb\xbf".as_slice())
-            {
-                let mut fixed = csv::ByteRecord::new();
-                fixed.push_field(trim_bytes(stripped));
-                for f in header.iter().skip(1) {
-                    fixed.push_field(f);
-                }
-                header = fixed;
-            }
-            match Columns::find(&header) {
-                Ok(c) => {
-                    header_len = header.len();
-                    cols = Some(c);
-                }
-                Err((missing, repeated)) => {
-                    for name in missing {
-                        b.diags().at(
-                            &loc,
-                            Some(name),
-                            "required column is missing from the header".into(),
-                        );
-                    }
-                    for name in repeated {
-                        b.diags().at(
-                            &loc,
-                            Some(name),
-                            "column appears more than once in the header".into(),
-                        );
-                    }
-                    return Ok(());
-                }
-            }
+        sink.count_record();
+        if rec.len() != h.len {
+            let msg = format!("row has {} fields but the header has {}", rec.len(), h.len);
+            sink.diags().error(file, Some(line), None, msg);
             continue;
+        }
+        // One UTF-8 check per row; a field must also start and end on character boundaries.
+        let whole = std::str::from_utf8(rec.as_slice()).ok();
+        let mut ok = whole.is_some();
+        let mut text = |i: usize| match whole.and_then(|w| rec.range(i).and_then(|r| w.get(r))) {
+            Some(s) => s.trim_ascii(),
+            None => {
+                ok = false;
+                ""
+            }
         };
-        b.count_record();
-        if rec.len() != header_len {
-            b.diags().at(
-                &loc,
-                None,
-                format!(
-                    "row has {} fields but the header has {header_len}",
-                    rec.len()
-                ),
-            );
+        let (sample_id, model, config, frame_count) = (
+            text(c.sample_id),
+            text(c.model),
+            text(c.config),
+            text(c.frame_count),
+        );
+        let mut opt = |i: Option<usize>| i.map(&mut text).filter(|s| !s.is_empty());
+        let (split, pixel_count, pred, gold, correct, source_tag, protocol_note) = (
+            opt(c.split),
+            opt(c.pixel_count),
+            opt(c.predicted_option),
+            opt(c.ground_truth_option),
+            opt(c.correct),
+            opt(c.source_tag),
+            opt(c.protocol_note),
+        );
+        if !ok {
+            sink.diags()
+                .error(file, Some(line), None, "row is not valid UTF-8".into());
             continue;
         }
-        let mut strings: Vec<&str> = Vec::with_capacity(rec.len());
-        let mut bad_utf8 = false;
-        for f in rec.iter() {
-            match std::str::from_utf8(f) {
-                Ok(s) => strings.push(s),
-                Err(_) => {
-                    bad_utf8 = true;
-                    strings.push("");
-                }
-            }
-        }
-        if bad_utf8 {
-            b.diags().at(&loc, None, "row is not valid UTF-8".into());
-            continue;
-        }
-        let get = |i: Option<usize>| i.map(|i| strings[i]).filter(|s| !s.is_empty());
-        let mut ok = true;
-        let mut fail = |b: &mut S, field: &str, msg: String| {
-            b.diags().at(&loc, Some(field), msg);
-            ok = false;
-        };
-        for (name, i) in [
-            ("sample_id", c.sample_id),
-            ("model", c.model),
-            ("config", c.config),
+        let mut ck = FieldCheck::new(sink.diags(), file, line);
+        for (name, v) in [
+            ("sample_id", sample_id),
+            ("model", model),
+            ("config", config),
         ] {
-            if strings[i].is_empty() {
-                fail(b, name, "must not be empty".into());
+            if v.is_empty() {
+                ck.fail(name, "must not be empty".into());
             }
         }
-        let frames = digits(strings[c.frame_count]);
+        let frames = digits(frame_count);
         if frames.is_none() {
-            fail(
-                b,
+            ck.fail(
                 "frame_count",
-                format!(
-                    "must be decimal digits (an integer >= 0), found {:?}",
-                    strings[c.frame_count]
-                ),
+                format!("must be decimal digits (an integer >= 0), found {frame_count:?}"),
             );
         }
-        let pixels = match get(c.pixel_count) {
+        let pixels = match pixel_count {
             None => None,
             Some(s) => match digits(s) {
                 Some(p) => Some(p),
                 None => {
-                    fail(
-                        b,
+                    ck.fail(
                         "pixel_count",
                         format!("must be decimal digits or empty, found {s:?}"),
                     );
@@ -226,62 +186,140 @@ pub fn read_per_item_csv<S: CellSink>(
                 }
             },
         };
-        let correct = match get(c.correct) {
+        let correct = match correct {
             None => None,
             Some(s) if s == "1" || s.eq_ignore_ascii_case("true") => Some(true),
             Some(s) if s == "0" || s.eq_ignore_ascii_case("false") => Some(false),
             Some(s) => {
-                fail(
-                    b,
+                ck.fail(
                     "correct",
                     format!("must be 1, 0, true, false or empty, found {s:?}"),
                 );
                 None
             }
         };
-        if !ok {
+        let (Some(frames), true) = (frames, ck.ok) else {
             continue;
-        }
-        let Some(frames) = frames else { continue };
+        };
         let cell = CellInput {
-            model: strings[c.model],
-            item_id: strings[c.sample_id],
-            benchmark: get(c.split).unwrap_or("default"),
-            config: strings[c.config],
+            model,
+            item_id: sample_id,
+            benchmark: split.unwrap_or("default"),
+            config,
             protocol: "main",
             frames,
             budget: frames as f64,
             pixels,
             task: Task::Mcq,
-            pred: get(c.predicted_option),
-            gold: get(c.ground_truth_option).map_or(Gold::None, Gold::One),
+            pred,
+            gold: gold.map_or(Gold::None, Gold::One),
             correct,
             score: None,
             confidence: None,
             blind: None,
             frame_idx: None,
-            source_tag: get(c.source_tag),
-            protocol_note: get(c.protocol_note),
+            source_tag,
+            protocol_note,
         };
-        b.push(cell, &loc);
+        sink.push(cell, line);
     }
-    if cols.is_none() {
-        b.diags()
-            .error(&file, None, None, "the CSV has no header row".into());
-    }
-    Ok(())
 }
 
-fn trim_bytes(b: &[u8]) -> &[u8] {
-    let start = b
-        .iter()
-        .position(|c| !c.is_ascii_whitespace())
-        .unwrap_or(b.len());
-    let end = b
-        .iter()
-        .rposition(|c| !c.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    &b[start..end]
+/// Reads a per-item CSV into the sink: the header first, then blocks of rows parsed in
+/// parallel. Problems go to the sink's diagnostics; an I/O error stops the read.
+pub fn read_per_item_csv<S: CellSink>(
+    mut reader: impl Read,
+    sink: &mut S,
+    file: &Arc<Path>,
+) -> std::io::Result<()> {
+    // The header is in the first lines; read until it is complete.
+    let mut head = Vec::new();
+    let header_end = loop {
+        let mut buf = vec![0u8; 64 << 10];
+        let n = reader.read(&mut buf)?;
+        head.extend_from_slice(&buf[..n]);
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(&head[..]);
+        let mut rec = csv::ByteRecord::new();
+        let mut found = None;
+        while rdr.read_byte_record(&mut rec).unwrap_or(false) {
+            if !(rec.len() == 1 && rec[0].trim_ascii().is_empty()) {
+                found = Some((
+                    rec.clone(),
+                    rdr.position().byte() as usize,
+                    rdr.position().line(),
+                ));
+                break;
+            }
+        }
+        // Only trust a header followed by a line end (or the end of the file).
+        match found {
+            Some((rec, end, line)) if n == 0 || head[..end].ends_with(b"\n") => {
+                break Some((rec, end, line));
+            }
+            _ if n == 0 => break None,
+            _ => {}
+        }
+    };
+    let Some((mut header, end, rows_line)) = header_end else {
+        sink.diags()
+            .error(file, None, None, "the CSV has no header row".into());
+        return Ok(());
+    };
+    if let Some(first) = header.get(0)
+        && let Some(stripped) = first.strip_prefix(b"\xef\xbb\xbf".as_slice())
+    {
+        let mut fixed = csv::ByteRecord::new();
+        fixed.push_field(stripped);
+        for f in header.iter().skip(1) {
+            fixed.push_field(f);
+        }
+        header = fixed;
+    }
+    let mut trimmed = csv::ByteRecord::new();
+    for f in header.iter() {
+        trimmed.push_field(f.trim_ascii());
+    }
+    let header_line = rows_line - 1;
+    let cols = match Columns::find(&trimmed) {
+        Ok(cols) => cols,
+        Err((missing, repeated)) => {
+            let loc = Loc {
+                file: file.clone(),
+                line: header_line.max(1),
+            };
+            for name in missing {
+                sink.diags().at(
+                    &loc,
+                    Some(name),
+                    "required column is missing from the header".into(),
+                );
+            }
+            for name in repeated {
+                sink.diags().at(
+                    &loc,
+                    Some(name),
+                    "column appears more than once in the header".into(),
+                );
+            }
+            return Ok(());
+        }
+    };
+    let h = Header {
+        cols,
+        len: trimmed.len(),
+    };
+    let rest = std::io::Cursor::new(head[end..].to_vec()).chain(reader);
+    read_blocks(
+        rest,
+        BLOCK,
+        &CsvRecords,
+        rows_line,
+        sink,
+        &|b: &[u8], line, s: &mut S| parse_block(b, line, &h, file, s),
+    )
 }
 
 #[cfg(test)]
@@ -291,7 +329,8 @@ mod tests {
 
     fn load(text: &str) -> Result<crate::core::matrix::ResponseMatrix, Vec<String>> {
         let mut b = MatrixBuilder::new();
-        read_per_item_csv(text.as_bytes(), &mut b, Path::new("p.csv")).expect("io");
+        let file = b.add_file(Path::new("p.csv"));
+        read_per_item_csv(text.as_bytes(), &mut b, &file).expect("io");
         match b.finish() {
             Ok((m, _)) => Ok(m),
             Err(d) => Err(d.sorted().into_iter().map(|d| d.to_string()).collect()),
