@@ -8,6 +8,7 @@
 //!     the default bootstrap (B = 1000);
 //!   - the pandas baseline (benches/pandas_baseline.py) on the same CSV, when pandas is
 //!     installed, and the speed-up.
+//!
 //! Figures are printed; nothing is asserted (speed is measured, not tested).
 
 use std::io::Write;

@@ -47,10 +47,14 @@ impl CellSink for CellWriter<'_> {
             written: 0,
         }
     }
-    fn join(&mut self, part: Self) {
+    fn join(&mut self, part: &mut Self) {
         self.out.extend_from_slice(&part.out);
-        self.written += part.written;
+        part.out.clear();
+        self.written += std::mem::take(&mut part.written);
         self.flush_part();
+    }
+    fn len(&self) -> usize {
+        self.written as usize
     }
     fn count_record(&mut self) {}
     fn diags(&mut self) -> &mut Diagnostics {
@@ -87,7 +91,7 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
             written: 0,
         };
         let name: Arc<Path> = Arc::from(args.input.as_path());
-        read_per_item_csv(file, &mut sink, &name)?;
+        read_per_item_csv(file, None, &mut sink, &name)?;
         sink.flush_part();
         written = sink.written;
         sink.error.map_or(Ok(()), Err)

@@ -349,6 +349,11 @@ impl MatrixBuilder {
         file
     }
 
+    /// Cells pushed so far.
+    pub fn matrix_len(&self) -> usize {
+        self.m.cell_item.len()
+    }
+
     /// Counts one record (a cell line or row), valid or not.
     pub fn count_record(&mut self) {
         self.m.stats.records += 1;
@@ -432,8 +437,77 @@ impl MatrixBuilder {
         b
     }
 
-    /// Appends a part read after everything already here.
-    pub fn join(&mut self, part: MatrixBuilder) {
+    /// Reserves room for about `cells` more cells, so the columns grow once.
+    pub fn reserve(&mut self, cells: usize) {
+        let m = &mut self.m;
+        m.cell_item.reserve(cells);
+        m.cell_model.reserve(cells);
+        m.cell_config.reserve(cells);
+        m.cell_value.reserve(cells);
+        m.cell_confidence.reserve(cells);
+        m.cell_pred.reserve(cells);
+        m.cell_pred_norm.reserve(cells);
+        m.cell_gold.reserve(cells);
+        m.cell_source_tag.reserve(cells);
+        m.cell_protocol_note.reserve(cells);
+        m.cell_file.reserve(cells);
+        m.cell_line.reserve(cells);
+        self.cell_task.reserve(cells);
+    }
+
+    /// Empties the builder for the next part, keeping its allocations (a part is reused
+    /// block after block, so its memory is touched once).
+    fn clear(&mut self) {
+        let files = std::mem::take(&mut self.m.files);
+        let m = &mut self.m;
+        for it in [
+            &mut m.protocols,
+            &mut m.models,
+            &mut m.benchmarks,
+            &mut m.texts,
+        ] {
+            it.map.clear();
+            it.names.clear();
+        }
+        m.items.clear();
+        m.item_lookup.clear();
+        m.configs.clear();
+        m.stats = InputStats::default();
+        for v in [
+            &mut m.cell_item,
+            &mut m.cell_model,
+            &mut m.cell_config,
+            &mut m.cell_pred,
+            &mut m.cell_pred_norm,
+        ] {
+            v.clear();
+        }
+        for v in [
+            &mut m.cell_gold,
+            &mut m.cell_source_tag,
+            &mut m.cell_protocol_note,
+            &mut m.cell_line,
+        ] {
+            v.clear();
+        }
+        m.cell_value.clear();
+        m.cell_confidence.clear();
+        m.cell_file.clear();
+        m.frame_spans.clear();
+        m.frame_pool.clear();
+        m.files = files;
+        self.config_lookup.clear();
+        self.config_first.clear();
+        self.cell_task.clear();
+        self.zero_blind.clear();
+        self.field_blind.clear();
+        self.last = None;
+        self.last_text = Default::default();
+        self.diags = Diagnostics::default();
+    }
+
+    /// Appends a part read after everything already here, and empties the part.
+    pub fn join(&mut self, part: &mut MatrixBuilder) {
         let MatrixBuilder {
             m: p,
             config_first: p_config_first,
@@ -442,7 +516,8 @@ impl MatrixBuilder {
             field_blind: p_field_blind,
             diags: p_diags,
             ..
-        } = part;
+        } = &mut *part;
+        let p_diags = std::mem::take(p_diags);
         self.last = None;
         let base = self.m.cell_item.len() as u32;
         let protocols: Vec<u32> = p.protocols.names().map(|n| self.protocol_id(n)).collect();
@@ -456,7 +531,7 @@ impl MatrixBuilder {
         let configs: Vec<u32> = p
             .configs
             .iter()
-            .zip(&p_config_first)
+            .zip(p_config_first.iter())
             .map(|(c, &first)| {
                 self.config_id(
                     protocols[c.protocol as usize],
@@ -481,7 +556,7 @@ impl MatrixBuilder {
                 items[it as usize],
             )
         };
-        for (k, (cfg, t)) in p_zero_blind {
+        for (k, (cfg, t)) in p_zero_blind.drain() {
             let (k, cfg, t) = (key(k), configs[cfg as usize], text(t));
             match self.zero_blind.get_mut(&k) {
                 Some(e)
@@ -494,10 +569,10 @@ impl MatrixBuilder {
         }
         self.field_blind.extend(
             p_field_blind
-                .into_iter()
+                .drain(..)
                 .map(|(k, t, c)| (key(k), text(t), c + base)),
         );
-        self.cell_task.extend_from_slice(&p_cell_task);
+        self.cell_task.extend_from_slice(p_cell_task);
 
         let m = &mut self.m;
         let pool = m.frame_pool.len() as u32;
@@ -531,6 +606,7 @@ impl MatrixBuilder {
         m.stats.cells_invalid += p.stats.cells_invalid;
         m.stats.zero_frame_cells += p.stats.zero_frame_cells;
         self.diags.merge(p_diags);
+        part.clear();
     }
 
     /// Adds one cell read at `line` of the current file.
@@ -772,8 +848,8 @@ impl MatrixBuilder {
             .into_iter()
             .map(|(k, (t, c))| (k, t, c))
             .collect();
-        for b in 0..self.m.benchmarks.len() {
-            let task = bench_first[b].map_or(Task::Mcq, |f| self.cell_task[f as usize]);
+        for first in &bench_first {
+            let task = first.map_or(Task::Mcq, |f| self.cell_task[f as usize]);
             self.m.bench_task.push(task);
         }
         canon

@@ -321,13 +321,18 @@ pub struct Excluded {
     pub configs: Vec<String>,
 }
 
+/// Configurations in grid order with their comparison budgets, variant flags, `P_ref` and
+/// the index of `c_top`.
+struct Ordered {
+    configs: Vec<u32>,
+    budgets: Vec<f64>,
+    is_variant: Vec<bool>,
+    reference_pixels: Option<u64>,
+    top: Option<usize>,
+}
+
 /// Puts configurations into grid order and splits ladder from variants (SPEC.md §2.4-2.5).
-/// Returns (configs, comparison budgets, is_variant, P_ref, top).
-fn order(
-    m: &ResponseMatrix,
-    configs: &[u32],
-    params: &Params,
-) -> (Vec<u32>, Vec<f64>, Vec<bool>, Option<u64>, Option<usize>) {
+fn order(m: &ResponseMatrix, configs: &[u32], params: &Params) -> Ordered {
     let visual: Vec<u32> = configs
         .iter()
         .copied()
@@ -382,7 +387,13 @@ fn order(
     let variants: Vec<bool> = sorted.iter().map(|&c| is_variant(c)).collect();
     let budgets = sorted.iter().map(|&c| budget(c)).collect();
     let top = variants.iter().rposition(|v| !v);
-    (sorted, budgets, variants, p_ref, top)
+    Ordered {
+        configs: sorted,
+        budgets,
+        is_variant: variants,
+        reference_pixels: p_ref,
+        top,
+    }
 }
 
 fn by_own_budget(m: &ResponseMatrix, configs: &mut [u32]) {
@@ -475,8 +486,13 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
         GridMode::PerModel => {
             for (&mo, avail) in kept.iter().zip(&avails) {
                 let configs = filter_ids.clone().unwrap_or_else(|| avail.clone());
-                let (configs, budgets, is_variant, reference_pixels, top) =
-                    order(m, &configs, params);
+                let Ordered {
+                    configs,
+                    budgets,
+                    is_variant,
+                    reference_pixels,
+                    top,
+                } = order(m, &configs, params);
                 let rows = sel.rows(mo, &col_map(&configs), configs.len());
                 let grid = GridSpec {
                     models: vec![mo],
@@ -514,7 +530,13 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
                     acc.into_iter().filter(|c| a.contains(c)).collect()
                 })
             });
-            let (configs, budgets, is_variant, reference_pixels, top) = order(m, &configs, params);
+            let Ordered {
+                configs,
+                budgets,
+                is_variant,
+                reference_pixels,
+                top,
+            } = order(m, &configs, params);
             let col_of = col_map(&configs);
             let k = configs.len();
             let rows: Vec<Rows> = kept.iter().map(|&mo| sel.rows(mo, &col_of, k)).collect();

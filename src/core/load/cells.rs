@@ -230,11 +230,13 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
 /// Reads a cells JSONL stream into the sink, parsing blocks in parallel.
 pub fn read_cells<S: CellSink>(
     reader: impl Read,
+    size: Option<u64>,
     sink: &mut S,
     file: &Arc<Path>,
 ) -> std::io::Result<()> {
     read_blocks(
         reader,
+        size,
         BLOCK,
         &Lines,
         1,
@@ -324,7 +326,7 @@ mod tests {
     fn load(text: &str) -> Result<crate::core::matrix::ResponseMatrix, Vec<Diagnostic>> {
         let mut b = MatrixBuilder::new();
         let file = b.add_file(std::path::Path::new("t.jsonl"));
-        read_cells(text.as_bytes(), &mut b, &file).expect("io");
+        read_cells(text.as_bytes(), None, &mut b, &file).expect("io");
         match b.finish() {
             Ok((m, _)) => Ok(m),
             Err(d) => Err(d.sorted().into_iter().cloned().collect()),
@@ -333,8 +335,7 @@ mod tests {
 
     fn errors(text: &str) -> Vec<String> {
         load(text)
-            .err()
-            .expect("input should be rejected")
+            .expect_err("input should be rejected")
             .iter()
             .map(|d| d.to_string())
             .collect()
@@ -544,7 +545,7 @@ mod tests {
         let parallel = {
             let mut b = MatrixBuilder::new();
             let file = b.add_file(Path::new("t.jsonl"));
-            read_cells(text.as_bytes(), &mut b, &file).expect("io");
+            read_cells(text.as_bytes(), None, &mut b, &file).expect("io");
             b.finish()
         };
         let sequential = {
@@ -581,7 +582,7 @@ mod tests {
             let mut b = MatrixBuilder::new();
             let file = b.add_file(Path::new("t.jsonl"));
             if parallel {
-                read_cells(clean.as_bytes(), &mut b, &file).expect("io");
+                read_cells(clean.as_bytes(), None, &mut b, &file).expect("io");
             } else {
                 parse_block(clean.as_bytes(), 1, &file, &mut b);
             }

@@ -12,8 +12,16 @@ use crate::core::matrix::CellInput;
 pub trait CellSink: Send + Sized {
     /// An empty sink for one part of the input (same files, nothing read yet).
     fn fork(&self) -> Self;
-    /// Appends a part read after everything already here.
-    fn join(&mut self, part: Self);
+    /// Appends a part read after everything already here, leaving the part empty (and
+    /// ready to be reused for the next part).
+    fn join(&mut self, part: &mut Self);
+    /// A hint: about `cells` more cells will come.
+    fn reserve(&mut self, _cells: usize) {}
+    /// Cells received so far.
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Counts one record (a line or row), valid or not.
     fn count_record(&mut self);
     fn diags(&mut self) -> &mut Diagnostics;
@@ -92,6 +100,7 @@ fn count_lines(b: &[u8]) -> u64 {
 /// byte. Returns after the last block or the first I/O error.
 pub fn read_blocks<S: CellSink>(
     mut reader: impl Read,
+    total_bytes: Option<u64>,
     block_size: usize,
     framing: &impl Framing,
     first_line: u64,
@@ -102,6 +111,8 @@ pub fn read_blocks<S: CellSink>(
     let mut line = first_line;
     let mut eof = false;
     let mut want = block_size;
+    let mut parts: Option<(S, S)> = None;
+    let mut bytes_done = 0u64;
     loop {
         while buf.len() < want && !eof {
             let old = buf.len();
@@ -131,15 +142,24 @@ pub fn read_blocks<S: CellSink>(
             let mid = framing.boundary_after(block, block.len() / 2);
             let (a, b) = block.split_at(mid);
             let line_b = line + count_lines(a);
-            let (mut pa, mut pb) = (sink.fork(), sink.fork());
+            let (pa, pb) = parts.get_or_insert_with(|| (sink.fork(), sink.fork()));
             std::thread::scope(|s| {
-                let hb = s.spawn(|| parse(b, line_b, &mut pb));
-                parse(a, line, &mut pa);
+                let hb = s.spawn(|| parse(b, line_b, pb));
+                parse(a, line, pa);
                 hb.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
             });
+            let first = bytes_done == 0;
             sink.join(pa);
             sink.join(pb);
+            // After the first block, size the sink for the whole input at that density.
+            if first && let Some(total) = total_bytes {
+                let per_byte = sink.len() as f64 / block.len() as f64;
+                sink.reserve(
+                    (per_byte * total.saturating_sub(block.len() as u64) as f64 * 1.05) as usize,
+                );
+            }
         }
+        bytes_done += block.len() as u64;
         line += count_lines(block);
         buf.drain(..cut);
         if eof && buf.is_empty() {
@@ -174,9 +194,12 @@ mod tests {
         fn fork(&self) -> Self {
             Lines_::default()
         }
-        fn join(&mut self, part: Self) {
-            self.seen.extend(part.seen);
+        fn join(&mut self, part: &mut Self) {
+            self.seen.append(&mut part.seen);
             self.joins += 1;
+        }
+        fn len(&self) -> usize {
+            self.seen.len()
         }
         fn count_record(&mut self) {}
         fn diags(&mut self) -> &mut Diagnostics {
@@ -203,7 +226,7 @@ mod tests {
             }
         };
         let mut sink = Lines_::default();
-        read_blocks(text.as_bytes(), 1 << 20, &Lines, 1, &mut sink, &parse).expect("read");
+        read_blocks(text.as_bytes(), None, 1 << 20, &Lines, 1, &mut sink, &parse).expect("read");
         assert_eq!(sink.seen, (0..400_000).collect::<Vec<u64>>());
         assert!(sink.joins >= 4, "{} parts", sink.joins);
     }

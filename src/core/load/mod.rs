@@ -18,8 +18,14 @@ impl CellSink for MatrixBuilder {
     fn fork(&self) -> Self {
         MatrixBuilder::fork(self)
     }
-    fn join(&mut self, part: Self) {
+    fn join(&mut self, part: &mut Self) {
         MatrixBuilder::join(self, part);
+    }
+    fn reserve(&mut self, cells: usize) {
+        MatrixBuilder::reserve(self, cells);
+    }
+    fn len(&self) -> usize {
+        self.matrix_len()
     }
     fn count_record(&mut self) {
         MatrixBuilder::count_record(self);
@@ -68,9 +74,10 @@ pub fn read_cell_file(
     };
     let file = File::open(path).map_err(io_err)?;
     let name = builder.add_file(path);
+    let size = file.metadata().ok().map(|m| m.len());
     match format.unwrap_or_else(|| CellFormat::from_path(path)) {
-        CellFormat::Cells => cells::read_cells(file, builder, &name),
-        CellFormat::PerItemCsv => per_item_csv::read_per_item_csv(file, builder, &name),
+        CellFormat::Cells => cells::read_cells(file, size, builder, &name),
+        CellFormat::PerItemCsv => per_item_csv::read_per_item_csv(file, size, builder, &name),
     }
     .map_err(io_err)
 }

@@ -229,6 +229,7 @@ fn parse_block<S: CellSink>(
 /// parallel. Problems go to the sink's diagnostics; an I/O error stops the read.
 pub fn read_per_item_csv<S: CellSink>(
     mut reader: impl Read,
+    size: Option<u64>,
     sink: &mut S,
     file: &Arc<Path>,
 ) -> std::io::Result<()> {
@@ -314,6 +315,7 @@ pub fn read_per_item_csv<S: CellSink>(
     let rest = std::io::Cursor::new(head[end..].to_vec()).chain(reader);
     read_blocks(
         rest,
+        size,
         BLOCK,
         &CsvRecords,
         rows_line,
@@ -330,7 +332,7 @@ mod tests {
     fn load(text: &str) -> Result<crate::core::matrix::ResponseMatrix, Vec<String>> {
         let mut b = MatrixBuilder::new();
         let file = b.add_file(Path::new("p.csv"));
-        read_per_item_csv(text.as_bytes(), &mut b, &file).expect("io");
+        read_per_item_csv(text.as_bytes(), None, &mut b, &file).expect("io");
         match b.finish() {
             Ok((m, _)) => Ok(m),
             Err(d) => Err(d.sorted().into_iter().map(|d| d.to_string()).collect()),
