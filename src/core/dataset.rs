@@ -159,6 +159,21 @@ pub fn load_dataset(path: &Path, format: Option<CellFormat>) -> Result<Dataset, 
             );
         }
     }
+    if matrix.stats.cells_invalid > 0 {
+        let first = (0..matrix.n_cells() as u32).find(|&c| !matrix.is_valid(c)).map_or(String::new(), |c| {
+            format!(", the first at {}", matrix.cell_location(c))
+        });
+        let file: Arc<Path> = Arc::from(path);
+        diags.warning(
+            &file,
+            None,
+            None,
+            format!(
+                "{} cells are invalid (no `correct` or string `gold` for a multiple-choice cell, no `score` or `gold` for an open one) and count as missing{first}",
+                matrix.stats.cells_invalid
+            ),
+        );
+    }
     if items.is_empty() {
         items = vec![None; matrix.items.len()];
     }
