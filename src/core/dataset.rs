@@ -160,9 +160,11 @@ pub fn load_dataset(path: &Path, format: Option<CellFormat>) -> Result<Dataset, 
         }
     }
     if matrix.stats.cells_invalid > 0 {
-        let first = (0..matrix.n_cells() as u32).find(|&c| !matrix.is_valid(c)).map_or(String::new(), |c| {
-            format!(", the first at {}", matrix.cell_location(c))
-        });
+        let first = (0..matrix.n_cells() as u32)
+            .find(|&c| !matrix.is_valid(c))
+            .map_or(String::new(), |c| {
+                format!(", the first at {}", matrix.cell_location(c))
+            });
         let file: Arc<Path> = Arc::from(path);
         diags.warning(
             &file,
