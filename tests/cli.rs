@@ -203,6 +203,19 @@ fn list_is_the_ranked_audit_queue() {
 }
 
 #[test]
+fn validate_reports_warnings_as_problems() {
+    let text =
+        "{\"model\":\"M\",\"item_id\":\"a\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\"}\n";
+    let (code, out) = validate_text("w.jsonl", text);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("w.jsonl: warning: 1 cells are invalid"),
+        "{out}"
+    );
+    assert!(out.contains("the first at w.jsonl:1"), "{out}");
+}
+
+#[test]
 fn validate_demo_is_clean() {
     let out = frameaudit(&["validate", &demo()]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));

@@ -315,12 +315,13 @@ fn mcq_block(
     )?;
     writeln!(
         out,
-        "    harmful {}%{} of items ({} of {} comparable pairs) · terminal {}% · text overwrite {}%",
+        "    harmful {}%{} of items ({} of {} comparable pairs) · terminal {}%{} · text overwrite {}%",
         st.paint(&num(x.harmful_rate), Color::Red),
         ci(boot.map(|b| &b.harmful_rate)),
         x.harmful_pairs,
         x.pairs_total,
         num(x.terminal_regression_rate),
+        ci(x.terminal_interval.as_ref()),
         opt(x.text_overwrite.rate),
     )?;
     if let Some(r) = x.prior_fallback.rate {

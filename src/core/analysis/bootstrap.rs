@@ -46,26 +46,36 @@ pub fn interval(mut values: Vec<f64>) -> Interval {
     }
 }
 
-/// MCQ bootstrap: (headroom, harmful rate) intervals. Every statistic depends on an item
+/// The intervals of an MCQ bootstrap.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct McqIntervals {
+    pub headroom: Interval,
+    pub harmful_rate: Interval,
+    /// Not in SPEC.md's report; the readable report shows it beside the terminal rate.
+    pub terminal_rate: Interval,
+}
+
+/// MCQ bootstrap: headroom, harmful-rate and terminal-rate intervals. Every statistic depends on an item
 /// only through its 0/1 row (the harmful flag is a function of the row on a fixed grid), so
 /// resamples count rows by pattern instead of re-adding whole rows: same integers, less work.
 pub fn mcq(
     y: &[u8],
     k: usize,
     harmful: &[bool],
+    terminal: &[bool],
     b: usize,
     seed: u64,
-) -> Option<(Interval, Interval)> {
+) -> Option<McqIntervals> {
     let n = harmful.len();
     if b == 0 || n == 0 {
         return None;
     }
     let mut class_of = Vec::with_capacity(n);
-    let mut classes: Vec<(&[u8], bool, bool)> = Vec::new();
+    let mut classes: Vec<(&[u8], bool, bool, bool)> = Vec::new();
     let mut ids: FxHashMap<&[u8], u32> = FxHashMap::default();
     for (i, row) in y.chunks_exact(k).enumerate() {
         let id = *ids.entry(row).or_insert_with(|| {
-            classes.push((row, row.contains(&1), harmful[i]));
+            classes.push((row, row.contains(&1), harmful[i], terminal[i]));
             (classes.len() - 1) as u32
         });
         class_of.push(id);
@@ -75,6 +85,7 @@ pub fn mcq(
     let mut sums = vec![0u64; k];
     let mut headroom = Vec::with_capacity(b);
     let mut harmful_rate = Vec::with_capacity(b);
+    let mut terminal_rate = Vec::with_capacity(b);
     for _ in 0..b {
         counts.iter_mut().for_each(|c| *c = 0);
         for _ in 0..n {
@@ -82,8 +93,8 @@ pub fn mcq(
             counts[class_of[idx] as usize] += 1;
         }
         sums.iter_mut().for_each(|s| *s = 0);
-        let (mut oracle, mut harm) = (0u64, 0u64);
-        for (&(row, orc, h), &c) in classes.iter().zip(&counts) {
+        let (mut oracle, mut harm, mut term) = (0u64, 0u64, 0u64);
+        for (&(row, orc, h, t), &c) in classes.iter().zip(&counts) {
             if c == 0 {
                 continue;
             }
@@ -92,12 +103,18 @@ pub fn mcq(
             }
             oracle += c * u64::from(orc);
             harm += c * u64::from(h);
+            term += c * u64::from(t);
         }
         let best = sums.iter().copied().max().unwrap_or(0);
         headroom.push(100.0 * (oracle - best) as f64 / n as f64);
         harmful_rate.push(100.0 * harm as f64 / n as f64);
+        terminal_rate.push(100.0 * term as f64 / n as f64);
     }
-    Some((interval(headroom), interval(harmful_rate)))
+    Some(McqIntervals {
+        headroom: interval(headroom),
+        harmful_rate: interval(harmful_rate),
+        terminal_rate: interval(terminal_rate),
+    })
 }
 
 /// Open-task bootstrap: (oracle gap, regression rate) intervals. Sums run in draw order, as

@@ -128,6 +128,23 @@ pub fn stage_data(m: &ResponseMatrix, mg: &ModelGrid, cols: &[usize]) -> StageDa
     d
 }
 
+/// The last τ step `j` (τ = j / 100, computed as a division, as SPEC.md §6 says) that a
+/// confidence clears (`conf >= τ`), or `None` if it clears none.
+fn last_step_cleared(conf: f64) -> Option<usize> {
+    let tau = |j: usize| j as f64 / 100.0;
+    if conf.is_nan() || conf < tau(0) {
+        return None;
+    }
+    let mut j = ((conf * 100.0).floor().max(0.0) as usize).min(TAU_STEPS - 1);
+    while j + 1 < TAU_STEPS && conf >= tau(j + 1) {
+        j += 1;
+    }
+    while j > 0 && conf < tau(j) {
+        j -= 1;
+    }
+    Some(j)
+}
+
 /// Runs the sweep and the selection. `None` when the cascade is undefined (fewer than two
 /// stages, or no confidence on any stage before the last).
 pub fn cascade(
@@ -157,31 +174,60 @@ pub fn cascade(
     let correct_base: usize = data.y.chunks_exact(m).map(|r| usize::from(r[m - 1])).sum();
     let nf = n as f64;
 
-    let mut rows = Vec::with_capacity(TAU_STEPS);
-    for j in 0..TAU_STEPS {
-        let tau = j as f64 / 100.0;
-        let mut stop_counts = vec![0usize; m];
-        let mut correct = 0usize;
-        let mut shared_total = 0u64;
-        let mut no_share_total = 0u64;
-        for (conf, y) in data.conf.chunks_exact(m).zip(data.y.chunks_exact(m)) {
-            let stop = conf[..m - 1]
-                .iter()
-                .position(|&c| c >= tau)
-                .unwrap_or(m - 1);
-            stop_counts[stop] += 1;
-            correct += usize::from(y[stop]);
-            shared_total += shared[stop];
-            no_share_total += no_share[stop];
+    // An item stops at the first stage whose confidence clears τ, so as τ rises its stop
+    // moves only later: each stage holds the item over a range of τ steps. Adding those
+    // ranges into difference arrays gives the whole sweep in O(items x stages).
+    let mut d_stop = vec![vec![0i64; TAU_STEPS + 1]; m];
+    let mut d_correct = vec![0i64; TAU_STEPS + 1];
+    let mut d_shared = vec![0i64; TAU_STEPS + 1];
+    let mut d_no_share = vec![0i64; TAU_STEPS + 1];
+    let mut add = |stage: usize, y: u8, from: usize, to: usize| {
+        // τ steps from..=to stop at `stage`.
+        for (d, v) in [
+            (&mut d_stop[stage], 1),
+            (&mut d_correct, i64::from(y)),
+            (&mut d_shared, shared[stage] as i64),
+            (&mut d_no_share, no_share[stage] as i64),
+        ] {
+            d[from] += v;
+            d[to + 1] -= v;
         }
+    };
+    for (conf, y) in data.conf.chunks_exact(m).zip(data.y.chunks_exact(m)) {
+        // `next` is the first τ step not yet assigned to an earlier stage.
+        let mut next = 0usize;
+        for j in 0..m - 1 {
+            let reach = last_step_cleared(conf[j]);
+            if let Some(r) = reach
+                && r >= next
+            {
+                add(j, y[j], next, r);
+                next = r + 1;
+            }
+        }
+        if next < TAU_STEPS {
+            add(m - 1, y[m - 1], next, TAU_STEPS - 1);
+        }
+    }
+    let mut rows = Vec::with_capacity(TAU_STEPS);
+    let (mut correct, mut shared_total, mut no_share_total) = (0i64, 0i64, 0i64);
+    let mut stops = vec![0i64; m];
+    for j in 0..TAU_STEPS {
+        correct += d_correct[j];
+        shared_total += d_shared[j];
+        no_share_total += d_no_share[j];
+        for (s, d) in stops.iter_mut().zip(&d_stop) {
+            *s += d[j];
+        }
+        let (correct, shared_total) = (correct as usize, shared_total as u64);
         rows.push(SweepRow {
-            tau,
+            tau: j as f64 / 100.0,
             correct,
             accuracy: 100.0 * correct as f64 / nf,
             shared_cost_total: shared_total,
             mean_shared_cost: shared_total as f64 / nf,
             mean_no_share_cost: no_share_total as f64 / nf,
-            stop_counts,
+            stop_counts: stops.iter().map(|&s| s as usize).collect(),
         });
     }
 
@@ -217,4 +263,76 @@ pub fn cascade(
         selected,
         sweep: with_sweep.then_some(rows),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::analysis::bootstrap::SplitMix64;
+
+    /// The policy of SPEC.md §6 applied literally, τ by τ and item by item.
+    fn literal(data: &StageData, frames: &[u64]) -> Vec<(usize, u64, Vec<usize>)> {
+        let m = data.m;
+        (0..TAU_STEPS)
+            .map(|j| {
+                let tau = j as f64 / 100.0;
+                let mut stops = vec![0; m];
+                let (mut correct, mut shared) = (0, 0u64);
+                for (conf, y) in data.conf.chunks_exact(m).zip(data.y.chunks_exact(m)) {
+                    let stop = conf[..m - 1]
+                        .iter()
+                        .position(|&c| c >= tau)
+                        .unwrap_or(m - 1);
+                    stops[stop] += 1;
+                    correct += usize::from(y[stop]);
+                    shared += frames[0]
+                        + (1..=stop)
+                            .map(|s| frames[s].saturating_sub(frames[s - 1]))
+                            .sum::<u64>();
+                }
+                (correct, shared, stops)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sweep_matches_the_literal_policy() {
+        let mut rng = SplitMix64::new(9);
+        for m in 2..6 {
+            let n = 300;
+            let mut data = StageData {
+                m,
+                any_confidence: true,
+                ..Default::default()
+            };
+            for _ in 0..n * m {
+                // Two-decimal confidences hit the τ grid exactly; others fall between.
+                let r = rng.next_u64() % 1000;
+                data.conf.push(if r % 3 == 0 {
+                    (r % 101) as f64 / 100.0
+                } else {
+                    r as f64 / 999.0
+                });
+                data.y.push((rng.next_u64() % 2) as u8);
+            }
+            let frames: Vec<u64> = (0..m as u64)
+                .map(|j| [8, 4, 16, 16, 64][j as usize])
+                .collect();
+            let names = (0..m).map(|j| format!("s{j}")).collect();
+            let c = cascade(&data, names, frames.clone(), true).expect("cascade");
+            let want = literal(&data, &frames);
+            for (row, (correct, shared, stops)) in c.sweep.expect("sweep").iter().zip(want) {
+                assert_eq!(
+                    (row.correct, row.shared_cost_total, &row.stop_counts),
+                    (correct, shared, &stops),
+                    "τ = {}",
+                    row.tau
+                );
+            }
+        }
+        assert_eq!(last_step_cleared(0.57), Some(57));
+        assert_eq!(last_step_cleared(0.0), Some(0));
+        assert_eq!(last_step_cleared(1.0), Some(100));
+        assert_eq!(last_step_cleared(0.569999), Some(56));
+    }
 }

@@ -217,6 +217,10 @@ pub struct McqMetrics {
     pub intervention: Option<Intervention>,
     #[serde(skip)]
     pub items: McqItems,
+    /// Bootstrap interval of the terminal regression rate, drawn with the same resamples
+    /// (for the readable report; SPEC.md's JSON has no such field).
+    #[serde(skip)]
+    pub terminal_interval: Option<Interval>,
 }
 
 /// The 0/1 values of a model's grid, row-major.
@@ -447,6 +451,7 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         bootstrap: None,
         intervention: None,
         items,
+        terminal_interval: None,
     }
 }
 

@@ -159,13 +159,21 @@ fn model_metrics(
             let k = mg.grid.k();
             x.cascade = cascade_of(m, mg, params).1;
             let harmful: Vec<bool> = x.items.harmful_pairs.iter().map(|&h| h > 0).collect();
-            x.bootstrap = bootstrap::mcq(&x.items.y, k, &harmful, params.bootstrap_b, params.seed)
-                .map(|(headroom, harmful_rate)| McqBootstrap {
-                    b: params.bootstrap_b,
-                    seed: params.seed,
-                    headroom,
-                    harmful_rate,
-                });
+            let intervals = bootstrap::mcq(
+                &x.items.y,
+                k,
+                &harmful,
+                &x.items.terminal,
+                params.bootstrap_b,
+                params.seed,
+            );
+            x.terminal_interval = intervals.map(|i| i.terminal_rate);
+            x.bootstrap = intervals.map(|i| McqBootstrap {
+                b: params.bootstrap_b,
+                seed: params.seed,
+                headroom: i.headroom,
+                harmful_rate: i.harmful_rate,
+            });
             if m.protocols.name(key.protocol) == params.primary
                 && let Some(ip) = m.protocols.get(&params.intervention_protocol)
             {
