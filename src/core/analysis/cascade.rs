@@ -308,7 +308,7 @@ mod tests {
             for _ in 0..n * m {
                 // Two-decimal confidences hit the τ grid exactly; others fall between.
                 let r = rng.next_u64() % 1000;
-                data.conf.push(if r % 3 == 0 {
+                data.conf.push(if r.is_multiple_of(3) {
                     (r % 101) as f64 / 100.0
                 } else {
                     r as f64 / 999.0
