@@ -207,7 +207,13 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
             sink.diags().error(file, Some(line), None, what);
             continue;
         }
-        let raw: RawCell = match serde_json::from_slice(text) {
+        // One UTF-8 check for the whole line lets serde skip checking each string.
+        let Ok(text) = std::str::from_utf8(text) else {
+            let what = "malformed JSON: the line is not valid UTF-8".to_string();
+            sink.diags().error(file, Some(line), None, what);
+            continue;
+        };
+        let raw: RawCell = match serde_json::from_str(text) {
             Ok(r) => r,
             Err(e) => {
                 let msg = describe_json_error(&e);
