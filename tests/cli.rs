@@ -216,6 +216,45 @@ fn validate_reports_warnings_as_problems() {
 }
 
 #[test]
+fn bad_items_and_dataset_json_are_reported() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("cells.jsonl"),
+        "{\"model\":\"M\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("items.jsonl"),
+        concat!(
+            "{\"item_id\":\"q1\",\"question\":\"Q?\",\"options\":[\"A. x\"],\"num_frames\":-2}\n",
+            "{\"item_id\":\"q1\",\"question\":\"Q?\"}\n",
+            "{\"item_id\":\"q1\",\"question\":\"again\"}\n",
+            "{\"item_id\":\"ghost\"}\n",
+            "[1]\n",
+        ),
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("dataset.json"),
+        r#"{"schema": "frameaudit/dataset@1", "configs": {"8f": {"policy": "zigzag"}}}"#,
+    )
+    .expect("write");
+    let out = frameaudit(&["validate", dir.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out).replace(&dir.display().to_string(), "D");
+    for want in [
+        "D/items.jsonl:1: error: field `num_frames`: must be an integer >= 0, found -2",
+        "D/items.jsonl:3: error: field `item_id`: item \"q1\" of benchmark \"default\" is already described at line 2",
+        "D/items.jsonl:4: warning: field `item_id`: item \"ghost\" of benchmark \"default\" has no cells",
+        "D/items.jsonl:5: error: expected a JSON object (one item), found an array",
+        "D/dataset.json: error: field `configs`: configuration \"8f\": unknown policy \"zigzag\"",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+}
+
+#[test]
 fn validate_demo_is_clean() {
     let out = frameaudit(&["validate", &demo()]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));

@@ -4,14 +4,16 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::core::diag::{Diagnostics, LoadError, Loc};
-use crate::core::load::json::{FieldCheck, J, describe_json_error, is_missing};
+use crate::core::diag::{Diagnostics, LoadError};
+use crate::core::load::json::{
+    FieldCheck, J, describe_json_error, for_each_line, is_missing, parse_record,
+};
 use crate::core::load::{CellFormat, read_cell_file};
 use crate::core::matrix::{MatrixBuilder, ResponseMatrix};
 
@@ -320,36 +322,20 @@ fn read_items(
     matrix: &ResponseMatrix,
     diags: &mut Diagnostics,
 ) -> Result<Vec<Option<ItemMeta>>, LoadError> {
-    let io_err = |source| LoadError::Io {
+    let file_handle = File::open(path).map_err(|source| LoadError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let reader = BufReader::new(File::open(path).map_err(io_err)?);
+    })?;
+    let reader = BufReader::new(file_handle);
     let file: Arc<Path> = Arc::from(path);
     let mut out: Vec<Option<ItemMeta>> = vec![None; matrix.items.len()];
     let mut first_line: Vec<u64> = vec![0; matrix.items.len()];
     let mut unknown = 0usize;
-    for (i, line) in reader.split(b'\n').enumerate() {
-        let line = line.map_err(io_err)?;
-        let loc = Loc {
-            file: file.clone(),
-            line: i as u64 + 1,
+    for_each_line(reader, path, |text, line| {
+        let Some(raw) = parse_record::<RawItem>(text, "one item", &file, line, diags) else {
+            return;
         };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let raw: RawItem = match serde_json::from_slice(&line) {
-            Ok(r) => r,
-            Err(e) => {
-                diags.at(
-                    &loc,
-                    None,
-                    format!("malformed JSON: {}", describe_json_error(&e)),
-                );
-                continue;
-            }
-        };
-        let mut ck = FieldCheck::new(diags, &file, loc.line);
+        let mut ck = FieldCheck::new(diags, &file, line);
         let item_id = ck.required_str("item_id", &raw.item_id);
         let benchmark = ck.defaulted_str("benchmark", &raw.benchmark, "default");
         let meta = ItemMeta {
@@ -377,23 +363,20 @@ fn read_items(
             task_type: ck.opt_str("task_type", &raw.task_type).map(str::to_owned),
         };
         if !ck.ok {
-            continue;
+            return;
         }
         match matrix.find_item(benchmark, item_id) {
             Some(id) => {
                 let slot = &mut out[id as usize];
                 if slot.is_some() {
-                    diags.at(
-                        &loc,
-                        Some("item_id"),
-                        format!(
-                            "item {item_id:?} of benchmark {benchmark:?} is already described at line {}",
-                            first_line[id as usize]
-                        ),
+                    let msg = format!(
+                        "item {item_id:?} of benchmark {benchmark:?} is already described at line {}",
+                        first_line[id as usize]
                     );
+                    diags.error(&file, Some(line), Some("item_id"), msg);
                 } else {
                     *slot = Some(meta);
-                    first_line[id as usize] = loc.line;
+                    first_line[id as usize] = line;
                 }
             }
             None => {
@@ -401,14 +384,14 @@ fn read_items(
                 if unknown <= 5 {
                     diags.warning(
                         &file,
-                        Some(loc.line),
+                        Some(line),
                         Some("item_id"),
                         format!("item {item_id:?} of benchmark {benchmark:?} has no cells"),
                     );
                 }
             }
         }
-    }
+    })?;
     if unknown > 5 {
         diags.warning(
             &file,

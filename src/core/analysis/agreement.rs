@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::diag::{Diagnostics, LoadError, Loc};
-use crate::core::load::json::{FieldCheck, J, describe_json_error, is_missing};
+use crate::core::diag::{Diagnostics, LoadError};
+use crate::core::load::json::{FieldCheck, J, for_each_line, is_missing, parse_record};
 
 /// One annotator's tags on one unit.
 #[derive(Debug, Clone, PartialEq)]
@@ -215,30 +215,13 @@ pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotat
     let mut diags = Diagnostics::default();
     let mut out = Vec::new();
     let mut seen: BTreeMap<(Unit, String), u64> = BTreeMap::new();
-    for (i, line) in reader.split(b'\n').enumerate() {
-        let line = line.map_err(|source| LoadError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let loc = Loc {
-            file: file.clone(),
-            line: i as u64 + 1,
+    for_each_line(reader, path, |text, line| {
+        let Some(raw) =
+            parse_record::<RawAnnotation>(text, "one annotation", &file, line, &mut diags)
+        else {
+            return;
         };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let raw: RawAnnotation = match serde_json::from_slice(&line) {
-            Ok(r) => r,
-            Err(e) => {
-                diags.at(
-                    &loc,
-                    None,
-                    format!("malformed JSON: {}", describe_json_error(&e)),
-                );
-                continue;
-            }
-        };
-        let mut ck = FieldCheck::new(&mut diags, &file, loc.line);
+        let mut ck = FieldCheck::new(&mut diags, &file, line);
         let item_id = ck.required_str("item_id", &raw.item_id).to_string();
         let annotator = ck.required_str("annotator", &raw.annotator).to_string();
         let model = ck.opt_str("model", &raw.model).unwrap_or("").to_string();
@@ -263,25 +246,23 @@ pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotat
             }
         };
         if !ck.ok {
-            continue;
+            return;
         }
         let unit = (model, benchmark, item_id);
         if let Some(first) = seen.get(&(unit.clone(), annotator.clone())) {
-            diags.at(
-                &loc,
-                Some("annotator"),
-                format!("annotator {annotator:?} already annotated this unit at line {first}"),
-            );
-            continue;
+            let msg =
+                format!("annotator {annotator:?} already annotated this unit at line {first}");
+            diags.error(&file, Some(line), Some("annotator"), msg);
+            return;
         }
-        seen.insert((unit.clone(), annotator.clone()), loc.line);
+        seen.insert((unit.clone(), annotator.clone()), line);
         out.push(Annotation {
             unit,
             annotator,
             tags,
             primary,
         });
-    }
+    })?;
     if diags.has_errors() {
         return Err(LoadError::Rejected(diags));
     }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::CellSink;
 use super::chunk::{BLOCK, Lines, read_blocks};
-use super::json::{FieldCheck, J, describe_json_error, is_missing};
+use super::json::{FieldCheck, J, is_missing, parse_record};
 use crate::core::diag::Diagnostics;
 use crate::core::matrix::{CellInput, Gold, Task};
 
@@ -199,33 +199,8 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
         }
         sink.count_record();
         let line = first_line + i as u64;
-        if text[0] != b'{' {
-            let what = match serde_json::from_slice::<J>(text) {
-                Ok(v) => format!("expected a JSON object (one cell), found {}", v.kind()),
-                Err(e) => format!("malformed JSON: {}", describe_json_error(&e)),
-            };
-            sink.diags().error(file, Some(line), None, what);
+        let Some(raw) = parse_record::<RawCell>(text, "one cell", file, line, sink.diags()) else {
             continue;
-        }
-        // One UTF-8 check for the whole line lets serde skip checking each string.
-        let Ok(text) = std::str::from_utf8(text) else {
-            let what = "malformed JSON: the line is not valid UTF-8".to_string();
-            sink.diags().error(file, Some(line), None, what);
-            continue;
-        };
-        let raw: RawCell = match serde_json::from_str(text) {
-            Ok(r) => r,
-            Err(e) => {
-                let msg = describe_json_error(&e);
-                let field = duplicate_field(&msg);
-                sink.diags().error(
-                    file,
-                    Some(line),
-                    field.as_deref(),
-                    format!("malformed JSON: {msg}"),
-                );
-                continue;
-            }
         };
         if let Some(cell) = validate(&raw, sink.diags(), file, line) {
             sink.push(cell, line);
@@ -249,12 +224,6 @@ pub fn read_cells<S: CellSink>(
         sink,
         &|b: &[u8], line, s: &mut S| parse_block(b, line, file, s),
     )
-}
-
-/// The field named in serde's "duplicate field `x`" message.
-fn duplicate_field(msg: &str) -> Option<String> {
-    let rest = msg.strip_prefix("duplicate field `")?;
-    Some(rest[..rest.find('`')?].to_string())
 }
 
 /// A cell as written back out: absent values are left out, defaults are not repeated.

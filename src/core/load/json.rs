@@ -150,6 +150,69 @@ pub fn describe_json_error(e: &serde_json::Error) -> String {
     format!("{msg} (column {})", e.column())
 }
 
+/// Parses one JSON Lines record (an object), or reports why it cannot: malformed JSON, not
+/// an object (`what` names the record, "one cell"), invalid UTF-8, a key given twice.
+pub fn parse_record<'a, T: serde::Deserialize<'a>>(
+    text: &'a [u8],
+    what: &str,
+    file: &Arc<Path>,
+    line: u64,
+    diags: &mut Diagnostics,
+) -> Option<T> {
+    let mut fail = |field: Option<&str>, msg: String| diags.error(file, Some(line), field, msg);
+    if text.first() != Some(&b'{') {
+        match serde_json::from_slice::<J>(text) {
+            Ok(v) => fail(
+                None,
+                format!("expected a JSON object ({what}), found {}", v.kind()),
+            ),
+            Err(e) => fail(None, format!("malformed JSON: {}", describe_json_error(&e))),
+        }
+        return None;
+    }
+    // One UTF-8 check for the whole line lets serde skip checking each string.
+    let Ok(text) = std::str::from_utf8(text) else {
+        fail(None, "malformed JSON: the line is not valid UTF-8".into());
+        return None;
+    };
+    match serde_json::from_str(text) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            let msg = describe_json_error(&e);
+            fail(
+                duplicate_field(&msg).as_deref(),
+                format!("malformed JSON: {msg}"),
+            );
+            None
+        }
+    }
+}
+
+/// The field named in serde's "duplicate field `x`" message.
+fn duplicate_field(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("duplicate field `")?;
+    Some(rest[..rest.find('`')?].to_string())
+}
+
+/// Calls `f` with every non-blank line of a JSON Lines stream (trimmed) and its number.
+pub fn for_each_line(
+    reader: impl std::io::BufRead,
+    path: &Path,
+    mut f: impl FnMut(&[u8], u64),
+) -> Result<(), crate::core::diag::LoadError> {
+    for (i, line) in reader.split(b'\n').enumerate() {
+        let line = line.map_err(|source| crate::core::diag::LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let text = line.trim_ascii();
+        if !text.is_empty() {
+            f(text, i as u64 + 1);
+        }
+    }
+    Ok(())
+}
+
 pub fn is_missing(v: &J<'_>) -> bool {
     matches!(v, J::Missing)
 }
