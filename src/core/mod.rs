@@ -2,12 +2,14 @@
 //! about terminals; the CLI and the TUI only present what it computes.
 
 pub mod analysis;
+pub mod audit;
 pub mod dataset;
 pub mod diag;
 pub mod load;
 pub mod matrix;
 pub mod queue;
 pub mod sampling;
+pub mod taxonomy;
 pub mod text;
 
 /// With `FRAMEAUDIT_TIMINGS` set, prints how long a phase took to stderr (for profiling).

@@ -1,0 +1,425 @@
+//! `frameaudit audit summary` and `frameaudit audit export`: read audit files without
+//! locking them (an annotator may be at work) and present their records as a table, or as
+//! flat JSONL / CSV rows (the JSONL is the annotation input of SPEC.md section 8).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::core::audit::{AuditRecord, Replay, Status, read_audit};
+use crate::core::text::sanitize;
+
+/// The flat formats of `export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// One JSON object per record; readable by `frameaudit report --annotations`.
+    Jsonl,
+    /// A header row and one row per record; lists joined with `;`.
+    Csv,
+}
+
+/// Reads an audit for presenting: the replay, with its warnings printed to stderr.
+fn read(path: &Path) -> Result<Replay> {
+    let replay = read_audit(path)?;
+    let mut err = std::io::stderr().lock();
+    for w in &replay.warnings {
+        let _ = writeln!(err, "{}", sanitize(w));
+    }
+    Ok(replay)
+}
+
+/// How often a pathway was tagged, and how often as the primary one.
+#[derive(Debug, Default, Clone, Copy)]
+struct Count {
+    tagged: usize,
+    primary: usize,
+}
+
+type Table = BTreeMap<String, Count>;
+
+/// Pathway counts of a set of records, overall and by model, benchmark and transition.
+#[derive(Default)]
+struct Tally {
+    records: usize,
+    untagged: usize,
+    overall: Table,
+    by_model: BTreeMap<String, Table>,
+    by_benchmark: BTreeMap<String, Table>,
+    by_transition: BTreeMap<String, Table>,
+}
+
+impl Tally {
+    fn add(&mut self, r: &AuditRecord) {
+        self.records += 1;
+        // A pathway counts once per record, also when it is both tagged and primary.
+        let mut tags: BTreeSet<&str> = r.pathways.iter().map(String::as_str).collect();
+        tags.extend(r.primary.as_deref());
+        if tags.is_empty() {
+            self.untagged += 1;
+            return;
+        }
+        let transition = format!("{} -> {}", r.from, r.to);
+        let tables = [
+            &mut self.overall,
+            self.by_model.entry(r.key.model.clone()).or_default(),
+            self.by_benchmark
+                .entry(r.key.benchmark.clone())
+                .or_default(),
+            self.by_transition.entry(transition).or_default(),
+        ];
+        for table in tables {
+            for &t in &tags {
+                let c = table.entry(t.to_string()).or_default();
+                c.tagged += 1;
+                if r.primary.as_deref() == Some(t) {
+                    c.primary += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Writes one table of pathway counts, most tagged first.
+fn write_table(out: &mut dyn Write, indent: &str, table: &Table) -> std::io::Result<()> {
+    let mut rows: Vec<(String, Count)> = table
+        .iter()
+        .map(|(name, &c)| (sanitize(name).into_owned(), c))
+        .collect();
+    rows.sort_by(|a, b| b.1.tagged.cmp(&a.1.tagged).then_with(|| a.0.cmp(&b.0)));
+    let width = rows
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("pathway".len());
+    writeln!(
+        out,
+        "{indent}{:<width$}  {:>7}  {:>7}",
+        "pathway", "records", "primary"
+    )?;
+    for (name, c) in rows {
+        // `{:<width$}` pads by chars, which is what `width` counts.
+        writeln!(
+            out,
+            "{indent}{name:<width$}  {:>7}  {:>7}",
+            c.tagged, c.primary
+        )?;
+    }
+    Ok(())
+}
+
+fn write_grouped(
+    out: &mut dyn Write,
+    title: &str,
+    groups: &BTreeMap<String, Table>,
+) -> std::io::Result<()> {
+    writeln!(out, "\n{title}")?;
+    for (name, table) in groups {
+        writeln!(out, "  {}", sanitize(name))?;
+        write_table(out, "    ", table)?;
+    }
+    Ok(())
+}
+
+/// Prints, for each audit file, its annotator and records by status; then the pathway
+/// counts of all their records together: overall, per model, per benchmark and per
+/// transition. A record counts each of its pathways once (its primary included); the
+/// primary column counts the records where the pathway is primary.
+pub fn summary(paths: &[PathBuf], out: &mut dyn Write) -> Result<()> {
+    let mut tally = Tally::default();
+    for path in paths {
+        let replay = read(path)?;
+        let h = &replay.header;
+        let mut by_status: BTreeMap<Status, usize> = BTreeMap::new();
+        for r in replay.records.values() {
+            *by_status.entry(r.status).or_default() += 1;
+            tally.add(r);
+        }
+        let statuses: Vec<String> = Status::ALL
+            .iter()
+            .map(|s| format!("{} {}", s.as_str(), by_status.get(s).copied().unwrap_or(0)))
+            .collect();
+        writeln!(out, "{}", sanitize(&path.display().to_string()))?;
+        writeln!(out, "  annotator  {}", sanitize(&h.annotator))?;
+        writeln!(
+            out,
+            "  dataset    {} ({})",
+            sanitize(&h.dataset_name),
+            sanitize(&h.fingerprint)
+        )?;
+        writeln!(
+            out,
+            "  taxonomy   {} v{}",
+            sanitize(&h.taxonomy_id),
+            h.taxonomy_version
+        )?;
+        writeln!(
+            out,
+            "  records    {} ({})",
+            replay.records.len(),
+            statuses.join(", ")
+        )?;
+        writeln!(out, "  events     {}", replay.events)?;
+    }
+    let files = paths.len();
+    writeln!(
+        out,
+        "\nPathways: {} record{} in {} file{}, {} without pathways",
+        tally.records,
+        if tally.records == 1 { "" } else { "s" },
+        files,
+        if files == 1 { "" } else { "s" },
+        tally.untagged
+    )?;
+    if tally.overall.is_empty() {
+        writeln!(out, "  no pathways tagged")?;
+        return Ok(());
+    }
+    write_table(out, "  ", &tally.overall)?;
+    write_grouped(out, "By model", &tally.by_model)?;
+    write_grouped(out, "By benchmark", &tally.by_benchmark)?;
+    write_grouped(out, "By transition", &tally.by_transition)?;
+    Ok(())
+}
+
+/// One exported record; `tags` repeats `pathways` under the name SPEC.md section 8 reads.
+#[derive(Serialize)]
+struct Row<'a> {
+    annotator: &'a str,
+    model: &'a str,
+    benchmark: &'a str,
+    item_id: &'a str,
+    from: &'a str,
+    to: &'a str,
+    status: &'a str,
+    tags: &'a [String],
+    pathways: &'a [String],
+    primary: Option<&'a str>,
+    evidence_frames: &'a [u64],
+    note: &'a str,
+    at: &'a str,
+}
+
+const COLUMNS: [&str; 13] = [
+    "annotator",
+    "model",
+    "benchmark",
+    "item_id",
+    "from",
+    "to",
+    "status",
+    "tags",
+    "pathways",
+    "primary",
+    "evidence_frames",
+    "note",
+    "at",
+];
+
+/// Writes every record of the audit at `path` (after replay, in key order) as one JSONL
+/// line or CSV row.
+pub fn export(path: &Path, format: ExportFormat, out: &mut dyn Write) -> Result<()> {
+    let replay = read(path)?;
+    let annotator = replay.header.annotator.as_str();
+    let rows = replay.records.values().map(|r| Row {
+        annotator,
+        model: &r.key.model,
+        benchmark: &r.key.benchmark,
+        item_id: &r.key.item_id,
+        from: &r.from,
+        to: &r.to,
+        status: r.status.as_str(),
+        tags: &r.pathways,
+        pathways: &r.pathways,
+        primary: r.primary.as_deref(),
+        evidence_frames: &r.evidence_frames,
+        note: &r.note,
+        at: &r.at,
+    });
+    match format {
+        ExportFormat::Jsonl => {
+            for row in rows {
+                serde_json::to_writer(&mut *out, &row)?;
+                writeln!(out)?;
+            }
+        }
+        ExportFormat::Csv => {
+            let mut w = csv::Writer::from_writer(&mut *out);
+            w.write_record(COLUMNS)?;
+            for row in rows {
+                let frames: Vec<String> = row.evidence_frames.iter().map(u64::to_string).collect();
+                let tags = row.tags.join(";");
+                w.write_record([
+                    row.annotator,
+                    row.model,
+                    row.benchmark,
+                    row.item_id,
+                    row.from,
+                    row.to,
+                    row.status,
+                    &tags,
+                    &tags,
+                    row.primary.unwrap_or(""),
+                    &frames.join(";"),
+                    row.note,
+                    row.at,
+                ])?;
+            }
+            w.flush()?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::analysis::agreement::read_annotations;
+    use crate::core::audit::{AuditFile, AuditHeader, Event, UnitKey};
+
+    fn header(annotator: &str) -> AuditHeader {
+        AuditHeader {
+            dataset_name: "grid".into(),
+            fingerprint: "sha256:00".into(),
+            annotator: annotator.into(),
+            taxonomy_id: "evidence-pathways".into(),
+            taxonomy_version: 1,
+            created_at: "2026-11-29T12:00:00Z".into(),
+        }
+    }
+
+    fn rec(
+        model: &str,
+        item: &str,
+        to: &str,
+        status: Status,
+        pathways: &[&str],
+        primary: Option<&str>,
+    ) -> AuditRecord {
+        AuditRecord {
+            key: UnitKey::new(model, "videomme", item),
+            from: "8f".into(),
+            to: to.into(),
+            status,
+            pathways: pathways.iter().map(|s| s.to_string()).collect(),
+            primary: primary.map(str::to_owned),
+            evidence_frames: vec![3, 7],
+            note: "a \"quoted\", note; with\nnewline".into(),
+            at: "2026-11-29T12:00:00Z".into(),
+        }
+    }
+
+    /// An audit of four records (one of them untagged) in a temporary directory.
+    fn sample() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("alice.audit.jsonl");
+        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        for r in [
+            rec(
+                "m1",
+                "q1",
+                "16f",
+                Status::Done,
+                &["drop", "prior"],
+                Some("drop"),
+            ),
+            rec("m1", "q2", "32f", Status::Done, &["drop"], Some("drop")),
+            rec(
+                "m2",
+                "q1",
+                "16f",
+                Status::Flagged,
+                &["prior"],
+                Some("distract"),
+            ),
+            rec("m2", "q3", "16f", Status::Skipped, &[], None),
+        ] {
+            f.append(&Event::Set(r)).expect("append");
+        }
+        (dir, path)
+    }
+
+    #[test]
+    fn audit_summary_counts() {
+        let (_dir, path) = sample();
+        let mut out = Vec::new();
+        summary(std::slice::from_ref(&path), &mut out).expect("summary");
+        let text = String::from_utf8(out).expect("utf8");
+        for want in [
+            "  annotator  alice\n",
+            "  records    4 (todo 0, done 2, skipped 1, flagged 1)\n",
+            "  events     4\n",
+            "Pathways: 4 records in 1 file, 1 without pathways\n",
+            "  pathway   records  primary\n",
+            "  drop            2        2\n",
+            "  prior           2        0\n",
+            "  distract        1        1\n",
+            "By model\n  m1\n    pathway  records  primary\n    drop           2        2\n    prior          1        0\n",
+            "By transition\n  8f -> 16f\n",
+            "  8f -> 32f\n    pathway  records  primary\n    drop           1        1\n",
+        ] {
+            assert!(text.contains(want), "missing {want:?} in\n{text}");
+        }
+    }
+
+    #[test]
+    fn audit_export_jsonl_is_agreement_input() {
+        let (_dir, path) = sample();
+        let mut out = Vec::new();
+        export(&path, ExportFormat::Jsonl, &mut out).expect("export");
+        let anns = read_annotations(out.as_slice(), Path::new("export.jsonl")).expect("readable");
+        let replay = read_audit(&path).expect("read");
+        assert_eq!(anns.len(), replay.records.len());
+        for (a, r) in anns.iter().zip(replay.records.values()) {
+            assert_eq!(a.annotator, "alice");
+            assert_eq!(
+                a.unit,
+                (
+                    r.key.model.clone(),
+                    r.key.benchmark.clone(),
+                    r.key.item_id.clone()
+                )
+            );
+            assert_eq!(a.tags, r.pathways);
+            assert_eq!(a.primary, r.primary);
+        }
+        let first: serde_json::Value =
+            serde_json::from_slice(out.split(|&b| b == b'\n').next().expect("line")).expect("json");
+        let keys: Vec<&str> = first
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut want = COLUMNS.to_vec();
+        want.sort_unstable();
+        let mut keys = keys;
+        keys.sort_unstable();
+        assert_eq!(keys, want);
+    }
+
+    #[test]
+    fn audit_export_csv_rows() {
+        let (_dir, path) = sample();
+        let mut out = Vec::new();
+        export(&path, ExportFormat::Csv, &mut out).expect("export");
+        let mut r = csv::Reader::from_reader(out.as_slice());
+        assert_eq!(
+            r.headers().expect("headers").iter().collect::<Vec<_>>(),
+            COLUMNS
+        );
+        let rows: Vec<csv::StringRecord> = r.records().map(|x| x.expect("row")).collect();
+        assert_eq!(rows.len(), 4);
+        assert_eq!(&rows[0][1], "m1");
+        assert_eq!(&rows[0][7], "drop;prior");
+        assert_eq!(&rows[0][9], "drop");
+        assert_eq!(&rows[0][10], "3;7");
+        assert_eq!(&rows[0][11], "a \"quoted\", note; with\nnewline");
+        assert_eq!(&rows[3][6], "skipped");
+        assert_eq!(&rows[3][9], "");
+    }
+}

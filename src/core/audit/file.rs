@@ -1,0 +1,494 @@
+//! The audit file on disk: opened under an exclusive advisory lock so two frameaudits never
+//! interleave appends, replayed on open, and appended to one durable line at a time, with
+//! torn tails and failed appends cut back so the file always ends on a complete line.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::{AuditError, AuditHeader, Event, Replay, replay_bytes};
+
+/// An open audit file, holding its exclusive lock until dropped.
+#[derive(Debug)]
+pub struct AuditFile {
+    file: File,
+    path: PathBuf,
+}
+
+impl AuditFile {
+    /// Opens (creating it, with `header_if_new` as its first line, when it is absent or
+    /// empty) and locks the audit file at `path`, then replays it. A torn last line is
+    /// truncated away. Fails with [`AuditError::Locked`] when another handle holds the lock.
+    pub fn open(
+        path: &Path,
+        header_if_new: &AuditHeader,
+    ) -> Result<(AuditFile, Replay), AuditError> {
+        let io = |what: &'static str, p: &Path| {
+            let p = p.to_path_buf();
+            move |source| AuditError::Io {
+                what,
+                path: p,
+                source,
+            }
+        };
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(dir) = dir {
+            std::fs::create_dir_all(dir).map_err(io("create the directory", dir))?;
+        }
+        // Append mode: every write lands at the end, also after a truncation.
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io("open", path))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(AuditError::Locked {
+                    path: path.to_path_buf(),
+                });
+            }
+            Err(TryLockError::Error(e)) => return Err(io("lock", path)(e)),
+        }
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io("read", path))?;
+
+        // Only NULs and blanks is what a crash while writing the header can leave on some
+        // file systems (size updated, data not): as good as empty. Anything else without a
+        // newline may be someone's file, so it is never overwritten.
+        if bytes.iter().all(|&b| b == 0 || b.is_ascii_whitespace()) {
+            let mut line = header_if_new.to_line();
+            line.push('\n');
+            file.set_len(0).map_err(io("write", path))?;
+            file.write_all(line.as_bytes())
+                .and_then(|()| file.sync_all())
+                .map_err(io("write the header of", path))?;
+            sync_dir(dir.unwrap_or(Path::new("."))).map_err(io("sync the directory of", path))?;
+            bytes = line.into_bytes();
+        } else if memchr::memchr(b'\n', &bytes).is_none() {
+            // A whole header whose newline was lost: give it back so events start on a line
+            // of their own. A partial one is rejected by the replay below.
+            if super::parse_header(&bytes).is_ok() {
+                file.write_all(b"\n")
+                    .and_then(|()| file.sync_data())
+                    .map_err(io("write", path))?;
+                bytes.push(b'\n');
+            }
+        }
+        let (replay, truncate_to) = replay_bytes(path, &bytes, true)?;
+        if let Some(len) = truncate_to {
+            file.set_len(len)
+                .and_then(|()| file.sync_all())
+                .map_err(io("truncate the torn last line of", path))?;
+        }
+        Ok((
+            AuditFile {
+                file,
+                path: path.to_path_buf(),
+            },
+            replay,
+        ))
+    }
+
+    /// The path the file was opened at.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one event as one line and returns once it is on disk (written, flushed and
+    /// `fsync`ed). On failure the file is cut back to its length before the attempt (best
+    /// effort), so the caller can keep the event pending and retry without a half line.
+    pub fn append(&mut self, event: &Event) -> std::io::Result<()> {
+        let mut line = event.to_line();
+        line.push('\n');
+        self.append_bytes(line.as_bytes(), |f, bytes| {
+            f.write_all(bytes)?;
+            f.flush()?;
+            f.sync_data()
+        })
+    }
+
+    /// The append path with its write step as a seam, so tests can fail it half way.
+    fn append_bytes(
+        &mut self,
+        bytes: &[u8],
+        write: impl FnOnce(&mut File, &[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let before = self.file.metadata()?.len();
+        match write(&mut self.file, bytes) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                // Part of the line may have reached the file, or be cached but unsynced:
+                // cut back to the last complete line either way.
+                let _ = self.file.set_len(before);
+                let _ = self.file.sync_data();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for AuditFile {
+    fn drop(&mut self) {
+        // Closing the handle releases the lock too (also on kill -9); unlocking first only
+        // frees it without waiting for the close.
+        let _ = self.file.unlock();
+    }
+}
+
+/// Makes a new directory entry durable: on Unix a file's creation is only safe on disk
+/// once its directory is synced.
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
+/// Replays an audit file without locking or changing it (for summaries and exports while
+/// an annotator works on it). A torn last line is ignored with a warning, not removed.
+pub fn read_audit(path: &Path) -> Result<Replay, AuditError> {
+    let bytes = std::fs::read(path).map_err(|source| AuditError::Io {
+        what: "read",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if bytes.trim_ascii().is_empty() {
+        return Err(AuditError::BadHeader {
+            path: path.to_path_buf(),
+            field: None,
+            message: "the file is empty (no header line)".into(),
+        });
+    }
+    Ok(replay_bytes(path, &bytes, false)?.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{AuditRecord, Status, UnitKey};
+    use super::*;
+
+    fn header(annotator: &str) -> AuditHeader {
+        AuditHeader {
+            dataset_name: "grid".into(),
+            fingerprint: "sha256:00".into(),
+            annotator: annotator.into(),
+            taxonomy_id: "evidence-pathways".into(),
+            taxonomy_version: 1,
+            created_at: "2026-11-29T12:00:00Z".into(),
+        }
+    }
+
+    fn key(item: &str) -> UnitKey {
+        UnitKey::new("llava", "videomme", item)
+    }
+
+    fn record(item: &str, status: Status, pathways: &[&str], at: &str) -> AuditRecord {
+        AuditRecord {
+            key: key(item),
+            from: "16f".into(),
+            to: "32f".into(),
+            status,
+            pathways: pathways.iter().map(|s| s.to_string()).collect(),
+            primary: pathways.first().map(|s| s.to_string()),
+            evidence_frames: vec![10, 20],
+            note: format!("note on {item}"),
+            at: at.into(),
+        }
+    }
+
+    fn visit(item: &str) -> Event {
+        Event::Visit {
+            key: key(item),
+            at: "2026-11-29T12:00:01Z".into(),
+        }
+    }
+
+    #[test]
+    fn audit_create_append_replay_round_trip() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("audits/sub/alice.audit.jsonl");
+        let (mut f, r) = AuditFile::open(&path, &header("alice")).expect("open");
+        assert_eq!(f.path(), path);
+        assert_eq!(r.header, header("alice"));
+        assert!(r.records.is_empty() && r.events == 0 && r.warnings.is_empty());
+        let a = record("q1", Status::Done, &["evidence_dropped", "prior"], "t1");
+        let b = record("q2", Status::Flagged, &[], "t2");
+        f.append(&Event::Set(a.clone())).expect("append");
+        f.append(&Event::Set(b.clone())).expect("append");
+        drop(f);
+
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert_eq!(text.lines().count(), 3);
+        assert!(text.starts_with(&header("alice").to_line()));
+        assert!(text.ends_with('\n'));
+
+        // An existing file keeps its own header.
+        let (_f, r) = AuditFile::open(&path, &header("bob")).expect("reopen");
+        assert_eq!(r.header.annotator, "alice");
+        assert_eq!(r.events, 2);
+        assert_eq!(r.records.len(), 2);
+        assert_eq!(r.records[&key("q1")], a);
+        assert_eq!(r.records[&key("q2")], b);
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        // The read-only replay sees the same while the file is open and locked.
+        let ro = read_audit(&path).expect("read_audit");
+        assert_eq!(ro.records, r.records);
+    }
+
+    #[test]
+    fn audit_resume_at_last_visit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (mut f, r) = AuditFile::open(&path, &header("alice")).expect("open");
+        assert_eq!(r.last_visit, None);
+        f.append(&visit("q1")).expect("append");
+        f.append(&Event::Set(record("q1", Status::Done, &["x"], "t")))
+            .expect("append");
+        f.append(&visit("q7")).expect("append");
+        drop(f);
+        let (_f, r) = AuditFile::open(&path, &header("alice")).expect("reopen");
+        assert_eq!(r.last_visit, Some(key("q7")));
+        assert_eq!(r.events, 3);
+        // A visit alone creates no record.
+        assert_eq!(r.records.keys().collect::<Vec<_>>(), [&key("q1")]);
+    }
+
+    #[test]
+    fn audit_undo_redo_replay() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        let first = record("q1", Status::Done, &["a"], "t1");
+        let second = record("q1", Status::Done, &["a", "b"], "t2");
+        let blank = AuditRecord::blank(key("q2"), "8f", "16f", "t5");
+        f.append(&Event::Set(first.clone())).expect("append");
+        f.append(&Event::Set(second.clone())).expect("append");
+        let mut back = first.clone();
+        back.at = "t3".into();
+        f.append(&Event::Undo(back.clone())).expect("append");
+        f.append(&Event::Set(record("q2", Status::Skipped, &[], "t4")))
+            .expect("append");
+        // Undo of q2's only change: back to nothing, so the record is absent.
+        f.append(&Event::Undo(blank.clone())).expect("append");
+        drop(f);
+        let r = read_audit(&path).expect("read");
+        assert_eq!(r.records.len(), 1);
+        assert_eq!(r.records[&key("q1")], back);
+        assert!(!r.records.contains_key(&key("q2")));
+
+        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("reopen");
+        let mut again = second.clone();
+        again.at = "t6".into();
+        f.append(&Event::Redo(again.clone())).expect("append");
+        let mut q2 = record("q2", Status::Skipped, &[], "t7");
+        f.append(&Event::Redo(q2.clone())).expect("append");
+        drop(f);
+        let r = read_audit(&path).expect("read");
+        assert_eq!(r.records[&key("q1")], again);
+        assert_eq!(r.records[&key("q2")], q2);
+        assert_eq!(r.events, 7);
+
+        // Replay::apply follows the same rule as the file.
+        let mut live = r.clone();
+        q2.status = Status::Todo;
+        q2.evidence_frames.clear();
+        q2.note.clear();
+        live.apply(&Event::Set(q2));
+        assert!(!live.records.contains_key(&key("q2")));
+    }
+
+    #[test]
+    fn audit_torn_last_line_is_ignored_and_truncated() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        let a = record("q1", Status::Done, &["a"], "t1");
+        f.append(&Event::Set(a.clone())).expect("append");
+        drop(f);
+        let good_len = std::fs::metadata(&path).expect("meta").len();
+        let half = Event::Set(record("q2", Status::Done, &["b"], "t2")).to_line();
+        let half = &half[..half.len() / 2];
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .and_then(|mut w| w.write_all(half.as_bytes()))
+            .expect("tear");
+
+        // Read-only: warned, not changed.
+        let r = read_audit(&path).expect("read");
+        assert_eq!(r.records.len(), 1);
+        assert_eq!(r.warnings.len(), 1);
+        assert!(
+            r.warnings[0].contains("a.audit.jsonl:3: warning: the last line has no newline"),
+            "{:?}",
+            r.warnings
+        );
+        assert!(std::fs::metadata(&path).expect("meta").len() > good_len);
+
+        let (mut f, r) = AuditFile::open(&path, &header("alice")).expect("open");
+        assert_eq!(r.records.len(), 1);
+        assert_eq!(r.records[&key("q1")], a);
+        assert!(
+            r.warnings.len() == 1
+                && r.warnings[0].contains(":3: ")
+                && r.warnings[0].contains("removed"),
+            "{:?}",
+            r.warnings
+        );
+        assert_eq!(std::fs::metadata(&path).expect("meta").len(), good_len);
+        let b = record("q2", Status::Flagged, &["b"], "t3");
+        f.append(&Event::Set(b.clone())).expect("append");
+        drop(f);
+        let r = read_audit(&path).expect("read");
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert_eq!(r.records[&key("q2")], b);
+        assert_eq!(r.events, 2);
+    }
+
+    #[test]
+    fn audit_garbage_last_line_with_newline_is_torn() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        f.append(&Event::Set(record("q1", Status::Done, &["a"], "t1")))
+            .expect("append");
+        drop(f);
+        let good_len = std::fs::metadata(&path).expect("meta").len();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .and_then(|mut w| w.write_all(b"\0\0\0\0\0\0\n"))
+            .expect("garbage");
+        let (_f, r) = AuditFile::open(&path, &header("alice")).expect("open");
+        assert_eq!(r.records.len(), 1);
+        assert!(r.warnings[0].contains(":3: warning: the last line is not well-formed JSON"));
+        assert_eq!(std::fs::metadata(&path).expect("meta").len(), good_len);
+    }
+
+    #[test]
+    fn audit_bad_middle_line_is_skipped_with_warning() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        f.append(&Event::Set(record("q1", Status::Done, &["a"], "t1")))
+            .expect("append");
+        drop(f);
+        let mut text = std::fs::read_to_string(&path).expect("read");
+        text.push_str("{\"at\": \"t\", \"op\": \"set\", \"model\n");
+        text.push_str("{\"at\":\"t\",\"op\":\"set\",\"model\":\"llava\",\"benchmark\":\"videomme\",\"item_id\":\"q9\",\"from\":\"a\",\"to\":\"b\",\"status\":\"done\",\"pathways\":\"x\"}\n");
+        text.push('\n');
+        text.push_str(&Event::Set(record("q2", Status::Done, &["b"], "t2")).to_line());
+        text.push('\n');
+        std::fs::write(&path, &text).expect("write");
+        let len = text.len() as u64;
+
+        let (_f, r) = AuditFile::open(&path, &header("alice")).expect("open");
+        assert_eq!(
+            r.records.keys().collect::<Vec<_>>(),
+            [&key("q1"), &key("q2")]
+        );
+        assert_eq!(r.events, 2);
+        assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+        assert!(r.warnings[0].contains("a.audit.jsonl:3: warning: malformed JSON"));
+        assert!(r.warnings[0].ends_with("line skipped"));
+        assert!(
+            r.warnings[1].contains(
+                ":4: warning: field `pathways`: expected an array of strings, found a string"
+            ),
+            "{:?}",
+            r.warnings
+        );
+        // Lines in the middle are kept as they are.
+        assert_eq!(std::fs::metadata(&path).expect("meta").len(), len);
+    }
+
+    #[test]
+    fn audit_bad_header_is_an_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let line = header("alice")
+            .to_line()
+            .replace("\"annotator\":\"alice\",", "");
+        std::fs::write(&path, format!("{line}\n")).expect("write");
+        let err = AuditFile::open(&path, &header("alice")).expect_err("bad header");
+        assert!(matches!(&err, AuditError::BadHeader { field: Some(f), .. } if f == "annotator"));
+        let msg = err.to_string();
+        assert!(
+            msg.contains("a.audit.jsonl:1: error: bad audit header: field `annotator`: required field is missing"),
+            "{msg}"
+        );
+        // A file with no newline that is not a header is not overwritten.
+        std::fs::write(&path, "some notes").expect("write");
+        assert!(matches!(
+            AuditFile::open(&path, &header("alice")),
+            Err(AuditError::BadHeader { .. })
+        ));
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "some notes");
+    }
+
+    #[test]
+    fn audit_empty_file_gets_the_header() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        std::fs::write(&path, "").expect("write");
+        let (_f, r) = AuditFile::open(&path, &header("alice")).expect("open");
+        assert_eq!(r.header, header("alice"));
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("read"),
+            format!("{}\n", header("alice").to_line())
+        );
+    }
+
+    #[test]
+    fn audit_second_open_is_locked_until_the_first_is_dropped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        let err = AuditFile::open(&path, &header("alice")).expect_err("locked");
+        assert!(matches!(err, AuditError::Locked { .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("a.audit.jsonl is open in another frameaudit")
+                && msg.contains("close the other one first"),
+            "{msg}"
+        );
+        drop(f);
+        AuditFile::open(&path, &header("alice")).expect("open after drop");
+    }
+
+    #[test]
+    fn audit_failed_append_leaves_the_file_as_it_was() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        f.append(&Event::Set(record("q1", Status::Done, &["a"], "t1")))
+            .expect("append");
+        let before = std::fs::read(&path).expect("read");
+        let mut line = Event::Set(record("q2", Status::Done, &["b"], "t2")).to_line();
+        line.push('\n');
+        // A disk that fills half way through the line.
+        let err = f
+            .append_bytes(line.as_bytes(), |file, bytes| {
+                file.write_all(&bytes[..bytes.len() / 2])?;
+                file.sync_data()?;
+                Err(std::io::Error::from_raw_os_error(28))
+            })
+            .expect_err("fails");
+        assert_eq!(err.raw_os_error(), Some(28));
+        assert_eq!(std::fs::read(&path).expect("read"), before);
+        // The pending event goes in cleanly on retry.
+        f.append(&Event::Set(record("q2", Status::Done, &["b"], "t2")))
+            .expect("retry");
+        drop(f);
+        let r = read_audit(&path).expect("read");
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert_eq!(r.records.len(), 2);
+    }
+}

@@ -1,0 +1,138 @@
+//! The dataset fingerprint of an audit header: SHA-256 over a canonical serialisation of
+//! the cells, so an audit is tied to the exact answers it was made on, whatever order the
+//! input files listed them in.
+
+use sha2::{Digest, Sha256};
+
+use crate::core::matrix::ResponseMatrix;
+
+/// Names the serialisation, so a future change of it cannot collide with this one.
+const VERSION: &[u8] = b"frameaudit/cells-fingerprint@1";
+
+/// `"sha256:<hex>"` over the cells of `m` in canonical order.
+///
+/// Cells are visited protocol by protocol and model by model in id order (ids are in name
+/// order), and within each (protocol, model) by (item, configuration). The protocol and
+/// model name are written once at the head of their group; each cell then gives its
+/// benchmark, item id, configuration name, frames, budget bits, pixels, value bits (one
+/// NaN for invalid cells) and normalised prediction. Strings are length-prefixed and
+/// optional values tagged, so no two different matrices serialise alike.
+pub fn fingerprint(m: &ResponseMatrix) -> String {
+    let mut hasher = Sha256::new();
+    // Many small `update` calls cost more than the hashing: batch into a buffer.
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    put_str(&mut buf, VERSION);
+    for p in 0..m.protocols.len() as u32 {
+        for mo in 0..m.models.len() as u32 {
+            let cells = m.group(p, mo);
+            if cells.is_empty() {
+                continue;
+            }
+            buf.push(b'G');
+            put_str(&mut buf, m.protocols.name(p).as_bytes());
+            put_str(&mut buf, m.models.name(mo).as_bytes());
+            for &c in cells {
+                let c = c as usize;
+                let item = m.item(m.cell_item[c]);
+                let cfg = m.config(m.cell_config[c]);
+                buf.push(b'C');
+                put_str(&mut buf, m.benchmarks.name(item.benchmark).as_bytes());
+                put_str(&mut buf, item.id.as_bytes());
+                put_str(&mut buf, cfg.name.as_bytes());
+                buf.extend_from_slice(&cfg.frames.to_le_bytes());
+                buf.extend_from_slice(&cfg.budget.to_bits().to_le_bytes());
+                put_opt_u64(&mut buf, cfg.pixels);
+                let v = m.cell_value[c];
+                let v = if v.is_nan() { f64::NAN } else { v };
+                buf.extend_from_slice(&v.to_bits().to_le_bytes());
+                match m.text(m.cell_pred_norm[c]) {
+                    Some(t) => {
+                        buf.push(1);
+                        put_str(&mut buf, t.as_bytes());
+                    }
+                    None => buf.push(0),
+                }
+                if buf.len() >= 1 << 15 {
+                    hasher.update(&buf);
+                    buf.clear();
+                }
+            }
+        }
+    }
+    hasher.update(&buf);
+    let digest = hasher.finalize();
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for b in digest.iter() {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    out
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn put_str(buf: &mut Vec<u8>, s: &[u8]) {
+    buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
+    buf.extend_from_slice(s);
+}
+
+fn put_opt_u64(buf: &mut Vec<u8>, v: Option<u64>) {
+    match v {
+        Some(x) => {
+            buf.push(1);
+            buf.extend_from_slice(&x.to_le_bytes());
+        }
+        None => buf.push(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::load::cells::read_cells;
+    use crate::core::matrix::MatrixBuilder;
+
+    fn load(text: &str) -> ResponseMatrix {
+        let mut b = MatrixBuilder::new();
+        let file = b.add_file(std::path::Path::new("t.jsonl"));
+        read_cells(text.as_bytes(), None, &mut b, &file).expect("io");
+        match b.finish() {
+            Ok((m, _)) => m,
+            Err(d) => panic!("rejected: {d}"),
+        }
+    }
+
+    const LINES: [&str; 6] = [
+        r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"pred":"a","gold":"A"}"#,
+        r#"{"model":"M","item_id":"q1","config":"16f","frames":16,"pixels":1000,"pred":"B","gold":"A"}"#,
+        r#"{"model":"N","item_id":"q1","config":"8f","frames":8,"pred":"A","gold":"A"}"#,
+        r#"{"model":"M","item_id":"q2","config":"8f","frames":8,"pred":null,"gold":"C"}"#,
+        r#"{"model":"N","benchmark":"other","item_id":"q2","config":"8f","frames":8,"pred":"C","gold":"C"}"#,
+        r#"{"model":"M","item_id":"q2","config":"16f","frames":16,"pixels":1000,"pred":"C","gold":"C"}"#,
+    ];
+
+    #[test]
+    fn audit_fingerprint_ignores_input_order_and_sees_one_answer() {
+        let fp = fingerprint(&load(&LINES.join("\n")));
+        assert!(fp.starts_with("sha256:") && fp.len() == 7 + 64, "{fp}");
+        let mut rev = LINES;
+        rev.reverse();
+        assert_eq!(fingerprint(&load(&rev.join("\n"))), fp);
+        let mut shuffled = LINES;
+        shuffled.swap(0, 4);
+        shuffled.swap(1, 3);
+        assert_eq!(fingerprint(&load(&shuffled.join("\n"))), fp);
+
+        let mut changed = LINES;
+        changed[1] = r#"{"model":"M","item_id":"q1","config":"16f","frames":16,"pixels":1000,"pred":"C","gold":"A"}"#;
+        assert_ne!(fingerprint(&load(&changed.join("\n"))), fp);
+        // The same correctness with another wrong letter is still another answer.
+        changed[1] = r#"{"model":"M","item_id":"q1","config":"16f","frames":16,"pixels":1000,"pred":"D","gold":"A"}"#;
+        let other = fingerprint(&load(&changed.join("\n")));
+        assert_ne!(other, fp);
+        // A case or whitespace change of the prediction is not (it is normalised away).
+        changed[1] = r#"{"model":"M","item_id":"q1","config":"16f","frames":16,"pixels":1000,"pred":" d ","gold":"A"}"#;
+        assert_eq!(fingerprint(&load(&changed.join("\n"))), other);
+    }
+}
