@@ -14,14 +14,35 @@ use crate::core::text::sanitize;
     name = "frameaudit",
     version,
     about = "Audit item-level scaling heterogeneity in Video LLM evaluations",
-    long_about = "Audit item-level scaling heterogeneity in Video LLM evaluations.\n\nWithout a command, shows the report of DATASET (default: the bundled demo).",
+    long_about = "Audit item-level scaling heterogeneity in Video LLM evaluations.\n\nWithout a command, opens the audit screens on DATASET (default: the bundled demo); when standard input or output is not a terminal, prints its report instead.",
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Dataset: a directory, a cells .jsonl file or a per-item .csv (default: the bundled demo)
-    pub dataset: Option<PathBuf>,
+    #[command(flatten)]
+    pub data: DatasetArgs,
+    #[command(flatten)]
+    pub tui: TuiArgs,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+/// Options of the audit screens.
+#[derive(Args, Debug, Clone, Default)]
+pub struct TuiArgs {
+    /// Annotator name (default: $FRAMEAUDIT_ANNOTATOR, else the login name)
+    #[arg(long)]
+    pub annotator: Option<String>,
+    /// Audit file (default: DATASET/audits/ANNOTATOR.audit.jsonl)
+    #[arg(long, value_name = "FILE")]
+    pub audit: Option<PathBuf>,
+    /// Evidence-pathway taxonomy (default: the bundled assets/taxonomy.json)
+    #[arg(long, value_name = "FILE")]
+    pub taxonomy: Option<PathBuf>,
+    /// Keymap file overriding key bindings (JSON, see the README)
+    #[arg(long, value_name = "FILE")]
+    pub keymap: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -34,6 +55,39 @@ pub enum Command {
     Validate(DatasetArgs),
     /// Convert results of other tools into frameaudit's native cells
     Import(ImportArgs),
+    /// Audit files: pathway counts, flat export
+    Audit(AuditArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    #[command(subcommand)]
+    pub command: AuditCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AuditCommand {
+    /// Pathway counts per model, benchmark and transition, and records by status
+    Summary {
+        /// Audit files
+        #[arg(required = true)]
+        audits: Vec<PathBuf>,
+    },
+    /// Every record as flat JSONL (the agreement input of `report --annotations`) or CSV
+    Export {
+        /// Audit file
+        audit: PathBuf,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = ExportArg::Jsonl)]
+        format: ExportArg,
+    },
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExportArg {
+    #[default]
+    Jsonl,
+    Csv,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -244,18 +298,6 @@ pub struct ReportArgs {
     /// Annotation JSONL (SPEC.md §8) for the agreement section
     #[arg(long, value_name = "FILE")]
     pub annotations: Option<PathBuf>,
-}
-
-impl ReportArgs {
-    pub fn default_for(dataset: Option<PathBuf>) -> Self {
-        ReportArgs {
-            data: DatasetArgs {
-                dataset,
-                ..Default::default()
-            },
-            ..Default::default()
-        }
-    }
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]

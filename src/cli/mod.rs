@@ -1,6 +1,7 @@
 //! The command line: parses arguments, loads the dataset, runs the core and presents it.
 
 pub mod args;
+pub mod audit;
 pub mod import;
 pub mod list;
 pub mod report_text;
@@ -13,7 +14,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Parser;
 
-use self::args::{Cli, Command, DatasetArgs, ImportFormat, ReportArgs};
+use self::args::{
+    AuditArgs, AuditCommand, Cli, Command, DatasetArgs, ExportArg, ImportFormat, ReportArgs,
+};
 use crate::core::analysis::{self, agreement};
 use crate::core::dataset::{Dataset, load_dataset};
 use crate::core::diag::LoadError;
@@ -199,17 +202,63 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
     }
 }
 
+/// `frameaudit [DATASET]`: the audit screens on a terminal, the report otherwise.
+fn run_default(cli: &Cli) -> Result<()> {
+    use std::io::IsTerminal;
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        eprintln!(
+            "frameaudit: not a terminal, so printing the report (run it in a terminal for the audit screens)"
+        );
+        let args = ReportArgs {
+            data: cli.data.clone(),
+            analysis: cli.analysis.clone(),
+            ..ReportArgs::default()
+        };
+        return run_report(&args);
+    }
+    let ds = load(&cli.data)?;
+    let opts = crate::tui::TuiOptions {
+        params: cli.analysis.params(true),
+        annotator: cli.tui.annotator.clone(),
+        audit: cli.tui.audit.clone(),
+        taxonomy: cli.tui.taxonomy.clone(),
+        keymap: cli.tui.keymap.clone(),
+    };
+    crate::tui::run(ds, opts)
+}
+
+fn run_audit(a: &AuditArgs) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match &a.command {
+        AuditCommand::Summary { audits } => audit::summary(audits, &mut out)?,
+        AuditCommand::Export {
+            audit: path,
+            format,
+        } => {
+            let f = match format {
+                ExportArg::Jsonl => audit::ExportFormat::Jsonl,
+                ExportArg::Csv => audit::ExportFormat::Csv,
+            };
+            audit::export(path, f, &mut out)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        None => run_report(&ReportArgs::default_for(cli.dataset.clone())),
+        None => run_default(&cli),
         Some(Command::Report(a)) => run_report(a),
         Some(Command::List(a)) => list::run(a),
         Some(Command::Validate(a)) => run_validate(a),
         Some(Command::Import(a)) => match &a.format {
             ImportFormat::PerItemCsv(x) => import::per_item_csv(x),
         },
+        Some(Command::Audit(a)) => run_audit(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

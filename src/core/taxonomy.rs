@@ -1,0 +1,166 @@
+//! The evidence-pathway taxonomy: the tags an annotator gives a harmful transition. It is
+//! data (`assets/taxonomy.json`, or a file of the user's), so a project can change it
+//! without a new build.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::core::diag::{Diagnostics, LoadError};
+use crate::core::load::json::describe_json_error;
+
+/// The bundled default taxonomy.
+pub const DEFAULT_TAXONOMY: &str = include_str!("../../assets/taxonomy.json");
+
+/// One evidence pathway.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Pathway {
+    pub id: String,
+    pub label: String,
+    pub description: String,
+    /// The key that toggles it (one character).
+    pub key: String,
+}
+
+/// A versioned set of pathways, in the order the annotator sees them.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Taxonomy {
+    pub id: String,
+    pub version: u32,
+    pub pathways: Vec<Pathway>,
+}
+
+impl Taxonomy {
+    /// Parses and checks a taxonomy: ids and keys present and unique, keys one character.
+    pub fn parse(text: &str, path: &Path) -> Result<Taxonomy, LoadError> {
+        let file: Arc<Path> = Arc::from(path);
+        let mut diags = Diagnostics::default();
+        let tax: Taxonomy = serde_json::from_str(text).map_err(|e| {
+            let mut d = Diagnostics::default();
+            d.error(
+                &file,
+                Some(e.line() as u64),
+                None,
+                format!("malformed taxonomy: {}", describe_json_error(&e)),
+            );
+            LoadError::Rejected(d)
+        })?;
+        if tax.pathways.is_empty() {
+            diags.error(
+                &file,
+                None,
+                Some("pathways"),
+                "a taxonomy needs at least one pathway".into(),
+            );
+        }
+        for (i, p) in tax.pathways.iter().enumerate() {
+            let at = format!("pathways[{i}]");
+            if p.id.trim().is_empty() || p.label.trim().is_empty() {
+                diags.error(
+                    &file,
+                    None,
+                    Some(&at),
+                    "every pathway needs an id and a label".into(),
+                );
+            }
+            if p.key.chars().count() != 1 {
+                diags.error(
+                    &file,
+                    None,
+                    Some(&format!("{at}.key")),
+                    format!("a key is one character, found {:?}", p.key),
+                );
+            }
+            for q in &tax.pathways[..i] {
+                if q.id == p.id {
+                    diags.error(
+                        &file,
+                        None,
+                        Some(&format!("{at}.id")),
+                        format!("id {:?} is used twice", p.id),
+                    );
+                }
+                if q.key == p.key {
+                    diags.error(
+                        &file,
+                        None,
+                        Some(&format!("{at}.key")),
+                        format!("key {:?} is used by {:?} too", p.key, q.id),
+                    );
+                }
+            }
+        }
+        if diags.has_errors() {
+            return Err(LoadError::Rejected(diags));
+        }
+        Ok(tax)
+    }
+
+    /// The taxonomy in `path`, or the bundled default.
+    pub fn load(path: Option<&Path>) -> Result<Taxonomy, LoadError> {
+        match path {
+            None => Taxonomy::parse(DEFAULT_TAXONOMY, Path::new("assets/taxonomy.json")),
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|source| LoadError::Io {
+                    path: p.to_path_buf(),
+                    source,
+                })?;
+                Taxonomy::parse(&text, p)
+            }
+        }
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Pathway> {
+        self.pathways.iter().find(|p| p.id == id)
+    }
+
+    /// The pathway a key toggles.
+    pub fn by_key(&self, key: char) -> Option<&Pathway> {
+        self.pathways.iter().find(|p| p.key.starts_with(key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_taxonomy_is_valid() {
+        let t = Taxonomy::load(None).expect("bundled taxonomy");
+        assert_eq!(t.id, "evidence-pathways");
+        assert!(t.pathways.len() >= 9);
+        assert_eq!(
+            t.by_key('1').map(|p| p.id.as_str()),
+            Some("evidence_dropped")
+        );
+        assert!(t.get("language_prior").is_some());
+    }
+
+    #[test]
+    fn bad_taxonomies_name_the_field() {
+        let bad = r#"{"id": "x", "version": 1, "pathways": [
+            {"id": "a", "label": "A", "description": "", "key": "1"},
+            {"id": "a", "label": "B", "description": "", "key": "12"},
+            {"id": "c", "label": "C", "description": "", "key": "1"}]}"#;
+        let err = Taxonomy::parse(bad, Path::new("t.json"))
+            .expect_err("rejected")
+            .to_string();
+        assert!(
+            err.contains("field `pathways[1].id`: id \"a\" is used twice"),
+            "{err}"
+        );
+        assert!(
+            err.contains("field `pathways[1].key`: a key is one character"),
+            "{err}"
+        );
+        assert!(
+            err.contains("field `pathways[2].key`: key \"1\" is used by \"a\" too"),
+            "{err}"
+        );
+        let err = Taxonomy::parse("{", Path::new("t.json"))
+            .expect_err("rejected")
+            .to_string();
+        assert!(err.contains("t.json:1: error: malformed taxonomy"), "{err}");
+    }
+}

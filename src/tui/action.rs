@@ -1,0 +1,157 @@
+//! Everything the user can ask of the audit screens. Keys become actions through the keymap;
+//! only `App::update` turns actions into state changes.
+
+/// A user intention, independent of the key that asked for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Open,
+    Back,
+    Quit,
+    Help,
+    Search,
+    FilterModel,
+    FilterBenchmark,
+    FilterClass,
+    FilterStatus,
+    FilterTag,
+    ToggleTerminal,
+    ClearFilters,
+    CycleSort,
+    NextItem,
+    PrevItem,
+    NextPair,
+    PrevPair,
+    /// Toggle the taxonomy's pathway at this index.
+    TogglePathway(usize),
+    CyclePrimary,
+    EditNote,
+    MarkDone,
+    Skip,
+    Flag,
+    Undo,
+    Redo,
+}
+
+/// Names (for keymap files) and descriptions of the actions without a parameter.
+const NAMED: [(Action, &str, &str); 30] = [
+    (Action::Up, "up", "previous row"),
+    (Action::Down, "down", "next row"),
+    (Action::PageUp, "page_up", "page up"),
+    (Action::PageDown, "page_down", "page down"),
+    (Action::Top, "top", "first row"),
+    (Action::Bottom, "bottom", "last row"),
+    (Action::Open, "open", "open the item"),
+    (Action::Back, "back", "back to the queue"),
+    (Action::Quit, "quit", "quit"),
+    (Action::Help, "help", "help: every key"),
+    (Action::Search, "search", "fuzzy search"),
+    (Action::FilterModel, "filter_model", "filter: next model"),
+    (
+        Action::FilterBenchmark,
+        "filter_benchmark",
+        "filter: next benchmark",
+    ),
+    (
+        Action::FilterClass,
+        "filter_class",
+        "filter: next trajectory class",
+    ),
+    (
+        Action::FilterStatus,
+        "filter_status",
+        "filter: next audit status",
+    ),
+    (Action::FilterTag, "filter_tag", "filter: next pathway tag"),
+    (
+        Action::ToggleTerminal,
+        "toggle_terminal",
+        "filter: terminal regressions only",
+    ),
+    (
+        Action::ClearFilters,
+        "clear_filters",
+        "clear filters and search",
+    ),
+    (Action::CycleSort, "cycle_sort", "sort: next key"),
+    (Action::NextItem, "next_item", "next item of the queue"),
+    (Action::PrevItem, "prev_item", "previous item of the queue"),
+    (
+        Action::NextPair,
+        "next_pair",
+        "next harmful transition of the item",
+    ),
+    (Action::PrevPair, "prev_pair", "previous harmful transition"),
+    (
+        Action::CyclePrimary,
+        "cycle_primary",
+        "primary pathway: next tagged one",
+    ),
+    (Action::EditNote, "edit_note", "edit the note"),
+    (
+        Action::MarkDone,
+        "mark_done",
+        "mark done and go to the next item",
+    ),
+    (Action::Skip, "skip", "skip and go to the next item"),
+    (
+        Action::Flag,
+        "flag",
+        "flag for review and go to the next item",
+    ),
+    (Action::Undo, "undo", "undo the last change"),
+    (Action::Redo, "redo", "redo"),
+];
+
+impl Action {
+    /// Parses a keymap-file name: `mark_done`, `toggle_pathway_3` (1-based), ...
+    pub fn parse(s: &str) -> Option<Action> {
+        if let Some(n) = s.strip_prefix("toggle_pathway_") {
+            let n: usize = n.parse().ok()?;
+            return (n >= 1).then(|| Action::TogglePathway(n - 1));
+        }
+        NAMED
+            .iter()
+            .find(|(_, name, _)| *name == s)
+            .map(|(a, _, _)| *a)
+    }
+
+    pub fn names() -> Vec<&'static str> {
+        let mut v: Vec<&str> = NAMED.iter().map(|(_, n, _)| *n).collect();
+        v.push("toggle_pathway_N");
+        v
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Action::TogglePathway(_) => "toggle a pathway",
+            a => NAMED
+                .iter()
+                .find(|(x, _, _)| *x == a)
+                .map_or("", |(_, _, d)| d),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for (a, name, _) in NAMED {
+            assert_eq!(Action::parse(name), Some(a));
+        }
+        assert_eq!(
+            Action::parse("toggle_pathway_2"),
+            Some(Action::TogglePathway(1))
+        );
+        assert_eq!(Action::parse("toggle_pathway_0"), None);
+        assert_eq!(Action::parse("jump"), None);
+    }
+}

@@ -1,0 +1,792 @@
+//! The audit screens' state and its one reducer: keys become actions (through the keymap),
+//! `App::update` applies them, views only read the state. Nothing here touches the
+//! terminal or a file directly; saving goes through the session, searching through
+//! requests the runner hands to the search thread.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::action::Action;
+use super::keymap::{Context, Key, Keymap};
+use super::search::{SearchRequest, SearchResult};
+use super::session::Session;
+use crate::core::analysis::mcq::Class;
+use crate::core::analysis::{Metrics, Report};
+use crate::core::audit::{AuditRecord, Status, UnitKey};
+use crate::core::dataset::Dataset;
+use crate::core::queue::QueueRow;
+use crate::core::taxonomy::Taxonomy;
+use crate::core::text::sanitize;
+
+/// One row of the audit queue, with what the queue screen shows and searches.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub q: QueueRow,
+    pub key: UnitKey,
+    /// First line of the question, sanitised (empty without items.jsonl).
+    pub question: String,
+}
+
+/// What the queue can be sorted by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// As `frameaudit list` ranks: terminal regressions first, then by harmful pairs.
+    Rank,
+    Model,
+    Item,
+    Status,
+}
+
+impl SortKey {
+    pub fn label(self) -> &'static str {
+        match self {
+            SortKey::Rank => "rank",
+            SortKey::Model => "model",
+            SortKey::Item => "item",
+            SortKey::Status => "status",
+        }
+    }
+
+    fn next(self) -> SortKey {
+        match self {
+            SortKey::Rank => SortKey::Model,
+            SortKey::Model => SortKey::Item,
+            SortKey::Item => SortKey::Status,
+            SortKey::Status => SortKey::Rank,
+        }
+    }
+}
+
+/// Queue filters; `None` means any.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filter {
+    pub model: Option<u32>,
+    pub benchmark: Option<u32>,
+    pub class: Option<Class>,
+    pub status: Option<Status>,
+    pub tag: Option<String>,
+    pub terminal_only: bool,
+}
+
+impl Filter {
+    pub fn is_empty(&self) -> bool {
+        *self == Filter::default()
+    }
+}
+
+/// A text being typed in.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    None,
+    /// The search query is being edited.
+    Search,
+    /// The note of the current item, being edited.
+    Note(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Queue,
+    Item,
+}
+
+/// A message for the status line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub text: String,
+    pub error: bool,
+}
+
+/// What the runner must do after an update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    Quit,
+    /// Run the search request the app holds.
+    Search,
+}
+
+/// The state of the audit screens.
+pub struct App {
+    pub ds: Dataset,
+    pub report: Report,
+    pub protocol: u32,
+    pub rows: Vec<Row>,
+    pub taxonomy: Taxonomy,
+    pub keymap: Keymap,
+    pub session: Session,
+    pub screen: Screen,
+    pub help: bool,
+    pub input: Input,
+    pub filter: Filter,
+    pub sort: SortKey,
+    pub query: String,
+    pub search_generation: u64,
+    /// The newest search result received (possibly for an older query).
+    pub search_result: Option<SearchResult>,
+    /// Texts searched per row.
+    pub haystacks: Arc<Vec<String>>,
+    /// Rows shown, in order (indices into `rows`).
+    pub visible: Vec<u32>,
+    /// The selected row (an index into `rows`), kept across filtering.
+    pub selected: Option<u32>,
+    /// First visible row drawn in the queue table.
+    pub scroll: usize,
+    /// The harmful pair under audit on the item screen (index into the row's pairs).
+    pub pair: usize,
+    pub notice: Option<Notice>,
+    /// Asked to quit with unsaved changes: the next quit goes through.
+    pub confirm_quit: bool,
+    pub started: Instant,
+    /// Items marked done, skipped or flagged during this session.
+    pub marked: usize,
+    /// Rows the queue table can show (set by the view from the terminal size).
+    pub page: usize,
+}
+
+impl App {
+    /// Builds the app over a dataset and its report, for the audit queue of `protocol`.
+    pub fn new(
+        ds: Dataset,
+        report: Report,
+        protocol: u32,
+        taxonomy: Taxonomy,
+        keymap: Keymap,
+        session: Session,
+    ) -> App {
+        let m = &ds.matrix;
+        let rows: Vec<Row> =
+            crate::core::queue::queue(&report, protocol, crate::core::queue::QueueKind::Harmful)
+                .into_iter()
+                .map(|q| {
+                    let item = m.item(q.item);
+                    let question = ds.items[q.item as usize]
+                        .as_ref()
+                        .and_then(|i| i.question.as_deref())
+                        .map(|s| sanitize(s.lines().next().unwrap_or("")).into_owned())
+                        .unwrap_or_default();
+                    Row {
+                        key: UnitKey {
+                            model: m.models.name(q.model).to_string(),
+                            benchmark: m.benchmarks.name(item.benchmark).to_string(),
+                            item_id: item.id.to_string(),
+                        },
+                        question,
+                        q,
+                    }
+                })
+                .collect();
+        let mut app = App {
+            ds,
+            report,
+            protocol,
+            rows,
+            taxonomy,
+            keymap,
+            session,
+            screen: Screen::Queue,
+            help: false,
+            input: Input::None,
+            filter: Filter::default(),
+            sort: SortKey::Rank,
+            query: String::new(),
+            search_generation: 0,
+            search_result: None,
+            haystacks: Arc::new(Vec::new()),
+            visible: Vec::new(),
+            selected: None,
+            scroll: 0,
+            pair: 0,
+            notice: None,
+            confirm_quit: false,
+            started: Instant::now(),
+            marked: 0,
+            page: 20,
+        };
+        app.haystacks = Arc::new((0..app.rows.len()).map(|i| app.haystack(i)).collect());
+        // Resume where the annotator left off.
+        let resume = app
+            .session
+            .last_visit()
+            .and_then(|k| app.rows.iter().position(|r| &r.key == k));
+        app.refresh_visible();
+        if let Some(i) = resume {
+            app.selected = Some(i as u32);
+            app.pair = app.pair_of_record(i);
+            app.screen = Screen::Item;
+            app.follow_selection();
+        }
+        app
+    }
+
+    /// The text fuzzy search looks in: item id, model, benchmark, question, note.
+    fn haystack(&self, i: usize) -> String {
+        let r = &self.rows[i];
+        let note = self.session.record(&r.key).map_or("", |x| x.note.as_str());
+        format!(
+            "{} {} {} {} {}",
+            r.key.item_id, r.key.model, r.key.benchmark, r.question, note
+        )
+    }
+
+    pub fn record(&self, i: usize) -> Option<&AuditRecord> {
+        self.session.record(&self.rows[i].key)
+    }
+
+    pub fn status(&self, i: usize) -> Status {
+        self.record(i).map_or(Status::Todo, |r| r.status)
+    }
+
+    /// The row on screen now, if any.
+    pub fn current(&self) -> Option<usize> {
+        self.selected.map(|s| s as usize)
+    }
+
+    fn passes(&self, i: usize) -> bool {
+        let r = &self.rows[i];
+        let f = &self.filter;
+        let m = &self.ds.matrix;
+        f.model.is_none_or(|x| x == r.q.model)
+            && f.benchmark.is_none_or(|b| b == m.item(r.q.item).benchmark)
+            && f.class.is_none_or(|c| r.q.class == Some(c))
+            && (!f.terminal_only || r.q.terminal)
+            && f.status.is_none_or(|s| self.status(i) == s)
+            && f.tag.as_ref().is_none_or(|t| {
+                self.record(i)
+                    .is_some_and(|x| x.pathways.contains(t) || x.primary.as_ref() == Some(t))
+            })
+    }
+
+    /// Recomputes the visible rows from filters, search and sort, keeping the selection.
+    pub fn refresh_visible(&mut self) {
+        let searched: Option<Arc<Vec<u32>>> = match &self.search_result {
+            Some(r) if !self.query.is_empty() => Some(r.matches.clone()),
+            _ => None,
+        };
+        let mut v: Vec<u32> = match &searched {
+            Some(m) => m
+                .iter()
+                .copied()
+                .filter(|&i| self.passes(i as usize))
+                .collect(),
+            None => (0..self.rows.len() as u32)
+                .filter(|&i| self.passes(i as usize))
+                .collect(),
+        };
+        // A search orders by match quality; otherwise by the sort key (rows are ranked).
+        if searched.is_none() {
+            let key = |i: &u32| {
+                let r = &self.rows[*i as usize];
+                match self.sort {
+                    SortKey::Rank => (String::new(), *i),
+                    SortKey::Model => (
+                        format!(
+                            "{}\u{0}{}\u{0}{}",
+                            r.key.model, r.key.benchmark, r.key.item_id
+                        ),
+                        *i,
+                    ),
+                    SortKey::Item => (
+                        format!(
+                            "{}\u{0}{}\u{0}{}",
+                            r.key.benchmark, r.key.item_id, r.key.model
+                        ),
+                        *i,
+                    ),
+                    SortKey::Status => (format!("{}", self.status(*i as usize) as u8), *i),
+                }
+            };
+            if self.sort != SortKey::Rank {
+                v.sort_by_key(key);
+            }
+        }
+        self.visible = v;
+        self.follow_selection();
+    }
+
+    /// Keeps the selection on screen: the same row if still visible, else the nearest.
+    fn follow_selection(&mut self) {
+        let pos = self
+            .selected
+            .and_then(|s| self.visible.iter().position(|&v| v == s));
+        let pos = match pos {
+            Some(p) => Some(p),
+            None if self.visible.is_empty() => None,
+            None => Some(0),
+        };
+        self.selected = pos.map(|p| self.visible[p]);
+        if let Some(p) = pos {
+            if p < self.scroll {
+                self.scroll = p;
+            } else if p >= self.scroll + self.page.max(1) {
+                self.scroll = p + 1 - self.page.max(1);
+            }
+        }
+        self.scroll = self.scroll.min(self.visible.len().saturating_sub(1));
+    }
+
+    fn cursor(&self) -> Option<usize> {
+        self.selected
+            .and_then(|s| self.visible.iter().position(|&v| v == s))
+    }
+
+    fn move_to(&mut self, pos: usize) {
+        if self.visible.is_empty() {
+            return;
+        }
+        let pos = pos.min(self.visible.len() - 1);
+        self.selected = Some(self.visible[pos]);
+        self.follow_selection();
+    }
+
+    fn step(&mut self, delta: isize) {
+        let cur = self.cursor().unwrap_or(0) as isize;
+        self.move_to((cur + delta).max(0) as usize);
+    }
+
+    /// The pair index of the row's saved record, or 0.
+    fn pair_of_record(&self, i: usize) -> usize {
+        let r = &self.rows[i];
+        let Some(rec) = self.record(i) else { return 0 };
+        let names = self.config_names(i);
+        r.q.pairs
+            .iter()
+            .position(|&(a, b)| names[a] == rec.from && names[b] == rec.to)
+            .unwrap_or(0)
+    }
+
+    /// The grid configuration names of a row's model grid.
+    pub fn config_names(&self, i: usize) -> Vec<String> {
+        let q = &self.rows[i].q;
+        let g = &self.report.analyses[q.analysis].grids.models[q.model_index].grid;
+        g.configs
+            .iter()
+            .map(|&c| self.ds.matrix.config(c).name.to_string())
+            .collect()
+    }
+
+    pub fn metrics(&self, i: usize) -> &Metrics {
+        let q = &self.rows[i].q;
+        &self.report.analyses[q.analysis].metrics[q.model_index]
+    }
+
+    fn open(&mut self) {
+        if let Some(i) = self.current() {
+            self.screen = Screen::Item;
+            self.pair = self.pair_of_record(i);
+            self.session.visit(&self.rows[i].key);
+        }
+    }
+
+    /// The current record, or a fresh one for the transition under audit.
+    fn working_record(&self, i: usize) -> AuditRecord {
+        let names = self.config_names(i);
+        let (a, b) = self.rows[i]
+            .q
+            .pairs
+            .get(self.pair)
+            .copied()
+            .unwrap_or((0, 0));
+        let mut rec = self.record(i).cloned().unwrap_or_else(|| AuditRecord {
+            key: self.rows[i].key.clone(),
+            from: String::new(),
+            to: String::new(),
+            status: Status::Todo,
+            pathways: Vec::new(),
+            primary: None,
+            evidence_frames: Vec::new(),
+            note: String::new(),
+            at: String::new(),
+        });
+        rec.from = names[a].clone();
+        rec.to = names[b].clone();
+        rec
+    }
+
+    /// Saves a changed record and refreshes what depends on it.
+    fn change(&mut self, i: usize, rec: AuditRecord) {
+        self.session.apply(rec);
+        self.after_change(i);
+    }
+
+    fn after_change(&mut self, i: usize) {
+        Arc::make_mut(&mut self.haystacks)[i] = self.haystack(i);
+        self.confirm_quit = false;
+    }
+
+    fn mark(&mut self, status: Status) {
+        let Some(i) = self.current() else { return };
+        let mut rec = self.working_record(i);
+        rec.status = status;
+        self.change(i, rec);
+        self.marked += 1;
+        // Move on to the next row of the queue as it stands.
+        let pos = self.cursor().unwrap_or(0);
+        self.refresh_visible();
+        let next = if self.visible.get(pos).copied() == Some(i as u32) {
+            pos + 1
+        } else {
+            pos
+        };
+        if next < self.visible.len() {
+            self.move_to(next);
+            self.open();
+        } else {
+            self.screen = Screen::Queue;
+            self.notice = Some(Notice {
+                text: "end of the queue".into(),
+                error: false,
+            });
+        }
+    }
+
+    fn cycle<T: Clone + PartialEq>(options: &[T], current: &Option<T>) -> Option<T> {
+        match current
+            .as_ref()
+            .and_then(|c| options.iter().position(|o| o == c))
+        {
+            None => options.first().cloned(),
+            Some(p) if p + 1 < options.len() => Some(options[p + 1].clone()),
+            Some(_) => None,
+        }
+    }
+
+    /// Builds the search request for the current query, narrowing earlier matches when the
+    /// query only grew.
+    pub fn search_request(&self) -> SearchRequest {
+        let within = self.search_result.as_ref().and_then(|r| {
+            (!r.query.is_empty() && self.query.starts_with(&r.query) && self.query != r.query)
+                .then(|| r.matches.clone())
+        });
+        SearchRequest {
+            generation: self.search_generation,
+            query: self.query.clone(),
+            haystacks: self.haystacks.clone(),
+            within,
+        }
+    }
+
+    /// A search result arrived: use it if it answers the current query.
+    pub fn on_search_result(&mut self, r: SearchResult) {
+        if r.generation < self.search_result.as_ref().map_or(0, |x| x.generation) {
+            return;
+        }
+        self.search_result = Some(r);
+        self.refresh_visible();
+    }
+
+    /// Whether the shown rows are for an older query than the one typed.
+    pub fn search_pending(&self) -> bool {
+        !self.query.is_empty()
+            && self
+                .search_result
+                .as_ref()
+                .is_none_or(|r| r.query != self.query)
+    }
+
+    fn context(&self) -> Context {
+        match self.screen {
+            Screen::Queue => Context::Queue,
+            Screen::Item => Context::Item,
+        }
+    }
+
+    /// A key press: text input first, then the keymap.
+    pub fn on_key(&mut self, e: KeyEvent) -> Vec<Effect> {
+        if e.kind != crossterm::event::KeyEventKind::Press {
+            return Vec::new();
+        }
+        match self.input.clone() {
+            Input::Search => return self.edit_search(e),
+            Input::Note(buf) => return self.edit_note(e, buf),
+            Input::None => {}
+        }
+        if self.help {
+            self.help = false;
+            return Vec::new();
+        }
+        match self.keymap.lookup(self.context(), Key::from_event(&e)) {
+            Some(a) => self.update(a),
+            None => Vec::new(),
+        }
+    }
+
+    fn edit_search(&mut self, e: KeyEvent) -> Vec<Effect> {
+        let ctrl = e
+            .modifiers
+            .contains(crossterm::event::KeyModifiers::CONTROL);
+        match e.code {
+            KeyCode::Enter => {
+                self.input = Input::None;
+                Vec::new()
+            }
+            KeyCode::Esc => {
+                self.input = Input::None;
+                self.query.clear();
+                self.refresh_visible();
+                Vec::new()
+            }
+            KeyCode::Backspace => {
+                self.query.pop();
+                self.new_query()
+            }
+            KeyCode::Char('u') if ctrl => {
+                self.query.clear();
+                self.new_query()
+            }
+            KeyCode::Char(c) if !ctrl && !c.is_control() => {
+                self.query.push(c);
+                self.new_query()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn new_query(&mut self) -> Vec<Effect> {
+        self.search_generation += 1;
+        if self.query.is_empty() {
+            self.refresh_visible();
+            return Vec::new();
+        }
+        vec![Effect::Search]
+    }
+
+    fn edit_note(&mut self, e: KeyEvent, mut buf: String) -> Vec<Effect> {
+        let ctrl = e
+            .modifiers
+            .contains(crossterm::event::KeyModifiers::CONTROL);
+        match e.code {
+            KeyCode::Enter => {
+                self.input = Input::None;
+                if let Some(i) = self.current() {
+                    let mut rec = self.working_record(i);
+                    if rec.note != buf {
+                        rec.note = buf;
+                        self.change(i, rec);
+                    }
+                }
+            }
+            KeyCode::Esc => self.input = Input::None,
+            KeyCode::Backspace => {
+                buf.pop();
+                self.input = Input::Note(buf);
+            }
+            KeyCode::Char('u') if ctrl => self.input = Input::Note(String::new()),
+            KeyCode::Char(c) if !ctrl && !c.is_control() => {
+                buf.push(c);
+                self.input = Input::Note(buf);
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// Applies one action.
+    pub fn update(&mut self, action: Action) -> Vec<Effect> {
+        if action != Action::Quit {
+            self.notice = None;
+        }
+        let m = &self.ds.matrix;
+        match action {
+            Action::Help => self.help = true,
+            Action::Quit => {
+                if self.session.unsaved() > 0 && !self.confirm_quit {
+                    self.confirm_quit = true;
+                    self.notice = Some(Notice {
+                        text: format!(
+                            "{} change(s) are not saved yet ({}). Quit anyway? Press quit again to confirm.",
+                            self.session.unsaved(),
+                            self.session
+                                .last_error()
+                                .unwrap_or_else(|| "still writing".into())
+                        ),
+                        error: true,
+                    });
+                    return Vec::new();
+                }
+                return vec![Effect::Quit];
+            }
+            Action::Up => self.step(-1),
+            Action::Down => self.step(1),
+            Action::PageUp => self.step(-(self.page.max(1) as isize)),
+            Action::PageDown => self.step(self.page.max(1) as isize),
+            Action::Top => self.move_to(0),
+            Action::Bottom => self.move_to(usize::MAX),
+            Action::Open => self.open(),
+            Action::Back => self.screen = Screen::Queue,
+            Action::Search => {
+                self.input = Input::Search;
+            }
+            Action::FilterModel => {
+                let models: Vec<u32> = self
+                    .rows
+                    .iter()
+                    .map(|r| r.q.model)
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                self.filter.model = Self::cycle(&models, &self.filter.model);
+                self.refresh_visible();
+            }
+            Action::FilterBenchmark => {
+                let benches: Vec<u32> = self
+                    .rows
+                    .iter()
+                    .map(|r| m.item(r.q.item).benchmark)
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                self.filter.benchmark = Self::cycle(&benches, &self.filter.benchmark);
+                self.refresh_visible();
+            }
+            Action::FilterClass => {
+                self.filter.class = Self::cycle(&Class::ALL, &self.filter.class);
+                self.refresh_visible();
+            }
+            Action::FilterStatus => {
+                let all = [Status::Todo, Status::Done, Status::Skipped, Status::Flagged];
+                self.filter.status = Self::cycle(&all, &self.filter.status);
+                self.refresh_visible();
+            }
+            Action::FilterTag => {
+                let tags: Vec<String> = self
+                    .taxonomy
+                    .pathways
+                    .iter()
+                    .map(|p| p.id.clone())
+                    .collect();
+                self.filter.tag = Self::cycle(&tags, &self.filter.tag);
+                self.refresh_visible();
+            }
+            Action::ToggleTerminal => {
+                self.filter.terminal_only = !self.filter.terminal_only;
+                self.refresh_visible();
+            }
+            Action::ClearFilters => {
+                self.filter = Filter::default();
+                self.query.clear();
+                self.refresh_visible();
+            }
+            Action::CycleSort => {
+                self.sort = self.sort.next();
+                self.refresh_visible();
+            }
+            Action::NextItem | Action::PrevItem => {
+                self.step(if action == Action::NextItem { 1 } else { -1 });
+                self.open();
+            }
+            Action::NextPair | Action::PrevPair => {
+                if let Some(i) = self.current() {
+                    let n = self.rows[i].q.pairs.len().max(1);
+                    self.pair = if action == Action::NextPair {
+                        (self.pair + 1) % n
+                    } else {
+                        (self.pair + n - 1) % n
+                    };
+                    // The transition examined is part of the record once there is one.
+                    if self.record(i).is_some() {
+                        let rec = self.working_record(i);
+                        self.change(i, rec);
+                    }
+                }
+            }
+            Action::TogglePathway(p) => {
+                if let (Some(i), Some(id)) = (
+                    self.current(),
+                    self.taxonomy.pathways.get(p).map(|x| x.id.clone()),
+                ) {
+                    let mut rec = self.working_record(i);
+                    if let Some(pos) = rec.pathways.iter().position(|x| *x == id) {
+                        rec.pathways.remove(pos);
+                        if rec.primary.as_ref() == Some(&id) {
+                            rec.primary = rec.pathways.first().cloned();
+                        }
+                    } else {
+                        rec.pathways.push(id.clone());
+                        // Keep the taxonomy's order; the first pathway tagged is primary.
+                        let order =
+                            |x: &String| self.taxonomy.pathways.iter().position(|p| p.id == *x);
+                        rec.pathways.sort_by_key(order);
+                        rec.primary.get_or_insert(id);
+                    }
+                    self.change(i, rec);
+                }
+            }
+            Action::CyclePrimary => {
+                if let Some(i) = self.current() {
+                    let mut rec = self.working_record(i);
+                    rec.primary = Self::cycle(&rec.pathways, &rec.primary)
+                        .or_else(|| rec.pathways.first().cloned());
+                    self.change(i, rec);
+                }
+            }
+            Action::EditNote => {
+                if let Some(i) = self.current() {
+                    self.input =
+                        Input::Note(self.record(i).map_or(String::new(), |r| r.note.clone()));
+                }
+            }
+            Action::MarkDone => self.mark(Status::Done),
+            Action::Skip => self.mark(Status::Skipped),
+            Action::Flag => self.mark(Status::Flagged),
+            Action::Undo | Action::Redo => {
+                let key = if action == Action::Undo {
+                    self.session.undo()
+                } else {
+                    self.session.redo()
+                };
+                match key.and_then(|k| self.rows.iter().position(|r| r.key == k)) {
+                    Some(i) => {
+                        self.after_change(i);
+                        self.selected = Some(i as u32);
+                        self.refresh_visible();
+                        if self.screen == Screen::Item {
+                            self.pair = self.pair_of_record(i);
+                            self.session.visit(&self.rows[i].key);
+                        }
+                    }
+                    None => {
+                        self.notice = Some(Notice {
+                            text: format!(
+                                "nothing to {}",
+                                if action == Action::Undo {
+                                    "undo"
+                                } else {
+                                    "redo"
+                                }
+                            ),
+                            error: false,
+                        });
+                    }
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// Progress over the whole queue: (done, skipped, flagged, left).
+    pub fn progress(&self) -> (usize, usize, usize, usize) {
+        let mut c = (0, 0, 0, 0);
+        for i in 0..self.rows.len() {
+            match self.status(i) {
+                Status::Done => c.0 += 1,
+                Status::Skipped => c.1 += 1,
+                Status::Flagged => c.2 += 1,
+                Status::Todo => c.3 += 1,
+            }
+        }
+        c
+    }
+
+    /// Items marked per minute in this session.
+    pub fn items_per_minute(&self) -> f64 {
+        let mins = self.started.elapsed().as_secs_f64() / 60.0;
+        if mins < 1.0 / 60.0 {
+            0.0
+        } else {
+            self.marked as f64 / mins
+        }
+    }
+}

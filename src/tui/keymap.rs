@@ -1,0 +1,525 @@
+//! Keys as data: every binding has a context, an action and a description. The help
+//! overlay and the footer are generated from this table, and a user keymap file can
+//! replace any binding.
+
+use std::path::Path;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::Deserialize;
+
+use super::action::Action;
+use crate::core::taxonomy::Taxonomy;
+
+/// Where a binding applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Context {
+    /// Everywhere (unless a more specific binding of the screen takes the key).
+    Global,
+    Queue,
+    Item,
+}
+
+impl Context {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Context::Global => "global",
+            Context::Queue => "queue",
+            Context::Item => "item",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Context> {
+        [Context::Global, Context::Queue, Context::Item]
+            .into_iter()
+            .find(|c| c.as_str() == s)
+    }
+}
+
+/// A key with its modifiers (Shift is folded into the character for printable keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub ctrl: bool,
+    pub alt: bool,
+}
+
+impl Key {
+    pub fn char(c: char) -> Key {
+        Key {
+            code: KeyCode::Char(c),
+            ctrl: false,
+            alt: false,
+        }
+    }
+
+    pub fn code(code: KeyCode) -> Key {
+        Key {
+            code,
+            ctrl: false,
+            alt: false,
+        }
+    }
+
+    pub fn ctrl(c: char) -> Key {
+        Key {
+            code: KeyCode::Char(c),
+            ctrl: true,
+            alt: false,
+        }
+    }
+
+    pub fn from_event(e: &KeyEvent) -> Key {
+        Key {
+            code: e.code,
+            ctrl: e.modifiers.contains(KeyModifiers::CONTROL),
+            alt: e.modifiers.contains(KeyModifiers::ALT),
+        }
+    }
+
+    /// Parses "j", "Enter", "Ctrl-r", "Alt-x", "PageDown", "Space", "Esc", "?", "F1"...
+    pub fn parse(s: &str) -> Option<Key> {
+        let (mut ctrl, mut alt, mut rest) = (false, false, s);
+        loop {
+            if let Some(r) = rest
+                .strip_prefix("Ctrl-")
+                .or_else(|| rest.strip_prefix("C-"))
+            {
+                ctrl = true;
+                rest = r;
+            } else if let Some(r) = rest
+                .strip_prefix("Alt-")
+                .or_else(|| rest.strip_prefix("M-"))
+            {
+                alt = true;
+                rest = r;
+            } else {
+                break;
+            }
+        }
+        let code = match rest {
+            "Enter" => KeyCode::Enter,
+            "Esc" => KeyCode::Esc,
+            "Space" => KeyCode::Char(' '),
+            "Tab" => KeyCode::Tab,
+            "BackTab" => KeyCode::BackTab,
+            "Backspace" => KeyCode::Backspace,
+            "Up" => KeyCode::Up,
+            "Down" => KeyCode::Down,
+            "Left" => KeyCode::Left,
+            "Right" => KeyCode::Right,
+            "PageUp" => KeyCode::PageUp,
+            "PageDown" => KeyCode::PageDown,
+            "Home" => KeyCode::Home,
+            "End" => KeyCode::End,
+            f if f.starts_with('F') && f.len() > 1 => KeyCode::F(f[1..].parse().ok()?),
+            c if c.chars().count() == 1 => KeyCode::Char(c.chars().next()?),
+            _ => return None,
+        };
+        Some(Key { code, ctrl, alt })
+    }
+
+    /// How the key is written in help and footer.
+    pub fn label(&self) -> String {
+        let base = match self.code {
+            KeyCode::Enter => "Enter".to_string(),
+            KeyCode::Esc => "Esc".to_string(),
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Tab => "Tab".to_string(),
+            KeyCode::BackTab => "S-Tab".to_string(),
+            KeyCode::Backspace => "Bksp".to_string(),
+            KeyCode::Up => "↑".to_string(),
+            KeyCode::Down => "↓".to_string(),
+            KeyCode::Left => "←".to_string(),
+            KeyCode::Right => "→".to_string(),
+            KeyCode::PageUp => "PgUp".to_string(),
+            KeyCode::PageDown => "PgDn".to_string(),
+            KeyCode::Home => "Home".to_string(),
+            KeyCode::End => "End".to_string(),
+            KeyCode::F(n) => format!("F{n}"),
+            KeyCode::Char(c) => c.to_string(),
+            _ => "?".to_string(),
+        };
+        match (self.ctrl, self.alt) {
+            (true, _) => format!("C-{base}"),
+            (_, true) => format!("M-{base}"),
+            _ => base,
+        }
+    }
+}
+
+/// One binding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Binding {
+    pub context: Context,
+    pub key: Key,
+    pub action: Action,
+    pub desc: String,
+    /// A short label when the footer shows it (the help overlay shows every binding).
+    pub footer: Option<String>,
+}
+
+/// The bindings in force.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keymap {
+    pub bindings: Vec<Binding>,
+}
+
+impl Keymap {
+    /// The defaults, with the taxonomy's keys toggling its pathways on the item screen.
+    pub fn default_for(taxonomy: &Taxonomy) -> Keymap {
+        use Action::*;
+        use Context::{Global, Item, Queue};
+        let b = |context, key: Key, action, desc: &str, footer: Option<&str>| Binding {
+            context,
+            key,
+            action,
+            desc: desc.to_string(),
+            footer: footer.map(str::to_owned),
+        };
+        let mut v = vec![
+            b(
+                Global,
+                Key::char('?'),
+                Help,
+                "help: every key",
+                Some("help"),
+            ),
+            b(Global, Key::ctrl('c'), Quit, "quit", None),
+            b(Queue, Key::char('j'), Down, "next row", None),
+            b(Queue, Key::code(KeyCode::Down), Down, "next row", None),
+            b(Queue, Key::char('k'), Up, "previous row", None),
+            b(Queue, Key::code(KeyCode::Up), Up, "previous row", None),
+            b(
+                Queue,
+                Key::code(KeyCode::PageDown),
+                PageDown,
+                "page down",
+                None,
+            ),
+            b(Queue, Key::code(KeyCode::PageUp), PageUp, "page up", None),
+            b(Queue, Key::char('g'), Top, "first row", None),
+            b(Queue, Key::char('G'), Bottom, "last row", None),
+            b(
+                Queue,
+                Key::code(KeyCode::Enter),
+                Open,
+                "open the item",
+                Some("open"),
+            ),
+            b(
+                Queue,
+                Key::char('/'),
+                Search,
+                "fuzzy search",
+                Some("search"),
+            ),
+            b(
+                Queue,
+                Key::char('m'),
+                FilterModel,
+                "filter: next model",
+                Some("model"),
+            ),
+            b(
+                Queue,
+                Key::char('b'),
+                FilterBenchmark,
+                "filter: next benchmark",
+                None,
+            ),
+            b(
+                Queue,
+                Key::char('c'),
+                FilterClass,
+                "filter: next trajectory class",
+                None,
+            ),
+            b(
+                Queue,
+                Key::char('a'),
+                FilterStatus,
+                "filter: next audit status",
+                None,
+            ),
+            b(
+                Queue,
+                Key::char('p'),
+                FilterTag,
+                "filter: next pathway tag",
+                None,
+            ),
+            b(
+                Queue,
+                Key::char('t'),
+                ToggleTerminal,
+                "filter: terminal regressions only",
+                Some("terminal"),
+            ),
+            b(
+                Queue,
+                Key::char('x'),
+                ClearFilters,
+                "clear filters and search",
+                None,
+            ),
+            b(
+                Queue,
+                Key::char('o'),
+                CycleSort,
+                "sort: next key",
+                Some("sort"),
+            ),
+            b(Queue, Key::char('q'), Quit, "quit", Some("quit")),
+            b(
+                Queue,
+                Key::code(KeyCode::Esc),
+                ClearFilters,
+                "clear filters and search",
+                None,
+            ),
+            b(
+                Item,
+                Key::char('j'),
+                NextItem,
+                "next item of the queue",
+                None,
+            ),
+            b(
+                Item,
+                Key::code(KeyCode::Down),
+                NextItem,
+                "next item of the queue",
+                None,
+            ),
+            b(
+                Item,
+                Key::char('k'),
+                PrevItem,
+                "previous item of the queue",
+                None,
+            ),
+            b(
+                Item,
+                Key::code(KeyCode::Up),
+                PrevItem,
+                "previous item of the queue",
+                None,
+            ),
+            b(
+                Item,
+                Key::char(']'),
+                NextPair,
+                "next harmful transition of the item",
+                Some("transition"),
+            ),
+            b(
+                Item,
+                Key::char('['),
+                PrevPair,
+                "previous harmful transition",
+                None,
+            ),
+            b(
+                Item,
+                Key::char('P'),
+                CyclePrimary,
+                "primary pathway: next tagged one",
+                Some("primary"),
+            ),
+            b(
+                Item,
+                Key::char('n'),
+                EditNote,
+                "edit the note",
+                Some("note"),
+            ),
+            b(
+                Item,
+                Key::char(' '),
+                MarkDone,
+                "mark done and go to the next item",
+                Some("done"),
+            ),
+            b(
+                Item,
+                Key::char('s'),
+                Skip,
+                "skip and go to the next item",
+                Some("skip"),
+            ),
+            b(
+                Item,
+                Key::char('!'),
+                Flag,
+                "flag for review and go to the next item",
+                Some("flag"),
+            ),
+            b(
+                Item,
+                Key::char('u'),
+                Undo,
+                "undo the last change",
+                Some("undo"),
+            ),
+            b(Item, Key::ctrl('r'), Redo, "redo", None),
+            b(
+                Item,
+                Key::char('q'),
+                Back,
+                "back to the queue",
+                Some("back"),
+            ),
+            b(
+                Item,
+                Key::code(KeyCode::Esc),
+                Back,
+                "back to the queue",
+                None,
+            ),
+        ];
+        for (i, p) in taxonomy.pathways.iter().enumerate() {
+            if let Some(c) = p.key.chars().next() {
+                v.push(b(
+                    Item,
+                    Key::char(c),
+                    TogglePathway(i),
+                    &format!("toggle pathway: {}", p.label),
+                    None,
+                ));
+            }
+        }
+        Keymap { bindings: v }
+    }
+
+    /// The action a key triggers in a context (the screen's bindings before global ones).
+    pub fn lookup(&self, context: Context, key: Key) -> Option<Action> {
+        let find = |ctx| {
+            self.bindings
+                .iter()
+                .find(|b| b.context == ctx && b.key == key)
+                .map(|b| b.action)
+        };
+        find(context).or_else(|| find(Context::Global))
+    }
+
+    /// Bindings of a context and the global ones, for the help overlay.
+    pub fn for_context(&self, context: Context) -> impl Iterator<Item = &Binding> {
+        self.bindings
+            .iter()
+            .filter(move |b| b.context == context || b.context == Context::Global)
+    }
+
+    /// Applies a user keymap file: `{"bindings": [{"context": "item", "key": "d",
+    /// "action": "mark_done"}, ...]}`. A binding replaces whatever the key did in that
+    /// context; `"action": "none"` unbinds the key.
+    pub fn apply_overrides(&mut self, text: &str, path: &Path) -> Result<(), String> {
+        #[derive(Deserialize)]
+        struct File {
+            bindings: Vec<Entry>,
+        }
+        #[derive(Deserialize)]
+        struct Entry {
+            context: String,
+            key: String,
+            action: String,
+            #[serde(default)]
+            desc: Option<String>,
+        }
+        let f: File = serde_json::from_str(text)
+            .map_err(|e| format!("{}: malformed keymap: {e}", path.display()))?;
+        let mut errors = Vec::new();
+        for (i, e) in f.bindings.iter().enumerate() {
+            let at = format!("{}: bindings[{i}]", path.display());
+            let Some(context) = Context::parse(&e.context) else {
+                errors.push(format!(
+                    "{at}.context: expected global, queue or item, found {:?}",
+                    e.context
+                ));
+                continue;
+            };
+            let Some(key) = Key::parse(&e.key) else {
+                errors.push(format!("{at}.key: unknown key {:?}", e.key));
+                continue;
+            };
+            self.bindings
+                .retain(|b| !(b.context == context && b.key == key));
+            if e.action == "none" {
+                continue;
+            }
+            let Some(action) = Action::parse(&e.action) else {
+                errors.push(format!(
+                    "{at}.action: unknown action {:?}; actions: {}",
+                    e.action,
+                    Action::names().join(", ")
+                ));
+                continue;
+            };
+            let desc = e
+                .desc
+                .clone()
+                .unwrap_or_else(|| action.describe().to_string());
+            self.bindings.push(Binding {
+                context,
+                key,
+                action,
+                desc,
+                footer: None,
+            });
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("\n"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_parse_and_print() {
+        assert_eq!(Key::parse("Ctrl-r"), Some(Key::ctrl('r')));
+        assert_eq!(Key::parse("Space"), Some(Key::char(' ')));
+        assert_eq!(
+            Key::parse("PageDown").map(|k| k.label()),
+            Some("PgDn".into())
+        );
+        assert_eq!(Key::parse("F2"), Some(Key::code(KeyCode::F(2))));
+        assert_eq!(Key::parse("nope"), None);
+    }
+
+    #[test]
+    fn lookup_prefers_the_screen_and_overrides_replace() {
+        let tax = Taxonomy::load(None).expect("taxonomy");
+        let mut km = Keymap::default_for(&tax);
+        assert_eq!(km.lookup(Context::Item, Key::char('q')), Some(Action::Back));
+        assert_eq!(
+            km.lookup(Context::Queue, Key::char('q')),
+            Some(Action::Quit)
+        );
+        assert_eq!(km.lookup(Context::Item, Key::char('?')), Some(Action::Help));
+        assert_eq!(
+            km.lookup(Context::Item, Key::char('3')),
+            Some(Action::TogglePathway(2))
+        );
+        let user = r#"{"bindings": [{"context": "item", "key": "d", "action": "mark_done"},
+                                     {"context": "item", "key": "u", "action": "none"}]}"#;
+        km.apply_overrides(user, Path::new("k.json"))
+            .expect("valid");
+        assert_eq!(
+            km.lookup(Context::Item, Key::char('d')),
+            Some(Action::MarkDone)
+        );
+        assert_eq!(km.lookup(Context::Item, Key::char('u')), None);
+        let bad = r#"{"bindings": [{"context": "item", "key": "d", "action": "fly"}]}"#;
+        let err = km
+            .apply_overrides(bad, Path::new("k.json"))
+            .expect_err("rejected");
+        assert!(
+            err.contains("k.json: bindings[0].action: unknown action \"fly\""),
+            "{err}"
+        );
+    }
+}

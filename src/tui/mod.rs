@@ -1,0 +1,284 @@
+//! The audit TUI: a full-screen terminal interface over the audit queue. This module owns
+//! the terminal (raw mode, alternate screen, restored on every exit path including
+//! panics) and the event loop; `app` holds the state and the reducer, `view` draws it.
+
+pub mod action;
+pub mod app;
+pub mod keymap;
+pub mod search;
+pub mod session;
+pub mod view;
+
+use std::io::{Stdout, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use crossterm::event::{Event as TermEvent, KeyEventKind};
+use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use crossterm::{cursor, execute, terminal};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+use self::app::{App, Effect, Notice};
+use self::keymap::Keymap;
+use self::search::{SearchResult, Searcher};
+use self::session::Session;
+use crate::core::analysis::{self, params::Params};
+use crate::core::audit::{AuditError, AuditHeader, fingerprint, now_rfc3339};
+use crate::core::dataset::Dataset;
+use crate::core::taxonomy::Taxonomy;
+use crate::core::text::sanitize;
+
+/// How the TUI was asked to start.
+pub struct TuiOptions {
+    pub params: Params,
+    pub annotator: Option<String>,
+    pub audit: Option<PathBuf>,
+    pub taxonomy: Option<PathBuf>,
+    pub keymap: Option<PathBuf>,
+}
+
+/// The annotator's name: `--annotator`, else `FRAMEAUDIT_ANNOTATOR`, else the login name.
+pub fn annotator_name(given: Option<&str>) -> String {
+    given
+        .map(str::to_owned)
+        .or_else(|| std::env::var("FRAMEAUDIT_ANNOTATOR").ok())
+        .or_else(|| std::env::var("USER").ok())
+        .or_else(|| std::env::var("USERNAME").ok())
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "annotator".into())
+}
+
+/// Where an annotator's audit of a dataset lives by default: `audits/<annotator>.audit.jsonl`
+/// in the dataset directory (or beside a single dataset file). The name is reduced to safe
+/// characters, so it can never leave that directory.
+pub fn default_audit_path(ds: &Dataset, annotator: &str) -> PathBuf {
+    let base = match &ds.root {
+        Some(root) => root.clone(),
+        None => ds
+            .cell_files
+            .first()
+            .and_then(|f| f.parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+    };
+    let safe: String = annotator
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let safe = safe.trim_start_matches('.');
+    base.join("audits").join(format!(
+        "{}.audit.jsonl",
+        if safe.is_empty() { "annotator" } else { safe }
+    ))
+}
+
+/// Messages to the event loop.
+pub enum Msg {
+    Input(TermEvent),
+    Search(SearchResult),
+    /// Something changed in the background (a save finished): redraw.
+    Wake,
+}
+
+/// Restores the terminal when dropped (normal exit, `?` errors, panics unwinding).
+struct TerminalGuard;
+
+fn restore_terminal() {
+    let mut out = std::io::stdout();
+    let _ = terminal::disable_raw_mode();
+    let _ = execute!(out, terminal::LeaveAlternateScreen, cursor::Show);
+    let _ = out.flush();
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Builds the app for a dataset: analyses, taxonomy, keymap and the annotator's session.
+pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'static) -> Result<App> {
+    let t = std::time::Instant::now();
+    let mut params = opts.params.clone();
+    // The queue needs neither intervals nor the cascade sweep; they would slow the start.
+    params.bootstrap_b = 0;
+    params.sweep = false;
+    let report = analysis::run(&ds.matrix, &params, None);
+    crate::core::timing("analyses", t);
+    let protocol = ds
+        .matrix
+        .protocols
+        .get(&params.primary)
+        .or_else(|| report.analyses.first().map(|a| a.key.protocol))
+        .context("the dataset has no analysis to audit")?;
+    let taxonomy = Taxonomy::load(opts.taxonomy.as_deref())?;
+    let mut keymap = Keymap::default_for(&taxonomy);
+    if let Some(path) = &opts.keymap {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        keymap
+            .apply_overrides(&text, path)
+            .map_err(anyhow::Error::msg)?;
+    }
+    let annotator = annotator_name(opts.annotator.as_deref());
+    let path = opts
+        .audit
+        .clone()
+        .unwrap_or_else(|| default_audit_path(&ds, &annotator));
+    let t = std::time::Instant::now();
+    let fp = fingerprint(&ds.matrix);
+    crate::core::timing("fingerprint", t);
+    let header = AuditHeader {
+        dataset_name: ds.name.clone(),
+        fingerprint: fp.clone(),
+        annotator: annotator.clone(),
+        taxonomy_id: taxonomy.id.clone(),
+        taxonomy_version: taxonomy.version,
+        created_at: now_rfc3339(),
+    };
+    let session = match Session::open(&path, &header, wake) {
+        Ok(s) => s,
+        Err(e @ AuditError::Locked { .. }) => anyhow::bail!("{e}"),
+        Err(e) => return Err(e).context("cannot open the audit file"),
+    };
+    let warnings = session.warnings.clone();
+    let file_fp = session.header.as_ref().map(|h| h.fingerprint.clone());
+    let mut app = App::new(ds, report, protocol, taxonomy, keymap, session);
+    let mut notes: Vec<String> = warnings.iter().map(|w| sanitize(w).into_owned()).collect();
+    if let Some(ffp) = file_fp
+        && ffp != fp
+    {
+        let stale = stale_records(&app);
+        notes.push(format!(
+            "this audit was made on other data (fingerprint differs); {} record(s) no longer match their transition{}",
+            stale.len(),
+            if stale.is_empty() { String::new() } else { format!(": {}", stale.join(", ")) }
+        ));
+    }
+    if !notes.is_empty() {
+        app.notice = Some(Notice {
+            text: notes.join(" · "),
+            error: true,
+        });
+    }
+    Ok(app)
+}
+
+/// Records whose unit or transition is no longer a harmful transition of the data.
+pub fn stale_records(app: &App) -> Vec<String> {
+    let mut out = Vec::new();
+    for (key, rec) in app.session.records() {
+        let ok = app.rows.iter().enumerate().any(|(i, r)| {
+            if &r.key != key {
+                return false;
+            }
+            let names = app.config_names(i);
+            r.q.pairs
+                .iter()
+                .any(|&(a, b)| names[a] == rec.from && names[b] == rec.to)
+        });
+        if !ok {
+            out.push(format!(
+                "{}/{}/{} ({} → {})",
+                sanitize(&key.model),
+                sanitize(&key.benchmark),
+                sanitize(&key.item_id),
+                sanitize(&rec.from),
+                sanitize(&rec.to)
+            ));
+        }
+    }
+    out
+}
+
+/// Runs the TUI on a loaded dataset until the user quits.
+pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
+    let (tx, rx): (Sender<Msg>, Receiver<Msg>) = channel();
+    let wake_tx = tx.clone();
+    let mut app = build_app(ds, &opts, move || {
+        let _ = wake_tx.send(Msg::Wake);
+    })?;
+    let search_tx = tx.clone();
+    let searcher = Searcher::spawn(move |r| {
+        let _ = search_tx.send(Msg::Search(r));
+    });
+
+    // From here on the terminal is ours; give it back on every exit path.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        default_hook(info);
+    }));
+    terminal::enable_raw_mode().context("cannot switch the terminal to raw mode")?;
+    let _guard = TerminalGuard;
+    let mut stdout = std::io::stdout();
+    execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide)?;
+    let mut term = Terminal::new(CrosstermBackend::new(stdout))?;
+
+    let input_tx = tx.clone();
+    std::thread::Builder::new()
+        .name("frameaudit-input".into())
+        .spawn(move || {
+            while let Ok(e) = crossterm::event::read() {
+                if input_tx.send(Msg::Input(e)).is_err() {
+                    break;
+                }
+            }
+        })?;
+
+    draw(&mut term, &mut app)?;
+    loop {
+        let first = match rx.recv_timeout(Duration::from_millis(1000)) {
+            Ok(m) => Some(m),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => None,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        // Handle everything that is waiting, then draw once.
+        let mut quit = false;
+        for msg in first
+            .into_iter()
+            .chain(std::iter::from_fn(|| rx.try_recv().ok()))
+        {
+            let effects = match msg {
+                Msg::Input(TermEvent::Key(k)) if k.kind == KeyEventKind::Press => app.on_key(k),
+                Msg::Input(_) | Msg::Wake => Vec::new(),
+                Msg::Search(r) => {
+                    app.on_search_result(r);
+                    Vec::new()
+                }
+            };
+            for e in effects {
+                match e {
+                    Effect::Quit => quit = true,
+                    Effect::Search => searcher.request(app.search_request()),
+                }
+            }
+        }
+        if quit {
+            break;
+        }
+        draw(&mut term, &mut app)?;
+    }
+    // Leave only once the file holds everything (or the user confirmed quitting without).
+    app.session.wait_saved(Duration::from_secs(2));
+    Ok(())
+}
+
+fn draw(term: &mut Terminal<CrosstermBackend<Stdout>>, app: &mut App) -> Result<()> {
+    let t = std::time::Instant::now();
+    // Synchronized updates: the terminal shows a whole frame or none, never half.
+    execute!(term.backend_mut(), BeginSynchronizedUpdate)?;
+    term.draw(|f| view::draw(f, app))?;
+    execute!(term.backend_mut(), EndSynchronizedUpdate)?;
+    crate::core::timing("draw", t);
+    Ok(())
+}

@@ -1,0 +1,280 @@
+//! An annotator's session over an audit file: the current records, undo and redo, and a
+//! saver thread that appends each event durably (write, flush, fsync) in order. A failed
+//! write (disk full, read-only file) keeps the event queued and is retried every second;
+//! the screen says "saved" only for what the file really holds.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::core::audit::{
+    AuditError, AuditFile, AuditHeader, AuditRecord, Event, Replay, UnitKey, now_rfc3339,
+};
+
+/// What the saver has done so far.
+#[derive(Debug, Default)]
+struct SaveState {
+    /// Events handed to the saver.
+    queued: u64,
+    /// Events durably in the file.
+    written: u64,
+    last_error: Option<String>,
+}
+
+/// A change, for undo and redo: the record's state before and after.
+#[derive(Debug, Clone)]
+struct Change {
+    before: AuditRecord,
+    after: AuditRecord,
+}
+
+/// The records of an audit, their history in this session, and the saving of changes.
+pub struct Session {
+    annotator: String,
+    records: BTreeMap<UnitKey, AuditRecord>,
+    last_visit: Option<UnitKey>,
+    undo: Vec<Change>,
+    redo: Vec<Change>,
+    tx: Option<Sender<Event>>,
+    state: Arc<Mutex<SaveState>>,
+    /// Warnings of the replay (torn lines...), for the screen.
+    pub warnings: Vec<String>,
+    /// The header read from the file (fingerprint, taxonomy...).
+    pub header: Option<AuditHeader>,
+}
+
+impl Session {
+    /// A session that keeps changes in memory only (tests, `--audit` disabled).
+    pub fn in_memory(annotator: &str) -> Session {
+        Session {
+            annotator: annotator.to_string(),
+            records: BTreeMap::new(),
+            last_visit: None,
+            undo: Vec::new(),
+            redo: Vec::new(),
+            tx: None,
+            state: Arc::new(Mutex::new(SaveState::default())),
+            warnings: Vec::new(),
+            header: None,
+        }
+    }
+
+    /// Opens (or creates) and locks the audit file, replays it, and starts the saver.
+    /// `wake` is called after each save attempt, so the screen can redraw.
+    pub fn open(
+        path: &Path,
+        header: &AuditHeader,
+        wake: impl Fn() + Send + 'static,
+    ) -> Result<Session, AuditError> {
+        let (file, replay) = AuditFile::open(path, header)?;
+        let Replay {
+            header,
+            records,
+            last_visit,
+            warnings,
+            ..
+        } = replay;
+        let mut s = Session::in_memory(&header.annotator);
+        s.records = records;
+        s.last_visit = last_visit;
+        s.warnings = warnings;
+        s.header = Some(header);
+        let (tx, rx) = channel();
+        let state = s.state.clone();
+        std::thread::Builder::new()
+            .name("frameaudit-saver".into())
+            .spawn(move || saver(file, rx, state, wake))
+            .map_err(|source| AuditError::Io {
+                what: "start the saver for",
+                path: path.to_path_buf(),
+                source,
+            })?;
+        s.tx = Some(tx);
+        Ok(s)
+    }
+
+    pub fn annotator(&self) -> &str {
+        &self.annotator
+    }
+
+    pub fn record(&self, key: &UnitKey) -> Option<&AuditRecord> {
+        self.records.get(key)
+    }
+
+    pub fn records(&self) -> &BTreeMap<UnitKey, AuditRecord> {
+        &self.records
+    }
+
+    pub fn last_visit(&self) -> Option<&UnitKey> {
+        self.last_visit.as_ref()
+    }
+
+    fn send(&self, e: Event) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.queued += 1;
+        match &self.tx {
+            Some(tx) => {
+                if tx.send(e).is_err() {
+                    st.last_error = Some("the saver stopped".into());
+                }
+            }
+            // In memory: nothing to write, so nothing is pending.
+            None => st.written += 1,
+        }
+    }
+
+    fn put(&mut self, rec: &AuditRecord) {
+        if rec.is_blank() {
+            self.records.remove(&rec.key);
+        } else {
+            self.records.insert(rec.key.clone(), rec.clone());
+        }
+    }
+
+    fn before(&self, rec: &AuditRecord) -> AuditRecord {
+        self.records.get(&rec.key).cloned().unwrap_or_else(|| {
+            AuditRecord::blank(
+                rec.key.clone(),
+                rec.from.clone(),
+                rec.to.clone(),
+                now_rfc3339(),
+            )
+        })
+    }
+
+    /// Records a change made by the annotator.
+    pub fn apply(&mut self, mut rec: AuditRecord) {
+        rec.at = now_rfc3339();
+        let before = self.before(&rec);
+        // An action that changes nothing (the time aside) is not a change.
+        let untimed = |r: &AuditRecord| AuditRecord {
+            at: String::new(),
+            ..r.clone()
+        };
+        if untimed(&before) == untimed(&rec) {
+            return;
+        }
+        self.undo.push(Change {
+            before,
+            after: rec.clone(),
+        });
+        self.redo.clear();
+        self.put(&rec);
+        self.send(Event::Set(rec));
+    }
+
+    /// Takes the last change back; returns the unit it concerned.
+    pub fn undo(&mut self) -> Option<UnitKey> {
+        let c = self.undo.pop()?;
+        let mut back = c.before.clone();
+        back.at = now_rfc3339();
+        self.put(&back);
+        self.send(Event::Undo(back));
+        let key = c.after.key.clone();
+        self.redo.push(c);
+        Some(key)
+    }
+
+    /// Re-applies the last change taken back; returns the unit it concerned.
+    pub fn redo(&mut self) -> Option<UnitKey> {
+        let c = self.redo.pop()?;
+        let mut again = c.after.clone();
+        again.at = now_rfc3339();
+        self.put(&again);
+        self.send(Event::Redo(again));
+        let key = c.after.key.clone();
+        self.undo.push(c);
+        Some(key)
+    }
+
+    /// Notes that the annotator opened a unit (where a resumed session starts).
+    pub fn visit(&mut self, key: &UnitKey) {
+        if self.last_visit.as_ref() == Some(key) {
+            return;
+        }
+        self.last_visit = Some(key.clone());
+        self.send(Event::Visit {
+            key: key.clone(),
+            at: now_rfc3339(),
+        });
+    }
+
+    /// Events not yet durably in the file.
+    pub fn unsaved(&self) -> u64 {
+        let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.queued - st.written
+    }
+
+    /// The last write error, while the saver is retrying.
+    pub fn last_error(&self) -> Option<String> {
+        self.state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .last_error
+            .clone()
+    }
+
+    /// "saved" or "saving…", for the status line.
+    pub fn save_state(&self) -> String {
+        let n = self.unsaved();
+        if self.tx.is_none() {
+            "not saved to a file (in memory)".into()
+        } else if n == 0 {
+            "saved ✓".into()
+        } else {
+            format!("saving {n}…")
+        }
+    }
+
+    /// Waits until every queued event is written or `timeout` passes; true when all are.
+    pub fn wait_saved(&self, timeout: Duration) -> bool {
+        let end = std::time::Instant::now() + timeout;
+        while std::time::Instant::now() < end {
+            if self.unsaved() == 0 {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.unsaved() == 0
+    }
+}
+
+/// The saver thread: appends events in order; on a failure keeps the event and retries.
+fn saver(mut file: AuditFile, rx: Receiver<Event>, state: Arc<Mutex<SaveState>>, wake: impl Fn()) {
+    let mut pending: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
+    loop {
+        // Wait for work; while something is pending, wake up every second to retry.
+        let timeout = if pending.is_empty() {
+            Duration::from_secs(3600)
+        } else {
+            Duration::from_secs(1)
+        };
+        match rx.recv_timeout(timeout) {
+            Ok(e) => pending.push_back(e),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) if pending.is_empty() => return,
+            Err(RecvTimeoutError::Disconnected) => {}
+        }
+        while let Ok(e) = rx.try_recv() {
+            pending.push_back(e);
+        }
+        while let Some(e) = pending.front() {
+            match file.append(e) {
+                Ok(()) => {
+                    pending.pop_front();
+                    let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+                    st.written += 1;
+                    st.last_error = None;
+                }
+                Err(err) => {
+                    let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+                    st.last_error = Some(format!("cannot write {}: {err}", file.path().display()));
+                    break;
+                }
+            }
+        }
+        wake();
+    }
+}

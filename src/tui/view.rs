@@ -1,0 +1,864 @@
+//! Drawing: a pure function of the app state onto a ratatui frame. No I/O here. Every string
+//! from a data file goes through `sanitize` before it reaches the buffer.
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Bar, BarChart, BarGroup, Block, Borders, Cell, Clear, Paragraph, Row as TableRow, Table, Wrap,
+};
+
+use super::app::{App, Input, Screen};
+use super::keymap::Context;
+use super::search::match_positions;
+use crate::core::analysis::Metrics;
+use crate::core::audit::Status;
+use crate::core::text::sanitize;
+
+/// The smallest terminal the layout is designed for.
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+
+const DIM: Style = Style::new().fg(Color::DarkGray);
+const RIGHT: Style = Style::new().fg(Color::Green);
+const WRONG: Style = Style::new().fg(Color::Red);
+const ACCENT: Style = Style::new().fg(Color::Cyan);
+const WARN: Style = Style::new().fg(Color::Yellow);
+
+fn s(text: &str) -> String {
+    sanitize(text).into_owned()
+}
+
+/// Draws the whole screen.
+pub fn draw(f: &mut Frame, app: &mut App) {
+    let area = f.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!(
+            "frameaudit needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is {}x{}.\nMake the window larger (q quits).",
+            area.width, area.height
+        );
+        f.render_widget(
+            Paragraph::new(msg)
+                .alignment(Alignment::Center)
+                .wrap(Wrap { trim: true }),
+            area,
+        );
+        return;
+    }
+    let [header, body, footer] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Min(5),
+        Constraint::Length(2),
+    ])
+    .areas(area);
+    draw_header(f, app, header);
+    match app.screen {
+        Screen::Queue => draw_queue(f, app, body),
+        Screen::Item => draw_item(f, app, body),
+    }
+    draw_footer(f, app, footer);
+    if app.help {
+        draw_help(f, app, area);
+    }
+}
+
+fn draw_header(f: &mut Frame, app: &App, area: Rect) {
+    let m = &app.ds.matrix;
+    let (done, skipped, flagged, left) = app.progress();
+    let mut models = std::collections::BTreeSet::new();
+    let mut configs = std::collections::BTreeSet::new();
+    let mut items = std::collections::BTreeSet::new();
+    let (mut harm_lo, mut harm_hi, mut head_lo, mut head_hi) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for a in app
+        .report
+        .analyses
+        .iter()
+        .filter(|a| a.key.protocol == app.protocol)
+    {
+        for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+            models.insert(mg.model);
+            configs.extend(mg.grid.configs.iter().copied());
+            items.extend(mg.grid.items.iter().copied());
+            if a.key.scope == crate::core::analysis::grid::Scope::All
+                && let Metrics::Mcq(x) = x
+            {
+                harm_lo = harm_lo.min(x.harmful_rate);
+                harm_hi = harm_hi.max(x.harmful_rate);
+                head_lo = head_lo.min(x.headroom);
+                head_hi = head_hi.max(x.headroom);
+            }
+        }
+    }
+    let range = |lo: f64, hi: f64| {
+        if (hi - lo).abs() < 0.05 {
+            format!("{lo:.1}")
+        } else {
+            format!("{lo:.1}–{hi:.1}")
+        }
+    };
+    let mut line1 = vec![
+        Span::styled("frameaudit", ACCENT.add_modifier(Modifier::BOLD)),
+        Span::raw(format!(
+            " · {} · {}",
+            s(&app.ds.name),
+            s(m.protocols.name(app.protocol))
+        )),
+        Span::styled(
+            format!(
+                " · {} models · {} configs · {} items",
+                models.len(),
+                configs.len(),
+                items.len()
+            ),
+            DIM,
+        ),
+    ];
+    if harm_lo.is_finite() {
+        line1.push(Span::raw(format!(
+            " · harmful {}% · headroom +{}",
+            range(harm_lo, harm_hi),
+            range(head_lo, head_hi)
+        )));
+    }
+    let save = app.session.save_state();
+    let save_span = if let Some(err) = app.session.last_error() {
+        Span::styled(
+            format!(
+                "NOT SAVED ({} pending): {} — retrying",
+                app.session.unsaved(),
+                s(&err)
+            ),
+            WRONG.add_modifier(Modifier::BOLD),
+        )
+    } else {
+        Span::styled(
+            save,
+            if app.session.unsaved() > 0 {
+                WARN
+            } else {
+                RIGHT
+            },
+        )
+    };
+    let line2 = vec![
+        Span::raw(format!(
+            "done {done} · skipped {skipped} · flagged {flagged} · left {left}"
+        )),
+        Span::styled(
+            format!(" · {:.1} items/min · ", app.items_per_minute()),
+            DIM,
+        ),
+        save_span,
+        Span::styled(format!(" · annotator {}", s(app.session.annotator())), DIM),
+    ];
+    f.render_widget(
+        Paragraph::new(vec![Line::from(line1), Line::from(line2)]),
+        area,
+    );
+}
+
+/// Trajectory glyphs of a row: ✓ / ✗ per configuration, open tasks as a score shade.
+fn trajectory(
+    x: &Metrics,
+    row: usize,
+    k: usize,
+    mark: Option<(usize, usize)>,
+) -> Vec<Span<'static>> {
+    let mut out = Vec::with_capacity(k);
+    for c in 0..k {
+        let (glyph, style) = match x {
+            Metrics::Mcq(x) => {
+                if x.items.row(row, k)[c] == 1 {
+                    ("✓", RIGHT)
+                } else {
+                    ("✗", WRONG)
+                }
+            }
+            Metrics::Open(x) => {
+                let v = x.items.row(row, k)[c];
+                let g =
+                    ["·", "░", "▒", "▓", "█"][((v / 100.0) * 4.0).round().clamp(0.0, 4.0) as usize];
+                (g, Style::new().fg(Color::Blue))
+            }
+        };
+        let style = match mark {
+            Some((a, b)) if c == a || c == b => style.add_modifier(Modifier::REVERSED),
+            _ => style,
+        };
+        out.push(Span::styled(glyph, style));
+    }
+    out
+}
+
+fn status_glyph(st: Status) -> Span<'static> {
+    match st {
+        Status::Todo => Span::styled("·", DIM),
+        Status::Done => Span::styled("✓", RIGHT),
+        Status::Skipped => Span::styled("↷", WARN),
+        Status::Flagged => Span::styled("⚑", WRONG),
+    }
+}
+
+/// Text with the characters at `positions` highlighted.
+fn highlighted(text: &str, positions: &[usize], base: Style) -> Line<'static> {
+    if positions.is_empty() {
+        return Line::from(Span::styled(text.to_string(), base));
+    }
+    let hl = base.fg(Color::Yellow).add_modifier(Modifier::BOLD);
+    Line::from(
+        text.chars()
+            .enumerate()
+            .map(|(i, c)| {
+                Span::styled(
+                    c.to_string(),
+                    if positions.contains(&i) { hl } else { base },
+                )
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
+    let show_search = app.input == Input::Search || !app.query.is_empty();
+    let [table_area, search_area] = Layout::vertical([
+        Constraint::Min(3),
+        Constraint::Length(u16::from(show_search)),
+    ])
+    .areas(area);
+    app.page = table_area.height.saturating_sub(2) as usize;
+    let m = &app.ds.matrix;
+    let start = app.scroll.min(app.visible.len());
+    let end = (start + app.page).min(app.visible.len());
+    let widths = |pick: &dyn Fn(&super::app::Row) -> usize, min: usize, max: usize| {
+        app.visible[start..end]
+            .iter()
+            .map(|&i| pick(&app.rows[i as usize]))
+            .max()
+            .unwrap_or(min)
+            .clamp(min, max)
+    };
+    let model_w = widths(&|r| r.key.model.chars().count(), 5, 22);
+    let bench_w = widths(&|r| r.key.benchmark.chars().count(), 9, 16);
+    let item_w = widths(&|r| r.key.item_id.chars().count(), 4, 18);
+    let traj_w = app.visible[start..end]
+        .iter()
+        .map(|&i| {
+            let q = &app.rows[i as usize].q;
+            app.report.analyses[q.analysis].grids.models[q.model_index]
+                .grid
+                .k()
+        })
+        .max()
+        .unwrap_or(4)
+        .max(10);
+    let rows: Vec<TableRow> = app.visible[start..end]
+        .iter()
+        .map(|&i| {
+            let i = i as usize;
+            let r = &app.rows[i];
+            let k = app.report.analyses[r.q.analysis].grids.models[r.q.model_index]
+                .grid
+                .k();
+            let id = s(&r.key.item_id);
+            let id_line = highlighted(&id, &match_positions(&id, &app.query), Style::new());
+            let question_line =
+                highlighted(&r.question, &match_positions(&r.question, &app.query), DIM);
+            TableRow::new(vec![
+                Cell::from(status_glyph(app.status(i))),
+                Cell::from(s(&r.key.model)),
+                Cell::from(s(&r.key.benchmark)),
+                Cell::from(id_line),
+                Cell::from(Line::from(trajectory(app.metrics(i), r.q.row, k, None))),
+                Cell::from(if r.q.terminal {
+                    Span::styled("T", WARN)
+                } else {
+                    Span::raw(" ")
+                }),
+                Cell::from(format!("{}", r.q.pairs.len())),
+                Cell::from(question_line),
+            ])
+            .style(if app.selected == Some(i as u32) {
+                Style::new().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::new()
+            })
+        })
+        .collect();
+    let mut title = vec![Span::styled(
+        format!(" audit queue: {} of {} ", app.visible.len(), app.rows.len()),
+        ACCENT,
+    )];
+    let fl = &app.filter;
+    let mut filters = Vec::new();
+    if let Some(x) = fl.model {
+        filters.push(format!("model={}", s(m.models.name(x))));
+    }
+    if let Some(b) = fl.benchmark {
+        filters.push(format!("benchmark={}", s(m.benchmarks.name(b))));
+    }
+    if let Some(c) = fl.class {
+        filters.push(format!("class={}", c.as_str()));
+    }
+    if let Some(st) = fl.status {
+        filters.push(format!("status={}", st.as_str()));
+    }
+    if let Some(t) = &fl.tag {
+        filters.push(format!("tag={}", s(t)));
+    }
+    if fl.terminal_only {
+        filters.push("terminal only".into());
+    }
+    if !filters.is_empty() {
+        title.push(Span::styled(format!("[{}] ", filters.join(" · ")), WARN));
+    }
+    title.push(Span::styled(format!("sort: {} ", app.sort.label()), DIM));
+    let header = TableRow::new(vec![
+        "st",
+        "model",
+        "benchmark",
+        "item",
+        "trajectory",
+        "T",
+        "#",
+        "question",
+    ])
+    .style(DIM);
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(2),
+            Constraint::Length(model_w as u16),
+            Constraint::Length(bench_w as u16),
+            Constraint::Length(item_w as u16),
+            Constraint::Length(traj_w as u16),
+            Constraint::Length(1),
+            Constraint::Length(2),
+            Constraint::Min(10),
+        ],
+    )
+    .header(header)
+    .block(
+        Block::default()
+            .borders(Borders::TOP)
+            .title(Line::from(title)),
+    );
+    f.render_widget(table, table_area);
+    if app.visible.is_empty() {
+        let msg = if app.rows.is_empty() {
+            "No item has a harmful transition in this analysis."
+        } else {
+            "No item matches the filters and search (x clears them)."
+        };
+        let inner = Rect {
+            y: table_area.y + 2,
+            height: 1,
+            ..table_area
+        };
+        f.render_widget(Paragraph::new(msg).style(DIM), inner);
+    }
+    if show_search {
+        let state = if app.search_pending() {
+            " searching…".to_string()
+        } else {
+            format!(" {} matches", app.visible.len())
+        };
+        let cursor = if app.input == Input::Search {
+            "▏"
+        } else {
+            ""
+        };
+        let line = Line::from(vec![
+            Span::styled("/", ACCENT),
+            Span::raw(s(&app.query)),
+            Span::styled(cursor, ACCENT),
+            Span::styled(state, DIM),
+        ]);
+        f.render_widget(Paragraph::new(line), search_area);
+    }
+}
+
+fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
+    let Some(i) = app.current() else {
+        f.render_widget(
+            Paragraph::new("No item selected (q goes back to the queue)."),
+            area,
+        );
+        return;
+    };
+    let m = &app.ds.matrix;
+    let r = &app.rows[i];
+    let q = &r.q;
+    let mg = &app.report.analyses[q.analysis].grids.models[q.model_index];
+    let g = &mg.grid;
+    let k = g.k();
+    let names = app.config_names(i);
+    let pair = q.pairs.get(app.pair).copied();
+    let rec = app.record(i);
+    let meta = app.ds.items[q.item as usize].as_ref();
+    let pos = app
+        .visible
+        .iter()
+        .position(|&v| v as usize == i)
+        .map_or("–".into(), |p| format!("{}", p + 1));
+
+    // Title: unit, place in the queue, status and the transition under audit.
+    let mut title = vec![
+        Span::styled(
+            format!(
+                "{} · {} · {}",
+                s(&r.key.model),
+                s(&r.key.benchmark),
+                s(&r.key.item_id)
+            ),
+            ACCENT.add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(format!("   [{pos}/{}]   ", app.visible.len()), DIM),
+        status_glyph(rec.map_or(Status::Todo, |x| x.status)),
+        Span::raw(format!(
+            " {}",
+            rec.map_or(Status::Todo, |x| x.status).as_str()
+        )),
+    ];
+    if let Some((a, b)) = pair {
+        title.push(Span::raw("   transition "));
+        title.push(Span::styled(
+            s(&names[a]),
+            RIGHT.add_modifier(Modifier::BOLD),
+        ));
+        title.push(Span::raw(" → "));
+        title.push(Span::styled(
+            s(&names[b]),
+            WRONG.add_modifier(Modifier::BOLD),
+        ));
+        title.push(Span::styled(
+            format!(" ({} of {}, [ ] switch)", app.pair + 1, q.pairs.len()),
+            DIM,
+        ));
+    }
+    if q.terminal {
+        title.push(Span::styled("  terminal regression", WARN));
+    }
+
+    // Question, options, gold.
+    let mut qlines = vec![Line::from(title)];
+    let question = meta.and_then(|x| x.question.as_deref()).map_or(
+        "(no question text: the dataset has no items.jsonl entry)".into(),
+        s,
+    );
+    qlines.push(Line::from(vec![
+        Span::styled("Q ", DIM),
+        Span::raw(question),
+    ]));
+    let gold = meta.and_then(|x| x.gold.clone()).or_else(|| {
+        mg.cells
+            .get(q.row * k)
+            .and_then(|&c| m.text(m.cell_gold[c as usize]).map(str::to_owned))
+    });
+    let options = meta
+        .map(|x| {
+            x.options
+                .iter()
+                .map(|o| s(o))
+                .collect::<Vec<_>>()
+                .join("   ")
+        })
+        .unwrap_or_default();
+    qlines.push(Line::from(vec![
+        Span::raw(options),
+        Span::styled("   gold: ", DIM),
+        Span::styled(
+            gold.as_deref().map_or("–".into(), s),
+            RIGHT.add_modifier(Modifier::BOLD),
+        ),
+    ]));
+    let q_height = 3 + u16::from(
+        meta.and_then(|x| x.question.as_ref())
+            .is_some_and(|t| t.chars().count() as u16 + 2 > area.width),
+    );
+    let [top, middle] =
+        Layout::vertical([Constraint::Length(q_height + 1), Constraint::Min(8)]).areas(area);
+    f.render_widget(
+        Paragraph::new(qlines)
+            .wrap(Wrap { trim: false })
+            .block(Block::default().borders(Borders::BOTTOM).border_style(DIM)),
+        top,
+    );
+
+    // Left: trajectory table, blind answer, other models. Right: chart, pathways, note.
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(middle);
+    let x = app.metrics(i);
+    let protocol = m.config(g.configs[0]).protocol;
+    let blind = m
+        .blind(protocol, mg.model, q.item)
+        .and_then(|t| m.text(t))
+        .map(str::to_owned);
+    let mut table_rows = Vec::with_capacity(k);
+    let mut chart = Vec::with_capacity(k);
+    for (c, name) in names.iter().enumerate() {
+        let cell = mg.cells[q.row * k + c] as usize;
+        let conf = m.cell_confidence[cell];
+        let answer = m
+            .text(m.cell_pred[cell])
+            .map_or("∅".into(), |p| s(p).chars().take(24).collect::<String>());
+        let (verdict, style, value) = match x {
+            Metrics::Mcq(x) => {
+                let right = x.items.row(q.row, k)[c] == 1;
+                (
+                    if right { "✓" } else { "✗" },
+                    if right { RIGHT } else { WRONG },
+                    if conf.is_nan() {
+                        None
+                    } else {
+                        Some(conf * 100.0)
+                    },
+                )
+            }
+            Metrics::Open(x) => {
+                let v = x.items.row(q.row, k)[c];
+                let st = if v >= 50.0 { RIGHT } else { WRONG };
+                ("", st, Some(v))
+            }
+        };
+        let score = match x {
+            Metrics::Open(x) => format!("{:.0}", x.items.row(q.row, k)[c]),
+            Metrics::Mcq(_) => verdict.to_string(),
+        };
+        let mut row_style = Style::new();
+        if let Some((a, b)) = pair {
+            if c == a {
+                row_style = Style::new().bg(Color::Rgb(0, 60, 0));
+            } else if c == b {
+                row_style = Style::new().bg(Color::Rgb(80, 0, 0));
+            }
+        }
+        let variant = if g.is_variant[c] { "*" } else { "" };
+        table_rows.push(
+            TableRow::new(vec![
+                Cell::from(format!("{}{variant}", s(name))),
+                Cell::from(format!("{}", g.frames(m, c))),
+                Cell::from(answer),
+                Cell::from(Span::styled(score, style)),
+                Cell::from(if conf.is_nan() {
+                    "–".to_string()
+                } else {
+                    format!("{conf:.2}")
+                }),
+            ])
+            .style(row_style),
+        );
+        chart.push((name.clone(), value, style));
+    }
+    let traj_height = k as u16 + 2;
+    let others: Vec<Line> = other_models(app, i);
+    let [traj_area, blind_area, others_area] = Layout::vertical([
+        Constraint::Length(traj_height.min(left.height.saturating_sub(4))),
+        Constraint::Length(2),
+        Constraint::Min(2),
+    ])
+    .areas(left);
+    let table = Table::new(
+        table_rows,
+        [
+            Constraint::Length(14),
+            Constraint::Length(6),
+            Constraint::Min(6),
+            Constraint::Length(5),
+            Constraint::Length(5),
+        ],
+    )
+    .header(TableRow::new(vec!["config", "frames", "answer", "", "conf"]).style(DIM))
+    .block(
+        Block::default()
+            .borders(Borders::TOP)
+            .title(Span::styled(" trajectory ", ACCENT))
+            .border_style(DIM),
+    );
+    f.render_widget(table, traj_area);
+
+    let blind_line = match (&blind, pair) {
+        (Some(z), Some((_, b))) => {
+            let wrong = m
+                .text(m.cell_pred_norm[mg.cells[q.row * k + b] as usize])
+                .unwrap_or("");
+            if wrong == z {
+                Line::from(vec![
+                    Span::styled("blind answer ", DIM),
+                    Span::raw(s(z)),
+                    Span::styled(
+                        format!(
+                            " = the wrong answer at {}: the language prior took over",
+                            s(&names[b])
+                        ),
+                        WARN,
+                    ),
+                ])
+            } else {
+                Line::from(vec![
+                    Span::styled("blind answer ", DIM),
+                    Span::raw(s(z)),
+                    Span::styled(
+                        format!(" ≠ the wrong answer at {} ({})", s(&names[b]), s(wrong)),
+                        DIM,
+                    ),
+                ])
+            }
+        }
+        (Some(z), None) => Line::from(vec![Span::styled("blind answer ", DIM), Span::raw(s(z))]),
+        (None, _) => Line::from(Span::styled(
+            "no blind answer (no text-only run of this item)",
+            DIM,
+        )),
+    };
+    f.render_widget(
+        Paragraph::new(blind_line).wrap(Wrap { trim: true }),
+        blind_area,
+    );
+    f.render_widget(
+        Paragraph::new(others).block(
+            Block::default()
+                .borders(Borders::TOP)
+                .title(Span::styled(" other models ", ACCENT))
+                .border_style(DIM),
+        ),
+        others_area,
+    );
+
+    // Right column: chart of confidence / score, then the pathways and the note. (The frame
+    // panel of the next issue takes the lower part of this column.)
+    let [chart_area, tags_area] =
+        Layout::vertical([Constraint::Length(10), Constraint::Min(6)]).areas(right);
+    let bars: Vec<Bar> = chart
+        .iter()
+        .map(|(name, v, style)| {
+            Bar::default()
+                .value(v.map_or(0, |x| x.round() as u64))
+                .text_value(v.map_or("–".into(), |x| format!("{x:.0}")))
+                .label(Line::from(s(name).chars().take(5).collect::<String>()))
+                .style(*style)
+        })
+        .collect();
+    let chart_title = if matches!(x, Metrics::Open(_)) {
+        " score by budget "
+    } else {
+        " confidence by budget (×100) "
+    };
+    let bar_width = ((chart_area.width.saturating_sub(2)) / (k.max(1) as u16))
+        .saturating_sub(1)
+        .clamp(1, 5);
+    f.render_widget(
+        BarChart::default()
+            .data(BarGroup::default().bars(&bars))
+            .bar_width(bar_width)
+            .bar_gap(1)
+            .max(100)
+            .block(
+                Block::default()
+                    .borders(Borders::TOP)
+                    .title(Span::styled(chart_title, ACCENT))
+                    .border_style(DIM),
+            ),
+        chart_area,
+    );
+
+    let mut tag_lines = Vec::new();
+    for p in &app.taxonomy.pathways {
+        let on = rec.is_some_and(|x| x.pathways.contains(&p.id));
+        let primary = rec.is_some_and(|x| x.primary.as_ref() == Some(&p.id));
+        let style = if on {
+            RIGHT.add_modifier(Modifier::BOLD)
+        } else {
+            Style::new()
+        };
+        tag_lines.push(Line::from(vec![
+            Span::styled(format!("{} ", s(&p.key)), ACCENT),
+            Span::styled(if on { "[x] " } else { "[ ] " }, style),
+            Span::styled(s(&p.label), style),
+            Span::styled(if primary { " ★ primary" } else { "" }, WARN),
+        ]));
+    }
+    let note = match &app.input {
+        Input::Note(buf) => Line::from(vec![
+            Span::styled("note: ", ACCENT),
+            Span::raw(s(buf)),
+            Span::styled("▏ (Enter saves, Esc cancels)", ACCENT),
+        ]),
+        _ => Line::from(vec![
+            Span::styled("note: ", DIM),
+            Span::raw(rec.map_or(String::new(), |x| s(&x.note))),
+        ]),
+    };
+    tag_lines.push(note);
+    f.render_widget(
+        Paragraph::new(tag_lines).wrap(Wrap { trim: false }).block(
+            Block::default()
+                .borders(Borders::TOP)
+                .title(Span::styled(" evidence pathways ", ACCENT))
+                .border_style(DIM),
+        ),
+        tags_area,
+    );
+}
+
+/// The same item's trajectories under the other models, one line each.
+fn other_models(app: &App, i: usize) -> Vec<Line<'static>> {
+    let r = &app.rows[i];
+    let m = &app.ds.matrix;
+    let a = &app.report.analyses[r.q.analysis];
+    let mut out = Vec::new();
+    for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+        if mg.model == r.q.model {
+            continue;
+        }
+        let Ok(row) = mg.grid.items.binary_search(&r.q.item) else {
+            out.push(Line::from(vec![
+                Span::raw(format!("{:<16} ", s(m.models.name(mg.model)))),
+                Span::styled("not in its grid", DIM),
+            ]));
+            continue;
+        };
+        let k = mg.grid.k();
+        let mut spans = vec![Span::raw(format!(
+            "{:<16} ",
+            s(m.models.name(mg.model))
+                .chars()
+                .take(16)
+                .collect::<String>()
+        ))];
+        spans.extend(trajectory(x, row, k, None));
+        let names: Vec<String> = mg
+            .grid
+            .configs
+            .iter()
+            .map(|&c| s(&m.config(c).name))
+            .collect();
+        spans.push(Span::styled(format!("  {}", names.join(" ")), DIM));
+        out.push(Line::from(spans));
+    }
+    if out.is_empty() {
+        out.push(Line::from(Span::styled(
+            "no other model in this analysis",
+            DIM,
+        )));
+    }
+    out
+}
+
+fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
+    let ctx = match app.screen {
+        Screen::Queue => Context::Queue,
+        Screen::Item => Context::Item,
+    };
+    let mut spans = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for b in app.keymap.for_context(ctx) {
+        let Some(label) = &b.footer else { continue };
+        if !seen.insert(b.action) {
+            continue;
+        }
+        spans.push(Span::styled(
+            format!(" {} ", b.key.label()),
+            ACCENT.add_modifier(Modifier::BOLD),
+        ));
+        spans.push(Span::styled(format!("{label} "), DIM));
+    }
+    if app.screen == Screen::Item {
+        let keys: String = app
+            .taxonomy
+            .pathways
+            .iter()
+            .map(|p| p.key.clone())
+            .collect::<Vec<_>>()
+            .join("");
+        spans.push(Span::styled(
+            format!(" {} ", s(&keys)),
+            ACCENT.add_modifier(Modifier::BOLD),
+        ));
+        spans.push(Span::styled("pathways ", DIM));
+    }
+    let notice = app.notice.as_ref().map(|n| {
+        Line::from(Span::styled(
+            s(&n.text),
+            if n.error {
+                WRONG.add_modifier(Modifier::BOLD)
+            } else {
+                WARN
+            },
+        ))
+    });
+    let lines = vec![notice.unwrap_or_default(), Line::from(spans)];
+    f.render_widget(Paragraph::new(lines), area);
+}
+
+fn draw_help(f: &mut Frame, app: &App, area: Rect) {
+    let ctx = match app.screen {
+        Screen::Queue => Context::Queue,
+        Screen::Item => Context::Item,
+    };
+    let w = area.width.saturating_sub(8).min(90);
+    let h = area.height.saturating_sub(4);
+    let popup = Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + 2,
+        width: w,
+        height: h,
+    };
+    let mut lines = vec![Line::from(Span::styled(
+        format!(
+            "Keys on the {} screen (any key closes this help)",
+            ctx.as_str()
+        ),
+        ACCENT.add_modifier(Modifier::BOLD),
+    ))];
+    // One line per action, with all its keys; pathways are listed with the taxonomy below.
+    let mut actions: Vec<(super::action::Action, Vec<String>, String, bool)> = Vec::new();
+    for b in app.keymap.for_context(ctx) {
+        if matches!(b.action, super::action::Action::TogglePathway(_)) {
+            continue;
+        }
+        match actions.iter_mut().find(|(a, _, _, _)| *a == b.action) {
+            Some(entry) => entry.1.push(b.key.label()),
+            None => actions.push((
+                b.action,
+                vec![b.key.label()],
+                b.desc.clone(),
+                b.context == Context::Global,
+            )),
+        }
+    }
+    for (_, keys, desc, global) in actions {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:>12}  ", keys.join(" ")), ACCENT),
+            Span::raw(desc),
+            Span::styled(if global { "  (everywhere)" } else { "" }, DIM),
+        ]));
+    }
+    if ctx == Context::Item {
+        lines.push(Line::from(""));
+        for p in &app.taxonomy.pathways {
+            lines.push(Line::from(vec![
+                Span::styled(format!("{:>12}  ", s(&p.key)), ACCENT),
+                Span::raw(s(&p.label)),
+                Span::styled(format!(": {}", s(&p.description)), DIM),
+            ]));
+        }
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "In the search and note editors: type, Backspace, C-u clears, Enter keeps, Esc cancels.",
+        DIM,
+    )));
+    f.render_widget(Clear, popup);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(Block::default().borders(Borders::ALL).title(" help ")),
+        popup,
+    );
+}

@@ -1,0 +1,273 @@
+//! End to end in a real terminal: the binary runs in tmux on a copy of the demo, keys are
+//! typed, the screen is read back, and the audit file is checked; then the process is
+//! killed with SIGKILL mid-session and the file must hold every change the screen showed
+//! as saved, and a new session must resume at the same item.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use frameaudit::core::audit::{Status, read_audit};
+
+fn tmux_available() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("note: tmux is absent; skipping the end-to-end terminal tests");
+    }
+    ok
+}
+
+/// A tmux session running frameaudit, killed when dropped.
+struct Tmux {
+    name: String,
+}
+
+impl Tmux {
+    fn start(name: &str, dataset: &Path, annotator: &str) -> Tmux {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", name])
+            .output();
+        let cmd = format!(
+            "exec {} {} --annotator {annotator}",
+            env!("CARGO_BIN_EXE_frameaudit"),
+            dataset.display()
+        );
+        let out = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                name,
+                "-x",
+                "120",
+                "-y",
+                "40",
+                &cmd,
+            ])
+            .output()
+            .expect("tmux");
+        assert!(
+            out.status.success(),
+            "tmux: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Tmux {
+            name: name.to_string(),
+        }
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .expect("capture");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until the screen shows `text`.
+    fn wait_for(&self, text: &str) -> String {
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                Instant::now() < end,
+                "timed out waiting for {text:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            let out = Command::new("tmux")
+                .args(["send-keys", "-t", &self.name, k])
+                .output()
+                .expect("send-keys");
+            assert!(out.status.success());
+            std::thread::sleep(Duration::from_millis(80));
+        }
+    }
+
+    fn text(&self, s: &str) {
+        Command::new("tmux")
+            .args(["send-keys", "-t", &self.name, "-l", s])
+            .output()
+            .expect("send-keys");
+        std::thread::sleep(Duration::from_millis(80));
+    }
+
+    fn pid(&self) -> u32 {
+        let out = Command::new("tmux")
+            .args(["list-panes", "-t", &self.name, "-F", "#{pane_pid}"])
+            .output()
+            .expect("list-panes");
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .expect("pid")
+    }
+
+    /// Whether the program is still running in the pane.
+    fn alive(&self) -> bool {
+        Command::new("tmux")
+            .args(["has-session", "-t", &self.name])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .output();
+    }
+}
+
+/// A copy of the demo (so its audits/ folder is private to the test).
+fn demo_copy(dir: &Path) -> PathBuf {
+    let src = common::repo().join("fixtures/demo");
+    let dst = dir.join("demo");
+    std::fs::create_dir_all(&dst).expect("mkdir");
+    for f in ["cells.jsonl", "items.jsonl", "dataset.json"] {
+        std::fs::copy(src.join(f), dst.join(f)).expect("copy");
+    }
+    dst
+}
+
+/// The item line of the item screen ("model · benchmark · item").
+fn item_title(screen: &str) -> String {
+    screen
+        .lines()
+        .find(|l| l.contains(" · clips-") && l.contains("transition"))
+        .map(|l| l.split("   [").next().unwrap_or("").trim().to_string())
+        .expect("item title")
+}
+
+#[test]
+fn tag_three_items_undo_one_quit_and_check_the_file() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-e2e-{}", std::process::id()), &ds, "e2e");
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("evidence pathways");
+    let first = item_title(&s);
+    t.keys(&["1", "Space"]);
+    let second = item_title(&t.wait_for("done 1 "));
+    assert_ne!(first, second);
+    t.keys(&["3", "n"]);
+    t.text("distractor at 00:31");
+    t.keys(&["Enter", "Space"]);
+    let third = item_title(&t.wait_for("done 2 "));
+    t.keys(&["6", "!"]);
+    t.wait_for("flagged 1 ");
+    t.keys(&["u"]);
+    let s = t.wait_for("flagged 0 ");
+    assert_eq!(
+        item_title(&s),
+        third,
+        "undo goes back to the item it changed"
+    );
+    t.wait_for("saved ✓");
+    t.keys(&["q", "q"]);
+    let end = Instant::now() + Duration::from_secs(10);
+    while t.alive() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!t.alive(), "frameaudit did not quit");
+
+    let replay = read_audit(&ds.join("audits/e2e.audit.jsonl")).expect("audit file");
+    let by_item = |title: &str| {
+        let id = title.rsplit(" · ").next().expect("id").to_string();
+        let model = title.split(" · ").next().expect("model").to_string();
+        replay
+            .records
+            .values()
+            .find(|r| r.key.item_id == id && r.key.model == model)
+            .cloned()
+            .unwrap_or_else(|| panic!("no record for {title}"))
+    };
+    let (a, b, c) = (by_item(&first), by_item(&second), by_item(&third));
+    assert_eq!(
+        (a.status, a.pathways.as_slice()),
+        (Status::Done, ["evidence_dropped".to_string()].as_slice())
+    );
+    assert_eq!(
+        (b.status, b.pathways.as_slice()),
+        (Status::Done, ["distractor_added".to_string()].as_slice())
+    );
+    assert_eq!(b.note, "distractor at 00:31");
+    assert_eq!(c.status, Status::Todo, "the flag was undone");
+    assert_eq!(c.pathways, ["language_prior"]);
+    assert!(!a.from.is_empty() && !a.to.is_empty());
+}
+
+#[test]
+fn kill_9_loses_nothing_shown_as_saved_and_resumes() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let name = format!("fa-kill-{}", std::process::id());
+    let t = Tmux::start(&name, &ds, "k9");
+    t.wait_for("audit queue");
+    t.keys(&["Enter", "2", "Space", "4", "5", "Space", "7"]);
+    let s = t.wait_for("done 2 ");
+    let at = item_title(&s);
+    // Wait until the screen says everything is saved, then kill without warning.
+    t.wait_for("saved ✓");
+    let pid = t.pid();
+    let out = Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .output()
+        .expect("kill");
+    assert!(out.status.success());
+    std::thread::sleep(Duration::from_millis(300));
+
+    let replay = read_audit(&ds.join("audits/k9.audit.jsonl")).expect("audit file");
+    assert!(replay.warnings.is_empty(), "{:?}", replay.warnings);
+    let done: Vec<_> = replay
+        .records
+        .values()
+        .filter(|r| r.status == Status::Done)
+        .collect();
+    assert_eq!(done.len(), 2);
+    let tags: Vec<Vec<String>> = done.iter().map(|r| r.pathways.clone()).collect();
+    assert!(
+        tags.contains(&vec!["evidence_diluted".to_string()]),
+        "{tags:?}"
+    );
+    assert!(
+        tags.contains(&vec![
+            "temporal_confusion".to_string(),
+            "spatial_detail_lost".to_string()
+        ]),
+        "{tags:?}"
+    );
+    let current = replay
+        .records
+        .values()
+        .find(|r| r.status == Status::Todo)
+        .expect("the tag on the third item");
+    assert_eq!(current.pathways, ["lucky_guess"]);
+
+    // The lock died with the process; a new session opens and resumes at the same item.
+    drop(t);
+    let t = Tmux::start(&format!("{name}-2"), &ds, "k9");
+    let s = t.wait_for("evidence pathways");
+    assert_eq!(item_title(&s), at);
+    assert!(s.contains("done 2 "), "{s}");
+}

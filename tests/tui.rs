@@ -1,0 +1,496 @@
+//! The audit screens without a terminal: every action through the reducer, and screen
+//! snapshots on ratatui's TestBackend (insta; the `.snap` files are committed).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use frameaudit::core::analysis::params::Params;
+use frameaudit::core::analysis::run;
+use frameaudit::core::audit::{Status, read_audit};
+use frameaudit::core::dataset::load_dataset;
+use frameaudit::core::taxonomy::Taxonomy;
+use frameaudit::tui::action::Action;
+use frameaudit::tui::app::{App, Effect, Input, Screen, SortKey};
+use frameaudit::tui::keymap::Keymap;
+use frameaudit::tui::search::search;
+use frameaudit::tui::session::Session;
+use frameaudit::tui::{TuiOptions, build_app, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+/// The app on the demo with an in-memory session and a fixed clock.
+fn demo_app() -> App {
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let params = Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Params::default()
+    };
+    let report = run(&ds.matrix, &params, None);
+    let protocol = ds.matrix.protocols.get("main").expect("main");
+    let taxonomy = Taxonomy::load(None).expect("taxonomy");
+    let keymap = Keymap::default_for(&taxonomy);
+    let mut app = App::new(
+        ds,
+        report,
+        protocol,
+        taxonomy,
+        keymap,
+        Session::in_memory("tester"),
+    );
+    app.started = Instant::now() - Duration::from_secs(600);
+    app
+}
+
+fn key(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+}
+
+fn code(c: KeyCode) -> KeyEvent {
+    KeyEvent::new(c, KeyModifiers::NONE)
+}
+
+fn screen(app: &mut App, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    term.draw(|f| view::draw(f, app)).expect("draw");
+    term.backend().to_string()
+}
+
+/// Types a query and applies its search synchronously (the worker's function).
+fn search_for(app: &mut App, q: &str) {
+    app.on_key(key('/'));
+    for c in q.chars() {
+        for e in app.on_key(key(c)) {
+            assert_eq!(e, Effect::Search);
+        }
+    }
+    let req = app.search_request();
+    let matches = search(&req, &|| false).expect("search");
+    app.on_search_result(frameaudit::tui::search::SearchResult {
+        generation: req.generation,
+        query: req.query,
+        matches: std::sync::Arc::new(matches),
+    });
+    app.on_key(code(KeyCode::Enter));
+}
+
+#[test]
+fn navigation_moves_within_the_visible_rows() {
+    let mut app = demo_app();
+    let n = app.visible.len();
+    assert!(n > 20);
+    let first = app.selected;
+    assert_eq!(first, Some(app.visible[0]));
+    app.update(Action::Down);
+    assert_eq!(app.selected, Some(app.visible[1]));
+    app.update(Action::Up);
+    app.update(Action::Up);
+    assert_eq!(app.selected, Some(app.visible[0]), "stops at the top");
+    app.update(Action::Bottom);
+    assert_eq!(app.selected, Some(app.visible[n - 1]));
+    app.update(Action::Top);
+    app.page = 10;
+    app.update(Action::PageDown);
+    assert_eq!(app.selected, Some(app.visible[10]));
+    app.update(Action::PageUp);
+    assert_eq!(app.selected, Some(app.visible[0]));
+}
+
+#[test]
+fn open_back_next_and_previous_items() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    assert_eq!(app.screen, Screen::Item);
+    assert_eq!(
+        app.session.last_visit(),
+        Some(&app.rows[app.visible[0] as usize].key)
+    );
+    app.update(Action::NextItem);
+    assert_eq!(app.selected, Some(app.visible[1]));
+    assert_eq!(
+        app.session.last_visit(),
+        Some(&app.rows[app.visible[1] as usize].key)
+    );
+    app.update(Action::PrevItem);
+    assert_eq!(app.selected, Some(app.visible[0]));
+    app.update(Action::Back);
+    assert_eq!(app.screen, Screen::Queue);
+    // Keys route through the keymap of the screen: q backs out of an item, quits the queue.
+    app.update(Action::Open);
+    assert!(app.on_key(key('q')).is_empty());
+    assert_eq!(app.screen, Screen::Queue);
+    assert_eq!(app.on_key(key('q')), vec![Effect::Quit]);
+}
+
+#[test]
+fn filters_cycle_and_keep_the_selection() {
+    let mut app = demo_app();
+    let all = app.visible.len();
+    // Select a row of the second model, then filter to that model: still selected.
+    let target = app
+        .visible
+        .iter()
+        .copied()
+        .find(|&i| app.rows[i as usize].key.model == "orbit-2b")
+        .expect("row");
+    app.selected = Some(target);
+    app.update(Action::FilterModel); // lumen-7b
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.rows[i as usize].key.model == "lumen-7b")
+    );
+    app.update(Action::FilterModel); // orbit-2b
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.rows[i as usize].key.model == "orbit-2b")
+    );
+    assert_eq!(app.selected, Some(target), "selection survives filtering");
+    app.update(Action::ToggleTerminal);
+    assert!(app.visible.iter().all(|&i| app.rows[i as usize].q.terminal));
+    app.update(Action::ClearFilters);
+    assert_eq!(app.visible.len(), all);
+    app.update(Action::FilterBenchmark);
+    let b = app.rows[app.visible[0] as usize].key.benchmark.clone();
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.rows[i as usize].key.benchmark == b)
+    );
+    app.update(Action::ClearFilters);
+    app.update(Action::FilterClass);
+    let class = app.filter.class.expect("class");
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.rows[i as usize].q.class == Some(class))
+    );
+    app.update(Action::ClearFilters);
+
+    // Status and tag filters follow the audit.
+    app.update(Action::Open);
+    app.update(Action::TogglePathway(0));
+    app.update(Action::MarkDone);
+    app.update(Action::Back);
+    app.update(Action::FilterStatus); // todo
+    assert_eq!(app.visible.len(), all - 1);
+    app.update(Action::FilterStatus); // done
+    assert_eq!(app.visible.len(), 1);
+    app.update(Action::ClearFilters);
+    app.update(Action::FilterTag); // evidence_dropped
+    assert_eq!(app.visible.len(), 1);
+    app.update(Action::FilterTag); // the next pathway: none tagged
+    assert!(app.visible.is_empty());
+}
+
+#[test]
+fn sort_keys_cycle() {
+    let mut app = demo_app();
+    let ranked = app.visible.clone();
+    app.update(Action::CycleSort);
+    assert_eq!(app.sort, SortKey::Model);
+    let models: Vec<&str> = app
+        .visible
+        .iter()
+        .map(|&i| app.rows[i as usize].key.model.as_str())
+        .collect();
+    assert!(models.windows(2).all(|w| w[0] <= w[1]));
+    app.update(Action::CycleSort);
+    assert_eq!(app.sort, SortKey::Item);
+    app.update(Action::CycleSort);
+    assert_eq!(app.sort, SortKey::Status);
+    app.update(Action::CycleSort);
+    assert_eq!(app.sort, SortKey::Rank);
+    assert_eq!(app.visible, ranked);
+}
+
+#[test]
+fn search_narrows_by_question_and_clears() {
+    let mut app = demo_app();
+    let all = app.visible.len();
+    search_for(&mut app, "how many times");
+    assert!(!app.visible.is_empty() && app.visible.len() < all);
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.rows[i as usize].question.contains("How many times"))
+    );
+    assert_eq!(app.input, Input::None);
+    // Esc in the queue clears filters and search.
+    app.on_key(code(KeyCode::Esc));
+    assert_eq!(app.visible.len(), all);
+    // A stale result (older generation) is ignored.
+    search_for(&mut app, "clip05");
+    let n = app.visible.len();
+    app.on_search_result(frameaudit::tui::search::SearchResult {
+        generation: 0,
+        query: "x".into(),
+        matches: std::sync::Arc::new(vec![]),
+    });
+    assert_eq!(app.visible.len(), n);
+}
+
+#[test]
+fn tagging_primary_note_and_marks() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    app.update(Action::TogglePathway(2));
+    app.update(Action::TogglePathway(0));
+    let rec = app.record(i).expect("record");
+    assert_eq!(
+        rec.pathways,
+        ["evidence_dropped", "distractor_added"],
+        "taxonomy order"
+    );
+    assert_eq!(
+        rec.primary.as_deref(),
+        Some("distractor_added"),
+        "first tagged is primary"
+    );
+    app.update(Action::CyclePrimary);
+    assert_eq!(
+        app.record(i).expect("record").primary.as_deref(),
+        Some("evidence_dropped")
+    );
+    app.update(Action::TogglePathway(0));
+    assert_eq!(
+        app.record(i).expect("record").primary.as_deref(),
+        Some("distractor_added"),
+        "primary follows an untag"
+    );
+
+    app.update(Action::EditNote);
+    for c in "seen at 0:25".chars() {
+        app.on_key(key(c));
+    }
+    app.on_key(code(KeyCode::Backspace));
+    app.on_key(code(KeyCode::Enter));
+    assert_eq!(app.record(i).expect("record").note, "seen at 0:2");
+
+    // The transition examined can be switched and is saved with the record.
+    let names = app.config_names(i);
+    let (a, b) = app.rows[i].q.pairs[1];
+    app.update(Action::NextPair);
+    let rec = app.record(i).expect("record");
+    assert_eq!(
+        (rec.from.as_str(), rec.to.as_str()),
+        (names[a].as_str(), names[b].as_str())
+    );
+    app.update(Action::PrevPair);
+
+    app.update(Action::Flag);
+    assert_eq!(app.status(i), Status::Flagged);
+    let next = app.current().expect("next");
+    assert_ne!(next, i, "flag moves on");
+    app.update(Action::Skip);
+    assert_eq!(app.status(next), Status::Skipped);
+    let third = app.current().expect("third");
+    app.update(Action::MarkDone);
+    assert_eq!(app.status(third), Status::Done);
+    assert_eq!(app.progress().0 + app.progress().1 + app.progress().2, 3);
+}
+
+#[test]
+fn undo_and_redo_walk_the_changes() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    app.update(Action::TogglePathway(5));
+    app.update(Action::MarkDone);
+    assert_eq!(app.status(i), Status::Done);
+    app.update(Action::Undo);
+    assert_eq!(
+        app.current(),
+        Some(i),
+        "undo returns to the item it changed"
+    );
+    assert_eq!(app.status(i), Status::Todo);
+    assert_eq!(app.record(i).expect("record").pathways, ["language_prior"]);
+    app.update(Action::Undo);
+    assert!(app.record(i).is_none(), "back to untouched");
+    app.update(Action::Undo);
+    assert_eq!(
+        app.notice.as_ref().map(|n| n.text.as_str()),
+        Some("nothing to undo")
+    );
+    app.update(Action::Redo);
+    app.update(Action::Redo);
+    assert_eq!(app.status(i), Status::Done);
+    // Ctrl-r is redo.
+    app.update(Action::Undo);
+    app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    assert_eq!(app.status(i), Status::Done);
+}
+
+#[test]
+fn help_opens_and_any_key_closes_it() {
+    let mut app = demo_app();
+    app.on_key(key('?'));
+    assert!(app.help);
+    app.on_key(key('j'));
+    assert!(!app.help);
+    assert_eq!(
+        app.selected,
+        Some(app.visible[0]),
+        "the closing key does nothing else"
+    );
+}
+
+#[test]
+fn snapshot_queue() {
+    let mut app = demo_app();
+    insta::assert_snapshot!("queue", screen(&mut app, 120, 30));
+}
+
+#[test]
+fn snapshot_queue_filtered_and_searched() {
+    let mut app = demo_app();
+    app.update(Action::FilterModel);
+    search_for(&mut app, "colour");
+    insta::assert_snapshot!("queue_search", screen(&mut app, 120, 30));
+}
+
+#[test]
+fn snapshot_item() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    insta::assert_snapshot!("item", screen(&mut app, 120, 40));
+}
+
+#[test]
+fn snapshot_tagging() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    app.update(Action::TogglePathway(0));
+    app.update(Action::TogglePathway(5));
+    app.update(Action::EditNote);
+    for c in "the square shows at 00:25 only".chars() {
+        app.on_key(key(c));
+    }
+    insta::assert_snapshot!("tagging", screen(&mut app, 120, 40));
+}
+
+#[test]
+fn snapshot_help() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    app.update(Action::Help);
+    insta::assert_snapshot!("help", screen(&mut app, 100, 45));
+}
+
+#[test]
+fn small_terminals_get_a_message() {
+    let mut app = demo_app();
+    let s = screen(&mut app, 60, 20);
+    assert!(
+        s.contains("needs a terminal of at least 80x24; this one is") && s.contains("60x20"),
+        "{s}"
+    );
+}
+
+#[test]
+fn hostile_text_is_drawn_inert() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    let evil = "M\u{1b}]52;c;ZXZpbA==\u{7}\u{202e}";
+    let mut cells = String::new();
+    for (cfg, frames, pred) in [("textonly", 0, "B"), ("8f", 8, "A"), ("16f", 16, "B")] {
+        cells.push_str(&format!(
+            "{}\n",
+            serde_json::json!({"model": evil, "item_id": "q\u{1b}[2J", "config": cfg, "frames": frames, "pred": pred, "gold": "A"})
+        ));
+    }
+    std::fs::write(dir.join("cells.jsonl"), cells).expect("write");
+    std::fs::write(
+        dir.join("items.jsonl"),
+        format!(
+            "{}\n",
+            serde_json::json!({"item_id": "q\u{1b}[2J", "question": "Why\u{1b}[31m red?\u{9b}2J"})
+        ),
+    )
+    .expect("write");
+    let ds = load_dataset(dir, None).expect("loads");
+    let opts = TuiOptions {
+        params: Params::default(),
+        annotator: Some("tester".into()),
+        audit: Some(dir.join("a.audit.jsonl")),
+        taxonomy: None,
+        keymap: None,
+    };
+    let mut app = build_app(ds, &opts, || {}).expect("app");
+    for s in [screen(&mut app, 120, 30), {
+        app.update(Action::Open);
+        screen(&mut app, 120, 40)
+    }] {
+        assert!(
+            !s.contains('\u{1b}')
+                && !s.contains('\u{7}')
+                && !s.contains('\u{202e}')
+                && !s.contains('\u{9b}'),
+            "{s}"
+        );
+        assert!(s.contains("\\x1b"), "escapes are shown as text: {s}");
+    }
+}
+
+#[test]
+fn changes_reach_the_audit_file_and_a_new_session_resumes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let audit = tmp.path().join("alice.audit.jsonl");
+    let open = || {
+        let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+        let opts = TuiOptions {
+            params: Params::default(),
+            annotator: Some("alice".into()),
+            audit: Some(audit.clone()),
+            taxonomy: None,
+            keymap: None,
+        };
+        build_app(ds, &opts, || {}).expect("app")
+    };
+    let mut app = open();
+    app.update(Action::Open);
+    app.update(Action::TogglePathway(0));
+    app.update(Action::MarkDone);
+    app.update(Action::TogglePathway(6));
+    let here = app.rows[app.current().expect("item")].key.clone();
+    assert!(app.session.wait_saved(Duration::from_secs(5)));
+    // A second instance on the same audit file is refused while this one is open.
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let opts = TuiOptions {
+        params: Params::default(),
+        annotator: Some("alice".into()),
+        audit: Some(audit.clone()),
+        taxonomy: None,
+        keymap: None,
+    };
+    let err = build_app(ds, &opts, || {})
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("is open in another frameaudit"), "{err}");
+    drop(app);
+
+    let replay = read_audit(&audit).expect("replay");
+    assert_eq!(replay.records.len(), 2);
+    assert_eq!(
+        replay
+            .records
+            .values()
+            .filter(|r| r.status == Status::Done)
+            .count(),
+        1
+    );
+    let app = open();
+    assert_eq!(app.screen, Screen::Item, "resumes on the item screen");
+    assert_eq!(
+        app.rows[app.current().expect("item")].key,
+        here,
+        "at the item left"
+    );
+    assert_eq!(app.progress().0, 1);
+}
