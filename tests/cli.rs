@@ -592,3 +592,76 @@ fn missing_dataset_is_a_clear_error() {
         stderr(&out)
     );
 }
+
+#[test]
+fn audit_summary_and_export_feed_agreement() {
+    use frameaudit::core::audit::{AuditFile, AuditHeader, AuditRecord, Event, Status, UnitKey};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut paths = Vec::new();
+    for (who, tags) in [
+        ("ann", ["evidence_dropped", "language_prior"]),
+        ("bob", ["evidence_dropped", "other"]),
+    ] {
+        let path = tmp.path().join(format!("{who}.audit.jsonl"));
+        let header = AuditHeader {
+            dataset_name: "demo".into(),
+            fingerprint: "sha256:x".into(),
+            annotator: who.into(),
+            taxonomy_id: "evidence-pathways".into(),
+            taxonomy_version: 1,
+            created_at: "2026-11-29T00:00:00Z".into(),
+        };
+        let (mut f, _) = AuditFile::open(&path, &header).expect("open");
+        for (i, tag) in tags.iter().enumerate() {
+            let mut r = AuditRecord::blank(
+                UnitKey::new("m", "b", format!("q{i}")),
+                "8f",
+                "16f",
+                "2026-11-29T00:00:01Z",
+            );
+            r.status = Status::Done;
+            r.pathways = vec![tag.to_string()];
+            r.primary = Some(tag.to_string());
+            f.append(&Event::Set(r)).expect("append");
+        }
+        paths.push(path);
+    }
+    let p0 = paths[0].to_str().expect("utf8");
+    let p1 = paths[1].to_str().expect("utf8");
+    let out = frameaudit(&["audit", "summary", p0, p1]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("evidence_dropped") && text.contains("8f -> 16f"),
+        "{text}"
+    );
+
+    let mut export = String::new();
+    for p in [p0, p1] {
+        let out = frameaudit(&["audit", "export", p, "--format", "jsonl"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        export.push_str(&stdout(&out));
+    }
+    let csv = stdout(&frameaudit(&["audit", "export", p0, "--format", "csv"]));
+    assert!(
+        csv.lines().count() == 3 && csv.contains("evidence_dropped"),
+        "{csv}"
+    );
+    let ann = tmp.path().join("annotations.jsonl");
+    std::fs::write(&ann, export).expect("write");
+    let r = json(&frameaudit(&[
+        "report",
+        &demo(),
+        "--json",
+        "--boot",
+        "0",
+        "--annotations",
+        ann.to_str().expect("utf8"),
+    ]));
+    let ag = &r["agreement"];
+    assert_eq!(ag["annotators"], serde_json::json!(["ann", "bob"]));
+    assert_eq!(ag["n_units"], 2);
+    // Both tagged q0 evidence_dropped; on q1 they differ.
+    assert_eq!(ag["pairs"][0]["per_tag"]["evidence_dropped"]["p_o"], 1.0);
+    assert_eq!(ag["pairs"][0]["per_tag"]["language_prior"]["p_o"], 0.5);
+}

@@ -29,14 +29,20 @@ struct Tmux {
 
 impl Tmux {
     fn start(name: &str, dataset: &Path, annotator: &str) -> Tmux {
+        Tmux::start_with(name, dataset, annotator, "")
+    }
+
+    /// Starts frameaudit after `prelude` (shell commands run first in the same process).
+    fn start_with(name: &str, dataset: &Path, annotator: &str, prelude: &str) -> Tmux {
         let _ = Command::new("tmux")
             .args(["kill-session", "-t", name])
             .output();
         let cmd = format!(
-            "exec {} {} --annotator {annotator}",
+            "{prelude} exec {} {} --annotator {annotator}",
             env!("CARGO_BIN_EXE_frameaudit"),
             dataset.display()
         );
+        let cmd = format!("bash -c {}", shell_quote(&cmd));
         let out = Command::new("tmux")
             .args([
                 "new-session",
@@ -130,6 +136,10 @@ impl Drop for Tmux {
             .args(["kill-session", "-t", &self.name])
             .output();
     }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// A copy of the demo (so its audits/ folder is private to the test).
@@ -270,4 +280,60 @@ fn kill_9_loses_nothing_shown_as_saved_and_resumes() {
     let s = t.wait_for("evidence pathways");
     assert_eq!(item_title(&s), at);
     assert!(s.contains("done 2 "), "{s}");
+}
+
+#[test]
+fn a_failed_write_is_shown_kept_retried_and_quitting_asks_first() {
+    if !tmux_available() {
+        return;
+    }
+    let has_prlimit = Command::new("prlimit")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_prlimit {
+        eprintln!("note: prlimit is absent; skipping the failed-write test");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    // Files may grow to 2 KiB only: past that, writes fail (EFBIG) as on a full disk.
+    let t = Tmux::start_with(
+        &format!("fa-full-{}", std::process::id()),
+        &ds,
+        "full",
+        "trap '' XFSZ; ulimit -S -f 2;",
+    );
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    t.wait_for("evidence pathways");
+    for k in ["1", "2", "3", "4", "5", "6", "7", "8"] {
+        t.keys(&[k]);
+    }
+    let s = t.wait_for("NOT SAVED");
+    assert!(s.contains("retrying"), "{s}");
+    // Quitting with unsaved changes asks first.
+    t.keys(&["q", "q"]);
+    let s = t.wait_for("Quit anyway?");
+    assert!(t.alive(), "{s}");
+    // Room again: the pending changes are written by the next retry.
+    let out = Command::new("prlimit")
+        .args(["--pid", &t.pid().to_string(), "--fsize=unlimited"])
+        .output()
+        .expect("prlimit");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    t.wait_for("saved ✓");
+    let replay = read_audit(&ds.join("audits/full.audit.jsonl")).expect("audit file");
+    assert!(replay.warnings.is_empty(), "{:?}", replay.warnings);
+    let rec = replay.records.values().next().expect("record");
+    assert_eq!(
+        rec.pathways.len(),
+        8,
+        "every toggle reached the file: {:?}",
+        rec.pathways
+    );
 }

@@ -67,11 +67,12 @@ fn search_for(app: &mut App, q: &str) {
         }
     }
     let req = app.search_request();
-    let matches = search(&req, &|| false).expect("search");
+    let matches = search(&req, &|| false, &mut |_| {}).expect("search");
     app.on_search_result(frameaudit::tui::search::SearchResult {
         generation: req.generation,
         query: req.query,
         matches: std::sync::Arc::new(matches),
+        complete: true,
     });
     app.on_key(code(KeyCode::Enter));
 }
@@ -229,6 +230,7 @@ fn search_narrows_by_question_and_clears() {
         generation: 0,
         query: "x".into(),
         matches: std::sync::Arc::new(vec![]),
+        complete: true,
     });
     assert_eq!(app.visible.len(), n);
 }

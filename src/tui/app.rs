@@ -108,6 +108,17 @@ pub enum Effect {
     Search,
 }
 
+/// What the header says of the analysis (computed once).
+#[derive(Debug, Clone, Default)]
+pub struct Overview {
+    pub models: usize,
+    pub configs: usize,
+    pub items: usize,
+    /// (min, max) over the models of the pooled (`ALL`) MCQ analysis.
+    pub harmful: Option<(f64, f64)>,
+    pub headroom: Option<(f64, f64)>,
+}
+
 /// The state of the audit screens.
 pub struct App {
     pub ds: Dataset,
@@ -144,6 +155,9 @@ pub struct App {
     pub marked: usize,
     /// Rows the queue table can show (set by the view from the terminal size).
     pub page: usize,
+    pub overview: Overview,
+    /// Row of each unit.
+    row_of: std::collections::HashMap<UnitKey, u32>,
 }
 
 impl App {
@@ -204,13 +218,22 @@ impl App {
             started: Instant::now(),
             marked: 0,
             page: 20,
+            overview: Overview::default(),
+            row_of: std::collections::HashMap::new(),
         };
+        app.row_of = app
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.key.clone(), i as u32))
+            .collect();
+        app.overview = app.compute_overview();
         app.haystacks = Arc::new((0..app.rows.len()).map(|i| app.haystack(i)).collect());
         // Resume where the annotator left off.
         let resume = app
             .session
             .last_visit()
-            .and_then(|k| app.rows.iter().position(|r| &r.key == k));
+            .and_then(|k| app.row_of.get(k).map(|&i| i as usize));
         app.refresh_visible();
         if let Some(i) = resume {
             app.selected = Some(i as u32);
@@ -275,32 +298,19 @@ impl App {
                 .filter(|&i| self.passes(i as usize))
                 .collect(),
         };
-        // A search orders by match quality; otherwise by the sort key (rows are ranked).
-        if searched.is_none() {
-            let key = |i: &u32| {
-                let r = &self.rows[*i as usize];
-                match self.sort {
-                    SortKey::Rank => (String::new(), *i),
-                    SortKey::Model => (
-                        format!(
-                            "{}\u{0}{}\u{0}{}",
-                            r.key.model, r.key.benchmark, r.key.item_id
-                        ),
-                        *i,
-                    ),
-                    SortKey::Item => (
-                        format!(
-                            "{}\u{0}{}\u{0}{}",
-                            r.key.benchmark, r.key.item_id, r.key.model
-                        ),
-                        *i,
-                    ),
-                    SortKey::Status => (format!("{}", self.status(*i as usize) as u8), *i),
-                }
-            };
-            if self.sort != SortKey::Rank {
-                v.sort_by_key(key);
-            }
+        // Rows (and search results) come in rank order; other keys sort them, stably.
+        let rows = &self.rows;
+        match self.sort {
+            SortKey::Rank => {}
+            SortKey::Model => v.sort_by(|&a, &b| {
+                let (x, y) = (&rows[a as usize].key, &rows[b as usize].key);
+                (&x.model, &x.benchmark, &x.item_id).cmp(&(&y.model, &y.benchmark, &y.item_id))
+            }),
+            SortKey::Item => v.sort_by(|&a, &b| {
+                let (x, y) = (&rows[a as usize].key, &rows[b as usize].key);
+                (&x.benchmark, &x.item_id, &x.model).cmp(&(&y.benchmark, &y.item_id, &y.model))
+            }),
+            SortKey::Status => v.sort_by_key(|&i| self.status(i as usize) as u8),
         }
         self.visible = v;
         self.follow_selection();
@@ -470,7 +480,11 @@ impl App {
 
     /// A search result arrived: use it if it answers the current query.
     pub fn on_search_result(&mut self, r: SearchResult) {
-        if r.generation < self.search_result.as_ref().map_or(0, |x| x.generation) {
+        let stale = self.search_result.as_ref().is_some_and(|x| {
+            r.generation < x.generation
+                || (r.generation == x.generation && x.complete && !r.complete)
+        });
+        if stale {
             return;
         }
         self.search_result = Some(r);
@@ -737,7 +751,7 @@ impl App {
                 } else {
                     self.session.redo()
                 };
-                match key.and_then(|k| self.rows.iter().position(|r| r.key == k)) {
+                match key.and_then(|k| self.row_of.get(&k).map(|&i| i as usize)) {
                     Some(i) => {
                         self.after_change(i);
                         self.selected = Some(i as u32);
@@ -766,18 +780,63 @@ impl App {
         Vec::new()
     }
 
-    /// Progress over the whole queue: (done, skipped, flagged, left).
+    /// Progress over the whole queue: (done, skipped, flagged, left). Only audited units
+    /// have records, so this walks the records, not the queue.
     pub fn progress(&self) -> (usize, usize, usize, usize) {
         let mut c = (0, 0, 0, 0);
-        for i in 0..self.rows.len() {
-            match self.status(i) {
+        for (key, rec) in self.session.records() {
+            if !self.row_of.contains_key(key) {
+                continue;
+            }
+            match rec.status {
                 Status::Done => c.0 += 1,
                 Status::Skipped => c.1 += 1,
                 Status::Flagged => c.2 += 1,
-                Status::Todo => c.3 += 1,
+                Status::Todo => {}
             }
         }
+        c.3 = self.rows.len() - c.0 - c.1 - c.2;
         c
+    }
+
+    fn compute_overview(&self) -> Overview {
+        let mut models = BTreeSet::new();
+        let mut configs = BTreeSet::new();
+        let mut items = BTreeSet::new();
+        let (mut harmful, mut headroom): (Option<(f64, f64)>, Option<(f64, f64)>) = (None, None);
+        let widen = |r: &mut Option<(f64, f64)>, x: f64| {
+            *r = Some(r.map_or((x, x), |(lo, hi)| (lo.min(x), hi.max(x))));
+        };
+        for a in self
+            .report
+            .analyses
+            .iter()
+            .filter(|a| a.key.protocol == self.protocol)
+        {
+            for mg in &a.grids.models {
+                models.insert(mg.model);
+                configs.extend(mg.grid.configs.iter().copied());
+                if a.key.scope == crate::core::analysis::grid::Scope::All {
+                    continue;
+                }
+                items.extend(mg.grid.items.iter().copied());
+            }
+            if a.key.scope == crate::core::analysis::grid::Scope::All {
+                for x in &a.metrics {
+                    if let Metrics::Mcq(x) = x {
+                        widen(&mut harmful, x.harmful_rate);
+                        widen(&mut headroom, x.headroom);
+                    }
+                }
+            }
+        }
+        Overview {
+            models: models.len(),
+            configs: configs.len(),
+            items: items.len(),
+            harmful,
+            headroom,
+        }
     }
 
     /// Items marked per minute in this session.

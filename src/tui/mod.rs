@@ -109,11 +109,20 @@ impl Drop for TerminalGuard {
 pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'static) -> Result<App> {
     let t = std::time::Instant::now();
     let mut params = opts.params.clone();
-    // The queue needs neither intervals nor the cascade sweep; they would slow the start.
+    // The queue needs neither intervals nor the cascade; they would slow the start.
     params.bootstrap_b = 0;
     params.sweep = false;
-    let report = analysis::run(&ds.matrix, &params, None);
-    crate::core::timing("analyses", t);
+    params.cascade_stages = Some(Vec::new());
+    // The audit's fingerprint hashes every cell: do it beside the analyses.
+    let (report, fp) = std::thread::scope(|s| {
+        let fp = s.spawn(|| fingerprint(&ds.matrix));
+        let report = analysis::run(&ds.matrix, &params, None);
+        (
+            report,
+            fp.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+        )
+    });
+    crate::core::timing("analyses and fingerprint", t);
     let protocol = ds
         .matrix
         .protocols
@@ -134,9 +143,6 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
         .audit
         .clone()
         .unwrap_or_else(|| default_audit_path(&ds, &annotator));
-    let t = std::time::Instant::now();
-    let fp = fingerprint(&ds.matrix);
-    crate::core::timing("fingerprint", t);
     let header = AuditHeader {
         dataset_name: ds.name.clone(),
         fingerprint: fp.clone(),
@@ -152,7 +158,9 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
     };
     let warnings = session.warnings.clone();
     let file_fp = session.header.as_ref().map(|h| h.fingerprint.clone());
+    let t = std::time::Instant::now();
     let mut app = App::new(ds, report, protocol, taxonomy, keymap, session);
+    crate::core::timing("queue", t);
     let mut notes: Vec<String> = warnings.iter().map(|w| sanitize(w).into_owned()).collect();
     if let Some(ffp) = file_fp
         && ffp != fp

@@ -20,46 +20,78 @@ pub struct SearchRequest {
     pub within: Option<Arc<Vec<u32>>>,
 }
 
-/// The rows matching a query, best first.
+/// The rows matching a query, in queue order (search filters the queue; it keeps its
+/// ranking). A partial result holds the first matches of a scan still running.
 #[derive(Debug, Clone)]
 pub struct SearchResult {
     pub generation: u64,
     pub query: String,
     pub matches: Arc<Vec<u32>>,
+    pub complete: bool,
 }
 
-/// Rows of `req` matching its query, best score first, ties in queue order; `None` if
-/// `cancelled` said stop before the end.
-pub fn search(req: &SearchRequest, cancelled: &dyn Fn() -> bool) -> Option<Vec<u32>> {
+/// Matches enough to fill a screen: sent as soon as found, before the scan ends.
+pub const FIRST_PAGE: usize = 200;
+
+/// Whether `query`'s characters occur in `text` in order: necessary for a fuzzy match, and
+/// much cheaper to test, so most non-matching rows never reach the scorer. `None` when the
+/// query is not ASCII (then only the scorer decides).
+fn may_match(text: &str, query: &str) -> Option<bool> {
+    if !query.is_ascii() {
+        return None;
+    }
+    // Smart case, as the matcher: case-sensitive only when the query has a capital.
+    let sensitive = query.bytes().any(|b| b.is_ascii_uppercase());
+    let mut q = query.bytes().filter(|b| *b != b' ').peekable();
+    for b in text.bytes() {
+        let Some(&want) = q.peek() else { break };
+        let same = if sensitive {
+            b == want
+        } else {
+            b.eq_ignore_ascii_case(&want)
+        };
+        if same {
+            q.next();
+        }
+    }
+    Some(q.peek().is_none())
+}
+
+/// Rows of `req` matching its query, in queue order; `None` if `cancelled` said stop before
+/// the end. `first_page` receives the first [`FIRST_PAGE`] matches as soon as they are found.
+pub fn search(
+    req: &SearchRequest,
+    cancelled: &dyn Fn() -> bool,
+    first_page: &mut dyn FnMut(&[u32]),
+) -> Option<Vec<u32>> {
     let matcher = SkimMatcherV2::default().smart_case();
-    let mut hits: Vec<(i64, u32)> = Vec::new();
-    let mut scan = |i: u32, n: usize| -> bool {
-        if n.is_multiple_of(4096) && cancelled() {
-            return false;
-        }
-        if let Some(score) = matcher.fuzzy_match(&req.haystacks[i as usize], &req.query) {
-            hits.push((score, i));
-        }
-        true
-    };
-    match &req.within {
-        Some(rows) => {
-            for (n, &i) in rows.iter().enumerate() {
-                if !scan(i, n) {
-                    return None;
-                }
-            }
-        }
+    let mut hits: Vec<u32> = Vec::new();
+    let mut paged = false;
+    let all: Vec<u32>;
+    let rows: &[u32] = match &req.within {
+        Some(rows) => rows,
         None => {
-            for i in 0..req.haystacks.len() {
-                if !scan(i as u32, i) {
-                    return None;
-                }
+            all = (0..req.haystacks.len() as u32).collect();
+            &all
+        }
+    };
+    for (n, &i) in rows.iter().enumerate() {
+        if n.is_multiple_of(2048) && cancelled() {
+            return None;
+        }
+        let text = &req.haystacks[i as usize];
+        if may_match(text, &req.query) == Some(false) {
+            continue;
+        }
+        if matcher.fuzzy_match(text, &req.query).is_some() {
+            hits.push(i);
+            if !paged && hits.len() == FIRST_PAGE {
+                paged = true;
+                first_page(&hits);
             }
         }
     }
-    hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    Some(hits.into_iter().map(|(_, i)| i).collect())
+    Some(hits)
 }
 
 /// The character positions of `text` that match `query`, for highlighting.
@@ -95,11 +127,20 @@ impl Searcher {
                         req = newer;
                     }
                     let cancelled = || seen.load(Ordering::Relaxed) > req.generation;
-                    if let Some(matches) = search(&req, &cancelled) {
+                    let mut page = |m: &[u32]| {
+                        reply(SearchResult {
+                            generation: req.generation,
+                            query: req.query.clone(),
+                            matches: Arc::new(m.to_vec()),
+                            complete: false,
+                        })
+                    };
+                    if let Some(matches) = search(&req, &cancelled, &mut page) {
                         reply(SearchResult {
                             generation: req.generation,
                             query: req.query.clone(),
                             matches: Arc::new(matches),
+                            complete: true,
                         });
                     }
                 }
@@ -128,24 +169,67 @@ mod tests {
         }
     }
 
+    fn run(r: &SearchRequest) -> Option<Vec<u32>> {
+        search(r, &|| false, &mut |_| {})
+    }
+
     #[test]
-    fn matches_best_first_and_narrows() {
+    fn matches_in_queue_order_and_narrows() {
         let hay = [
             "clip01-q1 what colour",
             "clip02-q3 which shape",
             "clip10-q1 colour of square",
         ];
-        let all = search(&req("colour", &hay, None), &|| false).expect("done");
-        assert_eq!(all.len(), 2);
-        assert!(all.contains(&0) && all.contains(&2));
-        let narrowed = search(&req("colour sq", &hay, Some(all)), &|| false).expect("done");
+        let all = run(&req("colour", &hay, None)).expect("done");
+        assert_eq!(all, vec![0, 2], "queue order");
+        let narrowed = run(&req("colour sq", &hay, Some(all))).expect("done");
         assert_eq!(narrowed, vec![2]);
         assert_eq!(
-            search(&req("colour", &hay, None), &|| true),
+            search(&req("colour", &hay, None), &|| true, &mut |_| {}),
             None,
             "a cancelled scan returns nothing"
         );
         assert_eq!(match_positions("clip01-q1", "c1"), vec![0, 5]);
+        // Smart case: a capital makes the match case-sensitive.
+        assert_eq!(
+            run(&req("Colour", &hay, None)).expect("done"),
+            Vec::<u32>::new()
+        );
+    }
+
+    #[test]
+    fn the_first_page_comes_before_the_end() {
+        let hay: Vec<String> = (0..5000).map(|i| format!("row {i}")).collect();
+        let hay: Vec<&str> = hay.iter().map(String::as_str).collect();
+        let mut pages = Vec::new();
+        let all = search(&req("row", &hay, None), &|| false, &mut |m| {
+            pages.push(m.len())
+        })
+        .expect("done");
+        assert_eq!(all.len(), 5000);
+        assert_eq!(pages, vec![FIRST_PAGE]);
+    }
+
+    #[test]
+    fn the_prefilter_never_rejects_a_match() {
+        let texts = [
+            "Where Does THIS clip-take place?",
+            "a b c",
+            "ünïcode text",
+            "x_y z",
+        ];
+        let queries = [
+            "wdt", "WDT", "w t p", "abc", "cba", "ünï", "xyz", "x z", "THIS", "this",
+        ];
+        let matcher = SkimMatcherV2::default().smart_case();
+        for t in texts {
+            for q in queries {
+                if matcher.fuzzy_match(t, q).is_some() {
+                    assert_ne!(may_match(t, q), Some(false), "{t:?} / {q:?}");
+                }
+            }
+        }
+        assert_eq!(may_match("abc", "cba"), Some(false));
     }
 
     #[test]
@@ -167,17 +251,20 @@ mod tests {
                 within: None,
             });
         }
-        // The last answer is for the newest query; no answer comes after it.
+        // The last answer is the complete one for the newest query.
         let mut last = None;
         while let Ok(r) = rx.recv_timeout(std::time::Duration::from_secs(5)) {
-            let done = r.generation == 3;
+            let done = r.generation == 3 && r.complete;
             last = Some(r);
             if done {
                 break;
             }
         }
         let last = last.expect("a result");
-        assert_eq!((last.generation, last.query.as_str()), (3, "item-4242"));
-        assert_eq!(last.matches.first(), Some(&4242));
+        assert_eq!(
+            (last.generation, last.query.as_str(), last.complete),
+            (3, "item-4242", true)
+        );
+        assert!(last.matches.contains(&4242));
     }
 }

@@ -270,7 +270,7 @@ fn saver(mut file: AuditFile, rx: Receiver<Event>, state: Arc<Mutex<SaveState>>,
                 }
                 Err(err) => {
                     let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
-                    st.last_error = Some(format!("cannot write {}: {err}", file.path().display()));
+                    st.last_error = Some(err.to_string());
                     break;
                 }
             }

@@ -66,36 +66,8 @@ pub fn draw(f: &mut Frame, app: &mut App) {
 fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     let m = &app.ds.matrix;
     let (done, skipped, flagged, left) = app.progress();
-    let mut models = std::collections::BTreeSet::new();
-    let mut configs = std::collections::BTreeSet::new();
-    let mut items = std::collections::BTreeSet::new();
-    let (mut harm_lo, mut harm_hi, mut head_lo, mut head_hi) = (
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    );
-    for a in app
-        .report
-        .analyses
-        .iter()
-        .filter(|a| a.key.protocol == app.protocol)
-    {
-        for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
-            models.insert(mg.model);
-            configs.extend(mg.grid.configs.iter().copied());
-            items.extend(mg.grid.items.iter().copied());
-            if a.key.scope == crate::core::analysis::grid::Scope::All
-                && let Metrics::Mcq(x) = x
-            {
-                harm_lo = harm_lo.min(x.harmful_rate);
-                harm_hi = harm_hi.max(x.harmful_rate);
-                head_lo = head_lo.min(x.headroom);
-                head_hi = head_hi.max(x.headroom);
-            }
-        }
-    }
-    let range = |lo: f64, hi: f64| {
+    let o = &app.overview;
+    let range = |(lo, hi): (f64, f64)| {
         if (hi - lo).abs() < 0.05 {
             format!("{lo:.1}")
         } else {
@@ -112,25 +84,23 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(
             format!(
                 " · {} models · {} configs · {} items",
-                models.len(),
-                configs.len(),
-                items.len()
+                o.models, o.configs, o.items
             ),
             DIM,
         ),
     ];
-    if harm_lo.is_finite() {
+    if let (Some(h), Some(r)) = (o.harmful, o.headroom) {
         line1.push(Span::raw(format!(
             " · harmful {}% · headroom +{}",
-            range(harm_lo, harm_hi),
-            range(head_lo, head_hi)
+            range(h),
+            range(r)
         )));
     }
     let save = app.session.save_state();
     let save_span = if let Some(err) = app.session.last_error() {
         Span::styled(
             format!(
-                "NOT SAVED ({} pending): {} — retrying",
+                "NOT SAVED: {} change(s) pending, retrying every second: {}",
                 app.session.unsaved(),
                 s(&err)
             ),

@@ -1,0 +1,199 @@
+//! Responsiveness of the audit screens: `cargo bench --bench tui`.
+//!
+//! On a generated dataset of 1 million cells (5 models x 8 budgets, 25 000 items with
+//! questions, so the queue has 100 000+ rows), prints:
+//!   - start to first screen, in process (load, analyses, audit file, first draw) and for
+//!     the real binary in tmux (from launch until the queue is on screen), when tmux exists;
+//!   - fuzzy search: from each keystroke to its results drawn, through the search thread,
+//!     median and 90th percentile over several typed queries;
+//!   - redraw time of the queue and item screens (median, 90th percentile).
+//!
+//! Figures only; nothing is asserted.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use frameaudit::core::analysis::bootstrap::SplitMix64;
+use frameaudit::core::analysis::params::Params;
+use frameaudit::core::dataset::load_dataset;
+use frameaudit::tui::app::Effect;
+use frameaudit::tui::search::Searcher;
+use frameaudit::tui::{TuiOptions, build_app, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const MODELS: usize = 5;
+const BUDGETS: [u64; 8] = [0, 8, 16, 24, 32, 64, 128, 256];
+const ITEMS: usize = 25_000;
+const WORDS: [&str; 16] = [
+    "what", "colour", "was", "the", "car", "how", "many", "people", "enter", "room", "which",
+    "object", "falls", "first", "where", "kitchen",
+];
+
+fn generate(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut cells = std::io::BufWriter::new(std::fs::File::create(dir.join("cells.jsonl"))?);
+    let mut items = std::io::BufWriter::new(std::fs::File::create(dir.join("items.jsonl"))?);
+    let mut rng = SplitMix64::new(3);
+    for i in 0..ITEMS {
+        let q: Vec<&str> = (0..8)
+            .map(|_| WORDS[(rng.next_u64() % 16) as usize])
+            .collect();
+        writeln!(
+            items,
+            "{{\"benchmark\":\"bench\",\"item_id\":\"item-{i:05}\",\"question\":\"{} (item {i})?\",\"options\":[\"A. a\",\"B. b\",\"C. c\",\"D. d\"],\"gold\":\"A\"}}",
+            q.join(" ")
+        )?;
+    }
+    for m in 0..MODELS {
+        for i in 0..ITEMS {
+            for (b, &f) in BUDGETS.iter().enumerate() {
+                let p = 0.35 + 0.04 * b as f64 + 0.03 * m as f64;
+                let right = ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < p;
+                let cfg = if f == 0 {
+                    "textonly".to_string()
+                } else {
+                    format!("{f}f")
+                };
+                writeln!(
+                    cells,
+                    "{{\"model\":\"model-{m}\",\"benchmark\":\"bench\",\"item_id\":\"item-{i:05}\",\"config\":\"{cfg}\",\"frames\":{f},\"pred\":\"{}\",\"gold\":\"A\",\"confidence\":{:.2}}}",
+                    if right { "A" } else { "B" },
+                    (rng.next_u64() % 100) as f64 / 100.0
+                )?;
+            }
+        }
+    }
+    cells.flush()?;
+    items.flush()
+}
+
+fn stats(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[(v.len() * 9 / 10).min(v.len() - 1)])
+}
+
+fn main() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("data");
+    let t = Instant::now();
+    generate(&dir).expect("generate");
+    println!(
+        "frameaudit TUI benchmark: {} cells generated in {:.1} s",
+        MODELS * BUDGETS.len() * ITEMS,
+        t.elapsed().as_secs_f64()
+    );
+
+    // Start to first screen, in process.
+    let t = Instant::now();
+    let ds = load_dataset(&dir, None).expect("load");
+    let load = t.elapsed().as_secs_f64();
+    let opts = TuiOptions {
+        params: Params::default(),
+        annotator: Some("bench".into()),
+        audit: Some(tmp.path().join("bench.audit.jsonl")),
+        taxonomy: None,
+        keymap: None,
+    };
+    let mut app = build_app(ds, &opts, || {}).expect("app");
+    let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+    term.draw(|f| view::draw(f, &mut app)).expect("draw");
+    let first = t.elapsed().as_secs_f64();
+    println!("queue rows: {}", app.rows.len());
+    println!("start to first screen (in process): {first:.3} s (load {load:.3} s)");
+
+    if Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        let name = format!("fa-bench-{}", std::process::id());
+        let t = Instant::now();
+        Command::new("tmux")
+            .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
+            .arg(format!(
+                "exec {} {} --annotator tmuxbench",
+                env!("CARGO_BIN_EXE_frameaudit"),
+                dir.display()
+            ))
+            .output()
+            .expect("tmux");
+        let mut shown = None;
+        while t.elapsed() < Duration::from_secs(30) {
+            let out = Command::new("tmux")
+                .args(["capture-pane", "-p", "-t", &name])
+                .output()
+                .expect("capture");
+            if String::from_utf8_lossy(&out.stdout).contains("audit queue") {
+                shown = Some(t.elapsed().as_secs_f64());
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &name])
+            .output();
+        match shown {
+            Some(s) => println!("start to first screen (binary in tmux): {s:.3} s"),
+            None => println!("start to first screen (binary in tmux): not shown within 30 s"),
+        }
+    }
+
+    // Fuzzy search: keystroke to results on screen.
+    let (tx, rx) = channel();
+    let searcher = Searcher::spawn(move |r| {
+        let _ = tx.send(r);
+    });
+    let mut latencies = Vec::new();
+    for query in ["colour car", "kitchen falls", "item 1234", "people enter"] {
+        app.on_key(KeyEvent::new(KeyCode::Char('/'), KeyModifiers::NONE));
+        for c in query.chars() {
+            let t = Instant::now();
+            let effects = app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+            if effects.contains(&Effect::Search) {
+                searcher.request(app.search_request());
+                // Results for this keystroke (older ones are dropped by the worker).
+                loop {
+                    let r = rx
+                        .recv_timeout(Duration::from_secs(10))
+                        .expect("search result");
+                    let done = r.generation == app.search_generation;
+                    app.on_search_result(r);
+                    if done {
+                        break;
+                    }
+                }
+            }
+            term.draw(|f| view::draw(f, &mut app)).expect("draw");
+            latencies.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    }
+    let (med, p90) = stats(latencies.clone());
+    println!(
+        "fuzzy search over {} rows, keystroke to results drawn: median {med:.1} ms, p90 {p90:.1} ms ({} keystrokes)",
+        app.rows.len(),
+        latencies.len()
+    );
+
+    // Redraws.
+    for (label, open) in [("queue", false), ("item", true)] {
+        if open {
+            app.update(frameaudit::tui::action::Action::Open);
+        }
+        let times: Vec<f64> = (0..200)
+            .map(|_| {
+                let t = Instant::now();
+                term.draw(|f| view::draw(f, &mut app)).expect("draw");
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        let (med, p90) = stats(times);
+        println!("redraw of the {label} screen (120x40): median {med:.2} ms, p90 {p90:.2} ms");
+    }
+}
