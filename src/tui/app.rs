@@ -803,7 +803,8 @@ impl App {
         let mut models = BTreeSet::new();
         let mut configs = BTreeSet::new();
         let mut items = BTreeSet::new();
-        let (mut harmful, mut headroom): (Option<(f64, f64)>, Option<(f64, f64)>) = (None, None);
+        let mut harmful: Option<(f64, f64)> = None;
+        let mut headroom: Option<(f64, f64)> = None;
         let widen = |r: &mut Option<(f64, f64)>, x: f64| {
             *r = Some(r.map_or((x, x), |(lo, hi)| (lo.min(x), hi.max(x))));
         };
