@@ -18,6 +18,10 @@ fn files(dir: &Path) -> BTreeSet<String> {
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).expect("read dir").flatten() {
             let p = e.path();
+            // Annotators' audits live beside the data; they are not part of the demo.
+            if p.is_dir() && p.file_name().is_some_and(|n| n == "audits") && d == dir {
+                continue;
+            }
             if p.is_dir() {
                 stack.push(p);
             } else {
