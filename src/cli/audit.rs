@@ -282,14 +282,7 @@ mod tests {
     use crate::core::audit::{AuditFile, AuditHeader, Event, UnitKey};
 
     fn header(annotator: &str) -> AuditHeader {
-        AuditHeader {
-            dataset_name: "grid".into(),
-            fingerprint: "sha256:00".into(),
-            annotator: annotator.into(),
-            taxonomy_id: "evidence-pathways".into(),
-            taxonomy_version: 1,
-            created_at: "2026-11-29T12:00:00Z".into(),
-        }
+        AuditHeader::for_tests(annotator)
     }
 
     fn rec(

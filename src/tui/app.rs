@@ -452,6 +452,16 @@ impl App {
         }
     }
 
+    /// The distinct values of a row property, in order.
+    fn distinct<T: Ord>(&self, f: impl Fn(&Row) -> T) -> Vec<T> {
+        self.rows
+            .iter()
+            .map(f)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    }
+
     fn cycle<T: Clone + PartialEq>(options: &[T], current: &Option<T>) -> Option<T> {
         match current
             .as_ref()
@@ -634,24 +644,12 @@ impl App {
                 self.input = Input::Search;
             }
             Action::FilterModel => {
-                let models: Vec<u32> = self
-                    .rows
-                    .iter()
-                    .map(|r| r.q.model)
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .collect();
+                let models = self.distinct(|r| r.q.model);
                 self.filter.model = Self::cycle(&models, &self.filter.model);
                 self.refresh_visible();
             }
             Action::FilterBenchmark => {
-                let benches: Vec<u32> = self
-                    .rows
-                    .iter()
-                    .map(|r| m.item(r.q.item).benchmark)
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .collect();
+                let benches = self.distinct(|r| m.item(r.q.item).benchmark);
                 self.filter.benchmark = Self::cycle(&benches, &self.filter.benchmark);
                 self.refresh_visible();
             }

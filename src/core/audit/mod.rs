@@ -206,6 +206,19 @@ struct TaxonomyRef<'a> {
 }
 
 impl AuditHeader {
+    /// A header for tests.
+    #[cfg(test)]
+    pub(crate) fn for_tests(annotator: &str) -> AuditHeader {
+        AuditHeader {
+            dataset_name: "grid".into(),
+            fingerprint: "sha256:00".into(),
+            annotator: annotator.into(),
+            taxonomy_id: "evidence-pathways".into(),
+            taxonomy_version: 1,
+            created_at: "2026-11-29T12:00:00Z".into(),
+        }
+    }
+
     /// The header as its line in the file (without the newline).
     pub fn to_line(&self) -> String {
         let line = HeaderLine {
