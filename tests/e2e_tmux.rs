@@ -337,3 +337,33 @@ fn a_failed_write_is_shown_kept_retried_and_quitting_asks_first() {
         rec.pathways
     );
 }
+
+#[test]
+fn resizing_at_any_time_keeps_a_sane_screen() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-size-{}", std::process::id()), &ds, "size");
+    t.wait_for("audit queue");
+    let resize = |w: &str, h: &str| {
+        let out = Command::new("tmux")
+            .args(["resize-window", "-t", &t.name, "-x", w, "-y", h])
+            .output()
+            .expect("resize");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    resize("70", "20");
+    t.wait_for("needs a terminal of at least 80x24");
+    resize("100", "30");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("evidence pathways");
+    assert!(s.lines().all(|l| l.chars().count() <= 100), "{s}");
+    resize("160", "50");
+    t.wait_for("confidence by budget");
+}

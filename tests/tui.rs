@@ -496,3 +496,62 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
     );
     assert_eq!(app.progress().0, 1);
 }
+
+#[test]
+fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let src = common::repo().join("fixtures/demo");
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).expect("mkdir");
+    for f in ["items.jsonl", "dataset.json", "cells.jsonl"] {
+        std::fs::copy(src.join(f), data.join(f)).expect("copy");
+    }
+    let audit = tmp.path().join("a.audit.jsonl");
+    let opts = TuiOptions {
+        params: Params::default(),
+        annotator: Some("a".into()),
+        audit: Some(audit.clone()),
+        taxonomy: None,
+        keymap: None,
+    };
+    // Audit the first item of the queue.
+    let mut app = build_app(load_dataset(&data, None).expect("demo"), &opts, || {}).expect("app");
+    app.update(Action::Open);
+    app.update(Action::TogglePathway(0));
+    let i = app.current().expect("item");
+    let key = app.rows[i].key.clone();
+    let rec = app.record(i).expect("record").clone();
+    assert!(app.session.wait_saved(Duration::from_secs(5)));
+    drop(app);
+
+    // Make the model right at the audited higher budget: that transition is gone.
+    let cells = std::fs::read_to_string(data.join("cells.jsonl")).expect("read");
+    let changed: String = cells
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("json");
+            if v["model"] == key.model.as_str()
+                && v["item_id"] == key.item_id.as_str()
+                && v["config"] == rec.to.as_str()
+            {
+                v["pred"] = v["gold"].clone();
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(data.join("cells.jsonl"), changed).expect("write");
+    let app = build_app(load_dataset(&data, None).expect("demo"), &opts, || {}).expect("app");
+    let notice = app.notice.as_ref().expect("a warning").text.clone();
+    assert!(
+        notice.contains("this audit was made on other data"),
+        "{notice}"
+    );
+    assert!(notice.contains("1 record(s) no longer match"), "{notice}");
+    assert!(
+        notice.contains(&format!(
+            "{}/{}/{} ({} → {})",
+            key.model, key.benchmark, key.item_id, rec.from, rec.to
+        )),
+        "{notice}"
+    );
+}
