@@ -94,6 +94,7 @@ fn main() {
     let load = t.elapsed().as_secs_f64();
     let opts = TuiOptions {
         params: Params::default(),
+        images: frameaudit::tui::app::ImageMode::None,
         annotator: Some("bench".into()),
         audit: Some(tmp.path().join("bench.audit.jsonl")),
         taxonomy: None,

@@ -665,3 +665,75 @@ fn audit_summary_and_export_feed_agreement() {
     assert_eq!(ag["pairs"][0]["per_tag"]["evidence_dropped"]["p_o"], 1.0);
     assert_eq!(ag["pairs"][0]["per_tag"]["language_prior"]["p_o"], 0.5);
 }
+
+#[test]
+fn frames_command_lists_explains_and_prints_json() {
+    let out = frameaudit(&[
+        "frames",
+        &demo(),
+        "clip02-q1",
+        "--model",
+        "lumen-7b",
+        "--explain",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("16f   16 frames  (The frames are computed with policy linspace"),
+        "{text}"
+    );
+    assert!(
+        text.contains("transition 16f -> 32f: 5 of 16 frames not kept (21 25 29 33 37)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains('▄'),
+        "no pictures when stdout is not a terminal"
+    );
+
+    let j = json(&frameaudit(&[
+        "frames",
+        &demo(),
+        "clips-mcq/clip02-q1",
+        "--model",
+        "lumen-7b",
+        "--json",
+    ]));
+    assert_eq!(j["num_frames"], 64);
+    let configs = j["configs"].as_array().expect("configs");
+    assert_eq!(configs[0]["policy"], "none");
+    assert_eq!(configs[3]["config"], "16f");
+    assert_eq!(configs[3]["indices"].as_array().map(Vec::len), Some(16));
+    assert_eq!(
+        j["transition"]["dropped"],
+        serde_json::json!([21, 25, 29, 33, 37])
+    );
+    let j = json(&frameaudit(&[
+        "frames",
+        &demo(),
+        "clip02-q1",
+        "--model",
+        "lumen-7b",
+        "--json",
+        "--config",
+        "8f",
+        "--from",
+        "8f",
+        "--to",
+        "64f",
+    ]));
+    assert_eq!(j["configs"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        j["transition"]["dropped"],
+        serde_json::json!([]),
+        "64f samples every frame"
+    );
+
+    let bad = frameaudit(&["frames", &demo(), "no-such-item"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad).contains("no item \"no-such-item\""),
+        "{}",
+        stderr(&bad)
+    );
+}

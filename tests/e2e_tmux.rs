@@ -365,5 +365,42 @@ fn resizing_at_any_time_keeps_a_sane_screen() {
     let s = t.wait_for("evidence pathways");
     assert!(s.lines().all(|l| l.chars().count() <= 100), "{s}");
     resize("160", "50");
-    t.wait_for("confidence by budget");
+    t.wait_for("frames of video");
+}
+
+#[test]
+fn move_the_frame_cursor_and_mark_an_evidence_frame() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    // The frames are not copied: use the bundled ones through a symlink.
+    std::os::unix::fs::symlink(
+        common::repo().join("fixtures/demo/frames"),
+        ds.join("frames"),
+    )
+    .expect("link frames");
+    let t = Tmux::start(&format!("fa-frames-{}", std::process::id()), &ds, "frames");
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    t.wait_for("frames of video");
+    t.keys(&["Right", "Right", "e"]);
+    let s = t.wait_for("★ evidence");
+    // The large view's caption names the frame under the cursor.
+    let index: u64 = s
+        .split(" frame ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("frame index on screen");
+    t.wait_for("saved ✓");
+    let replay = read_audit(&ds.join("audits/frames.audit.jsonl")).expect("audit file");
+    let rec = replay.records.values().next().expect("record");
+    assert_eq!(rec.evidence_frames, [index]);
+    // Frames are drawn as half blocks, not as text stand-ins.
+    assert!(
+        s.contains('▀') || s.contains('▄'),
+        "no picture on screen:\n{s}"
+    );
 }

@@ -418,6 +418,7 @@ fn hostile_text_is_drawn_inert() {
     let ds = load_dataset(dir, None).expect("loads");
     let opts = TuiOptions {
         params: Params::default(),
+        images: frameaudit::tui::app::ImageMode::None,
         annotator: Some("tester".into()),
         audit: Some(dir.join("a.audit.jsonl")),
         taxonomy: None,
@@ -447,6 +448,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
         let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
         let opts = TuiOptions {
             params: Params::default(),
+            images: frameaudit::tui::app::ImageMode::None,
             annotator: Some("alice".into()),
             audit: Some(audit.clone()),
             taxonomy: None,
@@ -465,6 +467,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
     let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
     let opts = TuiOptions {
         params: Params::default(),
+        images: frameaudit::tui::app::ImageMode::None,
         annotator: Some("alice".into()),
         audit: Some(audit.clone()),
         taxonomy: None,
@@ -509,6 +512,7 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
     let audit = tmp.path().join("a.audit.jsonl");
     let opts = TuiOptions {
         params: Params::default(),
+        images: frameaudit::tui::app::ImageMode::None,
         annotator: Some("a".into()),
         audit: Some(audit.clone()),
         taxonomy: None,
@@ -554,4 +558,70 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
         )),
         "{notice}"
     );
+}
+
+#[test]
+fn frame_cursor_views_and_evidence() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    let info = app.frame_info(i);
+    let (lo, hi) = info.pair.expect("a harmful pair");
+    assert_eq!(
+        info.panel_config,
+        Some(hi),
+        "the panel starts on the higher budget"
+    );
+    assert!(!info.configs[hi].frames.is_empty());
+    // The transition's sets partition the two budgets' frames.
+    let t = &info.transition;
+    assert_eq!(
+        t.kept.len() + t.dropped.len(),
+        info.configs[lo].frames.len()
+    );
+    assert_eq!(t.kept.len() + t.added.len(), info.configs[hi].frames.len());
+
+    let first = app.current_frame(&info).expect("a frame");
+    app.update(Action::FramePrev);
+    assert_eq!(
+        app.current_frame(&info),
+        Some(first),
+        "stops at the first frame"
+    );
+    app.update(Action::FrameNext);
+    app.update(Action::FrameNext);
+    let third = app.current_frame(&info).expect("a frame");
+    assert_eq!(third.0, info.configs[hi].frames[2]);
+    app.update(Action::MarkEvidence);
+    assert_eq!(app.record(i).expect("record").evidence_frames, [third.0]);
+    assert!(app.is_evidence(third.0));
+    app.update(Action::MarkEvidence);
+    assert!(
+        app.record(i).is_none(),
+        "unmarking leaves nothing: back to untouched"
+    );
+
+    app.update(Action::FrameSubset);
+    let info = app.frame_info(i);
+    assert_eq!(
+        app.panel_list(&info)
+            .iter()
+            .map(|e| e.index)
+            .collect::<Vec<_>>(),
+        info.transition.dropped
+    );
+    app.update(Action::FrameSubset);
+    let info = app.frame_info(i);
+    assert_eq!(
+        app.panel_list(&info)
+            .iter()
+            .map(|e| e.index)
+            .collect::<Vec<_>>(),
+        info.transition.added
+    );
+    app.update(Action::FrameSubset);
+    app.update(Action::FrameConfig);
+    let info = app.frame_info(i);
+    assert_eq!(info.panel_config, Some((hi + 1) % info.configs.len()));
+    assert_eq!(app.frame_panel.cursor, 0);
 }

@@ -43,6 +43,20 @@ pub struct TuiArgs {
     /// Keymap file overriding key bindings (JSON, see the README)
     #[arg(long, value_name = "FILE")]
     pub keymap: Option<PathBuf>,
+    /// How to draw frames (default: from the environment; halfblocks work everywhere)
+    #[arg(long, value_enum)]
+    pub images: Option<ImagesArg>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImagesArg {
+    /// Text only: frame index and time instead of pictures
+    None,
+    /// Unicode half blocks: works in every colour terminal, over SSH and in tmux
+    Halfblocks,
+    Kitty,
+    Sixel,
+    Iterm,
 }
 
 #[derive(Subcommand, Debug)]
@@ -57,6 +71,42 @@ pub enum Command {
     Import(ImportArgs),
     /// Audit files: pathway counts, flat export
     Audit(AuditArgs),
+    /// The frames each configuration sampled for one item, as text, JSON or pictures
+    Frames(FramesArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FramesArgs {
+    /// Dataset: a directory, a cells .jsonl file or a per-item .csv
+    pub dataset: PathBuf,
+    /// Item: ITEM_ID, or BENCHMARK/ITEM_ID when the id is in several benchmarks
+    pub item: String,
+    /// Model (default: the first with a harmful transition on this item)
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Only this configuration
+    #[arg(long)]
+    pub config: Option<String>,
+    /// The transition to compare (default: the item's first harmful pair)
+    #[arg(long, requires = "to")]
+    pub from: Option<String>,
+    #[arg(long, requires = "from")]
+    pub to: Option<String>,
+    /// Say which rule gave each configuration's frames
+    #[arg(long)]
+    pub explain: bool,
+    /// Print JSON for scripts
+    #[arg(long)]
+    pub json: bool,
+    /// Do not print pictures (text only)
+    #[arg(long)]
+    pub no_images: bool,
+    /// Width of each picture, in columns
+    #[arg(long)]
+    pub width: Option<u32>,
+    /// At most this many pictures
+    #[arg(long, default_value_t = 16)]
+    pub max: usize,
 }
 
 #[derive(Args, Debug)]

@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod audit;
+pub mod frames;
 pub mod import;
 pub mod list;
 pub mod report_text;
@@ -217,8 +218,19 @@ fn run_default(cli: &Cli) -> Result<()> {
         return run_report(&args);
     }
     let ds = load(&cli.data)?;
+    use self::args::ImagesArg;
+    use crate::tui::app::ImageMode;
+    let images = match cli.tui.images {
+        None => crate::tui::images_from_env(),
+        Some(ImagesArg::None) => ImageMode::None,
+        Some(ImagesArg::Halfblocks) => ImageMode::Halfblocks,
+        Some(ImagesArg::Kitty) => ImageMode::Kitty,
+        Some(ImagesArg::Sixel) => ImageMode::Sixel,
+        Some(ImagesArg::Iterm) => ImageMode::Iterm,
+    };
     let opts = crate::tui::TuiOptions {
         params: cli.analysis.params(true),
+        images,
         annotator: cli.tui.annotator.clone(),
         audit: cli.tui.audit.clone(),
         taxonomy: cli.tui.taxonomy.clone(),
@@ -259,6 +271,7 @@ pub fn main() -> ExitCode {
             ImportFormat::PerItemCsv(x) => import::per_item_csv(x),
         },
         Some(Command::Audit(a)) => run_audit(a),
+        Some(Command::Frames(a)) => frames::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod audit;
 pub mod dataset;
 pub mod diag;
+pub mod frames;
 pub mod load;
 pub mod matrix;
 pub mod queue;

@@ -36,10 +36,18 @@ pub enum Action {
     Flag,
     Undo,
     Redo,
+    FramePrev,
+    FrameNext,
+    /// Show the frames of the next configuration.
+    FrameConfig,
+    /// Cycle the frame panel: all frames, dropped ones, added ones.
+    FrameSubset,
+    /// Mark (or unmark) the frame under the cursor as evidence.
+    MarkEvidence,
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 30] = [
+const NAMED: [(Action, &str, &str); 35] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -106,6 +114,27 @@ const NAMED: [(Action, &str, &str); 30] = [
     ),
     (Action::Undo, "undo", "undo the last change"),
     (Action::Redo, "redo", "redo"),
+    (
+        Action::FramePrev,
+        "frame_prev",
+        "frame cursor: previous frame",
+    ),
+    (Action::FrameNext, "frame_next", "frame cursor: next frame"),
+    (
+        Action::FrameConfig,
+        "frame_config",
+        "frames: next configuration",
+    ),
+    (
+        Action::FrameSubset,
+        "frame_subset",
+        "frames: all / dropped / added",
+    ),
+    (
+        Action::MarkEvidence,
+        "mark_evidence",
+        "mark the frame under the cursor as evidence",
+    ),
 ];
 
 impl Action {

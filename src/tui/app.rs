@@ -108,6 +108,69 @@ pub enum Effect {
     Search,
 }
 
+/// Which frames the frame panel shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Subset {
+    /// Every frame of the panel's configuration.
+    #[default]
+    All,
+    /// The frames the lower budget of the transition sampled and the higher did not.
+    Dropped,
+    /// The frames the higher budget sampled and the lower did not.
+    Added,
+}
+
+/// The frame panel's state on the item screen.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FramePanel {
+    /// Grid column whose frames are shown (default: the higher budget of the transition).
+    pub config: Option<usize>,
+    pub subset: Subset,
+    pub cursor: usize,
+}
+
+/// How frames are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageMode {
+    /// Text stand-ins only (`--images none`, tests).
+    None,
+    Halfblocks,
+    Kitty,
+    Sixel,
+    Iterm,
+}
+
+/// The frames one configuration sampled, for the item screen.
+#[derive(Debug, Clone)]
+pub struct ConfigFrames {
+    pub name: String,
+    /// Distinct indices, sorted.
+    pub frames: Vec<u64>,
+    /// Why there are none, or which rule gave them.
+    pub note: String,
+}
+
+/// One frame in the frame panel: its index and where it sits in its configuration's sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PanelEntry {
+    pub index: u64,
+    pub config: usize,
+    pub position: usize,
+    pub of: usize,
+}
+
+/// Everything the frames view needs about an item.
+#[derive(Debug, Clone)]
+pub struct FrameInfo {
+    pub video: Option<String>,
+    pub num_frames: Option<u64>,
+    pub fps: Option<f64>,
+    pub configs: Vec<ConfigFrames>,
+    pub pair: Option<(usize, usize)>,
+    pub transition: crate::core::sampling::Transition,
+    pub panel_config: Option<usize>,
+}
+
 /// What the header says of the analysis (computed once).
 #[derive(Debug, Clone, Default)]
 pub struct Overview {
@@ -158,6 +221,15 @@ pub struct App {
     pub overview: Overview,
     /// Row of each unit.
     row_of: std::collections::HashMap<UnitKey, u32>,
+    pub frame_panel: FramePanel,
+    pub images: ImageMode,
+    picker: ratatui_image::picker::Picker,
+    /// Decodes frames off the UI thread (none in tests: frames show as text).
+    pub loader: Option<crate::core::frames::FrameLoader>,
+    /// Frames the last draw needed and did not have; the runner asks the loader for them.
+    pub wanted: Vec<crate::core::frames::FrameKey>,
+    protocols:
+        lru::LruCache<(crate::core::frames::FrameKey, u16, u16), ratatui_image::protocol::Protocol>,
 }
 
 impl App {
@@ -220,6 +292,14 @@ impl App {
             page: 20,
             overview: Overview::default(),
             row_of: std::collections::HashMap::new(),
+            frame_panel: FramePanel::default(),
+            images: ImageMode::None,
+            picker: ratatui_image::picker::Picker::halfblocks(),
+            loader: None,
+            wanted: Vec::new(),
+            protocols: lru::LruCache::new(
+                std::num::NonZeroUsize::new(96).unwrap_or(std::num::NonZeroUsize::MIN),
+            ),
         };
         app.row_of = app
             .rows
@@ -386,7 +466,290 @@ impl App {
         if let Some(i) = self.current() {
             self.screen = Screen::Item;
             self.pair = self.pair_of_record(i);
+            self.frame_panel = FramePanel::default();
             self.session.visit(&self.rows[i].key);
+        }
+    }
+
+    /// Sets how frames are drawn (the picker never queries the terminal: no start delay,
+    /// no swallowed key).
+    pub fn set_images(&mut self, mode: ImageMode) {
+        use ratatui_image::picker::ProtocolType;
+        self.images = mode;
+        let kind = match mode {
+            ImageMode::Kitty => ProtocolType::Kitty,
+            ImageMode::Sixel => ProtocolType::Sixel,
+            ImageMode::Iterm => ProtocolType::Iterm2,
+            ImageMode::None | ImageMode::Halfblocks => ProtocolType::Halfblocks,
+        };
+        self.picker.set_protocol_type(kind);
+        self.protocols.clear();
+    }
+
+    /// The frames every configuration of row `i` sampled, and the transition's sets.
+    pub fn frame_info(&self, i: usize) -> FrameInfo {
+        let q = &self.rows[i].q;
+        let mg = &self.report.analyses[q.analysis].grids.models[q.model_index];
+        let k = mg.grid.k();
+        let meta = self.ds.items[q.item as usize].as_ref();
+        let configs: Vec<ConfigFrames> = (0..k)
+            .map(|c| {
+                let cell = mg.cells[q.row * k + c];
+                let (frames, rule) = crate::core::sampling::frames_for_cell(&self.ds, cell);
+                ConfigFrames {
+                    name: self.ds.matrix.config(mg.grid.configs[c]).name.to_string(),
+                    frames: crate::core::sampling::frame_set(frames),
+                    note: match &rule {
+                        crate::core::sampling::Rule::Unknown(why) => why.clone(),
+                        other => other.explain(),
+                    },
+                }
+            })
+            .collect();
+        let pair = q.pairs.get(self.pair).copied();
+        let transition = match pair {
+            Some((a, b)) => {
+                crate::core::sampling::transition(&configs[a].frames, &configs[b].frames)
+            }
+            None => crate::core::sampling::transition(&[], &[]),
+        };
+        let panel_config = self
+            .frame_panel
+            .config
+            .or(pair.map(|p| p.1))
+            .filter(|&c| c < k);
+        FrameInfo {
+            video: meta.and_then(|m| m.video.clone()),
+            num_frames: meta.and_then(|m| m.num_frames),
+            fps: meta.and_then(|m| m.fps),
+            configs,
+            pair,
+            transition,
+            panel_config,
+        }
+    }
+
+    /// The frames the panel lists, in time order.
+    pub fn panel_list(&self, info: &FrameInfo) -> Vec<PanelEntry> {
+        let entry = |config: usize, index: u64| {
+            let frames = &info.configs[config].frames;
+            PanelEntry {
+                index,
+                config,
+                position: frames.binary_search(&index).unwrap_or(0),
+                of: frames.len(),
+            }
+        };
+        match (self.frame_panel.subset, info.pair, info.panel_config) {
+            (Subset::Dropped, Some((a, _)), _) => info
+                .transition
+                .dropped
+                .iter()
+                .map(|&x| entry(a, x))
+                .collect(),
+            (Subset::Added, Some((_, b)), _) => {
+                info.transition.added.iter().map(|&x| entry(b, x)).collect()
+            }
+            (_, _, Some(c)) => info.configs[c]
+                .frames
+                .iter()
+                .map(|&x| entry(c, x))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The frame under the cursor: (index, grid column).
+    pub fn current_frame(&self, info: &FrameInfo) -> Option<(u64, usize)> {
+        let list = self.panel_list(info);
+        list.get(self.frame_panel.cursor.min(list.len().saturating_sub(1)))
+            .map(|e| (e.index, e.config))
+    }
+
+    /// The loader key of a panel frame at a size.
+    pub fn frame_key(
+        &self,
+        info: &FrameInfo,
+        e: &PanelEntry,
+        max_side: u32,
+    ) -> Option<crate::core::frames::FrameKey> {
+        let video = info.video.as_ref()?;
+        Some(super::frames_view::key_for(
+            video,
+            e.index,
+            Some((e.position, e.of)),
+            max_side,
+        ))
+    }
+
+    /// Whether a frame is marked as evidence in the current record.
+    pub fn is_evidence(&self, index: u64) -> bool {
+        self.current()
+            .and_then(|i| self.record(i))
+            .is_some_and(|r| r.evidence_frames.contains(&index))
+    }
+
+    /// Draws a frame, or what stands in for it (text mode, loading, or why it is missing).
+    pub fn draw_image(
+        &mut self,
+        f: &mut ratatui::Frame,
+        key: Option<crate::core::frames::FrameKey>,
+        area: ratatui::layout::Rect,
+        info: &FrameInfo,
+    ) {
+        use super::frames_view::{placeholder, timestamp};
+        use super::view::{DIM, WRONG};
+        if area.width < 2 || area.height < 1 {
+            return;
+        }
+        let Some(key) = key else {
+            placeholder(
+                f,
+                area,
+                "no video for this item (items.jsonl has no `video`)",
+                DIM,
+            );
+            return;
+        };
+        // Thumbnails are small: the time is printed under them, the index is enough here.
+        let label = if area.width < 16 {
+            format!("#{}", key.index)
+        } else {
+            format!("frame {} · {}", key.index, timestamp(key.index, info.fps))
+        };
+        if self.images == ImageMode::None {
+            placeholder(f, area, &label, DIM);
+            return;
+        }
+        let Some(loader) = &self.loader else {
+            placeholder(f, area, &label, DIM);
+            return;
+        };
+        match loader.get(&key) {
+            None => {
+                self.wanted.push(key);
+                placeholder(f, area, &format!("{label}\nloading…"), DIM);
+            }
+            Some(res) => match res.as_ref() {
+                Err(why) => placeholder(f, area, &format!("{label}\n{}", sanitize(why)), WRONG),
+                Ok(img) => {
+                    let slot = (key, area.width, area.height);
+                    if !self.protocols.contains(&slot) {
+                        let size = ratatui::layout::Size::new(area.width, area.height);
+                        // Scale to fill the area at the terminal's cell size (small frames
+                        // are enlarged too); done once per frame and area, then cached.
+                        let font = self.picker.font_size();
+                        let (bw, bh) = (
+                            u32::from(area.width) * u32::from(font.width),
+                            u32::from(area.height) * u32::from(font.height),
+                        );
+                        let scale = (bw as f64 / img.width().max(1) as f64)
+                            .min(bh as f64 / img.height().max(1) as f64);
+                        let (w, h) = (
+                            ((img.width() as f64 * scale) as u32).max(1),
+                            ((img.height() as f64 * scale) as u32).max(1),
+                        );
+                        let fitted = image::imageops::resize(
+                            img,
+                            w,
+                            h,
+                            image::imageops::FilterType::Triangle,
+                        );
+                        let image = image::DynamicImage::ImageRgb8(fitted);
+                        match self.picker.new_protocol(
+                            image,
+                            size,
+                            ratatui_image::Resize::Fit(None),
+                        ) {
+                            Ok(p) => {
+                                self.protocols.put(slot.clone(), p);
+                            }
+                            Err(e) => {
+                                placeholder(f, area, &format!("{label}\ncannot draw: {e}"), WRONG);
+                                return;
+                            }
+                        }
+                    }
+                    if let Some(p) = self.protocols.get(&slot) {
+                        f.render_widget(ratatui_image::Image::new(p), area);
+                    }
+                }
+            },
+        }
+    }
+
+    /// Hands the frames the last draw needed to the loader, and prefetches the thumbnails of
+    /// the next item of the queue so that moving on does not wait for them.
+    pub fn request_frames(&mut self) {
+        let Some(loader) = &self.loader else {
+            self.wanted.clear();
+            return;
+        };
+        for key in self.wanted.drain(..) {
+            loader.request(key);
+        }
+        if self.screen != Screen::Item {
+            return;
+        }
+        let next = self
+            .current()
+            .and_then(|i| self.visible.iter().position(|&v| v as usize == i))
+            .and_then(|p| self.visible.get(p + 1))
+            .map(|&v| v as usize);
+        if let Some(n) = next {
+            let saved = (self.pair, self.frame_panel);
+            self.pair = self.pair_of_record(n);
+            self.frame_panel = FramePanel::default();
+            let info = self.frame_info(n);
+            let keys: Vec<_> = self
+                .panel_list(&info)
+                .iter()
+                .take(12)
+                .filter_map(|e| self.frame_key(&info, e, super::frames_view::THUMB_SIDE))
+                .collect();
+            (self.pair, self.frame_panel) = saved;
+            if let Some(loader) = &self.loader {
+                loader.prefetch(keys);
+            }
+        }
+    }
+
+    /// Moves the frame cursor, or changes what the panel shows.
+    fn frame_action(&mut self, action: Action) {
+        let Some(i) = self.current() else { return };
+        let info = self.frame_info(i);
+        let n = self.panel_list(&info).len();
+        let fp = &mut self.frame_panel;
+        match action {
+            Action::FramePrev => fp.cursor = fp.cursor.min(n.saturating_sub(1)).saturating_sub(1),
+            Action::FrameNext => fp.cursor = (fp.cursor + 1).min(n.saturating_sub(1)),
+            Action::FrameConfig => {
+                let k = info.configs.len().max(1);
+                fp.config = Some(info.panel_config.map_or(0, |c| (c + 1) % k));
+                fp.subset = Subset::All;
+                fp.cursor = 0;
+            }
+            Action::FrameSubset => {
+                fp.subset = match fp.subset {
+                    Subset::All => Subset::Dropped,
+                    Subset::Dropped => Subset::Added,
+                    Subset::Added => Subset::All,
+                };
+                fp.cursor = 0;
+            }
+            Action::MarkEvidence => {
+                if let Some((index, _)) = self.current_frame(&info) {
+                    let mut rec = self.working_record(i);
+                    match rec.evidence_frames.binary_search(&index) {
+                        Ok(p) => {
+                            rec.evidence_frames.remove(p);
+                        }
+                        Err(p) => rec.evidence_frames.insert(p, index),
+                    }
+                    self.change(i, rec);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -692,6 +1055,7 @@ impl App {
             Action::NextPair | Action::PrevPair => {
                 if let Some(i) = self.current() {
                     let n = self.rows[i].q.pairs.len().max(1);
+                    self.frame_panel = FramePanel::default();
                     self.pair = if action == Action::NextPair {
                         (self.pair + 1) % n
                     } else {
@@ -740,6 +1104,11 @@ impl App {
                         Input::Note(self.record(i).map_or(String::new(), |r| r.note.clone()));
                 }
             }
+            Action::FramePrev
+            | Action::FrameNext
+            | Action::FrameConfig
+            | Action::FrameSubset
+            | Action::MarkEvidence => self.frame_action(action),
             Action::MarkDone => self.mark(Status::Done),
             Action::Skip => self.mark(Status::Skipped),
             Action::Flag => self.mark(Status::Flagged),

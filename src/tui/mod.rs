@@ -4,6 +4,7 @@
 
 pub mod action;
 pub mod app;
+pub mod frames_view;
 pub mod keymap;
 pub mod search;
 pub mod session;
@@ -21,7 +22,7 @@ use crossterm::{cursor, execute, terminal};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-use self::app::{App, Effect, Notice};
+use self::app::{App, Effect, ImageMode, Notice};
 use self::keymap::Keymap;
 use self::search::{SearchResult, Searcher};
 use self::session::Session;
@@ -34,6 +35,7 @@ use crate::core::text::sanitize;
 /// How the TUI was asked to start.
 pub struct TuiOptions {
     pub params: Params,
+    pub images: ImageMode,
     pub annotator: Option<String>,
     pub audit: Option<PathBuf>,
     pub taxonomy: Option<PathBuf>,
@@ -79,6 +81,21 @@ pub fn default_audit_path(ds: &Dataset, annotator: &str) -> PathBuf {
         "{}.audit.jsonl",
         if safe.is_empty() { "annotator" } else { safe }
     ))
+}
+
+/// The image protocol to use when none is asked for: from the environment only (querying
+/// the terminal can take seconds under tmux and swallow a key press).
+pub fn images_from_env() -> ImageMode {
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    if std::env::var_os("TMUX").is_some() {
+        ImageMode::Halfblocks
+    } else if std::env::var_os("KITTY_WINDOW_ID").is_some() || var("TERM").contains("kitty") {
+        ImageMode::Kitty
+    } else if matches!(var("TERM_PROGRAM").as_str(), "iTerm.app" | "WezTerm") {
+        ImageMode::Iterm
+    } else {
+        ImageMode::Halfblocks
+    }
 }
 
 /// Messages to the event loop.
@@ -160,6 +177,7 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
     let file_fp = session.header.as_ref().map(|h| h.fingerprint.clone());
     let t = std::time::Instant::now();
     let mut app = App::new(ds, report, protocol, taxonomy, keymap, session);
+    app.set_images(opts.images);
     crate::core::timing("queue", t);
     let mut notes: Vec<String> = warnings.iter().map(|w| sanitize(w).into_owned()).collect();
     if let Some(ffp) = file_fp
@@ -215,6 +233,17 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
     let mut app = build_app(ds, &opts, move || {
         let _ = wake_tx.send(Msg::Wake);
     })?;
+    if app.images != ImageMode::None {
+        let frames_tx = tx.clone();
+        let store = crate::core::frames::FrameStore::new(&app.ds);
+        app.loader = Some(crate::core::frames::FrameLoader::new(
+            store,
+            512,
+            move || {
+                let _ = frames_tx.send(Msg::Wake);
+            },
+        ));
+    }
     let search_tx = tx.clone();
     let searcher = Searcher::spawn(move |r| {
         let _ = search_tx.send(Msg::Search(r));
@@ -287,6 +316,7 @@ fn draw(term: &mut Terminal<CrosstermBackend<Stdout>>, app: &mut App) -> Result<
     execute!(term.backend_mut(), BeginSynchronizedUpdate)?;
     term.draw(|f| view::draw(f, app))?;
     execute!(term.backend_mut(), EndSynchronizedUpdate)?;
+    app.request_frames();
     crate::core::timing("draw", t);
     Ok(())
 }

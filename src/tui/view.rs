@@ -5,9 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Bar, BarChart, BarGroup, Block, Borders, Cell, Clear, Paragraph, Row as TableRow, Table, Wrap,
-};
+use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row as TableRow, Table, Wrap};
 
 use super::app::{App, Input, Screen};
 use super::keymap::Context;
@@ -20,13 +18,13 @@ use crate::core::text::sanitize;
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
 
-const DIM: Style = Style::new().fg(Color::DarkGray);
-const RIGHT: Style = Style::new().fg(Color::Green);
-const WRONG: Style = Style::new().fg(Color::Red);
-const ACCENT: Style = Style::new().fg(Color::Cyan);
-const WARN: Style = Style::new().fg(Color::Yellow);
+pub(super) const DIM: Style = Style::new().fg(Color::DarkGray);
+pub(super) const RIGHT: Style = Style::new().fg(Color::Green);
+pub(super) const WRONG: Style = Style::new().fg(Color::Red);
+pub(super) const ACCENT: Style = Style::new().fg(Color::Cyan);
+pub(super) const WARN: Style = Style::new().fg(Color::Yellow);
 
-fn s(text: &str) -> String {
+pub(super) fn s(text: &str) -> String {
     sanitize(text).into_owned()
 }
 
@@ -451,8 +449,17 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         meta.and_then(|x| x.question.as_ref())
             .is_some_and(|t| t.chars().count() as u16 + 2 > area.width),
     );
-    let [top, middle] =
-        Layout::vertical([Constraint::Length(q_height + 1), Constraint::Min(8)]).areas(area);
+    let others: Vec<Line> = other_models(app, i);
+    // Room for the trajectory (rows + header + border), the blind line and the other
+    // models; the frames take the rest of the screen.
+    let upper_h =
+        (k as u16 + 3 + 2 + others.len() as u16 + 1).max(app.taxonomy.pathways.len() as u16 + 3);
+    let [top, middle, frames_area] = Layout::vertical([
+        Constraint::Length(q_height + 1),
+        Constraint::Length(upper_h),
+        Constraint::Min(0),
+    ])
+    .areas(area);
     f.render_widget(
         Paragraph::new(qlines)
             .wrap(Wrap { trim: false })
@@ -460,9 +467,10 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         top,
     );
 
-    // Left: trajectory table, blind answer, other models. Right: chart, pathways, note.
+    // Left: trajectory table (with confidence or score as a bar), blind answer, other
+    // models. Right: pathways and note. Below: the frames each budget sampled.
     let [left, right] =
-        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(middle);
+        Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(middle);
     let x = app.metrics(i);
     let protocol = m.config(g.configs[0]).protocol;
     let blind = m
@@ -470,7 +478,6 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         .and_then(|t| m.text(t))
         .map(str::to_owned);
     let mut table_rows = Vec::with_capacity(k);
-    let mut chart = Vec::with_capacity(k);
     for (c, name) in names.iter().enumerate() {
         let cell = mg.cells[q.row * k + c] as usize;
         let conf = m.cell_confidence[cell];
@@ -480,25 +487,25 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         let (verdict, style, value) = match x {
             Metrics::Mcq(x) => {
                 let right = x.items.row(q.row, k)[c] == 1;
+                let v = (!conf.is_nan()).then_some(conf * 100.0);
                 (
-                    if right { "✓" } else { "✗" },
-                    if right { RIGHT } else { WRONG },
-                    if conf.is_nan() {
-                        None
+                    if right {
+                        "✓".to_string()
                     } else {
-                        Some(conf * 100.0)
+                        "✗".to_string()
                     },
+                    if right { RIGHT } else { WRONG },
+                    v,
                 )
             }
             Metrics::Open(x) => {
                 let v = x.items.row(q.row, k)[c];
-                let st = if v >= 50.0 { RIGHT } else { WRONG };
-                ("", st, Some(v))
+                (
+                    format!("{v:.0}"),
+                    if v >= 50.0 { RIGHT } else { WRONG },
+                    Some(v),
+                )
             }
-        };
-        let score = match x {
-            Metrics::Open(x) => format!("{:.0}", x.items.row(q.row, k)[c]),
-            Metrics::Mcq(_) => verdict.to_string(),
         };
         let mut row_style = Style::new();
         if let Some((a, b)) = pair {
@@ -509,41 +516,49 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
             }
         }
         let variant = if g.is_variant[c] { "*" } else { "" };
+        let shown = match x {
+            Metrics::Mcq(_) if conf.is_nan() => "–".to_string(),
+            Metrics::Mcq(_) => format!("{conf:.2}"),
+            Metrics::Open(_) => String::new(),
+        };
         table_rows.push(
             TableRow::new(vec![
                 Cell::from(format!("{}{variant}", s(name))),
                 Cell::from(format!("{}", g.frames(m, c))),
                 Cell::from(answer),
-                Cell::from(Span::styled(score, style)),
-                Cell::from(if conf.is_nan() {
-                    "–".to_string()
-                } else {
-                    format!("{conf:.2}")
-                }),
+                Cell::from(Span::styled(verdict, style)),
+                Cell::from(shown),
+                Cell::from(Span::styled(
+                    value.map_or(String::new(), |v| crate::cli::term::bar(v, 100.0, 10)),
+                    style,
+                )),
             ])
             .style(row_style),
         );
-        chart.push((name.clone(), value, style));
     }
-    let traj_height = k as u16 + 2;
-    let others: Vec<Line> = other_models(app, i);
     let [traj_area, blind_area, others_area] = Layout::vertical([
-        Constraint::Length(traj_height.min(left.height.saturating_sub(4))),
+        Constraint::Length(k as u16 + 2),
         Constraint::Length(2),
         Constraint::Min(2),
     ])
     .areas(left);
+    let value_title = if matches!(x, Metrics::Open(_)) {
+        "score"
+    } else {
+        "conf"
+    };
     let table = Table::new(
         table_rows,
         [
-            Constraint::Length(14),
+            Constraint::Length(12),
             Constraint::Length(6),
             Constraint::Min(6),
+            Constraint::Length(4),
             Constraint::Length(5),
-            Constraint::Length(5),
+            Constraint::Length(10),
         ],
     )
-    .header(TableRow::new(vec!["config", "frames", "answer", "", "conf"]).style(DIM))
+    .header(TableRow::new(vec!["config", "frames", "answer", "", value_title, ""]).style(DIM))
     .block(
         Block::default()
             .borders(Borders::TOP)
@@ -600,43 +615,6 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         others_area,
     );
 
-    // Right column: chart of confidence / score, then the pathways and the note. (The frame
-    // panel of the next issue takes the lower part of this column.)
-    let [chart_area, tags_area] =
-        Layout::vertical([Constraint::Length(10), Constraint::Min(6)]).areas(right);
-    let bars: Vec<Bar> = chart
-        .iter()
-        .map(|(name, v, style)| {
-            Bar::default()
-                .value(v.map_or(0, |x| x.round() as u64))
-                .text_value(v.map_or("–".into(), |x| format!("{x:.0}")))
-                .label(Line::from(s(name).chars().take(5).collect::<String>()))
-                .style(*style)
-        })
-        .collect();
-    let chart_title = if matches!(x, Metrics::Open(_)) {
-        " score by budget "
-    } else {
-        " confidence by budget (×100) "
-    };
-    let bar_width = ((chart_area.width.saturating_sub(2)) / (k.max(1) as u16))
-        .saturating_sub(1)
-        .clamp(1, 5);
-    f.render_widget(
-        BarChart::default()
-            .data(BarGroup::default().bars(&bars))
-            .bar_width(bar_width)
-            .bar_gap(1)
-            .max(100)
-            .block(
-                Block::default()
-                    .borders(Borders::TOP)
-                    .title(Span::styled(chart_title, ACCENT))
-                    .border_style(DIM),
-            ),
-        chart_area,
-    );
-
     let mut tag_lines = Vec::new();
     for p in &app.taxonomy.pathways {
         let on = rec.is_some_and(|x| x.pathways.contains(&p.id));
@@ -672,8 +650,9 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
                 .title(Span::styled(" evidence pathways ", ACCENT))
                 .border_style(DIM),
         ),
-        tags_area,
+        right,
     );
+    super::frames_view::draw_frames(f, app, i, frames_area);
 }
 
 /// The same item's trajectories under the other models, one line each.

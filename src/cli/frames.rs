@@ -1,0 +1,294 @@
+//! `frameaudit frames DATASET ITEM`: which frames each configuration showed the model, as
+//! text, as JSON for scripts, or printed as pictures straight to the terminal (viuer), for
+//! quick looks outside the audit screens and over SSH.
+
+use std::io::{IsTerminal, Write};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use super::args::FramesArgs;
+use crate::core::analysis;
+use crate::core::frames::FrameStore;
+use crate::core::queue::{QueueKind, queue};
+use crate::core::sampling::{Rule, frame_set, frames_for_cell, transition};
+use crate::core::text::sanitize;
+use crate::tui::frames_view::timestamp;
+
+#[derive(Serialize)]
+struct ConfigJson {
+    config: String,
+    frames: u64,
+    policy: String,
+    indices: Vec<u64>,
+}
+
+#[derive(Serialize)]
+struct TransitionJson {
+    from: String,
+    to: String,
+    kept: Vec<u64>,
+    dropped: Vec<u64>,
+    added: Vec<u64>,
+}
+
+#[derive(Serialize)]
+struct FramesJson {
+    model: String,
+    benchmark: String,
+    item_id: String,
+    num_frames: Option<u64>,
+    fps: Option<f64>,
+    configs: Vec<ConfigJson>,
+    transition: Option<TransitionJson>,
+}
+
+fn policy_name(rule: &Rule) -> String {
+    match rule {
+        Rule::Cell => "cell".into(),
+        Rule::Policy(p) => (*p).into(),
+        Rule::Assumed => "linspace".into(),
+        Rule::Unknown(_) => "unknown".into(),
+    }
+}
+
+pub fn run(args: &FramesArgs) -> Result<()> {
+    let ds = super::load(&super::args::DatasetArgs {
+        dataset: Some(args.dataset.clone()),
+        ..Default::default()
+    })?;
+    let m = &ds.matrix;
+    let (bench, item_id) = match args.item.split_once('/') {
+        Some((b, i)) if m.benchmarks.get(b).is_some() => (Some(b.to_string()), i.to_string()),
+        _ => (None, args.item.clone()),
+    };
+    let candidates: Vec<u32> = (0..m.items.len() as u32)
+        .filter(|&i| {
+            let it = m.item(i);
+            *it.id == *item_id
+                && bench
+                    .as_deref()
+                    .is_none_or(|b| m.benchmarks.name(it.benchmark) == b)
+        })
+        .collect();
+    let item = match candidates.as_slice() {
+        [one] => *one,
+        [] => bail!("no item {:?} in the dataset", sanitize(&args.item)),
+        _ => bail!(
+            "item {:?} is in several benchmarks: write BENCHMARK/ITEM",
+            sanitize(&args.item)
+        ),
+    };
+    let params = analysis::params::Params {
+        bootstrap_b: 0,
+        sweep: false,
+        cascade_stages: Some(Vec::new()),
+        ..Default::default()
+    };
+    let report = analysis::run(m, &params, None);
+    let protocol = m
+        .protocols
+        .get(&params.primary)
+        .context("no primary protocol in the dataset")?;
+    let model = match &args.model {
+        Some(name) => Some(
+            m.models
+                .get(name)
+                .with_context(|| format!("no model {:?} in the dataset", sanitize(name)))?,
+        ),
+        None => None,
+    };
+    // The item's grid for the model: the first harmful row of the queue, else any grid.
+    let rows = queue(&report, protocol, QueueKind::All);
+    let row = rows
+        .iter()
+        .filter(|r| r.item == item && model.is_none_or(|mo| r.model == mo))
+        .min_by_key(|r| (r.pairs.is_empty(), r.model))
+        .with_context(|| {
+            format!(
+                "the item {:?} has no complete trajectory for that model",
+                sanitize(&args.item)
+            )
+        })?;
+    let a = &report.analyses[row.analysis];
+    let mg = &a.grids.models[row.model_index];
+    let k = mg.grid.k();
+    let names: Vec<String> = mg
+        .grid
+        .configs
+        .iter()
+        .map(|&c| m.config(c).name.to_string())
+        .collect();
+    let meta = ds.items[item as usize].as_ref();
+    let per_config: Vec<(Vec<u64>, Rule)> = (0..k)
+        .map(|c| {
+            let (f, rule) = frames_for_cell(&ds, mg.cells[row.row * k + c]);
+            (frame_set(f), rule)
+        })
+        .collect();
+    let col = |name: &str| {
+        names.iter().position(|n| n == name).with_context(|| {
+            format!(
+                "no configuration {:?} in this item's grid ({})",
+                sanitize(name),
+                names.join(", ")
+            )
+        })
+    };
+    let pair = match (&args.from, &args.to) {
+        (Some(f), Some(t)) => Some((col(f)?, col(t)?)),
+        (None, None) => row.pairs.first().copied(),
+        _ => bail!("--from and --to go together"),
+    };
+    let shown: Vec<usize> = match &args.config {
+        Some(c) => vec![col(c)?],
+        None => (0..k).collect(),
+    };
+    let tr = pair.map(|(lo, hi)| (lo, hi, transition(&per_config[lo].0, &per_config[hi].0)));
+
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        let j = FramesJson {
+            model: m.models.name(mg.model).to_string(),
+            benchmark: m.benchmarks.name(m.item(item).benchmark).to_string(),
+            item_id: m.item(item).id.to_string(),
+            num_frames: meta.and_then(|x| x.num_frames),
+            fps: meta.and_then(|x| x.fps),
+            configs: shown
+                .iter()
+                .map(|&c| ConfigJson {
+                    config: names[c].clone(),
+                    frames: mg.grid.frames(m, c),
+                    policy: if mg.grid.frames(m, c) == 0 {
+                        "none".into()
+                    } else {
+                        policy_name(&per_config[c].1)
+                    },
+                    indices: per_config[c].0.clone(),
+                })
+                .collect(),
+            transition: tr.as_ref().map(|(lo, hi, t)| TransitionJson {
+                from: names[*lo].clone(),
+                to: names[*hi].clone(),
+                kept: t.kept.clone(),
+                dropped: t.dropped.clone(),
+                added: t.added.clone(),
+            }),
+        };
+        serde_json::to_writer(&mut out, &j)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+
+    let fps = meta.and_then(|x| x.fps);
+    writeln!(
+        out,
+        "{} · {} · {}{}",
+        sanitize(m.models.name(mg.model)),
+        sanitize(m.benchmarks.name(m.item(item).benchmark)),
+        sanitize(&m.item(item).id),
+        meta.and_then(|x| x.video.as_deref())
+            .map_or(String::new(), |v| format!(" · video {}", sanitize(v)))
+    )?;
+    for &c in &shown {
+        let (idx, rule) = &per_config[c];
+        write!(out, "{:>10}  {:>3} frames", sanitize(&names[c]), idx.len())?;
+        if args.explain {
+            write!(out, "  ({})", rule.explain())?;
+        }
+        let list: Vec<String> = idx
+            .iter()
+            .map(|&i| format!("{i}@{}", timestamp(i, fps)))
+            .collect();
+        writeln!(out, ": {}", list.join(" "))?;
+    }
+    if let Some((lo, hi, t)) = &tr {
+        writeln!(
+            out,
+            "transition {} -> {}: {} of {} frames not kept ({}), {} added ({})",
+            sanitize(&names[*lo]),
+            sanitize(&names[*hi]),
+            t.dropped.len(),
+            t.dropped.len() + t.kept.len(),
+            t.dropped
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            t.added.len(),
+            t.added
+                .iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        )?;
+    }
+    if args.no_images || !std::io::stdout().is_terminal() {
+        return Ok(());
+    }
+    // Pictures: the transition's dropped and added frames, or the one configuration asked.
+    let Some(video) = meta.and_then(|x| x.video.clone()) else {
+        writeln!(out, "(no video for this item: nothing to show)")?;
+        return Ok(());
+    };
+    let store = FrameStore::new(&ds);
+    // (label, frame index, position in its configuration's sample)
+    type Shown = (String, u64, Option<(usize, usize)>);
+    let mut show: Vec<Shown> = Vec::new();
+    match (&args.config, &tr) {
+        (None, Some((lo, hi, t))) => {
+            for &i in &t.dropped {
+                let pos = per_config[*lo].0.binary_search(&i).unwrap_or(0);
+                show.push((
+                    format!(
+                        "dropped by {}: frame {i} · {}",
+                        names[*hi],
+                        timestamp(i, fps)
+                    ),
+                    i,
+                    Some((pos, per_config[*lo].0.len())),
+                ));
+            }
+            for &i in &t.added {
+                let pos = per_config[*hi].0.binary_search(&i).unwrap_or(0);
+                show.push((
+                    format!("added by {}: frame {i} · {}", names[*hi], timestamp(i, fps)),
+                    i,
+                    Some((pos, per_config[*hi].0.len())),
+                ));
+            }
+        }
+        _ => {
+            for &c in &shown {
+                for (pos, &i) in per_config[c].0.iter().enumerate() {
+                    show.push((
+                        format!("{}: frame {i} · {}", names[c], timestamp(i, fps)),
+                        i,
+                        Some((pos, per_config[c].0.len())),
+                    ));
+                }
+            }
+        }
+    }
+    let width = args.width.unwrap_or(40);
+    for (label, index, pos) in show.into_iter().take(args.max) {
+        writeln!(out, "{}", sanitize(&label))?;
+        out.flush()?;
+        let located = store.locate(&video, index, pos);
+        match crate::core::frames::load_image(&located, width * 4, store.ffmpeg()) {
+            Ok(img) => {
+                let conf = viuer::Config {
+                    width: Some(width),
+                    absolute_offset: false,
+                    ..Default::default()
+                };
+                if let Err(e) = viuer::print(&image::DynamicImage::ImageRgb8(img), &conf) {
+                    writeln!(out, "  (cannot print: {e})")?;
+                }
+            }
+            Err(why) => writeln!(out, "  ({})", sanitize(&why))?,
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,399 @@
+//! Where the frames of a video come from, and how they become pixels (FORMATS.md §1 and
+//! §3.3). A dataset keeps frames in one of three ways, tried in this order:
+//!
+//! 1. extracted images `<root>/<frames_dir>/<video>/<name>`, the name given by
+//!    `dataset.json` → `frame_name` (default `{index:06}.jpg`, `{index}.jpg`, or `.png`);
+//! 2. the VLMEvalKit layout `frame-{i}-of-{N}.jpg`, named by the frame's position among the
+//!    N frames a configuration sampled, under the frames directory or
+//!    `<root>/images/<dataset>/<video>/`;
+//! 3. a raw video `<root>/<videos_dir>/<video>.<ext>`, decoded one frame at a time by the
+//!    `ffmpeg` program into a disk cache, `<root>/.frameaudit-cache/frames/<video>/<index>.jpg`.
+//!
+//! Every name comes from a data file, so none may lead outside these directories: absolute
+//! paths, `..` and NUL bytes are refused (the frame is then [`Located::Missing`] with the
+//! reason). [`FrameStore::locate`] only looks at the file system; [`load_image`] decodes,
+//! and [`FrameLoader`] does both on a background thread with a cache of scaled images.
+
+mod decode;
+mod loader;
+mod name;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::core::dataset::{Dataset, DatasetMeta, ItemMeta};
+
+pub use decode::{MAX_IMAGE_SIDE, load_image};
+pub use loader::{FrameKey, FrameLoader};
+
+use name::{check_relative, render_name};
+
+/// The directory of the decode cache, under the dataset directory.
+pub const CACHE_DIR: &str = ".frameaudit-cache";
+
+/// The one-line hint shown when a frame needs ffmpeg and there is none.
+pub const FFMPEG_HINT: &str = "install ffmpeg to see frames of raw videos";
+
+/// The container extensions tried for a raw video, in order.
+pub const VIDEO_EXTENSIONS: [&str; 5] = ["mp4", "mkv", "webm", "avi", "mov"];
+
+/// Names tried for an extracted frame when `dataset.json` has no `frame_name`.
+const DEFAULT_NAMES: [&str; 4] = [
+    "{index:06}.jpg",
+    "{index}.jpg",
+    "{index:06}.png",
+    "{index}.png",
+];
+
+/// Where one frame comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Located {
+    /// An image file on disk.
+    Image(PathBuf),
+    /// A frame of a raw video, decoded by ffmpeg into `cached` (possibly already there).
+    Video {
+        /// The video file.
+        video: PathBuf,
+        /// Where the decoded frame is (or will be) cached.
+        cached: PathBuf,
+        /// The time to seek to, in seconds: half a frame before the frame, so the first
+        /// frame at or after it is the requested one despite rounding.
+        seconds: f64,
+        /// The ffmpeg program to decode with; `None` when there is none, which only
+        /// happens when the frame is already in the cache.
+        ffmpeg: Option<PathBuf>,
+    },
+    /// No source of the frame: why, in one line, naming what was tried.
+    Missing(String),
+}
+
+/// Finds the frames of a dataset's videos. Cheap to clone; holds no open files.
+#[derive(Debug, Clone)]
+pub struct FrameStore {
+    /// The dataset directory; `None` when a single file was loaded.
+    root: Option<PathBuf>,
+    /// The frames directory relative to the root, or why `dataset.json`'s is refused.
+    frames_dir: Result<String, String>,
+    /// The videos directory relative to the root, or why `dataset.json`'s is refused.
+    videos_dir: Result<String, String>,
+    frame_name: Option<String>,
+    /// Frame rate of each video, from the items that name it.
+    fps: HashMap<String, f64>,
+    /// The ffmpeg program, when there is one.
+    ffmpeg: Option<PathBuf>,
+}
+
+impl FrameStore {
+    /// The frame store of a loaded dataset; ffmpeg is looked for on `PATH`.
+    pub fn new(dataset: &Dataset) -> FrameStore {
+        FrameStore::from_parts(dataset.root.clone(), &dataset.meta, &dataset.items)
+    }
+
+    /// A frame store from its parts: the dataset directory, `dataset.json` and the items
+    /// (only `video` and `fps` are used). ffmpeg is looked for on `PATH`.
+    pub fn from_parts(
+        root: Option<PathBuf>,
+        meta: &DatasetMeta,
+        items: &[Option<ItemMeta>],
+    ) -> FrameStore {
+        let dir = |value: &Option<String>, default: &str, field: &str| match value {
+            None => Ok(default.to_string()),
+            Some(d) => check_relative(d)
+                .map(|()| d.clone())
+                .map_err(|why| format!("dataset.json: {field} {:?} {why}", d)),
+        };
+        let mut fps = HashMap::new();
+        for item in items.iter().flatten() {
+            if let (Some(video), Some(f)) = (&item.video, item.fps)
+                && f.is_finite()
+                && f > 0.0
+            {
+                // Items of one video share it; the first one's rate is as good as any.
+                fps.entry(video.clone()).or_insert(f);
+            }
+        }
+        FrameStore {
+            root,
+            frames_dir: dir(&meta.frames_dir, "frames", "frames_dir"),
+            videos_dir: dir(&meta.videos_dir, "videos", "videos_dir"),
+            frame_name: meta.frame_name.clone(),
+            fps,
+            ffmpeg: ffmpeg_on_path(),
+        }
+    }
+
+    /// Uses `program` as ffmpeg: a path, or a bare name looked for on `PATH`. A program
+    /// that does not exist counts as no ffmpeg; `None` means no ffmpeg at all.
+    pub fn with_ffmpeg(mut self, program: Option<PathBuf>) -> FrameStore {
+        self.ffmpeg = program.and_then(|p| resolve_program(&p));
+        self
+    }
+
+    /// Whether this store can decode frames of raw videos (it found ffmpeg).
+    pub fn ffmpeg(&self) -> bool {
+        self.ffmpeg.is_some()
+    }
+
+    /// The ffmpeg program this store decodes with.
+    pub fn ffmpeg_path(&self) -> Option<&Path> {
+        self.ffmpeg.as_deref()
+    }
+
+    /// The dataset directory.
+    pub fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
+    /// The frame rate the items give `video`.
+    pub fn fps(&self, video: &str) -> Option<f64> {
+        self.fps.get(video).copied()
+    }
+
+    /// Where frame `index` of `video` comes from. `position` = (i, N) says the frame is the
+    /// i-th (0-based) of the N frames a configuration sampled, which the VLMEvalKit layout
+    /// needs (its files are named by position). Looks at the file system but reads no
+    /// file.
+    pub fn locate(&self, video: &str, index: u64, position: Option<(usize, usize)>) -> Located {
+        let Some(root) = &self.root else {
+            return Located::Missing(
+                "a single file was loaded, so there is no dataset directory with frames".into(),
+            );
+        };
+        if let Err(why) = check_relative(video) {
+            return Located::Missing(format!("the video name {video:?} {why}"));
+        }
+        let frames_dir = match &self.frames_dir {
+            Ok(d) => d,
+            Err(why) => return Located::Missing(why.clone()),
+        };
+
+        // Extracted images, by frame index (or by position when `frame_name` says so).
+        let mut tried: Vec<String> = Vec::new();
+        let mut problem: Option<String> = None;
+        let video_rel = format!("{frames_dir}/{video}");
+        let templates: Vec<&str> = match &self.frame_name {
+            Some(t) => vec![t.as_str()],
+            None => DEFAULT_NAMES.to_vec(),
+        };
+        for template in templates {
+            match render_name(template, index, position) {
+                Ok(name) => {
+                    if let Err(why) = check_relative(&name) {
+                        return Located::Missing(format!(
+                            "dataset.json: frame_name {template:?} gives the file name {name:?}, which {why}"
+                        ));
+                    }
+                    let path = root.join(&video_rel).join(&name);
+                    if path.is_file() {
+                        return Located::Image(path);
+                    }
+                    tried.push(format!("{video_rel}/{name}"));
+                }
+                Err(why) => {
+                    problem = Some(format!("dataset.json: frame_name {template:?}: {why}"));
+                }
+            }
+        }
+
+        // The VLMEvalKit layout, named by position.
+        if let Some((i, n)) = position {
+            let name = format!("frame-{}-of-{n}.jpg", i + 1);
+            let path = root.join(&video_rel).join(&name);
+            if path.is_file() {
+                return Located::Image(path);
+            }
+            tried.push(format!("{video_rel}/{name}"));
+            for dataset in sorted_subdirs(&root.join("images")) {
+                let rel = format!("images/{dataset}/{video}/{name}");
+                let path = root.join(&rel);
+                if path.is_file() {
+                    return Located::Image(path);
+                }
+            }
+            tried.push(format!("images/*/{video}/{name}"));
+        }
+
+        // A raw video.
+        let videos_dir = match &self.videos_dir {
+            Ok(d) => d,
+            Err(why) => return Located::Missing(why.clone()),
+        };
+        let Some(video_path) = find_video(root, videos_dir, video) else {
+            let mut reason = describe_tried(&tried);
+            if let Some(p) = problem {
+                reason = format!("{p}; {reason}");
+            }
+            return Located::Missing(format!(
+                "{reason}; no video {videos_dir}/{video}.{} (nor .{})",
+                VIDEO_EXTENSIONS[0],
+                VIDEO_EXTENSIONS[1..].join(", .")
+            ));
+        };
+        let cached = root
+            .join(CACHE_DIR)
+            .join("frames")
+            .join(video)
+            .join(format!("{index}.jpg"));
+        let fps = self.fps.get(video).copied();
+        let seconds = fps.map_or(0.0, |f| seek_seconds(index, f));
+        if decode::cache_is_fresh(&cached, &video_path) {
+            return Located::Video {
+                video: video_path,
+                cached,
+                seconds,
+                // Without a frame rate the seek time is unknown: the cache only.
+                ffmpeg: fps.and(self.ffmpeg.clone()),
+            };
+        }
+        if fps.is_none() {
+            return Located::Missing(
+                "the item has no fps, so a frame index cannot be turned into a time".into(),
+            );
+        }
+        match &self.ffmpeg {
+            Some(program) => Located::Video {
+                video: video_path,
+                cached,
+                seconds,
+                ffmpeg: Some(program.clone()),
+            },
+            None => Located::Missing(FFMPEG_HINT.into()),
+        }
+    }
+}
+
+/// The seek time of frame `index` at `fps`: half a frame early, so that the first frame at
+/// or after it (what ffmpeg's accurate seek returns) is the nearest one to `index / fps`
+/// even when the division rounds up.
+fn seek_seconds(index: u64, fps: f64) -> f64 {
+    ((index as f64 - 0.5) / fps).max(0.0)
+}
+
+/// `no frame file a/1.jpg (nor 01.jpg, b/1.jpg)`: the first path in full, the others by
+/// name when they share its directory.
+fn describe_tried(tried: &[String]) -> String {
+    let Some(first) = tried.first() else {
+        return "no frame file".into();
+    };
+    let dir = first.rsplit_once('/').map_or("", |(d, _)| d);
+    let rest: Vec<&str> = tried[1..]
+        .iter()
+        .map(|t| match t.rsplit_once('/') {
+            Some((d, name)) if d == dir => name,
+            _ => t.as_str(),
+        })
+        .collect();
+    if rest.is_empty() {
+        format!("no frame file {first}")
+    } else {
+        format!("no frame file {first} (nor {})", rest.join(", "))
+    }
+}
+
+/// The subdirectories of `dir` by name, sorted so the first match is the same every run.
+/// Names that are not UTF-8 or not plain names are skipped.
+fn sorted_subdirs(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir() || t.is_symlink()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| check_relative(n).is_ok())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The video file of `video`, trying each extension (also in capitals).
+fn find_video(root: &Path, videos_dir: &str, video: &str) -> Option<PathBuf> {
+    let dir = root.join(videos_dir);
+    VIDEO_EXTENSIONS
+        .iter()
+        .flat_map(|e| [e.to_string(), e.to_ascii_uppercase()])
+        .map(|ext| dir.join(format!("{video}.{ext}")))
+        .find(|p| p.is_file())
+}
+
+/// The `ffmpeg` program on `PATH`, if any.
+pub fn ffmpeg_on_path() -> Option<PathBuf> {
+    resolve_program(Path::new("ffmpeg"))
+}
+
+/// A program path as given when it has a directory part, else looked for on `PATH`;
+/// `None` when no such file exists.
+fn resolve_program(program: &Path) -> Option<PathBuf> {
+    let exe = |p: PathBuf| -> Option<PathBuf> {
+        if p.is_file() {
+            return Some(p);
+        }
+        // On Windows the program is `ffmpeg.exe`.
+        let suffix = std::env::consts::EXE_SUFFIX;
+        if !suffix.is_empty() {
+            let mut with = p.into_os_string();
+            with.push(suffix);
+            let with = PathBuf::from(with);
+            if with.is_file() {
+                return Some(with);
+            }
+        }
+        None
+    };
+    if program.components().count() > 1 || program.is_absolute() {
+        return exe(program.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|d| !d.as_os_str().is_empty())
+        .find_map(|d| exe(d.join(program)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seek_lands_half_a_frame_early() {
+        assert_eq!(seek_seconds(0, 30.0), 0.0);
+        assert!((seek_seconds(12, 10.0) - 1.15).abs() < 1e-12);
+    }
+
+    #[test]
+    fn tried_paths_are_listed_compactly() {
+        let tried = vec![
+            "frames/c/000021.jpg".to_string(),
+            "frames/c/21.jpg".to_string(),
+            "images/*/c/frame-1-of-8.jpg".to_string(),
+        ];
+        assert_eq!(
+            describe_tried(&tried),
+            "no frame file frames/c/000021.jpg (nor 21.jpg, images/*/c/frame-1-of-8.jpg)"
+        );
+    }
+
+    #[test]
+    fn dataset_json_directories_may_not_leave_the_dataset() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for bad in ["../elsewhere", "/etc", "a/../../b"] {
+            let meta = DatasetMeta {
+                frames_dir: Some(bad.into()),
+                ..DatasetMeta::default()
+            };
+            let store = FrameStore::from_parts(Some(dir.path().into()), &meta, &[]);
+            match store.locate("clip", 1, None) {
+                Located::Missing(why) => assert!(why.contains("frames_dir"), "{why}"),
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn missing_program_is_no_ffmpeg() {
+        let store = FrameStore::from_parts(None, &DatasetMeta::default(), &[])
+            .with_ffmpeg(Some("/nonexistent/ffmpeg".into()));
+        assert!(!store.ffmpeg());
+        let store = store.with_ffmpeg(None);
+        assert!(!store.ffmpeg());
+    }
+}

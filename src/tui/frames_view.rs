@@ -1,0 +1,316 @@
+//! The frames of the item screen: a timeline with one row per configuration marking the
+//! frames its budget sampled (for the audited transition: kept, dropped and added ones in
+//! their own colours), a strip of thumbnails with a cursor, and a large view of the frame
+//! under the cursor. Images come from the background loader; the view only asks for them.
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use super::app::{App, FrameInfo, Subset};
+use super::view::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
+use crate::core::frames::FrameKey;
+
+/// Longest side, in pixels, a thumbnail is decoded at.
+pub const THUMB_SIDE: u32 = 128;
+
+const KEPT: Style = Style::new().fg(Color::Gray);
+const DROPPED: Style = Style::new().fg(Color::Red);
+const ADDED: Style = Style::new().fg(Color::Yellow);
+
+/// `mm:ss` of a frame index at `fps` frames per second.
+pub fn timestamp(index: u64, fps: Option<f64>) -> String {
+    match fps {
+        Some(f) if f > 0.0 => {
+            let secs = (index as f64 / f).floor() as u64;
+            format!("{:02}:{:02}", secs / 60, secs % 60)
+        }
+        _ => format!("#{index}"),
+    }
+}
+
+/// Draws the frames part of the item screen for row `i`.
+pub fn draw_frames(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
+    if area.height < 5 {
+        return;
+    }
+    let info = app.frame_info(i);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(area);
+    let title = match (&info.video, info.num_frames) {
+        (Some(v), Some(n)) => format!(
+            " frames of video {} ({} frames, {}) ",
+            s(v),
+            n,
+            info.fps.map_or("fps unknown".into(), |f| format!(
+                "{f} fps, {}",
+                timestamp(n, Some(f))
+            ))
+        ),
+        (Some(v), None) => format!(" frames of video {} ", s(v)),
+        _ => " frames ".to_string(),
+    };
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Span::styled(title, ACCENT))
+        .border_style(DIM);
+    let inner = block.inner(left);
+    f.render_widget(block, left);
+    let k = info.configs.len();
+    let timeline_h = (k as u16 + 2).min(inner.height);
+    let [timeline, thumbs] =
+        Layout::vertical([Constraint::Length(timeline_h), Constraint::Min(0)]).areas(inner);
+    draw_timeline(f, app, &info, timeline);
+    draw_thumbnails(f, app, &info, thumbs);
+    draw_large(f, app, &info, right);
+}
+
+fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect) {
+    let name_w = 10usize;
+    let width = (area.width as usize).saturating_sub(name_w + 8).max(10);
+    let total = info
+        .num_frames
+        .unwrap_or_else(|| {
+            info.configs
+                .iter()
+                .flat_map(|c| c.frames.iter().copied())
+                .max()
+                .map_or(1, |m| m + 1)
+        })
+        .max(1);
+    let col = |idx: u64| {
+        ((idx as f64 / total as f64) * width as f64)
+            .floor()
+            .min(width as f64 - 1.0) as usize
+    };
+    let cursor = app.current_frame(info);
+    let mut lines = Vec::new();
+    for (c, cf) in info.configs.iter().enumerate() {
+        let mut cells: Vec<(char, Style)> = vec![('·', DIM); width];
+        let role = info.pair.and_then(|(a, b)| {
+            if c == a {
+                Some(true)
+            } else if c == b {
+                Some(false)
+            } else {
+                None
+            }
+        });
+        for &idx in &cf.frames {
+            let style = match role {
+                Some(true) if info.transition.dropped.binary_search(&idx).is_ok() => DROPPED,
+                Some(false) if info.transition.added.binary_search(&idx).is_ok() => ADDED,
+                Some(_) => KEPT,
+                None => DIM,
+            };
+            cells[col(idx)] = ('▮', style);
+        }
+        if Some(c) == info.panel_config
+            && let Some((idx, _)) = cursor
+        {
+            let x = col(idx);
+            cells[x].1 = cells[x].1.add_modifier(Modifier::REVERSED);
+        }
+        let mut spans = vec![Span::styled(
+            format!(
+                "{:<w$}",
+                s(&cf.name).chars().take(name_w - 1).collect::<String>(),
+                w = name_w
+            ),
+            match role {
+                Some(true) => RIGHT,
+                Some(false) => WRONG,
+                None => Style::new(),
+            },
+        )];
+        if cf.frames.is_empty() {
+            spans.push(Span::styled(cf.note.clone(), DIM));
+        } else {
+            spans.extend(
+                cells
+                    .into_iter()
+                    .map(|(ch, st)| Span::styled(ch.to_string(), st)),
+            );
+            spans.push(Span::styled(format!(" {}", cf.frames.len()), DIM));
+        }
+        lines.push(Line::from(spans));
+    }
+    let axis_mid = timestamp(total / 2, info.fps);
+    let axis_end = timestamp(total.saturating_sub(1), info.fps);
+    let pad = width.saturating_sub(axis_mid.len() + axis_end.len() + 5) / 2;
+    lines.push(Line::from(Span::styled(
+        format!(
+            "{:<w$}00:00{}{axis_mid}{}{axis_end}",
+            "",
+            " ".repeat(pad),
+            " ".repeat(pad),
+            w = name_w
+        ),
+        DIM,
+    )));
+    if let Some((a, b)) = info.pair {
+        let (lo, hi) = (&info.configs[a], &info.configs[b]);
+        let t = &info.transition;
+        lines.push(Line::from(vec![
+            Span::raw(format!("{} → {}: ", s(&lo.name), s(&hi.name))),
+            Span::styled(
+                format!(
+                    "{} of {} frames not kept",
+                    t.dropped.len(),
+                    t.kept.len() + t.dropped.len()
+                ),
+                DROPPED,
+            ),
+            Span::raw(", "),
+            Span::styled(format!("{} added", t.added.len()), ADDED),
+            Span::styled(format!(", {} kept", t.kept.len()), KEPT),
+        ]));
+    }
+    f.render_widget(Paragraph::new(lines), area);
+}
+
+fn draw_thumbnails(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
+    if area.height < 3 {
+        return;
+    }
+    let list = app.panel_list(info);
+    let subset = match app.frame_panel.subset {
+        Subset::All => format!(
+            "all {} frames of {}",
+            list.len(),
+            info.panel_config
+                .map_or("?".into(), |c| s(&info.configs[c].name))
+        ),
+        Subset::Dropped => format!("{} frames the higher budget dropped", list.len()),
+        Subset::Added => format!("{} frames the higher budget added", list.len()),
+    };
+    let [head, strip] = Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(area);
+    f.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled(subset, ACCENT),
+            Span::styled(
+                "   ←/→ move · c config · v all/dropped/added · e evidence",
+                DIM,
+            ),
+        ])),
+        head,
+    );
+    if list.is_empty() {
+        f.render_widget(Paragraph::new(Span::styled("no frame to show", DIM)), strip);
+        return;
+    }
+    let thumb_w: u16 = 12;
+    let n_fit = ((strip.width + 1) / (thumb_w + 1)).max(1) as usize;
+    let cur = app.frame_panel.cursor.min(list.len() - 1);
+    let start = cur
+        .saturating_sub(n_fit / 2)
+        .min(list.len().saturating_sub(n_fit));
+    for (slot, (pos, entry)) in list.iter().enumerate().skip(start).take(n_fit).enumerate() {
+        let x = strip.x + slot as u16 * (thumb_w + 1);
+        let cell = Rect {
+            x,
+            y: strip.y,
+            width: thumb_w,
+            height: strip.height,
+        };
+        let [img_area, label] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(cell);
+        let key = app.frame_key(info, entry, THUMB_SIDE);
+        app.draw_image(f, key, img_area, info);
+        let evidence = app.is_evidence(entry.index);
+        let style = if pos == cur {
+            ACCENT.add_modifier(Modifier::REVERSED)
+        } else {
+            DIM
+        };
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                format!(
+                    "{}{}",
+                    if evidence { "★" } else { "" },
+                    timestamp(entry.index, info.fps)
+                ),
+                style,
+            ))
+            .alignment(Alignment::Center),
+            label,
+        );
+    }
+}
+
+fn draw_large(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
+    let list = app.panel_list(info);
+    let Some(entry) = list
+        .get(app.frame_panel.cursor.min(list.len().saturating_sub(1)))
+        .cloned()
+    else {
+        f.render_widget(
+            Paragraph::new(Span::styled("no frame under the cursor", DIM))
+                .block(Block::default().borders(Borders::TOP).border_style(DIM)),
+            area,
+        );
+        return;
+    };
+    let mut caption = vec![Span::styled(
+        format!(
+            " frame {} · {} ",
+            entry.index,
+            timestamp(entry.index, info.fps)
+        ),
+        ACCENT.add_modifier(Modifier::BOLD),
+    )];
+    if app.is_evidence(entry.index) {
+        caption.push(Span::styled("★ evidence ", WARN));
+    }
+    caption.push(Span::styled(
+        format!(
+            "· {} {}/{} ",
+            s(&info.configs[entry.config].name),
+            entry.position + 1,
+            entry.of
+        ),
+        DIM,
+    ));
+    if info.transition.dropped.binary_search(&entry.index).is_ok() {
+        caption.push(Span::styled("· dropped ", DROPPED));
+    } else if info.transition.added.binary_search(&entry.index).is_ok() {
+        caption.push(Span::styled("· added ", ADDED));
+    }
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Line::from(caption))
+        .border_style(DIM);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let side = (inner.width as u32 * 10).max(64);
+    let key = app.frame_key(info, &entry, side);
+    app.draw_image(f, key, inner, info);
+}
+
+/// A text stand-in for an image: what it would show, or why it cannot.
+pub fn placeholder(f: &mut Frame, area: Rect, text: &str, style: Style) {
+    f.render_widget(
+        Paragraph::new(Span::styled(text.to_string(), style))
+            .alignment(Alignment::Center)
+            .wrap(Wrap { trim: true })
+            .block(Block::default().borders(Borders::ALL).border_style(DIM)),
+        area,
+    );
+}
+
+/// The key the loader caches a frame under.
+pub fn key_for(
+    video: &str,
+    index: u64,
+    position: Option<(usize, usize)>,
+    max_side: u32,
+) -> FrameKey {
+    FrameKey {
+        video: video.to_string(),
+        index,
+        position,
+        max_side,
+    }
+}

@@ -1,0 +1,543 @@
+//! Frames: the layouts frameaudit finds them in (FORMATS.md §1 and §3.3), refusal of bad and
+//! hostile files, decoding raw videos through ffmpeg into the cache, and the background
+//! loader.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use frameaudit::core::dataset::{DatasetMeta, ItemMeta};
+use frameaudit::core::frames::{
+    FFMPEG_HINT, FrameKey, FrameLoader, FrameStore, Located, ffmpeg_on_path, load_image,
+};
+use image::{Rgb, RgbImage};
+
+/// A store over `root` whose items give `video` at `fps`.
+fn store(root: &Path, meta: DatasetMeta, video_fps: &[(&str, f64)]) -> FrameStore {
+    let items: Vec<Option<ItemMeta>> = video_fps
+        .iter()
+        .map(|&(v, fps)| {
+            Some(ItemMeta {
+                video: Some(v.into()),
+                fps: Some(fps),
+                ..ItemMeta::default()
+            })
+        })
+        .collect();
+    FrameStore::from_parts(Some(root.to_path_buf()), &meta, &items)
+}
+
+/// Writes a `w`x`h` image of one colour (JPEG or PNG by extension), creating directories.
+fn write_image(path: &Path, w: u32, h: u32, colour: [u8; 3]) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    RgbImage::from_pixel(w, h, Rgb(colour))
+        .save(path)
+        .expect("save image");
+}
+
+fn missing(located: Located) -> String {
+    match located {
+        Located::Missing(why) => why,
+        other => panic!("expected Missing, got {other:?}"),
+    }
+}
+
+#[test]
+fn extracted_frames_with_a_custom_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let path = root.join("stills/clip01/img_0021.png");
+    write_image(&path, 320, 180, [200, 10, 10]);
+    let meta = DatasetMeta {
+        frames_dir: Some("stills".into()),
+        frame_name: Some("img_{index:04}.png".into()),
+        ..DatasetMeta::default()
+    };
+    let store = store(root, meta, &[]);
+    let located = store.locate("clip01", 21, Some((3, 8)));
+    assert_eq!(located, Located::Image(path));
+    let img = load_image(&located, 64, false).expect("decodes");
+    assert_eq!(img.dimensions(), (64, 36));
+    assert_eq!(img.get_pixel(30, 18)[1], 10);
+    // Full size when it already fits.
+    let img = load_image(&located, 1000, false).expect("decodes");
+    assert_eq!(img.dimensions(), (320, 180));
+}
+
+#[test]
+fn extracted_frames_with_the_default_names() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write_image(&root.join("frames/clip01/000021.jpg"), 16, 16, [0, 0, 0]);
+    write_image(&root.join("frames/clip01/7.png"), 16, 16, [0, 0, 0]);
+    let store = store(root, DatasetMeta::default(), &[]);
+    assert_eq!(
+        store.locate("clip01", 21, None),
+        Located::Image(root.join("frames/clip01/000021.jpg"))
+    );
+    assert_eq!(
+        store.locate("clip01", 7, None),
+        Located::Image(root.join("frames/clip01/7.png"))
+    );
+}
+
+#[test]
+fn vlmevalkit_frames_are_named_by_position() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let path = root.join("images/Video-MME_8frame/clip01/frame-3-of-8.jpg");
+    write_image(&path, 40, 30, [0, 120, 0]);
+    let store = store(root, DatasetMeta::default(), &[]);
+    // The 3rd (position 2) of 8 frames, whatever its index.
+    let located = store.locate("clip01", 1234, Some((2, 8)));
+    assert_eq!(located, Located::Image(path));
+    assert!(load_image(&located, 100, false).is_ok());
+    // Without a position the file cannot be named.
+    let why = missing(store.locate("clip01", 1234, None));
+    assert!(why.contains("frames/clip01/001234.jpg"), "{why}");
+    // Also directly under the frames directory.
+    let path = root.join("frames/clip02/frame-1-of-4.jpg");
+    write_image(&path, 40, 30, [0, 120, 0]);
+    assert_eq!(
+        store.locate("clip02", 0, Some((0, 4))),
+        Located::Image(path)
+    );
+}
+
+#[test]
+fn a_missing_frame_names_what_was_tried() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = store(dir.path(), DatasetMeta::default(), &[]);
+    let why = missing(store.locate("clip01", 21, Some((0, 8))));
+    assert!(
+        why.starts_with("no frame file frames/clip01/000021.jpg (nor 21.jpg, 000021.png, 21.png"),
+        "{why}"
+    );
+    assert!(why.contains("frame-1-of-8.jpg"), "{why}");
+    assert!(why.contains("videos/clip01.mp4"), "{why}");
+    // Relative to the dataset, not the absolute temporary directory.
+    assert!(!why.contains(&*dir.path().to_string_lossy()), "{why}");
+    assert!(load_image(&Located::Missing(why.clone()), 10, true).unwrap_err() == why);
+}
+
+#[test]
+fn corrupt_and_empty_files_are_refused_clearly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let frames = root.join("frames/clip");
+    std::fs::create_dir_all(&frames).expect("mkdir");
+    // A JPEG signature followed by garbage, and a valid JPEG cut in half.
+    std::fs::write(
+        frames.join("000001.jpg"),
+        b"\xFF\xD8\xFF\xE0garbage, not a JPEG",
+    )
+    .expect("write");
+    write_image(&frames.join("000002.jpg"), 64, 64, [9, 9, 9]);
+    let whole = std::fs::read(frames.join("000002.jpg")).expect("read");
+    std::fs::write(frames.join("000002.jpg"), &whole[..whole.len() / 3]).expect("write");
+    std::fs::write(frames.join("000003.jpg"), b"").expect("write");
+    std::fs::write(frames.join("000004.jpg"), b"plain text, no image at all").expect("write");
+    let store = store(root, DatasetMeta::default(), &[]);
+
+    for index in [1, 2] {
+        let err = load_image(&store.locate("clip", index, None), 100, false).unwrap_err();
+        assert!(err.contains(&format!("00000{index}.jpg")), "{err}");
+        assert!(err.starts_with("cannot decode"), "{err}");
+    }
+    let err = load_image(&store.locate("clip", 3, None), 100, false).unwrap_err();
+    assert!(
+        err.contains("000003.jpg") && err.contains("empty (0 bytes)"),
+        "{err}"
+    );
+    let err = load_image(&store.locate("clip", 4, None), 100, false).unwrap_err();
+    assert!(err.contains("not a JPEG or PNG"), "{err}");
+}
+
+/// A PNG with a valid header claiming `w`x`h` pixels and no pixel data.
+fn png_header(w: u32, h: u32) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= b as u32;
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        out.extend_from_slice(&body);
+        out.extend_from_slice(&crc32(&body).to_be_bytes());
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&w.to_be_bytes());
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]); // 8-bit RGB, no interlace
+    chunk(&mut out, b"IHDR", &ihdr);
+    // The start of a zlib stream: the pixels a real bomb would inflate to.
+    chunk(
+        &mut out,
+        b"IDAT",
+        &[0x78, 0x9c, 0xed, 0xc1, 0x01, 0x0d, 0x00, 0x00],
+    );
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+#[test]
+fn oversized_images_are_refused_before_decoding() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("bomb.png");
+    std::fs::write(&path, png_header(20_000, 20_000)).expect("write");
+    let started = Instant::now();
+    let err = load_image(&Located::Image(path), 100, false).unwrap_err();
+    assert!(
+        err.contains("20000x20000") && err.contains("10000x10000"),
+        "{err}"
+    );
+    // Refused from the header: no 1.2 GB buffer was filled.
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // A plausible header with no data is an error too, not a panic.
+    let path = dir.path().join("short.png");
+    std::fs::write(&path, png_header(64, 64)).expect("write");
+    assert!(load_image(&Located::Image(path), 100, false).is_err());
+}
+
+#[test]
+fn names_from_data_files_cannot_leave_the_dataset() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let root = outer.path().join("dataset");
+    // A file outside the dataset that a traversal would reach.
+    write_image(&outer.path().join("secret/000001.jpg"), 8, 8, [1, 2, 3]);
+    write_image(&root.join("frames/ok/000001.jpg"), 8, 8, [1, 2, 3]);
+    let store = store(&root, DatasetMeta::default(), &[("../../secret", 30.0)]);
+    let secret = outer.path().join("secret");
+    for video in [
+        "../secret",
+        "../../secret",
+        "ok/../../../secret",
+        "ok\\..\\..\\..\\secret",
+        secret.to_str().expect("utf-8"),
+        "/etc",
+        "ok\0",
+        "",
+    ] {
+        let why = missing(store.locate(video, 1, Some((0, 1))));
+        assert!(why.starts_with("the video name"), "{video:?}: {why}");
+    }
+    for frame_name in [
+        "../../secret/{index:06}.jpg",
+        "/tmp/{index}.jpg",
+        "a/../../{index}.jpg",
+    ] {
+        let meta = DatasetMeta {
+            frame_name: Some(frame_name.into()),
+            ..DatasetMeta::default()
+        };
+        let s = FrameStore::from_parts(Some(root.clone()), &meta, &[]);
+        let why = missing(s.locate("ok", 1, None));
+        assert!(why.contains("frame_name"), "{frame_name}: {why}");
+    }
+    for videos_dir in ["..", "/", "../dataset/../.."] {
+        let meta = DatasetMeta {
+            videos_dir: Some(videos_dir.into()),
+            ..DatasetMeta::default()
+        };
+        let s = FrameStore::from_parts(Some(root.clone()), &meta, &[]);
+        let why = missing(s.locate("secret", 1, None));
+        assert!(why.contains("videos_dir"), "{videos_dir}: {why}");
+    }
+    // A bad template is explained, not a panic.
+    let meta = DatasetMeta {
+        frame_name: Some("{frame}.jpg".into()),
+        ..DatasetMeta::default()
+    };
+    let s = FrameStore::from_parts(Some(root.clone()), &meta, &[]);
+    assert!(missing(s.locate("ok", 1, None)).contains("unknown placeholder"));
+    // A name inside the dataset still works.
+    assert!(matches!(store.locate("ok", 1, None), Located::Image(_)));
+}
+
+#[test]
+fn without_ffmpeg_a_raw_video_gives_the_hint() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("videos")).expect("mkdir");
+    std::fs::write(root.join("videos/clip.mp4"), b"not decoded").expect("write");
+    let s = store(root, DatasetMeta::default(), &[("clip", 10.0)])
+        .with_ffmpeg(Some(root.join("no/such/ffmpeg")));
+    assert!(!s.ffmpeg());
+    let why = missing(s.locate("clip", 12, None));
+    assert_eq!(why, FFMPEG_HINT);
+    assert!(!why.contains('\n'));
+    // No fps: a frame index has no time.
+    let s = store(root, DatasetMeta::default(), &[]).with_ffmpeg(Some("/bin/sh".into()));
+    let why = missing(s.locate("clip", 12, None));
+    assert!(why.contains("no fps"), "{why}");
+}
+
+/// The path of ffmpeg, or `None` with a note when it is not installed.
+fn ffmpeg_or_note(test: &str) -> Option<PathBuf> {
+    let found = ffmpeg_on_path();
+    if found.is_none() {
+        eprintln!("note: {test} skipped: ffmpeg is not on PATH");
+    }
+    found
+}
+
+/// A 3-second 10 fps test video whose frames show a counter, at `<root>/videos/clip.mp4`.
+fn make_video(ffmpeg: &Path, root: &Path) {
+    std::fs::create_dir_all(root.join("videos")).expect("mkdir");
+    let status = std::process::Command::new(ffmpeg)
+        .args(["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i"])
+        .arg("testsrc=size=160x90:rate=10")
+        .args(["-t", "3", "-pix_fmt", "yuv420p"])
+        .arg(root.join("videos/clip.mp4"))
+        .status()
+        .expect("run ffmpeg");
+    assert!(status.success());
+}
+
+#[test]
+fn raw_video_frames_are_decoded_once_into_the_cache() {
+    let Some(ffmpeg) = ffmpeg_or_note("raw_video_frames_are_decoded_once_into_the_cache") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    make_video(&ffmpeg, root);
+    let s = store(root, DatasetMeta::default(), &[("clip", 10.0)]);
+    assert!(s.ffmpeg());
+    let cached = root.join(".frameaudit-cache/frames/clip/12.jpg");
+    let located = s.locate("clip", 12, Some((3, 8)));
+    match &located {
+        Located::Video {
+            video, cached: c, ..
+        } => {
+            assert_eq!(video, &root.join("videos/clip.mp4"));
+            assert_eq!(c, &cached);
+        }
+        other => panic!("expected a video frame, got {other:?}"),
+    }
+    assert!(!cached.exists());
+    let first = load_image(&located, 1000, true).expect("decodes");
+    assert_eq!(first.dimensions(), (160, 90));
+    assert!(cached.is_file());
+    let mtime = std::fs::metadata(&cached)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    // No temporary file is left beside it.
+    let leftovers: Vec<_> = std::fs::read_dir(cached.parent().expect("dir"))
+        .expect("read dir")
+        .flatten()
+        .filter(|e| e.file_name() != "12.jpg")
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    // The second load reads the cache: it works without ffmpeg and rewrites nothing.
+    std::thread::sleep(Duration::from_millis(20));
+    let no_ffmpeg = s.clone().with_ffmpeg(None);
+    let again = no_ffmpeg.locate("clip", 12, None);
+    let second = load_image(&again, 1000, false).expect("from the cache");
+    assert_eq!(second, first);
+    let second = load_image(&s.locate("clip", 12, None), 1000, true).expect("from the cache");
+    assert_eq!(second, first);
+    let mtime2 = std::fs::metadata(&cached)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    assert_eq!(mtime, mtime2);
+
+    // Different frames give different pixels (testsrc draws a frame counter).
+    let f0 = load_image(&s.locate("clip", 0, None), 1000, true).expect("frame 0");
+    let f25 = load_image(&s.locate("clip", 25, None), 1000, true).expect("frame 25");
+    assert_ne!(f0, f25);
+    // Downscaled on the way out.
+    let small = load_image(&s.locate("clip", 25, None), 40, true).expect("frame 25");
+    assert_eq!(small.dimensions(), (40, 23));
+    // Past the end of the video: an error, and nothing is cached.
+    let err = load_image(&s.locate("clip", 500, None), 100, true).unwrap_err();
+    assert!(err.contains("past the end"), "{err}");
+    assert!(!root.join(".frameaudit-cache/frames/clip/500.jpg").exists());
+}
+
+/// The decoded frame is the requested one: the same pixels as ffmpeg's exact (slow) frame
+/// selection gives, for frames on and between keyframes.
+#[test]
+fn raw_video_decoding_picks_the_exact_frame() {
+    let Some(ffmpeg) = ffmpeg_or_note("raw_video_decoding_picks_the_exact_frame") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    make_video(&ffmpeg, root);
+    let s = store(root, DatasetMeta::default(), &[("clip", 10.0)]);
+    for index in [1u64, 12, 29] {
+        let ours = load_image(&s.locate("clip", index, None), 1000, true).expect("decodes");
+        let exact = root.join(format!("exact-{index}.jpg"));
+        let status = std::process::Command::new(&ffmpeg)
+            .args(["-nostdin", "-loglevel", "error", "-y", "-i"])
+            .arg(root.join("videos/clip.mp4"))
+            .arg("-vf")
+            .arg(format!("select=eq(n\\,{index})"))
+            .args(["-frames:v", "1", "-q:v", "3"])
+            .arg(&exact)
+            .status()
+            .expect("run ffmpeg");
+        assert!(status.success());
+        let exact = load_image(&Located::Image(exact), 1000, false).expect("decodes");
+        assert_eq!(ours, exact, "frame {index}");
+    }
+}
+
+/// A wrapper around ffmpeg that counts its runs: the seam to check the cache is used.
+#[cfg(unix)]
+#[test]
+fn ffmpeg_runs_once_per_frame() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(ffmpeg) = ffmpeg_or_note("ffmpeg_runs_once_per_frame") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    make_video(&ffmpeg, root);
+    let count = root.join("runs");
+    let wrapper = root.join("counting-ffmpeg");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho run >> '{}'\nexec '{}' \"$@\"\n",
+            count.display(),
+            ffmpeg.display()
+        ),
+    )
+    .expect("write");
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let s = store(root, DatasetMeta::default(), &[("clip", 10.0)]).with_ffmpeg(Some(wrapper));
+    let runs = || std::fs::read_to_string(&count).map_or(0, |t| t.lines().count());
+    for _ in 0..3 {
+        load_image(&s.locate("clip", 7, None), 100, true).expect("decodes");
+        load_image(&s.locate("clip", 7, None), 50, true).expect("decodes");
+    }
+    assert_eq!(runs(), 1);
+    load_image(&s.locate("clip", 8, None), 100, true).expect("decodes");
+    assert_eq!(runs(), 2);
+}
+
+#[test]
+fn the_loader_delivers_in_the_background_and_caches() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    for i in 0..6u64 {
+        write_image(
+            &root.join(format!("frames/clip/{i:06}.jpg")),
+            200,
+            100,
+            [i as u8 * 40, 0, 0],
+        );
+    }
+    let s = store(root, DatasetMeta::default(), &[]).with_ffmpeg(None);
+    let (tx, rx) = mpsc::channel();
+    let loader = FrameLoader::new(s, 16, move || {
+        let _ = tx.send(());
+    });
+    let key = |index: u64, max_side: u32| FrameKey {
+        video: "clip".into(),
+        index,
+        position: Some((index as usize, 6)),
+        max_side,
+    };
+    loader.request(key(1, 50));
+    loader.request(key(1, 50)); // a duplicate: one result
+    rx.recv_timeout(Duration::from_secs(10)).expect("notified");
+    let got = loader.get(&key(1, 50)).expect("landed");
+    let img = got.as_ref().as_ref().expect("decoded");
+    assert_eq!(img.dimensions(), (50, 25));
+    assert!(
+        rx.recv_timeout(Duration::from_millis(300)).is_err(),
+        "one load only"
+    );
+
+    // A cached key: nothing to do, answered at once, no new notification.
+    let started = Instant::now();
+    loader.request(key(1, 50));
+    assert!(loader.get(&key(1, 50)).is_some());
+    assert!(started.elapsed() < Duration::from_millis(50));
+    assert!(rx.recv_timeout(Duration::from_millis(200)).is_err());
+
+    // Another size is another image.
+    assert!(loader.get(&key(1, 20)).is_none());
+
+    // Prefetches land too, and failures are results.
+    loader.prefetch(vec![key(2, 50), key(3, 50), key(99, 50)]);
+    for _ in 0..3 {
+        rx.recv_timeout(Duration::from_secs(10)).expect("notified");
+    }
+    assert!(loader.get(&key(2, 50)).is_some_and(|r| r.is_ok()));
+    assert!(loader.get(&key(3, 50)).is_some_and(|r| r.is_ok()));
+    let why = loader.get(&key(99, 50)).expect("landed");
+    assert!(
+        why.as_ref()
+            .as_ref()
+            .is_err_and(|w| w.contains("000099.jpg"))
+    );
+}
+
+/// A slow decode (a fake ffmpeg that sleeps) does not block the caller.
+#[cfg(unix)]
+#[test]
+fn the_loader_never_blocks_the_caller() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("videos")).expect("mkdir");
+    std::fs::write(root.join("videos/clip.mp4"), b"not a video").expect("write");
+    write_image(&root.join("frames/other/000001.jpg"), 20, 20, [0, 0, 0]);
+    let slow = root.join("slow-ffmpeg");
+    std::fs::write(&slow, "#!/bin/sh\nsleep 1\nexit 1\n").expect("write");
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let s = store(root, DatasetMeta::default(), &[("clip", 10.0)]).with_ffmpeg(Some(slow));
+    let (tx, rx) = mpsc::channel();
+    let loader = FrameLoader::new(s, 16, move || {
+        let _ = tx.send(());
+    });
+    let key = |video: &str, index: u64| FrameKey {
+        video: video.into(),
+        index,
+        position: None,
+        max_side: 32,
+    };
+    let started = Instant::now();
+    loader.request(key("clip", 3));
+    loader.request(key("clip", 4));
+    loader.prefetch(vec![key("clip", 5)]);
+    assert!(loader.get(&key("clip", 3)).is_none());
+    assert!(loader.is_pending(&key("clip", 3)));
+    // The newest request goes first: the image behind the slow decode...
+    loader.request(key("other", 1));
+    assert!(started.elapsed() < Duration::from_millis(200));
+    // ...lands before both slow decodes (at most one is already running).
+    rx.recv_timeout(Duration::from_secs(10)).expect("notified");
+    rx.recv_timeout(Duration::from_secs(10)).expect("notified");
+    assert!(loader.get(&key("other", 1)).is_some_and(|r| r.is_ok()));
+    rx.recv_timeout(Duration::from_secs(10)).expect("notified");
+    let r3 = loader.get(&key("clip", 3)).expect("landed");
+    assert!(
+        r3.as_ref()
+            .as_ref()
+            .is_err_and(|w| w.contains("ffmpeg could not decode")),
+        "{r3:?}"
+    );
+    assert!(loader.get(&key("clip", 4)).is_some());
+    // The prefetch was dropped by the newer requests.
+    assert!(rx.recv_timeout(Duration::from_millis(1500)).is_err());
+    assert!(loader.get(&key("clip", 5)).is_none());
+    assert!(!loader.is_pending(&key("clip", 5)));
+}
