@@ -395,6 +395,76 @@ pub struct ImportArgs {
 pub enum ImportFormat {
     /// Per-item CSV (SPEC.md §1.7) to cells JSONL
     PerItemCsv(ConvertArgs),
+    /// lmms-eval runs (--log_samples) to a dataset directory
+    LmmsEval(LmmsArgs),
+    /// VLMEvalKit prediction files (xlsx, tsv, json) to a dataset directory
+    Vlmevalkit(VlmArgs),
+    /// Wide tables (one row per item, one column per configuration) to a dataset directory
+    WideCsv(WideArgs),
+}
+
+/// What every harness importer takes.
+#[derive(Args, Debug, Clone)]
+pub struct ImportCommon {
+    /// Files or folders to import (searched recursively)
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Dataset directory to write
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Read and report, write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct LmmsArgs {
+    #[command(flatten)]
+    pub common: ImportCommon,
+    /// LABEL=PATH: label the run(s) under PATH with configuration LABEL (e.g. 16f), instead
+    /// of the frame budget read from the results file
+    #[arg(long = "config", value_name = "LABEL=PATH", value_parser = parse_label_path)]
+    pub config: Vec<(String, PathBuf)>,
+}
+
+#[derive(Args, Debug)]
+pub struct VlmArgs {
+    #[command(flatten)]
+    pub common: ImportCommon,
+    /// Root of VLMEvalKit's extracted frames ({root}/images/{dataset}/{video}/frame-i-of-N.jpg)
+    #[arg(long, value_name = "DIR")]
+    pub frames_root: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct WideArgs {
+    #[command(flatten)]
+    pub common: ImportCommon,
+    /// Ground-truth CSV
+    #[arg(long, value_name = "FILE")]
+    pub gold: PathBuf,
+    /// Key column of the ground truth (and of the wide table, unless --id-col)
+    #[arg(long, default_value = "question_id")]
+    pub gold_key: String,
+    /// Answer column of the ground truth
+    #[arg(long, default_value = "answer")]
+    pub gold_col: String,
+    /// Item id column of the wide table
+    #[arg(long)]
+    pub id_col: Option<String>,
+    /// Model name (default: the file name)
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Benchmark name
+    #[arg(long)]
+    pub benchmark: Option<String>,
+}
+
+fn parse_label_path(s: &str) -> Result<(String, PathBuf), String> {
+    match s.split_once('=') {
+        Some((l, p)) if !l.is_empty() && !p.is_empty() => Ok((l.to_string(), PathBuf::from(p))),
+        _ => Err(format!("expected LABEL=PATH, found {s:?}")),
+    }
 }
 
 #[derive(Args, Debug)]

@@ -6,12 +6,18 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-use super::args::{ConvertArgs, DatasetArgs, InputFormat};
+use std::io::IsTerminal;
+
+use super::args::{
+    ConvertArgs, DatasetArgs, ImportCommon, InputFormat, LmmsArgs, VlmArgs, WideArgs,
+};
 use crate::core::diag::Diagnostics;
+use crate::core::import::{Import, ImportError, lmms_eval, vlmevalkit, wide_csv};
 use crate::core::load::CellSink;
 use crate::core::load::cells::write_cell;
 use crate::core::load::per_item_csv::read_per_item_csv;
 use crate::core::matrix::CellInput;
+use crate::core::text::sanitize;
 
 /// Writes cells as JSON lines: a part of the input collects its lines and the root writes
 /// them out when the part is joined, so the output keeps the input's order.
@@ -101,4 +107,90 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
         args.output.display()
     );
     Ok(())
+}
+
+/// Runs a harness importer with a progress bar (on a terminal only), prints the summary, and
+/// writes the dataset unless it is a dry run.
+fn harness(
+    common: &ImportCommon,
+    what: &str,
+    read: impl FnOnce(&mut Import, &dyn Fn(u64)) -> Result<(), ImportError>,
+) -> Result<()> {
+    let bar = indicatif::ProgressBar::new_spinner();
+    if !std::io::stderr().is_terminal() {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    bar.set_message(format!("reading {what}"));
+    let mut imp = Import::default();
+    let read_result = read(&mut imp, &|n| bar.inc(n));
+    bar.finish_and_clear();
+    read_result.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let s = imp.summary();
+    let mut err = std::io::stderr().lock();
+    writeln!(
+        err,
+        "frameaudit: {what}: {} runs, {} models, {} configurations, {} items, {} cells; {} records skipped, {} duplicates",
+        s.runs, s.models, s.configs, s.items, s.cells, s.skipped, s.duplicates
+    )?;
+    for (reason, n) in imp.skip_reasons() {
+        writeln!(err, "  skipped {n}: {}", sanitize(&reason))?;
+    }
+    for w in &imp.warnings {
+        writeln!(err, "  warning: {}", sanitize(w))?;
+    }
+    if s.cells == 0 {
+        anyhow::bail!(
+            "found no cells to import in {}",
+            common
+                .paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if common.dry_run {
+        writeln!(err, "frameaudit: dry run: nothing written")?;
+        return Ok(());
+    }
+    let name = common
+        .output
+        .file_name()
+        .map_or("imported".to_string(), |n| n.to_string_lossy().into_owned());
+    imp.write(&common.output, &name)
+        .with_context(|| format!("cannot write {}", common.output.display()))?;
+    writeln!(err, "frameaudit: wrote {}", common.output.display())?;
+    Ok(())
+}
+
+pub fn lmms_eval(a: &LmmsArgs) -> Result<()> {
+    let opts = lmms_eval::LmmsOptions {
+        overrides: a.config.clone(),
+    };
+    harness(&a.common, "lmms-eval runs", |imp, progress| {
+        lmms_eval::import(&a.common.paths, &opts, imp, progress)
+    })
+}
+
+pub fn vlmevalkit(a: &VlmArgs) -> Result<()> {
+    let opts = vlmevalkit::VlmOptions {
+        frames_root: a.frames_root.clone(),
+    };
+    harness(&a.common, "VLMEvalKit predictions", |imp, progress| {
+        vlmevalkit::import(&a.common.paths, &opts, imp, progress)
+    })
+}
+
+pub fn wide_csv(a: &WideArgs) -> Result<()> {
+    let opts = wide_csv::WideOptions {
+        gold: a.gold.clone(),
+        gold_key: a.gold_key.clone(),
+        gold_col: a.gold_col.clone(),
+        model: a.model.clone(),
+        benchmark: a.benchmark.clone(),
+        id_col: a.id_col.clone(),
+    };
+    harness(&a.common, "wide tables", |imp, progress| {
+        wide_csv::import(&a.common.paths, &opts, imp, progress)
+    })
 }

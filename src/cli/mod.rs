@@ -269,6 +269,9 @@ pub fn main() -> ExitCode {
         Some(Command::Validate(a)) => run_validate(a),
         Some(Command::Import(a)) => match &a.format {
             ImportFormat::PerItemCsv(x) => import::per_item_csv(x),
+            ImportFormat::LmmsEval(x) => import::lmms_eval(x),
+            ImportFormat::Vlmevalkit(x) => import::vlmevalkit(x),
+            ImportFormat::WideCsv(x) => import::wide_csv(x),
         },
         Some(Command::Audit(a)) => run_audit(a),
         Some(Command::Frames(a)) => frames::run(a),

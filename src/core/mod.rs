@@ -6,6 +6,7 @@ pub mod audit;
 pub mod dataset;
 pub mod diag;
 pub mod frames;
+pub mod import;
 pub mod load;
 pub mod matrix;
 pub mod queue;

@@ -1,0 +1,411 @@
+//! Importers: results of evaluation harnesses (lmms-eval, VLMEvalKit, wide tables) become one
+//! response matrix, written as a dataset directory. Each reader turns its files into
+//! [`Run`]s (one model under one configuration); [`Import`] checks that no two runs claim
+//! the same (model, configuration), keeps item metadata, counts what it could not use, and
+//! writes the dataset deterministically: the same inputs give the same bytes.
+
+pub mod letters;
+pub mod lmms_eval;
+pub mod vlmevalkit;
+pub mod wide_csv;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// One answer read from a harness's output.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImportedCell {
+    pub model: String,
+    pub benchmark: String,
+    pub item_id: String,
+    pub config: String,
+    pub frames: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pred: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gold: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub correct: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_tag: Option<String>,
+}
+
+/// What a harness's output says about an item (questions, video, category...).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ImportedItem {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gold: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub video: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_frames: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_type: Option<String>,
+}
+
+impl ImportedItem {
+    /// Fills what this item lacks from another description of it.
+    fn merge(&mut self, o: ImportedItem) {
+        fn keep<T>(a: &mut Option<T>, b: Option<T>) {
+            if a.is_none() {
+                *a = b;
+            }
+        }
+        keep(&mut self.question, o.question);
+        if self.options.is_empty() {
+            self.options = o.options;
+        }
+        keep(&mut self.gold, o.gold);
+        keep(&mut self.video, o.video);
+        keep(&mut self.num_frames, o.num_frames);
+        keep(&mut self.fps, o.fps);
+        keep(&mut self.duration, o.duration);
+        keep(&mut self.category, o.category);
+        keep(&mut self.task_type, o.task_type);
+    }
+}
+
+/// How a configuration sampled frames, as far as the importer can tell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sampling {
+    pub policy: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fps: Option<f64>,
+    /// True when the policy is a guess from the model wrapper, not read from the run.
+    pub inferred: bool,
+}
+
+/// One model under one configuration, from one file.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub file: PathBuf,
+    pub model: String,
+    pub config: String,
+    pub frames: u64,
+    pub sampling: Option<Sampling>,
+    pub cells: Vec<ImportedCell>,
+}
+
+/// Why an importer could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{} and {} both hold model {model:?} under configuration {config:?}; import them separately or give one another label with --config", crate::core::text::sanitize(&a.display().to_string()), crate::core::text::sanitize(&b.display().to_string()))]
+    SameRun {
+        model: String,
+        config: String,
+        a: PathBuf,
+        b: PathBuf,
+    },
+    #[error("configuration {config:?} has {a} frames in one run and {b} in another")]
+    Frames { config: String, a: u64, b: u64 },
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Everything read so far.
+#[derive(Debug, Default)]
+pub struct Import {
+    runs: BTreeMap<(String, String), PathBuf>,
+    cells: BTreeMap<(String, String, String, String), ImportedCell>,
+    items: BTreeMap<(String, String), ImportedItem>,
+    configs: BTreeMap<String, (u64, Option<Sampling>)>,
+    /// Records left out, with why: (file, line, reason).
+    pub skipped: Vec<(PathBuf, Option<u64>, String)>,
+    /// Cells given twice in a run (the first one is kept).
+    pub duplicates: usize,
+    pub warnings: Vec<String>,
+}
+
+/// What an import did, for the summary line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub runs: usize,
+    pub models: usize,
+    pub configs: usize,
+    pub items: usize,
+    pub cells: usize,
+    pub skipped: usize,
+    pub duplicates: usize,
+}
+
+impl Import {
+    /// Adds a run; two runs may not claim the same (model, configuration).
+    pub fn add_run(&mut self, run: Run) -> Result<(), ImportError> {
+        let key = (run.model.clone(), run.config.clone());
+        if let Some(a) = self.runs.get(&key) {
+            return Err(ImportError::SameRun {
+                model: run.model,
+                config: run.config,
+                a: a.clone(),
+                b: run.file,
+            });
+        }
+        match self.configs.get(&run.config) {
+            Some((f, _)) if *f != run.frames => {
+                return Err(ImportError::Frames {
+                    config: run.config,
+                    a: *f,
+                    b: run.frames,
+                });
+            }
+            Some(_) => {}
+            None => {
+                self.configs
+                    .insert(run.config.clone(), (run.frames, run.sampling.clone()));
+            }
+        }
+        self.runs.insert(key, run.file.clone());
+        for c in run.cells {
+            let k = (
+                c.model.clone(),
+                c.benchmark.clone(),
+                c.item_id.clone(),
+                c.config.clone(),
+            );
+            if self.cells.contains_key(&k) {
+                self.duplicates += 1;
+                continue;
+            }
+            self.cells.insert(k, c);
+        }
+        Ok(())
+    }
+
+    /// Adds (or completes) the description of an item.
+    pub fn add_item(&mut self, benchmark: &str, item_id: &str, item: ImportedItem) {
+        self.items
+            .entry((benchmark.to_string(), item_id.to_string()))
+            .or_default()
+            .merge(item);
+    }
+
+    pub fn skip(&mut self, file: &Path, line: Option<u64>, reason: impl Into<String>) {
+        self.skipped.push((file.to_path_buf(), line, reason.into()));
+    }
+
+    pub fn summary(&self) -> Summary {
+        let models: std::collections::BTreeSet<&String> =
+            self.runs.keys().map(|(m, _)| m).collect();
+        let items: std::collections::BTreeSet<(&String, &String)> =
+            self.cells.keys().map(|(_, b, i, _)| (b, i)).collect();
+        Summary {
+            runs: self.runs.len(),
+            models: models.len(),
+            configs: self.configs.len(),
+            items: items.len(),
+            cells: self.cells.len(),
+            skipped: self.skipped.len(),
+            duplicates: self.duplicates,
+        }
+    }
+
+    /// Skip reasons with their counts, most frequent first.
+    pub fn skip_reasons(&self) -> Vec<(String, usize)> {
+        let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, _, r) in &self.skipped {
+            *by.entry(r.as_str()).or_default() += 1;
+        }
+        let mut v: Vec<(String, usize)> = by.into_iter().map(|(r, n)| (r.to_string(), n)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    }
+
+    /// Writes `cells.jsonl`, `items.jsonl` (when any item is described) and `dataset.json`
+    /// into `dir`, each through a temporary file renamed into place. Cells are sorted by
+    /// (model, benchmark, item, configuration), so the bytes depend only on the inputs.
+    pub fn write(&self, dir: &Path, name: &str) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        let put = |file: &str,
+                   body: &dyn Fn(&mut dyn Write) -> std::io::Result<()>|
+         -> std::io::Result<()> {
+            let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+            {
+                let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+                body(&mut w)?;
+                w.flush()?;
+            }
+            tmp.as_file().sync_all()?;
+            tmp.persist(dir.join(file)).map_err(|e| e.error)?;
+            Ok(())
+        };
+        put("cells.jsonl", &|w| {
+            for c in self.cells.values() {
+                serde_json::to_writer(&mut *w, c)?;
+                w.write_all(b"\n")?;
+            }
+            Ok(())
+        })?;
+        let used: std::collections::BTreeSet<(&String, &String)> =
+            self.cells.keys().map(|(_, b, i, _)| (b, i)).collect();
+        let items: Vec<_> = self
+            .items
+            .iter()
+            .filter(|((b, i), _)| used.contains(&(b, i)))
+            .collect();
+        if !items.is_empty() {
+            put("items.jsonl", &|w| {
+                for ((b, i), item) in &items {
+                    let mut v = serde_json::to_value(item)?;
+                    if let Some(o) = v.as_object_mut() {
+                        o.insert("benchmark".into(), (*b).clone().into());
+                        o.insert("item_id".into(), (*i).clone().into());
+                    }
+                    serde_json::to_writer(&mut *w, &v)?;
+                    w.write_all(b"\n")?;
+                }
+                Ok(())
+            })?;
+        }
+        put("dataset.json", &|w| {
+            let configs: BTreeMap<&String, &Sampling> = self
+                .configs
+                .iter()
+                .filter_map(|(k, (_, s))| s.as_ref().map(|s| (k, s)))
+                .collect();
+            let v = serde_json::json!({
+                "schema": "frameaudit/dataset@1",
+                "name": name,
+                "configs": configs,
+            });
+            serde_json::to_writer_pretty(&mut *w, &v)?;
+            w.write_all(b"\n")
+        })
+    }
+}
+
+/// The number of frames a configuration label implies: `16f`, `16f_151k`, `16frame`,
+/// `textonly` (0)...; `None` when it says nothing.
+pub fn frames_from_label(label: &str) -> Option<u64> {
+    let l = label.to_ascii_lowercase();
+    if l == "textonly" || l == "text" || l == "blind" || l == "0f" {
+        return Some(0);
+    }
+    let digits: String = l.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let rest = &l[digits.len()..];
+    if !digits.is_empty() && !rest.starts_with("fps") && (rest.starts_with('f') || rest.is_empty())
+    {
+        return digits.parse().ok();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(model: &str, item: &str, config: &str) -> ImportedCell {
+        ImportedCell {
+            model: model.into(),
+            benchmark: "b".into(),
+            item_id: item.into(),
+            config: config.into(),
+            frames: 8,
+            pred: Some("A".into()),
+            gold: Some("A".into()),
+            correct: None,
+            source_tag: None,
+        }
+    }
+
+    fn run(file: &str, model: &str, config: &str, cells: Vec<ImportedCell>) -> Run {
+        Run {
+            file: file.into(),
+            model: model.into(),
+            config: config.into(),
+            frames: 8,
+            sampling: None,
+            cells,
+        }
+    }
+
+    #[test]
+    fn two_runs_of_the_same_model_and_config_are_an_error() {
+        let mut imp = Import::default();
+        imp.add_run(run("a.jsonl", "m", "8f", vec![cell("m", "q1", "8f")]))
+            .expect("first");
+        let err = imp
+            .add_run(run("b.jsonl", "m", "8f", vec![]))
+            .expect_err("second");
+        assert!(
+            err.to_string()
+                .contains("a.jsonl and b.jsonl both hold model \"m\" under configuration \"8f\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn writes_are_deterministic_and_count_duplicates() {
+        let build = |order: bool| {
+            let mut imp = Import::default();
+            let mut runs = vec![
+                run(
+                    "a",
+                    "m2",
+                    "8f",
+                    vec![
+                        cell("m2", "q2", "8f"),
+                        cell("m2", "q1", "8f"),
+                        cell("m2", "q1", "8f"),
+                    ],
+                ),
+                run("b", "m1", "8f", vec![cell("m1", "q1", "8f")]),
+            ];
+            if order {
+                runs.reverse();
+            }
+            for r in runs {
+                imp.add_run(r).expect("run");
+            }
+            imp.add_item(
+                "b",
+                "q1",
+                ImportedItem {
+                    question: Some("Q?".into()),
+                    ..Default::default()
+                },
+            );
+            imp
+        };
+        let (a, b) = (build(false), build(true));
+        assert_eq!(a.duplicates, 1);
+        assert_eq!(a.summary().cells, 3);
+        let (da, db) = (
+            tempfile::tempdir().expect("tmp"),
+            tempfile::tempdir().expect("tmp"),
+        );
+        a.write(da.path(), "x").expect("write");
+        b.write(db.path(), "x").expect("write");
+        for f in ["cells.jsonl", "items.jsonl", "dataset.json"] {
+            assert_eq!(
+                std::fs::read(da.path().join(f)).expect("a"),
+                std::fs::read(db.path().join(f)).expect("b"),
+                "{f}"
+            );
+        }
+        let cells = std::fs::read_to_string(da.path().join("cells.jsonl")).expect("cells");
+        assert!(cells.starts_with("{\"model\":\"m1\""), "{cells}");
+    }
+
+    #[test]
+    fn frames_from_labels() {
+        assert_eq!(frames_from_label("16f_151k"), Some(16));
+        assert_eq!(frames_from_label("32f"), Some(32));
+        assert_eq!(frames_from_label("64frame"), Some(64));
+        assert_eq!(frames_from_label("textonly"), Some(0));
+        assert_eq!(frames_from_label("1fps"), None);
+        assert_eq!(frames_from_label("fast"), None);
+    }
+}
