@@ -223,12 +223,13 @@ pub struct App {
     row_of: std::collections::HashMap<UnitKey, u32>,
     pub frame_panel: FramePanel,
     pub images: ImageMode,
-    picker: ratatui_image::picker::Picker,
+    pub(super) picker: ratatui_image::picker::Picker,
     /// Decodes frames off the UI thread (none in tests: frames show as text).
     pub loader: Option<crate::core::frames::FrameLoader>,
     /// Frames the last draw needed and did not have; the runner asks the loader for them.
     pub wanted: Vec<crate::core::frames::FrameKey>,
-    protocols:
+    /// Drawable images per (frame, area size), so a frame is converted once per size.
+    pub(super) protocols:
         lru::LruCache<(crate::core::frames::FrameKey, u16, u16), ratatui_image::protocol::Protocol>,
 }
 
@@ -587,95 +588,6 @@ impl App {
         self.current()
             .and_then(|i| self.record(i))
             .is_some_and(|r| r.evidence_frames.contains(&index))
-    }
-
-    /// Draws a frame, or what stands in for it (text mode, loading, or why it is missing).
-    pub fn draw_image(
-        &mut self,
-        f: &mut ratatui::Frame,
-        key: Option<crate::core::frames::FrameKey>,
-        area: ratatui::layout::Rect,
-        info: &FrameInfo,
-    ) {
-        use super::frames_view::{placeholder, timestamp};
-        use super::view::{DIM, WRONG};
-        if area.width < 2 || area.height < 1 {
-            return;
-        }
-        let Some(key) = key else {
-            placeholder(
-                f,
-                area,
-                "no video for this item (items.jsonl has no `video`)",
-                DIM,
-            );
-            return;
-        };
-        // Thumbnails are small: the time is printed under them, the index is enough here.
-        let label = if area.width < 16 {
-            format!("#{}", key.index)
-        } else {
-            format!("frame {} · {}", key.index, timestamp(key.index, info.fps))
-        };
-        if self.images == ImageMode::None {
-            placeholder(f, area, &label, DIM);
-            return;
-        }
-        let Some(loader) = &self.loader else {
-            placeholder(f, area, &label, DIM);
-            return;
-        };
-        match loader.get(&key) {
-            None => {
-                self.wanted.push(key);
-                placeholder(f, area, &format!("{label}\nloading…"), DIM);
-            }
-            Some(res) => match res.as_ref() {
-                Err(why) => placeholder(f, area, &format!("{label}\n{}", sanitize(why)), WRONG),
-                Ok(img) => {
-                    let slot = (key, area.width, area.height);
-                    if !self.protocols.contains(&slot) {
-                        let size = ratatui::layout::Size::new(area.width, area.height);
-                        // Scale to fill the area at the terminal's cell size (small frames
-                        // are enlarged too); done once per frame and area, then cached.
-                        let font = self.picker.font_size();
-                        let (bw, bh) = (
-                            u32::from(area.width) * u32::from(font.width),
-                            u32::from(area.height) * u32::from(font.height),
-                        );
-                        let scale = (bw as f64 / img.width().max(1) as f64)
-                            .min(bh as f64 / img.height().max(1) as f64);
-                        let (w, h) = (
-                            ((img.width() as f64 * scale) as u32).max(1),
-                            ((img.height() as f64 * scale) as u32).max(1),
-                        );
-                        let fitted = image::imageops::resize(
-                            img,
-                            w,
-                            h,
-                            image::imageops::FilterType::Triangle,
-                        );
-                        let image = image::DynamicImage::ImageRgb8(fitted);
-                        match self.picker.new_protocol(
-                            image,
-                            size,
-                            ratatui_image::Resize::Fit(None),
-                        ) {
-                            Ok(p) => {
-                                self.protocols.put(slot.clone(), p);
-                            }
-                            Err(e) => {
-                                placeholder(f, area, &format!("{label}\ncannot draw: {e}"), WRONG);
-                                return;
-                            }
-                        }
-                    }
-                    if let Some(p) = self.protocols.get(&slot) {
-                        f.render_widget(ratatui_image::Image::new(p), area);
-                    }
-                }
-            },
-        }
     }
 
     /// Hands the frames the last draw needed to the loader, and prefetches the thumbnails of

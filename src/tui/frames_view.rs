@@ -9,9 +9,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::app::{App, FrameInfo, Subset};
+use super::app::{App, FrameInfo, ImageMode, Subset};
 use super::view::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
 use crate::core::frames::FrameKey;
+use crate::core::text::sanitize;
 
 /// Longest side, in pixels, a thumbnail is decoded at.
 pub const THUMB_SIDE: u32 = 128;
@@ -218,7 +219,7 @@ fn draw_thumbnails(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
         let [img_area, label] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(cell);
         let key = app.frame_key(info, entry, THUMB_SIDE);
-        app.draw_image(f, key, img_area, info);
+        draw_image(app, f, key, img_area, info);
         let evidence = app.is_evidence(entry.index);
         let style = if pos == cur {
             ACCENT.add_modifier(Modifier::REVERSED)
@@ -286,7 +287,89 @@ fn draw_large(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
     f.render_widget(block, area);
     let side = (inner.width as u32 * 10).max(64);
     let key = app.frame_key(info, &entry, side);
-    app.draw_image(f, key, inner, info);
+    draw_image(app, f, key, inner, info);
+}
+
+/// Draws a frame, or what stands in for it (text mode, loading, or why it is missing).
+pub fn draw_image(
+    app: &mut App,
+    f: &mut ratatui::Frame,
+    key: Option<crate::core::frames::FrameKey>,
+    area: ratatui::layout::Rect,
+    info: &FrameInfo,
+) {
+    if area.width < 2 || area.height < 1 {
+        return;
+    }
+    let Some(key) = key else {
+        placeholder(
+            f,
+            area,
+            "no video for this item (items.jsonl has no `video`)",
+            DIM,
+        );
+        return;
+    };
+    // Thumbnails are small: the time is printed under them, the index is enough here.
+    let label = if area.width < 16 {
+        format!("#{}", key.index)
+    } else {
+        format!("frame {} · {}", key.index, timestamp(key.index, info.fps))
+    };
+    if app.images == ImageMode::None {
+        placeholder(f, area, &label, DIM);
+        return;
+    }
+    let Some(loader) = &app.loader else {
+        placeholder(f, area, &label, DIM);
+        return;
+    };
+    match loader.get(&key) {
+        None => {
+            app.wanted.push(key);
+            placeholder(f, area, &format!("{label}\nloading…"), DIM);
+        }
+        Some(res) => match res.as_ref() {
+            Err(why) => placeholder(f, area, &format!("{label}\n{}", sanitize(why)), WRONG),
+            Ok(img) => {
+                let slot = (key, area.width, area.height);
+                if !app.protocols.contains(&slot) {
+                    let size = ratatui::layout::Size::new(area.width, area.height);
+                    // Scale to fill the area at the terminal's cell size (small frames
+                    // are enlarged too); done once per frame and area, then cached.
+                    let font = app.picker.font_size();
+                    let (bw, bh) = (
+                        u32::from(area.width) * u32::from(font.width),
+                        u32::from(area.height) * u32::from(font.height),
+                    );
+                    let scale = (bw as f64 / img.width().max(1) as f64)
+                        .min(bh as f64 / img.height().max(1) as f64);
+                    let (w, h) = (
+                        ((img.width() as f64 * scale) as u32).max(1),
+                        ((img.height() as f64 * scale) as u32).max(1),
+                    );
+                    let fitted =
+                        image::imageops::resize(img, w, h, image::imageops::FilterType::Triangle);
+                    let image = image::DynamicImage::ImageRgb8(fitted);
+                    match app
+                        .picker
+                        .new_protocol(image, size, ratatui_image::Resize::Fit(None))
+                    {
+                        Ok(p) => {
+                            app.protocols.put(slot.clone(), p);
+                        }
+                        Err(e) => {
+                            placeholder(f, area, &format!("{label}\ncannot draw: {e}"), WRONG);
+                            return;
+                        }
+                    }
+                }
+                if let Some(p) = app.protocols.get(&slot) {
+                    f.render_widget(ratatui_image::Image::new(p), area);
+                }
+            }
+        },
+    }
 }
 
 /// A text stand-in for an image: what it would show, or why it cannot.
