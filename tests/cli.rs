@@ -586,11 +586,10 @@ fn import_per_item_csv_round_trips() {
 fn missing_dataset_is_a_clear_error() {
     let out = frameaudit(&["report", "/nonexistent/data.jsonl"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("cannot read /nonexistent/data.jsonl"),
-        "{}",
-        stderr(&out)
-    );
+    let err = stderr(&out);
+    assert!(err.contains("cannot read /nonexistent/data.jsonl"), "{err}");
+    // The cause is given once, not once per layer of the error.
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
 }
 
 #[test]

@@ -287,8 +287,21 @@ pub fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("frameaudit: error: {}", sanitize(&format!("{e:#}")));
+            eprintln!("frameaudit: error: {}", sanitize(&error_text(&e)));
             ExitCode::from(EXIT_PROBLEMS)
         }
     }
+}
+
+/// An error and its causes on one line; a cause its error already quotes is not repeated.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.ends_with(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }

@@ -89,6 +89,19 @@ struct Header {
     len: usize,
 }
 
+/// The line, counted from 0 in `block`, of the record the reader positioned at `pos` reads
+/// next. The csv reader counts a CRLF's `\n` and skipped blank lines into the next record,
+/// so count the line ends that lead up to the record's first byte.
+fn record_line(block: &[u8], pos: &csv::Position) -> u64 {
+    let at = (pos.byte() as usize).min(block.len());
+    let lead = block[at..]
+        .iter()
+        .take_while(|&&b| b == b'\n' || b == b'\r')
+        .filter(|&&b| b == b'\n')
+        .count() as u64;
+    pos.line() - 1 + lead
+}
+
 /// Parses rows (whole records) of a per-item CSV whose first line is `first_line`.
 fn parse_block<S: CellSink>(
     block: &[u8],
@@ -104,7 +117,7 @@ fn parse_block<S: CellSink>(
     let mut rec = csv::ByteRecord::new();
     let c = &h.cols;
     loop {
-        let start = first_line + rdr.position().line() - 1;
+        let start = first_line + record_line(block, rdr.position());
         match rdr.read_byte_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {}
@@ -114,7 +127,7 @@ fn parse_block<S: CellSink>(
                 continue;
             }
         }
-        let line = first_line + rec.position().map_or(1, |p| p.line()) - 1;
+        let line = first_line + rec.position().map_or(0, |p| record_line(block, p));
         // A blank line parses as one empty field; skip it.
         if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
             continue;
@@ -247,11 +260,13 @@ pub fn read_per_item_csv<S: CellSink>(
         let mut found = None;
         while rdr.read_byte_record(&mut rec).unwrap_or(false) {
             if !(rec.len() == 1 && rec[0].trim_ascii().is_empty()) {
-                found = Some((
-                    rec.clone(),
-                    rdr.position().byte() as usize,
-                    rdr.position().line(),
-                ));
+                // After a CRLF header the reader stops between `\r` and `\n`.
+                let mut end = rdr.position().byte() as usize;
+                if head.get(end) == Some(&b'\n') {
+                    end += 1;
+                }
+                let line = 1 + memchr::memchr_iter(b'\n', &head[..end]).count() as u64;
+                found = Some((rec.clone(), end, line));
                 break;
             }
         }
@@ -374,6 +389,35 @@ mod tests {
                 .any(|x| x.starts_with("p.csv:5: error: duplicate cell")),
             "{e:#?}"
         );
+    }
+
+    /// Line numbers hold with CRLF line ends and blank lines, in a small file and in one
+    /// parsed in blocks.
+    #[test]
+    fn lines_are_counted_with_crlf_and_blank_lines() {
+        let row = "q,M,s,8f,8,,A,A,1,,";
+        for (end, blank) in [("\n", ""), ("\r\n", ""), ("\r\n", "\r\n"), ("\n", "\n\n")] {
+            let text = format!(
+                "{HEADER}{end}{row}{end}{blank}q,M,s,16f,1x,,A,A,1,,{end}{blank}q,M,s{end}"
+            );
+            let e = load(&text).expect_err("rejected");
+            let skip = if blank.is_empty() {
+                0
+            } else {
+                blank.matches('\n').count()
+            };
+            let want = [
+                format!(
+                    "p.csv:{}: error: field `frame_count`: must be decimal digits (an integer >= 0), found \"1x\"",
+                    3 + skip
+                ),
+                format!(
+                    "p.csv:{}: error: row has 3 fields but the header has 11",
+                    4 + 2 * skip
+                ),
+            ];
+            assert_eq!(e[..2], want, "line end {end:?}, blank {blank:?}");
+        }
     }
 
     #[test]
