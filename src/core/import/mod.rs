@@ -119,14 +119,26 @@ pub enum ImportError {
 #[derive(Debug, Default)]
 pub struct Import {
     runs: BTreeMap<(String, String), PathBuf>,
-    cells: BTreeMap<(String, String, String, String), ImportedCell>,
+    /// Every cell of every run, in the order read.
+    cells: Vec<ImportedCell>,
+    /// The cells to write, in output order, without duplicates: computed once asked for.
+    order: std::cell::OnceCell<Order>,
     items: BTreeMap<(String, String), ImportedItem>,
     configs: BTreeMap<String, (u64, Option<Sampling>)>,
     /// Records left out, with why: (file, line, reason).
     pub skipped: Vec<(PathBuf, Option<u64>, String)>,
-    /// Cells given twice in a run (the first one is kept).
-    pub duplicates: usize,
     pub warnings: Vec<String>,
+}
+
+/// The cells sorted by (model, benchmark, item, configuration), the first of equal keys kept.
+#[derive(Debug)]
+struct Order {
+    cells: Vec<u32>,
+    duplicates: usize,
+    /// Whether each item of [`Import::items`] (in its order) has a cell.
+    used_items: Vec<bool>,
+    items: usize,
+    models: usize,
 }
 
 /// What an import did, for the summary line.
@@ -167,21 +179,87 @@ impl Import {
                     .insert(run.config.clone(), (run.frames, run.sampling.clone()));
             }
         }
-        self.runs.insert(key, run.file.clone());
-        for c in run.cells {
-            let k = (
-                c.model.clone(),
-                c.benchmark.clone(),
-                c.item_id.clone(),
-                c.config.clone(),
-            );
-            if self.cells.contains_key(&k) {
-                self.duplicates += 1;
-                continue;
-            }
-            self.cells.insert(k, c);
+        self.runs.insert(key, run.file);
+        self.order = std::cell::OnceCell::new();
+        if self.cells.is_empty() {
+            self.cells = run.cells;
+        } else {
+            self.cells.extend(run.cells);
         }
         Ok(())
+    }
+
+    /// Sorts the cells by ranks of their keys (a million string-keyed map inserts would
+    /// take seconds): each model, (benchmark, item) and configuration gets its rank in
+    /// sorted order, and a cell sorts by its ranks and its reading order.
+    fn order(&self) -> &Order {
+        self.order.get_or_init(|| {
+            use rustc_hash::FxHashMap;
+            fn ranks<'a>(keys: impl Iterator<Item = &'a str>) -> FxHashMap<&'a str, u32> {
+                // Runs give long stretches of one value: those are dropped before sorting.
+                let mut v: Vec<&str> = Vec::new();
+                for k in keys {
+                    if v.last() != Some(&k) {
+                        v.push(k);
+                    }
+                }
+                v.sort_unstable();
+                v.dedup();
+                v.into_iter().zip(0..).collect()
+            }
+            let models = ranks(self.cells.iter().map(|c| c.model.as_str()));
+            let configs = ranks(self.cells.iter().map(|c| c.config.as_str()));
+            let mut pairs: FxHashMap<(&str, &str), u32> = FxHashMap::default();
+            for c in &self.cells {
+                pairs.entry((&c.benchmark, &c.item_id)).or_insert(0);
+            }
+            let mut sorted: Vec<(&str, &str)> = pairs.keys().copied().collect();
+            sorted.sort_unstable();
+            for (p, rank) in sorted.iter().zip(0..) {
+                pairs.insert(*p, rank);
+            }
+            // A run's cells share their model and configuration: their ranks are kept.
+            let mut last_model = ("", 0);
+            let mut last_config = ("", 0);
+            fn rank<'a>(
+                last: &mut (&'a str, u32),
+                ranks: &FxHashMap<&'a str, u32>,
+                s: &'a str,
+            ) -> u128 {
+                if last.0 != s {
+                    *last = (s, ranks[s]);
+                }
+                u128::from(last.1)
+            }
+            let mut keys: Vec<u128> = Vec::with_capacity(self.cells.len());
+            for (c, i) in self.cells.iter().zip(0u32..) {
+                let m = rank(&mut last_model, &models, &c.model);
+                let k = rank(&mut last_config, &configs, &c.config);
+                let p = u128::from(pairs[&(c.benchmark.as_str(), c.item_id.as_str())]);
+                keys.push((m << 96) | (p << 64) | (k << 32) | u128::from(i));
+            }
+            keys.sort_unstable();
+            let mut cells = Vec::with_capacity(keys.len());
+            let mut last = None;
+            for k in keys {
+                if last != Some(k >> 32) {
+                    cells.push(k as u32);
+                    last = Some(k >> 32);
+                }
+            }
+            let used_items = self
+                .items
+                .keys()
+                .map(|(b, i)| pairs.contains_key(&(b.as_str(), i.as_str())))
+                .collect();
+            Order {
+                duplicates: self.cells.len() - cells.len(),
+                cells,
+                used_items,
+                items: sorted.len(),
+                models: models.len(),
+            }
+        })
     }
 
     /// Adds (or completes) the description of an item.
@@ -197,18 +275,15 @@ impl Import {
     }
 
     pub fn summary(&self) -> Summary {
-        let models: std::collections::BTreeSet<&String> =
-            self.runs.keys().map(|(m, _)| m).collect();
-        let items: std::collections::BTreeSet<(&String, &String)> =
-            self.cells.keys().map(|(_, b, i, _)| (b, i)).collect();
+        let o = self.order();
         Summary {
             runs: self.runs.len(),
-            models: models.len(),
+            models: o.models,
             configs: self.configs.len(),
-            items: items.len(),
-            cells: self.cells.len(),
+            items: o.items,
+            cells: o.cells.len(),
             skipped: self.skipped.len(),
-            duplicates: self.duplicates,
+            duplicates: o.duplicates,
         }
     }
 
@@ -241,19 +316,23 @@ impl Import {
             tmp.persist(dir.join(file)).map_err(|e| e.error)?;
             Ok(())
         };
+        let t = std::time::Instant::now();
+        let order = self.order();
+        crate::core::timing("import: order", t);
+        let t = std::time::Instant::now();
         put("cells.jsonl", &|w| {
-            for c in self.cells.values() {
-                serde_json::to_writer(&mut *w, c)?;
+            for &i in &order.cells {
+                serde_json::to_writer(&mut *w, &self.cells[i as usize])?;
                 w.write_all(b"\n")?;
             }
             Ok(())
         })?;
-        let used: std::collections::BTreeSet<(&String, &String)> =
-            self.cells.keys().map(|(_, b, i, _)| (b, i)).collect();
+        crate::core::timing("import: cells.jsonl", t);
         let items: Vec<_> = self
             .items
             .iter()
-            .filter(|((b, i), _)| used.contains(&(b, i)))
+            .zip(&order.used_items)
+            .filter_map(|(item, used)| used.then_some(item))
             .collect();
         if !items.is_empty() {
             put("items.jsonl", &|w| {
@@ -380,7 +459,7 @@ mod tests {
             imp
         };
         let (a, b) = (build(false), build(true));
-        assert_eq!(a.duplicates, 1);
+        assert_eq!(a.summary().duplicates, 1);
         assert_eq!(a.summary().cells, 3);
         let (da, db) = (
             tempfile::tempdir().expect("tmp"),

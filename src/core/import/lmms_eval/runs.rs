@@ -1,0 +1,676 @@
+//! Which files are lmms-eval logs, which invocation each belongs to, and what that
+//! invocation was: the model, the configuration label, its frame count and sampling.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::lenient::{MapOnly, ModelArgs, Scalar, python_json_to_json};
+use crate::core::import::{ImportError, Sampling, frames_from_label};
+
+/// A log file found under the given paths.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum LogFile {
+    /// `{date_id}_samples_{task}.jsonl` (v0.3 and later).
+    Samples {
+        path: PathBuf,
+        date_id: String,
+        task: String,
+    },
+    /// A `.json` that may be an old (<= 0.2.2) `{task}.json` with a `logs` array;
+    /// `explicit` when the user named it, so that a file without logs is reported.
+    Json { path: PathBuf, explicit: bool },
+}
+
+impl LogFile {
+    pub(super) fn path(&self) -> &Path {
+        match self {
+            LogFile::Samples { path, .. } | LogFile::Json { path, .. } => path,
+        }
+    }
+}
+
+/// Finds the log files under `paths` (files or folders, searched recursively), each once,
+/// sorted by path so that every later step is deterministic.
+pub(super) fn discover(paths: &[PathBuf]) -> Result<Vec<LogFile>, ImportError> {
+    let mut found: Vec<(PathBuf, bool)> = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p)
+            .map_err(|e| ImportError::Other(format!("cannot read {}: {e}", p.display())))?;
+        if meta.is_dir() {
+            walk(p, &mut found)?;
+        } else {
+            found.push((p.clone(), true));
+        }
+    }
+    // The same file reached through two given paths counts once.
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (path, explicit) in found {
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if !seen.insert(key) {
+            continue;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some((date_id, task)) = samples_name(&name) {
+            out.push(LogFile::Samples {
+                path,
+                date_id,
+                task,
+            });
+        } else if name.ends_with(".json") && !is_results_name(&name) {
+            out.push(LogFile::Json { path, explicit });
+        } else if explicit {
+            let hint = if is_results_name(&name) {
+                "it is a results file: pass its samples files or their folder"
+            } else {
+                "expected {date_id}_samples_{task}.jsonl or an old {task}.json with `logs`"
+            };
+            return Err(ImportError::Other(format!(
+                "{} is not an lmms-eval log: {hint}",
+                path.display()
+            )));
+        }
+    }
+    out.sort_by(|a, b| a.path().cmp(b.path()));
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<(PathBuf, bool)>) -> Result<(), ImportError> {
+    let read =
+        |e: std::io::Error| ImportError::Other(format!("cannot read {}: {e}", dir.display()));
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(read)?
+        .collect::<Result<_, _>>()
+        .map_err(read)?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let kind = e.file_type().map_err(read)?;
+        // Symbolic links to folders are not followed: they could loop.
+        if kind.is_dir() {
+            walk(&e.path(), out)?;
+        } else if kind.is_file() || (kind.is_symlink() && e.path().is_file()) {
+            out.push((e.path(), false));
+        }
+    }
+    Ok(())
+}
+
+/// `("20240901_101010", "videomme")` from `20240901_101010_samples_videomme.jsonl`.
+fn samples_name(name: &str) -> Option<(String, String)> {
+    let stem = name.strip_suffix(".jsonl")?;
+    let (date_id, task) = stem.split_once("_samples_")?;
+    (!date_id.is_empty() && !task.is_empty()).then(|| (date_id.to_string(), task.to_string()))
+}
+
+fn is_results_name(name: &str) -> bool {
+    name == "results.json" || name.ends_with("_results.json")
+}
+
+/// What a results file (or an old log's `args`) says about the invocation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct RunMeta {
+    /// `config.model`: the model wrapper (`llava_onevision`, `qwen2_5_vl`...).
+    pub wrapper: Option<String>,
+    /// `config.model_args`, parsed; `None` when absent.
+    pub args: Option<Vec<(String, String)>>,
+    /// The results file's `model_name_sanitized` (v0.3 and later).
+    pub sanitized: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct ResultsFile<'a> {
+    #[serde(default, borrow)]
+    config: MapOnly<RunConfig<'a>>,
+    #[serde(default, borrow)]
+    model_name_sanitized: Scalar<'a>,
+}
+
+/// `config` of a results file, `args` of an old log: both name the wrapper `model`.
+#[derive(Deserialize, Default)]
+pub(super) struct RunConfig<'a> {
+    #[serde(default, borrow)]
+    model: Scalar<'a>,
+    #[serde(default)]
+    model_args: ModelArgs,
+}
+
+impl RunConfig<'_> {
+    pub(super) fn meta(&self) -> RunMeta {
+        RunMeta {
+            wrapper: self.model.text(),
+            args: self.model_args.0.clone(),
+            sanitized: None,
+        }
+    }
+}
+
+/// Parses JSON that Python wrote, accepting its `NaN` and `Infinity`.
+pub(super) fn from_python_json<'a, T: Deserialize<'a>>(
+    text: &'a [u8],
+    fixed: &'a mut Option<Vec<u8>>,
+) -> Result<T, serde_json::Error> {
+    match serde_json::from_slice(text) {
+        Ok(v) => Ok(v),
+        Err(e) if e.is_syntax() => {
+            *fixed = python_json_to_json(text);
+            match fixed {
+                Some(f) => serde_json::from_slice(f),
+                None => Err(e),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads a results file: `Ok(None)` when it does not exist.
+pub(super) fn read_results(path: &Path) -> Result<Option<RunMeta>, ImportError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(ImportError::Other(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )));
+        }
+    };
+    let mut fixed = None;
+    let r: ResultsFile = from_python_json(strip_bom(&bytes), &mut fixed).map_err(|e| {
+        ImportError::Other(format!(
+            "{}: line {}: malformed results file: {}",
+            path.display(),
+            e.line(),
+            json_error_text(&e)
+        ))
+    })?;
+    let mut meta = r.config.0.map(|c| c.meta()).unwrap_or_default();
+    meta.sanitized = r.model_name_sanitized.text();
+    Ok(Some(meta))
+}
+
+/// A serde_json error without its position (the caller names file and line).
+pub(super) fn json_error_text(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    }
+}
+
+pub(super) fn strip_bom(b: &[u8]) -> &[u8] {
+    b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
+}
+
+/// The `model_args` keys that carry the number of frames, by wrapper: `max_frames_num`
+/// (llava_onevision, llava_vid, longva), `max_num_frames` (qwen2_vl, qwen2_5_vl, qwen3_vl),
+/// `num_frames`, `num_frame` (internvl2), `nframes`.
+const BUDGET_KEYS: [&str; 5] = [
+    "max_frames_num",
+    "max_num_frames",
+    "num_frames",
+    "num_frame",
+    "nframes",
+];
+
+/// The keys of a frame rate: `fps` (qwen wrappers), `video_fps` (llava_vid).
+const FPS_KEYS: [&str; 2] = ["fps", "video_fps"];
+
+/// How each model wrapper picks frames, for `dataset.json`: the policy frameaudit uses to
+/// show the frames a configuration saw (FORMATS.md §4). A guess from the wrapper's code,
+/// hence `inferred`.
+///
+/// | wrapper | policy | why |
+/// |---|---|---|
+/// | llava_onevision, llava_onevision1_5, llava_vid, longva | linspace | `np.linspace(0, T-1, N, dtype=int)` (llava_vid: when 1 fps would exceed N, or `force_sample`) |
+/// | qwen2_vl, qwen2_5_vl, qwen3_vl | linspace | `np.linspace` over the frames `qwen_vl_utils` decoded |
+/// | internvl2, internvl3, internvl3_5 | segment_mid | `get_index`: the middle of N equal segments |
+///
+/// Other wrappers record no policy (a warning says so).
+pub(super) const WRAPPER_POLICIES: [(&str, &str); 10] = [
+    ("llava_onevision", "linspace"),
+    ("llava_onevision1_5", "linspace"),
+    ("llava_vid", "linspace"),
+    ("longva", "linspace"),
+    ("qwen2_vl", "linspace"),
+    ("qwen2_5_vl", "linspace"),
+    ("qwen3_vl", "linspace"),
+    ("internvl2", "segment_mid"),
+    ("internvl3", "segment_mid"),
+    ("internvl3_5", "segment_mid"),
+];
+
+/// One lmms-eval invocation as frameaudit records it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct RunCtx {
+    pub model: String,
+    pub config: String,
+    pub frames: u64,
+    pub sampling: Option<Sampling>,
+    /// The wrapper, when known, for the warning about wrappers without a policy.
+    pub wrapper: Option<String>,
+}
+
+/// `--config LABEL=PATH`, with PATH resolved.
+#[derive(Debug)]
+pub(super) struct Overrides {
+    rules: Vec<(String, PathBuf, PathBuf)>,
+    used: Vec<bool>,
+}
+
+impl Overrides {
+    pub(super) fn new(given: &[(String, PathBuf)]) -> Result<Self, ImportError> {
+        let mut rules: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+        for (label, path) in given {
+            let canon = std::fs::canonicalize(path).map_err(|e| {
+                ImportError::Other(format!(
+                    "--config {label}={}: cannot read {}: {e}",
+                    path.display(),
+                    path.display()
+                ))
+            })?;
+            if let Some((other, _, _)) = rules.iter().find(|(l, _, c)| *c == canon && l != label) {
+                return Err(ImportError::Other(format!(
+                    "--config gives {} two labels, {other:?} and {label:?}",
+                    path.display()
+                )));
+            }
+            rules.push((label.clone(), path.clone(), canon));
+        }
+        let used = vec![false; rules.len()];
+        Ok(Overrides { rules, used })
+    }
+
+    /// The label for a log file whose invocation is also described by `results`: the
+    /// override whose PATH is the file, the results file or the closest folder above them.
+    pub(super) fn label_for(&mut self, file: &Path, results: Option<&Path>) -> Option<String> {
+        let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let file = canon(file);
+        let results = results.map(canon);
+        let hit = self
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, p))| file.starts_with(p) || results.as_ref() == Some(p))
+            .max_by_key(|(_, (_, _, p))| p.components().count())
+            .map(|(i, _)| i)?;
+        self.used[hit] = true;
+        Some(self.rules[hit].0.clone())
+    }
+
+    /// The overrides that matched no run, as `--config LABEL=PATH`.
+    pub(super) fn unused(&self) -> Vec<String> {
+        self.rules
+            .iter()
+            .zip(&self.used)
+            .filter(|(_, u)| !**u)
+            .map(|((l, p, _), _)| format!("--config {l}={}", p.display()))
+            .collect()
+    }
+}
+
+/// Where the frame budget of `file` comes from, for the error when there is none.
+pub(super) enum Source<'a> {
+    /// A v0.3+ samples file and its results file (absent when missing).
+    Results(Option<&'a Path>),
+    /// An old log, with its own `args` and maybe a sibling `results.json`.
+    OldLog,
+}
+
+/// Resolves model, configuration, frames and sampling of one log file.
+pub(super) fn resolve(
+    file: &Path,
+    meta: &RunMeta,
+    label: Option<String>,
+    source: Source,
+    warnings: &mut Vec<String>,
+) -> Result<RunCtx, ImportError> {
+    let args = meta.args.as_deref().unwrap_or_default();
+    let arg = |keys: &[&str]| {
+        keys.iter().find_map(|k| {
+            args.iter()
+                .find(|(a, _)| a == k)
+                .map(|(a, v)| (a.clone(), v.clone()))
+        })
+    };
+    let bad = |key: &str, v: &str, what: &str| {
+        ImportError::Other(format!(
+            "{}: model_args {key}={v} is not {what}",
+            file.display()
+        ))
+    };
+    let budget = match arg(&BUDGET_KEYS) {
+        Some((k, v)) => Some(whole(&v).ok_or_else(|| bad(&k, &v, "a frame count"))?),
+        None => None,
+    };
+    let fps = match arg(&FPS_KEYS) {
+        Some((k, v)) => Some(
+            v.parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite() && *f > 0.0)
+                .ok_or_else(|| bad(&k, &v, "a frame rate"))?,
+        ),
+        None => None,
+    };
+    let max_pixels = match arg(&["max_pixels"]) {
+        Some((k, v)) => Some(whole(&v).ok_or_else(|| bad(&k, &v, "a pixel count"))?),
+        None => None,
+    };
+    let (config, frames) = match label {
+        Some(label) => {
+            let frames = match (frames_from_label(&label), budget) {
+                (Some(f), Some(b)) if f != b => {
+                    warnings.push(format!(
+                        "{}: --config {label} says {f} frames, model_args {b}; using {f}",
+                        file.display()
+                    ));
+                    f
+                }
+                (Some(f), _) => f,
+                (None, Some(b)) => b,
+                (None, None) => {
+                    return Err(ImportError::Other(format!(
+                        "{}: the label {label:?} of --config names no frame count and the run's model_args give none; use a label such as 32f or textonly",
+                        file.display()
+                    )));
+                }
+            };
+            (label, frames)
+        }
+        None => {
+            let Some(frames) = budget else {
+                return Err(no_budget(file, meta, source));
+            };
+            (auto_label(frames, max_pixels, fps), frames)
+        }
+    };
+    let wrapper = meta.wrapper.clone();
+    let sampling = (frames > 0)
+        .then(|| {
+            let w = wrapper.as_deref()?;
+            let (_, policy) = WRAPPER_POLICIES.iter().find(|(name, _)| *name == w)?;
+            Some(Sampling {
+                policy: policy.to_string(),
+                fps,
+                inferred: true,
+            })
+        })
+        .flatten();
+    Ok(RunCtx {
+        model: model_id(meta, file),
+        config,
+        frames,
+        sampling,
+        wrapper,
+    })
+}
+
+/// `16f`; `textonly` for 0 frames; `_151k` when the wrapper was given `max_pixels` (a
+/// resolution sweep at one frame count holds several configurations); `_1fps` with a rate.
+fn auto_label(frames: u64, max_pixels: Option<u64>, fps: Option<f64>) -> String {
+    if frames == 0 {
+        return "textonly".into();
+    }
+    let mut label = format!("{frames}f");
+    if let Some(p) = max_pixels {
+        // The per-item CSV names 151 200 pixels `151k`: thousands, rounded.
+        label.push_str(&format!("_{}k", (p + 500) / 1000));
+    }
+    if let Some(f) = fps {
+        label.push_str(&format!("_{f}fps"));
+    }
+    label
+}
+
+fn no_budget(file: &Path, meta: &RunMeta, source: Source) -> ImportError {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let fix = format!(
+        "pass --config LABEL=PATH with the configuration it ran, e.g. --config 32f={}",
+        dir.display()
+    );
+    let keys = BUDGET_KEYS.join(", ");
+    let why = match (source, &meta.args) {
+        (Source::Results(None), _) => "has no results file of the same date beside it, and only the results file holds the frame budget".to_string(),
+        (Source::Results(Some(r)), Some(args)) => format!(
+            "no frame budget: {}'s config.model_args ({}) has none of {keys}",
+            r.display(),
+            show_args(args)
+        ),
+        (Source::Results(Some(r)), None) => format!("no frame budget: {} has no config.model_args", r.display()),
+        (Source::OldLog, Some(args)) => format!("no frame budget: model_args ({}) has none of {keys}", show_args(args)),
+        (Source::OldLog, None) => "no frame budget: neither its `args` nor a results.json beside it give model_args".to_string(),
+    };
+    ImportError::Other(format!("{}: {why}; {fix}", file.display()))
+}
+
+fn show_args(args: &[(String, String)]) -> String {
+    args.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A whole number, also written `16.0`.
+fn whole(v: &str) -> Option<u64> {
+    v.parse::<u64>().ok().or_else(|| {
+        v.parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite() && *f >= 0.0 && f.fract() == 0.0 && *f < 9e15)
+            .map(|f| f as u64)
+    })
+}
+
+/// The model id: lmms-eval's own `model_name_sanitized` rule applied to the name in
+/// `model_args` (the `pretrained` checkpoint, or `model`, `model_version`...): its last two
+/// path parts joined by `__` (`lmms-lab__llava-onevision-qwen2-7b-ov`). It is computed
+/// rather than read, so that logs of every version name a model alike; for hub models it
+/// is also the folder lmms-eval wrote into. Without a name in `model_args`: the results
+/// file's `model_name_sanitized`, else the wrapper, else the folder.
+fn model_id(meta: &RunMeta, file: &Path) -> String {
+    // lmms-eval's order: a fine-tune (peft, delta) is named before its base.
+    const NAME_KEYS: [&str; 9] = [
+        "peft",
+        "delta",
+        "pretrained",
+        "model",
+        "model_version",
+        "model_name",
+        "model_id",
+        "path",
+        "engine",
+    ];
+    let args = meta.args.as_deref().unwrap_or_default();
+    let named = NAME_KEYS.iter().find_map(|k| {
+        args.iter()
+            .find(|(a, v)| a == k && !v.is_empty())
+            .map(|(_, v)| v.as_str())
+    });
+    if let Some(name) = named {
+        let parts: Vec<&str> = name.trim_end_matches('/').split('/').collect();
+        let tail = parts[parts.len().saturating_sub(2)..].join("/");
+        let id = sanitize_model_name(&tail);
+        if !id.is_empty() {
+            return id;
+        }
+    }
+    meta.sanitized
+        .clone()
+        .or_else(|| meta.wrapper.clone())
+        .or_else(|| {
+            file.parent()
+                .and_then(Path::file_name)
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "unknown-model".into())
+}
+
+/// lmms-eval's `sanitize_model_name`: runs of `"<>:/|\?*[]` become `__`.
+fn sanitize_model_name(name: &str) -> String {
+    let special = |c: char| {
+        matches!(
+            c,
+            '"' | '<' | '>' | ':' | '/' | '|' | '\\' | '?' | '*' | '[' | ']'
+        )
+    };
+    let mut out = String::with_capacity(name.len());
+    let mut in_run = false;
+    for c in name.chars() {
+        if special(c) {
+            if !in_run {
+                out.push_str("__");
+            }
+            in_run = true;
+        } else {
+            out.push(c);
+            in_run = false;
+        }
+    }
+    out
+}
+
+/// Wrappers seen without a sampling policy, and configurations given two policies, each
+/// warned about once.
+#[derive(Debug, Default)]
+pub(super) struct SamplingNotes {
+    unknown: BTreeSet<String>,
+    by_config: BTreeMap<String, (Option<Sampling>, String)>,
+    conflicts: BTreeSet<String>,
+}
+
+impl SamplingNotes {
+    pub(super) fn note(&mut self, ctx: &RunCtx, file: &Path, warnings: &mut Vec<String>) {
+        if ctx.frames > 0
+            && ctx.sampling.is_none()
+            && let Some(w) = &ctx.wrapper
+            && self.unknown.insert(w.clone())
+        {
+            warnings.push(format!(
+                "model wrapper {w:?}: its frame sampling is unknown to frameaudit, so dataset.json records no policy for its configurations"
+            ));
+        }
+        match self.by_config.get(&ctx.config) {
+            None => {
+                self.by_config.insert(
+                    ctx.config.clone(),
+                    (ctx.sampling.clone(), file.display().to_string()),
+                );
+            }
+            Some((first, first_file))
+                if first.as_ref().map(|s| &s.policy)
+                    != ctx.sampling.as_ref().map(|s| &s.policy)
+                    && self.conflicts.insert(ctx.config.clone()) =>
+            {
+                let name = |s: &Option<Sampling>| {
+                    s.as_ref()
+                        .map_or("no known policy".to_string(), |s| s.policy.clone())
+                };
+                warnings.push(format!(
+                    "configuration {:?} sampled frames by {} in {first_file} and by {} in {}; dataset.json keeps the first",
+                    ctx.config,
+                    name(first),
+                    name(&ctx.sampling),
+                    file.display()
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(args: &str, wrapper: &str) -> RunMeta {
+        RunMeta {
+            wrapper: Some(wrapper.into()),
+            args: Some(ModelArgs::parse(args)),
+            sanitized: None,
+        }
+    }
+
+    fn ctx(args: &str, wrapper: &str, label: Option<&str>) -> Result<RunCtx, ImportError> {
+        resolve(
+            Path::new("logs/m/x_samples_videomme.jsonl"),
+            &meta(args, wrapper),
+            label.map(String::from),
+            Source::Results(Some(Path::new("logs/m/x_results.json"))),
+            &mut Vec::new(),
+        )
+    }
+
+    #[test]
+    fn names_and_labels() {
+        let c = ctx(
+            "pretrained=lmms-lab/llava-onevision-qwen2-7b-ov,conv_template=qwen_1_5,max_frames_num=16",
+            "llava_onevision",
+            None,
+        )
+        .expect("ctx");
+        assert_eq!(c.model, "lmms-lab__llava-onevision-qwen2-7b-ov");
+        assert_eq!((c.config.as_str(), c.frames), ("16f", 16));
+        assert_eq!(c.sampling.map(|s| s.policy), Some("linspace".into()));
+        let c = ctx(
+            "pretrained=/data/ckpt/run3/,max_num_frames=64,max_pixels=151200,fps=1",
+            "qwen2_5_vl",
+            None,
+        )
+        .expect("ctx");
+        assert_eq!(c.model, "ckpt__run3");
+        assert_eq!(c.config, "64f_151k_1fps");
+        assert_eq!(c.sampling.and_then(|s| s.fps), Some(1.0));
+        let c = ctx(
+            "pretrained=OpenGVLab/InternVL2-8B,num_frame=8",
+            "internvl2",
+            None,
+        )
+        .expect("ctx");
+        assert_eq!(c.sampling.map(|s| s.policy), Some("segment_mid".into()));
+        let c = ctx("pretrained=a/b,max_frames_num=0", "llava_vid", None).expect("ctx");
+        assert_eq!(
+            (c.config.as_str(), c.frames, c.sampling),
+            ("textonly", 0, None)
+        );
+        assert_eq!(sanitize_model_name("a:/b|c"), "a__b__c");
+    }
+
+    #[test]
+    fn overrides_and_missing_budgets() {
+        let c = ctx("pretrained=a/b", "llava_vid", Some("32f_nested")).expect("override");
+        assert_eq!((c.config.as_str(), c.frames), ("32f_nested", 32));
+        let c =
+            ctx("pretrained=a/b,max_frames_num=8", "llava_vid", Some("fast")).expect("override");
+        assert_eq!((c.config.as_str(), c.frames), ("fast", 8));
+        let e = ctx("pretrained=a/b,conv_template=x", "llava_vid", None).expect_err("no budget");
+        let e = e.to_string();
+        assert!(
+            e.contains("logs/m/x_samples_videomme.jsonl: no frame budget"),
+            "{e}"
+        );
+        assert!(e.contains("--config 32f=logs/m"), "{e}");
+        let e = ctx("pretrained=a/b,max_frames_num=many", "llava_vid", None).expect_err("bad");
+        assert!(
+            e.to_string()
+                .contains("max_frames_num=many is not a frame count"),
+            "{e}"
+        );
+        assert!(ctx("pretrained=a/b", "llava_vid", Some("fast")).is_err());
+    }
+
+    #[test]
+    fn file_names() {
+        assert_eq!(
+            samples_name("2024-09-01T10-10-10.5_samples_mvbench_action_sequence.jsonl"),
+            Some((
+                "2024-09-01T10-10-10.5".into(),
+                "mvbench_action_sequence".into()
+            ))
+        );
+        assert_eq!(samples_name("results.jsonl"), None);
+        assert!(is_results_name("20240901_101010_results.json"));
+    }
+}

@@ -1,0 +1,663 @@
+//! The VLMEvalKit and wide-table importers on the fixtures of `fixtures/formats/` (written
+//! by `tests/reference/make_vlm_fixtures.py`): every cell, item and configuration they give,
+//! what they skip and why, and the binary's `import` followed by `validate` and `report`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{frameaudit, stderr};
+use frameaudit::core::import::{Import, vlmevalkit, wide_csv};
+use serde_json::Value;
+
+fn fixtures(sub: &str) -> PathBuf {
+    common::repo().join("fixtures/formats").join(sub)
+}
+
+/// The lines of a JSON Lines file.
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("read")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
+}
+
+/// Cells by (model, config, item): (pred, gold, correct, frames).
+type Cells = BTreeMap<(String, String, String), (Option<String>, String, bool, u64)>;
+
+fn cells(dir: &Path) -> Cells {
+    jsonl(&dir.join("cells.jsonl"))
+        .into_iter()
+        .map(|c| {
+            let s = |k: &str| c[k].as_str().expect(k).to_string();
+            (
+                (s("model"), s("config"), s("item_id")),
+                (
+                    c["pred"].as_str().map(String::from),
+                    s("gold"),
+                    c["correct"].as_bool().expect("correct"),
+                    c["frames"].as_u64().expect("frames"),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Imports with the VLMEvalKit importer and writes the dataset into a temporary folder.
+fn vlm(paths: &[PathBuf], opts: &vlmevalkit::VlmOptions) -> (Import, tempfile::TempDir) {
+    let mut imp = Import::default();
+    vlmevalkit::import(paths, opts, &mut imp, &|_| {}).expect("import");
+    let out = tempfile::tempdir().expect("tmp");
+    imp.write(out.path(), "t").expect("write");
+    (imp, out)
+}
+
+/// The skipped records as (file name, row, reason).
+fn skipped(imp: &Import) -> Vec<(String, Option<u64>, String)> {
+    imp.skipped
+        .iter()
+        .map(|(f, row, why)| {
+            let name = f.file_name().expect("name").to_string_lossy().into_owned();
+            (name, *row, why.clone())
+        })
+        .collect()
+}
+
+/// Checks one run's cells: `preds[i]` for item `i`, against the Video-MME golds.
+fn check_run(cells: &Cells, model: &str, config: &str, frames: u64, preds: [Option<&str>; 6]) {
+    const GOLD: [&str; 6] = ["B", "C", "B", "A", "D", "A"];
+    for (i, pred) in preds.iter().enumerate() {
+        let key = (model.to_string(), config.to_string(), i.to_string());
+        let got = cells.get(&key).unwrap_or_else(|| panic!("no cell {key:?}"));
+        let want = (
+            pred.map(String::from),
+            GOLD[i].to_string(),
+            *pred == Some(GOLD[i]),
+            frames,
+        );
+        assert_eq!(got, &want, "{key:?}");
+    }
+}
+
+const QWEN: &str = "Qwen2-VL-7B-Instruct";
+const LLAVA: &str = "llava_onevision_qwen2_7b_ov";
+
+#[test]
+fn vlmevalkit_files_of_every_format_and_name() {
+    let (imp, out) = vlm(
+        &[fixtures("vlmevalkit/videomme")],
+        &vlmevalkit::VlmOptions::default(),
+    );
+    let c = cells(out.path());
+    assert_eq!(c.len(), 30);
+    // xlsx, current name; "The answer is C." → C; an empty prediction is no answer.
+    check_run(
+        &c,
+        QWEN,
+        "8f",
+        8,
+        [Some("B"), Some("C"), Some("A"), Some("A"), None, Some("C")],
+    );
+    // tsv with a quoted prediction holding a newline and a tab.
+    check_run(
+        &c,
+        QWEN,
+        "64f",
+        64,
+        [
+            Some("B"),
+            Some("C"),
+            Some("B"),
+            Some("B"),
+            Some("D"),
+            Some("A"),
+        ],
+    );
+    // xlsx, older name (_nopack); "(A)" → A; VLMEvalKit's failure message names no option.
+    check_run(
+        &c,
+        LLAVA,
+        "8f",
+        8,
+        [Some("A"), Some("C"), Some("B"), Some("A"), Some("D"), None],
+    );
+    // JSON list of rows, candidates as a real list.
+    check_run(
+        &c,
+        LLAVA,
+        "64f",
+        64,
+        [
+            Some("B"),
+            Some("C"),
+            Some("B"),
+            Some("A"),
+            Some("D"),
+            Some("B"),
+        ],
+    );
+    // JSON {column: {row: value}}; fps runs count one minute of video.
+    check_run(
+        &c,
+        LLAVA,
+        "1fps",
+        60,
+        [
+            Some("B"),
+            Some("C"),
+            Some("B"),
+            Some("A"),
+            Some("A"),
+            Some("A"),
+        ],
+    );
+    let first = &jsonl(&out.path().join("cells.jsonl"))[0];
+    assert_eq!(first["benchmark"], "Video-MME");
+    assert_eq!(
+        first["source_tag"],
+        "vlmevalkit:Qwen2-VL-7B-Instruct_Video-MME_64frame.tsv"
+    );
+
+    let items = jsonl(&out.path().join("items.jsonl"));
+    assert_eq!(items.len(), 6);
+    assert_eq!(
+        items[2],
+        serde_json::json!({
+            "benchmark": "Video-MME", "item_id": "2", "question": "Where does the scene take place?",
+            "options": ["A. a kitchen", "B. Tom's garage", "C. a street", "D. a park"],
+            "gold": "B", "video": "fFjv93ACGo8", "category": "Knowledge",
+            "task_type": "Spatial Perception"
+        })
+    );
+
+    let ds = common::read_json(&out.path().join("dataset.json"));
+    assert_eq!(
+        ds["configs"],
+        serde_json::json!({
+            "1fps": {"policy": "fps", "fps": 1.0, "inferred": false},
+            "64f": {"policy": "interior", "inferred": false},
+            "8f": {"policy": "interior", "inferred": false}
+        })
+    );
+
+    let skips = skipped(&imp);
+    let tsv = "Qwen2-VL-7B-Instruct_Video-MME_64frame.tsv";
+    assert_eq!(skips.len(), 4, "{skips:?}");
+    assert!(skips.contains(&(
+        tsv.into(),
+        Some(9),
+        format!("{tsv}: 3 fields where the header has 10")
+    )));
+    assert!(skips.contains(&(tsv.into(), Some(10), format!("{tsv}: no index"))));
+    assert!(skips.iter().any(|(f, row, why)| f == "summary.json"
+        && row.is_none()
+        && why.contains("no frame budget")));
+    assert!(skips.iter().any(|(f, _, why)| f
+        == "Qwen2-VL-7B-Instruct_Video-MME_8frame_rating.json"
+        && why.contains("evaluation output")));
+    assert_eq!(imp.summary().duplicates, 0);
+    let warnings = imp.warnings.join("\n");
+    assert!(
+        warnings.contains("configuration 1fps") && warnings.contains("60 frames"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("_8frame_nopack.xlsx: 1 prediction(s) name no option"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn mvbench_answers_given_as_option_text() {
+    let (imp, out) = vlm(
+        &[fixtures("vlmevalkit/mvbench")],
+        &vlmevalkit::VlmOptions::default(),
+    );
+    let c = cells(out.path());
+    let get = |id: &str| c[&(QWEN.to_string(), "8f".to_string(), id.to_string())].clone();
+    // "(B) The man stands up." → B; "5" is the text of option C; "The answer is (C) right"
+    // → C against the reference "left" (A); the option text without its period → B.
+    assert_eq!(
+        get("action_antonym_0"),
+        (Some("B".into()), "B".into(), true, 8)
+    );
+    assert_eq!(
+        get("action_count_1"),
+        (Some("C".into()), "C".into(), true, 8)
+    );
+    assert_eq!(
+        get("object_shuffle_2"),
+        (Some("C".into()), "A".into(), false, 8)
+    );
+    assert_eq!(
+        get("scene_transition_3"),
+        (Some("B".into()), "B".into(), true, 8)
+    );
+    assert_eq!(c.len(), 4);
+    let items = jsonl(&out.path().join("items.jsonl"));
+    assert_eq!(
+        items[0]["options"],
+        serde_json::json!([
+            "A. The man sits down.",
+            "B. The man stands up.",
+            "C. not sure"
+        ])
+    );
+    assert_eq!(items[0]["benchmark"], "MVBench_MP4");
+    let ds = common::read_json(&out.path().join("dataset.json"));
+    assert_eq!(ds["configs"]["8f"]["policy"], "segment_mid");
+    let tsv = "Qwen2-VL-7B-Instruct_MVBench_MP4_8frame.tsv";
+    assert_eq!(
+        skipped(&imp),
+        [(
+            tsv.to_string(),
+            Some(6),
+            format!("{tsv}: the answer is neither an option letter nor an option's text")
+        )]
+    );
+}
+
+#[test]
+fn datasets_that_sample_differently_share_a_configuration_with_a_warning() {
+    let (imp, out) = vlm(
+        &[
+            fixtures("vlmevalkit/mvbench"),
+            fixtures("vlmevalkit/videomme"),
+        ],
+        &vlmevalkit::VlmOptions::default(),
+    );
+    let ds = common::read_json(&out.path().join("dataset.json"));
+    // Two 8f runs on Video-MME against one on MVBench_MP4.
+    assert_eq!(ds["configs"]["8f"]["policy"], "interior");
+    let warnings = imp.warnings.join("\n");
+    assert!(
+        warnings.contains(
+            "configuration 8f samples with segment_mid on MVBench_MP4, interior on Video-MME"
+        ),
+        "{warnings}"
+    );
+    // One run per model and configuration, whatever the datasets.
+    assert_eq!(imp.summary().runs, 5);
+    assert_eq!(imp.summary().items, 10);
+}
+
+#[test]
+fn a_linked_file_counts_once_and_copies_keep_the_last_path() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let model = dir.path().join(QWEN);
+    let src = fixtures("vlmevalkit/videomme/Qwen2-VL-7B-Instruct");
+    let name = "Qwen2-VL-7B-Instruct_Video-MME_8frame.xlsx";
+    for run in ["T20250101_G0", "T20250202_G0"] {
+        std::fs::create_dir_all(model.join(run)).expect("mkdir");
+        std::fs::copy(src.join(name), model.join(run).join(name)).expect("copy");
+    }
+    // A different file for the same run, in an older run folder.
+    std::fs::create_dir_all(model.join("T20241231_G0")).expect("mkdir");
+    std::fs::copy(
+        src.join("Qwen2-VL-7B-Instruct_Video-MME_64frame.tsv"),
+        model.join("T20241231_G0/Qwen2-VL-7B-Instruct_Video-MME_8frame.tsv"),
+    )
+    .expect("copy");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(model.join("T20250202_G0").join(name), model.join(name))
+        .expect("link");
+    let (imp, out) = vlm(
+        &[dir.path().to_path_buf()],
+        &vlmevalkit::VlmOptions::default(),
+    );
+    assert_eq!(imp.summary().runs, 1);
+    let c = cells(out.path());
+    check_run(
+        &c,
+        QWEN,
+        "8f",
+        8,
+        [Some("B"), Some("C"), Some("A"), Some("A"), None, Some("C")],
+    );
+    let skips = skipped(&imp);
+    // The link is the same file as its target: not a skip. The older copies are.
+    assert_eq!(skips.len(), 2, "{skips:?}");
+    assert!(
+        skips
+            .iter()
+            .any(|(f, _, why)| f == name && why.contains("the same predictions as"))
+    );
+    assert!(
+        skips
+            .iter()
+            .any(|(f, _, why)| f.ends_with(".tsv") && why.contains("is also in"))
+    );
+    assert!(imp.warnings.iter().any(|w| w.contains("both hold model")));
+}
+
+#[test]
+fn an_unparseable_file_name_is_skipped_and_the_rest_read() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = fixtures("vlmevalkit/videomme/Qwen2-VL-7B-Instruct");
+    let good = "Qwen2-VL-7B-Instruct_Video-MME_8frame.xlsx";
+    std::fs::copy(src.join(good), dir.path().join(good)).expect("copy");
+    std::fs::copy(src.join(good), dir.path().join("final_predictions.xlsx")).expect("copy");
+    std::fs::write(
+        dir.path().join("broken_Video-MME_8frame.xlsx"),
+        "not a workbook",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("X_Video-MME_8frame.json"),
+        "[{\"index\": 0}]",
+    )
+    .expect("write");
+    let (imp, out) = vlm(
+        &[dir.path().to_path_buf()],
+        &vlmevalkit::VlmOptions::default(),
+    );
+    assert_eq!(cells(out.path()).len(), 6);
+    let skips = skipped(&imp);
+    assert_eq!(skips.len(), 3, "{skips:?}");
+    assert!(
+        skips.iter().any(|(f, _, why)| f == "final_predictions.xlsx"
+            && why.contains("its name has no frame budget"))
+    );
+    assert!(
+        skips
+            .iter()
+            .any(|(f, _, why)| f == "broken_Video-MME_8frame.xlsx"
+                && why.contains("not a readable xlsx"))
+    );
+    assert!(
+        skips
+            .iter()
+            .any(|(f, _, why)| f == "X_Video-MME_8frame.json"
+                && why.contains("no \"prediction\" column"))
+    );
+}
+
+#[test]
+fn frames_root_is_checked_not_copied() {
+    let root = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(root.path().join("images/Video-MME/fFjv93ACGo8")).expect("mkdir");
+    let opts = vlmevalkit::VlmOptions {
+        frames_root: Some(root.path().to_path_buf()),
+    };
+    let (imp, out) = vlm(&[fixtures("vlmevalkit/videomme")], &opts);
+    let warnings = imp.warnings.join("\n");
+    assert!(
+        warnings.contains(
+            "1 of 2 videos have no frame folder under images/*/ (first: \"xK2pLm9QwE0\")"
+        ),
+        "{warnings}"
+    );
+    assert!(warnings.contains("frames are not copied"), "{warnings}");
+    assert!(!out.path().join("images").exists());
+    let items = jsonl(&out.path().join("items.jsonl"));
+    assert!(items.iter().all(|i| i["video"].is_string()));
+
+    let empty = tempfile::tempdir().expect("tmp");
+    let opts = vlmevalkit::VlmOptions {
+        frames_root: Some(empty.path().to_path_buf()),
+    };
+    let (imp, _out) = vlm(&[fixtures("vlmevalkit/videomme")], &opts);
+    assert!(
+        imp.warnings
+            .iter()
+            .any(|w| w.contains("there is no images/ folder")),
+        "{:?}",
+        imp.warnings
+    );
+}
+
+#[test]
+fn binary_imports_then_validates_and_reports() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("vlm");
+    let dir = fixtures("vlmevalkit/videomme");
+    let (dir_s, out_s) = (dir.display().to_string(), out.display().to_string());
+
+    let dry = frameaudit(&["import", "vlmevalkit", &dir_s, "-o", &out_s, "--dry-run"]);
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    assert!(
+        stderr(&dry).contains("dry run: nothing written"),
+        "{}",
+        stderr(&dry)
+    );
+    assert!(!out.exists(), "a dry run writes nothing");
+
+    let run = frameaudit(&["import", "vlmevalkit", &dir_s, "-o", &out_s]);
+    let err = stderr(&run);
+    assert!(run.status.success(), "{err}");
+    assert!(
+        err.contains("5 runs, 2 models, 3 configurations, 6 items, 30 cells"),
+        "{err}"
+    );
+    assert!(
+        err.contains("skipped 1: summary.json: its name has no frame budget"),
+        "{err}"
+    );
+
+    let validate = frameaudit(&["validate", &out_s]);
+    assert!(validate.status.success(), "{}", stderr(&validate));
+    let report = frameaudit(&["report", &out_s, "--json", "--boot", "20"]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    let r: Value = serde_json::from_slice(&report.stdout).expect("report JSON");
+    assert_eq!(r["input"]["models"], serde_json::json!([QWEN, LLAVA]));
+
+    // Importing again gives the same bytes.
+    let files = ["cells.jsonl", "items.jsonl", "dataset.json"];
+    let before: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(out.join(f)).expect("read"))
+        .collect();
+    let again = frameaudit(&["import", "vlmevalkit", &dir_s, "-o", &out_s]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    for (f, b) in files.iter().zip(&before) {
+        assert_eq!(&std::fs::read(out.join(f)).expect("read"), b, "{f}");
+    }
+}
+
+fn wide_opts() -> wide_csv::WideOptions {
+    wide_csv::WideOptions {
+        gold: fixtures("wide-csv/videomme_gold.csv"),
+        gold_key: "question_id".into(),
+        gold_col: "answer".into(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn wide_tables_joined_with_the_gold() {
+    let mut imp = Import::default();
+    wide_csv::import(&[fixtures("wide-csv")], &wide_opts(), &mut imp, &|_| {}).expect("import");
+    let out = tempfile::tempdir().expect("tmp");
+    imp.write(out.path(), "w").expect("write");
+    let c = cells(out.path());
+    let gold = [
+        ("001-1", "B"),
+        ("001-2", "C"),
+        ("001-3", "A"),
+        ("002-1", "D"),
+        ("002-2", "A"),
+    ];
+    let check = |model: &str, config: &str, frames: u64, ids: &[&str], preds: &[Option<&str>]| {
+        for (id, pred) in ids.iter().zip(preds) {
+            let g = gold.iter().find(|(i, _)| i == id).expect("gold").1;
+            let key = (model.to_string(), config.to_string(), id.to_string());
+            assert_eq!(
+                c.get(&key),
+                Some(&(
+                    pred.map(String::from),
+                    g.to_string(),
+                    *pred == Some(g),
+                    frames
+                )),
+                "{key:?}"
+            );
+        }
+    };
+    let all = ["001-1", "001-2", "001-3", "002-1", "002-2"];
+    let q = "Qwen2.5-VL-7B";
+    check(
+        q,
+        "textonly",
+        0,
+        &all,
+        &[Some("B"), Some("C"), Some("A"), Some("D"), Some("A")],
+    );
+    // An empty cell and "hmm" are no answer.
+    check(
+        q,
+        "16f_151k",
+        16,
+        &all,
+        &[Some("B"), None, Some("B"), Some("D"), None],
+    );
+    check(
+        q,
+        "32f_151k",
+        32,
+        &all,
+        &[Some("A"), Some("C"), Some("A"), Some("D"), Some("A")],
+    );
+    // "The answer is C" → C; "E" stays E (wrong).
+    check(
+        q,
+        "64f_76k",
+        64,
+        &all,
+        &[Some("B"), Some("C"), Some("E"), Some("D"), Some("A")],
+    );
+    let i = "InternVL3-8B";
+    let ids = ["001-1", "001-2", "001-3", "002-2"];
+    check(
+        i,
+        "32f_151k",
+        32,
+        &ids,
+        &[Some("B"), Some("C"), Some("A"), Some("A")],
+    );
+    check(
+        i,
+        "textonly",
+        0,
+        &ids,
+        &[Some("C"), Some("C"), Some("B"), Some("A")],
+    );
+    check(
+        i,
+        "16f_151k",
+        16,
+        &ids,
+        &[Some("B"), Some("C"), Some("A"), Some("D")],
+    );
+    assert_eq!(c.len(), 5 * 4 + 4 * 3);
+    let cells_json = jsonl(&out.path().join("cells.jsonl"));
+    assert!(cells_json.iter().all(|c| c["benchmark"] == "V1_short"));
+    let items = jsonl(&out.path().join("items.jsonl"));
+    assert_eq!(items.len(), 5);
+    assert_eq!(
+        items[2],
+        serde_json::json!({"benchmark": "V1_short", "item_id": "001-3", "gold": "A"})
+    );
+    assert_eq!(
+        common::read_json(&out.path().join("dataset.json"))["configs"],
+        serde_json::json!({})
+    );
+
+    let intern = "InternVL3-8B_V1_short_predictions_wide.csv";
+    let qwen = "Qwen2.5-VL-7B_V1_short_predictions_wide.csv";
+    assert_eq!(
+        skipped(&imp),
+        [
+            (
+                intern.to_string(),
+                Some(5),
+                format!("{intern}: 2 fields where the header has 4")
+            ),
+            (
+                qwen.to_string(),
+                Some(7),
+                format!("{qwen}: the item has no answer in videomme_gold.csv")
+            ),
+        ]
+    );
+    assert_eq!(
+        imp.warnings,
+        [
+            format!("{qwen}: column(s) notes left out: their names give no frame count"),
+            format!("{qwen}: 1 cell(s) name no option; counted as wrong answers"),
+        ]
+    );
+}
+
+#[test]
+fn wide_table_options_and_errors() {
+    // --model, --benchmark and --id-col through the binary.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let table = tmp.path().join("scores.csv");
+    std::fs::write(&table, "sample_id,8f,16f\n001-1,B,C\n001-2,C,C\n").expect("write");
+    let out = tmp.path().join("out");
+    let gold = fixtures("wide-csv/videomme_gold.csv");
+    let args = |extra: &[&str]| {
+        let mut a: Vec<String> = ["import", "wide-csv"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.push(table.display().to_string());
+        a.extend(["-o".into(), out.display().to_string()]);
+        a.extend(["--gold".into(), gold.display().to_string()]);
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        frameaudit(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let ok = run(&[
+        "--id-col",
+        "sample_id",
+        "--model",
+        "M",
+        "--benchmark",
+        "videomme",
+    ]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let c = jsonl(&out.join("cells.jsonl"));
+    assert_eq!(c.len(), 4);
+    assert!(
+        c.iter()
+            .all(|c| c["model"] == "M" && c["benchmark"] == "videomme")
+    );
+    let validate = frameaudit(&["validate", &out.display().to_string()]);
+    assert!(validate.status.success(), "{}", stderr(&validate));
+
+    // Without --id-col the table has no question_id: skipped, so nothing is imported.
+    let no_id = run(&["--dry-run"]);
+    assert!(!no_id.status.success());
+    let err = stderr(&no_id);
+    assert!(err.contains("no item id column \"question_id\""), "{err}");
+    assert!(err.contains("found no cells"), "{err}");
+
+    // A gold file without the answer column stops the import.
+    let bad = run(&["--id-col", "sample_id", "--gold-col", "truth", "--dry-run"]);
+    assert!(!bad.status.success());
+    let err = stderr(&bad);
+    assert!(
+        err.contains("no column \"truth\"") && err.contains("--gold-col"),
+        "{err}"
+    );
+    // The model and benchmark default to the file name and "default".
+    let mut imp = Import::default();
+    let opts = wide_csv::WideOptions {
+        id_col: Some("sample_id".into()),
+        ..wide_opts()
+    };
+    wide_csv::import(std::slice::from_ref(&table), &opts, &mut imp, &|_| {}).expect("import");
+    let out2 = tmp.path().join("out2");
+    imp.write(&out2, "x").expect("write");
+    let c = jsonl(&out2.join("cells.jsonl"));
+    assert!(
+        c.iter()
+            .all(|c| c["model"] == "scores" && c["benchmark"] == "default")
+    );
+}
