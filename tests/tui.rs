@@ -364,6 +364,20 @@ fn snapshot_item() {
 }
 
 #[test]
+fn a_wrapped_item_title_keeps_the_options_line() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    // At 80 columns the title (model, item, transition, terminal flag) wraps.
+    let s = screen(&mut app, 80, 40);
+    let lines: Vec<&str> = s.lines().collect();
+    let q = lines
+        .iter()
+        .position(|l| l.contains("\"Q "))
+        .expect("question line");
+    assert!(lines[q + 1].contains("gold:"), "{s}");
+}
+
+#[test]
 fn snapshot_tagging() {
     let mut app = demo_app();
     app.update(Action::Open);

@@ -445,10 +445,9 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
             RIGHT.add_modifier(Modifier::BOLD),
         ),
     ]));
-    let q_height = 3 + u16::from(
-        meta.and_then(|x| x.question.as_ref())
-            .is_some_and(|t| t.chars().count() as u16 + 2 > area.width),
-    );
+    // As many rows as the lines wrap to (a long model name wraps the title).
+    let question_block = Paragraph::new(qlines).wrap(Wrap { trim: false });
+    let q_height = question_block.line_count(area.width) as u16;
     let others: Vec<Line> = other_models(app, i);
     // Room for the trajectory (rows + header + border), the blind line and the other
     // models; the frames take the rest of the screen.
@@ -461,9 +460,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     ])
     .areas(area);
     f.render_widget(
-        Paragraph::new(qlines)
-            .wrap(Wrap { trim: false })
-            .block(Block::default().borders(Borders::BOTTOM).border_style(DIM)),
+        question_block.block(Block::default().borders(Borders::BOTTOM).border_style(DIM)),
         top,
     );
 
