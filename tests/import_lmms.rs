@@ -1086,7 +1086,8 @@ fn write_run(dir: &Path, date: &str, wrapper: &str, model_args: &str, preds: &[&
 
 /// Two models, three budgets each, in one output folder.
 fn two_models(root: &Path) {
-    let preds = [["A", "B", "C"], ["C", "B", "A"], ["C", "B", "D"]];
+    // Item 001-1 is right at 8f, wrong at 16f: a harmful transition to audit.
+    let preds = [["C", "B", "A"], ["A", "B", "D"], ["C", "B", "D"]];
     for (m, (wrapper, org)) in [
         ("llava_onevision", "lmms-lab/ov-7b"),
         ("qwen2_vl", "Qwen/vl-7b"),
@@ -1150,7 +1151,7 @@ fn two_models_three_budgets_import_validate_report() {
             json!(["8f", "16f", "32f"]),
             "{m}"
         );
-        assert_eq!(a["models"][m]["correct_counts"], json!([1, 2, 3]), "{m}");
+        assert_eq!(a["models"][m]["correct_counts"], json!([2, 2, 3]), "{m}");
     }
 
     // The same inputs give the same bytes (the dataset is named after its folder).
@@ -1164,6 +1165,22 @@ fn two_models_three_budgets_import_validate_report() {
             "{f}"
         );
     }
+
+    // Then the audit opens on it, in a terminal, with the logs' questions.
+    if !common::tmux::tmux_available() {
+        return;
+    }
+    let t = common::tmux::Tmux::start(&format!("fa-import-{}", std::process::id()), &out, "me");
+    let q = t.wait_for("audit queue");
+    assert!(q.contains("2 models · 3 configs · 3 items"), "{q}");
+    assert!(q.contains("audit queue: 2 of 2"), "{q}");
+    t.keys(&["Enter"]);
+    let item = t.wait_for("trajectory");
+    // v0.5 samples carry no `doc`: the item has its metadata but no question text.
+    assert!(item.contains("videomme · 001-1"), "{item}");
+    assert!(item.contains("(no question text in items.jsonl)"), "{item}");
+    assert!(item.contains("gold: C"), "{item}");
+    assert!(item.contains("transition 8f → 16f"), "{item}");
 }
 
 #[test]

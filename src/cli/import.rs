@@ -132,8 +132,14 @@ fn harness(
         "frameaudit: {what}: {} runs, {} models, {} configurations, {} items, {} cells; {} records skipped, {} duplicates",
         s.runs, s.models, s.configs, s.items, s.cells, s.skipped, s.duplicates
     )?;
-    for (reason, n) in imp.skip_reasons() {
-        writeln!(err, "  skipped {n}: {}", sanitize(&reason))?;
+    for (reason, n, at) in imp.skip_reasons() {
+        let first = if n == 1 { "at" } else { "first at" };
+        writeln!(
+            err,
+            "  skipped {n}: {} ({first} {})",
+            sanitize(&reason),
+            sanitize(&at)
+        )?;
     }
     for w in &imp.warnings {
         writeln!(err, "  warning: {}", sanitize(w))?;

@@ -415,10 +415,13 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
 
     // Question, options, gold.
     let mut qlines = vec![Line::from(title)];
-    let question = meta.and_then(|x| x.question.as_deref()).map_or(
-        "(no question text: the dataset has no items.jsonl entry)".into(),
-        s,
-    );
+    let question = match meta {
+        None => "(no question text: the dataset has no items.jsonl entry)".into(),
+        Some(x) => x
+            .question
+            .as_deref()
+            .map_or("(no question text in items.jsonl)".into(), s),
+    };
     qlines.push(Line::from(vec![
         Span::styled("Q ", DIM),
         Span::raw(question),

@@ -287,13 +287,25 @@ impl Import {
         }
     }
 
-    /// Skip reasons with their counts, most frequent first.
-    pub fn skip_reasons(&self) -> Vec<(String, usize)> {
-        let mut by: BTreeMap<&str, usize> = BTreeMap::new();
-        for (_, _, r) in &self.skipped {
-            *by.entry(r.as_str()).or_default() += 1;
+    /// Skip reasons with their counts, most frequent first, and where each was first met
+    /// (`file:line`, or the file when the reason is about a whole file).
+    pub fn skip_reasons(&self) -> Vec<(String, usize, String)> {
+        let mut by: BTreeMap<&str, (usize, String)> = BTreeMap::new();
+        for (file, line, r) in &self.skipped {
+            by.entry(r.as_str())
+                .or_insert_with(|| {
+                    let at = match line {
+                        Some(l) => format!("{}:{l}", file.display()),
+                        None => file.display().to_string(),
+                    };
+                    (0, at)
+                })
+                .0 += 1;
         }
-        let mut v: Vec<(String, usize)> = by.into_iter().map(|(r, n)| (r.to_string(), n)).collect();
+        let mut v: Vec<(String, usize, String)> = by
+            .into_iter()
+            .map(|(r, (n, at))| (r.to_string(), n, at))
+            .collect();
         v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         v
     }

@@ -1,0 +1,138 @@
+//! A frameaudit session in tmux, for the end-to-end tests: keys are typed, the screen is
+//! read back.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Whether tmux can be run (the tests that need it skip with a note when not).
+pub fn tmux_available() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("note: tmux is absent; skipping the end-to-end terminal tests");
+    }
+    ok
+}
+
+/// A tmux session running frameaudit, killed when dropped.
+pub struct Tmux {
+    pub name: String,
+}
+
+impl Tmux {
+    pub fn start(name: &str, dataset: &Path, annotator: &str) -> Tmux {
+        Tmux::start_with(name, dataset, annotator, "")
+    }
+
+    /// Starts frameaudit after `prelude` (shell commands run first in the same process).
+    pub fn start_with(name: &str, dataset: &Path, annotator: &str, prelude: &str) -> Tmux {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", name])
+            .output();
+        let cmd = format!(
+            "{prelude} exec {} {} --annotator {annotator}",
+            env!("CARGO_BIN_EXE_frameaudit"),
+            dataset.display()
+        );
+        let cmd = format!("bash -c {}", shell_quote(&cmd));
+        let out = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                name,
+                "-x",
+                "120",
+                "-y",
+                "40",
+                &cmd,
+            ])
+            .output()
+            .expect("tmux");
+        assert!(
+            out.status.success(),
+            "tmux: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Tmux {
+            name: name.to_string(),
+        }
+    }
+
+    pub fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .expect("capture");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until the screen shows `text`.
+    pub fn wait_for(&self, text: &str) -> String {
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = self.screen();
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                Instant::now() < end,
+                "timed out waiting for {text:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            let out = Command::new("tmux")
+                .args(["send-keys", "-t", &self.name, k])
+                .output()
+                .expect("send-keys");
+            assert!(out.status.success());
+            std::thread::sleep(Duration::from_millis(80));
+        }
+    }
+
+    pub fn text(&self, s: &str) {
+        Command::new("tmux")
+            .args(["send-keys", "-t", &self.name, "-l", s])
+            .output()
+            .expect("send-keys");
+        std::thread::sleep(Duration::from_millis(80));
+    }
+
+    pub fn pid(&self) -> u32 {
+        let out = Command::new("tmux")
+            .args(["list-panes", "-t", &self.name, "-F", "#{pane_pid}"])
+            .output()
+            .expect("list-panes");
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .expect("pid")
+    }
+
+    /// Whether the program is still running in the pane.
+    pub fn alive(&self) -> bool {
+        Command::new("tmux")
+            .args(["has-session", "-t", &self.name])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .output();
+    }
+}
+
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
