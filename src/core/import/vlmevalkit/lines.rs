@@ -1,6 +1,7 @@
 //! Line numbers of CSV records, for messages. The csv crate's own line count is one short
-//! after CRLF line ends, and a record's byte offset may point at the LF that ends the line
-//! before it; counting the line feeds up to and including that byte is right either way.
+//! after CRLF line ends, and a record's byte offset may point at the line end before it or
+//! at blank lines it skipped; the record's line is the one of its first byte that is not a
+//! line end.
 
 /// Turns the byte offsets of a file's records, in increasing order, into 1-based line
 /// numbers.
@@ -26,7 +27,11 @@ impl<'a> LineIndex<'a> {
         let Some(last) = self.data.len().checked_sub(1) else {
             return 1;
         };
-        let end = usize::try_from(byte).unwrap_or(usize::MAX).min(last) + 1;
+        let mut first = usize::try_from(byte).unwrap_or(usize::MAX).min(last);
+        while first < last && matches!(self.data[first], b'\n' | b'\r') {
+            first += 1;
+        }
+        let end = first;
         if end < self.at {
             // Offsets come in order; start over if one does not.
             self.at = 0;
@@ -57,6 +62,8 @@ mod tests {
         assert_eq!(lines("h,i\nB,1\nC,2\nD\nE,3\n"), [2, 3, 4, 5]);
         assert_eq!(lines("h,i\r\n\"B\",1\r\nC,2\r\nD\r\nE,3\r\n"), [2, 3, 4, 5]);
         assert_eq!(lines("h,i\n\"a\nb\",1\nC,2"), [2, 4]);
+        assert_eq!(lines("h,i\nB,1\n\n\nC,2\n"), [2, 5]);
+        assert_eq!(lines("h,i\r\nB,1\r\n\r\nC,2\r\n"), [2, 4]);
         assert_eq!(LineIndex::new(b"").line(5), 1);
     }
 }
