@@ -2,14 +2,15 @@
 //! locking them (an annotator may be at work) and present their records as a table, or as
 //! flat JSONL / CSV rows (the JSONL is the annotation input of SPEC.md section 8).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::core::audit::{AuditRecord, Replay, Status, read_audit};
+use crate::core::audit::{Replay, Status, read_audit};
+use crate::core::figures::{Findings, PathwayCount, PathwayTable};
 use crate::core::text::sanitize;
 
 /// The flat formats of `export`.
@@ -31,60 +32,11 @@ fn read(path: &Path) -> Result<Replay> {
     Ok(replay)
 }
 
-/// How often a pathway was tagged, and how often as the primary one.
-#[derive(Debug, Default, Clone, Copy)]
-struct Count {
-    tagged: usize,
-    primary: usize,
-}
-
-type Table = BTreeMap<String, Count>;
-
-/// Pathway counts of a set of records, overall and by model, benchmark and transition.
-#[derive(Default)]
-struct Tally {
-    records: usize,
-    untagged: usize,
-    overall: Table,
-    by_model: BTreeMap<String, Table>,
-    by_benchmark: BTreeMap<String, Table>,
-    by_transition: BTreeMap<String, Table>,
-}
-
-impl Tally {
-    fn add(&mut self, r: &AuditRecord) {
-        self.records += 1;
-        // A pathway counts once per record, also when it is both tagged and primary.
-        let mut tags: BTreeSet<&str> = r.pathways.iter().map(String::as_str).collect();
-        tags.extend(r.primary.as_deref());
-        if tags.is_empty() {
-            self.untagged += 1;
-            return;
-        }
-        let transition = format!("{} -> {}", r.from, r.to);
-        let tables = [
-            &mut self.overall,
-            self.by_model.entry(r.key.model.clone()).or_default(),
-            self.by_benchmark
-                .entry(r.key.benchmark.clone())
-                .or_default(),
-            self.by_transition.entry(transition).or_default(),
-        ];
-        for table in tables {
-            for &t in &tags {
-                let c = table.entry(t.to_string()).or_default();
-                c.tagged += 1;
-                if r.primary.as_deref() == Some(t) {
-                    c.primary += 1;
-                }
-            }
-        }
-    }
-}
+type Table = PathwayTable;
 
 /// Writes one table of pathway counts, most tagged first.
 fn write_table(out: &mut dyn Write, indent: &str, table: &Table) -> std::io::Result<()> {
-    let mut rows: Vec<(String, Count)> = table
+    let mut rows: Vec<(String, PathwayCount)> = table
         .iter()
         .map(|(name, &c)| (sanitize(name).into_owned(), c))
         .collect();
@@ -129,7 +81,7 @@ fn write_grouped(
 /// transition. A record counts each of its pathways once (its primary included); the
 /// primary column counts the records where the pathway is primary.
 pub fn summary(paths: &[PathBuf], out: &mut dyn Write) -> Result<()> {
-    let mut tally = Tally::default();
+    let mut tally = Findings::default();
     for path in paths {
         let replay = read(path)?;
         let h = &replay.header;

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod audit;
 pub mod dataset;
 pub mod diag;
+pub mod figures;
 pub mod frames;
 pub mod import;
 pub mod load;
