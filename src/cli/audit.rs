@@ -231,7 +231,7 @@ pub fn export(path: &Path, format: ExportFormat, out: &mut dyn Write) -> Result<
 mod tests {
     use super::*;
     use crate::core::analysis::agreement::read_annotations;
-    use crate::core::audit::{AuditFile, AuditHeader, Event, UnitKey};
+    use crate::core::audit::{AuditFile, AuditHeader, AuditRecord, Event, UnitKey};
 
     fn header(annotator: &str) -> AuditHeader {
         AuditHeader::for_tests(annotator)
