@@ -123,6 +123,19 @@ pub enum AuditCommand {
         #[arg(required = true)]
         audits: Vec<PathBuf>,
     },
+    /// Agreement between annotators: Cohen's kappa per pathway and pair, Krippendorff's
+    /// alpha on the primary pathway, raw percent agreement (SPEC.md section 8)
+    Agreement {
+        /// Audit files, one per annotator
+        #[arg(required = true)]
+        audits: Vec<PathBuf>,
+        /// Print the JSON (SPEC.md's `agreement` object with the files and unknown ids)
+        #[arg(long)]
+        json: bool,
+        /// Taxonomy whose pathway ids are known (default: the bundled one)
+        #[arg(long, value_name = "FILE")]
+        taxonomy: Option<PathBuf>,
+    },
     /// Every record as flat JSONL (the agreement input of `report --annotations`) or CSV
     Export {
         /// Audit file

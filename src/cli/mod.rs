@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod audit;
+pub mod audit_agreement;
 pub mod frames;
 pub mod import;
 pub mod list;
@@ -244,6 +245,11 @@ fn run_audit(a: &AuditArgs) -> Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     match &a.command {
         AuditCommand::Summary { audits } => audit::summary(audits, &mut out)?,
+        AuditCommand::Agreement {
+            audits,
+            json,
+            taxonomy,
+        } => audit_agreement::run(audits, taxonomy.as_deref(), *json, &mut out)?,
         AuditCommand::Export {
             audit: path,
             format,

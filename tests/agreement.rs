@@ -1,0 +1,201 @@
+//! `frameaudit audit agreement`: SPEC.md section 8 computed from audit files alone, on its
+//! check value and on hand-made audits whose numbers are worked out below.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{frameaudit, stderr, stdout};
+use serde_json::{Value, json};
+
+/// (item, status, pathways, primary); a `todo` record gets a note, so that it is not blank.
+type Rec<'a> = (&'a str, &'a str, &'a [&'a str], Option<&'a str>);
+
+/// Writes an audit file of `annotator` with one `set` event per record.
+fn audit(dir: &Path, annotator: &str, recs: &[Rec]) -> PathBuf {
+    let mut lines = vec![
+        json!({"schema": "frameaudit/audit@1", "dataset": {"name": "d", "fingerprint": "sha256:x"},
+               "annotator": annotator, "taxonomy": {"id": "evidence-pathways", "version": 1},
+               "created_at": "2026-11-30T00:00:00Z"})
+        .to_string(),
+    ];
+    for (item, status, tags, primary) in recs {
+        lines.push(
+            json!({"at": "2026-11-30T00:00:01Z", "op": "set", "model": "m", "benchmark": "b",
+                   "item_id": item, "from": "8f", "to": "16f", "status": status,
+                   "pathways": tags, "primary": primary, "evidence_frames": [],
+                   "note": if *status == "todo" { "unsure" } else { "" }})
+            .to_string(),
+        );
+    }
+    let path = dir.join(format!("{annotator}.audit.jsonl"));
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    path
+}
+
+fn run_json(paths: &[PathBuf]) -> Value {
+    let mut args = vec!["audit".to_string(), "agreement".to_string()];
+    args.extend(paths.iter().map(|p| p.display().to_string()));
+    args.push("--json".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = frameaudit(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_str(&stdout(&o)).expect("json")
+}
+
+fn close(a: &Value, b: f64) {
+    let a = a.as_f64().unwrap_or_else(|| panic!("not a number: {a}"));
+    assert!((a - b).abs() < 1e-12, "{a} != {b}");
+}
+
+#[test]
+fn krippendorff_check_value_from_four_audit_files() {
+    // SPEC.md 8.2: 4 coders x 12 units, "." = missing (no record for that coder).
+    let units = [
+        "1 1 . 1", "2 2 3 2", "3 3 3 3", "3 3 3 3", "2 2 2 2", "1 2 3 4", "4 4 4 4", "1 1 2 1",
+        "2 2 2 2", ". 5 5 5", ". . 1 1", ". . 3 .",
+    ];
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ids: Vec<String> = (0..12).map(|u| format!("u{u:02}")).collect();
+    let values: Vec<Vec<String>> = (0..4)
+        .map(|c| {
+            units
+                .iter()
+                .map(|u| u.split(' ').nth(c).expect("value").to_string())
+                .collect()
+        })
+        .collect();
+    let mut paths = Vec::new();
+    for (c, vals) in values.iter().enumerate() {
+        let prim: Vec<String> = vals.iter().map(|v| format!("pathway_{v}")).collect();
+        let recs: Vec<Rec> = ids
+            .iter()
+            .zip(vals)
+            .zip(&prim)
+            .filter(|((_, v), _)| *v != ".")
+            .map(|((id, _), p)| (id.as_str(), "done", &[][..], Some(p.as_str())))
+            .collect();
+        paths.push(audit(tmp.path(), &format!("coder{c}"), &recs));
+    }
+    let r = run_json(&paths);
+    close(&r["agreement"]["primary_alpha"], 0.743421052631579);
+    assert_eq!(r["agreement"]["primary_units_pairable"], 11);
+    assert_eq!(
+        r["agreement"]["annotators"].as_array().map(Vec::len),
+        Some(4)
+    );
+    assert_eq!(r["agreement"]["pairs"].as_array().map(Vec::len), Some(6));
+    // Every id is unknown to the bundled taxonomy: counted, and listed in a warning.
+    assert_eq!(r["unknown_pathways"]["pathway_3"], 11);
+}
+
+#[test]
+fn hand_made_audits_kappa_alpha_and_raw_agreement() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let alice = audit(
+        tmp.path(),
+        "alice",
+        &[
+            (
+                "q1",
+                "done",
+                &["evidence_dropped"],
+                Some("evidence_dropped"),
+            ),
+            ("q2", "done", &["language_prior"], Some("language_prior")),
+            ("q3", "skipped", &[], None),
+            ("q4", "flagged", &["made_up_id"], Some("made_up_id")),
+            ("q5", "todo", &[], None),
+        ],
+    );
+    let bob = audit(
+        tmp.path(),
+        "bob",
+        &[
+            (
+                "q1",
+                "done",
+                &["evidence_dropped", "distractor_added"],
+                Some("evidence_dropped"),
+            ),
+            (
+                "q2",
+                "done",
+                &["evidence_dropped"],
+                Some("evidence_dropped"),
+            ),
+            ("q4", "done", &["made_up_id"], Some("made_up_id")),
+        ],
+    );
+    let r = run_json(&[alice.clone(), bob.clone()]);
+    // Alice's skipped q3 and untagged todo q5 (with a note) are not annotations.
+    assert_eq!(r["files"][0]["units"], 3);
+    assert_eq!(r["files"][0]["left_out"], 2);
+    let a = &r["agreement"];
+    assert_eq!(a["n_units"], 3);
+    let pair = &a["pairs"][0];
+    assert_eq!(pair["annotators"], json!(["alice", "bob"]));
+    assert_eq!(pair["n_units"], 3);
+    // evidence_dropped: alice 1,0,0 and bob 1,1,0 on q1,q2,q4: p_o = 2/3,
+    // p_e = 1/3*2/3 + 2/3*1/3 = 4/9, kappa = (2/3 - 4/9) / (5/9) = 0.4.
+    let ed = &pair["per_tag"]["evidence_dropped"];
+    close(&ed["kappa"], 0.4);
+    close(&ed["p_o"], 2.0 / 3.0);
+    assert_eq!(
+        (ed["pos_a"].clone(), ed["pos_b"].clone()),
+        (json!(1), json!(2))
+    );
+    close(&pair["per_tag"]["made_up_id"]["kappa"], 1.0);
+    // Primaries q1 (ed, ed), q2 (lp, ed), q4 (mu, mu): n = 6, D_o = 2,
+    // D_e = 2 (3*1 + 3*2 + 1*2) = 22, alpha = 1 - 5 * 2 / 22; observed agreement 4/6.
+    close(&a["primary_alpha"], 1.0 - 10.0 / 22.0);
+    close(&r["primary_percent_agreement"], 400.0 / 6.0);
+    assert_eq!(r["unknown_pathways"], json!({"made_up_id": 2}));
+
+    // The readable table says the same.
+    let o = frameaudit(&[
+        "audit",
+        "agreement",
+        &alice.display().to_string(),
+        &bob.display().to_string(),
+    ]);
+    let text = stdout(&o);
+    assert!(text.contains("Krippendorff's alpha 0.545"), "{text}");
+    assert!(text.contains("raw agreement 66.7%"), "{text}");
+    assert!(text.contains("alice vs bob: 3 units compared"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("evidence_dropped"))
+        .expect("row");
+    assert!(line.contains("0.400") && line.contains("66.7%"), "{text}");
+    // Chance-level kappa prints as 0.000, never -0.000.
+    assert!(!text.contains("-0.000"), "{text}");
+    assert!(
+        stderr(&o).contains("pathway ids not in taxonomy \"evidence-pathways\": made_up_id (2)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn one_annotator_twice_or_alone_is_an_error() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let a = audit(tmp.path(), "alice", &[("q1", "done", &[], Some("x"))]);
+    let copy = tmp.path().join("copy.audit.jsonl");
+    std::fs::copy(&a, &copy).expect("copy");
+    let (a, copy) = (a.display().to_string(), copy.display().to_string());
+    let o = frameaudit(&["audit", "agreement", &a, &copy]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("are both by annotator \"alice\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = frameaudit(&["audit", "agreement", &a]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("at least two annotators"),
+        "{}",
+        stderr(&o)
+    );
+}
