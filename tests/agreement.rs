@@ -187,7 +187,7 @@ fn one_annotator_twice_or_alone_is_an_error() {
     let o = frameaudit(&["audit", "agreement", &a, &copy]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("are both by annotator \"alice\""),
+        stderr(&o).contains("both hold records of annotator \"alice\""),
         "{}",
         stderr(&o)
     );
@@ -198,4 +198,101 @@ fn one_annotator_twice_or_alone_is_an_error() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn merge_keeps_every_record_and_agreement_reads_the_merged_audit() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let alice = audit(
+        tmp.path(),
+        "alice",
+        &[
+            (
+                "q1",
+                "done",
+                &["evidence_dropped"],
+                Some("evidence_dropped"),
+            ),
+            ("q2", "done", &["language_prior"], Some("language_prior")),
+        ],
+    );
+    let bob = audit(
+        tmp.path(),
+        "bob",
+        &[
+            (
+                "q1",
+                "done",
+                &["evidence_dropped"],
+                Some("evidence_dropped"),
+            ),
+            (
+                "q2",
+                "done",
+                &["evidence_dropped"],
+                Some("evidence_dropped"),
+            ),
+            (
+                "q3",
+                "done",
+                &["distractor_added"],
+                Some("distractor_added"),
+            ),
+        ],
+    );
+    let merged = tmp.path().join("merged.audit.jsonl");
+    let (a, b, m) = (
+        alice.display().to_string(),
+        bob.display().to_string(),
+        merged.display().to_string(),
+    );
+    let o = frameaudit(&["audit", "merge", &a, &b, "-o", &m]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("merged 5 records of 2 annotators into")
+            && stdout(&o).contains("2 units by two or more annotators, 1 of them in disagreement"),
+        "{}",
+        stdout(&o)
+    );
+    // Both of q2's records are in the file, side by side: nothing was resolved.
+    let text = std::fs::read_to_string(&merged).expect("merged");
+    let q2: Vec<&str> = text.lines().filter(|l| l.contains("\"q2\"")).collect();
+    assert_eq!(q2.len(), 2, "{text}");
+    assert!(
+        q2[0].contains("\"alice\"") && q2[0].contains("language_prior"),
+        "{text}"
+    );
+    assert!(
+        q2[1].contains("\"bob\"") && q2[1].contains("evidence_dropped"),
+        "{text}"
+    );
+
+    // Agreement on the merged audit is agreement on the two files.
+    let from_files = run_json(&[alice.clone(), bob.clone()]);
+    let from_merged = run_json(std::slice::from_ref(&merged));
+    assert_eq!(from_files["agreement"], from_merged["agreement"]);
+    // Export lists every record with its annotator.
+    let o = frameaudit(&["audit", "export", &m]);
+    let rows: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    assert_eq!(rows.len(), 5);
+    assert_eq!(rows.iter().filter(|r| r["annotator"] == "bob").count(), 3);
+    // The merged audit cannot overwrite an input, and an input cannot be merged twice.
+    let o = frameaudit(&["audit", "merge", &a, &b, "-o", &a]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("is an input"),
+        "{}",
+        stderr(&o)
+    );
+    let again = tmp.path().join("again.jsonl").display().to_string();
+    let o = frameaudit(&["audit", "merge", &m, &a, "-o", &again]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("both hold records of annotator \"alice\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = frameaudit(&["audit", "summary", &m]);
+    assert!(stdout(&o).contains("(merged)"), "{}", stdout(&o));
 }

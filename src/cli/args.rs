@@ -136,6 +136,15 @@ pub enum AuditCommand {
         #[arg(long, value_name = "FILE")]
         taxonomy: Option<PathBuf>,
     },
+    /// One merged audit with every annotator's records; conflicts are kept, not resolved
+    Merge {
+        /// Audit files (or merged audits)
+        #[arg(required = true)]
+        audits: Vec<PathBuf>,
+        /// The merged audit to write
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Every record as flat JSONL (the agreement input of `report --annotations`) or CSV
     Export {
         /// Audit file

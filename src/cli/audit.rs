@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::core::audit::{Replay, Status, read_audit};
+use crate::core::audit::merged::{is_merged_file, read_annotated};
+use crate::core::audit::{AuditRecord, Replay, Status, read_audit};
 use crate::core::figures::{Findings, PathwayCount, PathwayTable};
 use crate::core::text::sanitize;
 
@@ -25,11 +26,44 @@ pub enum ExportFormat {
 /// Reads an audit for presenting: the replay, with its warnings printed to stderr.
 fn read(path: &Path) -> Result<Replay> {
     let replay = read_audit(path)?;
+    print_warnings(&replay.warnings);
+    Ok(replay)
+}
+
+fn print_warnings(warnings: &[String]) {
     let mut err = std::io::stderr().lock();
-    for w in &replay.warnings {
+    for w in warnings {
         let _ = writeln!(err, "{}", sanitize(w));
     }
-    Ok(replay)
+}
+
+/// `audit merge`: every annotator's records in one merged audit, conflicts kept. The output
+/// may not be one of the inputs.
+pub fn merge(paths: &[PathBuf], output: &Path, out: &mut dyn Write) -> Result<()> {
+    for p in paths {
+        if p == output
+            || (output.exists()
+                && std::fs::canonicalize(p).ok() == std::fs::canonicalize(output).ok())
+        {
+            anyhow::bail!(
+                "{} is an input; write the merged audit to another file",
+                sanitize(&output.display().to_string())
+            );
+        }
+    }
+    let m = read_annotated(paths)?;
+    print_warnings(&m.warnings);
+    m.write(output, &crate::core::audit::now_rfc3339())
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    let (shared, disagree) = m.conflicts();
+    writeln!(
+        out,
+        "merged {} records of {} annotators into {}: {shared} units by two or more annotators, {disagree} of them in disagreement (kept, not resolved)",
+        m.records.len(),
+        m.sources.len(),
+        sanitize(&output.display().to_string())
+    )?;
+    Ok(())
 }
 
 type Table = PathwayTable;
@@ -83,6 +117,30 @@ fn write_grouped(
 pub fn summary(paths: &[PathBuf], out: &mut dyn Write) -> Result<()> {
     let mut tally = Findings::default();
     for path in paths {
+        if is_merged_file(path) {
+            let m = read_annotated(std::slice::from_ref(path))?;
+            print_warnings(&m.warnings);
+            writeln!(out, "{} (merged)", sanitize(&path.display().to_string()))?;
+            for s in &m.sources {
+                writeln!(
+                    out,
+                    "  from       {} ({} records)  {}",
+                    sanitize(&s.annotator),
+                    s.records,
+                    sanitize(&s.file)
+                )?;
+            }
+            let (shared, disagree) = m.conflicts();
+            writeln!(
+                out,
+                "  records    {}; {shared} units by two or more annotators, {disagree} of them in disagreement",
+                m.records.len()
+            )?;
+            for (_, r) in &m.records {
+                tally.add(r);
+            }
+            continue;
+        }
         let replay = read(path)?;
         let h = &replay.header;
         let mut by_status: BTreeMap<Status, usize> = BTreeMap::new();
@@ -174,9 +232,20 @@ const COLUMNS: [&str; 13] = [
 /// Writes every record of the audit at `path` (after replay, in key order) as one JSONL
 /// line or CSV row.
 pub fn export(path: &Path, format: ExportFormat, out: &mut dyn Write) -> Result<()> {
-    let replay = read(path)?;
-    let annotator = replay.header.annotator.as_str();
-    let rows = replay.records.values().map(|r| Row {
+    let records: Vec<(String, AuditRecord)> = if is_merged_file(path) {
+        let m = read_annotated(&[path.to_path_buf()])?;
+        print_warnings(&m.warnings);
+        m.records
+    } else {
+        let replay = read(path)?;
+        let who = replay.header.annotator;
+        replay
+            .records
+            .into_values()
+            .map(|r| (who.clone(), r))
+            .collect()
+    };
+    let rows = records.iter().map(|(annotator, r)| Row {
         annotator,
         model: &r.key.model,
         benchmark: &r.key.benchmark,
@@ -231,7 +300,7 @@ pub fn export(path: &Path, format: ExportFormat, out: &mut dyn Write) -> Result<
 mod tests {
     use super::*;
     use crate::core::analysis::agreement::read_annotations;
-    use crate::core::audit::{AuditFile, AuditHeader, AuditRecord, Event, UnitKey};
+    use crate::core::audit::{AuditFile, AuditHeader, Event, UnitKey};
 
     fn header(annotator: &str) -> AuditHeader {
         AuditHeader::for_tests(annotator)

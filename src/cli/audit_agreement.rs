@@ -13,7 +13,8 @@ use anyhow::{Result, bail};
 use serde::Serialize;
 
 use crate::core::analysis::agreement::{Agreement, Annotation, agreement};
-use crate::core::audit::{Replay, Status, read_audit};
+use crate::core::audit::merged::read_annotated;
+use crate::core::audit::{AuditRecord, Status};
 use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
 
@@ -49,11 +50,14 @@ fn is_annotation(status: Status, tagged: bool) -> bool {
     }
 }
 
-/// The annotations of one audit file, and how many records were left out.
-pub fn annotations_of(replay: &Replay) -> (Vec<Annotation>, usize) {
+/// The annotations of one annotator's records, and how many records were left out.
+pub fn annotations_of<'a>(
+    annotator: &str,
+    records: impl IntoIterator<Item = &'a AuditRecord>,
+) -> (Vec<Annotation>, usize) {
     let mut out = Vec::new();
     let mut left_out = 0;
-    for r in replay.records.values() {
+    for r in records {
         let tagged = !r.pathways.is_empty() || r.primary.is_some();
         if !is_annotation(r.status, tagged) {
             left_out += 1;
@@ -65,7 +69,7 @@ pub fn annotations_of(replay: &Replay) -> (Vec<Annotation>, usize) {
                 r.key.benchmark.clone(),
                 r.key.item_id.clone(),
             ),
-            annotator: replay.header.annotator.clone(),
+            annotator: annotator.to_string(),
             tags: r.pathways.clone(),
             primary: r.primary.clone(),
         });
@@ -103,36 +107,32 @@ pub fn primary_percent_agreement(anns: &[Annotation]) -> Option<f64> {
     (total > 0.0).then(|| 100.0 * agree / total)
 }
 
-/// Reads the files and computes the report; two files of one annotator are an error.
+/// Reads the files (audit files or merged audits) and computes the report; two inputs
+/// with one annotator are an error.
 pub fn compute(paths: &[PathBuf], taxonomy: &Taxonomy) -> Result<(AgreementReport, Vec<String>)> {
-    let mut warnings = Vec::new();
+    let m = read_annotated(paths)?;
+    let warnings = m.warnings.clone();
     let mut files = Vec::new();
     let mut all = Vec::new();
-    let mut owner: BTreeMap<String, &Path> = BTreeMap::new();
-    for path in paths {
-        let replay = read_audit(path)?;
-        warnings.extend(replay.warnings.iter().cloned());
-        let annotator = replay.header.annotator.clone();
-        if let Some(first) = owner.insert(annotator.clone(), path) {
-            bail!(
-                "{} and {} are both by annotator {:?}; agreement compares different annotators (merge one annotator's files first, or rename one in its header)",
-                sanitize(&first.display().to_string()),
-                sanitize(&path.display().to_string()),
-                sanitize(&annotator)
-            );
-        }
-        let (anns, left_out) = annotations_of(&replay);
+    for s in &m.sources {
+        let records = m
+            .records
+            .iter()
+            .filter(|(a, _)| *a == s.annotator)
+            .map(|(_, r)| r);
+        let (anns, left_out) = annotations_of(&s.annotator, records);
         files.push(FileEntry {
-            path: path.display().to_string(),
-            annotator,
+            path: s.file.clone(),
+            annotator: s.annotator.clone(),
             units: anns.len(),
             left_out,
         });
         all.extend(anns);
     }
     if files.len() < 2 {
-        bail!("agreement needs the audit files of at least two annotators");
+        bail!("agreement needs the records of at least two annotators");
     }
+    let mut warnings = warnings;
     let mut unknown_pathways: BTreeMap<String, usize> = BTreeMap::new();
     for a in &all {
         let ids: BTreeSet<&str> = a

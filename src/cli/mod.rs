@@ -245,6 +245,7 @@ fn run_audit(a: &AuditArgs) -> Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     match &a.command {
         AuditCommand::Summary { audits } => audit::summary(audits, &mut out)?,
+        AuditCommand::Merge { audits, output } => audit::merge(audits, output, &mut out)?,
         AuditCommand::Agreement {
             audits,
             json,

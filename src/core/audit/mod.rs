@@ -34,6 +34,7 @@
 
 mod file;
 mod fingerprint;
+pub mod merged;
 
 pub use file::{AuditFile, read_audit};
 pub use fingerprint::fingerprint;

@@ -1,0 +1,353 @@
+//! Merged audits: every annotator's records in one file, conflicts kept.
+//!
+//! `frameaudit audit merge` writes one; `audit agreement`, `audit summary` and `audit
+//! export` read it like the audit files it came from. The format:
+//!
+//! ```text
+//! {"schema": "frameaudit/audit-merged@1", "dataset": {"name", "fingerprint"},
+//!  "sources": [{"annotator", "file", "fingerprint", "taxonomy": {"id", "version"},
+//!               "records"}], "created_at"}
+//! {"annotator": "alice", "at", "op": "set", "model", ..., "note"}     one line per record
+//! ```
+//!
+//! A record line is an audit file's `set` line with the annotator added. Lines are sorted
+//! by unit then annotator, so two annotators' records of one unit sit side by side; a
+//! unit may have one record per annotator, and nothing is resolved.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{AuditError, AuditRecord, Event, Replay, UnitKey, parse_event, read_audit};
+use crate::core::text::sanitize;
+
+/// The schema of a merged audit's header.
+pub const MERGED_SCHEMA: &str = "frameaudit/audit-merged@1";
+
+/// One annotator's audit file that went into a merge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    pub annotator: String,
+    /// The file as it was named to `merge`.
+    pub file: String,
+    /// Dataset fingerprint of that file.
+    pub fingerprint: String,
+    pub taxonomy: TaxonomyRef,
+    /// How many records it gave.
+    pub records: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaxonomyRef {
+    pub id: String,
+    pub version: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatasetRef {
+    pub name: String,
+    pub fingerprint: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Header {
+    schema: String,
+    dataset: DatasetRef,
+    sources: Vec<Source>,
+    created_at: String,
+}
+
+/// Records of several annotators: a merged audit, or audit files read together.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Annotated {
+    pub dataset: DatasetRef,
+    pub sources: Vec<Source>,
+    /// (annotator, record), sorted by unit then annotator.
+    pub records: Vec<(String, AuditRecord)>,
+    /// Problems that did not stop the reading (skipped lines of audit files...).
+    pub warnings: Vec<String>,
+}
+
+impl Annotated {
+    /// Units with records of two or more annotators, and how many of them disagree (on
+    /// the set of pathways or on the primary one).
+    pub fn conflicts(&self) -> (usize, usize) {
+        let mut by: BTreeMap<&UnitKey, Vec<&AuditRecord>> = BTreeMap::new();
+        for (_, r) in &self.records {
+            by.entry(&r.key).or_default().push(r);
+        }
+        let shared: Vec<&Vec<&AuditRecord>> = by.values().filter(|v| v.len() > 1).collect();
+        let disagree = shared
+            .iter()
+            .filter(|v| {
+                let sets: Vec<(std::collections::BTreeSet<&String>, &Option<String>)> = v
+                    .iter()
+                    .map(|r| (r.pathways.iter().collect(), &r.primary))
+                    .collect();
+                sets.windows(2).any(|w| w[0] != w[1])
+            })
+            .count();
+        (shared.len(), disagree)
+    }
+
+    /// The merged audit as its lines (header first), each without its newline.
+    pub fn to_lines(&self, created_at: &str) -> Vec<String> {
+        let header = Header {
+            schema: MERGED_SCHEMA.into(),
+            dataset: self.dataset.clone(),
+            sources: self.sources.clone(),
+            created_at: created_at.into(),
+        };
+        let mut lines = vec![serde_json::to_string(&header).unwrap_or_default()];
+        for (annotator, r) in &self.records {
+            let line = Event::Set(r.clone()).to_line();
+            // `{"at"...` becomes `{"annotator":"...","at"...`.
+            let name = serde_json::to_string(annotator).unwrap_or_default();
+            lines.push(format!("{{\"annotator\":{name},{}", &line[1..]));
+        }
+        lines
+    }
+
+    /// Writes the merged audit to `path` through a temporary file renamed into place.
+    pub fn write(&self, path: &Path, created_at: &str) -> std::io::Result<()> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        std::fs::create_dir_all(dir)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        {
+            let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+            for line in self.to_lines(created_at) {
+                w.write_all(line.as_bytes())?;
+                w.write_all(b"\n")?;
+            }
+            w.flush()?;
+        }
+        tmp.as_file().sync_all()?;
+        tmp.persist(path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+/// Why files could not be read or merged together.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error(transparent)]
+    Audit(#[from] AuditError),
+    #[error("{}", sanitize(.0))]
+    Bad(String),
+}
+
+/// Whether the file at `path` is a merged audit (by its first line); false when it
+/// cannot be read.
+pub fn is_merged_file(path: &Path) -> bool {
+    use std::io::BufRead;
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut first = Vec::new();
+    let _ = std::io::BufReader::new(f).read_until(b'\n', &mut first);
+    is_merged(&first)
+}
+
+/// Whether these bytes begin with a merged audit's header.
+fn is_merged(bytes: &[u8]) -> bool {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(b"");
+    serde_json::from_slice::<serde_json::Value>(first)
+        .ok()
+        .and_then(|v| v.get("schema")?.as_str().map(|s| s == MERGED_SCHEMA))
+        .unwrap_or(false)
+}
+
+/// Reads a merged audit; every bad line is reported, with its line and field, together.
+fn read_merged(path: &Path, bytes: &[u8]) -> Result<Annotated, MergeError> {
+    let shown = sanitize(&path.display().to_string()).into_owned();
+    let mut lines = bytes.split(|&b| b == b'\n');
+    let header: Header = serde_json::from_slice(lines.next().unwrap_or(b""))
+        .map_err(|e| MergeError::Bad(format!("{shown}:1: error: bad merged-audit header: {e}")))?;
+    let mut records = Vec::new();
+    let mut errors = Vec::new();
+    for (i, text) in lines.enumerate() {
+        let number = i + 2;
+        let text = text.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        let annotator = serde_json::from_slice::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v.get("annotator")?.as_str().map(str::to_owned));
+        let Some(annotator) = annotator else {
+            errors.push(format!(
+                "{shown}:{number}: error: field `annotator`: required string is missing"
+            ));
+            continue;
+        };
+        match parse_event(text) {
+            Ok(Event::Set(r)) => records.push((annotator, r)),
+            Ok(other) => errors.push(format!(
+                "{shown}:{number}: error: field `op`: a merged audit holds `set` records, found {:?}",
+                other.op()
+            )),
+            Err(super::LineError::Malformed(m) | super::LineError::Invalid(m)) => {
+                errors.push(format!("{shown}:{number}: error: {m}"))
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(MergeError::Bad(errors.join("\n")));
+    }
+    records.sort_by(|a, b| (&a.1.key, &a.0).cmp(&(&b.1.key, &b.0)));
+    Ok(Annotated {
+        dataset: header.dataset,
+        sources: header.sources,
+        records,
+        warnings: Vec::new(),
+    })
+}
+
+fn from_replay(path: &Path, replay: Replay) -> Annotated {
+    let h = &replay.header;
+    let annotator = h.annotator.clone();
+    Annotated {
+        dataset: DatasetRef {
+            name: h.dataset_name.clone(),
+            fingerprint: h.fingerprint.clone(),
+        },
+        sources: vec![Source {
+            annotator: annotator.clone(),
+            file: path.display().to_string(),
+            fingerprint: h.fingerprint.clone(),
+            taxonomy: TaxonomyRef {
+                id: h.taxonomy_id.clone(),
+                version: h.taxonomy_version,
+            },
+            records: replay.records.len(),
+        }],
+        records: replay
+            .records
+            .into_values()
+            .map(|r| (annotator.clone(), r))
+            .collect(),
+        warnings: replay.warnings,
+    }
+}
+
+/// Reads audit files and merged audits together. One annotator in two inputs is an error
+/// naming both (their records of one unit could not be told apart); inputs made on other
+/// data (another fingerprint) are read with a warning.
+pub fn read_annotated(paths: &[PathBuf]) -> Result<Annotated, MergeError> {
+    let mut out: Option<Annotated> = None;
+    let mut owner: BTreeMap<String, String> = BTreeMap::new();
+    for path in paths {
+        let bytes = std::fs::read(path).map_err(|source| AuditError::Io {
+            what: "read",
+            path: path.clone(),
+            source,
+        })?;
+        let part = if is_merged(&bytes) {
+            read_merged(path, &bytes)?
+        } else {
+            from_replay(path, read_audit(path)?)
+        };
+        for s in &part.sources {
+            let here = path.display().to_string();
+            if let Some(first) = owner.insert(s.annotator.clone(), here.clone()) {
+                return Err(MergeError::Bad(format!(
+                    "{first} and {here} both hold records of annotator {:?}; one annotator's records of a unit could not be told apart (rename the annotator in one header)",
+                    s.annotator
+                )));
+            }
+        }
+        out = Some(match out {
+            None => part,
+            Some(mut acc) => {
+                if part.dataset.fingerprint != acc.dataset.fingerprint {
+                    acc.warnings.push(format!(
+                        "warning: {} was made on other data ({} {}) than the first input ({} {}); its records are kept",
+                        sanitize(&path.display().to_string()),
+                        sanitize(&part.dataset.name),
+                        sanitize(&part.dataset.fingerprint),
+                        sanitize(&acc.dataset.name),
+                        sanitize(&acc.dataset.fingerprint)
+                    ));
+                }
+                acc.sources.extend(part.sources);
+                acc.records.extend(part.records);
+                acc.warnings.extend(part.warnings);
+                acc
+            }
+        });
+    }
+    let mut all = out.ok_or_else(|| MergeError::Bad("no audit file given".into()))?;
+    all.records
+        .sort_by(|a, b| (&a.1.key, &a.0).cmp(&(&b.1.key, &b.0)));
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::audit::{AuditFile, AuditHeader, Status};
+
+    fn rec(item: &str, tags: &[&str]) -> AuditRecord {
+        let mut r = AuditRecord::blank(UnitKey::new("m", "b", item), "8f", "16f", "t");
+        r.status = Status::Done;
+        r.pathways = tags.iter().map(|s| s.to_string()).collect();
+        r.primary = tags.first().map(|s| s.to_string());
+        r
+    }
+
+    fn write(dir: &Path, who: &str, recs: &[AuditRecord]) -> PathBuf {
+        let path = dir.join(format!("{who}.audit.jsonl"));
+        let (mut f, _) = AuditFile::open(&path, &AuditHeader::for_tests(who)).expect("open");
+        for r in recs {
+            f.append(&Event::Set(r.clone())).expect("append");
+        }
+        path
+    }
+
+    #[test]
+    fn merge_keeps_every_record_and_reads_back() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let a = write(tmp.path(), "alice", &[rec("q1", &["x"]), rec("q2", &["y"])]);
+        let b = write(tmp.path(), "bob", &[rec("q1", &["z"]), rec("q3", &["y"])]);
+        let m = read_annotated(&[a.clone(), b.clone()]).expect("read");
+        assert_eq!(m.records.len(), 4);
+        assert_eq!(m.conflicts(), (1, 1));
+        let out = tmp.path().join("merged.jsonl");
+        m.write(&out, "now").expect("write");
+        let back = read_annotated(std::slice::from_ref(&out)).expect("read merged");
+        assert_eq!(back.records, m.records);
+        assert_eq!(back.sources, m.sources);
+        // A merged audit merges again with another annotator, but not with its own.
+        let c = write(tmp.path(), "carol", &[rec("q1", &["z"])]);
+        let again = read_annotated(&[out.clone(), c]).expect("merge again");
+        assert_eq!(again.records.len(), 5);
+        let err = read_annotated(&[out, a])
+            .expect_err("alice twice")
+            .to_string();
+        assert!(
+            err.contains("both hold records of annotator \"alice\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bad_merged_lines_are_reported_together() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let a = write(tmp.path(), "alice", &[rec("q1", &["x"])]);
+        let m = read_annotated(&[a]).expect("read");
+        let mut lines = m.to_lines("now");
+        lines.push("{\"at\":\"t\",\"op\":\"set\"}".into());
+        lines.push("{\"annotator\":\"bob\",\"at\":\"t\",\"op\":\"visit\",\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q\"}".into());
+        let path = tmp.path().join("bad.jsonl");
+        std::fs::write(&path, lines.join("\n")).expect("write");
+        let err = read_annotated(&[path]).expect_err("bad").to_string();
+        assert!(err.contains(":3: error: field `annotator`"), "{err}");
+        assert!(err.contains(":4: error: field `op`"), "{err}");
+    }
+}
