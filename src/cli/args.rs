@@ -46,6 +46,30 @@ pub struct TuiArgs {
     /// How to draw frames (default: from the environment; halfblocks work everywhere)
     #[arg(long, value_enum)]
     pub images: Option<ImagesArg>,
+    #[command(flatten)]
+    pub shard: ShardArgs,
+}
+
+/// A share of the audit queue for one of several annotators.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ShardArgs {
+    /// Only shard I of N of the queue (1 <= I <= N), the same split on every run
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Share of the queue given to every shard, for agreement (with --shard)
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0, requires = "shard")]
+    pub overlap: f64,
+}
+
+impl ShardArgs {
+    /// The shard asked for, if any.
+    pub fn get(&self) -> anyhow::Result<Option<crate::core::shard::Shard>> {
+        self.shard
+            .as_deref()
+            .map(|s| crate::core::shard::Shard::parse(s, self.overlap))
+            .transpose()
+            .map_err(anyhow::Error::msg)
+    }
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -405,6 +429,8 @@ pub struct ListArgs {
     /// Protocol to list (default: the primary protocol)
     #[arg(long)]
     pub protocol: Option<String>,
+    #[command(flatten)]
+    pub shard: ShardArgs,
 }
 
 #[derive(Args, Debug)]

@@ -33,7 +33,17 @@ pub fn run(args: &ListArgs) -> Result<()> {
         ListKind::Terminal => QueueKind::Terminal,
         ListKind::All => QueueKind::All,
     };
-    let rows = queue(&report, protocol, kind);
+    let mut rows = queue(&report, protocol, kind);
+    if let Some(shard) = args.shard.get()? {
+        rows.retain(|r| {
+            let item = m.item(r.item);
+            shard.holds(
+                m.models.name(r.model),
+                m.benchmarks.name(item.benchmark),
+                &item.id,
+            )
+        });
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.format == ListFormat::Tsv {

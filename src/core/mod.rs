@@ -12,6 +12,7 @@ pub mod load;
 pub mod matrix;
 pub mod queue;
 pub mod sampling;
+pub mod shard;
 pub mod taxonomy;
 pub mod text;
 
