@@ -5,6 +5,7 @@ pub mod audit;
 pub mod frames;
 pub mod import;
 pub mod list;
+pub mod plot;
 pub mod report_text;
 pub mod term;
 
@@ -275,6 +276,7 @@ pub fn main() -> ExitCode {
         },
         Some(Command::Audit(a)) => run_audit(a),
         Some(Command::Frames(a)) => frames::run(a),
+        Some(Command::Plot(a)) => plot::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
