@@ -58,7 +58,7 @@ fn around<DB: DrawingBackend>(
 ) -> Vec<(i32, i32)> {
     let (w, h) = text_size(root, s, size);
     vec![
-        (x - w / 2, y - gap - h),
+        (x - w / 2, y - gap - h - 3),
         (x - w / 2, y + gap),
         (x + gap, y - h / 2),
         (x - gap - w, y - h / 2),
@@ -169,6 +169,7 @@ impl Chart for Curve<'_> {
             lab.reserve((cx - 11, cy - 11, cx + 11, cy + 11));
         }
         lab.reserve_path(&points);
+        lab.reserve_path(&[points[best], (bx, by_best)]);
         let oracle_label = format!("oracle {:.1}%", x.oracle_accuracy);
         let (_, oh) = text_size(root, &oracle_label, LABEL);
         placed(
