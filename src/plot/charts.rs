@@ -309,7 +309,7 @@ impl Chart for Churn<'_> {
             lab.reserve((x0, y1, x1, y0));
         }
         for (s, at, p) in inside {
-            let color = if p == 0 { WHITE.into() } else { INK };
+            let color = if p == 0 { WHITE } else { INK };
             text(
                 root,
                 &s,
@@ -636,7 +636,7 @@ impl Complementarity<'_> {
                 }
                 let t = val / max;
                 root.draw(&Rectangle::new(rect, tint(base, 0.92 - 0.92 * t).filled()))?;
-                let ink = if t > 0.55 { WHITE.into() } else { INK };
+                let ink = if t > 0.55 { WHITE } else { INK };
                 text(
                     root,
                     &format!("{val:.1}"),
@@ -778,7 +778,7 @@ impl Chart for DataMapChart<'_> {
                         root,
                         &s,
                         at,
-                        &font(12.0, WHITE.into(), HPos::Center, VPos::Center),
+                        &font(12.0, WHITE, HPos::Center, VPos::Center),
                     )?;
                 }
             }
