@@ -774,12 +774,7 @@ impl Chart for DataMapChart<'_> {
             if r >= 11.0 {
                 let s = total.to_string();
                 if f64::from(text_size(root, &s, 12.0).0) <= 2.0 * r - 4.0 {
-                    text(
-                        root,
-                        &s,
-                        at,
-                        &font(12.0, WHITE, HPos::Center, VPos::Center),
-                    )?;
+                    text(root, &s, at, &font(12.0, WHITE, HPos::Center, VPos::Center))?;
                 }
             }
         }
