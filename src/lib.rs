@@ -6,4 +6,5 @@
 pub mod cli;
 pub mod core;
 pub mod demo;
+pub mod plot;
 pub mod tui;

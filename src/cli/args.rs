@@ -97,6 +97,32 @@ pub enum Command {
     Audit(AuditArgs),
     /// The frames each configuration sampled for one item, as text, JSON or pictures
     Frames(FramesArgs),
+    /// Publication figures (SVG or PNG) of the report's analysis, with an index.html
+    Plot(PlotArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PlotArgs {
+    #[command(flatten)]
+    pub data: DatasetArgs,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+    /// Directory to write the figures and index.html into (created when missing)
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+    /// File format of the figures
+    #[arg(long, value_enum, default_value_t = PlotFormat::Svg)]
+    pub format: PlotFormat,
+    /// Draw one benchmark's analysis instead of all benchmarks pooled (ALL)
+    #[arg(long, value_name = "BENCHMARK")]
+    pub scope: Option<String>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PlotFormat {
+    #[default]
+    Svg,
+    Png,
 }
 
 #[derive(Args, Debug)]

@@ -6,6 +6,7 @@ pub mod audit_agreement;
 pub mod frames;
 pub mod import;
 pub mod list;
+pub mod plot;
 pub mod report_text;
 pub mod term;
 
@@ -282,6 +283,7 @@ pub fn main() -> ExitCode {
         },
         Some(Command::Audit(a)) => run_audit(a),
         Some(Command::Frames(a)) => frames::run(a),
+        Some(Command::Plot(a)) => plot::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

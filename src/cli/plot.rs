@@ -1,0 +1,194 @@
+//! `frameaudit plot`: runs the report's analysis and writes its figures, one file per
+//! figure and model, the pathway figure of the dataset's audits, and an `index.html`.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use super::args::{PlotArgs, PlotFormat};
+use crate::core::analysis::grid::Scope;
+use crate::core::analysis::{self, Analysis, Metrics, Report};
+use crate::core::audit::read_audit;
+use crate::core::figures::Findings;
+use crate::core::matrix::{ResponseMatrix, Task};
+use crate::core::text::sanitize;
+use crate::plot::html::{Entry, Section};
+use crate::plot::{Format, ModelView, Planned, file_safe, model_figures, pathway_figure, render};
+
+pub fn run(args: &PlotArgs) -> Result<()> {
+    let start = Instant::now();
+    let ds = super::load(&args.data)?;
+    let m = &ds.matrix;
+    let params = args.analysis.params(false);
+    args.analysis.warn_unknown(m, &params);
+    let report = analysis::run(m, &params, None);
+    let a = pick(m, &report, args.scope.as_deref())?;
+    let format = match args.format {
+        PlotFormat::Svg => Format::Svg,
+        PlotFormat::Png => Format::Png,
+    };
+    let dir = &args.output;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
+    let scope = a.key.scope_name(m);
+    let views: Vec<ModelView> = a
+        .grids
+        .models
+        .iter()
+        .zip(&a.metrics)
+        .filter_map(|(mg, x)| match x {
+            Metrics::Mcq(x) => Some(ModelView::new(m.models.name(mg.model), scope, x)),
+            Metrics::Open(_) => None,
+        })
+        .collect();
+
+    let mut written: Vec<PathBuf> = Vec::new();
+    let mut sections = Vec::new();
+    let mut draw = |planned: Planned, who: &str| -> Result<Entry> {
+        let file = match planned.figure {
+            Ok(figure) => {
+                let file = format!("{}.{}", planned.stem, format.ext());
+                let path = dir.join(&file);
+                render(&figure, format, &path)?;
+                written.push(path);
+                Ok(file)
+            }
+            Err(note) => {
+                println!("note: {who}: skipped {}: {note}", planned.stem);
+                Err(note)
+            }
+        };
+        Ok(Entry {
+            file,
+            caption: planned.caption,
+        })
+    };
+
+    let findings = audit_findings(ds.root.as_deref());
+    sections.push(Section {
+        title: "Evidence pathways (all models)".into(),
+        entries: vec![draw(pathway_figure(&findings), "audits")?],
+    });
+    let mut used = HashSet::new();
+    for v in &views {
+        // Two names that sanitise alike still get files of their own.
+        let base = file_safe(&v.model);
+        let mut name = base.clone();
+        let mut n = 1;
+        while !used.insert(name.clone()) {
+            n += 1;
+            name = format!("{base}-{n}");
+        }
+        let mut entries = Vec::new();
+        for planned in model_figures(v, &name) {
+            entries.push(draw(planned, &v.model)?);
+        }
+        sections.push(Section {
+            title: v.model.clone(),
+            entries,
+        });
+    }
+    let index = dir.join("index.html");
+    let page = crate::plot::html::index(
+        &format!("frameaudit figures · {}", ds.name),
+        &format!(
+            "protocol {}, task mcq, scope {}, {} models, bootstrap B = {}, seed {}",
+            params.primary,
+            scope,
+            views.len(),
+            params.bootstrap_b,
+            params.seed
+        ),
+        &sections,
+    );
+    std::fs::write(&index, page).with_context(|| format!("cannot write {}", index.display()))?;
+    written.push(index);
+    println!(
+        "wrote {} files to {} in {:.2} s:",
+        written.len(),
+        sanitize(&dir.display().to_string()),
+        start.elapsed().as_secs_f64()
+    );
+    for p in &written {
+        println!("  {}", sanitize(&p.display().to_string()));
+    }
+    Ok(())
+}
+
+/// The analysis to draw: the primary protocol's MCQ analysis of the scope.
+fn pick<'r>(m: &ResponseMatrix, report: &'r Report, scope: Option<&str>) -> Result<&'r Analysis> {
+    let primary = &report.params.primary;
+    let Some(p) = m.protocols.get(primary) else {
+        bail!(
+            "no protocol {:?} in the dataset (protocols: {}); choose one with --primary",
+            sanitize(primary),
+            sanitize(&m.protocols.names().collect::<Vec<_>>().join(", "))
+        );
+    };
+    let want = match scope {
+        None | Some("ALL") => Scope::All,
+        Some(b) => match m.benchmarks.get(b) {
+            Some(id) => Scope::Benchmark(id),
+            None => bail!(
+                "--scope: no benchmark {:?} in the dataset (benchmarks: {})",
+                sanitize(b),
+                sanitize(&m.benchmarks.names().collect::<Vec<_>>().join(", "))
+            ),
+        },
+    };
+    let a = report
+        .analyses
+        .iter()
+        .find(|a| a.key.protocol == p && a.key.task == Task::Mcq && a.key.scope == want)
+        .with_context(|| {
+            format!(
+                "no multiple-choice analysis of protocol {:?} in scope {} (figures are drawn for MCQ benchmarks)",
+                sanitize(primary),
+                sanitize(scope.unwrap_or("ALL"))
+            )
+        })?;
+    if a.metrics.is_empty() {
+        bail!(
+            "no model has a complete grid in this analysis (check --models and --configs), so there is nothing to draw"
+        );
+    }
+    Ok(a)
+}
+
+/// Pathway counts of every `*.audit.jsonl` under the dataset's `audits/`; an audit that
+/// cannot be read is skipped with a warning (the figures of the report still come).
+fn audit_findings(root: Option<&Path>) -> Findings {
+    let mut findings = Findings::default();
+    let Some(dir) = root.map(|r| r.join("audits")) else {
+        return findings;
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return findings;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".audit.jsonl"))
+        })
+        .collect();
+    files.sort();
+    for f in files {
+        match read_audit(&f) {
+            Ok(replay) => {
+                for w in &replay.warnings {
+                    eprintln!("{}", sanitize(w));
+                }
+                for r in replay.records.values() {
+                    findings.add(r);
+                }
+            }
+            Err(e) => eprintln!("frameaudit: warning: {}", sanitize(&e.to_string())),
+        }
+    }
+    findings
+}

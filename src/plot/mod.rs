@@ -1,0 +1,549 @@
+//! Publication figures of one analysis, drawn with plotters as SVG or PNG files: which
+//! figures a model gets (or why one is skipped), how a figure becomes a file, and the text
+//! helpers every figure shares (the bundled font, label placement without overlaps).
+//! Numbers, names and colours come from the report and `core::figures`, as on the screens.
+
+pub mod charts;
+pub mod html;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::core::analysis::mcq::McqMetrics;
+use crate::core::figures::{Findings, Rgb};
+use crate::core::text::sanitize;
+
+/// The family every figure's text uses: DejaVu Sans, registered under the generic name so
+/// that an SVG viewer without it falls back to its own sans-serif.
+pub const FONT: &str = "sans-serif";
+static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+
+/// Registers the bundled font with plotters once; text never depends on system fonts.
+fn register_font() -> Result<(), PlotError> {
+    static DONE: OnceLock<bool> = OnceLock::new();
+    let ok = *DONE.get_or_init(|| {
+        plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES).is_ok()
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(PlotError::Draw("the bundled font cannot be read".into()))
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("drawing failed: {0}")]
+    Draw(String),
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {} as PNG: {source}", path.display())]
+    Encode {
+        path: PathBuf,
+        source: image::ImageError,
+    },
+}
+
+impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for PlotError {
+    fn from(e: DrawingAreaErrorKind<E>) -> Self {
+        PlotError::Draw(e.to_string())
+    }
+}
+
+/// File format of the figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Svg,
+    Png,
+}
+
+impl Format {
+    pub fn ext(self) -> &'static str {
+        match self {
+            Format::Svg => "svg",
+            Format::Png => "png",
+        }
+    }
+}
+
+/// Something drawn into a fixed-size picture on any plotters backend.
+pub trait Chart {
+    fn size(&self) -> (u32, u32);
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>;
+}
+
+/// Draws a chart into a file of the given format.
+pub fn render(chart: &impl Chart, format: Format, path: &Path) -> Result<(), PlotError> {
+    register_font()?;
+    let (w, h) = chart.size();
+    let write_err = |source| PlotError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    match format {
+        Format::Svg => {
+            let mut svg = String::new();
+            {
+                let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+                root.fill(&WHITE)?;
+                chart.draw(&root)?;
+                root.present()?;
+            }
+            std::fs::write(path, svg).map_err(write_err)
+        }
+        Format::Png => {
+            let mut buf = vec![255u8; w as usize * h as usize * 3];
+            {
+                let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+                root.fill(&WHITE)?;
+                chart.draw(&root)?;
+                root.present()?;
+            }
+            let img = image::RgbImage::from_raw(w, h, buf)
+                .ok_or_else(|| PlotError::Draw("bitmap of the wrong size".into()))?;
+            img.save_with_format(path, image::ImageFormat::Png)
+                .map_err(|source| match source {
+                    image::ImageError::IoError(e) => write_err(e),
+                    source => PlotError::Encode {
+                        path: path.to_path_buf(),
+                        source,
+                    },
+                })
+        }
+    }
+}
+
+/// One model's measures, with the names figures print already made safe.
+pub struct ModelView<'a> {
+    /// Model name, control characters escaped.
+    pub model: String,
+    /// Scope of the analysis (`ALL` or a benchmark), escaped.
+    pub scope: String,
+    /// Configuration names in grid order, escaped.
+    pub configs: Vec<String>,
+    pub frames: Vec<u64>,
+    pub x: &'a McqMetrics,
+}
+
+impl<'a> ModelView<'a> {
+    pub fn new(model: &str, scope: &str, x: &'a McqMetrics) -> Self {
+        ModelView {
+            model: sanitize(model).into_owned(),
+            scope: sanitize(scope).into_owned(),
+            configs: x
+                .grid
+                .configs
+                .iter()
+                .map(|c| sanitize(c).into_owned())
+                .collect(),
+            frames: x.grid.frames.clone(),
+            x,
+        }
+    }
+
+    pub fn k(&self) -> usize {
+        self.configs.len()
+    }
+}
+
+/// Every figure `plot` draws.
+pub enum Figure<'a> {
+    Curve(charts::Curve<'a>),
+    Churn(charts::Churn<'a>),
+    Classes(charts::Classes<'a>),
+    Complementarity(charts::Complementarity<'a>),
+    DataMap(charts::DataMapChart<'a>),
+    Cascade(charts::CascadeChart<'a>),
+    Pathways(charts::Pathways),
+}
+
+impl Chart for Figure<'_> {
+    fn size(&self) -> (u32, u32) {
+        match self {
+            Figure::Curve(c) => c.size(),
+            Figure::Churn(c) => c.size(),
+            Figure::Classes(c) => c.size(),
+            Figure::Complementarity(c) => c.size(),
+            Figure::DataMap(c) => c.size(),
+            Figure::Cascade(c) => c.size(),
+            Figure::Pathways(c) => c.size(),
+        }
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        match self {
+            Figure::Curve(c) => c.draw(root),
+            Figure::Churn(c) => c.draw(root),
+            Figure::Classes(c) => c.draw(root),
+            Figure::Complementarity(c) => c.draw(root),
+            Figure::DataMap(c) => c.draw(root),
+            Figure::Cascade(c) => c.draw(root),
+            Figure::Pathways(c) => c.draw(root),
+        }
+    }
+}
+
+/// A figure to draw, or the reason it is left out.
+pub struct Planned<'a> {
+    /// File stem, e.g. `curve_Qwen2.5-VL-7B`.
+    pub stem: String,
+    pub caption: String,
+    pub figure: Result<Figure<'a>, String>,
+}
+
+/// The figures of one model, in the order `plot` writes them.
+pub fn model_figures<'a>(v: &'a ModelView<'a>, file_model: &str) -> Vec<Planned<'a>> {
+    let x = v.x;
+    let k = v.k();
+    let stem = |kind: &str| format!("{kind}_{file_model}");
+    let steps_note = "one configuration, so no budget step".to_string();
+    vec![
+        Planned {
+            stem: stem("curve"),
+            caption: format!(
+                "Accuracy by configuration; dashed: the item-level oracle ({:.1}%), {:.1} pts above the best fixed configuration ({}).",
+                x.oracle_accuracy, x.headroom, sanitize(&x.best_fixed.config)
+            ),
+            figure: Ok(Figure::Curve(charts::Curve(v))),
+        },
+        Planned {
+            stem: stem("churn"),
+            caption: "Churn per budget step: items stable right, gained, lost and stable wrong."
+                .into(),
+            figure: if k >= 2 {
+                Ok(Figure::Churn(charts::Churn(v)))
+            } else {
+                Err(steps_note)
+            },
+        },
+        Planned {
+            stem: stem("classes"),
+            caption: "Trajectory classes of the items; harmful and terminal regression rates with bootstrap intervals.".into(),
+            figure: Ok(Figure::Classes(charts::Classes(v))),
+        },
+        Planned {
+            stem: stem("complementarity"),
+            caption: "Complementarity of configurations: left, % of items right at the row and wrong at the column; right, pair oracle gain (pts).".into(),
+            figure: if k >= 2 {
+                Ok(Figure::Complementarity(charts::Complementarity(v)))
+            } else {
+                Err("one configuration, so no pair to compare".into())
+            },
+        },
+        Planned {
+            stem: stem("datamap"),
+            caption: "Data map: items by mean correctness and share of budget steps that flip, sized by count, coloured by dominant class.".into(),
+            figure: Ok(Figure::DataMap(charts::DataMapChart::new(v))),
+        },
+        Planned {
+            stem: stem("cascade"),
+            caption: "Confidence cascade: accuracy against mean frame cost over the threshold sweep, the fixed budgets, and the selected threshold.".into(),
+            figure: match x.cascade.as_ref() {
+                Some(c) if c.sweep.as_ref().is_some_and(|s| !s.is_empty()) => {
+                    Ok(Figure::Cascade(charts::CascadeChart { v, c }))
+                }
+                Some(_) => Err("the cascade has no threshold sweep".into()),
+                None => Err("no cascade (no confidences, or fewer than two visual stages)".into()),
+            },
+        },
+    ]
+}
+
+/// The pathway figure of a set of audit records, or why there is none.
+pub fn pathway_figure<'a>(findings: &Findings) -> Planned<'a> {
+    Planned {
+        stem: "pathways".into(),
+        caption: format!(
+            "Evidence pathways tagged in {} audit records ({} untagged), overall and per model; dark: tagged as primary.",
+            findings.records, findings.untagged
+        ),
+        figure: if findings.overall.is_empty() {
+            Err(if findings.records == 0 {
+                "no audit records".to_string()
+            } else {
+                "no audit record has a pathway tag".to_string()
+            })
+        } else {
+            Ok(Figure::Pathways(charts::Pathways::new(findings)))
+        },
+    }
+}
+
+/// A model name made safe as part of a file name: `[A-Za-z0-9._-]` kept, others `_`.
+pub fn file_safe(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() { "_".into() } else { s }
+}
+
+// ----- shared drawing helpers -----
+
+pub(crate) fn rgb(c: Rgb) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
+}
+
+/// A colour mixed with white: `t` = 0 keeps it, 1 gives white.
+pub(crate) fn tint(c: Rgb, t: f64) -> RGBColor {
+    let m = |v: u8| (f64::from(v) + (255.0 - f64::from(v)) * t).round() as u8;
+    RGBColor(m(c.0), m(c.1), m(c.2))
+}
+
+pub(crate) const INK: RGBColor = RGBColor(30, 30, 30);
+pub(crate) const MUTED: RGBColor = RGBColor(100, 100, 100);
+
+/// Text style of the bundled font: size in pixels, colour and anchor.
+pub(crate) fn font(size: f64, color: RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
+    TextStyle {
+        font: (FONT, size).into_font(),
+        color: color.to_backend_color(),
+        pos: Pos::new(h, v),
+    }
+}
+
+/// Text width and height in pixels, as the bundled font lays it out.
+pub(crate) fn text_size<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    text: &str,
+    size: f64,
+) -> (i32, i32) {
+    let style = font(size, INK, HPos::Left, VPos::Top);
+    root.estimate_text_size(text, &style)
+        .map(|(w, h)| (w as i32, h as i32))
+        .unwrap_or((
+            (text.chars().count() as f64 * size * 0.6) as i32,
+            size as i32,
+        ))
+}
+
+pub(crate) fn text<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    s: &str,
+    at: (i32, i32),
+    style: &TextStyle<'_>,
+) -> Result<(), PlotError> {
+    root.draw(&Text::new(s.to_string(), at, style.clone()))?;
+    Ok(())
+}
+
+/// The title and subtitle at the top of a figure.
+pub(crate) fn title<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    subtitle: &str,
+) -> Result<(), PlotError> {
+    text(
+        root,
+        title,
+        (20, 12),
+        &font(22.0, INK, HPos::Left, VPos::Top),
+    )?;
+    text(
+        root,
+        subtitle,
+        (20, 42),
+        &font(15.0, MUTED, HPos::Left, VPos::Top),
+    )
+}
+
+/// How a legend entry is drawn.
+#[derive(Clone, Copy)]
+pub(crate) enum Mark {
+    Box,
+    Line,
+    Dashed,
+    Dot,
+    Ring,
+}
+
+/// A row of legend entries from `(x, y)`, wrapping at `max_x`; returns the height used.
+pub(crate) fn legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    at: (i32, i32),
+    max_x: i32,
+    items: &[(Mark, RGBColor, String)],
+) -> Result<i32, PlotError> {
+    let size = 15.0;
+    let (mut x, mut y) = at;
+    for (mark, color, label) in items {
+        let (w, _) = text_size(root, label, size);
+        let need = 28 + w + 22;
+        if x + need > max_x && x > at.0 {
+            x = at.0;
+            y += 24;
+        }
+        let cy = y + 9;
+        match mark {
+            Mark::Box => {
+                root.draw(&Rectangle::new(
+                    [(x, cy - 7), (x + 18, cy + 7)],
+                    color.filled(),
+                ))?;
+            }
+            Mark::Line => {
+                root.draw(&PathElement::new(
+                    vec![(x, cy), (x + 20, cy)],
+                    color.stroke_width(3),
+                ))?;
+            }
+            Mark::Dashed => {
+                for s in [0, 8, 16] {
+                    root.draw(&PathElement::new(
+                        vec![(x + s, cy), (x + s + 5, cy)],
+                        color.stroke_width(2),
+                    ))?;
+                }
+            }
+            Mark::Dot => {
+                root.draw(&Circle::new((x + 9, cy), 5, color.filled()))?;
+            }
+            Mark::Ring => {
+                root.draw(&Circle::new((x + 9, cy), 7, color.stroke_width(2)))?;
+            }
+        }
+        text(
+            root,
+            label,
+            (x + 26, cy),
+            &font(size, INK, HPos::Left, VPos::Center),
+        )?;
+        x += need;
+    }
+    Ok(y + 24 - at.1)
+}
+
+/// Places labels so that none overlaps another or a reserved box: each label takes the
+/// first free spot of its candidates, else slides down from the first until free.
+#[derive(Default)]
+pub(crate) struct Labeller {
+    taken: Vec<(i32, i32, i32, i32)>,
+}
+
+impl Labeller {
+    /// Marks a box (x0, y0, x1, y1) as occupied.
+    pub fn reserve(&mut self, b: (i32, i32, i32, i32)) {
+        self.taken.push(b);
+    }
+
+    /// Marks a drawn polyline as occupied, so that labels keep off the line.
+    pub fn reserve_path(&mut self, pts: &[(i32, i32)]) {
+        for w in pts.windows(2) {
+            let (dx, dy) = (w[1].0 - w[0].0, w[1].1 - w[0].1);
+            let steps = (dx.abs().max(dy.abs()) / 4).max(1);
+            for s in 0..=steps {
+                let x = w[0].0 + dx * s / steps;
+                let y = w[0].1 + dy * s / steps;
+                self.reserve((x - 3, y - 3, x + 3, y + 3));
+            }
+        }
+    }
+
+    fn free(&self, b: (i32, i32, i32, i32)) -> bool {
+        self.taken
+            .iter()
+            .all(|t| b.2 <= t.0 || b.0 >= t.2 || b.3 <= t.1 || b.1 >= t.3)
+    }
+
+    /// The top-left corner for a `w` x `h` label among candidate top-left corners.
+    pub fn place(&mut self, w: i32, h: i32, candidates: &[(i32, i32)]) -> (i32, i32) {
+        let boxed = |(x, y): (i32, i32)| (x, y, x + w, y + h);
+        let spot = candidates
+            .iter()
+            .copied()
+            .find(|&c| self.free(boxed(c)))
+            .unwrap_or_else(|| {
+                let (x, mut y) = candidates[0];
+                for _ in 0..40 {
+                    if self.free(boxed((x, y))) {
+                        break;
+                    }
+                    y += h / 2 + 1;
+                }
+                (x, y)
+            });
+        self.reserve(boxed(spot));
+        spot
+    }
+}
+
+/// Category names under a categorical x axis at the given pixel centres, horizontal when
+/// they fit their slot, else turned to read downwards. Returns the height they take.
+pub(crate) fn category_labels_height<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    names: &[String],
+    slot: i32,
+    size: f64,
+) -> (bool, i32) {
+    let widest = names
+        .iter()
+        .map(|n| text_size(root, n, size).0)
+        .max()
+        .unwrap_or(0);
+    if widest <= slot - 6 {
+        (false, (size * 1.4) as i32)
+    } else {
+        (true, widest + 8)
+    }
+}
+
+pub(crate) fn category_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    names: &[String],
+    centres: &[i32],
+    top: i32,
+    size: f64,
+    turned: bool,
+) -> Result<(), PlotError> {
+    for (name, &x) in names.iter().zip(centres) {
+        if turned {
+            let style = font(size, INK, HPos::Left, VPos::Center)
+                .transform(plotters::style::FontTransform::Rotate90);
+            text(root, name, (x, top + 2), &style)?;
+        } else {
+            text(
+                root,
+                name,
+                (x, top + 4),
+                &font(size, INK, HPos::Center, VPos::Top),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_keep_only_safe_characters() {
+        assert_eq!(file_safe("Qwen2.5-VL-7B"), "Qwen2.5-VL-7B");
+        assert_eq!(file_safe("org/model x\u{1b}"), "org_model_x_");
+        assert_eq!(file_safe(""), "_");
+    }
+
+    #[test]
+    fn labeller_avoids_overlaps() {
+        let mut l = Labeller::default();
+        let a = l.place(40, 10, &[(0, 0)]);
+        let b = l.place(40, 10, &[(10, 5), (100, 0)]);
+        let c = l.place(40, 10, &[(0, 0)]);
+        assert_eq!(a, (0, 0));
+        assert_eq!(b, (100, 0));
+        assert!(c.1 >= 10, "slid below the first: {c:?}");
+    }
+}

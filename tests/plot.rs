@@ -1,0 +1,358 @@
+//! `frameaudit plot`: every figure file is written and valid, the numbers in the figures'
+//! labels are the report's, the real scale grid is drawn, and bad output paths fail cleanly.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use common::{frameaudit, real_csv, repo, stderr, stdout};
+use serde_json::Value;
+
+const KINDS: [&str; 6] = [
+    "curve",
+    "churn",
+    "classes",
+    "complementarity",
+    "datamap",
+    "cascade",
+];
+
+fn plot(dataset: &Path, out: &Path, extra: &[&str]) -> String {
+    let mut args = vec![
+        "plot",
+        dataset.to_str().expect("utf8"),
+        "-o",
+        out.to_str().expect("utf8"),
+    ];
+    args.extend_from_slice(extra);
+    let o = frameaudit(&args);
+    assert!(o.status.success(), "plot failed: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// The MCQ `ALL` analysis of the primary protocol in `report --json`.
+fn report_models(dataset: &Path) -> Vec<(String, Value)> {
+    let o = frameaudit(&["report", dataset.to_str().expect("utf8"), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: Value = serde_json::from_str(&stdout(&o)).expect("report json");
+    let a = json["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .find(|a| a["protocol"] == "main" && a["task"] == "mcq" && a["scope"] == "ALL")
+        .expect("main/mcq/ALL analysis");
+    a["models"]
+        .as_object()
+        .expect("models")
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// The trimmed contents of every `<text>` of an SVG, which must parse as XML.
+fn svg_texts(path: &Path) -> Vec<String> {
+    let svg = std::fs::read_to_string(path).expect("read svg");
+    let doc = roxmltree::Document::parse(&svg)
+        .unwrap_or_else(|e| panic!("{} is not valid XML: {e}", path.display()));
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.tag_name().name() == "text")
+        .map(|n| n.text().unwrap_or("").trim().to_string())
+        .collect()
+}
+
+fn has(texts: &[String], want: &str, what: &str) {
+    assert!(
+        texts.iter().any(|t| t == want),
+        "{what}: no label {want:?} among {texts:?}"
+    );
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().expect("number")
+}
+
+#[test]
+fn demo_figures_are_written_valid_and_indexed() {
+    let demo = repo().join("fixtures/demo");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (svg, png) = (tmp.path().join("svg"), tmp.path().join("png"));
+    let printed = plot(&demo, &svg, &[]);
+    plot(&demo, &png, &["--format", "png"]);
+    assert!(
+        printed.contains("index.html") && printed.contains(" s:"),
+        "{printed}"
+    );
+    let models = report_models(&demo);
+    assert_eq!(models.len(), 3);
+    let index = std::fs::read_to_string(svg.join("index.html")).expect("index");
+    for (model, _) in &models {
+        for kind in KINDS {
+            let s = svg.join(format!("{kind}_{model}.svg"));
+            assert!(std::fs::metadata(&s).expect("svg written").len() > 1000);
+            let texts = svg_texts(&s);
+            assert!(texts.len() > 5, "{kind}: too few labels: {texts:?}");
+            assert!(
+                index.contains(&format!("src=\"{kind}_{model}.svg\"")),
+                "index.html lacks {kind}_{model}.svg"
+            );
+            let p = png.join(format!("{kind}_{model}.png"));
+            let img = image::open(&p).expect("valid png").to_rgb8();
+            let doc = std::fs::read_to_string(&s).expect("svg");
+            let width = roxmltree::Document::parse(&doc).expect("xml");
+            let root = width.root_element();
+            assert_eq!(
+                (img.width().to_string(), img.height().to_string()),
+                (
+                    root.attribute("width").expect("width").to_string(),
+                    root.attribute("height").expect("height").to_string()
+                ),
+                "{kind}: PNG and SVG sizes differ"
+            );
+            // Not blank: a figure has ink of several colours.
+            let colours: HashSet<[u8; 3]> = img.pixels().map(|p| p.0).collect();
+            assert!(colours.len() > 20, "{kind}_{model}.png looks empty");
+        }
+    }
+    // No audits in the demo: the pathway figure is skipped with a note, not drawn empty.
+    assert!(
+        printed.contains("skipped pathways: no audit records"),
+        "{printed}"
+    );
+    assert!(!svg.join("pathways.svg").exists());
+}
+
+#[test]
+fn figure_labels_are_the_report_numbers() {
+    let demo = repo().join("fixtures/demo");
+    let tmp = tempfile::tempdir().expect("tmp");
+    plot(&demo, tmp.path(), &[]);
+    for (model, x) in report_models(&demo) {
+        let texts = |kind: &str| svg_texts(&tmp.path().join(format!("{kind}_{model}.svg")));
+
+        let curve = texts("curve");
+        has(
+            &curve,
+            &format!("oracle {:.1}%", f(&x["oracle_accuracy"])),
+            "curve",
+        );
+        has(
+            &curve,
+            &format!("+{:.1} pts headroom", f(&x["headroom"])),
+            "curve",
+        );
+        for acc in x["accuracy"].as_array().expect("accuracy") {
+            has(&curve, &format!("{:.1}", f(acc)), "curve point");
+        }
+        for c in x["grid"]["configs"].as_array().expect("configs") {
+            has(&curve, c.as_str().expect("name"), "curve axis");
+        }
+
+        let churn = texts("churn");
+        for step in x["churn"].as_array().expect("churn") {
+            has(
+                &churn,
+                &format!("+{}", step["wrong_to_correct"]),
+                "churn gained",
+            );
+            has(
+                &churn,
+                &format!("−{}", step["correct_to_wrong"]),
+                "churn lost",
+            );
+            for part in ["stable_correct", "stable_wrong"] {
+                if step[part].as_u64() != Some(0) {
+                    has(&churn, &step[part].to_string(), "churn stable");
+                }
+            }
+            let name = format!(
+                "{} → {}",
+                step["from"].as_str().expect("from"),
+                step["to"].as_str().expect("to")
+            );
+            has(&churn, &name, "churn step");
+        }
+
+        let classes = texts("classes");
+        let n = f(&x["n_items"]);
+        for (class, count) in x["classes"].as_object().expect("classes") {
+            let c = f(count);
+            let label = format!("{} ({:.1}%)", count, 100.0 * c / n);
+            assert!(classes.contains(&label), "class {class}: no {label:?}");
+        }
+        has(
+            &classes,
+            &format!("{:.1}%", f(&x["harmful_rate"])),
+            "harmful",
+        );
+        let b = &x["bootstrap"]["harmful_rate"];
+        has(
+            &classes,
+            &format!("[{:.1}, {:.1}]", f(&b["lo"]), f(&b["hi"])),
+            "harmful interval",
+        );
+        has(
+            &classes,
+            &format!("{:.1}%", f(&x["terminal_regression_rate"])),
+            "terminal",
+        );
+
+        let comp = texts("complementarity");
+        for key in ["right_wrong", "pair_oracle_gain"] {
+            let m = x["complementarity"][key].as_array().expect("matrix");
+            for (r, row) in m.iter().enumerate() {
+                for (c, v) in row.as_array().expect("row").iter().enumerate() {
+                    if r != c {
+                        has(&comp, &format!("{:.1}", f(v)), key);
+                    }
+                }
+            }
+        }
+
+        let cascade = texts("cascade");
+        let tau = f(&x["cascade"]["selected"]["tau"]);
+        has(&cascade, &format!("τ = {tau:.2}"), "cascade selected");
+    }
+}
+
+#[test]
+fn pathways_come_from_the_audits_and_names_are_made_safe() {
+    use frameaudit::core::audit::{AuditFile, AuditHeader, AuditRecord, Event, Status, UnitKey};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = tmp.path().join("ds");
+    std::fs::create_dir_all(ds.join("audits")).expect("mkdir");
+    for f in ["cells.jsonl", "items.jsonl", "dataset.json"] {
+        std::fs::copy(repo().join("fixtures/demo").join(f), ds.join(f)).expect("copy");
+    }
+    let header = AuditHeader {
+        dataset_name: "demo".into(),
+        fingerprint: "sha256:x".into(),
+        annotator: "ann".into(),
+        taxonomy_id: "evidence-pathways".into(),
+        taxonomy_version: 1,
+        created_at: "2026-11-29T00:00:00Z".into(),
+    };
+    let (mut file, _) = AuditFile::open(&ds.join("audits/ann.audit.jsonl"), &header).expect("open");
+    let tags = [
+        ("lumen-7b", vec!["evidence_dropped", "language_prior"]),
+        ("lumen-7b", vec!["evidence_dropped"]),
+        ("<b>x\u{1}", vec!["distractor_added"]),
+    ];
+    for (i, (model, tags)) in tags.iter().enumerate() {
+        let mut r =
+            AuditRecord::blank(UnitKey::new(*model, "b", format!("q{i}")), "8f", "16f", "t");
+        r.status = Status::Done;
+        r.pathways = tags.iter().map(|t| t.to_string()).collect();
+        r.primary = Some(tags[0].to_string());
+        file.append(&Event::Set(r)).expect("append");
+    }
+    drop(file);
+    let out = tmp.path().join("out");
+    plot(&ds, &out, &[]);
+    let texts = svg_texts(&out.join("pathways.svg"));
+    has(&texts, "2 tagged · 2 primary", "evidence_dropped overall");
+    has(&texts, "1 tagged · 0 primary", "language_prior overall");
+    has(&texts, "all models", "overall group");
+    has(&texts, "<b>x\\x01", "escaped model name");
+    let index = std::fs::read_to_string(out.join("index.html")).expect("index");
+    assert!(index.contains("src=\"pathways.svg\""));
+    assert!(!index.contains("<b>"), "unescaped markup in index.html");
+}
+
+#[test]
+fn one_benchmark_scope_and_unknown_scope() {
+    let demo = repo().join("fixtures/demo");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let o = frameaudit(&["report", demo.to_str().expect("utf8"), "--json"]);
+    let json: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let bench = json["input"]["benchmarks"][0]
+        .as_str()
+        .expect("benchmark")
+        .to_string();
+    let printed = plot(&demo, tmp.path(), &["--scope", &bench, "--boot", "0"]);
+    assert!(printed.contains("curve_lumen-7b.svg"), "{printed}");
+    let classes = svg_texts(&tmp.path().join("classes_lumen-7b.svg"));
+    has(
+        &classes,
+        "rates; no bootstrap intervals (--boot 0)",
+        "no bootstrap note",
+    );
+
+    let o = frameaudit(&[
+        "plot",
+        demo.to_str().expect("utf8"),
+        "-o",
+        tmp.path().to_str().expect("utf8"),
+        "--scope",
+        "nope",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--scope: no benchmark \"nope\""),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn one_configuration_skips_step_figures_with_a_note() {
+    let demo = repo().join("fixtures/demo");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let printed = plot(&demo, tmp.path(), &["--configs", "16f"]);
+    assert!(tmp.path().join("curve_lumen-7b.svg").exists());
+    assert!(tmp.path().join("datamap_lumen-7b.svg").exists());
+    assert!(!tmp.path().join("churn_lumen-7b.svg").exists());
+    assert!(
+        printed.contains("skipped churn_lumen-7b: one configuration"),
+        "{printed}"
+    );
+    svg_texts(&tmp.path().join("curve_lumen-7b.svg"));
+}
+
+#[test]
+fn unwritable_output_is_a_clear_error() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "x").expect("write");
+    let out = file.join("figures");
+    let demo = repo().join("fixtures/demo");
+    let o = frameaudit(&[
+        "plot",
+        demo.to_str().expect("utf8"),
+        "-o",
+        out.to_str().expect("utf8"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("cannot create the output directory"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn real_scale_grid_figures() {
+    let Some(csv) = real_csv() else { return };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let printed = plot(&csv, tmp.path(), &["--format", "png"]);
+    let models = report_models(&csv);
+    assert_eq!(models.len(), 5);
+    for (model, x) in &models {
+        for kind in KINDS {
+            let p = tmp.path().join(format!("{kind}_{model}.png"));
+            if kind == "cascade" && x["cascade"].is_null() {
+                assert!(!p.exists());
+                assert!(
+                    printed.contains(&format!("skipped cascade_{model}")),
+                    "{printed}"
+                );
+                continue;
+            }
+            let img = image::open(&p).expect("png").to_rgb8();
+            assert!(
+                img.width() >= 700 && img.height() >= 400,
+                "{kind}_{model}: {:?}",
+                img.dimensions()
+            );
+        }
+    }
+}
