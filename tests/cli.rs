@@ -609,6 +609,7 @@ fn audit_summary_and_export_feed_agreement() {
             taxonomy_id: "evidence-pathways".into(),
             taxonomy_version: 1,
             created_at: "2026-11-29T00:00:00Z".into(),
+            adjudicates: Vec::new(),
         };
         let (mut f, _) = AuditFile::open(&path, &header).expect("open");
         for (i, tag) in tags.iter().enumerate() {

@@ -232,6 +232,7 @@ fn pathways_come_from_the_audits_and_names_are_made_safe() {
         taxonomy_id: "evidence-pathways".into(),
         taxonomy_version: 1,
         created_at: "2026-11-29T00:00:00Z".into(),
+        adjudicates: Vec::new(),
     };
     let (mut file, _) = AuditFile::open(&ds.join("audits/ann.audit.jsonl"), &header).expect("open");
     let tags = [

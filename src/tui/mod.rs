@@ -167,6 +167,7 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
         taxonomy_id: taxonomy.id.clone(),
         taxonomy_version: taxonomy.version,
         created_at: now_rfc3339(),
+        adjudicates: Vec::new(),
     };
     let session = match Session::open(&path, &header, wake) {
         Ok(s) => s,

@@ -72,24 +72,32 @@ pub struct Annotated {
 }
 
 impl Annotated {
-    /// Units with records of two or more annotators, and how many of them disagree (on
-    /// the set of pathways or on the primary one).
-    pub fn conflicts(&self) -> (usize, usize) {
-        let mut by: BTreeMap<&UnitKey, Vec<&AuditRecord>> = BTreeMap::new();
-        for (_, r) in &self.records {
-            by.entry(&r.key).or_default().push(r);
+    /// The records of each unit that two or more annotators audited, in unit order, and
+    /// for each whether they disagree (on the set of pathways or on the primary one).
+    pub fn shared_units(&self) -> Vec<(&UnitKey, Vec<&(String, AuditRecord)>, bool)> {
+        let mut by: BTreeMap<&UnitKey, Vec<&(String, AuditRecord)>> = BTreeMap::new();
+        for pair in &self.records {
+            by.entry(&pair.1.key).or_default().push(pair);
         }
-        let shared: Vec<&Vec<&AuditRecord>> = by.values().filter(|v| v.len() > 1).collect();
-        let disagree = shared
-            .iter()
-            .filter(|v| {
-                let sets: Vec<(std::collections::BTreeSet<&String>, &Option<String>)> = v
-                    .iter()
-                    .map(|r| (r.pathways.iter().collect(), &r.primary))
-                    .collect();
-                sets.windows(2).any(|w| w[0] != w[1])
+        by.into_iter()
+            .filter(|(_, v)| v.len() > 1)
+            .map(|(k, v)| {
+                fn verdict(
+                    r: &AuditRecord,
+                ) -> (std::collections::BTreeSet<&String>, &Option<String>) {
+                    (r.pathways.iter().collect(), &r.primary)
+                }
+                let first = verdict(&v[0].1);
+                let disagree = v.iter().any(|(_, r)| verdict(r) != first);
+                (k, v, disagree)
             })
-            .count();
+            .collect()
+    }
+
+    /// Units with records of two or more annotators, and how many of them disagree.
+    pub fn conflicts(&self) -> (usize, usize) {
+        let shared = self.shared_units();
+        let disagree = shared.iter().filter(|(_, _, d)| *d).count();
         (shared.len(), disagree)
     }
 

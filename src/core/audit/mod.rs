@@ -183,6 +183,9 @@ pub struct AuditHeader {
     pub taxonomy_version: u32,
     /// When the file was created (RFC 3339).
     pub created_at: String,
+    /// For an adjudicated audit, the audits it settles (as named to `review`); empty for
+    /// an annotator's own audit, and then not written.
+    pub adjudicates: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -192,6 +195,8 @@ struct HeaderLine<'a> {
     annotator: &'a str,
     taxonomy: TaxonomyRef<'a>,
     created_at: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    adjudicates: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -217,6 +222,7 @@ impl AuditHeader {
             taxonomy_id: "evidence-pathways".into(),
             taxonomy_version: 1,
             created_at: "2026-11-29T12:00:00Z".into(),
+            adjudicates: Vec::new(),
         }
     }
 
@@ -234,6 +240,7 @@ impl AuditHeader {
                 version: self.taxonomy_version,
             },
             created_at: &self.created_at,
+            adjudicates: &self.adjudicates,
         };
         // Serialising plain strings and integers into memory cannot fail.
         serde_json::to_string(&line).unwrap_or_default()
@@ -501,6 +508,19 @@ fn parse_header(text: &[u8]) -> Result<AuditHeader, (Option<String>, String)> {
             })?,
     };
     let created_at = get_str(obj, "created_at", "created_at")?;
+    let adjudicates = match obj.get("adjudicates") {
+        None => Vec::new(),
+        Some(serde_json::Value::Array(a)) if a.iter().all(|v| v.is_string()) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        Some(other) => {
+            return Err(field(
+                "adjudicates",
+                format!("expected an array of strings, found {}", value_kind(other)),
+            ));
+        }
+    };
     Ok(AuditHeader {
         dataset_name,
         fingerprint,
@@ -508,6 +528,7 @@ fn parse_header(text: &[u8]) -> Result<AuditHeader, (Option<String>, String)> {
         taxonomy_id,
         taxonomy_version,
         created_at,
+        adjudicates,
     })
 }
 
@@ -844,6 +865,7 @@ mod tests {
             taxonomy_id: "evidence-pathways".into(),
             taxonomy_version: 1,
             created_at: "2026-11-29T12:00:00Z".into(),
+            adjudicates: Vec::new(),
         }
     }
 
