@@ -60,6 +60,10 @@ struct Header {
     created_at: String,
 }
 
+/// A unit audited by several annotators: its key, each (annotator, record), and whether
+/// they disagree.
+pub type SharedUnit<'a> = (&'a UnitKey, Vec<&'a (String, AuditRecord)>, bool);
+
 /// Records of several annotators: a merged audit, or audit files read together.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Annotated {
@@ -74,7 +78,7 @@ pub struct Annotated {
 impl Annotated {
     /// The records of each unit that two or more annotators audited, in unit order, and
     /// for each whether they disagree (on the set of pathways or on the primary one).
-    pub fn shared_units(&self) -> Vec<(&UnitKey, Vec<&(String, AuditRecord)>, bool)> {
+    pub fn shared_units(&self) -> Vec<SharedUnit<'_>> {
         let mut by: BTreeMap<&UnitKey, Vec<&(String, AuditRecord)>> = BTreeMap::new();
         for pair in &self.records {
             by.entry(&pair.1.key).or_default().push(pair);
