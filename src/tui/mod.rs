@@ -6,6 +6,7 @@ pub mod action;
 pub mod app;
 pub mod frames_view;
 pub mod keymap;
+pub mod review;
 pub mod search;
 pub mod session;
 pub mod view;
