@@ -925,9 +925,11 @@ impl App {
         match action {
             Action::Help => self.help = true,
             Action::Overview => return self.open_view(View::Overview),
+            Action::ShowView(i) => {
+                return self.open_view(View::ALL.get(i).copied().unwrap_or(View::Overview));
+            }
             Action::NextView
             | Action::PrevView
-            | Action::ShowView(_)
             | Action::NextProtocol
             | Action::NextTask
             | Action::NextScope

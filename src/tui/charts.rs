@@ -129,3 +129,14 @@ pub fn ceil10(v: f64) -> f64 {
 pub fn floor10(v: f64) -> f64 {
     ((v / 10.0).floor() * 10.0).clamp(0.0, 90.0)
 }
+
+/// A name cut to `w` characters, with `…` when cut.
+pub fn fit(name: &str, w: usize) -> String {
+    if name.chars().count() <= w {
+        name.to_string()
+    } else {
+        let mut out: String = name.chars().take(w.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}

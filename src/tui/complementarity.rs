@@ -105,7 +105,7 @@ fn heatmap(
         .unwrap_or(4)
         .clamp(4, 10) as u16
         + 1;
-    let cell_w = ((inner.width.saturating_sub(label_w)) / k.max(1) as u16).clamp(4, 8);
+    let cell_w = ((inner.width.saturating_sub(label_w)) / k.max(1) as u16).clamp(4, 11);
     let max = v.iter().flatten().copied().fold(0.0, f64::max).max(1e-9);
     let mut header = vec![Span::raw(" ".repeat(label_w as usize))];
     for (j, n) in names.iter().enumerate() {
@@ -114,14 +114,11 @@ fn heatmap(
         } else {
             DIM
         };
-        // Right-aligned with the values; a name one longer takes the cell's spare column.
-        let n: String = n.chars().take(cell_w as usize).collect();
-        let text = if n.chars().count() < cell_w as usize {
-            format!("{n:>w$} ", w = cell_w as usize - 1)
-        } else {
-            n
-        };
-        header.push(Span::styled(text, style));
+        let n = super::charts::fit(n, cell_w as usize - 1);
+        header.push(Span::styled(
+            format!("{n:>w$} ", w = cell_w as usize - 1),
+            style,
+        ));
     }
     text_at(f, inner, 0, 0, Line::from(header));
     for (i, row) in v.iter().enumerate() {
@@ -130,7 +127,7 @@ fn heatmap(
         } else {
             DIM
         };
-        let n: String = names[i].chars().take(label_w as usize - 1).collect();
+        let n = super::charts::fit(&names[i], label_w as usize - 1);
         let mut spans = vec![Span::styled(
             format!("{n:<w$}", w = label_w as usize),
             style,

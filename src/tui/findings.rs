@@ -69,7 +69,7 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
         .max()
         .unwrap_or(1)
         .max(1);
-    let w = (overall.width as usize).saturating_sub(40).clamp(6, 30);
+    let w = (overall.width as usize).saturating_sub(44).clamp(4, 30);
     let mut lines = Vec::new();
     for (i, (id, c)) in fnd.overall.iter().enumerate() {
         let tagged = c.tagged * w / max;
@@ -128,7 +128,7 @@ fn cross<'a>(
         .overall
         .keys()
         .map(|id| {
-            let mut cells = vec![Cell::from(label(id).chars().take(22).collect::<String>())];
+            let mut cells = vec![Cell::from(super::charts::fit(&label(id), 22))];
             cells.extend(names.iter().map(|n| {
                 let v = groups[*n].get(id).map_or(0, |c| c.tagged);
                 Cell::from(if v == 0 {
@@ -144,7 +144,7 @@ fn cross<'a>(
     widths.extend(
         names
             .iter()
-            .map(|n| Constraint::Length(s(n).chars().count().clamp(3, 14) as u16)),
+            .map(|n| Constraint::Length(s(n).chars().count().clamp(3, 16) as u16)),
     );
     Table::new(rows, widths)
         .header(TableRow::new(header).style(DIM))

@@ -8,7 +8,7 @@ mod cascade_view;
 mod charts;
 mod complementarity;
 mod datamap;
-mod findings;
+pub mod findings;
 pub mod frames_view;
 pub mod keymap;
 mod overview;

@@ -35,7 +35,7 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let [top, bottom] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
     let [curve_area, table_area] =
-        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(top);
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
     let [churn_area, class_area] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(bottom);
     draw_curve(f, app, d, x, curve_area);
@@ -281,7 +281,7 @@ fn draw_churn(f: &mut Frame, app: &App, d: &ViewData, x: &McqMetrics, area: Rect
         legend.push(Span::raw(format!(" {label}  ")));
     }
     text_at(f, inner, 0, 0, Line::from(legend));
-    let bar_h = inner.height.saturating_sub(4) as usize;
+    let bar_h = inner.height.saturating_sub(5) as usize;
     let slot = (inner.width as usize / steps).clamp(4, 14);
     let bar_w = slot.saturating_sub(2).max(2);
     let n = x.n_items.max(1);

@@ -510,6 +510,8 @@ impl App {
                 r.map_cell.1 = step(r.map_cell.1, dy.signum(), k.max(2) - 1);
             }
             View::Cascade => {
+                // ↑↓ move τ by 0.10, page keys too.
+                let dy = if dy.abs() == 1 { dy * 10 } else { dy };
                 r.tau = step(r.tau, dx + dy, crate::core::analysis::cascade::TAU_STEPS);
             }
             View::Protocols => {
@@ -596,7 +598,10 @@ impl App {
                 )
             }
             View::Protocols => {
-                let other = &self.report.analyses[r.other?];
+                let other = r
+                    .other
+                    .or_else(|| self.other_protocols().first().copied())?;
+                let other = &self.report.analyses[other];
                 let items = one_protocol_only(d, r.model, other)?;
                 let set = items.iter().map(|&(item, _)| (mg.model, item)).collect();
                 return Some(ItemSet {
