@@ -40,8 +40,8 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(bottom);
     draw_curve(f, app, d, x, curve_area);
     draw_models(f, app, d, table_area);
-    draw_churn(f, app, d, x, churn_area);
-    draw_classes(f, app, d, x, class_area);
+    draw_churn(f, app, x, churn_area);
+    draw_classes(f, app, x, class_area);
 }
 
 fn titled(title: String) -> Block<'static> {
@@ -255,7 +255,7 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     );
 }
 
-fn draw_churn(f: &mut Frame, app: &App, d: &ViewData, x: &McqMetrics, area: Rect) {
+fn draw_churn(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
     let r = &app.research;
     let steps = x.churn.len();
     let block = titled(" churn per budget step (items) ".into());
@@ -385,10 +385,9 @@ fn draw_churn(f: &mut Frame, app: &App, d: &ViewData, x: &McqMetrics, area: Rect
             ]),
         );
     }
-    let _ = d;
 }
 
-fn draw_classes(f: &mut Frame, app: &App, d: &ViewData, x: &McqMetrics, area: Rect) {
+fn draw_classes(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
     let r = &app.research;
     let steps = x.churn.len();
     let block = titled(" trajectory classes (items) ".into());
@@ -432,5 +431,4 @@ fn draw_classes(f: &mut Frame, app: &App, d: &ViewData, x: &McqMetrics, area: Re
             DIM,
         )),
     );
-    let _ = d;
 }

@@ -14,7 +14,7 @@ use crate::core::analysis::mcq::{Class, McqMetrics};
 use crate::core::analysis::params::Params;
 use crate::core::analysis::{Analysis, Metrics, run_one};
 use crate::core::figures::DataMap;
-use crate::core::matrix::{ResponseMatrix, Task};
+use crate::core::matrix::ResponseMatrix;
 
 /// The researcher screens, in Tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -331,11 +331,6 @@ pub fn right_wrong_rows(x: &McqMetrics, k: usize, a: usize, b: usize) -> Vec<usi
             r[a] == 1 && r[b] == 0
         })
         .collect()
-}
-
-/// The task of an analysis, as a word.
-pub fn task_name(t: Task) -> &'static str {
-    t.as_str()
 }
 
 use super::action::Action;
