@@ -335,25 +335,33 @@ fn draw_churn(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
                 );
             }
         }
-        let label = format!("{}→{}", s(&c.from), s(&c.to));
-        let label: String = label.chars().take(slot - 1).collect();
         let lstyle = if r.focus == j {
             WARN.add_modifier(Modifier::BOLD)
         } else {
             DIM
         };
+        // Budget names on two rows ("from", "→to") so long names are not cut.
+        let from = super::charts::fit(&s(&c.from), slot - 1);
+        let to = super::charts::fit(&format!("→{}", s(&c.to)), slot - 1);
         text_at(
             f,
             inner,
             x0,
             1 + bar_h as u16,
-            Line::from(Span::styled(label, lstyle)),
+            Line::from(Span::styled(from, lstyle)),
         );
         text_at(
             f,
             inner,
             x0,
             2 + bar_h as u16,
+            Line::from(Span::styled(to, lstyle)),
+        );
+        text_at(
+            f,
+            inner,
+            x0,
+            3 + bar_h as u16,
             Line::from(Span::styled(
                 format!("+{} −{}", c.wrong_to_correct, c.correct_to_wrong),
                 DIM,
