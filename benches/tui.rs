@@ -197,4 +197,53 @@ fn main() {
         let (med, p90) = stats(times);
         println!("redraw of the {label} screen (120x40): median {med:.2} ms, p90 {p90:.2} ms");
     }
+
+    // Researcher views: switching the analysis (each switch builds a view not seen before:
+    // one analysis recomputed with the cascade sweep and the data maps, bootstrap left to
+    // the worker) and drawing it, as one keystroke does; then redraws of each view.
+    use frameaudit::tui::action::Action;
+    app.research.worker = true;
+    app.update(Action::Back);
+    let mut switch = Vec::new();
+    for action in [
+        Action::Overview,
+        Action::ToggleZeroFrame,
+        Action::NextModelSet,
+        Action::NextModelSet,
+        Action::ToggleZeroFrame,
+        Action::NextModelSet,
+    ] {
+        let t = Instant::now();
+        app.update(action);
+        term.draw(|f| view::draw(f, &mut app)).expect("draw");
+        switch.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let (med, p90) = stats(switch.clone());
+    let max = switch.iter().copied().fold(0.0, f64::max);
+    println!(
+        "switch analysis + redraw (1M cells, new view each time): median {med:.1} ms, p90 {p90:.1} ms, max {max:.1} ms"
+    );
+    let t = Instant::now();
+    let req = app.intervals_request().expect("view");
+    let _ = frameaudit::tui::research::intervals_of(&req.data, req.b, req.seed);
+    println!(
+        "bootstrap of one view (B={}, on the worker): {:.3} s",
+        req.b,
+        t.elapsed().as_secs_f64()
+    );
+    for (i, v) in frameaudit::tui::research::View::ALL.iter().enumerate() {
+        app.update(Action::ShowView(i));
+        let times: Vec<f64> = (0..50)
+            .map(|_| {
+                let t = Instant::now();
+                term.draw(|f| view::draw(f, &mut app)).expect("draw");
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        let (med, p90) = stats(times);
+        println!(
+            "redraw of the {} view (120x40): median {med:.2} ms, p90 {p90:.2} ms",
+            v.title()
+        );
+    }
 }

@@ -274,3 +274,29 @@ fn move_the_frame_cursor_and_mark_an_evidence_frame() {
         "no picture on screen:\n{s}"
     );
 }
+
+#[test]
+fn the_overview_sends_a_class_to_the_queue() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-overview-{}", std::process::id()), &ds, "ov");
+    t.wait_for("audit queue");
+    t.keys(&["O"]);
+    let s = t.wait_for("trajectory classes");
+    assert!(s.contains("accuracy by budget"), "{s}");
+    // The intervals arrive from the worker thread.
+    t.wait_for("% [");
+    // Five budget steps, then the classes: the fourth is "loss".
+    for _ in 0..8 {
+        t.keys(&["Right"]);
+    }
+    t.wait_for("▶ loss");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("items: lumen-7b loss (2)");
+    assert!(s.contains("audit queue: 2 of 79"), "{s}");
+    t.keys(&["x"]);
+    t.wait_for("audit queue: 79 of 79");
+}

@@ -639,3 +639,375 @@ fn frame_cursor_views_and_evidence() {
     assert_eq!(info.panel_config, Some((hi + 1) % info.configs.len()));
     assert_eq!(app.frame_panel.cursor, 0);
 }
+
+// ----- Researcher views -----
+
+use frameaudit::core::analysis::Metrics;
+use frameaudit::core::analysis::grid::Scope;
+use frameaudit::core::analysis::mcq::Class;
+use frameaudit::core::figures::DataMap;
+use frameaudit::tui::research::View;
+use std::collections::HashSet;
+
+/// The pooled multiple-choice analysis of protocol main in the report, and a model's parts.
+fn report_mcq(app: &App, model: usize) -> (usize, Vec<u32>, Vec<usize>, usize) {
+    let a = app
+        .report
+        .analyses
+        .iter()
+        .position(|a| a.key.protocol == app.protocol && a.key.scope == Scope::All)
+        .expect("ALL");
+    let mg = &app.report.analyses[a].grids.models[model];
+    (a, mg.grid.items.clone(), mg.grid.ladder(), mg.grid.k())
+}
+
+/// The (model, item) of the queue rows shown now.
+fn shown(app: &App) -> HashSet<(u32, u32)> {
+    app.visible
+        .iter()
+        .map(|&i| {
+            let q = &app.rows[i as usize].q;
+            (q.model, q.item)
+        })
+        .collect()
+}
+
+/// Expected rows: those of `want` (model, item) that are in the audit queue.
+fn in_queue(app: &App, want: &HashSet<(u32, u32)>) -> HashSet<(u32, u32)> {
+    app.rows
+        .iter()
+        .map(|r| (r.q.model, r.q.item))
+        .filter(|x| want.contains(x))
+        .collect()
+}
+
+fn mcq_of(app: &App, a: usize, model: usize) -> &frameaudit::core::analysis::mcq::McqMetrics {
+    match &app.report.analyses[a].metrics[model] {
+        Metrics::Mcq(x) => x,
+        Metrics::Open(_) => panic!("mcq"),
+    }
+}
+
+#[test]
+fn switching_analysis_changes_the_figures() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    assert_eq!(app.screen, Screen::Research(View::Overview));
+    let all = app.research.current().expect("view").clone();
+    assert_eq!(all.analysis.grids.models.len(), 3);
+    let k = all.analysis.grids.models[0].grid.k();
+    // Without the text-only configuration: one budget fewer, another curve.
+    app.update(Action::ToggleZeroFrame);
+    let visual = app.research.current().expect("view").clone();
+    assert_eq!(visual.analysis.grids.models[0].grid.k(), k - 1);
+    let acc = |d: &frameaudit::tui::research::ViewData| d.mcq(0).expect("mcq").accuracy.clone();
+    assert_eq!(acc(&visual), acc(&all)[1..].to_vec());
+    assert_ne!(
+        visual
+            .mcq(0)
+            .expect("mcq")
+            .classes
+            .get(Class::AlwaysCorrect),
+        all.mcq(0).expect("mcq").classes.get(Class::AlwaysCorrect)
+    );
+    app.update(Action::ToggleZeroFrame);
+    // One model alone.
+    app.update(Action::NextModelSet);
+    let one = app.research.current().expect("view").clone();
+    assert_eq!(one.analysis.grids.models.len(), 1);
+    assert_eq!(
+        one.analysis.grids.models[0].model,
+        all.analysis.grids.models[0].model
+    );
+    // Another scope: the demo's one multiple-choice benchmark, the same items as ALL.
+    app.update(Action::NextScope);
+    let bench = app.research.current().expect("view").clone();
+    assert!(matches!(bench.analysis.key.scope, Scope::Benchmark(_)));
+    assert_eq!(
+        bench.analysis.grids.models.len(),
+        3,
+        "a new scope shows every model"
+    );
+    assert_eq!(
+        bench.mcq(0).expect("mcq").accuracy,
+        all.mcq(0).expect("mcq").accuracy
+    );
+    // The intervals of the view were computed (no worker in tests).
+    assert!(app.research.intervals[&bench.key][0].is_some());
+    // The open-ended task: no right/wrong figures, and the overview says so.
+    app.update(Action::NextTask);
+    let open = app.research.current().expect("view").clone();
+    assert_eq!(open.analysis.key.task.as_str(), "open");
+    assert!(open.mcq(0).is_none());
+    assert!(screen(&mut app, 120, 40).contains("This analysis is open-ended"));
+}
+
+#[test]
+fn a_churn_bar_part_filters_the_queue_to_its_items() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    let (a, items, ladder, k) = report_mcq(&app, 0);
+    let x = mcq_of(&app, a, 0).clone();
+    let model = app.report.analyses[a].grids.models[0].model;
+    // Step 1 (second bar), part "lost" (index 2: the cursor starts there).
+    app.update(Action::Right);
+    assert_eq!((app.research.focus, app.research.part), (1, 2));
+    let want: HashSet<(u32, u32)> = (0..items.len())
+        .filter(|&i| {
+            let r = x.items.row(i, k);
+            r[ladder[1]] == 1 && r[ladder[2]] == 0
+        })
+        .map(|i| (model, items[i]))
+        .collect();
+    assert_eq!(want.len(), x.churn[1].correct_to_wrong);
+    app.update(Action::Select);
+    assert_eq!(app.screen, Screen::Queue);
+    let set = app.filter.items.as_ref().expect("item filter");
+    assert_eq!(set.items, want);
+    assert!(!want.is_empty());
+    assert_eq!(shown(&app), in_queue(&app, &want));
+    assert!(screen(&mut app, 120, 30).contains("items: lumen-7b 4f→8f lost"));
+    // The clear-filters key drops it.
+    app.update(Action::ClearFilters);
+    assert!(app.filter.items.is_none());
+}
+
+#[test]
+fn a_class_filters_the_queue_to_its_items() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    let (a, items, ladder, _) = report_mcq(&app, 0);
+    let x = mcq_of(&app, a, 0).clone();
+    let model = app.report.analyses[a].grids.models[0].model;
+    // Past the bars to the fourth class (loss).
+    for _ in 0..ladder.len() - 1 + 3 {
+        app.update(Action::Right);
+    }
+    let want: HashSet<(u32, u32)> = (0..items.len())
+        .filter(|&i| x.items.class[i] == Class::MonotonicDecreasing)
+        .map(|i| (model, items[i]))
+        .collect();
+    assert_eq!(want.len(), x.classes.get(Class::MonotonicDecreasing));
+    app.update(Action::Select);
+    assert_eq!(app.filter.items.as_ref().expect("set").items, want);
+    // Every loss item has a harmful transition, so all of them are in the queue.
+    assert_eq!(shown(&app), want);
+}
+
+#[test]
+fn a_complementarity_cell_and_a_data_map_region_filter_the_queue() {
+    let mut app = demo_app();
+    let (a, items, _, k) = report_mcq(&app, 1);
+    let x = mcq_of(&app, a, 1).clone();
+    let model = app.report.analyses[a].grids.models[1].model;
+    app.update(Action::Overview);
+    app.update(Action::ShowView(1));
+    app.update(Action::NextModel);
+    // Cursor to (right at 64f, wrong at 32f): rows down, columns right.
+    for _ in 0..k {
+        app.update(Action::Down);
+    }
+    for _ in 0..k - 3 {
+        app.update(Action::Right);
+    }
+    assert_eq!(app.research.cell, (k - 1, k - 2));
+    let want: HashSet<(u32, u32)> = (0..items.len())
+        .filter(|&i| x.items.row(i, k)[k - 1] == 1 && x.items.row(i, k)[k - 2] == 0)
+        .map(|i| (model, items[i]))
+        .collect();
+    assert_eq!(
+        100.0 * want.len() as f64 / items.len() as f64,
+        x.complementarity.right_wrong[k - 1][k - 2]
+    );
+    app.update(Action::Select);
+    assert_eq!(app.filter.items.as_ref().expect("set").items, want);
+    assert_eq!(shown(&app), in_queue(&app, &want));
+
+    // Data map: the first occupied cell with one flip.
+    app.update(Action::ShowView(2));
+    assert_eq!(app.research.model, 1, "the model stays");
+    let (right, flips) = *DataMap::new(&x.items, k)
+        .cells
+        .keys()
+        .find(|c| c.1 == 1)
+        .expect("a cell with one flip");
+    for _ in 0..right {
+        app.update(Action::Right);
+    }
+    app.update(Action::Up);
+    assert_eq!(app.research.map_cell, (right, flips));
+    let want: HashSet<(u32, u32)> = DataMap::items_in(&x.items, k, right..=right, 1..=1)
+        .into_iter()
+        .map(|i| (model, items[i]))
+        .collect();
+    assert!(!want.is_empty());
+    app.update(Action::Select);
+    assert_eq!(app.filter.items.as_ref().expect("set").items, want);
+    assert_eq!(shown(&app), in_queue(&app, &want));
+}
+
+#[test]
+fn cascade_keys_move_tau_and_read_the_sweep_row() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    app.update(Action::ShowView(3));
+    assert_eq!(app.research.tau, 50);
+    app.update(Action::Right);
+    app.update(Action::Up);
+    app.update(Action::Left);
+    app.update(Action::Left);
+    assert_eq!(app.research.tau, 59);
+    let d = app.research.current().expect("view").clone();
+    let c = d.mcq(0).expect("mcq").cascade.clone().expect("cascade");
+    let row = &c.sweep.expect("sweep")[59];
+    assert_eq!(row.tau, 0.59);
+    let text = screen(&mut app, 120, 40);
+    assert!(text.contains("τ 0.59"), "{text}");
+    assert!(
+        text.contains(&format!("{:.1}% ({} right)", row.accuracy, row.correct)),
+        "{text}"
+    );
+    assert!(text.contains(&format!(
+        "mean frames, shared   {:.1}",
+        row.mean_shared_cost
+    )));
+    assert!(text.contains(&format!(
+        "mean frames, no share {:.1}",
+        row.mean_no_share_cost
+    )));
+    for _ in 0..20 {
+        app.update(Action::Up);
+    }
+    assert_eq!(app.research.tau, 100, "stops at τ = 1");
+}
+
+#[test]
+fn findings_update_after_a_tag() {
+    let mut app = demo_app();
+    let before = frameaudit::tui::findings::findings(&app);
+    assert_eq!(before.records, 0);
+    app.update(Action::Open);
+    let model = app.rows[app.current().expect("item")].key.model.clone();
+    app.update(Action::TogglePathway(0));
+    app.update(Action::Overview);
+    app.update(Action::ShowView(5));
+    let after = frameaudit::tui::findings::findings(&app);
+    assert_eq!(after.records, 1);
+    assert_eq!(after.overall["evidence_dropped"].tagged, 1);
+    assert_eq!(after.overall["evidence_dropped"].primary, 1);
+    assert_eq!(after.by_model[&model]["evidence_dropped"].tagged, 1);
+    let text = screen(&mut app, 120, 40);
+    assert!(text.contains("1 audit record(s)"), "{text}");
+    assert!(text.contains("Evidence dropped"), "{text}");
+}
+
+/// A dataset of two protocols: `cached` flips some answers of `main`.
+fn two_protocol_app() -> App {
+    let dir = std::env::temp_dir().join(format!("fa-two-protocols-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let mut lines = String::new();
+    for protocol in ["main", "cached"] {
+        for model in ["m1", "m2"] {
+            for item in 0..12 {
+                for (c, frames) in [("8f", 8), ("16f", 16), ("32f", 32)] {
+                    // Item i is right at 8f; wrong at 16f when i % 3 == 0 (main) or
+                    // i % 4 == 0 (cached); right at 32f.
+                    let wrong = c == "16f"
+                        && if protocol == "main" {
+                            item % 3 == 0
+                        } else {
+                            item % 4 == 0
+                        };
+                    lines.push_str(&format!(
+                        "{{\"protocol\":\"{protocol}\",\"model\":\"{model}\",\"item_id\":\"q{item:02}\",\"config\":\"{c}\",\"frames\":{frames},\"pred\":\"{}\",\"gold\":\"A\"}}\n",
+                        if wrong { "B" } else { "A" }
+                    ));
+                }
+            }
+        }
+    }
+    let file = dir.join("cells.jsonl");
+    std::fs::write(&file, lines).expect("write");
+    let ds = load_dataset(&file, None).expect("load");
+    let params = Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Params::default()
+    };
+    let report = run(&ds.matrix, &params, None);
+    let protocol = ds.matrix.protocols.get("main").expect("main");
+    let taxonomy = Taxonomy::load(None).expect("taxonomy");
+    let keymap = Keymap::default_for(&taxonomy);
+    App::new(
+        ds,
+        report,
+        protocol,
+        taxonomy,
+        keymap,
+        Session::in_memory("t"),
+    )
+}
+
+#[test]
+fn two_protocols_compare_and_their_differences_reach_the_queue() {
+    let mut app = two_protocol_app();
+    app.update(Action::Overview);
+    app.update(Action::ShowView(4));
+    let text = screen(&mut app, 120, 40);
+    // main: items 0,3,6,9 harmful; cached: 0,4,8 → both 1, main only 3, cached only 2.
+    // Jaccard 1/6; kappa from the 12 items.
+    assert!(text.contains("Jaccard"), "{text}");
+    assert!(text.contains("0.17"), "{text}");
+    assert!(
+        text.contains("5 items harmful under one protocol only"),
+        "{text}"
+    );
+    insta::assert_snapshot!("research_protocols_two", text);
+    app.update(Action::Select);
+    let m = &app.ds.matrix;
+    let ids: HashSet<String> = app
+        .filter
+        .items
+        .as_ref()
+        .expect("set")
+        .items
+        .iter()
+        .map(|&(_, i)| m.item(i).id.to_string())
+        .collect();
+    let want: HashSet<String> = ["q03", "q04", "q06", "q08", "q09"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(ids, want);
+    // The queue is of main: its rows harmful under main only (3, 6, 9).
+    assert_eq!(app.visible.len(), 3);
+}
+
+#[test]
+fn snapshot_research_views() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    insta::assert_snapshot!("research_overview", screen(&mut app, 120, 40));
+    for (i, name) in [
+        (1, "research_complementarity"),
+        (2, "research_datamap"),
+        (3, "research_cascade"),
+        (4, "research_protocols_one"),
+        (5, "research_findings"),
+    ] {
+        app.update(Action::ShowView(i));
+        insta::assert_snapshot!(name, screen(&mut app, 120, 40));
+    }
+    // Findings with a tag from this session.
+    app.update(Action::Back);
+    app.update(Action::Open);
+    app.update(Action::TogglePathway(1));
+    app.update(Action::TogglePathway(5));
+    app.update(Action::Back);
+    app.update(Action::Down);
+    app.update(Action::Open);
+    app.update(Action::TogglePathway(5));
+    app.update(Action::Overview);
+    app.update(Action::ShowView(5));
+    insta::assert_snapshot!("research_findings_tagged", screen(&mut app, 120, 40));
+}

@@ -44,10 +44,28 @@ pub enum Action {
     FrameSubset,
     /// Mark (or unmark) the frame under the cursor as evidence.
     MarkEvidence,
+    /// Open the researcher overview.
+    Overview,
+    NextView,
+    PrevView,
+    /// Show the researcher view at this index (`View::ALL`).
+    ShowView(usize),
+    NextProtocol,
+    NextTask,
+    NextScope,
+    NextModelSet,
+    ToggleZeroFrame,
+    NextModel,
+    PrevModel,
+    /// Cursor left on a researcher view (previous bar, cell, threshold).
+    Left,
+    Right,
+    /// Show the items under the cursor in the queue.
+    Select,
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 35] = [
+const NAMED: [(Action, &str, &str); 48] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -135,11 +153,48 @@ const NAMED: [(Action, &str, &str); 35] = [
         "mark_evidence",
         "mark the frame under the cursor as evidence",
     ),
+    (Action::Overview, "overview", "researcher views: overview"),
+    (Action::NextView, "next_view", "next researcher view"),
+    (Action::PrevView, "prev_view", "previous researcher view"),
+    (
+        Action::NextProtocol,
+        "next_protocol",
+        "analysis: next protocol",
+    ),
+    (Action::NextTask, "next_task", "analysis: next task"),
+    (
+        Action::NextScope,
+        "next_scope",
+        "analysis: next benchmark scope",
+    ),
+    (
+        Action::NextModelSet,
+        "next_model_set",
+        "analysis: model set (all, or one model)",
+    ),
+    (
+        Action::ToggleZeroFrame,
+        "toggle_zero_frame",
+        "analysis: with / without text-only configs",
+    ),
+    (Action::NextModel, "next_model", "next model"),
+    (Action::PrevModel, "prev_model", "previous model"),
+    (Action::Left, "left", "cursor left (bar, cell, threshold)"),
+    (Action::Right, "right", "cursor right"),
+    (
+        Action::Select,
+        "select",
+        "show the selected items in the queue",
+    ),
 ];
 
 impl Action {
     /// Parses a keymap-file name: `mark_done`, `toggle_pathway_3` (1-based), ...
     pub fn parse(s: &str) -> Option<Action> {
+        if let Some(n) = s.strip_prefix("view_") {
+            let n: usize = n.parse().ok()?;
+            return (1..=6).contains(&n).then(|| Action::ShowView(n - 1));
+        }
         if let Some(n) = s.strip_prefix("toggle_pathway_") {
             let n: usize = n.parse().ok()?;
             return (n >= 1).then(|| Action::TogglePathway(n - 1));
@@ -153,12 +208,14 @@ impl Action {
     pub fn names() -> Vec<&'static str> {
         let mut v: Vec<&str> = NAMED.iter().map(|(_, n, _)| *n).collect();
         v.push("toggle_pathway_N");
+        v.push("view_N");
         v
     }
 
     pub fn describe(self) -> &'static str {
         match self {
             Action::TogglePathway(_) => "toggle a pathway",
+            Action::ShowView(_) => "show a researcher view",
             a => NAMED
                 .iter()
                 .find(|(x, _, _)| *x == a)

@@ -11,6 +11,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use super::action::Action;
 use super::keymap::{Context, Key, Keymap};
+use super::research::{Research, View};
 use super::search::{SearchRequest, SearchResult};
 use super::session::Session;
 use crate::core::analysis::mcq::Class;
@@ -69,6 +70,8 @@ pub struct Filter {
     pub status: Option<Status>,
     pub tag: Option<String>,
     pub terminal_only: bool,
+    /// An explicit set of items, chosen on a researcher view.
+    pub items: Option<super::research::ItemSet>,
 }
 
 impl Filter {
@@ -91,6 +94,18 @@ pub enum Input {
 pub enum Screen {
     Queue,
     Item,
+    /// One of the researcher views.
+    Research(View),
+}
+
+impl Screen {
+    pub fn context(self) -> Context {
+        match self {
+            Screen::Queue => Context::Queue,
+            Screen::Item => Context::Item,
+            Screen::Research(_) => Context::Research,
+        }
+    }
 }
 
 /// A message for the status line.
@@ -106,6 +121,8 @@ pub enum Effect {
     Quit,
     /// Run the search request the app holds.
     Search,
+    /// Bootstrap the current researcher view in the background (`App::intervals_request`).
+    Intervals,
 }
 
 /// Which frames the frame panel shows.
@@ -231,6 +248,10 @@ pub struct App {
     /// Drawable images per (frame, area size), so a frame is converted once per size.
     pub(super) protocols:
         lru::LruCache<(crate::core::frames::FrameKey, u16, u16), ratatui_image::protocol::Protocol>,
+    pub research: Research,
+    /// Records of the dataset's other audit files (read once at start; the findings view
+    /// adds this session's own records live).
+    pub other_records: Vec<AuditRecord>,
 }
 
 impl App {
@@ -243,6 +264,7 @@ impl App {
         keymap: Keymap,
         session: Session,
     ) -> App {
+        let report_params = report.params.clone();
         let m = &ds.matrix;
         let rows: Vec<Row> =
             crate::core::queue::queue(&report, protocol, crate::core::queue::QueueKind::Harmful)
@@ -301,6 +323,13 @@ impl App {
             protocols: lru::LruCache::new(
                 std::num::NonZeroUsize::new(96).unwrap_or(std::num::NonZeroUsize::MIN),
             ),
+            research: Research::new(crate::core::analysis::params::Params {
+                bootstrap_b: 1000,
+                sweep: true,
+                cascade_stages: None,
+                ..report_params
+            }),
+            other_records: Vec::new(),
         };
         app.row_of = app
             .rows
@@ -356,6 +385,9 @@ impl App {
             && f.benchmark.is_none_or(|b| b == m.item(r.q.item).benchmark)
             && f.class.is_none_or(|c| r.q.class == Some(c))
             && (!f.terminal_only || r.q.terminal)
+            && f.items
+                .as_ref()
+                .is_none_or(|s| s.items.contains(&(r.q.model, r.q.item)))
             && f.status.is_none_or(|s| self.status(i) == s)
             && f.tag.as_ref().is_none_or(|t| {
                 self.record(i)
@@ -786,10 +818,7 @@ impl App {
     }
 
     fn context(&self) -> Context {
-        match self.screen {
-            Screen::Queue => Context::Queue,
-            Screen::Item => Context::Item,
-        }
+        self.screen.context()
     }
 
     /// A key press: text input first, then the keymap.
@@ -887,9 +916,30 @@ impl App {
         if action != Action::Quit {
             self.notice = None;
         }
+        if let Screen::Research(view) = self.screen
+            && let Some(effects) = self.research_update(view, action)
+        {
+            return effects;
+        }
         let m = &self.ds.matrix;
         match action {
             Action::Help => self.help = true,
+            Action::Overview => return self.open_view(View::Overview),
+            Action::ShowView(i) => {
+                return self.open_view(View::ALL.get(i).copied().unwrap_or(View::Overview));
+            }
+            Action::NextView
+            | Action::PrevView
+            | Action::NextProtocol
+            | Action::NextTask
+            | Action::NextScope
+            | Action::NextModelSet
+            | Action::ToggleZeroFrame
+            | Action::NextModel
+            | Action::PrevModel
+            | Action::Left
+            | Action::Right
+            | Action::Select => {}
             Action::Quit => {
                 if self.session.unsaved() > 0 && !self.confirm_quit {
                     self.confirm_quit = true;

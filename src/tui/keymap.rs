@@ -17,6 +17,8 @@ pub enum Context {
     Global,
     Queue,
     Item,
+    /// The researcher views.
+    Research,
 }
 
 impl Context {
@@ -25,13 +27,19 @@ impl Context {
             Context::Global => "global",
             Context::Queue => "queue",
             Context::Item => "item",
+            Context::Research => "research",
         }
     }
 
     fn parse(s: &str) -> Option<Context> {
-        [Context::Global, Context::Queue, Context::Item]
-            .into_iter()
-            .find(|c| c.as_str() == s)
+        [
+            Context::Global,
+            Context::Queue,
+            Context::Item,
+            Context::Research,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
     }
 }
 
@@ -168,7 +176,7 @@ impl Keymap {
     /// The defaults, with the taxonomy's keys toggling its pathways on the item screen.
     pub fn default_for(taxonomy: &Taxonomy) -> Keymap {
         use Action::*;
-        use Context::{Global, Item, Queue};
+        use Context::{Global, Item, Queue, Research};
         let b = |context, key: Key, action, desc: &str, footer: Option<&str>| Binding {
             context,
             key,
@@ -223,7 +231,34 @@ impl Keymap {
             b(Item, ctrl('r'), Redo, "redo", None),
             b(Item, ch('q'), Back, "back to the queue", Some("back")),
             b(Item, code(KeyCode::Esc), Back, "back to the queue", None),
+            b(Global, ch('O'), Overview, "researcher views: overview", None),
+            b(Queue, ch('O'), Overview, "researcher views: overview", Some("overview")),
+            b(Research, code(KeyCode::Tab), NextView, "next researcher view", Some("view")),
+            b(Research, code(KeyCode::BackTab), PrevView, "previous researcher view", None),
+            b(Research, ch('P'), NextProtocol, "analysis: next protocol", None),
+            b(Research, ch('T'), NextTask, "analysis: next task", None),
+            b(Research, ch('b'), NextScope, "analysis: next benchmark scope", Some("scope")),
+            b(Research, ch('M'), NextModelSet, "analysis: model set (all, or one model)", None),
+            b(Research, ch('z'), ToggleZeroFrame, "analysis: with / without text-only configs", None),
+            b(Research, ch('m'), NextModel, "next model", Some("model")),
+            b(Research, ch('n'), PrevModel, "previous model", None),
+            b(Research, ch('h'), Left, "cursor left (bar, cell, threshold)", None),
+            b(Research, code(KeyCode::Left), Left, "cursor left (bar, cell, threshold)", Some("move")),
+            b(Research, ch('l'), Right, "cursor right", None),
+            b(Research, code(KeyCode::Right), Right, "cursor right", None),
+            b(Research, ch('k'), Up, "cursor up (part of a bar, cell, threshold +0.10)", None),
+            b(Research, code(KeyCode::Up), Up, "cursor up (part of a bar, cell, threshold +0.10)", None),
+            b(Research, ch('j'), Down, "cursor down", None),
+            b(Research, code(KeyCode::Down), Down, "cursor down", None),
+            b(Research, code(KeyCode::Enter), Select, "show the selected items in the queue", Some("items")),
+            b(Research, ch('q'), Back, "back to the queue", Some("back")),
+            b(Research, code(KeyCode::Esc), Back, "back to the queue", None),
         ];
+        for (i, view) in super::research::View::ALL.iter().enumerate() {
+            let desc = format!("researcher view: {}", view.title());
+            let key = char::from(b'1' + i as u8);
+            v.push(b(Research, ch(key), ShowView(i), &desc, None));
+        }
         for (i, p) in taxonomy.pathways.iter().enumerate() {
             if let Some(c) = p.key.chars().next() {
                 let desc = format!("toggle pathway: {}", p.label);
@@ -274,7 +309,7 @@ impl Keymap {
             let at = format!("{}: bindings[{i}]", path.display());
             let Some(context) = Context::parse(&e.context) else {
                 errors.push(format!(
-                    "{at}.context: expected global, queue or item, found {:?}",
+                    "{at}.context: expected global, queue, item or research, found {:?}",
                     e.context
                 ));
                 continue;

@@ -4,8 +4,16 @@
 
 pub mod action;
 pub mod app;
+mod cascade_view;
+mod charts;
+mod complementarity;
+mod datamap;
+pub mod findings;
 pub mod frames_view;
 pub mod keymap;
+mod overview;
+mod protocols;
+pub mod research;
 pub mod review;
 pub mod search;
 pub mod session;
@@ -103,6 +111,8 @@ pub fn images_from_env() -> ImageMode {
 pub enum Msg {
     Input(TermEvent),
     Search(SearchResult),
+    /// Bootstrap intervals of a researcher view.
+    Intervals(research::IntervalsResult),
     /// Something changed in the background (a save finished): redraw.
     Wake,
 }
@@ -180,6 +190,8 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
     let t = std::time::Instant::now();
     let mut app = App::new(ds, report, protocol, taxonomy, keymap, session);
     app.set_images(opts.images);
+    app.research.params = opts.params.clone();
+    app.other_records = other_audits(&path);
     crate::core::timing("queue", t);
     let mut notes: Vec<String> = warnings.iter().map(|w| sanitize(w).into_owned()).collect();
     if let Some(ffp) = file_fp
@@ -199,6 +211,29 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
         });
     }
     Ok(app)
+}
+
+/// The records of the other audit files beside this session's (`*.audit.jsonl` in the
+/// same directory), for the findings view; unreadable files are skipped.
+fn other_audits(own: &Path) -> Vec<crate::core::audit::AuditRecord> {
+    let Some(dir) = own.parent() else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.to_string_lossy().ends_with(".audit.jsonl") && p.file_name() != own.file_name()
+        })
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .filter_map(|p| crate::core::audit::read_audit(p).ok())
+        .flat_map(|r| r.records.into_values())
+        .collect()
 }
 
 /// Records whose unit or transition is no longer a harmful transition of the data.
@@ -246,6 +281,11 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
             },
         ));
     }
+    let intervals_tx = tx.clone();
+    let bootstrapper = research::IntervalsWorker::spawn(move |r| {
+        let _ = intervals_tx.send(Msg::Intervals(r));
+    });
+    app.research.worker = true;
     let search_tx = tx.clone();
     let searcher = Searcher::spawn(move |r| {
         let _ = search_tx.send(Msg::Search(r));
@@ -294,11 +334,20 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
                     app.on_search_result(r);
                     Vec::new()
                 }
+                Msg::Intervals(r) => {
+                    app.on_intervals(r);
+                    Vec::new()
+                }
             };
             for e in effects {
                 match e {
                     Effect::Quit => quit = true,
                     Effect::Search => searcher.request(app.search_request()),
+                    Effect::Intervals => {
+                        if let Some(r) = app.intervals_request() {
+                            bootstrapper.request(r);
+                        }
+                    }
                 }
             }
         }

@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row as TableRow, 
 
 use super::app::{App, Input, Screen};
 use super::keymap::Context;
+use super::research::View;
 use super::search::match_positions;
 use crate::core::analysis::Metrics;
 use crate::core::audit::Status;
@@ -54,6 +55,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     match app.screen {
         Screen::Queue => draw_queue(f, app, body),
         Screen::Item => draw_item(f, app, body),
+        Screen::Research(v) => draw_research(f, app, v, body),
     }
     draw_footer(f, app, footer);
     if app.help {
@@ -281,6 +283,9 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
     }
     if fl.terminal_only {
         filters.push("terminal only".into());
+    }
+    if let Some(set) = &fl.items {
+        filters.push(format!("items: {} ({})", s(&set.label), set.items.len()));
     }
     if !filters.is_empty() {
         title.push(Span::styled(format!("[{}] ", filters.join(" · ")), WARN));
@@ -699,11 +704,29 @@ fn other_models(app: &App, i: usize) -> Vec<Line<'static>> {
     out
 }
 
-fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
-    let ctx = match app.screen {
-        Screen::Queue => Context::Queue,
-        Screen::Item => Context::Item,
+/// A researcher view: the tabs and analysis line, then the view itself.
+fn draw_research(f: &mut Frame, app: &App, v: View, area: Rect) {
+    let Some(d) = app.research.current().cloned() else {
+        f.render_widget(
+            Paragraph::new("This dataset has no analysis to show (q goes back).").style(DIM),
+            area,
+        );
+        return;
     };
+    let [tabs, body] = Layout::vertical([Constraint::Length(3), Constraint::Min(5)]).areas(area);
+    super::charts::draw_tabs(f, app, v, &d, tabs);
+    match v {
+        View::Overview => super::overview::draw(f, app, &d, body),
+        View::Complementarity => super::complementarity::draw(f, app, &d, body),
+        View::DataMap => super::datamap::draw(f, app, &d, body),
+        View::Cascade => super::cascade_view::draw(f, app, &d, body),
+        View::Protocols => super::protocols::draw(f, app, &d, body),
+        View::Findings => super::findings::draw(f, app, &d, body),
+    }
+}
+
+fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
+    let ctx = app.screen.context();
     let mut spans = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for b in app.keymap.for_context(ctx) {
@@ -746,10 +769,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
 }
 
 fn draw_help(f: &mut Frame, app: &App, area: Rect) {
-    let ctx = match app.screen {
-        Screen::Queue => Context::Queue,
-        Screen::Item => Context::Item,
-    };
+    let ctx = app.screen.context();
     let w = area.width.saturating_sub(8).min(90);
     let h = area.height.saturating_sub(4);
     let popup = Rect {

@@ -339,6 +339,29 @@ pub fn run(m: &ResponseMatrix, params: &Params, agreement: Option<Agreement>) ->
     }
 }
 
+/// Runs one analysis alone (the researcher views recompute a single key when the model
+/// set or the zero-frame switch changes, instead of the whole report).
+pub fn run_one(m: &ResponseMatrix, key: AnalysisKey, params: &Params) -> Analysis {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let grids = build_grids(&Selection::new(m, key, params), params);
+    let metrics: Vec<Metrics> = parallel_map(&grids.models, threads, |mg| {
+        model_metrics(m, &key, mg, params)
+    });
+    let pooled_cascade = if params.grid_mode == GridMode::Joint && key.task == Task::Mcq {
+        pooled_cascade(m, &grids, &metrics, params)
+    } else {
+        None
+    };
+    Analysis {
+        key,
+        grids,
+        metrics,
+        pooled_cascade,
+    }
+}
+
 /// Per-item flag of §10: `has_harmful` (MCQ) or `has_regression` (open), by grid item.
 fn flags(x: &Metrics) -> Vec<bool> {
     match x {

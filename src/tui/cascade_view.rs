@@ -1,0 +1,209 @@
+//! The cascade explorer: the confidence-threshold sweep as accuracy against mean frame
+//! cost, the fixed budgets on the same axes, the selected threshold and the one under the
+//! cursor; ←→ move τ by 0.01, ↑↓ by 0.10, and the side panel reads that sweep row.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Axis, Block, Borders, Chart, Dataset, GraphType, LegendPosition, Paragraph,
+};
+
+use super::app::App;
+use super::charts::{ceil10, fg, floor10};
+use super::research::ViewData;
+use super::view::{ACCENT, DIM, WARN, s};
+use crate::core::figures;
+
+pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
+    let r = &app.research;
+    let m = &app.ds.matrix;
+    let Some(x) = d.mcq(r.model) else {
+        f.render_widget(
+            Paragraph::new(
+                "The cascade is defined for multiple-choice analyses (T switches the task).",
+            )
+            .style(DIM),
+            area,
+        );
+        return;
+    };
+    let Some((c, sweep)) = x
+        .cascade
+        .as_ref()
+        .and_then(|c| Some((c, c.sweep.as_ref()?)))
+    else {
+        f.render_widget(
+            Paragraph::new(
+                "No cascade for this model: it needs confidences on the stages before the last, and at least two visual stages. Cells carry a confidence in their `confidence` field.",
+            )
+            .style(DIM)
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    };
+    let Some(row) = sweep.get(r.tau) else { return };
+    let mg = &d.analysis.grids.models[r.model];
+    let [plot, side] =
+        Layout::horizontal([Constraint::Min(50), Constraint::Length(46)]).areas(area);
+
+    let curve: Vec<(f64, f64)> = sweep
+        .iter()
+        .map(|w| (w.mean_shared_cost, w.accuracy))
+        .collect();
+    let fixed: Vec<(f64, f64)> = (0..mg.grid.k())
+        .map(|col| (mg.grid.frames(m, col) as f64, x.accuracy[col]))
+        .collect();
+    let here = vec![(row.mean_shared_cost, row.accuracy)];
+    let chosen: Vec<(f64, f64)> = c
+        .selected
+        .as_ref()
+        .map(|sel| vec![(sel.mean_shared_cost, sel.accuracy)])
+        .unwrap_or_default();
+    let xmax = curve.iter().chain(&fixed).map(|p| p.0).fold(1.0, f64::max);
+    let xmax = (xmax * 1.05).ceil();
+    let ys = curve.iter().chain(&fixed).map(|p| p.1);
+    let lo = floor10(ys.clone().fold(f64::INFINITY, f64::min) - 2.0);
+    let hi = ceil10(ys.fold(0.0, f64::max) + 2.0);
+    let mut datasets = vec![
+        Dataset::default()
+            .name("sweep τ 0→1")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(fg(figures::CURVE))
+            .data(&curve),
+        Dataset::default()
+            .name("fixed budgets")
+            .marker(Marker::Dot)
+            .graph_type(GraphType::Scatter)
+            .style(fg(figures::ORACLE).add_modifier(Modifier::BOLD))
+            .data(&fixed),
+    ];
+    if !chosen.is_empty() {
+        datasets.push(
+            Dataset::default()
+                .name("selected τ")
+                .marker(Marker::Block)
+                .graph_type(GraphType::Scatter)
+                .style(fg(figures::RIGHT))
+                .data(&chosen),
+        );
+    }
+    datasets.push(
+        Dataset::default()
+            .name(format!("τ = {:.2}", row.tau))
+            .marker(Marker::Block)
+            .graph_type(GraphType::Scatter)
+            .style(WARN)
+            .data(&here),
+    );
+    let chart = Chart::new(datasets)
+        .block(
+            Block::default()
+                .borders(Borders::TOP)
+                .border_style(DIM)
+                .title(Span::styled(
+                    " cascade: accuracy (%) vs mean frames per item ",
+                    ACCENT,
+                )),
+        )
+        .legend_position(Some(LegendPosition::BottomRight))
+        .hidden_legend_constraints((Constraint::Percentage(60), Constraint::Percentage(60)))
+        .x_axis(
+            Axis::default()
+                .bounds([0.0, xmax])
+                .labels(vec![
+                    Line::from("0"),
+                    Line::from(format!("{:.0}", xmax / 2.0)),
+                    Line::from(format!("{xmax:.0} frames")),
+                ])
+                .style(DIM),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([lo, hi])
+                .labels(vec![
+                    Line::from(format!("{lo:.0}")),
+                    Line::from(format!("{:.0}", (lo + hi) / 2.0)),
+                    Line::from(format!("{hi:.0}")),
+                ])
+                .style(DIM),
+        );
+    f.render_widget(chart, plot);
+
+    let g_m = c.stage_frames.last().copied().unwrap_or(0) as f64;
+    let reduction = if g_m > 0.0 {
+        format!("{:.1}%", 100.0 * (1.0 - row.mean_shared_cost / g_m))
+    } else {
+        "–".into()
+    };
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("τ ", ACCENT),
+            Span::styled(format!("{:.2}", row.tau), WARN.add_modifier(Modifier::BOLD)),
+            Span::styled("  (←→ 0.01, ↑↓ 0.10)", DIM),
+        ]),
+        Line::from(vec![
+            Span::raw("accuracy         "),
+            Span::styled(format!("{:.1}%", row.accuracy), bold),
+            Span::raw(format!(" ({} right)", row.correct)),
+        ]),
+        Line::from(format!("mean frames, shared   {:.1}", row.mean_shared_cost)),
+        Line::from(format!(
+            "mean frames, no share {:.1}",
+            row.mean_no_share_cost
+        )),
+        Line::from(format!(
+            "cost reduction vs {}  {reduction}",
+            s(&c.baseline.config)
+        )),
+        Line::from(Span::styled(
+            format!(
+                "baseline {} {:.1}% at {:.0} frames",
+                s(&c.baseline.config),
+                c.baseline.accuracy,
+                c.baseline.mean_cost
+            ),
+            DIM,
+        )),
+    ];
+    if let Some(sel) = &c.selected {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "selected τ {:.2}: {:.1}% at {:.1} frames",
+                sel.tau, sel.accuracy, sel.mean_shared_cost
+            ),
+            fg(figures::RIGHT),
+        )));
+    } else {
+        lines.push(Line::from(Span::styled("no τ matches the baseline", DIM)));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "where items were answered",
+        ACCENT,
+    )));
+    let n = row.stop_counts.iter().sum::<usize>().max(1);
+    for (j, &stops) in row.stop_counts.iter().enumerate() {
+        let w = 16usize;
+        let filled = (stops * w).div_ceil(n).min(w);
+        let name = s(&c.stages[j]);
+        let frames = c.stage_frames[j];
+        let name = if name == format!("{frames}f") {
+            name
+        } else {
+            format!("{name} ({frames}f)")
+        };
+        lines.push(Line::from(vec![
+            Span::raw(format!("{:<14}", name.chars().take(13).collect::<String>())),
+            Span::styled("█".repeat(filled), fg(figures::GAINED)),
+            Span::styled("·".repeat(w - filled), DIM),
+            Span::raw(format!(" {stops:>5}")),
+        ]));
+    }
+    f.render_widget(Paragraph::new(lines), side);
+}

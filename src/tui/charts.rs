@@ -1,0 +1,142 @@
+//! What every researcher view shares: the tab line, the line saying which analysis is
+//! shown, the figures' colours as terminal colours, and small text figures (interval
+//! bars, fill glyphs) that stay legible without colour.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::app::App;
+use super::research::{View, ViewData};
+use super::view::{ACCENT, DIM, WARN, s};
+use crate::core::analysis::Interval;
+use crate::core::figures::Rgb;
+
+/// A figure colour on the terminal.
+pub fn rgb((r, g, b): Rgb) -> Color {
+    Color::Rgb(r, g, b)
+}
+
+pub fn fg(c: Rgb) -> Style {
+    Style::new().fg(rgb(c))
+}
+
+/// Fill glyphs of the churn parts, so the bars read without colour too.
+pub const PART_GLYPHS: [char; 4] = ['█', '▓', '▒', '░'];
+
+/// The tabs of the researcher views and the analysis line (two rows).
+pub fn draw_tabs(f: &mut Frame, app: &App, view: View, d: &ViewData, area: Rect) {
+    let mut tabs = Vec::new();
+    for (i, v) in View::ALL.iter().enumerate() {
+        let style = if *v == view {
+            ACCENT.add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        } else {
+            DIM
+        };
+        tabs.push(Span::styled(format!(" {} {} ", i + 1, v.title()), style));
+        tabs.push(Span::raw(" "));
+    }
+    tabs.push(Span::styled("Tab/1-6 switch", DIM));
+    let m = &app.ds.matrix;
+    let a = &d.analysis;
+    let models = match d.key.model_set {
+        0 => "all".to_string(),
+        _ => a
+            .grids
+            .models
+            .first()
+            .map_or("–".into(), |mg| s(m.models.name(mg.model))),
+    };
+    let model = a
+        .grids
+        .models
+        .get(app.research.model)
+        .map_or("–".into(), |mg| s(m.models.name(mg.model)));
+    let key = |k: &str| Span::styled(format!("{k} "), ACCENT);
+    let line = Line::from(vec![
+        key("P"),
+        Span::raw(format!(
+            "protocol {}  ",
+            s(m.protocols.name(a.key.protocol))
+        )),
+        key("T"),
+        Span::raw(format!("task {}  ", a.key.task.as_str())),
+        key("b"),
+        Span::raw(format!("scope {}  ", s(a.key.scope_name(m)))),
+        key("M"),
+        Span::raw(format!("models {models}  ")),
+        key("z"),
+        Span::raw(if d.key.zero_frame {
+            "configs: with text-only  "
+        } else {
+            "configs: visual only  "
+        }),
+        key("m"),
+        Span::styled(format!("model {model}"), WARN.add_modifier(Modifier::BOLD)),
+    ]);
+    f.render_widget(Paragraph::new(vec![Line::from(tabs), line]), area);
+}
+
+/// `12.3% [10.1, 14.8]`, or a note on why there is no interval.
+pub fn with_interval(value: f64, iv: Option<Interval>, state: &str) -> String {
+    match iv {
+        Some(i) => format!("{value:.1}% [{:.1}, {:.1}]", i.lo, i.hi),
+        None => format!("{value:.1}% {state}"),
+    }
+}
+
+/// An interval drawn on a 0..`max` scale of `width` cells: `──├──●──┤──`.
+pub fn interval_bar(value: f64, iv: Option<Interval>, max: f64, width: usize) -> String {
+    if width < 3 || max <= 0.0 {
+        return String::new();
+    }
+    let at = |v: f64| (((v / max) * (width - 1) as f64).round().max(0.0) as usize).min(width - 1);
+    let mut cells = vec!['·'; width];
+    if let Some(i) = iv {
+        let (lo, hi) = (at(i.lo), at(i.hi));
+        for c in cells.iter_mut().take(hi + 1).skip(lo) {
+            *c = '─';
+        }
+        cells[lo] = '├';
+        cells[hi] = '┤';
+    }
+    cells[at(value)] = '●';
+    cells.into_iter().collect()
+}
+
+/// A line of text at a row of an area (nothing outside it).
+pub fn text_at(f: &mut Frame, area: Rect, dx: u16, dy: u16, line: Line) {
+    if dy >= area.height || dx >= area.width {
+        return;
+    }
+    let r = Rect {
+        x: area.x + dx,
+        y: area.y + dy,
+        width: area.width - dx,
+        height: 1,
+    };
+    f.render_widget(Paragraph::new(line), r);
+}
+
+/// Nice upper bound for an axis in percent: the next multiple of 10 above `v` (at most 100).
+pub fn ceil10(v: f64) -> f64 {
+    ((v / 10.0).ceil() * 10.0).clamp(10.0, 100.0)
+}
+
+/// Nice lower bound: the multiple of 10 below `v`.
+pub fn floor10(v: f64) -> f64 {
+    ((v / 10.0).floor() * 10.0).clamp(0.0, 90.0)
+}
+
+/// A name cut to `w` characters, with `…` when cut.
+pub fn fit(name: &str, w: usize) -> String {
+    if name.chars().count() <= w {
+        name.to_string()
+    } else {
+        let mut out: String = name.chars().take(w.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}

@@ -1,0 +1,177 @@
+//! The data map, as in dataset-cartography maps: each item of a model placed by its mean
+//! correctness across budgets (x) and how often its answer flips between adjacent budgets
+//! (y). With 0/1 answers both take few values, so the map is a grid of counts, each cell
+//! coloured (and lettered) by its most common class. Enter sends the cell's items to the
+//! queue.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::app::App;
+use super::charts::{rgb, text_at};
+use super::research::ViewData;
+use super::view::{ACCENT, DIM, WARN};
+use crate::core::analysis::mcq::Class;
+use crate::core::figures::{class_colour, class_label};
+
+/// A letter per class, so the map reads without colour.
+const GLYPHS: [char; 5] = ['R', 'W', '+', '-', '~'];
+
+pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
+    let r = &app.research;
+    let Some(map) = d.maps.get(r.model).and_then(Option::as_ref) else {
+        f.render_widget(
+            Paragraph::new(
+                "The data map is drawn for multiple-choice analyses (T switches the task).",
+            )
+            .style(DIM),
+            area,
+        );
+        return;
+    };
+    let k = map.k;
+    let [plot, side] =
+        Layout::horizontal([Constraint::Min(40), Constraint::Length(44)]).areas(area);
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .border_style(DIM)
+        .title(Span::styled(
+            " data map: variability (flip share) vs mean correctness ",
+            ACCENT,
+        ));
+    let inner = block.inner(plot);
+    f.render_widget(block, plot);
+    let rows = k.max(2) - 1 + 1; // flips 0..=k-1
+    let cols = k + 1; // right 0..=k
+    let axis_w = 6u16;
+    let cell_w = ((inner.width.saturating_sub(axis_w + 1)) / cols as u16).clamp(3, 10);
+    let cell_h = ((inner.height.saturating_sub(4)) / rows as u16).clamp(1, 3);
+    let max = map
+        .cells
+        .values()
+        .map(|c| c.iter().sum::<usize>())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    text_at(f, inner, 0, 0, Line::from(Span::styled("flips ↑", DIM)));
+    for fl in 0..rows {
+        let y = 1 + ((rows - 1 - fl) as u16) * cell_h;
+        text_at(
+            f,
+            inner,
+            0,
+            y + cell_h / 2,
+            Line::from(Span::styled(format!("{:>4.2} ", map.y(fl)), DIM)),
+        );
+        for right in 0..cols {
+            let counts = map.cells.get(&(right, fl)).copied().unwrap_or_default();
+            let total: usize = counts.iter().sum();
+            let x0 = axis_w + right as u16 * cell_w;
+            let selected = r.map_cell == (right, fl);
+            let (text, style) = if total == 0 {
+                (" ·".to_string(), DIM)
+            } else {
+                let top = (0..5)
+                    .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)))
+                    .unwrap_or(0);
+                let c = class_colour(Class::ALL[top]);
+                // Fainter for small counts, so dense cells stand out.
+                let t = 0.35 + 0.65 * (total as f64 / max as f64).sqrt();
+                let mix = |a: u8| (40.0 + (a as f64 - 40.0) * t).round() as u8;
+                (
+                    format!("{}{total}", GLYPHS[top]),
+                    Style::new()
+                        .bg(Color::Rgb(mix(c.0), mix(c.1), mix(c.2)))
+                        .fg(Color::White),
+                )
+            };
+            let style = if selected {
+                style.add_modifier(Modifier::REVERSED | Modifier::BOLD)
+            } else {
+                style
+            };
+            for dy in 0..cell_h {
+                let body = if dy == cell_h / 2 {
+                    text.clone()
+                } else {
+                    String::new()
+                };
+                let body: String = body.chars().take(cell_w as usize - 1).collect();
+                let line = if selected && dy == cell_h / 2 {
+                    format!("[{body:<w$}", w = cell_w as usize - 2)
+                } else {
+                    format!("{body:<w$}", w = cell_w as usize - 1)
+                };
+                text_at(f, inner, x0, y + dy, Line::from(Span::styled(line, style)));
+            }
+        }
+    }
+    let base = 1 + rows as u16 * cell_h;
+    let mut xl = vec![Span::raw(" ".repeat(axis_w as usize))];
+    for right in 0..cols {
+        xl.push(Span::styled(
+            format!(
+                "{:<w$}",
+                format!("{:.2}", map.x(right)),
+                w = cell_w as usize
+            ),
+            DIM,
+        ));
+    }
+    text_at(f, inner, 0, base, Line::from(xl));
+    text_at(
+        f,
+        inner,
+        axis_w,
+        base + 1,
+        Line::from(Span::styled(
+            format!("mean correctness → (right in n of {k} budgets)"),
+            DIM,
+        )),
+    );
+
+    // Side: legend, the cell under the cursor, and how to read the regions.
+    let (right, fl) = r.map_cell;
+    let counts = map.cells.get(&(right, fl)).copied().unwrap_or_default();
+    let mut lines = vec![Line::from(Span::styled("classes (letter, colour)", ACCENT))];
+    for (i, c) in Class::ALL.iter().enumerate() {
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!(" {} ", GLYPHS[i]),
+                Style::new().bg(rgb(class_colour(*c))).fg(Color::White),
+            ),
+            Span::raw(format!(" {}", class_label(*c))),
+        ]));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(vec![
+        Span::styled("▶ ", WARN),
+        Span::raw(format!(
+            "right {right}/{k}, flips {fl}: {} items",
+            counts.iter().sum::<usize>()
+        )),
+    ]));
+    for (i, c) in Class::ALL.iter().enumerate() {
+        if counts[i] > 0 {
+            lines.push(Line::from(format!(
+                "   {:<13}{:>5}",
+                class_label(*c),
+                counts[i]
+            )));
+        }
+    }
+    lines.push(Line::from(""));
+    for t in [
+        "right, steady (bottom right): easy",
+        "wrong, steady (bottom left): hard",
+        "many flips (top): ambiguous under",
+        "  budget: what the curve hides",
+        "←→↑↓ move · Enter: items in the queue",
+    ] {
+        lines.push(Line::from(Span::styled(t, DIM)));
+    }
+    f.render_widget(Paragraph::new(lines), side);
+}

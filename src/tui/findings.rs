@@ -1,0 +1,152 @@
+//! Audit findings: how often each evidence pathway was tagged (and as the primary one),
+//! overall and by model, transition and benchmark, from this session's records (live, as
+//! the annotator tags) and the other audit files of the dataset.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table};
+
+use super::app::App;
+use super::charts::fg;
+use super::research::ViewData;
+use super::view::{ACCENT, DIM, s};
+use crate::core::figures::{Findings, PathwayTable, SERIES};
+
+/// The findings of every record the app knows.
+pub fn findings(app: &App) -> Findings {
+    Findings::of(app.session.records().values().chain(&app.other_records))
+}
+
+pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
+    let fnd = findings(app);
+    let [head, body] = Layout::vertical([Constraint::Length(2), Constraint::Min(4)]).areas(area);
+    f.render_widget(
+        Paragraph::new(vec![Line::from(vec![
+            Span::styled(
+                format!("{} audit record(s)", fnd.records),
+                Style::new().add_modifier(Modifier::BOLD),
+            ),
+            Span::raw(format!(
+                ", {} without a pathway · this session's {} (live) and {} from other audit files",
+                fnd.untagged,
+                app.session.records().len(),
+                app.other_records.len()
+            )),
+        ])]),
+        head,
+    );
+    if fnd.records == fnd.untagged {
+        f.render_widget(
+            Paragraph::new(
+                "No pathway tagged yet. Open an item from the queue and tag its evidence pathways (keys 1-7 on the item screen); the counts appear here as you tag.",
+            )
+            .style(DIM)
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+            body,
+        );
+        return;
+    }
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(body);
+    let [overall, bench] =
+        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(left);
+    let [by_model, by_transition] =
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(right);
+    let label = |id: &str| {
+        app.taxonomy
+            .pathways
+            .iter()
+            .find(|p| p.id == id)
+            .map_or_else(|| s(id), |p| s(&p.label))
+    };
+    // Overall: a bar per pathway, primary share solid.
+    let max = fnd
+        .overall
+        .values()
+        .map(|c| c.tagged)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let w = (overall.width as usize).saturating_sub(44).clamp(4, 30);
+    let mut lines = Vec::new();
+    for (i, (id, c)) in fnd.overall.iter().enumerate() {
+        let tagged = c.tagged * w / max;
+        let primary = (c.primary * w / max).min(tagged);
+        let colour = fg(SERIES[i % SERIES.len()]);
+        lines.push(Line::from(vec![
+            Span::raw(format!(
+                "{:<26}",
+                label(id).chars().take(25).collect::<String>()
+            )),
+            Span::styled("█".repeat(primary), colour),
+            Span::styled("▒".repeat(tagged - primary), colour),
+            Span::raw(format!(" {} ({} primary)", c.tagged, c.primary)),
+        ]));
+    }
+    lines.push(Line::from(Span::styled(
+        "█ primary  ▒ tagged, not primary",
+        DIM,
+    )));
+    f.render_widget(
+        Paragraph::new(lines).block(titled(" pathways, all records ")),
+        overall,
+    );
+    f.render_widget(
+        cross(" by benchmark (tagged) ", &fnd.by_benchmark, &fnd, &label),
+        bench,
+    );
+    f.render_widget(
+        cross(" by model (tagged) ", &fnd.by_model, &fnd, &label),
+        by_model,
+    );
+    f.render_widget(
+        cross(" by transition (tagged) ", &fnd.by_transition, &fnd, &label),
+        by_transition,
+    );
+}
+
+fn titled(t: &str) -> Block<'static> {
+    Block::default()
+        .borders(Borders::TOP)
+        .border_style(DIM)
+        .title(Span::styled(t.to_string(), ACCENT))
+}
+
+/// A table: a row per pathway, a column per group (model, benchmark or transition).
+fn cross<'a>(
+    title: &str,
+    groups: &std::collections::BTreeMap<String, PathwayTable>,
+    fnd: &Findings,
+    label: &dyn Fn(&str) -> String,
+) -> Table<'a> {
+    let names: Vec<&String> = groups.keys().take(6).collect();
+    let mut header = vec![Cell::from("pathway")];
+    header.extend(names.iter().map(|n| Cell::from(s(n))));
+    let rows: Vec<TableRow> = fnd
+        .overall
+        .keys()
+        .map(|id| {
+            let mut cells = vec![Cell::from(super::charts::fit(&label(id), 22))];
+            cells.extend(names.iter().map(|n| {
+                let v = groups[*n].get(id).map_or(0, |c| c.tagged);
+                Cell::from(if v == 0 {
+                    "·".to_string()
+                } else {
+                    v.to_string()
+                })
+            }));
+            TableRow::new(cells)
+        })
+        .collect();
+    let mut widths = vec![Constraint::Length(23)];
+    widths.extend(
+        names
+            .iter()
+            .map(|n| Constraint::Length(s(n).chars().count().clamp(3, 16) as u16)),
+    );
+    Table::new(rows, widths)
+        .header(TableRow::new(header).style(DIM))
+        .block(titled(title))
+}

@@ -1,0 +1,177 @@
+//! Protocol comparison: the view's analysis against the same task and scope under another
+//! protocol (e.g. raw video against cached frames): per model the harmful rates on common
+//! items, the Jaccard index and Cohen's kappa of the harmful sets, and the items harmful
+//! under one protocol only, which Enter sends to the queue.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
+
+use super::app::App;
+use super::research::{ViewData, one_protocol_only};
+use super::view::{ACCENT, DIM, WARN, s};
+use crate::core::analysis::agreement::cohen;
+use crate::core::analysis::{Metrics, pct};
+
+pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
+    let m = &app.ds.matrix;
+    let r = &app.research;
+    let a = &d.analysis;
+    let candidates = app.other_protocols();
+    let Some(other) = r.other.or_else(|| candidates.first().copied()) else {
+        let names: Vec<String> = m.protocols.names().map(s).collect();
+        f.render_widget(
+            Paragraph::new(vec![
+                Line::from(Span::styled(
+                    format!(
+                        "Only one protocol has this task and scope here ({}): there is nothing to compare.",
+                        names.join(", ")
+                    ),
+                    WARN,
+                )),
+                Line::from(""),
+                Line::from(
+                    "To compare two runs of the same items (e.g. raw video against cached frames), put both in one dataset, the second with another `protocol` value in its cells (\"main\", \"cached\"). The comparison then lists per model the harmful rates under each, the Jaccard index and Cohen's kappa of the harmful sets, and the items harmful under one protocol only.",
+                ),
+                Line::from(""),
+                Line::from(Span::styled("P switches protocol, T task, b scope.", DIM)),
+            ])
+            .wrap(Wrap { trim: true }),
+            area,
+        );
+        return;
+    };
+    let b = &r_other(app, other);
+    let (pa, pb) = (
+        s(m.protocols.name(a.key.protocol)),
+        s(m.protocols.name(b.key.protocol)),
+    );
+    let mut rows = Vec::new();
+    for (i, (mg, x)) in a.grids.models.iter().zip(&a.metrics).enumerate() {
+        let Some((mg_b, xb)) = b.model(mg.model) else {
+            continue;
+        };
+        let (Metrics::Mcq(x), Metrics::Mcq(xb)) = (x, xb) else {
+            continue;
+        };
+        let (mut va, mut vb) = (Vec::new(), Vec::new());
+        for (ia, item) in mg.grid.items.iter().enumerate() {
+            if let Ok(ib) = mg_b.grid.items.binary_search(item) {
+                va.push(x.items.harmful_pairs[ia] > 0);
+                vb.push(xb.items.harmful_pairs[ib] > 0);
+            }
+        }
+        let both = va.iter().zip(&vb).filter(|&(&p, &q)| p && q).count();
+        let union = va.iter().zip(&vb).filter(|&(&p, &q)| p || q).count();
+        let (kappa, _, pos_a, pos_b) = cohen(&va, &vb);
+        let f2 = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.2}"));
+        let f1 = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1}"));
+        let style = if i == r.model {
+            WARN.add_modifier(Modifier::BOLD)
+        } else {
+            Style::new()
+        };
+        rows.push(
+            TableRow::new(vec![
+                Cell::from(s(m.models.name(mg.model))),
+                Cell::from(format!("{}", va.len())),
+                Cell::from(f1(pct(pos_a, va.len()))),
+                Cell::from(f1(pct(pos_b, va.len()))),
+                Cell::from(format!("{both}")),
+                Cell::from(format!("{}", pos_a - both)),
+                Cell::from(format!("{}", pos_b - both)),
+                Cell::from(f2((union > 0).then(|| both as f64 / union as f64))),
+                Cell::from(f2(kappa)),
+            ])
+            .style(style),
+        );
+    }
+    let [table_area, list_area] = Layout::vertical([
+        Constraint::Length(rows.len() as u16 + 3),
+        Constraint::Min(3),
+    ])
+    .areas(area);
+    let title = format!(" harmful items: {pa} (A) vs {pb} (B) on common items  ←→ other protocol ");
+    f.render_widget(
+        Table::new(
+            rows,
+            [
+                Constraint::Min(12),
+                Constraint::Length(6),
+                Constraint::Length(8),
+                Constraint::Length(8),
+                Constraint::Length(6),
+                Constraint::Length(7),
+                Constraint::Length(7),
+                Constraint::Length(8),
+                Constraint::Length(7),
+            ],
+        )
+        .header(
+            TableRow::new(vec![
+                "model", "common", "A rate%", "B rate%", "both", "A only", "B only", "Jaccard",
+                "kappa",
+            ])
+            .style(DIM),
+        )
+        .block(
+            Block::default()
+                .borders(Borders::TOP)
+                .border_style(DIM)
+                .title(Span::styled(title, ACCENT)),
+        ),
+        table_area,
+    );
+    let only = one_protocol_only(d, r.model, b).unwrap_or_default();
+    let model = a
+        .grids
+        .models
+        .get(r.model)
+        .map_or("–".into(), |mg| s(m.models.name(mg.model)));
+    let mut lines = Vec::new();
+    let room = list_area.height.saturating_sub(2) as usize;
+    for &(item, under_a) in only.iter().take(room) {
+        let it = m.item(item);
+        lines.push(Line::from(vec![
+            Span::raw(format!(
+                "{:<16} {:<24} ",
+                s(m.benchmarks.name(it.benchmark))
+                    .chars()
+                    .take(16)
+                    .collect::<String>(),
+                s(&it.id).chars().take(24).collect::<String>()
+            )),
+            Span::styled(
+                format!("harmful under {} only", if under_a { &pa } else { &pb }),
+                if under_a { WARN } else { DIM },
+            ),
+        ]));
+    }
+    if only.len() > room {
+        lines.push(Line::from(Span::styled(
+            format!("… and {} more", only.len() - room),
+            DIM,
+        )));
+    }
+    if only.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no item is harmful under one protocol only",
+            DIM,
+        )));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::default().borders(Borders::TOP).border_style(DIM).title(Span::styled(
+                format!(" {model}: {} items harmful under one protocol only (↑↓ model, Enter: queue) ", only.len()),
+                ACCENT,
+            )),
+        ),
+        list_area,
+    );
+}
+
+fn r_other(app: &App, other: usize) -> &crate::core::analysis::Analysis {
+    &app.report.analyses[other]
+}
