@@ -711,6 +711,37 @@ fn switching_analysis_changes_the_figures() {
         all.mcq(0).expect("mcq").classes.get(Class::AlwaysCorrect)
     );
     app.update(Action::ToggleZeroFrame);
+    // Up to a smaller top budget: the 64f column is gone and the measures are those of a
+    // report with --configs of the five others.
+    app.update(Action::NextConfigSet);
+    let cut = app.research.current().expect("view").clone();
+    assert_eq!(cut.analysis.grids.models[0].grid.k(), k - 1);
+    assert_eq!(acc(&cut), acc(&all)[..k - 1].to_vec());
+    let names: Vec<String> = ["textonly", "4f", "8f", "16f", "32f"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let params = Params {
+        bootstrap_b: 0,
+        configs: Some(names),
+        ..Params::default()
+    };
+    let direct = run(&app.ds.matrix, &params, None);
+    let Metrics::Mcq(want) = &direct.analyses[0].metrics[0] else {
+        panic!("mcq")
+    };
+    let got = cut.mcq(0).expect("mcq");
+    assert_eq!(got.oracle_accuracy, want.oracle_accuracy);
+    assert_eq!(got.headroom, want.headroom);
+    assert_eq!(got.harmful_rate, want.harmful_rate);
+    assert!(screen(&mut app, 120, 40).contains("C configs ≤ 32f"));
+    for _ in 0..4 {
+        app.update(Action::NextConfigSet);
+    }
+    assert_eq!(
+        app.research.key.config_cut, 0,
+        "the cycle comes back to every config"
+    );
     // One model alone.
     app.update(Action::NextModelSet);
     let one = app.research.current().expect("view").clone();

@@ -55,6 +55,8 @@ pub enum Action {
     NextScope,
     NextModelSet,
     ToggleZeroFrame,
+    /// Analysis: the next configuration set (all, then without the largest budgets).
+    NextConfigSet,
     NextModel,
     PrevModel,
     /// Cursor left on a researcher view (previous bar, cell, threshold).
@@ -65,7 +67,7 @@ pub enum Action {
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 48] = [
+const NAMED: [(Action, &str, &str); 49] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -176,6 +178,11 @@ const NAMED: [(Action, &str, &str); 48] = [
         Action::ToggleZeroFrame,
         "toggle_zero_frame",
         "analysis: with / without text-only configs",
+    ),
+    (
+        Action::NextConfigSet,
+        "next_config_set",
+        "analysis: config set (all, or up to a smaller top budget)",
     ),
     (Action::NextModel, "next_model", "next model"),
     (Action::PrevModel, "prev_model", "previous model"),

@@ -935,6 +935,7 @@ impl App {
             | Action::NextScope
             | Action::NextModelSet
             | Action::ToggleZeroFrame
+            | Action::NextConfigSet
             | Action::NextModel
             | Action::PrevModel
             | Action::Left

@@ -69,10 +69,12 @@ pub fn draw_tabs(f: &mut Frame, app: &App, view: View, d: &ViewData, area: Rect)
         Span::raw(format!("models {models}  ")),
         key("z"),
         Span::raw(if d.key.zero_frame {
-            "configs: with text-only  "
+            "with text-only  "
         } else {
-            "configs: visual only  "
+            "visual only  "
         }),
+        key("C"),
+        Span::raw(config_set(app, d)),
         key("m"),
         Span::styled(format!("model {model}"), WARN.add_modifier(Modifier::BOLD)),
     ]);
@@ -139,4 +141,16 @@ pub fn fit(name: &str, w: usize) -> String {
         out.push('…');
         out
     }
+}
+
+/// How the analysis line names the configuration set: `configs all` or `configs ≤ 32f`.
+fn config_set(app: &App, d: &ViewData) -> String {
+    if d.key.config_cut == 0 {
+        return "configs all  ".into();
+    }
+    let m = &app.ds.matrix;
+    let top = super::research::budget_order(m, &d.analysis)
+        .last()
+        .map_or("–".into(), |&c| s(m.config(c).name.as_ref()));
+    format!("configs ≤ {top}  ")
 }

@@ -240,6 +240,7 @@ impl Keymap {
             b(Research, ch('b'), NextScope, "analysis: next benchmark scope", Some("scope")),
             b(Research, ch('M'), NextModelSet, "analysis: model set (all, or one model)", None),
             b(Research, ch('z'), ToggleZeroFrame, "analysis: with / without text-only configs", None),
+            b(Research, ch('C'), NextConfigSet, "analysis: config set (all, or up to a smaller top budget)", None),
             b(Research, ch('m'), NextModel, "next model", Some("model")),
             b(Research, ch('n'), PrevModel, "previous model", None),
             b(Research, ch('h'), Left, "cursor left (bar, cell, threshold)", None),

@@ -60,6 +60,8 @@ pub struct ViewKey {
     pub analysis: usize,
     pub model_set: usize,
     pub zero_frame: bool,
+    /// How many of the largest budgets are left out (0 = every configuration).
+    pub config_cut: usize,
 }
 
 /// One analysis as the views draw it: measures with the cascade sweep, and each model's
@@ -185,6 +187,7 @@ impl Research {
                 analysis: 0,
                 model_set: 0,
                 zero_frame: true,
+                config_cut: 0,
             },
             model: 0,
             focus: 0,
@@ -222,6 +225,16 @@ impl Research {
         {
             params.models = Some(vec![m.models.name(mg.model).to_string()]);
         }
+        if key.config_cut > 0 {
+            let configs = budget_order(m, base);
+            let keep = configs.len().saturating_sub(key.config_cut).max(2);
+            params.configs = Some(
+                configs[..keep.min(configs.len())]
+                    .iter()
+                    .map(|&c| m.config(c).name.to_string())
+                    .collect(),
+            );
+        }
         let analysis = run_one(m, base.key, &params);
         let maps = analysis
             .grids
@@ -249,6 +262,26 @@ impl Research {
     pub fn current(&self) -> Option<&Arc<ViewData>> {
         self.cache.get(&self.key)
     }
+}
+
+/// The configurations of an analysis's grids (every model's), ordered by budget.
+pub fn budget_order(m: &ResponseMatrix, a: &Analysis) -> Vec<u32> {
+    let mut configs: Vec<u32> = a
+        .grids
+        .models
+        .iter()
+        .flat_map(|mg| mg.grid.configs.iter().copied())
+        .collect();
+    configs.sort_unstable();
+    configs.dedup();
+    configs.sort_by(|&x, &y| {
+        m.config(x)
+            .budget
+            .partial_cmp(&m.config(y).budget)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(x.cmp(&y))
+    });
+    configs
 }
 
 /// The next analysis of the report that differs from `from` in one respect (protocol, task
@@ -432,6 +465,7 @@ impl App {
                 }
                 r.key.analysis = next;
                 r.key.model_set = 0;
+                r.key.config_cut = 0;
                 r.other = None;
             }
             Action::NextModelSet => {
@@ -444,6 +478,15 @@ impl App {
                 r.model = 0;
             }
             Action::ToggleZeroFrame => r.key.zero_frame = !r.key.zero_frame,
+            Action::NextConfigSet => {
+                // All, then without the largest budget, the two largest... down to two.
+                let n = self
+                    .report
+                    .analyses
+                    .get(r.key.analysis)
+                    .map_or(0, |a| budget_order(&self.ds.matrix, a).len());
+                r.key.config_cut = (r.key.config_cut + 1) % n.saturating_sub(1).max(1);
+            }
             Action::NextModel | Action::PrevModel => {
                 let n = r
                     .current()
