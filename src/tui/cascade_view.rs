@@ -12,7 +12,7 @@ use ratatui::widgets::{
 };
 
 use super::app::App;
-use super::charts::{ceil10, fg, floor10};
+use super::charts::{ceil10, fg, floor10, text_at};
 use super::research::ViewData;
 use super::view::{ACCENT, DIM, WARN, s};
 use crate::core::figures;
@@ -133,6 +133,33 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
                 .style(DIM),
         );
     f.render_widget(chart, plot);
+    // Name the fixed budgets beside their points. The graph is the chart's area less the
+    // block's top border, the y labels and axis on the left and the x axis and labels below.
+    let y_label = [lo, (lo + hi) / 2.0, hi]
+        .iter()
+        .map(|v| format!("{v:.0}").len() as u16)
+        .max()
+        .unwrap_or(0);
+    let graph = Rect {
+        x: plot.x + y_label + 1,
+        y: plot.y + 1,
+        width: plot.width.saturating_sub(y_label + 1),
+        height: plot.height.saturating_sub(3),
+    };
+    if graph.width > 1 && graph.height > 1 {
+        for (col, &(fx, fy)) in fixed.iter().enumerate() {
+            let dx = (fx / xmax * f64::from(graph.width - 1)).round() as u16;
+            let dy = ((hi - fy) / (hi - lo) * f64::from(graph.height - 1)).round() as u16;
+            let name = s(m.config(mg.grid.configs[col]).name.as_ref());
+            text_at(
+                f,
+                graph,
+                dx + 1,
+                dy,
+                Line::from(Span::styled(name, fg(figures::ORACLE))),
+            );
+        }
+    }
 
     let g_m = c.stage_frames.last().copied().unwrap_or(0) as f64;
     let reduction = if g_m > 0.0 {

@@ -39,9 +39,10 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
     );
     if fnd.records == fnd.untagged {
         f.render_widget(
-            Paragraph::new(
-                "No pathway tagged yet. Open an item from the queue and tag its evidence pathways (keys 1-7 on the item screen); the counts appear here as you tag.",
-            )
+            Paragraph::new(format!(
+                "No pathway tagged yet. Open an item from the queue and tag its evidence pathways (keys 1-{} on the item screen); the counts appear here as you tag.",
+                app.taxonomy.pathways.len().clamp(1, 9)
+            ))
             .style(DIM)
             .wrap(ratatui::widgets::Wrap { trim: true }),
             body,
