@@ -99,6 +99,7 @@ fn main() {
         audit: Some(tmp.path().join("bench.audit.jsonl")),
         taxonomy: None,
         keymap: None,
+        shard: None,
     };
     let mut app = build_app(ds, &opts, || {}).expect("app");
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");

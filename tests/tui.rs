@@ -437,6 +437,7 @@ fn hostile_text_is_drawn_inert() {
         audit: Some(dir.join("a.audit.jsonl")),
         taxonomy: None,
         keymap: None,
+        shard: None,
     };
     let mut app = build_app(ds, &opts, || {}).expect("app");
     for s in [screen(&mut app, 120, 30), {
@@ -467,6 +468,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
             audit: Some(audit.clone()),
             taxonomy: None,
             keymap: None,
+            shard: None,
         };
         build_app(ds, &opts, || {}).expect("app")
     };
@@ -486,6 +488,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
         audit: Some(audit.clone()),
         taxonomy: None,
         keymap: None,
+        shard: None,
     };
     let err = build_app(ds, &opts, || {})
         .err()
@@ -531,6 +534,7 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
         audit: Some(audit.clone()),
         taxonomy: None,
         keymap: None,
+        shard: None,
     };
     // Audit the first item of the queue.
     let mut app = build_app(load_dataset(&data, None).expect("demo"), &opts, || {}).expect("app");
@@ -1041,4 +1045,44 @@ fn snapshot_research_views() {
     app.update(Action::Overview);
     app.update(Action::ShowView(5));
     insta::assert_snapshot!("research_findings_tagged", screen(&mut app, 120, 40));
+}
+
+#[test]
+fn a_shard_holds_its_share_of_the_queue_and_says_so() {
+    use frameaudit::core::shard::Shard;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let open = |shard: Option<Shard>| {
+        let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+        let opts = TuiOptions {
+            params: Params::default(),
+            images: frameaudit::tui::app::ImageMode::None,
+            annotator: Some("sharded".into()),
+            audit: Some(
+                tmp.path()
+                    .join(format!("{}.audit.jsonl", shard.map_or(0, |s| s.index))),
+            ),
+            taxonomy: None,
+            keymap: None,
+            shard,
+        };
+        build_app(ds, &opts, || {}).expect("app")
+    };
+    let whole = open(None);
+    let mut seen = std::collections::BTreeSet::new();
+    for i in 1..=3 {
+        let shard = Shard::parse(&format!("{i}/3"), 0.25).expect("shard");
+        let mut app = open(Some(shard));
+        assert!(!app.rows.is_empty() && app.rows.len() < whole.rows.len());
+        for r in &app.rows {
+            assert!(shard.holds(&r.key.model, &r.key.benchmark, &r.key.item_id));
+            seen.insert(r.key.clone());
+        }
+        assert_eq!(app.visible.len(), app.rows.len());
+        let s = screen(&mut app, 120, 30);
+        assert!(s.contains(&format!("shard {i}/3 (+25% shared)")), "{s}");
+        assert!(s.contains(&format!("left {}", app.rows.len())), "{s}");
+    }
+    // The shards together are the whole queue.
+    let all: std::collections::BTreeSet<_> = whole.rows.iter().map(|r| r.key.clone()).collect();
+    assert_eq!(seen, all);
 }

@@ -237,6 +237,7 @@ fn run_default(cli: &Cli) -> Result<()> {
         audit: cli.tui.audit.clone(),
         taxonomy: cli.tui.taxonomy.clone(),
         keymap: cli.tui.keymap.clone(),
+        shard: cli.tui.shard.get()?,
     };
     crate::tui::run(ds, opts)
 }

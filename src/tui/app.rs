@@ -249,6 +249,9 @@ pub struct App {
     pub(super) protocols:
         lru::LruCache<(crate::core::frames::FrameKey, u16, u16), ratatui_image::protocol::Protocol>,
     pub research: Research,
+    /// What part of the queue this session holds, shown in the header ("shard 2/5 (+20%
+    /// shared)", "review of 2 audits"); `None` for the whole queue.
+    pub part: Option<String>,
     /// Records of the dataset's other audit files (read once at start; the findings view
     /// adds this session's own records live).
     pub other_records: Vec<AuditRecord>,
@@ -330,7 +333,27 @@ impl App {
                 ..report_params
             }),
             other_records: Vec::new(),
+            part: None,
         };
+        app.index_rows();
+        app
+    }
+
+    /// Keeps only the queue rows whose unit passes `keep` (a shard, the disagreements under
+    /// review), naming the part in the header.
+    pub fn restrict(&mut self, part: String, keep: impl Fn(&UnitKey) -> bool) {
+        self.rows.retain(|r| keep(&r.key));
+        self.part = Some(part);
+        self.selected = None;
+        self.scroll = 0;
+        self.screen = Screen::Queue;
+        self.index_rows();
+    }
+
+    /// Everything derived from the rows: the index by unit, the header's figures, the
+    /// search texts, the visible rows, and where a resumed session starts.
+    fn index_rows(&mut self) {
+        let app = self;
         app.row_of = app
             .rows
             .iter()
@@ -351,7 +374,6 @@ impl App {
             app.screen = Screen::Item;
             app.follow_selection();
         }
-        app
     }
 
     /// The text fuzzy search looks in: item id, model, benchmark, question, note.

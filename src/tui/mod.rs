@@ -49,6 +49,8 @@ pub struct TuiOptions {
     pub audit: Option<PathBuf>,
     pub taxonomy: Option<PathBuf>,
     pub keymap: Option<PathBuf>,
+    /// Only this annotator's share of the queue.
+    pub shard: Option<crate::core::shard::Shard>,
 }
 
 /// The annotator's name: `--annotator`, else `FRAMEAUDIT_ANNOTATOR`, else the login name.
@@ -189,6 +191,11 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
     let file_fp = session.header.as_ref().map(|h| h.fingerprint.clone());
     let t = std::time::Instant::now();
     let mut app = App::new(ds, report, protocol, taxonomy, keymap, session);
+    if let Some(shard) = opts.shard {
+        app.restrict(shard.label(), |k| {
+            shard.holds(&k.model, &k.benchmark, &k.item_id)
+        });
+    }
     app.set_images(opts.images);
     app.research.params = opts.params.clone();
     app.other_records = other_audits(&path);

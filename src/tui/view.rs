@@ -127,6 +127,10 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         save_span,
         Span::styled(format!(" · annotator {}", s(app.session.annotator())), DIM),
     ];
+    let mut line2 = line2;
+    if let Some(part) = &app.part {
+        line2.push(Span::styled(format!(" · {}", s(part)), WARN));
+    }
     f.render_widget(
         Paragraph::new(vec![Line::from(line1), Line::from(line2)]),
         area,
