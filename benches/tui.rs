@@ -100,6 +100,7 @@ fn main() {
         taxonomy: None,
         keymap: None,
         shard: None,
+        review: None,
     };
     let mut app = build_app(ds, &opts, || {}).expect("app");
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");

@@ -300,3 +300,98 @@ fn the_overview_sends_a_class_to_the_queue() {
     t.keys(&["x"]);
     t.wait_for("audit queue: 79 of 79");
 }
+
+#[test]
+fn two_annotators_then_review_settles_two_disagreements() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let audits = ds.join("audits");
+    std::fs::create_dir_all(&audits).expect("mkdir");
+    // Two annotators' audits of three units: they disagree on two of them.
+    let units = [
+        ("lumen-7b", "clip02-q1"),
+        ("orbit-2b", "clip12-q2"),
+        ("vista-13b", "clip12-q4"),
+    ];
+    let write = |who: &str, tags: [&str; 3]| {
+        let mut lines = vec![
+            serde_json::json!({"schema": "frameaudit/audit@1",
+            "dataset": {"name": "frameaudit-demo", "fingerprint": "sha256:x"}, "annotator": who,
+            "taxonomy": {"id": "evidence-pathways", "version": 1},
+            "created_at": "2026-11-30T00:00:00Z"})
+            .to_string(),
+        ];
+        for ((model, item), tag) in units.iter().zip(tags) {
+            lines.push(
+                serde_json::json!({"at": "2026-11-30T00:00:01Z", "op": "set", "model": model,
+                    "benchmark": "clips-mcq", "item_id": item, "from": "16f", "to": "32f",
+                    "status": "done", "pathways": [tag], "primary": tag,
+                    "evidence_frames": [], "note": format!("{who} thinks {tag}")})
+                .to_string(),
+            );
+        }
+        let path = audits.join(format!("{who}.audit.jsonl"));
+        std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+        path.display().to_string()
+    };
+    let alice = write(
+        "alice",
+        ["evidence_dropped", "language_prior", "item_defect"],
+    );
+    let bob = write(
+        "bob",
+        ["distractor_added", "language_prior", "evidence_diluted"],
+    );
+    let args = vec![
+        "review".to_string(),
+        alice.clone(),
+        bob.clone(),
+        "--annotator".into(),
+        "carol".into(),
+    ];
+    let t = Tmux::run(&format!("fa-review-{}", std::process::id()), &args, "");
+    let q = t.wait_for("review: 2 disagreements");
+    assert!(q.contains("audit queue: 2 of 2"), "{q}");
+    // First: take bob's record (A twice: alice's, then bob's) and mark it done.
+    t.keys(&["Enter"]);
+    let s = t.wait_for("annotators (A: take");
+    assert!(s.contains("1 alice") && s.contains("2 bob"), "{s}");
+    t.keys(&["A"]);
+    t.wait_for("took alice's record");
+    t.keys(&["A"]);
+    t.wait_for("took bob's record");
+    t.keys(&["Space"]);
+    // Second: the reviewer's own pathway (key 5) instead.
+    t.wait_for("[2/2]");
+    t.keys(&["5", "Space"]);
+    t.wait_for("done 2");
+    t.wait_for("saved ✓");
+    t.keys(&["q"]);
+    let end = Instant::now() + Duration::from_secs(10);
+    while t.alive() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = audits.join("adjudicated/carol.audit.jsonl");
+    let r = read_audit(&out).expect("adjudicated audit");
+    assert_eq!(r.header.annotator, "carol");
+    assert_eq!(r.header.adjudicates, vec![alice, bob]);
+    assert_eq!(r.records.len(), 2);
+    let by_item: std::collections::BTreeMap<&str, &frameaudit::core::audit::AuditRecord> = r
+        .records
+        .values()
+        .map(|x| (x.key.item_id.as_str(), x))
+        .collect();
+    assert!(by_item.values().all(|x| x.status == Status::Done));
+    // The queue ranks clip12-q4 (vista-13b, a terminal regression) first: bob's record;
+    // then clip02-q1, with the reviewer's own pathway 5.
+    assert_eq!(by_item["clip12-q4"].pathways, ["evidence_diluted"]);
+    assert_eq!(by_item["clip12-q4"].note, "bob thinks evidence_diluted");
+    assert_eq!(by_item["clip02-q1"].pathways, ["spatial_detail_lost"]);
+    assert!(
+        !by_item.contains_key("clip12-q2"),
+        "the agreed unit is not reviewed"
+    );
+}

@@ -438,6 +438,7 @@ fn hostile_text_is_drawn_inert() {
         taxonomy: None,
         keymap: None,
         shard: None,
+        review: None,
     };
     let mut app = build_app(ds, &opts, || {}).expect("app");
     for s in [screen(&mut app, 120, 30), {
@@ -469,6 +470,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
             taxonomy: None,
             keymap: None,
             shard: None,
+            review: None,
         };
         build_app(ds, &opts, || {}).expect("app")
     };
@@ -489,6 +491,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
         taxonomy: None,
         keymap: None,
         shard: None,
+        review: None,
     };
     let err = build_app(ds, &opts, || {})
         .err()
@@ -535,6 +538,7 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
         taxonomy: None,
         keymap: None,
         shard: None,
+        review: None,
     };
     // Audit the first item of the queue.
     let mut app = build_app(load_dataset(&data, None).expect("demo"), &opts, || {}).expect("app");
@@ -1064,6 +1068,7 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
             taxonomy: None,
             keymap: None,
             shard,
+            review: None,
         };
         build_app(ds, &opts, || {}).expect("app")
     };
@@ -1085,4 +1090,171 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
     // The shards together are the whole queue.
     let all: std::collections::BTreeSet<_> = whole.rows.iter().map(|r| r.key.clone()).collect();
     assert_eq!(seen, all);
+}
+
+/// Writes an annotator's audit of the demo: (model, item, from, to, pathway) per record.
+fn demo_audit(dir: &std::path::Path, who: &str, recs: &[(&str, &str, &str, &str, &str)]) {
+    use frameaudit::core::audit::{AuditFile, AuditHeader, AuditRecord, Event, Status, UnitKey};
+    let header = AuditHeader {
+        dataset_name: "frameaudit-demo".into(),
+        fingerprint: "sha256:x".into(),
+        annotator: who.into(),
+        taxonomy_id: "evidence-pathways".into(),
+        taxonomy_version: 1,
+        created_at: "2026-11-30T00:00:00Z".into(),
+        adjudicates: Vec::new(),
+    };
+    let (mut f, _) =
+        AuditFile::open(&dir.join(format!("{who}.audit.jsonl")), &header).expect("open");
+    for (model, item, from, to, tag) in recs {
+        let mut r = AuditRecord::blank(UnitKey::new(*model, "clips-mcq", *item), *from, *to, "t");
+        r.status = Status::Done;
+        r.pathways = vec![tag.to_string()];
+        r.primary = Some(tag.to_string());
+        r.note = format!("{who}: {tag}");
+        f.append(&Event::Set(r)).expect("append");
+    }
+}
+
+#[test]
+fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
+    use frameaudit::core::audit::merged::read_annotated;
+    use frameaudit::tui::app::FindingsSource;
+    use frameaudit::tui::review::Review;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds_dir = tmp.path().join("demo");
+    std::fs::create_dir_all(ds_dir.join("audits")).expect("mkdir");
+    for f in ["cells.jsonl", "items.jsonl", "dataset.json"] {
+        std::fs::copy(common::repo().join("fixtures/demo").join(f), ds_dir.join(f)).expect("copy");
+    }
+    // Units of the demo's queue: the first three rows.
+    let units: Vec<(String, String)> = {
+        let app = demo_app();
+        app.rows[..3]
+            .iter()
+            .map(|r| (r.key.model.clone(), r.key.item_id.clone()))
+            .collect()
+    };
+    let u = |i: usize| (units[i].0.as_str(), units[i].1.as_str());
+    let audits = ds_dir.join("audits");
+    demo_audit(
+        &audits,
+        "alice",
+        &[
+            (u(0).0, u(0).1, "8f", "16f", "evidence_dropped"),
+            (u(1).0, u(1).1, "8f", "16f", "language_prior"),
+            (u(2).0, u(2).1, "8f", "16f", "item_defect"),
+        ],
+    );
+    demo_audit(
+        &audits,
+        "bob",
+        &[
+            (u(0).0, u(0).1, "8f", "16f", "distractor_added"),
+            (u(1).0, u(1).1, "8f", "16f", "language_prior"),
+            (u(2).0, u(2).1, "8f", "16f", "evidence_diluted"),
+        ],
+    );
+    let files = vec![
+        audits.join("alice.audit.jsonl"),
+        audits.join("bob.audit.jsonl"),
+    ];
+    let annotated = read_annotated(&files).expect("read");
+    let review = Review::new(
+        &annotated,
+        files.iter().map(|p| p.display().to_string()).collect(),
+    );
+    assert_eq!((review.units.len(), review.agreed), (2, 1));
+    let out = audits.join("adjudicated/carol.audit.jsonl");
+    let opts = TuiOptions {
+        params: Params::default(),
+        images: frameaudit::tui::app::ImageMode::None,
+        annotator: Some("carol".into()),
+        audit: Some(out.clone()),
+        taxonomy: None,
+        keymap: None,
+        shard: None,
+        review: Some(review),
+    };
+    let ds = load_dataset(&ds_dir, None).expect("demo");
+    let mut app = build_app(ds, &opts, || {}).expect("app");
+    // The queue holds the two disagreements, not the unit both tagged alike.
+    let keys: Vec<(String, String)> = app
+        .rows
+        .iter()
+        .map(|r| (r.key.model.clone(), r.key.item_id.clone()))
+        .collect();
+    assert_eq!(keys.len(), 2);
+    assert!(keys.contains(&units[0]) && keys.contains(&units[2]) && !keys.contains(&units[1]));
+    assert!(screen(&mut app, 120, 40).contains("review: 2 disagreements"));
+    // Open one: both annotators' records side by side; A takes one, then the other.
+    app.update(Action::Open);
+    let s = screen(&mut app, 120, 40);
+    assert!(
+        s.contains("annotators (A: take") && s.contains("1 alice") && s.contains("2 bob"),
+        "{s}"
+    );
+    let i = app.current().expect("current");
+    let key = app.rows[i].key.clone();
+    let theirs = |who: &str| {
+        annotated
+            .records
+            .iter()
+            .find(|(a, r)| a == who && r.key == key)
+            .map(|(_, r)| r.pathways.clone())
+            .expect("record")
+    };
+    app.update(Action::TakeAnnotator);
+    assert_eq!(
+        app.session.record(&key).expect("rec").pathways,
+        theirs("alice")
+    );
+    app.update(Action::TakeAnnotator);
+    assert_eq!(
+        app.session.record(&key).expect("rec").pathways,
+        theirs("bob")
+    );
+    app.update(Action::MarkDone);
+    // The other one gets the reviewer's own pathway.
+    app.update(Action::TogglePathway(0));
+    app.update(Action::MarkDone);
+    assert!(app.session.wait_saved(Duration::from_secs(10)));
+    let adjudicated = read_audit(&out).expect("adjudicated audit");
+    assert_eq!(
+        adjudicated.header.adjudicates,
+        files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(adjudicated.records.len(), 2);
+    assert!(
+        adjudicated
+            .records
+            .values()
+            .all(|r| r.status == Status::Done)
+    );
+    // Findings: all annotators, each one, or the adjudicated result.
+    assert_eq!(
+        app.findings_sources(),
+        vec![
+            FindingsSource::All,
+            FindingsSource::Annotator("alice".into()),
+            FindingsSource::Annotator("bob".into()),
+            FindingsSource::Adjudicated
+        ]
+    );
+    assert_eq!(app.findings_records().len(), 6);
+    app.update(Action::ShowView(5));
+    app.update(Action::Right);
+    assert_eq!(app.findings_records().len(), 3, "alice's");
+    app.update(Action::Left);
+    app.update(Action::Left);
+    assert_eq!(app.findings_source, 3);
+    assert_eq!(
+        app.findings_records().len(),
+        2,
+        "the adjudicated records, live"
+    );
+    assert!(screen(&mut app, 120, 40).contains("adjudicated"));
 }

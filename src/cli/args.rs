@@ -99,6 +99,23 @@ pub enum Command {
     Frames(FramesArgs),
     /// Publication figures (SVG or PNG) of the report's analysis, with an index.html
     Plot(PlotArgs),
+    /// Adjudicate: the units where annotators disagree, each one's record side by side;
+    /// the reviewer's records go to an adjudicated audit that names its sources
+    Review(ReviewArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReviewArgs {
+    /// Audit files of the annotators (or a merged audit)
+    #[arg(required = true)]
+    pub audits: Vec<PathBuf>,
+    /// The dataset audited (default: the folder holding the audits/ folder of the files)
+    #[arg(long, value_name = "DATASET")]
+    pub data: Option<PathBuf>,
+    #[command(flatten)]
+    pub tui: TuiArgs,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
 }
 
 #[derive(Args, Debug)]

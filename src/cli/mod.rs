@@ -220,9 +220,18 @@ fn run_default(cli: &Cli) -> Result<()> {
         return run_report(&args);
     }
     let ds = load(&cli.data)?;
+    let opts = tui_options(&cli.tui, &cli.analysis)?;
+    crate::tui::run(ds, opts)
+}
+
+/// The options of the audit screens from their arguments.
+fn tui_options(
+    tui: &args::TuiArgs,
+    analysis: &args::AnalysisArgs,
+) -> Result<crate::tui::TuiOptions> {
     use self::args::ImagesArg;
     use crate::tui::app::ImageMode;
-    let images = match cli.tui.images {
+    let images = match tui.images {
         None => crate::tui::images_from_env(),
         Some(ImagesArg::None) => ImageMode::None,
         Some(ImagesArg::Halfblocks) => ImageMode::Halfblocks,
@@ -230,15 +239,60 @@ fn run_default(cli: &Cli) -> Result<()> {
         Some(ImagesArg::Sixel) => ImageMode::Sixel,
         Some(ImagesArg::Iterm) => ImageMode::Iterm,
     };
-    let opts = crate::tui::TuiOptions {
-        params: cli.analysis.params(true),
+    Ok(crate::tui::TuiOptions {
+        params: analysis.params(true),
         images,
-        annotator: cli.tui.annotator.clone(),
-        audit: cli.tui.audit.clone(),
-        taxonomy: cli.tui.taxonomy.clone(),
-        keymap: cli.tui.keymap.clone(),
-        shard: cli.tui.shard.get()?,
+        annotator: tui.annotator.clone(),
+        audit: tui.audit.clone(),
+        taxonomy: tui.taxonomy.clone(),
+        keymap: tui.keymap.clone(),
+        shard: tui.shard.get()?,
+        review: None,
+    })
+}
+
+/// `frameaudit review AUDIT...`: the audit screens on the disagreements of the audits.
+fn run_review(a: &args::ReviewArgs) -> Result<()> {
+    use std::io::IsTerminal;
+    let annotated = crate::core::audit::merged::read_annotated(&a.audits)?;
+    for w in &annotated.warnings {
+        eprintln!("{}", sanitize(w));
+    }
+    let sources: Vec<String> = a.audits.iter().map(|p| p.display().to_string()).collect();
+    let review = crate::tui::review::Review::new(&annotated, sources);
+    // The dataset: --data, else the folder that holds the audits/ folder of the first file.
+    let data = match &a.data {
+        Some(d) => d.clone(),
+        None => a.audits[0]
+            .canonicalize()
+            .ok()
+            .and_then(|p| {
+                let dir = p.parent()?;
+                (dir.file_name()? == "audits").then(|| dir.parent().map(Path::to_path_buf))?
+            })
+            .context("give the dataset the audits were made on with --data DATASET (the audit files are not in its audits/ folder)")?,
     };
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        anyhow::bail!(
+            "review needs a terminal ({} disagreements, {} units agreed)",
+            review.units.len(),
+            review.agreed
+        );
+    }
+    let ds = load(&args::DatasetArgs {
+        dataset: Some(data),
+        input_format: None,
+        quiet: false,
+    })?;
+    let mut opts = tui_options(&a.tui, &a.analysis)?;
+    let reviewer = crate::tui::annotator_name(opts.annotator.as_deref());
+    // Beside the annotators' audits, but not among them: audits/adjudicated/NAME.audit.jsonl.
+    opts.audit.get_or_insert_with(|| {
+        let own = crate::tui::default_audit_path(&ds, &reviewer);
+        let dir = own.parent().unwrap_or(Path::new("")).join("adjudicated");
+        dir.join(own.file_name().unwrap_or_default())
+    });
+    opts.review = Some(review);
     crate::tui::run(ds, opts)
 }
 
@@ -283,6 +337,7 @@ pub fn main() -> ExitCode {
             ImportFormat::WideCsv(x) => import::wide_csv(x),
         },
         Some(Command::Audit(a)) => run_audit(a),
+        Some(Command::Review(a)) => run_review(a),
         Some(Command::Frames(a)) => frames::run(a),
         Some(Command::Plot(a)) => plot::run(a),
     };

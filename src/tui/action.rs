@@ -55,6 +55,8 @@ pub enum Action {
     NextScope,
     NextModelSet,
     ToggleZeroFrame,
+    /// Review: take the next annotator's pathways, primary and note for this unit.
+    TakeAnnotator,
     /// Analysis: the next configuration set (all, then without the largest budgets).
     NextConfigSet,
     NextModel,
@@ -67,7 +69,7 @@ pub enum Action {
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 49] = [
+const NAMED: [(Action, &str, &str); 50] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -178,6 +180,11 @@ const NAMED: [(Action, &str, &str); 49] = [
         Action::ToggleZeroFrame,
         "toggle_zero_frame",
         "analysis: with / without text-only configs",
+    ),
+    (
+        Action::TakeAnnotator,
+        "take_annotator",
+        "review: take the next annotator's record",
     ),
     (
         Action::NextConfigSet,

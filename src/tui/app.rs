@@ -108,6 +108,34 @@ impl Screen {
     }
 }
 
+/// Another audit file of the dataset, as the findings view counts it.
+#[derive(Debug, Clone)]
+pub struct OtherAudit {
+    pub annotator: String,
+    /// An adjudicated audit (its header names the audits it settles).
+    pub adjudicated: bool,
+    pub records: Vec<AuditRecord>,
+}
+
+/// Whose records the findings view counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FindingsSource {
+    /// Every annotator's own audit (not the adjudicated ones).
+    All,
+    Annotator(String),
+    Adjudicated,
+}
+
+impl FindingsSource {
+    pub fn label(&self) -> String {
+        match self {
+            FindingsSource::All => "all annotators".into(),
+            FindingsSource::Annotator(a) => sanitize(a).into_owned(),
+            FindingsSource::Adjudicated => "adjudicated".into(),
+        }
+    }
+}
+
 /// A message for the status line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notice {
@@ -252,9 +280,14 @@ pub struct App {
     /// What part of the queue this session holds, shown in the header ("shard 2/5 (+20%
     /// shared)", "review of 2 audits"); `None` for the whole queue.
     pub part: Option<String>,
-    /// Records of the dataset's other audit files (read once at start; the findings view
-    /// adds this session's own records live).
-    pub other_records: Vec<AuditRecord>,
+    /// The disagreements under review (`frameaudit review`), if this is a review.
+    pub review: Option<super::review::Review>,
+    /// The dataset's other audit files (read once at start; the findings view adds this
+    /// session's own records live).
+    pub other_audits: Vec<OtherAudit>,
+    /// Whose records the findings view counts: 0 = every annotator, then each annotator
+    /// by name, then the adjudicated result (see [`App::findings_sources`]).
+    pub findings_source: usize,
 }
 
 impl App {
@@ -332,11 +365,65 @@ impl App {
                 cascade_stages: None,
                 ..report_params
             }),
-            other_records: Vec::new(),
+            other_audits: Vec::new(),
+            findings_source: 0,
             part: None,
+            review: None,
         };
         app.index_rows();
         app
+    }
+
+    /// The sources the findings view can count: all annotators, each one, the adjudicated
+    /// result (when there is one).
+    pub fn findings_sources(&self) -> Vec<FindingsSource> {
+        let mut names: Vec<String> = self
+            .other_audits
+            .iter()
+            .filter(|o| !o.adjudicated)
+            .map(|o| o.annotator.clone())
+            .collect();
+        if self.review.is_none() {
+            names.push(self.session.annotator().to_string());
+        }
+        names.sort();
+        names.dedup();
+        let mut out = vec![FindingsSource::All];
+        out.extend(names.into_iter().map(FindingsSource::Annotator));
+        if self.review.is_some() || self.other_audits.iter().any(|o| o.adjudicated) {
+            out.push(FindingsSource::Adjudicated);
+        }
+        out
+    }
+
+    /// The records the findings view counts now: this session's live, the others' as read.
+    pub fn findings_records(&self) -> Vec<&AuditRecord> {
+        let sources = self.findings_sources();
+        let source = sources
+            .get(self.findings_source)
+            .unwrap_or(&FindingsSource::All);
+        let own_adjudicated = self.review.is_some();
+        let own = self.session.records().values();
+        let mut out: Vec<&AuditRecord> = Vec::new();
+        let take_own = match source {
+            FindingsSource::All => !own_adjudicated,
+            FindingsSource::Annotator(a) => !own_adjudicated && a == self.session.annotator(),
+            FindingsSource::Adjudicated => own_adjudicated,
+        };
+        if take_own {
+            out.extend(own);
+        }
+        for o in &self.other_audits {
+            let take = match source {
+                FindingsSource::All => !o.adjudicated,
+                FindingsSource::Annotator(a) => !o.adjudicated && *a == o.annotator,
+                FindingsSource::Adjudicated => o.adjudicated,
+            };
+            if take {
+                out.extend(&o.records);
+            }
+        }
+        out
     }
 
     /// Keeps only the queue rows whose unit passes `keep` (a shard, the disagreements under
@@ -750,6 +837,44 @@ impl App {
         self.after_change(i);
     }
 
+    /// Review: the unit's record becomes the next annotator's (after the one it equals).
+    fn take_annotator(&mut self) {
+        let Some(i) = self.current() else { return };
+        let Some(records) = self
+            .review
+            .as_ref()
+            .and_then(|r| r.records(&self.rows[i].key))
+        else {
+            self.notice = Some(Notice {
+                text: "A takes an annotator's record in a review (frameaudit review AUDIT...)"
+                    .into(),
+                error: false,
+            });
+            return;
+        };
+        let mut rec = self.working_record(i);
+        let same = |r: &AuditRecord| {
+            r.pathways == rec.pathways && r.primary == rec.primary && r.note == rec.note
+        };
+        let at = records
+            .iter()
+            .position(|(_, r)| same(r))
+            .map_or(0, |p| (p + 1) % records.len());
+        let (who, r) = &records[at];
+        let text = format!(
+            "took {}'s record ({} of {}); A again: the next annotator's, Space: done",
+            sanitize(who),
+            at + 1,
+            records.len()
+        );
+        rec.pathways.clone_from(&r.pathways);
+        rec.primary.clone_from(&r.primary);
+        rec.note.clone_from(&r.note);
+        rec.evidence_frames.clone_from(&r.evidence_frames);
+        self.change(i, rec);
+        self.notice = Some(Notice { text, error: false });
+    }
+
     fn after_change(&mut self, i: usize) {
         Arc::make_mut(&mut self.haystacks)[i] = self.haystack(i);
         self.confirm_quit = false;
@@ -1053,6 +1178,7 @@ impl App {
                     }
                 }
             }
+            Action::TakeAnnotator => self.take_annotator(),
             Action::TogglePathway(p) => {
                 if let (Some(i), Some(id)) = (
                     self.current(),

@@ -16,7 +16,7 @@ use crate::core::figures::{Findings, PathwayTable, SERIES};
 
 /// The findings of every record the app knows.
 pub fn findings(app: &App) -> Findings {
-    Findings::of(app.session.records().values().chain(&app.other_records))
+    Findings::of(app.findings_records())
 }
 
 pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
@@ -28,12 +28,31 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
                 format!("{} audit record(s)", fnd.records),
                 Style::new().add_modifier(Modifier::BOLD),
             ),
-            Span::raw(format!(
-                ", {} without a pathway · this session's {} (live) and {} from other audit files",
-                fnd.untagged,
-                app.session.records().len(),
-                app.other_records.len()
-            )),
+            Span::raw(format!(", {} without a pathway · ", fnd.untagged)),
+            Span::styled(
+                format!(
+                    "{} ",
+                    app.findings_sources()
+                        .get(app.findings_source)
+                        .map_or("all annotators".into(), |s| s.label())
+                ),
+                ACCENT.add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(
+                format!(
+                    "(←→: all, each annotator{}; this session live, {} other audit files)",
+                    if app
+                        .findings_sources()
+                        .contains(&super::app::FindingsSource::Adjudicated)
+                    {
+                        ", adjudicated"
+                    } else {
+                        ""
+                    },
+                    app.other_audits.len()
+                ),
+                DIM,
+            ),
         ])]),
         head,
     );

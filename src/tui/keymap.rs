@@ -203,6 +203,7 @@ impl Keymap {
             b(Queue, ch('b'), FilterBenchmark, "filter: next benchmark", None),
             b(Queue, ch('c'), FilterClass, "filter: next trajectory class", None),
             b(Queue, ch('a'), FilterStatus, "filter: next audit status", None),
+            b(Item, ch('A'), TakeAnnotator, "review: take the next annotator's record", None),
             b(Queue, ch('p'), FilterTag, "filter: next pathway tag", None),
             b(Queue, ch('t'), ToggleTerminal, "filter: terminal regressions only", Some("terminal")),
             b(Queue, ch('x'), ClearFilters, "clear filters and search", None),

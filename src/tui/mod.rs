@@ -36,7 +36,7 @@ use self::keymap::Keymap;
 use self::search::{SearchResult, Searcher};
 use self::session::Session;
 use crate::core::analysis::{self, params::Params};
-use crate::core::audit::{AuditError, AuditHeader, fingerprint, now_rfc3339};
+use crate::core::audit::{AuditError, AuditHeader, UnitKey, fingerprint, now_rfc3339};
 use crate::core::dataset::Dataset;
 use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
@@ -51,6 +51,8 @@ pub struct TuiOptions {
     pub keymap: Option<PathBuf>,
     /// Only this annotator's share of the queue.
     pub shard: Option<crate::core::shard::Shard>,
+    /// A review: the disagreements to settle (the audit written is the adjudicated one).
+    pub review: Option<review::Review>,
 }
 
 /// The annotator's name: `--annotator`, else `FRAMEAUDIT_ANNOTATOR`, else the login name.
@@ -180,7 +182,11 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
         taxonomy_id: taxonomy.id.clone(),
         taxonomy_version: taxonomy.version,
         created_at: now_rfc3339(),
-        adjudicates: Vec::new(),
+        adjudicates: opts
+            .review
+            .as_ref()
+            .map(|r| r.sources.clone())
+            .unwrap_or_default(),
     };
     let session = match Session::open(&path, &header, wake) {
         Ok(s) => s,
@@ -191,6 +197,22 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
     let file_fp = session.header.as_ref().map(|h| h.fingerprint.clone());
     let t = std::time::Instant::now();
     let mut app = App::new(ds, report, protocol, taxonomy, keymap, session);
+    if let Some(review) = opts.review.clone() {
+        let units = review.units.len();
+        let part = format!("review: {units} disagreements");
+        let keep: std::collections::BTreeSet<UnitKey> = review.units.keys().cloned().collect();
+        app.review = Some(review);
+        app.restrict(part, |k| keep.contains(k));
+        if app.rows.len() < units {
+            app.notice = Some(Notice {
+                text: format!(
+                    "{} of the {units} disagreements are not harmful transitions of this data (another dataset or analysis?)",
+                    units - app.rows.len()
+                ),
+                error: true,
+            });
+        }
+    }
     if let Some(shard) = opts.shard {
         app.restrict(shard.label(), |k| {
             shard.holds(&k.model, &k.benchmark, &k.item_id)
@@ -198,7 +220,7 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
     }
     app.set_images(opts.images);
     app.research.params = opts.params.clone();
-    app.other_records = other_audits(&path);
+    app.other_audits = other_audits(&path);
     crate::core::timing("queue", t);
     let mut notes: Vec<String> = warnings.iter().map(|w| sanitize(w).into_owned()).collect();
     if let Some(ffp) = file_fp
@@ -222,24 +244,38 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
 
 /// The records of the other audit files beside this session's (`*.audit.jsonl` in the
 /// same directory), for the findings view; unreadable files are skipped.
-fn other_audits(own: &Path) -> Vec<crate::core::audit::AuditRecord> {
+/// The other audit files beside the session's own (and in `adjudicated/` below the
+/// annotators' folder, or beside it when the session is itself adjudicated).
+fn other_audits(own: &Path) -> Vec<app::OtherAudit> {
     let Some(dir) = own.parent() else {
         return Vec::new();
     };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
+    let annotators_dir = if dir.file_name().is_some_and(|n| n == "adjudicated") {
+        dir.parent().unwrap_or(dir)
+    } else {
+        dir
     };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.to_string_lossy().ends_with(".audit.jsonl") && p.file_name() != own.file_name()
-        })
-        .collect();
+    let mut files: Vec<PathBuf> = [
+        annotators_dir.to_path_buf(),
+        annotators_dir.join("adjudicated"),
+    ]
+    .iter()
+    .filter_map(|d| std::fs::read_dir(d).ok())
+    .flatten()
+    .filter_map(|e| e.ok().map(|e| e.path()))
+    .filter(|p| p.to_string_lossy().ends_with(".audit.jsonl") && p != own)
+    .collect();
     files.sort();
     files
         .iter()
-        .filter_map(|p| crate::core::audit::read_audit(p).ok())
-        .flat_map(|r| r.records.into_values())
+        .filter_map(|p| {
+            let r = crate::core::audit::read_audit(p).ok()?;
+            Some(app::OtherAudit {
+                annotator: r.header.annotator.clone(),
+                adjudicated: !r.header.adjudicates.is_empty(),
+                records: r.records.into_values().collect(),
+            })
+        })
         .collect()
 }
 

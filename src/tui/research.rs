@@ -569,7 +569,11 @@ impl App {
                     self.research.other = candidates.get(next).copied();
                 }
             }
-            View::Findings => {}
+            View::Findings => {
+                let n = self.findings_sources().len().max(1);
+                self.findings_source =
+                    (self.findings_source as isize + dx).rem_euclid(n as isize) as usize;
+            }
         }
     }
 

@@ -460,7 +460,14 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     // As many rows as the lines wrap to (a long model name wraps the title).
     let question_block = Paragraph::new(qlines).wrap(Wrap { trim: false });
     let q_height = question_block.line_count(area.width) as u16;
-    let others: Vec<Line> = other_models(app, i);
+    // In a review, the annotators' records take the place of the other models.
+    let (others, others_title): (Vec<Line>, &str) = match &app.review {
+        Some(review) => (
+            review.panel(&app.rows[i].key, &app.taxonomy, area.width / 2),
+            " annotators (A: take the next one's record) ",
+        ),
+        None => (other_models(app, i), " other models "),
+    };
     // Room for the trajectory (rows + header + border), the blind line and the other
     // models; the frames take the rest of the screen.
     let upper_h =
@@ -618,7 +625,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         Paragraph::new(others).block(
             Block::default()
                 .borders(Borders::TOP)
-                .title(Span::styled(" other models ", ACCENT))
+                .title(Span::styled(others_title, ACCENT))
                 .border_style(DIM),
         ),
         others_area,

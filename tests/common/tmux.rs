@@ -29,13 +29,24 @@ impl Tmux {
 
     /// Starts frameaudit after `prelude` (shell commands run first in the same process).
     pub fn start_with(name: &str, dataset: &Path, annotator: &str, prelude: &str) -> Tmux {
+        let args = [
+            dataset.display().to_string(),
+            "--annotator".into(),
+            annotator.into(),
+        ];
+        Tmux::run(name, &args, prelude)
+    }
+
+    /// Starts frameaudit with these arguments (each quoted for the shell).
+    pub fn run(name: &str, args: &[String], prelude: &str) -> Tmux {
         let _ = Command::new("tmux")
             .args(["kill-session", "-t", name])
             .output();
+        let args: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
         let cmd = format!(
-            "{prelude} exec {} {} --annotator {annotator}",
+            "{prelude} exec {} {}",
             env!("CARGO_BIN_EXE_frameaudit"),
-            dataset.display()
+            args.join(" ")
         );
         let cmd = format!("bash -c {}", shell_quote(&cmd));
         let out = Command::new("tmux")
