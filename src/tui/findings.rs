@@ -40,15 +40,7 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
             ),
             Span::styled(
                 format!(
-                    "(←→: all, each annotator{}; this session live, {} other audit files)",
-                    if app
-                        .findings_sources()
-                        .contains(&super::app::FindingsSource::Adjudicated)
-                    {
-                        ", adjudicated"
-                    } else {
-                        ""
-                    },
+                    "(←→ source; {} other audit file(s), this session live)",
                     app.other_audits.len()
                 ),
                 DIM,
