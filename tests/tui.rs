@@ -1258,3 +1258,71 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
     );
     assert!(screen(&mut app, 120, 40).contains("adjudicated"));
 }
+
+#[test]
+fn a_compared_dataset_is_read_as_a_second_protocol() {
+    use frameaudit::core::dataset::{Compared, compared_label, load_compared};
+    let tmp = tempfile::tempdir().expect("tmp");
+    // The two protocols of `two_protocol_app`, as two datasets of protocol main each;
+    // the compared one also holds a cell of another protocol.
+    let write = |dir: &str, every: usize, extra: &str| {
+        let d = tmp.path().join(dir);
+        std::fs::create_dir_all(&d).expect("dir");
+        let mut lines = String::new();
+        for model in ["m1", "m2"] {
+            for item in 0..12 {
+                for (c, frames) in [("8f", 8), ("16f", 16), ("32f", 32)] {
+                    let wrong = c == "16f" && item % every == 0;
+                    lines.push_str(&format!(
+                        "{{\"model\":\"{model}\",\"item_id\":\"q{item:02}\",\"config\":\"{c}\",\"frames\":{frames},\"pred\":\"{}\",\"gold\":\"A\"}}\n",
+                        if wrong { "B" } else { "A" }
+                    ));
+                }
+            }
+        }
+        lines.push_str(extra);
+        std::fs::write(d.join("cells.jsonl"), lines).expect("write");
+        d
+    };
+    let raw = write("raw", 3, "");
+    let cached = write(
+        "cached",
+        4,
+        "{\"protocol\":\"blur\",\"model\":\"m1\",\"item_id\":\"q00\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}\n",
+    );
+    let label = compared_label(&cached, "main");
+    assert_eq!(label, "cached");
+    let ds = load_compared(
+        &raw,
+        Some(&Compared {
+            path: &cached,
+            primary: "main",
+            label: &label,
+        }),
+        None,
+    )
+    .expect("load");
+    let names: Vec<&str> = ds.matrix.protocols.names().collect();
+    assert_eq!(names, ["cached", "cached:blur", "main"]);
+    let params = Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Params::default()
+    };
+    let compared = run(&ds.matrix, &params, None);
+    // The same comparison as one dataset holding both protocols.
+    let both = two_protocol_app();
+    let json = |r: &frameaudit::core::analysis::Report| {
+        serde_json::to_value(&r.protocol_comparisons)
+            .expect("json")
+            .as_array()
+            .expect("array")
+            .iter()
+            .filter(|c| c["protocol_b"] == "cached")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let want = json(&both.report);
+    assert!(!want.is_empty());
+    assert_eq!(json(&compared), want);
+}

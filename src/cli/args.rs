@@ -48,6 +48,10 @@ pub struct TuiArgs {
     pub images: Option<ImagesArg>,
     #[command(flatten)]
     pub shard: ShardArgs,
+    /// Another dataset of the same items (e.g. raw-video against cached-frame runs), read
+    /// as a second protocol named after it, for the protocols view
+    #[arg(long, value_name = "OTHER_DATASET")]
+    pub compare: Option<PathBuf>,
 }
 
 /// A share of the audit queue for one of several annotators.

@@ -49,6 +49,14 @@ pub const EXIT_PROBLEMS: u8 = 1;
 
 /// Loads the dataset named on the command line (or the demo), printing warnings to stderr.
 pub fn load(args: &DatasetArgs) -> Result<Dataset> {
+    load_with(args, None)
+}
+
+/// Loads the dataset, and a second one read as other protocols of it when given.
+pub fn load_with(
+    args: &DatasetArgs,
+    compared: Option<&crate::core::dataset::Compared<'_>>,
+) -> Result<Dataset> {
     let path = match &args.dataset {
         Some(p) => p.clone(),
         None => {
@@ -62,7 +70,7 @@ pub fn load(args: &DatasetArgs) -> Result<Dataset> {
             demo
         }
     };
-    match load_dataset(&path, args.input_format.map(Into::into)) {
+    match crate::core::dataset::load_compared(&path, compared, args.input_format.map(Into::into)) {
         Ok(ds) => {
             if ds.warnings.warning_count() > 0 && !args.quiet {
                 let mut err = std::io::stderr().lock();
@@ -219,8 +227,22 @@ fn run_default(cli: &Cli) -> Result<()> {
         };
         return run_report(&args);
     }
-    let ds = load(&cli.data)?;
     let opts = tui_options(&cli.tui, &cli.analysis)?;
+    let ds = match &cli.tui.compare {
+        Some(other) => {
+            let primary = opts.params.primary.clone();
+            let label = crate::core::dataset::compared_label(other, &primary);
+            load_with(
+                &cli.data,
+                Some(&crate::core::dataset::Compared {
+                    path: other,
+                    primary: &primary,
+                    label: &label,
+                }),
+            )?
+        }
+        None => load(&cli.data)?,
+    };
     crate::tui::run(ds, opts)
 }
 

@@ -90,6 +90,50 @@ pub struct Dataset {
 /// Loads a dataset: a directory (FORMATS.md §1), a cells JSONL file or a per-item CSV.
 /// Every problem of every file is collected; errors reject the whole input.
 pub fn load_dataset(path: &Path, format: Option<CellFormat>) -> Result<Dataset, LoadError> {
+    load_compared(path, None, format)
+}
+
+/// A second dataset to read beside the first, under its own protocols: cells of protocol
+/// `primary` become protocol `label`, any other protocol `p` becomes `label:p`. Two runs of
+/// the same items (raw video against cached frames, two harness versions) can then be
+/// compared as two protocols.
+#[derive(Debug, Clone)]
+pub struct Compared<'a> {
+    pub path: &'a Path,
+    pub primary: &'a str,
+    pub label: &'a str,
+}
+
+/// The label a compared dataset's protocol gets: its name (`dataset.json` → `name`, else
+/// its folder or file stem), kept apart from the primary protocol's name.
+pub fn compared_label(path: &Path, primary: &str) -> String {
+    let name = std::fs::read(path.join("dataset.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<DatasetMeta>(&b).ok())
+        .and_then(|m| m.name)
+        .or_else(|| {
+            let stem = if path.is_dir() {
+                path.file_name()
+            } else {
+                path.file_stem()
+            };
+            stem.map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "compared".into());
+    if name == primary {
+        format!("{name} (compared)")
+    } else {
+        name
+    }
+}
+
+/// Loads a dataset and, when given, a second one read as other protocols of it (see
+/// [`Compared`]); items and `dataset.json` come from the first.
+pub fn load_compared(
+    path: &Path,
+    compared: Option<&Compared<'_>>,
+    format: Option<CellFormat>,
+) -> Result<Dataset, LoadError> {
     let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
         path: path.to_path_buf(),
         source,
@@ -105,6 +149,24 @@ pub fn load_dataset(path: &Path, format: Option<CellFormat>) -> Result<Dataset, 
     let t = std::time::Instant::now();
     for f in &cell_files {
         read_cell_file(f, format, &mut builder)?;
+    }
+    let mut cell_files = cell_files;
+    if let Some(c) = compared {
+        let meta = std::fs::metadata(c.path).map_err(|source| LoadError::Io {
+            path: c.path.to_path_buf(),
+            source,
+        })?;
+        let files = if meta.is_dir() {
+            find_cell_files(c.path)?
+        } else {
+            vec![c.path.to_path_buf()]
+        };
+        builder.protocol_as = Some((c.primary.into(), c.label.into()));
+        for f in &files {
+            read_cell_file(f, format, &mut builder)?;
+        }
+        builder.protocol_as = None;
+        cell_files.extend(files);
     }
     crate::core::timing("read and build", t);
     let t = std::time::Instant::now();

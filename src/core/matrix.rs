@@ -301,6 +301,9 @@ pub struct MatrixBuilder {
     /// Last text interned per column (gold, source tag, note), for the same reason.
     last_text: [(Box<str>, u32); 3],
     pub diags: Diagnostics,
+    /// While set, (primary, label): cells of protocol `primary` are read as protocol
+    /// `label` and any other protocol `p` as `label:p` (a second dataset compared).
+    pub protocol_as: Option<(Box<str>, Box<str>)>,
 }
 
 /// Ids of the previous cell, to skip hash lookups when the next cell repeats them.
@@ -338,6 +341,7 @@ impl MatrixBuilder {
             last: None,
             last_text: Default::default(),
             diags: Diagnostics::default(),
+            protocol_as: None,
         }
     }
 
@@ -434,6 +438,7 @@ impl MatrixBuilder {
     pub fn fork(&self) -> MatrixBuilder {
         let mut b = MatrixBuilder::new();
         b.m.files = self.m.files.clone();
+        b.protocol_as.clone_from(&self.protocol_as);
         b
     }
 
@@ -611,6 +616,20 @@ impl MatrixBuilder {
 
     /// Adds one cell read at `line` of the current file.
     pub fn push(&mut self, c: CellInput<'_>, line: u64) {
+        let renamed = self.protocol_as.as_ref().map(|(primary, label)| {
+            if c.protocol == &**primary {
+                label.to_string()
+            } else {
+                format!("{label}:{}", c.protocol)
+            }
+        });
+        match &renamed {
+            Some(protocol) => self.push_cell(CellInput { protocol, ..c }, line),
+            None => self.push_cell(c, line),
+        }
+    }
+
+    fn push_cell(&mut self, c: CellInput<'_>, line: u64) {
         let cell = self.m.cell_item.len() as u32;
         // Consecutive cells mostly share all but their configuration: compare names with
         // the previous cell's before hashing.
