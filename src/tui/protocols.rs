@@ -33,7 +33,7 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
                 )),
                 Line::from(""),
                 Line::from(
-                    "To compare two runs of the same items (e.g. raw video against cached frames), put both in one dataset, the second with another `protocol` value in its cells (\"main\", \"cached\"). The comparison then lists per model the harmful rates under each, the Jaccard index and Cohen's kappa of the harmful sets, and the items harmful under one protocol only.",
+                    "To compare two runs of the same items (e.g. raw video against cached frames), open the first with `--compare OTHER_DATASET`, or put both in one dataset, the second with another `protocol` value in its cells (\"main\", \"cached\"). The comparison then lists per model the harmful rates under each, the Jaccard index and Cohen's kappa of the harmful sets, and the items harmful under one protocol only.",
                 ),
                 Line::from(""),
                 Line::from(Span::styled("P switches protocol, T task, b scope.", DIM)),
