@@ -118,7 +118,8 @@ impl Annotated {
             let line = Event::Set(r.clone()).to_line();
             // `{"at"...` becomes `{"annotator":"...","at"...`.
             let name = serde_json::to_string(annotator).unwrap_or_default();
-            lines.push(format!("{{\"annotator\":{name},{}", &line[1..]));
+            let rest = line.strip_prefix('{').unwrap_or(&line);
+            lines.push(format!("{{\"annotator\":{name},{rest}"));
         }
         lines
     }
