@@ -395,3 +395,169 @@ fn two_annotators_then_review_settles_two_disagreements() {
         "the agreed unit is not reviewed"
     );
 }
+
+/// The records of an audit file as (unit, status, pathways), for comparing states.
+fn audit_state(path: &Path) -> Vec<(String, Status, Vec<String>)> {
+    let replay = read_audit(path).expect("the audit file replays");
+    replay
+        .records
+        .values()
+        .map(|r| (r.key.item_id.clone(), r.status, r.pathways.clone()))
+        .collect()
+}
+
+/// The "done N" count of the header.
+fn done_count(screen: &str) -> usize {
+    screen
+        .split("done ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("done count on screen")
+}
+
+#[test]
+fn sigkill_at_random_points_never_loses_what_was_saved() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let file = ds.join("audits/crash.audit.jsonl");
+    // A fixed pseudo-random sequence (SplitMix64), so a failure can be replayed.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % n
+    };
+    let mut saved_done = 0;
+    for round in 0..8 {
+        let t = Tmux::start(
+            &format!("fa-crash-{}-{round}", std::process::id()),
+            &ds,
+            "crash",
+        );
+        let s = t.wait_for("saved ✓");
+        // A new session resumes with every change of the file (at the item last opened).
+        assert_eq!(
+            done_count(&s),
+            saved_done,
+            "round {round}: resumed state\n{s}"
+        );
+        if !s.contains("evidence pathways") {
+            t.keys(&["Enter"]);
+            t.wait_for("evidence pathways");
+        }
+        let actions = 1 + next(6);
+        for _ in 0..actions {
+            let key = (1 + next(9)).to_string();
+            t.keys(&[key.as_str(), "Space"]);
+        }
+        let wait_saved = next(2) == 0;
+        let shown = if wait_saved {
+            // Kill once the screen says everything is saved: nothing may be missing.
+            t.wait_for("saved ✓")
+        } else {
+            // Kill at once, saved or not.
+            t.screen()
+        };
+        let pid = t.pid();
+        Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .output()
+            .expect("kill");
+        std::thread::sleep(Duration::from_millis(200));
+        drop(t);
+        let state = audit_state(&file);
+        let done = state.iter().filter(|r| r.1 == Status::Done).count();
+        if wait_saved && shown.contains("saved ✓") {
+            assert_eq!(done, done_count(&shown), "round {round}: saved state lost");
+        }
+        assert!(
+            done >= saved_done,
+            "round {round}: an earlier change was lost"
+        );
+        // Every record the file holds replays; the next round must resume exactly it.
+        saved_done = done;
+    }
+    assert!(saved_done > 0);
+}
+
+#[test]
+fn escape_sequences_in_data_stay_inert_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("hostile");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    // Model, item, configuration, prediction, question and options carrying OSC 52
+    // (clipboard), OSC 0/2 (title), cursor moves, screen clears and a bidi override.
+    let evil = "\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}]0;PWNED\u{7}\u{1b}[2J\u{1b}[10;10H\u{202e}x";
+    let mut cells = String::new();
+    for (c, frames, pred) in [("8f", 8, "A"), ("16f", 16, "B"), ("32f", 32, "A")] {
+        cells.push_str(
+            &serde_json::json!({"model": format!("m{evil}"), "item_id": format!("q{evil}"),
+                "config": c, "frames": frames, "pred": pred, "gold": "A", "source_tag": evil})
+            .to_string(),
+        );
+        cells.push('\n');
+    }
+    std::fs::write(dir.join("cells.jsonl"), cells).expect("cells");
+    std::fs::write(
+        dir.join("items.jsonl"),
+        serde_json::json!({"item_id": format!("q{evil}"), "question": format!("Why{evil}?"),
+            "options": [format!("A. one{evil}"), "B. two"]})
+        .to_string()
+            + "\n",
+    )
+    .expect("items");
+    let name = format!("fa-evil-{}", std::process::id());
+    let t = Tmux::start(&name, &dir, "evil");
+    let title = || {
+        let out = Command::new("tmux")
+            .args(["display-message", "-p", "-t", &name, "#{pane_title}"])
+            .output()
+            .expect("display");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let s = t.wait_for("audit queue");
+    assert!(
+        s.contains("\\x1b]0;PWNED"),
+        "escapes are shown as text:\n{s}"
+    );
+    t.keys(&["Enter"]);
+    let s = t.wait_for("evidence pathways");
+    assert!(s.contains("Why\\x1b"), "{s}");
+    // Nothing reached the terminal raw: the title is not PWNED, the screen was not cleared
+    // under the app (its header is still on the first line), the clipboard not written.
+    assert!(!title().contains("PWNED"), "title changed to {}", title());
+    assert!(
+        s.lines().next().unwrap_or("").starts_with("frameaudit"),
+        "{s}"
+    );
+    let buffers = Command::new("tmux")
+        .args(["show-buffer"])
+        .output()
+        .expect("show-buffer");
+    assert!(
+        !String::from_utf8_lossy(&buffers.stdout).contains("pwned"),
+        "OSC 52 set a tmux buffer"
+    );
+    // The plain-text report and list neither.
+    for cmd in [vec!["report"], vec!["list"]] {
+        let mut args = cmd.clone();
+        let d = dir.display().to_string();
+        args.push(&d);
+        let o = common::frameaudit(&args);
+        let out = [o.stdout.as_slice(), o.stderr.as_slice()].concat();
+        assert!(!out.contains(&0x1b), "{cmd:?} wrote a raw ESC");
+        assert!(
+            !String::from_utf8_lossy(&out).contains('\u{202e}'),
+            "{cmd:?} wrote a bidi override"
+        );
+    }
+}
