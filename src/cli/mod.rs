@@ -149,7 +149,7 @@ pub fn write_atomically(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+    let mut tmp = crate::core::output_temp_file(dir)
         .with_context(|| format!("cannot write in {}", dir.display()))?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());

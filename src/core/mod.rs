@@ -25,3 +25,16 @@ pub fn timing(phase: &str, since: std::time::Instant) {
         );
     }
 }
+
+/// A temporary file in `dir` to be renamed over an output: readable by others (0644 less
+/// the umask, like a file the user creates), not the 0600 of a private temporary file,
+/// so datasets and audits written this way can be shared on a team machine.
+pub fn output_temp_file(dir: &std::path::Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut b = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    b.tempfile_in(dir)
+}

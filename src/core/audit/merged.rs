@@ -131,7 +131,7 @@ impl Annotated {
             _ => Path::new("."),
         };
         std::fs::create_dir_all(dir)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        let mut tmp = crate::core::output_temp_file(dir)?;
         {
             let mut w = std::io::BufWriter::new(tmp.as_file_mut());
             for line in self.to_lines(created_at) {

@@ -318,7 +318,7 @@ impl Import {
         let put = |file: &str,
                    body: &dyn Fn(&mut dyn Write) -> std::io::Result<()>|
          -> std::io::Result<()> {
-            let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+            let mut tmp = crate::core::output_temp_file(dir)?;
             {
                 let mut w = std::io::BufWriter::new(tmp.as_file_mut());
                 body(&mut w)?;
