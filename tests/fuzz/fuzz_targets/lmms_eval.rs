@@ -18,7 +18,12 @@ fuzz_target!(|data: &[u8]| {
         && std::fs::write(d.join("mvbench.json"), samples).is_ok();
     if ok {
         let mut imp = Import::default();
-        let _ = import(&[d.to_path_buf()], &LmmsOptions::default(), &mut imp, &|_| {});
+        let _ = import(
+            &[d.to_path_buf()],
+            &LmmsOptions::default(),
+            &mut imp,
+            &|_| {},
+        );
         let _ = imp.summary();
     }
 });
