@@ -492,13 +492,19 @@ fn escape_sequences_in_data_stay_inert_in_a_real_terminal() {
         return;
     }
     let tmp = tempfile::tempdir().expect("tmp");
-    let dir = tmp.path().join("hostile");
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    // Model, item, configuration, prediction, question and options carrying OSC 52
-    // (clipboard), OSC 0/2 (title), cursor moves, screen clears and a bidi override.
+    // The folder name (the dataset's name on screen), model, item, the wrong answer, the
+    // source tag, question and options carry OSC 52 (clipboard), OSC 0 (title), a screen
+    // clear, a cursor move and a bidi override.
     let evil = "\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}]0;PWNED\u{7}\u{1b}[2J\u{1b}[10;10H\u{202e}x";
+    let dir = tmp.path().join(format!("hostile{evil}"));
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let wrong = format!("B{evil}");
     let mut cells = String::new();
-    for (c, frames, pred) in [("8f", 8, "A"), ("16f", 16, "B"), ("32f", 32, "A")] {
+    for (c, frames, pred) in [
+        ("8f", 8, "A"),
+        ("16f", 16, wrong.as_str()),
+        ("32f", 32, "A"),
+    ] {
         cells.push_str(
             &serde_json::json!({"model": format!("m{evil}"), "item_id": format!("q{evil}"),
                 "config": c, "frames": frames, "pred": pred, "gold": "A", "source_tag": evil})
@@ -532,6 +538,8 @@ fn escape_sequences_in_data_stay_inert_in_a_real_terminal() {
     t.keys(&["Enter"]);
     let s = t.wait_for("evidence pathways");
     assert!(s.contains("Why\\x1b"), "{s}");
+    assert!(s.contains("B\\x1b]52"), "the wrong answer, escaped: {s}");
+    assert!(s.contains("hostile\\x1b"), "the dataset name, escaped: {s}");
     // Nothing reached the terminal raw: the title is not PWNED, the screen was not cleared
     // under the app (its header is still on the first line), the clipboard not written.
     assert!(!title().contains("PWNED"), "title changed to {}", title());
