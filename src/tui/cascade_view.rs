@@ -12,7 +12,7 @@ use ratatui::widgets::{
 };
 
 use super::app::App;
-use super::charts::{ceil10, fg, floor10, text_at};
+use super::charts::{ceil10, fg, floor10, text_at, y_axis, y_labels};
 use super::research::ViewData;
 use super::view::{ACCENT, DIM, WARN, s};
 use crate::core::figures;
@@ -122,22 +122,13 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
                 ])
                 .style(DIM),
         )
-        .y_axis(
-            Axis::default()
-                .bounds([lo, hi])
-                .labels(vec![
-                    Line::from(format!("{lo:.0}")),
-                    Line::from(format!("{:.0}", (lo + hi) / 2.0)),
-                    Line::from(format!("{hi:.0}")),
-                ])
-                .style(DIM),
-        );
+        .y_axis(y_axis(lo, hi));
     f.render_widget(chart, plot);
     // Name the fixed budgets beside their points. The graph is the chart's area less the
     // block's top border, the y labels and axis on the left and the x axis and labels below.
-    let y_label = [lo, (lo + hi) / 2.0, hi]
+    let y_label = y_labels(lo, hi)
         .iter()
-        .map(|v| format!("{v:.0}").len() as u16)
+        .map(|l| l.len() as u16)
         .max()
         .unwrap_or(0);
     let graph = Rect {

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Axis, Paragraph};
 
 use super::app::App;
 use super::research::{View, ViewData};
@@ -153,4 +153,21 @@ fn config_set(app: &App, d: &ViewData) -> String {
         .last()
         .map_or("–".into(), |&c| s(m.config(c).name.as_ref()));
     format!("configs ≤ {top}  ")
+}
+
+/// The y labels of a percent chart from `lo` to `hi`: bottom, middle and top.
+pub fn y_labels(lo: f64, hi: f64) -> [String; 3] {
+    [
+        format!("{lo:.0}"),
+        format!("{:.0}", (lo + hi) / 2.0),
+        format!("{hi:.0}"),
+    ]
+}
+
+/// The y axis of a percent chart with [`y_labels`].
+pub fn y_axis(lo: f64, hi: f64) -> Axis<'static> {
+    Axis::default()
+        .bounds([lo, hi])
+        .labels(y_labels(lo, hi).map(Line::from).to_vec())
+        .style(DIM)
 }

@@ -14,7 +14,9 @@ use ratatui::widgets::{
 };
 
 use super::app::App;
-use super::charts::{PART_GLYPHS, ceil10, fg, floor10, interval_bar, text_at, with_interval};
+use super::charts::{
+    PART_GLYPHS, ceil10, fg, floor10, interval_bar, text_at, with_interval, y_axis,
+};
 use super::research::ViewData;
 use super::view::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::mcq::{Class, McqMetrics};
@@ -123,16 +125,7 @@ fn draw_curve(f: &mut Frame, app: &App, d: &ViewData, x: &McqMetrics, area: Rect
                 .labels(x_labels)
                 .style(DIM),
         )
-        .y_axis(
-            Axis::default()
-                .bounds([lo, hi])
-                .labels(vec![
-                    Line::from(format!("{lo:.0}")),
-                    Line::from(format!("{:.0}", (lo + hi) / 2.0)),
-                    Line::from(format!("{hi:.0}")),
-                ])
-                .style(DIM),
-        );
+        .y_axis(y_axis(lo, hi));
     f.render_widget(chart, area);
 }
 
