@@ -11,6 +11,7 @@ pub mod import;
 pub mod load;
 pub mod matrix;
 pub mod queue;
+pub mod rules;
 pub mod sampling;
 pub mod shard;
 pub mod taxonomy;
