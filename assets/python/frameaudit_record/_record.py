@@ -1,0 +1,319 @@
+"""The in-process half of the recorder: the import hook and the one path of every decode.
+
+``start()`` runs from the recorder's ``sitecustomize`` at the start of each Python
+process of the run.  It writes the process's "start" line and puts a meta-path
+finder in front of ``sys.meta_path``.  The finder does nothing until the harness
+imports one of the modules in ``_readers.PATCHES``; it then lets the normal import
+run and, right after the module's code has executed (before the importer sees the
+module), wraps its readers.  Nothing video-related is imported by the recorder.
+
+Every wrapped decode goes through ``through()``: the indices the harness asked for
+pass there, the decode runs, and the indices the decode gave back are logged.
+"""
+
+import functools
+import os
+import sys
+import threading
+
+from . import _log
+
+_tls = threading.local()
+_installed = {"done": False}
+# module name -> functions that wrap the readers of that module, set by start()
+_patches = {}
+
+
+def start():
+    """Installs the recorder in this process if the run's log is set; never raises."""
+    if _installed["done"]:
+        return
+    log = os.environ.get(_log.ENV_LOG)
+    if not log:
+        return
+    _installed["done"] = True
+    try:
+        _log.configure(log)
+        _start_line()
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_forked)
+        from . import _readers
+
+        _patches.update(_readers.PATCHES)
+        sys.meta_path.insert(0, _Finder())
+        for name in list(_patches):
+            module = sys.modules.get(name)
+            if module is not None:
+                _patch(module)
+    except Exception as err:  # the harness goes on, unrecorded
+        _log.warn("could not install the frame recorder (%s: %s)" % (type(err).__name__, err))
+
+
+def _start_line():
+    # sys.orig_argv (3.10+) is the whole command line; sys.argv is incomplete this early
+    # (for `python -m pkg` it is still ['-m', ...]).
+    argv = list(getattr(sys, "orig_argv", None) or getattr(sys, "argv", None) or [])
+    _log.write(
+        {
+            "schema": _log.SCHEMA,
+            "event": "start",
+            "pid": os.getpid(),
+            "ppid": os.getppid(),
+            "argv": argv,
+            "cwd": _cwd(),
+            "at": _log.now(),
+        }
+    )
+
+
+def _forked():
+    try:
+        _tls.depth = 0
+        _log.reset_after_fork()
+        _start_line()
+    except Exception:
+        pass
+
+
+def _cwd():
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+# --- the import hook -------------------------------------------------------------
+
+
+class _Finder(object):
+    """Finds nothing itself: for a watched module it asks the finders behind it and
+    arranges for the module's readers to be wrapped once its code has run."""
+
+    def __init__(self):
+        self._busy = set()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in _patches or fullname in self._busy:
+            return None
+        self._busy.add(fullname)
+        try:
+            spec = None
+            for finder in list(sys.meta_path):
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+        except Exception:
+            return None  # let the import machinery find it (and fail) as it would have
+        finally:
+            self._busy.discard(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return None
+        _hook_loader(spec)
+        return spec
+
+    def invalidate_caches(self):
+        pass
+
+
+def _hook_loader(spec):
+    loader = spec.loader
+    original = loader.exec_module
+
+    @functools.wraps(original)
+    def exec_module(module):
+        original(module)
+        _patch(module)
+
+    try:
+        # On the loader instance (one per module for file loaders), so that
+        # module.__loader__ keeps its type.
+        loader.exec_module = exec_module
+    except Exception:
+        spec.loader = _Loader(loader, exec_module)
+
+
+class _Loader(object):
+    """Fallback for a loader whose exec_module cannot be replaced in place."""
+
+    def __init__(self, inner, exec_module):
+        self._inner = inner
+        self.exec_module = exec_module
+
+    def create_module(self, spec):
+        return self._inner.create_module(spec)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def _patch(module):
+    name = getattr(module, "__name__", None)
+    patch = _patches.get(name)
+    if patch is None or module.__dict__.get("__frameaudit_patched__"):
+        return
+    try:
+        module.__dict__["__frameaudit_patched__"] = True
+        patch(module)
+    except Exception as err:
+        _log.warn(
+            "could not wrap the video readers of %s (%s: %s); its decodes are not recorded"
+            % (name, type(err).__name__, err)
+        )
+
+
+# --- the path of every decode ------------------------------------------------------
+
+
+def through(reader, call, asked=None, taken=None, meta=None):
+    """Runs one decode and logs it.  Every wrapped reader calls this.
+
+    reader: the reader's name in the log ("decord", "pyav", ...).
+    call(): runs the harness's decode, on the harness's own arguments.
+    asked(): the indices the harness asked for, as a list of ints, read before the
+        decode (None when they are known only from its result).
+    taken(result, asked): the indices the decode gave back, when they are not
+        ``asked`` itself (lmms-eval's PyAV helpers drop duplicates, ...); None if
+        they cannot be known exactly, and then nothing is logged.
+    meta(result): (video, num_frames, fps), read after the decode.
+
+    Only the outermost wrapped call of a thread records: decord's vr[3] runs
+    seek_accurate + next inside, and those are not decodes of their own.
+
+    A frame plan (``--plan``, to come) is looked up here, between ``asked`` and
+    ``call``: the readers that give ``asked`` will take a ``call(indices)`` that
+    decodes the plan's indices instead of the harness's.
+    """
+    depth = getattr(_tls, "depth", 0)
+    if depth:
+        return call()
+    indices = None
+    try:
+        indices = asked() if asked is not None else None
+    except Exception:
+        indices = _UNREAD
+    _tls.depth = depth + 1
+    try:
+        result = call()
+    finally:
+        _tls.depth = depth
+    _record(reader, result, indices, taken, meta)
+    return result
+
+
+_UNREAD = object()
+
+
+def _record(reader, result, indices, taken, meta):
+    try:
+        if indices is _UNREAD:
+            raise ValueError("the indices of a %s decode could not be read" % reader)
+        if taken is not None:
+            indices = taken(result, indices)
+        if indices is None:
+            return  # this decode cannot be known exactly (see docs/recorder.md)
+        video, num_frames, fps = meta(result) if meta is not None else (None, None, None)
+        _log.write(
+            {
+                "event": "decode",
+                "pid": os.getpid(),
+                "reader": reader,
+                "video": video,
+                "indices": [int(i) for i in indices],
+                "num_frames": _count(num_frames),
+                "fps": _log.number(fps),
+                "at": _log.now(),
+            }
+        )
+    except Exception as err:
+        _log.warn("could not record a %s decode (%s: %s)" % (reader, type(err).__name__, err))
+
+
+def _count(n):
+    try:
+        n = int(n)
+    except Exception:
+        return None
+    return n if n > 0 else None
+
+
+# --- helpers for the readers ---------------------------------------------------
+
+
+def video_path(source):
+    """The video as opened: an absolute path (file:// dropped), a URL as given, or
+    None for bytes, buffers and file objects without a name."""
+    try:
+        if hasattr(source, "read") or hasattr(source, "readinto"):
+            source = getattr(source, "name", None)
+        if isinstance(source, bytes):
+            source = os.fsdecode(source)
+        elif source is not None and not isinstance(source, str):
+            source = os.fspath(source)  # pathlib.Path; other objects: TypeError -> None
+        if not isinstance(source, str) or not source:
+            return None
+        if source.startswith("file://"):
+            source = source[len("file://") :]
+        elif "://" in source:
+            return source
+        return os.path.abspath(source)
+    except Exception:
+        return None
+
+
+def int_list(x, num_frames=None):
+    """The ints in a list, tuple, range, ndarray, tensor or scalar, in order, duplicates
+    kept; negative ones counted from the end when num_frames is known.  None for
+    anything that could not be read without consuming it (iterators)."""
+    if isinstance(x, range):
+        values = list(x)
+    elif isinstance(x, (list, tuple)):
+        values = _flat(x)
+    elif hasattr(x, "tolist"):  # numpy arrays and scalars, torch tensors
+        v = x.tolist()
+        values = _flat(v) if isinstance(v, list) else [v]
+    elif hasattr(x, "__index__"):
+        values = [x]
+    else:
+        return None
+    out = [int(v) for v in values]
+    if num_frames:
+        out = [i + num_frames if i < 0 else i for i in out]
+    return out
+
+
+def _flat(seq):
+    out = []
+    for v in seq:
+        if isinstance(v, (list, tuple)):
+            out.extend(_flat(v))
+        elif hasattr(v, "tolist") and not hasattr(v, "__index__"):
+            t = v.tolist()
+            out.extend(_flat(t) if isinstance(t, list) else [t])
+        else:
+            out.append(v)
+    return out
+
+
+def wraps_once(cls, name, make):
+    """Replaces cls.name by make(original), once."""
+    original = cls.__dict__.get(name)
+    if original is None or getattr(original, "__frameaudit_wrapped__", False):
+        return
+    wrapper = make(original)
+    functools.update_wrapper(wrapper, original)
+    wrapper.__frameaudit_wrapped__ = True
+    setattr(cls, name, wrapper)
+
+
+def replace_function(module, name, make):
+    """Replaces the module-level function module.name by make(original), once."""
+    original = getattr(module, name, None)
+    if original is None or getattr(original, "__frameaudit_wrapped__", False):
+        return None
+    wrapper = make(original)
+    functools.update_wrapper(wrapper, original)
+    wrapper.__frameaudit_wrapped__ = True
+    setattr(module, name, wrapper)
+    return original, wrapper
