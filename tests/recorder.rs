@@ -1,0 +1,819 @@
+//! The Python frame recorder (assets/python/frameaudit_record), run as a user runs it:
+//! `python3 -m frameaudit_record --log FILE -- COMMAND`, in front of stand-in harness
+//! scripts that read a small generated video. Skips, with a note, where python3, decord
+//! or ffmpeg is absent (CI has them); the PyAV and torchcodec cases skip without those.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn runs(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+fn python_has(module: &str) -> bool {
+    runs("python3", &["-c", &format!("import {module}")])
+}
+
+/// A temporary folder with the test video, or None (and a note) when a tool is missing.
+struct Setup {
+    _dir: tempfile::TempDir,
+    /// The folder, canonical: what the harness's os.getcwd() and os.path.abspath see.
+    root: PathBuf,
+}
+
+impl Setup {
+    fn new(test: &str, modules: &[&str]) -> Option<Setup> {
+        if !runs("python3", &["--version"]) {
+            eprintln!("note: python3 is absent; skipping {test}");
+            return None;
+        }
+        if !runs("ffmpeg", &["-version"]) {
+            eprintln!("note: ffmpeg is absent; skipping {test}");
+            return None;
+        }
+        for m in modules {
+            if !python_has(m) {
+                eprintln!("note: the Python module {m} is absent; skipping {test}");
+                return None;
+            }
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonicalize");
+        // 3 s of testsrc at 10 fps: 30 frames, key frames at 0, 10, 20.
+        let made = Command::new("ffmpeg")
+            .args(["-v", "error", "-y", "-f", "lavfi", "-i"])
+            .arg("testsrc=duration=3:size=64x48:rate=10")
+            .args(["-pix_fmt", "yuv420p", "-g", "10"])
+            .arg(root.join("v.mp4"))
+            .status()
+            .expect("run ffmpeg");
+        assert!(made.success(), "ffmpeg could not make the test video");
+        Some(Setup { _dir: dir, root })
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.root.join(name)
+    }
+
+    fn video(&self) -> String {
+        self.path("v.mp4").display().to_string()
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.path(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&p, text).expect("write");
+        p
+    }
+
+    /// `python3 -m frameaudit_record --log LOG -- COMMAND` in the folder, with
+    /// `pythonpath` after the recorder's own entry. Returns the output and the
+    /// recorder's pid.
+    fn record(&self, log: &Path, command: &[&str], pythonpath: &[&Path]) -> (Output, u32) {
+        let mut entries = vec![repo().join("assets/python")];
+        entries.extend(pythonpath.iter().map(|p| p.to_path_buf()));
+        let child = Command::new("python3")
+            .args(["-m", "frameaudit_record", "--log"])
+            .arg(log)
+            .arg("--")
+            .args(command)
+            .current_dir(&self.root)
+            .env(
+                "PYTHONPATH",
+                std::env::join_paths(entries).expect("PYTHONPATH"),
+            )
+            // Leaves no __pycache__ in the checkout or the folder.
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("FRAMEAUDIT_RECORD_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run python3");
+        let pid = child.id();
+        (child.wait_with_output().expect("wait"), pid)
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Every line of the log, each a whole JSON object; panics on anything else.
+fn log_lines(path: &Path) -> Vec<Value> {
+    let raw = std::fs::read_to_string(path).expect("the log is UTF-8");
+    assert!(
+        raw.is_empty() || raw.ends_with('\n'),
+        "the log ends mid-line"
+    );
+    raw.lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("not a whole JSON line ({e}): {line:?}"));
+            assert!(v.is_object(), "not an object: {line}");
+            v
+        })
+        .collect()
+}
+
+fn events<'a>(lines: &'a [Value], event: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|v| v["event"] == event).collect()
+}
+
+fn decodes_of(lines: &[Value], pid: u64) -> Vec<&Value> {
+    lines
+        .iter()
+        .filter(|v| v["event"] == "decode" && v["pid"] == pid)
+        .collect()
+}
+
+fn indices(v: &Value) -> Vec<i64> {
+    v["indices"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no indices in {v}"))
+        .iter()
+        .map(|i| i.as_i64().expect("an integer index"))
+        .collect()
+}
+
+/// The pid printed after `label` on a line of the harness's stdout.
+fn printed_pid(stdout: &str, label: &str) -> u64 {
+    stdout
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(label)?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no `{label}` line in {stdout:?}"))
+}
+
+fn check_start(lines: &[Value], pid: u64, ppid: u64, cwd: &Path) {
+    let starts: Vec<_> = events(lines, "start")
+        .into_iter()
+        .filter(|v| v["pid"] == pid)
+        .collect();
+    assert_eq!(starts.len(), 1, "one start line for pid {pid}: {lines:#?}");
+    let s = starts[0];
+    assert_eq!(s["schema"], "frameaudit/frames-log@1");
+    assert_eq!(s["ppid"], ppid, "{s}");
+    assert_eq!(s["cwd"], cwd.display().to_string());
+    assert!(s["argv"].as_array().is_some_and(|a| !a.is_empty()), "{s}");
+    check_time(s);
+}
+
+fn check_time(v: &Value) {
+    let at = v["at"].as_str().unwrap_or_else(|| panic!("no `at` in {v}"));
+    let b = at.as_bytes();
+    assert!(
+        at.len() == 20 && b[4] == b'-' && b[10] == b'T' && b[19] == b'Z',
+        "`at` is not UTC RFC 3339 seconds: {at}"
+    );
+}
+
+/// Checks a decode line of the 30-frame, 10 fps test video.
+fn check_decode(v: &Value, reader: &str, video: &str, want: &[i64]) {
+    assert_eq!(v["reader"], reader, "{v}");
+    assert_eq!(v["video"], video, "{v}");
+    assert_eq!(indices(v), want, "{v}");
+    assert_eq!(v["num_frames"], 30, "{v}");
+    assert_eq!(v["fps"].as_f64(), Some(10.0), "{v}");
+    check_time(v);
+}
+
+const DECORD_HARNESS: &str = r#"
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+
+
+def child(path):
+    import decord
+
+    vr = decord.VideoReader(path)
+    vr.get_batch([2, 2, 1])
+
+
+if __name__ == "__main__":
+    import decord
+    import numpy as np
+
+    vr = decord.VideoReader("v.mp4")
+    print("batch", vr.get_batch([0, 5, 10]).shape)
+    vr[3]
+    vr.next()  # frame 4
+    vr[1:4]
+    vr.get_batch(np.array([7, -2]))
+    vr[-1]
+    vr.seek_accurate(12)
+    vr.next()
+    vr.get_frame_timestamp([1, 2])  # no decode
+    sys.stdout.flush()
+    p = mp.get_context("spawn").Process(target=child, args=("v.mp4",))
+    p.start()
+    p.join()
+    print("spawn", p.pid, p.exitcode)
+    p = mp.get_context("fork").Process(target=child, args=(os.path.abspath("v.mp4"),))
+    p.start()
+    p.join()
+    print("fork", p.pid, p.exitcode)
+    sys.stdout.flush()
+    q = subprocess.Popen([sys.executable, "-c", "from harness import child; child('v.mp4')"])
+    q.wait()
+    print("subprocess", q.pid, q.returncode)
+    print("done ü")
+    sys.exit(3)
+"#;
+
+#[test]
+fn decord_reads_in_the_main_process_and_its_children_are_logged() {
+    let Some(s) = Setup::new("the decord recorder test", &["decord"]) else {
+        return;
+    };
+    s.write("harness.py", DECORD_HARNESS);
+    let log = s.path("frames.jsonl");
+    let (out, recorder) = s.record(&log, &["python3", "harness.py"], &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "the exit status passes through: {out:?}"
+    );
+    assert!(
+        stdout.starts_with("batch (3, 48, 64, 3)\nspawn ") && stdout.ends_with("\ndone ü\n"),
+        "stdout passes through: {stdout:?}"
+    );
+    assert!(!text(&out.stderr).contains("frameaudit_record"), "{out:?}");
+
+    let lines = log_lines(&log);
+    let run = &lines[0];
+    assert_eq!(run["event"], "run", "the first line is the run: {run}");
+    assert_eq!(run["schema"], "frameaudit/frames-log@1");
+    assert_eq!(run["command"], serde_json::json!(["python3", "harness.py"]));
+    assert_eq!(run["cwd"], s.root.display().to_string());
+    assert_eq!(run["recorder"], "frameaudit_record 1");
+    check_time(run);
+    let end = lines.last().expect("lines");
+    assert_eq!(end["event"], "end", "the last line is the end: {end}");
+    assert_eq!(end["status"], 3);
+    check_time(end);
+    assert_eq!(events(&lines, "run").len(), 1);
+    assert_eq!(events(&lines, "end").len(), 1);
+
+    let main = lines
+        .iter()
+        .find(|v| v["event"] == "start" && v["ppid"] == recorder)
+        .unwrap_or_else(|| panic!("no start line of the harness: {lines:#?}"))["pid"]
+        .as_u64()
+        .expect("pid");
+    check_start(&lines, main, u64::from(recorder), &s.root);
+    let video = s.video();
+    let want: [&[i64]; 7] = [&[0, 5, 10], &[3], &[4], &[1, 2, 3], &[7, 28], &[29], &[12]];
+    let got = decodes_of(&lines, main);
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for (v, w) in got.iter().zip(want) {
+        check_decode(v, "decord", &video, w);
+    }
+    for label in ["spawn ", "fork ", "subprocess "] {
+        let pid = printed_pid(&stdout, label);
+        check_start(&lines, pid, main, &s.root);
+        let got = decodes_of(&lines, pid);
+        assert_eq!(got.len(), 1, "{label}: {got:#?}");
+        check_decode(got[0], "decord", &video, &[2, 2, 1]);
+    }
+}
+
+#[test]
+fn a_command_that_reads_no_video_imports_nothing_and_keeps_its_output_and_status() {
+    let Some(s) = Setup::new("the recorder's no-video test", &[]) else {
+        return;
+    };
+    s.write(
+        "plain.py",
+        "import sys\nprint('hello', 'decord' in sys.modules, 'numpy' in sys.modules)\n\
+         sys.stdout.write('no newline')\nsys.exit(0)\n",
+    );
+    let log = s.path("frames.jsonl");
+    let (out, _) = s.record(&log, &["python3", "plain.py"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(text(&out.stdout), "hello False False\nno newline");
+    assert_eq!(text(&out.stderr), "");
+    let lines = log_lines(&log);
+    let kinds: Vec<_> = lines
+        .iter()
+        .map(|v| v["event"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(kinds, ["run", "start", "end"], "{lines:#?}");
+    assert_eq!(lines[2]["status"], 0);
+
+    // Not a Python command: output bytes and status as they are; the log appends.
+    let (out, _) = s.record(
+        &log,
+        &["sh", "-c", "printf 'a\\tb\\n'; printf err >&2; exit 7"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    assert_eq!(out.stdout, b"a\tb\n");
+    assert_eq!(out.stderr, b"err");
+    let lines = log_lines(&log);
+    let kinds: Vec<_> = lines
+        .iter()
+        .map(|v| v["event"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(kinds, ["run", "start", "end", "run", "end"], "{lines:#?}");
+    assert_eq!(lines[4]["status"], 7);
+}
+
+#[test]
+fn an_unwritable_log_warns_and_the_command_still_runs() {
+    let Some(s) = Setup::new("the recorder's unwritable-log test", &["decord"]) else {
+        return;
+    };
+    s.write(
+        "reads.py",
+        "import sys, decord\nprint(decord.VideoReader('v.mp4').get_batch([1, 2]).shape)\nsys.exit(4)\n",
+    );
+    s.write("not-a-dir", "");
+    // Unwritable even for root: a file where a folder should be.
+    let log = s.path("not-a-dir/frames.jsonl");
+    let (out, _) = s.record(&log, &["python3", "reads.py"], &[]);
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    assert_eq!(text(&out.stdout), "(2, 48, 64, 3)\n");
+    let err = text(&out.stderr);
+    assert_eq!(
+        err.matches("frameaudit_record: warning").count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("cannot write the frames log"), "{err}");
+    assert!(err.contains("without recording"), "{err}");
+
+    // The log stops being writable during the run: each process warns once, goes on.
+    s.write(
+        "breaks.py",
+        r#"
+import os
+import decord
+
+vr = decord.VideoReader("v.mp4")
+vr.get_batch([1])
+os.remove("frames.jsonl")
+os.mkdir("frames.jsonl")
+for i in range(3):
+    vr.get_batch([i])
+print("frames", vr.get_batch([0, 1]).shape)
+"#,
+    );
+    let log = s.path("frames.jsonl");
+    let (out, _) = s.record(&log, &["python3", "breaks.py"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(text(&out.stdout), "frames (2, 48, 64, 3)\n");
+    // One from the harness, one from the recorder's end line.
+    let err = text(&out.stderr);
+    let warnings: Vec<_> = err
+        .lines()
+        .filter(|l| l.starts_with("frameaudit_record: warning"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(
+        warnings
+            .iter()
+            .all(|l| l.contains("cannot write the frames log")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_sitecustomize_already_on_the_path_still_runs() {
+    let Some(s) = Setup::new("the recorder's sitecustomize test", &["decord"]) else {
+        return;
+    };
+    let site = s.path("usersite");
+    s.write(
+        "usersite/sitecustomize.py",
+        "import os, sys\nMARK = 'user sitecustomize'\nos.environ['USER_SITE_RAN'] = '1'\n",
+    );
+    s.write(
+        "uses.py",
+        "import os, sitecustomize, decord\nprint(sitecustomize.MARK, os.environ.get('USER_SITE_RAN'))\n\
+         decord.VideoReader('v.mp4').get_batch([9, 8])\n",
+    );
+    let log = s.path("frames.jsonl");
+    let (out, _) = s.record(&log, &["python3", "uses.py"], &[&site]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(text(&out.stdout), "user sitecustomize 1\n");
+    let lines = log_lines(&log);
+    let d = events(&lines, "decode");
+    assert_eq!(d.len(), 1, "{lines:#?}");
+    check_decode(d[0], "decord", &s.video(), &[9, 8]);
+}
+
+#[test]
+fn concurrent_writers_leave_only_whole_lines() {
+    let Some(s) = Setup::new("the recorder's concurrency test", &["decord"]) else {
+        return;
+    };
+    s.write(
+        "writer.py",
+        r#"
+import sys
+import decord
+
+w = int(sys.argv[1])
+vr = decord.VideoReader("v.mp4")
+for i in range(200):
+    vr.get_batch([w, i % 30])
+# Lines longer than a pipe buffer (4 KiB) as well.
+for i in range(3):
+    vr.get_batch([w] * 1500)
+"#,
+    );
+    s.write(
+        "fanout.py",
+        r#"
+import subprocess
+import sys
+
+ps = [subprocess.Popen([sys.executable, "writer.py", str(w)]) for w in range(4)]
+sys.exit(max(p.wait() for p in ps))
+"#,
+    );
+    let log = s.path("frames.jsonl");
+    let (out, _) = s.record(&log, &["python3", "fanout.py"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let lines = log_lines(&log);
+    let starts = events(&lines, "start");
+    assert_eq!(starts.len(), 5, "{starts:#?}");
+    let mut workers = 0;
+    for start in starts {
+        let pid = start["pid"].as_u64().expect("pid");
+        let got = decodes_of(&lines, pid);
+        if got.is_empty() {
+            continue; // fanout.py itself
+        }
+        workers += 1;
+        assert_eq!(got.len(), 203, "pid {pid}");
+        let w = indices(got[0])[0];
+        for (i, v) in got.iter().enumerate() {
+            let want: Vec<i64> = if i < 200 {
+                vec![w, i as i64 % 30]
+            } else {
+                vec![w; 1500]
+            };
+            assert_eq!(indices(v), want, "pid {pid}, decode {i}");
+        }
+    }
+    assert_eq!(workers, 4);
+}
+
+/// lmms-eval 0.7.3's PyAV helpers (models/model_utils/load_video.py) and VLMEvalKit's
+/// Video-LLaVA one, as those harnesses have them, with the frames they return saved
+/// so that a check without the recorder can compare them to the logged indices.
+const PYAV_STANDINS: &[(&str, &str)] = &[
+    ("fake/lmms_eval/__init__.py", ""),
+    ("fake/lmms_eval/models/__init__.py", ""),
+    ("fake/lmms_eval/models/model_utils/__init__.py", ""),
+    (
+        "fake/lmms_eval/models/model_utils/load_video.py",
+        r#"
+import av
+import numpy as np
+
+
+def record_video_length_stream(container, indices):
+    frames = []
+    start_index = indices[0]
+    end_index = indices[-1]
+    index_set = set(indices.tolist() if hasattr(indices, "tolist") else indices)
+    for i, frame in enumerate(container.decode(video=0)):
+        if i > end_index:
+            break
+        if i >= start_index and i in index_set:
+            frames.append(frame)
+    return frames
+
+
+def record_video_length_packet(container):
+    frames = []
+    for packet in container.demux(video=0):
+        for frame in packet.decode():
+            frames.append(frame)
+    return frames
+
+
+def load_video_stream(container, num_frm=8, fps=None, force_include_last_frame=False):
+    total_frames = container.streams.video[0].frames
+    sampled_frm = min(total_frames, num_frm)
+    indices = np.linspace(0, total_frames - 1, sampled_frm, dtype=int)
+    if force_include_last_frame:
+        last_frame = total_frames - 1
+        if last_frame not in indices:
+            indices = np.linspace(0, total_frames - 2, sampled_frm - 1, dtype=int)
+            indices = np.append(indices, last_frame)
+    return record_video_length_stream(container, indices)
+
+
+def load_video_packet(container, num_frm=8, fps=None):
+    frames = record_video_length_packet(container)
+    total_frames = len(frames)
+    sampled_frm = min(total_frames, num_frm)
+    indices = np.linspace(0, total_frames - 1, sampled_frm, dtype=int)
+    if total_frames - 1 not in indices:
+        indices = np.append(indices, total_frames - 1)
+    return [frames[i] for i in indices]
+
+
+def read_video(video_path, *, num_frm=8, fps=None, format="rgb24", force_include_last_frame=False):
+    container = av.open(video_path)
+    try:
+        if "webm" not in video_path and "mkv" not in video_path:
+            try:
+                frames = load_video_stream(container, num_frm, fps, force_include_last_frame)
+            except Exception:
+                container.seek(0)
+                frames = record_video_length_packet(container)
+        else:
+            frames = record_video_length_packet(container)
+        return np.stack([f.to_ndarray(format=format) for f in frames])
+    finally:
+        container.close()
+
+
+read_video_pyav = read_video
+"#,
+    ),
+    ("fake/vlmeval/__init__.py", ""),
+    ("fake/vlmeval/vlm/__init__.py", ""),
+    ("fake/vlmeval/vlm/video_llm/__init__.py", ""),
+    (
+        "fake/vlmeval/vlm/video_llm/video_llava.py",
+        r#"
+import numpy as np
+
+
+def read_video_pyav(container, indices):
+    frames = []
+    container.seek(0)
+    start_index = indices[0]
+    end_index = indices[-1]
+    for i, frame in enumerate(container.decode(video=0)):
+        if i > end_index:
+            break
+        if i >= start_index and i in indices:
+            frames.append(frame)
+    return np.stack([x.to_ndarray(format='rgb24') for x in frames])
+"#,
+    ),
+    (
+        "pyav_harness.py",
+        r#"
+import av
+import numpy as np
+from lmms_eval.models.model_utils.load_video import load_video_packet, read_video, read_video_pyav
+from vlmeval.vlm.video_llm.video_llava import read_video_pyav as vlm_read_video_pyav
+
+out = [read_video("v.mp4", num_frm=4), read_video_pyav("v.mp4", num_frm=8, force_include_last_frame=True)]
+c = av.open("v.mp4")
+out.append(np.stack([f.to_ndarray(format="rgb24") for f in load_video_packet(c, num_frm=5)]))
+out.append(vlm_read_video_pyav(c, np.array([3, 3, 1, 20, 9])))  # unsorted: what it keeps
+c.close()
+for n, frames in enumerate(out):
+    np.save("out%d.npy" % n, frames)
+print("saved", len(out))
+"#,
+    ),
+    (
+        "pyav_check.py",
+        r#"
+import json
+import av
+import numpy as np
+
+c = av.open("v.mp4")
+every = np.stack([f.to_ndarray(format="rgb24") for f in c.decode(video=0)])
+decodes = [json.loads(l) for l in open("frames.jsonl") if '"decode"' in l]
+for n, d in enumerate(decodes):
+    got = np.load("out%d.npy" % n)
+    assert np.array_equal(got, every[d["indices"]]), (n, d["indices"])
+print("exact", len(decodes))
+"#,
+    ),
+];
+
+#[test]
+fn lmms_eval_and_vlmevalkit_pyav_helpers_are_logged_exactly() {
+    let Some(s) = Setup::new("the recorder's PyAV test", &["av", "numpy"]) else {
+        return;
+    };
+    for (name, body) in PYAV_STANDINS {
+        s.write(name, body);
+    }
+    let log = s.path("frames.jsonl");
+    let (out, _) = s.record(&log, &["python3", "pyav_harness.py"], &[&s.path("fake")]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(text(&out.stdout), "saved 4\n");
+    let lines = log_lines(&log);
+    let d = events(&lines, "decode");
+    let video = s.video();
+    let want: [&[i64]; 4] = [
+        &[0, 9, 19, 29],
+        &[0, 4, 8, 12, 16, 20, 24, 29],
+        &[0, 7, 14, 21, 29],
+        &[3, 9],
+    ];
+    assert_eq!(d.len(), want.len(), "{d:#?}");
+    for (v, w) in d.iter().zip(want) {
+        check_decode(v, "pyav", &video, w);
+    }
+    // The frames each helper returned are those frames of the video.
+    let check = Command::new("python3")
+        .arg("pyav_check.py")
+        .current_dir(&s.root)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("run the check");
+    assert_eq!(text(&check.stdout), "exact 4\n", "{check:?}");
+}
+
+#[test]
+fn qwen_vl_utils_torchvision_reads_are_logged_from_their_metadata() {
+    let Some(s) = Setup::new("the recorder's qwen_vl_utils test", &[]) else {
+        return;
+    };
+    // The shape of qwen_vl_utils 0.0.14's vision_process: a backend table, and metadata
+    // with the indices taken from what torchvision.io.read_video decoded.
+    s.write(
+        "fake/qwen_vl_utils/__init__.py",
+        "from .vision_process import fetch_video\n",
+    );
+    s.write(
+        "fake/qwen_vl_utils/vision_process.py",
+        r#"
+def _read_video_torchvision(ele):
+    idx = [0, 10, 19, 29]
+    return "frames", dict(fps=10.0, frames_indices=idx, total_num_frames=30, video_backend="torchvision"), 2.0
+
+
+VIDEO_READER_BACKENDS = {"torchvision": _read_video_torchvision}
+
+
+def fetch_video(ele):
+    return VIDEO_READER_BACKENDS["torchvision"](ele)[0]
+"#,
+    );
+    let video = s.video();
+    s.write(
+        "qwen_harness.py",
+        &format!(
+            "from qwen_vl_utils import fetch_video\n\
+             print(fetch_video({{'video': 'file://{video}'}}))\n\
+             print(fetch_video({{'video': 'v.mp4', 'video_start': 1.0}}))\n"
+        ),
+    );
+    let log = s.path("frames.jsonl");
+    let (out, _) = s.record(&log, &["python3", "qwen_harness.py"], &[&s.path("fake")]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(text(&out.stdout), "frames\nframes\n");
+    let lines = log_lines(&log);
+    let d = events(&lines, "decode");
+    // The clip from video_start on is counted from its own first frame: not logged.
+    assert_eq!(d.len(), 1, "{d:#?}");
+    check_decode(d[0], "torchvision", &video, &[0, 10, 19, 29]);
+}
+
+#[test]
+fn torchcodec_index_reads_are_logged() {
+    let Some(s) = Setup::new("the recorder's torchcodec test", &["torchcodec"]) else {
+        return;
+    };
+    s.write(
+        "tc.py",
+        r#"
+import torch
+from torchcodec.decoders import VideoDecoder
+
+d = VideoDecoder("v.mp4")
+d.get_frames_at([0, 5, -1])
+d.get_frames_at(torch.tensor([3, 3]))
+d[2]
+d[-3:]
+d.get_frame_at(7)
+d.get_frames_in_range(1, 10, 4)
+d.get_frames_played_at([0.5])  # by time: not logged
+print("ok")
+"#,
+    );
+    let log = s.path("frames.jsonl");
+    let (out, _) = s.record(&log, &["python3", "tc.py"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let lines = log_lines(&log);
+    let d = events(&lines, "decode");
+    let want: [&[i64]; 6] = [&[0, 5, 29], &[3, 3], &[2], &[27, 28, 29], &[7], &[1, 5, 9]];
+    assert_eq!(d.len(), want.len(), "{d:#?}");
+    for (v, w) in d.iter().zip(want) {
+        check_decode(v, "torchcodec", &s.video(), w);
+    }
+}
+
+#[test]
+fn usage_and_errors() {
+    let Some(s) = Setup::new("the recorder's usage test", &[]) else {
+        return;
+    };
+    let run = |args: &[&str]| {
+        Command::new("python3")
+            .args(["-m", "frameaudit_record"])
+            .args(args)
+            .current_dir(&s.root)
+            .env("PYTHONPATH", repo().join("assets/python"))
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .expect("run python3")
+    };
+    let help = run(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(
+        text(&help.stdout).starts_with("usage: python3 -m frameaudit_record --log FILE -- COMMAND")
+    );
+    let out = run(&["--log", "f.jsonl", "python3", "x.py"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("frameaudit_record: missing `--` before COMMAND"),
+        "{err}"
+    );
+    assert!(err.contains("usage:"), "{err}");
+    // The other usage errors, through main() in one process.
+    let cases: &[(&[&str], &str)] = &[
+        (&["--log", "f.jsonl"], "missing `--` before COMMAND"),
+        (&["--", "true"], "--log FILE is required"),
+        (&["--log", "f.jsonl", "--"], "no COMMAND after `--`"),
+        (&["--log"], "--log needs a FILE"),
+        (&["--log="], "--log needs a FILE"),
+        (
+            &["--frobnicate", "--", "true"],
+            "unknown option --frobnicate",
+        ),
+    ];
+    let argvs =
+        serde_json::to_string(&cases.iter().map(|c| c.0).collect::<Vec<_>>()).expect("json");
+    s.write(
+        "usage.py",
+        &format!(
+            "import contextlib, io, json\n\
+             from frameaudit_record.__main__ import main\n\
+             for argv in json.loads({argvs:?}):\n\
+             \x20   err = io.StringIO()\n\
+             \x20   with contextlib.redirect_stderr(err):\n\
+             \x20       code = main(argv)\n\
+             \x20   print(json.dumps([code, err.getvalue()]))\n"
+        ),
+    );
+    let out = Command::new("python3")
+        .arg("usage.py")
+        .current_dir(&s.root)
+        .env("PYTHONPATH", repo().join("assets/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("run python3");
+    let results: Vec<(i64, String)> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a result"))
+        .collect();
+    assert_eq!(results.len(), cases.len(), "{out:?}");
+    for ((args, message), (code, err)) in cases.iter().zip(results) {
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!("frameaudit_record: {message}")),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("usage:"), "{args:?}: {err}");
+    }
+    assert!(!s.path("f.jsonl").exists(), "no log for a usage error");
+    let out = run(&["--log", "f.jsonl", "--", "./no-such-command"]);
+    assert_eq!(out.status.code(), Some(127), "{out:?}");
+    assert!(text(&out.stderr).contains("cannot run ./no-such-command"));
+    let kinds: Vec<_> = log_lines(&s.path("f.jsonl"))
+        .iter()
+        .map(|v| v["event"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(kinds, ["run", "end"]);
+}
