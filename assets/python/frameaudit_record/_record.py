@@ -50,20 +50,34 @@ def start():
 
 
 def _start_line():
-    # sys.orig_argv (3.10+) is the whole command line; sys.argv is incomplete this early
-    # (for `python -m pkg` it is still ['-m', ...]).
-    argv = list(getattr(sys, "orig_argv", None) or getattr(sys, "argv", None) or [])
     _log.write(
         {
             "schema": _log.SCHEMA,
             "event": "start",
             "pid": os.getpid(),
             "ppid": os.getppid(),
-            "argv": argv,
+            "argv": _argv(),
             "cwd": _cwd(),
             "at": _log.now(),
         }
     )
+
+
+def _argv():
+    """The process's whole command line.  sys.argv is incomplete this early (for
+    `python -m pkg` it is still ['-m', ...]): sys.orig_argv (3.10+), or Linux's
+    /proc/self/cmdline, else what sys.argv holds."""
+    argv = getattr(sys, "orig_argv", None)
+    if argv:
+        return list(argv)
+    try:
+        with open("/proc/self/cmdline", "rb") as f:
+            raw = f.read()
+        if raw:
+            return [os.fsdecode(a) for a in raw.rstrip(b"\0").split(b"\0")]
+    except OSError:
+        pass
+    return list(getattr(sys, "argv", None) or [])
 
 
 def _forked():
