@@ -777,18 +777,20 @@ fn usage_and_errors() {
         serde_json::to_string(&cases.iter().map(|c| c.0).collect::<Vec<_>>()).expect("json");
     s.write(
         "usage.py",
-        &format!(
-            "import contextlib, io, json\n\
-             from frameaudit_record.__main__ import main\n\
-             for argv in json.loads({argvs:?}):\n\
-             \x20   err = io.StringIO()\n\
-             \x20   with contextlib.redirect_stderr(err):\n\
-             \x20       code = main(argv)\n\
-             \x20   print(json.dumps([code, err.getvalue()]))\n"
-        ),
+        r#"
+import contextlib, io, json, sys
+from frameaudit_record.__main__ import main
+
+for argv in json.loads(sys.argv[1]):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(argv)
+    print(json.dumps([code, err.getvalue()]))
+"#,
     );
     let out = Command::new("python3")
         .arg("usage.py")
+        .arg(&argvs)
         .current_dir(&s.root)
         .env("PYTHONPATH", repo().join("assets/python"))
         .env("PYTHONDONTWRITEBYTECODE", "1")

@@ -10,6 +10,7 @@ import json
 import math
 import os
 import sys
+import threading
 import time
 
 try:
@@ -22,6 +23,12 @@ SCHEMA = "frameaudit/frames-log@1"
 ENV_LOG = "FRAMEAUDIT_RECORD_LOG"
 
 _state = {"path": None, "warned": False, "error": None}
+
+# Held for every write, and across os.fork(): a child forked while another thread held
+# the flock would keep a copy of that descriptor, and the lock, for good.
+_lock = threading.RLock()  # reentrant: a signal handler may log mid-write
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_lock.acquire, after_in_parent=_lock.release, after_in_child=_lock.release)
 
 
 def configure(path):
@@ -73,15 +80,16 @@ def write(obj, path=None, quiet=False):
         # A path that is not valid UTF-8 comes in with surrogate escapes; the log stays UTF-8.
         line = (text + "\n").encode("utf-8", "replace")
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(target, flags, 0o666)
-        try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)  # releases the lock
+        with _lock:
+            fd = os.open(target, flags, 0o666)
+            try:
+                if fcntl is not None:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)  # releases the flock
         return True
     except Exception as err:
         _state["error"] = _reason(err)

@@ -137,6 +137,7 @@ def _hook_loader(spec):
 
     @functools.wraps(original)
     def exec_module(module):
+        module.__dict__.pop("__frameaudit_patched__", None)  # importlib.reload runs anew
         original(module)
         _patch(module)
 
