@@ -110,6 +110,7 @@ fn every_vector_matches_its_harness() {
             policy: c.policy.clone(),
             base: c.base,
             fps: c.fps,
+            inferred: false,
         };
         let via_indices = Policy::from_config(&sampling)
             .and_then(|p| sampling::indices(&p, c.t, c.n, c.video_fps));

@@ -510,6 +510,15 @@ pub struct ImportCommon {
     /// Read and report, write nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// The benchmark's videos, found by name anywhere under DIR (e.g. lmms-eval's cache
+    /// $HF_HOME, with videomme/data/{videoID}.mp4): their frame counts and rates make each
+    /// run's frames exact, and the frame view decodes them
+    #[arg(long, value_name = "DIR")]
+    pub videos: Option<PathBuf>,
+    /// A frameaudit_record log of the runs: the frames each decode was given, recorded
+    /// (logs beside the runs are found without it)
+    #[arg(long = "frames-log", value_name = "FILE")]
+    pub frames_log: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -11,6 +11,7 @@ use super::args::FramesArgs;
 use crate::core::analysis;
 use crate::core::frames::FrameStore;
 use crate::core::queue::{QueueKind, queue};
+use crate::core::rules::Provenance;
 use crate::core::sampling::{Rule, frame_set, frames_for_cell, transition};
 use crate::core::text::sanitize;
 use crate::tui::frames_view::timestamp;
@@ -20,6 +21,12 @@ struct ConfigJson {
     config: String,
     frames: u64,
     policy: String,
+    /// `recorded`, `reproduced` or `assumed`; null when no frames are known.
+    provenance: Option<&'static str>,
+    /// The rule, with the harness and version it reproduces.
+    rule: String,
+    /// Why the frames are known, assumed or unknown.
+    why: String,
     indices: Vec<u64>,
 }
 
@@ -46,7 +53,8 @@ struct FramesJson {
 fn policy_name(rule: &Rule) -> String {
     match rule {
         Rule::Cell => "cell".into(),
-        Rule::Policy(p) => (*p).into(),
+        Rule::Run { kind, .. } => kind.clone(),
+        Rule::Policy { name, .. } => (*name).into(),
         Rule::Assumed => "linspace".into(),
         Rule::Unknown(_) => "unknown".into(),
     }
@@ -165,6 +173,9 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                     } else {
                         policy_name(&per_config[c].1)
                     },
+                    provenance: per_config[c].1.provenance().map(|p| p.name()),
+                    rule: per_config[c].1.name(),
+                    why: per_config[c].1.explain(),
                     indices: per_config[c].0.clone(),
                 })
                 .collect(),
@@ -194,8 +205,15 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     for &c in &shown {
         let (idx, rule) = &per_config[c];
         write!(out, "{:>10}  {:>3} frames", sanitize(&names[c]), idx.len())?;
+        // How sure each set is, always: an assumed set must never pass for the frames the
+        // model saw.
+        match rule.provenance() {
+            Some(Provenance::Assumed) => write!(out, "  [ASSUMED]")?,
+            Some(p) => write!(out, "  [{}]", p.name())?,
+            None => {}
+        }
         if args.explain {
-            write!(out, "  ({})", rule.explain())?;
+            write!(out, "  ({})", sanitize(&rule.explain()))?;
         }
         let list: Vec<String> = idx
             .iter()

@@ -12,7 +12,9 @@ use super::args::{
     ConvertArgs, DatasetArgs, ImportCommon, InputFormat, LmmsArgs, VlmArgs, WideArgs,
 };
 use crate::core::diag::Diagnostics;
-use crate::core::import::{Import, ImportError, lmms_eval, vlmevalkit, wide_csv};
+use crate::core::import::{
+    Import, ImportError, frames_log, lmms_eval, videos, vlmevalkit, wide_csv,
+};
 use crate::core::load::CellSink;
 use crate::core::load::cells::write_cell;
 use crate::core::load::per_item_csv::read_per_item_csv;
@@ -123,8 +125,53 @@ fn harness(
     bar.set_message(format!("reading {what}"));
     let mut imp = Import::default();
     let read_result = read(&mut imp, &|n| bar.inc(n));
-    bar.finish_and_clear();
     read_result.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut notes: Vec<String> = Vec::new();
+    if let Some(dir) = &common.videos {
+        bar.set_message("probing videos");
+        let index = videos::VideoIndex::build(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let probe = |p: &Path| {
+            crate::core::frames::probe::probe_video(p).map(|v| videos::Probed {
+                num_frames: v.num_frames,
+                fps: v.fps,
+                duration: v.duration,
+            })
+        };
+        let v = videos::attach(&mut imp, &index, &probe);
+        notes.push(format!(
+            "videos: {} probed for {} items that name one ({} not found)",
+            v.videos, v.items, v.missing
+        ));
+    }
+    let logs = frames_log::find_logs(&common.frames_log, &common.paths);
+    let mut logged = Vec::new();
+    for log in &logs {
+        let mut skips = Vec::new();
+        logged.extend(frames_log::read(log, &mut skips).map_err(|e| anyhow::anyhow!("{e}"))?);
+        for (line, reason) in skips {
+            imp.skip(log, Some(line), reason);
+        }
+    }
+    if !logs.is_empty() {
+        let signatures = imp.signatures.clone();
+        let a = frames_log::attach(&mut imp, &logged, &|command| {
+            signatures
+                .iter()
+                .filter(|s| s.matches(command))
+                .map(|s| (s.model.clone(), s.config.clone()))
+                .collect()
+        });
+        notes.push(format!(
+            "frames logs: {} files, {} of {} logged runs matched, {} cells given their recorded frames",
+            logs.len(),
+            a.runs,
+            logged.len(),
+            a.cells
+        ));
+    }
+    imp.check_recorded();
+    imp.warn_contradictions();
+    bar.finish_and_clear();
     let s = imp.summary();
     let mut err = std::io::stderr().lock();
     writeln!(
@@ -140,6 +187,9 @@ fn harness(
             sanitize(&reason),
             sanitize(&at)
         )?;
+    }
+    for n in &notes {
+        writeln!(err, "  {}", sanitize(n))?;
     }
     for w in &imp.warnings {
         writeln!(err, "  warning: {}", sanitize(w))?;

@@ -16,6 +16,7 @@ use crate::core::load::json::{
 };
 use crate::core::load::{CellFormat, read_cell_file};
 use crate::core::matrix::{MatrixBuilder, ResponseMatrix};
+use crate::core::rules::RunRule;
 
 /// What `items.jsonl` says about one item.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -24,9 +25,15 @@ pub struct ItemMeta {
     pub options: Vec<String>,
     pub gold: Option<String>,
     pub video: Option<String>,
+    /// The video file, relative to the videos directory, when the import found it
+    /// (`--videos`): `videomme/data/fFjv93ACGo8.mp4`.
+    pub video_file: Option<String>,
     pub num_frames: Option<u64>,
     pub fps: Option<f64>,
     pub duration: Option<f64>,
+    /// The question's time window in the video, in seconds (MVBench's `start`/`end`).
+    pub start: Option<f64>,
+    pub end: Option<f64>,
     pub category: Option<String>,
     pub task_type: Option<String>,
 }
@@ -41,6 +48,10 @@ pub struct ConfigSampling {
     /// Sampling rate of an `fps` policy.
     #[serde(default)]
     pub fps: Option<f64>,
+    /// True when the policy is a guess (an importer inferred it from a model wrapper),
+    /// so its frames are `assumed`, not `reproduced`.
+    #[serde(default)]
+    pub inferred: bool,
 }
 
 /// The sampling policies FORMATS.md §4 defines.
@@ -69,6 +80,26 @@ pub struct DatasetMeta {
     pub videos_dir: Option<String>,
     #[serde(default)]
     pub frame_name: Option<String>,
+    /// The frame rule of each run (docs/formats.md, `runs`): a run's rule wins over the
+    /// configuration's policy in `configs`.
+    #[serde(default)]
+    pub runs: Vec<RunEntry>,
+}
+
+/// The frame rule of one run: a model under one configuration, on one benchmark or (with
+/// no `benchmark`) on all of them.
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq)]
+pub struct RunEntry {
+    /// The protocol the run belongs to; `None`: every protocol's configuration of that
+    /// name (a dataset of one protocol names none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub benchmark: Option<String>,
+    pub config: String,
+    #[serde(flatten)]
+    pub rule: RunRule,
 }
 
 /// A loaded dataset.
@@ -85,6 +116,21 @@ pub struct Dataset {
     pub meta: DatasetMeta,
     /// Warnings of the load (errors reject it).
     pub warnings: Diagnostics,
+    /// `meta.runs` by (model, benchmark, configuration) ids of the matrix; a run entry
+    /// without a benchmark is found under `u32::MAX`.
+    pub run_index: rustc_hash::FxHashMap<(u32, u32, u32), usize>,
+}
+
+impl Dataset {
+    /// The run entry of `dataset.json` that gives the frame rule of a model (id) under a
+    /// configuration (id) on a benchmark (id): the entry naming the benchmark, else the
+    /// one for all benchmarks.
+    pub fn run_entry(&self, model: u32, benchmark: u32, config: u32) -> Option<&RunEntry> {
+        self.run_index
+            .get(&(model, benchmark, config))
+            .or_else(|| self.run_index.get(&(model, u32::MAX, config)))
+            .and_then(|&i| self.meta.runs.get(i))
+    }
 }
 
 /// Loads a dataset: a directory (FORMATS.md §1), a cells JSONL file or a per-item CSV.
@@ -255,6 +301,10 @@ pub fn load_compared(
             stem.map(|s| s.to_string_lossy().into_owned())
         })
         .unwrap_or_else(|| "dataset".into());
+    if let Some(c) = compared {
+        add_compared_runs(&mut ds_meta, c);
+    }
+    let run_index = index_runs(&matrix, &ds_meta, root.as_deref(), &mut diags);
     Ok(Dataset {
         root,
         name,
@@ -263,7 +313,96 @@ pub fn load_compared(
         items,
         meta: ds_meta,
         warnings: diags,
+        run_index,
     })
+}
+
+/// The run entries of a compared dataset's `dataset.json`, under the protocols its cells
+/// were read as (see [`Compared`]), so its frames follow its own rules.
+fn add_compared_runs(meta: &mut DatasetMeta, c: &Compared<'_>) {
+    let Ok(bytes) = std::fs::read(c.path.join("dataset.json")) else {
+        return;
+    };
+    let Ok(other) = serde_json::from_slice::<DatasetMeta>(&bytes) else {
+        return;
+    };
+    for mut run in other.runs {
+        run.protocol = Some(match run.protocol.as_deref() {
+            None => c.label.to_string(),
+            Some(p) if p == c.primary => c.label.to_string(),
+            Some(p) => format!("{}:{p}", c.label),
+        });
+        meta.runs.push(run);
+    }
+}
+
+/// Maps (model, benchmark, configuration) ids to the run entries of `dataset.json`; an
+/// entry naming no model, configuration or benchmark of the matrix is warned about.
+fn index_runs(
+    m: &ResponseMatrix,
+    meta: &DatasetMeta,
+    root: Option<&Path>,
+    diags: &mut Diagnostics,
+) -> rustc_hash::FxHashMap<(u32, u32, u32), usize> {
+    let mut index = rustc_hash::FxHashMap::default();
+    let file: Arc<Path> = Arc::from(root.unwrap_or(Path::new("")).join("dataset.json"));
+    for (i, run) in meta.runs.iter().enumerate() {
+        let where_ = format!(
+            "runs[{i}] (model {:?}, configuration {:?})",
+            run.model, run.config
+        );
+        let Some(model) = m.models.get(&run.model) else {
+            diags.warning(
+                &file,
+                None,
+                Some("runs"),
+                format!("{where_}: no such model"),
+            );
+            continue;
+        };
+        let bench = match &run.benchmark {
+            None => u32::MAX,
+            Some(b) => match m.benchmarks.get(b) {
+                Some(b) => b,
+                None => {
+                    diags.warning(
+                        &file,
+                        None,
+                        Some("runs"),
+                        format!("{where_}: no benchmark {b:?}"),
+                    );
+                    continue;
+                }
+            },
+        };
+        let protocols: Vec<u32> = match &run.protocol {
+            Some(p) => m.protocols.get(p).into_iter().collect(),
+            None => (0..m.protocols.len() as u32).collect(),
+        };
+        let configs: Vec<u32> = protocols
+            .iter()
+            .filter_map(|&p| m.find_config(p, &run.config))
+            .collect();
+        if configs.is_empty() {
+            diags.warning(
+                &file,
+                None,
+                Some("runs"),
+                format!("{where_}: no such configuration"),
+            );
+        }
+        for c in configs {
+            if index.insert((model, bench, c), i).is_some() {
+                diags.warning(
+                    &file,
+                    None,
+                    Some("runs"),
+                    format!("{where_}: the run is given twice; the last entry is used"),
+                );
+            }
+        }
+    }
+    index
 }
 
 /// The cell files of a dataset directory: `cells.jsonl` if present, else every `.jsonl`
@@ -366,11 +505,17 @@ struct RawItem<'a> {
     #[serde(borrow, default)]
     video: J<'a>,
     #[serde(borrow, default)]
+    video_file: J<'a>,
+    #[serde(borrow, default)]
     num_frames: J<'a>,
     #[serde(borrow, default)]
     fps: J<'a>,
     #[serde(borrow, default)]
     duration: J<'a>,
+    #[serde(borrow, default)]
+    start: J<'a>,
+    #[serde(borrow, default)]
+    end: J<'a>,
     #[serde(borrow, default)]
     category: J<'a>,
     #[serde(borrow, default)]
@@ -418,9 +563,12 @@ fn read_items(
             },
             gold: ck.opt_str("gold", &raw.gold).map(str::to_owned),
             video: ck.opt_str("video", &raw.video).map(str::to_owned),
+            video_file: ck.opt_str("video_file", &raw.video_file).map(str::to_owned),
             num_frames: ck.non_negative_int("num_frames", &raw.num_frames, true),
             fps: ck.ranged("fps", &raw.fps, f64::MIN_POSITIVE, f64::MAX),
             duration: ck.ranged("duration", &raw.duration, 0.0, f64::MAX),
+            start: ck.ranged("start", &raw.start, 0.0, f64::MAX),
+            end: ck.ranged("end", &raw.end, 0.0, f64::MAX),
             category: ck.opt_str("category", &raw.category).map(str::to_owned),
             task_type: ck.opt_str("task_type", &raw.task_type).map(str::to_owned),
         };

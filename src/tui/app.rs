@@ -193,6 +193,10 @@ pub struct ConfigFrames {
     pub frames: Vec<u64>,
     /// Why there are none, or which rule gave them.
     pub note: String,
+    /// How sure the frames are (`None` when there are none).
+    pub provenance: Option<crate::core::rules::Provenance>,
+    /// The rule that gave them, with the harness it reproduces.
+    pub rule: String,
 }
 
 /// One frame in the frame panel: its index and where it sits in its configuration's sample.
@@ -645,6 +649,8 @@ impl App {
                         crate::core::sampling::Rule::Unknown(why) => why.clone(),
                         other => other.explain(),
                     },
+                    provenance: rule.provenance(),
+                    rule: rule.name(),
                 }
             })
             .collect();

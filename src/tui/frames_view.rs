@@ -12,6 +12,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use super::app::{App, FrameInfo, ImageMode, Subset};
 use super::view::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
 use crate::core::frames::FrameKey;
+use crate::core::rules::Provenance;
 use crate::core::text::sanitize;
 
 /// Longest side, in pixels, a thumbnail is decoded at.
@@ -60,7 +61,7 @@ pub fn draw_frames(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     let inner = block.inner(left);
     f.render_widget(block, left);
     let k = info.configs.len();
-    let timeline_h = (k as u16 + 2).min(inner.height);
+    let timeline_h = (k as u16 + 3).min(inner.height);
     let [timeline, thumbs] =
         Layout::vertical([Constraint::Length(timeline_h), Constraint::Min(0)]).areas(inner);
     draw_timeline(f, app, &info, timeline);
@@ -68,9 +69,21 @@ pub fn draw_frames(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     draw_large(f, app, &info, right);
 }
 
+/// The word a timeline row ends with: how sure its frames are. Never a colour alone: an
+/// assumed set says so in capitals.
+fn provenance_tag(p: Option<Provenance>) -> (&'static str, Style) {
+    match p {
+        Some(Provenance::Recorded) => ("recorded", RIGHT),
+        Some(Provenance::Reproduced) => ("reproduced", DIM),
+        Some(Provenance::Assumed) => ("ASSUMED", WARN.add_modifier(Modifier::BOLD)),
+        None => ("", DIM),
+    }
+}
+
 fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect) {
     let name_w = 10usize;
-    let width = (area.width as usize).saturating_sub(name_w + 8).max(10);
+    // Room for the count and the provenance word after the dots.
+    let width = (area.width as usize).saturating_sub(name_w + 16).max(10);
     let total = info
         .num_frames
         .unwrap_or_else(|| {
@@ -134,7 +147,9 @@ fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect) {
                     .into_iter()
                     .map(|(ch, st)| Span::styled(ch.to_string(), st)),
             );
-            spans.push(Span::styled(format!(" {}", cf.frames.len()), DIM));
+            spans.push(Span::styled(format!(" {:>3} ", cf.frames.len()), DIM));
+            let (word, style) = provenance_tag(cf.provenance);
+            spans.push(Span::styled(word, style));
         }
         lines.push(Line::from(spans));
     }
@@ -151,6 +166,20 @@ fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect) {
         ),
         DIM,
     )));
+    // The rule of the configuration the panel shows, in words: where its frames come from.
+    if let Some(cf) = info.panel_config.and_then(|c| info.configs.get(c)) {
+        let (word, style) = provenance_tag(cf.provenance);
+        let text = if cf.frames.is_empty() {
+            cf.note.clone()
+        } else {
+            cf.rule.clone()
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{}: ", s(&cf.name)), DIM),
+            Span::styled(word, style),
+            Span::styled(format!(" {}", s(&text)), DIM),
+        ]));
+    }
     if let Some((a, b)) = info.pair {
         let (lo, hi) = (&info.configs[a], &info.configs[b]);
         let t = &info.transition;

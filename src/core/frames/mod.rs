@@ -17,6 +17,7 @@
 mod decode;
 mod loader;
 mod name;
+pub mod probe;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,7 +27,8 @@ use crate::core::dataset::{Dataset, DatasetMeta, ItemMeta};
 pub use decode::{MAX_IMAGE_SIDE, load_image};
 pub use loader::{FrameKey, FrameLoader};
 
-use name::{check_relative, render_name};
+pub(crate) use name::check_relative;
+use name::render_name;
 
 /// The directory of the decode cache, under the dataset directory.
 pub const CACHE_DIR: &str = ".frameaudit-cache";
@@ -79,6 +81,9 @@ pub struct FrameStore {
     frame_name: Option<String>,
     /// Frame rate of each video, from the items that name it.
     fps: HashMap<String, f64>,
+    /// The file of each video under the videos directory, when the items name it
+    /// (`video_file`, written by `import --videos`).
+    files: HashMap<String, String>,
     /// The ffmpeg program, when there is one.
     ffmpeg: Option<PathBuf>,
 }
@@ -103,7 +108,11 @@ impl FrameStore {
                 .map_err(|why| format!("dataset.json: {field} {:?} {why}", d)),
         };
         let mut fps = HashMap::new();
+        let mut files = HashMap::new();
         for item in items.iter().flatten() {
+            if let (Some(video), Some(file)) = (&item.video, &item.video_file) {
+                files.entry(video.clone()).or_insert_with(|| file.clone());
+            }
             if let (Some(video), Some(f)) = (&item.video, item.fps)
                 && f.is_finite()
                 && f > 0.0
@@ -118,6 +127,7 @@ impl FrameStore {
             videos_dir: dir(&meta.videos_dir, "videos", "videos_dir"),
             frame_name: meta.frame_name.clone(),
             fps,
+            files,
             ffmpeg: ffmpeg_on_path(),
         }
     }
@@ -218,7 +228,14 @@ impl FrameStore {
             Ok(d) => d,
             Err(why) => return Located::Missing(why.clone()),
         };
-        let Some(video_path) = find_video(root, videos_dir, video) else {
+        let named = match self.files.get(video) {
+            Some(file) => match check_relative(file) {
+                Ok(()) => Some(root.join(videos_dir).join(file)).filter(|p| p.is_file()),
+                Err(why) => return Located::Missing(format!("the video file {file:?} {why}")),
+            },
+            None => None,
+        };
+        let Some(video_path) = named.or_else(|| find_video(root, videos_dir, video)) else {
             let mut reason = describe_tried(&tried);
             if let Some(p) = problem {
                 reason = format!("{p}; {reason}");

@@ -82,7 +82,8 @@ use serde::Deserialize;
 use self::lenient::{MapOnly, Scalar, SeqOnly};
 use self::runs::{LogFile, Overrides, RunConfig, RunCtx, RunMeta, SamplingNotes, Source};
 use self::samples::Sample;
-use super::{Import, ImportError, ImportedCell, ImportedItem, Run, Sampling};
+use super::{Import, ImportError, ImportedCell, ImportedItem, Run};
+use crate::core::rules::RunRule;
 
 /// Options of the lmms-eval importer.
 #[derive(Debug, Clone, Default)]
@@ -125,13 +126,23 @@ pub fn import(
         };
         let found = meta.is_some().then_some(rpath.as_path());
         let label = overrides.label_for(path, found);
+        let mut meta = meta.unwrap_or_default();
+        if meta.version.is_none() {
+            meta.version = runs::sniff_version(path);
+        }
+        let task = match f {
+            LogFile::Samples { task, .. } => task.as_str(),
+            LogFile::Json { .. } => "",
+        };
         let ctx = runs::resolve(
             path,
-            &meta.unwrap_or_default(),
+            &meta,
+            task,
             label,
             Source::Results(found),
             &mut warnings,
         )?;
+        push_signature(imp, &meta, &ctx);
         contexts[i] = Some(ctx);
     }
 
@@ -155,13 +166,20 @@ pub fn import(
             Some(c) => c,
             None => {
                 // An old log: its run and task are known only now that it is read.
-                let ctx = old_context(path, log.old_meta.take(), &mut overrides, &mut warnings)?;
                 if log.task.is_empty() {
                     log.task = path
                         .file_stem()
                         .map(|s| s.to_string_lossy().into_owned())
                         .unwrap_or_default();
                 }
+                let (meta, ctx) = old_context(
+                    path,
+                    log.old_meta.take(),
+                    &log.task,
+                    &mut overrides,
+                    &mut warnings,
+                )?;
+                push_signature(imp, &meta, &ctx);
                 for c in &mut log.cells {
                     c.model.clone_from(&ctx.model);
                     c.config.clone_from(&ctx.config);
@@ -191,7 +209,7 @@ pub fn import(
             .or_insert_with(|| Group {
                 file: path.to_path_buf(),
                 frames: ctx.frames,
-                sampling: ctx.sampling.clone(),
+                rules: BTreeMap::new(),
                 tasks: BTreeMap::new(),
                 cells: Vec::new(),
             });
@@ -214,6 +232,9 @@ pub fn import(
         for (cell, item) in log.items {
             items.add(imp, &task, &log.cells[cell].item_id, item);
         }
+        if let Some(rule) = ctx.rule {
+            group.rules.insert(task.clone(), rule);
+        }
         group.tasks.insert(task, path.to_path_buf());
         group.cells.append(&mut log.cells);
     }
@@ -225,7 +246,7 @@ pub fn import(
             model,
             config,
             frames: g.frames,
-            sampling: g.sampling,
+            rules: g.rules,
             cells: g.cells,
         })?;
     }
@@ -267,19 +288,41 @@ struct Group {
     /// The first log, named by errors and by the run.
     file: PathBuf,
     frames: u64,
-    sampling: Option<Sampling>,
+    /// Task → the frame rule of the run on it.
+    rules: BTreeMap<String, RunRule>,
     /// Task → the log that gave it.
     tasks: BTreeMap<String, PathBuf>,
     cells: Vec<ImportedCell>,
+}
+
+/// Notes how the run of `ctx` shows on lmms-eval's command line (`--model W --model_args
+/// A`), so a recorder log of that command is matched to it.
+fn push_signature(imp: &mut Import, meta: &RunMeta, ctx: &RunCtx) {
+    use super::frames_log::{Expect, Signature};
+    let (Some(wrapper), Some(args)) = (&meta.wrapper, &meta.args) else {
+        return;
+    };
+    let sig = Signature {
+        model: ctx.model.clone(),
+        config: ctx.config.clone(),
+        flags: vec![
+            ("--model".into(), Expect::Is(wrapper.clone())),
+            ("--model_args".into(), Expect::Pairs(args.clone())),
+        ],
+    };
+    if !imp.signatures.contains(&sig) {
+        imp.signatures.push(sig);
+    }
 }
 
 /// The run of an old `{task}.json`: its own `args`, else the `results.json` beside it.
 fn old_context(
     path: &Path,
     own: Option<RunMeta>,
+    task: &str,
     overrides: &mut Overrides,
     warnings: &mut Vec<String>,
-) -> Result<RunCtx, ImportError> {
+) -> Result<(RunMeta, RunCtx), ImportError> {
     let dir = path.parent().unwrap_or(Path::new(""));
     let rpath = dir.join("results.json");
     let sibling = if own.as_ref().is_some_and(|m| m.args.is_some()) {
@@ -292,9 +335,12 @@ fn old_context(
         meta.args = meta.args.or(s.args);
         meta.wrapper = meta.wrapper.or(s.wrapper);
     }
+    // Logs of this shape were written by lmms-eval 0.2.2 or older.
+    meta.version = meta.version.or(Some("0.2".into()));
     let rfound = rpath.is_file().then_some(rpath.as_path());
     let label = overrides.label_for(path, rfound);
-    runs::resolve(path, &meta, label, Source::OldLog, warnings)
+    let ctx = runs::resolve(path, &meta, task, label, Source::OldLog, warnings)?;
+    Ok((meta, ctx))
 }
 
 /// What one log file gave.
@@ -625,6 +671,7 @@ impl Builder {
             gold: a.gold,
             correct: a.correct,
             source_tag: Some(st.tag.clone()),
+            frame_idx: a.frame_idx,
         });
         self.docs.push(doc);
         Ok(())

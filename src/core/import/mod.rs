@@ -4,8 +4,10 @@
 //! the same (model, configuration), keeps item metadata, counts what it could not use, and
 //! writes the dataset deterministically: the same inputs give the same bytes.
 
+pub mod frames_log;
 pub mod letters;
 pub mod lmms_eval;
+pub mod videos;
 pub mod vlmevalkit;
 pub mod wide_csv;
 
@@ -14,6 +16,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+
+use crate::core::dataset::RunEntry;
+use crate::core::rules::RunRule;
 
 /// One answer read from a harness's output.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -31,6 +36,10 @@ pub struct ImportedCell {
     pub correct: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_tag: Option<String>,
+    /// The frames the model was given, when they were recorded (a recorder log, or the
+    /// document of a frame-selection run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_idx: Option<Vec<u64>>,
 }
 
 /// What a harness's output says about an item (questions, video, category...).
@@ -45,11 +54,17 @@ pub struct ImportedItem {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub video: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub video_file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub num_frames: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fps: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,22 +85,15 @@ impl ImportedItem {
         }
         keep(&mut self.gold, o.gold);
         keep(&mut self.video, o.video);
+        keep(&mut self.video_file, o.video_file);
         keep(&mut self.num_frames, o.num_frames);
         keep(&mut self.fps, o.fps);
         keep(&mut self.duration, o.duration);
+        keep(&mut self.start, o.start);
+        keep(&mut self.end, o.end);
         keep(&mut self.category, o.category);
         keep(&mut self.task_type, o.task_type);
     }
-}
-
-/// How a configuration sampled frames, as far as the importer can tell.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Sampling {
-    pub policy: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fps: Option<f64>,
-    /// True when the policy is a guess from the model wrapper, not read from the run.
-    pub inferred: bool,
 }
 
 /// One model under one configuration, from one file.
@@ -95,7 +103,8 @@ pub struct Run {
     pub model: String,
     pub config: String,
     pub frames: u64,
-    pub sampling: Option<Sampling>,
+    /// The frame rule of the run on each of its benchmarks (docs/frame-rules.md).
+    pub rules: BTreeMap<String, RunRule>,
     pub cells: Vec<ImportedCell>,
 }
 
@@ -124,10 +133,21 @@ pub struct Import {
     /// The cells to write, in output order, without duplicates: computed once asked for.
     order: std::cell::OnceCell<Order>,
     items: BTreeMap<(String, String), ImportedItem>,
-    configs: BTreeMap<String, (u64, Option<Sampling>)>,
+    /// Frames of each configuration.
+    configs: BTreeMap<String, u64>,
+    /// The frame rule of each (model, benchmark, configuration).
+    rules: BTreeMap<(String, String, String), RunRule>,
     /// Records left out, with why: (file, line, reason).
     pub skipped: Vec<(PathBuf, Option<u64>, String)>,
     pub warnings: Vec<String>,
+    /// `dataset.json` → `videos_dir`, when the import linked a videos folder.
+    pub videos_dir: Option<String>,
+    /// Symbolic links the dataset directory gets: name → target (the videos folder of
+    /// `--videos`, VLMEvalKit's `images/` of `--frames-root`), so the frames are found
+    /// without copying them.
+    pub links: BTreeMap<String, PathBuf>,
+    /// How each run read shows on a command line, to match recorder logs to runs.
+    pub signatures: Vec<frames_log::Signature>,
 }
 
 /// The cells sorted by (model, benchmark, item, configuration), the first of equal keys kept.
@@ -166,7 +186,7 @@ impl Import {
             });
         }
         match self.configs.get(&run.config) {
-            Some((f, _)) if *f != run.frames => {
+            Some(f) if *f != run.frames => {
                 return Err(ImportError::Frames {
                     config: run.config,
                     a: *f,
@@ -175,9 +195,12 @@ impl Import {
             }
             Some(_) => {}
             None => {
-                self.configs
-                    .insert(run.config.clone(), (run.frames, run.sampling.clone()));
+                self.configs.insert(run.config.clone(), run.frames);
             }
+        }
+        for (benchmark, rule) in run.rules {
+            self.rules
+                .insert((run.model.clone(), benchmark, run.config.clone()), rule);
         }
         self.runs.insert(key, run.file);
         self.order = std::cell::OnceCell::new();
@@ -270,6 +293,22 @@ impl Import {
             .merge(item);
     }
 
+    /// Every item description, to be completed (video facts, questions).
+    pub fn items_mut(&mut self) -> impl Iterator<Item = (&(String, String), &mut ImportedItem)> {
+        self.items.iter_mut()
+    }
+
+    /// Every cell read, in reading order (duplicates included), to be completed with
+    /// recorded frames.
+    pub fn cells_mut(&mut self) -> &mut [ImportedCell] {
+        &mut self.cells
+    }
+
+    /// The frame rule of each (model, benchmark, configuration).
+    pub fn rules(&self) -> &BTreeMap<(String, String, String), RunRule> {
+        &self.rules
+    }
+
     pub fn skip(&mut self, file: &Path, line: Option<u64>, reason: impl Into<String>) {
         self.skipped.push((file.to_path_buf(), line, reason.into()));
     }
@@ -284,6 +323,91 @@ impl Import {
             cells: o.cells.len(),
             skipped: self.skipped.len(),
             duplicates: o.duplicates,
+        }
+    }
+
+    /// Warns about cells the harness scored right although their answer is not the gold
+    /// letter (MVBench's own scorer reads the article "a" of "I think it is a ..." as option
+    /// A). The harness's verdict is kept, since that is what it counted.
+    pub fn warn_contradictions(&mut self) {
+        let order = self.order();
+        let mut n = 0usize;
+        let mut first = None;
+        for &i in &order.cells {
+            let c = &self.cells[i as usize];
+            if let (Some(true), Some(p), Some(g)) = (c.correct, &c.pred, &c.gold)
+                && !p.trim().eq_ignore_ascii_case(g.trim())
+            {
+                n += 1;
+                first.get_or_insert_with(|| {
+                    format!(
+                        "{} {}/{} at {}: {p:?} against {g:?}",
+                        c.model, c.benchmark, c.item_id, c.config
+                    )
+                });
+            }
+        }
+        if let Some(first) = first {
+            self.warnings.push(format!(
+                "{n} cells are scored right by the harness although their answer is not the gold one (first: {first}); the harness's verdict is kept, as it is what it counted (`frameaudit validate` lists them)"
+            ));
+        }
+    }
+
+    /// Warns when recorded frames differ from the frames a run's reproduced rule gives: one
+    /// of the two is wrong, and the recorded ones are what the harness decoded.
+    pub fn check_recorded(&mut self) {
+        use crate::core::rules::{Provenance, VideoFacts};
+        let mut differ = 0usize;
+        let mut same = 0usize;
+        let mut first = None;
+        for c in &self.cells {
+            let Some(recorded) = &c.frame_idx else {
+                continue;
+            };
+            let key = (c.model.clone(), c.benchmark.clone(), c.config.clone());
+            let Some(rule) = self
+                .rules
+                .get(&key)
+                .filter(|r| r.provenance == Provenance::Reproduced)
+            else {
+                continue;
+            };
+            let (Some(r), Some(item)) = (
+                &rule.rule,
+                self.items.get(&(c.benchmark.clone(), c.item_id.clone())),
+            ) else {
+                continue;
+            };
+            let Some(t) = item.num_frames else {
+                continue;
+            };
+            let facts = VideoFacts {
+                num_frames: t,
+                fps: item.fps,
+                bound: item.start.zip(item.end),
+            };
+            let Ok(computed) = r.indices(&facts) else {
+                continue;
+            };
+            let set = |v: &[u64]| crate::core::sampling::frame_set(v.to_vec());
+            if set(&computed) == set(recorded) {
+                same += 1;
+            } else {
+                differ += 1;
+                first.get_or_insert_with(|| {
+                    format!(
+                        "{} {}/{} at {} ({})",
+                        c.model, c.benchmark, c.item_id, c.config, rule.name
+                    )
+                });
+            }
+        }
+        if let Some(first) = first {
+            self.warnings.push(format!(
+                "{differ} of {} cells with recorded frames differ from their run's reproduced frame rule (first: {first}); the recorded frames are used",
+                differ + same
+            ));
         }
     }
 
@@ -360,20 +484,62 @@ impl Import {
                 Ok(())
             })?;
         }
+        for (name, target) in &self.links {
+            link_into(dir, name, target)?;
+        }
         put("dataset.json", &|w| {
-            let configs: BTreeMap<&String, &Sampling> = self
-                .configs
+            let runs: Vec<RunEntry> = self
+                .rules
                 .iter()
-                .filter_map(|(k, (_, s))| s.as_ref().map(|s| (k, s)))
+                .map(|((model, benchmark, config), rule)| RunEntry {
+                    protocol: None,
+                    model: model.clone(),
+                    benchmark: Some(benchmark.clone()),
+                    config: config.clone(),
+                    rule: rule.clone(),
+                })
                 .collect();
-            let v = serde_json::json!({
+            let mut v = serde_json::json!({
                 "schema": "frameaudit/dataset@1",
                 "name": name,
-                "configs": configs,
+                "runs": runs,
             });
+            if let Some(videos) = &self.videos_dir {
+                v["videos_dir"] = videos.as_str().into();
+            }
             serde_json::to_writer_pretty(&mut *w, &v)?;
             w.write_all(b"\n")
         })
+    }
+}
+
+/// Makes `dir/name` a symbolic link to `target` (absolute), replacing a link that was
+/// there; anything else at that name is an error rather than replaced.
+fn link_into(dir: &Path, name: &str, target: &Path) -> std::io::Result<()> {
+    let at = dir.join(name);
+    let target = std::fs::canonicalize(target)?;
+    match std::fs::symlink_metadata(&at) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::remove_file(&at)?,
+        Ok(_) => {
+            return Err(std::io::Error::other(format!(
+                "{} exists and is not a link; move it away to link {} there",
+                at.display(),
+                target.display()
+            )));
+        }
+        Err(_) => {}
+    }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&target, &at)
+    }
+    #[cfg(not(unix))]
+    {
+        Err(std::io::Error::other(format!(
+            "cannot link {} into the dataset on this system; copy it to {}",
+            target.display(),
+            at.display()
+        )))
     }
 }
 
@@ -408,6 +574,7 @@ mod tests {
             gold: Some("A".into()),
             correct: None,
             source_tag: None,
+            frame_idx: None,
         }
     }
 
@@ -417,7 +584,7 @@ mod tests {
             model: model.into(),
             config: config.into(),
             frames: 8,
-            sampling: None,
+            rules: Default::default(),
             cells,
         }
     }

@@ -43,7 +43,8 @@ pub(crate) use lines::LineIndex;
 pub use name::{Budget, KNOWN_DATASETS, PredictionName, parse_file_name};
 pub(crate) use walk::{files_under, has_extension};
 
-use super::{Import, ImportError, ImportedCell, ImportedItem, Run, Sampling};
+use super::{Import, ImportError, ImportedCell, ImportedItem, Run};
+use crate::core::rules;
 use options::{gold_letter, labelled, parse_candidates, predicted_letter};
 use table::{Table, read_table};
 
@@ -68,18 +69,28 @@ pub fn budget_frames(budget: Budget) -> u64 {
     }
 }
 
-/// How VLMEvalKit sampled the frames of a run of `dataset` under `budget`.
-pub fn sampling(dataset: &str, budget: Budget) -> Sampling {
-    let (policy, fps) = match budget {
-        Budget::Fps(r) => ("fps", Some(r)),
-        // VLMEvalKit's MVBench classes take the middle of N equal segments.
-        Budget::Frames(_) if dataset.starts_with("MVBench") => ("segment_mid", None),
-        Budget::Frames(_) => ("interior", None),
-    };
-    Sampling {
-        policy: policy.to_string(),
-        fps,
-        inferred: false,
+/// VLMEvalKit's datasets made of others (`ConcatVideoDataset`): their `evaluate()` writes
+/// each part's rows again as `{model}_{part}_{budget}` files beside the predictions.
+const CONCAT_DATASETS: [(&str, &[&str]); 3] = [
+    ("MLVU", &["MLVU_MCQ", "MLVU_OpenEnded"]),
+    ("QBench_Video", &["QBench_Video_MCQ", "QBench_Video_VQA"]),
+    (
+        "TempCompass",
+        &[
+            "TempCompass_MCQ",
+            "TempCompass_Captioning",
+            "TempCompass_YorN",
+        ],
+    ),
+];
+
+/// The benchmark a VLMEvalKit dataset's items belong to, named as the other importers name
+/// it, so one question is one item whichever harness asked it: Video-MME is `videomme`
+/// (lmms-eval's task name and the scale-grid release's); other datasets keep their name.
+pub fn benchmark_of(dataset: &str) -> &str {
+    match dataset {
+        "Video-MME" => "videomme",
+        other => other,
     }
 }
 
@@ -100,14 +111,13 @@ pub fn import(
     progress: &dyn Fn(u64),
 ) -> Result<(), ImportError> {
     let named = name_files(files_under(paths, &EXTENSIONS)?, imp);
+    let named = drop_concat_parts(named, imp);
     let kept = one_file_per_run(named, imp);
 
     // Cells of one model and configuration from every dataset make one run.
-    let mut runs: BTreeMap<(String, String), (PathBuf, Budget, Vec<ImportedCell>)> =
-        BTreeMap::new();
-    // The sampling of each configuration on each dataset, to tell when they differ.
-    let mut samplings: BTreeMap<String, BTreeMap<String, (Sampling, usize)>> = BTreeMap::new();
-    let mut videos: BTreeSet<String> = BTreeSet::new();
+    let mut runs: BTreeMap<(String, String), VlmRunCells> = BTreeMap::new();
+    // Frame file template → the videos whose saved frames it names.
+    let mut videos: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (path, name) in &kept {
         let table = match read_table(path) {
             Ok(t) => t,
@@ -125,42 +135,86 @@ pub fn import(
             }
         };
         let config = name.config();
-        for (item_id, item) in read.items {
-            if let Some(v) = &item.video {
-                videos.insert(v.clone());
+        // Each part of a concatenated dataset sampled its own frames.
+        let rules: BTreeMap<String, rules::RunRule> = read
+            .benchmarks
+            .iter()
+            .map(|(benchmark, dataset)| {
+                let rule = rules::vlmevalkit::resolve(&rules::vlmevalkit::VlmRun {
+                    model: &name.model,
+                    dataset,
+                    budget: name.budget,
+                });
+                (benchmark.clone(), rule)
+            })
+            .collect();
+        for (benchmark, item_id, item) in read.items {
+            if let (Some(v), Some(t)) = (
+                &item.video,
+                rules.get(&benchmark).and_then(|r| r.frame_files.as_ref()),
+            ) {
+                videos.entry(t.clone()).or_default().insert(v.clone());
             }
-            imp.add_item(&name.dataset, &item_id, item);
+            imp.add_item(&benchmark, &item_id, item);
         }
-        samplings
-            .entry(config.clone())
-            .or_default()
-            .entry(name.dataset.clone())
-            .or_insert_with(|| (sampling(&name.dataset, name.budget), 0))
-            .1 += 1;
-        runs.entry((name.model.clone(), config))
-            .or_insert_with(|| (path.clone(), name.budget, Vec::new()))
-            .2
-            .extend(read.cells);
+        // `python run.py --model M --data {dataset}_{budget}` made this file.
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some(data) = stem.strip_prefix(&format!("{}_", name.model)) {
+            use super::frames_log::{Expect, Signature};
+            let sig = Signature {
+                model: name.model.clone(),
+                config: config.clone(),
+                flags: vec![
+                    ("--model".into(), Expect::OneOf(name.model.clone())),
+                    ("--data".into(), Expect::OneOf(data.to_string())),
+                ],
+            };
+            if !imp.signatures.contains(&sig) {
+                imp.signatures.push(sig);
+            }
+        }
+        let run = runs
+            .entry((name.model.clone(), config))
+            .or_insert_with(|| VlmRunCells {
+                file: path.clone(),
+                budget: name.budget,
+                rules: BTreeMap::new(),
+                cells: Vec::new(),
+            });
+        run.rules.extend(rules);
+        run.cells.extend(read.cells);
     }
 
-    let chosen = choose_samplings(samplings, imp);
     let mut warned = BTreeSet::new();
-    for ((model, config), (file, budget, cells)) in runs {
-        if let Budget::Fps(r) = budget
+    for ((model, config), run) in runs {
+        if let Budget::Fps(r) = run.budget
             && warned.insert(config.clone())
         {
             imp.warnings.push(format!(
                 "configuration {config}: VLMEvalKit's fps mode samples {r} frame(s) per second of video, so the count differs from video to video; frameaudit counts it as {} frames (one minute of video), so its place among the frame budgets is nominal",
-                budget_frames(budget)
+                budget_frames(run.budget)
             ));
         }
+        for rule in run.rules.values() {
+            if rule.provenance == crate::core::rules::Provenance::Assumed
+                && warned.insert(format!("{model}\0{}", rule.name))
+            {
+                imp.warnings.push(format!(
+                    "model {model:?}: frames are assumed, not exact ({}): {}",
+                    rule.name, rule.why
+                ));
+            }
+        }
         imp.add_run(Run {
-            file,
-            sampling: chosen.get(&config).cloned(),
-            frames: budget_frames(budget),
+            file: run.file,
+            rules: run.rules,
+            frames: budget_frames(run.budget),
             model,
             config,
-            cells,
+            cells: run.cells,
         })?;
     }
     if let Some(root) = &opts.frames_root {
@@ -169,12 +223,25 @@ pub fn import(
     Ok(())
 }
 
+/// The cells of one (model, configuration) from its prediction files.
+struct VlmRunCells {
+    /// The first file, named by errors.
+    file: PathBuf,
+    budget: Budget,
+    /// Benchmark → the run's frame rule on it.
+    rules: BTreeMap<String, crate::core::rules::RunRule>,
+    cells: Vec<ImportedCell>,
+}
+
 /// The prediction files among `files` with what their names say; the others are skipped
 /// with the reason. A file reached twice (through a link) counts once.
 fn name_files(files: Vec<PathBuf>, imp: &mut Import) -> Vec<(PathBuf, PredictionName)> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for path in files {
+        // A copy that lost VLMEvalKit's links keeps each as a small file holding the
+        // link's target: read as the link it was.
+        let path = link_placeholder(&path).unwrap_or(path);
         let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         if !seen.insert(canonical) {
             continue;
@@ -200,7 +267,58 @@ fn name_files(files: Vec<PathBuf>, imp: &mut Import) -> Vec<(PathBuf, Prediction
         let folders: Vec<&str> = folders.iter().map(String::as_str).collect();
         match parse_file_name(&stem, &folders) {
             Ok(name) => out.push((path, name)),
-            Err(why) => imp.skip(&path, None, format!("{}: {why}", shown(&path))),
+            Err(why) => imp.skip(&path, None, why),
+        }
+    }
+    out
+}
+
+/// The file a link placeholder names: a file of a few bytes whose text is a relative path,
+/// from its folder, to an existing file of the same name (what a copy that does not keep
+/// symbolic links makes of VLMEvalKit's `{model}/{file}` -> `{run}/{file}` links).
+fn link_placeholder(path: &Path) -> Option<PathBuf> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > 1024 {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let target = text.trim_end_matches(['\n', '\r']);
+    if target.is_empty() || target.contains(['\n', '\0']) || Path::new(target).is_absolute() {
+        return None;
+    }
+    let resolved = path.parent()?.join(target);
+    (resolved.file_name() == path.file_name() && resolved.is_file() && resolved != path)
+        .then_some(resolved)
+}
+
+/// The prediction files of concatenated datasets' parts that `evaluate()` wrote from a
+/// whole file given too: skipped, since their rows are the whole file's again.
+fn drop_concat_parts(
+    named: Vec<(PathBuf, PredictionName)>,
+    imp: &mut Import,
+) -> Vec<(PathBuf, PredictionName)> {
+    let wholes: BTreeMap<(String, String, String), PathBuf> = named
+        .iter()
+        .filter(|(_, n)| CONCAT_DATASETS.iter().any(|(d, _)| *d == n.dataset))
+        .map(|(p, n)| ((n.model.clone(), n.dataset.clone(), n.config()), p.clone()))
+        .collect();
+    let mut out = Vec::with_capacity(named.len());
+    for (path, name) in named {
+        let whole = CONCAT_DATASETS
+            .iter()
+            .find(|(_, parts)| parts.contains(&name.dataset.as_str()))
+            .and_then(|(d, _)| wholes.get(&(name.model.clone(), d.to_string(), name.config())));
+        match whole {
+            Some(w) => imp.skip(
+                &path,
+                None,
+                format!(
+                    "{}: a part file that VLMEvalKit's evaluate() writes from {} (its rows are there)",
+                    shown(&path),
+                    shown(w)
+                ),
+            ),
+            None => out.push((path, name)),
         }
     }
     out
@@ -251,46 +369,13 @@ fn one_file_per_run(
     kept
 }
 
-/// One sampling per configuration (`dataset.json` holds one): the one most runs used (on a
-/// tie, the first dataset's), with a warning when the datasets of a configuration sample
-/// differently. `samplings` holds, per configuration and dataset, the sampling and its runs.
-fn choose_samplings(
-    samplings: BTreeMap<String, BTreeMap<String, (Sampling, usize)>>,
-    imp: &mut Import,
-) -> BTreeMap<String, Sampling> {
-    let mut out = BTreeMap::new();
-    for (config, by_dataset) in samplings {
-        // Runs per distinct sampling, in the order their first dataset comes.
-        let mut tally: Vec<(&Sampling, usize)> = Vec::new();
-        for (s, n) in by_dataset.values() {
-            match tally.iter_mut().find(|(t, _)| *t == s) {
-                Some((_, total)) => *total += n,
-                None => tally.push((s, *n)),
-            }
-        }
-        let Some(&(chosen, _)) = tally.iter().rev().max_by_key(|(_, n)| *n) else {
-            continue;
-        };
-        if tally.len() > 1 {
-            let each: Vec<String> = by_dataset
-                .iter()
-                .map(|(d, (s, _))| format!("{} on {d}", s.policy))
-                .collect();
-            imp.warnings.push(format!(
-                "configuration {config} samples with {}; dataset.json holds one policy per configuration, so it records {}: import the datasets separately to see each one's frames",
-                each.join(", "),
-                chosen.policy
-            ));
-        }
-        out.insert(config, chosen.clone());
-    }
-    out
-}
-
 /// What one prediction file gave.
 struct Predictions {
     cells: Vec<ImportedCell>,
-    items: Vec<(String, ImportedItem)>,
+    /// (benchmark, item id, description).
+    items: Vec<(String, String, ImportedItem)>,
+    /// The benchmarks of the cells, each with the VLMEvalKit dataset it came from.
+    benchmarks: BTreeMap<String, String>,
 }
 
 /// The cells and items of one prediction file. Rows that cannot be used are skipped with
@@ -312,10 +397,15 @@ fn read_predictions(
     };
     let prediction = need("prediction")?;
     let answer = need("answer")?;
-    let (id_name, id) = match col("question_id") {
-        Some(i) => ("question_id", i),
-        None => ("index", need("index")?),
+    // A concatenated dataset's file (MLVU...) names each row's part and its index there:
+    // the part is the benchmark, so the rows match a run of that part alone.
+    let (sub_dataset, original_index) = (col("SUB_DATASET"), col("original_index"));
+    let (id_name, id) = match (col("question_id"), original_index) {
+        (Some(i), _) => ("question_id", i),
+        (None, Some(i)) if sub_dataset.is_some() => ("original_index", i),
+        _ => ("index", need("index")?),
     };
+    let (start, end, prefix) = (col("start"), col("end"), col("prefix"));
     let candidates = col("candidates");
     // Options as columns A, B, C... (VLMEvalKit's image MCQ layout), in letter order.
     let letter_cols: Vec<usize> = (b'A'..=b'Z')
@@ -331,6 +421,7 @@ fn read_predictions(
     let mut out = Predictions {
         cells: Vec::new(),
         items: Vec::new(),
+        benchmarks: BTreeMap::new(),
     };
     let mut unread = 0usize;
     for (row, fields) in &table.rows {
@@ -374,9 +465,17 @@ fn read_predictions(
         });
         let gold = gold.to_string();
         let pred = pred.map(String::from);
+        let dataset = get(sub_dataset)
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .unwrap_or(&name.dataset);
+        let benchmark = benchmark_of(dataset).to_string();
+        out.benchmarks
+            .entry(benchmark.clone())
+            .or_insert_with(|| dataset.to_string());
         out.cells.push(ImportedCell {
             model: name.model.clone(),
-            benchmark: name.dataset.clone(),
+            benchmark: benchmark.clone(),
             item_id: item_id.to_string(),
             config: config.clone(),
             frames,
@@ -384,19 +483,32 @@ fn read_predictions(
             pred,
             gold: Some(gold.clone()),
             source_tag: Some(format!("vlmevalkit:{file}")),
+            frame_idx: None,
         });
         let text = |c: Option<usize>| {
             get(c)
                 .map(|s| s.trim().to_string())
                 .filter(|s| !s.is_empty())
         };
+        let seconds = |c: Option<usize>| {
+            get(c)
+                .and_then(|d| d.trim().parse::<f64>().ok())
+                .filter(|d| d.is_finite() && *d >= 0.0)
+        };
         out.items.push((
+            benchmark,
             item_id.to_string(),
             ImportedItem {
                 question: text(question),
                 options: labelled(&options),
                 gold: Some(gold),
                 video: text(video),
+                // MVBench keeps a video's folder apart from its name.
+                video_file: text(prefix)
+                    .zip(text(video))
+                    .map(|(p, v)| format!("{p}/{v}")),
+                start: seconds(start),
+                end: seconds(end),
                 // Video-MME's duration is a group ("short"), not seconds: only numbers count.
                 duration: get(duration)
                     .and_then(|d| d.trim().parse::<f64>().ok())
@@ -412,41 +524,83 @@ fn read_predictions(
             "{file}: {unread} prediction(s) name no option; counted as wrong answers"
         ));
     }
+    if name.dataset == "Video-MME" && id_name == "index" {
+        video_mme_ids(&mut out, &file, imp);
+    }
     Ok(out)
 }
 
-/// Checks that the videos have frame folders under `{root}/images/*/` and says how the
-/// dataset reaches them.
-fn check_frames_root(root: &Path, videos: &BTreeSet<String>, imp: &mut Import) {
-    let images = root.join("images");
-    let shown_root = crate::core::text::sanitize(&root.display().to_string()).into_owned();
-    let Ok(entries) = std::fs::read_dir(&images) else {
+/// Gives Video-MME rows the benchmark's own question ids (`001-1`), which lmms-eval and the
+/// scale-grid release use. VLMEvalKit numbers the rows of Video-MME's parquet file in order
+/// (`index`), and that file holds three questions per video, in question-id order: row `i`
+/// is question `i % 3 + 1` of video `i / 3 + 1`. The rule is only applied when every row's
+/// index is a number and the three rows of each group name one video; otherwise the ids stay
+/// VLMEvalKit's, with a warning.
+fn video_mme_ids(out: &mut Predictions, file: &str, imp: &mut Import) {
+    let mut videos: BTreeMap<u64, &str> = BTreeMap::new();
+    let mut ok = true;
+    for (_, id, item) in &out.items {
+        let (Ok(i), Some(v)) = (id.parse::<u64>(), item.video.as_deref()) else {
+            ok = false;
+            break;
+        };
+        if *videos.entry(i / 3).or_insert(v) != v {
+            ok = false;
+            break;
+        }
+    }
+    if !ok {
         imp.warnings.push(format!(
-            "--frames-root {shown_root}: there is no images/ folder, where VLMEvalKit keeps frames (images/{{dataset}}/{{video}}/frame-{{i}}-of-{{N}}.jpg)"
+            "{file}: the rows do not follow Video-MME's order (three questions per video), so the items keep VLMEvalKit's index as their id and will not match other harnesses' Video-MME items"
         ));
         return;
-    };
-    let mut datasets: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    datasets.sort();
-    // Only plain names: a video name from a data file must not lead elsewhere.
-    let plain = |v: &str| !v.is_empty() && v != "." && v != ".." && !v.contains(['/', '\\', '\0']);
-    let missing: Vec<&String> = videos
-        .iter()
-        .filter(|v| !plain(v) || !datasets.iter().any(|d| d.join(v.as_str()).is_dir()))
-        .collect();
-    if let Some(first) = missing.first() {
-        imp.warnings.push(format!(
-            "--frames-root {shown_root}: {} of {} videos have no frame folder under images/*/ (first: {:?})",
-            missing.len(),
-            videos.len(),
-            crate::core::text::sanitize(first)
-        ));
     }
-    imp.warnings.push(format!(
-        "--frames-root {shown_root}: frames are not copied; frameaudit finds them from the dataset directory, so link {} as images/ inside it; the frame view also needs each item's num_frames in items.jsonl, which VLMEvalKit's files do not give",
-        crate::core::text::sanitize(&images.display().to_string())
-    ));
+    let qid = |id: &str| {
+        id.parse::<u64>()
+            .map(|i| format!("{:03}-{}", i / 3 + 1, i % 3 + 1))
+            .unwrap_or_else(|_| id.to_string())
+    };
+    for (_, id, _) in &mut out.items {
+        *id = qid(id);
+    }
+    for c in &mut out.cells {
+        c.item_id = qid(&c.item_id);
+    }
+}
+
+/// Checks that the videos whose runs took VLMEvalKit's saved frames have their frame folders
+/// under `root` (`videos`: frame file template → videos), and links `root/images` into the
+/// dataset as `images`, where the runs' frame files are looked for.
+fn check_frames_root(root: &Path, videos: &BTreeMap<String, BTreeSet<String>>, imp: &mut Import) {
+    let shown_root = crate::core::text::sanitize(&root.display().to_string()).into_owned();
+    let images = root.join("images");
+    if !images.is_dir() {
+        imp.warnings.push(format!(
+            "--frames-root {shown_root}: there is no images/ folder, where VLMEvalKit keeps the frames it saved (images/{{dataset}}/{{video}}/frame-{{i}}-of-{{n}}.jpg)"
+        ));
+        return;
+    }
+    for (template, names) in videos {
+        // The folder part of the template, e.g. `images/Video-MME/{video}`.
+        let Some((folder, _)) = template.rsplit_once('/') else {
+            continue;
+        };
+        let missing: Vec<&String> = names
+            .iter()
+            .filter(|v| {
+                crate::core::frames::check_relative(v).is_err()
+                    || !root.join(folder.replace("{video}", v)).is_dir()
+            })
+            .collect();
+        if let Some(first) = missing.first() {
+            imp.warnings.push(format!(
+                "--frames-root {shown_root}: {} of {} videos have no frame folder {} (first: {:?})",
+                missing.len(),
+                names.len(),
+                crate::core::text::sanitize(folder),
+                crate::core::text::sanitize(first)
+            ));
+        }
+    }
+    imp.links.insert("images".into(), images);
 }

@@ -290,7 +290,7 @@ pub fn import(
             model,
             config,
             frames,
-            sampling: None,
+            rules: Default::default(),
             cells,
         })?;
     }
@@ -435,6 +435,7 @@ impl Tables<'_> {
                         pred,
                         gold: Some(gold.clone()),
                         source_tag: Some(format!("wide-csv:{file}")),
+                        frame_idx: None,
                     });
             }
         }

@@ -98,6 +98,7 @@ impl FrameRule {
                     policy: policy.clone(),
                     base: *base,
                     fps: *fps,
+                    inferred: false,
                 })?;
                 sampling::indices(&p, video.num_frames, *n, video.fps)
             }

@@ -1,13 +1,15 @@
 //! Which files are lmms-eval logs, which invocation each belongs to, and what that
 //! invocation was: the model, the configuration label, its frame count and sampling.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use super::lenient::{MapOnly, ModelArgs, Scalar, python_json_to_json};
-use crate::core::import::{ImportError, Sampling, frames_from_label};
+use crate::core::import::{ImportError, frames_from_label};
+use crate::core::rules::{self, Provenance, RunRule};
 
 /// A log file found under the given paths.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,6 +122,12 @@ pub(super) struct RunMeta {
     pub args: Option<Vec<(String, String)>>,
     /// The results file's `model_name_sanitized` (v0.3 and later).
     pub sanitized: Option<String>,
+    /// `config.model_backend` (0.7 and later): the class the wrapper id resolved to, e.g.
+    /// `lmms_eval.models.chat.qwen2_5_vl.Qwen2_5_VL (chat)`.
+    pub backend: Option<String>,
+    /// `lmms_eval_version`, when it names one (lmms-eval writes `unknown@unknown` when it
+    /// cannot tell).
+    pub version: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -128,6 +136,8 @@ struct ResultsFile<'a> {
     config: MapOnly<RunConfig<'a>>,
     #[serde(default, borrow)]
     model_name_sanitized: Scalar<'a>,
+    #[serde(default, borrow)]
+    lmms_eval_version: Scalar<'a>,
 }
 
 /// `config` of a results file, `args` of an old log: both name the wrapper `model`.
@@ -137,6 +147,8 @@ pub(super) struct RunConfig<'a> {
     model: Scalar<'a>,
     #[serde(default)]
     model_args: ModelArgs,
+    #[serde(default, borrow)]
+    model_backend: Scalar<'a>,
 }
 
 impl RunConfig<'_> {
@@ -145,6 +157,8 @@ impl RunConfig<'_> {
             wrapper: self.model.text(),
             args: self.model_args.0.clone(),
             sanitized: None,
+            backend: self.model_backend.text(),
+            version: None,
         }
     }
 }
@@ -190,7 +204,37 @@ pub(super) fn read_results(path: &Path) -> Result<Option<RunMeta>, ImportError> 
     })?;
     let mut meta = r.config.0.map(|c| c.meta()).unwrap_or_default();
     meta.sanitized = r.model_name_sanitized.text();
+    meta.version = r
+        .lmms_eval_version
+        .text()
+        .filter(|v| !v.is_empty() && !v.starts_with("unknown"));
     Ok(Some(meta))
+}
+
+/// The lmms-eval version family a samples file's shape tells, for results files that do not
+/// name their version: `0.7` writes `token_counts` and a flat `filtered_resps`, 0.4 to 0.6
+/// drop `doc`, 0.3 and older keep it. Reads the first line only; `None` when it cannot tell.
+pub(super) fn sniff_version(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = String::new();
+    // A bounded read: the first line of a samples file holds one sample.
+    std::io::BufReader::new(file)
+        .take(16 << 20)
+        .read_line(&mut line)
+        .ok()?;
+    let v: serde_json::Value = serde_json::from_str(line.trim()).ok()?;
+    let o = v.as_object()?;
+    let family = if o.contains_key("token_counts")
+        || o.get("filtered_resps").is_some_and(|r| !r.is_array())
+    {
+        "0.7"
+    } else if o.contains_key("doc") {
+        "0.3"
+    } else {
+        "0.4"
+    };
+    Some(family.into())
 }
 
 /// A serde_json error without its position (the caller names file and line).
@@ -220,39 +264,18 @@ const BUDGET_KEYS: [&str; 5] = [
 /// The keys of a frame rate: `fps` (qwen wrappers), `video_fps` (llava_vid).
 const FPS_KEYS: [&str; 2] = ["fps", "video_fps"];
 
-/// How each model wrapper picks frames, for `dataset.json`: the policy frameaudit uses to
-/// show the frames a configuration saw (FORMATS.md §4). A guess from the wrapper's code,
-/// hence `inferred`.
-///
-/// | wrapper | policy | why |
-/// |---|---|---|
-/// | llava_onevision, llava_onevision1_5, llava_vid, longva | linspace | `np.linspace(0, T-1, N, dtype=int)` (llava_vid: when 1 fps would exceed N, or `force_sample`) |
-/// | qwen2_vl, qwen2_5_vl, qwen3_vl | linspace | `np.linspace` over the frames `qwen_vl_utils` decoded |
-/// | internvl2, internvl3, internvl3_5 | segment_mid | `get_index`: the middle of N equal segments |
-///
-/// Other wrappers record no policy (a warning says so).
-pub(super) const WRAPPER_POLICIES: [(&str, &str); 10] = [
-    ("llava_onevision", "linspace"),
-    ("llava_onevision1_5", "linspace"),
-    ("llava_vid", "linspace"),
-    ("longva", "linspace"),
-    ("qwen2_vl", "linspace"),
-    ("qwen2_5_vl", "linspace"),
-    ("qwen3_vl", "linspace"),
-    ("internvl2", "segment_mid"),
-    ("internvl3", "segment_mid"),
-    ("internvl3_5", "segment_mid"),
-];
-
 /// One lmms-eval invocation as frameaudit records it.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct RunCtx {
     pub model: String,
     pub config: String,
     pub frames: u64,
-    pub sampling: Option<Sampling>,
-    /// The wrapper, when known, for the warning about wrappers without a policy.
+    /// The frame rule of the run (`None` for text-only runs).
+    pub rule: Option<RunRule>,
+    /// The wrapper, when known, for the warning about assumed frames.
     pub wrapper: Option<String>,
+    /// Whether the frame budget is the wrapper's default (`model_args` gives none).
+    pub default_budget: bool,
 }
 
 /// `--config LABEL=PATH`, with PATH resolved.
@@ -325,6 +348,7 @@ pub(super) enum Source<'a> {
 pub(super) fn resolve(
     file: &Path,
     meta: &RunMeta,
+    task: &str,
     label: Option<String>,
     source: Source,
     warnings: &mut Vec<String>,
@@ -360,6 +384,20 @@ pub(super) fn resolve(
         Some((k, v)) => Some(whole(&v).ok_or_else(|| bad(&k, &v, "a pixel count"))?),
         None => None,
     };
+    let lmms = rules::lmms_eval::LmmsRun {
+        wrapper: meta.wrapper.as_deref().unwrap_or_default(),
+        backend: meta.backend.as_deref(),
+        model_args: args,
+        version: meta.version.as_deref(),
+        task,
+    };
+    // A run without a frame key used its wrapper's default, which the wrapper's code
+    // gives.
+    let default = match budget {
+        None if meta.wrapper.is_some() => rules::lmms_eval::default_budget(&lmms),
+        _ => None,
+    };
+    let budget = budget.or(default);
     let (config, frames) = match label {
         Some(label) => {
             let frames = match (frames_from_label(&label), budget) {
@@ -388,24 +426,23 @@ pub(super) fn resolve(
             (auto_label(frames, max_pixels, fps), frames)
         }
     };
-    let wrapper = meta.wrapper.clone();
-    let sampling = (frames > 0)
-        .then(|| {
-            let w = wrapper.as_deref()?;
-            let (_, policy) = WRAPPER_POLICIES.iter().find(|(name, _)| *name == w)?;
-            Some(Sampling {
-                policy: policy.to_string(),
-                fps,
-                inferred: true,
-            })
-        })
-        .flatten();
+    let rule = (frames > 0).then(|| match &meta.wrapper {
+        Some(_) => rules::lmms_eval::resolve(&lmms, frames),
+        None => RunRule {
+            rule: None,
+            provenance: Provenance::Assumed,
+            name: "unknown".into(),
+            why: "the results file names no model wrapper (config.model)".into(),
+            frame_files: None,
+        },
+    });
     Ok(RunCtx {
         model: model_id(meta, file),
         config,
         frames,
-        sampling,
-        wrapper,
+        rule,
+        wrapper: meta.wrapper.clone(),
+        default_budget: default.is_some(),
     })
 }
 
@@ -532,51 +569,34 @@ fn sanitize_model_name(name: &str) -> String {
     out
 }
 
-/// Wrappers seen without a sampling policy, and configurations given two policies, each
+/// Runs whose frames are assumed, and runs on a wrapper's default budget: each wrapper
 /// warned about once.
 #[derive(Debug, Default)]
 pub(super) struct SamplingNotes {
-    unknown: BTreeSet<String>,
-    by_config: BTreeMap<String, (Option<Sampling>, String)>,
-    conflicts: BTreeSet<String>,
+    assumed: BTreeSet<String>,
+    defaults: BTreeSet<(String, u64)>,
 }
 
 impl SamplingNotes {
     pub(super) fn note(&mut self, ctx: &RunCtx, file: &Path, warnings: &mut Vec<String>) {
-        if ctx.frames > 0
-            && ctx.sampling.is_none()
-            && let Some(w) = &ctx.wrapper
-            && self.unknown.insert(w.clone())
+        let wrapper = ctx.wrapper.clone().unwrap_or_else(|| "?".into());
+        if let Some(rule) = &ctx.rule
+            && rule.provenance == Provenance::Assumed
+            && self.assumed.insert(wrapper.clone())
         {
             warnings.push(format!(
-                "model wrapper {w:?}: its frame sampling is unknown to frameaudit, so dataset.json records no policy for its configurations"
+                "model wrapper {wrapper:?}: frames are assumed, not exact ({}): {} ({})",
+                rule.name,
+                rule.why,
+                file.display()
             ));
         }
-        match self.by_config.get(&ctx.config) {
-            None => {
-                self.by_config.insert(
-                    ctx.config.clone(),
-                    (ctx.sampling.clone(), file.display().to_string()),
-                );
-            }
-            Some((first, first_file))
-                if first.as_ref().map(|s| &s.policy)
-                    != ctx.sampling.as_ref().map(|s| &s.policy)
-                    && self.conflicts.insert(ctx.config.clone()) =>
-            {
-                let name = |s: &Option<Sampling>| {
-                    s.as_ref()
-                        .map_or("no known policy".to_string(), |s| s.policy.clone())
-                };
-                warnings.push(format!(
-                    "configuration {:?} sampled frames by {} in {first_file} and by {} in {}; dataset.json keeps the first",
-                    ctx.config,
-                    name(first),
-                    name(&ctx.sampling),
-                    file.display()
-                ));
-            }
-            Some(_) => {}
+        if ctx.default_budget && self.defaults.insert((wrapper.clone(), ctx.frames)) {
+            warnings.push(format!(
+                "model wrapper {wrapper:?}: model_args set no frame budget, so the run used the wrapper's default of {} frames ({})",
+                ctx.frames,
+                file.display()
+            ));
         }
     }
 }
@@ -590,6 +610,8 @@ mod tests {
             wrapper: Some(wrapper.into()),
             args: Some(ModelArgs::parse(args)),
             sanitized: None,
+            backend: None,
+            version: Some("0.7".into()),
         }
     }
 
@@ -597,6 +619,7 @@ mod tests {
         resolve(
             Path::new("logs/m/x_samples_videomme.jsonl"),
             &meta(args, wrapper),
+            "videomme",
             label.map(String::from),
             Source::Results(Some(Path::new("logs/m/x_results.json"))),
             &mut Vec::new(),
@@ -613,7 +636,7 @@ mod tests {
         .expect("ctx");
         assert_eq!(c.model, "lmms-lab__llava-onevision-qwen2-7b-ov");
         assert_eq!((c.config.as_str(), c.frames), ("16f", 16));
-        assert_eq!(c.sampling.map(|s| s.policy), Some("linspace".into()));
+        assert!(c.rule.is_some_and(|r| r.rule.is_some()));
         let c = ctx(
             "pretrained=/data/ckpt/run3/,max_num_frames=64,max_pixels=151200,fps=1",
             "qwen2_5_vl",
@@ -622,19 +645,16 @@ mod tests {
         .expect("ctx");
         assert_eq!(c.model, "ckpt__run3");
         assert_eq!(c.config, "64f_151k_1fps");
-        assert_eq!(c.sampling.and_then(|s| s.fps), Some(1.0));
+        assert!(c.rule.is_some());
         let c = ctx(
             "pretrained=OpenGVLab/InternVL2-8B,num_frame=8",
             "internvl2",
             None,
         )
         .expect("ctx");
-        assert_eq!(c.sampling.map(|s| s.policy), Some("segment_mid".into()));
+        assert!(c.rule.is_some());
         let c = ctx("pretrained=a/b,max_frames_num=0", "llava_vid", None).expect("ctx");
-        assert_eq!(
-            (c.config.as_str(), c.frames, c.sampling),
-            ("textonly", 0, None)
-        );
+        assert_eq!((c.config.as_str(), c.frames, c.rule), ("textonly", 0, None));
         assert_eq!(sanitize_model_name("a:/b|c"), "a__b__c");
     }
 

@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use super::lenient::{MapOnly, Resps, Scalar, SoleKey, TextList};
+use super::lenient::{MapOnly, Resps, Scalar, SeqOnly, SoleKey, TextList};
 use crate::core::import::ImportedItem;
 use crate::core::import::letters::option_letter;
 
@@ -39,6 +39,12 @@ pub(super) struct Sample<'a> {
     score: MapOnly<EgoScore<'a>>,
     #[serde(default, borrow)]
     submission: SoleKey<'a>,
+    /// The prompt (0.7 and later keep it; it holds the question and options).
+    #[serde(default, borrow)]
+    input: Scalar<'a>,
+    /// Frames chosen for the sample by a frame-selection run.
+    #[serde(default, borrow)]
+    frame_idx: SeqOnly<Scalar<'a>>,
 }
 
 /// The dataset row, as far as frameaudit uses it (keys of several benchmarks).
@@ -66,6 +72,9 @@ struct Doc<'a> {
     option4: Scalar<'a>,
     #[serde(default, borrow)]
     video_id: Scalar<'a>,
+    /// Video-MME's YouTube id: the file the harness opens is `{videoID}.mp4`.
+    #[serde(default, borrow, rename = "videoID")]
+    video_youtube: Scalar<'a>,
     #[serde(default, borrow)]
     video_idx: Scalar<'a>,
     #[serde(default, borrow)]
@@ -83,6 +92,14 @@ struct Doc<'a> {
     question_category: Scalar<'a>,
     #[serde(default, borrow)]
     task_type: Scalar<'a>,
+    /// MVBench's time window of the question, in seconds.
+    #[serde(default, borrow)]
+    start: Scalar<'a>,
+    #[serde(default, borrow)]
+    end: Scalar<'a>,
+    /// Frames chosen for the document by a frame-selection run.
+    #[serde(default, borrow)]
+    frame_idx: SeqOnly<Scalar<'a>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -100,6 +117,9 @@ struct VideoMme<'a> {
     /// Set by the LLM-judge variant of the task.
     #[serde(default, borrow)]
     correct: Scalar<'a>,
+    /// The YouTube id (0.7 and later): the harness opens `{videoID}.mp4`.
+    #[serde(default, borrow, rename = "videoID")]
+    video_id: Scalar<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -176,6 +196,8 @@ pub(super) struct Answer {
     pub item: ImportedItem,
     /// False when the task is unknown and the generic fields were used.
     pub known: bool,
+    /// Frames a frame-selection run chose (`frame_idx` in the sample or its document).
+    pub frame_idx: Option<Vec<u64>>,
 }
 
 impl Sample<'_> {
@@ -205,9 +227,22 @@ impl Sample<'_> {
         if let Some(d) = doc {
             a.item.merge(doc_item(d));
         }
+        if a.item.question.is_none() || a.item.options.is_empty() {
+            // 0.7 logs no document, but the prompt holds the question and options.
+            if let Some(prompt) = self.input.str() {
+                let (question, options) = parse_prompt(prompt);
+                a.item.merge(ImportedItem {
+                    question,
+                    options,
+                    ..Default::default()
+                });
+            }
+        }
         if a.item.gold.is_none() {
             a.item.gold.clone_from(&a.gold);
         }
+        a.frame_idx =
+            int_list(&self.frame_idx).or_else(|| doc.and_then(|d| int_list(&d.frame_idx)));
         Ok(a)
     }
 
@@ -232,8 +267,12 @@ impl Sample<'_> {
             Scalar::Null => self.resp_letter(n_options(&gold, 0)),
             p => p.text(),
         };
-        // Video-MME question ids are `{video_id}-{n}`.
-        let video = id.rsplit_once('-').map(|(v, _)| v.to_string());
+        // The harness opens `{videoID}.mp4` (0.7 logs the id); older logs tell only the
+        // question id, `{video_id}-{n}`, whose video id names the video in Video-MME.
+        let video = m
+            .video_id
+            .text()
+            .or_else(|| id.rsplit_once('-').map(|(v, _)| v.to_string()));
         Ok(Answer {
             pred,
             correct: m.correct.truth(),
@@ -246,6 +285,7 @@ impl Sample<'_> {
             item_id: id,
             gold,
             known: true,
+            frame_idx: None,
         })
     }
 
@@ -269,6 +309,7 @@ impl Sample<'_> {
                 ..Default::default()
             },
             known: true,
+            frame_idx: None,
         })
     }
 
@@ -289,6 +330,7 @@ impl Sample<'_> {
                 ..Default::default()
             },
             known: true,
+            frame_idx: None,
         })
     }
 
@@ -313,6 +355,7 @@ impl Sample<'_> {
                 ..Default::default()
             },
             known: true,
+            frame_idx: None,
         })
     }
 
@@ -339,6 +382,7 @@ impl Sample<'_> {
             },
             item_id: id,
             known: true,
+            frame_idx: None,
         })
     }
 
@@ -385,6 +429,7 @@ impl Sample<'_> {
                 ..Default::default()
             },
             known: true,
+            frame_idx: None,
         })
     }
 
@@ -409,6 +454,7 @@ impl Sample<'_> {
             correct: None,
             item: ImportedItem::default(),
             known: false,
+            frame_idx: None,
         })
     }
 }
@@ -428,10 +474,18 @@ fn doc_item(d: &Doc) -> ImportedItem {
     ImportedItem {
         question: d.question.text(),
         options: lettered(options),
-        video: [&d.video_id, &d.video_idx, &d.video, &d.video_name]
-            .into_iter()
-            .find_map(Scalar::text),
+        video: [
+            &d.video_youtube,
+            &d.video_id,
+            &d.video_idx,
+            &d.video,
+            &d.video_name,
+        ]
+        .into_iter()
+        .find_map(Scalar::text),
         duration: d.duration.number().filter(|x| *x >= 0.0),
+        start: d.start.number().filter(|x| x.is_finite() && *x >= 0.0),
+        end: d.end.number().filter(|x| x.is_finite() && *x >= 0.0),
         category: d.domain.text().or_else(|| d.question_category.text()),
         task_type: d.task_type.text(),
         ..Default::default()
@@ -495,6 +549,87 @@ fn argmax(xs: &[f64]) -> Option<i64> {
         }
     }
     best.map(|(i, _)| i as i64)
+}
+
+/// A list of whole numbers (frame indices); `None` when absent or when any element is not
+/// a non-negative integer.
+fn int_list(v: &SeqOnly<Scalar>) -> Option<Vec<u64>> {
+    v.0.as_ref()?
+        .iter()
+        .map(|x| x.int().and_then(|i| u64::try_from(i).ok()))
+        .collect()
+}
+
+/// Lines of a prompt that instruct rather than ask (the task's pre- and post-prompts).
+const INSTRUCTION_MARKS: [&str; 12] = [
+    "select the best answer",
+    "respond with only",
+    "answer with the option",
+    "carefully watch",
+    "please answer",
+    "please provide",
+    "the best answer is",
+    "best option",
+    "only give the best option",
+    "based on the video",
+    "these are frames",
+    "answer the question using",
+];
+
+/// The question and options a multiple-choice prompt holds: the options are the longest
+/// run of lines lettered A, B, C... in order (`A. x`, `(A) x`, `A) x`, `A: x`); the
+/// question, the lines before them that are not instructions. Nothing when the prompt has
+/// no such options.
+pub(super) fn parse_prompt(prompt: &str) -> (Option<String>, Vec<String>) {
+    let lines: Vec<&str> = prompt.lines().map(str::trim).collect();
+    let letter_of = |line: &str| -> Option<u8> {
+        let b = line.as_bytes();
+        let (letter, rest) = match b {
+            [b'(', l, b')', rest @ ..] => (*l, rest),
+            [l, b'.' | b')' | b':', rest @ ..] => (*l, rest),
+            _ => return None,
+        };
+        (letter.is_ascii_uppercase() && rest.first().is_some_and(|c| *c == b' ')).then_some(letter)
+    };
+    // (start, length) of the longest run A, B, C...
+    let mut best = (0, 0);
+    let mut i = 0;
+    while i < lines.len() {
+        if letter_of(lines[i]) == Some(b'A') {
+            let mut n = 1;
+            while i + n < lines.len() && letter_of(lines[i + n]) == Some(b'A' + n as u8) {
+                n += 1;
+            }
+            if n > best.1 {
+                best = (i, n);
+            }
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    let (start, n) = best;
+    if n < 2 {
+        return (None, Vec::new());
+    }
+    let options = lines[start..start + n]
+        .iter()
+        .map(|l| {
+            let letter = char::from(l.as_bytes()[if l.starts_with('(') { 1 } else { 0 }]);
+            let text = l[if l.starts_with('(') { 3 } else { 2 }..].trim();
+            format!("{letter}. {text}")
+        })
+        .collect();
+    let asked: Vec<&str> = lines[..start]
+        .iter()
+        .copied()
+        .filter(|l| {
+            let low = l.to_ascii_lowercase();
+            !l.is_empty() && !INSTRUCTION_MARKS.iter().any(|m| low.contains(m))
+        })
+        .collect();
+    let question = (!asked.is_empty()).then(|| asked.join("\n"));
+    (question, options)
 }
 
 /// "yes" or "no" when an answer starts with one of them.

@@ -1,0 +1,493 @@
+//! Frames recorded by `frameaudit_record` (docs/recorder.md): a JSON Lines log of every
+//! video decode in a harness run. The importers match each logged run to the runs they read
+//! (by its command line), and give the cells of each item whose video was decoded the
+//! indices the harness asked for, with provenance `recorded`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::{Import, ImportError};
+
+/// The schema of a recorder log's `start` and `run` lines.
+pub const SCHEMA: &str = "frameaudit/frames-log@1";
+
+/// The most a log may be: a bound on what one file can make frameaudit allocate.
+const MAX_LOG_BYTES: u64 = 4 << 30;
+
+/// One decode: the video the harness opened and the frame indices it asked for, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decode {
+    pub video: String,
+    pub indices: Vec<u64>,
+    /// The log's line, for messages.
+    pub line: u64,
+}
+
+/// One harness command run under the recorder, with the decodes logged after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoggedRun {
+    /// COMMAND and its arguments, as given to the recorder.
+    pub command: Vec<String>,
+    pub decodes: Vec<Decode>,
+    /// The log file and the line of the `run` event.
+    pub file: PathBuf,
+    pub line: u64,
+}
+
+#[derive(Deserialize)]
+struct Line {
+    #[serde(default)]
+    schema: Option<String>,
+    #[serde(default)]
+    event: Option<String>,
+    #[serde(default)]
+    command: Option<Vec<String>>,
+    #[serde(default)]
+    video: Option<String>,
+    #[serde(default)]
+    indices: Option<Vec<serde_json::Value>>,
+}
+
+/// Whether `path` is a recorder log: its first line carries [`SCHEMA`].
+pub fn is_frames_log(path: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut first = String::new();
+    if std::io::BufReader::new(f.take(64 << 10))
+        .read_line(&mut first)
+        .is_err()
+    {
+        return false;
+    }
+    first.contains(SCHEMA)
+}
+
+/// Reads a recorder log. Decodes belong to the `run` line before them (a log holds one run,
+/// or runs appended one after another); lines that cannot be read are listed in `skips`
+/// with their line numbers, and a torn last line is ignored as a crash leaves it.
+pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun>, ImportError> {
+    let cannot = |e: std::io::Error| {
+        ImportError::Other(format!(
+            "cannot read the frames log {}: {e}",
+            path.display()
+        ))
+    };
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(ImportError::Other(format!(
+            "the frames log {} is not a regular file",
+            path.display()
+        )));
+    }
+    if meta.len() > MAX_LOG_BYTES {
+        return Err(ImportError::Other(format!(
+            "the frames log {} is larger than {} GiB",
+            path.display(),
+            MAX_LOG_BYTES >> 30
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(cannot)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut runs: Vec<LoggedRun> = Vec::new();
+    let mut saw_schema = false;
+    let n_lines = text.lines().count();
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i as u64 + 1;
+        let raw = raw.trim();
+        if raw.is_empty() {
+            continue;
+        }
+        let parsed: Line = match serde_json::from_str(raw) {
+            Ok(l) => l,
+            Err(_) if i + 1 == n_lines && !text.ends_with('\n') => {
+                skips.push((line_no, "line cut short (the run was stopped)".into()));
+                continue;
+            }
+            Err(e) => {
+                skips.push((line_no, format!("malformed JSON: {e}")));
+                continue;
+            }
+        };
+        if let Some(s) = &parsed.schema {
+            if s != SCHEMA {
+                return Err(ImportError::Other(format!(
+                    "{}:{line_no}: unknown frames-log schema {:?}; expected {SCHEMA:?}",
+                    path.display(),
+                    crate::core::text::sanitize(s)
+                )));
+            }
+            saw_schema = true;
+        }
+        match parsed.event.as_deref() {
+            Some("run") => runs.push(LoggedRun {
+                command: parsed.command.unwrap_or_default(),
+                decodes: Vec::new(),
+                file: path.to_path_buf(),
+                line: line_no,
+            }),
+            Some("decode") => {
+                let (Some(video), Some(indices)) = (parsed.video, parsed.indices) else {
+                    skips.push((line_no, "decode without video or indices".into()));
+                    continue;
+                };
+                let Some(indices) = indices
+                    .iter()
+                    .map(|v| v.as_u64())
+                    .collect::<Option<Vec<u64>>>()
+                else {
+                    skips.push((line_no, "indices are not all frame numbers".into()));
+                    continue;
+                };
+                match runs.last_mut() {
+                    Some(run) => run.decodes.push(Decode {
+                        video,
+                        indices,
+                        line: line_no,
+                    }),
+                    None => skips.push((line_no, "a decode before any run line".into())),
+                }
+            }
+            _ => {}
+        }
+    }
+    if !saw_schema {
+        return Err(ImportError::Other(format!(
+            "{} is not a frameaudit_record log (no line names {SCHEMA:?})",
+            path.display()
+        )));
+    }
+    Ok(runs)
+}
+
+/// The recorder logs among `paths` (files, or folders searched recursively): the given
+/// files themselves, and `.jsonl` files found beside the runs that are logs.
+pub fn find_logs(given: &[PathBuf], searched: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: BTreeSet<PathBuf> = given.iter().cloned().collect();
+    let mut stack: Vec<PathBuf> = searched.to_vec();
+    let mut seen = BTreeSet::new();
+    while let Some(p) = stack.pop() {
+        let Ok(real) = std::fs::canonicalize(&p) else {
+            continue;
+        };
+        if !seen.insert(real) {
+            continue;
+        }
+        if p.is_dir() {
+            if let Ok(entries) = std::fs::read_dir(&p) {
+                stack.extend(entries.flatten().map(|e| e.path()));
+            }
+        } else if p.extension().is_some_and(|e| e == "jsonl")
+            && !p
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().contains("_samples_"))
+            && is_frames_log(&p)
+        {
+            out.insert(p);
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// How an imported run shows in the command line that made it, so a logged run can be
+/// matched to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Signature {
+    pub model: String,
+    pub config: String,
+    /// Every flag must be on the command line with a matching value.
+    pub flags: Vec<(String, Expect)>,
+}
+
+/// What a flag's value must be.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expect {
+    /// Exactly this.
+    Is(String),
+    /// `k=v,k=v` pairs equal to these, in any order (lmms-eval's `--model_args`).
+    Pairs(Vec<(String, String)>),
+    /// One of the flag's values (the words after it up to the next flag) is this
+    /// (VLMEvalKit's `--data A B`).
+    OneOf(String),
+}
+
+impl Signature {
+    /// Whether `command` made this run.
+    pub fn matches(&self, command: &[String]) -> bool {
+        self.flags.iter().all(|(name, expect)| match expect {
+            Expect::Is(v) => flag(command, name) == Some(v.as_str()),
+            Expect::Pairs(want) => flag(command, name).is_some_and(|given| {
+                let mut a = parse_pairs(given);
+                let mut b = want.clone();
+                a.sort();
+                b.sort();
+                a == b
+            }),
+            Expect::OneOf(v) => flag_values(command, name).any(|x| x == v),
+        })
+    }
+}
+
+/// `k=v,k=v` as pairs (values may hold `=`), empty parts dropped.
+fn parse_pairs(s: &str) -> Vec<(String, String)> {
+    s.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+            None => (p.trim().to_string(), String::new()),
+        })
+        .collect()
+}
+
+/// The values after `--flag` up to the next flag (and the value of `--flag=v`).
+fn flag_values<'a>(command: &'a [String], name: &'a str) -> impl Iterator<Item = &'a str> {
+    let eq = format!("{name}=");
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < command.len() {
+        if command[i] == name {
+            i += 1;
+            while i < command.len() && !command[i].starts_with("--") {
+                out.push(command[i].as_str());
+                i += 1;
+            }
+            continue;
+        }
+        if let Some(v) = command[i].strip_prefix(&eq) {
+            out.push(v);
+        }
+        i += 1;
+    }
+    out.into_iter()
+}
+
+/// The value of `--flag` in a command line (`--flag value` or `--flag=value`).
+pub fn flag<'a>(command: &'a [String], name: &str) -> Option<&'a str> {
+    let eq = format!("{name}=");
+    command.iter().enumerate().find_map(|(i, a)| {
+        if a == name {
+            command.get(i + 1).map(String::as_str)
+        } else {
+            a.strip_prefix(&eq)
+        }
+    })
+}
+
+/// What attaching the logs did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct AttachSummary {
+    /// Logged runs matched to an imported run.
+    pub runs: usize,
+    /// Cells given recorded frames.
+    pub cells: usize,
+}
+
+/// Gives cells the frames their logged run decoded. `runs_of` names, for a logged command,
+/// the imported (model, configuration) runs it made (empty: not one of this import's).
+/// An item's video is matched to a decode by file name (the item's `video_file`, else its
+/// `video`); a video decoded with several different index lists in one run is left out,
+/// with a warning, since nothing tells which item had which.
+pub fn attach(
+    imp: &mut Import,
+    logs: &[LoggedRun],
+    runs_of: &dyn Fn(&[String]) -> Vec<(String, String)>,
+) -> AttachSummary {
+    let mut summary = AttachSummary::default();
+    // (model, config) → video file name → the index lists decoded.
+    let mut decoded: BTreeMap<(String, String), BTreeMap<String, Vec<Vec<u64>>>> = BTreeMap::new();
+    for log in logs {
+        let matched = runs_of(&log.command);
+        if matched.is_empty() {
+            imp.warnings.push(format!(
+                "{}:{}: the logged command ({}) matches no run of this import; its frames are not used",
+                log.file.display(),
+                log.line,
+                crate::core::text::sanitize(&log.command.join(" "))
+            ));
+            continue;
+        }
+        summary.runs += 1;
+        for run in matched {
+            let by_video = decoded.entry(run).or_default();
+            for d in &log.decodes {
+                let lists = by_video.entry(file_name(&d.video)).or_default();
+                if !lists.contains(&d.indices) {
+                    lists.push(d.indices.clone());
+                }
+            }
+        }
+    }
+    if decoded.is_empty() {
+        return summary;
+    }
+    // Item → the file name of its video.
+    let videos: BTreeMap<(String, String), String> = imp
+        .items_mut()
+        .filter_map(|(k, item)| {
+            let v = item.video_file.as_deref().or(item.video.as_deref())?;
+            Some((k.clone(), file_name(v)))
+        })
+        .collect();
+    let mut ambiguous: BTreeSet<String> = BTreeSet::new();
+    for cell in imp.cells_mut() {
+        let Some(by_video) = decoded.get(&(cell.model.clone(), cell.config.clone())) else {
+            continue;
+        };
+        let Some(video) = videos.get(&(cell.benchmark.clone(), cell.item_id.clone())) else {
+            continue;
+        };
+        // Video-MME names a video by its id; the decode by its file.
+        let lists = by_video.get(video).or_else(|| {
+            by_video
+                .iter()
+                .find(|(name, _)| stem(name) == video.as_str())
+                .map(|(_, l)| l)
+        });
+        match lists.map(Vec::as_slice) {
+            Some([one]) => {
+                cell.frame_idx = Some(one.clone());
+                summary.cells += 1;
+            }
+            Some([]) | None => {}
+            Some(_) => {
+                ambiguous.insert(video.clone());
+            }
+        }
+    }
+    if let Some(first) = ambiguous.first() {
+        imp.warnings.push(format!(
+            "frames log: {} videos were decoded with different frames within one run (first {:?}), so their items keep the rule's frames",
+            ambiguous.len(),
+            crate::core::text::sanitize(first)
+        ));
+    }
+    summary
+}
+
+/// The last part of a path, lower case.
+fn file_name(p: &str) -> String {
+    p.rsplit(['/', '\\']).next().unwrap_or(p).to_lowercase()
+}
+
+fn stem(name: &str) -> &str {
+    name.rsplit_once('.').map_or(name, |(s, _)| s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::import::{ImportedCell, ImportedItem, Run};
+
+    fn write_log(lines: &[&str]) -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().expect("tmp");
+        use std::io::Write;
+        for l in lines {
+            writeln!(f, "{l}").expect("write");
+        }
+        f
+    }
+
+    #[test]
+    fn reads_runs_and_decodes() {
+        let f = write_log(&[
+            r#"{"schema": "frameaudit/frames-log@1", "event": "run", "command": ["python3", "-m", "lmms_eval", "--model", "llava_vid", "--model_args", "pretrained=a/b,max_frames_num=8"]}"#,
+            r#"{"schema": "frameaudit/frames-log@1", "event": "start", "pid": 2}"#,
+            r#"{"event": "decode", "pid": 2, "reader": "decord", "video": "/c/videomme/data/x.mp4", "indices": [0, 5, 9]}"#,
+            r#"{"event": "decode", "video": "/c/y.mp4", "indices": [1, -2]}"#,
+            r#"not json"#,
+        ]);
+        let mut skips = Vec::new();
+        let runs = read(f.path(), &mut skips).expect("log");
+        assert_eq!(runs.len(), 1);
+        assert_eq!(flag(&runs[0].command, "--model"), Some("llava_vid"));
+        assert_eq!(runs[0].decodes.len(), 1);
+        assert_eq!(runs[0].decodes[0].indices, [0, 5, 9]);
+        assert_eq!(skips.len(), 2, "{skips:?}");
+        assert_eq!(skips[0].0, 4);
+        assert!(is_frames_log(f.path()));
+        let other = write_log(&[r#"{"doc_id": 0}"#]);
+        assert!(!is_frames_log(other.path()));
+        assert!(read(other.path(), &mut Vec::new()).is_err());
+    }
+
+    #[test]
+    fn attaches_by_video_and_leaves_ambiguous_videos() {
+        let mut imp = Import::default();
+        let cell = |item: &str| ImportedCell {
+            model: "m".into(),
+            benchmark: "b".into(),
+            item_id: item.into(),
+            config: "8f".into(),
+            frames: 8,
+            pred: None,
+            gold: None,
+            correct: None,
+            source_tag: None,
+            frame_idx: None,
+        };
+        imp.add_run(Run {
+            file: "f".into(),
+            model: "m".into(),
+            config: "8f".into(),
+            frames: 8,
+            rules: Default::default(),
+            cells: vec![cell("1"), cell("2"), cell("3")],
+        })
+        .expect("run");
+        for (id, video) in [("1", "x"), ("2", "x"), ("3", "z.mp4")] {
+            imp.add_item(
+                "b",
+                id,
+                ImportedItem {
+                    video: Some(video.into()),
+                    ..Default::default()
+                },
+            );
+        }
+        let run = LoggedRun {
+            command: vec!["--model".into(), "w".into()],
+            decodes: vec![
+                Decode {
+                    video: "/v/x.mp4".into(),
+                    indices: vec![0, 3],
+                    line: 2,
+                },
+                Decode {
+                    video: "/v/x.mp4".into(),
+                    indices: vec![0, 3],
+                    line: 3,
+                },
+                Decode {
+                    video: "/v/z.mp4".into(),
+                    indices: vec![1],
+                    line: 4,
+                },
+                Decode {
+                    video: "/v/z.mp4".into(),
+                    indices: vec![2],
+                    line: 5,
+                },
+            ],
+            file: "log".into(),
+            line: 1,
+        };
+        let s = attach(&mut imp, &[run], &|c| {
+            if flag(c, "--model") == Some("w") {
+                vec![("m".into(), "8f".into())]
+            } else {
+                Vec::new()
+            }
+        });
+        assert_eq!(s, AttachSummary { runs: 1, cells: 2 });
+        let got: Vec<Option<Vec<u64>>> = imp
+            .cells_mut()
+            .iter()
+            .map(|c| c.frame_idx.clone())
+            .collect();
+        assert_eq!(got, [Some(vec![0, 3]), Some(vec![0, 3]), None]);
+        assert!(imp.warnings.iter().any(|w| w.contains("different frames")));
+    }
+}
