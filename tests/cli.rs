@@ -679,7 +679,7 @@ fn frames_command_lists_explains_and_prints_json() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("16f   16 frames  (The frames are computed with policy linspace"),
+        text.contains("16f   16 frames  [reproduced]  (The frames are computed with policy linspace"),
         "{text}"
     );
     assert!(
@@ -702,7 +702,10 @@ fn frames_command_lists_explains_and_prints_json() {
     assert_eq!(j["num_frames"], 64);
     let configs = j["configs"].as_array().expect("configs");
     assert_eq!(configs[0]["policy"], "none");
+    assert_eq!(configs[0]["provenance"], serde_json::Value::Null);
     assert_eq!(configs[3]["config"], "16f");
+    assert_eq!(configs[3]["provenance"], "reproduced");
+    assert_eq!(configs[3]["rule"], "policy linspace (dataset.json)");
     assert_eq!(configs[3]["indices"].as_array().map(Vec::len), Some(16));
     assert_eq!(
         j["transition"]["dropped"],

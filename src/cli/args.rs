@@ -529,6 +529,11 @@ pub struct LmmsArgs {
     /// of the frame budget read from the results file
     #[arg(long = "config", value_name = "LABEL=PATH", value_parser = parse_label_path)]
     pub config: Vec<(String, PathBuf)>,
+    /// The benchmarks' annotation files (JSON or JSONL of questions naming their videos),
+    /// files or folders: they name the videos of tasks whose logs do not (MVBench, MLVU);
+    /// the --videos folder is searched too
+    #[arg(long, value_name = "PATH")]
+    pub docs: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]

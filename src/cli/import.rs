@@ -222,6 +222,7 @@ fn harness(
 pub fn lmms_eval(a: &LmmsArgs) -> Result<()> {
     let opts = lmms_eval::LmmsOptions {
         overrides: a.config.clone(),
+        docs: a.docs.iter().chain(&a.common.videos).cloned().collect(),
     };
     harness(&a.common, "lmms-eval runs", |imp, progress| {
         lmms_eval::import(&a.common.paths, &opts, imp, progress)

@@ -171,6 +171,24 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
                 writeln!(out, "{d}")?;
             }
             let m = &ds.matrix;
+            // Not problems: the harness's verdict stands; but a reader of the numbers should
+            // know which cells its scorer decided against the letters.
+            let odd = m.contradictions();
+            for &c in odd.iter().take(200) {
+                let i = c as usize;
+                writeln!(
+                    out,
+                    "{}: note: the cell is scored {} although its answer {:?} {} the gold {:?} (kept: the harness's own scorer decided)",
+                    sanitize(&m.cell_location(c)),
+                    if m.cell_value[i] == 1.0 { "right" } else { "wrong" },
+                    sanitize(m.text(m.cell_pred[i]).unwrap_or_default()),
+                    if m.cell_value[i] == 1.0 { "is not" } else { "is" },
+                    sanitize(m.text(m.cell_gold[i]).unwrap_or_default()),
+                )?;
+            }
+            if odd.len() > 200 {
+                writeln!(out, "... and {} more such cells", odd.len() - 200)?;
+            }
             writeln!(
                 out,
                 "{}: {} cells ({} valid, {} invalid), {} models, {} benchmarks, {} items, {} configurations, {} protocols; {}",

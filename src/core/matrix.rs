@@ -272,6 +272,28 @@ impl ResponseMatrix {
         Some(&self.frame_pool[start as usize..(start + len) as usize])
     }
 
+    /// Multiple-choice cells whose recorded verdict contradicts their answers: `correct` says
+    /// right while the prediction is not the gold answer, or wrong while it is (a harness's
+    /// own lenient scorer decided). The verdict is what the harness counted, so it is kept;
+    /// `validate` lists these cells.
+    pub fn contradictions(&self) -> Vec<u32> {
+        (0..self.n_cells() as u32)
+            .filter(|&c| {
+                let i = c as usize;
+                if self.item_task(self.cell_item[i]) != Task::Mcq || self.cell_value[i].is_nan() {
+                    return false;
+                }
+                let (Some(pred), Some(gold)) =
+                    (self.text(self.cell_pred_norm[i]), self.text(self.cell_gold[i]))
+                else {
+                    return false;
+                };
+                let same = norm_fast(gold).is_some_and(|g| *g == *pred);
+                same != (self.cell_value[i] == 1.0)
+            })
+            .collect()
+    }
+
     /// "file:line" of a cell, for messages.
     pub fn cell_location(&self, cell: u32) -> String {
         let file = &self.files[self.cell_file[cell as usize] as usize];

@@ -91,6 +91,9 @@ pub struct LmmsOptions {
     /// `--config LABEL=PATH`: the configuration label of the run(s) under PATH, overriding
     /// the budget read from the results file.
     pub overrides: Vec<(String, PathBuf)>,
+    /// Where the benchmarks' annotation files may be (`--docs`, the `--videos` folder):
+    /// they name the videos of tasks whose logs do not.
+    pub docs: Vec<PathBuf>,
 }
 
 /// Imports the lmms-eval runs found under `paths`; `progress` is called with the number of
@@ -254,8 +257,74 @@ pub fn import(
     for unused in overrides.unused() {
         warnings.push(format!("{unused} matched no lmms-eval log"));
     }
+    videos_from_docs(imp, &opts.docs, &mut warnings);
     imp.warnings.extend(warnings);
     Ok(())
+}
+
+/// Names the videos of items whose logs do not (MVBench, MLVU from 0.4 on): for each task,
+/// the annotation file whose documents are the task's (every logged doc_id holds the
+/// question the log's prompt asks) gives each item its video and time window.
+fn videos_from_docs(imp: &mut Import, paths: &[PathBuf], warnings: &mut Vec<String>) {
+    let mut asked: BTreeMap<String, Vec<(usize, String)>> = BTreeMap::new();
+    for ((task, _), item) in imp.items_mut() {
+        if let (None, Some((doc, prompt))) = (&item.video, &item.logged) {
+            asked
+                .entry(task.clone())
+                .or_default()
+                .push((*doc as usize, prompt.clone()));
+        }
+    }
+    if asked.is_empty() {
+        return;
+    }
+    let sets = super::docs::find(paths);
+    let mut chosen: BTreeMap<String, &super::docs::DocSet> = BTreeMap::new();
+    for (task, list) in &asked {
+        let refs: Vec<(usize, &str)> = list.iter().map(|(i, q)| (*i, q.as_str())).collect();
+        match super::docs::matching(&sets, &refs) {
+            Some(set) => {
+                chosen.insert(task.clone(), set);
+            }
+            None => warnings.push(format!(
+                "task {task:?}: its logs name no video and no annotation file{} holds its questions, so its {} items are audited without frames; pass the benchmark's annotation files with --docs",
+                if paths.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " under {}",
+                        paths
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                },
+                list.len()
+            )),
+        }
+    }
+    for ((task, _), item) in imp.items_mut() {
+        let Some(set) = chosen.get(task) else {
+            continue;
+        };
+        let Some(doc) = item
+            .logged
+            .as_ref()
+            .and_then(|(d, _)| set.docs.get(*d as usize))
+        else {
+            continue;
+        };
+        item.video.clone_from(&doc.video);
+        item.start = item.start.or(doc.start);
+        item.end = item.end.or(doc.end);
+    }
+    for (task, set) in chosen {
+        warnings.push(format!(
+            "task {task:?}: videos named by the annotation file {} (the logs name none)",
+            set.file.display()
+        ));
+    }
 }
 
 /// The items described so far: each run logs the same items again, and handing

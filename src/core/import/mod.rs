@@ -4,6 +4,7 @@
 //! the same (model, configuration), keeps item metadata, counts what it could not use, and
 //! writes the dataset deterministically: the same inputs give the same bytes.
 
+pub mod docs;
 pub mod frames_log;
 pub mod letters;
 pub mod lmms_eval;
@@ -69,6 +70,10 @@ pub struct ImportedItem {
     pub category: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_type: Option<String>,
+    /// The document index and prompt a log gave the item, kept (not written) when the log
+    /// names no video, so the benchmark's annotation files can tell it.
+    #[serde(skip)]
+    pub logged: Option<(u64, String)>,
 }
 
 impl ImportedItem {
@@ -93,6 +98,7 @@ impl ImportedItem {
         keep(&mut self.end, o.end);
         keep(&mut self.category, o.category);
         keep(&mut self.task_type, o.task_type);
+        keep(&mut self.logged, o.logged);
     }
 }
 

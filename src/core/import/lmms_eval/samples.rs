@@ -243,6 +243,12 @@ impl Sample<'_> {
         }
         a.frame_idx =
             int_list(&self.frame_idx).or_else(|| doc.and_then(|d| int_list(&d.frame_idx)));
+        if a.item.video.is_none()
+            && let (Some(d), Some(p)) = (self.doc_id.int(), self.input.str())
+            && let Ok(d) = u64::try_from(d)
+        {
+            a.item.logged = Some((d, p.to_string()));
+        }
         Ok(a)
     }
 
