@@ -54,7 +54,7 @@ fn ceil_by_factor(x: f64) -> f64 {
 /// not use it otherwise.
 pub fn qwen_check_video(t: u64, video_fps: Option<f64>) -> Result<(), String> {
     if let Some(f) = video_fps
-        && !(f > 0.0)
+        && (f.is_nan() || f <= 0.0)
     {
         return Err("qwen_vl_utils: video_fps must be a positive number".into());
     }
@@ -96,7 +96,7 @@ pub fn qwen_smart_nframes_fps(
     let nframes = nframes.max(min_frames).min(max_frames).min(t as f64);
     let nframes = floor_by_factor(nframes);
     // Python would take the float as it is; a negative or absurd count fails the interval.
-    if !(nframes >= 0.0) || nframes > MAX_INDICES as f64 {
+    if nframes.is_nan() || nframes < 0.0 || nframes > MAX_INDICES as f64 {
         return Err(format!(
             "qwen_vl_utils: nframes should in interval [{FRAME_FACTOR}, {t}], but got {nframes}."
         ));
@@ -213,7 +213,7 @@ pub fn llava_load_video(
         return Err("llava load_video: round(avg_fps / fps) divides by a rate of 0".into());
     }
     let stride = py_round(video_fps / rate);
-    if !(stride >= 1.0) {
+    if stride.is_nan() || stride < 1.0 {
         return Err(format!(
             "llava load_video: range() arg 3 must not be zero (round({video_fps} / {rate}) = {stride})"
         ));
@@ -255,7 +255,7 @@ pub fn get_index(
     for i in 0..n {
         // Left to right, as Python adds: int + float + np.round(float).
         let v = (start_idx + seg / 2.0 + (seg * i as f64).round_ties_even()).trunc();
-        if !(v >= 0.0 && v <= (t - 1) as f64) {
+        if v.is_nan() || v < 0.0 || v > (t - 1) as f64 {
             return Err(format!(
                 "get_index: frame {v} is outside the video's {t} frames (bound {s}..{e} s)"
             ));

@@ -353,8 +353,8 @@ pub fn resolve(run: &LmmsRun, frames: u64) -> RunRule {
     // Versions whose code the vectors were made from.
     let checked = match known_version {
         None => true,
-        Some(v) if v == (7, 3) => true,
-        Some(v) => run.wrapper == "qwen2_5_vl" && v < (6, 0) && v >= (3, 0),
+        Some((7, 3)) => true,
+        Some(v) => run.wrapper == "qwen2_5_vl" && ((3, 0)..(6, 0)).contains(&v),
     };
     let name = format!(
         "lmms-eval {shown_version} {} ({class_word} class {class_name}): {text}",
