@@ -9,12 +9,15 @@
 //! The importers pick a rule with [`lmms_eval::resolve`] and [`vlmevalkit::resolve`];
 //! [`FrameRule::indices`] applies it to a video's [`VideoFacts`].
 
+pub mod arith;
 pub mod lmms_eval;
 pub mod vlmevalkit;
+mod vlmevalkit_models;
 
 use serde::{Deserialize, Serialize};
 
 use crate::core::sampling::{self, Policy};
+pub use arith::{ResampleMode, TorchLinspace};
 
 /// How a frame set is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -52,20 +55,130 @@ pub struct VideoFacts {
     pub bound: Option<(f64, f64)>,
 }
 
-/// A frame rule with its parameters, as `dataset.json` stores it.
+/// A frame rule with its parameters, as `dataset.json` stores it (`"kind"` names the variant;
+/// docs/frame-rules.md gives each one's harness, formula and errors).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FrameRule {
     /// A dataset-level policy of FORMATS §4 (`linspace`, `interior`, `fps`, `segment_mid`,
     /// `uniform_round`, `dense_start`, `nested`) with `n` frames.
     Policy {
+        /// The policy's name.
         policy: String,
+        /// The frame budget.
         n: u64,
+        /// The sampling rate of `fps`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fps: Option<f64>,
+        /// The largest budget of `nested`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         base: Option<u64>,
     },
+    /// qwen_vl_utils asked for `nframes` frames (the harness derives the request from `n` as
+    /// `cap` says): `torch.linspace(0, T-1, nframes).round()`, then optionally the harness's own
+    /// `resample` of the decoded frames.
+    QwenNframes {
+        /// The budget the harness was given (`max_num_frames`, VLMEvalKit's `nframe`).
+        n: u64,
+        /// How the harness turns `n` into the `nframes` it passes.
+        cap: NframesCap,
+        /// How torch's `linspace` kernel rounds.
+        #[serde(default)]
+        linspace: TorchLinspace,
+        /// A second pick over the decoded frames, when the harness makes one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resample: Option<Resample>,
+    },
+    /// qwen_vl_utils asked for `fps` frames a second: `T / video_fps * fps` clamped to
+    /// `[min_frames, max_frames]` (defaults 4 and `min(768, T)`) and floored to even, then
+    /// `torch.linspace(0, T-1, nframes).round()` and optionally a `resample`.
+    QwenFps {
+        /// The sampling rate (qwen_vl_utils' default is 2).
+        fps: f64,
+        /// `min_frames` when the harness passes one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_frames: Option<u64>,
+        /// `max_frames` when the harness passes one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_frames: Option<u64>,
+        /// How torch's `linspace` kernel rounds.
+        #[serde(default)]
+        linspace: TorchLinspace,
+        /// A second pick over the decoded frames, when the harness makes one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resample: Option<Resample>,
+    },
+    /// LLaVA's `load_video`: one frame every `round(avg_fps / rate)` frames, replaced by
+    /// `np.linspace(0, T-1, n, dtype=int)` when that is more than `n` frames or
+    /// `force_sample`; `n = 0` reads no frame.
+    LlavaStride {
+        /// `max_frames_num` (lmms-eval) or `nframe` (VLMEvalKit).
+        n: u64,
+        /// Frames a second of the stride (`video_fps` of llava_vid, 1 in VLMEvalKit).
+        rate: f64,
+        /// Uniform sampling whatever the stride gives.
+        force_sample: bool,
+    },
+    /// `get_index` of InternVL (lmms-eval) and MVBench (VLMEvalKit): the middles of `n` equal
+    /// segments of the video, or of the question's window when `bounded` and the item has one,
+    /// the window ±100000 s otherwise (which caps very long videos).
+    GetIndex {
+        /// `num_segments`.
+        n: u64,
+        /// Whether the harness passes the item's `bound`.
+        #[serde(default)]
+        bounded: bool,
+    },
+}
+
+/// How a harness turns its frame budget `n` into qwen_vl_utils' `nframes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NframesCap {
+    /// `n` as it is (lmms-eval qwen3_vl chat, llava_onevision1_5 chat, qwen2_5_vl chat 0.5).
+    None,
+    /// `min(n, T)` (lmms-eval qwen3_vl simple).
+    Total,
+    /// `max(2, min(n, T) // 2 * 2)` (lmms-eval qwen2_5_vl chat, 0.6 and later).
+    EvenMin2,
+    /// `T // 2 * 2` when `T < n`, else `n` (VLMEvalKit Qwen2VLChat / Qwen3VLChat, with the
+    /// frame count OpenCV reports, taken to be decord's).
+    EvenBelow,
+}
+
+impl NframesCap {
+    fn apply(self, n: u64, t: u64) -> u64 {
+        match self {
+            NframesCap::None => n,
+            NframesCap::Total => n.min(t),
+            NframesCap::EvenMin2 => (n.min(t) / 2 * 2).max(2),
+            NframesCap::EvenBelow => {
+                if t < n {
+                    t / 2 * 2
+                } else {
+                    n
+                }
+            }
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            NframesCap::None => "nframes = N",
+            NframesCap::Total => "nframes = min(N, T)",
+            NframesCap::EvenMin2 => "nframes = max(2, min(N, T)//2*2)",
+            NframesCap::EvenBelow => "nframes = T//2*2 when T < N, else N",
+        }
+    }
+}
+
+/// The harness's second pick over the `m` frames qwen_vl_utils decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resample {
+    /// The harness's `max_num_frames`.
+    pub n: u64,
+    /// What it does with the `np.linspace` positions.
+    pub mode: ResampleMode,
 }
 
 impl FrameRule {
@@ -85,8 +198,10 @@ impl FrameRule {
     }
 
     /// The frame indices the rule samples from `video`, in the order the harness asks the
-    /// reader for them (duplicates kept where the harness repeats a frame).
+    /// reader for them (duplicates kept where the harness repeats a frame). An error names the
+    /// condition under which the harness itself fails.
     pub fn indices(&self, video: &VideoFacts) -> Result<Vec<u64>, String> {
+        let t = video.num_frames;
         match self {
             FrameRule::Policy {
                 policy,
@@ -100,7 +215,48 @@ impl FrameRule {
                     fps: *fps,
                     inferred: false,
                 })?;
-                sampling::indices(&p, video.num_frames, *n, video.fps)
+                sampling::indices(&p, t, *n, video.fps)
+            }
+            FrameRule::QwenNframes {
+                n,
+                cap,
+                linspace,
+                resample,
+            } => {
+                arith::qwen_check_video(t, video.fps)?;
+                let nframes = arith::qwen_smart_nframes(cap.apply(*n, t), t)?;
+                let idx = arith::torch_linspace_round(0, t - 1, nframes, *linspace)?;
+                Ok(apply_resample(idx, resample))
+            }
+            FrameRule::QwenFps {
+                fps,
+                min_frames,
+                max_frames,
+                linspace,
+                resample,
+            } => {
+                let vfps = need_fps(video, "qwen_vl_utils' fps mode")?;
+                arith::qwen_check_video(t, Some(vfps))?;
+                let nframes =
+                    arith::qwen_smart_nframes_fps(t, vfps, *fps, *min_frames, *max_frames)?;
+                let idx = arith::torch_linspace_round(0, t - 1, nframes, *linspace)?;
+                Ok(apply_resample(idx, resample))
+            }
+            FrameRule::LlavaStride {
+                n,
+                rate,
+                force_sample,
+            } => {
+                if *n == 0 {
+                    return Ok(Vec::new());
+                }
+                let vfps = need_fps(video, "LLaVA's load_video")?;
+                arith::llava_load_video(t, vfps, *n, *rate, *force_sample)
+            }
+            FrameRule::GetIndex { n, bounded } => {
+                let vfps = need_fps(video, "get_index")?;
+                let bound = if *bounded { video.bound } else { None };
+                arith::get_index(t, vfps, *n, bound)
             }
         }
     }
@@ -109,14 +265,94 @@ impl FrameRule {
     pub fn needs_fps(&self) -> bool {
         match self {
             FrameRule::Policy { policy, .. } => policy == "fps",
+            FrameRule::QwenNframes { .. } => false,
+            FrameRule::QwenFps { .. } | FrameRule::GetIndex { .. } => true,
+            FrameRule::LlavaStride { n, .. } => *n > 0,
         }
     }
 
     /// One line saying what the rule does, for `frames --explain` and the TUI.
     pub fn describe(&self) -> String {
+        let resample_text = |r: &Option<Resample>| match r {
+            None => String::new(),
+            Some(r) => format!(
+                ", then np.linspace({} of the decoded frames){}",
+                r.n,
+                match r.mode {
+                    ResampleMode::UniqueLast => " unique, last frame added",
+                    ResampleMode::Unique => " unique",
+                    ResampleMode::AppendLast => " with the last frame added",
+                }
+            ),
+        };
+        let flavour = |l: &TorchLinspace| match l {
+            TorchLinspace::Fma => "",
+            TorchLinspace::Plain => " (torch DEFAULT CPU kernel)",
+        };
         match self {
             FrameRule::Policy { policy, n, .. } => format!("policy {policy} with {n} frames"),
+            FrameRule::QwenNframes {
+                n,
+                cap,
+                linspace,
+                resample,
+            } => format!(
+                "qwen_vl_utils with N = {n}: {}, rounded to even, torch.linspace(0, T-1, nframes).round(){}{}",
+                cap.describe(),
+                flavour(linspace),
+                resample_text(resample)
+            ),
+            FrameRule::QwenFps {
+                fps,
+                min_frames,
+                max_frames,
+                linspace,
+                resample,
+            } => format!(
+                "qwen_vl_utils at {fps} fps: T/video_fps*{fps} clamped to [{}, {}] and floored to even, torch.linspace(0, T-1, nframes).round(){}{}",
+                min_frames.unwrap_or(arith::QWEN_FPS_MIN_FRAMES),
+                max_frames.map_or_else(|| "min(768, T)".to_string(), |m| m.to_string()),
+                flavour(linspace),
+                resample_text(resample)
+            ),
+            FrameRule::LlavaStride {
+                n,
+                rate,
+                force_sample: true,
+            } => format!(
+                "np.linspace(0, T-1, {n}) (force_sample; the stride of {rate} frame(s) a second is not used)"
+            ),
+            FrameRule::LlavaStride { n, rate, .. } => format!(
+                "1 frame per round(video_fps/{rate}) frames, np.linspace(0, T-1, {n}) when more than {n}"
+            ),
+            FrameRule::GetIndex { n, bounded } => format!(
+                "middles of {n} equal segments of {} (get_index)",
+                if *bounded {
+                    "the question's time window, else the video"
+                } else {
+                    "the video (±100000 s)"
+                }
+            ),
         }
+    }
+}
+
+/// The video's frame rate, which `what` needs.
+fn need_fps(video: &VideoFacts, what: &str) -> Result<f64, String> {
+    video
+        .fps
+        .ok_or_else(|| format!("{what} needs the video's frame rate (fps in items.jsonl)"))
+}
+
+/// The decoded frames `idx` the harness keeps after its own pick.
+fn apply_resample(idx: Vec<u64>, resample: &Option<Resample>) -> Vec<u64> {
+    match resample {
+        None => idx,
+        Some(r) => arith::resample_positions(idx.len() as u64, r.n, r.mode)
+            .into_iter()
+            // The positions are below idx.len() by construction of np.linspace over it.
+            .filter_map(|p| idx.get(p as usize).copied())
+            .collect(),
     }
 }
 
