@@ -17,6 +17,7 @@
 mod decode;
 mod loader;
 mod name;
+mod probe;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,10 @@ use crate::core::dataset::{Dataset, DatasetMeta, ItemMeta};
 
 pub use decode::{MAX_IMAGE_SIDE, load_image};
 pub use loader::{FrameKey, FrameLoader};
+pub use probe::{
+    Rational, VideoProbe, ffprobe_beside, ffprobe_on_path, probe_video, probe_video_with,
+    probe_videos,
+};
 
 use name::{check_relative, render_name};
 
