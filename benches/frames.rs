@@ -10,7 +10,9 @@
 //! Then, when ffmpeg is installed, a raw video: a 10-minute 1280x720 H.264 file at 25 fps
 //! with a keyframe every 250 frames and B-frames (one minute of `testsrc2` encoded, then
 //! copied ten times over; about a minute to make), and 16 frames spread over it as a
-//! harness samples them (`linspace(0, n - 1, 16)`), which land anywhere in their GOP:
+//! harness samples them (`linspace(0, n - 1, 16)` truncated, as lmms-eval does): here 14
+//! of them are the last frame of their GOP, so each costs a decode of 250 frames, the
+//! worst case of this GOP:
 //!   - the probe (`probe_video`) and the frame index, once each;
 //!   - cold through the loader (one batch), and cached;
 //!   - cold one ffmpeg run a frame (the decoder of before), for comparison.
