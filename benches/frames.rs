@@ -7,13 +7,27 @@
 //!   - cached: the 16 fetched again (what moving back to an item costs);
 //!   - the same 16 decoded one by one on the calling thread, for comparison.
 //!
-//! Figures only; nothing is asserted.
+//! Then, when ffmpeg is installed, a raw video: a 10-minute 1280x720 H.264 file at 25 fps
+//! with a keyframe every 250 frames and B-frames (one minute of `testsrc2` encoded, then
+//! copied ten times over; about a minute to make), and 16 frames spread over it as a
+//! harness samples them (`linspace(0, n - 1, 16)` truncated, as lmms-eval does): here 14
+//! of them are the last frame of their GOP, so each costs a decode of 250 frames, the
+//! worst case of this GOP:
+//!   - the probe (`probe_video`) and the frame index, once each;
+//!   - cold through the loader (one batch), and cached;
+//!   - cold one ffmpeg run a frame (the decoder of before), for comparison.
+//!
+//! `FRAMES_BENCH_VIDEO=path` uses that file instead of making one. Figures only; nothing
+//! is asserted.
 
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
 use frameaudit::core::dataset::{DatasetMeta, ItemMeta};
-use frameaudit::core::frames::{FrameKey, FrameLoader, FrameStore, load_image};
+use frameaudit::core::frames::{
+    FrameKey, FrameLoader, FrameStore, Wanted, decode_video, ffmpeg_on_path, load_image,
+    probe_video,
+};
 use image::{Rgb, RgbImage};
 
 const THUMB: u32 = 128;
@@ -94,5 +108,188 @@ fn main() {
     println!(
         "one by one on this thread: {:.1} ms",
         t.elapsed().as_secs_f64() * 1e3
+    );
+
+    raw_video();
+}
+
+/// The raw-video case (see the module doc).
+fn raw_video() {
+    let Some(ffmpeg) = ffmpeg_on_path() else {
+        println!("raw video: skipped, ffmpeg is not on PATH");
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path();
+    std::fs::create_dir_all(root.join("videos")).expect("mkdir");
+    let video = root.join("videos/long.mp4");
+    if let Some(given) = std::env::var_os("FRAMES_BENCH_VIDEO") {
+        std::fs::copy(&given, &video).expect("copy FRAMES_BENCH_VIDEO");
+    } else {
+        let t = Instant::now();
+        let minute = root.join("minute.mp4");
+        let run = |args: &[&str]| {
+            let ok = std::process::Command::new(&ffmpeg)
+                .args(["-nostdin", "-loglevel", "error", "-y"])
+                .args(args)
+                .current_dir(root)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "ffmpeg {args:?}");
+        };
+        run(&[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=1280x720:rate=25",
+            "-t",
+            "60",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "veryfast",
+            "-g",
+            "250",
+            "-bf",
+            "3",
+            "-pix_fmt",
+            "yuv420p",
+            minute.to_str().expect("utf-8"),
+        ]);
+        let list = root.join("list.txt");
+        std::fs::write(&list, "file 'minute.mp4'\n".repeat(10)).expect("list");
+        run(&[
+            "-f",
+            "concat",
+            "-safe",
+            "0",
+            "-i",
+            "list.txt",
+            "-c",
+            "copy",
+            video.to_str().expect("utf-8"),
+        ]);
+        println!(
+            "raw video: made a 10-minute 1280x720 H.264 file in {:.0} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    let t = Instant::now();
+    let probe = match probe_video(&video) {
+        Ok(p) => p,
+        Err(e) => {
+            println!("raw video: skipped, {e}");
+            return;
+        }
+    };
+    println!(
+        "raw video: {} frames at {} fps, {}x{}, {:.0} MB; probe {:.0} ms",
+        probe.num_frames,
+        probe.fps,
+        probe.width,
+        probe.height,
+        std::fs::metadata(&video).map_or(0, |m| m.len()) as f64 / 1e6,
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let n = probe.num_frames;
+    let picks: Vec<u64> = (0..16u64)
+        .map(|i| ((i as f64) * (n - 1) as f64 / 15.0) as u64)
+        .collect();
+    let store = FrameStore::from_parts(Some(root.to_path_buf()), &DatasetMeta::default(), &[]);
+    let Some(tools) = store.tools() else {
+        println!("raw video: skipped, no ffprobe");
+        return;
+    };
+
+    // The frame index alone (made once per video, then read from the cache).
+    let t = Instant::now();
+    let probe_dir = root.join("index-only");
+    // The loader's own index file, so that its cold run below times the frames alone.
+    let index_file = root.join(".frameaudit-cache/index/long.txt");
+    let _ = decode_video(
+        &tools,
+        &video,
+        &index_file,
+        &[Wanted {
+            index: 0,
+            cached: probe_dir.join("0.jpg"),
+        }],
+    );
+    println!(
+        "raw video: frame index and frame 0: {:.0} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+
+    // Cold through the loader: 16 frames not decoded yet.
+    let key = |i: u64| FrameKey {
+        video: "long".into(),
+        index: i,
+        position: None,
+        max_side: THUMB,
+    };
+    let (tx, rx) = channel();
+    let loader = FrameLoader::new(store.clone(), 256, move || {
+        let _ = tx.send(());
+    });
+    let t = Instant::now();
+    for &i in &picks {
+        loader.request(key(i));
+    }
+    while picks.iter().any(|&i| loader.get(&key(i)).is_none()) {
+        let _ = rx.recv_timeout(Duration::from_secs(60));
+    }
+    let cold = t.elapsed().as_secs_f64();
+    let ok = picks
+        .iter()
+        .filter(|&&i| loader.get(&key(i)).is_some_and(|r| r.is_ok()))
+        .count();
+    println!(
+        "raw video: cold, through the loader: {:.0} ms for 16 frames ({ok} decoded), {:.1} frames/s",
+        cold * 1e3,
+        16.0 / cold
+    );
+    drop(loader);
+    let (tx, rx) = channel();
+    let loader = FrameLoader::new(store.clone(), 256, move || {
+        let _ = tx.send(());
+    });
+    let t = Instant::now();
+    for &i in &picks {
+        loader.request(key(i));
+    }
+    while picks.iter().any(|&i| loader.get(&key(i)).is_none()) {
+        let _ = rx.recv_timeout(Duration::from_secs(60));
+    }
+    let warm = t.elapsed().as_secs_f64();
+    println!(
+        "raw video: warm (decode cache on disk, new loader): {:.1} ms for 16, {:.0} frames/s",
+        warm * 1e3,
+        16.0 / warm
+    );
+
+    // One ffmpeg run a frame, two at a time (what the loader's two threads did before):
+    // the same frames into a fresh cache, index already made.
+    let dir = root.join("one-by-one");
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        for half in [0usize, 1] {
+            let (tools, video, dir, picks, index_file) =
+                (&tools, &video, &dir, &picks, &index_file);
+            s.spawn(move || {
+                for &i in picks.iter().skip(half).step_by(2) {
+                    let w = Wanted {
+                        index: i,
+                        cached: dir.join(format!("{i}.jpg")),
+                    };
+                    let _ = decode_video(tools, video, index_file, &[w]);
+                }
+            });
+        }
+    });
+    let one = t.elapsed().as_secs_f64();
+    println!(
+        "raw video: cold, one ffmpeg run a frame, two at a time: {:.0} ms for 16, {:.1} frames/s",
+        one * 1e3,
+        16.0 / one
     );
 }

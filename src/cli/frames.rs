@@ -290,6 +290,9 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         }
     }
     let width = args.width.unwrap_or(40);
+    // Frames of a raw video decoded in one batch first; a failure shows at its frame.
+    let wanted: Vec<u64> = show.iter().take(args.max).map(|s| s.1).collect();
+    let _ = store.decode_frames(&video, &wanted);
     for (label, index, pos) in show.into_iter().take(args.max) {
         writeln!(out, "{}", sanitize(&label))?;
         out.flush()?;

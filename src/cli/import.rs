@@ -131,7 +131,7 @@ fn harness(
         bar.set_message("probing videos");
         let index = videos::VideoIndex::build(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
         let probe = |p: &Path| {
-            crate::core::frames::probe::probe_video(p).map(|v| videos::Probed {
+            crate::core::frames::probe_video(p).map(|v| videos::Probed {
                 num_frames: v.num_frames,
                 fps: v.fps,
                 duration: v.duration,

@@ -1,16 +1,19 @@
-//! Pixels of a located frame: decoding image files with bounded memory, running ffmpeg
-//! into the decode cache, and scaling down for the terminal.
+//! Pixels of a located frame: decoding image files with bounded memory, decoding frames of
+//! raw videos into the decode cache (all the frames of one video that are wanted together in
+//! one or two ffmpeg runs, each frame exactly the one decord returns), and scaling down for
+//! the terminal.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs;
-use std::io::{BufReader, Read};
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
 
 use image::imageops::FilterType;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
 
+use super::index::{self, FrameIndex};
+use super::probe::{self, RunError, file_url};
 use super::{FFMPEG_HINT, Located};
 
 /// The largest width or height of an image frameaudit decodes: frames are video frames,
@@ -20,12 +23,18 @@ pub const MAX_IMAGE_SIDE: u32 = 10_000;
 /// The most memory one decode may allocate (a 10000x10000 RGB image takes 300 MB).
 const MAX_ALLOC: u64 = 512 << 20;
 
-/// How long one ffmpeg decode may take before it is killed (a damaged file can make a
-/// decoder spin; the loader thread must not hang on it forever).
-const DECODE_TIMEOUT: Duration = Duration::from_secs(60);
+/// At most this many ffmpeg runs decode one batch at the same time: one per core of the
+/// two a typical laptop or CI machine gives a viewer; each run's decoder is threaded too.
+const MAX_JOBS: usize = 2;
 
-/// How much of ffmpeg's error output is kept for the message.
-const STDERR_CAP: u64 = 16 << 10;
+/// The programs that decode frames of raw videos: ffmpeg decodes, ffprobe indexes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VideoTools {
+    /// The ffmpeg program.
+    pub ffmpeg: PathBuf,
+    /// The ffprobe program (the one beside ffmpeg, else the one on `PATH`).
+    pub ffprobe: PathBuf,
+}
 
 /// Why a frame has no pixels. Shown to the user as one line.
 #[derive(Debug, thiserror::Error)]
@@ -60,22 +69,8 @@ enum DecodeError {
         path: String,
         source: image::ImageError,
     },
-    #[error("cannot create the frame cache {path}: {source}")]
-    Cache {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("cannot run {program}: {source}")]
-    Spawn {
-        program: String,
-        source: std::io::Error,
-    },
-    #[error("ffmpeg could not decode {video} at {seconds:.3} s: {detail}")]
-    Ffmpeg {
-        video: String,
-        seconds: f64,
-        detail: String,
-    },
+    #[error("{0}")]
+    Video(String),
 }
 
 /// Decodes a located frame into RGB pixels, scaled so its longer side is at most
@@ -96,23 +91,33 @@ fn load(located: &Located, allow_ffmpeg: bool) -> Result<RgbImage, DecodeError> 
         Located::Video {
             video,
             cached,
-            seconds,
-            ffmpeg,
+            index,
+            frame_index,
+            tools,
         } => {
-            let program = ffmpeg.as_deref().filter(|_| allow_ffmpeg);
+            let tools = tools.as_ref().filter(|_| allow_ffmpeg);
             if cache_is_fresh(cached, video) {
-                match (read_image(cached), program) {
+                match (read_image(cached), tools) {
                     (Ok(img), _) => return Ok(img),
                     // A damaged cache entry (a full disk, an edited file) is decoded anew
                     // when possible rather than shown as broken forever.
-                    (Err(_), Some(_)) => {}
+                    (Err(_), Some(_)) => {
+                        let _ = fs::remove_file(cached);
+                    }
                     (Err(e), None) => return Err(e),
                 }
             }
-            let Some(program) = program else {
+            let Some(tools) = tools else {
                 return Err(DecodeError::Missing(FFMPEG_HINT.into()));
             };
-            run_ffmpeg(program, video, *seconds, cached)?;
+            let wanted = [Wanted {
+                index: *index,
+                cached: cached.clone(),
+            }];
+            let result = decode_video(tools, video, frame_index, &wanted);
+            if let Some(Err(why)) = result.into_iter().next() {
+                return Err(DecodeError::Video(why));
+            }
             read_image(cached)
         }
     }
@@ -212,120 +217,251 @@ fn scale(img: RgbImage, max_side: u32) -> RgbImage {
     image::imageops::resize(&img, nw, nh, FilterType::Triangle)
 }
 
-/// `file:<path>`: makes ffmpeg take the path as a file even when it looks like a protocol
-/// (`http:...`) or an option.
-fn file_url(path: &Path) -> OsString {
-    let mut url = OsString::from("file:");
-    url.push(path.as_os_str());
-    url
+/// A frame of a raw video to decode: its index (decord's numbering) and its cache file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wanted {
+    /// The frame index.
+    pub index: u64,
+    /// Where the decoded frame goes.
+    pub cached: PathBuf,
 }
 
-/// Decodes the frame at `seconds` of `video` into `cached` with ffmpeg. The frame is
-/// written to a temporary file in the cache directory and renamed into place, so a killed
-/// decode never leaves half a frame under the cached name.
+/// One frame to decode, placed in its video's frame index.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    /// Which of the wanted frames.
+    at: usize,
+    wanted: &'a Wanted,
+    /// The timestamp of the frame decord returns for the index.
+    pts: i64,
+}
+
+/// Decodes the frames `wanted` of `video` into their cache files, one result per wanted
+/// frame, in order. Each is the frame decord returns for its index (the frame index of the
+/// video, made with ffprobe once and kept in `frame_index`, says which timestamp that is).
 ///
-/// The command is `ffmpeg -ss <t> -i <video> -frames:v 1 -q:v 3 <out.jpg>`: seeking before
-/// `-i` jumps to the keyframe before `t` and then decodes up to `t` exactly (ffmpeg's
-/// accurate seek, the default when re-encoding), so it is fast on long videos and still
-/// returns the first frame at or after `t`.
-fn run_ffmpeg(
-    program: &Path,
+/// The frames that follow one keyframe are decoded in one pass; the passes are inputs of
+/// one ffmpeg command (`-ss` to the keyframe, then a `select` of each frame's exact
+/// timestamp into its own output), and the keyframes are shared out over at most two such
+/// commands run at once. Each output is written to a temporary file in the cache directory
+/// and renamed into place, so a killed decode never leaves half a frame under a cached
+/// name; every run is killed after 60 s.
+pub fn decode_video(
+    tools: &VideoTools,
     video: &Path,
-    seconds: f64,
-    cached: &Path,
-) -> Result<(), DecodeError> {
-    let dir = cached.parent().unwrap_or(Path::new("."));
-    let cache_err = |source| DecodeError::Cache {
-        path: dir.display().to_string(),
-        source,
-    };
-    fs::create_dir_all(dir).map_err(cache_err)?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".decode-")
-        .suffix(".jpg")
-        .tempfile_in(dir)
-        .map_err(cache_err)?
-        // Closed so that ffmpeg can write it on every system; removed on drop.
-        .into_temp_path();
-    let failed = |detail: String| DecodeError::Ffmpeg {
-        video: video.display().to_string(),
-        seconds,
-        detail,
-    };
-    let mut child = Command::new(program)
-        .args(["-nostdin", "-hide_banner", "-loglevel", "error"])
-        .arg("-ss")
-        .arg(format!("{seconds:.6}"))
-        .arg("-i")
-        .arg(file_url(video))
-        .args(["-map", "0:v:0", "-an", "-sn", "-dn"])
-        .args(["-frames:v", "1", "-q:v", "3"])
-        // One image at exactly this name (no `%d` sequence pattern).
-        .args(["-f", "image2", "-update", "1", "-y"])
-        .arg(file_url(&tmp))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| DecodeError::Spawn {
-            program: program.display().to_string(),
-            source,
-        })?;
-    // Drained on its own thread: a damaged video can make ffmpeg write more errors than a
-    // pipe holds, which would block it while we wait for it to exit.
-    let stderr = child.stderr.take().map(|mut pipe| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = pipe.by_ref().take(STDERR_CAP).read_to_end(&mut text);
-            let _ = std::io::copy(&mut pipe, &mut std::io::sink());
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) if started.elapsed() > DECODE_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break Err(format!(
-                    "it took more than {} s and was stopped",
-                    DECODE_TIMEOUT.as_secs()
-                ));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => break Err(format!("waiting for it failed: {e}")),
+    frame_index: &Path,
+    wanted: &[Wanted],
+) -> Vec<Result<(), String>> {
+    let shown = video.display().to_string();
+    let mut results: Vec<Result<(), String>> = vec![Ok(()); wanted.len()];
+    if wanted.is_empty() {
+        return results;
+    }
+    let index = match index::load(Some(&tools.ffprobe), video, frame_index) {
+        Ok(index) => index,
+        Err(why) => {
+            let why = format!("ffmpeg could not decode {shown}: {why}");
+            return vec![Err(why); wanted.len()];
         }
     };
-    let errors = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
-    let last_line = errors
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    let status = status.map_err(&failed)?;
-    if !status.success() {
-        return Err(failed(if last_line.is_empty() {
-            format!("it exited with {status}")
-        } else {
-            last_line
-        }));
+    // By keyframe, then timestamp; a frame wanted twice is decoded once.
+    let mut groups: BTreeMap<u64, Vec<Job>> = BTreeMap::new();
+    let mut twice: Vec<(usize, usize)> = Vec::new();
+    for (at, w) in wanted.iter().enumerate() {
+        if let Some(first) = wanted[..at].iter().position(|o| o == w) {
+            twice.push((at, first));
+            continue;
+        }
+        let Some(&slot) = usize::try_from(w.index)
+            .ok()
+            .and_then(|k| index.frames.get(k))
+        else {
+            results[at] = Err(format!(
+                "frame {} is past the end of {shown} ({} frames, 0 to {})",
+                w.index,
+                index.len(),
+                index.len().saturating_sub(1)
+            ));
+            continue;
+        };
+        let Some(pts) = slot else {
+            results[at] = Err(format!(
+                "decord has no frame {} of {shown}: it runs out of decoded frames there and \
+                 repeats an earlier one",
+                w.index
+            ));
+            continue;
+        };
+        groups
+            .entry(index.key_of(w.index))
+            .or_default()
+            .push(Job { at, wanted: w, pts });
     }
-    let written = fs::metadata(&tmp).map(|m| m.len()).unwrap_or(0);
-    if written == 0 {
-        return Err(failed(
-            "no frame there (is the index past the end of the video?)".into(),
-        ));
+    for jobs in groups.values_mut() {
+        jobs.sort_by_key(|j| j.pts);
     }
-    tmp.persist(cached).map_err(|e| DecodeError::Cache {
-        path: cached.display().to_string(),
-        source: e.error,
-    })?;
-    Ok(())
+    let groups: Vec<(u64, Vec<Job>)> = groups.into_iter().collect();
+    let n_jobs = MAX_JOBS
+        .min(groups.len())
+        .min(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Keyframe groups dealt out in turn, so both runs get early and late ones alike.
+    let mut runs: Vec<Vec<&(u64, Vec<Job>)>> = (0..n_jobs).map(|_| Vec::new()).collect();
+    for (i, g) in groups.iter().enumerate() {
+        runs[i % n_jobs.max(1)].push(g);
+    }
+    let outcome: Vec<Vec<(usize, Result<(), String>)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|run| s.spawn(|| decode_groups(tools, video, &index, run, true)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    vec![(usize::MAX, Err("the decoding thread failed".to_string()))]
+                })
+            })
+            .collect()
+    });
+    for (at, r) in outcome.into_iter().flatten() {
+        if let Some(slot) = results.get_mut(at) {
+            *slot = r;
+        }
+    }
+    for (at, first) in twice {
+        results[at] = results[first].clone();
+    }
+    results
 }
 
+/// Decodes the frames of `groups` (keyframe, frames sorted by timestamp) in one ffmpeg run.
+/// A frame that does not come out after a seek is decoded again from the start of the
+/// video (slow, but exact), which only a file with a seek index that lies needs.
+fn decode_groups(
+    tools: &VideoTools,
+    video: &Path,
+    index: &FrameIndex,
+    groups: &[&(u64, Vec<Job>)],
+    seek: bool,
+) -> Vec<(usize, Result<(), String>)> {
+    let shown = video.display().to_string();
+    let fail_all = |why: String| -> Vec<(usize, Result<(), String>)> {
+        groups
+            .iter()
+            .flat_map(|(_, jobs)| jobs.iter())
+            .map(|j| {
+                (
+                    j.at,
+                    Err(format!(
+                        "ffmpeg could not decode frame {} of {shown}: {why}",
+                        j.wanted.index
+                    )),
+                )
+            })
+            .collect()
+    };
+    // Temporary outputs beside their cache files, renamed into place when complete.
+    let mut outputs = Vec::new();
+    for (_, jobs) in groups {
+        for j in jobs {
+            let dir = j.wanted.cached.parent().unwrap_or(Path::new("."));
+            let tmp = fs::create_dir_all(dir).and_then(|()| {
+                tempfile::Builder::new()
+                    .prefix(".decode-")
+                    .suffix(".jpg")
+                    .tempfile_in(dir)
+            });
+            match tmp {
+                // Closed so that ffmpeg can write it on every system; removed on drop.
+                Ok(t) => outputs.push(t.into_temp_path()),
+                Err(e) => {
+                    return fail_all(format!(
+                        "cannot create the frame cache {}: {e}",
+                        dir.display()
+                    ));
+                }
+            }
+        }
+    }
+    let mut args: Vec<OsString> = ["-nostdin", "-hide_banner", "-loglevel", "error"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    // Timestamps as in the file, so that `select` can match each frame's exactly.
+    args.push("-copyts".into());
+    for (key, _) in groups {
+        // No trimming to the seek time: the selects pick the frames.
+        args.push("-noaccurate_seek".into());
+        if let Some(t) = index.seek_seconds(*key).filter(|_| seek) {
+            args.push("-ss".into());
+            args.push(format!("{t:.6}").into());
+        }
+        args.push("-i".into());
+        args.push(file_url(video));
+    }
+    let mut out_at = 0;
+    for (input, (_, jobs)) in groups.iter().enumerate() {
+        for j in jobs {
+            args.push("-map".into());
+            args.push(format!("{input}:{}", index.stream).into());
+            args.push("-vf".into());
+            args.push(format!("select=eq(pts\\,{})", j.pts).into());
+            for a in ["-frames:v", "1", "-vsync", "passthrough", "-q:v", "3"] {
+                args.push(a.into());
+            }
+            // One image at exactly this name (no `%d` sequence pattern).
+            for a in ["-f", "image2", "-update", "1", "-y"] {
+                args.push(a.into());
+            }
+            args.push(file_url(&outputs[out_at]));
+            out_at += 1;
+        }
+    }
+    if let Err(e) = probe::run(&tools.ffmpeg, &args) {
+        return fail_all(match e {
+            RunError::Spawn(s) | RunError::Failed(s) => s,
+        });
+    }
+    let mut done = Vec::new();
+    let mut again: Vec<Job> = Vec::new();
+    let mut outputs = outputs.into_iter();
+    for (key, jobs) in groups {
+        let sought = seek && index.seek_seconds(*key).is_some();
+        for j in jobs {
+            let Some(tmp) = outputs.next() else { break };
+            let written = fs::metadata(&tmp).map(|m| m.len()).unwrap_or(0);
+            if written == 0 {
+                if sought {
+                    again.push(*j);
+                } else {
+                    done.push((
+                        j.at,
+                        Err(format!(
+                            "ffmpeg could not decode frame {} of {shown}: it gave no frame with \
+                             the timestamp {:.3} s",
+                            j.wanted.index,
+                            index.seconds(j.pts)
+                        )),
+                    ));
+                }
+                continue;
+            }
+            let persisted = tmp.persist(&j.wanted.cached).map_err(|e| {
+                format!(
+                    "cannot write the frame cache {}: {}",
+                    j.wanted.cached.display(),
+                    e.error
+                )
+            });
+            done.push((j.at, persisted));
+        }
+    }
+    if !again.is_empty() {
+        let group = (0, again);
+        done.extend(decode_groups(tools, video, index, &[&group], false));
+    }
+    done
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,8 +490,12 @@ mod tests {
         let located = Located::Video {
             video: dir.path().join("v.mp4"),
             cached: dir.path().join("c/1.jpg"),
-            seconds: 0.0,
-            ffmpeg: Some("ffmpeg".into()),
+            index: 1,
+            frame_index: dir.path().join("i/v.txt"),
+            tools: Some(VideoTools {
+                ffmpeg: "ffmpeg".into(),
+                ffprobe: "ffprobe".into(),
+            }),
         };
         assert_eq!(load_image(&located, 100, false).unwrap_err(), FFMPEG_HINT);
     }

@@ -2,7 +2,9 @@
 //! thread (the TUI draws while ffmpeg runs), and keeps the scaled images in a bounded LRU
 //! cache. Requests are served newest first, because the frame the user looks at now
 //! matters more than the one scrolled past; prefetches fill idle time and give way to any
-//! new request.
+//! new request. Frames of raw videos that need ffmpeg go to a thread of their own, which
+//! decodes all those waiting for one video in one batch, so image files never wait
+//! behind a video decode.
 
 use std::collections::{HashSet, VecDeque};
 use std::num::NonZeroUsize;
@@ -12,10 +14,19 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use image::RgbImage;
 use lru::LruCache;
 
-use super::{FrameStore, load_image};
+use super::{FrameStore, Located, Wanted, decode, decode_video, load_image};
 
 /// At most this many requests wait; older ones are dropped (the user has moved on).
 const MAX_QUEUED: usize = 512;
+
+/// At most this many frames of one video are decoded in one batch (a screenful of
+/// thumbnails is 8 to 64).
+const MAX_BATCH: usize = 64;
+
+/// How long the video thread waits, once a frame is handed to it, before it starts: the
+/// other frames of the same screen are still being located, and one ffmpeg batch for all
+/// of them is much cheaper than two.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(15);
 
 /// One frame at one size: what the loader is asked for and caches.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -65,8 +76,11 @@ struct State {
     prefetch: VecDeque<FrameKey>,
     /// The cache keys of both queues, for the duplicate check.
     queued: HashSet<CacheKey>,
-    /// Keys being decoded now (one per worker at most).
+    /// Keys being decoded now, or waiting for the video thread.
     in_flight: HashSet<CacheKey>,
+    /// Frames of raw videos for the video thread, located: (key, located, whether it is a
+    /// prefetch). Requests go to the front, prefetches to the back.
+    video: VecDeque<(FrameKey, Located, bool)>,
     shutdown: bool,
     /// Why there is no worker thread, if it could not be started.
     broken: Option<String>,
@@ -85,11 +99,18 @@ impl State {
         self.queued.contains(ck) || self.in_flight.contains(ck)
     }
 
-    /// Drops every prefetch.
+    /// Drops every prefetch, also those waiting for the video thread.
     fn clear_prefetch(&mut self) {
         for key in self.prefetch.drain(..) {
             self.queued.remove(&key.cache_key());
         }
+        let in_flight = &mut self.in_flight;
+        self.video.retain(|(key, _, prefetch)| {
+            if *prefetch {
+                in_flight.remove(&key.cache_key());
+            }
+            !prefetch
+        });
     }
 }
 
@@ -98,6 +119,8 @@ const WORKERS: usize = 2;
 
 struct Shared {
     state: Mutex<State>,
+    /// Wakes the workers and the video thread; always notified to all, since a wake-up
+    /// taken by a thread with nothing to do would be lost.
     wake: Condvar,
 }
 
@@ -132,6 +155,7 @@ impl FrameLoader {
                 prefetch: VecDeque::new(),
                 queued: HashSet::new(),
                 in_flight: HashSet::new(),
+                video: VecDeque::new(),
                 shutdown: false,
                 broken: None,
             }),
@@ -147,6 +171,13 @@ impl FrameLoader {
             if let Err(e) = spawned {
                 shared.lock().broken = Some(format!("cannot start the frame loader: {e}"));
             }
+        }
+        let (worker, notify) = (Arc::clone(&shared), Arc::clone(&notify));
+        let spawned = std::thread::Builder::new()
+            .name("frameaudit-video".into())
+            .spawn(move || work_video(&worker, &*notify));
+        if let Err(e) = spawned {
+            shared.lock().broken = Some(format!("cannot start the video decoder: {e}"));
         }
         FrameLoader { shared, ffmpeg }
     }
@@ -175,6 +206,14 @@ impl FrameLoader {
             return;
         }
         let ck = key.cache_key();
+        if let Some(at) = st.video.iter().position(|(k, ..)| k.cache_key() == ck) {
+            // Waiting for the video thread: now a request, first in line.
+            if let Some(mut entry) = st.video.remove(at) {
+                entry.2 = false;
+                st.video.push_front(entry);
+            }
+            return;
+        }
         if st.in_flight.contains(&ck) {
             return;
         }
@@ -200,7 +239,7 @@ impl FrameLoader {
             }
         }
         drop(st);
-        self.shared.wake.notify_one();
+        self.shared.wake.notify_all();
     }
 
     /// The result for `key`: `None` while it is pending (or was never requested).
@@ -232,7 +271,7 @@ impl FrameLoader {
         let any = !st.prefetch.is_empty();
         drop(st);
         if any {
-            self.shared.wake.notify_one();
+            self.shared.wake.notify_all();
         }
     }
 }
@@ -245,6 +284,7 @@ impl Drop for FrameLoader {
         st.requests.clear();
         st.prefetch.clear();
         st.queued.clear();
+        st.video.clear();
         drop(st);
         self.shared.wake.notify_all();
     }
@@ -254,14 +294,17 @@ impl Drop for FrameLoader {
 /// holding the lock, caches the result and calls `notify`.
 fn work(shared: &Shared, store: &FrameStore, notify: &dyn Fn()) {
     loop {
-        let key = {
+        let (key, prefetched) = {
             let mut st = shared.lock();
             loop {
                 if st.shutdown {
                     return;
                 }
-                if let Some(k) = st.requests.pop_front().or_else(|| st.prefetch.pop_front()) {
-                    break k;
+                if let Some(k) = st.requests.pop_front() {
+                    break (k, false);
+                }
+                if let Some(k) = st.prefetch.pop_front() {
+                    break (k, true);
                 }
                 st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
@@ -272,29 +315,143 @@ fn work(shared: &Shared, store: &FrameStore, notify: &dyn Fn()) {
             st.queued.remove(&ck);
             st.in_flight.insert(ck.clone());
         }
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            let located = store.locate(&key.video, key.index, key.position);
-            load_image(&located, key.max_side, store.ffmpeg())
-        }))
-        .unwrap_or_else(|_| {
-            Err(format!(
-                "frame {} of {} could not be decoded (internal error)",
-                key.index, key.video
-            ))
-        });
+        let located = store.locate(&key.video, key.index, key.position);
+        // A raw-video frame ffmpeg must decode goes to the video thread; it stays in
+        // flight meanwhile, so it is not queued twice.
+        if let Located::Video {
+            video,
+            cached,
+            tools: Some(_),
+            ..
+        } = &located
+            && store.ffmpeg()
+            && !decode::cache_is_fresh(cached, video)
         {
             let mut st = shared.lock();
-            st.in_flight.remove(&ck);
-            st.cache.put(
-                ck,
-                Entry {
-                    result: Arc::new(result),
-                    without_position: key.position.is_none(),
-                },
-            );
+            if !st.shutdown {
+                let entry = (key.clone(), located.clone(), prefetched);
+                if prefetched {
+                    st.video.push_back(entry);
+                } else {
+                    st.video.push_front(entry);
+                }
+                drop(st);
+                shared.wake.notify_all();
+                continue;
+            }
         }
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            load_image(&located, key.max_side, store.ffmpeg())
+        }))
+        .unwrap_or_else(|_| Err(internal(&key)));
+        finish(shared, &key, result);
         notify();
     }
+}
+
+fn internal(key: &FrameKey) -> String {
+    format!(
+        "frame {} of {} could not be decoded (internal error)",
+        key.index, key.video
+    )
+}
+
+/// Caches the result of `key` and takes it out of flight.
+fn finish(shared: &Shared, key: &FrameKey, result: Result<RgbImage, String>) {
+    let ck = key.cache_key();
+    let mut st = shared.lock();
+    st.in_flight.remove(&ck);
+    st.cache.put(
+        ck,
+        Entry {
+            result: Arc::new(result),
+            without_position: key.position.is_none(),
+        },
+    );
+}
+
+/// The video thread: takes the first waiting raw-video frame and every other one of the
+/// same video (up to [`MAX_BATCH`]), decodes those not cached yet in one batch, then
+/// loads and scales each and calls `notify` for each.
+fn work_video(shared: &Shared, notify: &dyn Fn()) {
+    loop {
+        {
+            let mut st = shared.lock();
+            while st.video.is_empty() && !st.shutdown {
+                st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+            if st.shutdown {
+                return;
+            }
+        }
+        std::thread::sleep(SETTLE);
+        let batch: Vec<(FrameKey, Located)> = {
+            let mut st = shared.lock();
+            let Some(first) = st.video.front().map(|(k, ..)| k.video.clone()) else {
+                continue;
+            };
+            let mut batch = Vec::new();
+            let mut rest = VecDeque::new();
+            while let Some((key, located, prefetch)) = st.video.pop_front() {
+                if key.video == first && batch.len() < MAX_BATCH {
+                    batch.push((key, located));
+                } else {
+                    rest.push_back((key, located, prefetch));
+                }
+            }
+            st.video = rest;
+            batch
+        };
+        let decoded = catch_unwind(AssertUnwindSafe(|| decode_batch(&batch)))
+            .unwrap_or_else(|_| batch.iter().map(|(k, _)| Err(internal(k))).collect());
+        for ((key, located), outcome) in batch.iter().zip(decoded) {
+            let result = outcome.and_then(|()| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    // Decoded (or cached) by now: this only reads the cache file.
+                    load_image(located, key.max_side, false)
+                }))
+                .unwrap_or_else(|_| Err(internal(key)))
+            });
+            finish(shared, key, result);
+            notify();
+        }
+    }
+}
+
+/// Decodes the frames of `batch` (all of one video) that are not cached yet; one result
+/// per frame.
+fn decode_batch(batch: &[(FrameKey, Located)]) -> Vec<Result<(), String>> {
+    let mut results: Vec<Result<(), String>> = vec![Ok(()); batch.len()];
+    let mut wanted = Vec::new();
+    let mut at = Vec::new();
+    let mut target = None;
+    for (i, (_, located)) in batch.iter().enumerate() {
+        if let Located::Video {
+            video,
+            cached,
+            index,
+            frame_index,
+            tools: Some(tools),
+        } = located
+            && !decode::cache_is_fresh(cached, video)
+        {
+            target.get_or_insert((video, frame_index, tools));
+            wanted.push(Wanted {
+                index: *index,
+                cached: cached.clone(),
+            });
+            at.push(i);
+        }
+    }
+    if let Some((video, frame_index, tools)) = target {
+        for (i, r) in at
+            .into_iter()
+            .zip(decode_video(tools, video, frame_index, &wanted))
+        {
+            results[i] = r;
+        }
+    }
+    results
 }
 
 #[cfg(test)]
@@ -347,6 +504,7 @@ mod tests {
             prefetch: VecDeque::from([key("a", 1, None)]),
             queued: HashSet::from([key("a", 1, None).cache_key()]),
             in_flight: HashSet::new(),
+            video: VecDeque::new(),
             shutdown: false,
             broken: None,
         };

@@ -6,8 +6,11 @@
 //! 2. the VLMEvalKit layout `frame-{i}-of-{N}.jpg`, named by the frame's position among the
 //!    N frames a configuration sampled, under the frames directory or
 //!    `<root>/images/<dataset>/<video>/`;
-//! 3. a raw video `<root>/<videos_dir>/<video>.<ext>`, decoded one frame at a time by the
-//!    `ffmpeg` program into a disk cache, `<root>/.frameaudit-cache/frames/<video>/<index>.jpg`.
+//! 3. a raw video `<root>/<videos_dir>/<video>.<ext>`, whose frame `index` is the one decord
+//!    returns for that index (what the harnesses sample with), decoded by the `ffmpeg`
+//!    program into a disk cache, `<root>/.frameaudit-cache/frames/<video>/<index>.jpg`, by way
+//!    of a frame index made once per video with `ffprobe`,
+//!    `<root>/.frameaudit-cache/index/<video>.txt`.
 //!
 //! Every name comes from a data file, so none may lead outside these directories: absolute
 //! paths, `..` and NUL bytes are refused (the frame is then [`Located::Missing`] with the
@@ -15,17 +18,22 @@
 //! and [`FrameLoader`] does both on a background thread with a cache of scaled images.
 
 mod decode;
+mod index;
 mod loader;
 mod name;
-pub mod probe;
+mod probe;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::core::dataset::{Dataset, DatasetMeta, ItemMeta};
 
-pub use decode::{MAX_IMAGE_SIDE, load_image};
+pub use decode::{MAX_IMAGE_SIDE, VideoTools, Wanted, decode_video, load_image};
 pub use loader::{FrameKey, FrameLoader};
+pub use probe::{
+    Rational, VideoProbe, ffprobe_beside, ffprobe_on_path, probe_video, probe_video_with,
+    probe_videos,
+};
 
 pub(crate) use name::check_relative;
 use name::render_name;
@@ -52,18 +60,20 @@ const DEFAULT_NAMES: [&str; 4] = [
 pub enum Located {
     /// An image file on disk.
     Image(PathBuf),
-    /// A frame of a raw video, decoded by ffmpeg into `cached` (possibly already there).
+    /// Frame `index` of a raw video (the frame decord returns for that index), decoded by
+    /// ffmpeg into `cached` (possibly already there).
     Video {
         /// The video file.
         video: PathBuf,
         /// Where the decoded frame is (or will be) cached.
         cached: PathBuf,
-        /// The time to seek to, in seconds: half a frame before the frame, so the first
-        /// frame at or after it is the requested one despite rounding.
-        seconds: f64,
-        /// The ffmpeg program to decode with; `None` when there is none, which only
-        /// happens when the frame is already in the cache.
-        ffmpeg: Option<PathBuf>,
+        /// The frame index, as decord numbers the frames.
+        index: u64,
+        /// The cache file of the video's frame index (which timestamp each index is).
+        frame_index: PathBuf,
+        /// The programs to decode with; `None` when there are none, which only happens
+        /// when the frame is already in the cache.
+        tools: Option<VideoTools>,
     },
     /// No source of the frame: why, in one line, naming what was tried.
     Missing(String),
@@ -86,6 +96,8 @@ pub struct FrameStore {
     files: HashMap<String, String>,
     /// The ffmpeg program, when there is one.
     ffmpeg: Option<PathBuf>,
+    /// The ffprobe program that goes with it, when there is one.
+    ffprobe: Option<PathBuf>,
 }
 
 impl FrameStore {
@@ -129,19 +141,30 @@ impl FrameStore {
             fps,
             files,
             ffmpeg: ffmpeg_on_path(),
+            ffprobe: probe::ffprobe_on_path(),
         }
     }
 
     /// Uses `program` as ffmpeg: a path, or a bare name looked for on `PATH`. A program
     /// that does not exist counts as no ffmpeg; `None` means no ffmpeg at all.
+    /// The ffprobe that indexes the videos is the one beside it, else the one on `PATH`.
     pub fn with_ffmpeg(mut self, program: Option<PathBuf>) -> FrameStore {
         self.ffmpeg = program.and_then(|p| resolve_program(&p));
+        self.ffprobe = self.ffmpeg.as_deref().and_then(probe::ffprobe_beside);
         self
     }
 
-    /// Whether this store can decode frames of raw videos (it found ffmpeg).
+    /// Whether this store can decode frames of raw videos (it found ffmpeg and ffprobe).
     pub fn ffmpeg(&self) -> bool {
-        self.ffmpeg.is_some()
+        self.tools().is_some()
+    }
+
+    /// The programs this store decodes raw videos with, when it found both.
+    pub fn tools(&self) -> Option<VideoTools> {
+        Some(VideoTools {
+            ffmpeg: self.ffmpeg.clone()?,
+            ffprobe: self.ffprobe.clone()?,
+        })
     }
 
     /// The ffmpeg program this store decodes with.
@@ -246,44 +269,61 @@ impl FrameStore {
                 VIDEO_EXTENSIONS[1..].join(", .")
             ));
         };
-        let cached = root
-            .join(CACHE_DIR)
+        let cache = root.join(CACHE_DIR);
+        let cached = cache
             .join("frames")
             .join(video)
             .join(format!("{index}.jpg"));
-        let fps = self.fps.get(video).copied();
-        let seconds = fps.map_or(0.0, |f| seek_seconds(index, f));
-        if decode::cache_is_fresh(&cached, &video_path) {
-            return Located::Video {
-                video: video_path,
-                cached,
-                seconds,
-                // Without a frame rate the seek time is unknown: the cache only.
-                ffmpeg: fps.and(self.ffmpeg.clone()),
-            };
+        let frame_index = cache.join("index").join(format!("{video}.txt"));
+        let tools = self.tools();
+        if tools.is_none() && !decode::cache_is_fresh(&cached, &video_path) {
+            return Located::Missing(FFMPEG_HINT.into());
         }
-        if fps.is_none() {
-            return Located::Missing(
-                "the item has no fps, so a frame index cannot be turned into a time".into(),
-            );
-        }
-        match &self.ffmpeg {
-            Some(program) => Located::Video {
-                video: video_path,
-                cached,
-                seconds,
-                ffmpeg: Some(program.clone()),
-            },
-            None => Located::Missing(FFMPEG_HINT.into()),
+        Located::Video {
+            video: video_path,
+            cached,
+            index,
+            frame_index,
+            tools,
         }
     }
-}
 
-/// The seek time of frame `index` at `fps`: half a frame early, so that the first frame at
-/// or after it (what ffmpeg's accurate seek returns) is the nearest one to `index / fps`
-/// even when the division rounds up.
-fn seek_seconds(index: u64, fps: f64) -> f64 {
-    ((index as f64 - 0.5) / fps).max(0.0)
+    /// Decodes into the cache, in one batch, the frames `indices` of `video` that are raw
+    /// video frames not cached yet (see [`decode_video`]), so that loading them one by one
+    /// afterwards only reads files. Returns the frames that could not be decoded, with why.
+    pub fn decode_frames(&self, video: &str, indices: &[u64]) -> Vec<(u64, String)> {
+        let mut by_video: Vec<(PathBuf, PathBuf, VideoTools, Vec<Wanted>)> = Vec::new();
+        for &index in indices {
+            let Located::Video {
+                video: path,
+                cached,
+                frame_index,
+                tools: Some(tools),
+                ..
+            } = self.locate(video, index, None)
+            else {
+                continue;
+            };
+            if decode::cache_is_fresh(&cached, &path) {
+                continue;
+            }
+            let wanted = Wanted { index, cached };
+            match by_video.iter_mut().find(|(p, ..)| *p == path) {
+                Some((.., list)) => list.push(wanted),
+                None => by_video.push((path, frame_index, tools, vec![wanted])),
+            }
+        }
+        let mut failed = Vec::new();
+        for (path, frame_index, tools, wanted) in by_video {
+            let results = decode_video(&tools, &path, &frame_index, &wanted);
+            for (w, r) in wanted.iter().zip(results) {
+                if let Err(why) = r {
+                    failed.push((w.index, why));
+                }
+            }
+        }
+        failed
+    }
 }
 
 /// `no frame file a/1.jpg (nor 01.jpg, b/1.jpg)`: the first path in full, the others by
@@ -369,12 +409,6 @@ fn resolve_program(program: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn seek_lands_half_a_frame_early() {
-        assert_eq!(seek_seconds(0, 30.0), 0.0);
-        assert!((seek_seconds(12, 10.0) - 1.15).abs() < 1e-12);
-    }
 
     #[test]
     fn tried_paths_are_listed_compactly() {
