@@ -79,6 +79,7 @@ fn main() {
         index: i,
         position: None,
         max_side: THUMB,
+        saved: None,
     };
     let (tx, rx) = channel();
     let loader = FrameLoader::new(store.clone(), 256, move || {
@@ -226,6 +227,7 @@ fn raw_video() {
         index: i,
         position: None,
         max_side: THUMB,
+        saved: None,
     };
     let (tx, rx) = channel();
     let loader = FrameLoader::new(store.clone(), 256, move || {

@@ -457,6 +457,7 @@ fn the_loader_delivers_in_the_background_and_caches() {
         index,
         position: Some((index as usize, 6)),
         max_side,
+        saved: None,
     };
     loader.request(key(1, 50));
     loader.request(key(1, 50)); // a duplicate: one result
@@ -517,6 +518,7 @@ fn the_loader_never_blocks_the_caller() {
         index,
         position: None,
         max_side: 32,
+        saved: None,
     };
     let started = Instant::now();
     loader.request(key("clip", 3));

@@ -649,6 +649,7 @@ fn import_paths(paths: &[PathBuf], overrides: &[(&str, &Path)]) -> Result<Import
             .iter()
             .map(|(l, p)| (l.to_string(), p.to_path_buf()))
             .collect(),
+        docs: Vec::new(),
     };
     let lines = std::cell::Cell::new(0u64);
     import(paths, &opts, &mut imp, &|n| lines.set(lines.get() + n))?;
@@ -667,6 +668,19 @@ fn import_paths(paths: &[PathBuf], overrides: &[(&str, &Path)]) -> Result<Import
         dataset: common::read_json(&out.path().join("dataset.json")),
         imp,
     })
+}
+
+/// (model, benchmark, configuration, rule) of each run `dataset.json` records.
+fn runs(r: &Imported) -> Vec<(String, String, String, Value)> {
+    r.dataset["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|x| {
+            let s = |k: &str| x[k].as_str().unwrap_or_default().to_string();
+            (s("model"), s("benchmark"), s("config"), x["rule"].clone())
+        })
+        .collect()
 }
 
 fn import_fixture(version: &str) -> Imported {
@@ -723,11 +737,17 @@ fn v0_2_2_logs_array() {
         r.items,
         (0..3).map(|q| mme_item(q, true)).collect::<Vec<_>>()
     );
+    // llava_onevision takes np.linspace(0, T-1, N) frames.
     assert_eq!(
-        r.dataset["configs"],
-        json!({"8f": {"policy": "linspace", "inferred": true}})
+        runs(&r),
+        [(
+            m.to_string(),
+            "videomme".into(),
+            "8f".into(),
+            json!({"kind": "policy", "policy": "linspace", "n": 8})
+        )]
     );
-    assert!(r.imp.skipped.is_empty() && r.imp.warnings.is_empty());
+    assert!(r.imp.skipped.is_empty());
 }
 
 #[test]
@@ -748,8 +768,13 @@ fn v0_3_lines_with_doc_out_of_order() {
         (0..3).map(|q| mme_item(q, true)).collect::<Vec<_>>()
     );
     assert_eq!(
-        r.dataset["configs"],
-        json!({"16f": {"policy": "linspace", "inferred": true}})
+        runs(&r),
+        [(
+            m.to_string(),
+            "videomme".into(),
+            "16f".into(),
+            json!({"kind": "policy", "policy": "linspace", "n": 16})
+        )]
     );
     assert_eq!(r.imp.summary().skipped, 0);
 }
@@ -768,14 +793,18 @@ fn v0_7_flat_responses_and_resolution_label() {
             mme_cell(m, "64f_151k", 64, 2, Some("D"), tag),
         ]
     );
+    // 0.7 logs no document, but its prompt holds the question and options.
     assert_eq!(
         r.items,
-        (0..3).map(|q| mme_item(q, false)).collect::<Vec<_>>()
+        (0..3).map(|q| mme_item(q, true)).collect::<Vec<_>>()
     );
-    assert_eq!(
-        r.dataset["configs"],
-        json!({"64f_151k": {"policy": "linspace", "inferred": true}})
-    );
+    // qwen2_5_vl resolves to the chat class in 0.7: an even frame count, qwen_vl_utils'
+    // rounded linspace.
+    let rules = runs(&r);
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].3["kind"], "qwen_nframes", "{:?}", rules[0]);
+    assert_eq!(rules[0].3["n"], 64);
+    assert_eq!(rules[0].3["cap"], "even_min2");
 }
 
 #[test]
@@ -1017,7 +1046,7 @@ fn a_run_without_budget_names_the_file_and_the_fix() {
     write_run(
         &dir,
         "20250101_000000",
-        "llava_vid",
+        "mystery_vid",
         "pretrained=org/m,conv_template=x",
         &["C", "B", "D"],
     );
@@ -1176,9 +1205,10 @@ fn two_models_three_budgets_import_validate_report() {
     assert!(q.contains("audit queue: 2 of 2"), "{q}");
     t.keys(&["Enter"]);
     let item = t.wait_for("trajectory");
-    // v0.5 samples carry no `doc`: the item has its metadata but no question text.
+    // v0.5 samples carry no `doc`; the question and options come from the logged prompt.
     assert!(item.contains("videomme · 001-1"), "{item}");
-    assert!(item.contains("(no question text in items.jsonl)"), "{item}");
+    assert!(item.contains("Q How many people appear in the video?"), "{item}");
+    assert!(item.contains("A. One.   B. Two."), "{item}");
     assert!(item.contains("gold: C"), "{item}");
     assert!(item.contains("transition 8f → 16f"), "{item}");
 }

@@ -251,8 +251,20 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         return Ok(());
     };
     let store = FrameStore::new(&ds);
-    // (label, frame index, position in its configuration's sample)
-    type Shown = (String, u64, Option<(usize, usize)>);
+    // Where each configuration's run saved the frames it gave the model, if it did.
+    let saved_in: Vec<Option<String>> = (0..k)
+        .map(|c| {
+            ds.run_entry_of_cell(mg.cells[row.row * k + c])
+                .and_then(|r| r.rule.frame_files.clone())
+        })
+        .collect();
+    let saved = |c: usize, pos: usize| {
+        saved_in[c].as_deref().map(|t| {
+            crate::core::frames::saved_frame_path(t, &video, pos, per_config[c].0.len())
+        })
+    };
+    // (label, frame index, position in its configuration's sample, the harness's file)
+    type Shown = (String, u64, Option<(usize, usize)>, Option<String>);
     let mut show: Vec<Shown> = Vec::new();
     match (&args.config, &tr) {
         (None, Some((lo, hi, t))) => {
@@ -266,6 +278,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                     ),
                     i,
                     Some((pos, per_config[*lo].0.len())),
+                    saved(*lo, pos),
                 ));
             }
             for &i in &t.added {
@@ -274,6 +287,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                     format!("added by {}: frame {i} · {}", names[*hi], timestamp(i, fps)),
                     i,
                     Some((pos, per_config[*hi].0.len())),
+                    saved(*hi, pos),
                 ));
             }
         }
@@ -284,6 +298,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                         format!("{}: frame {i} · {}", names[c], timestamp(i, fps)),
                         i,
                         Some((pos, per_config[c].0.len())),
+                        saved(c, pos),
                     ));
                 }
             }
@@ -291,12 +306,35 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     }
     let width = args.width.unwrap_or(40);
     // Frames of a raw video decoded in one batch first; a failure shows at its frame.
-    let wanted: Vec<u64> = show.iter().take(args.max).map(|s| s.1).collect();
-    let _ = store.decode_frames(&video, &wanted);
-    for (label, index, pos) in show.into_iter().take(args.max) {
+    let located: Vec<_> = show
+        .iter()
+        .take(args.max)
+        .map(|(_, index, pos, file)| {
+            file.as_deref()
+                .and_then(|f| store.locate_saved(f))
+                .unwrap_or_else(|| store.locate(&video, *index, *pos))
+        })
+        .collect();
+    let wanted: Vec<u64> = show
+        .iter()
+        .zip(&located)
+        .filter(|(_, l)| matches!(l, crate::core::frames::Located::Video { .. }))
+        .map(|(s, _)| s.1)
+        .collect();
+    if !wanted.is_empty() {
+        let _ = store.decode_frames(&video, &wanted);
+    }
+    for ((label, index, pos, file), located) in show.into_iter().take(args.max).zip(located) {
         writeln!(out, "{}", sanitize(&label))?;
         out.flush()?;
-        let located = store.locate(&video, index, pos);
+        // A raw-video frame is located again: the batch above has cached it.
+        let located = match located {
+            crate::core::frames::Located::Video { .. } => file
+                .as_deref()
+                .and_then(|f| store.locate_saved(f))
+                .unwrap_or_else(|| store.locate(&video, index, pos)),
+            other => other,
+        };
         match crate::core::frames::load_image(&located, width * 4, store.ffmpeg()) {
             Ok(img) => {
                 let conf = viuer::Config {

@@ -116,7 +116,8 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
 fn harness(
     common: &ImportCommon,
     what: &str,
-    read: impl FnOnce(&mut Import, &dyn Fn(u64)) -> Result<(), ImportError>,
+    layout: videos::Layout,
+    read: impl FnOnce(&mut Import, &[frames_log::LoggedRun], &dyn Fn(u64)) -> Result<(), ImportError>,
 ) -> Result<()> {
     let bar = indicatif::ProgressBar::new_spinner();
     if !std::io::stderr().is_terminal() {
@@ -124,7 +125,17 @@ fn harness(
     }
     bar.set_message(format!("reading {what}"));
     let mut imp = Import::default();
-    let read_result = read(&mut imp, &|n| bar.inc(n));
+    // Recorder logs first: a VLMEvalKit run's command line tells the order of its datasets.
+    let logs = frames_log::find_logs(&common.frames_log, &common.paths);
+    let mut logged = Vec::new();
+    for log in &logs {
+        let mut skips = Vec::new();
+        logged.extend(frames_log::read(log, &mut skips).map_err(|e| anyhow::anyhow!("{e}"))?);
+        for (line, reason) in skips {
+            imp.skip(log, Some(line), reason);
+        }
+    }
+    let read_result = read(&mut imp, &logged, &|n| bar.inc(n));
     read_result.map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut notes: Vec<String> = Vec::new();
     if let Some(dir) = &common.videos {
@@ -137,20 +148,11 @@ fn harness(
                 duration: v.duration,
             })
         };
-        let v = videos::attach(&mut imp, &index, &probe);
+        let v = videos::attach(&mut imp, &index, layout, &probe);
         notes.push(format!(
             "videos: {} probed for {} items that name one ({} not found)",
             v.videos, v.items, v.missing
         ));
-    }
-    let logs = frames_log::find_logs(&common.frames_log, &common.paths);
-    let mut logged = Vec::new();
-    for log in &logs {
-        let mut skips = Vec::new();
-        logged.extend(frames_log::read(log, &mut skips).map_err(|e| anyhow::anyhow!("{e}"))?);
-        for (line, reason) in skips {
-            imp.skip(log, Some(line), reason);
-        }
     }
     if !logs.is_empty() {
         let signatures = imp.signatures.clone();
@@ -224,7 +226,7 @@ pub fn lmms_eval(a: &LmmsArgs) -> Result<()> {
         overrides: a.config.clone(),
         docs: a.docs.iter().chain(&a.common.videos).cloned().collect(),
     };
-    harness(&a.common, "lmms-eval runs", |imp, progress| {
+    harness(&a.common, "lmms-eval runs", videos::Layout::LmmsEval, |imp, _, progress| {
         lmms_eval::import(&a.common.paths, &opts, imp, progress)
     })
 }
@@ -232,10 +234,20 @@ pub fn lmms_eval(a: &LmmsArgs) -> Result<()> {
 pub fn vlmevalkit(a: &VlmArgs) -> Result<()> {
     let opts = vlmevalkit::VlmOptions {
         frames_root: a.frames_root.clone(),
+        commands: Vec::new(),
     };
-    harness(&a.common, "VLMEvalKit predictions", |imp, progress| {
-        vlmevalkit::import(&a.common.paths, &opts, imp, progress)
-    })
+    harness(
+        &a.common,
+        "VLMEvalKit predictions",
+        videos::Layout::VlmEvalKit,
+        |imp, logged, progress| {
+            let opts = vlmevalkit::VlmOptions {
+                commands: logged.iter().map(|l| l.command.clone()).collect(),
+                ..opts
+            };
+            vlmevalkit::import(&a.common.paths, &opts, imp, progress)
+        },
+    )
 }
 
 pub fn wide_csv(a: &WideArgs) -> Result<()> {
@@ -247,7 +259,7 @@ pub fn wide_csv(a: &WideArgs) -> Result<()> {
         benchmark: a.benchmark.clone(),
         id_col: a.id_col.clone(),
     };
-    harness(&a.common, "wide tables", |imp, progress| {
+    harness(&a.common, "wide tables", videos::Layout::Any, |imp, _, progress| {
         wide_csv::import(&a.common.paths, &opts, imp, progress)
     })
 }

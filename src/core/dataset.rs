@@ -125,6 +125,18 @@ impl Dataset {
     /// The run entry of `dataset.json` that gives the frame rule of a model (id) under a
     /// configuration (id) on a benchmark (id): the entry naming the benchmark, else the
     /// one for all benchmarks.
+    /// The run entry of the run a cell belongs to.
+    pub fn run_entry_of_cell(&self, cell: u32) -> Option<&RunEntry> {
+        let m = &self.matrix;
+        let i = cell as usize;
+        let (model, item, config) = (
+            *m.cell_model.get(i)?,
+            *m.cell_item.get(i)?,
+            *m.cell_config.get(i)?,
+        );
+        self.run_entry(model, m.item(item).benchmark, config)
+    }
+
     pub fn run_entry(&self, model: u32, benchmark: u32, config: u32) -> Option<&RunEntry> {
         self.run_index
             .get(&(model, benchmark, config))

@@ -197,6 +197,8 @@ pub struct ConfigFrames {
     pub provenance: Option<crate::core::rules::Provenance>,
     /// The rule that gave them, with the harness it reproduces.
     pub rule: String,
+    /// Where the harness saved the frames it gave the model (a run's `frame_files`).
+    pub frame_files: Option<String>,
 }
 
 /// One frame in the frame panel: its index and where it sits in its configuration's sample.
@@ -651,6 +653,10 @@ impl App {
                     },
                     provenance: rule.provenance(),
                     rule: rule.name(),
+                    frame_files: self
+                        .ds
+                        .run_entry_of_cell(cell)
+                        .and_then(|r| r.rule.frame_files.clone()),
                 }
             })
             .collect();
@@ -722,11 +728,16 @@ impl App {
         max_side: u32,
     ) -> Option<crate::core::frames::FrameKey> {
         let video = info.video.as_ref()?;
+        let saved = info.configs.get(e.config).and_then(|c| {
+            let t = c.frame_files.as_deref()?;
+            Some(crate::core::frames::saved_frame_path(t, video, e.position, e.of))
+        });
         Some(super::frames_view::key_for(
             video,
             e.index,
             Some((e.position, e.of)),
             max_side,
+            saved,
         ))
     }
 

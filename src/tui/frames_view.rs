@@ -418,11 +418,13 @@ pub fn key_for(
     index: u64,
     position: Option<(usize, usize)>,
     max_side: u32,
+    saved: Option<String>,
 ) -> FrameKey {
     FrameKey {
         video: video.to_string(),
         index,
         position,
         max_side,
+        saved,
     }
 }

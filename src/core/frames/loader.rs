@@ -40,6 +40,9 @@ pub struct FrameKey {
     pub position: Option<(usize, usize)>,
     /// The longer side of the scaled image, in pixels.
     pub max_side: u32,
+    /// Where the harness saved this frame as it gave it to the model (VLMEvalKit's frame
+    /// files), relative to the dataset; looked at first.
+    pub saved: Option<String>,
 }
 
 impl FrameKey {
@@ -315,7 +318,11 @@ fn work(shared: &Shared, store: &FrameStore, notify: &dyn Fn()) {
             st.queued.remove(&ck);
             st.in_flight.insert(ck.clone());
         }
-        let located = store.locate(&key.video, key.index, key.position);
+        let located = key
+            .saved
+            .as_deref()
+            .and_then(|f| store.locate_saved(f))
+            .unwrap_or_else(|| store.locate(&key.video, key.index, key.position));
         // A raw-video frame ffmpeg must decode goes to the video thread; it stays in
         // flight meanwhile, so it is not queued twice.
         if let Located::Video {
@@ -467,6 +474,7 @@ mod tests {
             index,
             position,
             max_side: 64,
+            saved: None,
         }
     }
 

@@ -182,6 +182,15 @@ impl FrameStore {
         self.fps.get(video).copied()
     }
 
+    /// A frame the harness saved (`saved`: a path relative to the dataset, from a run's
+    /// `frame_files`), when that file is there; `None` sends the caller to [`Self::locate`].
+    pub fn locate_saved(&self, saved: &str) -> Option<Located> {
+        let root = self.root.as_ref()?;
+        check_relative(saved).ok()?;
+        let path = root.join(saved);
+        path.is_file().then_some(Located::Image(path))
+    }
+
     /// Where frame `index` of `video` comes from. `position` = (i, N) says the frame is the
     /// i-th (0-based) of the N frames a configuration sampled, which the VLMEvalKit layout
     /// needs (its files are named by position). Looks at the file system but reads no
@@ -324,6 +333,15 @@ impl FrameStore {
         }
         failed
     }
+}
+
+/// Renders a run's `frame_files` template (`images/Video-MME/{video}/frame-{i}-of-{n}.jpg`)
+/// for the `i`-th (0-based) of `n` frames of `video`.
+pub fn saved_frame_path(template: &str, video: &str, i: usize, n: usize) -> String {
+    template
+        .replace("{video}", video)
+        .replace("{i}", &(i + 1).to_string())
+        .replace("{n}", &n.to_string())
 }
 
 /// `no frame file a/1.jpg (nor 01.jpg, b/1.jpg)`: the first path in full, the others by

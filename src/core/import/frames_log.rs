@@ -285,19 +285,43 @@ pub struct AttachSummary {
     pub cells: usize,
 }
 
+/// The frames one video gave the model in a run, from the index lists of its decodes: all
+/// lists alike (each question of the video decoded it again); one list with a few
+/// single-frame reads inside it (a probe of the first frame); or only single-frame reads
+/// (a wrapper that reads frame by frame), whose union is the set. `None` when the lists
+/// disagree, since nothing tells which item had which.
+fn reconcile(lists: &[Vec<u64>]) -> Option<Vec<u64>> {
+    let (singles, whole): (Vec<&Vec<u64>>, Vec<&Vec<u64>>) =
+        lists.iter().partition(|l| l.len() <= 1);
+    match whole.as_slice() {
+        [] => {
+            let mut all: Vec<u64> = singles.iter().flat_map(|l| l.iter().copied()).collect();
+            all.sort_unstable();
+            all.dedup();
+            (!all.is_empty()).then_some(all)
+        }
+        [one] if singles.iter().all(|s| s.iter().all(|i| one.contains(i))) => {
+            Some((*one).clone())
+        }
+        _ => None,
+    }
+}
+
 /// Gives cells the frames their logged run decoded. `runs_of` names, for a logged command,
 /// the imported (model, configuration) runs it made (empty: not one of this import's).
-/// An item's video is matched to a decode by file name (the item's `video_file`, else its
-/// `video`); a video decoded with several different index lists in one run is left out,
-/// with a warning, since nothing tells which item had which.
+/// An item's video is matched to its decodes by file name (the item's `video_file`, else
+/// its `video`). Where the run's rule gives a strict subset of what was decoded, the harness
+/// decoded more than it gave the model (it picks again among the decoded frames): the
+/// rule's frames stay, since the decoded ones are not the model's.
 pub fn attach(
     imp: &mut Import,
     logs: &[LoggedRun],
     runs_of: &dyn Fn(&[String]) -> Vec<(String, String)>,
 ) -> AttachSummary {
     let mut summary = AttachSummary::default();
-    // (model, config) → video file name → the index lists decoded.
-    let mut decoded: BTreeMap<(String, String), BTreeMap<String, Vec<Vec<u64>>>> = BTreeMap::new();
+    // (model, config) → video file name → the distinct index lists decoded.
+    let mut decoded: BTreeMap<(String, String), BTreeMap<String, Vec<Vec<u64>>>> =
+        BTreeMap::new();
     for log in logs {
         let matched = runs_of(&log.command);
         if matched.is_empty() {
@@ -310,10 +334,25 @@ pub fn attach(
             continue;
         }
         summary.runs += 1;
+        let mut matched = matched;
+        matched.sort();
+        matched.dedup();
+        // One command that made several runs (VLMEvalKit's `--data A B`): a video that
+        // more than one of them used was decoded for each, and the log does not tell which
+        // decode was whose, so only videos of a single run are attributed.
+        let shared: BTreeSet<String> = if matched.len() > 1 {
+            videos_of_runs(imp, &matched)
+        } else {
+            BTreeSet::new()
+        };
         for run in matched {
             let by_video = decoded.entry(run).or_default();
             for d in &log.decodes {
-                let lists = by_video.entry(file_name(&d.video)).or_default();
+                let name = file_name(&d.video);
+                if shared.contains(&name) {
+                    continue;
+                }
+                let lists = by_video.entry(name).or_default();
                 if !lists.contains(&d.indices) {
                     lists.push(d.indices.clone());
                 }
@@ -323,16 +362,11 @@ pub fn attach(
     if decoded.is_empty() {
         return summary;
     }
-    // Item → the file name of its video.
-    let videos: BTreeMap<(String, String), String> = imp
-        .items_mut()
-        .filter_map(|(k, item)| {
-            let v = item.video_file.as_deref().or(item.video.as_deref())?;
-            Some((k.clone(), file_name(v)))
-        })
-        .collect();
+    let videos = item_videos(imp);
     let mut ambiguous: BTreeSet<String> = BTreeSet::new();
-    for cell in imp.cells_mut() {
+    let mut picked_again = 0usize;
+    let mut decisions: Vec<(usize, Vec<u64>)> = Vec::new();
+    for (i, cell) in imp.cells().iter().enumerate() {
         let Some(by_video) = decoded.get(&(cell.model.clone(), cell.config.clone())) else {
             continue;
         };
@@ -340,22 +374,34 @@ pub fn attach(
             continue;
         };
         // Video-MME names a video by its id; the decode by its file.
-        let lists = by_video.get(video).or_else(|| {
+        let Some(lists) = by_video.get(video).or_else(|| {
             by_video
                 .iter()
                 .find(|(name, _)| stem(name) == video.as_str())
                 .map(|(_, l)| l)
-        });
-        match lists.map(Vec::as_slice) {
-            Some([one]) => {
-                cell.frame_idx = Some(one.clone());
-                summary.cells += 1;
-            }
-            Some([]) | None => {}
-            Some(_) => {
-                ambiguous.insert(video.clone());
+        }) else {
+            continue;
+        };
+        let Some(frames) = reconcile(lists) else {
+            ambiguous.insert(video.clone());
+            continue;
+        };
+        if let Some(rule) = imp.rule_indices(cell, false) {
+            let (r, f) = (
+                crate::core::sampling::frame_set(rule),
+                crate::core::sampling::frame_set(frames.clone()),
+            );
+            if r.len() < f.len() && r.iter().all(|x| f.binary_search(x).is_ok()) {
+                picked_again += 1;
+                continue;
             }
         }
+        decisions.push((i, frames));
+    }
+    let cells = imp.cells_mut();
+    for (i, frames) in decisions {
+        cells[i].frame_idx = Some(frames);
+        summary.cells += 1;
     }
     if let Some(first) = ambiguous.first() {
         imp.warnings.push(format!(
@@ -364,7 +410,47 @@ pub fn attach(
             crate::core::text::sanitize(first)
         ));
     }
+    if picked_again > 0 {
+        imp.warnings.push(format!(
+            "frames log: for {picked_again} cells the harness decoded more frames than it gave the model (it picks again among them), so they keep their rule's frames"
+        ));
+    }
     summary
+}
+
+/// Item → the file name of its video (lower case).
+fn item_videos(imp: &mut Import) -> BTreeMap<(String, String), String> {
+    imp.items_mut()
+        .filter_map(|(k, item)| {
+            let v = item.video_file.as_deref().or(item.video.as_deref())?;
+            Some((k.clone(), file_name(v)))
+        })
+        .collect()
+}
+
+/// The video file names that more than one of `runs` (model, configuration) used.
+fn videos_of_runs(imp: &mut Import, runs: &[(String, String)]) -> BTreeSet<String> {
+    let videos = item_videos(imp);
+    let mut users: BTreeMap<&String, BTreeSet<(&str, &str)>> = BTreeMap::new();
+    for c in imp.cells() {
+        if !runs
+            .iter()
+            .any(|(m, k)| *m == c.model && *k == c.config)
+        {
+            continue;
+        }
+        if let Some(v) = videos.get(&(c.benchmark.clone(), c.item_id.clone())) {
+            users
+                .entry(v)
+                .or_default()
+                .insert((c.model.as_str(), c.config.as_str()));
+        }
+    }
+    users
+        .into_iter()
+        .filter(|(_, u)| u.len() > 1)
+        .flat_map(|(v, _)| [v.clone(), stem(v).to_string()])
+        .collect()
 }
 
 /// The last part of a path, lower case.

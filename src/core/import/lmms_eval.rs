@@ -280,29 +280,33 @@ fn videos_from_docs(imp: &mut Import, paths: &[PathBuf], warnings: &mut Vec<Stri
     }
     let sets = super::docs::find(paths);
     let mut chosen: BTreeMap<String, &super::docs::DocSet> = BTreeMap::new();
+    let mut unnamed: Vec<String> = Vec::new();
     for (task, list) in &asked {
         let refs: Vec<(usize, &str)> = list.iter().map(|(i, q)| (*i, q.as_str())).collect();
         match super::docs::matching(&sets, &refs) {
             Some(set) => {
                 chosen.insert(task.clone(), set);
             }
-            None => warnings.push(format!(
-                "task {task:?}: its logs name no video and no annotation file{} holds its questions, so its {} items are audited without frames; pass the benchmark's annotation files with --docs",
-                if paths.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " under {}",
-                        paths
-                            .iter()
-                            .map(|p| p.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                },
-                list.len()
-            )),
+            None => unnamed.push(format!("{task} ({} items)", list.len())),
         }
+    }
+    if !unnamed.is_empty() {
+        let searched = if paths.is_empty() {
+            "none was given".to_string()
+        } else {
+            format!(
+                "none under {} holds their questions",
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        warnings.push(format!(
+            "the logs of {} name no video, so their items are audited without frames; the benchmark's annotation files name them (--docs), but {searched}",
+            unnamed.join(", ")
+        ));
     }
     for ((task, _), item) in imp.items_mut() {
         let Some(set) = chosen.get(task) else {

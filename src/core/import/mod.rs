@@ -310,6 +310,29 @@ impl Import {
         &mut self.cells
     }
 
+    /// Every cell read, in reading order.
+    pub fn cells(&self) -> &[ImportedCell] {
+        &self.cells
+    }
+
+    /// The frames a cell's run's rule gives it, when its item's video is known (with
+    /// `reproduced_only`, only a reproduced rule counts).
+    pub fn rule_indices(&self, c: &ImportedCell, reproduced_only: bool) -> Option<Vec<u64>> {
+        use crate::core::rules::{Provenance, VideoFacts};
+        let key = (c.model.clone(), c.benchmark.clone(), c.config.clone());
+        let rule = self
+            .rules
+            .get(&key)
+            .filter(|r| !reproduced_only || r.provenance == Provenance::Reproduced)?;
+        let item = self.items.get(&(c.benchmark.clone(), c.item_id.clone()))?;
+        let facts = VideoFacts {
+            num_frames: item.num_frames?,
+            fps: item.fps,
+            bound: item.start.zip(item.end),
+        };
+        rule.rule.as_ref()?.indices(&facts).ok()
+    }
+
     /// The frame rule of each (model, benchmark, configuration).
     pub fn rules(&self) -> &BTreeMap<(String, String, String), RunRule> {
         &self.rules
@@ -363,7 +386,6 @@ impl Import {
     /// Warns when recorded frames differ from the frames a run's reproduced rule gives: one
     /// of the two is wrong, and the recorded ones are what the harness decoded.
     pub fn check_recorded(&mut self) {
-        use crate::core::rules::{Provenance, VideoFacts};
         let mut differ = 0usize;
         let mut same = 0usize;
         let mut first = None;
@@ -371,29 +393,7 @@ impl Import {
             let Some(recorded) = &c.frame_idx else {
                 continue;
             };
-            let key = (c.model.clone(), c.benchmark.clone(), c.config.clone());
-            let Some(rule) = self
-                .rules
-                .get(&key)
-                .filter(|r| r.provenance == Provenance::Reproduced)
-            else {
-                continue;
-            };
-            let (Some(r), Some(item)) = (
-                &rule.rule,
-                self.items.get(&(c.benchmark.clone(), c.item_id.clone())),
-            ) else {
-                continue;
-            };
-            let Some(t) = item.num_frames else {
-                continue;
-            };
-            let facts = VideoFacts {
-                num_frames: t,
-                fps: item.fps,
-                bound: item.start.zip(item.end),
-            };
-            let Ok(computed) = r.indices(&facts) else {
+            let Some(computed) = self.rule_indices(c, true) else {
                 continue;
             };
             let set = |v: &[u64]| crate::core::sampling::frame_set(v.to_vec());
@@ -402,10 +402,7 @@ impl Import {
             } else {
                 differ += 1;
                 first.get_or_insert_with(|| {
-                    format!(
-                        "{} {}/{} at {} ({})",
-                        c.model, c.benchmark, c.item_id, c.config, rule.name
-                    )
+                    format!("{} {}/{} at {}", c.model, c.benchmark, c.item_id, c.config)
                 });
             }
         }

@@ -116,19 +116,18 @@ impl VideoIndex {
     /// The video file the harness opened for an item of `benchmark` naming `video` (a file
     /// name such as `ZS9XR.mp4`, or a name without extension such as Video-MME's YouTube
     /// id), with `hint` the path the dataset gives it (`star/Charades_segment/ZS9XR.mp4`).
-    /// Several files of that name: the one whose path ends with the hint, else whose path
-    /// names the benchmark, else the first; `Err` lists them when none is preferred.
+    /// Several files of that name (a Hugging Face folder holds lmms-eval's caches and
+    /// VLMEvalKit's dataset snapshots side by side): the one the harness's layout points at
+    /// ([`Layout`]), else the one whose path ends with the hint, else whose path names the
+    /// benchmark; `Err` lists them when nothing tells.
     pub fn find(
         &self,
         benchmark: &str,
         video: &str,
         hint: Option<&str>,
+        layout: Layout,
     ) -> Result<Option<String>, Vec<String>> {
-        let name = video
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or(video)
-            .to_lowercase();
+        let name = video.rsplit(['/', '\\']).next().unwrap_or(video).to_lowercase();
         let found = if is_video_name(&name) {
             self.by_name.get(&name)
         } else {
@@ -140,28 +139,49 @@ impl VideoIndex {
         if found.len() == 1 {
             return Ok(found.first().cloned());
         }
-        if let Some(h) = hint.map(str::to_lowercase) {
-            if let Some(p) = found.iter().find(|p| p.to_lowercase().ends_with(&h)) {
-                return Ok(Some(p.clone()));
+        let bench = normalized(benchmark);
+        let word = normalized(benchmark.split(['_', '-']).next().unwrap_or_default());
+        let hint = hint.map(|h| h.trim_start_matches("./").to_lowercase());
+        let score = |p: &String| {
+            let low = p.to_lowercase();
+            let first = normalized(low.split('/').next().unwrap_or_default());
+            let mut s = 0;
+            match layout {
+                // lmms-eval opens `$HF_HOME/{cache_dir}/...`, the cache folder named after
+                // the task (`videomme/data`, `mvbench_video`, `mlvu`).
+                Layout::LmmsEval if word.len() >= 3 && first.starts_with(&word) => s += 8,
+                // VLMEvalKit opens the files of the dataset's hub snapshot.
+                Layout::VlmEvalKit if low.contains("/snapshots/") => s += 8,
+                _ => {}
             }
-        }
-        // The benchmark's name, then its first word (`mlvu` of `mlvu_dev`), as a folder
-        // of the path.
-        let names = [
-            normalized(benchmark),
-            normalized(benchmark.split('_').next().unwrap_or_default()),
-        ];
-        for bench in names.iter().filter(|b| b.len() >= 3) {
-            let named: Vec<&String> = found
-                .iter()
-                .filter(|p| normalized(p).contains(bench.as_str()))
-                .collect();
-            if let [one] = named.as_slice() {
-                return Ok(Some((*one).clone()));
+            if hint.as_deref().is_some_and(|h| low.ends_with(h)) {
+                s += 4;
             }
+            if bench.len() >= 3 && normalized(&low).contains(&bench) {
+                s += 2;
+            } else if word.len() >= 3 && normalized(&low).contains(&word) {
+                s += 1;
+            }
+            s
+        };
+        let best = found.iter().map(score).max().unwrap_or(0);
+        let top: Vec<&String> = found.iter().filter(|p| score(p) == best).collect();
+        match top.as_slice() {
+            [one] if best > 0 => Ok(Some((*one).clone())),
+            _ => Err(found.clone()),
         }
-        Err(found.clone())
     }
+}
+
+/// Where a harness looks for a benchmark's videos, to choose among files of one name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// lmms-eval: `$HF_HOME/{task cache folder}/...`.
+    LmmsEval,
+    /// VLMEvalKit: the dataset's Hugging Face snapshot.
+    VlmEvalKit,
+    /// Nothing known.
+    Any,
 }
 
 /// Letters and digits only, lower case: `Video-MME` and `videomme` alike.
@@ -196,6 +216,7 @@ pub struct VideoSummary {
 pub fn attach(
     imp: &mut Import,
     index: &VideoIndex,
+    layout: Layout,
     probe: &(dyn Fn(&Path) -> Result<Probed, String> + Sync),
 ) -> VideoSummary {
     let mut summary = VideoSummary::default();
@@ -207,7 +228,7 @@ pub fn attach(
             continue;
         };
         summary.items += 1;
-        match index.find(benchmark, video, item.video_file.as_deref()) {
+        match index.find(benchmark, video, item.video_file.as_deref(), layout) {
             Ok(Some(file)) => wanted
                 .entry(file)
                 .or_default()
@@ -351,25 +372,44 @@ mod tests {
             "notes/readme.txt",
         ]);
         let idx = VideoIndex::build(dir.path()).expect("index");
+        let any = Layout::Any;
         assert_eq!(
-            idx.find("videomme", "fFjv93ACGo8", None),
+            idx.find("videomme", "fFjv93ACGo8", None, any),
             Ok(Some("videomme/data/fFjv93ACGo8.mp4".into()))
         );
         assert_eq!(
             idx.find(
                 "mvbench_action_sequence",
                 "ZS9XR.mp4",
-                Some("star/Charades_segment/ZS9XR.mp4")
+                Some("star/Charades_segment/ZS9XR.mp4"),
+                any
             ),
             Ok(Some("mvbench_video/star/Charades_segment/ZS9XR.mp4".into()))
         );
         assert_eq!(
-            idx.find("mlvu_dev", "count_1.mp4", None),
+            idx.find("mlvu_dev", "count_1.mp4", None, any),
             Ok(Some("mlvu/count_1.mp4".into()))
         );
-        assert!(idx.find("x", "ZS9XR.mp4", None).is_err());
-        assert_eq!(idx.find("videomme", "absent", None), Ok(None));
-        assert_eq!(idx.find("x", "readme", None), Ok(None));
+        assert!(idx.find("x", "ZS9XR.mp4", None, any).is_err());
+        assert_eq!(idx.find("videomme", "absent", None, any), Ok(None));
+        assert_eq!(idx.find("x", "readme", None, any), Ok(None));
+        // A Hugging Face folder with lmms-eval's cache beside VLMEvalKit's snapshot.
+        let hf = tree(&[
+            "videomme/data/abc.mp4",
+            "hub/datasets--lmms-lab--Video-MME/snapshots/0a1b/video/abc.mp4",
+        ]);
+        let idx = VideoIndex::build(hf.path()).expect("index");
+        assert_eq!(
+            idx.find("videomme", "abc", None, Layout::LmmsEval),
+            Ok(Some("videomme/data/abc.mp4".into()))
+        );
+        assert_eq!(
+            idx.find("videomme", "abc", None, Layout::VlmEvalKit),
+            Ok(Some(
+                "hub/datasets--lmms-lab--Video-MME/snapshots/0a1b/video/abc.mp4".into()
+            ))
+        );
+        assert!(idx.find("videomme", "abc", None, Layout::Any).is_err());
     }
 
     #[test]
@@ -401,7 +441,7 @@ mod tests {
                 })
             }
         };
-        let s = attach(&mut imp, &idx, &probe);
+        let s = attach(&mut imp, &idx, Layout::Any, &probe);
         assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
         assert_eq!(
             s,

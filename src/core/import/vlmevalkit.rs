@@ -53,6 +53,9 @@ use table::{Table, read_table};
 pub struct VlmOptions {
     /// Root of VLMEvalKit's extracted frames (`{root}/images/{dataset}/{video}/frame-{i}-of-{N}.jpg`).
     pub frames_root: Option<PathBuf>,
+    /// The command lines of recorded runs (`frameaudit_record` logs): `run.py --model M
+    /// --data A B` tells the order in which one call ran its datasets.
+    pub commands: Vec<Vec<String>>,
 }
 
 /// The seconds of video whose frames an `{R}fps` configuration counts as its frame cost.
@@ -114,6 +117,8 @@ pub fn import(
     let named = drop_concat_parts(named, imp);
     let kept = one_file_per_run(named, imp);
 
+    let mixed = mixed_mode_calls(&kept);
+    let ordered = call_orders(&kept, &mixed, &opts.commands);
     // Cells of one model and configuration from every dataset make one run.
     let mut runs: BTreeMap<(String, String), VlmRunCells> = BTreeMap::new();
     // Frame file template → the videos whose saved frames it names.
@@ -140,11 +145,18 @@ pub fn import(
             .benchmarks
             .iter()
             .map(|(benchmark, dataset)| {
-                let rule = rules::vlmevalkit::resolve(&rules::vlmevalkit::VlmRun {
+                let mut rule = rules::vlmevalkit::resolve(&rules::vlmevalkit::VlmRun {
                     model: &name.model,
                     dataset,
                     budget: name.budget,
                 });
+                let call = (call_folder(path), name.model.clone());
+                if mixed.contains(&call) {
+                    match ordered.get(&call).and_then(|o| o.get(dataset_name(path, name))) {
+                        Some(setting) => as_run(&mut rule, setting),
+                        None => carried_over(&mut rule),
+                    }
+                }
                 (benchmark.clone(), rule)
             })
             .collect();
@@ -221,6 +233,185 @@ pub fn import(
         check_frames_root(root, &videos, imp);
     }
     Ok(())
+}
+
+/// The folder of the `run.py` call that wrote a prediction file (`{work_dir}/{model}/T{date}`):
+/// the folder of the file a link leads to.
+fn call_folder(path: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    real.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// The (call folder, model) pairs whose `run.py` call ran the model on datasets of both
+/// kinds, frame counts and frame rates.
+fn mixed_mode_calls(files: &[(PathBuf, PredictionName)]) -> BTreeSet<(PathBuf, String)> {
+    let mut kinds: BTreeMap<(PathBuf, String), (bool, bool)> = BTreeMap::new();
+    for (path, name) in files {
+        let k = kinds
+            .entry((call_folder(path), name.model.clone()))
+            .or_default();
+        match name.budget {
+            Budget::Frames(_) => k.0 = true,
+            Budget::Fps(_) => k.1 = true,
+        }
+    }
+    kinds
+        .into_iter()
+        .filter(|(_, (frames, fps))| *frames && *fps)
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// A Qwen-VL class that samples the video itself keeps its frame count and rate on one model
+/// object across the datasets of a `run.py` call (VLMEvalKit e8e78f05,
+/// `inference_video.py`): after a dataset of the other kind both are cleared, and
+/// qwen_vl_utils then samples at its default 2 fps. A call that ran both kinds leaves each
+/// run's frames depending on the order of the datasets, which the files do not tell.
+fn carried_over(rule: &mut rules::RunRule) {
+    let qwen = rule
+        .rule
+        .as_ref()
+        .and_then(|r| serde_json::to_value(r).ok())
+        .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_owned))
+        .is_some_and(|k| k.starts_with("qwen_"));
+    if !qwen || rule.provenance != rules::Provenance::Reproduced {
+        return;
+    }
+    rule.provenance = rules::Provenance::Assumed;
+    rule.why = format!(
+        "this run.py call ran the model on frame-count and frame-rate datasets both, and VLMEvalKit e8e78f05 keeps the model's settings from one dataset to the next: a dataset run right after one of the other kind was sampled at qwen_vl_utils' default 2 fps instead; the files do not tell the order, so the dataset's own setting is shown ({})",
+        rule.why
+    );
+}
+
+/// The dataset name a prediction file's run was given (`Video-MME_8frame`): the file's stem
+/// after the model's name.
+fn dataset_name<'a>(path: &'a Path, name: &PredictionName) -> &'a str {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    stem.strip_prefix(name.model.as_str())
+        .and_then(|s| s.strip_prefix('_'))
+        .unwrap_or(stem)
+}
+
+/// What a Qwen-VL model that samples the video itself was set to when it ran a dataset.
+#[derive(Debug, Clone, PartialEq)]
+enum QwenSetting {
+    /// The dataset's own frame count or rate.
+    Own,
+    /// Neither: qwen_vl_utils' default, 2 frames a second, after the dataset named.
+    Default { after: String },
+}
+
+/// For the mixed-mode calls whose command line a recorder log holds (`--model M --data A
+/// B ...` naming every dataset of the call's files), what each dataset's run was set to, by
+/// replaying VLMEvalKit e8e78f05's `inference_video.py` over the datasets in the command's
+/// order: the model starts with `nframe=128, fps=2` (Qwen2VLChat's defaults); a frame-count
+/// dataset sets `nframe` and clears `fps`, a frame-rate one sets `fps` and clears `nframe`,
+/// but each only while the other is still set, so right after a dataset of the other kind
+/// both end up cleared.
+fn call_orders(
+    files: &[(PathBuf, PredictionName)],
+    mixed: &BTreeSet<(PathBuf, String)>,
+    commands: &[Vec<String>],
+) -> BTreeMap<(PathBuf, String), BTreeMap<String, QwenSetting>> {
+    let mut out = BTreeMap::new();
+    for call in mixed {
+        let names: BTreeSet<&str> = files
+            .iter()
+            .filter(|(p, n)| n.model == call.1 && call_folder(p) == call.0)
+            .map(|(p, n)| dataset_name(p, n))
+            .collect();
+        let order = commands.iter().find_map(|c| {
+            let model = super::frames_log::flag(c, "--model")?;
+            let data = data_list(c);
+            (model == call.1 && names.iter().all(|n| data.iter().any(|d| d == n))).then_some(data)
+        });
+        let Some(order) = order else { continue };
+        let (mut nframe, mut fps): (Option<f64>, Option<f64>) = (Some(128.0), Some(2.0));
+        let mut settings = BTreeMap::new();
+        let mut previous = String::new();
+        for data in &order {
+            let Ok(n) = parse_file_name(&format!("{}_{data}", call.1), &[]) else {
+                continue;
+            };
+            let (d_nframe, d_fps) = match n.budget {
+                Budget::Frames(k) => (k as f64, -1.0),
+                Budget::Fps(r) => (0.0, r),
+            };
+            if nframe.is_some_and(|x| x > 0.0) {
+                nframe = if d_nframe > 0.0 { Some(d_nframe) } else { None };
+            }
+            if fps.is_some_and(|x| x > 0.0) {
+                fps = if d_fps > 0.0 { Some(d_fps) } else { None };
+            }
+            let own = match n.budget {
+                Budget::Frames(_) => fps.is_none() && nframe == Some(d_nframe),
+                Budget::Fps(_) => fps == Some(d_fps),
+            };
+            let setting = if own {
+                QwenSetting::Own
+            } else {
+                QwenSetting::Default {
+                    after: previous.clone(),
+                }
+            };
+            settings.insert(data.clone(), setting);
+            previous.clone_from(data);
+        }
+        out.insert(call.clone(), settings);
+    }
+    out
+}
+
+/// The values of `--data` in a command line, in order.
+fn data_list(command: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < command.len() {
+        if command[i] == "--data" {
+            i += 1;
+            while i < command.len() && !command[i].starts_with("--") {
+                out.push(command[i].clone());
+                i += 1;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A Qwen-VL run whose setting the call's order tells: its own (the rule stands, now known
+/// to), or qwen_vl_utils' 2 fps default.
+fn as_run(rule: &mut rules::RunRule, setting: &QwenSetting) {
+    let linspace = match &rule.rule {
+        Some(rules::FrameRule::QwenNframes { linspace, .. })
+        | Some(rules::FrameRule::QwenFps { linspace, .. }) => *linspace,
+        _ => return,
+    };
+    match setting {
+        QwenSetting::Own => {
+            rule.why = format!(
+                "{}; the recorder's log of the run.py call gives the order of its datasets, and this one kept its own setting",
+                rule.why
+            );
+        }
+        QwenSetting::Default { after } => {
+            rule.rule = Some(rules::FrameRule::QwenFps {
+                fps: 2.0,
+                min_frames: None,
+                max_frames: None,
+                linspace,
+                resample: None,
+            });
+            rule.name = format!(
+                "VLMEvalKit e8e78f05 (run.py call order): qwen_vl_utils' default 2 fps, after {after} in the same call"
+            );
+            rule.why = format!(
+                "VLMEvalKit e8e78f05 keeps the model's settings across the datasets of a run.py call; this dataset ran right after {after}, of the other kind, which left neither nframe nor fps set, so qwen_vl_utils sampled at its default 2 fps (order from the recorder's log of the call; checked against VLMEvalKit's code and a recorded run)"
+            );
+        }
+    }
 }
 
 /// The cells of one (model, configuration) from its prediction files.

@@ -665,7 +665,13 @@ mod tests {
         let c =
             ctx("pretrained=a/b,max_frames_num=8", "llava_vid", Some("fast")).expect("override");
         assert_eq!((c.config.as_str(), c.frames), ("fast", 8));
-        let e = ctx("pretrained=a/b,conv_template=x", "llava_vid", None).expect_err("no budget");
+        // No frame key: the wrapper's constructor default, said so.
+        let c = ctx("pretrained=a/b,conv_template=x", "llava_vid", None).expect("default");
+        assert_eq!((c.config.as_str(), c.frames, c.default_budget), ("20f", 20, true));
+        let c = ctx("pretrained=a/b", "llava_vid", Some("fast")).expect("override");
+        assert_eq!((c.config.as_str(), c.frames), ("fast", 20));
+        // A wrapper whose default frameaudit does not know.
+        let e = ctx("pretrained=a/b,conv_template=x", "some_model", None).expect_err("no budget");
         let e = e.to_string();
         assert!(
             e.contains("logs/m/x_samples_videomme.jsonl: no frame budget"),
@@ -678,7 +684,7 @@ mod tests {
                 .contains("max_frames_num=many is not a frame count"),
             "{e}"
         );
-        assert!(ctx("pretrained=a/b", "llava_vid", Some("fast")).is_err());
+        assert!(ctx("pretrained=a/b", "some_model", Some("fast")).is_err());
     }
 
     #[test]
