@@ -695,9 +695,9 @@ fn read_predictions(
                 gold: Some(gold),
                 video: text(video),
                 // MVBench keeps a video's folder apart from its name.
-                video_file: text(prefix)
-                    .zip(text(video))
-                    .map(|(p, v)| format!("{p}/{v}")),
+                video_file: text(prefix).zip(text(video)).map(|(p, v)| {
+                    format!("{}/{v}", p.trim_start_matches("./").trim_end_matches('/'))
+                }),
                 start: seconds(start),
                 end: seconds(end),
                 // Video-MME's duration is a group ("short"), not seconds: only numbers count.
