@@ -1207,7 +1207,10 @@ fn two_models_three_budgets_import_validate_report() {
     let item = t.wait_for("trajectory");
     // v0.5 samples carry no `doc`; the question and options come from the logged prompt.
     assert!(item.contains("videomme · 001-1"), "{item}");
-    assert!(item.contains("Q How many people appear in the video?"), "{item}");
+    assert!(
+        item.contains("Q How many people appear in the video?"),
+        "{item}"
+    );
     assert!(item.contains("A. One.   B. Two."), "{item}");
     assert!(item.contains("gold: C"), "{item}");
     assert!(item.contains("transition 8f → 16f"), "{item}");

@@ -69,7 +69,9 @@ fn skipped(imp: &Import) -> Vec<(String, Option<u64>, String)> {
 fn check_run(cells: &Cells, model: &str, config: &str, frames: u64, preds: [Option<&str>; 6]) {
     const GOLD: [&str; 6] = ["B", "C", "B", "A", "D", "A"];
     for (i, pred) in preds.iter().enumerate() {
-        let key = (model.to_string(), config.to_string(), i.to_string());
+        // VLMEvalKit's row i of Video-MME is question i % 3 + 1 of video i / 3 + 1.
+        let id = format!("{:03}-{}", i / 3 + 1, i % 3 + 1);
+        let key = (model.to_string(), config.to_string(), id);
         let got = cells.get(&key).unwrap_or_else(|| panic!("no cell {key:?}"));
         let want = (
             pred.map(String::from),
@@ -153,8 +155,9 @@ fn vlmevalkit_files_of_every_format_and_name() {
             Some("A"),
         ],
     );
+    // Video-MME's items are the benchmark's own, as lmms-eval names them.
     let first = &jsonl(&out.path().join("cells.jsonl"))[0];
-    assert_eq!(first["benchmark"], "Video-MME");
+    assert_eq!(first["benchmark"], "videomme");
     assert_eq!(
         first["source_tag"],
         "vlmevalkit:Qwen2-VL-7B-Instruct_Video-MME_64frame.tsv"
@@ -165,21 +168,37 @@ fn vlmevalkit_files_of_every_format_and_name() {
     assert_eq!(
         items[2],
         serde_json::json!({
-            "benchmark": "Video-MME", "item_id": "2", "question": "Where does the scene take place?",
+            "benchmark": "videomme", "item_id": "001-3", "question": "Where does the scene take place?",
             "options": ["A. a kitchen", "B. Tom's garage", "C. a street", "D. a park"],
             "gold": "B", "video": "fFjv93ACGo8", "category": "Knowledge",
             "task_type": "Spatial Perception"
         })
     );
 
+    // Each run's rule from its model's class: both sample the video themselves
+    // (VIDEO_LLM), Qwen through qwen_vl_utils, LLaVA-OneVision one frame a second up to N.
     let ds = common::read_json(&out.path().join("dataset.json"));
-    assert_eq!(
-        ds["configs"],
-        serde_json::json!({
-            "1fps": {"policy": "fps", "fps": 1.0, "inferred": false},
-            "64f": {"policy": "interior", "inferred": false},
-            "8f": {"policy": "interior", "inferred": false}
+    let runs: Vec<String> = ds["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {} {} {}",
+                r["model"], r["benchmark"], r["config"], r["provenance"], r["rule"]
+            )
         })
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            r#""Qwen2-VL-7B-Instruct" "videomme" "64f" "reproduced" {"cap":"even_below","kind":"qwen_nframes","linspace":"fma","n":64}"#,
+            r#""Qwen2-VL-7B-Instruct" "videomme" "8f" "reproduced" {"cap":"even_below","kind":"qwen_nframes","linspace":"fma","n":8}"#,
+            // VLMEvalKit refuses fps mode for this class: no frames to show.
+            r#""llava_onevision_qwen2_7b_ov" "videomme" "1fps" "reproduced" null"#,
+            r#""llava_onevision_qwen2_7b_ov" "videomme" "64f" "reproduced" {"force_sample":false,"kind":"llava_stride","n":64,"rate":1.0}"#,
+            r#""llava_onevision_qwen2_7b_ov" "videomme" "8f" "reproduced" {"force_sample":false,"kind":"llava_stride","n":8,"rate":1.0}"#,
+        ]
     );
 
     let skips = skipped(&imp);
@@ -246,8 +265,11 @@ fn mvbench_answers_given_as_option_text() {
         ])
     );
     assert_eq!(items[0]["benchmark"], "MVBench_MP4");
+    // Qwen2-VL samples the video itself (VIDEO_LLM): qwen_vl_utils, not MVBench's sampler.
     let ds = common::read_json(&out.path().join("dataset.json"));
-    assert_eq!(ds["configs"]["8f"]["policy"], "segment_mid");
+    assert_eq!(ds["runs"][0]["benchmark"], "MVBench_MP4");
+    assert_eq!(ds["runs"][0]["rule"]["kind"], "qwen_nframes");
+    assert_eq!(ds["runs"][0]["provenance"], "reproduced");
     let tsv = "Qwen2-VL-7B-Instruct_MVBench_MP4_8frame.tsv";
     assert_eq!(
         skipped(&imp),
@@ -260,7 +282,7 @@ fn mvbench_answers_given_as_option_text() {
 }
 
 #[test]
-fn datasets_that_sample_differently_share_a_configuration_with_a_warning() {
+fn each_run_keeps_its_own_rule_on_each_dataset() {
     let (imp, out) = vlm(
         &[
             fixtures("vlmevalkit/mvbench"),
@@ -269,14 +291,54 @@ fn datasets_that_sample_differently_share_a_configuration_with_a_warning() {
         &vlmevalkit::VlmOptions::default(),
     );
     let ds = common::read_json(&out.path().join("dataset.json"));
-    // Two 8f runs on Video-MME against one on MVBench_MP4.
-    assert_eq!(ds["configs"]["8f"]["policy"], "interior");
-    let warnings = imp.warnings.join("\n");
+    // The rule belongs to (model, benchmark, configuration), not to the label `8f`.
+    let runs: Vec<(String, String, String, String)> = ds["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+            (
+                s("model"),
+                s("benchmark"),
+                s("config"),
+                r["rule"]["kind"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
     assert!(
-        warnings.contains(
-            "configuration 8f samples with segment_mid on MVBench_MP4, interior on Video-MME"
-        ),
-        "{warnings}"
+        runs.contains(&(
+            QWEN.into(),
+            "MVBench_MP4".into(),
+            "8f".into(),
+            "qwen_nframes".into()
+        )),
+        "{runs:?}"
+    );
+    assert!(
+        runs.contains(&(
+            QWEN.into(),
+            "videomme".into(),
+            "8f".into(),
+            "qwen_nframes".into()
+        )),
+        "{runs:?}"
+    );
+    assert!(
+        runs.contains(&(
+            LLAVA.into(),
+            "videomme".into(),
+            "8f".into(),
+            "llava_stride".into()
+        )),
+        "{runs:?}"
+    );
+    assert!(
+        !imp.warnings
+            .iter()
+            .any(|w| w.contains("holds one policy per configuration")),
+        "{:?}",
+        imp.warnings
     );
     // One run per model and configuration, whatever the datasets.
     assert_eq!(imp.summary().runs, 5);
@@ -375,28 +437,64 @@ fn an_unparseable_file_name_is_skipped_and_the_rest_read() {
 }
 
 #[test]
-fn frames_root_is_checked_not_copied() {
+fn frames_root_is_checked_linked_and_not_copied() {
+    // InternVL3_5-8B takes the dataset's saved frames; the Qwen and LLaVA files of the
+    // fixture sample the video themselves and need none.
+    let runs = tempfile::tempdir().expect("tmp");
+    let src = fixtures(
+        "vlmevalkit/videomme/Qwen2-VL-7B-Instruct/Qwen2-VL-7B-Instruct_Video-MME_8frame.xlsx",
+    );
+    std::fs::copy(
+        &src,
+        runs.path().join("InternVL3_5-8B_Video-MME_8frame.xlsx"),
+    )
+    .expect("copy");
     let root = tempfile::tempdir().expect("tmp");
     std::fs::create_dir_all(root.path().join("images/Video-MME/fFjv93ACGo8")).expect("mkdir");
     let opts = vlmevalkit::VlmOptions {
         frames_root: Some(root.path().to_path_buf()),
+        commands: Vec::new(),
     };
-    let (imp, out) = vlm(&[fixtures("vlmevalkit/videomme")], &opts);
+    let (imp, out) = vlm(&[runs.path().to_path_buf()], &opts);
     let warnings = imp.warnings.join("\n");
     assert!(
         warnings.contains(
-            "1 of 2 videos have no frame folder under images/*/ (first: \"xK2pLm9QwE0\")"
+            "1 of 2 videos have no frame folder images/Video-MME/{video} (first: \"xK2pLm9QwE0\")"
         ),
         "{warnings}"
     );
-    assert!(warnings.contains("frames are not copied"), "{warnings}");
-    assert!(!out.path().join("images").exists());
-    let items = jsonl(&out.path().join("items.jsonl"));
-    assert!(items.iter().all(|i| i["video"].is_string()));
+    // The frames stay where VLMEvalKit saved them; the dataset links them.
+    let link = out.path().join("images");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::canonicalize(&link).expect("target"),
+        std::fs::canonicalize(root.path().join("images")).expect("images")
+    );
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("dataset.json")).expect("read"),
+    )
+    .expect("json");
+    let run = &meta["runs"][0];
+    assert_eq!(run["model"], "InternVL3_5-8B");
+    assert_eq!(run["provenance"], "reproduced");
+    assert_eq!(
+        run["frame_files"],
+        "images/Video-MME/{video}/frame-{i}-of-{n}.jpg"
+    );
+    assert_eq!(
+        run["rule"],
+        serde_json::json!({"kind": "policy", "policy": "interior", "n": 8})
+    );
 
     let empty = tempfile::tempdir().expect("tmp");
     let opts = vlmevalkit::VlmOptions {
         frames_root: Some(empty.path().to_path_buf()),
+        commands: Vec::new(),
     };
     let (imp, _out) = vlm(&[fixtures("vlmevalkit/videomme")], &opts);
     assert!(
@@ -432,7 +530,8 @@ fn binary_imports_then_validates_and_reports() {
         "{err}"
     );
     assert!(
-        err.contains("skipped 1: summary.json: its name has no frame budget"),
+        err.contains("skipped 1: its name has no frame budget")
+            && err.contains("videomme/summary.json)"),
         "{err}"
     );
 
@@ -559,9 +658,10 @@ fn wide_tables_joined_with_the_gold() {
         items[2],
         serde_json::json!({"benchmark": "V1_short", "item_id": "001-3", "gold": "A"})
     );
+    // A wide table says nothing of how frames were sampled: no rule is claimed.
     assert_eq!(
-        common::read_json(&out.path().join("dataset.json"))["configs"],
-        serde_json::json!({})
+        common::read_json(&out.path().join("dataset.json"))["runs"],
+        serde_json::json!([])
     );
 
     let intern = "InternVL3-8B_V1_short_predictions_wide.csv";

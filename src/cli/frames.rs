@@ -259,9 +259,9 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         })
         .collect();
     let saved = |c: usize, pos: usize| {
-        saved_in[c].as_deref().map(|t| {
-            crate::core::frames::saved_frame_path(t, &video, pos, per_config[c].0.len())
-        })
+        saved_in[c]
+            .as_deref()
+            .map(|t| crate::core::frames::saved_frame_path(t, &video, pos, per_config[c].0.len()))
     };
     // (label, frame index, position in its configuration's sample, the harness's file)
     type Shown = (String, u64, Option<(usize, usize)>, Option<String>);

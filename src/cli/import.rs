@@ -226,9 +226,12 @@ pub fn lmms_eval(a: &LmmsArgs) -> Result<()> {
         overrides: a.config.clone(),
         docs: a.docs.iter().chain(&a.common.videos).cloned().collect(),
     };
-    harness(&a.common, "lmms-eval runs", videos::Layout::LmmsEval, |imp, _, progress| {
-        lmms_eval::import(&a.common.paths, &opts, imp, progress)
-    })
+    harness(
+        &a.common,
+        "lmms-eval runs",
+        videos::Layout::LmmsEval,
+        |imp, _, progress| lmms_eval::import(&a.common.paths, &opts, imp, progress),
+    )
 }
 
 pub fn vlmevalkit(a: &VlmArgs) -> Result<()> {
@@ -259,7 +262,10 @@ pub fn wide_csv(a: &WideArgs) -> Result<()> {
         benchmark: a.benchmark.clone(),
         id_col: a.id_col.clone(),
     };
-    harness(&a.common, "wide tables", videos::Layout::Any, |imp, _, progress| {
-        wide_csv::import(&a.common.paths, &opts, imp, progress)
-    })
+    harness(
+        &a.common,
+        "wide tables",
+        videos::Layout::Any,
+        |imp, _, progress| wide_csv::import(&a.common.paths, &opts, imp, progress),
+    )
 }

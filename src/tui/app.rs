@@ -730,7 +730,9 @@ impl App {
         let video = info.video.as_ref()?;
         let saved = info.configs.get(e.config).and_then(|c| {
             let t = c.frame_files.as_deref()?;
-            Some(crate::core::frames::saved_frame_path(t, video, e.position, e.of))
+            Some(crate::core::frames::saved_frame_path(
+                t, video, e.position, e.of,
+            ))
         });
         Some(super::frames_view::key_for(
             video,

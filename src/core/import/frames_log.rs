@@ -300,9 +300,7 @@ fn reconcile(lists: &[Vec<u64>]) -> Option<Vec<u64>> {
             all.dedup();
             (!all.is_empty()).then_some(all)
         }
-        [one] if singles.iter().all(|s| s.iter().all(|i| one.contains(i))) => {
-            Some((*one).clone())
-        }
+        [one] if singles.iter().all(|s| s.iter().all(|i| one.contains(i))) => Some((*one).clone()),
         _ => None,
     }
 }
@@ -320,8 +318,7 @@ pub fn attach(
 ) -> AttachSummary {
     let mut summary = AttachSummary::default();
     // (model, config) → video file name → the distinct index lists decoded.
-    let mut decoded: BTreeMap<(String, String), BTreeMap<String, Vec<Vec<u64>>>> =
-        BTreeMap::new();
+    let mut decoded: BTreeMap<(String, String), BTreeMap<String, Vec<Vec<u64>>>> = BTreeMap::new();
     for log in logs {
         let matched = runs_of(&log.command);
         if matched.is_empty() {
@@ -433,10 +430,7 @@ fn videos_of_runs(imp: &mut Import, runs: &[(String, String)]) -> BTreeSet<Strin
     let videos = item_videos(imp);
     let mut users: BTreeMap<&String, BTreeSet<(&str, &str)>> = BTreeMap::new();
     for c in imp.cells() {
-        if !runs
-            .iter()
-            .any(|(m, k)| *m == c.model && *k == c.config)
-        {
+        if !runs.iter().any(|(m, k)| *m == c.model && *k == c.config) {
             continue;
         }
         if let Some(v) = videos.get(&(c.benchmark.clone(), c.item_id.clone())) {

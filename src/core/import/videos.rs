@@ -127,7 +127,11 @@ impl VideoIndex {
         hint: Option<&str>,
         layout: Layout,
     ) -> Result<Option<String>, Vec<String>> {
-        let name = video.rsplit(['/', '\\']).next().unwrap_or(video).to_lowercase();
+        let name = video
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(video)
+            .to_lowercase();
         let found = if is_video_name(&name) {
             self.by_name.get(&name)
         } else {

@@ -152,7 +152,10 @@ pub fn import(
                 });
                 let call = (call_folder(path), name.model.clone());
                 if mixed.contains(&call) {
-                    match ordered.get(&call).and_then(|o| o.get(dataset_name(path, name))) {
+                    match ordered
+                        .get(&call)
+                        .and_then(|o| o.get(dataset_name(path, name)))
+                    {
                         Some(setting) => as_run(&mut rule, setting),
                         None => carried_over(&mut rule),
                     }
@@ -287,7 +290,10 @@ fn carried_over(rule: &mut rules::RunRule) {
 /// The dataset name a prediction file's run was given (`Video-MME_8frame`): the file's stem
 /// after the model's name.
 fn dataset_name<'a>(path: &'a Path, name: &PredictionName) -> &'a str {
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
     stem.strip_prefix(name.model.as_str())
         .and_then(|s| s.strip_prefix('_'))
         .unwrap_or(stem)
@@ -435,6 +441,10 @@ fn name_files(files: Vec<PathBuf>, imp: &mut Import) -> Vec<(PathBuf, Prediction
         let path = link_placeholder(&path).unwrap_or(path);
         let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         if !seen.insert(canonical) {
+            continue;
+        }
+        // run.py's record of what it ran, beside the predictions of every call.
+        if path.file_name().is_some_and(|n| n == "status.json") {
             continue;
         }
         if !has_extension(&path, &EXTENSIONS) {

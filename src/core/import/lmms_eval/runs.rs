@@ -667,7 +667,10 @@ mod tests {
         assert_eq!((c.config.as_str(), c.frames), ("fast", 8));
         // No frame key: the wrapper's constructor default, said so.
         let c = ctx("pretrained=a/b,conv_template=x", "llava_vid", None).expect("default");
-        assert_eq!((c.config.as_str(), c.frames, c.default_budget), ("20f", 20, true));
+        assert_eq!(
+            (c.config.as_str(), c.frames, c.default_budget),
+            ("20f", 20, true)
+        );
         let c = ctx("pretrained=a/b", "llava_vid", Some("fast")).expect("override");
         assert_eq!((c.config.as_str(), c.frames), ("fast", 20));
         // A wrapper whose default frameaudit does not know.
