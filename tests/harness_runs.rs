@@ -425,3 +425,52 @@ fn shared_vlmevalkit_runs_are_exact_or_assumed() {
         serde_json::json!([0, 257, 514, 771, 1028, 1285, 1542, 1799])
     );
 }
+
+#[test]
+fn a_llava_next_video_item_shows_its_own_frames_and_how_they_are_known() {
+    if !common::tmux::tmux_available() {
+        return;
+    }
+    let base = fixture();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = tmp.path().join("llava");
+    // LLaVA-NeXT-Video's Video-MME runs at 8, 16, 32 and 64 frames.
+    let samples: Vec<String> = truth()
+        .iter()
+        .filter(|t| {
+            t["model"] == "lmms-lab__LLaVA-NeXT-Video-7B"
+                && t["benchmark"] == "videomme"
+                && t["run"] != "default"
+        })
+        .map(|t| s(&base.join(t["samples_file"].as_str().expect("samples"))))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(samples.len(), 4);
+    let videos = s(&base.join("videos"));
+    let out = s(&ds);
+    let mut args = vec!["import", "lmms-eval"];
+    args.extend(samples.iter().map(String::as_str));
+    args.extend(["--videos", &videos, "-o", &out]);
+    import(&args);
+    let t = common::tmux::Tmux::start(&format!("fa-harness-{}", std::process::id()), &ds, "me");
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("frames of video");
+    assert!(screen.contains("lmms-lab__LLaVA-NeXT-Video-7B"), "{screen}");
+    // Every timeline row says how its frames are known, and the panel names the rule.
+    for config in ["8f", "16f", "32f", "64f"] {
+        let row = screen
+            .lines()
+            .find(|l| l.starts_with(&format!("{config:<10}")) && l.contains('▮'))
+            .unwrap_or_else(|| panic!("no timeline row {config}:\n{screen}"));
+        assert!(row.contains("reproduced"), "{row}");
+    }
+    assert!(
+        screen.contains("llava_vid (simple class LlavaVid)"),
+        "{screen}"
+    );
+    // The thumbnails are the video's own frames, decoded: half blocks, not placeholders.
+    let thumbs = t.wait_for("▀");
+    assert!(thumbs.matches('▀').count() > 100, "{thumbs}");
+}
