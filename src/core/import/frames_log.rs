@@ -471,6 +471,19 @@ mod tests {
     }
 
     #[test]
+    fn decodes_of_a_video_are_reconciled() {
+        // Every question of the video decoded it again.
+        assert_eq!(reconcile(&[vec![0, 5, 9]]), Some(vec![0, 5, 9]));
+        // A probe of the first frame, then the sample.
+        assert_eq!(reconcile(&[vec![0], vec![0, 5, 9]]), Some(vec![0, 5, 9]));
+        // A wrapper that reads frame by frame.
+        assert_eq!(reconcile(&[vec![9], vec![0], vec![5]]), Some(vec![0, 5, 9]));
+        // Two samples of one video: nothing tells which item had which.
+        assert_eq!(reconcile(&[vec![0, 5], vec![1, 6]]), None);
+        assert_eq!(reconcile(&[vec![7], vec![0, 5]]), None);
+    }
+
+    #[test]
     fn reads_runs_and_decodes() {
         let f = write_log(&[
             r#"{"schema": "frameaudit/frames-log@1", "event": "run", "command": ["python3", "-m", "lmms_eval", "--model", "llava_vid", "--model_args", "pretrained=a/b,max_frames_num=8"]}"#,
@@ -542,12 +555,12 @@ mod tests {
                 },
                 Decode {
                     video: "/v/z.mp4".into(),
-                    indices: vec![1],
+                    indices: vec![1, 2],
                     line: 4,
                 },
                 Decode {
                     video: "/v/z.mp4".into(),
-                    indices: vec![2],
+                    indices: vec![3, 4],
                     line: 5,
                 },
             ],
