@@ -474,3 +474,51 @@ fn a_llava_next_video_item_shows_its_own_frames_and_how_they_are_known() {
     let thumbs = t.wait_for("▀");
     assert!(thumbs.matches('▀').count() > 100, "{thumbs}");
 }
+
+#[test]
+fn an_lmms_eval_and_a_vlmevalkit_import_compare_item_by_item() {
+    use frameaudit::core::dataset::{Compared, load_compared};
+    let base = fixture();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (lmms, vlm) = (tmp.path().join("lmms"), tmp.path().join("vlm"));
+    let samples = truth()
+        .iter()
+        .find(|t| {
+            t["model"] == "Qwen__Qwen2.5-VL-7B-Instruct"
+                && t["run"] == "max_num_frames=16"
+                && t["benchmark"] == "videomme"
+        })
+        .map(|t| s(&base.join(t["samples_file"].as_str().expect("samples"))))
+        .expect("a Qwen run");
+    import(&["import", "lmms-eval", &samples, "-o", &s(&lmms)]);
+    import(&[
+        "import",
+        "vlmevalkit",
+        &s(&base.join("vlmevalkit-e8e78f05/outputs-1fps-alone")),
+        "-o",
+        &s(&vlm),
+    ]);
+    let compared = Compared {
+        path: &vlm,
+        primary: "main",
+        label: "vlm",
+    };
+    let ds = load_compared(&lmms, Some(&compared), None).expect("both load");
+    let m = &ds.matrix;
+    // The same checkpoint under the names each harness gives it is one model, and the same
+    // Video-MME question one item, under both protocols.
+    assert_eq!(
+        m.models.len(),
+        1,
+        "{:?}",
+        m.models.names().collect::<Vec<_>>()
+    );
+    let vlm_protocol = m.protocols.get("vlm").expect("the compared protocol");
+    let item = m.find_item("videomme", "001-1").expect("001-1");
+    let cells = (0..m.n_cells() as u32)
+        .filter(|&c| m.cell_item[c as usize] == item)
+        .map(|c| m.config(m.cell_config[c as usize]).protocol)
+        .collect::<Vec<u32>>();
+    assert!(cells.contains(&vlm_protocol), "{cells:?}");
+    assert!(cells.iter().any(|&p| p != vlm_protocol), "{cells:?}");
+}

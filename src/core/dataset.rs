@@ -220,10 +220,24 @@ pub fn load_compared(
             vec![c.path.to_path_buf()]
         };
         builder.protocol_as = Some((c.primary.into(), c.label.into()));
+        // The other harness may name the same checkpoint otherwise: read its models under
+        // the names of this dataset's, where exactly one of them has the checkpoint's key.
+        let mut keys: rustc_hash::FxHashMap<String, Option<Box<str>>> = Default::default();
+        for (_, name) in builder.models_so_far() {
+            keys.entry(crate::core::matrix::model_key(name))
+                .and_modify(|v| *v = None)
+                .or_insert_with(|| Some(name.into()));
+        }
+        let keys: rustc_hash::FxHashMap<String, Box<str>> = keys
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .collect();
+        builder.model_as = Some(std::sync::Arc::new(keys));
         for f in &files {
             read_cell_file(f, format, &mut builder)?;
         }
         builder.protocol_as = None;
+        builder.model_as = None;
         cell_files.extend(files);
     }
     crate::core::timing("read and build", t);

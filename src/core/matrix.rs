@@ -327,6 +327,26 @@ pub struct MatrixBuilder {
     /// While set, (primary, label): cells of protocol `primary` are read as protocol
     /// `label` and any other protocol `p` as `label:p` (a second dataset compared).
     pub protocol_as: Option<(Box<str>, Box<str>)>,
+    /// While set, the models read are named as the primary dataset's models of the same
+    /// checkpoint ([`model_key`]): an lmms-eval run names Qwen2.5-VL
+    /// `Qwen__Qwen2.5-VL-7B-Instruct`, a VLMEvalKit one `Qwen2.5-VL-7B-Instruct`.
+    pub model_as: Option<std::sync::Arc<FxHashMap<String, Box<str>>>>,
+}
+
+/// A model's name reduced to its checkpoint's: the part after the last `/` or `__`,
+/// letters and digits only, lower case.
+pub fn model_key(name: &str) -> String {
+    let tail = name
+        .rsplit('/')
+        .next()
+        .unwrap_or(name)
+        .rsplit("__")
+        .next()
+        .unwrap_or(name);
+    tail.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
 }
 
 /// Ids of the previous cell, to skip hash lookups when the next cell repeats them.
@@ -365,6 +385,7 @@ impl MatrixBuilder {
             last_text: Default::default(),
             diags: Diagnostics::default(),
             protocol_as: None,
+            model_as: None,
         }
     }
 
@@ -457,11 +478,21 @@ impl MatrixBuilder {
         id
     }
 
+    /// The models read so far, with their ids.
+    pub fn models_so_far(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.m
+            .models
+            .names()
+            .enumerate()
+            .map(|(i, n)| (i as u32, n))
+    }
+
     /// An empty builder for one part of the input, reading the same file.
     pub fn fork(&self) -> MatrixBuilder {
         let mut b = MatrixBuilder::new();
         b.m.files = self.m.files.clone();
         b.protocol_as.clone_from(&self.protocol_as);
+        b.model_as.clone_from(&self.model_as);
         b
     }
 
@@ -646,6 +677,15 @@ impl MatrixBuilder {
                 format!("{label}:{}", c.protocol)
             }
         });
+        let model = self
+            .model_as
+            .as_ref()
+            .and_then(|m| m.get(&model_key(c.model)))
+            .map(|m| m.to_string());
+        let c = match &model {
+            Some(model) => CellInput { model, ..c },
+            None => c,
+        };
         match &renamed {
             Some(protocol) => self.push_cell(CellInput { protocol, ..c }, line),
             None => self.push_cell(c, line),
