@@ -1545,3 +1545,46 @@ fn round_trip_of_the_videomme_scale_grid() {
         &diffs[..diffs.len().min(10)]
     );
 }
+
+#[test]
+fn frames_a_frame_selection_run_logged_are_recorded() {
+    // A keyframe-selection fork of lmms-eval passes each document its frames (`frame_idx`),
+    // which a v0.3-style log keeps with the document.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("logs/org__sel");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(
+        dir.join("20250101_000000_results.json"),
+        results_json(
+            &[("videomme", "videomme_perception_score", 1.0)],
+            "llava_vid",
+            "pretrained=org/sel,max_frames_num=8",
+            "20250101_000000",
+        ),
+    )
+    .expect("results");
+    let line = json!({"doc_id": 0, "doc": {"question_id": "001-1", "videoID": "v001",
+        "question": "Q?", "options": ["A. a", "B. b"], "frame_idx": [3, 40, 41, 90]},
+        "target": "A", "filtered_resps": ["A"],
+        "videomme_perception_score": {"question_id": "001-1", "pred_answer": "A", "answer": "A"}});
+    std::fs::write(
+        dir.join("20250101_000000_samples_videomme.jsonl"),
+        format!("{line}\n"),
+    )
+    .expect("samples");
+    let out = tmp.path().join("ds");
+    let o = frameaudit(&[
+        "import",
+        "lmms-eval",
+        &s(&tmp.path().join("logs")),
+        "-o",
+        &s(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = frameaudit(&["frames", &s(&out), "001-1", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: Value = serde_json::from_slice(&o.stdout).expect("json");
+    let c = &j["configs"][0];
+    assert_eq!(c["indices"], json!([3, 40, 41, 90]));
+    assert_eq!(c["provenance"], "recorded");
+}
