@@ -243,7 +243,7 @@ fn parse_pairs(s: &str) -> Vec<(String, String)> {
 }
 
 /// The values after `--flag` up to the next flag (and the value of `--flag=v`).
-fn flag_values<'a>(command: &'a [String], name: &'a str) -> impl Iterator<Item = &'a str> {
+pub fn flag_values<'a>(command: &'a [String], name: &'a str) -> impl Iterator<Item = &'a str> {
     let eq = format!("{name}=");
     let mut out = Vec::new();
     let mut i = 0;

@@ -329,7 +329,9 @@ fn call_orders(
             .collect();
         let order = commands.iter().find_map(|c| {
             let model = super::frames_log::flag(c, "--model")?;
-            let data = data_list(c);
+            let data: Vec<String> = super::frames_log::flag_values(c, "--data")
+                .map(str::to_owned)
+                .collect();
             (model == call.1 && names.iter().all(|n| data.iter().any(|d| d == n))).then_some(data)
         });
         let Some(order) = order else { continue };
@@ -365,24 +367,6 @@ fn call_orders(
             previous.clone_from(data);
         }
         out.insert(call.clone(), settings);
-    }
-    out
-}
-
-/// The values of `--data` in a command line, in order.
-fn data_list(command: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < command.len() {
-        if command[i] == "--data" {
-            i += 1;
-            while i < command.len() && !command[i].starts_with("--") {
-                out.push(command[i].clone());
-                i += 1;
-            }
-            continue;
-        }
-        i += 1;
     }
     out
 }
