@@ -752,19 +752,13 @@ pub fn resolve(run: &LmmsRun, frames: u64) -> RunRule {
         .map(|c| format!(" {} class", c.word()))
         .unwrap_or_default();
     if let Some((_, why)) = not_reproduced.last() {
+        let which = not_reproduced.iter().map(|x| x.0).collect::<Vec<_>>();
         return fallback(
-            format!(
-                "{}: {why}{}",
-                a.about,
-                if not_reproduced.len() > 1 || rules.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " (in {})",
-                        join_releases(&not_reproduced.iter().map(|x| x.0).collect::<Vec<_>>())
-                    )
-                }
-            ),
+            if a.exact {
+                format!("{}: {why}", a.about)
+            } else {
+                format!("{}: in {}, {why}", a.about, join_releases(&which))
+            },
             &class_hint,
         );
     }
@@ -883,16 +877,9 @@ pub fn resolve(run: &LmmsRun, frames: u64) -> RunRule {
     let differ = groups
         .iter()
         .map(|(g, rs)| {
-            let t = rules
-                .iter()
-                .find(|x| x.0 == rs[0])
-                .map(|x| x.4.clone())
-                .unwrap_or_default();
-            let what = if g.is_none() {
-                "no frame".to_string()
-            } else {
-                t
-            };
+            let what = g
+                .as_ref()
+                .map_or_else(|| "no frame".to_string(), FrameRule::describe);
             format!("{}: {what}", join_releases(rs))
         })
         .collect::<Vec<_>>()
@@ -952,7 +939,7 @@ mod tests {
         assert_eq!(release_of("0.7.3"), Some(15));
         assert_eq!(release_of("0.7.0"), release_of("0.7"));
         assert_eq!(release_of("unknown@unknown"), None);
-        assert_eq!(join_releases(&[12, 13, 14, 15]), "0.7–0.7.3");
+        assert_eq!(join_releases(&[12, 13, 14, 15]), "0.7.0–0.7.3");
         assert_eq!(join_releases(&[6, 7, 9]), "0.3.4–0.3.5, 0.5.0");
         let fam = allowed(Some("0.7"));
         assert!(!fam.exact && fam.releases == vec![12, 13, 14, 15]);
