@@ -649,6 +649,7 @@ fn import_paths(paths: &[PathBuf], overrides: &[(&str, &Path)]) -> Result<Import
             .iter()
             .map(|(l, p)| (l.to_string(), p.to_path_buf()))
             .collect(),
+        ..Default::default()
     };
     let lines = std::cell::Cell::new(0u64);
     import(paths, &opts, &mut imp, &|n| lines.set(lines.get() + n))?;

@@ -290,6 +290,7 @@ pub struct AttachSummary {
 /// An item's video is matched to a decode by file name (the item's `video_file`, else its
 /// `video`); a video decoded with several different index lists in one run is left out,
 /// with a warning, since nothing tells which item had which.
+#[allow(clippy::type_complexity)]
 pub fn attach(
     imp: &mut Import,
     logs: &[LoggedRun],

@@ -140,10 +140,10 @@ impl VideoIndex {
         if found.len() == 1 {
             return Ok(found.first().cloned());
         }
-        if let Some(h) = hint.map(str::to_lowercase) {
-            if let Some(p) = found.iter().find(|p| p.to_lowercase().ends_with(&h)) {
-                return Ok(Some(p.clone()));
-            }
+        if let Some(h) = hint.map(str::to_lowercase)
+            && let Some(p) = found.iter().find(|p| p.to_lowercase().ends_with(&h))
+        {
+            return Ok(Some(p.clone()));
         }
         // The benchmark's name, then its first word (`mlvu` of `mlvu_dev`), as a folder
         // of the path.
