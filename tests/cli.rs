@@ -679,7 +679,9 @@ fn frames_command_lists_explains_and_prints_json() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("16f   16 frames  [reproduced]  (The frames are computed with policy linspace"),
+        text.contains(
+            "16f   16 frames  [reproduced]  (The frames are computed with policy linspace"
+        ),
         "{text}"
     );
     assert!(

@@ -283,9 +283,10 @@ impl ResponseMatrix {
                 if self.item_task(self.cell_item[i]) != Task::Mcq || self.cell_value[i].is_nan() {
                     return false;
                 }
-                let (Some(pred), Some(gold)) =
-                    (self.text(self.cell_pred_norm[i]), self.text(self.cell_gold[i]))
-                else {
+                let (Some(pred), Some(gold)) = (
+                    self.text(self.cell_pred_norm[i]),
+                    self.text(self.cell_gold[i]),
+                ) else {
                     return false;
                 };
                 let same = norm_fast(gold).is_some_and(|g| *g == *pred);

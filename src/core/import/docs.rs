@@ -217,7 +217,10 @@ mod tests {
             matching(&sets, &[(1, prompt)]).map(|s| &s.file),
             Some(&mv.file)
         );
-        assert!(matching(&sets, &[(0, prompt)]).is_none(), "doc 0 asks another question");
+        assert!(
+            matching(&sets, &[(0, prompt)]).is_none(),
+            "doc 0 asks another question"
+        );
         assert!(matching(&sets, &[(5, prompt)]).is_none());
         let ml = matching(&sets, &[(0, "How many dogs?\n(A) 1")]).expect("mlvu");
         assert_eq!(ml.docs[0].video.as_deref(), Some("count_1.mp4"));
