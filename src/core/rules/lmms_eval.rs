@@ -954,6 +954,20 @@ mod tests {
     }
 
     #[test]
+    fn releases_in_order() {
+        assert_eq!(RELEASES.last(), Some(&CHECKED_VERSION));
+        assert!(pos(BACKEND_SINCE) < RELEASES.len());
+        // Each family's releases are consecutive and the families do not overlap.
+        let mut seen = std::collections::BTreeSet::new();
+        for (_, members) in FAMILIES {
+            let rs: Vec<usize> = members.iter().map(|m| pos(m)).collect();
+            assert!(rs.windows(2).all(|w| w[1] == w[0] + 1), "{members:?}");
+            assert!(rs.iter().all(|r| seen.insert(*r)));
+        }
+        assert_eq!(seen.len(), RELEASES.len());
+    }
+
+    #[test]
     fn args_read_as_lmms_eval_reads_them() {
         let args = vec![
             ("fps".to_string(), "1".to_string()),
