@@ -441,6 +441,7 @@ struct Log {
     shared_ids: usize,
 }
 
+#[allow(clippy::large_enum_variant)]
 enum Msg {
     Lines(u64),
     Done(usize, Parsed),

@@ -356,6 +356,31 @@ fn apply_resample(idx: Vec<u64>, resample: &Option<Resample>) -> Vec<u64> {
     }
 }
 
+/// The qwen_vl_utils releases a qwen rule holds for, as the rule's name says it (`""` for
+/// the other rules). The fps count of 0.0.8 and older rounds to even where later releases
+/// floor, and is not capped at the video's length; the nframes path is the same in every
+/// release from 0.0.2 to 0.0.14 (tests/rules.rs `qwen_vl_utils_releases`).
+pub(crate) fn qwen_vl_utils_releases(rule: &Option<FrameRule>) -> &'static str {
+    match rule {
+        Some(FrameRule::QwenFps { .. }) => " (qwen_vl_utils 0.0.9–0.0.14)",
+        Some(FrameRule::QwenNframes { .. }) => " (qwen_vl_utils 0.0.2–0.0.14)",
+        _ => "",
+    }
+}
+
+/// Why a qwen rule holds for those qwen_vl_utils releases.
+pub(crate) fn qwen_vl_utils_why(rule: &Option<FrameRule>) -> &'static str {
+    match rule {
+        Some(FrameRule::QwenFps { .. }) => {
+            "qwen_vl_utils 0.0.9 to 0.0.14 count fps frames this way; 0.0.8 and older round the count to even instead of flooring it and do not cap it at the video's length, so short videos and some counts differ"
+        }
+        Some(FrameRule::QwenNframes { .. }) => {
+            "every qwen_vl_utils release from 0.0.2 to 0.0.14 picks nframes frames this way"
+        }
+        _ => "",
+    }
+}
+
 /// The frame rule of one run, as an importer resolved it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRule {

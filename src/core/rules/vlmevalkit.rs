@@ -193,15 +193,34 @@ fn video_llm_rule(run: &VlmRun, class: &str, head: &str) -> RunRule {
         _ => None,
     };
     match rule {
-        Some((rule, text)) => RunRule {
-            rule: Some(rule),
-            provenance: Provenance::Reproduced,
-            name: format!("{head} ({class}, VIDEO_LLM): {text}"),
-            why: format!(
-                "checked against VLMEvalKit {COMMIT} code (inference_video.py hands the dataset's nframe/fps to the model), tests/data/harness_vectors.jsonl"
-            ),
-            frame_files: None,
-        },
+        Some((rule, text)) => {
+            let rule = Some(rule);
+            let llava = if class == "LLaVA_OneVision" {
+                "; its own infer_data was run with LLaVA_OneVision.__init__ (model loading stubbed) on real videos read by decord (llava_video_qwen2_7b at 64 frames takes 64 uniform frames of a 60 s video)"
+            } else {
+                ""
+            };
+            let qwen = if class.starts_with("Qwen") {
+                format!(
+                    "; {}; VLMEvalKit does not pin qwen_vl_utils and its results do not say which ran",
+                    super::qwen_vl_utils_why(&rule)
+                )
+            } else {
+                String::new()
+            };
+            RunRule {
+                name: format!(
+                    "{head} ({class}, VIDEO_LLM): {text}{}",
+                    super::qwen_vl_utils_releases(&rule)
+                ),
+                rule,
+                provenance: Provenance::Reproduced,
+                why: format!(
+                    "checked against VLMEvalKit {COMMIT} code (inference_video.py hands the dataset's nframe/fps to the model), tests/data/harness_vectors.jsonl{llava}{qwen}"
+                ),
+                frame_files: None,
+            }
+        }
         None => assumed(
             run,
             format!("{head} ({class}, VIDEO_LLM): assumed"),
