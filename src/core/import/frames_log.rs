@@ -285,6 +285,12 @@ pub struct AttachSummary {
     pub cells: usize,
 }
 
+/// An imported run: (model, configuration).
+pub type RunKey = (String, String);
+
+/// Per run, per video file name, the distinct index lists decoded.
+type Decoded = BTreeMap<RunKey, BTreeMap<String, Vec<Vec<u64>>>>;
+
 /// The frames one video gave the model in a run, from the index lists of its decodes: all
 /// lists alike (each question of the video decoded it again); one list with a few
 /// single-frame reads inside it (a probe of the first frame); or only single-frame reads
@@ -314,11 +320,11 @@ fn reconcile(lists: &[Vec<u64>]) -> Option<Vec<u64>> {
 pub fn attach(
     imp: &mut Import,
     logs: &[LoggedRun],
-    runs_of: &dyn Fn(&[String]) -> Vec<(String, String)>,
+    runs_of: &dyn Fn(&[String]) -> Vec<RunKey>,
 ) -> AttachSummary {
     let mut summary = AttachSummary::default();
     // (model, config) → video file name → the distinct index lists decoded.
-    let mut decoded: BTreeMap<(String, String), BTreeMap<String, Vec<Vec<u64>>>> = BTreeMap::new();
+    let mut decoded: Decoded = BTreeMap::new();
     for log in logs {
         let matched = runs_of(&log.command);
         if matched.is_empty() {
@@ -426,7 +432,7 @@ fn item_videos(imp: &mut Import) -> BTreeMap<(String, String), String> {
 }
 
 /// The video file names that more than one of `runs` (model, configuration) used.
-fn videos_of_runs(imp: &mut Import, runs: &[(String, String)]) -> BTreeSet<String> {
+fn videos_of_runs(imp: &mut Import, runs: &[RunKey]) -> BTreeSet<String> {
     let videos = item_videos(imp);
     let mut users: BTreeMap<&String, BTreeSet<(&str, &str)>> = BTreeMap::new();
     for c in imp.cells() {
