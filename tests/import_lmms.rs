@@ -707,17 +707,13 @@ fn mme_cell(
 }
 
 /// A Video-MME item as a log with (`full`) or without `doc` describes it.
-fn mme_item(q: usize, full: bool) -> Value {
+fn mme_item(q: usize) -> Value {
     let m = &MME[q];
-    let mut i = json!({
+    json!({
         "gold": m.answer, "video": m.qid.split('-').next(), "category": m.domain,
         "task_type": m.task, "benchmark": "videomme", "item_id": m.qid,
-    });
-    if full {
-        i["question"] = json!(m.question);
-        i["options"] = json!(m.options);
-    }
-    i
+        "question": m.question, "options": m.options,
+    })
 }
 
 #[test]
@@ -735,7 +731,7 @@ fn v0_2_2_logs_array() {
     );
     assert_eq!(
         r.items,
-        (0..3).map(|q| mme_item(q, true)).collect::<Vec<_>>()
+        (0..3).map(|q| mme_item(q)).collect::<Vec<_>>()
     );
     // llava_onevision takes np.linspace(0, T-1, N) frames.
     assert_eq!(
@@ -765,7 +761,7 @@ fn v0_3_lines_with_doc_out_of_order() {
     );
     assert_eq!(
         r.items,
-        (0..3).map(|q| mme_item(q, true)).collect::<Vec<_>>()
+        (0..3).map(|q| mme_item(q)).collect::<Vec<_>>()
     );
     assert_eq!(
         runs(&r),
@@ -796,7 +792,7 @@ fn v0_7_flat_responses_and_resolution_label() {
     // 0.7 logs no document, but its prompt holds the question and options.
     assert_eq!(
         r.items,
-        (0..3).map(|q| mme_item(q, true)).collect::<Vec<_>>()
+        (0..3).map(|q| mme_item(q)).collect::<Vec<_>>()
     );
     // qwen2_5_vl resolves to the chat class in 0.7: an even frame count, qwen_vl_utils'
     // rounded linspace.
@@ -972,7 +968,15 @@ fn v0_5_every_task_and_bad_lines() {
         warnings.contains("task \"mlvu_dev\": 1 item ids are shared"),
         "{warnings}"
     );
-    assert_eq!(r.imp.warnings.len(), 2, "{warnings}");
+    assert!(
+        warnings.contains(
+            "the logs of longvideobench_val_v (2 items), mlvu_dev (3 items), \
+             mvbench_action_sequence (2 items), nextqa_mc_test (2 items) name no video"
+        ),
+        "{warnings}"
+    );
+    assert!(warnings.contains("(--docs), but none was given"), "{warnings}");
+    assert_eq!(r.imp.warnings.len(), 3, "{warnings}");
     let item = |bench: &str, id: &str| {
         r.items
             .iter()
@@ -994,7 +998,7 @@ fn v0_5_every_task_and_bad_lines() {
     );
     assert_eq!(
         item("mvbench_action_sequence", "1"),
-        json!({"gold": "A", "benchmark": "mvbench_action_sequence", "item_id": "1"})
+        json!({"question": "What did the person do after washing?", "options": ["A. Sat on the bed.", "B. Ate.", "C. Left."], "gold": "A", "benchmark": "mvbench_action_sequence", "item_id": "1"})
     );
     assert_eq!(
         item("nextqa_mc_test", "1"),
@@ -1007,7 +1011,7 @@ fn v0_5_every_task_and_bad_lines() {
         ),
         json!({"question": "Is the car moving to the right?", "gold": "yes", "video": "1006742451", "category": "direction", "benchmark": "tempcompass_yes_no", "item_id": "1006742451: Is the car moving to the right?"})
     );
-    assert_eq!(item("videomme", "001-1"), mme_item(0, false));
+    assert_eq!(item("videomme", "001-1"), mme_item(0));
     // Every item with a cell is described, so `validate` has nothing to say about items.
     assert_eq!(r.items.len(), 17);
 }

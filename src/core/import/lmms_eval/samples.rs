@@ -582,6 +582,25 @@ const INSTRUCTION_MARKS: [&str; 12] = [
     "answer the question using",
 ];
 
+/// Lines that only head the options (MVBench's `Option:`, others' `Options:`...).
+const OPTION_HEADINGS: [&str; 6] = [
+    "option:",
+    "options:",
+    "choices:",
+    "answer choices:",
+    "candidates:",
+    "select from:",
+];
+
+/// `line` without a leading `Question:` label (ASCII case ignored), trimmed.
+fn strip_question_label(line: &str) -> &str {
+    const LABEL: &str = "question:";
+    match line.get(..LABEL.len()) {
+        Some(head) if head.eq_ignore_ascii_case(LABEL) => line[LABEL.len()..].trim(),
+        _ => line,
+    }
+}
+
 /// The question and options a multiple-choice prompt holds: the options are the longest
 /// run of lines lettered A, B, C... in order (`A. x`, `(A) x`, `A) x`, `A: x`); the
 /// question, the lines before them that are not instructions. Nothing when the prompt has
@@ -628,10 +647,12 @@ pub(super) fn parse_prompt(prompt: &str) -> (Option<String>, Vec<String>) {
         .collect();
     let asked: Vec<&str> = lines[..start]
         .iter()
-        .copied()
+        .map(|l| strip_question_label(l))
         .filter(|l| {
             let low = l.to_ascii_lowercase();
-            !l.is_empty() && !INSTRUCTION_MARKS.iter().any(|m| low.contains(m))
+            !l.is_empty()
+                && !OPTION_HEADINGS.contains(&low.as_str())
+                && !INSTRUCTION_MARKS.iter().any(|m| low.contains(m))
         })
         .collect();
     let question = (!asked.is_empty()).then(|| asked.join("\n"));
@@ -652,6 +673,20 @@ fn yes_or_no(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prompt_labels_and_option_headings_are_not_the_question() {
+        let (q, o) = parse_prompt(
+            "Question:What did the person do first?\nOption:\nA. Put down the phone.\n\
+             B. Took the cup.\nOnly give the best option.",
+        );
+        assert_eq!(q.as_deref(), Some("What did the person do first?"));
+        assert_eq!(o, ["A. Put down the phone.", "B. Took the cup."]);
+        let (q, _) = parse_prompt("Questions are hard\nOptions:\n(A) x\n(B) y");
+        assert_eq!(q.as_deref(), Some("Questions are hard"));
+        let (q, o) = parse_prompt("no options here\nA. one");
+        assert_eq!((q, o.len()), (None, 0));
+    }
 
     fn answer(line: &str) -> Result<Answer, &'static str> {
         let s: Sample = serde_json::from_str(line).expect("json");
