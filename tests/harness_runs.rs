@@ -264,6 +264,58 @@ fn vlmevalkit_runs_get_their_frames_or_say_they_are_assumed() {
     assert_eq!(seen, BTreeMap::from([("reproduced".to_string(), 12)]));
 }
 
+#[test]
+fn vlmevalkit_saved_frames_are_found_in_each_datasets_folders() {
+    // VLMEvalKit saves a frame-count run's frames as images/{dataset}/{folder}/frame-i-of-N.jpg,
+    // where MLVU's folder is the video without its suffix and Video-MME's the video id.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().join("lmu");
+    let jpeg = |path: &Path| {
+        std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
+        image::RgbImage::from_pixel(8, 8, image::Rgb([200, 10, 10]))
+            .save(path)
+            .expect("jpeg");
+    };
+    for i in 1..=8 {
+        jpeg(&root.join(format!("images/MLVU_MCQ/count_1/frame-{i}-of-8.jpg")));
+    }
+    for i in [1, 2, 4] {
+        jpeg(&root.join(format!("images/Video-MME/fFjv93ACGo8/frame-{i}-of-16.jpg")));
+    }
+    let ds = tmp.path().join("ds");
+    let log = import(&[
+        "import",
+        "vlmevalkit",
+        &s(&fixture().join("vlmevalkit-e8e78f05/outputs/InternVL3_5-8B")),
+        "--videos",
+        &s(&fixture().join("videos")),
+        "--frames-root",
+        &s(&root),
+        "-o",
+        &s(&ds),
+    ]);
+    // count_1 has its folder; count_2, needle_1, plot_1 have none, named as VLMEvalKit would.
+    assert!(
+        log.contains("3 of 4 videos have no frame folder images/MLVU_MCQ/{video_stem}"),
+        "{log}"
+    );
+    let c = frames_json(&ds, "MLVU_MCQ/2", "InternVL3_5-8B", None);
+    let want: Vec<String> = (1..=8)
+        .map(|i| format!("images/MLVU_MCQ/count_1/frame-{i}-of-8.jpg"))
+        .collect();
+    assert_eq!(c["frame_files"], serde_json::json!(want));
+    // A missing file is null at its place; the indices stay the rule's.
+    let c = frames_json(&ds, "videomme/001-1", "InternVL3_5-8B", Some("16f"));
+    let files = c["frame_files"].as_array().expect("frame_files");
+    assert_eq!(files.len(), 16);
+    assert_eq!(
+        files[3], "images/Video-MME/fFjv93ACGo8/frame-4-of-16.jpg",
+        "{c}"
+    );
+    assert_eq!(files.iter().filter(|f| f.is_null()).count(), 13, "{c}");
+    assert_eq!(c["provenance"], "reproduced");
+}
+
 // ---------------------------------------------------------------------------------------
 // The shared runs (../shared/data/harness-runs), when this checkout has them
 // ---------------------------------------------------------------------------------------

@@ -729,10 +729,7 @@ fn v0_2_2_logs_array() {
             mme_cell(m, "8f", 8, 2, Some("D"), tag),
         ]
     );
-    assert_eq!(
-        r.items,
-        (0..3).map(|q| mme_item(q)).collect::<Vec<_>>()
-    );
+    assert_eq!(r.items, (0..3).map(mme_item).collect::<Vec<_>>());
     // llava_onevision takes np.linspace(0, T-1, N) frames.
     assert_eq!(
         runs(&r),
@@ -759,10 +756,7 @@ fn v0_3_lines_with_doc_out_of_order() {
             mme_cell(m, "16f", 16, 2, Some("A"), tag),
         ]
     );
-    assert_eq!(
-        r.items,
-        (0..3).map(|q| mme_item(q)).collect::<Vec<_>>()
-    );
+    assert_eq!(r.items, (0..3).map(mme_item).collect::<Vec<_>>());
     assert_eq!(
         runs(&r),
         [(
@@ -790,10 +784,7 @@ fn v0_7_flat_responses_and_resolution_label() {
         ]
     );
     // 0.7 logs no document, but its prompt holds the question and options.
-    assert_eq!(
-        r.items,
-        (0..3).map(|q| mme_item(q)).collect::<Vec<_>>()
-    );
+    assert_eq!(r.items, (0..3).map(mme_item).collect::<Vec<_>>());
     // qwen2_5_vl resolves to the chat class in 0.7: an even frame count, qwen_vl_utils'
     // rounded linspace.
     let rules = runs(&r);
@@ -975,7 +966,10 @@ fn v0_5_every_task_and_bad_lines() {
         ),
         "{warnings}"
     );
-    assert!(warnings.contains("(--docs), but none was given"), "{warnings}");
+    assert!(
+        warnings.contains("(--docs), but none was given"),
+        "{warnings}"
+    );
     assert_eq!(r.imp.warnings.len(), 3, "{warnings}");
     let item = |bench: &str, id: &str| {
         r.items

@@ -693,6 +693,18 @@ fn vlmevalkit_runs_resolve() {
         rr.frame_files.as_deref(),
         Some("images/Video-MME/{video}/frame-{i}-of-{n}-1.0fps.jpg")
     );
+    // MLVU names a video's folder without its suffix (every `.mp4` in the name goes).
+    let rr = vlm("InternVL3_5-8B", "MLVU_MCQ", Budget::Frames(8));
+    let files = rr.frame_files.expect("files");
+    assert_eq!(files, "images/MLVU_MCQ/{video_stem}/frame-{i}-of-{n}.jpg");
+    assert_eq!(
+        frameaudit::core::frames::saved_frame_path(&files, "a.mp4b.mp4", 2, 8),
+        "images/MLVU_MCQ/ab/frame-3-of-8.jpg"
+    );
+    assert_eq!(
+        frameaudit::core::frames::saved_frame_path(&files, "noext", 0, 8),
+        "images/MLVU_MCQ/noext/frame-1-of-8.jpg"
+    );
     // LLaVA-Video: force_sample is on for video checkpoints, so 64 uniform frames.
     let rr = vlm("llava_video_qwen2_7b", "Video-MME", Budget::Frames(64));
     assert_eq!(rr.provenance, Provenance::Reproduced);

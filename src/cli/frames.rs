@@ -28,6 +28,9 @@ struct ConfigJson {
     /// Why the frames are known, assumed or unknown.
     why: String,
     indices: Vec<u64>,
+    /// The files the harness saved these frames to, relative to the dataset directory, one
+    /// per index (null where the file is absent); null when the run saved none.
+    frame_files: Option<Vec<Option<String>>>,
 }
 
 #[derive(Serialize)]
@@ -134,6 +137,22 @@ pub fn run(args: &FramesArgs) -> Result<()> {
             (frame_set(f), rule)
         })
         .collect();
+    let video = meta.and_then(|x| x.video.clone());
+    // Where each configuration's run saved the frames it gave the model, if it did.
+    let saved_in: Vec<Option<String>> = (0..k)
+        .map(|c| {
+            ds.run_entry_of_cell(mg.cells[row.row * k + c])
+                .and_then(|r| r.rule.frame_files.clone())
+        })
+        .collect();
+    let saved = |c: usize, pos: usize| {
+        let (template, video) = (saved_in[c].as_deref()?, video.as_deref()?);
+        let n = per_config[c].0.len();
+        Some(crate::core::frames::saved_frame_path(
+            template, video, pos, n,
+        ))
+    };
+    let store = FrameStore::new(&ds);
     let col = |name: &str| {
         names.iter().position(|n| n == name).with_context(|| {
             format!(
@@ -177,6 +196,11 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                     rule: per_config[c].1.name(),
                     why: per_config[c].1.explain(),
                     indices: per_config[c].0.clone(),
+                    frame_files: saved_in[c].is_some().then(|| {
+                        (0..per_config[c].0.len())
+                            .map(|pos| saved(c, pos).filter(|f| store.locate_saved(f).is_some()))
+                            .collect()
+                    }),
                 })
                 .collect(),
             transition: tr.as_ref().map(|(lo, hi, t)| TransitionJson {
@@ -246,22 +270,9 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         return Ok(());
     }
     // Pictures: the transition's dropped and added frames, or the one configuration asked.
-    let Some(video) = meta.and_then(|x| x.video.clone()) else {
+    let Some(video) = video.clone() else {
         writeln!(out, "(no video for this item: nothing to show)")?;
         return Ok(());
-    };
-    let store = FrameStore::new(&ds);
-    // Where each configuration's run saved the frames it gave the model, if it did.
-    let saved_in: Vec<Option<String>> = (0..k)
-        .map(|c| {
-            ds.run_entry_of_cell(mg.cells[row.row * k + c])
-                .and_then(|r| r.rule.frame_files.clone())
-        })
-        .collect();
-    let saved = |c: usize, pos: usize| {
-        saved_in[c]
-            .as_deref()
-            .map(|t| crate::core::frames::saved_frame_path(t, &video, pos, per_config[c].0.len()))
     };
     // (label, frame index, position in its configuration's sample, the harness's file)
     type Shown = (String, u64, Option<(usize, usize)>, Option<String>);

@@ -766,7 +766,7 @@ fn check_frames_root(root: &Path, videos: &BTreeMap<String, BTreeSet<String>>, i
         return;
     }
     for (template, names) in videos {
-        // The folder part of the template, e.g. `images/Video-MME/{video}`.
+        // The folder part of the template, e.g. `images/Video-MME/{video}` (no `{i}`, `{n}`).
         let Some((folder, _)) = template.rsplit_once('/') else {
             continue;
         };
@@ -774,7 +774,9 @@ fn check_frames_root(root: &Path, videos: &BTreeMap<String, BTreeSet<String>>, i
             .iter()
             .filter(|v| {
                 crate::core::frames::check_relative(v).is_err()
-                    || !root.join(folder.replace("{video}", v)).is_dir()
+                    || !root
+                        .join(crate::core::frames::saved_frame_path(folder, v, 0, 0))
+                        .is_dir()
             })
             .collect();
         if let Some(first) = missing.first() {

@@ -68,16 +68,18 @@ fn dataset_sampler(dataset: &str, budget: Budget) -> Option<(FrameRule, String, 
         ),
         _ => return None,
     };
-    let folder = match dataset {
-        // MLVU is MLVU_MCQ + MLVU_OpenEnded; each item's folder is its sub-dataset's.
-        "MLVU" => "{sub_dataset}".to_string(),
-        d => d.to_string(),
+    // MLVU's save_video_frames names a video's folder without its suffix; the others by the
+    // `video` column as it is (Video-MME's has none, MVBench_MP4's keeps its folders).
+    let video = if dataset.starts_with("MLVU") {
+        "{video_stem}"
+    } else {
+        "{video}"
     };
     let name = match budget {
         Budget::Frames(_) => "frame-{i}-of-{n}.jpg".to_string(),
         Budget::Fps(r) => format!("frame-{{i}}-of-{{n}}-{}fps.jpg", py_float(r)),
     };
-    Some((rule, format!("images/{folder}/{{video}}/{name}"), sampler))
+    Some((rule, format!("images/{dataset}/{video}/{name}"), sampler))
 }
 
 /// The frame rule of a run.
