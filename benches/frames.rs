@@ -81,18 +81,9 @@ fn main() {
         max_side: THUMB,
         saved: None,
     };
-    let (tx, rx) = channel();
-    let loader = FrameLoader::new(store.clone(), 256, move || {
-        let _ = tx.send(());
-    });
-    let t = Instant::now();
-    for i in 0..16 {
-        loader.request(key(i));
-    }
-    while (0..16).any(|i| loader.get(&key(i)).is_none()) {
-        let _ = rx.recv_timeout(Duration::from_secs(10));
-    }
-    let cold = t.elapsed().as_secs_f64() * 1e3;
+    let keys: Vec<FrameKey> = (0..16).map(key).collect();
+    let (cold, loader) = fetch_all(&store, &keys);
+    let cold = cold * 1e3;
     let t = Instant::now();
     let ok = (0..16)
         .filter(|&i| loader.get(&key(i)).is_some_and(|r| r.is_ok()))
@@ -112,6 +103,23 @@ fn main() {
     );
 
     raw_video();
+}
+
+/// Seconds from asking a new loader for `keys` to its last result, and the loader (which
+/// holds the results).
+fn fetch_all(store: &FrameStore, keys: &[FrameKey]) -> (f64, FrameLoader) {
+    let (tx, rx) = channel();
+    let loader = FrameLoader::new(store.clone(), 256, move || {
+        let _ = tx.send(());
+    });
+    let t = Instant::now();
+    for k in keys {
+        loader.request(k.clone());
+    }
+    while keys.iter().any(|k| loader.get(k).is_none()) {
+        let _ = rx.recv_timeout(Duration::from_secs(60));
+    }
+    (t.elapsed().as_secs_f64(), loader)
 }
 
 /// The raw-video case (see the module doc).
@@ -229,18 +237,8 @@ fn raw_video() {
         max_side: THUMB,
         saved: None,
     };
-    let (tx, rx) = channel();
-    let loader = FrameLoader::new(store.clone(), 256, move || {
-        let _ = tx.send(());
-    });
-    let t = Instant::now();
-    for &i in &picks {
-        loader.request(key(i));
-    }
-    while picks.iter().any(|&i| loader.get(&key(i)).is_none()) {
-        let _ = rx.recv_timeout(Duration::from_secs(60));
-    }
-    let cold = t.elapsed().as_secs_f64();
+    let keys: Vec<FrameKey> = picks.iter().map(|&i| key(i)).collect();
+    let (cold, loader) = fetch_all(&store, &keys);
     let ok = picks
         .iter()
         .filter(|&&i| loader.get(&key(i)).is_some_and(|r| r.is_ok()))
@@ -251,18 +249,7 @@ fn raw_video() {
         16.0 / cold
     );
     drop(loader);
-    let (tx, rx) = channel();
-    let loader = FrameLoader::new(store.clone(), 256, move || {
-        let _ = tx.send(());
-    });
-    let t = Instant::now();
-    for &i in &picks {
-        loader.request(key(i));
-    }
-    while picks.iter().any(|&i| loader.get(&key(i)).is_none()) {
-        let _ = rx.recv_timeout(Duration::from_secs(60));
-    }
-    let warm = t.elapsed().as_secs_f64();
+    let (warm, _) = fetch_all(&store, &keys);
     println!(
         "raw video: warm (decode cache on disk, new loader): {:.1} ms for 16, {:.0} frames/s",
         warm * 1e3,

@@ -415,6 +415,14 @@ fn at(run: &LmmsRun, frames: u64, r: usize) -> At {
         rule: Some(rule),
         text,
     };
+    // qwen_vl_utils at its default 2 fps, then N over those frames.
+    let at_2fps_then = |class_name: &'static str, mode: ResampleMode| {
+        rule(
+            class_name,
+            qwen_fps(QWEN_DEFAULT_FPS, None, resample(n, mode)),
+            format!("qwen_vl_utils at 2 fps, then {}", resample_text(mode)),
+        )
+    };
     match run.wrapper {
         "qwen2_5_vl" => {
             let name = "Qwen2_5_VL";
@@ -435,14 +443,7 @@ fn at(run: &LmmsRun, frames: u64, r: usize) -> At {
                 Class::Chat if v == "0.7" => At::CannotRun(
                     "lmms-eval 0.7.0's chat Qwen2_5_VL reads self.fps, which its constructor never sets: every request fails (AttributeError)".into(),
                 ),
-                Class::Chat if r < pos("0.5.0") => rule(
-                    name,
-                    qwen_fps(QWEN_DEFAULT_FPS, None, resample(n, ResampleMode::AppendLast)),
-                    format!(
-                        "qwen_vl_utils at 2 fps, then {}",
-                        resample_text(ResampleMode::AppendLast)
-                    ),
-                ),
+                Class::Chat if r < pos("0.5.0") => at_2fps_then(name, ResampleMode::AppendLast),
                 Class::Chat if r < pos("0.6.0") => match fps {
                     Some(f) => rule(
                         name,
@@ -480,11 +481,7 @@ fn at(run: &LmmsRun, frames: u64, r: usize) -> At {
                     } else {
                         ResampleMode::AppendLast
                     };
-                    rule(
-                        name,
-                        qwen_fps(QWEN_DEFAULT_FPS, None, resample(n, mode)),
-                        format!("qwen_vl_utils at 2 fps, then {}", resample_text(mode)),
-                    )
+                    at_2fps_then(name, mode)
                 }
             }
         }
@@ -558,11 +555,7 @@ fn at(run: &LmmsRun, frames: u64, r: usize) -> At {
             } else {
                 ResampleMode::AppendLast
             };
-            rule(
-                name,
-                qwen_fps(QWEN_DEFAULT_FPS, None, resample(n, mode)),
-                format!("qwen_vl_utils at 2 fps, then {}", resample_text(mode)),
-            )
+            at_2fps_then(name, mode)
         }
         "llava_onevision1_5" => {
             let name = "Llava_OneVision1_5";
@@ -593,11 +586,7 @@ fn at(run: &LmmsRun, frames: u64, r: usize) -> At {
                     )
                 }
                 // The simple class passes no frame setting (fps is ignored, with a warning).
-                Class::Simple => rule(
-                    name,
-                    qwen_fps(QWEN_DEFAULT_FPS, None, resample(n, last)),
-                    format!("qwen_vl_utils at 2 fps, then {}", resample_text(last)),
-                ),
+                Class::Simple => at_2fps_then(name, last),
             }
         }
         "llava_vid" => {
