@@ -528,6 +528,36 @@ fn a_llava_next_video_item_shows_its_own_frames_and_how_they_are_known() {
 }
 
 #[test]
+fn an_mlvu_item_shows_its_question_apart_from_its_options() {
+    // lmms-eval's MLVU keys an item by its question with the options, `(A) 1` lines; the
+    // item keeps that id and shows the question and the options apart.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = tmp.path().join("ds");
+    let samples = fixture().join(
+        "lmms-eval-0.7.3/logs/OpenGVLab__InternVL3-8B/20261201_175356_samples_mlvu_dev.jsonl",
+    );
+    import(&["import", "lmms-eval", &s(&samples), "-o", &s(&ds)]);
+    let items = std::fs::read_to_string(ds.join("items.jsonl")).expect("items");
+    let item: Value = items
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .find(|i| i["item_id"].as_str().is_some_and(|id| id.ends_with("#0")))
+        .expect("item #0");
+    assert_eq!(
+        item["item_id"],
+        "How many times does the dog appear in the video?\n(A) 1\n(B) 2\n(C) 3\n(D) 4#0"
+    );
+    assert_eq!(
+        item["question"],
+        "How many times does the dog appear in the video?"
+    );
+    assert_eq!(
+        item["options"],
+        serde_json::json!(["A. 1", "B. 2", "C. 3", "D. 4"])
+    );
+}
+
+#[test]
 fn an_lmms_eval_and_a_vlmevalkit_import_compare_item_by_item() {
     use frameaudit::core::dataset::{Compared, load_compared};
     let base = fixture();

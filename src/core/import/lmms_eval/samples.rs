@@ -350,13 +350,17 @@ impl Sample<'_> {
             Scalar::Null => self.resp_letter(n_options(&gold, 0)),
             p => p.text(),
         };
+        // The id is MLVU's question with its options, `(A) x` lines: the item shows them
+        // apart.
+        let (asked, options) = parse_prompt(&question);
         Ok(Answer {
             item_id: question.clone(),
             pred,
             gold,
             correct: None,
             item: ImportedItem {
-                question: Some(question),
+                question: asked.or(Some(question)),
+                options,
                 task_type: m.task_type.text(),
                 ..Default::default()
             },
