@@ -569,3 +569,175 @@ fn escape_sequences_in_data_stay_inert_in_a_real_terminal() {
         );
     }
 }
+
+/// Waits until `f` holds or 10 s pass; whether it holds.
+fn eventually(f: impl Fn() -> bool) -> bool {
+    let end = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    f()
+}
+
+#[test]
+fn an_audit_deleted_or_replaced_while_open_is_written_again_and_stays_locked() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let audit = ds.join("audits/gone.audit.jsonl");
+    let name = format!("fa-gone-{}", std::process::id());
+    let t = Tmux::start(&name, &ds, "gone");
+    t.wait_for("audit queue");
+    t.keys(&["Enter", "1", "Space"]);
+    t.wait_for("done 1 ");
+    t.wait_for("saved ✓");
+    // Deleted: the saver notices, writes the whole state again, and says so.
+    std::fs::remove_file(&audit).expect("rm");
+    let s = t.wait_for("was deleted while open");
+    assert!(s.contains("saved ✓"), "{s}");
+    assert_eq!(audit_state(&audit).len(), 1);
+    // A second instance is still kept out, though the file it would open is a new one.
+    let second = frameaudit_in(&ds, "gone");
+    assert!(second.contains("is open in another frameaudit"), "{second}");
+    // Tagging goes on into the new file.
+    t.keys(&["2", "Space"]);
+    t.wait_for("done 2 ");
+    assert!(eventually(|| audit_state(&audit).len() == 2));
+    // Replaced by another file (an editor's save, a copy): that file is kept aside and
+    // the audit written again at the path.
+    std::fs::write(tmp.path().join("other"), "someone's notes\n").expect("write");
+    std::fs::rename(tmp.path().join("other"), &audit).expect("mv");
+    t.wait_for("was replaced while open");
+    let aside = ds.join("audits/gone.audit.jsonl.displaced-1");
+    assert_eq!(
+        std::fs::read_to_string(&aside).expect("kept aside"),
+        "someone's notes\n"
+    );
+    assert!(eventually(|| audit_state(&audit).len() == 2));
+    t.keys(&["3", "Space"]);
+    t.wait_for("done 3 ");
+    assert!(eventually(|| audit_state(&audit).len() == 3));
+}
+
+/// What a second `frameaudit DS --annotator NAME` prints when it starts in a terminal of
+/// its own (`script` gives it one); it is expected to refuse and end by itself.
+fn frameaudit_in(ds: &Path, annotator: &str) -> String {
+    let cmd = format!(
+        "{} {} --annotator {annotator}",
+        env!("CARGO_BIN_EXE_frameaudit"),
+        common::tmux::shell_quote(&ds.display().to_string())
+    );
+    let out = Command::new("timeout")
+        .args(["20", "script", "-qec", &cmd, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script");
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+#[test]
+fn other_commands_never_write_over_an_open_audit_inputs_or_a_dataset_with_audits() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let audit = ds.join("audits/held.audit.jsonl");
+    let t = Tmux::start(&format!("fa-held-{}", std::process::id()), &ds, "held");
+    t.wait_for("audit queue");
+    t.keys(&["Enter", "1", "Space"]);
+    t.wait_for("done 1 ");
+    t.wait_for("saved ✓");
+    let before = std::fs::read(&audit).expect("audit");
+    let d = ds.display().to_string();
+    let a = audit.display().to_string();
+    // Copied out of the dataset, the audit is still known by its header.
+    let outside = tmp.path().join("copy.jsonl");
+    std::fs::copy(&audit, &outside).expect("copy");
+    let o = outside.display().to_string();
+    let cells = ds.join("cells.jsonl").display().to_string();
+    for (args, want) in [
+        (
+            vec!["report", &d, "--items-out", &a],
+            "is a file of the dataset",
+        ),
+        (
+            vec!["report", &d, "--items-out", &a, "--force"],
+            "is a file of the dataset",
+        ),
+        (
+            vec!["report", &d, "--items-out", &o, "--force"],
+            "is an audit file",
+        ),
+        (
+            vec!["report", &d, "--items-out", &cells],
+            "is a file of the dataset",
+        ),
+        (
+            vec!["audit", "merge", &a, "-o", &o, "--force"],
+            "is an audit file",
+        ),
+        (vec!["audit", "merge", &a, "-o", &a], "is an input"),
+        (
+            vec!["plot", &d, "-o", &format!("{d}/audits")],
+            "is a file of the dataset",
+        ),
+    ] {
+        let out = common::frameaudit(&args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let err = common::stderr(&out);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read(&audit).expect("audit"), before);
+    assert_eq!(
+        std::fs::read(&outside).expect("copy"),
+        before,
+        "the copy is untouched"
+    );
+    // An import over the dataset, even with --force, is refused: it has audits.
+    let csv = tmp.path().join("in.csv");
+    let wide = common::repo().join("fixtures/formats/wide-csv");
+    let gold = wide.join("videomme_gold.csv");
+    let out = common::frameaudit(&[
+        "import",
+        "wide-csv",
+        &wide.display().to_string(),
+        "--gold",
+        &gold.display().to_string(),
+        "-o",
+        &d,
+        "--force",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        common::stderr(&out).contains("is a dataset with 1 audit file(s)"),
+        "{}",
+        common::stderr(&out)
+    );
+    // per-item-csv onto its own input.
+    std::fs::write(
+        &csv,
+        "model,benchmark,item_id,config,frames,pred,gold\nm,b,i,8f,8,A,A\n",
+    )
+    .expect("csv");
+    let c = csv.display().to_string();
+    let out = common::frameaudit(&["import", "per-item-csv", &c, "-o", &c]);
+    assert!(!out.status.success());
+    assert!(
+        common::stderr(&out).contains("is an input"),
+        "{}",
+        common::stderr(&out)
+    );
+    assert!(
+        std::fs::read_to_string(&csv)
+            .expect("csv")
+            .starts_with("model,")
+    );
+    assert_eq!(std::fs::read(&audit).expect("audit"), before);
+    assert!(t.alive());
+}

@@ -542,13 +542,22 @@ fn binary_imports_then_validates_and_reports() {
     let r: Value = serde_json::from_slice(&report.stdout).expect("report JSON");
     assert_eq!(r["input"]["models"], serde_json::json!([QWEN, LLAVA]));
 
-    // Importing again gives the same bytes.
+    // Importing again is refused without --force, and then gives the same bytes.
     let files = ["cells.jsonl", "items.jsonl", "dataset.json"];
     let before: Vec<Vec<u8>> = files
         .iter()
         .map(|f| std::fs::read(out.join(f)).expect("read"))
         .collect();
     let again = frameaudit(&["import", "vlmevalkit", &dir_s, "-o", &out_s]);
+    assert!(!again.status.success());
+    assert!(
+        stderr(&again).contains(
+            "is an existing dataset (cells.jsonl, items.jsonl, dataset.json); --force replaces it"
+        ),
+        "{}",
+        stderr(&again)
+    );
+    let again = frameaudit(&["import", "vlmevalkit", &dir_s, "-o", &out_s, "--force"]);
     assert!(again.status.success(), "{}", stderr(&again));
     for (f, b) in files.iter().zip(&before) {
         assert_eq!(&std::fs::read(out.join(f)).expect("read"), b, "{f}");

@@ -131,6 +131,9 @@ pub struct PlotArgs {
     /// Directory to write the figures and index.html into (created when missing)
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
+    /// Replace an existing output (never an audit file, an input, or a dataset with audits)
+    #[arg(long)]
+    pub force: bool,
     /// File format of the figures
     #[arg(long, value_enum, default_value_t = PlotFormat::Svg)]
     pub format: PlotFormat,
@@ -215,6 +218,9 @@ pub enum AuditCommand {
         /// The merged audit to write
         #[arg(short, long)]
         output: PathBuf,
+        /// Replace an existing merged audit (never an annotator's audit or an input)
+        #[arg(long)]
+        force: bool,
     },
     /// Every record as flat JSONL (the agreement input of `report --annotations`) or CSV
     Export {
@@ -438,6 +444,9 @@ pub struct ReportArgs {
     /// Write the per-item export (JSON Lines) to FILE
     #[arg(long, value_name = "FILE")]
     pub items_out: Option<PathBuf>,
+    /// Replace an existing output (never an audit file, an input, or a dataset with audits)
+    #[arg(long)]
+    pub force: bool,
     /// Annotation JSONL (SPEC.md §8) for the agreement section
     #[arg(long, value_name = "FILE")]
     pub annotations: Option<PathBuf>,
@@ -507,6 +516,9 @@ pub struct ImportCommon {
     /// Dataset directory to write
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Replace an existing output (never an audit file, an input, or a dataset with audits)
+    #[arg(long)]
+    pub force: bool,
     /// Read and report, write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -583,4 +595,7 @@ pub struct ConvertArgs {
     /// Output cells JSONL file
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Replace an existing output (never an audit file, an input, or a dataset with audits)
+    #[arg(long)]
+    pub force: bool,
 }

@@ -1,7 +1,7 @@
 //! `frameaudit import`: converts other formats into native cells JSONL.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -81,6 +81,7 @@ impl CellSink for CellWriter<'_> {
 /// `import per-item-csv IN -o OUT`: validates the whole CSV (every rule of SPEC.md), then
 /// writes its cells, in input order, to OUT atomically.
 pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
+    super::check_output(&args.output, &[&args.input], args.force)?;
     // Validate first: a rejected input writes nothing.
     super::load(&DatasetArgs {
         dataset: Some(args.input.clone()),
@@ -115,10 +116,22 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
 /// writes the dataset unless it is a dry run.
 fn harness(
     common: &ImportCommon,
+    extra_inputs: &[PathBuf],
     what: &str,
     layout: videos::Layout,
     read: impl FnOnce(&mut Import, &[frames_log::LoggedRun], &dyn Fn(u64)) -> Result<(), ImportError>,
 ) -> Result<()> {
+    if !common.dry_run {
+        let mut inputs = crate::core::output::Inputs::new();
+        inputs
+            .extend(&common.paths)
+            .extend(&common.frames_log)
+            .extend(extra_inputs);
+        inputs.extend(common.videos.as_ref());
+        inputs
+            .check_dataset_dir(&common.output, common.force)
+            .map_err(anyhow::Error::msg)?;
+    }
     let bar = indicatif::ProgressBar::new_spinner();
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -228,6 +241,7 @@ pub fn lmms_eval(a: &LmmsArgs) -> Result<()> {
     };
     harness(
         &a.common,
+        &a.docs,
         "lmms-eval runs",
         videos::Layout::LmmsEval,
         |imp, _, progress| lmms_eval::import(&a.common.paths, &opts, imp, progress),
@@ -241,6 +255,7 @@ pub fn vlmevalkit(a: &VlmArgs) -> Result<()> {
     };
     harness(
         &a.common,
+        &a.frames_root.iter().cloned().collect::<Vec<_>>(),
         "VLMEvalKit predictions",
         videos::Layout::VlmEvalKit,
         |imp, logged, progress| {
@@ -264,6 +279,7 @@ pub fn wide_csv(a: &WideArgs) -> Result<()> {
     };
     harness(
         &a.common,
+        std::slice::from_ref(&a.gold),
         "wide tables",
         videos::Layout::Any,
         |imp, _, progress| wide_csv::import(&a.common.paths, &opts, imp, progress),

@@ -100,7 +100,27 @@ pub fn load_with(
     }
 }
 
+/// Refuses an output file by the rule of `core::output`, before anything is read.
+pub fn check_output(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
+    let mut i = crate::core::output::Inputs::new();
+    for p in inputs {
+        i.add(p);
+    }
+    i.check_file(out, force).map_err(anyhow::Error::msg)
+}
+
+/// The dataset path a command reads (the bundled demo when none is given).
+pub fn dataset_path(args: &DatasetArgs) -> PathBuf {
+    args.dataset.clone().unwrap_or_else(demo_dataset)
+}
+
 fn run_report(args: &ReportArgs) -> Result<()> {
+    if let Some(out) = &args.items_out {
+        let data = dataset_path(&args.data);
+        let mut inputs = vec![data.as_path()];
+        inputs.extend(args.annotations.as_deref());
+        check_output(out, &inputs, args.force)?;
+    }
     let ds = load(&args.data)?;
     let params = args.analysis.params(args.no_sweep || !args.json);
     args.analysis.warn_unknown(&ds.matrix, &params);
@@ -349,7 +369,15 @@ fn run_audit(a: &AuditArgs) -> Result<()> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     match &a.command {
         AuditCommand::Summary { audits } => audit::summary(audits, &mut out)?,
-        AuditCommand::Merge { audits, output } => audit::merge(audits, output, &mut out)?,
+        AuditCommand::Merge {
+            audits,
+            output,
+            force,
+        } => {
+            let inputs: Vec<&Path> = audits.iter().map(PathBuf::as_path).collect();
+            check_output(output, &inputs, *force)?;
+            audit::merge(audits, output, &mut out)?
+        }
         AuditCommand::Agreement {
             audits,
             json,

@@ -19,6 +19,14 @@ use crate::plot::{Format, ModelView, Planned, file_safe, model_figures, pathway_
 
 pub fn run(args: &PlotArgs) -> Result<()> {
     let start = Instant::now();
+    // Every figure goes through the output rule; an earlier plot (its index.html) is
+    // replaced only with --force, checked before anything is drawn.
+    let data = super::dataset_path(&args.data);
+    let mut inputs = crate::core::output::Inputs::new();
+    inputs.add(&data);
+    inputs
+        .check_file(&args.output.join("index.html"), args.force)
+        .map_err(anyhow::Error::msg)?;
     let ds = super::load(&args.data)?;
     let m = &ds.matrix;
     let params = args.analysis.params(false);
@@ -51,6 +59,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
             Ok(figure) => {
                 let file = format!("{}.{}", planned.stem, format.ext());
                 let path = dir.join(&file);
+                inputs.check_file(&path, true).map_err(anyhow::Error::msg)?;
                 render(&figure, format, &path)?;
                 written.push(path);
                 Ok(file)

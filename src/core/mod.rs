@@ -10,6 +10,7 @@ pub mod frames;
 pub mod import;
 pub mod load;
 pub mod matrix;
+pub mod output;
 pub mod queue;
 pub mod rules;
 pub mod sampling;

@@ -21,6 +21,11 @@ struct SaveState {
     /// Events durably in the file.
     written: u64,
     last_error: Option<String>,
+    /// The path no longer names the file written to, and it is not written again yet:
+    /// nothing counts as saved until it is.
+    stale: bool,
+    /// What the saver did that the annotator should know (the file written again).
+    notice: Option<String>,
 }
 
 /// A change, for undo and redo: the record's state before and after.
@@ -69,6 +74,12 @@ impl Session {
         wake: impl Fn() + Send + 'static,
     ) -> Result<Session, AuditError> {
         let (file, replay) = AuditFile::open(path, header)?;
+        // The saver keeps its own copy of what the file holds, to write it again whole
+        // when the path stops naming the file.
+        let mirror = Replay {
+            warnings: Vec::new(),
+            ..replay.clone()
+        };
         let Replay {
             header,
             records,
@@ -85,7 +96,7 @@ impl Session {
         let state = s.state.clone();
         std::thread::Builder::new()
             .name("frameaudit-saver".into())
-            .spawn(move || saver(file, rx, state, wake))
+            .spawn(move || saver(file, mirror, rx, state, wake))
             .map_err(|source| AuditError::Io {
                 what: "start the saver for",
                 path: path.to_path_buf(),
@@ -204,7 +215,17 @@ impl Session {
     /// Events not yet durably in the file.
     pub fn unsaved(&self) -> u64 {
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        st.queued - st.written
+        st.queued - st.written + u64::from(st.stale)
+    }
+
+    /// What the saver did that the annotator should know (the file written again after
+    /// it was deleted or replaced).
+    pub fn notice(&self) -> Option<String> {
+        self.state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .notice
+            .clone()
     }
 
     /// The last write error, while the saver is retrying.
@@ -241,13 +262,24 @@ impl Session {
     }
 }
 
+/// How often the saver checks, when idle, that the path still names its file.
+const CHECK_EVERY: Duration = Duration::from_millis(500);
+
 /// The saver thread: appends events in order; on a failure keeps the event and retries.
-fn saver(mut file: AuditFile, rx: Receiver<Event>, state: Arc<Mutex<SaveState>>, wake: impl Fn()) {
+/// Whenever the path stops naming the file (deleted, renamed, replaced), it writes the
+/// whole state to a new file there before anything counts as saved again.
+fn saver(
+    mut file: AuditFile,
+    mut mirror: Replay,
+    rx: Receiver<Event>,
+    state: Arc<Mutex<SaveState>>,
+    wake: impl Fn(),
+) {
+    let lock = || state.lock().unwrap_or_else(|p| p.into_inner());
     let mut pending: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
     loop {
-        // Wait for work; while something is pending, wake up every second to retry.
         let timeout = if pending.is_empty() {
-            Duration::from_secs(3600)
+            CHECK_EVERY
         } else {
             Duration::from_secs(1)
         };
@@ -260,21 +292,61 @@ fn saver(mut file: AuditFile, rx: Receiver<Event>, state: Arc<Mutex<SaveState>>,
         while let Ok(e) = rx.try_recv() {
             pending.push_back(e);
         }
+        let mut changed = false;
+        if !file.at_path() {
+            lock().stale = true;
+            changed = true;
+            match file.rewrite(&mirror) {
+                Ok(displaced) => {
+                    let n = mirror.records.len();
+                    let mut st = lock();
+                    st.stale = false;
+                    st.last_error = None;
+                    st.notice = Some(match displaced {
+                        Some(d) => format!(
+                            "audit file was replaced while open: written again ({n} records); the file found there kept as {}",
+                            d.file_name().unwrap_or_default().to_string_lossy()
+                        ),
+                        None => format!(
+                            "audit file was deleted while open: written again ({n} records)"
+                        ),
+                    });
+                }
+                Err(err) => {
+                    lock().last_error = Some(format!(
+                        "{} no longer names the audit file and cannot be written again: {err}",
+                        file.path().display()
+                    ));
+                    wake();
+                    continue;
+                }
+            }
+        }
         while let Some(e) = pending.front() {
+            changed = true;
             match file.append(e) {
                 Ok(()) => {
+                    mirror.apply(e);
                     pending.pop_front();
-                    let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+                    // Appended to a file the path no longer names: not saved until the
+                    // rewrite at the top of the next round.
+                    if !file.at_path() {
+                        lock().stale = true;
+                        lock().written += 1;
+                        break;
+                    }
+                    let mut st = lock();
                     st.written += 1;
                     st.last_error = None;
                 }
                 Err(err) => {
-                    let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
-                    st.last_error = Some(err.to_string());
+                    lock().last_error = Some(err.to_string());
                     break;
                 }
             }
         }
-        wake();
+        if changed {
+            wake();
+        }
     }
 }

@@ -128,6 +128,10 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(format!(" · annotator {}", s(app.session.annotator())), DIM),
     ];
     let mut line2 = line2;
+    // What the saver had to do (the file written again) comes right after "saved".
+    if let Some(n) = app.session.notice() {
+        line2.insert(3, Span::styled(format!(" · {}", s(&n)), WARN));
+    }
     if let Some(part) = &app.part {
         line2.push(Span::styled(format!(" · {}", s(part)), WARN));
     }

@@ -8,11 +8,38 @@ use std::path::{Path, PathBuf};
 
 use super::{AuditError, AuditHeader, Event, Replay, replay_bytes};
 
-/// An open audit file, holding its exclusive lock until dropped.
+/// An open audit file, holding its exclusive locks until dropped: one on the file, and
+/// one on a lock file beside it (`.NAME.lock`), which still keeps a second frameaudit out
+/// when the audit file is deleted or replaced while open.
 #[derive(Debug)]
 pub struct AuditFile {
     file: File,
     path: PathBuf,
+    _guard: File,
+}
+
+/// The lock file of the audit file at `path`: `.NAME.lock` in its directory.
+pub fn lock_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.lock"))
+}
+
+/// Takes the exclusive lock of `file` without waiting.
+fn try_lock(file: &File, path: &Path) -> Result<(), AuditError> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(TryLockError::WouldBlock) => Err(AuditError::Locked {
+            path: path.to_path_buf(),
+        }),
+        Err(TryLockError::Error(source)) => Err(AuditError::Io {
+            what: "lock",
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
 }
 
 impl AuditFile {
@@ -35,6 +62,14 @@ impl AuditFile {
         if let Some(dir) = dir {
             std::fs::create_dir_all(dir).map_err(io("create the directory", dir))?;
         }
+        let guard_path = lock_path(path);
+        let guard = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&guard_path)
+            .map_err(io("open the lock file", &guard_path))?;
+        try_lock(&guard, path)?;
         // Append mode: every write lands at the end, also after a truncation.
         let mut file = OpenOptions::new()
             .read(true)
@@ -42,15 +77,7 @@ impl AuditFile {
             .create(true)
             .open(path)
             .map_err(io("open", path))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                return Err(AuditError::Locked {
-                    path: path.to_path_buf(),
-                });
-            }
-            Err(TryLockError::Error(e)) => return Err(io("lock", path)(e)),
-        }
+        try_lock(&file, path)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io("read", path))?;
 
@@ -86,6 +113,7 @@ impl AuditFile {
             AuditFile {
                 file,
                 path: path.to_path_buf(),
+                _guard: guard,
             },
             replay,
         ))
@@ -94,6 +122,85 @@ impl AuditFile {
     /// The path the file was opened at.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the path still names the open file: false once it was deleted, renamed or
+    /// replaced by another file (writes would then go where no one reads them).
+    pub fn at_path(&self) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            match (std::fs::metadata(&self.path), self.file.metadata()) {
+                (Ok(at), Ok(open)) => at.dev() == open.dev() && at.ino() == open.ino(),
+                _ => false,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            self.path.is_file()
+        }
+    }
+
+    /// Writes `state` (its header, each record's state, the last visit) as a new file at
+    /// the path, durably, and goes on appending to it. A file found at the path is not
+    /// lost: it is moved aside first, to `NAME.displaced-N`, whose path is returned.
+    pub fn rewrite(&mut self, state: &super::Replay) -> std::io::Result<Option<PathBuf>> {
+        let dir = self
+            .path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        std::fs::create_dir_all(&dir)?;
+        let mut tmp = crate::core::output_temp_file(&dir)?;
+        {
+            let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+            writeln!(w, "{}", state.header.to_line())?;
+            for r in state.records.values() {
+                writeln!(w, "{}", Event::Set(r.clone()).to_line())?;
+            }
+            if let Some(key) = &state.last_visit {
+                let visit = Event::Visit {
+                    key: key.clone(),
+                    at: super::now_rfc3339(),
+                };
+                writeln!(w, "{}", visit.to_line())?;
+            }
+            w.flush()?;
+        }
+        tmp.as_file().sync_all()?;
+        let mut displaced = None;
+        if self.path.symlink_metadata().is_ok() {
+            let name = self
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let aside = (1..)
+                .map(|n| dir.join(format!("{name}.displaced-{n}")))
+                .find(|p| p.symlink_metadata().is_err())
+                .unwrap_or_else(|| dir.join(format!("{name}.displaced")));
+            std::fs::rename(&self.path, &aside)?;
+            displaced = Some(aside);
+        }
+        let file = tmp.persist_noclobber(&self.path).map_err(|e| e.error)?;
+        sync_dir(&dir)?;
+        drop(file);
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&self.path)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(std::io::Error::other(
+                    "the new file is locked by another process",
+                ));
+            }
+            Err(TryLockError::Error(e)) => return Err(e),
+        }
+        self.file = file;
+        Ok(displaced)
     }
 
     /// Appends one event as one line and returns once it is on disk (written, flushed and

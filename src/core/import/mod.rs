@@ -473,7 +473,13 @@ impl Import {
             .zip(&order.used_items)
             .filter_map(|(item, used)| used.then_some(item))
             .collect();
-        if !items.is_empty() {
+        if items.is_empty() {
+            // A dataset replaced under --force keeps no items of the data it held.
+            match std::fs::remove_file(dir.join("items.jsonl")) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        } else {
             put("items.jsonl", &|w| {
                 for ((b, i), item) in &items {
                     let mut v = serde_json::to_value(item)?;
