@@ -627,11 +627,13 @@ fn an_audit_deleted_or_replaced_while_open_is_written_again_and_stays_locked() {
 /// What a second `frameaudit DS --annotator NAME` prints when it starts in a terminal of
 /// its own (`script` gives it one); it is expected to refuse and end by itself.
 fn frameaudit_in(ds: &Path, annotator: &str) -> String {
-    let cmd = format!(
-        "{} {} --annotator {annotator}",
-        env!("CARGO_BIN_EXE_frameaudit"),
-        common::tmux::shell_quote(&ds.display().to_string())
-    );
+    frameaudit_pty(&[&ds.display().to_string(), "--annotator", annotator])
+}
+
+/// What `frameaudit ARGS` prints in a terminal of its own, when it ends by itself.
+fn frameaudit_pty(args: &[&str]) -> String {
+    let quoted: Vec<String> = args.iter().map(|a| common::tmux::shell_quote(a)).collect();
+    let cmd = format!("{} {}", env!("CARGO_BIN_EXE_frameaudit"), quoted.join(" "));
     let out = Command::new("timeout")
         .args(["20", "script", "-qec", &cmd, "/dev/null"])
         .stdin(std::process::Stdio::null())
@@ -740,4 +742,49 @@ fn other_commands_never_write_over_an_open_audit_inputs_or_a_dataset_with_audits
     );
     assert_eq!(std::fs::read(&audit).expect("audit"), before);
     assert!(t.alive());
+}
+
+#[test]
+fn distinct_annotator_names_get_distinct_files_and_no_one_writes_anothers() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    for (i, who) in ["a/b", "a_b"].into_iter().enumerate() {
+        let t = Tmux::start(&format!("fa-who{i}-{}", std::process::id()), &ds, who);
+        t.wait_for("audit queue");
+        t.keys(&["Enter", "1", "Space"]);
+        t.wait_for("done 1 ");
+        t.wait_for("saved ✓");
+    }
+    let mut files: Vec<String> = std::fs::read_dir(ds.join("audits"))
+        .expect("audits")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".audit.jsonl"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files.contains(&"a_b.audit.jsonl".to_string()), "{files:?}");
+    for f in &files {
+        let r = read_audit(&ds.join("audits").join(f)).expect("audit");
+        let want = if f == "a_b.audit.jsonl" { "a_b" } else { "a/b" };
+        assert_eq!(r.header.annotator, want, "{f}");
+    }
+    // Another annotator's file, given with --audit, is refused and left as it was.
+    let theirs = ds.join("audits/a_b.audit.jsonl");
+    let before = std::fs::read(&theirs).expect("read");
+    let out = frameaudit_pty(&[
+        &ds.display().to_string(),
+        "--annotator",
+        "zed",
+        "--audit",
+        &theirs.display().to_string(),
+    ]);
+    assert!(
+        out.contains("is the audit of \"a_b\", not of \"zed\""),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(&theirs).expect("read"), before);
 }

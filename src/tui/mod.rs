@@ -67,8 +67,11 @@ pub fn annotator_name(given: Option<&str>) -> String {
 }
 
 /// Where an annotator's audit of a dataset lives by default: `audits/<annotator>.audit.jsonl`
-/// in the dataset directory (or beside a single dataset file). The name is reduced to safe
-/// characters, so it can never leave that directory.
+/// in the dataset directory (or beside a single dataset file). A name of safe characters
+/// (ASCII letters, digits, `-`, `_`, `.`, not leading) is the file name as it is; any other
+/// is reduced to those characters and followed by a hash of the whole name, so it can never
+/// leave that directory and two names never share a file (`a/b` is `a_b-<hash>`, `a_b` is
+/// `a_b`).
 pub fn default_audit_path(ds: &Dataset, annotator: &str) -> PathBuf {
     let base = match &ds.root {
         Some(root) => root.clone(),
@@ -79,21 +82,26 @@ pub fn default_audit_path(ds: &Dataset, annotator: &str) -> PathBuf {
             .map(Path::to_path_buf)
             .unwrap_or_default(),
     };
-    let safe: String = annotator
+    let is_safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    let reduced: String = annotator
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if is_safe(c) { c } else { '_' })
         .collect();
-    let safe = safe.trim_start_matches('.');
-    base.join("audits").join(format!(
-        "{}.audit.jsonl",
-        if safe.is_empty() { "annotator" } else { safe }
-    ))
+    let reduced = reduced.trim_start_matches('.');
+    let safe = if reduced == annotator && !annotator.is_empty() {
+        annotator.to_string()
+    } else {
+        use sha2::{Digest, Sha256};
+        let hash = Sha256::digest(annotator.as_bytes());
+        let hex: String = hash[..4].iter().map(|b| format!("{b:02x}")).collect();
+        let stem = if reduced.is_empty() {
+            "annotator"
+        } else {
+            reduced
+        };
+        format!("{stem}-{hex}")
+    };
+    base.join("audits").join(format!("{safe}.audit.jsonl"))
 }
 
 /// The image protocol to use when none is asked for: from the environment only (querying

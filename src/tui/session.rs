@@ -74,6 +74,17 @@ impl Session {
         wake: impl Fn() + Send + 'static,
     ) -> Result<Session, AuditError> {
         let (file, replay) = AuditFile::open(path, header)?;
+        // One annotator's file is never written under another's name.
+        if replay.header.annotator != header.annotator {
+            return Err(AuditError::BadHeader {
+                path: path.to_path_buf(),
+                field: Some("annotator".into()),
+                message: format!(
+                    "the file is the audit of {:?}, not of {:?}: give --annotator {:?} to go on with it, or another --audit file",
+                    replay.header.annotator, header.annotator, replay.header.annotator
+                ),
+            });
+        }
         // The saver keeps its own copy of what the file holds, to write it again whole
         // when the path stops naming the file.
         let mirror = Replay {
