@@ -236,6 +236,34 @@ fn search_narrows_by_question_and_clears() {
 }
 
 #[test]
+fn a_query_typed_key_by_key_finds_what_a_fresh_search_finds() {
+    // Each key's search answers with its first page only (its scan is overtaken by the
+    // next key); the grown query must not narrow within that page.
+    let mut app = demo_app();
+    app.on_key(key('/'));
+    for c in "clip0".chars() {
+        app.on_key(key(c));
+        let req = app.search_request();
+        let all = search(&req, &|| false, &mut |_| {}).expect("search");
+        app.on_search_result(frameaudit::tui::search::SearchResult {
+            generation: req.generation,
+            query: req.query,
+            matches: std::sync::Arc::new(all.into_iter().take(3).collect()),
+            complete: false,
+        });
+    }
+    let typed = app.search_request();
+    let fresh = frameaudit::tui::search::SearchRequest {
+        within: None,
+        ..typed.clone()
+    };
+    let got = search(&typed, &|| false, &mut |_| {}).expect("search");
+    let want = search(&fresh, &|| false, &mut |_| {}).expect("search");
+    assert!(want.len() > 3, "{want:?}");
+    assert_eq!(got, want);
+}
+
+#[test]
 fn tagging_primary_note_and_marks() {
     let mut app = demo_app();
     app.update(Action::Open);

@@ -947,10 +947,14 @@ impl App {
     }
 
     /// Builds the search request for the current query, narrowing earlier matches when the
-    /// query only grew.
+    /// query only grew and those matches were complete (a first page of a scan still
+    /// running is not all the rows a grown query can match).
     pub fn search_request(&self) -> SearchRequest {
         let within = self.search_result.as_ref().and_then(|r| {
-            (!r.query.is_empty() && self.query.starts_with(&r.query) && self.query != r.query)
+            (r.complete
+                && !r.query.is_empty()
+                && self.query.starts_with(&r.query)
+                && self.query != r.query)
                 .then(|| r.matches.clone())
         });
         SearchRequest {
