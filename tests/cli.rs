@@ -742,3 +742,203 @@ fn frames_command_lists_explains_and_prints_json() {
         stderr(&bad)
     );
 }
+
+/// Escape sequences a hostile data file might carry: a window title, a screen clear and an
+/// OSC 52 clipboard write.
+const ESCAPES: &str = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7}";
+const MODEL: &str =
+    "M\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7}\u{9b}31m\u{202e}\u{200b}";
+const BENCH: &str = "b\u{202e}\u{200b}";
+const ITEM: &str = "q\u{200b}1\u{9b}2J\u{202e}";
+const CONFIGS: [(&str, u64, &str); 3] = [
+    ("0f", 0, "A"),
+    ("8f\u{200b}", 8, "A"),
+    ("16f\u{202e}", 16, "B"),
+];
+const ANNOTATOR: &str = "ann\u{200b}\u{1b}]0;t\u{7}";
+const NOTE: &str =
+    "see \u{1b}]52;c;ZXZpbA==\u{7} \u{9b}2J \u{202e}txet \u{200b}.\nline 2, \"quoted\"; =SUM(A1)";
+const ODD_TAG: &str = "odd\u{202e}\u{200b}";
+
+/// The characters no output may carry raw to a terminal: controls other than line ends and
+/// tabs, C1, bidi embeddings, overrides and isolates, zero-width and separator characters.
+fn raw_unsafe(s: &str) -> Vec<char> {
+    s.chars()
+        .filter(|&c| {
+            (c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+                || matches!(
+                    c,
+                    '\u{200b}'..='\u{200f}'
+                        | '\u{202a}'..='\u{202e}'
+                        | '\u{2066}'..='\u{2069}'
+                        | '\u{2028}'
+                        | '\u{2029}'
+                        | '\u{feff}'
+                )
+        })
+        .collect()
+}
+
+/// A dataset whose names, question and options carry `ESCAPES`, C1, bidi and zero-width
+/// characters, and an audit of it whose annotator, tags and note carry them too.
+fn hostile_dataset(dir: &std::path::Path) -> (String, String) {
+    use frameaudit::core::audit::{AuditFile, AuditHeader, AuditRecord, Event, Status, UnitKey};
+    let ds = dir.join("ds");
+    std::fs::create_dir_all(&ds).expect("mkdir");
+    let mut cells = String::new();
+    for (item, answers) in [(ITEM, ["A", "A", "B"]), ("q2", ["B", "A", "A"])] {
+        for ((config, frames, _), pred) in CONFIGS.iter().zip(answers) {
+            let cell = serde_json::json!({"model": MODEL, "benchmark": BENCH, "item_id": item,
+                "config": config, "frames": frames, "pred": pred, "gold": "A"});
+            cells.push_str(&format!("{cell}\n"));
+        }
+    }
+    std::fs::write(ds.join("cells.jsonl"), cells).expect("write");
+    let item = serde_json::json!({"benchmark": BENCH, "item_id": ITEM,
+        "question": format!("What\u{200b}? {ESCAPES}"), "options": ["A. x\u{202e}", "B. y"],
+        "video": "vid\u{200b}", "num_frames": 100, "fps": 25.0});
+    let plain = serde_json::json!({"benchmark": BENCH, "item_id": "q2", "question": "Q?"});
+    std::fs::write(ds.join("items.jsonl"), format!("{item}\n{plain}\n")).expect("write");
+    let audit = dir.join("a.audit.jsonl");
+    let header = AuditHeader {
+        dataset_name: format!("ds{ESCAPES}"),
+        fingerprint: "sha256:x".into(),
+        annotator: ANNOTATOR.into(),
+        taxonomy_id: "evidence-pathways".into(),
+        taxonomy_version: 1,
+        created_at: "2026-11-29T00:00:00Z".into(),
+        adjudicates: Vec::new(),
+    };
+    let (mut f, _) = AuditFile::open(&audit, &header).expect("open");
+    let mut r = AuditRecord::blank(
+        UnitKey::new(MODEL, BENCH, ITEM),
+        CONFIGS[1].0,
+        CONFIGS[2].0,
+        "2026-11-29T00:00:01Z",
+    );
+    r.status = Status::Done;
+    r.pathways = vec!["evidence_dropped".into(), ODD_TAG.into()];
+    r.primary = Some("evidence_dropped".into());
+    r.note = NOTE.into();
+    f.append(&Event::Set(r)).expect("append");
+    (
+        ds.to_str().expect("utf8").to_string(),
+        audit.to_str().expect("utf8").to_string(),
+    )
+}
+
+/// Issue 13 item 8: on a terminal no command writes escape sequences, C1, bidi or
+/// zero-width characters raw; the JSON escapes them (and parses back to the same strings)
+/// wherever it goes; CSV to a file keeps every field byte for byte.
+#[test]
+fn no_output_carries_control_bidi_or_zero_width_text_raw() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, audit) = hostile_dataset(tmp.path());
+    let (ds, audit) = (ds.as_str(), audit.as_str());
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["list", ds],
+        vec!["list", ds, "--format", "jsonl"],
+        vec!["report", ds, "--boot", "0"],
+        vec!["report", ds, "--json", "--boot", "0"],
+        vec![
+            "frames",
+            ds,
+            ITEM,
+            "--model",
+            MODEL,
+            "--explain",
+            "--no-images",
+        ],
+        vec!["frames", ds, ITEM, "--model", MODEL, "--json"],
+        vec!["validate", ds],
+        vec!["audit", "summary", audit],
+        vec!["audit", "export", audit, "--format", "csv"],
+        vec!["audit", "export", audit, "--format", "jsonl"],
+    ];
+    for args in &commands {
+        // Piped (to a file) and on a terminal.
+        let piped = frameaudit(args);
+        assert!(piped.status.success(), "{args:?}: {}", stderr(&piped));
+        let csv_file = args.contains(&"csv");
+        let text = stdout(&piped);
+        if !csv_file {
+            assert_eq!(raw_unsafe(&text), Vec::<char>::new(), "{args:?}: {text:?}");
+        }
+        assert_eq!(raw_unsafe(&stderr(&piped)), Vec::<char>::new(), "{args:?}");
+        if let Some(tty) = common::frameaudit_on_terminal(args) {
+            let text = stdout(&tty);
+            assert!(tty.status.success(), "{args:?} on a terminal: {text}");
+            assert_eq!(
+                raw_unsafe(&text),
+                Vec::<char>::new(),
+                "{args:?} on a terminal: {text:?}"
+            );
+        }
+    }
+
+    // The JSON is the same data: every string parses back to the original.
+    let lines = stdout(&frameaudit(&["list", ds, "--format", "jsonl"]));
+    let rows: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let row = rows
+        .iter()
+        .find(|r| r["item_id"] == ITEM)
+        .expect("the item");
+    assert_eq!(row["model"], MODEL);
+    assert_eq!(row["benchmark"], BENCH);
+    let configs: Vec<&str> = CONFIGS.iter().map(|c| c.0).collect();
+    assert_eq!(row["configs"], serde_json::json!(configs));
+    assert!(lines.contains("\\u009b") && lines.contains("\\u202e") && lines.contains("\\u200b"));
+    let r = json(&frameaudit(&["report", ds, "--json", "--boot", "0"]));
+    assert!(
+        r["analyses"]
+            .as_array()
+            .expect("analyses")
+            .iter()
+            .any(|a| a["models"].get(MODEL).is_some()),
+        "{r}"
+    );
+    let j = json(&frameaudit(&[
+        "frames", ds, ITEM, "--model", MODEL, "--json",
+    ]));
+    assert_eq!(
+        (j["model"].clone(), j["item_id"].clone()),
+        (MODEL.into(), ITEM.into())
+    );
+    let e = json(&frameaudit(&[
+        "audit", "export", audit, "--format", "jsonl",
+    ]));
+    assert_eq!(e["annotator"], ANNOTATOR);
+    assert_eq!(e["note"], NOTE);
+    assert_eq!(e["item_id"], ITEM);
+    assert_eq!(e["from"], CONFIGS[1].0);
+    assert_eq!(
+        e["pathways"],
+        serde_json::json!(["evidence_dropped", ODD_TAG])
+    );
+
+    // CSV written to a file keeps every field as it is (quoted as CSV needs)...
+    let out = frameaudit(&["audit", "export", audit, "--format", "csv"]);
+    let mut rdr = csv::Reader::from_reader(out.stdout.as_slice());
+    let head = rdr.headers().expect("header").clone();
+    let rec = rdr.records().next().expect("a row").expect("row");
+    let field = |name: &str| &rec[head.iter().position(|h| h == name).expect(name)];
+    assert_eq!(field("note"), NOTE);
+    assert_eq!(field("annotator"), ANNOTATOR);
+    assert_eq!(field("model"), MODEL);
+    assert_eq!(field("item_id"), ITEM);
+    assert_eq!(field("tags"), format!("evidence_dropped;{ODD_TAG}"));
+    // ...and on a terminal shows each field sanitised.
+    if let Some(tty) =
+        common::frameaudit_on_terminal(&["audit", "export", audit, "--format", "csv"])
+    {
+        let text = stdout(&tty);
+        assert!(text.contains("\\x1b]52;c;ZXZpbA==\\x07"), "{text}");
+        assert!(
+            text.contains("\\x9b2J \\u{202e}txet \\u{200b}.\\x0aline 2"),
+            "{text}"
+        );
+    }
+}

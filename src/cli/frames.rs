@@ -211,7 +211,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                 added: t.added.clone(),
             }),
         };
-        serde_json::to_writer(&mut out, &j)?;
+        crate::core::text::json_to_writer(&mut out, &j)?;
         writeln!(out)?;
         return Ok(());
     }

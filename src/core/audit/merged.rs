@@ -113,11 +113,11 @@ impl Annotated {
             sources: self.sources.clone(),
             created_at: created_at.into(),
         };
-        let mut lines = vec![serde_json::to_string(&header).unwrap_or_default()];
+        let mut lines = vec![crate::core::text::json_to_string(&header).unwrap_or_default()];
         for (annotator, r) in &self.records {
             let line = Event::Set(r.clone()).to_line();
             // `{"at"...` becomes `{"annotator":"...","at"...`.
-            let name = serde_json::to_string(annotator).unwrap_or_default();
+            let name = crate::core::text::json_to_string(annotator).unwrap_or_default();
             let rest = line.strip_prefix('{').unwrap_or(&line);
             lines.push(format!("{{\"annotator\":{name},{rest}"));
         }

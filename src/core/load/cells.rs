@@ -288,7 +288,7 @@ pub fn write_cell(out: &mut impl std::io::Write, c: &CellInput<'_>) -> std::io::
         source_tag: c.source_tag,
         protocol_note: c.protocol_note,
     };
-    serde_json::to_writer(&mut *out, &cell)?;
+    crate::core::text::json_to_writer(&mut *out, &cell)?;
     out.write_all(b"\n")
 }
 
