@@ -942,3 +942,65 @@ fn no_output_carries_control_bidi_or_zero_width_text_raw() {
         );
     }
 }
+
+/// Issue 13 item 11: a UTF-8 byte-order mark before the first line is accepted by every
+/// reader of JSON and JSON Lines, as by the CSV readers.
+#[test]
+fn a_byte_order_mark_is_accepted_by_every_json_reader() {
+    const BOM: &str = "\u{feff}";
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, audit) = hostile_dataset(tmp.path());
+    let ds = std::path::Path::new(&ds);
+    for name in ["cells.jsonl", "items.jsonl"] {
+        let text = std::fs::read_to_string(ds.join(name)).expect("read");
+        std::fs::write(ds.join(name), format!("{BOM}{text}")).expect("write");
+    }
+    std::fs::write(
+        ds.join("dataset.json"),
+        format!("{BOM}{{\"schema\": \"frameaudit/dataset@1\", \"name\": \"bom\"}}"),
+    )
+    .expect("write");
+    let text = std::fs::read_to_string(&audit).expect("read");
+    std::fs::write(&audit, format!("{BOM}{text}")).expect("write");
+    let d = ds.to_str().expect("utf8");
+    let out = frameaudit(&["validate", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("6 cells (6 valid, 0 invalid)"),
+        "{}",
+        stdout(&out)
+    );
+    // The name comes from dataset.json, the question from items.jsonl.
+    let out = frameaudit(&["report", d, "--boot", "0"]);
+    let title = stdout(&out).lines().next().unwrap_or_default().to_string();
+    assert!(title.contains("bom"), "{}", stdout(&out));
+    let j = json(&frameaudit(&[
+        "frames", d, ITEM, "--model", MODEL, "--json",
+    ]));
+    assert_eq!(j["num_frames"], 100);
+    // A lone cells file, an audit file, and an annotations file.
+    let lone = tmp.path().join("lone.jsonl");
+    std::fs::copy(ds.join("cells.jsonl"), &lone).expect("copy");
+    let out = frameaudit(&["validate", lone.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    for format in ["jsonl", "csv"] {
+        let out = frameaudit(&["audit", "export", &audit, "--format", format]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains("evidence_dropped"));
+    }
+    let out = frameaudit(&["audit", "summary", &audit]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let export = stdout(&frameaudit(&["audit", "export", &audit]));
+    let ann = tmp.path().join("annotations.jsonl");
+    std::fs::write(&ann, format!("{BOM}{export}")).expect("write");
+    let out = frameaudit(&[
+        "report",
+        d,
+        "--json",
+        "--boot",
+        "0",
+        "--annotations",
+        ann.to_str().expect("utf8"),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}

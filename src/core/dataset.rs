@@ -12,7 +12,8 @@ use serde::Deserialize;
 
 use crate::core::diag::{Diagnostics, LoadError};
 use crate::core::load::json::{
-    FieldCheck, J, describe_json_error, for_each_line, is_missing, parse_record,
+    FieldCheck, J, describe_json_error, for_each_line, is_missing, parse_record, strip_bom,
+    strip_bom_str,
 };
 use crate::core::load::{CellFormat, read_cell_file};
 use crate::core::matrix::{MatrixBuilder, ResponseMatrix};
@@ -167,7 +168,7 @@ pub struct Compared<'a> {
 pub fn compared_label(path: &Path, primary: &str) -> String {
     let name = std::fs::read(path.join("dataset.json"))
         .ok()
-        .and_then(|b| serde_json::from_slice::<DatasetMeta>(&b).ok())
+        .and_then(|b| serde_json::from_slice::<DatasetMeta>(strip_bom(&b)).ok())
         .and_then(|m| m.name)
         .or_else(|| {
             let stem = if path.is_dir() {
@@ -349,7 +350,7 @@ fn add_compared_runs(meta: &mut DatasetMeta, c: &Compared<'_>) {
     let Ok(bytes) = std::fs::read(c.path.join("dataset.json")) else {
         return;
     };
-    let Ok(other) = serde_json::from_slice::<DatasetMeta>(&bytes) else {
+    let Ok(other) = serde_json::from_slice::<DatasetMeta>(strip_bom(&bytes)) else {
         return;
     };
     for mut run in other.runs {
@@ -473,7 +474,7 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
         source,
     })?;
     let file: Arc<Path> = Arc::from(path);
-    match serde_json::from_str::<DatasetMeta>(&text) {
+    match serde_json::from_str::<DatasetMeta>(strip_bom_str(&text)) {
         Ok(meta) => {
             if let Some(schema) = &meta.schema
                 && !schema.starts_with("frameaudit/dataset@")

@@ -791,7 +791,9 @@ fn replay_bytes(
         message,
     };
     let header_end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
-    let header = parse_header(&bytes[..header_end]).map_err(bad_header)?;
+    // A byte-order mark an editor put before the header is not part of it.
+    let header = parse_header(crate::core::load::json::strip_bom(&bytes[..header_end]))
+        .map_err(bad_header)?;
     let mut replay = Replay::new(header);
 
     // The lines after the header: (number, start offset, text, ends with a newline).
