@@ -1004,3 +1004,49 @@ fn a_byte_order_mark_is_accepted_by_every_json_reader() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+/// Issue 13 item 11: `validate` warns about the paths the frame readers refuse.
+#[test]
+fn validate_warns_about_paths_that_leave_the_dataset() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    let mut cells = String::new();
+    for item in ["q1", "q2", "q3"] {
+        cells.push_str(&format!(
+            "{{\"model\":\"M\",\"item_id\":\"{item}\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}}\n"
+        ));
+    }
+    std::fs::write(dir.join("cells.jsonl"), cells).expect("write");
+    std::fs::write(
+        dir.join("items.jsonl"),
+        concat!(
+            "{\"item_id\":\"q1\",\"video\":\"../../etc\",\"num_frames\":10}\n",
+            "{\"item_id\":\"q2\",\"video\":\"ok\",\"video_file\":\"/etc/passwd\"}\n",
+            "{\"item_id\":\"q3\",\"video\":\"fine/sub\",\"video_file\":\"fine/sub.mp4\"}\n",
+        ),
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("dataset.json"),
+        r#"{"schema": "frameaudit/dataset@1", "frames_dir": "../frames",
+            "videos_dir": "/srv/videos", "frame_name": "../{index}.jpg",
+            "runs": [{"model": "M", "config": "8f", "rule": {"kind": "policy", "policy": "linspace", "n": 8},
+                      "provenance": "reproduced", "name": "t", "why": "t",
+                      "frame_files": "/tmp/{video}/{i}.jpg"}]}"#,
+    )
+    .expect("write");
+    let out = frameaudit(&["validate", dir.to_str().expect("utf8")]);
+    let text = stdout(&out).replace(&dir.display().to_string(), "D");
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    for want in [
+        "D/dataset.json: warning: field `frames_dir`: \"../frames\" contains \"..\"; frameaudit only reads inside the dataset directory",
+        "D/dataset.json: warning: field `videos_dir`: \"/srv/videos\" is an absolute path",
+        "D/dataset.json: warning: field `frame_name`: \"../{index}.jpg\" gives the file name \"../0.jpg\", which contains \"..\"",
+        "D/dataset.json: warning: field `runs`: run \"M\" at \"8f\": frame_files \"/tmp/{video}/{i}.jpg\" is an absolute path",
+        "D/items.jsonl:1: warning: field `video`: \"../../etc\" contains \"..\"",
+        "D/items.jsonl:2: warning: field `video_file`: \"/etc/passwd\" is an absolute path",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+    assert!(!text.contains("items.jsonl:3"), "{text}");
+}

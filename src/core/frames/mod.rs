@@ -35,8 +35,8 @@ pub use probe::{
     probe_videos,
 };
 
-pub(crate) use name::check_relative;
 use name::render_name;
+pub(crate) use name::{check_frame_name, check_relative};
 
 /// The directory of the decode cache, under the dataset directory.
 pub const CACHE_DIR: &str = ".frameaudit-cache";
