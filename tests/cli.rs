@@ -1050,3 +1050,110 @@ fn validate_warns_about_paths_that_leave_the_dataset() {
     }
     assert!(!text.contains("items.jsonl:3"), "{text}");
 }
+
+/// A dataset of one item whose run saved its 2 frames under `images/V/vid/`.
+fn saved_frames_dataset(ds: &std::path::Path) {
+    std::fs::create_dir_all(ds).expect("mkdir");
+    std::fs::write(
+        ds.join("cells.jsonl"),
+        "{\"model\":\"M\",\"item_id\":\"q1\",\"config\":\"2f\",\"frames\":2,\"pred\":\"A\",\"gold\":\"A\"}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        ds.join("items.jsonl"),
+        "{\"item_id\":\"q1\",\"video\":\"vid\",\"num_frames\":10,\"fps\":1.0}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        ds.join("dataset.json"),
+        r#"{"schema": "frameaudit/dataset@1",
+            "runs": [{"model": "M", "config": "2f", "rule": {"kind": "policy", "policy": "linspace", "n": 2},
+                      "provenance": "reproduced", "name": "t", "why": "t",
+                      "frame_files": "images/V/{video}/frame-{i}-of-{n}.jpg"}]}"#,
+    )
+    .expect("write");
+}
+
+fn write_jpeg(path: &std::path::Path) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    image::RgbImage::from_pixel(8, 8, image::Rgb([200, 30, 30]))
+        .save(path)
+        .expect("save");
+}
+
+/// Issue 13 item 11: a frame file that is a symbolic link out of the dataset is refused
+/// with a clear message; the dataset's own folder links (as `import --frames-root` makes
+/// `images`) keep working.
+#[cfg(unix)]
+#[test]
+fn frame_links_out_of_the_dataset_are_refused_but_its_folder_links_work() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let secret = tmp.path().join("private/secret.jpg");
+    write_jpeg(&secret);
+    let hostile = tmp.path().join("hostile");
+    saved_frames_dataset(&hostile);
+    write_jpeg(&hostile.join("images/V/vid/frame-1-of-2.jpg"));
+    symlink(&secret, hostile.join("images/V/vid/frame-2-of-2.jpg")).expect("link");
+    let h = hostile.to_str().expect("utf8");
+    let args = ["frames", h, "q1", "--model", "M", "--config", "2f"];
+    let j = json(&frameaudit(&[&args[..], &["--json"]].concat()));
+    assert_eq!(
+        j["configs"][0]["frame_files"],
+        serde_json::json!(["images/V/vid/frame-1-of-2.jpg", null]),
+        "{j}"
+    );
+    // On a terminal (tmux, which answers the picture protocol's queries) the refused frame
+    // is shown with why.
+    if let Some(screen) = pictures_on_terminal("fa-link-hostile", h) {
+        assert!(
+            screen.contains(
+                "(images/V/vid/frame-2-of-2.jpg is a symbolic link that leads outside the dataset, to "
+            ),
+            "{screen}"
+        );
+    }
+
+    // `images` itself linked to the user's folder, as the importer links it.
+    let linked = tmp.path().join("linked");
+    saved_frames_dataset(&linked);
+    let user = tmp.path().join("user/images");
+    write_jpeg(&user.join("V/vid/frame-1-of-2.jpg"));
+    write_jpeg(&user.join("V/vid/frame-2-of-2.jpg"));
+    symlink(&user, linked.join("images")).expect("link");
+    let l = linked.to_str().expect("utf8");
+    let j = json(&frameaudit(&[
+        "frames", l, "q1", "--model", "M", "--config", "2f", "--json",
+    ]));
+    assert_eq!(
+        j["configs"][0]["frame_files"],
+        serde_json::json!([
+            "images/V/vid/frame-1-of-2.jpg",
+            "images/V/vid/frame-2-of-2.jpg"
+        ]),
+        "{j}"
+    );
+    if let Some(screen) = pictures_on_terminal("fa-link-linked", l) {
+        assert!(!screen.contains("symbolic link"), "{screen}");
+    }
+}
+
+/// The screen of `frames DATASET q1 --config 2f` printing its pictures in tmux, once the
+/// last frame's caption shows; `None` without tmux.
+fn pictures_on_terminal(name: &str, dataset: &str) -> Option<String> {
+    if !common::tmux::tmux_available() {
+        return None;
+    }
+    let name = format!("{name}-{}", std::process::id());
+    let args: Vec<String> = [
+        "frames", dataset, "q1", "--model", "M", "--config", "2f", "--width", "4",
+    ]
+    .map(String::from)
+    .to_vec();
+    // The pane stays after frameaudit exits, so its screen can be read.
+    let t = common::tmux::Tmux::run(&name, &args, "tmux set-window-option remain-on-exit on;");
+    t.wait_for("2f: frame 9");
+    // The last frame's picture or reason comes after its caption.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    Some(t.screen())
+}
