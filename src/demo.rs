@@ -531,7 +531,7 @@ pub fn generate(dir: &Path) -> Result<()> {
     dataset.insert("configs".into(), configs.into());
     dataset.insert("frames_dir".into(), "frames".into());
     dataset.insert("frame_name".into(), "{index:06}.jpg".into());
-    let mut text = serde_json::to_string_pretty(&dataset)?;
+    let mut text = crate::core::text::json_to_string_pretty(&dataset)?;
     text.push('\n');
     std::fs::write(dir.join("dataset.json"), text)?;
 
@@ -555,7 +555,7 @@ pub fn generate(dir: &Path) -> Result<()> {
             category,
             task_type,
         };
-        serde_json::to_writer(&mut items, &line)?;
+        crate::core::text::json_to_writer(&mut items, &line)?;
         items.write_all(b"\n")?;
     }
     items.flush()?;
@@ -618,7 +618,7 @@ pub fn generate(dir: &Path) -> Result<()> {
                     cell.insert("confidence".into(), c.into());
                 }
                 cell.insert("source_tag".into(), "demo-sim".into());
-                serde_json::to_writer(&mut cells, &cell)?;
+                crate::core::text::json_to_writer(&mut cells, &cell)?;
                 cells.write_all(b"\n")?;
             }
         }

@@ -742,3 +742,418 @@ fn frames_command_lists_explains_and_prints_json() {
         stderr(&bad)
     );
 }
+
+/// Escape sequences a hostile data file might carry: a window title, a screen clear and an
+/// OSC 52 clipboard write.
+const ESCAPES: &str = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7}";
+const MODEL: &str =
+    "M\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7}\u{9b}31m\u{202e}\u{200b}";
+const BENCH: &str = "b\u{202e}\u{200b}";
+const ITEM: &str = "q\u{200b}1\u{9b}2J\u{202e}";
+const CONFIGS: [(&str, u64, &str); 3] = [
+    ("0f", 0, "A"),
+    ("8f\u{200b}", 8, "A"),
+    ("16f\u{202e}", 16, "B"),
+];
+const ANNOTATOR: &str = "ann\u{200b}\u{1b}]0;t\u{7}";
+const NOTE: &str =
+    "see \u{1b}]52;c;ZXZpbA==\u{7} \u{9b}2J \u{202e}txet \u{200b}.\nline 2, \"quoted\"; =SUM(A1)";
+const ODD_TAG: &str = "odd\u{202e}\u{200b}";
+
+/// The characters no output may carry raw to a terminal: controls other than line ends and
+/// tabs, C1, bidi embeddings, overrides and isolates, zero-width and separator characters.
+fn raw_unsafe(s: &str) -> Vec<char> {
+    s.chars()
+        .filter(|&c| {
+            (c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+                || matches!(
+                    c,
+                    '\u{200b}'..='\u{200f}'
+                        | '\u{202a}'..='\u{202e}'
+                        | '\u{2066}'..='\u{2069}'
+                        | '\u{2028}'
+                        | '\u{2029}'
+                        | '\u{feff}'
+                )
+        })
+        .collect()
+}
+
+/// A dataset whose names, question and options carry `ESCAPES`, C1, bidi and zero-width
+/// characters, and an audit of it whose annotator, tags and note carry them too.
+fn hostile_dataset(dir: &std::path::Path) -> (String, String) {
+    use frameaudit::core::audit::{AuditFile, AuditHeader, AuditRecord, Event, Status, UnitKey};
+    let ds = dir.join("ds");
+    std::fs::create_dir_all(&ds).expect("mkdir");
+    let mut cells = String::new();
+    for (item, answers) in [(ITEM, ["A", "A", "B"]), ("q2", ["B", "A", "A"])] {
+        for ((config, frames, _), pred) in CONFIGS.iter().zip(answers) {
+            let cell = serde_json::json!({"model": MODEL, "benchmark": BENCH, "item_id": item,
+                "config": config, "frames": frames, "pred": pred, "gold": "A"});
+            cells.push_str(&format!("{cell}\n"));
+        }
+    }
+    std::fs::write(ds.join("cells.jsonl"), cells).expect("write");
+    let item = serde_json::json!({"benchmark": BENCH, "item_id": ITEM,
+        "question": format!("What\u{200b}? {ESCAPES}"), "options": ["A. x\u{202e}", "B. y"],
+        "video": "vid\u{200b}", "num_frames": 100, "fps": 25.0});
+    let plain = serde_json::json!({"benchmark": BENCH, "item_id": "q2", "question": "Q?"});
+    std::fs::write(ds.join("items.jsonl"), format!("{item}\n{plain}\n")).expect("write");
+    let audit = dir.join("a.audit.jsonl");
+    let header = AuditHeader {
+        dataset_name: format!("ds{ESCAPES}"),
+        fingerprint: "sha256:x".into(),
+        annotator: ANNOTATOR.into(),
+        taxonomy_id: "evidence-pathways".into(),
+        taxonomy_version: 1,
+        created_at: "2026-11-29T00:00:00Z".into(),
+        adjudicates: Vec::new(),
+    };
+    let (mut f, _) = AuditFile::open(&audit, &header).expect("open");
+    let mut r = AuditRecord::blank(
+        UnitKey::new(MODEL, BENCH, ITEM),
+        CONFIGS[1].0,
+        CONFIGS[2].0,
+        "2026-11-29T00:00:01Z",
+    );
+    r.status = Status::Done;
+    r.pathways = vec!["evidence_dropped".into(), ODD_TAG.into()];
+    r.primary = Some("evidence_dropped".into());
+    r.note = NOTE.into();
+    f.append(&Event::Set(r)).expect("append");
+    (
+        ds.to_str().expect("utf8").to_string(),
+        audit.to_str().expect("utf8").to_string(),
+    )
+}
+
+/// Issue 13 item 8: on a terminal no command writes escape sequences, C1, bidi or
+/// zero-width characters raw; the JSON escapes them (and parses back to the same strings)
+/// wherever it goes; CSV to a file keeps every field byte for byte.
+#[test]
+fn no_output_carries_control_bidi_or_zero_width_text_raw() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, audit) = hostile_dataset(tmp.path());
+    let (ds, audit) = (ds.as_str(), audit.as_str());
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["list", ds],
+        vec!["list", ds, "--format", "jsonl"],
+        vec!["report", ds, "--boot", "0"],
+        vec!["report", ds, "--json", "--boot", "0"],
+        vec![
+            "frames",
+            ds,
+            ITEM,
+            "--model",
+            MODEL,
+            "--explain",
+            "--no-images",
+        ],
+        vec!["frames", ds, ITEM, "--model", MODEL, "--json"],
+        vec!["validate", ds],
+        vec!["audit", "summary", audit],
+        vec!["audit", "export", audit, "--format", "csv"],
+        vec!["audit", "export", audit, "--format", "jsonl"],
+    ];
+    for args in &commands {
+        // Piped (to a file) and on a terminal.
+        let piped = frameaudit(args);
+        assert!(piped.status.success(), "{args:?}: {}", stderr(&piped));
+        let csv_file = args.contains(&"csv");
+        let text = stdout(&piped);
+        if !csv_file {
+            assert_eq!(raw_unsafe(&text), Vec::<char>::new(), "{args:?}: {text:?}");
+        }
+        assert_eq!(raw_unsafe(&stderr(&piped)), Vec::<char>::new(), "{args:?}");
+        if let Some(tty) = common::frameaudit_on_terminal(args) {
+            let text = stdout(&tty);
+            assert!(tty.status.success(), "{args:?} on a terminal: {text}");
+            assert_eq!(
+                raw_unsafe(&text),
+                Vec::<char>::new(),
+                "{args:?} on a terminal: {text:?}"
+            );
+        }
+    }
+
+    // The JSON is the same data: every string parses back to the original.
+    let lines = stdout(&frameaudit(&["list", ds, "--format", "jsonl"]));
+    let rows: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let row = rows
+        .iter()
+        .find(|r| r["item_id"] == ITEM)
+        .expect("the item");
+    assert_eq!(row["model"], MODEL);
+    assert_eq!(row["benchmark"], BENCH);
+    let configs: Vec<&str> = CONFIGS.iter().map(|c| c.0).collect();
+    assert_eq!(row["configs"], serde_json::json!(configs));
+    assert!(lines.contains("\\u009b") && lines.contains("\\u202e") && lines.contains("\\u200b"));
+    let r = json(&frameaudit(&["report", ds, "--json", "--boot", "0"]));
+    assert!(
+        r["analyses"]
+            .as_array()
+            .expect("analyses")
+            .iter()
+            .any(|a| a["models"].get(MODEL).is_some()),
+        "{r}"
+    );
+    let j = json(&frameaudit(&[
+        "frames", ds, ITEM, "--model", MODEL, "--json",
+    ]));
+    assert_eq!(
+        (j["model"].clone(), j["item_id"].clone()),
+        (MODEL.into(), ITEM.into())
+    );
+    let e = json(&frameaudit(&[
+        "audit", "export", audit, "--format", "jsonl",
+    ]));
+    assert_eq!(e["annotator"], ANNOTATOR);
+    assert_eq!(e["note"], NOTE);
+    assert_eq!(e["item_id"], ITEM);
+    assert_eq!(e["from"], CONFIGS[1].0);
+    assert_eq!(
+        e["pathways"],
+        serde_json::json!(["evidence_dropped", ODD_TAG])
+    );
+
+    // CSV written to a file keeps every field as it is (quoted as CSV needs)...
+    let out = frameaudit(&["audit", "export", audit, "--format", "csv"]);
+    let mut rdr = csv::Reader::from_reader(out.stdout.as_slice());
+    let head = rdr.headers().expect("header").clone();
+    let rec = rdr.records().next().expect("a row").expect("row");
+    let field = |name: &str| &rec[head.iter().position(|h| h == name).expect(name)];
+    assert_eq!(field("note"), NOTE);
+    assert_eq!(field("annotator"), ANNOTATOR);
+    assert_eq!(field("model"), MODEL);
+    assert_eq!(field("item_id"), ITEM);
+    assert_eq!(field("tags"), format!("evidence_dropped;{ODD_TAG}"));
+    // ...and on a terminal shows each field sanitised.
+    if let Some(tty) =
+        common::frameaudit_on_terminal(&["audit", "export", audit, "--format", "csv"])
+    {
+        let text = stdout(&tty);
+        assert!(text.contains("\\x1b]52;c;ZXZpbA==\\x07"), "{text}");
+        assert!(
+            text.contains("\\x9b2J \\u{202e}txet \\u{200b}.\\x0aline 2"),
+            "{text}"
+        );
+    }
+}
+
+/// Issue 13 item 11: a UTF-8 byte-order mark before the first line is accepted by every
+/// reader of JSON and JSON Lines, as by the CSV readers.
+#[test]
+fn a_byte_order_mark_is_accepted_by_every_json_reader() {
+    const BOM: &str = "\u{feff}";
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, audit) = hostile_dataset(tmp.path());
+    let ds = std::path::Path::new(&ds);
+    for name in ["cells.jsonl", "items.jsonl"] {
+        let text = std::fs::read_to_string(ds.join(name)).expect("read");
+        std::fs::write(ds.join(name), format!("{BOM}{text}")).expect("write");
+    }
+    std::fs::write(
+        ds.join("dataset.json"),
+        format!("{BOM}{{\"schema\": \"frameaudit/dataset@1\", \"name\": \"bom\"}}"),
+    )
+    .expect("write");
+    let text = std::fs::read_to_string(&audit).expect("read");
+    std::fs::write(&audit, format!("{BOM}{text}")).expect("write");
+    let d = ds.to_str().expect("utf8");
+    let out = frameaudit(&["validate", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("6 cells (6 valid, 0 invalid)"),
+        "{}",
+        stdout(&out)
+    );
+    // The name comes from dataset.json, the question from items.jsonl.
+    let out = frameaudit(&["report", d, "--boot", "0"]);
+    let title = stdout(&out).lines().next().unwrap_or_default().to_string();
+    assert!(title.contains("bom"), "{}", stdout(&out));
+    let j = json(&frameaudit(&[
+        "frames", d, ITEM, "--model", MODEL, "--json",
+    ]));
+    assert_eq!(j["num_frames"], 100);
+    // A lone cells file, an audit file, and an annotations file.
+    let lone = tmp.path().join("lone.jsonl");
+    std::fs::copy(ds.join("cells.jsonl"), &lone).expect("copy");
+    let out = frameaudit(&["validate", lone.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    for format in ["jsonl", "csv"] {
+        let out = frameaudit(&["audit", "export", &audit, "--format", format]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains("evidence_dropped"));
+    }
+    let out = frameaudit(&["audit", "summary", &audit]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let export = stdout(&frameaudit(&["audit", "export", &audit]));
+    let ann = tmp.path().join("annotations.jsonl");
+    std::fs::write(&ann, format!("{BOM}{export}")).expect("write");
+    let out = frameaudit(&[
+        "report",
+        d,
+        "--json",
+        "--boot",
+        "0",
+        "--annotations",
+        ann.to_str().expect("utf8"),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// Issue 13 item 11: `validate` warns about the paths the frame readers refuse.
+#[test]
+fn validate_warns_about_paths_that_leave_the_dataset() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    let mut cells = String::new();
+    for item in ["q1", "q2", "q3"] {
+        cells.push_str(&format!(
+            "{{\"model\":\"M\",\"item_id\":\"{item}\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}}\n"
+        ));
+    }
+    std::fs::write(dir.join("cells.jsonl"), cells).expect("write");
+    std::fs::write(
+        dir.join("items.jsonl"),
+        concat!(
+            "{\"item_id\":\"q1\",\"video\":\"../../etc\",\"num_frames\":10}\n",
+            "{\"item_id\":\"q2\",\"video\":\"ok\",\"video_file\":\"/etc/passwd\"}\n",
+            "{\"item_id\":\"q3\",\"video\":\"fine/sub\",\"video_file\":\"fine/sub.mp4\"}\n",
+        ),
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("dataset.json"),
+        r#"{"schema": "frameaudit/dataset@1", "frames_dir": "../frames",
+            "videos_dir": "/srv/videos", "frame_name": "../{index}.jpg",
+            "runs": [{"model": "M", "config": "8f", "rule": {"kind": "policy", "policy": "linspace", "n": 8},
+                      "provenance": "reproduced", "name": "t", "why": "t",
+                      "frame_files": "/tmp/{video}/{i}.jpg"}]}"#,
+    )
+    .expect("write");
+    let out = frameaudit(&["validate", dir.to_str().expect("utf8")]);
+    let text = stdout(&out).replace(&dir.display().to_string(), "D");
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    for want in [
+        "D/dataset.json: warning: field `frames_dir`: \"../frames\" contains \"..\"; frameaudit only reads inside the dataset directory",
+        "D/dataset.json: warning: field `videos_dir`: \"/srv/videos\" is an absolute path",
+        "D/dataset.json: warning: field `frame_name`: \"../{index}.jpg\" gives the file name \"../0.jpg\", which contains \"..\"",
+        "D/dataset.json: warning: field `runs`: run \"M\" at \"8f\": frame_files \"/tmp/{video}/{i}.jpg\" is an absolute path",
+        "D/items.jsonl:1: warning: field `video`: \"../../etc\" contains \"..\"",
+        "D/items.jsonl:2: warning: field `video_file`: \"/etc/passwd\" is an absolute path",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+    assert!(!text.contains("items.jsonl:3"), "{text}");
+}
+
+/// A dataset of one item whose run saved its 2 frames under `images/V/vid/`.
+fn saved_frames_dataset(ds: &std::path::Path) {
+    std::fs::create_dir_all(ds).expect("mkdir");
+    std::fs::write(
+        ds.join("cells.jsonl"),
+        "{\"model\":\"M\",\"item_id\":\"q1\",\"config\":\"2f\",\"frames\":2,\"pred\":\"A\",\"gold\":\"A\"}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        ds.join("items.jsonl"),
+        "{\"item_id\":\"q1\",\"video\":\"vid\",\"num_frames\":10,\"fps\":1.0}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        ds.join("dataset.json"),
+        r#"{"schema": "frameaudit/dataset@1",
+            "runs": [{"model": "M", "config": "2f", "rule": {"kind": "policy", "policy": "linspace", "n": 2},
+                      "provenance": "reproduced", "name": "t", "why": "t",
+                      "frame_files": "images/V/{video}/frame-{i}-of-{n}.jpg"}]}"#,
+    )
+    .expect("write");
+}
+
+fn write_jpeg(path: &std::path::Path) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    image::RgbImage::from_pixel(8, 8, image::Rgb([200, 30, 30]))
+        .save(path)
+        .expect("save");
+}
+
+/// Issue 13 item 11: a frame file that is a symbolic link out of the dataset is refused
+/// with a clear message; the dataset's own folder links (as `import --frames-root` makes
+/// `images`) keep working.
+#[cfg(unix)]
+#[test]
+fn frame_links_out_of_the_dataset_are_refused_but_its_folder_links_work() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let secret = tmp.path().join("private/secret.jpg");
+    write_jpeg(&secret);
+    let hostile = tmp.path().join("hostile");
+    saved_frames_dataset(&hostile);
+    write_jpeg(&hostile.join("images/V/vid/frame-1-of-2.jpg"));
+    symlink(&secret, hostile.join("images/V/vid/frame-2-of-2.jpg")).expect("link");
+    let h = hostile.to_str().expect("utf8");
+    let args = ["frames", h, "q1", "--model", "M", "--config", "2f"];
+    let j = json(&frameaudit(&[&args[..], &["--json"]].concat()));
+    assert_eq!(
+        j["configs"][0]["frame_files"],
+        serde_json::json!(["images/V/vid/frame-1-of-2.jpg", null]),
+        "{j}"
+    );
+    // On a terminal (tmux, which answers the picture protocol's queries) the refused frame
+    // is shown with why.
+    if let Some(screen) = pictures_on_terminal("fa-link-hostile", h) {
+        assert!(
+            screen.contains(
+                "(images/V/vid/frame-2-of-2.jpg is a symbolic link that leads outside the dataset, to "
+            ),
+            "{screen}"
+        );
+    }
+
+    // `images` itself linked to the user's folder, as the importer links it.
+    let linked = tmp.path().join("linked");
+    saved_frames_dataset(&linked);
+    let user = tmp.path().join("user/images");
+    write_jpeg(&user.join("V/vid/frame-1-of-2.jpg"));
+    write_jpeg(&user.join("V/vid/frame-2-of-2.jpg"));
+    symlink(&user, linked.join("images")).expect("link");
+    let l = linked.to_str().expect("utf8");
+    let j = json(&frameaudit(&[
+        "frames", l, "q1", "--model", "M", "--config", "2f", "--json",
+    ]));
+    assert_eq!(
+        j["configs"][0]["frame_files"],
+        serde_json::json!([
+            "images/V/vid/frame-1-of-2.jpg",
+            "images/V/vid/frame-2-of-2.jpg"
+        ]),
+        "{j}"
+    );
+    if let Some(screen) = pictures_on_terminal("fa-link-linked", l) {
+        assert!(!screen.contains("symbolic link"), "{screen}");
+    }
+}
+
+/// The screen of `frames DATASET q1 --config 2f` printing its pictures in tmux, once the
+/// last frame's caption shows; `None` without tmux.
+fn pictures_on_terminal(name: &str, dataset: &str) -> Option<String> {
+    if !common::tmux::tmux_available() {
+        return None;
+    }
+    let name = format!("{name}-{}", std::process::id());
+    let args: Vec<String> = [
+        "frames", dataset, "q1", "--model", "M", "--config", "2f", "--width", "4",
+    ]
+    .map(String::from)
+    .to_vec();
+    // The pane stays after frameaudit exits, so its screen can be read.
+    let t = common::tmux::Tmux::run(&name, &args, "tmux set-window-option remain-on-exit on;");
+    t.wait_for("2f: frame 9");
+    // The last frame's picture or reason comes after its caption.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    Some(t.screen())
+}

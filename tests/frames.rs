@@ -266,6 +266,127 @@ fn names_from_data_files_cannot_leave_the_dataset() {
     assert!(matches!(store.locate("ok", 1, None), Located::Image(_)));
 }
 
+/// Symbolic links are held to the rule of `..`: a link inside the dataset that leads out of
+/// it is refused, except the dataset's own folder links (`frames`, `videos`, `images`, as
+/// `import --videos` and `--frames-root` make them), beyond which the user's folder is read
+/// as it is (a Hugging Face cache of links to blobs included).
+#[cfg(unix)]
+#[test]
+fn symbolic_links_out_of_the_dataset_are_refused_but_its_folder_links_work() {
+    use std::os::unix::fs::symlink;
+    let outer = tempfile::tempdir().expect("tempdir");
+    let root = outer.path().join("dataset");
+    let secret = outer.path().join("secret.jpg");
+    write_image(&secret, 8, 8, [9, 9, 9]);
+
+    // A frame file that is a link out of the dataset.
+    std::fs::create_dir_all(root.join("frames/clip01")).expect("mkdir");
+    symlink(&secret, root.join("frames/clip01/000001.jpg")).expect("link");
+    // A video folder inside the frames tree that links out.
+    symlink(outer.path(), root.join("frames/clip02")).expect("link");
+    std::fs::copy(&secret, outer.path().join("000003.jpg")).expect("copy");
+    // A link that stays inside the dataset is fine.
+    write_image(&root.join("stills/000002.jpg"), 8, 8, [0, 0, 0]);
+    symlink(root.join("stills"), root.join("frames/clip03")).expect("link");
+    // A relative link that climbs out.
+    std::fs::create_dir_all(root.join("images/Video-MME/clip04")).expect("mkdir");
+    symlink(
+        "../../../../secret.jpg",
+        root.join("images/Video-MME/clip04/frame-1-of-2.jpg"),
+    )
+    .expect("link");
+    let s = store(&root, DatasetMeta::default(), &[]);
+    let why = missing(s.locate("clip01", 1, None));
+    assert!(
+        why.contains("frames/clip01/000001.jpg is a symbolic link that leads outside the dataset")
+            && why.contains("secret.jpg"),
+        "{why}"
+    );
+    let why = missing(s.locate("clip02", 3, None));
+    assert!(why.starts_with("frames/clip02 is a symbolic link"), "{why}");
+    assert_eq!(
+        s.locate("clip03", 2, None),
+        Located::Image(root.join("frames/clip03/000002.jpg"))
+    );
+    let why = missing(s.locate("clip04", 7, Some((0, 2))));
+    assert!(
+        why.contains("images/Video-MME/clip04/frame-1-of-2.jpg is a symbolic link"),
+        "{why}"
+    );
+    match s.locate_saved("images/Video-MME/clip04/frame-1-of-2.jpg") {
+        Some(Located::Missing(why)) => assert!(why.contains("symbolic link"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // A raw video that links out, and a frame cache that does.
+    std::fs::create_dir_all(root.join("videos")).expect("mkdir");
+    std::fs::write(outer.path().join("clip05.mp4"), b"x").expect("write");
+    symlink(
+        outer.path().join("clip05.mp4"),
+        root.join("videos/clip05.mp4"),
+    )
+    .expect("link");
+    let s = s.with_ffmpeg(Some("/bin/sh".into()));
+    let why = missing(s.locate("clip05", 0, None));
+    assert!(
+        why.starts_with("videos/clip05.mp4 is a symbolic link"),
+        "{why}"
+    );
+    std::fs::remove_file(root.join("videos/clip05.mp4")).expect("rm");
+    std::fs::write(root.join("videos/clip05.mp4"), b"x").expect("write");
+    symlink(outer.path(), root.join(".frameaudit-cache")).expect("link");
+    let why = missing(s.locate("clip05", 0, None));
+    assert!(
+        why.starts_with(".frameaudit-cache is a symbolic link"),
+        "{why}"
+    );
+
+    // The dataset's own folders may link anywhere, as the importer links them; below them
+    // the user's folder is followed as it is, links to blobs of a cache included.
+    let user = outer.path().join("user");
+    write_image(&user.join("blobs/abc.jpg"), 8, 8, [5, 5, 5]);
+    std::fs::rename(user.join("blobs/abc.jpg"), user.join("blobs/abc")).expect("rename");
+    std::fs::create_dir_all(user.join("snapshot/clip06")).expect("mkdir");
+    symlink("../../blobs/abc", user.join("snapshot/clip06/000001.jpg")).expect("link");
+    std::fs::create_dir_all(user.join("saved/Video-MME/clip07")).expect("mkdir");
+    std::fs::copy(
+        &secret,
+        user.join("saved/Video-MME/clip07/frame-1-of-1.jpg"),
+    )
+    .expect("copy");
+    std::fs::write(user.join("snapshot/clip08.mp4"), b"x").expect("write");
+    let linked = outer.path().join("linked");
+    std::fs::create_dir_all(&linked).expect("mkdir");
+    symlink(user.join("snapshot"), linked.join("frames")).expect("link");
+    symlink(user.join("saved"), linked.join("images")).expect("link");
+    symlink(user.join("snapshot"), linked.join("clips")).expect("link");
+    let meta = DatasetMeta {
+        videos_dir: Some("clips".into()),
+        ..DatasetMeta::default()
+    };
+    let s = store(&linked, meta, &[]).with_ffmpeg(Some("/bin/sh".into()));
+    assert_eq!(
+        s.locate("clip06", 1, None),
+        Located::Image(linked.join("frames/clip06/000001.jpg"))
+    );
+    assert_eq!(
+        s.locate("clip07", 1, Some((0, 1))),
+        Located::Image(linked.join("images/Video-MME/clip07/frame-1-of-1.jpg"))
+    );
+    assert_eq!(
+        s.locate_saved("images/Video-MME/clip07/frame-1-of-1.jpg"),
+        Some(Located::Image(
+            linked.join("images/Video-MME/clip07/frame-1-of-1.jpg")
+        ))
+    );
+    if s.ffmpeg() {
+        assert!(
+            matches!(s.locate("clip08", 0, None), Located::Video { .. }),
+            "{:?}",
+            s.locate("clip08", 0, None)
+        );
+    }
+}
+
 #[test]
 fn without_ffmpeg_a_raw_video_gives_the_hint() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -220,8 +220,15 @@ const COLUMNS: [&str; 13] = [
 ];
 
 /// Writes every record of the audit at `path` (after replay, in key order) as one JSONL
-/// line or CSV row.
-pub fn export(path: &Path, format: ExportFormat, out: &mut dyn Write) -> Result<()> {
+/// line or CSV row. The JSON escapes every character a terminal would act on (it parses
+/// back to the same strings); the CSV keeps every field byte for byte, except on a
+/// `terminal`, where each field is `sanitize`d first.
+pub fn export(
+    path: &Path,
+    format: ExportFormat,
+    terminal: bool,
+    out: &mut dyn Write,
+) -> Result<()> {
     let records: Vec<(String, AuditRecord)> = if is_merged_file(path) {
         let m = read_annotated(&[path.to_path_buf()])?;
         print_warnings(&m.warnings);
@@ -253,7 +260,7 @@ pub fn export(path: &Path, format: ExportFormat, out: &mut dyn Write) -> Result<
     match format {
         ExportFormat::Jsonl => {
             for row in rows {
-                serde_json::to_writer(&mut *out, &row)?;
+                crate::core::text::json_to_writer(&mut *out, &row)?;
                 writeln!(out)?;
             }
         }
@@ -263,7 +270,7 @@ pub fn export(path: &Path, format: ExportFormat, out: &mut dyn Write) -> Result<
             for row in rows {
                 let frames: Vec<String> = row.evidence_frames.iter().map(u64::to_string).collect();
                 let tags = row.tags.join(";");
-                w.write_record([
+                let fields = [
                     row.annotator,
                     row.model,
                     row.benchmark,
@@ -277,7 +284,12 @@ pub fn export(path: &Path, format: ExportFormat, out: &mut dyn Write) -> Result<
                     &frames.join(";"),
                     row.note,
                     row.at,
-                ])?;
+                ];
+                if terminal {
+                    w.write_record(fields.map(|f| sanitize(f).into_owned()))?;
+                } else {
+                    w.write_record(fields)?;
+                }
             }
             w.flush()?;
         }
@@ -374,7 +386,7 @@ mod tests {
     fn audit_export_jsonl_is_agreement_input() {
         let (_dir, path) = sample();
         let mut out = Vec::new();
-        export(&path, ExportFormat::Jsonl, &mut out).expect("export");
+        export(&path, ExportFormat::Jsonl, false, &mut out).expect("export");
         let anns = read_annotations(out.as_slice(), Path::new("export.jsonl")).expect("readable");
         let replay = read_audit(&path).expect("read");
         assert_eq!(anns.len(), replay.records.len());
@@ -410,7 +422,7 @@ mod tests {
     fn audit_export_csv_rows() {
         let (_dir, path) = sample();
         let mut out = Vec::new();
-        export(&path, ExportFormat::Csv, &mut out).expect("export");
+        export(&path, ExportFormat::Csv, false, &mut out).expect("export");
         let mut r = csv::Reader::from_reader(out.as_slice());
         assert_eq!(
             r.headers().expect("headers").iter().collect::<Vec<_>>(),

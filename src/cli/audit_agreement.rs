@@ -265,7 +265,7 @@ pub fn run(
         writeln!(err, "{}", sanitize(w))?;
     }
     if json {
-        serde_json::to_writer_pretty(&mut *out, &report)?;
+        crate::core::text::json_to_writer_pretty(&mut *out, &report)?;
         writeln!(out)?;
     } else {
         write_text(&report, out)?;

@@ -198,7 +198,14 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                     indices: per_config[c].0.clone(),
                     frame_files: saved_in[c].is_some().then(|| {
                         (0..per_config[c].0.len())
-                            .map(|pos| saved(c, pos).filter(|f| store.locate_saved(f).is_some()))
+                            .map(|pos| {
+                                saved(c, pos).filter(|f| {
+                                    matches!(
+                                        store.locate_saved(f),
+                                        Some(crate::core::frames::Located::Image(_))
+                                    )
+                                })
+                            })
                             .collect()
                     }),
                 })
@@ -211,7 +218,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                 added: t.added.clone(),
             }),
         };
-        serde_json::to_writer(&mut out, &j)?;
+        crate::core::text::json_to_writer(&mut out, &j)?;
         writeln!(out)?;
         return Ok(());
     }

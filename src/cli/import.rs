@@ -230,7 +230,11 @@ fn harness(
         .map_or("imported".to_string(), |n| n.to_string_lossy().into_owned());
     imp.write(&common.output, &name)
         .with_context(|| format!("cannot write {}", common.output.display()))?;
-    writeln!(err, "frameaudit: wrote {}", common.output.display())?;
+    writeln!(
+        err,
+        "frameaudit: wrote {}",
+        sanitize(&common.output.display().to_string())
+    )?;
     Ok(())
 }
 

@@ -115,7 +115,7 @@ pub fn run(args: &ListArgs) -> Result<()> {
                     "best_config": best,
                     "configs": (0..k).map(name).collect::<Vec<_>>(),
                 });
-                serde_json::to_writer(&mut out, &line)?;
+                crate::core::text::json_to_writer(&mut out, &line)?;
                 writeln!(out)?;
             }
         }

@@ -391,7 +391,8 @@ fn run_audit(a: &AuditArgs) -> Result<()> {
                 ExportArg::Jsonl => audit::ExportFormat::Jsonl,
                 ExportArg::Csv => audit::ExportFormat::Csv,
             };
-            audit::export(path, f, &mut out)?;
+            use std::io::IsTerminal;
+            audit::export(path, f, stdout.is_terminal(), &mut out)?;
         }
     }
     out.flush()?;

@@ -65,7 +65,12 @@ pub fn run(args: &PlotArgs) -> Result<()> {
                 Ok(file)
             }
             Err(note) => {
-                println!("note: {who}: skipped {}: {note}", planned.stem);
+                println!(
+                    "note: {}: skipped {}: {}",
+                    sanitize(who),
+                    sanitize(&planned.stem),
+                    sanitize(&note)
+                );
                 Err(note)
             }
         };

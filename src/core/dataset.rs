@@ -12,7 +12,8 @@ use serde::Deserialize;
 
 use crate::core::diag::{Diagnostics, LoadError};
 use crate::core::load::json::{
-    FieldCheck, J, describe_json_error, for_each_line, is_missing, parse_record,
+    FieldCheck, J, describe_json_error, for_each_line, is_missing, parse_record, strip_bom,
+    strip_bom_str,
 };
 use crate::core::load::{CellFormat, read_cell_file};
 use crate::core::matrix::{MatrixBuilder, ResponseMatrix};
@@ -167,7 +168,7 @@ pub struct Compared<'a> {
 pub fn compared_label(path: &Path, primary: &str) -> String {
     let name = std::fs::read(path.join("dataset.json"))
         .ok()
-        .and_then(|b| serde_json::from_slice::<DatasetMeta>(&b).ok())
+        .and_then(|b| serde_json::from_slice::<DatasetMeta>(strip_bom(&b)).ok())
         .and_then(|m| m.name)
         .or_else(|| {
             let stem = if path.is_dir() {
@@ -349,7 +350,7 @@ fn add_compared_runs(meta: &mut DatasetMeta, c: &Compared<'_>) {
     let Ok(bytes) = std::fs::read(c.path.join("dataset.json")) else {
         return;
     };
-    let Ok(other) = serde_json::from_slice::<DatasetMeta>(&bytes) else {
+    let Ok(other) = serde_json::from_slice::<DatasetMeta>(strip_bom(&bytes)) else {
         return;
     };
     for mut run in other.runs {
@@ -473,7 +474,7 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
         source,
     })?;
     let file: Arc<Path> = Arc::from(path);
-    match serde_json::from_str::<DatasetMeta>(&text) {
+    match serde_json::from_str::<DatasetMeta>(strip_bom_str(&text)) {
         Ok(meta) => {
             if let Some(schema) = &meta.schema
                 && !schema.starts_with("frameaudit/dataset@")
@@ -502,6 +503,7 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
                     diags.error(&file, None, Some("configs"), format!("configuration {name:?}: policy \"nested\" needs \"base\" (the largest budget)"));
                 }
             }
+            check_meta_paths(&meta, &file, diags);
             Ok(meta)
         }
         Err(e) => {
@@ -512,6 +514,50 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
                 format!("malformed dataset.json: {}", describe_json_error(&e)),
             );
             Ok(DatasetMeta::default())
+        }
+    }
+}
+
+/// Warns about the folders and file names of `dataset.json` that the frame readers refuse
+/// (absolute paths, `..`, NUL bytes: names from data files never lead outside the dataset),
+/// so `validate` says why a dataset's frames would not be shown.
+fn check_meta_paths(meta: &DatasetMeta, file: &Arc<Path>, diags: &mut Diagnostics) {
+    use crate::core::frames::{check_frame_name, check_relative, saved_frame_path};
+    const REFUSED: &str = "frameaudit refuses it, so no frame is found through it";
+    for (field, value) in [
+        ("frames_dir", &meta.frames_dir),
+        ("videos_dir", &meta.videos_dir),
+    ] {
+        if let Some(v) = value
+            && let Err(why) = check_relative(v)
+        {
+            diags.warning(file, None, Some(field), format!("{v:?} {why}; {REFUSED}"));
+        }
+    }
+    if let Some(t) = &meta.frame_name
+        && let Err(why) = check_frame_name(t)
+    {
+        diags.warning(
+            file,
+            None,
+            Some("frame_name"),
+            format!("{t:?} {why}; {REFUSED}"),
+        );
+    }
+    for run in &meta.runs {
+        if let Some(t) = &run.rule.frame_files {
+            let path = saved_frame_path(t, "VIDEO", 0, 1);
+            if let Err(why) = check_relative(&path) {
+                diags.warning(
+                    file,
+                    None,
+                    Some("runs"),
+                    format!(
+                        "run {:?} at {:?}: frame_files {t:?} {why}; {REFUSED}",
+                        run.model, run.config
+                    ),
+                );
+            }
         }
     }
 }
@@ -564,6 +610,8 @@ fn read_items(
     let mut out: Vec<Option<ItemMeta>> = vec![None; matrix.items.len()];
     let mut first_line: Vec<u64> = vec![0; matrix.items.len()];
     let mut unknown = 0usize;
+    // Items whose `video` or `video_file` the frame readers refuse.
+    let mut outside = 0usize;
     for_each_line(reader, path, |text, line| {
         let Some(raw) = parse_record::<RawItem>(text, "one item", &file, line, diags) else {
             return;
@@ -601,6 +649,25 @@ fn read_items(
         if !ck.ok {
             return;
         }
+        let fates = [
+            ("video", &meta.video, "the item is audited without frames"),
+            ("video_file", &meta.video_file, "its raw video is not read"),
+        ];
+        for (field, value, fate) in fates {
+            if let Some(v) = value
+                && let Err(why) = crate::core::frames::check_relative(v)
+            {
+                outside += 1;
+                if outside <= 5 {
+                    diags.warning(
+                        &file,
+                        Some(line),
+                        Some(field),
+                        format!("{v:?} {why}; {fate}"),
+                    );
+                }
+            }
+        }
         match matrix.find_item(benchmark, item_id) {
             Some(id) => {
                 let slot = &mut out[id as usize];
@@ -628,6 +695,16 @@ fn read_items(
             }
         }
     })?;
+    if outside > 5 {
+        diags.warning(
+            &file,
+            None,
+            None,
+            format!(
+                "{outside} videos or video files in all are refused (an absolute path, \"..\" or a NUL byte): frameaudit only reads inside the dataset directory"
+            ),
+        );
+    }
     if unknown > 5 {
         diags.warning(
             &file,

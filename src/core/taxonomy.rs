@@ -106,7 +106,7 @@ impl Taxonomy {
                     path: p.to_path_buf(),
                     source,
                 })?;
-                Taxonomy::parse(&text, p)
+                Taxonomy::parse(crate::core::load::json::strip_bom_str(&text), p)
             }
         }
     }

@@ -99,15 +99,33 @@ pub fn token_f1_score<S: AsRef<str>>(pred: &str, golds: &[S]) -> f64 {
     100.0 * best
 }
 
-/// Whether a character must never reach a terminal raw: C0 and C1 controls, DEL, and the
-/// bidirectional overrides and isolates that can make text read differently than it is.
-fn is_unsafe_char(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+/// Whether a character must never reach a terminal raw: C0 and C1 controls and DEL (escape
+/// sequences: OSC 52 clipboard writes, window titles, screen clears), the bidirectional
+/// marks, embeddings, overrides and isolates that make text read differently than it is,
+/// and the invisible format characters (zero-width space and joiners, word joiner, line and
+/// paragraph separators, the byte-order mark, soft hyphen, interlinear annotation and tag
+/// characters) that hide text or make two different strings look the same.
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{61c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206f}'
+                | '\u{feff}'
+                | '\u{fff9}'..='\u{fffb}'
+                | '\u{e0000}'..='\u{e007f}'
+        )
 }
 
 /// Text from a data file made safe to print: every control character, escape sequence
-/// introducer and bidi override becomes a visible, inert escape such as `\x1b` or `\u{202e}`.
-/// Borrowed when nothing needs to change, which is the usual case.
+/// introducer, bidi control and invisible format character (`is_unsafe_char`) becomes a
+/// visible, inert escape such as `\x1b` or `\u{202e}`. Borrowed when nothing needs to
+/// change, which is the usual case.
 pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(is_unsafe_char) {
         return std::borrow::Cow::Borrowed(s);
@@ -126,6 +144,116 @@ pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// JSON that is safe on a terminal and still the same data: serde_json escapes only the C0
+/// controls, `"` and `\`; this formatter also writes every other `is_unsafe_char` (DEL, C1,
+/// bidi controls, zero-width and other invisible characters) as a `\uXXXX` escape (a
+/// surrogate pair above U+FFFF). The JSON parses back to exactly the same strings. Every
+/// JSON frameaudit writes, to standard output or to a file, goes through it.
+pub struct SafeJson<F>(pub F);
+
+impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for SafeJson<F> {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        // Every unsafe character is DEL or outside ASCII.
+        if fragment.bytes().all(|b| b < 0x7f) {
+            return w.write_all(fragment.as_bytes());
+        }
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if is_unsafe_char(c) {
+                w.write_all(&fragment.as_bytes()[start..i])?;
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    write!(w, "\\u{u:04x}")?;
+                }
+                start = i + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
+
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn end_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_key(w)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
+/// `serde_json::to_writer` through `SafeJson`.
+pub fn json_to_writer<W: std::io::Write, T: ?Sized + serde::Serialize>(
+    w: W,
+    value: &T,
+) -> serde_json::Result<()> {
+    let mut ser =
+        serde_json::Serializer::with_formatter(w, SafeJson(serde_json::ser::CompactFormatter));
+    value.serialize(&mut ser)
+}
+
+/// `serde_json::to_writer_pretty` through `SafeJson`.
+pub fn json_to_writer_pretty<W: std::io::Write, T: ?Sized + serde::Serialize>(
+    w: W,
+    value: &T,
+) -> serde_json::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(
+        w,
+        SafeJson(serde_json::ser::PrettyFormatter::new()),
+    );
+    value.serialize(&mut ser)
+}
+
+/// `serde_json::to_string` through `SafeJson`.
+pub fn json_to_string<T: ?Sized + serde::Serialize>(value: &T) -> serde_json::Result<String> {
+    let mut out = Vec::with_capacity(128);
+    json_to_writer(&mut out, value)?;
+    // The serializer writes only UTF-8 (the escapes are ASCII).
+    Ok(String::from_utf8(out).expect("JSON is UTF-8"))
+}
+
+/// `serde_json::to_string_pretty` through `SafeJson`.
+pub fn json_to_string_pretty<T: ?Sized + serde::Serialize>(
+    value: &T,
+) -> serde_json::Result<String> {
+    let mut out = Vec::with_capacity(128);
+    json_to_writer_pretty(&mut out, value)?;
+    Ok(String::from_utf8(out).expect("JSON is UTF-8"))
 }
 
 #[cfg(test)]
@@ -199,5 +327,43 @@ mod tests {
         assert_eq!(sanitize("a\x1b]52;c;aGk=\x07b"), "a\\x1b]52;c;aGk=\\x07b");
         assert_eq!(sanitize("x\u{202e}y\u{9b}"), "x\\u{202e}y\\x9b");
         assert_eq!(sanitize("tab\there"), "tab\\x09here");
+        assert_eq!(
+            sanitize("a\u{200b}b\u{2028}c\u{feff}d\u{7f}e\u{e0041}"),
+            "a\\u{200b}b\\u{2028}c\\u{feff}d\\x7fe\\u{e0041}"
+        );
+        assert_eq!(sanitize("日本語 é ß"), "日本語 é ß");
+    }
+
+    #[test]
+    fn safe_json_escapes_and_round_trips() {
+        let nasty = "a\x1b]52;c;aGk=\x07\u{9b}2J\u{202e}x\u{200b}y\u{7f}\u{2029}\u{e0041}é日\"\\";
+        let v = serde_json::json!({ nasty: [nasty, 1, null] });
+        for text in [
+            json_to_string(&v).expect("json"),
+            json_to_string_pretty(&v).expect("json"),
+        ] {
+            assert!(
+                text.chars().all(|c| !is_unsafe_char(c) || c == '\n'),
+                "{text}"
+            );
+            assert!(
+                text.contains("\\u009b") && text.contains("\\u202e"),
+                "{text}"
+            );
+            assert!(text.contains("\\udb40\\udc41"), "{text}");
+            let back: serde_json::Value = serde_json::from_str(&text).expect("parses");
+            assert_eq!(back, v);
+        }
+        assert_eq!(
+            json_to_string_pretty(&v).expect("json"),
+            serde_json::to_string_pretty(&v)
+                .expect("json")
+                .replace('\u{9b}', "\\u009b")
+                .replace('\u{202e}', "\\u202e")
+                .replace('\u{200b}', "\\u200b")
+                .replace('\u{7f}', "\\u007f")
+                .replace('\u{2029}', "\\u2029")
+                .replace('\u{e0041}', "\\udb40\\udc41")
+        );
     }
 }

@@ -39,6 +39,33 @@ pub fn frameaudit(args: &[&str]) -> Output {
         .expect("run frameaudit")
 }
 
+/// Runs the frameaudit binary with its standard output on a terminal: a pseudo-terminal
+/// that `script` (util-linux) opens. The arguments go through the environment, so any
+/// text reaches the program unchanged. `None`, with a note, when `script` is absent. The
+/// output is what the terminal received (line ends `\r\n`).
+pub fn frameaudit_on_terminal(args: &[&str]) -> Option<Output> {
+    let present = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !present {
+        eprintln!("note: script (util-linux) is absent; skipping the checks on a terminal");
+        return None;
+    }
+    let mut line = String::from("exec \"$FA_BIN\"");
+    let mut cmd = Command::new("script");
+    for (i, a) in args.iter().enumerate() {
+        line.push_str(&format!(" \"$FA_ARG{i}\""));
+        cmd.env(format!("FA_ARG{i}"), a);
+    }
+    cmd.env("FA_BIN", env!("CARGO_BIN_EXE_frameaudit"))
+        .env("NO_COLOR", "1")
+        .env("SHELL", "/bin/sh")
+        .args(["-qec", &line, "/dev/null"])
+        .stdin(std::process::Stdio::null());
+    Some(cmd.output().expect("run script"))
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -633,9 +633,9 @@ impl Report {
             agreement: &self.agreement,
         };
         if pretty {
-            serde_json::to_writer_pretty(out, &json)
+            crate::core::text::json_to_writer_pretty(out, &json)
         } else {
-            serde_json::to_writer(out, &json)
+            crate::core::text::json_to_writer(out, &json)
         }
     }
 
@@ -687,7 +687,7 @@ impl Report {
                             line.insert("variability", open::population_std(row).into());
                         }
                     }
-                    serde_json::to_writer(&mut out, &line)?;
+                    crate::core::text::json_to_writer(&mut out, &line)?;
                     out.write_all(b"\n")?;
                 }
             }

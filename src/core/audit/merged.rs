@@ -113,11 +113,11 @@ impl Annotated {
             sources: self.sources.clone(),
             created_at: created_at.into(),
         };
-        let mut lines = vec![serde_json::to_string(&header).unwrap_or_default()];
+        let mut lines = vec![crate::core::text::json_to_string(&header).unwrap_or_default()];
         for (annotator, r) in &self.records {
             let line = Event::Set(r.clone()).to_line();
             // `{"at"...` becomes `{"annotator":"...","at"...`.
-            let name = serde_json::to_string(annotator).unwrap_or_default();
+            let name = crate::core::text::json_to_string(annotator).unwrap_or_default();
             let rest = line.strip_prefix('{').unwrap_or(&line);
             lines.push(format!("{{\"annotator\":{name},{rest}"));
         }
@@ -170,6 +170,7 @@ pub fn is_merged_file(path: &Path) -> bool {
 /// Whether these bytes begin with a merged audit's header.
 fn is_merged(bytes: &[u8]) -> bool {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or(b"");
+    let first = crate::core::load::json::strip_bom(first);
     serde_json::from_slice::<serde_json::Value>(first)
         .ok()
         .and_then(|v| v.get("schema")?.as_str().map(|s| s == MERGED_SCHEMA))
@@ -180,7 +181,8 @@ fn is_merged(bytes: &[u8]) -> bool {
 fn read_merged(path: &Path, bytes: &[u8]) -> Result<Annotated, MergeError> {
     let shown = sanitize(&path.display().to_string()).into_owned();
     let mut lines = bytes.split(|&b| b == b'\n');
-    let header: Header = serde_json::from_slice(lines.next().unwrap_or(b""))
+    let first = crate::core::load::json::strip_bom(lines.next().unwrap_or(b""));
+    let header: Header = serde_json::from_slice(first)
         .map_err(|e| MergeError::Bad(format!("{shown}:1: error: bad merged-audit header: {e}")))?;
     let mut records = Vec::new();
     let mut errors = Vec::new();

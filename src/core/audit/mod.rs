@@ -243,7 +243,7 @@ impl AuditHeader {
             adjudicates: &self.adjudicates,
         };
         // Serialising plain strings and integers into memory cannot fail.
-        serde_json::to_string(&line).unwrap_or_default()
+        crate::core::text::json_to_string(&line).unwrap_or_default()
     }
 }
 
@@ -329,7 +329,7 @@ impl Event {
     pub fn to_line(&self) -> String {
         let key = self.key();
         let json = match self.state() {
-            Some(r) => serde_json::to_string(&StateLine {
+            Some(r) => crate::core::text::json_to_string(&StateLine {
                 at: &r.at,
                 op: self.op(),
                 model: &key.model,
@@ -343,7 +343,7 @@ impl Event {
                 evidence_frames: &r.evidence_frames,
                 note: &r.note,
             }),
-            None => serde_json::to_string(&VisitLine {
+            None => crate::core::text::json_to_string(&VisitLine {
                 at: self.at(),
                 op: self.op(),
                 model: &key.model,
@@ -791,7 +791,9 @@ fn replay_bytes(
         message,
     };
     let header_end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
-    let header = parse_header(&bytes[..header_end]).map_err(bad_header)?;
+    // A byte-order mark an editor put before the header is not part of it.
+    let header = parse_header(crate::core::load::json::strip_bom(&bytes[..header_end]))
+        .map_err(bad_header)?;
     let mut replay = Replay::new(header);
 
     // The lines after the header: (number, start offset, text, ends with a newline).
@@ -958,7 +960,7 @@ mod tests {
         for s in Status::ALL {
             assert_eq!(Status::parse(s.as_str()), Some(s));
             assert_eq!(
-                serde_json::to_string(&s).expect("ser"),
+                crate::core::text::json_to_string(&s).expect("ser"),
                 format!("\"{}\"", s.as_str())
             );
         }

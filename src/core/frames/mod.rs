@@ -14,7 +14,11 @@
 //!
 //! Every name comes from a data file, so none may lead outside these directories: absolute
 //! paths, `..` and NUL bytes are refused (the frame is then [`Located::Missing`] with the
-//! reason). [`FrameStore::locate`] only looks at the file system; [`load_image`] decodes,
+//! reason). Symbolic links are held to the same rule ([`FrameStore::check_links`]): a link
+//! inside the dataset directory may lead anywhere inside it, and out of it only when the
+//! link is one of the dataset's folders `<frames_dir>`, `<videos_dir>` and `images`
+//! themselves (or a folder above one), as `import --videos` and `--frames-root` link the
+//! user's folders; what lies beyond such a link is the user's folder and is read as it is. [`FrameStore::locate`] only looks at the file system; [`load_image`] decodes,
 //! and [`FrameLoader`] does both on a background thread with a cache of scaled images.
 
 mod decode;
@@ -24,7 +28,7 @@ mod name;
 mod probe;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::core::dataset::{Dataset, DatasetMeta, ItemMeta};
 
@@ -35,8 +39,8 @@ pub use probe::{
     probe_videos,
 };
 
-pub(crate) use name::check_relative;
 use name::render_name;
+pub(crate) use name::{check_frame_name, check_relative};
 
 /// The directory of the decode cache, under the dataset directory.
 pub const CACHE_DIR: &str = ".frameaudit-cache";
@@ -84,6 +88,8 @@ pub enum Located {
 pub struct FrameStore {
     /// The dataset directory; `None` when a single file was loaded.
     root: Option<PathBuf>,
+    /// The dataset directory with every link resolved, when it exists.
+    real_root: Option<PathBuf>,
     /// The frames directory relative to the root, or why `dataset.json`'s is refused.
     frames_dir: Result<String, String>,
     /// The videos directory relative to the root, or why `dataset.json`'s is refused.
@@ -134,6 +140,7 @@ impl FrameStore {
             }
         }
         FrameStore {
+            real_root: root.as_deref().and_then(|r| std::fs::canonicalize(r).ok()),
             root,
             frames_dir: dir(&meta.frames_dir, "frames", "frames_dir"),
             videos_dir: dir(&meta.videos_dir, "videos", "videos_dir"),
@@ -177,6 +184,72 @@ impl FrameStore {
         self.root.as_deref()
     }
 
+    /// The folders of the dataset that may be links leading out of it: `<frames_dir>`,
+    /// `<videos_dir>` and `images`, relative to the dataset directory.
+    fn trees(&self) -> Vec<PathBuf> {
+        let plain = |d: &str| -> PathBuf {
+            Path::new(d)
+                .components()
+                .filter(|c| matches!(c, Component::Normal(_)))
+                .collect()
+        };
+        let mut trees = vec![PathBuf::from("images")];
+        for d in [&self.frames_dir, &self.videos_dir].into_iter().flatten() {
+            trees.push(plain(d));
+        }
+        trees
+    }
+
+    /// Checks the symbolic links on the way to `rel` (a name already passed by
+    /// [`check_relative`]) below the dataset directory. A link inside the dataset may lead
+    /// anywhere inside it; out of it, only when it is one of [`Self::trees`] (or a folder
+    /// above one) and `rel` is in that tree: the import's links to the user's videos and
+    /// frames. Beyond such a link the path is the user's folder, followed as it is. Any
+    /// other link out of the dataset is refused, with why, as a `..` would be: a dataset
+    /// from elsewhere could otherwise show any file of this computer as a frame, or have
+    /// frameaudit write its frame cache anywhere. Parts that do not exist end the check
+    /// (there is nothing to follow).
+    pub fn check_links(&self, rel: &str) -> Result<(), String> {
+        let (Some(root), Some(real)) = (&self.root, &self.real_root) else {
+            return Ok(());
+        };
+        if std::fs::canonicalize(root.join(rel)).is_ok_and(|p| p.starts_with(real)) {
+            return Ok(());
+        }
+        let rel = Path::new(rel);
+        let trees = self.trees();
+        let mut prefix = PathBuf::new();
+        for part in rel.components() {
+            let Component::Normal(part) = part else {
+                continue;
+            };
+            prefix.push(part);
+            let Ok(target) = std::fs::canonicalize(root.join(&prefix)) else {
+                return Ok(());
+            };
+            if target.starts_with(real) {
+                continue;
+            }
+            if trees
+                .iter()
+                .any(|t| t.starts_with(&prefix) && rel.starts_with(t))
+            {
+                return Ok(());
+            }
+            return Err(format!(
+                "{} is a symbolic link that leads outside the dataset, to {}: refused (only the dataset's own {} folders may link out of it)",
+                prefix.display(),
+                target.display(),
+                trees
+                    .iter()
+                    .map(|t| t.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        Ok(())
+    }
+
     /// The frame rate the items give `video`.
     pub fn fps(&self, video: &str) -> Option<f64> {
         self.fps.get(video).copied()
@@ -188,7 +261,21 @@ impl FrameStore {
         let root = self.root.as_ref()?;
         check_relative(saved).ok()?;
         let path = root.join(saved);
-        path.is_file().then_some(Located::Image(path))
+        if !path.is_file() {
+            return None;
+        }
+        Some(match self.check_links(saved) {
+            Ok(()) => Located::Image(path),
+            Err(why) => Located::Missing(why),
+        })
+    }
+
+    /// An image found at `rel` below the dataset, unless a link on the way is refused.
+    fn image(&self, path: PathBuf, rel: &str) -> Located {
+        match self.check_links(rel) {
+            Ok(()) => Located::Image(path),
+            Err(why) => Located::Missing(why),
+        }
     }
 
     /// Where frame `index` of `video` comes from. `position` = (i, N) says the frame is the
@@ -227,7 +314,7 @@ impl FrameStore {
                     }
                     let path = root.join(&video_rel).join(&name);
                     if path.is_file() {
-                        return Located::Image(path);
+                        return self.image(path, &format!("{video_rel}/{name}"));
                     }
                     tried.push(format!("{video_rel}/{name}"));
                 }
@@ -242,14 +329,14 @@ impl FrameStore {
             let name = format!("frame-{}-of-{n}.jpg", i + 1);
             let path = root.join(&video_rel).join(&name);
             if path.is_file() {
-                return Located::Image(path);
+                return self.image(path, &format!("{video_rel}/{name}"));
             }
             tried.push(format!("{video_rel}/{name}"));
             for dataset in sorted_subdirs(&root.join("images")) {
                 let rel = format!("images/{dataset}/{video}/{name}");
                 let path = root.join(&rel);
                 if path.is_file() {
-                    return Located::Image(path);
+                    return self.image(path, &rel);
                 }
             }
             tried.push(format!("images/*/{video}/{name}"));
@@ -262,12 +349,12 @@ impl FrameStore {
         };
         let named = match self.files.get(video) {
             Some(file) => match check_relative(file) {
-                Ok(()) => Some(root.join(videos_dir).join(file)).filter(|p| p.is_file()),
+                Ok(()) => Some(format!("{videos_dir}/{file}")).filter(|r| root.join(r).is_file()),
                 Err(why) => return Located::Missing(format!("the video file {file:?} {why}")),
             },
             None => None,
         };
-        let Some(video_path) = named.or_else(|| find_video(root, videos_dir, video)) else {
+        let Some(video_rel) = named.or_else(|| find_video(root, videos_dir, video)) else {
             let mut reason = describe_tried(&tried);
             if let Some(p) = problem {
                 reason = format!("{p}; {reason}");
@@ -278,12 +365,16 @@ impl FrameStore {
                 VIDEO_EXTENSIONS[1..].join(", .")
             ));
         };
-        let cache = root.join(CACHE_DIR);
-        let cached = cache
-            .join("frames")
-            .join(video)
-            .join(format!("{index}.jpg"));
-        let frame_index = cache.join("index").join(format!("{video}.txt"));
+        let cached_rel = format!("{CACHE_DIR}/frames/{video}/{index}.jpg");
+        let index_rel = format!("{CACHE_DIR}/index/{video}.txt");
+        for rel in [&video_rel, &cached_rel, &index_rel] {
+            if let Err(why) = self.check_links(rel) {
+                return Located::Missing(why);
+            }
+        }
+        let video_path = root.join(&video_rel);
+        let cached = root.join(cached_rel);
+        let frame_index = root.join(index_rel);
         let tools = self.tools();
         if tools.is_none() && !decode::cache_is_fresh(&cached, &video_path) {
             return Located::Missing(FFMPEG_HINT.into());
@@ -390,14 +481,14 @@ fn sorted_subdirs(dir: &Path) -> Vec<String> {
     names
 }
 
-/// The video file of `video`, trying each extension (also in capitals).
-fn find_video(root: &Path, videos_dir: &str, video: &str) -> Option<PathBuf> {
-    let dir = root.join(videos_dir);
+/// The video file of `video` relative to the dataset, trying each extension (also in
+/// capitals).
+fn find_video(root: &Path, videos_dir: &str, video: &str) -> Option<String> {
     VIDEO_EXTENSIONS
         .iter()
         .flat_map(|e| [e.to_string(), e.to_ascii_uppercase()])
-        .map(|ext| dir.join(format!("{video}.{ext}")))
-        .find(|p| p.is_file())
+        .map(|ext| format!("{videos_dir}/{video}.{ext}"))
+        .find(|rel| root.join(rel).is_file())
 }
 
 /// The `ffmpeg` program on `PATH`, if any.

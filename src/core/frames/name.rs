@@ -39,6 +39,20 @@ pub(crate) fn check_relative(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks a `frame_name` template the way [`check_relative`] checks a name: the file name
+/// it gives (for frame 0, the first of one) stays below the video's frame folder. A
+/// template that cannot be rendered says why.
+pub(crate) fn check_frame_name(template: &str) -> Result<(), String> {
+    let name = render_name(template, 0, Some((0, 1)))?;
+    check_relative(&name).map_err(|why| {
+        if name == template {
+            why
+        } else {
+            format!("gives the file name {name:?}, which {why}")
+        }
+    })
+}
+
 /// Renders a `frame_name` template for frame `index`, the `i`-th of `n` sampled when
 /// `position` is `Some((i, n))` (0-based `i`). Placeholders: `{index}`, `{i}` (1-based
 /// position), `{n}`, each with an optional zero padding `:0W` (`{index:06}`); `{{` and

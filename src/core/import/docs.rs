@@ -120,8 +120,9 @@ pub fn find(paths: &[PathBuf]) -> Vec<DocSet> {
 
 fn read_set(path: &Path, jsonl: bool) -> Option<DocSet> {
     let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::core::load::json::strip_bom(&bytes);
     let docs: Vec<Doc> = if jsonl {
-        std::str::from_utf8(&bytes)
+        std::str::from_utf8(bytes)
             .ok()?
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -132,7 +133,7 @@ fn read_set(path: &Path, jsonl: bool) -> Option<DocSet> {
         if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'[') {
             return None;
         }
-        serde_json::from_slice::<Vec<RawDoc>>(&bytes)
+        serde_json::from_slice::<Vec<RawDoc>>(bytes)
             .ok()?
             .into_iter()
             .map(RawDoc::doc)

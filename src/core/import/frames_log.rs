@@ -91,7 +91,7 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
         )));
     }
     let bytes = std::fs::read(path).map_err(cannot)?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = String::from_utf8_lossy(crate::core::load::json::strip_bom(&bytes));
     let mut runs: Vec<LoggedRun> = Vec::new();
     let mut saw_schema = false;
     let n_lines = text.lines().count();

@@ -461,7 +461,7 @@ impl Import {
         let t = std::time::Instant::now();
         put("cells.jsonl", &|w| {
             for &i in &order.cells {
-                serde_json::to_writer(&mut *w, &self.cells[i as usize])?;
+                crate::core::text::json_to_writer(&mut *w, &self.cells[i as usize])?;
                 w.write_all(b"\n")?;
             }
             Ok(())
@@ -487,7 +487,7 @@ impl Import {
                         o.insert("benchmark".into(), (*b).clone().into());
                         o.insert("item_id".into(), (*i).clone().into());
                     }
-                    serde_json::to_writer(&mut *w, &v)?;
+                    crate::core::text::json_to_writer(&mut *w, &v)?;
                     w.write_all(b"\n")?;
                 }
                 Ok(())
@@ -516,7 +516,7 @@ impl Import {
             if let Some(videos) = &self.videos_dir {
                 v["videos_dir"] = videos.as_str().into();
             }
-            serde_json::to_writer_pretty(&mut *w, &v)?;
+            crate::core::text::json_to_writer_pretty(&mut *w, &v)?;
             w.write_all(b"\n")
         })
     }

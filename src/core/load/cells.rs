@@ -208,7 +208,8 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
     }
 }
 
-/// Reads a cells JSONL stream into the sink, parsing blocks in parallel.
+/// Reads a cells JSONL stream into the sink, parsing blocks in parallel. A byte-order mark
+/// at the start is skipped.
 pub fn read_cells<S: CellSink>(
     reader: impl Read,
     size: Option<u64>,
@@ -216,7 +217,7 @@ pub fn read_cells<S: CellSink>(
     file: &Arc<Path>,
 ) -> std::io::Result<()> {
     read_blocks(
-        reader,
+        super::json::skip_bom(reader)?,
         size,
         BLOCK,
         &Lines,
@@ -288,7 +289,7 @@ pub fn write_cell(out: &mut impl std::io::Write, c: &CellInput<'_>) -> std::io::
         source_tag: c.source_tag,
         protocol_note: c.protocol_note,
     };
-    serde_json::to_writer(&mut *out, &cell)?;
+    crate::core::text::json_to_writer(&mut *out, &cell)?;
     out.write_all(b"\n")
 }
 

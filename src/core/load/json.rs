@@ -194,13 +194,55 @@ fn duplicate_field(msg: &str) -> Option<String> {
     Some(rest[..rest.find('`')?].to_string())
 }
 
-/// Calls `f` with every non-blank line of a JSON Lines stream (trimmed) and its number.
+/// The UTF-8 byte-order mark that Notepad, Excel and some exporters put before the text.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The bytes without a leading byte-order mark: a BOM starts no JSON value, and every
+/// reader of JSON and JSON Lines accepts one at the start of a file, as the CSV readers do.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
+/// `strip_bom` of text.
+pub fn strip_bom_str(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// A stream without its leading byte-order mark (the first three bytes are read to see).
+pub fn skip_bom<R: std::io::Read>(
+    mut reader: R,
+) -> std::io::Result<std::io::Chain<std::io::Cursor<Vec<u8>>, R>> {
+    let mut head = Vec::with_capacity(3);
+    while head.len() < 3 {
+        let mut b = [0u8; 3];
+        let n = match reader.read(&mut b[..3 - head.len()]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            break;
+        }
+        head.extend_from_slice(&b[..n]);
+    }
+    if head == BOM {
+        head.clear();
+    }
+    Ok(std::io::Read::chain(std::io::Cursor::new(head), reader))
+}
+
+/// Calls `f` with every non-blank line of a JSON Lines stream (trimmed) and its number. A
+/// byte-order mark before the first line is not part of it.
 pub fn for_each_line(
     reader: impl std::io::BufRead,
     path: &Path,
     mut f: impl FnMut(&[u8], u64),
 ) -> Result<(), crate::core::diag::LoadError> {
-    for (i, line) in reader.split(b'\n').enumerate() {
+    let reader = skip_bom(reader).map_err(|source| crate::core::diag::LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    for (i, line) in std::io::BufRead::split(reader, b'\n').enumerate() {
         let line = line.map_err(|source| crate::core::diag::LoadError::Io {
             path: path.to_path_buf(),
             source,
@@ -348,5 +390,24 @@ impl<'d> FieldCheck<'d> {
                 None
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_leading_bom_is_skipped_once() {
+        let mut out = Vec::new();
+        let mut r = skip_bom(&b"\xEF\xBB\xBF{\"a\":1}\n"[..]).expect("read");
+        std::io::Read::read_to_end(&mut r, &mut out).expect("read");
+        assert_eq!(out, b"{\"a\":1}\n");
+        for text in [&b""[..], b"{", b"\xEF\xBB", b"{}\n\xEF\xBB\xBF"] {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut skip_bom(text).expect("read"), &mut out).expect("read");
+            assert_eq!(out, text);
+        }
+        assert_eq!(strip_bom(b"\xEF\xBB\xBF\xEF\xBB\xBF"), BOM);
     }
 }

@@ -223,6 +223,7 @@ pub(super) fn sniff_version(path: &Path) -> Option<String> {
         .take(16 << 20)
         .read_line(&mut line)
         .ok()?;
+    let line = crate::core::load::json::strip_bom_str(&line);
     let v: serde_json::Value = serde_json::from_str(line.trim()).ok()?;
     let o = v.as_object()?;
     let family = if o.contains_key("token_counts")
@@ -247,7 +248,7 @@ pub(super) fn json_error_text(e: &serde_json::Error) -> String {
 }
 
 pub(super) fn strip_bom(b: &[u8]) -> &[u8] {
-    b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
+    crate::core::load::json::strip_bom(b)
 }
 
 /// The `model_args` keys that carry the number of frames, by wrapper: `max_frames_num`
