@@ -75,6 +75,12 @@ impl StageData {
         self.y.len().checked_div(self.m).unwrap_or(0)
     }
 
+    /// Whether the cascade is defined (SPEC.md §6): two stages or more, an item, and a
+    /// confidence on a stage before the last.
+    pub fn defined(&self) -> bool {
+        self.m >= 2 && self.any_confidence && self.n() > 0
+    }
+
     pub fn append(&mut self, other: &StageData) {
         self.m = other.m;
         self.conf.extend_from_slice(&other.conf);
@@ -155,7 +161,7 @@ pub fn cascade(
 ) -> Option<Cascade> {
     let m = data.m;
     let n = data.n();
-    if m < 2 || !data.any_confidence || n == 0 {
+    if !data.defined() {
         return None;
     }
     // Cost of stopping at stage j: shared pays only the extra frames of each escalation.

@@ -8,6 +8,7 @@ pub mod grid;
 pub mod intervention;
 pub mod mcq;
 pub mod open;
+pub mod pairs;
 pub mod params;
 
 use std::collections::BTreeMap;
@@ -211,6 +212,10 @@ fn cascade_of(
         return (None, None);
     };
     let data = cascade::stage_data(m, mg, &cols);
+    if !data.defined() {
+        // No names to build (a million stages would be a million strings).
+        return (Some(data), None);
+    }
     let names = cols
         .iter()
         .map(|&c| m.config(mg.grid.configs[c]).name.to_string())
