@@ -221,7 +221,7 @@ fn one_item(k: usize) -> (String, Vec<bool>) {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        let ok = state % 3 != 0;
+        let ok = !state.is_multiple_of(3);
         right.push(ok);
         let _ = writeln!(
             out,
