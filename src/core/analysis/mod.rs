@@ -216,10 +216,7 @@ fn cascade_of(
         // No names to build (a million stages would be a million strings).
         return (Some(data), None);
     }
-    let names = cols
-        .iter()
-        .map(|&c| m.config(mg.grid.configs[c]).name.to_string())
-        .collect();
+    let names = cols.iter().map(|&c| mg.grid.name(c)).collect();
     let frames = cols.iter().map(|&c| mg.grid.frames(m, c)).collect();
     let c = cascade::cascade(&data, names, frames, params.sweep);
     (Some(data), c)
