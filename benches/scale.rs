@@ -9,6 +9,12 @@
 //!   - the pandas baseline (benches/pandas_baseline.py) on the same CSV, when pandas is
 //!     installed, and the speed-up.
 //!
+//! `cargo bench --bench scale -- configs [K,...]` measures instead one item under K
+//! configurations (default 10 000, 100 000 and 1 000 000; budgets 1, 1, 2, 2, ..., so
+//! about K²/2 comparable pairs), without and with confidences (the cascade then has K
+//! stages): file size, load and report time and peak memory in process with B = 0 and
+//! B = 1000, and the wall time of `frameaudit report FILE --json`.
+//!
 //! Figures are printed; nothing is asserted (speed is measured, not tested).
 
 use std::io::Write;
@@ -80,6 +86,60 @@ fn generate(dir: &Path, cells: usize) -> std::io::Result<(PathBuf, PathBuf)> {
     csv.flush()?;
     jsonl.flush()?;
     Ok((csv_path, jsonl_path))
+}
+
+/// One model, one item, `k` configurations as cells JSONL: budgets 1, 1, 2, 2, ... (pairs of
+/// equal budgets), right or wrong at random, with a confidence when `confidence`.
+fn generate_one_item(dir: &Path, k: usize, confidence: bool) -> std::io::Result<PathBuf> {
+    let path = dir.join(format!(
+        "one_item_{k}{}.jsonl",
+        if confidence { "_conf" } else { "" }
+    ));
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&path)?);
+    let mut rng = SplitMix64::new(13);
+    for i in 0..k {
+        let ok = rng.next_u64().is_multiple_of(2);
+        write!(
+            out,
+            "{{\"model\":\"m\",\"item_id\":\"q1\",\"config\":\"c{i:07}\",\"frames\":{},\"correct\":{ok}",
+            i / 2 + 1
+        )?;
+        if confidence {
+            write!(
+                out,
+                ",\"confidence\":{}",
+                (rng.next_u64() % 101) as f64 / 100.0
+            )?;
+        }
+        writeln!(out, "}}")?;
+    }
+    out.flush()?;
+    Ok(path)
+}
+
+/// The `configs` mode: one item under each number of configurations.
+fn one_item_configs(sizes: &[usize]) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    println!("frameaudit scale benchmark: one model, one item, K configurations");
+    println!(
+        "{:>9} {:>6} {:>8} {:>8} {:>9} {:>9} {:>10} {:>10} {:>8}",
+        "K", "conf", "file MB", "load s", "report s", "peak MiB", "B=1000 s", "peak MiB", "cmd s"
+    );
+    for &k in sizes {
+        for confidence in [false, true] {
+            let path = generate_one_item(tmp.path(), k, confidence).expect("generate");
+            let mb = std::fs::metadata(&path).map_or(0.0, |m| m.len() as f64 / 1e6);
+            let (load, analyse, peak) = in_process(&path, 0);
+            let (_, analyse_b, peak_b) = in_process(&path, 1000);
+            let p = path.to_str().expect("utf8");
+            let cmd = command_seconds(&["report", p, "--json"], 1);
+            println!(
+                "{k:>9} {:>6} {mb:>8.1} {load:>8.3} {analyse:>8.3} {peak:>9.0} {analyse_b:>9.3} {peak_b:>10.0} {cmd:>8.3}",
+                if confidence { "yes" } else { "no" }
+            );
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 /// Peak resident memory of this process, in MiB.
@@ -177,10 +237,19 @@ fn main() {
         return;
     }
     // `cargo bench` passes `--bench`; the first other argument, if any, lists sizes.
-    let sizes: Vec<usize> = args
-        .iter()
-        .skip(1)
-        .find(|a| !a.starts_with('-'))
+    let mut plain = args.iter().skip(1).filter(|a| !a.starts_with('-'));
+    if args.iter().any(|a| a == "configs") {
+        let sizes: Vec<usize> = plain
+            .find(|a| *a != "configs")
+            .map_or("10000,100000,1000000", |s| s.as_str())
+            .split(',')
+            .filter_map(|s| s.parse().ok())
+            .collect();
+        one_item_configs(&sizes);
+        return;
+    }
+    let sizes: Vec<usize> = plain
+        .next()
         .map_or("1,2,10".to_string(), |s| s.clone())
         .split(',')
         .filter_map(|s| s.parse::<f64>().ok())

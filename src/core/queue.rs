@@ -1,9 +1,14 @@
 //! The audit queue: every (model, benchmark, item) of a protocol's benchmark-scope analyses,
 //! with its trajectory and harmful transitions, ranked worst first (terminal regressions,
 //! then by number of harmful pairs).
+//!
+//! Each row counts all of its item's harmful transitions but lists at most
+//! [`MAX_LISTED_PAIRS`] of them (the first in grid order of the lower configuration, then
+//! the higher): an item of a million configurations can have 10^11.
 
 use crate::core::analysis::grid::Scope;
 use crate::core::analysis::mcq::Class;
+use crate::core::analysis::pairs::MAX_LISTED_PAIRS;
 use crate::core::analysis::{Metrics, Report};
 use crate::core::matrix::Task;
 
@@ -33,14 +38,43 @@ pub struct QueueRow {
     /// `None` for open-ended items.
     pub class: Option<Class>,
     /// Harmful transitions `(lower, higher)` as grid columns: right (or better by more than δ)
-    /// at the lower budget, wrong (worse) at the higher one.
+    /// at the lower budget, wrong (worse) at the higher one. At most [`MAX_LISTED_PAIRS`]
+    /// of them, the first in grid order; `harmful_pairs` counts them all.
     pub pairs: Vec<(usize, usize)>,
+    /// The number of harmful transitions of the item, listed or not.
+    pub harmful_pairs: u64,
     pub terminal: bool,
 }
 
 impl QueueRow {
     pub fn harmful(&self) -> bool {
-        !self.pairs.is_empty()
+        self.harmful_pairs > 0
+    }
+
+    /// Whether `pairs` lists fewer transitions than the item has.
+    pub fn truncated(&self) -> bool {
+        (self.pairs.len() as u64) < self.harmful_pairs
+    }
+}
+
+/// Whether `(a, b)` (grid columns) is a harmful transition of a queue row's item, listed or
+/// not.
+pub fn is_harmful_pair(report: &Report, row: &QueueRow, a: usize, b: usize) -> bool {
+    let an = &report.analyses[row.analysis];
+    let g = &an.grids.models[row.model_index].grid;
+    let k = g.k();
+    if a >= k || b >= k || !g.lower(a, b) {
+        return false;
+    }
+    match &an.metrics[row.model_index] {
+        Metrics::Mcq(x) => {
+            let r = x.items.row(row.row, k);
+            r[a] == 1 && r[b] == 0
+        }
+        Metrics::Open(x) => {
+            let r = x.items.row(row.row, k);
+            r[a] - r[b] > x.delta
+        }
     }
 }
 
@@ -54,46 +88,61 @@ pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
         for (mi, (mg, x)) in a.grids.models.iter().zip(&a.metrics).enumerate() {
             let g = &mg.grid;
             let k = g.k();
-            let pairs = g.comparable_pairs();
+            let order = &g.budget_order;
+            let mut values = Vec::new();
             for (i, &item) in g.items.iter().enumerate() {
-                let (class, harmful, terminal) = match x {
-                    Metrics::Mcq(x) => {
-                        let row = x.items.row(i, k);
-                        let h: Vec<(usize, usize)> = pairs
-                            .iter()
-                            .copied()
-                            .filter(|&(a, b)| row[a] == 1 && row[b] == 0)
-                            .collect();
-                        (Some(x.items.class[i]), h, x.items.terminal[i])
-                    }
-                    Metrics::Open(x) => {
-                        let row = x.items.row(i, k);
-                        let h: Vec<(usize, usize)> = pairs
-                            .iter()
-                            .copied()
-                            .filter(|&(a, b)| row[a] - row[b] > x.delta)
-                            .collect();
-                        (None, h, x.items.terminal[i])
-                    }
+                let (class, has_harmful, terminal) = match x {
+                    Metrics::Mcq(x) => (
+                        Some(x.items.class[i]),
+                        x.items.harmful_pairs[i] > 0,
+                        x.items.terminal[i],
+                    ),
+                    Metrics::Open(x) => (None, x.items.has_regression[i], x.items.terminal[i]),
                 };
                 let keep = match kind {
-                    QueueKind::Harmful => !harmful.is_empty(),
+                    QueueKind::Harmful => has_harmful,
                     QueueKind::Terminal => terminal,
                     QueueKind::All => true,
                 };
-                if keep {
-                    rows.push(QueueRow {
-                        analysis: ai,
-                        model_index: mi,
-                        row: i,
-                        model: mg.model,
-                        item,
-                        task: a.key.task,
-                        class,
-                        pairs: harmful,
-                        terminal,
-                    });
+                if !keep {
+                    continue;
                 }
+                // Counted from the budget order and listed up to the cap; an MCQ row is
+                // listed as scores 0/1 with δ = 0 (right then wrong is 1 − 0 > 0).
+                let (count, delta) = match x {
+                    Metrics::Mcq(x) => {
+                        values.clear();
+                        values.extend(x.items.row(i, k).iter().map(|&v| f64::from(v)));
+                        (x.items.harmful_pairs[i], 0.0)
+                    }
+                    Metrics::Open(x) => {
+                        values.clear();
+                        values.extend_from_slice(x.items.row(i, k));
+                        let count = if has_harmful {
+                            order.count_regressions(&values, x.delta)
+                        } else {
+                            0
+                        };
+                        (count, x.delta)
+                    }
+                };
+                let pairs = if count > 0 {
+                    order.list(&values, delta, MAX_LISTED_PAIRS)
+                } else {
+                    Vec::new()
+                };
+                rows.push(QueueRow {
+                    analysis: ai,
+                    model_index: mi,
+                    row: i,
+                    model: mg.model,
+                    item,
+                    task: a.key.task,
+                    class,
+                    pairs,
+                    harmful_pairs: count,
+                    terminal,
+                });
             }
         }
     }
@@ -101,7 +150,7 @@ pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
     rows.sort_by(|a, b| {
         b.terminal
             .cmp(&a.terminal)
-            .then(b.pairs.len().cmp(&a.pairs.len()))
+            .then(b.harmful_pairs.cmp(&a.harmful_pairs))
             .then(a.model.cmp(&b.model))
             .then(a.item.cmp(&b.item))
     });

@@ -231,10 +231,13 @@ pub fn model_figures<'a>(v: &'a ModelView<'a>, file_model: &str) -> Vec<Planned<
         Planned {
             stem: stem("complementarity"),
             caption: "Complementarity of configurations: left, % of items right at the row and wrong at the column; right, pair oracle gain (pts).".into(),
-            figure: if k >= 2 {
-                Ok(Figure::Complementarity(charts::Complementarity(v)))
-            } else {
-                Err("one configuration, so no pair to compare".into())
+            figure: match x.complementarity.omitted {
+                Some(o) => Err(format!(
+                    "{} configurations, more than the {} the complementarity matrices are computed for",
+                    o.configs, o.max_configs
+                )),
+                None if k >= 2 => Ok(Figure::Complementarity(charts::Complementarity(v))),
+                None => Err("one configuration, so no pair to compare".into()),
             },
         },
         Planned {

@@ -376,8 +376,29 @@ impl App {
             part: None,
             review: None,
         };
+        app.list_recorded_pairs();
         app.index_rows();
         app
+    }
+
+    /// The queue lists at most MAX_LISTED_PAIRS transitions of a unit; a record of this
+    /// session on a harmful transition left out of that list is added to it, so that it
+    /// opens on its own transition.
+    fn list_recorded_pairs(&mut self) {
+        for i in 0..self.rows.len() {
+            let Some(rec) = self.record(i) else { continue };
+            let names = self.config_names(i);
+            let col = |name: &str| names.iter().position(|n| n == name);
+            let (Some(a), Some(b)) = (col(&rec.from), col(&rec.to)) else {
+                continue;
+            };
+            let q = &self.rows[i].q;
+            if !q.pairs.contains(&(a, b))
+                && crate::core::queue::is_harmful_pair(&self.report, q, a, b)
+            {
+                self.rows[i].q.pairs.push((a, b));
+            }
+        }
     }
 
     /// The sources the findings view can count: all annotators, each one, the adjudicated

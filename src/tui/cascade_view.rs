@@ -206,7 +206,7 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         ACCENT,
     )));
     let n = row.stop_counts.iter().sum::<usize>().max(1);
-    for (j, &stops) in row.stop_counts.iter().enumerate() {
+    for (j, stops) in row.stop_counts.iter().enumerate() {
         let w = 16usize;
         let filled = (stops * w).div_ceil(n).min(w);
         let name = s(&c.stages[j]);

@@ -27,6 +27,17 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         );
         return;
     };
+    if let Some(o) = x.complementarity.omitted {
+        f.render_widget(
+            Paragraph::new(format!(
+                "This grid has {} configurations: the complementarity matrices are computed for at most {} (the report's are null).",
+                o.configs, o.max_configs
+            ))
+            .style(DIM),
+            area,
+        );
+        return;
+    }
     let m = &app.ds.matrix;
     let mg = &d.analysis.grids.models[r.model];
     let k = mg.grid.k();

@@ -296,9 +296,12 @@ pub fn stale_records(app: &App) -> Vec<String> {
                 return false;
             }
             let names = app.config_names(i);
-            r.q.pairs
-                .iter()
-                .any(|&(a, b)| names[a] == rec.from && names[b] == rec.to)
+            let col = |name: &str| names.iter().position(|n| n == name);
+            // Listed or not: the queue lists only the first MAX_LISTED_PAIRS of a unit.
+            match (col(&rec.from), col(&rec.to)) {
+                (Some(a), Some(b)) => crate::core::queue::is_harmful_pair(&app.report, &r.q, a, b),
+                _ => false,
+            }
         });
         if !ok {
             out.push(format!(

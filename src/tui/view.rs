@@ -258,7 +258,7 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
                 } else {
                     Span::raw(" ")
                 }),
-                Cell::from(format!("{}", r.q.pairs.len())),
+                Cell::from(format!("{}", r.q.harmful_pairs)),
                 Cell::from(question_line),
             ])
             .style(if app.selected == Some(i as u32) {
@@ -417,8 +417,14 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
             s(&names[b]),
             WRONG.add_modifier(Modifier::BOLD),
         ));
+        let of = if q.truncated() {
+            // The queue lists the first MAX_LISTED_PAIRS of the item's transitions.
+            format!("{} listed of {}", q.pairs.len(), q.harmful_pairs)
+        } else {
+            format!("{}", q.pairs.len())
+        };
         title.push(Span::styled(
-            format!(" ({} of {}, [ ] switch)", app.pair + 1, q.pairs.len()),
+            format!(" ({} of {of}, [ ] switch)", app.pair + 1),
             DIM,
         ));
     }

@@ -80,9 +80,33 @@ pub fn mcq(
         });
         class_of.push(id);
     }
+    // The best configuration of a resample only needs the largest column sum, and two
+    // configurations equal on every pattern have equal sums: sum one configuration of each
+    // distinct column (a grid of a million configurations over one item has two).
+    let p = classes.len();
+    let mut columns = vec![0u8; k * p];
+    for (c, &(row, ..)) in classes.iter().enumerate() {
+        for (col, &v) in row.iter().enumerate() {
+            columns[col * p + c] = v;
+        }
+    }
+    let mut seen: rustc_hash::FxHashSet<&[u8]> = Default::default();
+    let distinct: Vec<usize> = columns
+        .chunks_exact(p)
+        .enumerate()
+        .filter(|(_, col)| seen.insert(col))
+        .map(|(i, _)| i)
+        .collect();
+    drop(seen);
+    let d = distinct.len();
+    let reduced: Vec<u8> = classes
+        .iter()
+        .flat_map(|&(row, ..)| distinct.iter().map(move |&col| row[col]))
+        .collect();
+    drop(columns);
     let mut rng = SplitMix64::new(seed);
     let mut counts = vec![0u64; classes.len()];
-    let mut sums = vec![0u64; k];
+    let mut sums = vec![0u64; d];
     let mut headroom = Vec::with_capacity(b);
     let mut harmful_rate = Vec::with_capacity(b);
     let mut terminal_rate = Vec::with_capacity(b);
@@ -94,7 +118,8 @@ pub fn mcq(
         }
         sums.iter_mut().for_each(|s| *s = 0);
         let (mut oracle, mut harm, mut term) = (0u64, 0u64, 0u64);
-        for (&(row, orc, h, t), &c) in classes.iter().zip(&counts) {
+        for ((&(_, orc, h, t), row), &c) in classes.iter().zip(reduced.chunks_exact(d)).zip(&counts)
+        {
             if c == 0 {
                 continue;
             }

@@ -2,9 +2,11 @@
 //! clears a threshold τ, escalate otherwise; sweep τ and pick the cheapest threshold that
 //! is as accurate as always using the last stage.
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
 
-use super::grid::ModelGrid;
+use super::grid::{ModelGrid, Name};
 use crate::core::matrix::ResponseMatrix;
 
 /// Number of thresholds of the sweep: τ = j / 100 for j = 0..=100.
@@ -37,13 +39,61 @@ pub struct SweepRow {
     pub shared_cost_total: u64,
     pub mean_shared_cost: f64,
     pub mean_no_share_cost: f64,
-    pub stop_counts: Vec<usize>,
+    pub stop_counts: StopCounts,
+}
+
+/// Items stopping at each stage at one τ, kept as the stages that hold any: an item stops
+/// at one stage, so a sweep row has at most `n` non-zero counts however many stages there
+/// are (101 dense rows over a million stages would be 800 MB). Serialised as the full array
+/// of SPEC.md §12.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StopCounts {
+    m: usize,
+    /// `(stage, count)`, stages ascending, counts non-zero.
+    nonzero: Vec<(usize, usize)>,
+}
+
+impl StopCounts {
+    /// The number of stages.
+    pub fn len(&self) -> usize {
+        self.m
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.m == 0
+    }
+
+    /// Every stage's count, stage by stage.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        let mut next = self.nonzero.iter().peekable();
+        (0..self.m).map(move |j| match next.peek() {
+            Some(&&(stage, count)) if stage == j => {
+                next.next();
+                count
+            }
+            _ => 0,
+        })
+    }
+
+    pub fn to_vec(&self) -> Vec<usize> {
+        self.iter().collect()
+    }
+}
+
+impl Serialize for StopCounts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.m))?;
+        for c in self.iter() {
+            seq.serialize_element(&c)?;
+        }
+        seq.end()
+    }
 }
 
 /// CASCADE of SPEC.md §12.
 #[derive(Debug, Clone, Serialize)]
 pub struct Cascade {
-    pub stages: Vec<String>,
+    pub stages: Vec<Name>,
     pub stage_frames: Vec<u64>,
     pub baseline: Baseline,
     pub selected: Option<Selected>,
@@ -73,6 +123,12 @@ pub struct StageData {
 impl StageData {
     pub fn n(&self) -> usize {
         self.y.len().checked_div(self.m).unwrap_or(0)
+    }
+
+    /// Whether the cascade is defined (SPEC.md §6): two stages or more, an item, and a
+    /// confidence on a stage before the last.
+    pub fn defined(&self) -> bool {
+        self.m >= 2 && self.any_confidence && self.n() > 0
     }
 
     pub fn append(&mut self, other: &StageData) {
@@ -145,17 +201,83 @@ fn last_step_cleared(conf: f64) -> Option<usize> {
     Some(j)
 }
 
+/// Differences of the stop counts by τ step and stage (or, accumulated, the counts of one
+/// step in row 0).
+enum StopDiffs {
+    /// `d[step * m + stage]`.
+    Dense {
+        m: usize,
+        d: Vec<i64>,
+    },
+    Sparse(Vec<FxHashMap<usize, i64>>),
+}
+
+impl StopDiffs {
+    /// Dense up to this many stages (an array of 101 x 1024 counts).
+    const DENSE_STAGES: usize = 1024;
+
+    fn new(m: usize) -> Self {
+        if m <= Self::DENSE_STAGES {
+            StopDiffs::Dense {
+                m,
+                d: vec![0; (TAU_STEPS + 1) * m],
+            }
+        } else {
+            StopDiffs::Sparse(vec![FxHashMap::default(); TAU_STEPS + 1])
+        }
+    }
+
+    fn add(&mut self, step: usize, stage: usize, v: i64) {
+        match self {
+            StopDiffs::Dense { m, d } => d[step * *m + stage] += v,
+            StopDiffs::Sparse(d) => *d[step].entry(stage).or_default() += v,
+        }
+    }
+
+    /// Adds step `j` of `diffs` to the running counts (kept in step 0) and returns the
+    /// non-zero ones, stages ascending.
+    fn accumulate(&mut self, diffs: &StopDiffs, j: usize) -> Vec<(usize, usize)> {
+        match (self, diffs) {
+            (StopDiffs::Dense { m, d }, StopDiffs::Dense { d: from, .. }) => {
+                let m = *m;
+                for (s, &x) in d[..m].iter_mut().zip(&from[j * m..(j + 1) * m]) {
+                    *s += x;
+                }
+                (0..m)
+                    .filter(|&st| d[st] != 0)
+                    .map(|st| (st, d[st] as usize))
+                    .collect()
+            }
+            (StopDiffs::Sparse(d), StopDiffs::Sparse(from)) => {
+                let counts = &mut d[0];
+                for (&stage, &x) in &from[j] {
+                    let c = counts.entry(stage).or_default();
+                    *c += x;
+                    if *c == 0 {
+                        counts.remove(&stage);
+                    }
+                }
+                let mut v: Vec<(usize, usize)> =
+                    counts.iter().map(|(&st, &c)| (st, c as usize)).collect();
+                v.sort_unstable();
+                v
+            }
+            _ => unreachable!("the counts and their differences share a kind"),
+        }
+    }
+}
+
 /// Runs the sweep and the selection. `None` when the cascade is undefined (fewer than two
 /// stages, or no confidence on any stage before the last).
 pub fn cascade(
     data: &StageData,
-    stage_names: Vec<String>,
+    stage_names: Vec<Name>,
     stage_frames: Vec<u64>,
     with_sweep: bool,
 ) -> Option<Cascade> {
     let m = data.m;
     let n = data.n();
-    if m < 2 || !data.any_confidence || n == 0 {
+    if !data.defined() {
         return None;
     }
     // Cost of stopping at stage j: shared pays only the extra frames of each escalation.
@@ -176,15 +298,19 @@ pub fn cascade(
 
     // An item stops at the first stage whose confidence clears τ, so as τ rises its stop
     // moves only later: each stage holds the item over a range of τ steps. Adding those
-    // ranges into difference arrays gives the whole sweep in O(items x stages).
-    let mut d_stop = vec![vec![0i64; TAU_STEPS + 1]; m];
+    // ranges into difference arrays gives the whole sweep in O(items x stages). The stop
+    // counts' differences are a steps x stages array for few stages; for many, a map per τ
+    // step of the stages that have any (an item adds at most 101 ranges), since a million
+    // stages would make that array 800 MB.
+    let mut d_stop = StopDiffs::new(m);
     let mut d_correct = vec![0i64; TAU_STEPS + 1];
     let mut d_shared = vec![0i64; TAU_STEPS + 1];
     let mut d_no_share = vec![0i64; TAU_STEPS + 1];
     let mut add = |stage: usize, y: u8, from: usize, to: usize| {
         // τ steps from..=to stop at `stage`.
+        d_stop.add(from, stage, 1);
+        d_stop.add(to + 1, stage, -1);
         for (d, v) in [
-            (&mut d_stop[stage], 1),
             (&mut d_correct, i64::from(y)),
             (&mut d_shared, shared[stage] as i64),
             (&mut d_no_share, no_share[stage] as i64),
@@ -211,14 +337,12 @@ pub fn cascade(
     }
     let mut rows = Vec::with_capacity(TAU_STEPS);
     let (mut correct, mut shared_total, mut no_share_total) = (0i64, 0i64, 0i64);
-    let mut stops = vec![0i64; m];
+    let mut stops = StopDiffs::new(m);
     for j in 0..TAU_STEPS {
         correct += d_correct[j];
         shared_total += d_shared[j];
         no_share_total += d_no_share[j];
-        for (s, d) in stops.iter_mut().zip(&d_stop) {
-            *s += d[j];
-        }
+        let nonzero = stops.accumulate(&d_stop, j);
         let (correct, shared_total) = (correct as usize, shared_total as u64);
         rows.push(SweepRow {
             tau: j as f64 / 100.0,
@@ -227,7 +351,7 @@ pub fn cascade(
             shared_cost_total: shared_total,
             mean_shared_cost: shared_total as f64 / nf,
             mean_no_share_cost: no_share_total as f64 / nf,
-            stop_counts: stops.iter().map(|&s| s as usize).collect(),
+            stop_counts: StopCounts { m, nonzero },
         });
     }
 
@@ -248,12 +372,12 @@ pub fn cascade(
             mean_shared_cost: r.mean_shared_cost,
             mean_no_share_cost: r.mean_no_share_cost,
             cost_reduction_pct: (g_m != 0).then(|| 100.0 * (1.0 - r.mean_shared_cost / g_m as f64)),
-            stop_counts: r.stop_counts.clone(),
+            stop_counts: r.stop_counts.to_vec(),
         });
 
     Some(Cascade {
         baseline: Baseline {
-            config: stage_names[m - 1].clone(),
+            config: stage_names[m - 1].to_string(),
             correct: correct_base,
             accuracy: 100.0 * correct_base as f64 / nf,
             mean_cost: g_m as f64,
@@ -318,12 +442,18 @@ mod tests {
             let frames: Vec<u64> = (0..m as u64)
                 .map(|j| [8, 4, 16, 16, 64][j as usize])
                 .collect();
-            let names = (0..m).map(|j| format!("s{j}")).collect();
+            let names = (0..m)
+                .map(|j| Name::from(format!("s{j}").as_str()))
+                .collect();
             let c = cascade(&data, names, frames.clone(), true).expect("cascade");
             let want = literal(&data, &frames);
             for (row, (correct, shared, stops)) in c.sweep.expect("sweep").iter().zip(want) {
                 assert_eq!(
-                    (row.correct, row.shared_cost_total, &row.stop_counts),
+                    (
+                        row.correct,
+                        row.shared_cost_total,
+                        &row.stop_counts.to_vec()
+                    ),
                     (correct, shared, &stops),
                     "τ = {}",
                     row.tau
@@ -334,5 +464,42 @@ mod tests {
         assert_eq!(last_step_cleared(0.0), Some(0));
         assert_eq!(last_step_cleared(1.0), Some(100));
         assert_eq!(last_step_cleared(0.569999), Some(56));
+    }
+
+    #[test]
+    fn many_stages_keep_stop_counts_by_stage() {
+        // More stages than StopDiffs::DENSE_STAGES: the sparse differences, same sweep.
+        let mut rng = SplitMix64::new(11);
+        let (m, n) = (StopDiffs::DENSE_STAGES + 77, 40);
+        let mut data = StageData {
+            m,
+            any_confidence: true,
+            ..Default::default()
+        };
+        for _ in 0..n * m {
+            // Mostly low confidences, so items travel far along the stages.
+            let r = rng.next_u64() % 10_000;
+            data.conf.push(if r < 9_990 {
+                0.0
+            } else {
+                (r % 101) as f64 / 100.0
+            });
+            data.y.push((rng.next_u64() % 2) as u8);
+        }
+        let frames: Vec<u64> = (1..=m as u64).collect();
+        let names = (0..m)
+            .map(|j| Name::from(format!("s{j}").as_str()))
+            .collect();
+        let c = cascade(&data, names, frames.clone(), true).expect("cascade");
+        let want = literal(&data, &frames);
+        for (row, (correct, shared, stops)) in c.sweep.expect("sweep").iter().zip(want) {
+            assert_eq!(row.stop_counts.len(), m);
+            assert_eq!(
+                (row.correct, row.shared_cost_total, row.stop_counts.to_vec()),
+                (correct, shared, stops),
+                "τ = {}",
+                row.tau
+            );
+        }
     }
 }

@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde::ser::Serializer;
 
+use super::pairs::BudgetOrder;
 use super::params::{GridMode, Params, ReferencePixels, VariantBudget};
 use crate::core::matrix::{ResponseMatrix, Task};
 
@@ -188,12 +189,63 @@ struct Rows {
     present: Vec<bool>,
 }
 
+/// A configuration's name, shared: a grid names each configuration once, and the report's
+/// lists of configurations (grid, ladder, churn steps) hold references to it, which keeps a
+/// grid of a million configurations to one string each.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Name(pub std::sync::Arc<str>);
+
+impl Name {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        Name(s.into())
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
 /// A grid: models, configurations in grid order with their comparison budgets, and items.
 #[derive(Debug, Clone)]
 pub struct GridSpec {
     pub models: Vec<u32>,
     /// Config ids in grid order.
     pub configs: Vec<u32>,
+    /// Their names, in grid order.
+    pub names: Vec<Name>,
     /// Comparison budgets `b(c)`.
     pub budgets: Vec<f64>,
     pub is_variant: Vec<bool>,
@@ -203,6 +255,9 @@ pub struct GridSpec {
     pub dropped: Vec<u32>,
     pub n_items_candidate: usize,
     pub items: Vec<u32>,
+    /// The configurations in comparison-budget order, which counts comparable pairs
+    /// without building them (`BudgetOrder::new(&budgets)`).
+    pub budget_order: BudgetOrder,
 }
 
 impl GridSpec {
@@ -219,23 +274,19 @@ impl GridSpec {
         self.budgets[a] < self.budgets[b]
     }
 
-    /// All comparable pairs `(a, b)` with `a ≺ b`, in grid order of `a` then `b`.
-    pub fn comparable_pairs(&self) -> Vec<(usize, usize)> {
-        let k = self.k();
-        let mut v = Vec::new();
-        for a in 0..k {
-            for b in 0..k {
-                if self.lower(a, b) {
-                    v.push((a, b));
-                }
-            }
-        }
-        v
+    /// `comparable_pairs = #{(a, b) : a ≺ b}` (SPEC.md §2.5), counted in O(K).
+    pub fn comparable_pairs(&self) -> usize {
+        self.budget_order.comparable_pairs() as usize
     }
 
     /// Ladder columns in grid order.
     pub fn ladder(&self) -> Vec<usize> {
         (0..self.k()).filter(|&i| !self.is_variant[i]).collect()
+    }
+
+    /// The name of a grid column's configuration.
+    pub fn name(&self, col: usize) -> Name {
+        self.names[col].clone()
     }
 
     pub fn frames(&self, m: &ResponseMatrix, col: usize) -> u64 {
@@ -245,10 +296,10 @@ impl GridSpec {
     /// The serialisable form, with names.
     pub fn to_json(&self, m: &ResponseMatrix) -> GridJson {
         let name = |c: &u32| m.config(*c).name.to_string();
-        let cols = |pred: &dyn Fn(usize) -> bool| -> Vec<String> {
+        let cols = |pred: &dyn Fn(usize) -> bool| -> Vec<Name> {
             (0..self.k())
                 .filter(|&i| pred(i))
-                .map(|i| name(&self.configs[i]))
+                .map(|i| self.name(i))
                 .collect()
         };
         GridJson {
@@ -257,7 +308,7 @@ impl GridSpec {
                 .iter()
                 .map(|&mo| m.models.name(mo).to_string())
                 .collect(),
-            configs: self.configs.iter().map(name).collect(),
+            configs: self.names.clone(),
             budgets: self.budgets.iter().map(|&b| Num(b)).collect(),
             own_budgets: self
                 .configs
@@ -272,7 +323,7 @@ impl GridSpec {
             top: self.top.map(|t| name(&self.configs[t])),
             zero_frame_configs: cols(&|i| m.config(self.configs[i]).frames == 0),
             dropped_configs: self.dropped.iter().map(name).collect(),
-            comparable_pairs: self.comparable_pairs().len(),
+            comparable_pairs: self.comparable_pairs(),
             n_items_candidate: self.n_items_candidate,
             n_items: self.n(),
         }
@@ -297,16 +348,16 @@ impl Serialize for Num {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct GridJson {
     pub models: Vec<String>,
-    pub configs: Vec<String>,
+    pub configs: Vec<Name>,
     pub budgets: Vec<Num>,
     pub own_budgets: Vec<Num>,
     pub frames: Vec<u64>,
     pub pixels: Vec<Option<u64>>,
     pub reference_pixels: Option<u64>,
-    pub ladder: Vec<String>,
-    pub variants: Vec<String>,
+    pub ladder: Vec<Name>,
+    pub variants: Vec<Name>,
     pub top: Option<String>,
-    pub zero_frame_configs: Vec<String>,
+    pub zero_frame_configs: Vec<Name>,
     pub dropped_configs: Vec<String>,
     pub comparable_pairs: usize,
     pub n_items_candidate: usize,
@@ -350,14 +401,13 @@ fn order(m: &ResponseMatrix, configs: &[u32], params: &Params) -> Ordered {
         ReferencePixels::Auto => {
             let mut values: Vec<u64> = visual.iter().filter_map(|&c| m.config(c).pixels).collect();
             values.sort_unstable();
-            values.dedup();
             // Most carried; ties to the smallest value (values are ascending, so keep the
-            // first maximum).
+            // first maximum). Counted by runs of the sorted values, not value by value, so
+            // that many distinct values stay O(K log K).
             let mut best: Option<(usize, u64)> = None;
-            for v in values {
-                let n = carries(v);
-                if best.is_none_or(|(bn, _)| n > bn) {
-                    best = Some((n, v));
+            for run in values.chunk_by(|a, b| a == b) {
+                if best.is_none_or(|(bn, _)| run.len() > bn) {
+                    best = Some((run.len(), run[0]));
                 }
             }
             best.map(|(_, v)| v)
@@ -470,13 +520,23 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
         }
         col_of
     };
+    let names = |configs: &[u32]| -> Vec<Name> {
+        configs
+            .iter()
+            .map(|&c| Name::from(&*m.config(c).name))
+            .collect()
+    };
     let dropped = |present: &[bool], configs: &[u32]| {
+        // A set, not `configs.contains`: grids may have a million configurations.
+        let mut in_grid = vec![false; present.len()];
+        for &c in configs {
+            in_grid[(c - sel.configs.start) as usize] = true;
+        }
         let mut d: Vec<u32> = present
             .iter()
             .enumerate()
-            .filter(|(_, p)| **p)
+            .filter(|&(i, p)| *p && !in_grid[i])
             .map(|(i, _)| sel.configs.start + i as u32)
-            .filter(|c| !configs.contains(c))
             .collect();
         by_own_budget(m, &mut d);
         d
@@ -497,6 +557,8 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
                 let grid = GridSpec {
                     models: vec![mo],
                     dropped: dropped(&rows.present, &configs),
+                    budget_order: BudgetOrder::new(&budgets),
+                    names: names(&configs),
                     configs,
                     budgets,
                     is_variant,
@@ -527,7 +589,9 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
                 let mut it = avails.iter();
                 let first = it.next().cloned().unwrap_or_default();
                 it.fold(first, |acc, a| {
-                    acc.into_iter().filter(|c| a.contains(c)).collect()
+                    acc.into_iter()
+                        .filter(|c| a.binary_search(c).is_ok())
+                        .collect()
                 })
             });
             let Ordered {
@@ -565,6 +629,8 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
             let grid = std::sync::Arc::new(GridSpec {
                 models: kept.clone(),
                 dropped: dropped(&present, &configs),
+                budget_order: BudgetOrder::new(&budgets),
+                names: names(&configs),
                 configs,
                 budgets,
                 is_variant,

@@ -9,8 +9,9 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::cascade::Cascade;
-use super::grid::{GridJson, GridSpec, ModelGrid};
+use super::grid::{GridJson, GridSpec, ModelGrid, Name};
 use super::intervention::Intervention;
+use super::pairs::MAX_MATRIX_CONFIGS;
 use super::{Interval, OrderedCounts, pct};
 use crate::core::matrix::{NO_TEXT, ResponseMatrix};
 
@@ -72,7 +73,9 @@ pub struct McqItems {
     pub class: Vec<Class>,
     /// Column of the item's best configuration.
     pub best_config: Vec<usize>,
-    pub harmful_pairs: Vec<u32>,
+    /// `harmful_pairs_i`: up to K²/4 (6.25·10^10 for half a million right below half a
+    /// million wrong), so 64 bits.
+    pub harmful_pairs: Vec<u64>,
     pub terminal: Vec<bool>,
     pub text_overwrite: Vec<bool>,
     pub oracle: Vec<bool>,
@@ -132,8 +135,8 @@ impl Classes {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Churn {
-    pub from: String,
-    pub to: String,
+    pub from: Name,
+    pub to: Name,
     pub wrong_to_correct: usize,
     pub correct_to_wrong: usize,
     pub stable_correct: usize,
@@ -148,8 +151,42 @@ pub struct ChurnTotals {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Complementarity {
+    /// Empty (`null` in the JSON) when the grid has more than
+    /// [`MAX_MATRIX_CONFIGS`] configurations; `omitted` then says so.
+    #[serde(serialize_with = "matrix_or_null")]
     pub right_wrong: Vec<Vec<f64>>,
+    #[serde(serialize_with = "matrix_or_null")]
     pub pair_oracle_gain: Vec<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<Omitted>,
+}
+
+/// Why the K x K matrices of a grid are not in the report: more configurations than
+/// [`MAX_MATRIX_CONFIGS`] (a million configurations would make 10^12 entries).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Omitted {
+    pub configs: usize,
+    pub max_configs: usize,
+}
+
+impl Omitted {
+    /// `Some` when a grid of `k` configurations is too large for its matrices.
+    pub fn for_configs(k: usize) -> Option<Omitted> {
+        (k > MAX_MATRIX_CONFIGS).then_some(Omitted {
+            configs: k,
+            max_configs: MAX_MATRIX_CONFIGS,
+        })
+    }
+}
+
+/// A matrix, or `null` when it was omitted (a grid has at least one configuration, so an
+/// empty matrix is always an omitted one).
+pub fn matrix_or_null<S: serde::Serializer>(m: &[Vec<f64>], s: S) -> Result<S::Ok, S::Error> {
+    if m.is_empty() {
+        s.serialize_none()
+    } else {
+        s.serialize_some(m)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -236,7 +273,7 @@ pub fn values(m: &ResponseMatrix, mg: &ModelGrid) -> Vec<u8> {
 struct PatternStats {
     class: Class,
     best_col: usize,
-    harmful_pairs: u32,
+    harmful_pairs: u64,
     terminal: bool,
     text_right: bool,
     text_overwrite: bool,
@@ -251,7 +288,9 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
     let y = values(m, mg);
     let name = |col: usize| m.config(g.configs[col]).name.to_string();
     let top = g.top.unwrap_or(k - 1);
-    let pairs = g.comparable_pairs();
+    let order = &g.budget_order;
+    let comparable = g.comparable_pairs();
+    let omitted = Omitted::for_configs(k);
     let ladder = g.ladder();
     let zero: Vec<usize> = (0..k).filter(|&c| g.frames(m, c) == 0).collect();
     let visual: Vec<usize> = (0..k).filter(|&c| g.frames(m, c) > 0).collect();
@@ -277,10 +316,7 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
             PatternStats {
                 class: Class::of(row),
                 best_col: row.iter().position(|&v| v == 1).unwrap_or(0),
-                harmful_pairs: pairs
-                    .iter()
-                    .filter(|&&(a, b)| row[a] == 1 && row[b] == 0)
-                    .count() as u32,
+                harmful_pairs: order.count(|a| row[a] == 1, |b| row[b] == 0),
                 terminal: row[top] == 0 && (0..k).any(|a| g.lower(a, top) && row[a] == 1),
                 text_right,
                 text_overwrite: text_right && visual.iter().any(|&v| row[v] == 0),
@@ -296,7 +332,12 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
     let mut classes = Classes::default();
     let mut patterns: BTreeMap<String, usize> = BTreeMap::new();
     let mut best_counts = vec![0usize; k];
-    let mut rw = vec![vec![0usize; k]; k];
+    // The K x K counts only for grids small enough to report them.
+    let mut rw = if omitted.is_none() {
+        vec![vec![0usize; k]; k]
+    } else {
+        Vec::new()
+    };
     let mut churn_counts = vec![[0usize; 4]; ladder.len().saturating_sub(1)];
     let (mut oracle_count, mut harmful_items, mut harmful_pairs) = (0, 0, 0usize);
     let (mut terminal_regressions, mut overwritten, mut text_correct) = (0, 0, 0);
@@ -311,9 +352,11 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
             .collect();
         patterns.insert(pattern, w);
         best_counts[st.best_col] += w;
-        for a in (0..k).filter(|&a| row[a] == 1) {
-            for b in (0..k).filter(|&b| row[b] == 0) {
-                rw[a][b] += w;
+        if omitted.is_none() {
+            for a in (0..k).filter(|&a| row[a] == 1) {
+                for b in (0..k).filter(|&b| row[b] == 0) {
+                    rw[a][b] += w;
+                }
             }
         }
         for (j, pair) in ladder.windows(2).enumerate() {
@@ -368,8 +411,8 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         .windows(2)
         .zip(&churn_counts)
         .map(|(w, c)| Churn {
-            from: name(w[0]),
-            to: name(w[1]),
+            from: g.name(w[0]),
+            to: g.name(w[1]),
             wrong_to_correct: c[1],
             correct_to_wrong: c[2],
             stable_correct: c[3],
@@ -380,12 +423,23 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         wrong_to_correct: churn.iter().map(|c| c.wrong_to_correct).sum(),
         correct_to_wrong: churn.iter().map(|c| c.correct_to_wrong).sum(),
     };
+    // Per-configuration scratch goes before the report's own arrays are built: with a
+    // million configurations each of these is megabytes.
+    drop(churn_counts);
+    drop(ladder);
+    let best_config_counts = OrderedCounts(
+        (0..k)
+            .filter(|&c| best_counts[c] > 0)
+            .map(|c| (name(c), best_counts[c]))
+            .collect(),
+    );
+    drop(best_counts);
 
     let right_wrong: Vec<Vec<f64>> = rw
         .iter()
         .map(|r| r.iter().map(|&c| 100.0 * c as f64 / n as f64).collect())
         .collect();
-    let pair_oracle_gain = (0..k)
+    let pair_oracle_gain = (0..right_wrong.len())
         .map(|a| {
             (0..k)
                 .map(|b| right_wrong[a][b].min(right_wrong[b][a]))
@@ -393,9 +447,13 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         })
         .collect();
 
-    let prior_fallback = prior_fallback(m, mg, &y, &visual, &pairs, top);
+    let prior_fallback = prior_fallback(m, mg, &y, &visual, top);
+    drop(visual);
+    drop(rw);
     drop(ids);
     drop(rows);
+    let zero_frame_configs = zero.iter().map(|&c| name(c)).collect();
+    drop(zero);
     let mut items = items;
     items.y = y;
 
@@ -419,18 +477,13 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         correct_counts: correct,
         classes,
         patterns,
-        best_config_counts: OrderedCounts(
-            (0..k)
-                .filter(|&c| best_counts[c] > 0)
-                .map(|c| (name(c), best_counts[c]))
-                .collect(),
-        ),
+        best_config_counts,
         harmful_items,
         harmful_rate: 100.0 * harmful_items as f64 / n as f64,
         harmful_pairs,
-        comparable_pairs: pairs.len(),
-        pairs_total: n * pairs.len(),
-        harmful_pair_rate: pct(harmful_pairs, n * pairs.len()),
+        comparable_pairs: comparable,
+        pairs_total: n * comparable,
+        harmful_pair_rate: pct(harmful_pairs, n * comparable),
         churn,
         churn_totals,
         terminal_regressions,
@@ -438,9 +491,10 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         complementarity: Complementarity {
             right_wrong,
             pair_oracle_gain,
+            omitted,
         },
         text_overwrite: TextOverwrite {
-            zero_frame_configs: zero.iter().map(|&c| name(c)).collect(),
+            zero_frame_configs,
             text_correct_items: text_correct,
             items: overwritten,
             rate: pct(overwritten, n),
@@ -461,7 +515,6 @@ fn prior_fallback(
     mg: &ModelGrid,
     y: &[u8],
     visual: &[usize],
-    pairs: &[(usize, usize)],
     top: usize,
 ) -> PriorFallback {
     let g = &mg.grid;
@@ -480,7 +533,10 @@ fn prior_fallback(
         wrong_cells_matching_blind: 0,
         baseline_rate: None,
     };
-    let is_visual: Vec<bool> = (0..k).map(|c| visual.contains(&c)).collect();
+    let mut is_visual = vec![false; k];
+    for &c in visual {
+        is_visual[c] = true;
+    }
     for (i, &item) in g.items.iter().enumerate() {
         let Some(z) = m.blind(protocol, mg.model, item) else {
             continue;
@@ -489,12 +545,11 @@ fn prior_fallback(
         let row = &y[i * k..(i + 1) * k];
         let pred = |c: usize| m.cell_pred_norm[mg.cells[i * k + c] as usize];
         let matches = |c: usize| pred(c) != NO_TEXT && pred(c) == z;
-        for &(a, b) in pairs {
-            if is_visual[a] && is_visual[b] && row[a] == 1 && row[b] == 0 {
-                pf.harmful_pairs += 1;
-                pf.fallback_pairs += usize::from(matches(b));
-            }
-        }
+        // Harmful transitions of the visual sub-grid: same budgets, visual columns only.
+        let right = |a: usize| is_visual[a] && row[a] == 1;
+        let wrong = |b: usize| is_visual[b] && row[b] == 0;
+        pf.harmful_pairs += g.budget_order.count(right, wrong) as usize;
+        pf.fallback_pairs += g.budget_order.count(right, |b| wrong(b) && matches(b)) as usize;
         if top_visual
             && row[top] == 0
             && (0..k).any(|a| is_visual[a] && g.lower(a, top) && row[a] == 1)

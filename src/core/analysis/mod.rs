@@ -8,6 +8,7 @@ pub mod grid;
 pub mod intervention;
 pub mod mcq;
 pub mod open;
+pub mod pairs;
 pub mod params;
 
 use std::collections::BTreeMap;
@@ -211,10 +212,11 @@ fn cascade_of(
         return (None, None);
     };
     let data = cascade::stage_data(m, mg, &cols);
-    let names = cols
-        .iter()
-        .map(|&c| m.config(mg.grid.configs[c]).name.to_string())
-        .collect();
+    if !data.defined() {
+        // No names to build (a million stages would be a million strings).
+        return (Some(data), None);
+    }
+    let names = cols.iter().map(|&c| mg.grid.name(c)).collect();
     let frames = cols.iter().map(|&c| mg.grid.frames(m, c)).collect();
     let c = cascade::cascade(&data, names, frames, params.sweep);
     (Some(data), c)

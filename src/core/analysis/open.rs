@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::Interval;
 use super::grid::{GridJson, ModelGrid};
+use super::mcq::Omitted;
 use crate::core::matrix::ResponseMatrix;
 
 #[derive(Debug, Clone, Serialize)]
@@ -16,7 +17,12 @@ pub struct ScorePick {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct OpenComplementarity {
+    /// Empty (`null` in the JSON) above [`super::pairs::MAX_MATRIX_CONFIGS`]
+    /// configurations; `omitted` then says so.
+    #[serde(serialize_with = "super::mcq::matrix_or_null")]
     pub pair_oracle_gain: Vec<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<Omitted>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -71,7 +77,7 @@ pub fn population_std(xs: &[f64]) -> f64 {
     (xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n).sqrt()
 }
 
-/// Whether a row regresses by more than δ between comparable configurations.
+/// Whether a row regresses by more than δ between `a` and `b` of some pair.
 pub fn regresses(row: &[f64], pairs: &[(usize, usize)], delta: f64) -> bool {
     pairs.iter().any(|&(a, b)| row[a] - row[b] > delta)
 }
@@ -96,7 +102,6 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid, delta: f64) -> OpenMetrics {
     let best = (0..k).fold(0, |b, i| if mean[i] > mean[b] { i } else { b });
     let oracle_mean = max_sum / n as f64;
 
-    let pairs = g.comparable_pairs();
     let top_pairs: Vec<(usize, usize)> = (0..k)
         .filter(|&a| g.lower(a, top))
         .map(|a| (a, top))
@@ -107,13 +112,17 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid, delta: f64) -> OpenMetrics {
         terminal: Vec::with_capacity(n),
     };
     for row in s.chunks_exact(k) {
-        items.has_regression.push(regresses(row, &pairs, delta));
+        items
+            .has_regression
+            .push(g.budget_order.regresses(row, delta));
         items.terminal.push(regresses(row, &top_pairs, delta));
     }
     let regression_items = items.has_regression.iter().filter(|&&r| r).count();
     let terminal = items.terminal.iter().filter(|&&t| t).count();
 
-    let pair_oracle_gain = (0..k)
+    let omitted = Omitted::for_configs(k);
+    let matrix_k = if omitted.is_none() { k } else { 0 };
+    let pair_oracle_gain = (0..matrix_k)
         .map(|a| {
             (0..k)
                 .map(|b| {
@@ -152,7 +161,10 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid, delta: f64) -> OpenMetrics {
         regression_rate: 100.0 * regression_items as f64 / n as f64,
         terminal_regressions: terminal,
         terminal_regression_rate: 100.0 * terminal as f64 / n as f64,
-        complementarity: OpenComplementarity { pair_oracle_gain },
+        complementarity: OpenComplementarity {
+            pair_oracle_gain,
+            omitted,
+        },
         bootstrap: None,
         items,
     }
