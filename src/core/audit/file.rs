@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::{AuditError, AuditHeader, Event, Replay, replay_bytes};
+use crate::core::fsread;
 
 /// An open audit file, holding its exclusive lock until dropped.
 #[derive(Debug)]
@@ -35,13 +36,16 @@ impl AuditFile {
         if let Some(dir) = dir {
             std::fs::create_dir_all(dir).map_err(io("create the directory", dir))?;
         }
-        // Append mode: every write lands at the end, also after a truncation.
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(io("open", path))?;
+        // Append mode: every write lands at the end, also after a truncation. Opened
+        // without blocking and refused unless it is a regular file: a named pipe there
+        // would block the read below forever.
+        let mut file = fsread::open_with(
+            OpenOptions::new().read(true).append(true).create(true),
+            path,
+            fsread::AUDIT,
+        )
+        .map_err(io("open", path))?
+        .into_file();
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -52,7 +56,9 @@ impl AuditFile {
             Err(TryLockError::Error(e)) => return Err(io("lock", path)(e)),
         }
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io("read", path))?;
+        fsread::Bounded::new(&mut file, fsread::AUDIT)
+            .read_to_end(&mut bytes)
+            .map_err(io("read", path))?;
 
         // Only NULs and blanks is what a crash while writing the header can leave on some
         // file systems (size updated, data not): as good as empty. Anything else without a
@@ -154,7 +160,7 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// Replays an audit file without locking or changing it (for summaries and exports while
 /// an annotator works on it). A torn last line is ignored with a warning, not removed.
 pub fn read_audit(path: &Path) -> Result<Replay, AuditError> {
-    let bytes = std::fs::read(path).map_err(|source| AuditError::Io {
+    let bytes = fsread::read(path, fsread::AUDIT).map_err(|source| AuditError::Io {
         what: "read",
         path: path.to_path_buf(),
         source,

@@ -188,7 +188,7 @@ impl FrameStore {
         let root = self.root.as_ref()?;
         check_relative(saved).ok()?;
         let path = root.join(saved);
-        path.is_file().then_some(Located::Image(path))
+        present(&path).then_some(Located::Image(path))
     }
 
     /// Where frame `index` of `video` comes from. `position` = (i, N) says the frame is the
@@ -226,7 +226,7 @@ impl FrameStore {
                         ));
                     }
                     let path = root.join(&video_rel).join(&name);
-                    if path.is_file() {
+                    if present(&path) {
                         return Located::Image(path);
                     }
                     tried.push(format!("{video_rel}/{name}"));
@@ -241,14 +241,14 @@ impl FrameStore {
         if let Some((i, n)) = position {
             let name = format!("frame-{}-of-{n}.jpg", i + 1);
             let path = root.join(&video_rel).join(&name);
-            if path.is_file() {
+            if present(&path) {
                 return Located::Image(path);
             }
             tried.push(format!("{video_rel}/{name}"));
             for dataset in sorted_subdirs(&root.join("images")) {
                 let rel = format!("images/{dataset}/{video}/{name}");
                 let path = root.join(&rel);
-                if path.is_file() {
+                if present(&path) {
                     return Located::Image(path);
                 }
             }
@@ -262,7 +262,7 @@ impl FrameStore {
         };
         let named = match self.files.get(video) {
             Some(file) => match check_relative(file) {
-                Ok(()) => Some(root.join(videos_dir).join(file)).filter(|p| p.is_file()),
+                Ok(()) => Some(root.join(videos_dir).join(file)).filter(|p| present(p)),
                 Err(why) => return Located::Missing(format!("the video file {file:?} {why}")),
             },
             None => None,
@@ -278,6 +278,12 @@ impl FrameStore {
                 VIDEO_EXTENSIONS[1..].join(", .")
             ));
         };
+        if let Some(kind) = crate::core::fsread::not_regular(&video_path) {
+            return Located::Missing(format!(
+                "the video {} is {kind}, not a regular file; frameaudit reads only regular files",
+                video_path.display()
+            ));
+        }
         let cache = root.join(CACHE_DIR);
         let cached = cache
             .join("frames")
@@ -397,7 +403,16 @@ fn find_video(root: &Path, videos_dir: &str, video: &str) -> Option<PathBuf> {
         .iter()
         .flat_map(|e| [e.to_string(), e.to_ascii_uppercase()])
         .map(|ext| dir.join(format!("{video}.{ext}")))
-        .find(|p| p.is_file())
+        .find(|p| present(p))
+}
+
+/// Whether something is at `path` that stands for a frame or a video: a regular file, or
+/// anything else but a directory (a named pipe, a device), which is then refused by what
+/// it is when it is read rather than passed over as if absent.
+fn present(path: &Path) -> bool {
+    path.is_file()
+        || crate::core::fsread::not_regular(path)
+            .is_some_and(|k| k != crate::core::fsread::Kind::Directory)
 }
 
 /// The `ffmpeg` program on `PATH`, if any.
