@@ -668,3 +668,44 @@ fn the_loader_never_blocks_the_caller() {
     assert!(loader.get(&key("clip", 5)).is_none());
     assert!(!loader.is_pending(&key("clip", 5)));
 }
+
+/// A frame name that holds a link to `/dev/zero` or a named pipe is refused by what it is,
+/// not read without end, waited on, or passed over as if absent.
+#[cfg(unix)]
+#[test]
+fn special_files_at_frame_names_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("frames/clip")).expect("mkdir");
+    let link = root.join("frames/clip/000001.jpg");
+    std::os::unix::fs::symlink("/dev/zero", &link).expect("symlink");
+    let s = store(root, DatasetMeta::default(), &[]).with_ffmpeg(None);
+    let located = s.locate("clip", 1, None);
+    assert_eq!(located, Located::Image(link.clone()));
+    let why = load_image(&located, 64, false).expect_err("refused");
+    assert!(
+        why.contains(&link.display().to_string())
+            && why.contains("a character device, not a regular file"),
+        "{why}"
+    );
+    let fifo = root.join("frames/clip/000002.jpg");
+    if std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let why = load_image(&s.locate("clip", 2, None), 64, false).expect_err("refused");
+        assert!(why.contains("a named pipe (FIFO)"), "{why}");
+    }
+    // A video that is a named pipe is not handed to ffmpeg.
+    std::fs::create_dir_all(root.join("videos")).expect("mkdir");
+    let video = root.join("videos/piped.mp4");
+    if std::process::Command::new("mkfifo")
+        .arg(&video)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let why = missing(s.locate("piped", 3, None));
+        assert!(why.contains("named pipe (FIFO)"), "{why}");
+    }
+}

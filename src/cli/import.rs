@@ -88,8 +88,9 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
         input_format: Some(InputFormat::PerItemCsv),
         quiet: false,
     })?;
-    let file = std::fs::File::open(&args.input)
-        .with_context(|| format!("cannot read {}", args.input.display()))?;
+    let file = crate::core::fsread::open(&args.input, crate::core::fsread::CELLS)
+        .with_context(|| format!("cannot read {}", args.input.display()))?
+        .into_reader();
     let mut written = 0;
     super::write_atomically(&args.output, |w| {
         let mut sink = CellWriter {

@@ -126,8 +126,9 @@ fn run_report(args: &ReportArgs) -> Result<()> {
     args.analysis.warn_unknown(&ds.matrix, &params);
     let agreement = match &args.annotations {
         Some(path) => {
-            let file = std::fs::File::open(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+            let file = crate::core::fsread::open(path, crate::core::fsread::AUDIT)
+                .with_context(|| format!("cannot read {}", path.display()))?
+                .into_reader();
             let anns =
                 agreement::read_annotations(std::io::BufReader::new(file), path).map_err(|e| {
                     eprintln!("{e}");

@@ -3,7 +3,6 @@
 //! says about sampling and where frames live.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,6 +10,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::core::diag::{Diagnostics, LoadError};
+use crate::core::fsread;
 use crate::core::load::json::{
     FieldCheck, J, describe_json_error, for_each_line, is_missing, parse_record, strip_bom,
     strip_bom_str,
@@ -166,7 +166,7 @@ pub struct Compared<'a> {
 /// The label a compared dataset's protocol gets: its name (`dataset.json` → `name`, else
 /// its folder or file stem), kept apart from the primary protocol's name.
 pub fn compared_label(path: &Path, primary: &str) -> String {
-    let name = std::fs::read(path.join("dataset.json"))
+    let name = fsread::read(&path.join("dataset.json"), fsread::DATASET_JSON)
         .ok()
         .and_then(|b| serde_json::from_slice::<DatasetMeta>(strip_bom(&b)).ok())
         .and_then(|m| m.name)
@@ -347,7 +347,7 @@ pub fn load_compared(
 /// The run entries of a compared dataset's `dataset.json`, under the protocols its cells
 /// were read as (see [`Compared`]), so its frames follow its own rules.
 fn add_compared_runs(meta: &mut DatasetMeta, c: &Compared<'_>) {
-    let Ok(bytes) = std::fs::read(c.path.join("dataset.json")) else {
+    let Ok(bytes) = fsread::read(&c.path.join("dataset.json"), fsread::DATASET_JSON) else {
         return;
     };
     let Ok(other) = serde_json::from_slice::<DatasetMeta>(strip_bom(&bytes)) else {
@@ -436,7 +436,9 @@ fn index_runs(
 /// but `items.jsonl`, else every `.csv`.
 fn find_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     let cells = dir.join("cells.jsonl");
-    if cells.is_file() {
+    // Anything at that name is the file of cells: one that is not a regular file is
+    // refused by name when it is read, not passed over.
+    if cells.is_file() || fsread::not_regular(&cells).is_some() {
         return Ok(vec![cells]);
     }
     let entries = std::fs::read_dir(dir).map_err(|source| LoadError::Io {
@@ -469,10 +471,11 @@ fn find_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
 }
 
 fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text =
+        fsread::read_to_string(path, fsread::DATASET_JSON).map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let file: Arc<Path> = Arc::from(path);
     match serde_json::from_str::<DatasetMeta>(strip_bom_str(&text)) {
         Ok(meta) => {
@@ -601,11 +604,11 @@ fn read_items(
     matrix: &ResponseMatrix,
     diags: &mut Diagnostics,
 ) -> Result<Vec<Option<ItemMeta>>, LoadError> {
-    let file_handle = File::open(path).map_err(|source| LoadError::Io {
+    let file_handle = fsread::open(path, fsread::CELLS).map_err(|source| LoadError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    let reader = BufReader::new(file_handle);
+    let reader = BufReader::new(file_handle.into_reader());
     let file: Arc<Path> = Arc::from(path);
     let mut out: Vec<Option<ItemMeta>> = vec![None; matrix.items.len()];
     let mut first_line: Vec<u64> = vec![0; matrix.items.len()];

@@ -7,6 +7,7 @@ pub mod dataset;
 pub mod diag;
 pub mod figures;
 pub mod frames;
+pub mod fsread;
 pub mod import;
 pub mod load;
 pub mod matrix;

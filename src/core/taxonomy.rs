@@ -102,10 +102,11 @@ impl Taxonomy {
         match path {
             None => Taxonomy::parse(DEFAULT_TAXONOMY, Path::new("assets/taxonomy.json")),
             Some(p) => {
-                let text = std::fs::read_to_string(p).map_err(|source| LoadError::Io {
-                    path: p.to_path_buf(),
-                    source,
-                })?;
+                let text = crate::core::fsread::read_to_string(p, crate::core::fsread::SETTINGS)
+                    .map_err(|source| LoadError::Io {
+                        path: p.to_path_buf(),
+                        source,
+                    })?;
                 Taxonomy::parse(crate::core::load::json::strip_bom_str(&text), p)
             }
         }

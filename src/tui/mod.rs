@@ -172,7 +172,7 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
     let taxonomy = Taxonomy::load(opts.taxonomy.as_deref())?;
     let mut keymap = Keymap::default_for(&taxonomy);
     if let Some(path) = &opts.keymap {
-        let text = std::fs::read_to_string(path)
+        let text = crate::core::fsread::read_to_string(path, crate::core::fsread::SETTINGS)
             .with_context(|| format!("cannot read {}", path.display()))?;
         keymap
             .apply_overrides(&text, path)

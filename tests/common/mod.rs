@@ -124,3 +124,93 @@ fn walk(a: &Value, e: &Value, path: &str, tol: f64, out: &mut Vec<String>) {
         }
     }
 }
+
+/// How a guarded run ended.
+#[derive(Debug)]
+pub struct Guarded {
+    pub output: Output,
+    /// It was still running at the guard and was killed (with its process group).
+    pub hung: bool,
+}
+
+/// Runs `cmd` (stdin an open pipe that is never written) and waits for it to exit by
+/// itself, killing it and its process group after `guard`: a hang guard, not a timing.
+/// Its address space is capped at 4 GiB (`ulimit -v`) so that a reader without a bound
+/// fails instead of taking the machine's memory.
+#[cfg(unix)]
+pub fn run_guarded(program: &Path, args: &[String], guard: std::time::Duration) -> Guarded {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4194304 2>/dev/null; exec \"$0\" \"$@\"")
+        .arg(program)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("spawn");
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stdin = child.stdin.take();
+    let started = std::time::Instant::now();
+    let mut hung = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if started.elapsed() > guard {
+            hung = true;
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.kill();
+            break child.wait().expect("wait");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(stdin);
+    Guarded {
+        output: Output {
+            status,
+            stdout: out.join().unwrap_or_default(),
+            stderr: err.join().unwrap_or_default(),
+        },
+        hung,
+    }
+}
+
+/// Makes a named pipe at `path` with `mkfifo`; false (with a note) when there is none.
+pub fn mkfifo(path: &Path) -> bool {
+    let made = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("note: mkfifo failed or is absent; skipping the named-pipe case");
+    }
+    made
+}

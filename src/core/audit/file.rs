@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::{AuditError, AuditHeader, Event, Replay, replay_bytes};
+use crate::core::fsread;
 
 /// An open audit file, holding its exclusive locks until dropped: one on the file, and
 /// one on a lock file beside it (`.NAME.lock`), which still keeps a second frameaudit out
@@ -70,16 +71,21 @@ impl AuditFile {
             .open(&guard_path)
             .map_err(io("open the lock file", &guard_path))?;
         try_lock(&guard, path)?;
-        // Append mode: every write lands at the end, also after a truncation.
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(io("open", path))?;
+        // Append mode: every write lands at the end, also after a truncation. Opened
+        // without blocking and refused unless it is a regular file: a named pipe there
+        // would block the read below forever.
+        let mut file = fsread::open_with(
+            OpenOptions::new().read(true).append(true).create(true),
+            path,
+            fsread::AUDIT,
+        )
+        .map_err(io("open", path))?
+        .into_file();
         try_lock(&file, path)?;
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io("read", path))?;
+        fsread::Bounded::new(&mut file, fsread::AUDIT)
+            .read_to_end(&mut bytes)
+            .map_err(io("read", path))?;
 
         // Only NULs and blanks is what a crash while writing the header can leave on some
         // file systems (size updated, data not): as good as empty. Anything else without a
@@ -261,7 +267,7 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// Replays an audit file without locking or changing it (for summaries and exports while
 /// an annotator works on it). A torn last line is ignored with a warning, not removed.
 pub fn read_audit(path: &Path) -> Result<Replay, AuditError> {
-    let bytes = std::fs::read(path).map_err(|source| AuditError::Io {
+    let bytes = fsread::read(path, fsread::AUDIT).map_err(|source| AuditError::Io {
         what: "read",
         path: path.to_path_buf(),
         source,

@@ -159,9 +159,10 @@ pub enum MergeError {
 /// cannot be read.
 pub fn is_merged_file(path: &Path) -> bool {
     use std::io::BufRead;
-    let Ok(f) = std::fs::File::open(path) else {
+    let Ok(f) = crate::core::fsread::open(path, crate::core::fsread::AUDIT) else {
         return false;
     };
+    let f = f.into_reader();
     let mut first = Vec::new();
     let _ = std::io::BufReader::new(f).read_until(b'\n', &mut first);
     is_merged(&first)
@@ -258,11 +259,14 @@ pub fn read_annotated(paths: &[PathBuf]) -> Result<Annotated, MergeError> {
     let mut out: Option<Annotated> = None;
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
     for path in paths {
-        let bytes = std::fs::read(path).map_err(|source| AuditError::Io {
-            what: "read",
-            path: path.clone(),
-            source,
-        })?;
+        let bytes =
+            crate::core::fsread::read(path, crate::core::fsread::AUDIT).map_err(|source| {
+                AuditError::Io {
+                    what: "read",
+                    path: path.clone(),
+                    source,
+                }
+            })?;
         let part = if is_merged(&bytes) {
             read_merged(path, &bytes)?
         } else {

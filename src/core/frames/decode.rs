@@ -15,6 +15,7 @@ use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbIma
 use super::index::{self, FrameIndex};
 use super::probe::{self, RunError, file_url};
 use super::{FFMPEG_HINT, Located};
+use crate::core::fsread;
 
 /// The largest width or height of an image frameaudit decodes: frames are video frames,
 /// and anything larger is more likely a broken or hostile file than a frame.
@@ -151,14 +152,15 @@ fn read_image(path: &Path) -> Result<RgbImage, DecodeError> {
         path: shown.clone(),
         source,
     };
-    let meta = fs::metadata(path).map_err(io)?;
-    if meta.len() == 0 {
+    // Only a regular file, read up to a bound: a named pipe or a link to a device at a
+    // frame's name is refused, not waited on or read without end.
+    let file = fsread::open(path, fsread::FRAME_IMAGE).map_err(io)?;
+    if file.is_empty() {
         return Err(DecodeError::Empty(shown));
     }
     // The format comes from the content alone: a file named `.jpg` that holds a PNG is
     // fine, one that holds text is "not an image", not a JPEG parse error.
-    let file = fs::File::open(path).map_err(io)?;
-    let mut reader = ImageReader::new(BufReader::new(file))
+    let mut reader = ImageReader::new(BufReader::new(file.into_reader()))
         .with_guessed_format()
         .map_err(io)?;
     match reader.format() {

@@ -346,7 +346,7 @@ pub(crate) fn load(
     {
         return Ok(Arc::clone(index));
     }
-    let cached = std::fs::read_to_string(file)
+    let cached = crate::core::fsread::read_to_string(file, crate::core::fsread::FRAME_INDEX)
         .ok()
         .and_then(|t| FrameIndex::from_text(&t, size, mtime));
     let index = match cached {

@@ -261,7 +261,7 @@ impl FrameStore {
         let root = self.root.as_ref()?;
         check_relative(saved).ok()?;
         let path = root.join(saved);
-        if !path.is_file() {
+        if !present(&path) {
             return None;
         }
         Some(match self.check_links(saved) {
@@ -313,7 +313,7 @@ impl FrameStore {
                         ));
                     }
                     let path = root.join(&video_rel).join(&name);
-                    if path.is_file() {
+                    if present(&path) {
                         return self.image(path, &format!("{video_rel}/{name}"));
                     }
                     tried.push(format!("{video_rel}/{name}"));
@@ -328,14 +328,14 @@ impl FrameStore {
         if let Some((i, n)) = position {
             let name = format!("frame-{}-of-{n}.jpg", i + 1);
             let path = root.join(&video_rel).join(&name);
-            if path.is_file() {
+            if present(&path) {
                 return self.image(path, &format!("{video_rel}/{name}"));
             }
             tried.push(format!("{video_rel}/{name}"));
             for dataset in sorted_subdirs(&root.join("images")) {
                 let rel = format!("images/{dataset}/{video}/{name}");
                 let path = root.join(&rel);
-                if path.is_file() {
+                if present(&path) {
                     return self.image(path, &rel);
                 }
             }
@@ -349,7 +349,7 @@ impl FrameStore {
         };
         let named = match self.files.get(video) {
             Some(file) => match check_relative(file) {
-                Ok(()) => Some(format!("{videos_dir}/{file}")).filter(|r| root.join(r).is_file()),
+                Ok(()) => Some(format!("{videos_dir}/{file}")).filter(|r| present(&root.join(r))),
                 Err(why) => return Located::Missing(format!("the video file {file:?} {why}")),
             },
             None => None,
@@ -375,6 +375,12 @@ impl FrameStore {
         let video_path = root.join(&video_rel);
         let cached = root.join(cached_rel);
         let frame_index = root.join(index_rel);
+        if let Some(kind) = crate::core::fsread::not_regular(&video_path) {
+            return Located::Missing(format!(
+                "the video {} is {kind}, not a regular file; frameaudit reads only regular files",
+                video_path.display()
+            ));
+        }
         let tools = self.tools();
         if tools.is_none() && !decode::cache_is_fresh(&cached, &video_path) {
             return Located::Missing(FFMPEG_HINT.into());
@@ -488,7 +494,16 @@ fn find_video(root: &Path, videos_dir: &str, video: &str) -> Option<String> {
         .iter()
         .flat_map(|e| [e.to_string(), e.to_ascii_uppercase()])
         .map(|ext| format!("{videos_dir}/{video}.{ext}"))
-        .find(|rel| root.join(rel).is_file())
+        .find(|rel| present(&root.join(rel)))
+}
+
+/// Whether something is at `path` that stands for a frame or a video: a regular file, or
+/// anything else but a directory (a named pipe, a device), which is then refused by what
+/// it is when it is read rather than passed over as if absent.
+fn present(path: &Path) -> bool {
+    path.is_file()
+        || crate::core::fsread::not_regular(path)
+            .is_some_and(|k| k != crate::core::fsread::Kind::Directory)
 }
 
 /// The `ffmpeg` program on `PATH`, if any.

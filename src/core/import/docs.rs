@@ -119,7 +119,7 @@ pub fn find(paths: &[PathBuf]) -> Vec<DocSet> {
 }
 
 fn read_set(path: &Path, jsonl: bool) -> Option<DocSet> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::core::fsread::read(path, crate::core::fsread::IMPORT).ok()?;
     let bytes = crate::core::load::json::strip_bom(&bytes);
     let docs: Vec<Doc> = if jsonl {
         std::str::from_utf8(bytes)

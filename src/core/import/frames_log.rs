@@ -9,12 +9,16 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::{Import, ImportError};
+use crate::core::fsread;
 
 /// The schema of a recorder log's `start` and `run` lines.
 pub const SCHEMA: &str = "frameaudit/frames-log@1";
 
 /// The most a log may be: a bound on what one file can make frameaudit allocate.
-const MAX_LOG_BYTES: u64 = 4 << 30;
+const LOG_LIMIT: fsread::Limit = fsread::Limit {
+    bytes: 4 << 30,
+    what: "a frames log",
+};
 
 /// One decode: the video the harness opened and the frame indices it asked for, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,11 +57,11 @@ struct Line {
 /// Whether `path` is a recorder log: its first line carries [`SCHEMA`].
 pub fn is_frames_log(path: &Path) -> bool {
     use std::io::{BufRead, Read};
-    let Ok(f) = std::fs::File::open(path) else {
+    let Ok(f) = fsread::open(path, LOG_LIMIT) else {
         return false;
     };
     let mut first = String::new();
-    if std::io::BufReader::new(f.take(64 << 10))
+    if std::io::BufReader::new(f.into_reader().take(64 << 10))
         .read_line(&mut first)
         .is_err()
     {
@@ -76,21 +80,7 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
             path.display()
         ))
     };
-    let meta = std::fs::metadata(path).map_err(cannot)?;
-    if !meta.is_file() {
-        return Err(ImportError::Other(format!(
-            "the frames log {} is not a regular file",
-            path.display()
-        )));
-    }
-    if meta.len() > MAX_LOG_BYTES {
-        return Err(ImportError::Other(format!(
-            "the frames log {} is larger than {} GiB",
-            path.display(),
-            MAX_LOG_BYTES >> 30
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(cannot)?;
+    let bytes = fsread::read(path, LOG_LIMIT).map_err(cannot)?;
     let text = String::from_utf8_lossy(crate::core::load::json::strip_bom(&bytes));
     let mut runs: Vec<LoggedRun> = Vec::new();
     let mut saw_schema = false;

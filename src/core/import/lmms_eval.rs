@@ -539,7 +539,9 @@ fn parse_file(
 ) -> Parsed {
     use std::io::Read;
     buf.clear();
-    if let Err(e) = std::fs::File::open(file.path()).and_then(|mut f| f.read_to_end(buf)) {
+    let read = crate::core::fsread::open(file.path(), crate::core::fsread::IMPORT)
+        .and_then(|f| f.into_reader().read_to_end(buf));
+    if let Err(e) = read {
         return Parsed {
             log: None,
             skips: vec![(None, format!("cannot read the file: {e}"))],

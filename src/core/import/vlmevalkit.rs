@@ -44,6 +44,7 @@ pub use name::{Budget, KNOWN_DATASETS, PredictionName, parse_file_name};
 pub(crate) use walk::{files_under, has_extension};
 
 use super::{Import, ImportError, ImportedCell, ImportedItem, Run};
+use crate::core::fsread;
 use crate::core::rules;
 use options::{gold_letter, labelled, parse_candidates, predicted_letter};
 use table::{Table, read_table};
@@ -466,7 +467,7 @@ fn link_placeholder(path: &Path) -> Option<PathBuf> {
     if !meta.is_file() || meta.len() > 1024 {
         return None;
     }
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = fsread::read_to_string(path, fsread::IMPORT).ok()?;
     let target = text.trim_end_matches(['\n', '\r']);
     if target.is_empty() || target.contains(['\n', '\0']) || Path::new(target).is_absolute() {
         return None;
@@ -530,7 +531,8 @@ fn one_file_per_run(
             continue;
         };
         for (path, _) in &files {
-            let same = std::fs::read(path).ok() == std::fs::read(&last.0).ok();
+            let same = fsread::read(path, fsread::IMPORT).ok()
+                == fsread::read(&last.0, fsread::IMPORT).ok();
             let why = if same {
                 "the same predictions as".to_string()
             } else {

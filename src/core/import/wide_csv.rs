@@ -166,7 +166,8 @@ fn shown(path: &Path) -> String {
 
 /// The bytes of a CSV file.
 fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))
+    crate::core::fsread::read(path, crate::core::fsread::IMPORT)
+        .map_err(|e| format!("cannot read it: {e}"))
 }
 
 /// A CSV reader that allows rows of another length, so one bad row is skipped alone.

@@ -6,10 +6,10 @@ pub mod chunk;
 pub mod json;
 pub mod per_item_csv;
 
-use std::fs::File;
 use std::path::Path;
 
 use crate::core::diag::LoadError;
+use crate::core::fsread;
 use crate::core::matrix::MatrixBuilder;
 
 pub use self::chunk::CellSink;
@@ -72,9 +72,10 @@ pub fn read_cell_file(
         path: path.to_path_buf(),
         source,
     };
-    let file = File::open(path).map_err(io_err)?;
+    let file = fsread::open(path, fsread::CELLS).map_err(io_err)?;
     let name = builder.add_file(path);
-    let size = file.metadata().ok().map(|m| m.len());
+    let size = Some(file.len());
+    let file = file.into_reader();
     match format.unwrap_or_else(|| CellFormat::from_path(path)) {
         CellFormat::Cells => cells::read_cells(file, size, builder, &name),
         CellFormat::PerItemCsv => per_item_csv::read_per_item_csv(file, size, builder, &name),

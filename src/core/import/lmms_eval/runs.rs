@@ -183,7 +183,7 @@ pub(super) fn from_python_json<'a, T: Deserialize<'a>>(
 
 /// Reads a results file: `Ok(None)` when it does not exist.
 pub(super) fn read_results(path: &Path) -> Result<Option<RunMeta>, ImportError> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crate::core::fsread::read(path, crate::core::fsread::IMPORT) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
@@ -216,7 +216,9 @@ pub(super) fn read_results(path: &Path) -> Result<Option<RunMeta>, ImportError> 
 /// drop `doc`, 0.3 and older keep it. Reads the first line only; `None` when it cannot tell.
 pub(super) fn sniff_version(path: &Path) -> Option<String> {
     use std::io::BufRead;
-    let file = std::fs::File::open(path).ok()?;
+    let file = crate::core::fsread::open(path, crate::core::fsread::IMPORT)
+        .ok()?
+        .into_reader();
     let mut line = String::new();
     // A bounded read: the first line of a samples file holds one sample.
     std::io::BufReader::new(file)

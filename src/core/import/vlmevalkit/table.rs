@@ -7,8 +7,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use calamine::{Data, Reader, Xlsx, open_workbook};
+use calamine::{Data, Reader, Xlsx};
 use serde_json::Value;
+
+use crate::core::fsread;
 
 use super::lines::LineIndex;
 
@@ -43,7 +45,8 @@ pub fn read_table(path: &Path) -> Result<Table, String> {
         "xlsx" => read_xlsx(path),
         "tsv" => read_tsv(path),
         "json" => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))?;
+            let text = fsread::read_to_string(path, fsread::IMPORT)
+                .map_err(|e| format!("cannot read it: {e}"))?;
             read_json(&text)
         }
         _ => Err(format!("extension {ext:?} is not xlsx, tsv or json")),
@@ -51,7 +54,9 @@ pub fn read_table(path: &Path) -> Result<Table, String> {
 }
 
 fn read_xlsx(path: &Path) -> Result<Table, String> {
-    let mut book: Xlsx<_> = open_workbook(path).map_err(|e| format!("not a readable xlsx: {e}"))?;
+    let bytes = fsread::read(path, fsread::IMPORT).map_err(|e| format!("cannot read it: {e}"))?;
+    let mut book: Xlsx<_> =
+        Xlsx::new(std::io::Cursor::new(bytes)).map_err(|e| format!("not a readable xlsx: {e}"))?;
     let range = book
         .worksheet_range_at(0)
         .ok_or("the workbook has no sheet")?
@@ -101,7 +106,7 @@ fn number_text(f: f64) -> String {
 }
 
 fn read_tsv(path: &Path) -> Result<Table, String> {
-    let data = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let data = fsread::read(path, fsread::IMPORT).map_err(|e| format!("cannot read it: {e}"))?;
     let mut lines = LineIndex::new(&data);
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(b'\t')
