@@ -523,7 +523,12 @@ fn a_llava_next_video_item_shows_its_own_frames_and_how_they_are_known() {
         "{screen}"
     );
     // The thumbnails are the video's own frames, decoded: half blocks, not placeholders.
-    let thumbs = t.wait_for("▀");
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut thumbs = t.wait_for("▀");
+    while thumbs.matches('▀').count() <= 100 && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        thumbs = t.screen();
+    }
     assert!(thumbs.matches('▀').count() > 100, "{thumbs}");
 }
 

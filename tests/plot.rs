@@ -285,6 +285,7 @@ fn one_benchmark_scope_and_unknown_scope() {
         demo.to_str().expect("utf8"),
         "-o",
         tmp.path().to_str().expect("utf8"),
+        "--force",
         "--scope",
         "nope",
     ]);
