@@ -202,7 +202,7 @@ fn audit_kind(path: &Path) -> Option<AuditKind> {
         .read_to_end(&mut head)
         .ok()?;
     let line = head.split(|&b| b == b'\n').next()?;
-    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let line = super::load::json::strip_bom(line);
     let v: serde_json::Value = serde_json::from_slice(line).ok()?;
     let schema = v.get("schema")?.as_str()?;
     if schema.starts_with(MERGED_SCHEMA.split('@').next().unwrap_or(MERGED_SCHEMA)) {
@@ -216,6 +216,10 @@ fn audit_kind(path: &Path) -> Option<AuditKind> {
 
 /// Whether another process holds the file's advisory lock (an audit open in a TUI).
 fn is_locked(path: &Path) -> bool {
+    // Only a regular file is opened: opening a named pipe would wait for a writer.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let Ok(f) = std::fs::File::open(path) else {
         return false;
     };
@@ -297,6 +301,23 @@ mod tests {
                 .is_err_and(|e| e.contains("--force"))
         );
         assert_eq!(inputs.check_file(&other, true), Ok(()));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_at_the_output_is_not_opened() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let fifo = tmp.path().join("out.jsonl");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !made {
+            return;
+        }
+        // Returns (refused for existing) instead of waiting for a writer on the pipe.
+        let e = Inputs::new().check_file(&fifo, false).expect_err("exists");
+        assert!(e.contains("--force"), "{e}");
     }
 
     #[test]

@@ -341,14 +341,14 @@ fn saver(
                     pending.pop_front();
                     // Appended to a file the path no longer names: not saved until the
                     // rewrite at the top of the next round.
-                    if !file.at_path() {
-                        lock().stale = true;
-                        lock().written += 1;
-                        break;
-                    }
+                    let moved = !file.at_path();
                     let mut st = lock();
                     st.written += 1;
                     st.last_error = None;
+                    if moved {
+                        st.stale = true;
+                        break;
+                    }
                 }
                 Err(err) => {
                     lock().last_error = Some(err.to_string());
