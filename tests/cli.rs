@@ -1157,3 +1157,52 @@ fn pictures_on_terminal(name: &str, dataset: &str) -> Option<String> {
     std::thread::sleep(std::time::Duration::from_millis(300));
     Some(t.screen())
 }
+
+/// `frames` with pictures on a terminal that never answers a graphics query (`script`'s
+/// pty, which nobody types into, as under a recorder or CI): the protocol comes from the
+/// environment, which names no graphics terminal, so no query is sent and the frames are
+/// printed as half blocks. The guard only catches a hang.
+#[cfg(unix)]
+#[test]
+fn frames_pictures_never_wait_for_a_terminal_that_does_not_answer() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("note: no `script`; frames_pictures_never_wait skipped");
+        return;
+    }
+    let cmd = format!(
+        "{} frames {} clip04-q1 --max 2 --width 20",
+        env!("CARGO_BIN_EXE_frameaudit"),
+        demo()
+    );
+    let args: Vec<String> = ["-qfec", cmd.as_str(), "/dev/null"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let env = [
+        ("TERM", Some("xterm-256color")),
+        ("TMUX", None),
+        ("KITTY_WINDOW_ID", None),
+        ("TERM_PROGRAM", None),
+        ("LC_TERMINAL", None),
+        ("KONSOLE_VERSION", None),
+    ];
+    let g = common::run_guarded_env(
+        std::path::Path::new("script"),
+        &args,
+        &env,
+        std::time::Duration::from_secs(60),
+    );
+    let out = String::from_utf8_lossy(&g.output.stdout).into_owned();
+    assert!(!g.hung, "still running after 60 s; printed:\n{out}");
+    assert!(g.output.status.success(), "{out}{}", stderr(&g.output));
+    assert!(out.contains("added by 16f: frame 4"), "{out}");
+    assert!(
+        out.contains('▀') || out.contains('▄'),
+        "no half blocks:\n{out}"
+    );
+    assert!(!out.contains("\x1b_G"), "a kitty query was sent:\n{out}");
+}

@@ -788,3 +788,172 @@ fn distinct_annotator_names_get_distinct_files_and_no_one_writes_anothers() {
     );
     assert_eq!(std::fs::read(&theirs).expect("read"), before);
 }
+
+/// The text of each box on the screen as one line: the pieces of the screen's lines
+/// between `│` borders, joined down each column, so a message wrapped in a frame's
+/// placeholder reads as it was written. The columns are joined with ` ¦ `.
+fn unwrapped(screen: &str) -> String {
+    let mut columns: std::collections::BTreeMap<usize, Vec<String>> = Default::default();
+    for line in screen.lines() {
+        let mut start = 0;
+        let mut piece = String::new();
+        for (col, c) in line.chars().enumerate() {
+            if c == '│' {
+                columns
+                    .entry(start)
+                    .or_default()
+                    .push(piece.trim().to_string());
+                piece.clear();
+                start = col + 1;
+            } else {
+                piece.push(c);
+            }
+        }
+        columns
+            .entry(start)
+            .or_default()
+            .push(piece.trim().to_string());
+    }
+    columns
+        .into_values()
+        .map(|pieces| {
+            pieces
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join(" ¦ ")
+}
+
+/// A copy of the demo whose every video is a raw video whose decodes hang: ffmpeg and
+/// ffprobe that write their process id to `<tmp>/runs` and sleep. Returns the dataset
+/// and the shell prelude that puts those programs first on `PATH` with the time limit
+/// `limit` seconds.
+#[cfg(unix)]
+fn hung_videos(tmp: &Path, limit: u32) -> (PathBuf, String) {
+    use std::os::unix::fs::PermissionsExt;
+    let ds = demo_copy(tmp);
+    std::fs::create_dir_all(ds.join("videos")).expect("mkdir");
+    for i in 1..=20 {
+        std::fs::write(ds.join(format!("videos/clip{i:02}.mp4")), b"hangs").expect("video");
+    }
+    let tools = tmp.join("tools");
+    std::fs::create_dir_all(&tools).expect("mkdir");
+    let runs = tmp.join("runs");
+    for name in ["ffmpeg", "ffprobe"] {
+        let p = tools.join(name);
+        let script = format!(
+            "#!/bin/sh\necho $$ >> {}\nexec sleep 600\n",
+            common::tmux::shell_quote(&runs.display().to_string())
+        );
+        std::fs::write(&p, script).expect("write");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let prelude = format!(
+        "export PATH={}:\"$PATH\" FRAMEAUDIT_FFMPEG_TIMEOUT={limit};",
+        common::tmux::shell_quote(&tools.display().to_string())
+    );
+    (ds, prelude)
+}
+
+/// Raw videos whose decodes hang: the placeholders say the decode timed out, and frames
+/// asked for afterwards say it is not tried again.
+#[cfg(unix)]
+#[test]
+fn a_hung_video_says_why_in_its_placeholders() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, prelude) = hung_videos(tmp.path(), 2);
+    let t = Tmux::start_with(
+        &format!("fa-hung-{}", std::process::id()),
+        &ds,
+        "hung",
+        &prelude,
+    );
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    t.wait_for("frames of video");
+    let wait_for = |text: &str| {
+        let end = Instant::now() + Duration::from_secs(60);
+        loop {
+            let s = unwrapped(&t.screen());
+            if s.contains(text) {
+                return s;
+            }
+            assert!(
+                Instant::now() < end,
+                "no {text:?} on screen:\n{}",
+                t.screen()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_for("timed out after 2 s");
+    // A frame not asked for yet: answered at once, saying why.
+    t.keys(&["Right", "Right", "Right"]);
+    wait_for("earlier in this session; not tried again");
+    // Quit, so that no decode is left running (see the next test).
+    t.keys(&["q", "q"]);
+    let end = Instant::now() + Duration::from_secs(20);
+    while t.alive() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Quitting while decodes hang kills them: none outlives frameaudit.
+#[cfg(unix)]
+#[test]
+fn quitting_kills_the_decodes_under_way() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, prelude) = hung_videos(tmp.path(), 300);
+    let t = Tmux::start_with(
+        &format!("fa-hungquit-{}", std::process::id()),
+        &ds,
+        "hungquit",
+        &prelude,
+    );
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    t.wait_for("frames of video");
+    let pids = || -> Vec<i32> {
+        std::fs::read_to_string(tmp.path().join("runs"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    };
+    let end = Instant::now() + Duration::from_secs(30);
+    while pids().is_empty() {
+        assert!(Instant::now() < end, "no decode started:\n{}", t.screen());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.keys(&["q", "q"]);
+    let end = Instant::now() + Duration::from_secs(20);
+    while t.alive() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!t.alive(), "frameaudit did not quit:\n{}", t.screen());
+    let alive = |pid: &i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
+    };
+    let end = Instant::now() + Duration::from_secs(20);
+    while pids().iter().any(alive) {
+        if Instant::now() > end {
+            let left: Vec<i32> = pids().into_iter().filter(|p| alive(p)).collect();
+            for p in &left {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &p.to_string()])
+                    .status();
+            }
+            panic!("decodes outlived frameaudit: {left:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

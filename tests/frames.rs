@@ -714,3 +714,140 @@ fn special_files_at_frame_names_are_refused() {
         assert!(why.contains("named pipe (FIFO)"), "{why}");
     }
 }
+
+/// A video whose decodes hang (a fake ffmpeg and ffprobe that sleep, through a shell so
+/// that the sleep is a child of the killed program): image files are served meanwhile,
+/// the hung runs are killed at the time limit, and the video is not tried again in the
+/// session: its next frames fail at once, saying why, without running anything.
+/// Here ffprobe hangs, so the video is never indexed.
+#[cfg(unix)]
+#[test]
+fn a_hung_video_never_holds_up_images_and_is_not_tried_again() {
+    hung_video(None);
+}
+
+/// Here the real ffprobe indexes a real video and ffmpeg hangs on its frames.
+#[cfg(unix)]
+#[test]
+fn a_hung_decode_never_holds_up_images_and_is_not_tried_again() {
+    let Some(ffmpeg) = ffmpeg_or_note("a_hung_decode_never_holds_up_images") else {
+        return;
+    };
+    let Some(ffprobe) = frameaudit::core::frames::ffprobe_beside(&ffmpeg) else {
+        eprintln!("note: no ffprobe; a_hung_decode_never_holds_up_images skipped");
+        return;
+    };
+    hung_video(Some((ffmpeg, ffprobe)));
+}
+
+/// `real`: the real ffmpeg (to make the video) and ffprobe (to index it); without them
+/// both programs hang.
+#[cfg(unix)]
+fn hung_video(real: Option<(PathBuf, PathBuf)>) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("videos")).expect("mkdir");
+    match &real {
+        Some((ffmpeg, _)) => {
+            make_video(ffmpeg, root);
+            std::fs::rename(root.join("videos/clip.mp4"), root.join("videos/hung.mp4"))
+                .expect("rename");
+        }
+        None => std::fs::write(root.join("videos/hung.mp4"), b"a video that hangs").expect("write"),
+    }
+    for i in 1..=6u64 {
+        write_image(
+            &root.join(format!("frames/still/{i:06}.jpg")),
+            64,
+            36,
+            [0, 0, 0],
+        );
+    }
+    let tools = root.join("tools");
+    std::fs::create_dir_all(&tools).expect("mkdir");
+    let log = root.join("runs.log");
+    for name in ["ffmpeg", "ffprobe"] {
+        let p = tools.join(name);
+        if let (Some((_, ffprobe)), "ffprobe") = (&real, name) {
+            std::os::unix::fs::symlink(ffprobe, &p).expect("symlink");
+            continue;
+        }
+        let script = format!("#!/bin/sh\necho {name} >> '{}'\nsleep 600\n", log.display());
+        std::fs::write(&p, script).expect("write");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let runs = || {
+        std::fs::read_to_string(&log)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let limit = Duration::from_secs(4);
+    let s = store(root, DatasetMeta::default(), &[("hung", 10.0)])
+        .with_ffmpeg(Some(tools.join("ffmpeg")))
+        .with_decode_timeout(limit);
+    let (tx, rx) = mpsc::channel();
+    let loader = FrameLoader::new(s.clone(), 64, move || {
+        let _ = tx.send(());
+    });
+    let key = |video: &str, index: u64| FrameKey {
+        video: video.into(),
+        index,
+        position: None,
+        max_side: 32,
+        saved: None,
+    };
+    // Hang guards only: far longer than anything here needs.
+    let wait = |what: &dyn Fn() -> bool| {
+        let started = Instant::now();
+        while !what() {
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "nothing landed for 120 s"
+            );
+            let _ = rx.recv_timeout(Duration::from_millis(100));
+        }
+    };
+    for i in 1..=3 {
+        loader.request(key("hung", i));
+    }
+    for i in 1..=6 {
+        loader.request(key("still", i));
+    }
+    // Every image lands while the video's frames are still decoding.
+    wait(&|| (1..=6).all(|i| loader.get(&key("still", i)).is_some()));
+    for i in 1..=6 {
+        let r = loader.get(&key("still", i)).expect("landed");
+        assert!(r.is_ok(), "{r:?}");
+    }
+    assert!(
+        (1..=3).all(|i| loader.is_pending(&key("hung", i))),
+        "the hung video's frames finished before the images"
+    );
+    // The hung run is killed at the limit, and says so.
+    wait(&|| (1..=3).all(|i| loader.get(&key("hung", i)).is_some()));
+    let r = loader.get(&key("hung", 1)).expect("landed");
+    let why = r.as_ref().as_ref().expect_err("timed out");
+    assert!(why.contains("timed out after 4 s"), "{why}");
+    let before = runs();
+    assert!(before >= 1);
+    // Asked again (another frame, and through another copy of the store): answered
+    // without running anything, with the reason.
+    loader.request(key("hung", 7));
+    wait(&|| loader.get(&key("hung", 7)).is_some());
+    let r = loader.get(&key("hung", 7)).expect("landed");
+    let why = r.as_ref().as_ref().expect_err("not tried again");
+    assert_eq!(
+        why,
+        "decoding hung.mp4 timed out after 4 s earlier in this session; not tried again"
+    );
+    let failed = s.decode_frames("hung", &[8, 9]);
+    assert_eq!(failed.len(), 2);
+    assert!(failed.iter().all(|(_, w)| w.contains("not tried again")));
+    let why = load_image(&s.locate("hung", 10, None), 32, true).expect_err("refused");
+    assert!(why.contains("not tried again"), "{why}");
+    assert_eq!(runs(), before, "the hung video was run again");
+    // Images still land.
+    loader.request(key("still", 1));
+    assert!(loader.get(&key("still", 1)).is_some_and(|r| r.is_ok()));
+}

@@ -323,6 +323,11 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         }
     }
     let width = args.width.unwrap_or(40);
+    // Kitty's protocol only where the environment says so, as the audit screens decide:
+    // viuer would otherwise ask the terminal whether it speaks it and wait for an answer
+    // that a terminal without it (a pty under `script`, a CI log) may never give. viuer
+    // tells iTerm's protocol from the environment alone, and sixel is not built in.
+    let use_kitty = crate::tui::images_from_env() == crate::tui::app::ImageMode::Kitty;
     // Frames of a raw video decoded in one batch first; a failure shows at its frame.
     let located: Vec<_> = show
         .iter()
@@ -358,6 +363,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                 let conf = viuer::Config {
                     width: Some(width),
                     absolute_offset: false,
+                    use_kitty,
                     ..Default::default()
                 };
                 if let Err(e) = viuer::print(&image::DynamicImage::ImageRgb8(img), &conf) {

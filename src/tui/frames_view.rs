@@ -6,7 +6,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::{Line, Span};
+use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::app::{App, FrameInfo, ImageMode, Subset};
@@ -401,10 +401,11 @@ pub fn draw_image(
     }
 }
 
-/// A text stand-in for an image: what it would show, or why it cannot.
+/// A text stand-in for an image: what it would show, or why it cannot; each line of
+/// `text` starts a line (the label, then the reason).
 pub fn placeholder(f: &mut Frame, area: Rect, text: &str, style: Style) {
     f.render_widget(
-        Paragraph::new(Span::styled(text.to_string(), style))
+        Paragraph::new(Text::styled(text.to_string(), style))
             .alignment(Alignment::Center)
             .wrap(Wrap { trim: true })
             .block(Block::default().borders(Borders::ALL).border_style(DIM)),

@@ -139,10 +139,29 @@ pub struct Guarded {
 /// fails instead of taking the machine's memory.
 #[cfg(unix)]
 pub fn run_guarded(program: &Path, args: &[String], guard: std::time::Duration) -> Guarded {
+    run_guarded_env(program, args, &[], guard)
+}
+
+/// [`run_guarded`] with changes to the environment: `(name, Some(value))` sets, `(name,
+/// None)` removes.
+#[cfg(unix)]
+pub fn run_guarded_env(
+    program: &Path,
+    args: &[String],
+    env: &[(&str, Option<&str>)],
+    guard: std::time::Duration,
+) -> Guarded {
     use std::io::Read;
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
-    let mut child = Command::new("sh")
+    let mut command = Command::new("sh");
+    for (k, v) in env {
+        match v {
+            Some(v) => command.env(k, v),
+            None => command.env_remove(k),
+        };
+    }
+    let mut child = command
         .arg("-c")
         .arg("ulimit -v 4194304 2>/dev/null; exec \"$0\" \"$@\"")
         .arg(program)

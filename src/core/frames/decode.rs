@@ -3,11 +3,14 @@
 //! one or two ffmpeg runs, each frame exactly the one decord returns), and scaling down for
 //! the terminal.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use image::imageops::FilterType;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
@@ -28,13 +31,110 @@ const MAX_ALLOC: u64 = 512 << 20;
 /// two a typical laptop or CI machine gives a viewer; each run's decoder is threaded too.
 const MAX_JOBS: usize = 2;
 
-/// The programs that decode frames of raw videos: ffmpeg decodes, ffprobe indexes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The programs that decode frames of raw videos (ffmpeg decodes, ffprobe indexes), how
+/// long each run may take, and the videos whose runs timed out in this session.
+#[derive(Debug, Clone)]
 pub struct VideoTools {
     /// The ffmpeg program.
     pub ffmpeg: PathBuf,
     /// The ffprobe program (the one beside ffmpeg, else the one on `PATH`).
     pub ffprobe: PathBuf,
+    /// The time limit of one run.
+    pub timeout: Duration,
+    /// Shared by every copy made from one [`super::FrameStore`].
+    pub(crate) session: Arc<Session>,
+}
+
+/// Equal when they run the same programs with the same limit.
+impl PartialEq for VideoTools {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.ffmpeg, &self.ffprobe, self.timeout)
+            == (&other.ffmpeg, &other.ffprobe, other.timeout)
+    }
+}
+
+impl Eq for VideoTools {}
+
+impl VideoTools {
+    /// These programs, with the time limit of [`super::probe::run_timeout`] and a session
+    /// of their own.
+    pub fn new(ffmpeg: PathBuf, ffprobe: PathBuf) -> VideoTools {
+        VideoTools {
+            ffmpeg,
+            ffprobe,
+            timeout: super::probe::run_timeout(),
+            session: Arc::default(),
+        }
+    }
+
+    /// Why `video` is not decoded again: a run on it timed out earlier in this session.
+    pub fn timed_out(&self, video: &Path) -> Option<String> {
+        self.session.timed_out(video)
+    }
+
+    /// Runs `program` (one of these tools) on `video` within the time limit; a run that
+    /// times out marks the video as not to be tried again.
+    pub(crate) fn run(
+        &self,
+        program: &Path,
+        args: &[OsString],
+        video: &Path,
+    ) -> Result<Vec<u8>, RunError> {
+        if self.session.closed.load(Ordering::SeqCst) {
+            return Err(RunError::Failed("the frame loader has stopped".into()));
+        }
+        let r = probe::run(program, args, self.timeout, Some(&self.session.running));
+        if let Err(RunError::TimedOut(limit)) = &r {
+            self.session.remember(video, *limit);
+        }
+        r
+    }
+}
+
+/// What one session (one frame store and its copies) remembers across decodes: the videos
+/// whose ffprobe or ffmpeg run timed out, which are not tried again (a hung video would
+/// otherwise hold the decoder for the whole time limit on every request); and the runs
+/// under way, so that a closed session (the TUI's frame loader dropped) leaves none
+/// behind.
+#[derive(Debug, Default)]
+pub(crate) struct Session {
+    timed_out: Mutex<HashMap<PathBuf, Duration>>,
+    /// The process ids (each also its process group) of the runs under way.
+    running: Mutex<HashSet<u32>>,
+    /// Set by [`Session::close`]: nothing is run any more.
+    closed: AtomicBool,
+}
+
+impl Session {
+    /// Kills every run under way and starts no other.
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        probe::kill_all(&self.running);
+    }
+
+    pub(crate) fn timed_out(&self, video: &Path) -> Option<String> {
+        let limit = *self
+            .timed_out
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(video)?;
+        // The file name only: the panel names the video, and a thumbnail is narrow.
+        let name = video.file_name().map_or_else(
+            || video.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        Some(format!(
+            "decoding {name} timed out after {} earlier in this session; not tried again",
+            probe::show_secs(limit)
+        ))
+    }
+
+    fn remember(&self, video: &Path, limit: Duration) {
+        self.timed_out
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(video.to_path_buf(), limit);
+    }
 }
 
 /// Why a frame has no pixels. Shown to the user as one line.
@@ -247,7 +347,9 @@ struct Job<'a> {
 /// timestamp into its own output), and the keyframes are shared out over at most two such
 /// commands run at once. Each output is written to a temporary file in the cache directory
 /// and renamed into place, so a killed decode never leaves half a frame under a cached
-/// name; every run is killed after 60 s.
+/// name; every run is killed after the tools' time limit (60 s unless
+/// `FRAMEAUDIT_FFMPEG_TIMEOUT` says otherwise), and a video whose run timed out is not
+/// tried again by the same session: its frames fail at once, saying so.
 pub fn decode_video(
     tools: &VideoTools,
     video: &Path,
@@ -259,7 +361,10 @@ pub fn decode_video(
     if wanted.is_empty() {
         return results;
     }
-    let index = match index::load(Some(&tools.ffprobe), video, frame_index) {
+    if let Some(why) = tools.timed_out(video) {
+        return vec![Err(why); wanted.len()];
+    }
+    let index = match index::load(Some(tools), video, frame_index) {
         Ok(index) => index,
         Err(why) => {
             let why = format!("ffmpeg could not decode {shown}: {why}");
@@ -419,10 +524,16 @@ fn decode_groups(
             out_at += 1;
         }
     }
-    if let Err(e) = probe::run(&tools.ffmpeg, &args) {
-        return fail_all(match e {
-            RunError::Spawn(s) | RunError::Failed(s) => s,
-        });
+    if let Some(why) = tools.timed_out(video) {
+        // The other run on this video timed out meanwhile.
+        return groups
+            .iter()
+            .flat_map(|(_, jobs)| jobs.iter())
+            .map(|j| (j.at, Err(why.clone())))
+            .collect();
+    }
+    if let Err(e) = tools.run(&tools.ffmpeg, &args, video) {
+        return fail_all(e.to_string());
     }
     let mut done = Vec::new();
     let mut again: Vec<Job> = Vec::new();
@@ -494,10 +605,7 @@ mod tests {
             cached: dir.path().join("c/1.jpg"),
             index: 1,
             frame_index: dir.path().join("i/v.txt"),
-            tools: Some(VideoTools {
-                ffmpeg: "ffmpeg".into(),
-                ffprobe: "ffprobe".into(),
-            }),
+            tools: Some(VideoTools::new("ffmpeg".into(), "ffprobe".into())),
         };
         assert_eq!(load_image(&located, 100, false).unwrap_err(), FFMPEG_HINT);
     }

@@ -21,6 +21,7 @@ use std::time::SystemTime;
 
 use serde::Deserialize;
 
+use super::VideoTools;
 use super::probe::{self, Rational};
 
 /// The first line of an index file; a file of another version is made anew.
@@ -228,9 +229,10 @@ struct FormatOut {
 
 /// Makes the frame index of `video` with `ffprobe`: one run that lists the packets of the
 /// video streams (about 0.3 s for a 10-minute video, most of it reading the file).
-pub(crate) fn build(ffprobe: &Path, video: &Path) -> Result<FrameIndex, String> {
+pub(crate) fn build(tools: &VideoTools, video: &Path) -> Result<FrameIndex, String> {
+    let ffprobe = tools.ffprobe.as_path();
     // The stream decord picks, by the same ranking as the probe.
-    let probe = probe::probe_video_with(ffprobe, video)?;
+    let probe = probe::probe_video_by(ffprobe, video, |p, a| tools.run(p, a, video))?;
     let mut args: Vec<OsString> = ["-v", "error", "-hide_banner", "-select_streams"]
         .iter()
         .map(OsString::from)
@@ -246,7 +248,8 @@ pub(crate) fn build(ffprobe: &Path, video: &Path) -> Result<FrameIndex, String> 
     }
     args.push(probe::file_url(video));
     let shown = video.display();
-    let out = probe::run(ffprobe, &args)
+    let out = tools
+        .run(ffprobe, &args, video)
         .map_err(|e| format!("cannot list the frames of {shown}: {e}"))?;
     let out: PacketsOut = serde_json::from_slice(&out).map_err(|e| {
         format!(
@@ -332,7 +335,7 @@ type Memo = HashMap<PathBuf, (u64, u128, Arc<FrameIndex>)>;
 /// and written to `file` (a temporary file renamed into place; a cache that cannot be
 /// written only costs the next run the indexing).
 pub(crate) fn load(
-    ffprobe: Option<&Path>,
+    tools: Option<&VideoTools>,
     video: &Path,
     file: &Path,
 ) -> Result<Arc<FrameIndex>, String> {
@@ -352,10 +355,14 @@ pub(crate) fn load(
     let index = match cached {
         Some(index) => index,
         None => {
-            let Some(ffprobe) = ffprobe else {
+            let Some(tools) = tools else {
                 return Err(super::FFMPEG_HINT.into());
             };
-            let index = build(ffprobe, video)?;
+            // Another thread may have timed out on this video while this one waited.
+            if let Some(why) = tools.timed_out(video) {
+                return Err(why);
+            }
+            let index = build(tools, video)?;
             let _ = write(file, &index.to_text(size, mtime));
             index
         }

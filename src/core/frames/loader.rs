@@ -139,6 +139,8 @@ impl Shared {
 pub struct FrameLoader {
     shared: Arc<Shared>,
     ffmpeg: bool,
+    /// The store's decoding session, closed when the loader is dropped.
+    session: Arc<super::decode::Session>,
 }
 
 impl FrameLoader {
@@ -151,6 +153,7 @@ impl FrameLoader {
         notify: impl Fn() + Send + Sync + 'static,
     ) -> FrameLoader {
         let ffmpeg = store.ffmpeg();
+        let session = store.session();
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 cache: LruCache::new(NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN)),
@@ -182,7 +185,11 @@ impl FrameLoader {
         if let Err(e) = spawned {
             shared.lock().broken = Some(format!("cannot start the video decoder: {e}"));
         }
-        FrameLoader { shared, ffmpeg }
+        FrameLoader {
+            shared,
+            ffmpeg,
+            session,
+        }
     }
 
     /// Whether frames of raw videos can be decoded (the store found ffmpeg).
@@ -279,9 +286,12 @@ impl FrameLoader {
     }
 }
 
-/// Stops the thread after the frame it is on; does not wait for it.
+/// Stops the threads after the frame they are on, without waiting for them, and kills
+/// the ffmpeg or ffprobe runs under way (the store's session is closed: its copies decode
+/// nothing more), so that none outlives the loader.
 impl Drop for FrameLoader {
     fn drop(&mut self) {
+        self.session.close();
         let mut st = self.shared.lock();
         st.shutdown = true;
         st.requests.clear();
@@ -323,17 +333,36 @@ fn work(shared: &Shared, store: &FrameStore, notify: &dyn Fn()) {
             .as_deref()
             .and_then(|f| store.locate_saved(f))
             .unwrap_or_else(|| store.locate(&key.video, key.index, key.position));
-        // A raw-video frame ffmpeg must decode goes to the video thread; it stays in
-        // flight meanwhile, so it is not queued twice.
-        if let Located::Video {
-            video,
-            cached,
-            tools: Some(_),
-            ..
-        } = &located
-            && store.ffmpeg()
-            && !decode::cache_is_fresh(cached, video)
-        {
+        // This thread never runs ffmpeg, so image files never wait behind a decode: a
+        // raw-video frame that must be decoded (not cached, or its cache file damaged)
+        // goes to the video thread, and stays in flight meanwhile so it is not queued
+        // twice. A video that timed out earlier is answered at once.
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            if let Located::Video {
+                video,
+                cached,
+                tools: Some(tools),
+                ..
+            } = &located
+            {
+                if let Some(why) = tools.timed_out(video) {
+                    return Some(Err(why));
+                }
+                if decode::cache_is_fresh(cached, video) {
+                    match load_image(&located, key.max_side, false) {
+                        Ok(img) => return Some(Ok(img)),
+                        // Decoded anew on the video thread.
+                        Err(_) => {
+                            let _ = std::fs::remove_file(cached);
+                        }
+                    }
+                }
+                return None;
+            }
+            Some(load_image(&located, key.max_side, false))
+        }))
+        .unwrap_or_else(|_| Some(Err(internal(&key))));
+        let Some(result) = result else {
             let mut st = shared.lock();
             if !st.shutdown {
                 let entry = (key.clone(), located.clone(), prefetched);
@@ -342,15 +371,11 @@ fn work(shared: &Shared, store: &FrameStore, notify: &dyn Fn()) {
                 } else {
                     st.video.push_front(entry);
                 }
-                drop(st);
-                shared.wake.notify_all();
-                continue;
             }
-        }
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            load_image(&located, key.max_side, store.ffmpeg())
-        }))
-        .unwrap_or_else(|_| Err(internal(&key)));
+            drop(st);
+            shared.wake.notify_all();
+            continue;
+        };
         finish(shared, &key, result);
         notify();
     }

@@ -29,6 +29,8 @@ mod probe;
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
 use crate::core::dataset::{Dataset, DatasetMeta, ItemMeta};
 
@@ -104,6 +106,10 @@ pub struct FrameStore {
     ffmpeg: Option<PathBuf>,
     /// The ffprobe program that goes with it, when there is one.
     ffprobe: Option<PathBuf>,
+    /// The time limit of one ffmpeg or ffprobe run.
+    timeout: Duration,
+    /// What the decodes of this store and its copies remember: the videos that timed out.
+    session: Arc<decode::Session>,
 }
 
 impl FrameStore {
@@ -149,7 +155,27 @@ impl FrameStore {
             files,
             ffmpeg: ffmpeg_on_path(),
             ffprobe: probe::ffprobe_on_path(),
+            timeout: probe::run_timeout(),
+            session: Arc::default(),
         }
+    }
+
+    /// Kills each ffmpeg or ffprobe run after `timeout` instead of the default (60 s, or
+    /// `FRAMEAUDIT_FFMPEG_TIMEOUT` seconds).
+    pub fn with_decode_timeout(mut self, timeout: Duration) -> FrameStore {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The decoding session of this store and its copies.
+    pub(crate) fn session(&self) -> Arc<decode::Session> {
+        Arc::clone(&self.session)
+    }
+
+    /// Why frames of `video` (the video file) are not decoded: a run on it timed out
+    /// earlier in this session. `None` while it may be tried.
+    pub fn timed_out(&self, video: &Path) -> Option<String> {
+        self.session.timed_out(video)
     }
 
     /// Uses `program` as ffmpeg: a path, or a bare name looked for on `PATH`. A program
@@ -171,6 +197,8 @@ impl FrameStore {
         Some(VideoTools {
             ffmpeg: self.ffmpeg.clone()?,
             ffprobe: self.ffprobe.clone()?,
+            timeout: self.timeout,
+            session: Arc::clone(&self.session),
         })
     }
 

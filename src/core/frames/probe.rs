@@ -7,18 +7,40 @@
 //! container's header (which an edit list can make disagree): the file is read, nothing is
 //! decoded. Its frame rate is the stream's `avg_frame_rate`, as a plain division.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
 /// How long one ffprobe or ffmpeg run may take before it is killed: a damaged file can
 /// make a demuxer or decoder spin, and no caller may hang on it forever.
+/// `FRAMEAUDIT_FFMPEG_TIMEOUT` (seconds) sets another (see [`run_timeout`]).
 pub(crate) const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The time limit of one ffprobe or ffmpeg run: `FRAMEAUDIT_FFMPEG_TIMEOUT` in seconds
+/// (a positive number), else [`RUN_TIMEOUT`].
+pub fn run_timeout() -> Duration {
+    std::env::var("FRAMEAUDIT_FFMPEG_TIMEOUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map_or(RUN_TIMEOUT, Duration::from_secs_f64)
+}
+
+/// `5 s`, `0.5 s`: a time limit as a message gives it.
+pub(crate) fn show_secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s")
+    }
+}
 
 /// How much of a program's error output is kept for a message.
 const STDERR_CAP: u64 = 16 << 10;
@@ -121,6 +143,18 @@ pub fn probe_video(path: &Path) -> Result<VideoProbe, String> {
 /// and takes about 0.1-0.3 s, most of it the program's start. The video stream is the
 /// one decord picks (ffmpeg's "best" stream); every error names the file.
 pub fn probe_video_with(ffprobe: &Path, path: &Path) -> Result<VideoProbe, String> {
+    let timeout = run_timeout();
+    probe_video_by(ffprobe, path, |program, args| {
+        run(program, args, timeout, None)
+    })
+}
+
+/// [`probe_video_with`], ffprobe run by `run`.
+pub(crate) fn probe_video_by(
+    ffprobe: &Path,
+    path: &Path,
+    run: impl Fn(&Path, &[OsString]) -> Result<Vec<u8>, RunError>,
+) -> Result<VideoProbe, String> {
     let shown = path.display();
     if !path.is_file() {
         return Err(format!("cannot probe {shown}: no such file"));
@@ -349,28 +383,85 @@ pub(crate) fn file_url(path: &Path) -> OsString {
 pub(crate) enum RunError {
     /// It could not be started.
     Spawn(String),
-    /// It ran too long, exited with an error, or could not be waited for: what it said.
+    /// It exited with an error, or could not be waited for: what it said.
     Failed(String),
+    /// It ran past its time limit and was killed.
+    TimedOut(Duration),
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunError::Spawn(s) | RunError::Failed(s) => f.write_str(s),
+            RunError::TimedOut(limit) => write!(
+                f,
+                "it timed out after {} and was stopped",
+                show_secs(*limit)
+            ),
         }
     }
 }
 
 /// Runs `program` with `args` and no input, returns its standard output. Killed after
-/// [`RUN_TIMEOUT`]; a failure carries the last line of its error output.
-pub(crate) fn run(program: &Path, args: &[OsString]) -> Result<Vec<u8>, RunError> {
-    let mut child = Command::new(program)
+/// `timeout`, with every process it started (it runs in a process group of its own, so a
+/// wrapper script's children go too and no pipe stays open behind it); a failure carries
+/// the last line of its error output.
+/// `running`, when given, holds the run's process id while it runs (see [`kill_all`]).
+pub(crate) fn run(
+    program: &Path,
+    args: &[OsString],
+    timeout: Duration,
+    running: Option<&Mutex<HashSet<u32>>>,
+) -> Result<Vec<u8>, RunError> {
+    let mut command = Command::new(program);
+    command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    let mut child = command
         .spawn()
         .map_err(|e| RunError::Spawn(format!("cannot run {}: {e}", program.display())))?;
+    let id = child.id();
+    let lock = || running.map(|r| r.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some(mut r) = lock() {
+        r.insert(id);
+    }
+    let result = wait_for(&mut child, timeout);
+    if let Some(mut r) = lock() {
+        r.remove(&id);
+    }
+    result
+}
+
+/// Kills the process groups of the runs in `running`.
+pub(crate) fn kill_all(running: &Mutex<HashSet<u32>>) {
+    let running = running.lock().unwrap_or_else(|e| e.into_inner());
+    for &id in running.iter() {
+        kill_group(id);
+    }
+}
+
+/// Kills the process group `id` (a run's, which has one of its own).
+fn kill_group(id: u32) {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        if let Some(pid) = i32::try_from(id).ok().and_then(Pid::from_raw) {
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = id;
+}
+
+/// Collects the output of `child`, killing its process group after `timeout`.
+fn wait_for(child: &mut std::process::Child, timeout: Duration) -> Result<Vec<u8>, RunError> {
     // Both pipes drained on their own threads: a program that writes more than a pipe
     // holds would otherwise block while we wait for it to exit.
     let stdout = child.stdout.take().map(|mut pipe| {
@@ -393,13 +484,13 @@ pub(crate) fn run(program: &Path, args: &[OsString]) -> Result<Vec<u8>, RunError
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Ok(status),
-            Ok(None) if started.elapsed() > RUN_TIMEOUT => {
+            Ok(None) if started.elapsed() > timeout => {
+                kill_group(child.id());
                 let _ = child.kill();
                 let _ = child.wait();
-                break Err(format!(
-                    "it took more than {} s and was stopped",
-                    RUN_TIMEOUT.as_secs()
-                ));
+                // The readers end when the last holder of the pipes is gone; not waited
+                // for, in case something escaped the process group.
+                return Err(RunError::TimedOut(timeout));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(2)),
             Err(e) => break Err(format!("waiting for it failed: {e}")),
