@@ -1,12 +1,16 @@
-//! Responsiveness of the audit screens: `cargo bench --bench tui`.
+//! Responsiveness of the audit screens: `cargo bench --bench tui [-- CELLS]`.
 //!
-//! On a generated dataset of 1 million cells (5 models x 8 budgets, 25 000 items with
-//! questions, so the queue has 100 000+ rows), prints:
+//! On a generated dataset of CELLS cells (default 1 million, e.g. `10m` for 10 million;
+//! 5 models x 8 budgets, CELLS/40 items with questions, so at 1 M the queue has 100 000+
+//! rows), prints:
 //!   - start to first screen, in process (load, analyses, audit file, first draw) and for
-//!     the real binary in tmux (from launch until the queue is on screen), when tmux exists;
+//!     the real binary in tmux (from launch until the queue is on screen), when tmux exists,
+//!     with the binary's resident memory then (VmRSS, VmHWM) and per cell;
 //!   - fuzzy search: from each keystroke to its results drawn, through the search thread,
 //!     median and 90th percentile over several typed queries;
 //!   - redraw time of the queue and item screens (median, 90th percentile).
+//!
+//! `FRAMEAUDIT_BENCH_DIR=DIR` writes the generated dataset to DIR and keeps it.
 //!
 //! Figures only; nothing is asserted.
 
@@ -28,18 +32,43 @@ use ratatui::backend::TestBackend;
 
 const MODELS: usize = 5;
 const BUDGETS: [u64; 8] = [0, 8, 16, 24, 32, 64, 128, 256];
-const ITEMS: usize = 25_000;
 const WORDS: [&str; 16] = [
     "what", "colour", "was", "the", "car", "how", "many", "people", "enter", "room", "which",
     "object", "falls", "first", "where", "kitchen",
 ];
 
-fn generate(dir: &Path) -> std::io::Result<()> {
+/// `1000000`, `1m`, `10M`, `500k`: a number of cells.
+fn parse_cells(arg: &str) -> Option<usize> {
+    let a = arg.to_ascii_lowercase();
+    let (digits, unit) = match a.strip_suffix('m') {
+        Some(d) => (d, 1_000_000),
+        None => match a.strip_suffix('k') {
+            Some(d) => (d, 1_000),
+            None => (a.as_str(), 1),
+        },
+    };
+    digits.parse::<usize>().ok().map(|n| n * unit)
+}
+
+/// VmRSS and VmHWM of a process, in MiB.
+fn memory_mib(pid: &str) -> Option<(f64, f64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map(|kb| kb / 1024.0)
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+fn generate(dir: &Path, items_n: usize) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut cells = std::io::BufWriter::new(std::fs::File::create(dir.join("cells.jsonl"))?);
     let mut items = std::io::BufWriter::new(std::fs::File::create(dir.join("items.jsonl"))?);
     let mut rng = SplitMix64::new(3);
-    for i in 0..ITEMS {
+    for i in 0..items_n {
         let q: Vec<&str> = (0..8)
             .map(|_| WORDS[(rng.next_u64() % 16) as usize])
             .collect();
@@ -50,7 +79,7 @@ fn generate(dir: &Path) -> std::io::Result<()> {
         )?;
     }
     for m in 0..MODELS {
-        for i in 0..ITEMS {
+        for i in 0..items_n {
             for (b, &f) in BUDGETS.iter().enumerate() {
                 let p = 0.35 + 0.04 * b as f64 + 0.03 * m as f64;
                 let right = ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < p;
@@ -79,12 +108,20 @@ fn stats(mut v: Vec<f64>) -> (f64, f64) {
 
 fn main() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let dir = tmp.path().join("data");
+    // FRAMEAUDIT_BENCH_DIR=DIR keeps the generated dataset there, to try it by hand.
+    let dir = std::env::var_os("FRAMEAUDIT_BENCH_DIR")
+        .map_or_else(|| tmp.path().join("data"), std::path::PathBuf::from);
+    let cells = std::env::args()
+        .skip(1)
+        .find_map(|a| parse_cells(&a))
+        .unwrap_or(1_000_000);
+    let items_n = (cells / (MODELS * BUDGETS.len())).max(1);
+    let cells = items_n * MODELS * BUDGETS.len();
     let t = Instant::now();
-    generate(&dir).expect("generate");
+    generate(&dir, items_n).expect("generate");
     println!(
-        "frameaudit TUI benchmark: {} cells generated in {:.1} s",
-        MODELS * BUDGETS.len() * ITEMS,
+        "frameaudit TUI benchmark: {cells} cells ({} MB of cells JSONL) generated in {:.1} s",
+        std::fs::metadata(dir.join("cells.jsonl")).map_or(0, |m| m.len()) / 1_000_000,
         t.elapsed().as_secs_f64()
     );
 
@@ -126,7 +163,7 @@ fn main() {
             .output()
             .expect("tmux");
         let mut shown = None;
-        while t.elapsed() < Duration::from_secs(30) {
+        while t.elapsed() < Duration::from_secs(60) {
             let out = Command::new("tmux")
                 .args(["capture-pane", "-p", "-t", &name])
                 .output()
@@ -137,12 +174,29 @@ fn main() {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        // The pane's process is frameaudit itself (`exec`). Its memory once the analyses
+        // of the first screen are settled.
+        let pid = Command::new("tmux")
+            .args(["display-message", "-p", "-t", &name, "#{pane_pid}"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        std::thread::sleep(Duration::from_secs(2));
+        let memory = memory_mib(&pid);
         let _ = Command::new("tmux")
             .args(["kill-session", "-t", &name])
             .output();
         match shown {
             Some(s) => println!("start to first screen (binary in tmux): {s:.3} s"),
-            None => println!("start to first screen (binary in tmux): not shown within 30 s"),
+            None => println!("start to first screen (binary in tmux): not shown within 60 s"),
+        }
+        if let Some((rss, hwm)) = memory {
+            let per = |mib: f64| mib * 1024.0 * 1024.0 / cells as f64;
+            println!(
+                "binary resident after first screen: {rss:.0} MiB ({:.0} B/cell), peak {hwm:.0} MiB ({:.0} B/cell)",
+                per(rss),
+                per(hwm)
+            );
         }
     }
 
@@ -223,7 +277,7 @@ fn main() {
     let (med, p90) = stats(switch.clone());
     let max = switch.iter().copied().fold(0.0, f64::max);
     println!(
-        "switch analysis + redraw (1M cells, new view each time): median {med:.1} ms, p90 {p90:.1} ms, max {max:.1} ms"
+        "switch analysis + redraw ({cells} cells, new view each time): median {med:.1} ms, p90 {p90:.1} ms, max {max:.1} ms"
     );
     let t = Instant::now();
     let req = app.intervals_request().expect("view");

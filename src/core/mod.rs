@@ -22,8 +22,19 @@ pub mod text;
 /// With `FRAMEAUDIT_TIMINGS` set, prints how long a phase took to stderr (for profiling).
 pub fn timing(phase: &str, since: std::time::Instant) {
     if std::env::var_os("FRAMEAUDIT_TIMINGS").is_some() {
+        // Resident memory where the system says it (Linux), for the memory budget of
+        // the README's figures.
+        let resident = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("VmRSS:"))
+                    .map(|v| v.trim().to_string())
+            })
+            .map(|v| format!(", resident {v}"))
+            .unwrap_or_default();
         eprintln!(
-            "timing: {phase}: {:.1} ms",
+            "timing: {phase}: {:.1} ms{resident}",
             since.elapsed().as_secs_f64() * 1e3
         );
     }
