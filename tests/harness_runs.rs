@@ -603,8 +603,8 @@ fn an_lmms_eval_and_a_vlmevalkit_import_compare_item_by_item() {
     let vlm_protocol = m.protocols.get("vlm").expect("the compared protocol");
     let item = m.find_item("videomme", "001-1").expect("001-1");
     let cells = (0..m.n_cells() as u32)
-        .filter(|&c| m.cell_item[c as usize] == item)
-        .map(|c| m.config(m.cell_config[c as usize]).protocol)
+        .filter(|&c| m.cell_item.get(c as usize) == item)
+        .map(|c| m.config(m.cell_config.get(c as usize)).protocol)
         .collect::<Vec<u32>>();
     assert!(cells.contains(&vlm_protocol), "{cells:?}");
     assert!(cells.iter().any(|&p| p != vlm_protocol), "{cells:?}");

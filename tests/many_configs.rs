@@ -75,7 +75,7 @@ fn check_against_brute_force(ds: &Dataset, report: &Report) {
                             for &(lo, hi) in &harmful {
                                 if g.frames(m, lo) > 0 && g.frames(m, hi) > 0 {
                                     visual_harmful += 1;
-                                    let pred = m.cell_pred_norm[mg.cells[i * k + hi] as usize];
+                                    let pred = m.cell_pred_norm.get(mg.cells[i * k + hi] as usize);
                                     fallback += usize::from(pred != NO_TEXT && pred == z);
                                 }
                             }

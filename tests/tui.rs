@@ -106,13 +106,13 @@ fn open_back_next_and_previous_items() {
     assert_eq!(app.screen, Screen::Item);
     assert_eq!(
         app.session.last_visit(),
-        Some(&app.rows[app.visible[0] as usize].key)
+        Some(&app.key(app.visible[0] as usize))
     );
     app.update(Action::NextItem);
     assert_eq!(app.selected, Some(app.visible[1]));
     assert_eq!(
         app.session.last_visit(),
-        Some(&app.rows[app.visible[1] as usize].key)
+        Some(&app.key(app.visible[1] as usize))
     );
     app.update(Action::PrevItem);
     assert_eq!(app.selected, Some(app.visible[0]));
@@ -134,20 +134,20 @@ fn filters_cycle_and_keep_the_selection() {
         .visible
         .iter()
         .copied()
-        .find(|&i| app.rows[i as usize].key.model == "orbit-2b")
+        .find(|&i| app.key(i as usize).model == "orbit-2b")
         .expect("row");
     app.selected = Some(target);
     app.update(Action::FilterModel); // lumen-7b
     assert!(
         app.visible
             .iter()
-            .all(|&i| app.rows[i as usize].key.model == "lumen-7b")
+            .all(|&i| app.key(i as usize).model == "lumen-7b")
     );
     app.update(Action::FilterModel); // orbit-2b
     assert!(
         app.visible
             .iter()
-            .all(|&i| app.rows[i as usize].key.model == "orbit-2b")
+            .all(|&i| app.key(i as usize).model == "orbit-2b")
     );
     assert_eq!(app.selected, Some(target), "selection survives filtering");
     app.update(Action::ToggleTerminal);
@@ -155,11 +155,11 @@ fn filters_cycle_and_keep_the_selection() {
     app.update(Action::ClearFilters);
     assert_eq!(app.visible.len(), all);
     app.update(Action::FilterBenchmark);
-    let b = app.rows[app.visible[0] as usize].key.benchmark.clone();
+    let b = app.key(app.visible[0] as usize).benchmark.clone();
     assert!(
         app.visible
             .iter()
-            .all(|&i| app.rows[i as usize].key.benchmark == b)
+            .all(|&i| app.key(i as usize).benchmark == b)
     );
     app.update(Action::ClearFilters);
     app.update(Action::FilterClass);
@@ -196,7 +196,7 @@ fn sort_keys_cycle() {
     let models: Vec<&str> = app
         .visible
         .iter()
-        .map(|&i| app.rows[i as usize].key.model.as_str())
+        .map(|&i| app.names(i as usize).model)
         .collect();
     assert!(models.windows(2).all(|w| w[0] <= w[1]));
     app.update(Action::CycleSort);
@@ -217,7 +217,7 @@ fn search_narrows_by_question_and_clears() {
     assert!(
         app.visible
             .iter()
-            .all(|&i| app.rows[i as usize].question.contains("How many times"))
+            .all(|&i| app.question(i as usize).contains("How many times"))
     );
     assert_eq!(app.input, Input::None);
     // Esc in the queue clears filters and search.
@@ -303,7 +303,7 @@ fn tagging_primary_note_and_marks() {
 
     // The transition examined can be switched and is saved with the record.
     let names = app.config_names(i);
-    let (a, b) = app.rows[i].q.pairs[1];
+    let (a, b) = app.pairs(i)[1];
     app.update(Action::NextPair);
     let rec = app.record(i).expect("record");
     assert_eq!(
@@ -507,7 +507,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
     app.update(Action::TogglePathway(0));
     app.update(Action::MarkDone);
     app.update(Action::TogglePathway(6));
-    let here = app.rows[app.current().expect("item")].key.clone();
+    let here = app.key(app.current().expect("item")).clone();
     assert!(app.session.wait_saved(Duration::from_secs(5)));
     // A second instance on the same audit file is refused while this one is open.
     let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
@@ -541,7 +541,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
     let app = open();
     assert_eq!(app.screen, Screen::Item, "resumes on the item screen");
     assert_eq!(
-        app.rows[app.current().expect("item")].key,
+        app.key(app.current().expect("item")),
         here,
         "at the item left"
     );
@@ -573,7 +573,7 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
     app.update(Action::Open);
     app.update(Action::TogglePathway(0));
     let i = app.current().expect("item");
-    let key = app.rows[i].key.clone();
+    let key = app.key(i).clone();
     let rec = app.record(i).expect("record").clone();
     assert!(app.session.wait_saved(Duration::from_secs(5)));
     drop(app);
@@ -954,7 +954,7 @@ fn findings_update_after_a_tag() {
     let before = frameaudit::tui::findings::findings(&app);
     assert_eq!(before.records, 0);
     app.update(Action::Open);
-    let model = app.rows[app.current().expect("item")].key.model.clone();
+    let model = app.key(app.current().expect("item")).model.clone();
     app.update(Action::TogglePathway(0));
     app.update(Action::Overview);
     app.update(Action::ShowView(5));
@@ -1106,9 +1106,10 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
         let shard = Shard::parse(&format!("{i}/3"), 0.25).expect("shard");
         let mut app = open(Some(shard));
         assert!(!app.rows.is_empty() && app.rows.len() < whole.rows.len());
-        for r in &app.rows {
-            assert!(shard.holds(&r.key.model, &r.key.benchmark, &r.key.item_id));
-            seen.insert(r.key.clone());
+        for i in 0..app.rows.len() {
+            let k = app.key(i);
+            assert!(shard.holds(&k.model, &k.benchmark, &k.item_id));
+            seen.insert(k);
         }
         assert_eq!(app.visible.len(), app.rows.len());
         let s = screen(&mut app, 120, 30);
@@ -1116,7 +1117,7 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
         assert!(s.contains(&format!("left {}", app.rows.len())), "{s}");
     }
     // The shards together are the whole queue.
-    let all: std::collections::BTreeSet<_> = whole.rows.iter().map(|r| r.key.clone()).collect();
+    let all: std::collections::BTreeSet<_> = (0..whole.rows.len()).map(|i| whole.key(i)).collect();
     assert_eq!(seen, all);
 }
 
@@ -1158,9 +1159,8 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
     // Units of the demo's queue: the first three rows.
     let units: Vec<(String, String)> = {
         let app = demo_app();
-        app.rows[..3]
-            .iter()
-            .map(|r| (r.key.model.clone(), r.key.item_id.clone()))
+        (0..3)
+            .map(|i| (app.key(i).model, app.key(i).item_id))
             .collect()
     };
     let u = |i: usize| (units[i].0.as_str(), units[i].1.as_str());
@@ -1207,10 +1207,8 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
     let ds = load_dataset(&ds_dir, None).expect("demo");
     let mut app = build_app(ds, &opts, || {}).expect("app");
     // The queue holds the two disagreements, not the unit both tagged alike.
-    let keys: Vec<(String, String)> = app
-        .rows
-        .iter()
-        .map(|r| (r.key.model.clone(), r.key.item_id.clone()))
+    let keys: Vec<(String, String)> = (0..app.rows.len())
+        .map(|i| (app.key(i).model, app.key(i).item_id))
         .collect();
     assert_eq!(keys.len(), 2);
     assert!(keys.contains(&units[0]) && keys.contains(&units[2]) && !keys.contains(&units[1]));
@@ -1223,7 +1221,7 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
         "{s}"
     );
     let i = app.current().expect("current");
-    let key = app.rows[i].key.clone();
+    let key = app.key(i).clone();
     let theirs = |who: &str| {
         annotated
             .records

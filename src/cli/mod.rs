@@ -201,18 +201,18 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
                     out,
                     "{}: note: the cell is scored {} although its answer {:?} {} the gold {:?} (kept: the harness's own scorer decided)",
                     sanitize(&m.cell_location(c)),
-                    if m.cell_value[i] == 1.0 {
+                    if m.cell_value.get(i) == 1.0 {
                         "right"
                     } else {
                         "wrong"
                     },
-                    sanitize(m.text(m.cell_pred[i]).unwrap_or_default()),
-                    if m.cell_value[i] == 1.0 {
+                    sanitize(m.text(m.cell_pred.get(i)).unwrap_or_default()),
+                    if m.cell_value.get(i) == 1.0 {
                         "is not"
                     } else {
                         "is"
                     },
-                    sanitize(m.text(m.cell_gold[i]).unwrap_or_default()),
+                    sanitize(m.text(m.cell_gold.get(i)).unwrap_or_default()),
                 )?;
             }
             if odd.len() > 200 {

@@ -131,9 +131,9 @@ impl Dataset {
         let m = &self.matrix;
         let i = cell as usize;
         let (model, item, config) = (
-            *m.cell_model.get(i)?,
-            *m.cell_item.get(i)?,
-            *m.cell_config.get(i)?,
+            m.cell_model.try_get(i)?,
+            m.cell_item.try_get(i)?,
+            m.cell_config.try_get(i)?,
         );
         self.run_entry(model, m.item(item).benchmark, config)
     }

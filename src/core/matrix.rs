@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use crate::core::column::{Floats, Ids};
 use crate::core::diag::Diagnostics;
 use crate::core::text::{norm, token_f1_score};
 
@@ -178,20 +179,22 @@ pub struct ResponseMatrix {
     pub stats: InputStats,
     pub files: Vec<Arc<Path>>,
 
-    // Per-cell columns, all of the same length.
-    pub cell_item: Vec<u32>,
-    pub cell_model: Vec<u32>,
-    pub cell_config: Vec<u32>,
+    // Per-cell columns, all of the same length, each as narrow as its values allow
+    // (core/column.rs).
+    pub cell_item: Ids,
+    pub cell_model: Ids,
+    pub cell_config: Ids,
     /// y (0.0 / 1.0) for MCQ, s in [0, 100] for open; NaN for an invalid cell.
-    pub cell_value: Vec<f64>,
+    pub cell_value: Floats,
     /// NaN when absent.
-    pub cell_confidence: Vec<f64>,
-    pub cell_pred: Vec<u32>,
-    pub cell_pred_norm: Vec<u32>,
-    pub cell_gold: Vec<u32>,
-    pub cell_source_tag: Vec<u32>,
-    pub cell_protocol_note: Vec<u32>,
-    pub cell_file: Vec<u16>,
+    pub cell_confidence: Floats,
+    pub cell_pred: Ids,
+    pub cell_pred_norm: Ids,
+    pub cell_gold: Ids,
+    pub cell_source_tag: Ids,
+    pub cell_protocol_note: Ids,
+    /// Index in `files`.
+    pub cell_file: Ids,
     pub cell_line: Vec<u32>,
     /// Sampled frame indices of the cells that carry them: (cell, range in `frame_pool`).
     frame_spans: Vec<(u32, u32, u32)>,
@@ -245,7 +248,7 @@ impl ResponseMatrix {
     }
 
     pub fn is_valid(&self, cell: u32) -> bool {
-        !self.cell_value[cell as usize].is_nan()
+        !self.cell_value.get(cell as usize).is_nan()
     }
 
     pub fn text(&self, id: u32) -> Option<&str> {
@@ -280,24 +283,26 @@ impl ResponseMatrix {
         (0..self.n_cells() as u32)
             .filter(|&c| {
                 let i = c as usize;
-                if self.item_task(self.cell_item[i]) != Task::Mcq || self.cell_value[i].is_nan() {
+                if self.item_task(self.cell_item.get(i)) != Task::Mcq
+                    || self.cell_value.get(i).is_nan()
+                {
                     return false;
                 }
                 let (Some(pred), Some(gold)) = (
-                    self.text(self.cell_pred_norm[i]),
-                    self.text(self.cell_gold[i]),
+                    self.text(self.cell_pred_norm.get(i)),
+                    self.text(self.cell_gold.get(i)),
                 ) else {
                     return false;
                 };
                 let same = norm_fast(gold).is_some_and(|g| *g == *pred);
-                same != (self.cell_value[i] == 1.0)
+                same != (self.cell_value.get(i) == 1.0)
             })
             .collect()
     }
 
     /// "file:line" of a cell, for messages.
     pub fn cell_location(&self, cell: u32) -> String {
-        let file = &self.files[self.cell_file[cell as usize] as usize];
+        let file = &self.files[self.cell_file.get(cell as usize) as usize];
         format!("{}:{}", file.display(), self.cell_line[cell as usize])
     }
 }
@@ -538,20 +543,16 @@ impl MatrixBuilder {
             &mut m.cell_config,
             &mut m.cell_pred,
             &mut m.cell_pred_norm,
-        ] {
-            v.clear();
-        }
-        for v in [
             &mut m.cell_gold,
             &mut m.cell_source_tag,
             &mut m.cell_protocol_note,
-            &mut m.cell_line,
+            &mut m.cell_file,
         ] {
             v.clear();
         }
+        m.cell_line.clear();
         m.cell_value.clear();
         m.cell_confidence.clear();
-        m.cell_file.clear();
         m.frame_spans.clear();
         m.frame_pool.clear();
         m.files = files;
@@ -642,13 +643,13 @@ impl MatrixBuilder {
         );
         m.frame_pool.extend_from_slice(&p.frame_pool);
         m.cell_item
-            .extend(p.cell_item.iter().map(|&i| items[i as usize]));
+            .extend_mapped(&p.cell_item, |i| items[i as usize]);
         m.cell_model
-            .extend(p.cell_model.iter().map(|&i| models[i as usize]));
+            .extend_mapped(&p.cell_model, |i| models[i as usize]);
         m.cell_config
-            .extend(p.cell_config.iter().map(|&i| configs[i as usize]));
-        m.cell_value.extend_from_slice(&p.cell_value);
-        m.cell_confidence.extend_from_slice(&p.cell_confidence);
+            .extend_mapped(&p.cell_config, |i| configs[i as usize]);
+        m.cell_value.extend_from(&p.cell_value);
+        m.cell_confidence.extend_from(&p.cell_confidence);
         for (dst, src) in [
             (&mut m.cell_pred, &p.cell_pred),
             (&mut m.cell_pred_norm, &p.cell_pred_norm),
@@ -656,9 +657,9 @@ impl MatrixBuilder {
             (&mut m.cell_source_tag, &p.cell_source_tag),
             (&mut m.cell_protocol_note, &p.cell_protocol_note),
         ] {
-            dst.extend(src.iter().map(|&t| text(t)));
+            dst.extend_mapped(src, text);
         }
-        m.cell_file.extend_from_slice(&p.cell_file);
+        m.cell_file.extend_mapped(&p.cell_file, |f| f);
         m.cell_line.extend_from_slice(&p.cell_line);
         m.stats.records += p.stats.records;
         m.stats.cells_valid += p.stats.cells_valid;
@@ -810,7 +811,7 @@ impl MatrixBuilder {
         m.cell_gold.push(gold);
         m.cell_source_tag.push(source_tag);
         m.cell_protocol_note.push(protocol_note);
-        m.cell_file.push((m.files.len().max(1) - 1) as u16);
+        m.cell_file.push((m.files.len().max(1) - 1) as u32);
         m.cell_line.push(line.min(u64::from(u32::MAX)) as u32);
     }
 
@@ -818,7 +819,7 @@ impl MatrixBuilder {
     /// when they come from different files.
     fn where_is(&self, first: u32, cell: u32) -> String {
         let m = &self.m;
-        if m.cell_file[first as usize] == m.cell_file[cell as usize] {
+        if m.cell_file.get(first as usize) == m.cell_file.get(cell as usize) {
             format!("line {}", m.cell_line[first as usize])
         } else {
             m.cell_location(first)
@@ -827,7 +828,7 @@ impl MatrixBuilder {
 
     fn cell_error(&mut self, cell: u32, field: &str, msg: String) {
         let m = &self.m;
-        let file = m.files[m.cell_file[cell as usize] as usize].clone();
+        let file = m.files[m.cell_file.get(cell as usize) as usize].clone();
         self.diags.error(
             &file,
             Some(u64::from(m.cell_line[cell as usize])),
@@ -856,17 +857,17 @@ impl MatrixBuilder {
         }
         let mut bench_first: Vec<Option<u32>> = vec![None; self.m.benchmarks.len()];
         for cell in 0..self.m.n_cells() as u32 {
-            let b = self.m.items[self.m.cell_item[cell as usize] as usize].benchmark as usize;
+            let b = self.m.items[self.m.cell_item.get(cell as usize) as usize].benchmark as usize;
             bench_first[b].get_or_insert(cell);
         }
         let configs_conflict = canon.iter().enumerate().any(|(i, &c)| i as u32 != c);
         let tasks_conflict = (0..self.m.n_cells()).any(|c| {
-            let b = self.m.items[self.m.cell_item[c] as usize].benchmark as usize;
+            let b = self.m.items[self.m.cell_item.get(c) as usize].benchmark as usize;
             bench_first[b].is_some_and(|f| self.cell_task[f as usize] != self.cell_task[c])
         });
         if configs_conflict || tasks_conflict {
             for cell in 0..self.m.n_cells() as u32 {
-                let v = self.m.cell_config[cell as usize];
+                let v = self.m.cell_config.get(cell as usize);
                 let w = canon[v as usize];
                 if v != w {
                     let (mine, theirs) = (&self.m.configs[v as usize], &self.m.configs[w as usize]);
@@ -893,7 +894,7 @@ impl MatrixBuilder {
                         );
                     }
                 }
-                let b = self.m.items[self.m.cell_item[cell as usize] as usize].benchmark;
+                let b = self.m.items[self.m.cell_item.get(cell as usize) as usize].benchmark;
                 if let Some(first) = bench_first[b as usize]
                     && self.cell_task[first as usize] != self.cell_task[cell as usize]
                 {
@@ -1009,15 +1010,22 @@ impl MatrixBuilder {
             .map(|&old| m.configs[old as usize].clone())
             .collect();
 
-        for x in &mut m.cell_item {
-            *x = item_map[*x as usize];
+        m.cell_item.remap(|x| item_map[x as usize]);
+        m.cell_model.remap(|x| model_map[x as usize]);
+        m.cell_config.remap(|x| cfg_map[x as usize]);
+        for column in [
+            &mut m.cell_pred,
+            &mut m.cell_pred_norm,
+            &mut m.cell_gold,
+            &mut m.cell_source_tag,
+            &mut m.cell_protocol_note,
+            &mut m.cell_file,
+        ] {
+            column.shrink_to_fit();
         }
-        for x in &mut m.cell_model {
-            *x = model_map[*x as usize];
-        }
-        for x in &mut m.cell_config {
-            *x = cfg_map[*x as usize];
-        }
+        m.cell_value.shrink_to_fit();
+        m.cell_confidence.shrink_to_fit();
+        m.cell_line.shrink_to_fit();
 
         // Blind answers: a zero-frame prediction wins over a `blind` field.
         let remap = |(p, mo, it): (u32, u32, u32)| {
@@ -1040,8 +1048,8 @@ impl MatrixBuilder {
         let n_models = m.models.len();
         let n_groups = m.protocols.len() * n_models;
         let group_of = |cell: usize| {
-            m.configs[m.cell_config[cell] as usize].protocol as usize * n_models
-                + m.cell_model[cell] as usize
+            m.configs[m.cell_config.get(cell) as usize].protocol as usize * n_models
+                + m.cell_model.get(cell) as usize
         };
         let mut counts = vec![0usize; n_groups + 1];
         for cell in 0..m.cell_item.len() {
@@ -1058,7 +1066,8 @@ impl MatrixBuilder {
             next[g] += 1;
         }
         let key = |c: u32| {
-            (u64::from(m.cell_item[c as usize]) << 32) | u64::from(m.cell_config[c as usize])
+            (u64::from(m.cell_item.get(c as usize)) << 32)
+                | u64::from(m.cell_config.get(c as usize))
         };
         let mut scratch: Vec<u32> = Vec::new();
         for g in 0..n_groups {
@@ -1069,19 +1078,19 @@ impl MatrixBuilder {
             for w in slice.windows(2) {
                 if key(w[0]) == key(w[1]) {
                     let (a, b) = (w[0] as usize, w[1] as usize);
-                    let file = m.files[m.cell_file[b] as usize].clone();
-                    let item = &m.items[m.cell_item[b] as usize];
+                    let file = m.files[m.cell_file.get(b) as usize].clone();
+                    let item = &m.items[m.cell_item.get(b) as usize];
                     self.diags.error(
                         &file,
                         Some(u64::from(m.cell_line[b])),
                         None,
                         format!(
                             "duplicate cell: model {:?}, benchmark {:?}, item {:?}, config {:?}, protocol {:?} already given at {}",
-                            m.models.name(m.cell_model[b]),
+                            m.models.name(m.cell_model.get(b)),
                             m.benchmarks.name(item.benchmark),
                             item.id,
-                            m.configs[m.cell_config[b] as usize].name,
-                            m.protocols.name(m.configs[m.cell_config[b] as usize].protocol),
+                            m.configs[m.cell_config.get(b) as usize].name,
+                            m.protocols.name(m.configs[m.cell_config.get(b) as usize].protocol),
                             m.cell_location(a as u32)
                         ),
                     );
@@ -1101,18 +1110,13 @@ impl MatrixBuilder {
 
 /// Sorts cell indices by (item, config): a counting sort on the item (dense ids), then the
 /// few cells of each item by config. Linear, where a comparison sort on 10 M cells is not.
-fn sort_by_item_then_config(
-    cells: &mut [u32],
-    item: &[u32],
-    config: &[u32],
-    scratch: &mut Vec<u32>,
-) {
+fn sort_by_item_then_config(cells: &mut [u32], item: &Ids, config: &Ids, scratch: &mut Vec<u32>) {
     let (lo, hi) = cells.iter().fold((u32::MAX, 0), |(lo, hi), &c| {
-        (lo.min(item[c as usize]), hi.max(item[c as usize]))
+        (lo.min(item.get(c as usize)), hi.max(item.get(c as usize)))
     });
     let mut start = vec![0usize; (hi - lo) as usize + 2];
     for &c in cells.iter() {
-        start[(item[c as usize] - lo) as usize + 1] += 1;
+        start[(item.get(c as usize) - lo) as usize + 1] += 1;
     }
     for i in 1..start.len() {
         start[i] += start[i - 1];
@@ -1121,12 +1125,12 @@ fn sort_by_item_then_config(
     scratch.resize(cells.len(), 0);
     let mut next = start.clone();
     for &c in cells.iter() {
-        let slot = &mut next[(item[c as usize] - lo) as usize];
+        let slot = &mut next[(item.get(c as usize) - lo) as usize];
         scratch[*slot] = c;
         *slot += 1;
     }
     for w in start.windows(2) {
-        scratch[w[0]..w[1]].sort_unstable_by_key(|&c| config[c as usize]);
+        scratch[w[0]..w[1]].sort_unstable_by_key(|&c| config.get(c as usize));
     }
     cells.copy_from_slice(scratch);
 }

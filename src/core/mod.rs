@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod audit;
+pub mod column;
 pub mod dataset;
 pub mod diag;
 pub mod figures;
@@ -33,8 +34,19 @@ pub fn timing(phase: &str, since: std::time::Instant) {
             })
             .map(|v| format!(", resident {v}"))
             .unwrap_or_default();
+        // CPU time of the process so far (user + system, all threads), which a busy
+        // machine does not inflate as it does wall time.
+        let cpu = std::fs::read_to_string("/proc/self/stat")
+            .ok()
+            .and_then(|s| {
+                let rest = s.rsplit_once(')')?.1;
+                let f: Vec<&str> = rest.split_whitespace().collect();
+                let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+                Some(format!(", cpu {:.2} s", ticks / 100.0))
+            })
+            .unwrap_or_default();
         eprintln!(
-            "timing: {phase}: {:.1} ms{resident}",
+            "timing: {phase}: {:.1} ms{resident}{cpu}",
             since.elapsed().as_secs_f64() * 1e3
         );
     }

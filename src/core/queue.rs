@@ -78,8 +78,43 @@ pub fn is_harmful_pair(report: &Report, row: &QueueRow, a: usize, b: usize) -> b
     }
 }
 
-/// The ranked queue of one protocol.
+/// The ranked queue of one protocol, each row listing its harmful transitions.
 pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
+    let mut rows = queue_unlisted(report, protocol, kind);
+    for r in &mut rows {
+        r.pairs = list_pairs(report, r);
+    }
+    rows
+}
+
+/// The harmful transitions of a queue row's item, as `QueueRow::pairs` lists them: the
+/// first [`MAX_LISTED_PAIRS`] in grid order.
+pub fn list_pairs(report: &Report, row: &QueueRow) -> Vec<(usize, usize)> {
+    if row.harmful_pairs == 0 {
+        return Vec::new();
+    }
+    let a = &report.analyses[row.analysis];
+    let g = &a.grids.models[row.model_index].grid;
+    let k = g.k();
+    // An MCQ row is listed as scores 0/1 with δ = 0 (right then wrong is 1 − 0 > 0).
+    let (values, delta): (Vec<f64>, f64) = match &a.metrics[row.model_index] {
+        Metrics::Mcq(x) => (
+            x.items
+                .row(row.row, k)
+                .iter()
+                .map(|&v| f64::from(v))
+                .collect(),
+            0.0,
+        ),
+        Metrics::Open(x) => (x.items.row(row.row, k).to_vec(), x.delta),
+    };
+    g.budget_order.list(&values, delta, MAX_LISTED_PAIRS)
+}
+
+/// The ranked queue of one protocol with `pairs` left empty (each row's count is there;
+/// [`list_pairs`] lists one row's transitions when they are needed). A queue of a million
+/// rows keeps no lists it does not show.
+pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
     let mut rows = Vec::new();
     for (ai, a) in report.analyses.iter().enumerate() {
         if a.key.protocol != protocol || a.key.scope == Scope::All {
@@ -89,7 +124,6 @@ pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
             let g = &mg.grid;
             let k = g.k();
             let order = &g.budget_order;
-            let mut values = Vec::new();
             for (i, &item) in g.items.iter().enumerate() {
                 let (class, has_harmful, terminal) = match x {
                     Metrics::Mcq(x) => (
@@ -107,29 +141,13 @@ pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
                 if !keep {
                     continue;
                 }
-                // Counted from the budget order and listed up to the cap; an MCQ row is
-                // listed as scores 0/1 with δ = 0 (right then wrong is 1 − 0 > 0).
-                let (count, delta) = match x {
-                    Metrics::Mcq(x) => {
-                        values.clear();
-                        values.extend(x.items.row(i, k).iter().map(|&v| f64::from(v)));
-                        (x.items.harmful_pairs[i], 0.0)
+                // Counted from the budget order.
+                let count = match x {
+                    Metrics::Mcq(x) => x.items.harmful_pairs[i],
+                    Metrics::Open(x) if has_harmful => {
+                        order.count_regressions(x.items.row(i, k), x.delta)
                     }
-                    Metrics::Open(x) => {
-                        values.clear();
-                        values.extend_from_slice(x.items.row(i, k));
-                        let count = if has_harmful {
-                            order.count_regressions(&values, x.delta)
-                        } else {
-                            0
-                        };
-                        (count, x.delta)
-                    }
-                };
-                let pairs = if count > 0 {
-                    order.list(&values, delta, MAX_LISTED_PAIRS)
-                } else {
-                    Vec::new()
+                    Metrics::Open(_) => 0,
                 };
                 rows.push(QueueRow {
                     analysis: ai,
@@ -139,7 +157,7 @@ pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
                     item,
                     task: a.key.task,
                     class,
-                    pairs,
+                    pairs: Vec::new(),
                     harmful_pairs: count,
                     terminal,
                 });

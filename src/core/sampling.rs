@@ -480,10 +480,10 @@ pub fn frames_for_cell(ds: &Dataset, cell: u32) -> (Vec<u64>, Rule) {
         return (idx.to_vec(), Rule::Cell);
     }
     let unknown = |reason: &str| (Vec::new(), Rule::Unknown(reason.to_owned()));
-    let (Some(&config_id), Some(&item), Some(&model)) = (
-        m.cell_config.get(cell as usize),
-        m.cell_item.get(cell as usize),
-        m.cell_model.get(cell as usize),
+    let (Some(config_id), Some(item), Some(model)) = (
+        m.cell_config.try_get(cell as usize),
+        m.cell_item.try_get(cell as usize),
+        m.cell_model.try_get(cell as usize),
     ) else {
         return unknown("the cell does not exist");
     };
@@ -777,8 +777,8 @@ mod tests {
         let m = &ds.matrix;
         (0..m.n_cells() as u32)
             .find(|&c| {
-                &*m.item(m.cell_item[c as usize]).id == item
-                    && &*m.config(m.cell_config[c as usize]).name == config
+                &*m.item(m.cell_item.get(c as usize)).id == item
+                    && &*m.config(m.cell_config.get(c as usize)).name == config
             })
             .expect("the cell exists")
     }

@@ -12,7 +12,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::action::Action;
 use super::keymap::{Context, Key, Keymap};
 use super::research::{Research, View};
-use super::search::{SearchRequest, SearchResult};
+use super::search::{Haystacks, SearchRequest, SearchResult};
 use super::session::Session;
 use crate::core::analysis::mcq::Class;
 use crate::core::analysis::{Metrics, Report};
@@ -25,10 +25,20 @@ use crate::core::text::sanitize;
 /// One row of the audit queue, with what the queue screen shows and searches.
 #[derive(Debug, Clone)]
 pub struct Row {
+    /// Its transitions are listed when needed ([`App::pairs`]); the names come from the
+    /// matrix ([`App::names`]): a queue of a million rows holds no strings per row.
     pub q: QueueRow,
-    pub key: UnitKey,
-    /// First line of the question, sanitised (empty without items.jsonl).
-    pub question: String,
+}
+
+/// A row's listed harmful transitions, as grid columns (lower, higher).
+pub type Pairs = Arc<Vec<(usize, usize)>>;
+
+/// The names of a queue row's unit, borrowed from the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowNames<'a> {
+    pub model: &'a str,
+    pub benchmark: &'a str,
+    pub item_id: &'a str,
 }
 
 /// What the queue can be sorted by.
@@ -252,7 +262,7 @@ pub struct App {
     /// The newest search result received (possibly for an older query).
     pub search_result: Option<SearchResult>,
     /// Texts searched per row.
-    pub haystacks: Arc<Vec<String>>,
+    pub haystacks: Arc<Haystacks>,
     /// Rows shown, in order (indices into `rows`).
     pub visible: Vec<u32>,
     /// The selected row (an index into `rows`), kept across filtering.
@@ -270,8 +280,10 @@ pub struct App {
     /// Rows the queue table can show (set by the view from the terminal size).
     pub page: usize,
     pub overview: Overview,
-    /// Row of each unit.
-    row_of: std::collections::HashMap<UnitKey, u32>,
+    /// Row of each unit, at `model * n_items + item` (`u32::MAX` for none).
+    unit_row: Vec<u32>,
+    /// The listed transitions of the last row asked for (see [`App::pairs`]).
+    pairs_cache: std::cell::RefCell<Option<(usize, Pairs)>>,
     pub frame_panel: FramePanel,
     pub images: ImageMode,
     pub(super) picker: ratatui_image::picker::Picker,
@@ -308,27 +320,15 @@ impl App {
     ) -> App {
         let report_params = report.params.clone();
         let m = &ds.matrix;
-        let rows: Vec<Row> =
-            crate::core::queue::queue(&report, protocol, crate::core::queue::QueueKind::Harmful)
-                .into_iter()
-                .map(|q| {
-                    let item = m.item(q.item);
-                    let question = ds.items[q.item as usize]
-                        .as_ref()
-                        .and_then(|i| i.question.as_deref())
-                        .map(|s| sanitize(s.lines().next().unwrap_or("")).into_owned())
-                        .unwrap_or_default();
-                    Row {
-                        key: UnitKey {
-                            model: m.models.name(q.model).to_string(),
-                            benchmark: m.benchmarks.name(item.benchmark).to_string(),
-                            item_id: item.id.to_string(),
-                        },
-                        question,
-                        q,
-                    }
-                })
-                .collect();
+        let _ = m;
+        let rows: Vec<Row> = crate::core::queue::queue_unlisted(
+            &report,
+            protocol,
+            crate::core::queue::QueueKind::Harmful,
+        )
+        .into_iter()
+        .map(|q| Row { q })
+        .collect();
         let mut app = App {
             ds,
             report,
@@ -345,7 +345,7 @@ impl App {
             query: String::new(),
             search_generation: 0,
             search_result: None,
-            haystacks: Arc::new(Vec::new()),
+            haystacks: Arc::new(Haystacks::default()),
             visible: Vec::new(),
             selected: None,
             scroll: 0,
@@ -356,7 +356,8 @@ impl App {
             marked: 0,
             page: 20,
             overview: Overview::default(),
-            row_of: std::collections::HashMap::new(),
+            unit_row: Vec::new(),
+            pairs_cache: std::cell::RefCell::new(None),
             frame_panel: FramePanel::default(),
             images: ImageMode::None,
             picker: ratatui_image::picker::Picker::halfblocks(),
@@ -393,10 +394,13 @@ impl App {
                 continue;
             };
             let q = &self.rows[i].q;
-            if !q.pairs.contains(&(a, b))
+            if !self.pairs(i).contains(&(a, b))
                 && crate::core::queue::is_harmful_pair(&self.report, q, a, b)
             {
-                self.rows[i].q.pairs.push((a, b));
+                let mut listed = crate::core::queue::list_pairs(&self.report, q);
+                listed.push((a, b));
+                self.rows[i].q.pairs = listed;
+                self.pairs_cache.replace(None);
             }
         }
     }
@@ -456,7 +460,12 @@ impl App {
     /// Keeps only the queue rows whose unit passes `keep` (a shard, the disagreements under
     /// review), naming the part in the header.
     pub fn restrict(&mut self, part: String, keep: impl Fn(&UnitKey) -> bool) {
-        self.rows.retain(|r| keep(&r.key));
+        let keys: Vec<bool> = (0..self.rows.len()).map(|i| keep(&self.key(i))).collect();
+        let mut n = 0;
+        self.rows.retain(|_| {
+            n += 1;
+            keys[n - 1]
+        });
         self.part = Some(part);
         self.selected = None;
         self.scroll = 0;
@@ -468,19 +477,16 @@ impl App {
     /// search texts, the visible rows, and where a resumed session starts.
     fn index_rows(&mut self) {
         let app = self;
-        app.row_of = app
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.key.clone(), i as u32))
-            .collect();
+        let n_items = app.ds.matrix.items.len();
+        app.unit_row = vec![u32::MAX; app.ds.matrix.models.len() * n_items];
+        for (i, r) in app.rows.iter().enumerate() {
+            app.unit_row[r.q.model as usize * n_items + r.q.item as usize] = i as u32;
+        }
+        app.pairs_cache.replace(None);
         app.overview = app.compute_overview();
-        app.haystacks = Arc::new((0..app.rows.len()).map(|i| app.haystack(i)).collect());
+        app.haystacks = Arc::new(app.build_haystacks());
         // Resume where the annotator left off.
-        let resume = app
-            .session
-            .last_visit()
-            .and_then(|k| app.row_of.get(k).map(|&i| i as usize));
+        let resume = app.session.last_visit().and_then(|k| app.row_of(k));
         app.refresh_visible();
         if let Some(i) = resume {
             app.selected = Some(i as u32);
@@ -490,18 +496,92 @@ impl App {
         }
     }
 
-    /// The text fuzzy search looks in: item id, model, benchmark, question, note.
-    fn haystack(&self, i: usize) -> String {
-        let r = &self.rows[i];
-        let note = self.session.record(&r.key).map_or("", |x| x.note.as_str());
-        format!(
-            "{} {} {} {} {}",
-            r.key.item_id, r.key.model, r.key.benchmark, r.question, note
-        )
+    /// The texts fuzzy search looks in: item id, model, benchmark, question, note.
+    fn build_haystacks(&self) -> Haystacks {
+        let m = &self.ds.matrix;
+        let items = m.items.iter().enumerate().map(|(i, it)| {
+            let question = self.question_of_item(i as u32);
+            let rest = format!("{} {question}", m.benchmarks.name(it.benchmark));
+            (&*it.id, rest)
+        });
+        let rows = self.rows.iter().map(|r| (r.q.model, r.q.item)).collect();
+        let mut h = Haystacks::new(items, m.models.names(), rows);
+        for (key, rec) in self.session.records() {
+            if let Some(i) = self.row_of(key) {
+                h.set_note(i, &rec.note);
+            }
+        }
+        h
+    }
+
+    /// The first line of an item's question, sanitised (empty without items.jsonl).
+    fn question_of_item(&self, item: u32) -> String {
+        self.ds.items[item as usize]
+            .as_ref()
+            .and_then(|i| i.question.as_deref())
+            .map(|s| sanitize(s.lines().next().unwrap_or("")).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The first line of row `i`'s question, sanitised (empty without items.jsonl).
+    pub fn question(&self, i: usize) -> String {
+        self.question_of_item(self.rows[i].q.item)
+    }
+
+    /// The names of row `i`'s unit, as in the cells (not sanitised).
+    pub fn names(&self, i: usize) -> RowNames<'_> {
+        let m = &self.ds.matrix;
+        let q = &self.rows[i].q;
+        let item = m.item(q.item);
+        RowNames {
+            model: m.models.name(q.model),
+            benchmark: m.benchmarks.name(item.benchmark),
+            item_id: &item.id,
+        }
+    }
+
+    /// The audit key of row `i`.
+    pub fn key(&self, i: usize) -> UnitKey {
+        let n = self.names(i);
+        UnitKey::new(n.model, n.benchmark, n.item_id)
+    }
+
+    /// The row of a unit, if the queue holds it.
+    pub fn row_of(&self, key: &UnitKey) -> Option<usize> {
+        let m = &self.ds.matrix;
+        let model = m.models.get(&key.model)?;
+        let item = m.find_item(&key.benchmark, &key.item_id)?;
+        let at = model as usize * m.items.len() + item as usize;
+        self.unit_row
+            .get(at)
+            .filter(|&&r| r != u32::MAX)
+            .map(|&r| r as usize)
+    }
+
+    /// Row `i`'s harmful transitions as grid columns (lower, higher): the first
+    /// MAX_LISTED_PAIRS in grid order, listed when asked for (the last row's are kept).
+    pub fn pairs(&self, i: usize) -> Pairs {
+        if let Some((row, p)) = &*self.pairs_cache.borrow()
+            && *row == i
+        {
+            return p.clone();
+        }
+        let q = &self.rows[i].q;
+        let listed = if q.pairs.is_empty() {
+            crate::core::queue::list_pairs(&self.report, q)
+        } else {
+            q.pairs.clone()
+        };
+        let listed = Arc::new(listed);
+        self.pairs_cache.replace(Some((i, listed.clone())));
+        listed
     }
 
     pub fn record(&self, i: usize) -> Option<&AuditRecord> {
-        self.session.record(&self.rows[i].key)
+        if self.session.records().is_empty() {
+            return None;
+        }
+        self.session.record(&self.key(i))
     }
 
     pub fn status(&self, i: usize) -> Status {
@@ -548,16 +628,18 @@ impl App {
                 .collect(),
         };
         // Rows (and search results) come in rank order; other keys sort them, stably.
+        // Model ids follow the names' order, item ids (benchmark, item id) order
+        // (core/matrix.rs), so the ids sort as the names do.
         let rows = &self.rows;
         match self.sort {
             SortKey::Rank => {}
-            SortKey::Model => v.sort_by(|&a, &b| {
-                let (x, y) = (&rows[a as usize].key, &rows[b as usize].key);
-                (&x.model, &x.benchmark, &x.item_id).cmp(&(&y.model, &y.benchmark, &y.item_id))
+            SortKey::Model => v.sort_by_key(|&a| {
+                let q = &rows[a as usize].q;
+                (q.model, q.item)
             }),
-            SortKey::Item => v.sort_by(|&a, &b| {
-                let (x, y) = (&rows[a as usize].key, &rows[b as usize].key);
-                (&x.benchmark, &x.item_id, &x.model).cmp(&(&y.benchmark, &y.item_id, &y.model))
+            SortKey::Item => v.sort_by_key(|&a| {
+                let q = &rows[a as usize].q;
+                (q.item, q.model)
             }),
             SortKey::Status => v.sort_by_key(|&i| self.status(i as usize) as u8),
         }
@@ -607,10 +689,9 @@ impl App {
 
     /// The pair index of the row's saved record, or 0.
     fn pair_of_record(&self, i: usize) -> usize {
-        let r = &self.rows[i];
         let Some(rec) = self.record(i) else { return 0 };
         let names = self.config_names(i);
-        r.q.pairs
+        self.pairs(i)
             .iter()
             .position(|&(a, b)| names[a] == rec.from && names[b] == rec.to)
             .unwrap_or(0)
@@ -636,7 +717,7 @@ impl App {
             self.screen = Screen::Item;
             self.pair = self.pair_of_record(i);
             self.frame_panel = FramePanel::default();
-            self.session.visit(&self.rows[i].key);
+            self.session.visit(&self.key(i));
         }
     }
 
@@ -681,7 +762,7 @@ impl App {
                 }
             })
             .collect();
-        let pair = q.pairs.get(self.pair).copied();
+        let pair = self.pairs(i).get(self.pair).copied();
         let transition = match pair {
             Some((a, b)) => {
                 crate::core::sampling::transition(&configs[a].frames, &configs[b].frames)
@@ -849,14 +930,9 @@ impl App {
     /// The current record, or a fresh one for the transition under audit.
     fn working_record(&self, i: usize) -> AuditRecord {
         let names = self.config_names(i);
-        let (a, b) = self.rows[i]
-            .q
-            .pairs
-            .get(self.pair)
-            .copied()
-            .unwrap_or((0, 0));
+        let (a, b) = self.pairs(i).get(self.pair).copied().unwrap_or((0, 0));
         let mut rec = self.record(i).cloned().unwrap_or_else(|| AuditRecord {
-            key: self.rows[i].key.clone(),
+            key: self.key(i),
             from: String::new(),
             to: String::new(),
             status: Status::Todo,
@@ -880,11 +956,7 @@ impl App {
     /// Review: the unit's record becomes the next annotator's (after the one it equals).
     fn take_annotator(&mut self) {
         let Some(i) = self.current() else { return };
-        let Some(records) = self
-            .review
-            .as_ref()
-            .and_then(|r| r.records(&self.rows[i].key))
-        else {
+        let Some(records) = self.review.as_ref().and_then(|r| r.records(&self.key(i))) else {
             self.notice = Some(Notice {
                 text: "A takes an annotator's record in a review (frameaudit review AUDIT...)"
                     .into(),
@@ -916,7 +988,8 @@ impl App {
     }
 
     fn after_change(&mut self, i: usize) {
-        Arc::make_mut(&mut self.haystacks)[i] = self.haystack(i);
+        let note = self.record(i).map_or(String::new(), |r| r.note.clone());
+        Arc::make_mut(&mut self.haystacks).set_note(i, &note);
         self.confirm_quit = false;
     }
 
@@ -1208,7 +1281,7 @@ impl App {
             }
             Action::NextPair | Action::PrevPair => {
                 if let Some(i) = self.current() {
-                    let n = self.rows[i].q.pairs.len().max(1);
+                    let n = self.pairs(i).len().max(1);
                     self.frame_panel = FramePanel::default();
                     self.pair = if action == Action::NextPair {
                         (self.pair + 1) % n
@@ -1273,14 +1346,14 @@ impl App {
                 } else {
                     self.session.redo()
                 };
-                match key.and_then(|k| self.row_of.get(&k).map(|&i| i as usize)) {
+                match key.and_then(|k| self.row_of(&k)) {
                     Some(i) => {
                         self.after_change(i);
                         self.selected = Some(i as u32);
                         self.refresh_visible();
                         if self.screen == Screen::Item {
                             self.pair = self.pair_of_record(i);
-                            self.session.visit(&self.rows[i].key);
+                            self.session.visit(&self.key(i));
                         }
                     }
                     None => {
@@ -1307,7 +1380,7 @@ impl App {
     pub fn progress(&self) -> (usize, usize, usize, usize) {
         let mut c = (0, 0, 0, 0);
         for (key, rec) in self.session.records() {
-            if !self.row_of.contains_key(key) {
+            if self.row_of(key).is_none() {
                 continue;
             }
             match rec.status {

@@ -10,6 +10,7 @@ mod complementarity;
 mod datamap;
 pub mod findings;
 pub mod frames_view;
+mod haystacks;
 pub mod keymap;
 mod overview;
 mod protocols;
@@ -291,10 +292,8 @@ fn other_audits(own: &Path) -> Vec<app::OtherAudit> {
 pub fn stale_records(app: &App) -> Vec<String> {
     let mut out = Vec::new();
     for (key, rec) in app.session.records() {
-        let ok = app.rows.iter().enumerate().any(|(i, r)| {
-            if &r.key != key {
-                return false;
-            }
+        let ok = app.row_of(key).is_some_and(|i| {
+            let r = &app.rows[i];
             let names = app.config_names(i);
             let col = |name: &str| names.iter().position(|n| n == name);
             // Listed or not: the queue lists only the first MAX_LISTED_PAIRS of a unit.

@@ -10,12 +10,14 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
+pub use super::haystacks::Haystacks;
+
 /// What to search: the rows' texts, the query, and optionally the rows to search within.
 #[derive(Clone)]
 pub struct SearchRequest {
     pub generation: u64,
     pub query: String,
-    pub haystacks: Arc<Vec<String>>,
+    pub haystacks: Arc<Haystacks>,
     /// Earlier matches to narrow down (when the query extends the one they answer).
     pub within: Option<Arc<Vec<u32>>>,
 }
@@ -68,6 +70,7 @@ pub fn search(
     let mut hits: Vec<u32> = Vec::new();
     let mut paged = false;
     let all: Vec<u32>;
+    let mut buf = String::new();
     let rows: &[u32] = match &req.within {
         Some(rows) => rows,
         None => {
@@ -79,7 +82,7 @@ pub fn search(
         if n.is_multiple_of(2048) && cancelled() {
             return None;
         }
-        let text = &req.haystacks[i as usize];
+        let text = req.haystacks.text(i as usize, &mut buf);
         if may_match(text, &req.query) == Some(false) {
             continue;
         }
@@ -164,7 +167,7 @@ mod tests {
         SearchRequest {
             generation: 1,
             query: query.into(),
-            haystacks: Arc::new(hay.iter().map(|s| s.to_string()).collect()),
+            haystacks: Arc::new(Haystacks::plain(hay)),
             within: within.map(Arc::new),
         }
     }
@@ -238,11 +241,10 @@ mod tests {
         let s = Searcher::spawn(move |r| {
             let _ = tx.send(r);
         });
-        let hay: Arc<Vec<String>> = Arc::new(
-            (0..50_000)
-                .map(|i| format!("item-{i} question {i}"))
-                .collect(),
-        );
+        let texts: Vec<String> = (0..50_000)
+            .map(|i| format!("item-{i} question {i}"))
+            .collect();
+        let hay = Arc::new(Haystacks::plain(&texts));
         for (g, q) in [(1, "item-4"), (2, "item-42"), (3, "item-4242")] {
             s.request(SearchRequest {
                 generation: g,

@@ -213,17 +213,17 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
     let m = &app.ds.matrix;
     let start = app.scroll.min(app.visible.len());
     let end = (start + app.page).min(app.visible.len());
-    let widths = |pick: &dyn Fn(&super::app::Row) -> usize, min: usize, max: usize| {
+    let widths = |pick: &dyn Fn(super::app::RowNames) -> usize, min: usize, max: usize| {
         app.visible[start..end]
             .iter()
-            .map(|&i| pick(&app.rows[i as usize]))
+            .map(|&i| pick(app.names(i as usize)))
             .max()
             .unwrap_or(min)
             .clamp(min, max)
     };
-    let model_w = widths(&|r| r.key.model.chars().count(), 5, 22);
-    let bench_w = widths(&|r| r.key.benchmark.chars().count(), 9, 16);
-    let item_w = widths(&|r| r.key.item_id.chars().count(), 4, 18);
+    let model_w = widths(&|r| r.model.chars().count(), 5, 22);
+    let bench_w = widths(&|r| r.benchmark.chars().count(), 9, 16);
+    let item_w = widths(&|r| r.item_id.chars().count(), 4, 18);
     let traj_w = app.visible[start..end]
         .iter()
         .map(|&i| {
@@ -243,14 +243,16 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
             let k = app.report.analyses[r.q.analysis].grids.models[r.q.model_index]
                 .grid
                 .k();
-            let id = s(&r.key.item_id);
+            let names = app.names(i);
+            let question = app.question(i);
+            let id = s(names.item_id);
             let id_line = highlighted(&id, &match_positions(&id, &app.query), Style::new());
             let question_line =
-                highlighted(&r.question, &match_positions(&r.question, &app.query), DIM);
+                highlighted(&question, &match_positions(&question, &app.query), DIM);
             TableRow::new(vec![
                 Cell::from(status_glyph(app.status(i))),
-                Cell::from(s(&r.key.model)),
-                Cell::from(s(&r.key.benchmark)),
+                Cell::from(s(names.model)),
+                Cell::from(s(names.benchmark)),
                 Cell::from(id_line),
                 Cell::from(Line::from(trajectory(app.metrics(i), r.q.row, k, None))),
                 Cell::from(if r.q.terminal {
@@ -379,7 +381,8 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     let g = &mg.grid;
     let k = g.k();
     let names = app.config_names(i);
-    let pair = q.pairs.get(app.pair).copied();
+    let pairs = app.pairs(i);
+    let pair = pairs.get(app.pair).copied();
     let rec = app.record(i);
     let meta = app.ds.items[q.item as usize].as_ref();
     let pos = app
@@ -393,9 +396,9 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         Span::styled(
             format!(
                 "{} · {} · {}",
-                s(&r.key.model),
-                s(&r.key.benchmark),
-                s(&r.key.item_id)
+                s(app.names(i).model),
+                s(app.names(i).benchmark),
+                s(app.names(i).item_id)
             ),
             ACCENT.add_modifier(Modifier::BOLD),
         ),
@@ -417,11 +420,11 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
             s(&names[b]),
             WRONG.add_modifier(Modifier::BOLD),
         ));
-        let of = if q.truncated() {
+        let of = if (pairs.len() as u64) < q.harmful_pairs {
             // The queue lists the first MAX_LISTED_PAIRS of the item's transitions.
-            format!("{} listed of {}", q.pairs.len(), q.harmful_pairs)
+            format!("{} listed of {}", pairs.len(), q.harmful_pairs)
         } else {
-            format!("{}", q.pairs.len())
+            format!("{}", pairs.len())
         };
         title.push(Span::styled(
             format!(" ({} of {of}, [ ] switch)", app.pair + 1),
@@ -448,7 +451,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     let gold = meta.and_then(|x| x.gold.clone()).or_else(|| {
         mg.cells
             .get(q.row * k)
-            .and_then(|&c| m.text(m.cell_gold[c as usize]).map(str::to_owned))
+            .and_then(|&c| m.text(m.cell_gold.get(c as usize)).map(str::to_owned))
     });
     let options = meta
         .map(|x| {
@@ -473,7 +476,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     // In a review, the annotators' records take the place of the other models.
     let (others, others_title): (Vec<Line>, &str) = match &app.review {
         Some(review) => (
-            review.panel(&app.rows[i].key, &app.taxonomy, area.width / 2),
+            review.panel(&app.key(i), &app.taxonomy, area.width / 2),
             " annotators (A: take the next one's record) ",
         ),
         None => (other_models(app, i), " other models "),
@@ -506,9 +509,9 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     let mut table_rows = Vec::with_capacity(k);
     for (c, name) in names.iter().enumerate() {
         let cell = mg.cells[q.row * k + c] as usize;
-        let conf = m.cell_confidence[cell];
+        let conf = m.cell_confidence.get(cell);
         let answer = m
-            .text(m.cell_pred[cell])
+            .text(m.cell_pred.get(cell))
             .map_or("∅".into(), |p| s(p).chars().take(24).collect::<String>());
         let (verdict, style, value) = match x {
             Metrics::Mcq(x) => {
@@ -596,7 +599,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     let blind_line = match (&blind, pair) {
         (Some(z), Some((_, b))) => {
             let wrong = m
-                .text(m.cell_pred_norm[mg.cells[q.row * k + b] as usize])
+                .text(m.cell_pred_norm.get(mg.cells[q.row * k + b] as usize))
                 .unwrap_or("");
             if wrong == z {
                 Line::from(vec![

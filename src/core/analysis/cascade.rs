@@ -173,12 +173,12 @@ pub fn stage_data(m: &ResponseMatrix, mg: &ModelGrid, cols: &[usize]) -> StageDa
     for row in mg.cells.chunks_exact(k) {
         for (j, &c) in cols.iter().enumerate() {
             let cell = row[c] as usize;
-            let conf = m.cell_confidence[cell];
+            let conf = m.cell_confidence.get(cell);
             if !conf.is_nan() && j + 1 < s {
                 d.any_confidence = true;
             }
             d.conf.push(if conf.is_nan() { 0.0 } else { conf });
-            d.y.push(u8::from(m.cell_value[cell] == 1.0));
+            d.y.push(u8::from(m.cell_value.get(cell) == 1.0));
         }
     }
     d

@@ -79,9 +79,9 @@ impl<'m> Selection<'m> {
     fn selected(&self, cell: u32) -> bool {
         let m = self.m;
         let c = cell as usize;
-        !m.cell_value[c].is_nan()
-            && self.in_scope[m.items[m.cell_item[c] as usize].benchmark as usize]
-            && (self.include_zero_frame || m.configs[m.cell_config[c] as usize].frames > 0)
+        !m.cell_value.get(c).is_nan()
+            && self.in_scope[m.items[m.cell_item.get(c) as usize].benchmark as usize]
+            && (self.include_zero_frame || m.configs[m.cell_config.get(c) as usize].frames > 0)
     }
 
     /// The selected cells of one model, sorted by (item, config).
@@ -118,7 +118,7 @@ impl<'m> Selection<'m> {
             Some(a) => a.iter_mut().zip(cur.iter()).for_each(|(x, y)| *x &= *y),
         };
         for cell in self.cells(model) {
-            let bench = m.items[m.cell_item[cell as usize] as usize].benchmark;
+            let bench = m.items[m.cell_item.get(cell as usize) as usize].benchmark;
             if cur_bench != Some(bench) {
                 if cur_bench.is_some() {
                     fold(&mut cur, &mut all);
@@ -126,7 +126,7 @@ impl<'m> Selection<'m> {
                 }
                 cur_bench = Some(bench);
             }
-            cur[self.local(m.cell_config[cell as usize])] = true;
+            cur[self.local(m.cell_config.get(cell as usize))] = true;
         }
         if cur_bench.is_some() {
             fold(&mut cur, &mut all);
@@ -162,14 +162,14 @@ impl<'m> Selection<'m> {
             row.iter_mut().for_each(|c| *c = None);
         };
         for cell in self.cells(model) {
-            let item = m.cell_item[cell as usize];
+            let item = m.cell_item.get(cell as usize);
             if cur_item != Some(item) {
                 if let Some(prev) = cur_item {
                     flush(prev, &mut row, &mut out);
                 }
                 cur_item = Some(item);
             }
-            let local = self.local(m.cell_config[cell as usize]);
+            let local = self.local(m.cell_config.get(cell as usize));
             out.present[local] = true;
             if let Some(col) = col_of[local] {
                 row[col] = Some(cell);

@@ -30,15 +30,15 @@ pub fn intervention_cell(m: &ResponseMatrix, protocol: u32, model: u32, item: u3
         return None;
     }
     let group = m.group(protocol, model);
-    let start = group.partition_point(|&c| m.cell_item[c as usize] < item);
-    let end = group.partition_point(|&c| m.cell_item[c as usize] <= item);
+    let start = group.partition_point(|&c| m.cell_item.get(c as usize) < item);
+    let end = group.partition_point(|&c| m.cell_item.get(c as usize) <= item);
     group[start..end]
         .iter()
         .copied()
         .filter(|&c| m.is_valid(c))
         // Config ids of a protocol are in name order, so (budget, id) is (budget, config).
         .max_by(|&a, &b| {
-            let (ca, cb) = (m.cell_config[a as usize], m.cell_config[b as usize]);
+            let (ca, cb) = (m.cell_config.get(a as usize), m.cell_config.get(b as usize));
             m.config(ca)
                 .budget
                 .total_cmp(&m.config(cb).budget)
@@ -61,7 +61,7 @@ pub fn compute(
             continue;
         };
         n += 1;
-        let y_int = m.cell_value[cell as usize] == 1.0;
+        let y_int = m.cell_value.get(cell as usize) == 1.0;
         let y_top = items.y[i * k + top] == 1;
         sum_int += i64::from(y_int);
         sum_top += i64::from(y_top);

@@ -264,7 +264,7 @@ pub struct McqMetrics {
 pub fn values(m: &ResponseMatrix, mg: &ModelGrid) -> Vec<u8> {
     mg.cells
         .iter()
-        .map(|&c| u8::from(m.cell_value[c as usize] == 1.0))
+        .map(|&c| u8::from(m.cell_value.get(c as usize) == 1.0))
         .collect()
 }
 
@@ -543,7 +543,7 @@ fn prior_fallback(
         };
         pf.items_with_blind += 1;
         let row = &y[i * k..(i + 1) * k];
-        let pred = |c: usize| m.cell_pred_norm[mg.cells[i * k + c] as usize];
+        let pred = |c: usize| m.cell_pred_norm.get(mg.cells[i * k + c] as usize);
         let matches = |c: usize| pred(c) != NO_TEXT && pred(c) == z;
         // Harmful transitions of the visual sub-grid: same budgets, visual columns only.
         let right = |a: usize| is_visual[a] && row[a] == 1;

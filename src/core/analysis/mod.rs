@@ -128,7 +128,7 @@ pub fn analysis_keys(m: &ResponseMatrix, params: &Params) -> Vec<AnalysisKey> {
             // filters: an analysis whose filters leave nothing is reported empty.
             let mut benches: Vec<u32> = (0..m.models.len() as u32)
                 .flat_map(|mo| m.group(p, mo).iter())
-                .map(|&c| m.items[m.cell_item[c as usize] as usize].benchmark)
+                .map(|&c| m.items[m.cell_item.get(c as usize) as usize].benchmark)
                 .filter(|&b| m.bench_task[b as usize] == task)
                 .collect();
             benches.sort_unstable();

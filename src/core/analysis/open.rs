@@ -85,7 +85,11 @@ pub fn regresses(row: &[f64], pairs: &[(usize, usize)], delta: f64) -> bool {
 pub fn compute(m: &ResponseMatrix, mg: &ModelGrid, delta: f64) -> OpenMetrics {
     let g = &mg.grid;
     let (n, k) = (g.n(), g.k());
-    let s: Vec<f64> = mg.cells.iter().map(|&c| m.cell_value[c as usize]).collect();
+    let s: Vec<f64> = mg
+        .cells
+        .iter()
+        .map(|&c| m.cell_value.get(c as usize))
+        .collect();
     let name = |col: usize| m.config(g.configs[col]).name.to_string();
     let top = g.top.unwrap_or(k - 1);
 

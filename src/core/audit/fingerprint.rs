@@ -33,8 +33,8 @@ pub fn fingerprint(m: &ResponseMatrix) -> String {
             put_str(&mut buf, m.models.name(mo).as_bytes());
             for &c in cells {
                 let c = c as usize;
-                let item = m.item(m.cell_item[c]);
-                let cfg = m.config(m.cell_config[c]);
+                let item = m.item(m.cell_item.get(c));
+                let cfg = m.config(m.cell_config.get(c));
                 buf.push(b'C');
                 put_str(&mut buf, m.benchmarks.name(item.benchmark).as_bytes());
                 put_str(&mut buf, item.id.as_bytes());
@@ -42,10 +42,10 @@ pub fn fingerprint(m: &ResponseMatrix) -> String {
                 buf.extend_from_slice(&cfg.frames.to_le_bytes());
                 buf.extend_from_slice(&cfg.budget.to_bits().to_le_bytes());
                 put_opt_u64(&mut buf, cfg.pixels);
-                let v = m.cell_value[c];
+                let v = m.cell_value.get(c);
                 let v = if v.is_nan() { f64::NAN } else { v };
                 buf.extend_from_slice(&v.to_bits().to_le_bytes());
-                match m.text(m.cell_pred_norm[c]) {
+                match m.text(m.cell_pred_norm.get(c)) {
                     Some(t) => {
                         buf.push(1);
                         put_str(&mut buf, t.as_bytes());

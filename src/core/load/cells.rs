@@ -324,7 +324,7 @@ mod tests {
     fn a_valid_line_loads() {
         let m = load(OK).expect("valid");
         assert_eq!(m.n_cells(), 1);
-        assert_eq!(m.cell_value[0], 1.0);
+        assert_eq!(m.cell_value.get(0), 1.0);
         assert_eq!(m.benchmarks.name(0), "default");
         assert_eq!(m.protocols.name(0), "main");
     }
@@ -459,7 +459,7 @@ mod tests {
             r#"{"model":"M","benchmark":"o","item_id":"f","config":"8f","frames":8,"task":"open"}"#,
         );
         let m = load(text).expect("valid");
-        let v: Vec<f64> = m.cell_value.clone();
+        let v: Vec<f64> = m.cell_value.iter().collect();
         assert_eq!(v[0], 1.0);
         assert_eq!(v[1], 0.0);
         assert!(v[2].is_nan());

@@ -1,0 +1,373 @@
+//! Compact per-cell columns of the response matrix.
+//!
+//! A matrix of 10 million cells holds a dozen values per cell; stored as `u32` and `f64`
+//! they take about 58 bytes a cell. Most columns hold few distinct values (a handful of
+//! models and configurations, the letters A-E as answers, 0 and 1 as correctness), so
+//! each is stored in the narrowest width that holds its largest id:
+//!
+//! - [`Ids`]: ids in 1, 2 or 4 bytes, widened when a larger id arrives; the "none" id
+//!   (`u32::MAX`) costs nothing.
+//! - [`Floats`]: numbers coded against a table of the distinct values seen, while there
+//!   are at most 65 536 of them, else stored as they are. The values come back bit for
+//!   bit, NaN included.
+
+use rustc_hash::FxHashMap;
+
+/// A column of `u32` ids in the narrowest width that holds them. Stored as `id + 1`
+/// (wrapping), so that `u32::MAX`, the "none" id, is stored as 0.
+#[derive(Debug, Clone)]
+pub enum Ids {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+}
+
+impl Default for Ids {
+    fn default() -> Self {
+        Ids::U8(Vec::new())
+    }
+}
+
+impl PartialEq for Ids {
+    /// Equal when they hold the same ids, whatever their widths.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Ids {
+    pub fn len(&self) -> usize {
+        match self {
+            Ids::U8(v) => v.len(),
+            Ids::U16(v) => v.len(),
+            Ids::U32(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The id at `i`. Panics when `i` is out of range, as indexing does.
+    #[inline]
+    pub fn get(&self, i: usize) -> u32 {
+        let stored = match self {
+            Ids::U8(v) => u32::from(v[i]),
+            Ids::U16(v) => u32::from(v[i]),
+            Ids::U32(v) => v[i],
+        };
+        stored.wrapping_sub(1)
+    }
+
+    /// The id at `i`, or `None` past the end.
+    pub fn try_get(&self, i: usize) -> Option<u32> {
+        (i < self.len()).then(|| self.get(i))
+    }
+
+    /// Bytes a value takes now.
+    pub fn width(&self) -> usize {
+        match self {
+            Ids::U8(_) => 1,
+            Ids::U16(_) => 2,
+            Ids::U32(_) => 4,
+        }
+    }
+
+    /// Makes room for the stored value `stored`, widening the column if it needs to.
+    fn widen_for(&mut self, stored: u32) {
+        let need = if stored <= u32::from(u8::MAX) {
+            1
+        } else if stored <= u32::from(u16::MAX) {
+            2
+        } else {
+            4
+        };
+        if need <= self.width() {
+            return;
+        }
+        let old = std::mem::take(self);
+        *self = match (need, old) {
+            (2, Ids::U8(v)) => {
+                let mut w = Vec::with_capacity(v.capacity());
+                w.extend(v.iter().map(|&x| u16::from(x)));
+                Ids::U16(w)
+            }
+            (_, Ids::U8(v)) => {
+                let mut w = Vec::with_capacity(v.capacity());
+                w.extend(v.iter().map(|&x| u32::from(x)));
+                Ids::U32(w)
+            }
+            (_, Ids::U16(v)) => {
+                let mut w = Vec::with_capacity(v.capacity());
+                w.extend(v.iter().map(|&x| u32::from(x)));
+                Ids::U32(w)
+            }
+            (_, wide) => wide,
+        };
+    }
+
+    #[inline]
+    pub fn push(&mut self, id: u32) {
+        let stored = id.wrapping_add(1);
+        self.widen_for(stored);
+        match self {
+            // The width was checked above.
+            Ids::U8(v) => v.push(stored as u8),
+            Ids::U16(v) => v.push(stored as u16),
+            Ids::U32(v) => v.push(stored),
+        }
+    }
+
+    pub fn reserve(&mut self, n: usize) {
+        match self {
+            Ids::U8(v) => v.reserve(n),
+            Ids::U16(v) => v.reserve(n),
+            Ids::U32(v) => v.reserve(n),
+        }
+    }
+
+    /// Empties the column, keeping its allocation.
+    pub fn clear(&mut self) {
+        match self {
+            Ids::U8(v) => v.clear(),
+            Ids::U16(v) => v.clear(),
+            Ids::U32(v) => v.clear(),
+        }
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        match self {
+            Ids::U8(v) => v.shrink_to_fit(),
+            Ids::U16(v) => v.shrink_to_fit(),
+            Ids::U32(v) => v.shrink_to_fit(),
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Appends every id of `other`, each through `map`.
+    pub fn extend_mapped(&mut self, other: &Ids, map: impl Fn(u32) -> u32) {
+        self.reserve(other.len());
+        for id in other.iter() {
+            self.push(map(id));
+        }
+    }
+
+    /// Replaces every id by `map(id)`, in the width the new ids need.
+    pub fn remap(&mut self, map: impl Fn(u32) -> u32) {
+        let mut out = Ids::default();
+        out.reserve(self.len());
+        for id in self.iter() {
+            out.push(map(id));
+        }
+        *self = out;
+    }
+}
+
+impl FromIterator<u32> for Ids {
+    fn from_iter<T: IntoIterator<Item = u32>>(iter: T) -> Self {
+        let mut ids = Ids::default();
+        for id in iter {
+            ids.push(id);
+        }
+        ids
+    }
+}
+
+/// Distinct values a [`Floats`] column codes before it stores values as they are.
+const MAX_CODED: usize = 1 << 16;
+
+/// A column of `f64` coded against the table of its distinct values while they are few.
+#[derive(Debug, Clone, Default)]
+pub struct Floats {
+    codes: Ids,
+    table: Vec<f64>,
+    /// Bits of each value in `table` to its code; emptied by [`Floats::shrink_to_fit`].
+    lookup: FxHashMap<u64, u32>,
+    /// Set once there are more distinct values than [`MAX_CODED`]: the values themselves.
+    raw: Option<Vec<f64>>,
+    /// Code of the last value pushed (consecutive cells often repeat one).
+    last: Option<(u64, u32)>,
+}
+
+impl PartialEq for Floats {
+    /// Equal when they hold the same values bit for bit.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .zip(other.iter())
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl Floats {
+    pub fn len(&self) -> usize {
+        match &self.raw {
+            Some(v) => v.len(),
+            None => self.codes.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value at `i`. Panics when `i` is out of range, as indexing does.
+    #[inline]
+    pub fn get(&self, i: usize) -> f64 {
+        match &self.raw {
+            Some(v) => v[i],
+            None => self.table[self.codes.get(i) as usize],
+        }
+    }
+
+    /// Bytes a value takes now (the table aside).
+    pub fn width(&self) -> usize {
+        match &self.raw {
+            Some(_) => 8,
+            None => self.codes.width(),
+        }
+    }
+
+    pub fn push(&mut self, x: f64) {
+        if let Some(v) = &mut self.raw {
+            v.push(x);
+            return;
+        }
+        let bits = x.to_bits();
+        let code = match self.last {
+            Some((b, code)) if b == bits => code,
+            _ => match self.lookup.get(&bits) {
+                Some(&code) => code,
+                None if self.table.len() < MAX_CODED => {
+                    let code = self.table.len() as u32;
+                    self.table.push(x);
+                    self.lookup.insert(bits, code);
+                    code
+                }
+                None => {
+                    let mut v = Vec::with_capacity(self.codes.len() + 1);
+                    v.extend((0..self.codes.len()).map(|i| self.get(i)));
+                    v.push(x);
+                    self.raw = Some(v);
+                    self.codes = Ids::default();
+                    self.table = Vec::new();
+                    self.lookup = FxHashMap::default();
+                    self.last = None;
+                    return;
+                }
+            },
+        };
+        self.last = Some((bits, code));
+        self.codes.push(code);
+    }
+
+    pub fn reserve(&mut self, n: usize) {
+        match &mut self.raw {
+            Some(v) => v.reserve(n),
+            None => self.codes.reserve(n),
+        }
+    }
+
+    /// Empties the column, keeping its allocation.
+    pub fn clear(&mut self) {
+        self.codes.clear();
+        self.table.clear();
+        self.lookup.clear();
+        self.raw = None;
+        self.last = None;
+    }
+
+    /// Gives back spare room and the lookup table of a column that is complete.
+    pub fn shrink_to_fit(&mut self) {
+        self.codes.shrink_to_fit();
+        self.table.shrink_to_fit();
+        self.lookup = FxHashMap::default();
+        if let Some(v) = &mut self.raw {
+            v.shrink_to_fit();
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = f64> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    pub fn extend_from(&mut self, other: &Floats) {
+        self.reserve(other.len());
+        for x in other.iter() {
+            self.push(x);
+        }
+    }
+}
+
+impl FromIterator<f64> for Floats {
+    fn from_iter<T: IntoIterator<Item = f64>>(iter: T) -> Self {
+        let mut f = Floats::default();
+        for x in iter {
+            f.push(x);
+        }
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_widen_and_keep_every_id() {
+        let mut ids = Ids::default();
+        let want: Vec<u32> = vec![0, 3, u32::MAX, 254, 255, 70_000, 1, u32::MAX - 1];
+        for (n, &id) in want.iter().enumerate() {
+            ids.push(id);
+            assert_eq!(ids.iter().collect::<Vec<_>>(), want[..=n]);
+        }
+        assert_eq!(ids.width(), 4);
+        assert_eq!(ids.try_get(want.len()), None);
+    }
+
+    #[test]
+    fn ids_stay_narrow_when_they_can() {
+        let mut ids: Ids = (0..255).chain([u32::MAX]).collect();
+        assert_eq!(ids.width(), 1, "0..=254 and none fit a byte");
+        ids.push(255);
+        assert_eq!(ids.width(), 2);
+        ids.remap(|x| if x == u32::MAX { x } else { x % 7 });
+        assert_eq!(ids.width(), 1);
+        assert_eq!(ids.get(255), u32::MAX);
+        assert_eq!(ids.get(256), 255 % 7);
+        let mut other = Ids::default();
+        other.extend_mapped(&ids, |x| x.wrapping_add(100_000));
+        assert_eq!(other.width(), 4);
+        assert_eq!(other.get(255), 99_999);
+    }
+
+    #[test]
+    fn floats_round_trip_bit_for_bit_coded_or_raw() {
+        let special = [0.0, -0.0, 1.0, f64::NAN, f64::INFINITY, 0.1 + 0.2, 1e-300];
+        let mut f = Floats::default();
+        for &x in &special {
+            f.push(x);
+        }
+        assert_eq!(f.width(), 1);
+        for (i, &x) in special.iter().enumerate() {
+            assert_eq!(f.get(i).to_bits(), x.to_bits());
+        }
+        // Past the coded limit the column holds the values themselves, the earlier ones
+        // unchanged.
+        for i in 0..MAX_CODED + 10 {
+            f.push(i as f64 / 3.0);
+        }
+        assert_eq!(f.width(), 8);
+        assert_eq!(f.len(), special.len() + MAX_CODED + 10);
+        for (i, &x) in special.iter().enumerate() {
+            assert_eq!(f.get(i).to_bits(), x.to_bits());
+        }
+        assert_eq!(f.get(special.len() + 4), 4.0 / 3.0);
+        let copy: Floats = f.iter().collect();
+        assert_eq!(copy, f);
+    }
+}
