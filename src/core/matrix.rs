@@ -213,6 +213,26 @@ impl ResponseMatrix {
         self.cell_item.len()
     }
 
+    /// Bytes the per-cell columns and the cell order take (a memory figure for the
+    /// benchmarks and tests; tables and names aside).
+    pub fn cell_bytes(&self) -> usize {
+        let ids = [
+            &self.cell_item,
+            &self.cell_model,
+            &self.cell_config,
+            &self.cell_pred,
+            &self.cell_pred_norm,
+            &self.cell_gold,
+            &self.cell_source_tag,
+            &self.cell_protocol_note,
+            &self.cell_file,
+        ];
+        let n = self.n_cells();
+        ids.iter().map(|c| c.width() * n).sum::<usize>()
+            + (self.cell_value.width() + self.cell_confidence.width()) * n
+            + 4 * (self.cell_line.len() + self.order.len())
+    }
+
     pub fn config(&self, id: u32) -> &Config {
         &self.configs[id as usize]
     }

@@ -80,6 +80,14 @@ impl Haystacks {
         self.rows.len()
     }
 
+    /// Bytes of text and indexes held (notes aside).
+    pub fn heap_bytes(&self) -> usize {
+        self.ids.text.len()
+            + self.rest.text.len()
+            + 4 * (self.ids.ends.len() + self.rest.ends.len())
+            + 8 * self.rows.len()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }

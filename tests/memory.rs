@@ -1,0 +1,95 @@
+//! Memory at scale (issue 13 item 12): what a cell and a queue row cost, checked on the
+//! structures rather than on the process (the figures at 10 M cells come from
+//! `cargo bench --bench tui -- 10m`).
+
+use std::io::Write;
+
+use frameaudit::core::analysis::params::Params;
+use frameaudit::core::dataset::load_dataset;
+use frameaudit::tui::{TuiOptions, build_app};
+
+/// 5 models x 8 budgets x `items` items, answers A-D, confidences in hundredths, a
+/// question per item: the shape of a multiple-choice sweep.
+fn sweep(dir: &std::path::Path, items: usize) {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let mut cells =
+        std::io::BufWriter::new(std::fs::File::create(dir.join("cells.jsonl")).expect("cells"));
+    let mut meta =
+        std::io::BufWriter::new(std::fs::File::create(dir.join("items.jsonl")).expect("items"));
+    let mut x: u64 = 7;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for i in 0..items {
+        writeln!(
+            meta,
+            "{{\"benchmark\":\"b\",\"item_id\":\"item-{i:06}\",\"question\":\"What happens in clip {i}?\"}}"
+        )
+        .expect("write");
+    }
+    for m in 0..5 {
+        for i in 0..items {
+            for f in [0, 8, 16, 24, 32, 64, 128, 256] {
+                let pred = ["A", "B", "C", "D"][(next() % 4) as usize];
+                let config = if f == 0 {
+                    "textonly".into()
+                } else {
+                    format!("{f}f")
+                };
+                writeln!(
+                    cells,
+                    "{{\"model\":\"model-{m}\",\"benchmark\":\"b\",\"item_id\":\"item-{i:06}\",\"config\":\"{config}\",\"frames\":{f},\"pred\":\"{pred}\",\"gold\":\"A\",\"confidence\":{:.2}}}",
+                    (next() % 100) as f64 / 100.0
+                )
+                .expect("write");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_cell_takes_at_most_24_bytes_and_a_queue_row_holds_no_strings() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("ds");
+    let items = 3000;
+    sweep(&dir, items);
+    let ds = load_dataset(&dir, None).expect("load");
+    let m = &ds.matrix;
+    assert_eq!(m.n_cells(), 5 * 8 * items);
+    // Item id (4 bytes: 3000 items), line, order (4 each), and one byte for each of the
+    // model, configuration, value, confidence, prediction (twice), gold, source, note
+    // and file columns.
+    let per_cell = m.cell_bytes() as f64 / m.n_cells() as f64;
+    assert!(per_cell <= 24.0, "{per_cell} bytes a cell");
+    assert_eq!(m.cell_model.width(), 1);
+    assert_eq!(m.cell_value.width(), 1);
+    assert_eq!(m.cell_confidence.width(), 1);
+    // The values are the ones given.
+    let c = m.group(0, 0)[0] as usize;
+    assert!(m.cell_value.get(c) == 0.0 || m.cell_value.get(c) == 1.0);
+    assert!((0.0..1.0).contains(&m.cell_confidence.get(c)));
+
+    let tmp_audit = tmp.path().join("a.audit.jsonl");
+    let opts = TuiOptions {
+        params: Params::default(),
+        images: frameaudit::tui::app::ImageMode::None,
+        annotator: Some("mem".into()),
+        audit: Some(tmp_audit),
+        taxonomy: None,
+        keymap: None,
+        shard: None,
+        review: None,
+    };
+    let app = build_app(ds, &opts, || {}).expect("app");
+    assert!(app.rows.len() > items, "{} rows", app.rows.len());
+    // A row is its indices and counts; its transitions are listed when shown.
+    assert!(std::mem::size_of::<frameaudit::tui::app::Row>() <= 80);
+    assert!(app.rows.iter().all(|r| r.q.pairs.is_empty()));
+    assert!(!app.pairs(0).is_empty());
+    // The search texts hold each item's text once, not once per row (5 models).
+    let per_row = app.haystacks.heap_bytes() as f64 / app.rows.len() as f64;
+    assert!(per_row < 24.0, "{per_row} bytes of search text a row");
+}
