@@ -840,6 +840,9 @@ fn no_output_carries_control_bidi_or_zero_width_text_raw() {
         vec!["list", ds, "--format", "jsonl"],
         vec!["report", ds, "--boot", "0"],
         vec!["report", ds, "--json", "--boot", "0"],
+        vec!["report", ds, "--format", "markdown", "--boot", "0"],
+        vec!["report", ds, "--format", "latex", "--boot", "0"],
+        vec!["report", ds, "--format", "csv", "--boot", "0"],
         vec![
             "frames",
             ds,

@@ -130,7 +130,9 @@ fn run_report(args: &ReportArgs) -> Result<()> {
         Some(f) => f,
     };
     if args.pretty && format != ReportFormat::Json {
-        anyhow::bail!("--pretty indents the JSON: give it with --json");
+        return Err(select::fail(
+            "--pretty indents the JSON: give it with --json",
+        ));
     }
     let ds = load(&args.data)?;
     let params = args
@@ -314,6 +316,7 @@ fn run_default(cli: &Cli) -> Result<()> {
         }
         None => load(&cli.data)?,
     };
+    select::check_analysis(&ds.matrix, &opts.params)?;
     crate::tui::run(ds, opts)
 }
 
@@ -386,6 +389,7 @@ fn run_review(a: &args::ReviewArgs) -> Result<()> {
         dir.join(own.file_name().unwrap_or_default())
     });
     opts.review = Some(review);
+    select::check_analysis(&ds.matrix, &opts.params)?;
     crate::tui::run(ds, opts)
 }
 
