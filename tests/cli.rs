@@ -735,7 +735,7 @@ fn frames_command_lists_explains_and_prints_json() {
     );
 
     let bad = frameaudit(&["frames", &demo(), "no-such-item"]);
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(bad.status.code(), Some(2), "a name that matches nothing");
     assert!(
         stderr(&bad).contains("no item \"no-such-item\""),
         "{}",
@@ -840,6 +840,9 @@ fn no_output_carries_control_bidi_or_zero_width_text_raw() {
         vec!["list", ds, "--format", "jsonl"],
         vec!["report", ds, "--boot", "0"],
         vec!["report", ds, "--json", "--boot", "0"],
+        vec!["report", ds, "--format", "markdown", "--boot", "0"],
+        vec!["report", ds, "--format", "latex", "--boot", "0"],
+        vec!["report", ds, "--format", "csv", "--boot", "0"],
         vec![
             "frames",
             ds,
@@ -1205,4 +1208,435 @@ fn frames_pictures_never_wait_for_a_terminal_that_does_not_answer() {
         "no half blocks:\n{out}"
     );
     assert!(!out.contains("\x1b_G"), "a kitty query was sent:\n{out}");
+}
+
+/// Issue 14, item 12: a selection that matches nothing fails with the closest names and
+/// the available ones; a partial miss names what matched nothing.
+#[test]
+fn a_selection_that_matches_nothing_fails_with_did_you_mean() {
+    let demo = demo();
+    for cmd in ["report", "list"] {
+        let o = frameaudit(&[cmd, &demo, "--boot", "0", "--models", "Lumen-7B"]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}", stdout(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(
+                "--models: no model \"Lumen-7B\" in the dataset; did you mean \"lumen-7b\"?"
+            ),
+            "{cmd}: {err}"
+        );
+        assert!(
+            err.contains("available models (3): lumen-7b, orbit-2b, vista-13b"),
+            "{cmd}: {err}"
+        );
+        assert!(stdout(&o).is_empty(), "{cmd}: no empty report or header");
+    }
+    // A config filter with an unknown name would exclude every model.
+    let o = frameaudit(&["report", &demo, "--configs", "16,32f", "--boot", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("--configs: no configuration \"16\" in the dataset; did you mean \"16f\"?"),
+        "{err}"
+    );
+    assert!(
+        err.contains("available configurations (6): textonly, 4f, 8f, 16f, 32f, 64f"),
+        "{err}"
+    );
+    assert!(!err.contains("\"32f\" in the dataset"), "32f exists: {err}");
+    let o = frameaudit(&[
+        "plot",
+        &demo,
+        "-o",
+        "/nonexistent/x",
+        "--cascade-stages",
+        "8f,16F",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(
+        "--cascade-stages: no configuration \"16F\" in the dataset; did you mean \"16f\"?"
+    ));
+    // A partial miss: the others are analysed, the miss is named with the list.
+    let o = frameaudit(&[
+        "report",
+        &demo,
+        "--boot",
+        "0",
+        "--models",
+        "lumen-7b,vista13b",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("1 of the 2 models of --models match none in the dataset"),
+        "{err}"
+    );
+    assert!(
+        err.contains("no model \"vista13b\" in the dataset; did you mean \"vista-13b\"?"),
+        "{err}"
+    );
+    assert!(err.contains("available models (3)"), "{err}");
+    // Other selections of names.
+    let o = frameaudit(&["list", &demo, "--protocol", "mian"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean \"main\"?"),
+        "{}",
+        stderr(&o)
+    );
+    let o = frameaudit(&[
+        "plot",
+        &demo,
+        "-o",
+        "/nonexistent/x",
+        "--scope",
+        "CLIPS-MCQ",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean \"clips-mcq\"?"),
+        "{}",
+        stderr(&o)
+    );
+    let o = frameaudit(&["frames", &demo, "clip02-q1", "--model", "Lumen"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean \"lumen-7b\"?"),
+        "{}",
+        stderr(&o)
+    );
+    let o = frameaudit(&["frames", &demo, "clip02-q1", "--config", "16"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no configuration \"16\" in this item's grid; did you mean \"16f\"?"),
+        "{}",
+        stderr(&o)
+    );
+    let o = frameaudit(&["frames", &demo, "clip02-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean \"clip02-q1\""),
+        "{}",
+        stderr(&o)
+    );
+
+    let Some(csv) = common::real_csv() else {
+        return;
+    };
+    let csv = csv.to_str().expect("utf8");
+    let o = frameaudit(&["report", csv, "--boot", "0", "--models", "Qwen2.5-VL-7b"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("did you mean \"Qwen2.5-VL-7B\""), "{err}");
+    assert!(err.contains("available models (5): "), "{err}");
+    let o = frameaudit(&["list", csv, "--configs", "16f,32f"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("no configuration \"16f\" in the dataset; did you mean \"16f_151k\""),
+        "{err}"
+    );
+    assert!(err.contains("64f_151k"), "the available list: {err}");
+}
+
+/// Issue 14, item 13: frames that cannot be known are said, with the reason, without
+/// --explain, and a command that can show none fails.
+#[test]
+fn frames_without_video_facts_says_why_and_fails() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let csv = dir.path().join("per_item.csv");
+    std::fs::write(
+        &csv,
+        "sample_id,model,split,config,frame_count,pixel_count,predicted_option,ground_truth_option,correct\n\
+         001-1,M,V1,textonly,0,,A,A,1\n001-1,M,V1,16f,16,,A,A,1\n001-1,M,V1,32f,32,,B,A,0\n",
+    )
+    .expect("write");
+    let csv = csv.to_str().expect("utf8");
+    for extra in [&[][..], &["--json"][..]] {
+        let mut args = vec!["frames", csv, "001-1"];
+        args.extend_from_slice(extra);
+        let o = frameaudit(&args);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", stdout(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(
+                "no frames of \"001-1\" can be shown: the item is not described in items.jsonl"
+            ),
+            "{extra:?}: {err}"
+        );
+        assert!(err.contains("--videos DIR"), "{err}");
+    }
+    let text = stdout(&frameaudit(&[
+        "frames", csv, "001-1", "--from", "16f", "--to", "32f",
+    ]));
+    assert!(
+        text.contains(
+            "16f    0 frames  (no frames known: the item is not described in items.jsonl)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("textonly    0 frames  (text only)"), "{text}");
+    assert!(
+        text.contains(
+            "transition 16f -> 32f: frames not known (the item is not described in items.jsonl)"
+        ),
+        "{text}"
+    );
+    // Only the text-only configuration asked: nothing is missing, nothing fails.
+    let o = frameaudit(&["frames", csv, "001-1", "--config", "textonly"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let Some(real) = common::real_csv() else {
+        return;
+    };
+    let o = frameaudit(&["frames", real.to_str().expect("utf8"), "001-1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("items.jsonl"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("(no frames known: "), "{}", stdout(&o));
+}
+
+/// The report table's CSV rows keyed by (task, split, model), comment lines skipped.
+fn table_rows(text: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut r = csv::ReaderBuilder::new()
+        .comment(Some(b'#'))
+        .from_reader(text.as_bytes());
+    let head: Vec<String> = r
+        .headers()
+        .expect("header")
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    r.records()
+        .map(|rec| {
+            let rec = rec.expect("record");
+            head.iter()
+                .cloned()
+                .zip(rec.iter().map(str::to_owned))
+                .collect()
+        })
+        .collect()
+}
+
+/// Issue 14, item 14: `report --format csv` holds exactly the report JSON's numbers, for
+/// every model and split; Markdown and LaTeX the same table rounded; every option is in
+/// the header.
+#[test]
+fn report_table_is_the_json_numbers_with_its_options() {
+    let demo = demo();
+    let opts = [
+        "--boot",
+        "50",
+        "--variant-budget",
+        "zero",
+        "--models",
+        "lumen-7b,vista-13b,orbit-2b",
+    ];
+    let mut args = vec!["report", demo.as_str(), "--json"];
+    args.extend_from_slice(&opts);
+    let r = json(&frameaudit(&args));
+    let mut args = vec!["report", demo.as_str(), "--format", "csv"];
+    args.extend_from_slice(&opts);
+    let o = frameaudit(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for want in [
+        "# analysis options:",
+        "#   --grid per-model",
+        "#   --models lumen-7b,vista-13b,orbit-2b",
+        "#   --configs (no filter)",
+        "#   --variant-budget zero",
+        "#   --reference-pixels auto",
+        "#   --boot 50",
+        "#   --seed 12345",
+        "#   --delta 10",
+    ] {
+        assert!(text.lines().any(|l| l == want), "no {want:?} in\n{text}");
+    }
+    let rows = table_rows(&text);
+    let mut seen = 0;
+    // Parsed as the JSON's numbers are, so that the same text gives the same value.
+    let num = |s: &str| -> Option<f64> {
+        if s.is_empty() {
+            None
+        } else {
+            serde_json::from_str::<Value>(s).expect("number").as_f64()
+        }
+    };
+    let same = |cell: &str, v: &Value, what: &str| {
+        assert_eq!(num(cell), v.as_f64(), "{what}: {cell:?} vs {v}");
+    };
+    for a in r["analyses"].as_array().expect("analyses") {
+        for (model, x) in a["models"].as_object().expect("models") {
+            let row = rows
+                .iter()
+                .find(|row| {
+                    row["task"] == a["task"] && row["split"] == a["scope"] && &row["model"] == model
+                })
+                .unwrap_or_else(|| panic!("no row for {} {model}", a["scope"]));
+            seen += 1;
+            let w = |k: &str| {
+                row.get(k)
+                    .unwrap_or_else(|| panic!("no column {k}"))
+                    .as_str()
+            };
+            assert_eq!(w("n_items"), x["n_items"].to_string());
+            for (i, c) in x["grid"]["configs"]
+                .as_array()
+                .expect("configs")
+                .iter()
+                .enumerate()
+            {
+                let c = c.as_str().expect("name");
+                if a["task"] == "mcq" {
+                    same(w(&format!("acc_{c}")), &x["accuracy"][i], c);
+                } else {
+                    same(w(&format!("mean_score_{c}")), &x["mean_score"][i], c);
+                }
+            }
+            assert_eq!(w("best_fixed_config"), x["best_fixed"]["config"]);
+            if a["task"] == "mcq" {
+                same(
+                    w("best_fixed_accuracy"),
+                    &x["best_fixed"]["accuracy"],
+                    "best",
+                );
+                same(w("oracle_accuracy"), &x["oracle_accuracy"], "oracle");
+                same(w("headroom"), &x["headroom"], "headroom");
+                same(
+                    w("headroom_lo"),
+                    &x["bootstrap"]["headroom"]["lo"],
+                    "headroom lo",
+                );
+                same(
+                    w("headroom_hi"),
+                    &x["bootstrap"]["headroom"]["hi"],
+                    "headroom hi",
+                );
+                same(w("harmful_rate"), &x["harmful_rate"], "harmful");
+                same(
+                    w("harmful_rate_lo"),
+                    &x["bootstrap"]["harmful_rate"]["lo"],
+                    "harmful lo",
+                );
+                same(
+                    w("harmful_rate_hi"),
+                    &x["bootstrap"]["harmful_rate"]["hi"],
+                    "harmful hi",
+                );
+                same(
+                    w("terminal_regression_rate"),
+                    &x["terminal_regression_rate"],
+                    "terminal",
+                );
+                same(
+                    w("text_overwrite_rate"),
+                    &x["text_overwrite"]["rate"],
+                    "text overwrite",
+                );
+            } else {
+                same(
+                    w("best_fixed_mean_score"),
+                    &x["best_fixed"]["mean_score"],
+                    "best",
+                );
+                same(w("oracle_mean"), &x["oracle_mean"], "oracle");
+                same(w("oracle_gap"), &x["oracle_gap"], "gap");
+                same(
+                    w("oracle_gap_lo"),
+                    &x["bootstrap"]["oracle_gap"]["lo"],
+                    "gap lo",
+                );
+                same(w("regression_rate"), &x["regression_rate"], "regression");
+                same(
+                    w("regression_rate_hi"),
+                    &x["bootstrap"]["regression_rate"]["hi"],
+                    "regression hi",
+                );
+                same(
+                    w("terminal_regression_rate"),
+                    &x["terminal_regression_rate"],
+                    "terminal",
+                );
+            }
+        }
+    }
+    assert_eq!(seen, rows.len(), "one row per model and analysis");
+    assert!(seen >= 6);
+
+    // Markdown and LaTeX: the same rows, one decimal, comment headers of their own.
+    let first = &analysis(&r, "clips-mcq")["models"]["vista-13b"];
+    let hb = &first["bootstrap"]["headroom"];
+    let cell = format!(
+        "{:.1} [{:.1}, {:.1}]",
+        first["headroom"].as_f64().expect("h"),
+        hb["lo"].as_f64().expect("lo"),
+        hb["hi"].as_f64().expect("hi")
+    );
+    let md = stdout(&frameaudit(&[
+        "report",
+        &demo,
+        "--format",
+        "markdown",
+        "--boot",
+        "50",
+        "--configs",
+        "textonly,8f,32f",
+    ]));
+    assert!(
+        md.lines()
+            .any(|l| l == "<!--   --configs textonly,8f,32f -->"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| Split | Model | Items | K | textonly | 8f | 32f | Best fixed |"),
+        "{md}"
+    );
+    let md = stdout(&frameaudit(&[
+        "report", &demo, "--format", "markdown", "--boot", "50",
+    ]));
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| clips-mcq | vista-13b |"))
+        .unwrap_or_else(|| panic!("no vista-13b row: {md}"));
+    assert!(row.contains(&format!("| {cell} |")), "{row} lacks {cell}");
+    let tex = stdout(&frameaudit(&[
+        "report", &demo, "--format", "latex", "--boot", "50",
+    ]));
+    assert!(
+        tex.lines().any(|l| l == "%   --variant-budget own"),
+        "{tex}"
+    );
+    assert!(tex.contains("\\begin{tabular}") && tex.contains("\\bottomrule"));
+    let row = tex
+        .lines()
+        .find(|l| l.starts_with("clips-mcq & vista-13b &"))
+        .unwrap_or_else(|| panic!("no vista-13b row: {tex}"));
+    assert!(
+        row.contains(&format!("& {cell} &")) && row.ends_with("\\\\"),
+        "{row}"
+    );
+    let o = frameaudit(&["report", &demo, "--format", "csv", "--json"]);
+    assert_eq!(o.status.code(), Some(2), "--json and --format conflict");
+}
+
+/// Issue 14, item 14: the readable report names item rates and pair counts.
+#[test]
+fn readable_report_tells_item_rates_from_pair_counts() {
+    let r = json(&frameaudit(&["report", &demo(), "--json", "--boot", "0"]));
+    let x = &analysis(&r, "clips-mcq")["models"]["vista-13b"];
+    let text = stdout(&frameaudit(&["report", &demo(), "--boot", "0"]));
+    let want = format!(
+        "harmful items {:.1}% (with a harmful transition) · harmful pairs {} of {} comparable ({:.1}%)",
+        x["harmful_rate"].as_f64().expect("rate"),
+        x["harmful_pairs"],
+        x["pairs_total"],
+        x["harmful_pair_rate"].as_f64().expect("pair rate"),
+    );
+    assert!(text.contains(&want), "no {want:?} in\n{text}");
+    assert!(!text.contains("of items ("), "{text}");
+    assert!(text.contains(&format!(
+        "terminal regressions {:.1}% of items",
+        x["terminal_regression_rate"].as_f64().expect("t")
+    )));
 }

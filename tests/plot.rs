@@ -289,7 +289,7 @@ fn one_benchmark_scope_and_unknown_scope() {
         "--scope",
         "nope",
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "a name that matches nothing");
     assert!(
         stderr(&o).contains("--scope: no benchmark \"nope\""),
         "{}",
@@ -357,4 +357,120 @@ fn real_scale_grid_figures() {
             );
         }
     }
+}
+
+/// Issue 14, item 15: the figures across models, their labels the report's numbers.
+#[test]
+fn figures_across_models_carry_the_report_numbers() {
+    let demo = repo().join("fixtures/demo");
+    let tmp = tempfile::tempdir().expect("tmp");
+    plot(&demo, tmp.path(), &[]);
+    let models = report_models(&demo);
+    let curve = svg_texts(&tmp.path().join("models_curve.svg"));
+    let rates = svg_texts(&tmp.path().join("models_rates.svg"));
+    for (model, x) in &models {
+        // In the legend and at the line's end.
+        assert!(
+            curve.iter().filter(|t| *t == model).count() >= 2,
+            "{model} in {curve:?}"
+        );
+        for c in x["grid"]["configs"].as_array().expect("configs") {
+            has(&curve, c.as_str().expect("name"), "models_curve axis");
+        }
+        has(&rates, model, "models_rates axis");
+        has(&rates, &format!("{:.1}", f(&x["headroom"])), "headroom");
+        has(&rates, &format!("{:.1}%", f(&x["harmful_rate"])), "harmful");
+        for k in ["headroom", "harmful_rate"] {
+            let iv = &x["bootstrap"][k];
+            has(
+                &rates,
+                &format!("[{:.1}, {:.1}]", f(&iv["lo"]), f(&iv["hi"])),
+                k,
+            );
+        }
+    }
+    let index = std::fs::read_to_string(tmp.path().join("index.html")).expect("index");
+    assert!(
+        index.contains("src=\"models_curve.svg\"") && index.contains("src=\"models_rates.svg\"")
+    );
+
+    // One model: nothing to compare, said and skipped.
+    let one = tempfile::tempdir().expect("tmp");
+    let printed = plot(&demo, one.path(), &["--models", "lumen-7b"]);
+    assert!(
+        printed.contains("skipped models_curve: one model, so nothing to compare"),
+        "{printed}"
+    );
+    assert!(!one.path().join("models_rates.svg").exists());
+}
+
+/// The pixels per metre of a PNG's pHYs chunk.
+fn png_ppm(path: &Path) -> Option<u32> {
+    let bytes = std::fs::read(path).expect("read png");
+    let at = bytes.windows(4).position(|w| w == b"pHYs")? + 4;
+    let x = u32::from_be_bytes(bytes[at..at + 4].try_into().ok()?);
+    (bytes[at + 8] == 1).then_some(x)
+}
+
+/// Issue 14, item 15: `--dpi` draws PNGs at that resolution and records it.
+#[test]
+fn dpi_sets_the_png_resolution() {
+    let demo = repo().join("fixtures/demo");
+    let tmp = tempfile::tempdir().expect("tmp");
+    plot(
+        &demo,
+        tmp.path(),
+        &["--format", "png", "--dpi", "200", "--boot", "0"],
+    );
+    for (file, size) in [
+        ("curve_lumen-7b.png", (1920, 1200)),
+        ("classes_lumen-7b.png", (2160, 1160)),
+    ] {
+        let p = tmp.path().join(file);
+        let img = image::open(&p).expect("valid png").to_rgb8();
+        assert_eq!((img.width(), img.height()), size, "{file}");
+        assert_eq!(
+            png_ppm(&p),
+            Some(7874),
+            "{file}: 200 dpi in pixels per metre"
+        );
+        // Drawn at the resolution, not enlarged: anti-aliased text gives many greys.
+        let colours: HashSet<[u8; 3]> = img.pixels().map(|p| p.0).collect();
+        assert!(colours.len() > 60, "{file}: {} colours", colours.len());
+    }
+    let default = tempfile::tempdir().expect("tmp");
+    plot(
+        &demo,
+        default.path(),
+        &["--format", "png", "--boot", "0", "--models", "lumen-7b"],
+    );
+    assert_eq!(
+        png_ppm(&default.path().join("curve_lumen-7b.png")),
+        Some(3937)
+    );
+    let o = frameaudit(&[
+        "plot",
+        demo.to_str().expect("utf8"),
+        "-o",
+        tmp.path().join("svg").to_str().expect("utf8"),
+        "--dpi",
+        "300",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--dpi sets the resolution of PNG figures"),
+        "{}",
+        stderr(&o)
+    );
+    let o = frameaudit(&[
+        "plot",
+        demo.to_str().expect("utf8"),
+        "-o",
+        tmp.path().join("x").to_str().expect("utf8"),
+        "--format",
+        "png",
+        "--dpi",
+        "5000",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

@@ -6,8 +6,6 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::core::analysis::params::{GridMode, Params, ReferencePixels, VariantBudget};
 use crate::core::load::CellFormat;
-use crate::core::matrix::ResponseMatrix;
-use crate::core::text::sanitize;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -140,6 +138,10 @@ pub struct PlotArgs {
     /// Draw one benchmark's analysis instead of all benchmarks pooled (ALL)
     #[arg(long, value_name = "BENCHMARK")]
     pub scope: Option<String>,
+    /// Resolution of PNG figures, in dots per inch (default 100: a 960 x 600 figure is
+    /// 9.6 x 6 inches); recorded in the file
+    #[arg(long, value_parser = clap::value_parser!(u32).range(50..=600))]
+    pub dpi: Option<u32>,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -388,42 +390,6 @@ impl AnalysisArgs {
             sweep: !no_sweep,
         }
     }
-
-    /// Warns about filter values the dataset does not have (they are legal, but usually a
-    /// typo).
-    pub fn warn_unknown(&self, m: &ResponseMatrix, params: &Params) {
-        for name in params.models.iter().flatten() {
-            if m.models.get(name).is_none() {
-                eprintln!(
-                    "frameaudit: warning: --models: no model {:?} in the dataset (models: {})",
-                    sanitize(name),
-                    sanitize(&m.models.names().collect::<Vec<_>>().join(", "))
-                );
-            }
-        }
-        let known = |name: &str| m.configs.iter().any(|c| &*c.name == name);
-        for name in params
-            .configs
-            .iter()
-            .flatten()
-            .chain(params.cascade_stages.iter().flatten())
-        {
-            if !known(name) {
-                eprintln!(
-                    "frameaudit: warning: no configuration {:?} in the dataset",
-                    sanitize(name)
-                );
-            }
-        }
-        for p in [&params.primary] {
-            if m.protocols.get(p).is_none() {
-                eprintln!(
-                    "frameaudit: warning: --primary: no protocol {:?} in the dataset",
-                    sanitize(p)
-                );
-            }
-        }
-    }
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -433,10 +399,14 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// Print the report JSON of SPEC.md §12 instead of the readable report
-    #[arg(long)]
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Print the headline numbers of every model and split as one table to paste into a
+    /// paper (CSV unrounded), under comment lines recording every analysis option
+    #[arg(long, value_enum)]
+    pub format: Option<ReportFormat>,
     /// Indent the JSON
-    #[arg(long, requires = "json")]
+    #[arg(long)]
     pub pretty: bool,
     /// Leave the 101-step cascade sweep out of the JSON
     #[arg(long)]
@@ -450,6 +420,20 @@ pub struct ReportArgs {
     /// Annotation JSONL (SPEC.md §8) for the agreement section
     #[arg(long, value_name = "FILE")]
     pub annotations: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// The readable report (the default)
+    Text,
+    /// The report JSON, as --json
+    Json,
+    /// A Markdown (GitHub) table
+    Markdown,
+    /// A LaTeX tabular (booktabs)
+    Latex,
+    /// CSV with one row per model and split, numbers unrounded
+    Csv,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -84,7 +84,17 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         .collect();
     let item = match candidates.as_slice() {
         [one] => *one,
-        [] => bail!("no item {:?} in the dataset", sanitize(&args.item)),
+        [] => {
+            let mut ids: Vec<&str> = m.items.iter().map(|it| &*it.id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            return Err(super::select::fail(&super::select::explain(
+                "ITEM",
+                "item",
+                &[&item_id],
+                &ids,
+            )));
+        }
         _ => bail!(
             "item {:?} is in several benchmarks: write BENCHMARK/ITEM",
             sanitize(&args.item)
@@ -102,11 +112,18 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         .get(&params.primary)
         .context("no primary protocol in the dataset")?;
     let model = match &args.model {
-        Some(name) => Some(
-            m.models
-                .get(name)
-                .with_context(|| format!("no model {:?} in the dataset", sanitize(name)))?,
-        ),
+        Some(name) => match m.models.get(name) {
+            Some(id) => Some(id),
+            None => {
+                let models: Vec<&str> = m.models.names().collect();
+                return Err(super::select::fail(&super::select::explain(
+                    "--model",
+                    "model",
+                    &[name],
+                    &models,
+                )));
+            }
+        },
         None => None,
     };
     // The item's grid for the model: the first harmful row of the queue, else any grid.
@@ -154,12 +171,15 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     };
     let store = FrameStore::new(&ds);
     let col = |name: &str| {
-        names.iter().position(|n| n == name).with_context(|| {
-            format!(
-                "no configuration {:?} in this item's grid ({})",
-                sanitize(name),
-                names.join(", ")
-            )
+        names.iter().position(|n| n == name).ok_or_else(|| {
+            let grid: Vec<&str> = names.iter().map(String::as_str).collect();
+            super::select::fail(&super::select::explain_in(
+                "--config/--from/--to",
+                "configuration",
+                &[name],
+                &grid,
+                "this item's grid",
+            ))
         })
     };
     let pair = match (&args.from, &args.to) {
@@ -172,6 +192,37 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         None => (0..k).collect(),
     };
     let tr = pair.map(|(lo, hi)| (lo, hi, transition(&per_config[lo].0, &per_config[hi].0)));
+    // Frames that cannot be known are said without --explain, with the reason; when no
+    // visual configuration shown has any, the command fails (after its output).
+    let unknown = |c: usize| match &per_config[c].1 {
+        Rule::Unknown(why) if mg.grid.frames(m, c) > 0 => Some(why.as_str()),
+        _ => None,
+    };
+    let visual: Vec<usize> = shown
+        .iter()
+        .copied()
+        .filter(|&c| mg.grid.frames(m, c) > 0)
+        .collect();
+    let mut reasons: Vec<&str> = visual.iter().filter_map(|&c| unknown(c)).collect();
+    reasons.dedup();
+    let nothing = !visual.is_empty() && visual.iter().all(|&c| unknown(c).is_some());
+    let nothing_known = || -> Result<()> {
+        if !nothing {
+            return Ok(());
+        }
+        eprintln!(
+            "frameaudit: frames: no frames of {:?} can be shown: {}",
+            sanitize(&args.item),
+            sanitize(&reasons.join("; "))
+        );
+        eprintln!(
+            "  frames are computed from the item's video facts (num_frames, fps) in the dataset's items.jsonl; `frameaudit import ... --videos DIR` writes them, and a cell's own frame_idx records them"
+        );
+        Err(super::Failure {
+            code: super::EXIT_PROBLEMS,
+        }
+        .into())
+    };
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -220,7 +271,8 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         };
         crate::core::text::json_to_writer(&mut out, &j)?;
         writeln!(out)?;
-        return Ok(());
+        out.flush()?;
+        return nothing_known();
     }
 
     let fps = meta.and_then(|x| x.fps);
@@ -245,14 +297,32 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         }
         if args.explain {
             write!(out, "  ({})", sanitize(&rule.explain()))?;
+        } else if let Some(why) = unknown(c) {
+            write!(out, "  (no frames known: {})", sanitize(why))?;
+        } else if mg.grid.frames(m, c) == 0 {
+            write!(out, "  (text only)")?;
         }
         let list: Vec<String> = idx
             .iter()
             .map(|&i| format!("{i}@{}", timestamp(i, fps)))
             .collect();
-        writeln!(out, ": {}", list.join(" "))?;
+        if list.is_empty() {
+            writeln!(out)?;
+        } else {
+            writeln!(out, ": {}", list.join(" "))?;
+        }
     }
-    if let Some((lo, hi, t)) = &tr {
+    if let Some((lo, hi, _)) = &tr
+        && let Some(why) = unknown(*lo).or(unknown(*hi))
+    {
+        writeln!(
+            out,
+            "transition {} -> {}: frames not known ({})",
+            sanitize(&names[*lo]),
+            sanitize(&names[*hi]),
+            sanitize(why)
+        )?;
+    } else if let Some((lo, hi, t)) = &tr {
         writeln!(
             out,
             "transition {} -> {}: {} of {} frames not kept ({}), {} added ({})",
@@ -272,6 +342,10 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                 .collect::<Vec<_>>()
                 .join(" ")
         )?;
+    }
+    if nothing {
+        out.flush()?;
+        return nothing_known();
     }
     if args.no_images || !std::io::stdout().is_terminal() {
         return Ok(());

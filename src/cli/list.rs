@@ -15,17 +15,19 @@ pub fn run(args: &ListArgs) -> Result<()> {
     // The queue needs no intervals and no sweep.
     let mut params = args.analysis.params(true);
     params.bootstrap_b = 0;
-    args.analysis.warn_unknown(m, &params);
+    super::select::check_analysis(m, &params)?;
     let protocol_name = args
         .protocol
         .clone()
         .unwrap_or_else(|| params.primary.clone());
     let Some(protocol) = m.protocols.get(&protocol_name) else {
-        anyhow::bail!(
-            "no protocol {:?} in the dataset (protocols: {})",
-            sanitize(&protocol_name),
-            sanitize(&m.protocols.names().collect::<Vec<_>>().join(", "))
-        );
+        let protocols: Vec<&str> = m.protocols.names().collect();
+        return Err(super::select::fail(&super::select::explain(
+            "--protocol",
+            "protocol",
+            &[&protocol_name],
+            &protocols,
+        )));
     };
     let report = analysis::run(m, &params, None);
     let kind = match args.kind {

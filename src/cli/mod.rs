@@ -7,7 +7,9 @@ pub mod frames;
 pub mod import;
 pub mod list;
 pub mod plot;
+pub mod report_table;
 pub mod report_text;
+pub mod select;
 pub mod term;
 
 use std::io::Write;
@@ -121,9 +123,22 @@ fn run_report(args: &ReportArgs) -> Result<()> {
         inputs.extend(args.annotations.as_deref());
         check_output(out, &inputs, args.force)?;
     }
+    use self::args::ReportFormat;
+    let format = match args.format {
+        None if args.json => ReportFormat::Json,
+        None => ReportFormat::Text,
+        Some(f) => f,
+    };
+    if args.pretty && format != ReportFormat::Json {
+        return Err(select::fail(
+            "--pretty indents the JSON: give it with --json",
+        ));
+    }
     let ds = load(&args.data)?;
-    let params = args.analysis.params(args.no_sweep || !args.json);
-    args.analysis.warn_unknown(&ds.matrix, &params);
+    let params = args
+        .analysis
+        .params(args.no_sweep || format != ReportFormat::Json);
+    select::check_analysis(&ds.matrix, &params)?;
     let agreement = match &args.annotations {
         Some(path) => {
             let file = crate::core::fsread::open(path, crate::core::fsread::AUDIT)
@@ -149,7 +164,18 @@ fn run_report(args: &ReportArgs) -> Result<()> {
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    if args.json {
+    let table = match format {
+        ReportFormat::Markdown => Some(report_table::TableFormat::Markdown),
+        ReportFormat::Latex => Some(report_table::TableFormat::Latex),
+        ReportFormat::Csv => Some(report_table::TableFormat::Csv),
+        ReportFormat::Json | ReportFormat::Text => None,
+    };
+    if let Some(f) = table {
+        use std::io::IsTerminal;
+        let source = dataset_path(&args.data).display().to_string();
+        let terminal = std::io::stdout().is_terminal();
+        report_table::write(&mut out, &ds, &source, &report, f, terminal)?;
+    } else if format == ReportFormat::Json {
         report.write_json(&ds.matrix, &mut out, args.pretty)?;
         writeln!(out)?;
     } else {
@@ -290,6 +316,7 @@ fn run_default(cli: &Cli) -> Result<()> {
         }
         None => load(&cli.data)?,
     };
+    select::check_analysis(&ds.matrix, &opts.params)?;
     crate::tui::run(ds, opts)
 }
 
@@ -362,6 +389,7 @@ fn run_review(a: &args::ReviewArgs) -> Result<()> {
         dir.join(own.file_name().unwrap_or_default())
     });
     opts.review = Some(review);
+    select::check_analysis(&ds.matrix, &opts.params)?;
     crate::tui::run(ds, opts)
 }
 

@@ -15,10 +15,18 @@ use crate::core::figures::Findings;
 use crate::core::matrix::{ResponseMatrix, Task};
 use crate::core::text::sanitize;
 use crate::plot::html::{Entry, Section};
-use crate::plot::{Format, ModelView, Planned, file_safe, model_figures, pathway_figure, render};
+use crate::plot::{
+    Format, ModelView, Planned, across_models, file_safe, model_figures, pathway_figure, render,
+};
 
 pub fn run(args: &PlotArgs) -> Result<()> {
     let start = Instant::now();
+    if args.dpi.is_some() && args.format != PlotFormat::Png {
+        return Err(super::select::fail(
+            "--dpi sets the resolution of PNG figures: add --format png (SVG figures scale to any size)",
+        ));
+    }
+    let dpi = args.dpi.unwrap_or(crate::plot::dpi::BASE_DPI);
     // Every figure goes through the output rule; an earlier plot (its index.html) is
     // replaced only with --force, checked before anything is drawn.
     let data = super::dataset_path(&args.data);
@@ -30,7 +38,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     let ds = super::load(&args.data)?;
     let m = &ds.matrix;
     let params = args.analysis.params(false);
-    args.analysis.warn_unknown(m, &params);
+    super::select::check_analysis(m, &params)?;
     let report = analysis::run(m, &params, None);
     let a = pick(m, &report, args.scope.as_deref())?;
     let format = match args.format {
@@ -60,7 +68,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
                 let file = format!("{}.{}", planned.stem, format.ext());
                 let path = dir.join(&file);
                 inputs.check_file(&path, true).map_err(anyhow::Error::msg)?;
-                render(&figure, format, &path)?;
+                render(&figure, format, dpi, &path)?;
                 written.push(path);
                 Ok(file)
             }
@@ -84,6 +92,22 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     sections.push(Section {
         title: "Evidence pathways (all models)".into(),
         entries: vec![draw(pathway_figure(&findings), "audits")?],
+    });
+    let grids = match params.grid_mode {
+        crate::core::analysis::params::GridMode::PerModel => {
+            "per-model grids: each model on its own configurations and items"
+        }
+        crate::core::analysis::params::GridMode::Joint => {
+            "joint grid: the same configurations and items for every model"
+        }
+    };
+    let mut entries = Vec::new();
+    for planned in across_models(&views, grids) {
+        entries.push(draw(planned, "all models")?);
+    }
+    sections.push(Section {
+        title: "All models".into(),
+        entries,
     });
     let mut used = HashSet::new();
     for v in &views {
@@ -145,11 +169,15 @@ fn pick<'r>(m: &ResponseMatrix, report: &'r Report, scope: Option<&str>) -> Resu
         None | Some("ALL") => Scope::All,
         Some(b) => match m.benchmarks.get(b) {
             Some(id) => Scope::Benchmark(id),
-            None => bail!(
-                "--scope: no benchmark {:?} in the dataset (benchmarks: {})",
-                sanitize(b),
-                sanitize(&m.benchmarks.names().collect::<Vec<_>>().join(", "))
-            ),
+            None => {
+                let benchmarks: Vec<&str> = m.benchmarks.names().collect();
+                return Err(super::select::fail(&super::select::explain(
+                    "--scope",
+                    "benchmark",
+                    &[b],
+                    &benchmarks,
+                )));
+            }
         },
     };
     let a = report

@@ -313,13 +313,19 @@ fn mcq_block(
         st.paint(&format!("+{}", num(x.headroom)), Color::Cyan),
         ci(boot.map(|b| &b.headroom))
     )?;
+    // Item rates and pair counts are told apart by name, never set side by side bare.
     writeln!(
         out,
-        "    harmful {}%{} of items ({} of {} comparable pairs) · terminal {}%{} · text overwrite {}%",
+        "    harmful items {}%{} (with a harmful transition) · harmful pairs {} of {} comparable ({}%)",
         st.paint(&num(x.harmful_rate), Color::Red),
         ci(boot.map(|b| &b.harmful_rate)),
         x.harmful_pairs,
         x.pairs_total,
+        opt(x.harmful_pair_rate),
+    )?;
+    writeln!(
+        out,
+        "    terminal regressions {}%{} of items · text overwrite {}% of items",
         num(x.terminal_regression_rate),
         ci(x.terminal_interval.as_ref()),
         opt(x.text_overwrite.rate),

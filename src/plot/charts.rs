@@ -10,6 +10,7 @@ use super::{
     Chart, INK, Labeller, MUTED, Mark, ModelView, PlotError, category_labels,
     category_labels_height, font, legend, rgb, text, text_size, tint, title,
 };
+use crate::core::analysis::Interval;
 use crate::core::analysis::cascade::Cascade;
 use crate::core::analysis::mcq::Class;
 use crate::core::figures::{
@@ -1032,5 +1033,325 @@ impl Chart for Pathways {
             }
         }
         Ok(())
+    }
+}
+
+// ----- 8. across models: curves on one axis, headroom and harmful rate -----
+
+/// Every model's accuracy curve on one axis. The configurations are the union of the
+/// models' grids, ordered by their own budget, then by name; a model is drawn over the
+/// configurations of its own grid.
+pub struct ModelsCurve<'a> {
+    pub views: &'a [ModelView<'a>],
+    /// What the grids are (per model or joint), for the subtitle.
+    pub grids: String,
+}
+
+impl ModelsCurve<'_> {
+    /// The union of the configurations, in axis order.
+    pub fn configs(&self) -> Vec<String> {
+        let mut all: Vec<(f64, &str)> = self
+            .views
+            .iter()
+            .flat_map(|v| {
+                v.x.grid
+                    .own_budgets
+                    .iter()
+                    .zip(&v.configs)
+                    .map(|(b, c)| (b.0, c.as_str()))
+            })
+            .collect();
+        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
+        let mut out: Vec<String> = Vec::new();
+        for (_, c) in all {
+            if !out.iter().any(|o| o == c) {
+                out.push(c.to_string());
+            }
+        }
+        out
+    }
+}
+
+impl Chart for ModelsCurve<'_> {
+    fn size(&self) -> (u32, u32) {
+        let k = self.configs().len() as u32;
+        ((90 * k + 360).clamp(960, 1600), 640)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let configs = self.configs();
+        let k = configs.len();
+        let (w, _) = self.size();
+        let scope = self.views.first().map_or("", |v| v.scope.as_str());
+        title(
+            root,
+            "accuracy by configuration · all models",
+            &format!("{scope} · {} models · {}", self.views.len(), self.grids),
+        )?;
+        let colour = |i: usize| rgb(SERIES[i % SERIES.len()]);
+        let entries: Vec<(Mark, RGBColor, String)> = self
+            .views
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (Mark::Line, colour(i), v.model.clone()))
+            .collect();
+        let lh = legend(root, (20, 70), w as i32 - 20, &entries)?;
+        // Room right of the last configuration for the model names at the line ends.
+        let extra = 1.6;
+        let slot = (w as f64 - 110.0) / (k as f64 + extra);
+        let (turned, lab_h) = category_labels_height(root, &configs, slot as i32, TICK);
+        let values = self.views.iter().flat_map(|v| v.x.accuracy.iter().copied());
+        let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+        let (y0, y1) = pct_range(lo, hi, 6.0);
+        let mut chart = ChartBuilder::on(root)
+            .margin_top(80 + lh)
+            .margin_left(20)
+            .margin_right(20)
+            .margin_bottom(12)
+            .x_label_area_size(lab_h + 34)
+            .y_label_area_size(70)
+            .build_cartesian_2d(-0.5..(k as f64 - 0.5 + extra), y0..y1)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_labels(8)
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .y_desc("accuracy (%)")
+            .label_style(font(TICK, INK, HPos::Center, VPos::Center))
+            .axis_desc_style(font(DESC, INK, HPos::Center, VPos::Center))
+            .bold_line_style(GRID)
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+        let mut lab = Labeller::default();
+        let mut ends = Vec::new();
+        for (i, v) in self.views.iter().enumerate() {
+            let mut points: Vec<(f64, f64)> = v
+                .configs
+                .iter()
+                .zip(&v.x.accuracy)
+                .filter_map(|(c, &a)| Some((configs.iter().position(|x| x == c)? as f64, a)))
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            chart.draw_series(LineSeries::new(
+                points.iter().copied(),
+                colour(i).stroke_width(3),
+            ))?;
+            chart.draw_series(
+                points
+                    .iter()
+                    .map(|&p| Circle::new(p, 5, colour(i).filled())),
+            )?;
+            let px: Vec<(i32, i32)> = points.iter().map(|p| chart.backend_coord(p)).collect();
+            lab.reserve_path(&px);
+            for &(cx, cy) in &px {
+                lab.reserve((cx - 7, cy - 7, cx + 7, cy + 7));
+            }
+            if let Some(&last) = px.last() {
+                ends.push((i, last));
+            }
+        }
+        // Each line named at its end, so that no model is told by colour alone.
+        for (i, (x, y)) in ends {
+            let name = &self.views[i].model;
+            let (_, th) = text_size(root, name, LABEL);
+            placed(
+                root,
+                &mut lab,
+                name,
+                LABEL,
+                colour(i),
+                &[(x + 12, y - th / 2), (x + 12, y - th - 4), (x + 12, y + 4)],
+            )?;
+        }
+        let (_, axis_y) = chart.backend_coord(&(0.0, y0));
+        let centres: Vec<i32> = (0..k)
+            .map(|i| chart.backend_coord(&(i as f64, y0)).0)
+            .collect();
+        category_labels(root, &configs, &centres, axis_y, TICK, turned)?;
+        let (x_mid, _) = chart.backend_coord(&((k as f64 - 1.0) / 2.0, y0));
+        text(
+            root,
+            "configuration (by budget)",
+            (x_mid, axis_y + lab_h + 10),
+            &font(DESC, INK, HPos::Center, VPos::Top),
+        )
+    }
+}
+
+/// The oracle headroom and the harmful rate of every model, with bootstrap intervals.
+pub struct ModelsRates<'a> {
+    pub views: &'a [ModelView<'a>],
+    pub grids: String,
+}
+
+impl Chart for ModelsRates<'_> {
+    fn size(&self) -> (u32, u32) {
+        let n = self.views.len() as u32;
+        ((2 * (110 * n + 120)).clamp(1080, 2400), 600)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let (w, _) = self.size();
+        let scope = self.views.first().map_or("", |v| v.scope.as_str());
+        let boot = self.views.iter().find_map(|v| v.x.bootstrap.as_ref());
+        title(
+            root,
+            "oracle headroom and harmful rate · all models",
+            &format!(
+                "{scope} · {} models · {} · {}",
+                self.views.len(),
+                self.grids,
+                match boot {
+                    Some(b) => format!("95% bootstrap intervals (B = {})", b.b),
+                    None => "no bootstrap intervals (--boot 0)".into(),
+                }
+            ),
+        )?;
+        let names: Vec<String> = self.views.iter().map(|v| v.model.clone()).collect();
+        let (left, right) = root.split_horizontally(w / 2);
+        let headroom: Vec<(f64, Option<Interval>)> = self
+            .views
+            .iter()
+            .map(|v| (v.x.headroom, v.x.bootstrap.as_ref().map(|b| b.headroom)))
+            .collect();
+        let harmful: Vec<(f64, Option<Interval>)> = self
+            .views
+            .iter()
+            .map(|v| {
+                (
+                    v.x.harmful_rate,
+                    v.x.bootstrap.as_ref().map(|b| b.harmful_rate),
+                )
+            })
+            .collect();
+        let panel = Panel {
+            names: &names,
+            x0: 0,
+        };
+        panel.draw(
+            root,
+            &left,
+            "oracle headroom over the best fixed configuration",
+            "headroom (points)",
+            &headroom,
+            "",
+            rgb(ORACLE),
+        )?;
+        Panel {
+            x0: (w / 2) as i32,
+            ..panel
+        }
+        .draw(
+            root,
+            &right,
+            "items with a harmful transition",
+            "harmful rate (% of items)",
+            &harmful,
+            "%",
+            rgb(LOST),
+        )
+    }
+}
+
+/// One bar per model with its interval, in one half of a figure.
+struct Panel<'n> {
+    names: &'n [String],
+    /// The panel's left edge in the figure (chart coordinates are the figure's already).
+    x0: i32,
+}
+
+impl Panel<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        area: &DrawingArea<DB, Shift>,
+        heading: &str,
+        y_desc: &str,
+        values: &[(f64, Option<Interval>)],
+        unit: &str,
+        colour: RGBColor,
+    ) -> Result<(), PlotError> {
+        let n = values.len();
+        text(
+            root,
+            heading,
+            (self.x0 + 20, 76),
+            &font(DESC, INK, HPos::Left, VPos::Top),
+        )?;
+        let top = values
+            .iter()
+            .map(|&(v, i)| i.map_or(v, |i| i.hi.max(v)))
+            .fold(0.0, f64::max);
+        let width = area.dim_in_pixel().0 as f64;
+        let slot = (width - 110.0) / n.max(1) as f64;
+        let (turned, lab_h) = category_labels_height(root, self.names, slot as i32, TICK);
+        let mut chart = ChartBuilder::on(area)
+            .margin_top(120)
+            .margin_left(20)
+            .margin_right(20)
+            .margin_bottom(12)
+            .x_label_area_size(lab_h + 20)
+            .y_label_area_size(70)
+            .build_cartesian_2d(-0.5..(n as f64 - 0.5), 0.0..(top * 1.3).max(5.0))?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_labels(6)
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .y_desc(y_desc)
+            .label_style(font(TICK, INK, HPos::Center, VPos::Center))
+            .axis_desc_style(font(DESC, INK, HPos::Center, VPos::Center))
+            .bold_line_style(GRID)
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+        for (i, &(value, interval)) in values.iter().enumerate() {
+            let xc = i as f64;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(xc - 0.3, 0.0), (xc + 0.3, value)],
+                colour.filled(),
+            )))?;
+            let mut label_top = value;
+            if let Some(iv) = interval {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(xc, iv.lo), (xc, iv.hi)],
+                    INK.stroke_width(2),
+                )))?;
+                for y in [iv.lo, iv.hi] {
+                    chart.draw_series(std::iter::once(PathElement::new(
+                        vec![(xc - 0.08, y), (xc + 0.08, y)],
+                        INK.stroke_width(2),
+                    )))?;
+                }
+                label_top = label_top.max(iv.hi);
+            }
+            let (cx, ty) = chart.backend_coord(&(xc, label_top));
+            let mut y = ty - 5;
+            if let Some(iv) = interval {
+                let s = format!("[{:.1}, {:.1}]", iv.lo, iv.hi);
+                text(
+                    root,
+                    &s,
+                    (cx, y),
+                    &font(13.0, MUTED, HPos::Center, VPos::Bottom),
+                )?;
+                y -= text_size(root, &s, 13.0).1 + 6;
+            }
+            text(
+                root,
+                &format!("{value:.1}{unit}"),
+                (cx, y),
+                &font(TICK, INK, HPos::Center, VPos::Bottom),
+            )?;
+        }
+        let (_, axis_y) = chart.backend_coord(&(0.0, 0.0));
+        let centres: Vec<i32> = (0..n)
+            .map(|i| chart.backend_coord(&(i as f64, 0.0)).0)
+            .collect();
+        category_labels(root, self.names, &centres, axis_y, TICK, turned)
     }
 }

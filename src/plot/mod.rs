@@ -4,6 +4,7 @@
 //! Numbers, names and colours come from the report and `core::figures`, as on the screens.
 
 pub mod charts;
+pub mod dpi;
 pub mod html;
 
 use std::path::{Path, PathBuf};
@@ -47,7 +48,7 @@ pub enum PlotError {
     #[error("cannot write {} as PNG: {source}", path.display())]
     Encode {
         path: PathBuf,
-        source: image::ImageError,
+        source: png::EncodingError,
     },
 }
 
@@ -79,8 +80,9 @@ pub trait Chart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>;
 }
 
-/// Draws a chart into a file of the given format.
-pub fn render(chart: &impl Chart, format: Format, path: &Path) -> Result<(), PlotError> {
+/// Draws a chart into a file of the given format; a PNG at `dpi` dots per inch (the
+/// chart's own size is its size at [`dpi::BASE_DPI`]), recorded in the file.
+pub fn render(chart: &impl Chart, format: Format, dpi: u32, path: &Path) -> Result<(), PlotError> {
     register_font()?;
     let (w, h) = chart.size();
     let write_err = |source| PlotError::Write {
@@ -99,25 +101,57 @@ pub fn render(chart: &impl Chart, format: Format, path: &Path) -> Result<(), Plo
             std::fs::write(path, svg).map_err(write_err)
         }
         Format::Png => {
-            let mut buf = vec![255u8; w as usize * h as usize * 3];
+            let scale = f64::from(dpi) / f64::from(dpi::BASE_DPI);
+            let (pw, ph) = (
+                (f64::from(w) * scale).round() as u32,
+                (f64::from(h) * scale).round() as u32,
+            );
+            let mut buf = vec![255u8; pw as usize * ph as usize * 3];
             {
-                let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+                let inner = BitMapBackend::with_buffer(&mut buf, (pw, ph));
+                let root = dpi::Scaled {
+                    inner,
+                    scale,
+                    size: (w, h),
+                }
+                .into_drawing_area();
                 root.fill(&WHITE)?;
                 chart.draw(&root)?;
                 root.present()?;
             }
-            let img = image::RgbImage::from_raw(w, h, buf)
-                .ok_or_else(|| PlotError::Draw("bitmap of the wrong size".into()))?;
-            img.save_with_format(path, image::ImageFormat::Png)
-                .map_err(|source| match source {
-                    image::ImageError::IoError(e) => write_err(e),
-                    source => PlotError::Encode {
-                        path: path.to_path_buf(),
-                        source,
-                    },
-                })
+            write_png(path, (pw, ph), dpi, &buf).map_err(|e| match e {
+                png::EncodingError::IoError(e) => write_err(e),
+                e => PlotError::Encode {
+                    path: path.to_path_buf(),
+                    source: e,
+                },
+            })
         }
     }
+}
+
+/// An RGB PNG whose pHYs chunk says its resolution, so a document that includes it sets
+/// it at its intended size.
+fn write_png(
+    path: &Path,
+    (w, h): (u32, u32),
+    dpi: u32,
+    rgb: &[u8],
+) -> Result<(), png::EncodingError> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut enc = png::Encoder::new(file, w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    // Dots per inch as pixels per metre, rounded as image tools do.
+    let ppm = (f64::from(dpi) / 0.0254).round() as u32;
+    enc.set_pixel_dims(Some(png::PixelDimensions {
+        xppu: ppm,
+        yppu: ppm,
+        unit: png::Unit::Meter,
+    }));
+    let mut writer = enc.write_header()?;
+    writer.write_image_data(rgb)?;
+    writer.finish()
 }
 
 /// One model's measures, with the names figures print already made safe.
@@ -162,6 +196,8 @@ pub enum Figure<'a> {
     DataMap(charts::DataMapChart<'a>),
     Cascade(charts::CascadeChart<'a>),
     Pathways(charts::Pathways),
+    ModelsCurve(charts::ModelsCurve<'a>),
+    ModelsRates(charts::ModelsRates<'a>),
 }
 
 impl Chart for Figure<'_> {
@@ -174,6 +210,8 @@ impl Chart for Figure<'_> {
             Figure::DataMap(c) => c.size(),
             Figure::Cascade(c) => c.size(),
             Figure::Pathways(c) => c.size(),
+            Figure::ModelsCurve(c) => c.size(),
+            Figure::ModelsRates(c) => c.size(),
         }
     }
 
@@ -186,6 +224,8 @@ impl Chart for Figure<'_> {
             Figure::DataMap(c) => c.draw(root),
             Figure::Cascade(c) => c.draw(root),
             Figure::Pathways(c) => c.draw(root),
+            Figure::ModelsCurve(c) => c.draw(root),
+            Figure::ModelsRates(c) => c.draw(root),
         }
     }
 }
@@ -254,6 +294,36 @@ pub fn model_figures<'a>(v: &'a ModelView<'a>, file_model: &str) -> Vec<Planned<
                 }
                 Some(_) => Err("the cascade has no threshold sweep".into()),
                 None => Err("no cascade (no confidences, or fewer than two visual stages)".into()),
+            },
+        },
+    ]
+}
+
+/// The figures across models, or why each is left out. `grids` says what the models'
+/// grids are (per model or joint) for the subtitles.
+pub fn across_models<'a>(views: &'a [ModelView<'a>], grids: &str) -> Vec<Planned<'a>> {
+    let few = (views.len() < 2).then(|| "one model, so nothing to compare".to_string());
+    vec![
+        Planned {
+            stem: "models_curve".into(),
+            caption: "Accuracy by configuration of every model on one axis.".into(),
+            figure: match &few {
+                Some(why) => Err(why.clone()),
+                None => Ok(Figure::ModelsCurve(charts::ModelsCurve {
+                    views,
+                    grids: grids.into(),
+                })),
+            },
+        },
+        Planned {
+            stem: "models_rates".into(),
+            caption: "Oracle headroom (points) and harmful rate (% of items) of every model, with bootstrap intervals.".into(),
+            figure: match few {
+                Some(why) => Err(why),
+                None => Ok(Figure::ModelsRates(charts::ModelsRates {
+                    views,
+                    grids: grids.into(),
+                })),
             },
         },
     ]

@@ -1,0 +1,504 @@
+//! `report --format markdown|latex|csv`: the headline numbers of every model and split as
+//! one table to paste into a paper, under comment lines that record every analysis option.
+//! The numbers are the report JSON's: CSV carries them unrounded, Markdown and LaTeX with
+//! one decimal.
+
+use std::io::{self, Write};
+
+use crate::core::analysis::grid::{Name, Num};
+use crate::core::analysis::params::{Params, ReferencePixels, VariantBudget};
+use crate::core::analysis::{Interval, Metrics, Report};
+use crate::core::dataset::Dataset;
+use crate::core::matrix::{ResponseMatrix, Task};
+use crate::core::text::sanitize;
+
+/// Output format of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    Markdown,
+    Latex,
+    Csv,
+}
+
+/// One value of a row.
+enum Val {
+    Text(String),
+    Int(usize),
+    /// A percent or points; `None` where the report has `null`.
+    Num(Option<f64>),
+    /// A measure with its bootstrap interval, when the run has one.
+    Est(f64, Option<Interval>),
+    /// The best fixed configuration and its value.
+    Best(String, f64),
+    /// A configuration the model's grid lacks.
+    Absent,
+}
+
+/// A column: its heading in Markdown and LaTeX, and the CSV columns it fills (a measure
+/// with an interval fills three: value, `_lo`, `_hi`).
+struct Col {
+    label: String,
+    csv: Vec<String>,
+}
+
+impl Col {
+    fn new(label: &str, csv: &str) -> Col {
+        Col {
+            label: label.into(),
+            csv: vec![csv.into()],
+        }
+    }
+
+    fn est(label: &str, csv: &str) -> Col {
+        Col {
+            label: label.into(),
+            csv: vec![csv.into(), format!("{csv}_lo"), format!("{csv}_hi")],
+        }
+    }
+
+    fn best(label: &str, csv: &str) -> Col {
+        Col {
+            label: label.into(),
+            csv: vec!["best_fixed_config".into(), csv.into()],
+        }
+    }
+}
+
+/// The table of one task: columns and rows in report order (analyses, then models).
+struct Table {
+    task: Task,
+    cols: Vec<Col>,
+    rows: Vec<Vec<Val>>,
+}
+
+/// Configuration names of every grid, ordered by their own budget, then by name.
+fn config_columns(grids: &[(&[Num], &[Name])]) -> Vec<String> {
+    let mut all: Vec<(f64, &str)> = grids
+        .iter()
+        .flat_map(|(budgets, names)| budgets.iter().zip(names.iter()).map(|(b, n)| (b.0, &**n)))
+        .collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
+    let mut out: Vec<String> = Vec::new();
+    for (_, n) in all {
+        if !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    }
+    out
+}
+
+/// The tables of the report, MCQ first, each only when some analysis of its task has
+/// metrics. The protocol column is there only when the rows come from several protocols.
+fn tables(m: &ResponseMatrix, report: &Report) -> Vec<Table> {
+    let protocols: std::collections::BTreeSet<u32> = report
+        .analyses
+        .iter()
+        .filter(|a| !a.metrics.is_empty())
+        .map(|a| a.key.protocol)
+        .collect();
+    let with_protocol = protocols.len() > 1;
+    let mut out = Vec::new();
+    for task in [Task::Mcq, Task::Open] {
+        let analyses: Vec<_> = report
+            .analyses
+            .iter()
+            .filter(|a| a.key.task == task && !a.metrics.is_empty())
+            .collect();
+        if analyses.is_empty() {
+            continue;
+        }
+        let grids: Vec<_> = analyses
+            .iter()
+            .flat_map(|a| a.metrics.iter())
+            .map(|x| match x {
+                Metrics::Mcq(x) => (&x.grid.own_budgets[..], &x.grid.configs[..]),
+                Metrics::Open(x) => (&x.grid.own_budgets[..], &x.grid.configs[..]),
+            })
+            .collect();
+        let configs = config_columns(&grids);
+        let mut cols = Vec::new();
+        if with_protocol {
+            cols.push(Col::new("Protocol", "protocol"));
+        }
+        cols.push(Col::new("Split", "split"));
+        cols.push(Col::new("Model", "model"));
+        cols.push(Col::new("Items", "n_items"));
+        cols.push(Col::new("K", "configs"));
+        let prefix = if task == Task::Mcq {
+            "acc"
+        } else {
+            "mean_score"
+        };
+        for c in &configs {
+            cols.push(Col::new(c, &format!("{prefix}_{c}")));
+        }
+        match task {
+            Task::Mcq => cols.extend([
+                Col::best("Best fixed", "best_fixed_accuracy"),
+                Col::new("Oracle", "oracle_accuracy"),
+                Col::est("Headroom", "headroom"),
+                Col::est("Harmful", "harmful_rate"),
+                Col::new("Terminal", "terminal_regression_rate"),
+                Col::new("Text overwrite", "text_overwrite_rate"),
+            ]),
+            Task::Open => cols.extend([
+                Col::best("Best fixed", "best_fixed_mean_score"),
+                Col::new("Oracle", "oracle_mean"),
+                Col::est("Oracle gap", "oracle_gap"),
+                Col::est("Regression", "regression_rate"),
+                Col::new("Terminal", "terminal_regression_rate"),
+            ]),
+        }
+        let mut rows = Vec::new();
+        for a in analyses {
+            for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+                let mut row = Vec::new();
+                if with_protocol {
+                    row.push(Val::Text(m.protocols.name(a.key.protocol).into()));
+                }
+                row.push(Val::Text(a.key.scope_name(m).into()));
+                row.push(Val::Text(m.models.name(mg.model).into()));
+                let (n, names, values) = match x {
+                    Metrics::Mcq(x) => (x.n_items, &x.grid.configs, &x.accuracy),
+                    Metrics::Open(x) => (x.n_items, &x.grid.configs, &x.mean_score),
+                };
+                row.push(Val::Int(n));
+                row.push(Val::Int(names.len()));
+                for c in &configs {
+                    row.push(match names.iter().position(|n| &**n == c.as_str()) {
+                        Some(i) => Val::Num(Some(values[i])),
+                        None => Val::Absent,
+                    });
+                }
+                match x {
+                    Metrics::Mcq(x) => {
+                        let boot = x.bootstrap.as_ref();
+                        row.extend([
+                            Val::Best(x.best_fixed.config.clone(), x.best_fixed.accuracy),
+                            Val::Num(Some(x.oracle_accuracy)),
+                            Val::Est(x.headroom, boot.map(|b| b.headroom)),
+                            Val::Est(x.harmful_rate, boot.map(|b| b.harmful_rate)),
+                            Val::Num(Some(x.terminal_regression_rate)),
+                            Val::Num(x.text_overwrite.rate),
+                        ]);
+                    }
+                    Metrics::Open(x) => {
+                        let boot = x.bootstrap.as_ref();
+                        row.extend([
+                            Val::Best(x.best_fixed.config.clone(), x.best_fixed.mean_score),
+                            Val::Num(Some(x.oracle_mean)),
+                            Val::Est(x.oracle_gap, boot.map(|b| b.oracle_gap)),
+                            Val::Est(x.regression_rate, boot.map(|b| b.regression_rate)),
+                            Val::Num(Some(x.terminal_regression_rate)),
+                        ]);
+                    }
+                }
+                rows.push(row);
+            }
+        }
+        out.push(Table { task, cols, rows });
+    }
+    out
+}
+
+/// The lines of the header: what was analysed, every analysis option, what the columns
+/// mean, and the models left out.
+fn header(ds: &Dataset, source: &str, report: &Report, format: TableFormat) -> Vec<String> {
+    let p: &Params = &report.params;
+    let list = |v: &Option<Vec<String>>, none: &str| match v {
+        Some(v) => v.join(","),
+        None => none.to_string(),
+    };
+    let mut h = vec![
+        format!(
+            "frameaudit {} report of {} ({}), {}",
+            env!("CARGO_PKG_VERSION"),
+            ds.name,
+            source,
+            crate::core::analysis::SPEC_VERSION
+        ),
+        "analysis options:".into(),
+        format!("  --grid {}", p.grid_mode.as_str().replace('_', "-")),
+        format!("  --models {}", list(&p.models, "(all models)")),
+        format!("  --configs {}", list(&p.configs, "(no filter)")),
+        format!(
+            "  --no-zero-frame {}",
+            if p.include_zero_frame {
+                "not given (text-only configurations included)"
+            } else {
+                "given (text-only configurations left out)"
+            }
+        ),
+        format!(
+            "  --reference-pixels {}",
+            match p.reference_pixels {
+                ReferencePixels::Auto => "auto".to_string(),
+                ReferencePixels::None => "none".to_string(),
+                ReferencePixels::Value(v) => v.to_string(),
+            }
+        ),
+        format!(
+            "  --variant-budget {}",
+            match p.variant_budget {
+                VariantBudget::Own => "own",
+                VariantBudget::Zero => "zero",
+            }
+        ),
+        format!(
+            "  --cascade-stages {}",
+            list(&p.cascade_stages, "(the visual ladder)")
+        ),
+        format!("  --primary {}", p.primary),
+        format!("  --intervention-protocol {}", p.intervention_protocol),
+        format!("  --delta {}", p.delta),
+        format!("  --boot {}", p.bootstrap_b),
+        format!("  --seed {}", p.seed),
+    ];
+    let rounding = match format {
+        TableFormat::Csv => "unrounded, as in report --json",
+        _ => "rounded to one decimal (report --format csv gives them unrounded)",
+    };
+    h.push(format!(
+        "values: percent of items, headroom and oracle gap in points, {rounding}"
+    ));
+    h.push(
+        "MCQ: accuracy per configuration, best fixed configuration, item-level oracle, headroom, harmful rate (items with a harmful transition), terminal regression rate, text overwrite rate".into(),
+    );
+    h.push(
+        "open-ended: mean score per configuration, best fixed, oracle mean, oracle gap, delta-regression rate, terminal regression rate".into(),
+    );
+    if p.bootstrap_b > 0 {
+        h.push(format!(
+            "intervals: 95% percentile bootstrap over items, B = {}, seed {}",
+            p.bootstrap_b, p.seed
+        ));
+    } else {
+        h.push("intervals: none (--boot 0)".into());
+    }
+    for a in &report.analyses {
+        for e in &a.grids.excluded {
+            h.push(format!(
+                "excluded from {} {} {}: {} ({}{})",
+                ds.matrix.protocols.name(a.key.protocol),
+                a.key.task.as_str(),
+                a.key.scope_name(&ds.matrix),
+                e.model,
+                e.reason,
+                if e.configs.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", e.configs.join(","))
+                }
+            ));
+        }
+    }
+    if format == TableFormat::Latex {
+        h.push("needs \\usepackage{booktabs}".into());
+    }
+    h
+}
+
+fn one(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+/// A value as the table shows it in Markdown and LaTeX, its names through `esc`.
+fn shown(v: &Val, esc: fn(&str) -> String) -> String {
+    match v {
+        Val::Text(s) => esc(s),
+        Val::Int(n) => n.to_string(),
+        Val::Num(Some(x)) => one(*x),
+        Val::Num(None) | Val::Absent => esc("–"),
+        Val::Est(x, None) => one(*x),
+        Val::Est(x, Some(i)) => format!("{} [{}, {}]", one(*x), one(i.lo), one(i.hi)),
+        Val::Best(c, x) => format!("{} ({})", one(*x), esc(c)),
+    }
+}
+
+/// A value's CSV fields, unrounded: each number written as the report JSON writes it.
+fn fields(v: &Val) -> Vec<String> {
+    let num = |x: f64| serde_json::to_string(&x).unwrap_or_default();
+    match v {
+        Val::Text(s) => vec![s.clone()],
+        Val::Int(n) => vec![n.to_string()],
+        Val::Num(Some(x)) => vec![num(*x)],
+        Val::Num(None) | Val::Absent => vec![String::new()],
+        Val::Est(x, i) => vec![
+            num(*x),
+            i.map_or(String::new(), |i| num(i.lo)),
+            i.map_or(String::new(), |i| num(i.hi)),
+        ],
+        Val::Best(c, x) => vec![c.clone(), num(*x)],
+    }
+}
+
+fn markdown_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in sanitize(s).chars() {
+        if matches!(c, '\\' | '|' | '*' | '`' | '<' | '>' | '[' | ']') {
+            o.push('\\');
+        }
+        o.push(c);
+    }
+    o
+}
+
+fn latex_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in sanitize(s).chars() {
+        match c {
+            '\\' => o.push_str("\\textbackslash{}"),
+            '~' => o.push_str("\\textasciitilde{}"),
+            '^' => o.push_str("\\textasciicircum{}"),
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                o.push('\\');
+                o.push(c);
+            }
+            '–' => o.push_str("--"),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+/// Writes the tables of the report in `format`; `source` is the dataset path read.
+/// `terminal`: standard output is a
+/// terminal, so the CSV's names are escaped too (a file keeps them byte for byte).
+pub fn write(
+    out: &mut impl Write,
+    ds: &Dataset,
+    source: &str,
+    report: &Report,
+    format: TableFormat,
+    terminal: bool,
+) -> io::Result<()> {
+    let head = header(ds, source, report, format);
+    let tables = tables(&ds.matrix, report);
+    // One line of text, never more: a name with a line break cannot end a comment.
+    let line = |s: &str| sanitize(s).into_owned();
+    match format {
+        TableFormat::Csv => {
+            for h in &head {
+                writeln!(out, "# {}", line(h))?;
+            }
+            // One CSV for both tasks: the union of their columns, a task column first.
+            let mut names: Vec<String> = vec!["task".into()];
+            for t in &tables {
+                for c in t.cols.iter().flat_map(|c| &c.csv) {
+                    if !names.contains(c) {
+                        names.push(c.clone());
+                    }
+                }
+            }
+            let mut w = csv::WriterBuilder::new()
+                .terminator(csv::Terminator::Any(b'\n'))
+                .from_writer(Vec::new());
+            let keep = |s: String| {
+                if terminal {
+                    sanitize(&s).into_owned()
+                } else {
+                    s
+                }
+            };
+            w.write_record(names.iter().map(|n| keep(n.clone())))
+                .map_err(io::Error::other)?;
+            for t in &tables {
+                for row in &t.rows {
+                    let mut rec = vec![String::new(); names.len()];
+                    rec[0] = t.task.as_str().into();
+                    for (col, v) in t.cols.iter().zip(row) {
+                        for (name, f) in col.csv.iter().zip(fields(v)) {
+                            if let Some(i) = names.iter().position(|n| n == name) {
+                                rec[i] = keep(f);
+                            }
+                        }
+                    }
+                    w.write_record(&rec).map_err(io::Error::other)?;
+                }
+            }
+            let bytes = w
+                .into_inner()
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            out.write_all(&bytes)?;
+        }
+        TableFormat::Markdown => {
+            for h in &head {
+                writeln!(out, "<!-- {} -->", line(h).replace("-->", "-- >"))?;
+            }
+            for t in &tables {
+                writeln!(out)?;
+                writeln!(
+                    out,
+                    "**{}**",
+                    if t.task == Task::Mcq {
+                        "Multiple choice (accuracy, %)"
+                    } else {
+                        "Open-ended (mean score)"
+                    }
+                )?;
+                writeln!(out)?;
+                let cells: Vec<String> = t.cols.iter().map(|c| markdown_escape(&c.label)).collect();
+                writeln!(out, "| {} |", cells.join(" | "))?;
+                let align: Vec<&str> = t
+                    .cols
+                    .iter()
+                    .zip(&t.rows[0])
+                    .map(|(_, v)| {
+                        if matches!(v, Val::Text(_)) {
+                            ":--"
+                        } else {
+                            "--:"
+                        }
+                    })
+                    .collect();
+                writeln!(out, "|{}|", align.join("|"))?;
+                for row in &t.rows {
+                    let cells: Vec<String> =
+                        row.iter().map(|v| shown(v, markdown_escape)).collect();
+                    writeln!(out, "| {} |", cells.join(" | "))?;
+                }
+            }
+        }
+        TableFormat::Latex => {
+            for h in &head {
+                writeln!(out, "% {}", line(h))?;
+            }
+            for t in &tables {
+                writeln!(out)?;
+                writeln!(
+                    out,
+                    "% {}",
+                    if t.task == Task::Mcq {
+                        "multiple choice (accuracy, %)"
+                    } else {
+                        "open-ended (mean score)"
+                    }
+                )?;
+                let spec: String = t.rows[0]
+                    .iter()
+                    .map(|v| if matches!(v, Val::Text(_)) { 'l' } else { 'r' })
+                    .collect();
+                writeln!(out, "\\begin{{tabular}}{{{spec}}}")?;
+                writeln!(out, "\\toprule")?;
+                let cells: Vec<String> = t.cols.iter().map(|c| latex_escape(&c.label)).collect();
+                writeln!(out, "{} \\\\", cells.join(" & "))?;
+                writeln!(out, "\\midrule")?;
+                for row in &t.rows {
+                    let cells: Vec<String> = row.iter().map(|v| shown(v, latex_escape)).collect();
+                    writeln!(out, "{} \\\\", cells.join(" & "))?;
+                }
+                writeln!(out, "\\bottomrule")?;
+                writeln!(out, "\\end{{tabular}}")?;
+            }
+        }
+    }
+    if tables.is_empty() {
+        let note = "no analysis has metrics: no model has a complete grid under these options";
+        match format {
+            TableFormat::Csv => writeln!(out, "# {note}")?,
+            TableFormat::Markdown => writeln!(out, "<!-- {note} -->")?,
+            TableFormat::Latex => writeln!(out, "% {note}")?,
+        }
+    }
+    Ok(())
+}
