@@ -303,7 +303,8 @@ fn tagging_primary_note_and_marks() {
 
     // The transition examined can be switched and is saved with the record.
     let names = app.config_names(i);
-    let (a, b) = app.rows[i].q.pairs[1];
+    let n = app.rows[i].q.pairs.len();
+    let (a, b) = app.rows[i].q.pairs[(app.pair + 1) % n];
     app.update(Action::NextPair);
     let rec = app.record(i).expect("record");
     assert_eq!(
@@ -837,6 +838,147 @@ fn a_churn_bar_part_filters_the_queue_to_its_items() {
     // The clear-filters key drops it.
     app.update(Action::ClearFilters);
     assert!(app.filter.items.is_none());
+}
+
+/// The (lower, higher) grid columns of the transition the item screen shows.
+fn audited(app: &App) -> (usize, usize) {
+    let i = app.current().expect("item");
+    app.rows[i].q.pairs[app.pair]
+}
+
+#[test]
+fn items_open_on_the_step_where_the_answer_flips() {
+    let mut app = demo_app();
+    let mut changed = 0;
+    for pos in 0..app.visible.len() {
+        let i = app.visible[pos] as usize;
+        app.selected = Some(i as u32);
+        app.update(Action::Open);
+        let (a, b) = audited(&app);
+        let q = &app.rows[i].q;
+        let Metrics::Mcq(x) = app.metrics(i) else {
+            continue;
+        };
+        let g = &app.report.analyses[q.analysis].grids.models[q.model_index].grid;
+        let k = g.k();
+        let y = x.items.row(q.row, k);
+        let zero = |c: usize| x.grid.frames[c] == 0;
+        let b_ = &g.budgets;
+        assert!(
+            y[a] == 1 && y[b] == 0 && b_[a] < b_[b],
+            "a harmful transition"
+        );
+        assert!(
+            (0..k).all(|c| !(b_[a] < b_[c] && b_[c] < b_[b])),
+            "adjacent in budget order: {:?} -> {:?}",
+            g.names[a],
+            g.names[b]
+        );
+        let top = g.top.expect("top");
+        if q.terminal {
+            // The step into the final wrong run: nothing right between it and the top.
+            assert!((0..k).all(|c| !(b_[a] < b_[c] && b_[c] < b_[top]) || y[c] == 0));
+        }
+        if zero(a) {
+            // Text-only only when no step starts from a right visual configuration.
+            assert!(
+                (0..k).all(|c| zero(c) || y[c] == 0 || !(0..k).any(|d| b_[c] < b_[d] && y[d] == 0))
+            );
+        }
+        if (a, b) != q.pairs[0] {
+            changed += 1;
+        }
+    }
+    assert!(
+        changed > 0,
+        "the first listed transition is not always the flip"
+    );
+}
+
+#[test]
+fn quick_tagging_records_the_flip_not_text_only_to_the_first_wrong() {
+    let mut app = demo_app();
+    // A terminal regression whose first listed transition starts from text-only.
+    let pos = (0..app.visible.len())
+        .find(|&p| {
+            let i = app.visible[p] as usize;
+            let q = &app.rows[i].q;
+            q.terminal && app.config_names(i)[q.pairs[0].0] == "textonly"
+        })
+        .expect("such an item in the demo");
+    let i = app.visible[pos] as usize;
+    app.selected = Some(i as u32);
+    app.update(Action::Open);
+    app.update(Action::TogglePathway(0));
+    app.update(Action::MarkDone);
+    let rec = app.session.record(&app.rows[i].key).expect("record");
+    let names = app.config_names(i);
+    let (a, b) =
+        frameaudit::core::queue::audited_transition(&app.report, &app.rows[i].q).expect("a flip");
+    assert_eq!(
+        (rec.from.as_str(), rec.to.as_str()),
+        (names[a].as_str(), names[b].as_str())
+    );
+    assert_ne!(rec.from, "textonly");
+}
+
+#[test]
+fn an_item_opened_from_a_selection_opens_on_its_transition() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    let (a, _, ladder, _) = report_mcq(&app, 0);
+    let names = |c: usize| {
+        app.ds
+            .matrix
+            .config(app.report.analyses[a].grids.models[0].grid.configs[c])
+            .name
+            .to_string()
+    };
+    // Step 2 (8f -> 16f), part "lost".
+    let (from, to) = (names(ladder[2]), names(ladder[3]));
+    app.update(Action::Right);
+    app.update(Action::Right);
+    assert_eq!((app.research.focus, app.research.part), (2, 2));
+    app.update(Action::Select);
+    assert_eq!(app.screen, Screen::Queue);
+    assert!(app.visible.len() > 1);
+    let mut differs = 0;
+    for pos in 0..app.visible.len() {
+        let i = app.visible[pos] as usize;
+        app.selected = Some(i as u32);
+        app.update(Action::Open);
+        let (x, y) = audited(&app);
+        let got = app.config_names(i);
+        assert_eq!(
+            (got[x].as_str(), got[y].as_str()),
+            (from.as_str(), to.as_str())
+        );
+        if app.rows[i].q.pairs[0] != (x, y) {
+            differs += 1;
+        }
+        app.update(Action::Back);
+    }
+    assert!(differs > 0, "not the first listed transition");
+    // Space moves on to the next item of the selection, on the same transition.
+    let first = app.visible[0];
+    app.selected = Some(first);
+    app.update(Action::Open);
+    app.update(Action::MarkDone);
+    let (x, y) = audited(&app);
+    let got = app.config_names(app.current().expect("next"));
+    assert_eq!(
+        (got[x].as_str(), got[y].as_str()),
+        (from.as_str(), to.as_str())
+    );
+    // Without the selection, the item's own flip.
+    app.update(Action::Back);
+    app.update(Action::ClearFilters);
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    assert_eq!(
+        Some(audited(&app)),
+        frameaudit::core::queue::audited_transition(&app.report, &app.rows[i].q)
+    );
 }
 
 #[test]

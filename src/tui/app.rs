@@ -383,9 +383,16 @@ impl App {
 
     /// The queue lists at most MAX_LISTED_PAIRS transitions of a unit; a record of this
     /// session on a harmful transition left out of that list is added to it, so that it
-    /// opens on its own transition.
+    /// opens on its own transition, and so is the audited transition of a unit with more.
     fn list_recorded_pairs(&mut self) {
         for i in 0..self.rows.len() {
+            if self.rows[i].q.truncated()
+                && let Some(p) =
+                    crate::core::queue::audited_transition(&self.report, &self.rows[i].q)
+                && !self.rows[i].q.pairs.contains(&p)
+            {
+                self.rows[i].q.pairs.push(p);
+            }
             let Some(rec) = self.record(i) else { continue };
             let names = self.config_names(i);
             let col = |name: &str| names.iter().position(|n| n == name);
@@ -605,15 +612,42 @@ impl App {
         self.move_to((cur + delta).max(0) as usize);
     }
 
-    /// The pair index of the row's saved record, or 0.
+    /// The pair index of the row's saved record, else of its audited transition (the step
+    /// where the answer flips, `core::queue::audited_transition`), else 0.
     fn pair_of_record(&self, i: usize) -> usize {
         let r = &self.rows[i];
-        let Some(rec) = self.record(i) else { return 0 };
-        let names = self.config_names(i);
-        r.q.pairs
-            .iter()
-            .position(|&(a, b)| names[a] == rec.from && names[b] == rec.to)
+        let recorded = self.record(i).and_then(|rec| {
+            let names = self.config_names(i);
+            r.q.pairs
+                .iter()
+                .position(|&(a, b)| names[a] == rec.from && names[b] == rec.to)
+        });
+        recorded
+            .or_else(|| {
+                let p = crate::core::queue::audited_transition(&self.report, &r.q)?;
+                r.q.pairs.iter().position(|&x| x == p)
+            })
             .unwrap_or(0)
+    }
+
+    /// The pair index an item opens on: the transition of the researcher selection it was
+    /// opened from (when it is one of the item's harmful transitions), else
+    /// [`App::pair_of_record`].
+    fn opening_pair(&self, i: usize) -> usize {
+        let selected = self
+            .filter
+            .items
+            .as_ref()
+            .and_then(|s| s.transition.as_ref())
+            .and_then(|(from, to)| {
+                let names = self.config_names(i);
+                self.rows[i]
+                    .q
+                    .pairs
+                    .iter()
+                    .position(|&(a, b)| names[a] == *from && names[b] == *to)
+            });
+        selected.unwrap_or_else(|| self.pair_of_record(i))
     }
 
     /// The grid configuration names of a row's model grid.
@@ -634,7 +668,7 @@ impl App {
     fn open(&mut self) {
         if let Some(i) = self.current() {
             self.screen = Screen::Item;
-            self.pair = self.pair_of_record(i);
+            self.pair = self.opening_pair(i);
             self.frame_panel = FramePanel::default();
             self.session.visit(&self.rows[i].key);
         }
@@ -791,7 +825,7 @@ impl App {
             .map(|&v| v as usize);
         if let Some(n) = next {
             let saved = (self.pair, self.frame_panel);
-            self.pair = self.pair_of_record(n);
+            self.pair = self.opening_pair(n);
             self.frame_panel = FramePanel::default();
             let info = self.frame_info(n);
             let keys: Vec<_> = self
