@@ -396,6 +396,38 @@ fn items_of_a_churn_selection_open_on_its_transition() {
 }
 
 #[test]
+fn next_todo_skips_done_items_and_undo_says_what_it_undid() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-todo-{}", std::process::id()), &ds, "todo");
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    let first = item_title(&t.wait_for("evidence pathways"));
+    t.keys(&["Space"]);
+    let second = item_title(&t.wait_for("done 1 "));
+    t.keys(&["Space"]);
+    let third = item_title(&t.wait_for("done 2 "));
+    // Back to the first (done): Space again is no new decision.
+    t.keys(&["k", "k"]);
+    t.wait_for(&first);
+    t.keys(&["Space"]);
+    let s = t.wait_for("already done, not counted again");
+    assert_eq!(item_title(&s), second);
+    assert!(s.contains("done 2 "), "{s}");
+    // Next todo from the first item: past the second (done) to the third.
+    t.keys(&["k", "Tab"]);
+    let s = t.wait_for(&third);
+    assert!(s.contains("done 2 "), "{s}");
+    // Undo says what it took back.
+    t.keys(&["u"]);
+    let s = t.wait_for(&format!("undid {second}: done → todo"));
+    assert_eq!(item_title(&s), second);
+}
+
+#[test]
 fn two_annotators_then_review_settles_two_disagreements() {
     if !tmux_available() {
         return;

@@ -358,6 +358,106 @@ fn undo_and_redo_walk_the_changes() {
 }
 
 #[test]
+fn undo_and_redo_say_what_they_took_back() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    let k = app.rows[i].key.clone();
+    let unit = format!("{} · {} · {}", k.model, k.benchmark, k.item_id);
+    app.update(Action::TogglePathway(0));
+    app.update(Action::MarkDone);
+    let notice = |app: &App| {
+        app.notice
+            .as_ref()
+            .map(|n| n.text.clone())
+            .unwrap_or_default()
+    };
+    app.update(Action::Undo);
+    assert_eq!(notice(&app), format!("undid {unit}: done → todo"));
+    app.update(Action::Undo);
+    assert_eq!(notice(&app), format!("undid {unit}: −evidence_dropped"));
+    app.update(Action::Redo);
+    assert_eq!(notice(&app), format!("redid {unit}: +evidence_dropped"));
+    // The status line shows it.
+    assert!(screen(&mut app, 120, 40).contains(&format!("redid {unit}: +evidence_dropped")));
+}
+
+#[test]
+fn only_new_decisions_count_and_next_todo_skips_decided_items() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let first = app.current().expect("item");
+    app.update(Action::MarkDone);
+    assert_eq!(app.marked, 1);
+    let second = app.current().expect("next");
+    app.update(Action::Skip);
+    assert_eq!(app.marked, 2);
+    // Back on the first (done) item: Space moves on but is not a new decision.
+    app.update(Action::PrevItem);
+    app.update(Action::PrevItem);
+    assert_eq!(app.current(), Some(first));
+    app.update(Action::MarkDone);
+    assert_eq!(app.marked, 2, "re-marking a done item is no decision");
+    assert_eq!(app.current(), Some(second));
+    assert!(
+        app.notice
+            .as_ref()
+            .is_some_and(|n| n.text.contains("already done")),
+        "{:?}",
+        app.notice
+    );
+    // A skipped item marked done changes its decision, it is not a new one.
+    app.update(Action::MarkDone);
+    assert_eq!(app.marked, 2);
+    // Undoing a decision takes it back; redoing makes it again.
+    let third = app.current().expect("third");
+    app.update(Action::Flag);
+    assert_eq!(app.marked, 3);
+    app.update(Action::Undo);
+    assert_eq!((app.current(), app.marked), (Some(third), 2));
+    app.update(Action::Redo);
+    assert_eq!(app.marked, 3);
+    let per_min = app.items_per_minute();
+    assert!(
+        (per_min - 0.3).abs() < 0.01,
+        "3 decisions in 10 minutes: {per_min}"
+    );
+
+    // Next todo, from the first item: past the done, skipped and flagged ones.
+    app.update(Action::Top);
+    app.update(Action::Open);
+    assert_eq!(app.current(), Some(first));
+    app.on_key(code(KeyCode::Tab));
+    let at = app.current().expect("todo");
+    assert_eq!(app.screen, Screen::Item);
+    assert_eq!(app.status(at), Status::Todo);
+    assert!(![first, second, third].contains(&at));
+    let pos = |app: &App, i: usize| app.visible.iter().position(|&v| v as usize == i);
+    assert_eq!(
+        pos(&app, at),
+        Some(3),
+        "the first todo after three decided items"
+    );
+    // On the queue too: it moves the selection without opening.
+    app.update(Action::Back);
+    app.update(Action::Top);
+    app.on_key(code(KeyCode::Tab));
+    assert_eq!((app.screen, app.current()), (Screen::Queue, Some(at)));
+    // Nothing left to do: it says so.
+    app.update(Action::ClearFilters);
+    let mut one = demo_app();
+    let keep = one.rows[one.visible[0] as usize].key.clone();
+    one.restrict("one".into(), |k| *k == keep);
+    one.update(Action::Open);
+    one.update(Action::MarkDone);
+    one.update(Action::NextTodo);
+    assert_eq!(
+        one.notice.as_ref().map(|n| n.text.as_str()),
+        Some("no other item to do in this list")
+    );
+}
+
+#[test]
 fn help_opens_and_any_key_closes_it() {
     let mut app = demo_app();
     app.on_key(key('?'));

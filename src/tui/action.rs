@@ -25,6 +25,8 @@ pub enum Action {
     CycleSort,
     NextItem,
     PrevItem,
+    /// The next item of the queue still to do (not done, skipped or flagged).
+    NextTodo,
     NextPair,
     PrevPair,
     /// Toggle the taxonomy's pathway at this index.
@@ -69,7 +71,7 @@ pub enum Action {
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 50] = [
+const NAMED: [(Action, &str, &str); 51] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -111,6 +113,11 @@ const NAMED: [(Action, &str, &str); 50] = [
     (Action::CycleSort, "cycle_sort", "sort: next key"),
     (Action::NextItem, "next_item", "next item of the queue"),
     (Action::PrevItem, "prev_item", "previous item of the queue"),
+    (
+        Action::NextTodo,
+        "next_todo",
+        "next todo: the next item not done, skipped or flagged",
+    ),
     (
         Action::NextPair,
         "next_pair",

@@ -265,7 +265,8 @@ pub struct App {
     /// Asked to quit with unsaved changes: the next quit goes through.
     pub confirm_quit: bool,
     pub started: Instant,
-    /// Items marked done, skipped or flagged during this session.
+    /// Decisions of this session: units marked done, skipped or flagged that were todo
+    /// (re-marking a decided unit is not one; undoing a decision takes it back).
     pub marked: usize,
     /// Rows the queue table can show (set by the view from the terminal size).
     pub page: usize,
@@ -954,12 +955,26 @@ impl App {
         self.confirm_quit = false;
     }
 
+    /// Counts a status change in the session's decisions: a unit leaving todo is a new
+    /// decision, one going back to todo (an undo) takes its decision back; re-marking a
+    /// decided unit is none.
+    fn count_decision(&mut self, was: Status, now: Status) {
+        match (was == Status::Todo, now == Status::Todo) {
+            (true, false) => self.marked += 1,
+            (false, true) => self.marked = self.marked.saturating_sub(1),
+            _ => {}
+        }
+    }
+
     fn mark(&mut self, status: Status) {
         let Some(i) = self.current() else { return };
+        let was = self.status(i);
         let mut rec = self.working_record(i);
         rec.status = status;
         self.change(i, rec);
-        self.marked += 1;
+        self.count_decision(was, status);
+        let again =
+            (was == status).then(|| format!("already {}, not counted again", status.as_str()));
         // Move on to the next row of the queue as it stands.
         let pos = self.cursor().unwrap_or(0);
         self.refresh_visible();
@@ -971,12 +986,41 @@ impl App {
         if next < self.visible.len() {
             self.move_to(next);
             self.open();
+            if let Some(text) = again {
+                self.notice = Some(Notice { text, error: false });
+            }
         } else {
             self.screen = Screen::Queue;
             self.notice = Some(Notice {
                 text: "end of the queue".into(),
                 error: false,
             });
+        }
+    }
+
+    /// Moves to the next visible row still to do after the current one (wrapping), and
+    /// opens it on the item screen.
+    fn next_todo(&mut self) {
+        let n = self.visible.len();
+        let cur = self.cursor();
+        let start = cur.map_or(0, |c| c + 1);
+        let found = (0..n)
+            .map(|d| (start + d) % n)
+            .filter(|&p| Some(p) != cur)
+            .find(|&p| self.status(self.visible[p] as usize) == Status::Todo);
+        match found {
+            Some(p) => {
+                self.move_to(p);
+                if self.screen == Screen::Item {
+                    self.open();
+                }
+            }
+            None => {
+                self.notice = Some(Notice {
+                    text: "no other item to do in this list".into(),
+                    error: false,
+                });
+            }
         }
     }
 
@@ -1236,6 +1280,7 @@ impl App {
                 self.sort = self.sort.next();
                 self.refresh_visible();
             }
+            Action::NextTodo => self.next_todo(),
             Action::NextItem | Action::PrevItem => {
                 self.step(if action == Action::NextItem { 1 } else { -1 });
                 self.open();
@@ -1302,13 +1347,19 @@ impl App {
             Action::Skip => self.mark(Status::Skipped),
             Action::Flag => self.mark(Status::Flagged),
             Action::Undo | Action::Redo => {
-                let key = if action == Action::Undo {
+                let undo = action == Action::Undo;
+                let change = if undo {
                     self.session.undo()
                 } else {
                     self.session.redo()
                 };
-                match key.and_then(|k| self.row_of.get(&k).map(|&i| i as usize)) {
-                    Some(i) => {
+                let found = change.and_then(|(was, now)| {
+                    let i = *self.row_of.get(&now.key)? as usize;
+                    Some((i, was, now))
+                });
+                match found {
+                    Some((i, was, now)) => {
+                        self.count_decision(was.status, now.status);
                         self.after_change(i);
                         self.selected = Some(i as u32);
                         self.refresh_visible();
@@ -1316,6 +1367,19 @@ impl App {
                             self.pair = self.pair_of_record(i);
                             self.session.visit(&self.rows[i].key);
                         }
+                        let k = &now.key;
+                        self.notice = Some(Notice {
+                            text: sanitize(&format!(
+                                "{} {} · {} · {}: {}",
+                                if undo { "undid" } else { "redid" },
+                                k.model,
+                                k.benchmark,
+                                k.item_id,
+                                now.changes_since(&was)
+                            ))
+                            .into_owned(),
+                            error: false,
+                        });
                     }
                     None => {
                         self.notice = Some(Notice {
@@ -1396,7 +1460,7 @@ impl App {
         }
     }
 
-    /// Items marked per minute in this session.
+    /// New decisions per minute in this session (see `marked`).
     pub fn items_per_minute(&self) -> f64 {
         let mins = self.started.elapsed().as_secs_f64() / 60.0;
         if mins < 1.0 / 60.0 {
