@@ -236,6 +236,47 @@ fn search_narrows_by_question_and_clears() {
 }
 
 #[test]
+fn search_terms_match_in_any_order_and_n_moves_between_matches() {
+    let mut app = demo_app();
+    search_for(&mut app, "clip04 square");
+    let forward = app.visible.clone();
+    assert!(!forward.is_empty());
+    assert!(forward.iter().all(|&i| {
+        let r = &app.rows[i as usize];
+        r.key.item_id.starts_with("clip04") && r.question.contains("square")
+    }));
+    app.on_key(code(KeyCode::Esc));
+    search_for(&mut app, "square clip04");
+    assert_eq!(
+        app.visible, forward,
+        "the same rows in any order of the terms"
+    );
+    // n and N move between the matches, wrapping, and say where.
+    let first = app.selected;
+    app.on_key(key('n'));
+    assert_eq!(app.selected, Some(forward[1 % forward.len()]));
+    assert_eq!(
+        app.notice.as_ref().map(|n| n.text.clone()),
+        Some(format!(
+            "match {} of {}",
+            1 % forward.len() + 1,
+            forward.len()
+        ))
+    );
+    app.on_key(key('N'));
+    assert_eq!(app.selected, first);
+    app.on_key(key('N'));
+    assert_eq!(app.selected, forward.last().copied(), "wraps");
+    // Without a search it says how to start one.
+    app.on_key(code(KeyCode::Esc));
+    app.on_key(key('n'));
+    assert_eq!(
+        app.notice.as_ref().map(|n| n.text.as_str()),
+        Some("no search: / searches")
+    );
+}
+
+#[test]
 fn a_query_typed_key_by_key_finds_what_a_fresh_search_finds() {
     // Each key's search answers with its first page only (its scan is overtaken by the
     // next key); the grown query must not narrow within that page.

@@ -15,6 +15,9 @@ pub enum Action {
     Quit,
     Help,
     Search,
+    /// The next row matching the search (wrapping); `PrevMatch` the previous.
+    NextMatch,
+    PrevMatch,
     FilterModel,
     FilterBenchmark,
     FilterClass,
@@ -71,7 +74,7 @@ pub enum Action {
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 51] = [
+const NAMED: [(Action, &str, &str); 53] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -83,6 +86,8 @@ const NAMED: [(Action, &str, &str); 51] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "help: every key"),
     (Action::Search, "search", "fuzzy search"),
+    (Action::NextMatch, "next_match", "search: next match"),
+    (Action::PrevMatch, "prev_match", "search: previous match"),
     (Action::FilterModel, "filter_model", "filter: next model"),
     (
         Action::FilterBenchmark,

@@ -498,12 +498,13 @@ impl App {
         }
     }
 
-    /// The text fuzzy search looks in: item id, model, benchmark, question, note.
+    /// The fields fuzzy search looks in: item id, model, benchmark, question, note.
     fn haystack(&self, i: usize) -> String {
         let r = &self.rows[i];
         let note = self.session.record(&r.key).map_or("", |x| x.note.as_str());
+        let sep = super::search::FIELD_SEP;
         format!(
-            "{} {} {} {} {}",
+            "{}{sep}{}{sep}{}{sep}{}{sep}{}",
             r.key.item_id, r.key.model, r.key.benchmark, r.question, note
         )
     }
@@ -998,6 +999,27 @@ impl App {
         }
     }
 
+    /// Moves to the next (or previous) row matching the search, wrapping; the queue shows
+    /// only matches while a search is on, so this is the next shown row.
+    fn next_match(&mut self, forward: bool) {
+        let n = self.visible.len();
+        let text = if self.query.trim().is_empty() {
+            "no search: / searches".to_string()
+        } else if n == 0 {
+            "no match".to_string()
+        } else {
+            let cur = self.cursor().unwrap_or(0);
+            let p = if forward {
+                (cur + 1) % n
+            } else {
+                (cur + n - 1) % n
+            };
+            self.move_to(p);
+            format!("match {} of {n}", p + 1)
+        };
+        self.notice = Some(Notice { text, error: false });
+    }
+
     /// Moves to the next visible row still to do after the current one (wrapping), and
     /// opens it on the item screen.
     fn next_todo(&mut self) {
@@ -1281,6 +1303,7 @@ impl App {
                 self.refresh_visible();
             }
             Action::NextTodo => self.next_todo(),
+            Action::NextMatch | Action::PrevMatch => self.next_match(action == Action::NextMatch),
             Action::NextItem | Action::PrevItem => {
                 self.step(if action == Action::NextItem { 1 } else { -1 });
                 self.open();

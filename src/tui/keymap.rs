@@ -199,6 +199,8 @@ impl Keymap {
             b(Queue, ch('G'), Bottom, "last row", None),
             b(Queue, code(KeyCode::Enter), Open, "open the item", Some("open")),
             b(Queue, ch('/'), Search, "fuzzy search", Some("search")),
+            b(Queue, ch('n'), NextMatch, "search: next match", None),
+            b(Queue, ch('N'), PrevMatch, "search: previous match", None),
             b(Queue, ch('m'), FilterModel, "filter: next model", Some("model")),
             b(Queue, ch('b'), FilterBenchmark, "filter: next benchmark", None),
             b(Queue, ch('c'), FilterClass, "filter: next trajectory class", None),
