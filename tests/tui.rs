@@ -204,8 +204,73 @@ fn sort_keys_cycle() {
     app.update(Action::CycleSort);
     assert_eq!(app.sort, SortKey::Status);
     app.update(Action::CycleSort);
+    assert_eq!(app.sort, SortKey::Pairs);
+    app.update(Action::CycleSort);
     assert_eq!(app.sort, SortKey::Rank);
     assert_eq!(app.visible, ranked);
+}
+
+/// The app on cells written to a temporary dataset.
+fn app_on(dir: &std::path::Path, cells: &str) -> App {
+    std::fs::write(dir.join("cells.jsonl"), cells).expect("write");
+    let ds = load_dataset(dir, None).expect("dataset");
+    let params = Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Params::default()
+    };
+    let report = run(&ds.matrix, &params, None);
+    let protocol = ds.matrix.protocols.get("main").expect("main");
+    let taxonomy = Taxonomy::load(None).expect("taxonomy");
+    let keymap = Keymap::default_for(&taxonomy);
+    App::new(
+        ds,
+        report,
+        protocol,
+        taxonomy,
+        keymap,
+        Session::in_memory("t"),
+    )
+}
+
+#[test]
+fn the_rank_compares_models_of_different_grid_sizes() {
+    // "big" has 8 configurations, "small" 3. big/b1 is right up to 4f then wrong: 16
+    // harmful of 28 comparable pairs (57%); small/s1 right at 1f only: 2 of 3 (67%).
+    let mut cells = String::new();
+    let mut cell = |model: &str, item: &str, f: u32, ok: bool| {
+        cells.push_str(&format!(
+            "{{\"model\":\"{model}\",\"item_id\":\"{item}\",\"config\":\"{f}f\",\"frames\":{f},\"correct\":{ok}}}\n"
+        ));
+    };
+    for f in 1..=8 {
+        cell("big", "b1", f, f <= 4);
+        cell("big", "b2", f, f != 8);
+    }
+    for f in 1..=3 {
+        cell("small", "s1", f, f == 1);
+        cell("small", "s2", f, f != 3);
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = app_on(tmp.path(), &cells);
+    let order = |app: &App| -> Vec<String> {
+        app.visible
+            .iter()
+            .map(|&i| {
+                let k = &app.rows[i as usize].key;
+                format!("{}/{}", k.model, k.item_id)
+            })
+            .collect()
+    };
+    // small/s2 (right at 1f and 2f) is 2 of 3 too, big/b2 (wrong at 8f only) 7 of 28.
+    assert_eq!(order(&app), ["small/s1", "small/s2", "big/b1", "big/b2"]);
+    // The former rank by harmful pairs is a sort key.
+    for _ in 0..4 {
+        app.update(Action::CycleSort);
+    }
+    assert_eq!(app.sort, SortKey::Pairs);
+    assert_eq!(order(&app), ["big/b1", "big/b2", "small/s1", "small/s2"]);
+    assert!(screen(&mut app, 120, 30).contains("sort: harmful pairs"));
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The audit queue: every (model, benchmark, item) of a protocol's benchmark-scope analyses,
-//! with its trajectory and harmful transitions, ranked worst first (terminal regressions,
-//! then by number of harmful pairs).
+//! with its trajectory and harmful transitions, ranked worst first: terminal regressions,
+//! then by the share of the item's comparable pairs that are harmful (a count of pairs
+//! grows with K², so it would favour the models with more configurations), then by the
+//! number of harmful pairs.
 //!
 //! Each row counts all of its item's harmful transitions but lists at most
 //! [`MAX_LISTED_PAIRS`] of them (the first in grid order of the lower configuration, then
@@ -184,7 +186,8 @@ pub fn flip_step(
 
 /// The ranked queue of one protocol.
 pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
-    let mut rows = Vec::new();
+    // Each row with its grid's number of comparable pairs, for the ranking.
+    let mut rows: Vec<(QueueRow, u64)> = Vec::new();
     for (ai, a) in report.analyses.iter().enumerate() {
         if a.key.protocol != protocol || a.key.scope == Scope::All {
             continue;
@@ -193,6 +196,7 @@ pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
             let g = &mg.grid;
             let k = g.k();
             let order = &g.budget_order;
+            let comparable = order.comparable_pairs();
             let mut values = Vec::new();
             for (i, &item) in g.items.iter().enumerate() {
                 let (class, has_harmful, terminal) = match x {
@@ -235,30 +239,47 @@ pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
                 } else {
                     Vec::new()
                 };
-                rows.push(QueueRow {
-                    analysis: ai,
-                    model_index: mi,
-                    row: i,
-                    model: mg.model,
-                    item,
-                    task: a.key.task,
-                    class,
-                    pairs,
-                    harmful_pairs: count,
-                    terminal,
-                });
+                rows.push((
+                    QueueRow {
+                        analysis: ai,
+                        model_index: mi,
+                        row: i,
+                        model: mg.model,
+                        item,
+                        task: a.key.task,
+                        class,
+                        pairs,
+                        harmful_pairs: count,
+                        terminal,
+                    },
+                    comparable,
+                ));
             }
         }
     }
-    // Worst first; then model, then item order, so the queue is stable.
-    rows.sort_by(|a, b| {
+    // Worst first: terminal, then the harmful share `h / c` compared exactly as
+    // `h_a · c_b` against `h_b · c_a`, then the count; then model, then item order, so the
+    // queue is stable.
+    rows.sort_by(|(a, ca), (b, cb)| {
+        let share = |x: &QueueRow, c: &u64| u128::from(x.harmful_pairs) * u128::from(*c);
         b.terminal
             .cmp(&a.terminal)
+            .then(share(b, ca).cmp(&share(a, cb)))
             .then(b.harmful_pairs.cmp(&a.harmful_pairs))
             .then(a.model.cmp(&b.model))
             .then(a.item.cmp(&b.item))
     });
-    rows
+    rows.into_iter().map(|(r, _)| r).collect()
+}
+
+/// The order of the queue before it was ranked by harmful share, kept as a sort key:
+/// terminal regressions first, then by the number of harmful pairs, then model and item.
+pub fn by_harmful_pairs(a: &QueueRow, b: &QueueRow) -> std::cmp::Ordering {
+    b.terminal
+        .cmp(&a.terminal)
+        .then(b.harmful_pairs.cmp(&a.harmful_pairs))
+        .then(a.model.cmp(&b.model))
+        .then(a.item.cmp(&b.item))
 }
 
 #[cfg(test)]

@@ -34,11 +34,14 @@ pub struct Row {
 /// What the queue can be sorted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortKey {
-    /// As `frameaudit list` ranks: terminal regressions first, then by harmful pairs.
+    /// As `frameaudit list` ranks: terminal regressions first, then by the share of
+    /// comparable pairs that are harmful.
     Rank,
     Model,
     Item,
     Status,
+    /// The former rank: terminal regressions first, then by the number of harmful pairs.
+    Pairs,
 }
 
 impl SortKey {
@@ -48,6 +51,7 @@ impl SortKey {
             SortKey::Model => "model",
             SortKey::Item => "item",
             SortKey::Status => "status",
+            SortKey::Pairs => "harmful pairs",
         }
     }
 
@@ -56,7 +60,8 @@ impl SortKey {
             SortKey::Rank => SortKey::Model,
             SortKey::Model => SortKey::Item,
             SortKey::Item => SortKey::Status,
-            SortKey::Status => SortKey::Rank,
+            SortKey::Status => SortKey::Pairs,
+            SortKey::Pairs => SortKey::Rank,
         }
     }
 }
@@ -569,6 +574,9 @@ impl App {
                 (&x.benchmark, &x.item_id, &x.model).cmp(&(&y.benchmark, &y.item_id, &y.model))
             }),
             SortKey::Status => v.sort_by_key(|&i| self.status(i as usize) as u8),
+            SortKey::Pairs => v.sort_by(|&a, &b| {
+                crate::core::queue::by_harmful_pairs(&rows[a as usize].q, &rows[b as usize].q)
+            }),
         }
         self.visible = v;
         self.follow_selection();
