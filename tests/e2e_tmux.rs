@@ -301,6 +301,132 @@ fn the_overview_sends_a_class_to_the_queue() {
     t.wait_for("audit queue: 79 of 79");
 }
 
+/// The transition on the item screen's title ("8f → 16f").
+fn transition_shown(screen: &str) -> String {
+    screen
+        .lines()
+        .find_map(|l| l.split("   transition ").nth(1))
+        .and_then(|t| t.split(" (").next())
+        .map(|t| t.trim().to_string())
+        .expect("transition on the title")
+}
+
+#[test]
+fn an_item_opens_and_is_tagged_on_the_step_where_its_answer_flips() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    // The first queue row whose flip is not its first listed transition, as the binary
+    // ranks the queue.
+    let data = frameaudit::core::dataset::load_dataset(&ds, None).expect("demo");
+    let params = frameaudit::core::analysis::params::Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Default::default()
+    };
+    let report = frameaudit::core::analysis::run(&data.matrix, &params, None);
+    let main = data.matrix.protocols.get("main").expect("main");
+    let rows =
+        frameaudit::core::queue::queue(&report, main, frameaudit::core::queue::QueueKind::Harmful);
+    let (pos, (a, b)) = rows
+        .iter()
+        .enumerate()
+        .find_map(|(p, r)| {
+            let flip = frameaudit::core::queue::audited_transition(&report, r)?;
+            (flip != r.pairs[0]).then_some((p, flip))
+        })
+        .expect("such a row in the demo");
+    let r = &rows[pos];
+    let g = &report.analyses[r.analysis].grids.models[r.model_index].grid;
+    let (from, to) = (g.names[a].0.to_string(), g.names[b].0.to_string());
+
+    let t = Tmux::start(&format!("fa-flip-{}", std::process::id()), &ds, "flip");
+    t.wait_for("audit queue");
+    for _ in 0..pos {
+        t.keys(&["j"]);
+    }
+    t.keys(&["Enter"]);
+    let s = t.wait_for("evidence pathways");
+    assert_eq!(transition_shown(&s), format!("{from} → {to}"), "{s}");
+    let title = item_title(&s);
+    // Quick tagging (a digit, Space) records that transition.
+    t.keys(&["1", "Space"]);
+    t.wait_for("done 1 ");
+    t.wait_for("saved ✓");
+    let replay = read_audit(&ds.join("audits/flip.audit.jsonl")).expect("audit file");
+    let rec = replay
+        .records
+        .values()
+        .find(|r| {
+            title.ends_with(&format!(" · {}", r.key.item_id)) && title.starts_with(&r.key.model)
+        })
+        .expect("the record");
+    assert_eq!(
+        (rec.from.as_str(), rec.to.as_str()),
+        (from.as_str(), to.as_str())
+    );
+    assert_eq!(rec.pathways, ["evidence_dropped"]);
+}
+
+#[test]
+fn items_of_a_churn_selection_open_on_its_transition() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-selection-{}", std::process::id()), &ds, "sel");
+    t.wait_for("audit queue");
+    t.keys(&["O"]);
+    t.wait_for("trajectory classes");
+    // The third budget step (8f → 16f), part "lost", where the cursor starts.
+    t.keys(&["Right", "Right", "Enter"]);
+    t.wait_for("items: lumen-7b 8f→16f lost");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("evidence pathways");
+    assert_eq!(transition_shown(&s), "8f → 16f", "{s}");
+    let first = item_title(&s);
+    // Space moves on to the next item of the selection, on the same transition.
+    t.keys(&["Space"]);
+    let s = t.wait_for("done 1 ");
+    assert_ne!(item_title(&s), first);
+    assert_eq!(transition_shown(&s), "8f → 16f", "{s}");
+}
+
+#[test]
+fn next_todo_skips_done_items_and_undo_says_what_it_undid() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-todo-{}", std::process::id()), &ds, "todo");
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    let first = item_title(&t.wait_for("evidence pathways"));
+    t.keys(&["Space"]);
+    let second = item_title(&t.wait_for("done 1 "));
+    t.keys(&["Space"]);
+    let third = item_title(&t.wait_for("done 2 "));
+    // Back to the first (done): Space again is no new decision.
+    t.keys(&["k", "k"]);
+    t.wait_for(&first);
+    t.keys(&["Space"]);
+    let s = t.wait_for("already done, not counted again");
+    assert_eq!(item_title(&s), second);
+    assert!(s.contains("done 2 "), "{s}");
+    // Next todo from the first item: past the second (done) to the third.
+    t.keys(&["k", "Tab"]);
+    let s = t.wait_for(&third);
+    assert!(s.contains("done 2 "), "{s}");
+    // Undo says what it took back.
+    t.keys(&["u"]);
+    let s = t.wait_for(&format!("undid {second}: done → todo"));
+    assert_eq!(item_title(&s), second);
+}
+
 #[test]
 fn two_annotators_then_review_settles_two_disagreements() {
     if !tmux_available() {

@@ -204,8 +204,73 @@ fn sort_keys_cycle() {
     app.update(Action::CycleSort);
     assert_eq!(app.sort, SortKey::Status);
     app.update(Action::CycleSort);
+    assert_eq!(app.sort, SortKey::Pairs);
+    app.update(Action::CycleSort);
     assert_eq!(app.sort, SortKey::Rank);
     assert_eq!(app.visible, ranked);
+}
+
+/// The app on cells written to a temporary dataset.
+fn app_on(dir: &std::path::Path, cells: &str) -> App {
+    std::fs::write(dir.join("cells.jsonl"), cells).expect("write");
+    let ds = load_dataset(dir, None).expect("dataset");
+    let params = Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Params::default()
+    };
+    let report = run(&ds.matrix, &params, None);
+    let protocol = ds.matrix.protocols.get("main").expect("main");
+    let taxonomy = Taxonomy::load(None).expect("taxonomy");
+    let keymap = Keymap::default_for(&taxonomy);
+    App::new(
+        ds,
+        report,
+        protocol,
+        taxonomy,
+        keymap,
+        Session::in_memory("t"),
+    )
+}
+
+#[test]
+fn the_rank_compares_models_of_different_grid_sizes() {
+    // "big" has 8 configurations, "small" 3. big/b1 is right up to 4f then wrong: 16
+    // harmful of 28 comparable pairs (57%); small/s1 right at 1f only: 2 of 3 (67%).
+    let mut cells = String::new();
+    let mut cell = |model: &str, item: &str, f: u32, ok: bool| {
+        cells.push_str(&format!(
+            "{{\"model\":\"{model}\",\"item_id\":\"{item}\",\"config\":\"{f}f\",\"frames\":{f},\"correct\":{ok}}}\n"
+        ));
+    };
+    for f in 1..=8 {
+        cell("big", "b1", f, f <= 4);
+        cell("big", "b2", f, f != 8);
+    }
+    for f in 1..=3 {
+        cell("small", "s1", f, f == 1);
+        cell("small", "s2", f, f != 3);
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = app_on(tmp.path(), &cells);
+    let order = |app: &App| -> Vec<String> {
+        app.visible
+            .iter()
+            .map(|&i| {
+                let k = &app.key(i as usize);
+                format!("{}/{}", k.model, k.item_id)
+            })
+            .collect()
+    };
+    // small/s2 (right at 1f and 2f) is 2 of 3 too, big/b2 (wrong at 8f only) 7 of 28.
+    assert_eq!(order(&app), ["small/s1", "small/s2", "big/b1", "big/b2"]);
+    // The former rank by harmful pairs is a sort key.
+    for _ in 0..4 {
+        app.update(Action::CycleSort);
+    }
+    assert_eq!(app.sort, SortKey::Pairs);
+    assert_eq!(order(&app), ["big/b1", "big/b2", "small/s1", "small/s2"]);
+    assert!(screen(&mut app, 120, 30).contains("sort: harmful pairs"));
 }
 
 #[test]
@@ -233,6 +298,47 @@ fn search_narrows_by_question_and_clears() {
         complete: true,
     });
     assert_eq!(app.visible.len(), n);
+}
+
+#[test]
+fn search_terms_match_in_any_order_and_n_moves_between_matches() {
+    let mut app = demo_app();
+    search_for(&mut app, "clip04 square");
+    let forward = app.visible.clone();
+    assert!(!forward.is_empty());
+    assert!(forward.iter().all(|&i| {
+        let i = i as usize;
+        app.names(i).item_id.starts_with("clip04") && app.question(i).contains("square")
+    }));
+    app.on_key(code(KeyCode::Esc));
+    search_for(&mut app, "square clip04");
+    assert_eq!(
+        app.visible, forward,
+        "the same rows in any order of the terms"
+    );
+    // n and N move between the matches, wrapping, and say where.
+    let first = app.selected;
+    app.on_key(key('n'));
+    assert_eq!(app.selected, Some(forward[1 % forward.len()]));
+    assert_eq!(
+        app.notice.as_ref().map(|n| n.text.clone()),
+        Some(format!(
+            "match {} of {}",
+            1 % forward.len() + 1,
+            forward.len()
+        ))
+    );
+    app.on_key(key('N'));
+    assert_eq!(app.selected, first);
+    app.on_key(key('N'));
+    assert_eq!(app.selected, forward.last().copied(), "wraps");
+    // Without a search it says how to start one.
+    app.on_key(code(KeyCode::Esc));
+    app.on_key(key('n'));
+    assert_eq!(
+        app.notice.as_ref().map(|n| n.text.as_str()),
+        Some("no search: / searches")
+    );
 }
 
 #[test]
@@ -303,7 +409,8 @@ fn tagging_primary_note_and_marks() {
 
     // The transition examined can be switched and is saved with the record.
     let names = app.config_names(i);
-    let (a, b) = app.pairs(i)[1];
+    let n = app.pairs(i).len();
+    let (a, b) = app.pairs(i)[(app.pair + 1) % n];
     app.update(Action::NextPair);
     let rec = app.record(i).expect("record");
     assert_eq!(
@@ -354,6 +461,106 @@ fn undo_and_redo_walk_the_changes() {
     app.update(Action::Undo);
     app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
     assert_eq!(app.status(i), Status::Done);
+}
+
+#[test]
+fn undo_and_redo_say_what_they_took_back() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    let k = app.key(i);
+    let unit = format!("{} · {} · {}", k.model, k.benchmark, k.item_id);
+    app.update(Action::TogglePathway(0));
+    app.update(Action::MarkDone);
+    let notice = |app: &App| {
+        app.notice
+            .as_ref()
+            .map(|n| n.text.clone())
+            .unwrap_or_default()
+    };
+    app.update(Action::Undo);
+    assert_eq!(notice(&app), format!("undid {unit}: done → todo"));
+    app.update(Action::Undo);
+    assert_eq!(notice(&app), format!("undid {unit}: −evidence_dropped"));
+    app.update(Action::Redo);
+    assert_eq!(notice(&app), format!("redid {unit}: +evidence_dropped"));
+    // The status line shows it.
+    assert!(screen(&mut app, 120, 40).contains(&format!("redid {unit}: +evidence_dropped")));
+}
+
+#[test]
+fn only_new_decisions_count_and_next_todo_skips_decided_items() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let first = app.current().expect("item");
+    app.update(Action::MarkDone);
+    assert_eq!(app.marked, 1);
+    let second = app.current().expect("next");
+    app.update(Action::Skip);
+    assert_eq!(app.marked, 2);
+    // Back on the first (done) item: Space moves on but is not a new decision.
+    app.update(Action::PrevItem);
+    app.update(Action::PrevItem);
+    assert_eq!(app.current(), Some(first));
+    app.update(Action::MarkDone);
+    assert_eq!(app.marked, 2, "re-marking a done item is no decision");
+    assert_eq!(app.current(), Some(second));
+    assert!(
+        app.notice
+            .as_ref()
+            .is_some_and(|n| n.text.contains("already done")),
+        "{:?}",
+        app.notice
+    );
+    // A skipped item marked done changes its decision, it is not a new one.
+    app.update(Action::MarkDone);
+    assert_eq!(app.marked, 2);
+    // Undoing a decision takes it back; redoing makes it again.
+    let third = app.current().expect("third");
+    app.update(Action::Flag);
+    assert_eq!(app.marked, 3);
+    app.update(Action::Undo);
+    assert_eq!((app.current(), app.marked), (Some(third), 2));
+    app.update(Action::Redo);
+    assert_eq!(app.marked, 3);
+    let per_min = app.items_per_minute();
+    assert!(
+        (per_min - 0.3).abs() < 0.01,
+        "3 decisions in 10 minutes: {per_min}"
+    );
+
+    // Next todo, from the first item: past the done, skipped and flagged ones.
+    app.update(Action::Top);
+    app.update(Action::Open);
+    assert_eq!(app.current(), Some(first));
+    app.on_key(code(KeyCode::Tab));
+    let at = app.current().expect("todo");
+    assert_eq!(app.screen, Screen::Item);
+    assert_eq!(app.status(at), Status::Todo);
+    assert!(![first, second, third].contains(&at));
+    let pos = |app: &App, i: usize| app.visible.iter().position(|&v| v as usize == i);
+    assert_eq!(
+        pos(&app, at),
+        Some(3),
+        "the first todo after three decided items"
+    );
+    // On the queue too: it moves the selection without opening.
+    app.update(Action::Back);
+    app.update(Action::Top);
+    app.on_key(code(KeyCode::Tab));
+    assert_eq!((app.screen, app.current()), (Screen::Queue, Some(at)));
+    // Nothing left to do: it says so.
+    app.update(Action::ClearFilters);
+    let mut one = demo_app();
+    let keep = one.key(one.visible[0] as usize);
+    one.restrict("one".into(), |k| *k == keep);
+    one.update(Action::Open);
+    one.update(Action::MarkDone);
+    one.update(Action::NextTodo);
+    assert_eq!(
+        one.notice.as_ref().map(|n| n.text.as_str()),
+        Some("no other item to do in this list")
+    );
 }
 
 #[test]
@@ -507,7 +714,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
     app.update(Action::TogglePathway(0));
     app.update(Action::MarkDone);
     app.update(Action::TogglePathway(6));
-    let here = app.key(app.current().expect("item")).clone();
+    let here = app.key(app.current().expect("item"));
     assert!(app.session.wait_saved(Duration::from_secs(5)));
     // A second instance on the same audit file is refused while this one is open.
     let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
@@ -573,7 +780,7 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
     app.update(Action::Open);
     app.update(Action::TogglePathway(0));
     let i = app.current().expect("item");
-    let key = app.key(i).clone();
+    let key = app.key(i);
     let rec = app.record(i).expect("record").clone();
     assert!(app.session.wait_saved(Duration::from_secs(5)));
     drop(app);
@@ -837,6 +1044,147 @@ fn a_churn_bar_part_filters_the_queue_to_its_items() {
     // The clear-filters key drops it.
     app.update(Action::ClearFilters);
     assert!(app.filter.items.is_none());
+}
+
+/// The (lower, higher) grid columns of the transition the item screen shows.
+fn audited(app: &App) -> (usize, usize) {
+    let i = app.current().expect("item");
+    app.pairs(i)[app.pair]
+}
+
+#[test]
+fn items_open_on_the_step_where_the_answer_flips() {
+    let mut app = demo_app();
+    let mut changed = 0;
+    for pos in 0..app.visible.len() {
+        let i = app.visible[pos] as usize;
+        app.selected = Some(i as u32);
+        app.update(Action::Open);
+        let (a, b) = audited(&app);
+        let q = &app.rows[i].q;
+        let Metrics::Mcq(x) = app.metrics(i) else {
+            continue;
+        };
+        let g = &app.report.analyses[q.analysis].grids.models[q.model_index].grid;
+        let k = g.k();
+        let y = x.items.row(q.row, k);
+        let zero = |c: usize| x.grid.frames[c] == 0;
+        let b_ = &g.budgets;
+        assert!(
+            y[a] == 1 && y[b] == 0 && b_[a] < b_[b],
+            "a harmful transition"
+        );
+        assert!(
+            (0..k).all(|c| !(b_[a] < b_[c] && b_[c] < b_[b])),
+            "adjacent in budget order: {:?} -> {:?}",
+            g.names[a],
+            g.names[b]
+        );
+        let top = g.top.expect("top");
+        if q.terminal {
+            // The step into the final wrong run: nothing right between it and the top.
+            assert!((0..k).all(|c| !(b_[a] < b_[c] && b_[c] < b_[top]) || y[c] == 0));
+        }
+        if zero(a) {
+            // Text-only only when no step starts from a right visual configuration.
+            assert!(
+                (0..k).all(|c| zero(c) || y[c] == 0 || !(0..k).any(|d| b_[c] < b_[d] && y[d] == 0))
+            );
+        }
+        if (a, b) != q.pairs[0] {
+            changed += 1;
+        }
+    }
+    assert!(
+        changed > 0,
+        "the first listed transition is not always the flip"
+    );
+}
+
+#[test]
+fn quick_tagging_records_the_flip_not_text_only_to_the_first_wrong() {
+    let mut app = demo_app();
+    // A terminal regression whose first listed transition starts from text-only.
+    let pos = (0..app.visible.len())
+        .find(|&p| {
+            let i = app.visible[p] as usize;
+            let q = &app.rows[i].q;
+            q.terminal && app.config_names(i)[q.pairs[0].0] == "textonly"
+        })
+        .expect("such an item in the demo");
+    let i = app.visible[pos] as usize;
+    app.selected = Some(i as u32);
+    app.update(Action::Open);
+    app.update(Action::TogglePathway(0));
+    app.update(Action::MarkDone);
+    let rec = app.session.record(&app.key(i)).expect("record");
+    let names = app.config_names(i);
+    let (a, b) =
+        frameaudit::core::queue::audited_transition(&app.report, &app.rows[i].q).expect("a flip");
+    assert_eq!(
+        (rec.from.as_str(), rec.to.as_str()),
+        (names[a].as_str(), names[b].as_str())
+    );
+    assert_ne!(rec.from, "textonly");
+}
+
+#[test]
+fn an_item_opened_from_a_selection_opens_on_its_transition() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    let (a, _, ladder, _) = report_mcq(&app, 0);
+    let names = |c: usize| {
+        app.ds
+            .matrix
+            .config(app.report.analyses[a].grids.models[0].grid.configs[c])
+            .name
+            .to_string()
+    };
+    // Step 2 (8f -> 16f), part "lost".
+    let (from, to) = (names(ladder[2]), names(ladder[3]));
+    app.update(Action::Right);
+    app.update(Action::Right);
+    assert_eq!((app.research.focus, app.research.part), (2, 2));
+    app.update(Action::Select);
+    assert_eq!(app.screen, Screen::Queue);
+    assert!(app.visible.len() > 1);
+    let mut differs = 0;
+    for pos in 0..app.visible.len() {
+        let i = app.visible[pos] as usize;
+        app.selected = Some(i as u32);
+        app.update(Action::Open);
+        let (x, y) = audited(&app);
+        let got = app.config_names(i);
+        assert_eq!(
+            (got[x].as_str(), got[y].as_str()),
+            (from.as_str(), to.as_str())
+        );
+        if app.pairs(i)[0] != (x, y) {
+            differs += 1;
+        }
+        app.update(Action::Back);
+    }
+    assert!(differs > 0, "not the first listed transition");
+    // Space moves on to the next item of the selection, on the same transition.
+    let first = app.visible[0];
+    app.selected = Some(first);
+    app.update(Action::Open);
+    app.update(Action::MarkDone);
+    let (x, y) = audited(&app);
+    let got = app.config_names(app.current().expect("next"));
+    assert_eq!(
+        (got[x].as_str(), got[y].as_str()),
+        (from.as_str(), to.as_str())
+    );
+    // Without the selection, the item's own flip.
+    app.update(Action::Back);
+    app.update(Action::ClearFilters);
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    assert_eq!(
+        Some(audited(&app)),
+        frameaudit::core::queue::audited_transition(&app.report, &app.rows[i].q)
+    );
 }
 
 #[test]
@@ -1221,7 +1569,7 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
         "{s}"
     );
     let i = app.current().expect("current");
-    let key = app.key(i).clone();
+    let key = app.key(i);
     let theirs = |who: &str| {
         annotated
             .records

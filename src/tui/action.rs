@@ -15,6 +15,9 @@ pub enum Action {
     Quit,
     Help,
     Search,
+    /// The next row matching the search (wrapping); `PrevMatch` the previous.
+    NextMatch,
+    PrevMatch,
     FilterModel,
     FilterBenchmark,
     FilterClass,
@@ -25,6 +28,8 @@ pub enum Action {
     CycleSort,
     NextItem,
     PrevItem,
+    /// The next item of the queue still to do (not done, skipped or flagged).
+    NextTodo,
     NextPair,
     PrevPair,
     /// Toggle the taxonomy's pathway at this index.
@@ -69,7 +74,7 @@ pub enum Action {
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 50] = [
+const NAMED: [(Action, &str, &str); 53] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -81,6 +86,8 @@ const NAMED: [(Action, &str, &str); 50] = [
     (Action::Quit, "quit", "quit"),
     (Action::Help, "help", "help: every key"),
     (Action::Search, "search", "fuzzy search"),
+    (Action::NextMatch, "next_match", "search: next match"),
+    (Action::PrevMatch, "prev_match", "search: previous match"),
     (Action::FilterModel, "filter_model", "filter: next model"),
     (
         Action::FilterBenchmark,
@@ -111,6 +118,11 @@ const NAMED: [(Action, &str, &str); 50] = [
     (Action::CycleSort, "cycle_sort", "sort: next key"),
     (Action::NextItem, "next_item", "next item of the queue"),
     (Action::PrevItem, "prev_item", "previous item of the queue"),
+    (
+        Action::NextTodo,
+        "next_todo",
+        "next todo: the next item not done, skipped or flagged",
+    ),
     (
         Action::NextPair,
         "next_pair",

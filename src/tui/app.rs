@@ -44,11 +44,14 @@ pub struct RowNames<'a> {
 /// What the queue can be sorted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortKey {
-    /// As `frameaudit list` ranks: terminal regressions first, then by harmful pairs.
+    /// As `frameaudit list` ranks: terminal regressions first, then by the share of
+    /// comparable pairs that are harmful.
     Rank,
     Model,
     Item,
     Status,
+    /// The former rank: terminal regressions first, then by the number of harmful pairs.
+    Pairs,
 }
 
 impl SortKey {
@@ -58,6 +61,7 @@ impl SortKey {
             SortKey::Model => "model",
             SortKey::Item => "item",
             SortKey::Status => "status",
+            SortKey::Pairs => "harmful pairs",
         }
     }
 
@@ -66,7 +70,8 @@ impl SortKey {
             SortKey::Rank => SortKey::Model,
             SortKey::Model => SortKey::Item,
             SortKey::Item => SortKey::Status,
-            SortKey::Status => SortKey::Rank,
+            SortKey::Status => SortKey::Pairs,
+            SortKey::Pairs => SortKey::Rank,
         }
     }
 }
@@ -275,7 +280,8 @@ pub struct App {
     /// Asked to quit with unsaved changes: the next quit goes through.
     pub confirm_quit: bool,
     pub started: Instant,
-    /// Items marked done, skipped or flagged during this session.
+    /// Decisions of this session: units marked done, skipped or flagged that were todo
+    /// (re-marking a decided unit is not one; undoing a decision takes it back).
     pub marked: usize,
     /// Rows the queue table can show (set by the view from the terminal size).
     pub page: usize,
@@ -384,9 +390,20 @@ impl App {
 
     /// The queue lists at most MAX_LISTED_PAIRS transitions of a unit; a record of this
     /// session on a harmful transition left out of that list is added to it, so that it
-    /// opens on its own transition.
+    /// opens on its own transition, and so is the audited transition of a unit with more.
     fn list_recorded_pairs(&mut self) {
+        let cap = crate::core::analysis::pairs::MAX_LISTED_PAIRS as u64;
         for i in 0..self.rows.len() {
+            if self.rows[i].q.harmful_pairs > cap
+                && let Some(p) =
+                    crate::core::queue::audited_transition(&self.report, &self.rows[i].q)
+                && !self.pairs(i).contains(&p)
+            {
+                let mut listed = (*self.pairs(i)).clone();
+                listed.push(p);
+                self.rows[i].q.pairs = listed;
+                self.pairs_cache.replace(None);
+            }
             let Some(rec) = self.record(i) else { continue };
             let names = self.config_names(i);
             let col = |name: &str| names.iter().position(|n| n == name);
@@ -397,7 +414,7 @@ impl App {
             if !self.pairs(i).contains(&(a, b))
                 && crate::core::queue::is_harmful_pair(&self.report, q, a, b)
             {
-                let mut listed = crate::core::queue::list_pairs(&self.report, q);
+                let mut listed = (*self.pairs(i)).clone();
                 listed.push((a, b));
                 self.rows[i].q.pairs = listed;
                 self.pairs_cache.replace(None);
@@ -501,7 +518,8 @@ impl App {
         let m = &self.ds.matrix;
         let items = m.items.iter().enumerate().map(|(i, it)| {
             let question = self.question_of_item(i as u32);
-            let rest = format!("{} {question}", m.benchmarks.name(it.benchmark));
+            let sep = super::search::FIELD_SEP;
+            let rest = format!("{}{sep}{question}", m.benchmarks.name(it.benchmark));
             (&*it.id, rest)
         });
         let rows = self.rows.iter().map(|r| (r.q.model, r.q.item)).collect();
@@ -642,6 +660,9 @@ impl App {
                 (q.item, q.model)
             }),
             SortKey::Status => v.sort_by_key(|&i| self.status(i as usize) as u8),
+            SortKey::Pairs => v.sort_by(|&a, &b| {
+                crate::core::queue::by_harmful_pairs(&rows[a as usize].q, &rows[b as usize].q)
+            }),
         }
         self.visible = v;
         self.follow_selection();
@@ -687,14 +708,41 @@ impl App {
         self.move_to((cur + delta).max(0) as usize);
     }
 
-    /// The pair index of the row's saved record, or 0.
+    /// The pair index of the row's saved record, else of its audited transition (the step
+    /// where the answer flips, `core::queue::audited_transition`), else 0.
     fn pair_of_record(&self, i: usize) -> usize {
-        let Some(rec) = self.record(i) else { return 0 };
-        let names = self.config_names(i);
-        self.pairs(i)
-            .iter()
-            .position(|&(a, b)| names[a] == rec.from && names[b] == rec.to)
+        let r = &self.rows[i];
+        let pairs = self.pairs(i);
+        let recorded = self.record(i).and_then(|rec| {
+            let names = self.config_names(i);
+            pairs
+                .iter()
+                .position(|&(a, b)| names[a] == rec.from && names[b] == rec.to)
+        });
+        recorded
+            .or_else(|| {
+                let p = crate::core::queue::audited_transition(&self.report, &r.q)?;
+                pairs.iter().position(|&x| x == p)
+            })
             .unwrap_or(0)
+    }
+
+    /// The pair index an item opens on: the transition of the researcher selection it was
+    /// opened from (when it is one of the item's harmful transitions), else
+    /// [`App::pair_of_record`].
+    fn opening_pair(&self, i: usize) -> usize {
+        let selected = self
+            .filter
+            .items
+            .as_ref()
+            .and_then(|s| s.transition.as_ref())
+            .and_then(|(from, to)| {
+                let names = self.config_names(i);
+                self.pairs(i)
+                    .iter()
+                    .position(|&(a, b)| names[a] == *from && names[b] == *to)
+            });
+        selected.unwrap_or_else(|| self.pair_of_record(i))
     }
 
     /// The grid configuration names of a row's model grid.
@@ -715,7 +763,7 @@ impl App {
     fn open(&mut self) {
         if let Some(i) = self.current() {
             self.screen = Screen::Item;
-            self.pair = self.pair_of_record(i);
+            self.pair = self.opening_pair(i);
             self.frame_panel = FramePanel::default();
             self.session.visit(&self.key(i));
         }
@@ -872,7 +920,7 @@ impl App {
             .map(|&v| v as usize);
         if let Some(n) = next {
             let saved = (self.pair, self.frame_panel);
-            self.pair = self.pair_of_record(n);
+            self.pair = self.opening_pair(n);
             self.frame_panel = FramePanel::default();
             let info = self.frame_info(n);
             let keys: Vec<_> = self
@@ -993,12 +1041,26 @@ impl App {
         self.confirm_quit = false;
     }
 
+    /// Counts a status change in the session's decisions: a unit leaving todo is a new
+    /// decision, one going back to todo (an undo) takes its decision back; re-marking a
+    /// decided unit is none.
+    fn count_decision(&mut self, was: Status, now: Status) {
+        match (was == Status::Todo, now == Status::Todo) {
+            (true, false) => self.marked += 1,
+            (false, true) => self.marked = self.marked.saturating_sub(1),
+            _ => {}
+        }
+    }
+
     fn mark(&mut self, status: Status) {
         let Some(i) = self.current() else { return };
+        let was = self.status(i);
         let mut rec = self.working_record(i);
         rec.status = status;
         self.change(i, rec);
-        self.marked += 1;
+        self.count_decision(was, status);
+        let again =
+            (was == status).then(|| format!("already {}, not counted again", status.as_str()));
         // Move on to the next row of the queue as it stands.
         let pos = self.cursor().unwrap_or(0);
         self.refresh_visible();
@@ -1010,12 +1072,62 @@ impl App {
         if next < self.visible.len() {
             self.move_to(next);
             self.open();
+            if let Some(text) = again {
+                self.notice = Some(Notice { text, error: false });
+            }
         } else {
             self.screen = Screen::Queue;
             self.notice = Some(Notice {
                 text: "end of the queue".into(),
                 error: false,
             });
+        }
+    }
+
+    /// Moves to the next (or previous) row matching the search, wrapping; the queue shows
+    /// only matches while a search is on, so this is the next shown row.
+    fn next_match(&mut self, forward: bool) {
+        let n = self.visible.len();
+        let text = if self.query.trim().is_empty() {
+            "no search: / searches".to_string()
+        } else if n == 0 {
+            "no match".to_string()
+        } else {
+            let cur = self.cursor().unwrap_or(0);
+            let p = if forward {
+                (cur + 1) % n
+            } else {
+                (cur + n - 1) % n
+            };
+            self.move_to(p);
+            format!("match {} of {n}", p + 1)
+        };
+        self.notice = Some(Notice { text, error: false });
+    }
+
+    /// Moves to the next visible row still to do after the current one (wrapping), and
+    /// opens it on the item screen.
+    fn next_todo(&mut self) {
+        let n = self.visible.len();
+        let cur = self.cursor();
+        let start = cur.map_or(0, |c| c + 1);
+        let found = (0..n)
+            .map(|d| (start + d) % n)
+            .filter(|&p| Some(p) != cur)
+            .find(|&p| self.status(self.visible[p] as usize) == Status::Todo);
+        match found {
+            Some(p) => {
+                self.move_to(p);
+                if self.screen == Screen::Item {
+                    self.open();
+                }
+            }
+            None => {
+                self.notice = Some(Notice {
+                    text: "no other item to do in this list".into(),
+                    error: false,
+                });
+            }
         }
     }
 
@@ -1275,6 +1387,8 @@ impl App {
                 self.sort = self.sort.next();
                 self.refresh_visible();
             }
+            Action::NextTodo => self.next_todo(),
+            Action::NextMatch | Action::PrevMatch => self.next_match(action == Action::NextMatch),
             Action::NextItem | Action::PrevItem => {
                 self.step(if action == Action::NextItem { 1 } else { -1 });
                 self.open();
@@ -1341,13 +1455,19 @@ impl App {
             Action::Skip => self.mark(Status::Skipped),
             Action::Flag => self.mark(Status::Flagged),
             Action::Undo | Action::Redo => {
-                let key = if action == Action::Undo {
+                let undo = action == Action::Undo;
+                let change = if undo {
                     self.session.undo()
                 } else {
                     self.session.redo()
                 };
-                match key.and_then(|k| self.row_of(&k)) {
-                    Some(i) => {
+                let found = change.and_then(|(was, now)| {
+                    let i = self.row_of(&now.key)?;
+                    Some((i, was, now))
+                });
+                match found {
+                    Some((i, was, now)) => {
+                        self.count_decision(was.status, now.status);
                         self.after_change(i);
                         self.selected = Some(i as u32);
                         self.refresh_visible();
@@ -1355,6 +1475,19 @@ impl App {
                             self.pair = self.pair_of_record(i);
                             self.session.visit(&self.key(i));
                         }
+                        let k = &now.key;
+                        self.notice = Some(Notice {
+                            text: sanitize(&format!(
+                                "{} {} · {} · {}: {}",
+                                if undo { "undid" } else { "redid" },
+                                k.model,
+                                k.benchmark,
+                                k.item_id,
+                                now.changes_since(&was)
+                            ))
+                            .into_owned(),
+                            error: false,
+                        });
                     }
                     None => {
                         self.notice = Some(Notice {
@@ -1435,7 +1568,7 @@ impl App {
         }
     }
 
-    /// Items marked per minute in this session.
+    /// New decisions per minute in this session (see `marked`).
     pub fn items_per_minute(&self) -> f64 {
         let mins = self.started.elapsed().as_secs_f64() / 60.0;
         if mins < 1.0 / 60.0 {

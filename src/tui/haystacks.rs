@@ -1,8 +1,10 @@
-//! The texts fuzzy search looks in, one per queue row: "item_id model benchmark question
-//! note". A queue of a million rows repeats each item's text once per model; here the
+//! The texts fuzzy search looks in, one per queue row: item id, model, benchmark, question
+//! and note, separated by [`FIELD_SEP`]. A queue of a million rows repeats each item's text once per model; here the
 //! item's part is kept once per item and each row's text is put together when searched.
 
 use rustc_hash::FxHashMap;
+
+use super::search::FIELD_SEP;
 
 /// Strings kept end to end in one buffer.
 #[derive(Debug, Clone, Default)]
@@ -33,7 +35,7 @@ impl Pool {
 pub struct Haystacks {
     /// Per item (matrix item id): its id.
     ids: Pool,
-    /// Per item: "benchmark question" (the question's first line, sanitised).
+    /// Per item: benchmark, [`FIELD_SEP`], question (its first line, sanitised).
     rest: Pool,
     models: Vec<Box<str>>,
     /// Per row: (model, item).
@@ -43,7 +45,7 @@ pub struct Haystacks {
 }
 
 impl Haystacks {
-    /// `items` gives, per matrix item, its id and the "benchmark question" part; `rows`
+    /// `items` gives, per matrix item, its id and the "benchmark SEP question" part; `rows`
     /// the (model, item) of each queue row.
     pub fn new<'a>(
         items: impl Iterator<Item = (&'a str, String)>,
@@ -110,11 +112,11 @@ impl Haystacks {
         if model == u32::MAX {
             return buf;
         }
-        buf.push(' ');
+        buf.push(FIELD_SEP);
         buf.push_str(&self.models[model as usize]);
-        buf.push(' ');
+        buf.push(FIELD_SEP);
         buf.push_str(self.rest.get(item));
-        buf.push(' ');
+        buf.push(FIELD_SEP);
         if let Some(note) = self.notes.get(&(i as u32)) {
             buf.push_str(note);
         }

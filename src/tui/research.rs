@@ -88,6 +88,9 @@ impl ViewData {
 pub struct ItemSet {
     pub label: String,
     pub items: HashSet<(u32, u32)>,
+    /// The transition the set is about (configuration names, lower then higher), which its
+    /// items open on when it is one of their harmful transitions.
+    pub transition: Option<(String, String)>,
 }
 
 /// Bootstrap intervals of every model of a view (`None` for open-ended models).
@@ -600,7 +603,8 @@ impl App {
         let model = crate::core::text::sanitize(m.models.name(mg.model)).into_owned();
         let name =
             |c: usize| crate::core::text::sanitize(&m.config(mg.grid.configs[c]).name).into_owned();
-        let (rows, label) = match view {
+        let raw = |c: usize| m.config(mg.grid.configs[c]).name.to_string();
+        let (rows, label, transition) = match view {
             View::Overview => {
                 let x = d.mcq(r.model)?;
                 let ladder = mg.grid.ladder();
@@ -614,12 +618,14 @@ impl App {
                             name(ladder[r.focus]),
                             name(ladder[r.focus + 1])
                         ),
+                        Some((raw(ladder[r.focus]), raw(ladder[r.focus + 1]))),
                     )
                 } else {
                     let c = Class::ALL[r.focus - steps];
                     (
                         class_rows(x, c),
                         format!("{model} {}", crate::core::figures::class_label(c)),
+                        None,
                     )
                 }
             }
@@ -629,6 +635,7 @@ impl App {
                 (
                     right_wrong_rows(x, k, a, b),
                     format!("{model} right at {} wrong at {}", name(a), name(b)),
+                    Some((raw(a), raw(b))),
                 )
             }
             View::DataMap => {
@@ -637,6 +644,7 @@ impl App {
                 (
                     DataMap::items_in(&x.items, k, right..=right, flips..=flips),
                     format!("{model} right {right}/{k}, flips {flips}"),
+                    None,
                 )
             }
             View::Protocols => {
@@ -653,6 +661,7 @@ impl App {
                         crate::core::text::sanitize(m.protocols.name(other.key.protocol))
                     ),
                     items: set,
+                    transition: None,
                 });
             }
             View::Cascade | View::Findings => return None,
@@ -663,6 +672,7 @@ impl App {
                 .into_iter()
                 .map(|i| (mg.model, mg.grid.items[i]))
                 .collect(),
+            transition,
         })
     }
 

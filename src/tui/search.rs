@@ -2,6 +2,9 @@
 //! worker keeps only the newest, abandons a scan as soon as a newer request arrives, and
 //! searches only the previous matches when the query just grew (a longer query can only
 //! match fewer rows). Typing therefore never waits on matching.
+//!
+//! A query is space-separated terms; a row matches when every term matches one of its
+//! fields (fuzzily, smart case), in any order.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,6 +33,19 @@ pub struct SearchResult {
     pub query: String,
     pub matches: Arc<Vec<u32>>,
     pub complete: bool,
+}
+
+/// Separates the fields of a haystack (item id, model, benchmark, question, note): a term
+/// matches within one field, never across two.
+pub const FIELD_SEP: char = '\u{1f}';
+
+/// Whether every term of `query` matches some field of `text`.
+fn matches(matcher: &SkimMatcherV2, text: &str, query: &str) -> bool {
+    query.split_whitespace().all(|term| {
+        text.split(FIELD_SEP).any(|field| {
+            may_match(field, term) != Some(false) && matcher.fuzzy_match(field, term).is_some()
+        })
+    })
 }
 
 /// Matches enough to fill a screen: sent as soon as found, before the scan ends.
@@ -83,10 +99,7 @@ pub fn search(
             return None;
         }
         let text = req.haystacks.text(i as usize, &mut buf);
-        if may_match(text, &req.query) == Some(false) {
-            continue;
-        }
-        if matcher.fuzzy_match(text, &req.query).is_some() {
+        if matches(&matcher, text, &req.query) {
             hits.push(i);
             if !paged && hits.len() == FIRST_PAGE {
                 paged = true;
@@ -97,16 +110,17 @@ pub fn search(
     Some(hits)
 }
 
-/// The character positions of `text` that match `query`, for highlighting.
+/// The character positions of `text` that match the terms of `query`, for highlighting.
 pub fn match_positions(text: &str, query: &str) -> Vec<usize> {
-    if query.is_empty() {
-        return Vec::new();
-    }
-    SkimMatcherV2::default()
-        .smart_case()
-        .fuzzy_indices(text, query)
-        .map(|(_, idx)| idx)
-        .unwrap_or_default()
+    let matcher = SkimMatcherV2::default().smart_case();
+    let mut out: Vec<usize> = query
+        .split_whitespace()
+        .filter_map(|term| matcher.fuzzy_indices(text, term))
+        .flat_map(|(_, idx)| idx)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// A background search thread.
@@ -198,6 +212,28 @@ mod tests {
             run(&req("Colour", &hay, None)).expect("done"),
             Vec::<u32>::new()
         );
+    }
+
+    #[test]
+    fn every_term_matches_in_any_order_and_any_field() {
+        let row = |id: &str, q: &str| {
+            format!("{id}{FIELD_SEP}lumen-7b{FIELD_SEP}clips{FIELD_SEP}{q}{FIELD_SEP}")
+        };
+        let hay = [
+            row("clip04-q1", "what does the camera orbit"),
+            row("clip04-q2", "which colour"),
+            row("clip05-q1", "the camera orbit"),
+        ];
+        let hay: Vec<&str> = hay.iter().map(String::as_str).collect();
+        let hits = |q: &str| run(&req(q, &hay, None)).expect("done");
+        assert_eq!(hits("clip04 orbit"), vec![0]);
+        assert_eq!(hits("orbit clip04"), vec![0], "any order");
+        assert_eq!(hits("  orbit   clip04 "), vec![0], "extra spaces");
+        assert_eq!(hits("orbit lumen"), vec![0, 2], "any field");
+        assert_eq!(hits("clip04 zebra"), Vec::<u32>::new(), "every term");
+        // A term matches within one field: "7bc" would need lumen-7b then clips.
+        assert_eq!(hits("7bc"), Vec::<u32>::new());
+        assert_eq!(match_positions("clip04-q1", "q1 c"), vec![0, 7, 8]);
     }
 
     #[test]

@@ -187,28 +187,30 @@ impl Session {
         self.send(Event::Set(rec));
     }
 
-    /// Takes the last change back; returns the unit it concerned.
-    pub fn undo(&mut self) -> Option<UnitKey> {
+    /// Takes the last change back; returns the unit's record as it was (before the undo)
+    /// and as it is now.
+    pub fn undo(&mut self) -> Option<(AuditRecord, AuditRecord)> {
         let c = self.undo.pop()?;
         let mut back = c.before.clone();
         back.at = now_rfc3339();
         self.put(&back);
-        self.send(Event::Undo(back));
-        let key = c.after.key.clone();
+        self.send(Event::Undo(back.clone()));
+        let was = c.after.clone();
         self.redo.push(c);
-        Some(key)
+        Some((was, back))
     }
 
-    /// Re-applies the last change taken back; returns the unit it concerned.
-    pub fn redo(&mut self) -> Option<UnitKey> {
+    /// Re-applies the last change taken back; returns the unit's record as it was (before
+    /// the redo) and as it is now.
+    pub fn redo(&mut self) -> Option<(AuditRecord, AuditRecord)> {
         let c = self.redo.pop()?;
         let mut again = c.after.clone();
         again.at = now_rfc3339();
         self.put(&again);
-        self.send(Event::Redo(again));
-        let key = c.after.key.clone();
+        self.send(Event::Redo(again.clone()));
+        let was = c.before.clone();
         self.undo.push(c);
-        Some(key)
+        Some((was, again))
     }
 
     /// Notes that the annotator opened a unit (where a resumed session starts).

@@ -166,6 +166,58 @@ impl AuditRecord {
             && self.evidence_frames.is_empty()
             && self.note.is_empty()
     }
+
+    /// What changed from `before` to `self`, in words, for a status line: "done → todo,
+    /// −evidence_dropped, note edited". Empty when nothing but the time changed. The texts
+    /// are the records' own (sanitise them before drawing).
+    pub fn changes_since(&self, before: &AuditRecord) -> String {
+        let mut out: Vec<String> = Vec::new();
+        if before.status != self.status {
+            out.push(format!(
+                "{} → {}",
+                before.status.as_str(),
+                self.status.as_str()
+            ));
+        }
+        for p in &before.pathways {
+            if !self.pathways.contains(p) {
+                out.push(format!("−{p}"));
+            }
+        }
+        for p in &self.pathways {
+            if !before.pathways.contains(p) {
+                out.push(format!("+{p}"));
+            }
+        }
+        // Tagging or untagging moves the primary with it; only a change of its own is said.
+        if before.primary != self.primary && before.pathways == self.pathways {
+            out.push(format!(
+                "primary {}",
+                self.primary.as_deref().unwrap_or("none")
+            ));
+        }
+        for f in &before.evidence_frames {
+            if !self.evidence_frames.contains(f) {
+                out.push(format!("−evidence frame {f}"));
+            }
+        }
+        for f in &self.evidence_frames {
+            if !before.evidence_frames.contains(f) {
+                out.push(format!("+evidence frame {f}"));
+            }
+        }
+        if before.note != self.note {
+            out.push(if self.note.is_empty() {
+                "note cleared".into()
+            } else {
+                "note edited".into()
+            });
+        }
+        if (&before.from, &before.to) != (&self.from, &self.to) {
+            out.push(format!("transition {} → {}", self.from, self.to));
+        }
+        out.join(", ")
+    }
 }
 
 /// The header line of an audit file: which dataset, annotator and taxonomy it belongs to.
