@@ -1091,7 +1091,7 @@ fn items_open_on_the_step_where_the_answer_flips() {
                 (0..k).all(|c| zero(c) || y[c] == 0 || !(0..k).any(|d| b_[c] < b_[d] && y[d] == 0))
             );
         }
-        if (a, b) != q.pairs[0] {
+        if (a, b) != app.pairs(i)[0] {
             changed += 1;
         }
     }
@@ -1109,7 +1109,7 @@ fn quick_tagging_records_the_flip_not_text_only_to_the_first_wrong() {
         .find(|&p| {
             let i = app.visible[p] as usize;
             let q = &app.rows[i].q;
-            q.terminal && app.config_names(i)[q.pairs[0].0] == "textonly"
+            q.terminal && app.config_names(i)[app.pairs(i)[0].0] == "textonly"
         })
         .expect("such an item in the demo");
     let i = app.visible[pos] as usize;

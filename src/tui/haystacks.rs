@@ -130,22 +130,32 @@ mod tests {
 
     #[test]
     fn a_rows_text_is_its_items_and_models_and_its_note() {
+        let rest = |q: &str| format!("bench{FIELD_SEP}{q}");
         let mut h = Haystacks::new(
-            [
-                ("q1", "bench what?".to_string()),
-                ("q2", "bench who?".into()),
-            ]
-            .into_iter(),
+            [("q1", rest("what?")), ("q2", rest("who?"))].into_iter(),
             ["m0", "m1"].into_iter(),
             vec![(1, 0), (0, 1)],
         );
+        let text = |fields: &[&str]| fields.join(&FIELD_SEP.to_string());
         let mut buf = String::new();
-        assert_eq!(h.text(0, &mut buf), "q1 m1 bench what? ");
-        assert_eq!(h.text(1, &mut buf), "q2 m0 bench who? ");
+        assert_eq!(
+            h.text(0, &mut buf),
+            text(&["q1", "m1", "bench", "what?", ""])
+        );
+        assert_eq!(
+            h.text(1, &mut buf),
+            text(&["q2", "m0", "bench", "who?", ""])
+        );
         h.set_note(1, "key frame lost");
-        assert_eq!(h.text(1, &mut buf), "q2 m0 bench who? key frame lost");
+        assert_eq!(
+            h.text(1, &mut buf),
+            text(&["q2", "m0", "bench", "who?", "key frame lost"])
+        );
         h.set_note(1, "");
-        assert_eq!(h.text(1, &mut buf), "q2 m0 bench who? ");
+        assert_eq!(
+            h.text(1, &mut buf),
+            text(&["q2", "m0", "bench", "who?", ""])
+        );
         assert_eq!(h.len(), 2);
         let p = Haystacks::plain(&["as is", "two"]);
         assert_eq!(p.text(1, &mut buf), "two");
