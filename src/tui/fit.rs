@@ -69,6 +69,34 @@ pub fn fit_line<'a>(line: Line<'a>, w: usize) -> Line<'a> {
     }
 }
 
+/// A line of segments cut to `w` cells by leaving out whole segments from the end (and
+/// saying so with "…"), so no number is cut in the middle.
+pub fn fit_whole<'a>(line: Line<'a>, w: usize) -> Line<'a> {
+    let total: usize = line.spans.iter().map(|s| width(&s.content)).sum();
+    if total <= w {
+        return line;
+    }
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for sp in line.spans {
+        let sw = width(&sp.content);
+        if used + sw + 1 > w {
+            break;
+        }
+        used += sw;
+        spans.push(sp);
+    }
+    if spans.is_empty() {
+        return Line::from(fit("…", w));
+    }
+    spans.push(Span::raw("…"));
+    Line {
+        spans,
+        style: line.style,
+        alignment: line.alignment,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,5 +131,13 @@ mod tests {
             .map(|s| s.content.as_ref())
             .collect();
         assert_eq!(text, "abc…");
+    }
+
+    #[test]
+    fn whole_segments_or_none() {
+        let l = Line::from(vec![Span::raw("done 1"), Span::raw(" · harmful 15.2%")]);
+        let cut = fit_whole(l, 12);
+        let text: String = cut.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text, "done 1…");
     }
 }

@@ -72,13 +72,15 @@ pub fn draw_frames(f: &mut Frame, app: &mut App, i: usize, area: Rect, compact: 
     let inner = block.inner(left);
     f.render_widget(block, left);
     if compact {
-        draw_timeline(f, app, &info, inner, true);
+        // Every configuration's row when there is room, else the audited pair's two.
+        let only_pair = inner.height < info.configs.len() as u16 + 4;
+        draw_timeline(f, app, &info, inner, only_pair, true);
     } else {
         let k = info.configs.len();
         let timeline_h = (k as u16 + 3).min(inner.height);
         let [timeline, thumbs] =
             Layout::vertical([Constraint::Length(timeline_h), Constraint::Min(0)]).areas(inner);
-        draw_timeline(f, app, &info, timeline, false);
+        draw_timeline(f, app, &info, timeline, false, false);
         draw_thumbnails(f, app, &info, thumbs);
     }
     draw_large(f, app, &info, right);
@@ -96,8 +98,15 @@ fn provenance_tag(p: Option<Provenance>) -> (&'static str, Style) {
 }
 
 /// One row per configuration (`only_pair`: the audited pair's two), the axis, the rule of
-/// the panel's configuration and the pair's counts; compact adds the frame keys.
-fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, only_pair: bool) {
+/// the panel's configuration and the pair's counts; `keys` adds the frame keys (compact).
+fn draw_timeline(
+    f: &mut Frame,
+    app: &App,
+    info: &FrameInfo,
+    area: Rect,
+    only_pair: bool,
+    keys: bool,
+) {
     let name_w = 10usize;
     // Room for the count and the provenance word after the dots.
     let width = (area.width as usize).saturating_sub(name_w + 16).max(10);
@@ -227,7 +236,7 @@ fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, only_pa
             Span::styled(format!(", {KEPT_GLYPH} {} kept", t.kept.len()), KEPT),
         ]));
     }
-    if only_pair {
+    if keys {
         lines.push(Line::from(Span::styled(
             "←/→ frame · c config · v subset · e evidence",
             DIM,

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
 use super::app::{App, Input, Screen};
-use super::fit::{fit, fit_line, pad, width};
+use super::fit::{fit, fit_line, fit_whole, pad, width};
 use super::research::View;
 use super::search::match_positions;
 use crate::core::analysis::Metrics;
@@ -87,10 +87,13 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     };
     let mut line1 = vec![
         Span::styled("frameaudit", ACCENT.add_modifier(Modifier::BOLD)),
-        Span::raw(format!(
-            " · {} · {}",
-            s(&app.ds.name),
-            s(m.protocols.name(app.protocol))
+        Span::raw(fit(
+            &format!(
+                " · {} · {}",
+                s(&app.ds.name),
+                s(m.protocols.name(app.protocol))
+            ),
+            (area.width as usize / 2).max(12),
         )),
         Span::styled(
             format!(
@@ -101,11 +104,9 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         ),
     ];
     if let (Some(h), Some(r)) = (o.harmful, o.headroom) {
-        line1.push(Span::raw(format!(
-            " · harmful {}% · headroom +{}",
-            range(h),
-            range(r)
-        )));
+        // Two segments: the header leaves out what does not fit whole, never half a number.
+        line1.push(Span::raw(format!(" · harmful {}%", range(h))));
+        line1.push(Span::raw(format!(" · headroom +{}", range(r))));
     }
     let save = app.session.save_state();
     let save_span = if let Some(err) = app.session.last_error() {
@@ -149,7 +150,7 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     let w = area.width as usize;
     f.render_widget(
         Paragraph::new(vec![
-            fit_line(Line::from(line1), w),
+            fit_whole(Line::from(line1), w),
             fit_line(Line::from(line2), w),
         ]),
         area,
@@ -271,10 +272,22 @@ fn pathway_text(app: &App, i: usize) -> String {
 }
 
 /// A configuration's name over its trajectory glyph: the part before the first `_` on the
-/// first header row, the rest on the second (`64f` over `151k`).
+/// first header row, the rest on the second (`64f` over `151k`), each abbreviated to its
+/// first `w` cells (an ellipsis would leave no room; the full names are below the table).
 fn config_label(name: &str, w: usize) -> (String, String) {
     let (a, b) = name.split_once('_').unwrap_or((name, ""));
-    (fit(a, w), fit(b, w))
+    (abbrev(a, w), abbrev(b, w))
+}
+
+/// The first `w` cells of `text`.
+fn abbrev(text: &str, w: usize) -> String {
+    let mut used = 0;
+    text.chars()
+        .take_while(|c| {
+            used += unicode_width::UnicodeWidthChar::width(*c).unwrap_or(0);
+            used <= w
+        })
+        .collect()
 }
 
 fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
@@ -291,20 +304,13 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
             .grid
             .k()
     };
-    // The header takes two rows when configuration names have two parts (`64f_151k`).
     let shown_rows = |page: usize| {
         let start = app.scroll.min(app.visible.len());
         start..(start + page).min(app.visible.len())
     };
-    let first_page = shown_rows(table_area.height.saturating_sub(2) as usize);
-    let two_rows = app.visible[first_page]
-        .iter()
-        .flat_map(|&i| app.config_names(i as usize))
-        .any(|n| n.contains('_'));
-    let header_h: u16 = if two_rows { 2 } else { 1 };
-    app.page = table_area.height.saturating_sub(1 + header_h) as usize;
-    let range = shown_rows(app.page);
-    let (start, end) = (range.start, range.end);
+    // Widths from the rows a one-row header leaves room for (a superset of those shown).
+    let most = shown_rows(table_area.height.saturating_sub(2) as usize);
+    let (start, end) = (most.start, most.end);
     let widths = |pick: &dyn Fn(&super::app::Row) -> usize, min: usize, max: usize| {
         app.visible[start..end]
             .iter()
@@ -366,6 +372,14 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
     }
     w.question = total.saturating_sub(used(&w));
     let pc = w.per_config;
+    // The header takes two rows when the names shown have two parts (`64f` over `151k`).
+    let two_rows = pc >= 3
+        && app
+            .current()
+            .is_some_and(|i| app.config_names(i).iter().any(|n| n.contains('_')));
+    let header_h: u16 = if two_rows { 2 } else { 1 };
+    app.page = table_area.height.saturating_sub(1 + header_h) as usize;
+    let end = shown_rows(app.page).end;
     let rows: Vec<TableRow> = app.visible[start..end]
         .iter()
         .map(|&i| {
@@ -450,7 +464,13 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
         .current()
         .map(|i| app.config_names(i))
         .unwrap_or_default();
-    let traj_head: Vec<Line> = if pc >= 3 {
+    let traj_head: Vec<Line> = if pc >= 3 && !two_rows {
+        let names: Vec<String> = head_names
+            .iter()
+            .map(|n| pad(&abbrev(&s(n), pc - 1), pc))
+            .collect();
+        vec![Line::from(names.concat())]
+    } else if pc >= 3 {
         let mut top = Vec::new();
         let mut bottom = Vec::new();
         for n in &head_names {
@@ -689,6 +709,8 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         .blind(protocol, mg.model, q.item)
         .and_then(|t| m.text(t))
         .map(str::to_owned);
+    // The bar gives way first when the pane is narrow, so the names keep their 12 cells.
+    let bar_w = (left.width as usize).saturating_sub(38).min(10);
     let mut table_rows = Vec::with_capacity(k);
     for (c, name) in names.iter().enumerate() {
         let cell = mg.cells[q.row * k + c] as usize;
@@ -749,7 +771,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
                 Cell::from(Span::styled(verdict, style)),
                 Cell::from(shown),
                 Cell::from(Span::styled(
-                    value.map_or(String::new(), |v| crate::cli::term::bar(v, 100.0, 10)),
+                    value.map_or(String::new(), |v| crate::cli::term::bar(v, 100.0, bar_w)),
                     style,
                 )),
             ])
@@ -800,7 +822,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
             Constraint::Min(6),
             Constraint::Length(4),
             Constraint::Length(5),
-            Constraint::Length(10),
+            Constraint::Length(bar_w as u16),
         ],
     )
     .header(TableRow::new(vec!["config", "frames", "answer", "", value_title, ""]).style(DIM))
