@@ -1083,3 +1083,105 @@ fn quitting_kills_the_decodes_under_way() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Resizes the tmux window of `t` to `w`x`h`.
+fn resize(t: &Tmux, w: u16, h: u16) {
+    let out = Command::new("tmux")
+        .args([
+            "resize-window",
+            "-t",
+            &t.name,
+            "-x",
+            &w.to_string(),
+            "-y",
+            &h.to_string(),
+        ])
+        .output()
+        .expect("resize");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn at_80x24_the_frames_are_shown_e_marks_the_one_shown_and_help_scrolls() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    std::os::unix::fs::symlink(
+        common::repo().join("fixtures/demo/frames"),
+        ds.join("frames"),
+    )
+    .expect("link frames");
+    let t = Tmux::start(&format!("fa-small-{}", std::process::id()), &ds, "small");
+    t.wait_for("audit queue");
+    resize(&t, 80, 24);
+    t.keys(&["Enter"]);
+    // The compact frames: the audited pair's timeline, its counts, the frame under the cursor.
+    t.wait_for("frames not kept");
+    t.keys(&["Right", "Right"]);
+    let s = t.wait_for(" 3/");
+    let index: u64 = s
+        .split(" frame ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no frame under the cursor on screen:\n{s}"));
+    for line in s.lines() {
+        assert!(
+            unicode_width::UnicodeWidthStr::width(line) <= 80,
+            "a line wider than the terminal: {line}"
+        );
+    }
+    let footer = s.lines().last().unwrap_or("").trim_end();
+    assert!(footer.ends_with("? more"), "footer: {footer:?}\n{s}");
+    t.keys(&["e"]);
+    t.wait_for("★ evidence");
+    t.wait_for("saved ✓");
+    let replay = read_audit(&ds.join("audits/small.audit.jsonl")).expect("audit file");
+    let rec = replay.records.values().next().expect("record");
+    assert_eq!(
+        rec.evidence_frames,
+        [index],
+        "the frame shown was {index}\n{s}"
+    );
+    // The help scrolls to its end, and any other key closes it.
+    t.keys(&["?"]);
+    t.wait_for("↓ more");
+    t.keys(&["End"]);
+    t.wait_for("In the search and note editors");
+    t.keys(&["x"]);
+    t.wait_for("frames not kept");
+}
+
+#[test]
+fn under_no_color_frames_are_text_and_say_how_to_get_pictures() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    std::os::unix::fs::symlink(
+        common::repo().join("fixtures/demo/frames"),
+        ds.join("frames"),
+    )
+    .expect("link frames");
+    let t = Tmux::start_with(
+        &format!("fa-nocolor-{}", std::process::id()),
+        &ds,
+        "nocolor",
+        "export NO_COLOR=1;",
+    );
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("NO_COLOR: no pictures");
+    assert!(
+        !s.contains('▀') && !s.contains('▄'),
+        "half blocks drawn:\n{s}"
+    );
+    assert!(s.contains("▸"), "the audited rows are not marked:\n{s}");
+}

@@ -568,7 +568,10 @@ fn help_opens_and_any_key_closes_it() {
     let mut app = demo_app();
     app.on_key(key('?'));
     assert!(app.help);
+    // The movement keys scroll the help; any other key closes it.
     app.on_key(key('j'));
+    assert!(app.help);
+    app.on_key(key('x'));
     assert!(!app.help);
     assert_eq!(
         app.selected,
@@ -1699,4 +1702,408 @@ fn a_compared_dataset_is_read_as_a_second_protocol() {
     let want = json(&both.report);
     assert!(!want.is_empty());
     assert_eq!(json(&compared), want);
+}
+
+// Small and colourless terminals (issue 14): 80x24 and 120x40, with and without NO_COLOR.
+
+fn buffer(app: &mut App, w: u16, h: u16) -> ratatui::buffer::Buffer {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    term.draw(|f| view::draw(f, app)).expect("draw");
+    term.backend().buffer().clone()
+}
+
+/// The rows of a buffer as text, a wide character once (its second cell skipped).
+fn text_rows(buf: &ratatui::buffer::Buffer) -> Vec<String> {
+    let a = buf.area;
+    (0..a.height)
+        .map(|y| {
+            let mut out = String::new();
+            let mut skip = 0;
+            for x in 0..a.width {
+                let sym = buf[(x, y)].symbol();
+                if skip > 0 {
+                    skip -= 1;
+                    continue;
+                }
+                skip = unicode_width::UnicodeWidthStr::width(sym).saturating_sub(1);
+                out.push_str(sym);
+            }
+            out
+        })
+        .collect()
+}
+
+/// The demo with a long model name of wide characters and an emoji.
+const WIDE_MODEL: &str = "映像モデル🎬-lumen-7b-with-a-rather-long-name";
+
+fn wide_app() -> (tempfile::TempDir, App) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let src = common::repo().join("fixtures/demo");
+    for f in ["items.jsonl", "dataset.json"] {
+        std::fs::copy(src.join(f), tmp.path().join(f)).expect("copy");
+    }
+    let cells = std::fs::read_to_string(src.join("cells.jsonl")).expect("cells");
+    std::fs::write(
+        tmp.path().join("cells.jsonl"),
+        cells.replace("\"lumen-7b\"", &format!("\"{WIDE_MODEL}\"")),
+    )
+    .expect("write");
+    let ds = load_dataset(tmp.path(), None).expect("dataset");
+    let params = Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Params::default()
+    };
+    let report = run(&ds.matrix, &params, None);
+    let protocol = ds.matrix.protocols.get("main").expect("main");
+    let taxonomy = Taxonomy::load(None).expect("taxonomy");
+    let keymap = Keymap::default_for(&taxonomy);
+    let mut app = App::new(
+        ds,
+        report,
+        protocol,
+        taxonomy,
+        keymap,
+        Session::in_memory("tester"),
+    );
+    app.started = Instant::now() - Duration::from_secs(600);
+    (tmp, app)
+}
+
+const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
+
+#[test]
+fn snapshots_at_80x24_and_120x40_with_and_without_colour() {
+    for no_color in [false, true] {
+        let tag = if no_color { "_no_color" } else { "" };
+        for (w, h) in [(80, 24), (120, 40)] {
+            let mut app = demo_app();
+            app.no_color = no_color;
+            insta::assert_snapshot!(format!("queue_{w}x{h}{tag}"), screen(&mut app, w, h));
+            app.update(Action::Open);
+            insta::assert_snapshot!(format!("item_{w}x{h}{tag}"), screen(&mut app, w, h));
+            app.update(Action::Help);
+            insta::assert_snapshot!(format!("item_help_{w}x{h}{tag}"), screen(&mut app, w, h));
+            app.on_key(code(KeyCode::End));
+            insta::assert_snapshot!(
+                format!("item_help_end_{w}x{h}{tag}"),
+                screen(&mut app, w, h)
+            );
+            app.on_key(code(KeyCode::Esc));
+            app.update(Action::Back);
+            app.update(Action::Overview);
+            insta::assert_snapshot!(format!("overview_{w}x{h}{tag}"), screen(&mut app, w, h));
+        }
+    }
+}
+
+#[test]
+fn at_80x24_the_item_shows_the_frames_and_e_marks_the_frame_shown() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    app.update(Action::FrameNext);
+    app.update(Action::FrameNext);
+    let s = screen(&mut app, 80, 24);
+    assert!(s.contains("frames of video"), "no frames panel:\n{s}");
+    // The audited pair's timeline and its counts are on screen.
+    assert!(s.contains("frames not kept"), "{s}");
+    let shown: u64 = s
+        .split(" frame ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no frame under the cursor on screen:\n{s}"));
+    app.update(Action::MarkEvidence);
+    let i = app.current().expect("item");
+    assert_eq!(app.record(i).expect("record").evidence_frames, [shown]);
+    let s = screen(&mut app, 80, 24);
+    assert!(s.contains("★ evidence"), "{s}");
+}
+
+#[test]
+fn the_footer_fits_or_ends_with_more() {
+    let mut app = demo_app();
+    for step in [None, Some(Action::Open), Some(Action::Overview)] {
+        if let Some(a) = step {
+            app.update(a);
+        }
+        let full = text_rows(&buffer(&mut app, 300, 60)).pop().expect("rows");
+        let full = full.trim_end().to_string();
+        for (w, h) in SIZES {
+            let buf = buffer(&mut app, w, h);
+            let last = text_rows(&buf).pop().expect("rows");
+            let last = last.trim_end();
+            // The whole footer, or its first keys (each whole) and "? more".
+            match last.strip_suffix(" ? more") {
+                Some(cut) => {
+                    assert!(full.starts_with(cut), "{w}x{h}: {last:?}");
+                    assert!(full[cut.len()..].starts_with(" "), "{w}x{h}: {last:?}");
+                }
+                None => assert_eq!(last, full, "{w}x{h}"),
+            }
+        }
+        // At 80 columns the item screen has more keys than fit.
+        if step == Some(Action::Open) {
+            let last = text_rows(&buffer(&mut app, 80, 24)).pop().expect("rows");
+            assert!(last.trim_end().ends_with("? more"), "{last}");
+        }
+    }
+}
+
+#[test]
+fn the_help_scrolls_to_its_last_line_and_is_never_cut() {
+    for open_item in [false, true] {
+        let mut app = demo_app();
+        app.term_size = (80, 24);
+        if open_item {
+            app.update(Action::Open);
+        }
+        app.update(Action::Help);
+        let last_line = "In the search and note editors";
+        let s = screen(&mut app, 80, 24);
+        assert!(s.contains("↓ more"), "{s}");
+        assert!(!s.contains(last_line), "all of the help fits?\n{s}");
+        // One line at a time, it gets to the end; the help stays open while scrolling.
+        let mut seen = String::new();
+        for _ in 0..200 {
+            seen.push_str(&screen(&mut app, 80, 24));
+            app.on_key(key('j'));
+            assert!(app.help);
+        }
+        let end = screen(&mut app, 80, 24);
+        assert!(end.contains(last_line), "{end}");
+        assert!(!end.contains("↓ more"), "{end}");
+        // Every binding's description was on screen at some point.
+        for b in app.keymap.for_context(app.screen.context()) {
+            let first_word = b.desc.split_whitespace().next().unwrap_or("");
+            assert!(seen.contains(first_word), "{:?} never shown", b.desc);
+        }
+        // Going back up needs no presses past the end: one `k` moves the view.
+        app.on_key(key('k'));
+        assert_ne!(screen(&mut app, 80, 24), end);
+        app.on_key(code(KeyCode::Home));
+        assert_eq!(app.help_scroll, 0);
+        app.on_key(key('x'));
+        assert!(!app.help, "any other key closes the help");
+    }
+}
+
+/// Numbers cut at a pane's edge read as `+12.` or `100.`: a digit, a point, no digit.
+fn cut_numbers(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in s.lines() {
+        let chars: Vec<char> = line.chars().collect();
+        for i in 1..chars.len() {
+            let next = chars.get(i + 1).copied().unwrap_or(' ');
+            if chars[i] == '.' && chars[i - 1].is_ascii_digit() && !next.is_ascii_digit() {
+                out.push(line.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_overview_never_cuts_a_number() {
+    for (w, h) in SIZES {
+        let mut app = demo_app();
+        app.update(Action::Overview);
+        let s = screen(&mut app, w, h);
+        assert!(cut_numbers(&s).is_empty(), "{w}x{h}:\n{s}");
+        assert!(s.contains("oracle"), "{s}");
+    }
+}
+
+#[test]
+fn no_text_runs_into_the_next_pane_of_the_item_screen() {
+    let (_tmp, mut app) = wide_app();
+    app.update(Action::Open);
+    for (w, h) in SIZES {
+        let buf = buffer(&mut app, w, h);
+        let rows = text_rows(&buf);
+        // The rows of the side-by-side panes: from the trajectory to the frames' title.
+        let top = rows
+            .iter()
+            .position(|r| r.contains(" trajectory"))
+            .expect("table");
+        let bottom = rows
+            .iter()
+            .position(|r| r.contains("frames of video"))
+            .expect("frames");
+        // Some column between the panes is blank on every one of those rows.
+        let gap = (w * 2 / 5..w * 7 / 10)
+            .find(|&x| (top as u16..bottom as u16).all(|y| buf[(x, y)].symbol() == " "));
+        assert!(
+            gap.is_some(),
+            "{w}x{h}: no blank column between the panes\n{}",
+            rows.join("\n")
+        );
+        // And the frames' panes below, down to the footer.
+        let frames_gap = (w * 2 / 5..w * 7 / 10)
+            .find(|&x| (bottom as u16 + 1..h - 2).all(|y| buf[(x, y)].symbol() == " "));
+        assert!(frames_gap.is_some(), "{w}x{h}\n{}", rows.join("\n"));
+    }
+}
+
+#[test]
+fn wide_names_are_measured_in_cells_and_cut_with_an_ellipsis() {
+    let (_tmp, mut app) = wide_app();
+    let check = |app: &mut App, what: &str| {
+        for (w, h) in SIZES {
+            let buf = buffer(app, w, h);
+            for row in text_rows(&buf) {
+                assert!(
+                    unicode_width::UnicodeWidthStr::width(row.as_str()) <= w as usize,
+                    "{what} {w}x{h}: a row wider than the screen: {row}"
+                );
+                for (at, _) in row.match_indices("映像") {
+                    let rest = &row[at..];
+                    let whole = rest.starts_with(WIDE_MODEL);
+                    let cut = (1..WIDE_MODEL.len())
+                        .filter(|&n| WIDE_MODEL.is_char_boundary(n))
+                        .any(|n| rest.starts_with(&format!("{}…", &WIDE_MODEL[..n])));
+                    assert!(
+                        whole || cut,
+                        "{what} {w}x{h}: name clipped without …: {row}"
+                    );
+                }
+            }
+        }
+    };
+    let target = app
+        .visible
+        .iter()
+        .copied()
+        .find(|&i| app.key(i as usize).model == WIDE_MODEL)
+        .expect("row of the wide model");
+    app.selected = Some(target);
+    check(&mut app, "queue");
+    app.update(Action::Open);
+    check(&mut app, "item");
+    app.update(Action::Back);
+    app.update(Action::Overview);
+    check(&mut app, "overview");
+}
+
+#[test]
+fn without_colour_markers_and_glyphs_tell_everything() {
+    use ratatui::style::{Color, Modifier};
+    let mut app = demo_app();
+    app.no_color = true;
+    for (w, h) in [(80, 24), (120, 40)] {
+        let buf = buffer(&mut app, w, h);
+        assert!(
+            buf.content
+                .iter()
+                .all(|c| c.fg == Color::Reset && c.bg == Color::Reset),
+            "a colour under NO_COLOR"
+        );
+        // The selected row: a marker, and reverse video on the whole row.
+        let rows = text_rows(&buf);
+        let y = rows
+            .iter()
+            .position(|r| r.starts_with('▶'))
+            .expect("marker") as u16;
+        assert!(
+            (0..w).all(|x| buf[(x, y)].modifier.contains(Modifier::REVERSED)),
+            "{w}x{h}: row {y} only partly reversed"
+        );
+    }
+    app.update(Action::Open);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        // The audited pair's two rows are marked in the trajectory table.
+        let i = app.current().expect("item");
+        let (a, b) = app.pairs(i)[app.pair];
+        let names = app.config_names(i);
+        for c in [a, b] {
+            assert!(s.contains(&format!("▸{}", names[c])), "{w}x{h}:\n{s}");
+        }
+        // Dropped and added frames have glyphs of their own.
+        assert!(s.contains('×') && s.contains('+'), "{w}x{h}:\n{s}");
+        // No picture; the large view says how to get one.
+        assert!(s.contains("NO_COLOR: no pictures"), "{w}x{h}:\n{s}");
+    }
+}
+
+#[test]
+fn no_half_block_pictures_without_colour() {
+    use frameaudit::tui::app::ImageMode;
+    use frameaudit::tui::image_mode;
+    assert_eq!(image_mode(ImageMode::Halfblocks, true), ImageMode::None);
+    assert_eq!(
+        image_mode(ImageMode::Halfblocks, false),
+        ImageMode::Halfblocks
+    );
+    assert_eq!(image_mode(ImageMode::Kitty, true), ImageMode::Kitty);
+}
+
+#[test]
+fn the_help_explains_every_column_and_glyph() {
+    let mut app = demo_app();
+    app.term_size = (200, 60);
+    app.update(Action::Help);
+    let s = screen(&mut app, 200, 60);
+    for want in [
+        "Columns of the queue",
+        "trajectory",
+        "terminal regression",
+        "harmful pairs",
+        "pathway",
+        "· ✓ ↷ ⚑",
+        "· ░ ▒ ▓ █",
+        "open tasks",
+    ] {
+        assert!(s.contains(want), "{want:?} missing:\n{s}");
+    }
+    // The selected row's configurations by name.
+    let i = app.current().expect("row");
+    for n in app.config_names(i) {
+        assert!(s.contains(&n), "{n}");
+    }
+    app.on_key(key('x'));
+    app.update(Action::Overview);
+    app.update(Action::Help);
+    let s = screen(&mut app, 200, 60);
+    for want in ["K  ", "text-ow", "headroom", "configurations (budgets)"] {
+        assert!(s.contains(want), "{want:?} missing:\n{s}");
+    }
+}
+
+#[test]
+fn the_queue_names_the_configurations_over_the_glyphs() {
+    let mut app = demo_app();
+    let rows = text_rows(&buffer(&mut app, 120, 40));
+    let s = rows.join("\n");
+    let header = s
+        .lines()
+        .find(|l| l.contains("model") && l.contains("question"))
+        .expect("header");
+    let i = app.current().expect("row");
+    for n in app.config_names(i) {
+        let short: String = n.chars().take(2).collect();
+        assert!(header.contains(&short), "{n} not over its glyph: {header}");
+    }
+    // And in full below the table, for the selected row.
+    let names = app.config_names(i).join(" ");
+    assert!(
+        s.lines()
+            .any(|l| l.starts_with("▶ ") && l.contains(&app.config_names(i)[0])),
+        "{names}\n{s}"
+    );
+}
+
+#[test]
+fn the_queue_has_a_pathway_column_at_120_columns() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    app.update(Action::TogglePathway(0));
+    app.update(Action::Back);
+    let id = app.taxonomy.pathways[0].id.clone();
+    let s = text_rows(&buffer(&mut app, 120, 40)).join("\n");
+    assert!(s.contains("pathway"), "{s}");
+    let selected = s.lines().find(|l| l.starts_with('▶')).expect("row");
+    assert!(selected.contains(&id[..8]), "{selected}");
+    let narrow = screen(&mut app, 80, 24);
+    assert!(!narrow.contains("pathway"), "{narrow}");
 }

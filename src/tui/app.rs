@@ -259,6 +259,13 @@ pub struct App {
     pub session: Session,
     pub screen: Screen,
     pub help: bool,
+    /// First line of the help shown (the help scrolls; the view stops at its last page).
+    pub help_scroll: usize,
+    /// `NO_COLOR` is set: the view strips every colour, so markers and glyphs tell all.
+    pub no_color: bool,
+    /// Columns and rows of the terminal (the runner keeps it current; the help's scrolling
+    /// stops at its last page for this size).
+    pub term_size: (u16, u16),
     pub input: Input,
     pub filter: Filter,
     pub sort: SortKey,
@@ -345,6 +352,9 @@ impl App {
             session,
             screen: Screen::Queue,
             help: false,
+            help_scroll: 0,
+            no_color: false,
+            term_size: (80, 24),
             input: Input::None,
             filter: Filter::default(),
             sort: SortKey::Rank,
@@ -1208,13 +1218,34 @@ impl App {
             Input::None => {}
         }
         if self.help {
-            self.help = false;
+            self.help_key(e.code);
             return Vec::new();
         }
         match self.keymap.lookup(self.context(), Key::from_event(&e)) {
             Some(a) => self.update(a),
             None => Vec::new(),
         }
+    }
+
+    /// A key while the help is open: the movement keys scroll it (never past its last
+    /// page), any other closes it.
+    fn help_key(&mut self, code: KeyCode) {
+        let area = ratatui::layout::Rect::new(0, 0, self.term_size.0, self.term_size.1);
+        let last = super::help::max_scroll(self, area);
+        let page = usize::from(super::help::popup(area).height.saturating_sub(3)).max(1);
+        self.help_scroll = match code {
+            KeyCode::Down | KeyCode::Char('j') => self.help_scroll + 1,
+            KeyCode::Up | KeyCode::Char('k') => self.help_scroll.saturating_sub(1),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.help_scroll + page,
+            KeyCode::PageUp => self.help_scroll.saturating_sub(page),
+            KeyCode::Home | KeyCode::Char('g') => 0,
+            KeyCode::End | KeyCode::Char('G') => last,
+            _ => {
+                self.help = false;
+                0
+            }
+        }
+        .min(last);
     }
 
     fn edit_search(&mut self, e: KeyEvent) -> Vec<Effect> {
@@ -1299,7 +1330,10 @@ impl App {
         }
         let m = &self.ds.matrix;
         match action {
-            Action::Help => self.help = true,
+            Action::Help => {
+                self.help = true;
+                self.help_scroll = 0;
+            }
             Action::Overview => return self.open_view(View::Overview),
             Action::ShowView(i) => {
                 return self.open_view(View::ALL.get(i).copied().unwrap_or(View::Overview));

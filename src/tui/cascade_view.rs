@@ -47,8 +47,9 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     };
     let Some(row) = sweep.get(r.tau) else { return };
     let mg = &d.analysis.grids.models[r.model];
-    let [plot, side] =
-        Layout::horizontal([Constraint::Min(50), Constraint::Length(46)]).areas(area);
+    let [plot, side] = Layout::horizontal([Constraint::Min(50), Constraint::Length(46)])
+        .spacing(1)
+        .areas(area);
 
     let curve: Vec<(f64, f64)> = sweep
         .iter()

@@ -78,7 +78,14 @@ pub fn draw_tabs(f: &mut Frame, app: &App, view: View, d: &ViewData, area: Rect)
         key("m"),
         Span::styled(format!("model {model}"), WARN.add_modifier(Modifier::BOLD)),
     ]);
-    f.render_widget(Paragraph::new(vec![Line::from(tabs), line]), area);
+    let w = area.width as usize;
+    f.render_widget(
+        Paragraph::new(vec![
+            super::fit::fit_line(Line::from(tabs), w),
+            super::fit::fit_line(line, w),
+        ]),
+        area,
+    );
 }
 
 /// `12.3% [10.1, 14.8]`, or a note on why there is no interval.
@@ -119,7 +126,10 @@ pub fn text_at(f: &mut Frame, area: Rect, dx: u16, dy: u16, line: Line) {
         width: area.width - dx,
         height: 1,
     };
-    f.render_widget(Paragraph::new(line), r);
+    f.render_widget(
+        Paragraph::new(super::fit::fit_line(line, r.width as usize)),
+        r,
+    );
 }
 
 /// Nice upper bound for an axis in percent: the next multiple of 10 above `v` (at most 100).
@@ -130,17 +140,6 @@ pub fn ceil10(v: f64) -> f64 {
 /// Nice lower bound: the multiple of 10 below `v`.
 pub fn floor10(v: f64) -> f64 {
     ((v / 10.0).floor() * 10.0).clamp(0.0, 90.0)
-}
-
-/// A name cut to `w` characters, with `…` when cut.
-pub fn fit(name: &str, w: usize) -> String {
-    if name.chars().count() <= w {
-        name.to_string()
-    } else {
-        let mut out: String = name.chars().take(w.saturating_sub(1)).collect();
-        out.push('…');
-        out
-    }
 }
 
 /// How the analysis line names the configuration set: `configs all` or `configs ≤ 32f`.

@@ -50,7 +50,9 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let [maps, info] =
         Layout::vertical([Constraint::Length(k as u16 + 4), Constraint::Min(3)]).areas(area);
     let [left, right] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(maps);
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .spacing(1)
+            .areas(maps);
     let c = &x.complementarity;
     heatmap(
         f,
@@ -125,7 +127,7 @@ fn heatmap(
         } else {
             DIM
         };
-        let n = super::charts::fit(n, cell_w as usize - 1);
+        let n = super::fit::fit(n, cell_w as usize - 1);
         header.push(Span::styled(
             format!("{n:>w$} ", w = cell_w as usize - 1),
             style,
@@ -138,7 +140,7 @@ fn heatmap(
         } else {
             DIM
         };
-        let n = super::charts::fit(&names[i], label_w as usize - 1);
+        let n = super::fit::fit(&names[i], label_w as usize - 1);
         let mut spans = vec![Span::styled(
             format!("{n:<w$}", w = label_w as usize),
             style,

@@ -33,8 +33,9 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         return;
     };
     let k = map.k;
-    let [plot, side] =
-        Layout::horizontal([Constraint::Min(40), Constraint::Length(44)]).areas(area);
+    let [plot, side] = Layout::horizontal([Constraint::Min(40), Constraint::Length(44)])
+        .spacing(1)
+        .areas(area);
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(DIM)

@@ -61,7 +61,9 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
         return;
     }
     let [left, right] =
-        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(body);
+        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
+            .spacing(1)
+            .areas(body);
     let [overall, bench] =
         Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(left);
     let [by_model, by_transition] =
@@ -140,7 +142,7 @@ fn cross<'a>(
         .overall
         .keys()
         .map(|id| {
-            let mut cells = vec![Cell::from(super::charts::fit(&label(id), 22))];
+            let mut cells = vec![Cell::from(super::fit::fit(&label(id), 22))];
             cells.extend(names.iter().map(|n| {
                 let v = groups[*n].get(id).map_or(0, |c| c.tagged);
                 Cell::from(if v == 0 {

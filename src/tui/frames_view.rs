@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::app::{App, FrameInfo, ImageMode, Subset};
+use super::fit::{fit, fit_line};
 use super::view::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
 use crate::core::frames::FrameKey;
 use crate::core::rules::Provenance;
@@ -21,6 +22,12 @@ pub const THUMB_SIDE: u32 = 128;
 const KEPT: Style = Style::new().fg(Color::Gray);
 const DROPPED: Style = Style::new().fg(Color::Red);
 const ADDED: Style = Style::new().fg(Color::Yellow);
+const KEPT_GLYPH: char = '▮';
+const DROPPED_GLYPH: char = '×';
+const ADDED_GLYPH: char = '+';
+
+/// Why frames are text under `NO_COLOR`, and how to see them.
+pub const NO_COLOR_PICTURES: &str = "NO_COLOR: no pictures; unset it, or use --images kitty";
 
 /// `mm:ss` of a frame index at `fps` frames per second.
 pub fn timestamp(index: u64, fps: Option<f64>) -> String {
@@ -33,14 +40,18 @@ pub fn timestamp(index: u64, fps: Option<f64>) -> String {
     }
 }
 
-/// Draws the frames part of the item screen for row `i`.
-pub fn draw_frames(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
-    if area.height < 5 {
+/// Rows of the compact frames (80x24): the title, the audited pair's timeline, its axis,
+/// the counts and the keys; the frame under the cursor beside them.
+pub const COMPACT_H: u16 = 6;
+
+/// Draws the frames part of the item screen for row `i`; `compact` keeps only the audited
+/// pair's timeline and the frame under the cursor (no thumbnails).
+pub fn draw_frames(f: &mut Frame, app: &mut App, i: usize, area: Rect, compact: bool) {
+    if area.height < 3 {
         return;
     }
     let info = app.frame_info(i);
-    let [left, right] =
-        Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(area);
+    let [left, right] = super::view::panes(area);
     let title = match (&info.video, info.num_frames) {
         (Some(v), Some(n)) => format!(
             " frames of video {} ({} frames, {}) ",
@@ -56,16 +67,22 @@ pub fn draw_frames(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     };
     let block = Block::default()
         .borders(Borders::TOP)
-        .title(Span::styled(title, ACCENT))
+        .title(Span::styled(fit(&title, left.width as usize), ACCENT))
         .border_style(DIM);
     let inner = block.inner(left);
     f.render_widget(block, left);
-    let k = info.configs.len();
-    let timeline_h = (k as u16 + 3).min(inner.height);
-    let [timeline, thumbs] =
-        Layout::vertical([Constraint::Length(timeline_h), Constraint::Min(0)]).areas(inner);
-    draw_timeline(f, app, &info, timeline);
-    draw_thumbnails(f, app, &info, thumbs);
+    if compact {
+        // Every configuration's row when there is room, else the audited pair's two.
+        let only_pair = inner.height < info.configs.len() as u16 + 4;
+        draw_timeline(f, app, &info, inner, only_pair, true);
+    } else {
+        let k = info.configs.len();
+        let timeline_h = (k as u16 + 3).min(inner.height);
+        let [timeline, thumbs] =
+            Layout::vertical([Constraint::Length(timeline_h), Constraint::Min(0)]).areas(inner);
+        draw_timeline(f, app, &info, timeline, false, false);
+        draw_thumbnails(f, app, &info, thumbs);
+    }
     draw_large(f, app, &info, right);
 }
 
@@ -80,7 +97,16 @@ fn provenance_tag(p: Option<Provenance>) -> (&'static str, Style) {
     }
 }
 
-fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect) {
+/// One row per configuration (`only_pair`: the audited pair's two), the axis, the rule of
+/// the panel's configuration and the pair's counts; `keys` adds the frame keys (compact).
+fn draw_timeline(
+    f: &mut Frame,
+    app: &App,
+    info: &FrameInfo,
+    area: Rect,
+    only_pair: bool,
+    keys: bool,
+) {
     let name_w = 10usize;
     // Room for the count and the provenance word after the dots.
     let width = (area.width as usize).saturating_sub(name_w + 16).max(10);
@@ -102,6 +128,9 @@ fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect) {
     let cursor = app.current_frame(info);
     let mut lines = Vec::new();
     for (c, cf) in info.configs.iter().enumerate() {
+        if only_pair && info.pair.is_some_and(|(a, b)| c != a && c != b) {
+            continue;
+        }
         let mut cells: Vec<(char, Style)> = vec![('·', DIM); width];
         let role = info.pair.and_then(|(a, b)| {
             if c == a {
@@ -112,14 +141,19 @@ fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect) {
                 None
             }
         });
+        // Glyphs as well as colours, so the sets read without colour (NO_COLOR).
         for &idx in &cf.frames {
-            let style = match role {
-                Some(true) if info.transition.dropped.binary_search(&idx).is_ok() => DROPPED,
-                Some(false) if info.transition.added.binary_search(&idx).is_ok() => ADDED,
-                Some(_) => KEPT,
-                None => DIM,
+            let cell = match role {
+                Some(true) if info.transition.dropped.binary_search(&idx).is_ok() => {
+                    (DROPPED_GLYPH, DROPPED)
+                }
+                Some(false) if info.transition.added.binary_search(&idx).is_ok() => {
+                    (ADDED_GLYPH, ADDED)
+                }
+                Some(_) => (KEPT_GLYPH, KEPT),
+                None => (KEPT_GLYPH, DIM),
             };
-            cells[col(idx)] = ('▮', style);
+            cells[col(idx)] = cell;
         }
         if Some(c) == info.panel_config
             && let Some((idx, _)) = cursor
@@ -167,7 +201,11 @@ fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect) {
         DIM,
     )));
     // The rule of the configuration the panel shows, in words: where its frames come from.
-    if let Some(cf) = info.panel_config.and_then(|c| info.configs.get(c)) {
+    if let Some(cf) = info
+        .panel_config
+        .and_then(|c| info.configs.get(c))
+        .filter(|_| !only_pair)
+    {
         let (word, style) = provenance_tag(cf.provenance);
         let text = if cf.frames.is_empty() {
             cf.note.clone()
@@ -187,17 +225,25 @@ fn draw_timeline(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect) {
             Span::raw(format!("{} → {}: ", s(&lo.name), s(&hi.name))),
             Span::styled(
                 format!(
-                    "{} of {} frames not kept",
+                    "{DROPPED_GLYPH} {} of {} frames not kept",
                     t.dropped.len(),
                     t.kept.len() + t.dropped.len()
                 ),
                 DROPPED,
             ),
             Span::raw(", "),
-            Span::styled(format!("{} added", t.added.len()), ADDED),
-            Span::styled(format!(", {} kept", t.kept.len()), KEPT),
+            Span::styled(format!("{ADDED_GLYPH} {} added", t.added.len()), ADDED),
+            Span::styled(format!(", {KEPT_GLYPH} {} kept", t.kept.len()), KEPT),
         ]));
     }
+    if keys {
+        lines.push(Line::from(Span::styled(
+            "←/→ frame · c config · v subset · e evidence",
+            DIM,
+        )));
+    }
+    let w = area.width as usize;
+    let lines: Vec<Line> = lines.into_iter().map(|l| fit_line(l, w)).collect();
     f.render_widget(Paragraph::new(lines), area);
 }
 
@@ -218,13 +264,13 @@ fn draw_thumbnails(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
     };
     let [head, strip] = Layout::vertical([Constraint::Length(1), Constraint::Min(2)]).areas(area);
     f.render_widget(
-        Paragraph::new(Line::from(vec![
-            Span::styled(subset, ACCENT),
-            Span::styled(
-                "   ←/→ move · c config · v all/dropped/added · e evidence",
-                DIM,
-            ),
-        ])),
+        Paragraph::new(fit_line(
+            Line::from(vec![
+                Span::styled(subset, ACCENT),
+                Span::styled("   ←/→ move · c config · v subset · e evidence", DIM),
+            ]),
+            head.width as usize,
+        )),
         head,
     );
     if list.is_empty() {
@@ -255,12 +301,22 @@ fn draw_thumbnails(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
         } else {
             DIM
         };
+        let set = if info.transition.dropped.binary_search(&entry.index).is_ok() {
+            DROPPED_GLYPH.to_string()
+        } else if info.transition.added.binary_search(&entry.index).is_ok() {
+            ADDED_GLYPH.to_string()
+        } else {
+            String::new()
+        };
         f.render_widget(
             Paragraph::new(Span::styled(
-                format!(
-                    "{}{}",
-                    if evidence { "★" } else { "" },
-                    timestamp(entry.index, info.fps)
+                fit(
+                    &format!(
+                        "{}{set}{}",
+                        if evidence { "★" } else { "" },
+                        timestamp(entry.index, info.fps)
+                    ),
+                    label.width as usize,
                 ),
                 style,
             ))
@@ -304,13 +360,13 @@ fn draw_large(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
         DIM,
     ));
     if info.transition.dropped.binary_search(&entry.index).is_ok() {
-        caption.push(Span::styled("· dropped ", DROPPED));
+        caption.push(Span::styled(format!("· {DROPPED_GLYPH} dropped "), DROPPED));
     } else if info.transition.added.binary_search(&entry.index).is_ok() {
-        caption.push(Span::styled("· added ", ADDED));
+        caption.push(Span::styled(format!("· {ADDED_GLYPH} added "), ADDED));
     }
     let block = Block::default()
         .borders(Borders::TOP)
-        .title(Line::from(caption))
+        .title(fit_line(Line::from(caption), area.width as usize))
         .border_style(DIM);
     let inner = block.inner(area);
     f.render_widget(block, area);
@@ -346,7 +402,14 @@ pub fn draw_image(
         format!("frame {} · {}", key.index, timestamp(key.index, info.fps))
     };
     if app.images == ImageMode::None {
-        placeholder(f, area, &label, DIM);
+        // Under NO_COLOR the pictures are off (half blocks are coloured text): say how to
+        // get them where there is room.
+        let text = if app.no_color && area.height >= 4 && area.width >= 24 {
+            format!("{label}\n{NO_COLOR_PICTURES}")
+        } else {
+            label
+        };
+        placeholder(f, area, &text, DIM);
         return;
     }
     let Some(loader) = &app.loader else {

@@ -9,8 +9,10 @@ mod charts;
 mod complementarity;
 mod datamap;
 pub mod findings;
+mod fit;
 pub mod frames_view;
 mod haystacks;
+mod help;
 pub mod keymap;
 mod overview;
 mod protocols;
@@ -117,6 +119,17 @@ pub fn images_from_env() -> ImageMode {
         ImageMode::Iterm
     } else {
         ImageMode::Halfblocks
+    }
+}
+
+/// How frames are drawn, given the mode asked for and whether `NO_COLOR` is set: half
+/// blocks are pictures made of coloured text, noise without colour, so they give way to
+/// text stand-ins (which say how to get pictures); real image protocols stay.
+pub fn image_mode(asked: ImageMode, no_color: bool) -> ImageMode {
+    if no_color && asked == ImageMode::Halfblocks {
+        ImageMode::None
+    } else {
+        asked
     }
 }
 
@@ -227,7 +240,8 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
             shard.holds(&k.model, &k.benchmark, &k.item_id)
         });
     }
-    app.set_images(opts.images);
+    app.no_color = crate::cli::term::no_color_env();
+    app.set_images(image_mode(opts.images, app.no_color));
     app.research.params = opts.params.clone();
     app.other_audits = other_audits(&path);
     crate::core::timing("queue", t);
@@ -355,6 +369,8 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
     let mut stdout = std::io::stdout();
     execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide)?;
     let mut term = Terminal::new(CrosstermBackend::new(stdout))?;
+    let size = term.size()?;
+    app.term_size = (size.width, size.height);
 
     let input_tx = tx.clone();
     std::thread::Builder::new()
@@ -382,6 +398,10 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
         {
             let effects = match msg {
                 Msg::Input(TermEvent::Key(k)) if k.kind == KeyEventKind::Press => app.on_key(k),
+                Msg::Input(TermEvent::Resize(w, h)) => {
+                    app.term_size = (w, h);
+                    Vec::new()
+                }
                 Msg::Input(_) | Msg::Wake => Vec::new(),
                 Msg::Search(r) => {
                     app.on_search_result(r);

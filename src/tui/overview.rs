@@ -17,6 +17,7 @@ use super::app::App;
 use super::charts::{
     PART_GLYPHS, ceil10, fg, floor10, interval_bar, text_at, with_interval, y_axis,
 };
+use super::fit::{fit, width};
 use super::research::ViewData;
 use super::view::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::mcq::{Class, McqMetrics};
@@ -37,9 +38,13 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let [top, bottom] =
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
     let [curve_area, table_area] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .spacing(1)
+            .areas(top);
     let [churn_area, class_area] =
-        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(bottom);
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+            .spacing(1)
+            .areas(bottom);
     draw_curve(f, app, d, x, curve_area);
     draw_models(f, app, d, table_area);
     draw_churn(f, app, x, churn_area);
@@ -138,7 +143,12 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     } else {
         "(no CI)"
     };
-    let mut rows = Vec::new();
+    // Every number whole: columns as wide as their widest value; those that do not fit
+    // beside the model name are left out (the title says so), never cut.
+    let header = [
+        "model", "items", "best", "oracle", "head", "harmful", "terminal",
+    ];
+    let mut cells: Vec<(bool, [String; 7])> = Vec::new();
     for (i, (mg, x)) in d
         .analysis
         .grids
@@ -150,54 +160,80 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         let crate::core::analysis::Metrics::Mcq(x) = x else {
             continue;
         };
-        let style = if i == r.model {
-            WARN.add_modifier(Modifier::BOLD)
-        } else {
-            Style::new()
-        };
-        rows.push(
-            TableRow::new(vec![
-                Cell::from(
-                    s(m.models.name(mg.model))
-                        .chars()
-                        .take(16)
-                        .collect::<String>(),
-                ),
-                Cell::from(format!("{}", x.n_items)),
-                Cell::from(format!("{:.1}", x.best_fixed.accuracy)),
-                Cell::from(format!("{:.1}", x.oracle_accuracy)),
-                Cell::from(format!("+{:.1}", x.headroom)),
-                Cell::from(format!("{:.1}", x.harmful_rate)),
-                Cell::from(format!("{:.1}", x.terminal_regression_rate)),
-            ])
-            .style(style),
-        );
+        cells.push((
+            i == r.model,
+            [
+                s(m.models.name(mg.model)),
+                format!("{}", x.n_items),
+                format!("{:.1}", x.best_fixed.accuracy),
+                format!("{:.1}", x.oracle_accuracy),
+                format!("+{:.1}", x.headroom),
+                format!("{:.1}", x.harmful_rate),
+                format!("{:.1}", x.terminal_regression_rate),
+            ],
+        ));
     }
+    let col_w: Vec<usize> = (0..7)
+        .map(|c| {
+            cells
+                .iter()
+                .map(|(_, row)| width(&row[c]))
+                .chain([width(header[c])])
+                .max()
+                .unwrap_or(1)
+        })
+        .collect();
+    let name_min = 8.min(col_w[0]);
+    let mut n_cols = 7;
+    while n_cols > 2
+        && name_min + col_w[1..n_cols].iter().map(|w| w + 1).sum::<usize>() > area.width as usize
+    {
+        n_cols -= 1;
+    }
+    let name_w = (area.width as usize)
+        .saturating_sub(col_w[1..n_cols].iter().map(|w| w + 1).sum::<usize>())
+        .min(col_w[0])
+        .max(1);
+    let rows: Vec<TableRow> = cells
+        .iter()
+        .map(|(selected, row)| {
+            let mut c = vec![Cell::from(fit(&row[0], name_w))];
+            c.extend((1..n_cols).map(|j| Cell::from(format!("{:>w$}", row[j], w = col_w[j]))));
+            TableRow::new(c).style(if *selected {
+                WARN.add_modifier(Modifier::BOLD)
+            } else {
+                Style::new()
+            })
+        })
+        .collect();
+    let mut widths = vec![Constraint::Length(name_w as u16)];
+    widths.extend((1..n_cols).map(|j| Constraint::Length(col_w[j] as u16)));
+    let head: Vec<Cell> = (0..n_cols)
+        .map(|j| {
+            if j == 0 {
+                Cell::from(header[0])
+            } else {
+                Cell::from(format!("{:>w$}", header[j], w = col_w[j]))
+            }
+        })
+        .collect();
+    let title = if n_cols < 7 {
+        format!(
+            " models (%; too narrow for {}) ",
+            header[n_cols..].join(", ")
+        )
+    } else {
+        " models (%) ".to_string()
+    };
     let [table, rates] = Layout::vertical([
         Constraint::Length(rows.len() as u16 + 2),
         Constraint::Min(4),
     ])
     .areas(area);
     f.render_widget(
-        Table::new(
-            rows,
-            [
-                Constraint::Min(10),
-                Constraint::Length(5),
-                Constraint::Length(5),
-                Constraint::Length(6),
-                Constraint::Length(6),
-                Constraint::Length(7),
-                Constraint::Length(8),
-            ],
-        )
-        .header(
-            TableRow::new(vec![
-                "model", "items", "best", "oracle", "head", "harmful", "terminal",
-            ])
-            .style(DIM),
-        )
-        .block(titled(" models (%) ".into())),
+        Table::new(rows, widths)
+            .header(TableRow::new(head).style(DIM))
+            .block(titled(fit(&title, area.width as usize))),
         table,
     );
     // The selected model's rates with their intervals, on one scale.
@@ -334,8 +370,8 @@ fn draw_churn(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
             DIM
         };
         // Budget names on two rows ("from", "→to") so long names are not cut.
-        let from = super::charts::fit(&s(&c.from), slot - 1);
-        let to = super::charts::fit(&format!("→{}", s(&c.to)), slot - 1);
+        let from = fit(&s(&c.from), slot - 1);
+        let to = fit(&format!("→{}", s(&c.to)), slot - 1);
         text_at(
             f,
             inner,

@@ -5,10 +5,10 @@ use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row as TableRow, Table, Wrap};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
 use super::app::{App, Input, Screen};
-use super::keymap::Context;
+use super::fit::{fit, fit_line, fit_whole, pad, width};
 use super::research::View;
 use super::search::match_positions;
 use crate::core::analysis::Metrics;
@@ -59,7 +59,18 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     }
     draw_footer(f, app, footer);
     if app.help {
-        draw_help(f, app, area);
+        super::help::draw(f, app, area);
+    }
+    if app.no_color {
+        strip_colour(f.buffer_mut());
+    }
+}
+
+/// `NO_COLOR`: every cell in the terminal's own colours; bold, reverse and the glyphs stay,
+/// and they alone mark what colour marks elsewhere.
+fn strip_colour(buf: &mut ratatui::buffer::Buffer) {
+    for cell in &mut buf.content {
+        cell.set_fg(Color::Reset).set_bg(Color::Reset);
     }
 }
 
@@ -76,10 +87,13 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     };
     let mut line1 = vec![
         Span::styled("frameaudit", ACCENT.add_modifier(Modifier::BOLD)),
-        Span::raw(format!(
-            " · {} · {}",
-            s(&app.ds.name),
-            s(m.protocols.name(app.protocol))
+        Span::raw(fit(
+            &format!(
+                " · {} · {}",
+                s(&app.ds.name),
+                s(m.protocols.name(app.protocol))
+            ),
+            (area.width as usize / 2).max(12),
         )),
         Span::styled(
             format!(
@@ -90,11 +104,9 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         ),
     ];
     if let (Some(h), Some(r)) = (o.harmful, o.headroom) {
-        line1.push(Span::raw(format!(
-            " · harmful {}% · headroom +{}",
-            range(h),
-            range(r)
-        )));
+        // Two segments: the header leaves out what does not fit whole, never half a number.
+        line1.push(Span::raw(format!(" · harmful {}%", range(h))));
+        line1.push(Span::raw(format!(" · headroom +{}", range(r))));
     }
     let save = app.session.save_state();
     let save_span = if let Some(err) = app.session.last_error() {
@@ -135,8 +147,12 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     if let Some(part) = &app.part {
         line2.push(Span::styled(format!(" · {}", s(part)), WARN));
     }
+    let w = area.width as usize;
     f.render_widget(
-        Paragraph::new(vec![Line::from(line1), Line::from(line2)]),
+        Paragraph::new(vec![
+            fit_whole(Line::from(line1), w),
+            fit_line(Line::from(line2), w),
+        ]),
         area,
     );
 }
@@ -202,69 +218,213 @@ fn highlighted(text: &str, positions: &[usize], base: Style) -> Line<'static> {
     )
 }
 
+/// The queue's text columns, in cells, fitted to the table's width.
+#[derive(Clone, Copy)]
+struct QueueWidths {
+    model: usize,
+    bench: usize,
+    item: usize,
+    /// Cells per configuration in the trajectory (the glyph, then room for its name).
+    per_config: usize,
+    k: usize,
+    count: usize,
+    pathway: usize,
+    question: usize,
+}
+
+/// Pathway column: only where the question keeps a useful width beside it.
+const PATHWAY_W: usize = 14;
+const PATHWAY_FROM: u16 = 120;
+
+impl QueueWidths {
+    fn columns(&self) -> Vec<Constraint> {
+        let mut c = vec![
+            Constraint::Length(2),
+            Constraint::Length(self.model as u16),
+            Constraint::Length(self.bench as u16),
+            Constraint::Length(self.item as u16),
+            Constraint::Length((self.per_config * self.k).max(10) as u16),
+            Constraint::Length(1),
+            Constraint::Length(self.count as u16),
+        ];
+        if self.pathway > 0 {
+            c.push(Constraint::Length(self.pathway as u16));
+        }
+        c.push(Constraint::Length(self.question as u16));
+        c
+    }
+}
+
+/// The record's primary pathway, else its tags, as the queue's pathway column shows them.
+fn pathway_text(app: &App, i: usize) -> String {
+    let Some(rec) = app.record(i) else {
+        return String::new();
+    };
+    match &rec.primary {
+        Some(p) => format!("★{}", s(p)),
+        None => rec
+            .pathways
+            .iter()
+            .map(|p| s(p))
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
+/// A configuration's name over its trajectory glyph: the part before the first `_` on the
+/// first header row, the rest on the second (`64f` over `151k`), each abbreviated to its
+/// first `w` cells (an ellipsis would leave no room; the full names are below the table).
+fn config_label(name: &str, w: usize) -> (String, String) {
+    let (a, b) = name.split_once('_').unwrap_or((name, ""));
+    (abbrev(a, w), abbrev(b, w))
+}
+
+/// The first `w` cells of `text`.
+fn abbrev(text: &str, w: usize) -> String {
+    let mut used = 0;
+    text.chars()
+        .take_while(|c| {
+            used += unicode_width::UnicodeWidthChar::width(*c).unwrap_or(0);
+            used <= w
+        })
+        .collect()
+}
+
 fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
     let show_search = app.input == Input::Search || !app.query.is_empty();
-    let [table_area, search_area] = Layout::vertical([
+    let [table_area, legend_area, search_area] = Layout::vertical([
         Constraint::Min(3),
+        Constraint::Length(1),
         Constraint::Length(u16::from(show_search)),
     ])
     .areas(area);
-    app.page = table_area.height.saturating_sub(2) as usize;
     let m = &app.ds.matrix;
-    let start = app.scroll.min(app.visible.len());
-    let end = (start + app.page).min(app.visible.len());
-    let widths = |pick: &dyn Fn(super::app::RowNames) -> usize, min: usize, max: usize| {
+    let k_of = |r: &super::app::Row| {
+        app.report.analyses[r.q.analysis].grids.models[r.q.model_index]
+            .grid
+            .k()
+    };
+    let shown_rows = |page: usize| {
+        let start = app.scroll.min(app.visible.len());
+        start..(start + page).min(app.visible.len())
+    };
+    // Widths from the rows a one-row header leaves room for (a superset of those shown).
+    let most = shown_rows(table_area.height.saturating_sub(2) as usize);
+    let (start, end) = (most.start, most.end);
+    let widths = |pick: &dyn Fn(usize) -> usize, min: usize, max: usize| {
         app.visible[start..end]
             .iter()
-            .map(|&i| pick(app.names(i as usize)))
+            .map(|&i| pick(i as usize))
             .max()
             .unwrap_or(min)
             .clamp(min, max)
     };
-    let model_w = widths(&|r| r.model.chars().count(), 5, 22);
-    let bench_w = widths(&|r| r.benchmark.chars().count(), 9, 16);
-    let item_w = widths(&|r| r.item_id.chars().count(), 4, 18);
-    let traj_w = app.visible[start..end]
-        .iter()
-        .map(|&i| {
-            let q = &app.rows[i as usize].q;
-            app.report.analyses[q.analysis].grids.models[q.model_index]
-                .grid
-                .k()
-        })
-        .max()
-        .unwrap_or(4)
-        .max(10);
+    let k = widths(&|i| k_of(&app.rows[i]), 1, usize::MAX);
+    let count = widths(&|i| app.rows[i].q.harmful_pairs.to_string().len(), 1, 20);
+    let mut w = QueueWidths {
+        model: widths(&|i| width(&s(app.names(i).model)), 5, 22),
+        bench: widths(&|i| width(&s(app.names(i).benchmark)), 9, 16),
+        item: widths(&|i| width(&s(app.names(i).item_id)), 4, 18),
+        per_config: 1,
+        k,
+        count,
+        pathway: if table_area.width >= PATHWAY_FROM {
+            PATHWAY_W
+        } else {
+            0
+        },
+        question: 0,
+    };
+    let total = table_area.width as usize;
+    let used = |w: &QueueWidths| {
+        let cols = 8 + usize::from(w.pathway > 0);
+        2 + w.model
+            + w.bench
+            + w.item
+            + (w.per_config * w.k).max(10)
+            + 1
+            + w.count
+            + w.pathway
+            + (cols - 1)
+    };
+    // Names first: widen each configuration up to 5 cells while the question keeps 16.
+    while w.per_config < 5 && {
+        let mut wider = w;
+        wider.per_config += 1;
+        used(&wider) + 16 <= total
+    } {
+        w.per_config += 1;
+    }
+    // On a narrow screen the names give way before the question does.
+    for _ in 0..40 {
+        if used(&w) + 10 <= total {
+            break;
+        }
+        if w.model > 8 {
+            w.model -= 1;
+        } else if w.bench > 6 {
+            w.bench -= 1;
+        } else if w.item > 6 {
+            w.item -= 1;
+        } else {
+            break;
+        }
+    }
+    w.question = total.saturating_sub(used(&w));
+    let pc = w.per_config;
+    // The header takes two rows when the names shown have two parts (`64f` over `151k`).
+    let two_rows = pc >= 3
+        && app
+            .current()
+            .is_some_and(|i| app.config_names(i).iter().any(|n| n.contains('_')));
+    let header_h: u16 = if two_rows { 2 } else { 1 };
+    app.page = table_area.height.saturating_sub(1 + header_h) as usize;
+    let end = shown_rows(app.page).end;
     let rows: Vec<TableRow> = app.visible[start..end]
         .iter()
         .map(|&i| {
             let i = i as usize;
             let r = &app.rows[i];
-            let k = app.report.analyses[r.q.analysis].grids.models[r.q.model_index]
-                .grid
-                .k();
+            let k = k_of(r);
+            let selected = app.selected == Some(i as u32);
             let names = app.names(i);
             let question = app.question(i);
             let id = s(names.item_id);
-            let id_line = highlighted(&id, &match_positions(&id, &app.query), Style::new());
-            let question_line =
-                highlighted(&question, &match_positions(&question, &app.query), DIM);
-            TableRow::new(vec![
-                Cell::from(status_glyph(app.status(i))),
-                Cell::from(s(names.model)),
-                Cell::from(s(names.benchmark)),
+            let id_line = fit_line(
+                highlighted(&id, &match_positions(&id, &app.query), Style::new()),
+                w.item,
+            );
+            let question_line = fit_line(
+                highlighted(&question, &match_positions(&question, &app.query), DIM),
+                w.question,
+            );
+            let mut traj = Vec::with_capacity(k * pc);
+            for g in trajectory(app.metrics(i), r.q.row, k, None) {
+                traj.push(g);
+                traj.push(Span::raw(" ".repeat(pc - 1)));
+            }
+            let mut cells = vec![
+                Cell::from(Line::from(vec![
+                    Span::raw(if selected { "▶" } else { " " }),
+                    status_glyph(app.status(i)),
+                ])),
+                Cell::from(fit(&s(names.model), w.model)),
+                Cell::from(fit(&s(names.benchmark), w.bench)),
                 Cell::from(id_line),
-                Cell::from(Line::from(trajectory(app.metrics(i), r.q.row, k, None))),
+                Cell::from(Line::from(traj)),
                 Cell::from(if r.q.terminal {
                     Span::styled("T", WARN)
                 } else {
                     Span::raw(" ")
                 }),
-                Cell::from(format!("{}", r.q.harmful_pairs)),
-                Cell::from(question_line),
-            ])
-            .style(if app.selected == Some(i as u32) {
-                Style::new().add_modifier(Modifier::REVERSED)
+                Cell::from(format!("{:>w$}", r.q.harmful_pairs, w = w.count)),
+            ];
+            if w.pathway > 0 {
+                cells.push(Cell::from(fit(&pathway_text(app, i), w.pathway)));
+            }
+            cells.push(Cell::from(question_line));
+            TableRow::new(cells).style(if selected {
+                Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
             } else {
                 Style::new()
             })
@@ -301,35 +461,47 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
         title.push(Span::styled(format!("[{}] ", filters.join(" · ")), WARN));
     }
     title.push(Span::styled(format!("sort: {} ", app.sort.label()), DIM));
-    let header = TableRow::new(vec![
-        "st",
-        "model",
-        "benchmark",
-        "item",
-        "trajectory",
-        "T",
-        "#",
-        "question",
-    ])
-    .style(DIM);
-    let table = Table::new(
-        rows,
-        [
-            Constraint::Length(2),
-            Constraint::Length(model_w as u16),
-            Constraint::Length(bench_w as u16),
-            Constraint::Length(item_w as u16),
-            Constraint::Length(traj_w as u16),
-            Constraint::Length(1),
-            Constraint::Length(2),
-            Constraint::Min(10),
-        ],
-    )
-    .header(header)
-    .block(
+    // Over the trajectory glyphs: the names of the selected row's configurations.
+    let head_names = app
+        .current()
+        .map(|i| app.config_names(i))
+        .unwrap_or_default();
+    let traj_head: Vec<Line> = if pc >= 3 && !two_rows {
+        let names: Vec<String> = head_names
+            .iter()
+            .map(|n| pad(&abbrev(&s(n), pc - 1), pc))
+            .collect();
+        vec![Line::from(names.concat())]
+    } else if pc >= 3 {
+        let mut top = Vec::new();
+        let mut bottom = Vec::new();
+        for n in &head_names {
+            let (a, b) = config_label(&s(n), pc - 1);
+            top.push(pad(&a, pc));
+            bottom.push(pad(&b, pc));
+        }
+        vec![Line::from(top.concat()), Line::from(bottom.concat())]
+    } else {
+        vec![Line::from("trajectory")]
+    };
+    let mut head = vec![
+        Cell::from("st"),
+        Cell::from(fit("model", w.model)),
+        Cell::from(fit("benchmark", w.bench)),
+        Cell::from("item"),
+        Cell::from(traj_head),
+        Cell::from("T"),
+        Cell::from(fit("#", w.count)),
+    ];
+    if w.pathway > 0 {
+        head.push(Cell::from("pathway"));
+    }
+    head.push(Cell::from("question"));
+    let header = TableRow::new(head).height(header_h).style(DIM);
+    let table = Table::new(rows, w.columns()).header(header).block(
         Block::default()
             .borders(Borders::TOP)
-            .title(Line::from(title)),
+            .title(fit_line(Line::from(title), total.saturating_sub(2))),
     );
     f.render_widget(table, table_area);
     if app.visible.is_empty() {
@@ -362,8 +534,25 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
             Span::styled(cursor, ACCENT),
             Span::styled(state, DIM),
         ]);
-        f.render_widget(Paragraph::new(line), search_area);
+        f.render_widget(Paragraph::new(fit_line(line, total)), search_area);
     }
+    // Below the table: the selected row's trajectory with every configuration named.
+    let legend = match app.current() {
+        Some(i) => {
+            let r = &app.rows[i];
+            let mut spans = vec![Span::styled(format!("▶ {}: ", s(app.names(i).model)), DIM)];
+            let glyphs = trajectory(app.metrics(i), r.q.row, k_of(r), None);
+            for (n, g) in app.config_names(i).iter().zip(glyphs) {
+                spans.push(Span::styled(format!("{} ", s(n)), DIM));
+                spans.push(g);
+                spans.push(Span::raw("  "));
+            }
+            spans.push(Span::styled("· ? explains every column", DIM));
+            Line::from(spans)
+        }
+        None => Line::from(Span::styled("? explains every column", DIM)),
+    };
+    f.render_widget(Paragraph::new(fit_line(legend, total)), legend_area);
 }
 
 fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
@@ -470,9 +659,6 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
             RIGHT.add_modifier(Modifier::BOLD),
         ),
     ]));
-    // As many rows as the lines wrap to (a long model name wraps the title).
-    let question_block = Paragraph::new(qlines).wrap(Wrap { trim: false });
-    let q_height = question_block.line_count(area.width) as u16;
     // In a review, the annotators' records take the place of the other models.
     let (others, others_title): (Vec<Line>, &str) = match &app.review {
         Some(review) => (
@@ -481,10 +667,31 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         ),
         None => (other_models(app, i), " other models "),
     };
+    // As many rows as the lines wrap to (a long model name wraps the title).
+    let wrapped = Paragraph::new(qlines.clone()).wrap(Wrap { trim: false });
+    let q_height = wrapped.line_count(area.width) as u16;
     // Room for the trajectory (rows + header + border), the blind line and the other
     // models; the frames take the rest of the screen.
     let upper_h =
         (k as u16 + 3 + 2 + others.len() as u16 + 1).max(app.taxonomy.pathways.len() as u16 + 3);
+    // Too short for that and a timeline with thumbnails (80x24): the compact screen, one
+    // line each for title, question and options, no other models, and compact frames.
+    let compact = area.height < q_height + 1 + upper_h + k as u16 + 8;
+    let (question_block, q_height, upper_h) = if compact {
+        let w = area.width as usize;
+        let lines: Vec<Line> = qlines.into_iter().map(|l| fit_line(l, w)).collect();
+        let n = lines.len() as u16;
+        // Only the rows the trajectory and the pathways (two columns) need: the rest goes
+        // to the frames.
+        let needs = (k as u16 + 3).max(app.taxonomy.pathways.len().div_ceil(2) as u16 + 2);
+        let upper = area
+            .height
+            .saturating_sub(n + 1 + super::frames_view::COMPACT_H)
+            .clamp(4, needs.max(4));
+        (Paragraph::new(lines), n, upper)
+    } else {
+        (wrapped, q_height, upper_h)
+    };
     let [top, middle, frames_area] = Layout::vertical([
         Constraint::Length(q_height + 1),
         Constraint::Length(upper_h),
@@ -498,14 +705,15 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
 
     // Left: trajectory table (with confidence or score as a bar), blind answer, other
     // models. Right: pathways and note. Below: the frames each budget sampled.
-    let [left, right] =
-        Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(middle);
+    let [left, right] = panes(middle);
     let x = app.metrics(i);
     let protocol = m.config(g.configs[0]).protocol;
     let blind = m
         .blind(protocol, mg.model, q.item)
         .and_then(|t| m.text(t))
         .map(str::to_owned);
+    // The bar gives way first when the pane is narrow, so the names keep their 12 cells.
+    let bar_w = (left.width as usize).saturating_sub(38).min(10);
     let mut table_rows = Vec::with_capacity(k);
     for (c, name) in names.iter().enumerate() {
         let cell = mg.cells[q.row * k + c] as usize;
@@ -536,12 +744,20 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
                 )
             }
         };
+        // The audited pair: a marker and bold, the background colour only as an extra.
         let mut row_style = Style::new();
+        let mut marker = " ";
         if let Some((a, b)) = pair {
             if c == a {
-                row_style = Style::new().bg(Color::Rgb(0, 60, 0));
+                row_style = Style::new()
+                    .bg(Color::Rgb(0, 60, 0))
+                    .add_modifier(Modifier::BOLD);
+                marker = "▸";
             } else if c == b {
-                row_style = Style::new().bg(Color::Rgb(80, 0, 0));
+                row_style = Style::new()
+                    .bg(Color::Rgb(80, 0, 0))
+                    .add_modifier(Modifier::BOLD);
+                marker = "▸";
             }
         }
         let variant = if g.is_variant[c] { "*" } else { "" };
@@ -552,46 +768,71 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         };
         table_rows.push(
             TableRow::new(vec![
-                Cell::from(format!("{}{variant}", s(name))),
+                Cell::from(fit(&format!("{marker}{}{variant}", s(name)), 12)),
                 Cell::from(format!("{}", g.frames(m, c))),
                 Cell::from(answer),
                 Cell::from(Span::styled(verdict, style)),
                 Cell::from(shown),
                 Cell::from(Span::styled(
-                    value.map_or(String::new(), |v| crate::cli::term::bar(v, 100.0, 10)),
+                    value.map_or(String::new(), |v| crate::cli::term::bar(v, 100.0, bar_w)),
                     style,
                 )),
             ])
             .style(row_style),
         );
     }
-    let [traj_area, blind_area, others_area] = Layout::vertical([
-        Constraint::Length(k as u16 + 2),
-        Constraint::Length(2),
-        Constraint::Min(2),
-    ])
-    .areas(left);
+    let [traj_area, blind_area, others_area] = if compact {
+        Layout::vertical([
+            Constraint::Min(3),
+            Constraint::Length(1),
+            Constraint::Length(0),
+        ])
+        .areas(left)
+    } else {
+        Layout::vertical([
+            Constraint::Length(k as u16 + 2),
+            Constraint::Length(2),
+            Constraint::Min(2),
+        ])
+        .areas(left)
+    };
+    // Fewer rows than configurations: the window that holds the audited pair.
+    let fit_rows = (traj_area.height as usize).saturating_sub(2).max(1);
+    let first = match pair {
+        Some((a, b)) if k > fit_rows => (b + 1).saturating_sub(fit_rows).min(a),
+        _ => 0,
+    }
+    .min(k.saturating_sub(fit_rows));
+    let traj_title = if k > fit_rows {
+        format!(
+            " trajectory {}-{} of {k} ",
+            first + 1,
+            (first + fit_rows).min(k)
+        )
+    } else {
+        " trajectory ".to_string()
+    };
     let value_title = if matches!(x, Metrics::Open(_)) {
         "score"
     } else {
         "conf"
     };
     let table = Table::new(
-        table_rows,
+        table_rows.into_iter().skip(first),
         [
             Constraint::Length(12),
             Constraint::Length(6),
             Constraint::Min(6),
             Constraint::Length(4),
             Constraint::Length(5),
-            Constraint::Length(10),
+            Constraint::Length(bar_w as u16),
         ],
     )
     .header(TableRow::new(vec!["config", "frames", "answer", "", value_title, ""]).style(DIM))
     .block(
         Block::default()
             .borders(Borders::TOP)
-            .title(Span::styled(" trajectory ", ACCENT))
+            .title(Span::styled(traj_title, ACCENT))
             .border_style(DIM),
     );
     f.render_widget(table, traj_area);
@@ -630,10 +871,16 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
             DIM,
         )),
     };
-    f.render_widget(
-        Paragraph::new(blind_line).wrap(Wrap { trim: true }),
-        blind_area,
-    );
+    let blind = if compact {
+        Paragraph::new(fit_line(blind_line, blind_area.width as usize))
+    } else {
+        Paragraph::new(blind_line).wrap(Wrap { trim: true })
+    };
+    f.render_widget(blind, blind_area);
+    let others: Vec<Line> = others
+        .into_iter()
+        .map(|l| fit_line(l, others_area.width as usize))
+        .collect();
     f.render_widget(
         Paragraph::new(others).block(
             Block::default()
@@ -671,17 +918,78 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
             Span::raw(rec.map_or(String::new(), |x| s(&x.note))),
         ]),
     };
-    tag_lines.push(note);
-    f.render_widget(
-        Paragraph::new(tag_lines).wrap(Wrap { trim: false }).block(
-            Block::default()
-                .borders(Borders::TOP)
-                .title(Span::styled(" evidence pathways ", ACCENT))
-                .border_style(DIM),
-        ),
-        right,
-    );
-    super::frames_view::draw_frames(f, app, i, frames_area);
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Span::styled(" evidence pathways ", ACCENT))
+        .border_style(DIM);
+    let inner = block.inner(right);
+    f.render_widget(block, right);
+    let tags_h = (tag_lines.len() as u16).min(inner.height.saturating_sub(1));
+    let [tags_area, note_area] =
+        Layout::vertical([Constraint::Length(tags_h), Constraint::Min(1)]).areas(inner);
+    // Pathways in two columns when one is too short for them all (80x24).
+    let columns: Vec<Rect> = if tag_lines.len() > tags_area.height as usize {
+        Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)])
+            .spacing(1)
+            .split(tags_area)
+            .to_vec()
+    } else {
+        vec![tags_area]
+    };
+    let per = tag_lines.len().div_ceil(columns.len());
+    for (lines, col) in tag_lines.chunks(per.max(1)).zip(&columns) {
+        let lines: Vec<Line> = lines
+            .iter()
+            .map(|l| fit_line(l.clone(), col.width as usize))
+            .collect();
+        f.render_widget(Paragraph::new(lines), *col);
+    }
+    // The note wraps in its pane; on one row it shows its end, where typing goes.
+    let note = if note_area.height > 1 {
+        Paragraph::new(note).wrap(Wrap { trim: false })
+    } else {
+        Paragraph::new(fit_tail(note, note_area.width as usize))
+    };
+    f.render_widget(note, note_area);
+    super::frames_view::draw_frames(f, app, i, frames_area, compact);
+}
+
+/// The two panes side by side, a blank column between them so no text runs into the next.
+pub(super) fn panes(area: Rect) -> [Rect; 2] {
+    Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
+        .spacing(1)
+        .areas(area)
+}
+
+/// A line of a label and a text too long for `w` cells: the label, "…", and the end of
+/// the text (the note editor's cursor stays in sight).
+fn fit_tail(line: Line<'static>, w: usize) -> Line<'static> {
+    let total: usize = line.spans.iter().map(|s| width(&s.content)).sum();
+    if total <= w || line.spans.len() < 2 {
+        return fit_line(line, w);
+    }
+    let mut spans = line.spans;
+    let label = spans.remove(0);
+    let rest_w: usize = spans.iter().map(|s| width(&s.content)).sum();
+    let mut drop = rest_w + width(&label.content) + 1 - w;
+    let mut kept = vec![label, Span::styled("…", DIM)];
+    for sp in spans {
+        if drop == 0 {
+            kept.push(sp);
+            continue;
+        }
+        let mut text = String::new();
+        for c in sp.content.chars() {
+            let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if drop > 0 {
+                drop = drop.saturating_sub(cw);
+            } else {
+                text.push(c);
+            }
+        }
+        kept.push(Span::styled(text, sp.style));
+    }
+    fit_line(Line::from(kept), w)
 }
 
 /// The same item's trajectories under the other models, one line each.
@@ -749,20 +1057,18 @@ fn draw_research(f: &mut Frame, app: &App, v: View, area: Rect) {
     }
 }
 
+/// The footer: a notice line, then the screen's keys as many as fit; when some do not,
+/// the line ends with "? more" (the help lists them all).
 fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     let ctx = app.screen.context();
-    let mut spans = Vec::new();
+    let mut items: Vec<(String, String)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for b in app.keymap.for_context(ctx) {
         let Some(label) = &b.footer else { continue };
         if !seen.insert(b.action) {
             continue;
         }
-        spans.push(Span::styled(
-            format!(" {} ", b.key.label()),
-            ACCENT.add_modifier(Modifier::BOLD),
-        ));
-        spans.push(Span::styled(format!("{label} "), DIM));
+        items.push((format!(" {} ", b.key.label()), format!("{label} ")));
     }
     if app.screen == Screen::Item {
         let keys: String = app
@@ -772,86 +1078,43 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             .map(|p| p.key.clone())
             .collect::<Vec<_>>()
             .join("");
-        spans.push(Span::styled(
-            format!(" {} ", s(&keys)),
-            ACCENT.add_modifier(Modifier::BOLD),
-        ));
-        spans.push(Span::styled("pathways ", DIM));
+        items.push((format!(" {} ", s(&keys)), "pathways ".into()));
+    }
+    let w = area.width as usize;
+    const MORE: &str = " ? more";
+    let total: usize = items.iter().map(|(k, l)| width(k) + width(l)).sum();
+    let room = if total > w {
+        w.saturating_sub(MORE.len())
+    } else {
+        w
+    };
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (k, l) in items {
+        let n = width(&k) + width(&l);
+        if used + n > room {
+            break;
+        }
+        used += n;
+        spans.push(Span::styled(k, ACCENT.add_modifier(Modifier::BOLD)));
+        spans.push(Span::styled(l, DIM));
+    }
+    if total > w {
+        spans.push(Span::styled(MORE, ACCENT.add_modifier(Modifier::BOLD)));
     }
     let notice = app.notice.as_ref().map(|n| {
-        Line::from(Span::styled(
-            s(&n.text),
-            if n.error {
-                WRONG.add_modifier(Modifier::BOLD)
-            } else {
-                WARN
-            },
-        ))
+        fit_line(
+            Line::from(Span::styled(
+                s(&n.text),
+                if n.error {
+                    WRONG.add_modifier(Modifier::BOLD)
+                } else {
+                    WARN
+                },
+            )),
+            w,
+        )
     });
     let lines = vec![notice.unwrap_or_default(), Line::from(spans)];
     f.render_widget(Paragraph::new(lines), area);
-}
-
-fn draw_help(f: &mut Frame, app: &App, area: Rect) {
-    let ctx = app.screen.context();
-    let w = area.width.saturating_sub(8).min(90);
-    let h = area.height.saturating_sub(4);
-    let popup = Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + 2,
-        width: w,
-        height: h,
-    };
-    let mut lines = vec![Line::from(Span::styled(
-        format!(
-            "Keys on the {} screen (any key closes this help)",
-            ctx.as_str()
-        ),
-        ACCENT.add_modifier(Modifier::BOLD),
-    ))];
-    // One line per action, with all its keys; pathways are listed with the taxonomy below.
-    let mut actions: Vec<(super::action::Action, Vec<String>, String, bool)> = Vec::new();
-    for b in app.keymap.for_context(ctx) {
-        if matches!(b.action, super::action::Action::TogglePathway(_)) {
-            continue;
-        }
-        match actions.iter_mut().find(|(a, _, _, _)| *a == b.action) {
-            Some(entry) => entry.1.push(b.key.label()),
-            None => actions.push((
-                b.action,
-                vec![b.key.label()],
-                b.desc.clone(),
-                b.context == Context::Global,
-            )),
-        }
-    }
-    for (_, keys, desc, global) in actions {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{:>12}  ", keys.join(" ")), ACCENT),
-            Span::raw(desc),
-            Span::styled(if global { "  (everywhere)" } else { "" }, DIM),
-        ]));
-    }
-    if ctx == Context::Item {
-        lines.push(Line::from(""));
-        for p in &app.taxonomy.pathways {
-            lines.push(Line::from(vec![
-                Span::styled(format!("{:>12}  ", s(&p.key)), ACCENT),
-                Span::raw(s(&p.label)),
-                Span::styled(format!(": {}", s(&p.description)), DIM),
-            ]));
-        }
-    }
-    lines.push(Line::from(""));
-    lines.push(Line::from(Span::styled(
-        "In the search and note editors: type, Backspace, C-u clears, Enter keeps, Esc cancels.",
-        DIM,
-    )));
-    f.render_widget(Clear, popup);
-    f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(Block::default().borders(Borders::ALL).title(" help ")),
-        popup,
-    );
 }

@@ -1,0 +1,143 @@
+//! Fitting text into a pane by display cells (a CJK character or an emoji takes two): cut
+//! text ends with an ellipsis, so nothing is clipped silently at a pane's edge.
+
+use ratatui::text::{Line, Span};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Display width of `text` in terminal cells.
+pub fn width(text: &str) -> usize {
+    UnicodeWidthStr::width(text)
+}
+
+/// `text` in at most `w` cells: whole when it fits, else cut with "…" as its last cell.
+pub fn fit(text: &str, w: usize) -> String {
+    if width(text) <= w {
+        return text.to_string();
+    }
+    cut(text, w)
+}
+
+/// The start of `text` and "…", in at most `w` cells, whether or not `text` would fit.
+fn cut(text: &str, w: usize) -> String {
+    if w == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > w - 1 {
+            break;
+        }
+        used += cw;
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+/// `text` fitted into `w` cells and padded with spaces to exactly `w`.
+pub fn pad(text: &str, w: usize) -> String {
+    let t = fit(text, w);
+    let n = w.saturating_sub(width(&t));
+    format!("{t}{}", " ".repeat(n))
+}
+
+/// A line cut to `w` cells: the spans that fit, the one that crosses the edge cut with "…".
+pub fn fit_line<'a>(line: Line<'a>, w: usize) -> Line<'a> {
+    let total: usize = line.spans.iter().map(|s| width(&s.content)).sum();
+    if total <= w {
+        return line;
+    }
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for sp in line.spans {
+        let sw = width(&sp.content);
+        // Room is kept for the ellipsis: the line is cut somewhere, so it ends with one.
+        if used + sw < w {
+            used += sw;
+            spans.push(sp);
+        } else {
+            spans.push(Span::styled(cut(&sp.content, w - used), sp.style));
+            break;
+        }
+    }
+    Line {
+        spans,
+        style: line.style,
+        alignment: line.alignment,
+    }
+}
+
+/// A line of segments cut to `w` cells by leaving out whole segments from the end (and
+/// saying so with "…"), so no number is cut in the middle.
+pub fn fit_whole<'a>(line: Line<'a>, w: usize) -> Line<'a> {
+    let total: usize = line.spans.iter().map(|s| width(&s.content)).sum();
+    if total <= w {
+        return line;
+    }
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for sp in line.spans {
+        let sw = width(&sp.content);
+        if used + sw + 1 > w {
+            break;
+        }
+        used += sw;
+        spans.push(sp);
+    }
+    if spans.is_empty() {
+        return Line::from(fit("…", w));
+    }
+    spans.push(Span::raw("…"));
+    Line {
+        spans,
+        style: line.style,
+        alignment: line.alignment,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_by_display_cells() {
+        assert_eq!(fit("abc", 3), "abc");
+        assert_eq!(fit("abcd", 3), "ab…");
+        // Two cells a character: three fit in seven cells with the ellipsis.
+        assert_eq!(fit("映像映像映像", 7), "映像映…");
+        assert_eq!(width(&fit("🎬🎬🎬🎬", 4)), 3);
+        assert_eq!(fit("x", 0), "");
+        assert_eq!(pad("映像", 5), "映像 ");
+    }
+
+    #[test]
+    fn a_line_is_cut_inside_the_span_that_crosses() {
+        let l = Line::from(vec![Span::raw("ab"), Span::raw("cdef"), Span::raw("gh")]);
+        let cut = fit_line(l, 5);
+        let text: String = cut.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text, "abcd…");
+        // Cut right after a whole span, one character a span (search highlights).
+        let l = Line::from(
+            "abcdef"
+                .chars()
+                .map(|c| Span::raw(c.to_string()))
+                .collect::<Vec<_>>(),
+        );
+        let text: String = fit_line(l, 4)
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(text, "abc…");
+    }
+
+    #[test]
+    fn whole_segments_or_none() {
+        let l = Line::from(vec![Span::raw("done 1"), Span::raw(" · harmful 15.2%")]);
+        let cut = fit_whole(l, 12);
+        let text: String = cut.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text, "done 1…");
+    }
+}

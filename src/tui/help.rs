@@ -1,0 +1,270 @@
+//! The `?` help: every key of the screen (from the keymap), then what each column, glyph
+//! and shade of the screen means. It scrolls; the reducer and the view share
+//! [`max_scroll`], so neither lets it run past its last page.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::action::Action;
+use super::app::App;
+use super::keymap::Context;
+use super::view::{ACCENT, DIM, s};
+
+/// Where the help is drawn on a screen of `area`.
+pub fn popup(area: Rect) -> Rect {
+    let w = area.width.saturating_sub(8).min(100);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + 1,
+        width: w,
+        height: area.height.saturating_sub(2),
+    }
+}
+
+fn heading(text: &str) -> Line<'static> {
+    Line::from(Span::styled(
+        text.to_string(),
+        ACCENT.add_modifier(Modifier::BOLD),
+    ))
+}
+
+/// A legend entry: the glyph or column name, then what it means.
+fn entry(what: &str, means: &str) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{what:>12}  "), ACCENT),
+        Span::raw(means.to_string()),
+    ])
+}
+
+/// Every line of the help of the current screen, before wrapping.
+pub fn help_lines(app: &App) -> Vec<Line<'static>> {
+    let ctx = app.screen.context();
+    let mut lines = vec![heading(&format!("Keys on the {} screen", ctx.as_str()))];
+    // One line per action, with all its keys; pathways are listed with the taxonomy below.
+    let mut actions: Vec<(Action, Vec<String>, String, bool)> = Vec::new();
+    for b in app.keymap.for_context(ctx) {
+        if matches!(b.action, Action::TogglePathway(_)) {
+            continue;
+        }
+        match actions.iter_mut().find(|(a, _, _, _)| *a == b.action) {
+            Some(entry) => entry.1.push(b.key.label()),
+            None => actions.push((
+                b.action,
+                vec![b.key.label()],
+                b.desc.clone(),
+                b.context == Context::Global,
+            )),
+        }
+    }
+    for (_, keys, desc, global) in actions {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:>12}  ", keys.join(" ")), ACCENT),
+            Span::raw(desc),
+            Span::styled(if global { "  (everywhere)" } else { "" }, DIM),
+        ]));
+    }
+    if ctx == Context::Item {
+        lines.push(Line::from(""));
+        lines.push(heading("Evidence pathways (a key toggles one)"));
+        for p in &app.taxonomy.pathways {
+            lines.push(Line::from(vec![
+                Span::styled(format!("{:>12}  ", s(&p.key)), ACCENT),
+                Span::raw(s(&p.label)),
+                Span::styled(format!(": {}", s(&p.description)), DIM),
+            ]));
+        }
+    }
+    lines.push(Line::from(""));
+    lines.extend(legend(app, ctx));
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "In the search and note editors: type, Backspace, C-u clears, Enter keeps, Esc cancels.",
+        DIM,
+    )));
+    lines
+}
+
+/// What the columns and glyphs of the screen mean.
+fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let status = [
+        entry("· ✓ ↷ ⚑", "status: to do, done, skipped, flagged"),
+        entry("▶", "the selected row (also in reverse video)"),
+    ];
+    let trajectory = [
+        entry(
+            "✓ ✗",
+            "right, wrong at one configuration (budget order, lowest first)",
+        ),
+        entry(
+            "· ░ ▒ ▓ █",
+            "open tasks: score 0-12, 13-37, 38-62, 63-87, 88-100",
+        ),
+    ];
+    match ctx {
+        Context::Queue | Context::Global => {
+            out.push(heading("Columns of the queue"));
+            out.push(entry("st", "audit status of the item (glyphs below)"));
+            out.push(entry("model", "the model whose answers the row shows"));
+            out.push(entry("benchmark", "the benchmark (split) of the item"));
+            out.push(entry("item", "the item's id in the dataset"));
+            out.push(entry(
+                "trajectory",
+                "one glyph per configuration, named (cut to fit) in the header",
+            ));
+            out.push(entry(
+                "T",
+                "terminal regression: right at a lower budget, wrong at the highest",
+            ));
+            out.push(entry(
+                "#",
+                "harmful pairs: configuration pairs right at the lower budget, wrong at the higher",
+            ));
+            out.push(entry("question", "the item's question (from items.jsonl)"));
+            out.push(entry(
+                "pathway",
+                "the audit's primary pathway, else its tags (at 120 columns and wider)",
+            ));
+            out.push(heading("Glyphs"));
+            out.extend(status);
+            out.extend(trajectory);
+            if let Some(i) = app.current() {
+                let names: Vec<String> = app.config_names(i).iter().map(|n| s(n)).collect();
+                out.push(entry(
+                    "selected",
+                    &format!(
+                        "trajectory of {}: {}",
+                        s(app.names(i).model),
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+        Context::Item => {
+            out.push(heading("Trajectory table"));
+            out.push(entry(
+                "▸",
+                "the two configurations of the audited transition (right → wrong)",
+            ));
+            out.push(entry(
+                "*",
+                "a variant configuration (same frames, other setting)",
+            ));
+            out.push(entry(
+                "conf score",
+                "the model's confidence or the open-task score",
+            ));
+            out.extend(trajectory);
+            out.push(heading("Frames"));
+            out.push(entry(
+                "▮",
+                "a frame the configuration sampled (kept by the higher)",
+            ));
+            out.push(entry(
+                "×",
+                "dropped: the lower budget had it, the higher did not",
+            ));
+            out.push(entry("+", "added: new at the higher budget"));
+            out.push(entry("★", "an evidence frame of this audit"));
+            out.push(entry("reverse", "the frame under the cursor"));
+            out.push(entry(
+                "ASSUMED",
+                "frames reconstructed from a rule nobody recorded (reproduced, recorded: surer)",
+            ));
+        }
+        Context::Research => {
+            out.push(heading("Model tables (here and in `frameaudit report`)"));
+            out.push(entry("items", "items in the model's grid"));
+            out.push(entry("K", "configurations (budgets) in the model's grid"));
+            out.push(entry(
+                "best",
+                "accuracy of the best fixed configuration (%)",
+            ));
+            out.push(entry(
+                "oracle",
+                "accuracy picking the right configuration per item",
+            ));
+            out.push(entry("head", "headroom: oracle minus best (points)"));
+            out.push(entry(
+                "harmful",
+                "items right at a lower budget and wrong at a higher (% of items)",
+            ));
+            out.push(entry(
+                "terminal",
+                "items wrong at the highest budget after a right (%)",
+            ));
+            out.push(entry(
+                "text-ow",
+                "text overwrite: right with text only, wrong with some frames (% of items)",
+            ));
+            out.push(entry("█ ▓ ▒ ░", "churn parts, in the order of the legend"));
+            out.push(entry("● ├─┤", "estimate and its 95% bootstrap interval"));
+        }
+    }
+    out
+}
+
+/// Rows each line takes once wrapped to `width`.
+fn heights(lines: &[Line<'static>], width: u16) -> Vec<usize> {
+    lines
+        .iter()
+        .map(|l| {
+            Paragraph::new(l.clone())
+                .wrap(Wrap { trim: false })
+                .line_count(width)
+                .max(1)
+        })
+        .collect()
+}
+
+/// The first line of the last page: scrolling stops there.
+pub fn max_scroll(app: &App, area: Rect) -> usize {
+    let p = popup(area);
+    let (w, h) = (
+        p.width.saturating_sub(2),
+        p.height.saturating_sub(2) as usize,
+    );
+    let hs = heights(&help_lines(app), w);
+    let mut rows = 0;
+    for (i, hi) in hs.iter().enumerate().rev() {
+        rows += hi;
+        if rows > h {
+            return i + 1;
+        }
+    }
+    0
+}
+
+/// Draws the help over the screen, from line `app.help_scroll`.
+pub fn draw(f: &mut Frame, app: &App, area: Rect) {
+    let p = popup(area);
+    let lines = help_lines(app);
+    let n = lines.len();
+    let start = app.help_scroll.min(max_scroll(app, area));
+    let more = start < max_scroll(app, area);
+    let hint = if more {
+        " ↓ more: j/k ↓↑ PgDn PgUp scroll · any other key closes "
+    } else {
+        " j/k ↓↑ PgUp scroll · any other key closes "
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" help ")
+        .title_bottom(Line::from(Span::styled(
+            super::fit::fit(
+                &format!("{hint}· line {} of {n} ", start + 1),
+                p.width.saturating_sub(2) as usize,
+            ),
+            ACCENT,
+        )));
+    f.render_widget(Clear, p);
+    f.render_widget(
+        Paragraph::new(lines.into_iter().skip(start).collect::<Vec<_>>())
+            .wrap(Wrap { trim: false })
+            .block(block),
+        p,
+    );
+}
