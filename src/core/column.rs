@@ -74,6 +74,8 @@ impl Ids {
     }
 
     /// Makes room for the stored value `stored`, widening the column if it needs to.
+    #[cold]
+    #[inline(never)]
     fn widen_for(&mut self, stored: u32) {
         let need = if stored <= u32::from(u8::MAX) {
             1
@@ -109,7 +111,14 @@ impl Ids {
     #[inline]
     pub fn push(&mut self, id: u32) {
         let stored = id.wrapping_add(1);
-        self.widen_for(stored);
+        let fits = match self {
+            Ids::U8(_) => stored <= u32::from(u8::MAX),
+            Ids::U16(_) => stored <= u32::from(u16::MAX),
+            Ids::U32(_) => true,
+        };
+        if !fits {
+            self.widen_for(stored);
+        }
         match self {
             // The width was checked above.
             Ids::U8(v) => v.push(stored as u8),
@@ -232,37 +241,53 @@ impl Floats {
         }
     }
 
-    pub fn push(&mut self, x: f64) {
-        if let Some(v) = &mut self.raw {
-            v.push(x);
-            return;
-        }
+    /// The code of `x`, added to the table if new; `None` when the table is full.
+    fn code_of(&mut self, x: f64) -> Option<u32> {
         let bits = x.to_bits();
-        let code = match self.last {
-            Some((b, code)) if b == bits => code,
-            _ => match self.lookup.get(&bits) {
-                Some(&code) => code,
-                None if self.table.len() < MAX_CODED => {
-                    let code = self.table.len() as u32;
-                    self.table.push(x);
-                    self.lookup.insert(bits, code);
-                    code
-                }
-                None => {
-                    let mut v = Vec::with_capacity(self.codes.len() + 1);
-                    v.extend((0..self.codes.len()).map(|i| self.get(i)));
-                    v.push(x);
-                    self.raw = Some(v);
-                    self.codes = Ids::default();
-                    self.table = Vec::new();
-                    self.lookup = FxHashMap::default();
-                    self.last = None;
-                    return;
-                }
-            },
+        if let Some((b, code)) = self.last
+            && b == bits
+        {
+            return Some(code);
+        }
+        let code = match self.lookup.get(&bits) {
+            Some(&code) => code,
+            None if self.table.len() < MAX_CODED => {
+                let code = self.table.len() as u32;
+                self.table.push(x);
+                self.lookup.insert(bits, code);
+                code
+            }
+            None => return None,
         };
         self.last = Some((bits, code));
-        self.codes.push(code);
+        Some(code)
+    }
+
+    /// From now on the column holds the values themselves.
+    #[cold]
+    fn store_raw(&mut self) {
+        let mut v = Vec::with_capacity(self.codes.len() + 1);
+        v.extend((0..self.codes.len()).map(|i| self.get(i)));
+        self.raw = Some(v);
+        self.codes = Ids::default();
+        self.table = Vec::new();
+        self.lookup = FxHashMap::default();
+        self.last = None;
+    }
+
+    pub fn push(&mut self, x: f64) {
+        if self.raw.is_none() {
+            match self.code_of(x) {
+                Some(code) => {
+                    self.codes.push(code);
+                    return;
+                }
+                None => self.store_raw(),
+            }
+        }
+        if let Some(v) = &mut self.raw {
+            v.push(x);
+        }
     }
 
     pub fn reserve(&mut self, n: usize) {
@@ -297,6 +322,16 @@ impl Floats {
 
     pub fn extend_from(&mut self, other: &Floats) {
         self.reserve(other.len());
+        if other.raw.is_none() && self.raw.is_none() {
+            // Code `other`'s table once, then copy its codes through that map.
+            let map: Option<Vec<u32>> = other.table.iter().map(|&x| self.code_of(x)).collect();
+            if let Some(map) = map {
+                for code in other.codes.iter() {
+                    self.codes.push(map[code as usize]);
+                }
+                return;
+            }
+        }
         for x in other.iter() {
             self.push(x);
         }
@@ -369,5 +404,28 @@ mod tests {
         assert_eq!(f.get(special.len() + 4), 4.0 / 3.0);
         let copy: Floats = f.iter().collect();
         assert_eq!(copy, f);
+    }
+
+    #[test]
+    fn floats_joined_keep_every_value_coded_or_not() {
+        let a: Floats = [0.5, 1.0, f64::NAN, 0.5].into_iter().collect();
+        let b: Floats = [1.0, 0.25, 0.5].into_iter().collect();
+        let mut j = a.clone();
+        j.extend_from(&b);
+        let want = [0.5, 1.0, f64::NAN, 0.5, 1.0, 0.25, 0.5];
+        assert_eq!(j.len(), want.len());
+        for (i, x) in want.iter().enumerate() {
+            assert_eq!(j.get(i).to_bits(), x.to_bits(), "{i}");
+        }
+        assert_eq!(j.width(), 1);
+        // Joining past the coded limit stores the values as they are.
+        let many: Floats = (0..MAX_CODED).map(|i| i as f64).collect();
+        let more: Floats = (0..10).map(|i| -(i as f64) - 0.5).collect();
+        let mut j = many.clone();
+        j.extend_from(&more);
+        assert_eq!(j.width(), 8);
+        assert_eq!(j.len(), MAX_CODED + 10);
+        assert_eq!(j.get(MAX_CODED - 1), (MAX_CODED - 1) as f64);
+        assert_eq!(j.get(MAX_CODED + 9), -9.5);
     }
 }
