@@ -167,7 +167,7 @@ fn filters_cycle_and_keep_the_selection() {
     assert!(
         app.visible
             .iter()
-            .all(|&i| app.rows[i as usize].q.class == Some(class))
+            .all(|&i| app.rows[i as usize].q.class == class)
     );
     app.update(Action::ClearFilters);
 
@@ -2106,4 +2106,42 @@ fn the_queue_has_a_pathway_column_at_120_columns() {
     assert!(selected.contains(&id[..8]), "{selected}");
     let narrow = screen(&mut app, 80, 24);
     assert!(!narrow.contains("pathway"), "{narrow}");
+}
+
+/// Issue 14 item 9: the class filter offers only the classes the queue holds, named as the
+/// views name them, and reaches the open-ended items.
+#[test]
+fn the_class_filter_offers_the_classes_the_queue_holds_by_the_views_names() {
+    let mut app = demo_app();
+    let held: std::collections::BTreeSet<Option<Class>> =
+        app.rows.iter().map(|r| r.q.class).collect();
+    let mut offered = Vec::new();
+    for _ in 0..10 {
+        app.update(Action::FilterClass);
+        let Some(c) = app.filter.class else { break };
+        assert!(!app.visible.is_empty(), "{c:?} offered but holds no row");
+        let s = screen(&mut app, 120, 30);
+        let want = format!("class={}", frameaudit::tui::view::class_filter_label(c));
+        assert!(s.contains(&want), "{want} not on screen:\n{s}");
+        offered.push(c);
+    }
+    assert_eq!(offered.len(), held.len(), "{offered:?} against {held:?}");
+    assert!(offered.iter().all(|c| held.contains(c)));
+    // A queue of harmful items holds no always-right, always-wrong or gaining trajectory.
+    for never in [
+        Class::AlwaysCorrect,
+        Class::AlwaysWrong,
+        Class::MonotonicIncreasing,
+    ] {
+        assert!(!offered.contains(&Some(never)), "{never:?} offered");
+    }
+    // Open-ended items (no class) come last, when the queue has them.
+    if held.contains(&None) {
+        assert_eq!(offered.last(), Some(&None));
+    }
+    assert!(frameaudit::tui::view::class_filter_label(None) == "open-ended");
+    assert_eq!(
+        frameaudit::tui::view::class_filter_label(Some(Class::MonotonicDecreasing)),
+        "loss"
+    );
 }

@@ -81,7 +81,8 @@ impl SortKey {
 pub struct Filter {
     pub model: Option<u32>,
     pub benchmark: Option<u32>,
-    pub class: Option<Class>,
+    /// A trajectory class, or `Some(None)` for the open-ended items (which have none).
+    pub class: Option<Option<Class>>,
     pub status: Option<Status>,
     pub tag: Option<String>,
     pub terminal_only: bool,
@@ -627,7 +628,7 @@ impl App {
         let m = &self.ds.matrix;
         f.model.is_none_or(|x| x == r.q.model)
             && f.benchmark.is_none_or(|b| b == m.item(r.q.item).benchmark)
-            && f.class.is_none_or(|c| r.q.class == Some(c))
+            && f.class.is_none_or(|c| r.q.class == c)
             && (!f.terminal_only || r.q.terminal)
             && f.items
                 .as_ref()
@@ -1390,7 +1391,12 @@ impl App {
                 self.refresh_visible();
             }
             Action::FilterClass => {
-                self.filter.class = Self::cycle(&Class::ALL, &self.filter.class);
+                // Only the classes the queue holds (a queue of harmful items holds no
+                // always-right or gaining trajectory), in the views' order, then the
+                // open-ended items.
+                let mut classes = self.distinct(|r| r.q.class);
+                classes.sort_by_key(|c| c.is_none());
+                self.filter.class = Self::cycle(&classes, &self.filter.class);
                 self.refresh_visible();
             }
             Action::FilterStatus => {

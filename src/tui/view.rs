@@ -443,7 +443,7 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
         filters.push(format!("benchmark={}", s(m.benchmarks.name(b))));
     }
     if let Some(c) = fl.class {
-        filters.push(format!("class={}", c.as_str()));
+        filters.push(format!("class={}", class_filter_label(c)));
     }
     if let Some(st) = fl.status {
         filters.push(format!("status={}", st.as_str()));
@@ -1117,4 +1117,10 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     });
     let lines = vec![notice.unwrap_or_default(), Line::from(spans)];
     f.render_widget(Paragraph::new(lines), area);
+}
+
+/// A class filter as the views name classes ("loss", "oscillating"), or the open-ended
+/// items, which have no class.
+pub fn class_filter_label(c: Option<crate::core::analysis::mcq::Class>) -> &'static str {
+    c.map_or("open-ended", crate::core::figures::class_label)
 }
