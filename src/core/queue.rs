@@ -86,21 +86,14 @@ pub fn is_harmful_pair(report: &Report, row: &QueueRow, a: usize, b: usize) -> b
 /// The transition a queue row's item is audited on by default: its [`flip_step`], else
 /// its first listed harmful transition. `None` only when it has none.
 pub fn audited_transition(report: &Report, row: &QueueRow) -> Option<(usize, usize)> {
-    let an = report.analyses.get(row.analysis)?;
-    let g = &an.grids.models.get(row.model_index)?.grid;
-    let k = g.k();
-    let (values, delta, frames): (Vec<f64>, f64, &[u64]) = match an.metrics.get(row.model_index)? {
-        Metrics::Mcq(x) => (
-            x.items
-                .row(row.row, k)
-                .iter()
-                .map(|&v| f64::from(v))
-                .collect(),
-            0.0,
-            &x.grid.frames,
-        ),
-        Metrics::Open(x) => (x.items.row(row.row, k).to_vec(), x.delta, &x.grid.frames),
-    };
+    let g = &report
+        .analyses
+        .get(row.analysis)?
+        .grids
+        .models
+        .get(row.model_index)?
+        .grid;
+    let (values, delta, frames) = row_scores(report, row)?;
     // Visual ladder configurations first, then visual variants, then zero-frame ones.
     let preference = |c: usize| -> u8 {
         match (frames.get(c).copied().unwrap_or(0) > 0, g.is_variant[c]) {
@@ -194,17 +187,12 @@ pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
     rows
 }
 
-/// The harmful transitions of a queue row's item, as `QueueRow::pairs` lists them: the
-/// first [`MAX_LISTED_PAIRS`] in grid order.
-pub fn list_pairs(report: &Report, row: &QueueRow) -> Vec<(usize, usize)> {
-    if row.harmful_pairs == 0 {
-        return Vec::new();
-    }
-    let a = &report.analyses[row.analysis];
-    let g = &a.grids.models[row.model_index].grid;
-    let k = g.k();
-    // An MCQ row is listed as scores 0/1 with δ = 0 (right then wrong is 1 − 0 > 0).
-    let (values, delta): (Vec<f64>, f64) = match &a.metrics[row.model_index] {
+/// A queue row's trajectory as scores in grid order (an MCQ row as 0/1, with δ = 0: right
+/// then wrong is 1 − 0 > 0), its δ, and the frames of its grid's configurations.
+fn row_scores<'r>(report: &'r Report, row: &QueueRow) -> Option<(Vec<f64>, f64, &'r [u64])> {
+    let an = report.analyses.get(row.analysis)?;
+    let k = an.grids.models.get(row.model_index)?.grid.k();
+    Some(match an.metrics.get(row.model_index)? {
         Metrics::Mcq(x) => (
             x.items
                 .row(row.row, k)
@@ -212,9 +200,22 @@ pub fn list_pairs(report: &Report, row: &QueueRow) -> Vec<(usize, usize)> {
                 .map(|&v| f64::from(v))
                 .collect(),
             0.0,
+            &x.grid.frames,
         ),
-        Metrics::Open(x) => (x.items.row(row.row, k).to_vec(), x.delta),
+        Metrics::Open(x) => (x.items.row(row.row, k).to_vec(), x.delta, &x.grid.frames),
+    })
+}
+
+/// The harmful transitions of a queue row's item, as `QueueRow::pairs` lists them: the
+/// first [`MAX_LISTED_PAIRS`] in grid order.
+pub fn list_pairs(report: &Report, row: &QueueRow) -> Vec<(usize, usize)> {
+    if row.harmful_pairs == 0 {
+        return Vec::new();
+    }
+    let Some((values, delta, _)) = row_scores(report, row) else {
+        return Vec::new();
     };
+    let g = &report.analyses[row.analysis].grids.models[row.model_index].grid;
     g.budget_order.list(&values, delta, MAX_LISTED_PAIRS)
 }
 
