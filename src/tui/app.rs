@@ -394,6 +394,7 @@ impl App {
             part: None,
             review: None,
         };
+        app.index_units();
         app.list_recorded_pairs();
         app.index_rows();
         app
@@ -408,29 +409,37 @@ impl App {
             if self.rows[i].q.harmful_pairs > cap
                 && let Some(p) =
                     crate::core::queue::audited_transition(&self.report, &self.rows[i].q)
-                && !self.pairs(i).contains(&p)
             {
-                let mut listed = (*self.pairs(i)).clone();
-                listed.push(p);
-                self.rows[i].q.pairs = listed;
-                self.pairs_cache.replace(None);
-            }
-            let Some(rec) = self.record(i) else { continue };
-            let names = self.config_names(i);
-            let col = |name: &str| names.iter().position(|n| n == name);
-            let (Some(a), Some(b)) = (col(&rec.from), col(&rec.to)) else {
-                continue;
-            };
-            let q = &self.rows[i].q;
-            if !self.pairs(i).contains(&(a, b))
-                && crate::core::queue::is_harmful_pair(&self.report, q, a, b)
-            {
-                let mut listed = (*self.pairs(i)).clone();
-                listed.push((a, b));
-                self.rows[i].q.pairs = listed;
-                self.pairs_cache.replace(None);
+                self.add_listed_pair(i, p);
             }
         }
+        // The session's records are few; the queue's rows may be a million.
+        let recorded: Vec<(usize, String, String)> = self
+            .session
+            .records()
+            .iter()
+            .filter_map(|(key, rec)| Some((self.row_of(key)?, rec.from.clone(), rec.to.clone())))
+            .collect();
+        for (i, from, to) in recorded {
+            let names = self.config_names(i);
+            let col = |name: &str| names.iter().position(|n| *n == name);
+            if let (Some(a), Some(b)) = (col(&from), col(&to))
+                && crate::core::queue::is_harmful_pair(&self.report, &self.rows[i].q, a, b)
+            {
+                self.add_listed_pair(i, (a, b));
+            }
+        }
+    }
+
+    /// Adds `p` to row `i`'s listed transitions, if it is not there yet.
+    fn add_listed_pair(&mut self, i: usize, p: (usize, usize)) {
+        if self.pairs(i).contains(&p) {
+            return;
+        }
+        let mut listed = (*self.pairs(i)).clone();
+        listed.push(p);
+        self.rows[i].q.pairs = listed;
+        self.pairs_cache.replace(None);
     }
 
     /// The sources the findings view can count: all annotators, each one, the adjudicated
@@ -505,12 +514,7 @@ impl App {
     /// search texts, the visible rows, and where a resumed session starts.
     fn index_rows(&mut self) {
         let app = self;
-        let n_items = app.ds.matrix.items.len();
-        app.unit_row = vec![u32::MAX; app.ds.matrix.models.len() * n_items];
-        for (i, r) in app.rows.iter().enumerate() {
-            app.unit_row[r.q.model as usize * n_items + r.q.item as usize] = i as u32;
-        }
-        app.pairs_cache.replace(None);
+        app.index_units();
         app.overview = app.compute_overview();
         app.haystacks = Arc::new(app.build_haystacks());
         // Resume where the annotator left off.
@@ -522,6 +526,16 @@ impl App {
             app.screen = Screen::Item;
             app.follow_selection();
         }
+    }
+
+    /// The row of each unit ([`App::row_of`]).
+    fn index_units(&mut self) {
+        let n_items = self.ds.matrix.items.len();
+        self.unit_row = vec![u32::MAX; self.ds.matrix.models.len() * n_items];
+        for (i, r) in self.rows.iter().enumerate() {
+            self.unit_row[r.q.model as usize * n_items + r.q.item as usize] = i as u32;
+        }
+        self.pairs_cache.replace(None);
     }
 
     /// The texts fuzzy search looks in: item id, model, benchmark, question, note.
