@@ -213,10 +213,9 @@ impl ResponseMatrix {
         self.cell_item.len()
     }
 
-    /// Bytes the per-cell columns and the cell order take (a memory figure for the
-    /// benchmarks and tests; tables and names aside).
-    pub fn cell_bytes(&self) -> usize {
-        let ids = [
+    /// The per-cell columns of ids.
+    fn id_columns(&self) -> [&Ids; 9] {
+        [
             &self.cell_item,
             &self.cell_model,
             &self.cell_config,
@@ -226,9 +225,31 @@ impl ResponseMatrix {
             &self.cell_source_tag,
             &self.cell_protocol_note,
             &self.cell_file,
-        ];
+        ]
+    }
+
+    fn id_columns_mut(&mut self) -> [&mut Ids; 9] {
+        [
+            &mut self.cell_item,
+            &mut self.cell_model,
+            &mut self.cell_config,
+            &mut self.cell_pred,
+            &mut self.cell_pred_norm,
+            &mut self.cell_gold,
+            &mut self.cell_source_tag,
+            &mut self.cell_protocol_note,
+            &mut self.cell_file,
+        ]
+    }
+
+    /// Bytes the per-cell columns and the cell order take (a memory figure for the
+    /// benchmarks and tests; tables and names aside).
+    pub fn cell_bytes(&self) -> usize {
         let n = self.n_cells();
-        ids.iter().map(|c| c.width() * n).sum::<usize>()
+        self.id_columns()
+            .iter()
+            .map(|c| c.width() * n)
+            .sum::<usize>()
             + (self.cell_value.width() + self.cell_confidence.width()) * n
             + 4 * (self.cell_line.len() + self.order.len())
     }
@@ -524,17 +545,11 @@ impl MatrixBuilder {
     /// Reserves room for about `cells` more cells, so the columns grow once.
     pub fn reserve(&mut self, cells: usize) {
         let m = &mut self.m;
-        m.cell_item.reserve(cells);
-        m.cell_model.reserve(cells);
-        m.cell_config.reserve(cells);
+        for column in m.id_columns_mut() {
+            column.reserve(cells);
+        }
         m.cell_value.reserve(cells);
         m.cell_confidence.reserve(cells);
-        m.cell_pred.reserve(cells);
-        m.cell_pred_norm.reserve(cells);
-        m.cell_gold.reserve(cells);
-        m.cell_source_tag.reserve(cells);
-        m.cell_protocol_note.reserve(cells);
-        m.cell_file.reserve(cells);
         m.cell_line.reserve(cells);
         self.cell_task.reserve(cells);
     }
@@ -557,17 +572,7 @@ impl MatrixBuilder {
         m.item_lookup.clear();
         m.configs.clear();
         m.stats = InputStats::default();
-        for v in [
-            &mut m.cell_item,
-            &mut m.cell_model,
-            &mut m.cell_config,
-            &mut m.cell_pred,
-            &mut m.cell_pred_norm,
-            &mut m.cell_gold,
-            &mut m.cell_source_tag,
-            &mut m.cell_protocol_note,
-            &mut m.cell_file,
-        ] {
+        for v in m.id_columns_mut() {
             v.clear();
         }
         m.cell_line.clear();
@@ -1033,14 +1038,7 @@ impl MatrixBuilder {
         m.cell_item.remap(|x| item_map[x as usize]);
         m.cell_model.remap(|x| model_map[x as usize]);
         m.cell_config.remap(|x| cfg_map[x as usize]);
-        for column in [
-            &mut m.cell_pred,
-            &mut m.cell_pred_norm,
-            &mut m.cell_gold,
-            &mut m.cell_source_tag,
-            &mut m.cell_protocol_note,
-            &mut m.cell_file,
-        ] {
+        for column in m.id_columns_mut() {
             column.shrink_to_fit();
         }
         m.cell_value.shrink_to_fit();
