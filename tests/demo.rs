@@ -137,16 +137,16 @@ fn a_short_event_caught_at_16_frames_is_missed_at_32() {
     let main = m.protocols.get("main").expect("main");
     let mut explained = 0;
     for row in queue(&report, main, QueueKind::Harmful) {
-        let a = &report.analyses[row.analysis];
-        let g = &a.grids.models[row.model_index].grid;
+        let a = &report.analyses[row.analysis as usize];
+        let g = &a.grids.models[row.model_index as usize].grid;
         let col = |name: &str| g.configs.iter().position(|&c| &*m.config(c).name == name);
         let (Some(lo), Some(hi)) = (col("16f"), col("32f")) else {
             continue;
         };
-        if !row.pairs.contains(&(lo, hi)) {
+        if !row.listed().contains(&(lo, hi)) {
             continue;
         }
-        let Metrics::Mcq(_) = &a.metrics[row.model_index] else {
+        let Metrics::Mcq(_) = &a.metrics[row.model_index as usize] else {
             continue;
         };
         let item = m.item(row.item);

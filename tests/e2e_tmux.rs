@@ -335,11 +335,11 @@ fn an_item_opens_and_is_tagged_on_the_step_where_its_answer_flips() {
         .enumerate()
         .find_map(|(p, r)| {
             let flip = frameaudit::core::queue::audited_transition(&report, r)?;
-            (flip != r.pairs[0]).then_some((p, flip))
+            (flip != r.listed()[0]).then_some((p, flip))
         })
         .expect("such a row in the demo");
     let r = &rows[pos];
-    let g = &report.analyses[r.analysis].grids.models[r.model_index].grid;
+    let g = &report.analyses[r.analysis as usize].grids.models[r.model_index as usize].grid;
     let (from, to) = (g.names[a].0.to_string(), g.names[b].0.to_string());
 
     let t = Tmux::start(&format!("fa-flip-{}", std::process::id()), &ds, "flip");

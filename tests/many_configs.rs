@@ -55,7 +55,7 @@ fn brute_pairs(budgets: &[f64], v: &[f64], delta: f64) -> Vec<(usize, usize)> {
 fn check_against_brute_force(ds: &Dataset, report: &Report) {
     let m = &ds.matrix;
     for a in &report.analyses {
-        for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+        for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
             let g = &mg.grid;
             let k = g.k();
             let all = brute_pairs(&g.budgets, &vec![1.0; k], -1.0).len();
@@ -97,26 +97,26 @@ fn check_against_brute_force(ds: &Dataset, report: &Report) {
     }
     for protocol in 0..m.protocols.len() as u32 {
         for row in queue(report, protocol, QueueKind::All) {
-            let a = &report.analyses[row.analysis];
+            let a = &report.analyses[row.analysis as usize];
             assert_ne!(a.key.scope, Scope::All);
-            let mg = &a.grids.models[row.model_index];
+            let mg = &a.grids.models[row.model_index as usize];
             let k = mg.grid.k();
-            let (values, delta): (Vec<f64>, f64) = match &a.metrics[row.model_index] {
+            let (values, delta): (Vec<f64>, f64) = match &a.metrics[row.model_index as usize] {
                 Metrics::Mcq(x) => (
                     x.items
-                        .row(row.row, k)
+                        .row(row.row as usize, k)
                         .iter()
                         .map(|&v| f64::from(v))
                         .collect(),
                     0.0,
                 ),
-                Metrics::Open(x) => (x.items.row(row.row, k).to_vec(), x.delta),
+                Metrics::Open(x) => (x.items.row(row.row as usize, k).to_vec(), x.delta),
             };
             let want = brute_pairs(&mg.grid.budgets, &values, delta);
             assert_eq!(row.harmful_pairs, want.len() as u64);
             assert_eq!(
-                row.pairs,
-                want[..want.len().min(MAX_LISTED_PAIRS)],
+                row.listed(),
+                &want[..want.len().min(MAX_LISTED_PAIRS)],
                 "the queue lists the first harmful pairs in grid order"
             );
             assert_eq!(row.truncated(), want.len() > MAX_LISTED_PAIRS);
@@ -318,7 +318,7 @@ fn one_item_of_a_hundred_thousand_configurations() {
     assert_eq!(rows.len(), 1);
     let row = &rows[0];
     assert_eq!(row.harmful_pairs, harmful);
-    assert_eq!(row.pairs.len(), MAX_LISTED_PAIRS);
+    assert_eq!(row.listed().len(), MAX_LISTED_PAIRS);
     assert!(row.truncated());
     let mut want = Vec::new();
     'outer: for a in (0..k).filter(|&a| right[a]) {
@@ -329,7 +329,7 @@ fn one_item_of_a_hundred_thousand_configurations() {
             }
         }
     }
-    assert_eq!(row.pairs, want);
+    assert_eq!(row.listed(), want);
 
     // `list` says so too.
     let path = tmp.path().join("cells.jsonl");

@@ -51,7 +51,7 @@ fn sweep(dir: &std::path::Path, items: usize) {
 }
 
 #[test]
-fn a_cell_takes_at_most_24_bytes_and_a_queue_row_holds_no_strings() {
+fn a_cell_takes_at_most_20_bytes_and_a_queue_row_holds_no_strings() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("ds");
     let items = 3000;
@@ -59,11 +59,17 @@ fn a_cell_takes_at_most_24_bytes_and_a_queue_row_holds_no_strings() {
     let ds = load_dataset(&dir, None).expect("load");
     let m = &ds.matrix;
     assert_eq!(m.n_cells(), 5 * 8 * items);
-    // Item id (4 bytes: 3000 items), line, order (4 each), and one byte for each of the
-    // model, configuration, value, confidence, prediction (twice), gold, source, note
-    // and file columns.
+    // Item id (2 bytes: 3000 items), order (4), and one byte for each of the model,
+    // configuration, value, confidence, prediction (twice), gold, source, note and file
+    // columns; the lines are one run (one cell a line).
     let per_cell = m.cell_bytes() as f64 / m.n_cells() as f64;
-    assert!(per_cell <= 24.0, "{per_cell} bytes a cell");
+    assert!(per_cell <= 20.0, "{per_cell} bytes a cell");
+    assert!(
+        m.cell_line.bytes() <= 64,
+        "{} bytes of lines",
+        m.cell_line.bytes()
+    );
+    assert_eq!(m.cell_line.get(m.n_cells() - 1) as usize, m.n_cells());
     assert_eq!(m.cell_model.width(), 1);
     assert_eq!(m.cell_value.width(), 1);
     assert_eq!(m.cell_confidence.width(), 1);
@@ -86,8 +92,8 @@ fn a_cell_takes_at_most_24_bytes_and_a_queue_row_holds_no_strings() {
     let app = build_app(ds, &opts, || {}).expect("app");
     assert!(app.rows.len() > items, "{} rows", app.rows.len());
     // A row is its indices and counts; its transitions are listed when shown.
-    assert!(std::mem::size_of::<frameaudit::tui::app::Row>() <= 80);
-    assert!(app.rows.iter().all(|r| r.q.pairs.is_empty()));
+    assert!(std::mem::size_of::<frameaudit::tui::app::Row>() <= 40);
+    assert!(app.rows.iter().all(|r| r.q.pairs.is_none()));
     assert!(!app.pairs(0).is_empty());
     // The search texts hold each item's text once, not once per row (5 models).
     let per_row = app.haystacks.heap_bytes() as f64 / app.rows.len() as f64;

@@ -1068,9 +1068,9 @@ fn items_open_on_the_step_where_the_answer_flips() {
         let Metrics::Mcq(x) = app.metrics(i) else {
             continue;
         };
-        let g = &app.report.analyses[q.analysis].grids.models[q.model_index].grid;
+        let g = &app.report.analyses[q.analysis as usize].grids.models[q.model_index as usize].grid;
         let k = g.k();
-        let y = x.items.row(q.row, k);
+        let y = x.items.row(q.row as usize, k);
         let zero = |c: usize| x.grid.frames[c] == 0;
         let b_ = &g.budgets;
         assert!(

@@ -131,15 +131,15 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     let row = rows
         .iter()
         .filter(|r| r.item == item && model.is_none_or(|mo| r.model == mo))
-        .min_by_key(|r| (r.pairs.is_empty(), r.model))
+        .min_by_key(|r| (r.listed().is_empty(), r.model))
         .with_context(|| {
             format!(
                 "the item {:?} has no complete trajectory for that model",
                 sanitize(&args.item)
             )
         })?;
-    let a = &report.analyses[row.analysis];
-    let mg = &a.grids.models[row.model_index];
+    let a = &report.analyses[row.analysis as usize];
+    let mg = &a.grids.models[row.model_index as usize];
     let k = mg.grid.k();
     let names: Vec<String> = mg
         .grid
@@ -150,7 +150,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     let meta = ds.items[item as usize].as_ref();
     let per_config: Vec<(Vec<u64>, Rule)> = (0..k)
         .map(|c| {
-            let (f, rule) = frames_for_cell(&ds, mg.cells[row.row * k + c]);
+            let (f, rule) = frames_for_cell(&ds, mg.cells[row.row as usize * k + c]);
             (frame_set(f), rule)
         })
         .collect();
@@ -158,7 +158,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     // Where each configuration's run saved the frames it gave the model, if it did.
     let saved_in: Vec<Option<String>> = (0..k)
         .map(|c| {
-            ds.run_entry_of_cell(mg.cells[row.row * k + c])
+            ds.run_entry_of_cell(mg.cells[row.row as usize * k + c])
                 .and_then(|r| r.rule.frame_files.clone())
         })
         .collect();
@@ -184,7 +184,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     };
     let pair = match (&args.from, &args.to) {
         (Some(f), Some(t)) => Some((col(f)?, col(t)?)),
-        (None, None) => row.pairs.first().copied(),
+        (None, None) => row.listed().first().copied(),
         _ => bail!("--from and --to go together"),
     };
     let shown: Vec<usize> = match &args.config {

@@ -55,20 +55,20 @@ pub fn run(args: &ListArgs) -> Result<()> {
         )?;
     }
     for r in &rows {
-        let a = &report.analyses[r.analysis];
-        let mg = &a.grids.models[r.model_index];
+        let a = &report.analyses[r.analysis as usize];
+        let mg = &a.grids.models[r.model_index as usize];
         let g = &mg.grid;
         let k = g.k();
         let name = |c: usize| m.config(g.configs[c]).name.as_ref();
         let item = m.item(r.item);
-        let (pattern, scores, best) = match &a.metrics[r.model_index] {
+        let (pattern, scores, best) = match &a.metrics[r.model_index as usize] {
             Metrics::Mcq(x) => (
-                x.items.pattern(r.row, k),
+                x.items.pattern(r.row as usize, k),
                 None,
-                Some(name(x.items.best_config[r.row])),
+                Some(name(x.items.best_config[r.row as usize] as usize)),
             ),
             Metrics::Open(x) => {
-                let s = x.items.row(r.row, k).to_vec();
+                let s = x.items.row(r.row as usize, k).to_vec();
                 let p = s
                     .iter()
                     .map(|v| format!("{v}"))
@@ -81,7 +81,7 @@ pub fn run(args: &ListArgs) -> Result<()> {
         match args.format {
             ListFormat::Tsv => {
                 let pairs: Vec<String> = r
-                    .pairs
+                    .listed()
                     .iter()
                     .map(|&(a, b)| format!("{}>{}", name(a), name(b)))
                     .collect();
@@ -113,7 +113,7 @@ pub fn run(args: &ListArgs) -> Result<()> {
                     "class": r.class.map(|c| c.as_str()),
                     "harmful_pairs": r.harmful_pairs,
                     // At most MAX_LISTED_PAIRS; `pairs_truncated` says some were left out.
-                    "pairs": r.pairs.iter().map(|&(a, b)| [name(a), name(b)]).collect::<Vec<_>>(),
+                    "pairs": r.listed().iter().map(|&(a, b)| [name(a), name(b)]).collect::<Vec<_>>(),
                     "pairs_truncated": r.truncated(),
                     "terminal_regression": r.terminal,
                     "best_config": best,

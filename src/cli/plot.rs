@@ -53,7 +53,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         .grids
         .models
         .iter()
-        .zip(&a.metrics)
+        .zip(a.metrics.iter())
         .filter_map(|(mg, x)| match x {
             Metrics::Mcq(x) => Some(ModelView::new(m.models.name(mg.model), scope, x)),
             Metrics::Open(_) => None,

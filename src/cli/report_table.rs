@@ -151,7 +151,7 @@ fn tables(m: &ResponseMatrix, report: &Report) -> Vec<Table> {
         }
         let mut rows = Vec::new();
         for a in analyses {
-            for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+            for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
                 let mut row = Vec::new();
                 if with_protocol {
                     row.push(Val::Text(m.protocols.name(a.key.protocol).into()));

@@ -154,7 +154,7 @@ fn analysis(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &Style) 
         return Ok(());
     }
     summary_table(out, m, a, st)?;
-    for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+    for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
         match x {
             Metrics::Mcq(x) => mcq_block(out, m, mg, x, st)?,
             Metrics::Open(x) => open_block(out, m, mg, x, st)?,
@@ -204,7 +204,7 @@ fn summary_table(
             st.dim("terminal"),
         )?,
     }
-    for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+    for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
         let name = pad(m.models.name(mg.model), name_w);
         match x {
             Metrics::Mcq(x) => writeln!(

@@ -10,6 +10,9 @@
 //! - [`Floats`]: numbers coded against a table of the distinct values seen, while there
 //!   are at most 65 536 of them, else stored as they are. The values come back bit for
 //!   bit, NaN included.
+//! - [`Lines`]: the input line of each cell, as runs: cells read one a line (cells JSONL)
+//!   or a row of several cells a line (per-item CSV) take one run per stretch of
+//!   consecutive lines, not four bytes a cell.
 
 use rustc_hash::FxHashMap;
 
@@ -348,9 +351,195 @@ impl FromIterator<f64> for Floats {
     }
 }
 
+/// One stretch of [`Lines`]: cells `cell..` (up to the next run) were read `per` a line
+/// from line `line` on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    cell: u32,
+    line: u32,
+    per: u32,
+}
+
+/// The input line of each cell, in cell order, stored as runs of consecutive lines that
+/// hold the same number of cells each. Falls back to one `u32` a cell when the runs would
+/// take more room (lines that jump about).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lines {
+    Runs {
+        runs: Vec<Run>,
+        len: u32,
+        /// Whether the last run's `per` is settled (its cells span two lines or more).
+        settled: bool,
+    },
+    Plain(Vec<u32>),
+}
+
+impl Default for Lines {
+    fn default() -> Self {
+        Lines::Runs {
+            runs: Vec::new(),
+            len: 0,
+            settled: false,
+        }
+    }
+}
+
+impl Lines {
+    pub fn len(&self) -> usize {
+        match self {
+            Lines::Runs { len, .. } => *len as usize,
+            Lines::Plain(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The line of cell `i`; panics when `i` is out of range, as a slice index does.
+    pub fn get(&self, i: usize) -> u32 {
+        match self {
+            Lines::Plain(v) => v[i],
+            Lines::Runs { runs, len, .. } => {
+                assert!(i < *len as usize, "cell {i} of {len}");
+                let at = runs.partition_point(|r| r.cell as usize <= i) - 1;
+                let r = runs[at];
+                r.line + (i as u32 - r.cell) / r.per
+            }
+        }
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        match self {
+            Lines::Runs { runs, .. } => runs.capacity() * std::mem::size_of::<Run>(),
+            Lines::Plain(v) => v.capacity() * 4,
+        }
+    }
+
+    pub fn push(&mut self, line: u32) {
+        let Lines::Runs { runs, len, settled } = self else {
+            if let Lines::Plain(v) = self {
+                v.push(line);
+            }
+            return;
+        };
+        let cell = *len;
+        *len += 1;
+        if let Some(r) = runs.last_mut() {
+            let n = cell - r.cell;
+            // Unsettled, the run's cells are all on its first line (`per == n`).
+            if !*settled && line == r.line {
+                r.per = n + 1;
+                return;
+            }
+            if line == r.line + n / r.per {
+                *settled = true;
+                return;
+            }
+        }
+        runs.push(Run { cell, line, per: 1 });
+        *settled = false;
+        // Runs cost 12 bytes: past a third of the cells, one number a cell is smaller.
+        if runs.len() > 1024 && runs.len() * 3 > *len as usize {
+            let plain: Vec<u32> = (0..*len as usize).map(|i| self.get(i)).collect();
+            *self = Lines::Plain(plain);
+        }
+    }
+
+    pub fn clear(&mut self) {
+        *self = Lines::default();
+    }
+
+    pub fn reserve(&mut self, n: usize) {
+        if let Lines::Plain(v) = self {
+            v.reserve(n);
+        }
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        match self {
+            Lines::Runs { runs, .. } => runs.shrink_to_fit(),
+            Lines::Plain(v) => v.shrink_to_fit(),
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Appends the lines of `other` after these.
+    pub fn extend_from(&mut self, other: &Lines) {
+        match other {
+            Lines::Plain(v) => v.iter().for_each(|&l| self.push(l)),
+            Lines::Runs { runs, len, .. } => {
+                for (k, r) in runs.iter().enumerate() {
+                    let end = runs.get(k + 1).map_or(*len, |n| n.cell);
+                    for c in r.cell..end {
+                        self.push(r.line + (c - r.cell) / r.per);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl FromIterator<u32> for Lines {
+    fn from_iter<T: IntoIterator<Item = u32>>(iter: T) -> Self {
+        let mut l = Lines::default();
+        for x in iter {
+            l.push(x);
+        }
+        l
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_come_back_as_pushed_and_runs_stay_few() {
+        // One cell a line, with gaps (blank or rejected lines) and a second file.
+        let jsonl: Vec<u32> = (1..5000).filter(|l| l % 1000 != 7).chain(1..300).collect();
+        // Rows of eight cells, one row shorter (a missing value), then rows of three.
+        let mut csv: Vec<u32> = Vec::new();
+        for row in 2..600u32 {
+            let n = if row == 100 {
+                5
+            } else if row > 400 {
+                3
+            } else {
+                8
+            };
+            csv.extend(std::iter::repeat_n(row, n));
+        }
+        for want in [jsonl, csv, vec![7], vec![3, 3], vec![]] {
+            let l: Lines = want.iter().copied().collect();
+            assert_eq!(l.iter().collect::<Vec<_>>(), want);
+            assert_eq!(l.len(), want.len());
+            let Lines::Runs { runs, .. } = &l else {
+                panic!("runs expected")
+            };
+            assert!(runs.len() <= 9, "{} runs", runs.len());
+            // Appended to a part read before, the same lines.
+            let mut joined: Lines = [1, 2].into_iter().collect();
+            joined.extend_from(&l);
+            let mut both = vec![1, 2];
+            both.extend(&want);
+            assert_eq!(joined, both.iter().copied().collect::<Lines>());
+            assert_eq!(joined.iter().collect::<Vec<_>>(), both);
+        }
+    }
+
+    #[test]
+    fn lines_that_jump_about_are_kept_plain() {
+        let want: Vec<u32> = (0..5000u32).map(|i| i * 2 + (i % 3)).collect();
+        let l: Lines = want.iter().copied().collect();
+        assert!(matches!(l, Lines::Plain(_)));
+        assert_eq!(l.iter().collect::<Vec<_>>(), want);
+        assert!(l.bytes() <= 4 * 8192);
+    }
 
     #[test]
     fn ids_widen_and_keep_every_id() {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::core::column::{Floats, Ids};
+use crate::core::column::{Floats, Ids, Lines};
 use crate::core::diag::Diagnostics;
 use crate::core::text::{norm, token_f1_score};
 
@@ -118,6 +118,40 @@ pub struct Item {
     pub id: Box<str>,
 }
 
+/// Items by (benchmark, item id). It holds item numbers only; the ids are kept once, in
+/// the items, and compared there.
+#[derive(Debug, Clone, Default)]
+struct ItemIndex(hashbrown::HashTable<u32>);
+
+fn item_hash(benchmark: u32, id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one((benchmark, id))
+}
+
+impl ItemIndex {
+    fn find(&self, items: &[Item], benchmark: u32, id: &str) -> Option<u32> {
+        self.0
+            .find(item_hash(benchmark, id), |&i| {
+                let it = &items[i as usize];
+                it.benchmark == benchmark && *it.id == *id
+            })
+            .copied()
+    }
+
+    /// Adds item `i` of `items` (not yet in the index).
+    fn insert(&mut self, items: &[Item], i: u32) {
+        let hash = |&j: &u32| {
+            let it = &items[j as usize];
+            item_hash(it.benchmark, &it.id)
+        };
+        self.0.insert_unique(hash(&i), i, hash);
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
 /// The answer reference of a cell, as given.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Gold<'a> {
@@ -171,7 +205,7 @@ pub struct ResponseMatrix {
     /// Items in item order; `bench_items[b]` is the id range of benchmark `b`.
     pub items: Vec<Item>,
     pub bench_items: Vec<std::ops::Range<u32>>,
-    item_lookup: Vec<FxHashMap<Box<str>, u32>>,
+    item_index: ItemIndex,
     /// Configurations sorted by (protocol, name).
     pub configs: Vec<Config>,
     /// Answer texts: predictions, golds, blind answers, provenance.
@@ -195,7 +229,7 @@ pub struct ResponseMatrix {
     pub cell_protocol_note: Ids,
     /// Index in `files`.
     pub cell_file: Ids,
-    pub cell_line: Vec<u32>,
+    pub cell_line: Lines,
     /// Sampled frame indices of the cells that carry them: (cell, range in `frame_pool`).
     frame_spans: Vec<(u32, u32, u32)>,
     frame_pool: Vec<u64>,
@@ -251,7 +285,8 @@ impl ResponseMatrix {
             .map(|c| c.width() * n)
             .sum::<usize>()
             + (self.cell_value.width() + self.cell_confidence.width()) * n
-            + 4 * (self.cell_line.len() + self.order.len())
+            + self.cell_line.bytes()
+            + 4 * self.order.len()
     }
 
     pub fn config(&self, id: u32) -> &Config {
@@ -268,7 +303,7 @@ impl ResponseMatrix {
 
     pub fn find_item(&self, benchmark: &str, item_id: &str) -> Option<u32> {
         let b = self.benchmarks.get(benchmark)?;
-        self.item_lookup[b as usize].get(item_id).copied()
+        self.item_index.find(&self.items, b, item_id)
     }
 
     pub fn find_config(&self, protocol: u32, name: &str) -> Option<u32> {
@@ -344,7 +379,7 @@ impl ResponseMatrix {
     /// "file:line" of a cell, for messages.
     pub fn cell_location(&self, cell: u32) -> String {
         let file = &self.files[self.cell_file.get(cell as usize) as usize];
-        format!("{}:{}", file.display(), self.cell_line[cell as usize])
+        format!("{}:{}", file.display(), self.cell_line.get(cell as usize))
     }
 }
 
@@ -478,17 +513,12 @@ impl MatrixBuilder {
     }
 
     fn bench_id(&mut self, name: &str) -> u32 {
-        let id = self.m.benchmarks.intern(name);
-        if id as usize == self.m.item_lookup.len() {
-            self.m.item_lookup.push(FxHashMap::default());
-        }
-        id
+        self.m.benchmarks.intern(name)
     }
 
     fn item_id(&mut self, bench: u32, id: &str) -> u32 {
         let m = &mut self.m;
-        let lookup = &mut m.item_lookup[bench as usize];
-        if let Some(&i) = lookup.get(id) {
+        if let Some(i) = m.item_index.find(&m.items, bench, id) {
             return i;
         }
         let i = m.items.len() as u32;
@@ -496,7 +526,7 @@ impl MatrixBuilder {
             benchmark: bench,
             id: id.into(),
         });
-        lookup.insert(id.into(), i);
+        m.item_index.insert(&m.items, i);
         i
     }
 
@@ -569,7 +599,7 @@ impl MatrixBuilder {
             it.names.clear();
         }
         m.items.clear();
-        m.item_lookup.clear();
+        m.item_index.clear();
         m.configs.clear();
         m.stats = InputStats::default();
         for v in m.id_columns_mut() {
@@ -685,7 +715,7 @@ impl MatrixBuilder {
             dst.extend_mapped(src, text);
         }
         m.cell_file.extend_mapped(&p.cell_file, |f| f);
-        m.cell_line.extend_from_slice(&p.cell_line);
+        m.cell_line.extend_from(&p.cell_line);
         m.stats.records += p.stats.records;
         m.stats.cells_valid += p.stats.cells_valid;
         m.stats.cells_invalid += p.stats.cells_invalid;
@@ -845,7 +875,7 @@ impl MatrixBuilder {
     fn where_is(&self, first: u32, cell: u32) -> String {
         let m = &self.m;
         if m.cell_file.get(first as usize) == m.cell_file.get(cell as usize) {
-            format!("line {}", m.cell_line[first as usize])
+            format!("line {}", m.cell_line.get(first as usize))
         } else {
             m.cell_location(first)
         }
@@ -856,7 +886,7 @@ impl MatrixBuilder {
         let file = m.files[m.cell_file.get(cell as usize) as usize].clone();
         self.diags.error(
             &file,
-            Some(u64::from(m.cell_line[cell as usize])),
+            Some(u64::from(m.cell_line.get(cell as usize))),
             Some(field),
             msg,
         );
@@ -995,11 +1025,18 @@ impl MatrixBuilder {
         }
         let mut items = Vec::with_capacity(m.items.len());
         for &old in &item_order {
-            items.push(m.items[old as usize].clone());
+            let it = &mut m.items[old as usize];
+            items.push(Item {
+                benchmark: it.benchmark,
+                id: std::mem::take(&mut it.id),
+            });
         }
         m.items = items;
         m.bench_items = vec![0..0; m.benchmarks.len()];
-        let mut lookup = vec![FxHashMap::default(); m.benchmarks.len()];
+        m.item_index.clear();
+        for i in 0..m.items.len() as u32 {
+            m.item_index.insert(&m.items, i);
+        }
         for (i, it) in m.items.iter().enumerate() {
             let r = &mut m.bench_items[it.benchmark as usize];
             if r.start == r.end {
@@ -1007,9 +1044,7 @@ impl MatrixBuilder {
             } else {
                 r.end = i as u32 + 1;
             }
-            lookup[it.benchmark as usize].insert(it.id.clone(), i as u32);
         }
-        m.item_lookup = lookup;
 
         // Configurations into (protocol, name) order; conflicting variants are dropped (the
         // input is rejected) and their cells point at the first variant.
@@ -1100,7 +1135,7 @@ impl MatrixBuilder {
                     let item = &m.items[m.cell_item.get(b) as usize];
                     self.diags.error(
                         &file,
-                        Some(u64::from(m.cell_line[b])),
+                        Some(u64::from(m.cell_line.get(b))),
                         None,
                         format!(
                             "duplicate cell: model {:?}, benchmark {:?}, item {:?}, config {:?}, protocol {:?} already given at {}",

@@ -32,11 +32,11 @@ pub enum QueueKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueueRow {
     /// Index of the analysis in `Report::analyses`.
-    pub analysis: usize,
+    pub analysis: u32,
     /// Index of the model in that analysis's `grids.models`.
-    pub model_index: usize,
+    pub model_index: u32,
     /// Row of the item in that model's grid.
-    pub row: usize,
+    pub row: u32,
     pub model: u32,
     pub item: u32,
     pub task: Task,
@@ -44,8 +44,9 @@ pub struct QueueRow {
     pub class: Option<Class>,
     /// Harmful transitions `(lower, higher)` as grid columns: right (or better by more than δ)
     /// at the lower budget, wrong (worse) at the higher one. At most [`MAX_LISTED_PAIRS`]
-    /// of them, the first in grid order; `harmful_pairs` counts them all.
-    pub pairs: Vec<(usize, usize)>,
+    /// of them, the first in grid order; `harmful_pairs` counts them all. Boxed, so a row
+    /// whose transitions are not listed (the TUI's million rows) holds one pointer.
+    pub pairs: Option<Box<Vec<(usize, usize)>>>,
     /// The number of harmful transitions of the item, listed or not.
     pub harmful_pairs: u64,
     pub terminal: bool,
@@ -56,28 +57,42 @@ impl QueueRow {
         self.harmful_pairs > 0
     }
 
+    /// The transitions listed in `pairs` (none when they were not listed).
+    pub fn listed(&self) -> &[(usize, usize)] {
+        self.pairs.as_deref().map_or(&[], Vec::as_slice)
+    }
+
     /// Whether `pairs` lists fewer transitions than the item has.
     pub fn truncated(&self) -> bool {
-        (self.pairs.len() as u64) < self.harmful_pairs
+        (self.listed().len() as u64) < self.harmful_pairs
+    }
+
+    /// The indices as `usize`: analysis, model in its grids, row in the model's grid.
+    pub fn at(&self) -> (usize, usize, usize) {
+        (
+            self.analysis as usize,
+            self.model_index as usize,
+            self.row as usize,
+        )
     }
 }
 
 /// Whether `(a, b)` (grid columns) is a harmful transition of a queue row's item, listed or
 /// not.
 pub fn is_harmful_pair(report: &Report, row: &QueueRow, a: usize, b: usize) -> bool {
-    let an = &report.analyses[row.analysis];
-    let g = &an.grids.models[row.model_index].grid;
+    let an = &report.analyses[row.analysis as usize];
+    let g = &an.grids.models[row.model_index as usize].grid;
     let k = g.k();
     if a >= k || b >= k || !g.lower(a, b) {
         return false;
     }
-    match &an.metrics[row.model_index] {
+    match &an.metrics[row.model_index as usize] {
         Metrics::Mcq(x) => {
-            let r = x.items.row(row.row, k);
+            let r = x.items.row(row.row as usize, k);
             r[a] == 1 && r[b] == 0
         }
         Metrics::Open(x) => {
-            let r = x.items.row(row.row, k);
+            let r = x.items.row(row.row as usize, k);
             r[a] - r[b] > x.delta
         }
     }
@@ -88,10 +103,10 @@ pub fn is_harmful_pair(report: &Report, row: &QueueRow, a: usize, b: usize) -> b
 pub fn audited_transition(report: &Report, row: &QueueRow) -> Option<(usize, usize)> {
     let g = &report
         .analyses
-        .get(row.analysis)?
+        .get(row.analysis as usize)?
         .grids
         .models
-        .get(row.model_index)?
+        .get(row.model_index as usize)?
         .grid;
     let (values, delta, frames) = row_scores(report, row)?;
     // Visual ladder configurations first, then visual variants, then zero-frame ones.
@@ -182,7 +197,7 @@ pub fn flip_step(
 pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
     let mut rows = queue_unlisted(report, protocol, kind);
     for r in &mut rows {
-        r.pairs = list_pairs(report, r);
+        r.pairs = Some(Box::new(list_pairs(report, r)));
     }
     rows
 }
@@ -190,19 +205,23 @@ pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
 /// A queue row's trajectory as scores in grid order (an MCQ row as 0/1, with δ = 0: right
 /// then wrong is 1 − 0 > 0), its δ, and the frames of its grid's configurations.
 fn row_scores<'r>(report: &'r Report, row: &QueueRow) -> Option<(Vec<f64>, f64, &'r [u64])> {
-    let an = report.analyses.get(row.analysis)?;
-    let k = an.grids.models.get(row.model_index)?.grid.k();
-    Some(match an.metrics.get(row.model_index)? {
+    let an = report.analyses.get(row.analysis as usize)?;
+    let k = an.grids.models.get(row.model_index as usize)?.grid.k();
+    Some(match an.metrics.get(row.model_index as usize)? {
         Metrics::Mcq(x) => (
             x.items
-                .row(row.row, k)
+                .row(row.row as usize, k)
                 .iter()
                 .map(|&v| f64::from(v))
                 .collect(),
             0.0,
             &x.grid.frames,
         ),
-        Metrics::Open(x) => (x.items.row(row.row, k).to_vec(), x.delta, &x.grid.frames),
+        Metrics::Open(x) => (
+            x.items.row(row.row as usize, k).to_vec(),
+            x.delta,
+            &x.grid.frames,
+        ),
     })
 }
 
@@ -215,7 +234,7 @@ pub fn list_pairs(report: &Report, row: &QueueRow) -> Vec<(usize, usize)> {
     let Some((values, delta, _)) = row_scores(report, row) else {
         return Vec::new();
     };
-    let g = &report.analyses[row.analysis].grids.models[row.model_index].grid;
+    let g = &report.analyses[row.analysis as usize].grids.models[row.model_index as usize].grid;
     g.budget_order.list(&values, delta, MAX_LISTED_PAIRS)
 }
 
@@ -229,7 +248,7 @@ pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<Qu
         if a.key.protocol != protocol || a.key.scope == Scope::All {
             continue;
         }
-        for (mi, (mg, x)) in a.grids.models.iter().zip(&a.metrics).enumerate() {
+        for (mi, (mg, x)) in a.grids.models.iter().zip(a.metrics.iter()).enumerate() {
             let g = &mg.grid;
             let k = g.k();
             let order = &g.budget_order;
@@ -261,14 +280,14 @@ pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<Qu
                 };
                 rows.push((
                     QueueRow {
-                        analysis: ai,
-                        model_index: mi,
-                        row: i,
+                        analysis: ai as u32,
+                        model_index: mi as u32,
+                        row: i as u32,
                         model: mg.model,
                         item,
                         task: a.key.task,
                         class,
-                        pairs: Vec::new(),
+                        pairs: None,
                         harmful_pairs: count,
                         terminal,
                     },

@@ -438,7 +438,7 @@ impl App {
         }
         let mut listed = (*self.pairs(i)).clone();
         listed.push(p);
-        self.rows[i].q.pairs = listed;
+        self.rows[i].q.pairs = Some(Box::new(listed));
         self.pairs_cache.replace(None);
     }
 
@@ -610,10 +610,9 @@ impl App {
             return p.clone();
         }
         let q = &self.rows[i].q;
-        let listed = if q.pairs.is_empty() {
-            crate::core::queue::list_pairs(&self.report, q)
-        } else {
-            q.pairs.clone()
+        let listed = match &q.pairs {
+            Some(p) => (**p).clone(),
+            None => crate::core::queue::list_pairs(&self.report, q),
         };
         let listed = Arc::new(listed);
         self.pairs_cache.replace(Some((i, listed.clone())));
@@ -773,7 +772,8 @@ impl App {
     /// The grid configuration names of a row's model grid.
     pub fn config_names(&self, i: usize) -> Vec<String> {
         let q = &self.rows[i].q;
-        let g = &self.report.analyses[q.analysis].grids.models[q.model_index].grid;
+        let g =
+            &self.report.analyses[q.analysis as usize].grids.models[q.model_index as usize].grid;
         g.configs
             .iter()
             .map(|&c| self.ds.matrix.config(c).name.to_string())
@@ -782,7 +782,7 @@ impl App {
 
     pub fn metrics(&self, i: usize) -> &Metrics {
         let q = &self.rows[i].q;
-        &self.report.analyses[q.analysis].metrics[q.model_index]
+        &self.report.analyses[q.analysis as usize].metrics[q.model_index as usize]
     }
 
     fn open(&mut self) {
@@ -812,12 +812,12 @@ impl App {
     /// The frames every configuration of row `i` sampled, and the transition's sets.
     pub fn frame_info(&self, i: usize) -> FrameInfo {
         let q = &self.rows[i].q;
-        let mg = &self.report.analyses[q.analysis].grids.models[q.model_index];
+        let mg = &self.report.analyses[q.analysis as usize].grids.models[q.model_index as usize];
         let k = mg.grid.k();
         let meta = self.ds.items[q.item as usize].as_ref();
         let configs: Vec<ConfigFrames> = (0..k)
             .map(|c| {
-                let cell = mg.cells[q.row * k + c];
+                let cell = mg.cells[q.row as usize * k + c];
                 let (frames, rule) = crate::core::sampling::frames_for_cell(&self.ds, cell);
                 ConfigFrames {
                     name: self.ds.matrix.config(mg.grid.configs[c]).name.to_string(),
@@ -1605,7 +1605,7 @@ impl App {
                 items.extend(mg.grid.items.iter().copied());
             }
             if a.key.scope == crate::core::analysis::grid::Scope::All {
-                for x in &a.metrics {
+                for x in a.metrics.iter() {
                     if let Metrics::Mcq(x) = x {
                         widen(&mut harmful, x.harmful_rate);
                         widen(&mut headroom, x.headroom);

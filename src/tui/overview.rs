@@ -154,7 +154,7 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         .grids
         .models
         .iter()
-        .zip(&d.analysis.metrics)
+        .zip(d.analysis.metrics.iter())
         .enumerate()
     {
         let crate::core::analysis::Metrics::Mcq(x) = x else {

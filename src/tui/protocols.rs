@@ -49,7 +49,7 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         s(m.protocols.name(b.key.protocol)),
     );
     let mut rows = Vec::new();
-    for (i, (mg, x)) in a.grids.models.iter().zip(&a.metrics).enumerate() {
+    for (i, (mg, x)) in a.grids.models.iter().zip(a.metrics.iter()).enumerate() {
         let Some((mg_b, xb)) = b.model(mg.model) else {
             continue;
         };

@@ -243,7 +243,7 @@ impl Research {
             .grids
             .models
             .iter()
-            .zip(&analysis.metrics)
+            .zip(analysis.metrics.iter())
             .map(|(mg, x)| match x {
                 Metrics::Mcq(x) => Some(DataMap::new(&x.items, mg.grid.k())),
                 Metrics::Open(_) => None,

@@ -300,7 +300,7 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
     .areas(area);
     let m = &app.ds.matrix;
     let k_of = |r: &super::app::Row| {
-        app.report.analyses[r.q.analysis].grids.models[r.q.model_index]
+        app.report.analyses[r.q.analysis as usize].grids.models[r.q.model_index as usize]
             .grid
             .k()
     };
@@ -399,7 +399,7 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
                 w.question,
             );
             let mut traj = Vec::with_capacity(k * pc);
-            for g in trajectory(app.metrics(i), r.q.row, k, None) {
+            for g in trajectory(app.metrics(i), r.q.row as usize, k, None) {
                 traj.push(g);
                 traj.push(Span::raw(" ".repeat(pc - 1)));
             }
@@ -541,7 +541,7 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
         Some(i) => {
             let r = &app.rows[i];
             let mut spans = vec![Span::styled(format!("▶ {}: ", s(app.names(i).model)), DIM)];
-            let glyphs = trajectory(app.metrics(i), r.q.row, k_of(r), None);
+            let glyphs = trajectory(app.metrics(i), r.q.row as usize, k_of(r), None);
             for (n, g) in app.config_names(i).iter().zip(glyphs) {
                 spans.push(Span::styled(format!("{} ", s(n)), DIM));
                 spans.push(g);
@@ -566,7 +566,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     let m = &app.ds.matrix;
     let r = &app.rows[i];
     let q = &r.q;
-    let mg = &app.report.analyses[q.analysis].grids.models[q.model_index];
+    let mg = &app.report.analyses[q.analysis as usize].grids.models[q.model_index as usize];
     let g = &mg.grid;
     let k = g.k();
     let names = app.config_names(i);
@@ -639,7 +639,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     ]));
     let gold = meta.and_then(|x| x.gold.clone()).or_else(|| {
         mg.cells
-            .get(q.row * k)
+            .get(q.row as usize * k)
             .and_then(|&c| m.text(m.cell_gold.get(c as usize)).map(str::to_owned))
     });
     let options = meta
@@ -716,14 +716,14 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     let bar_w = (left.width as usize).saturating_sub(38).min(10);
     let mut table_rows = Vec::with_capacity(k);
     for (c, name) in names.iter().enumerate() {
-        let cell = mg.cells[q.row * k + c] as usize;
+        let cell = mg.cells[q.row as usize * k + c] as usize;
         let conf = m.cell_confidence.get(cell);
         let answer = m
             .text(m.cell_pred.get(cell))
             .map_or("∅".into(), |p| s(p).chars().take(24).collect::<String>());
         let (verdict, style, value) = match x {
             Metrics::Mcq(x) => {
-                let right = x.items.row(q.row, k)[c] == 1;
+                let right = x.items.row(q.row as usize, k)[c] == 1;
                 let v = (!conf.is_nan()).then_some(conf * 100.0);
                 (
                     if right {
@@ -736,7 +736,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
                 )
             }
             Metrics::Open(x) => {
-                let v = x.items.row(q.row, k)[c];
+                let v = x.items.row(q.row as usize, k)[c];
                 (
                     format!("{v:.0}"),
                     if v >= 50.0 { RIGHT } else { WRONG },
@@ -840,7 +840,10 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     let blind_line = match (&blind, pair) {
         (Some(z), Some((_, b))) => {
             let wrong = m
-                .text(m.cell_pred_norm.get(mg.cells[q.row * k + b] as usize))
+                .text(
+                    m.cell_pred_norm
+                        .get(mg.cells[q.row as usize * k + b] as usize),
+                )
                 .unwrap_or("");
             if wrong == z {
                 Line::from(vec![
@@ -996,9 +999,9 @@ fn fit_tail(line: Line<'static>, w: usize) -> Line<'static> {
 fn other_models(app: &App, i: usize) -> Vec<Line<'static>> {
     let r = &app.rows[i];
     let m = &app.ds.matrix;
-    let a = &app.report.analyses[r.q.analysis];
+    let a = &app.report.analyses[r.q.analysis as usize];
     let mut out = Vec::new();
-    for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+    for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
         if mg.model == r.q.model {
             continue;
         }

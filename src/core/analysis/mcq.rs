@@ -72,7 +72,7 @@ pub struct McqItems {
     pub y: Vec<u8>,
     pub class: Vec<Class>,
     /// Column of the item's best configuration.
-    pub best_config: Vec<usize>,
+    pub best_config: Vec<u32>,
     /// `harmful_pairs_i`: up to K²/4 (6.25·10^10 for half a million right below half a
     /// million wrong), so 64 bits.
     pub harmful_pairs: Vec<u64>,
@@ -382,7 +382,7 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
             .collect(),
         best_config: pattern_of
             .iter()
-            .map(|&p| stats[p as usize].best_col)
+            .map(|&p| stats[p as usize].best_col as u32)
             .collect(),
         harmful_pairs: pattern_of
             .iter()

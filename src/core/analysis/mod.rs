@@ -13,6 +13,7 @@ pub mod params;
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -63,13 +64,15 @@ pub enum Metrics {
     Open(Box<OpenMetrics>),
 }
 
-/// One analysis: its grids and every model's measures.
+/// One analysis: its grids and every model's measures. The grids and measures are shared:
+/// where a protocol and task hold a single benchmark, `ALL` selects the same cells as that
+/// benchmark, and the two analyses hold one copy (see [`run`]).
 #[derive(Debug, Clone)]
 pub struct Analysis {
     pub key: AnalysisKey,
-    pub grids: Grids,
+    pub grids: Arc<Grids>,
     /// Parallel to `grids.models`.
-    pub metrics: Vec<Metrics>,
+    pub metrics: Arc<[Metrics]>,
     pub pooled_cascade: Option<Pooled>,
 }
 
@@ -299,39 +302,78 @@ fn parallel_map<T: Sync, R: Send>(
     results.into_iter().flatten().collect()
 }
 
+/// The analyses that are computed: an `ALL` key whose protocol and task hold exactly one
+/// benchmark selects the same cells as that benchmark's key (the scope only chooses
+/// benchmarks), so it takes that key's results: the key it copies, per key.
+fn shared_scopes(keys: &[AnalysisKey]) -> Vec<Option<usize>> {
+    keys.iter()
+        .map(|key| {
+            if key.scope != Scope::All {
+                return None;
+            }
+            let mut benches = keys.iter().enumerate().filter(|(_, b)| {
+                b.protocol == key.protocol && b.task == key.task && b.scope != Scope::All
+            });
+            match (benches.next(), benches.next()) {
+                (Some((b, _)), None) => Some(b),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// An analysis's results, shared by the keys that select the same cells.
+type Computed = (Arc<Grids>, Arc<[Metrics]>, Option<Pooled>);
+
 /// Runs every analysis of the matrix.
 pub fn run(m: &ResponseMatrix, params: &Params, agreement: Option<Agreement>) -> Report {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
     let keys = analysis_keys(m, params);
-    let grids: Vec<Grids> = parallel_map(&keys, threads, |key| {
-        build_grids(&Selection::new(m, *key, params), params)
+    let same_as = shared_scopes(&keys);
+    let computed: Vec<usize> = (0..keys.len()).filter(|&a| same_as[a].is_none()).collect();
+    let grids: Vec<Grids> = parallel_map(&computed, threads, |&a| {
+        build_grids(&Selection::new(m, keys[a], params), params)
     });
     let jobs: Vec<(usize, usize)> = grids
         .iter()
         .enumerate()
-        .flat_map(|(a, g)| (0..g.models.len()).map(move |i| (a, i)))
+        .flat_map(|(g, grid)| (0..grid.models.len()).map(move |i| (g, i)))
         .collect();
-    let mut metrics: Vec<Metrics> = parallel_map(&jobs, threads, |&(a, i)| {
-        model_metrics(m, &keys[a], &grids[a].models[i], params)
+    let mut metrics: Vec<Metrics> = parallel_map(&jobs, threads, |&(g, i)| {
+        model_metrics(m, &keys[computed[g]], &grids[g].models[i], params)
     });
-    let mut analyses = Vec::with_capacity(keys.len());
+    let mut results: Vec<Option<Computed>> = vec![None; keys.len()];
     let mut drain = metrics.drain(..);
-    for (key, grids) in keys.into_iter().zip(grids) {
-        let metrics: Vec<Metrics> = drain.by_ref().take(grids.models.len()).collect();
-        let pooled_cascade = if params.grid_mode == GridMode::Joint && key.task == Task::Mcq {
+    for (&a, grids) in computed.iter().zip(grids) {
+        let metrics: Arc<[Metrics]> = drain.by_ref().take(grids.models.len()).collect();
+        let key = keys[a];
+        let pooled = if params.grid_mode == GridMode::Joint && key.task == Task::Mcq {
             pooled_cascade(m, &grids, &metrics, params)
         } else {
             None
         };
-        analyses.push(Analysis {
-            key,
-            grids,
-            metrics,
-            pooled_cascade,
-        });
+        results[a] = Some((Arc::new(grids), metrics, pooled));
     }
+    for a in 0..keys.len() {
+        if let Some(b) = same_as[a] {
+            results[a] = results[b].clone();
+        }
+    }
+    let analyses: Vec<Analysis> = keys
+        .into_iter()
+        .zip(results)
+        .filter_map(|(key, r)| {
+            let (grids, metrics, pooled_cascade) = r?;
+            Some(Analysis {
+                key,
+                grids,
+                metrics,
+                pooled_cascade,
+            })
+        })
+        .collect();
     let protocol_comparisons = compare_protocols(m, params, &analyses);
     Report {
         params: params.clone(),
@@ -358,8 +400,8 @@ pub fn run_one(m: &ResponseMatrix, key: AnalysisKey, params: &Params) -> Analysi
     };
     Analysis {
         key,
-        grids,
-        metrics,
+        grids: Arc::new(grids),
+        metrics: metrics.into(),
         pooled_cascade,
     }
 }
@@ -391,7 +433,7 @@ fn compare_protocols(
             .collect();
         others.sort_by_key(|b| m.protocols.name(b.key.protocol));
         for b in others {
-            for (mg_a, x_a) in a.grids.models.iter().zip(&a.metrics) {
+            for (mg_a, x_a) in a.grids.models.iter().zip(a.metrics.iter()) {
                 let Some((mg_b, x_b)) = b.model(mg_a.model) else {
                     continue;
                 };
@@ -624,7 +666,7 @@ impl Report {
                         a.grids
                             .models
                             .iter()
-                            .zip(&a.metrics)
+                            .zip(a.metrics.iter())
                             .map(|(mg, x)| (m.models.name(mg.model), x))
                             .collect(),
                     ),
@@ -647,7 +689,7 @@ impl Report {
             if a.key.scope == Scope::All {
                 continue;
             }
-            for (mg, x) in a.grids.models.iter().zip(&a.metrics) {
+            for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
                 let g = &mg.grid;
                 let k = g.k();
                 let name = |c: usize| m.config(g.configs[c]).name.as_ref();
@@ -666,7 +708,10 @@ impl Report {
                             let mean = row.iter().map(|&v| f64::from(v)).sum::<f64>() / k as f64;
                             line.insert("pattern", x.items.pattern(i, k).into());
                             line.insert("class", x.items.class[i].as_str().into());
-                            line.insert("best_config", name(x.items.best_config[i]).into());
+                            line.insert(
+                                "best_config",
+                                name(x.items.best_config[i] as usize).into(),
+                            );
                             line.insert("has_harmful", (x.items.harmful_pairs[i] > 0).into());
                             line.insert("harmful_pairs", x.items.harmful_pairs[i].into());
                             line.insert("terminal_regression", x.items.terminal[i].into());
@@ -695,5 +740,57 @@ impl Report {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::load::cells::read_cells;
+    use crate::core::matrix::MatrixBuilder;
+
+    fn load(lines: &[String]) -> ResponseMatrix {
+        let mut b = MatrixBuilder::new();
+        let file = b.add_file(std::path::Path::new("t.jsonl"));
+        read_cells(lines.join("\n").as_bytes(), None, &mut b, &file).expect("io");
+        b.finish().expect("valid").0
+    }
+
+    fn cells(bench: &str, n: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        for i in 0..n {
+            for (f, pred) in [(8, if i % 2 == 0 { "A" } else { "B" }), (16, "B")] {
+                out.push(format!(
+                    r#"{{"model":"M","benchmark":"{bench}","item_id":"q{i}","config":"{f}f","frames":{f},"pred":"{pred}","gold":"A"}}"#
+                ));
+            }
+        }
+        out
+    }
+
+    /// With one benchmark, `ALL` holds that benchmark's results, not a copy; with two it is
+    /// its own analysis, and the numbers are those computed separately either way.
+    #[test]
+    fn all_shares_a_single_benchmark_and_matches_it() {
+        let params = Params::default();
+        let one = load(&cells("b1", 6));
+        let r = run(&one, &params, None);
+        let (all, b1) = (&r.analyses[0], &r.analyses[1]);
+        assert_eq!(
+            (all.key.scope, b1.key.scope),
+            (Scope::All, Scope::Benchmark(0))
+        );
+        assert!(Arc::ptr_eq(&all.grids, &b1.grids));
+        assert!(Arc::ptr_eq(&all.metrics, &b1.metrics));
+        let alone = run_one(&one, all.key, &params);
+        let json = |x: &[Metrics]| serde_json::to_string(x).expect("json");
+        assert_eq!(json(&alone.metrics), json(&all.metrics));
+
+        let mut two = cells("b1", 6);
+        two.extend(cells("b2", 3));
+        let r = run(&load(&two), &params, None);
+        assert_eq!(r.analyses.len(), 3);
+        assert!(!Arc::ptr_eq(&r.analyses[0].grids, &r.analyses[1].grids));
+        assert_eq!(r.analyses[0].grids.models[0].grid.items.len(), 9);
     }
 }
