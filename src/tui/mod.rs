@@ -14,6 +14,7 @@ pub mod frames_view;
 mod haystacks;
 mod help;
 pub mod keymap;
+pub mod line_edit;
 mod overview;
 mod protocols;
 pub mod research;
