@@ -16,6 +16,7 @@ mod help;
 pub mod keymap;
 pub mod line_edit;
 mod overview;
+pub mod pick;
 mod protocols;
 pub mod research;
 pub mod review;

@@ -200,7 +200,7 @@ fn status_glyph(st: Status) -> Span<'static> {
 }
 
 /// Text with the characters at `positions` highlighted.
-fn highlighted(text: &str, positions: &[usize], base: Style) -> Line<'static> {
+pub(super) fn highlighted(text: &str, positions: &[usize], base: Style) -> Line<'static> {
     if positions.is_empty() {
         return Line::from(Span::styled(text.to_string(), base));
     }
