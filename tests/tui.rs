@@ -709,7 +709,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
             keymap: None,
             shard: None,
             review: None,
-        };
+            };
         build_app(ds, &opts, || {}).expect("app")
     };
     let mut app = open();
@@ -1448,7 +1448,7 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
             keymap: None,
             shard,
             review: None,
-        };
+            };
         build_app(ds, &opts, || {}).expect("app")
     };
     let whole = open(None);
@@ -1859,7 +1859,8 @@ fn the_help_scrolls_to_its_last_line_and_is_never_cut() {
             app.update(Action::Open);
         }
         app.update(Action::Help);
-        let last_line = "In the search and note editors";
+        // The help ends with the line editor's keys.
+        let last_line = frameaudit::tui::line_edit::KEYS[7].1;
         let s = screen(&mut app, 80, 24);
         assert!(s.contains("↓ more"), "{s}");
         assert!(!s.contains(last_line), "all of the help fits?\n{s}");
@@ -2144,4 +2145,378 @@ fn the_class_filter_offers_the_classes_the_queue_holds_by_the_views_names() {
         frameaudit::tui::view::class_filter_label(Some(Class::MonotonicDecreasing)),
         "loss"
     );
+}
+
+// ----- Issue 14 item 11: the line editor, pickers, frame jumps -----
+
+use frameaudit::tui::app::Subset;
+use frameaudit::tui::pick::PickKind;
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.on_key(key(c));
+    }
+}
+
+/// The screen, then where the terminal's cursor is and what is under it ("hidden" when
+/// the frame set none).
+fn screen_and_cursor(app: &mut App, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    term.draw(|f| view::draw(f, app)).expect("draw");
+    let b = term.backend();
+    let cursor = if b.cursor_visible() {
+        let p = b.cursor_position();
+        let under = b.buffer()[(p.x, p.y)].symbol().to_string();
+        format!("cursor at column {}, row {}, on {under:?}", p.x, p.y)
+    } else {
+        "cursor hidden".to_string()
+    };
+    format!("{b}\n{cursor}")
+}
+
+fn cursor_of(app: &mut App, w: u16, h: u16) -> Option<(u16, u16)> {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    term.draw(|f| view::draw(f, app)).expect("draw");
+    let b = term.backend();
+    b.cursor_visible()
+        .then(|| (b.cursor_position().x, b.cursor_position().y))
+}
+
+#[test]
+fn the_note_editor_moves_inserts_and_deletes_at_its_cursor() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    app.on_key(key('n'));
+    type_text(&mut app, "square seen 0:25 é映像");
+    // Left by character never splits a character: two steps go back over 映像.
+    app.on_key(code(KeyCode::Left));
+    app.on_key(code(KeyCode::Left));
+    type_text(&mut app, "· ");
+    // Word left twice (Ctrl-Left, Alt-b): before "25", then before "0".
+    app.on_key(KeyEvent::new(KeyCode::Left, KeyModifiers::CONTROL));
+    app.on_key(KeyEvent::new(KeyCode::Left, KeyModifiers::CONTROL));
+    app.on_key(KeyEvent::new(KeyCode::Char('b'), KeyModifiers::ALT));
+    type_text(&mut app, "at ");
+    // Ctrl-W deletes "at " back to the space before it, and the word before that.
+    app.on_key(ctrl('w'));
+    app.on_key(ctrl('w'));
+    type_text(&mut app, "shown at ");
+    app.on_key(code(KeyCode::End));
+    app.on_key(code(KeyCode::Backspace));
+    app.on_key(code(KeyCode::Home));
+    app.on_key(code(KeyCode::Delete));
+    app.on_key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::ALT));
+    match &app.input {
+        Input::Note(ed) => assert_eq!(ed.as_str(), "quare shown at 0:25 é· 映"),
+        other => panic!("not editing: {other:?}"),
+    }
+    app.on_key(code(KeyCode::Enter));
+    assert_eq!(app.input, Input::None);
+    assert_eq!(
+        app.record(i).expect("record").note,
+        "quare shown at 0:25 é· 映"
+    );
+    // Editing again starts at the end of the saved note; Ctrl-U deletes to the start,
+    // Esc leaves the saved note as it was.
+    app.on_key(key('n'));
+    app.on_key(code(KeyCode::Left));
+    app.on_key(ctrl('u'));
+    match &app.input {
+        Input::Note(ed) => assert_eq!(ed.as_str(), "映"),
+        other => panic!("not editing: {other:?}"),
+    }
+    app.on_key(code(KeyCode::Esc));
+    assert_eq!(
+        app.record(i).expect("record").note,
+        "quare shown at 0:25 é· 映"
+    );
+}
+
+#[test]
+fn the_note_editor_keeps_its_cursor_in_the_box_and_on_screen() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut app = demo_app();
+        app.update(Action::Open);
+        app.on_key(key('n'));
+        // Not editing: the terminal's cursor is hidden.
+        app.on_key(code(KeyCode::Esc));
+        assert_eq!(cursor_of(&mut app, w, h), None);
+        app.on_key(key('n'));
+        let long = "the square flashes at 00:25 in the top-left corner, 映像 only at 16f and never again after that";
+        type_text(&mut app, long);
+        let mut xs = Vec::new();
+        for step in 0..long.chars().count() + 2 {
+            let s = screen(&mut app, w, h);
+            let (x, y) = cursor_of(&mut app, w, h).expect("a cursor while editing");
+            let row: &str = s.lines().nth(y as usize).expect("row");
+            assert!(
+                row.contains("note: "),
+                "{w}x{h} step {step}: cursor off the note line\n{s}"
+            );
+            // The cursor is in the right pane, inside the screen.
+            assert!(x >= w / 2 && x < w, "{w}x{h} step {step}: x {x}");
+            xs.push(x);
+            app.on_key(code(KeyCode::Left));
+        }
+        assert!(
+            xs.windows(2).any(|p| p[0] == p[1]),
+            "{w}x{h}: at the start the text scrolls and the cursor stays by the edge"
+        );
+    }
+}
+
+#[test]
+fn the_search_line_edits_at_its_cursor() {
+    let mut app = demo_app();
+    app.on_key(key('/'));
+    type_text(&mut app, "colour");
+    app.on_key(code(KeyCode::Home));
+    // Typing at the start asks for a search of the new query.
+    assert_eq!(app.on_key(key('q')), vec![Effect::Search]);
+    assert_eq!(app.on_key(key('1')), vec![Effect::Search]);
+    assert_eq!(app.on_key(key(' ')), vec![Effect::Search]);
+    assert_eq!(app.query.as_str(), "q1 colour");
+    // Moving asks for nothing.
+    assert!(app.on_key(code(KeyCode::End)).is_empty());
+    assert_eq!(app.on_key(ctrl('w')), vec![Effect::Search]);
+    assert_eq!(app.query.as_str(), "q1 ");
+    assert!(cursor_of(&mut app, 120, 30).is_some());
+    app.on_key(code(KeyCode::Enter));
+    assert_eq!(
+        cursor_of(&mut app, 120, 30),
+        None,
+        "no cursor once the query is kept"
+    );
+}
+
+#[test]
+fn the_model_picker_lists_counts_narrows_picks_and_clears() {
+    let mut app = demo_app();
+    let all = app.visible.len();
+    app.on_key(key('M'));
+    let pick = app.pick.as_ref().expect("a picker");
+    assert_eq!(pick.kind, PickKind::Model);
+    let labels: Vec<(String, usize)> = pick
+        .entries()
+        .iter()
+        .map(|e| (e.label.clone(), e.count))
+        .collect();
+    assert_eq!(labels[0], ("all models".to_string(), all));
+    assert_eq!(
+        labels[1..].iter().map(|x| x.0.as_str()).collect::<Vec<_>>(),
+        ["lumen-7b", "orbit-2b", "vista-13b"]
+    );
+    assert_eq!(labels[1..].iter().map(|x| x.1).sum::<usize>(), all);
+    // The queue's keys do nothing while it is open: `j` moves its cursor.
+    let selected = app.selected;
+    app.on_key(key('j'));
+    app.on_key(key('j'));
+    assert_eq!(app.selected, selected);
+    assert_eq!(
+        app.pick
+            .as_ref()
+            .and_then(|p| p.selected())
+            .map(|e| e.label.clone()),
+        Some("orbit-2b".into())
+    );
+    app.on_key(code(KeyCode::Enter));
+    assert!(app.pick.is_none());
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.key(i as usize).model == "orbit-2b")
+    );
+    let orbit = app.visible.len();
+    assert_eq!(
+        Some(orbit),
+        labels.iter().find(|x| x.0 == "orbit-2b").map(|x| x.1)
+    );
+    let notice = app.notice.as_ref().expect("notice").text.clone();
+    assert!(
+        notice.contains("model: orbit-2b") && notice.contains(&format!("{orbit} of")),
+        "{notice}"
+    );
+
+    // Typing narrows: "vis" leaves vista-13b; Enter picks the best match.
+    app.on_key(key('M'));
+    assert_eq!(
+        app.pick
+            .as_ref()
+            .and_then(|p| p.selected())
+            .map(|e| e.label.clone()),
+        Some("orbit-2b".into()),
+        "the picker opens on the model in force"
+    );
+    type_text(&mut app, "vis");
+    assert_eq!(app.pick.as_ref().map(|p| p.len()), Some(1));
+    app.on_key(code(KeyCode::Enter));
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.key(i as usize).model == "vista-13b")
+    );
+    // Esc cancels: the filter stays.
+    app.on_key(key('M'));
+    type_text(&mut app, "lum");
+    app.on_key(code(KeyCode::Esc));
+    assert!(app.pick.is_none());
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.key(i as usize).model == "vista-13b")
+    );
+    // The "all" entry clears the filter.
+    app.on_key(key('M'));
+    app.on_key(code(KeyCode::PageUp));
+    app.on_key(code(KeyCode::Enter));
+    assert_eq!(app.filter.model, None);
+    assert_eq!(app.visible.len(), all);
+    // `m` still cycles.
+    app.on_key(key('m'));
+    assert!(app.filter.model.is_some());
+}
+
+#[test]
+fn the_benchmark_picker_counts_under_the_other_filters() {
+    let mut app = demo_app();
+    app.update(Action::FilterModel); // lumen-7b
+    let lumen = app.visible.len();
+    app.on_key(key('B'));
+    let pick = app.pick.as_ref().expect("a picker");
+    assert_eq!(pick.kind, PickKind::Benchmark);
+    let entries = pick.entries().to_vec();
+    assert_eq!(entries[0].label, "all benchmarks");
+    assert_eq!(entries[0].count, lumen, "the model filter holds");
+    assert_eq!(
+        entries[1..]
+            .iter()
+            .map(|e| e.label.as_str())
+            .collect::<Vec<_>>(),
+        ["clips-mcq", "clips-open"]
+    );
+    assert_eq!(entries[1..].iter().map(|e| e.count).sum::<usize>(), lumen);
+    type_text(&mut app, "open");
+    app.on_key(code(KeyCode::Enter));
+    assert!(app.visible.iter().all(|&i| {
+        let k = app.key(i as usize);
+        k.benchmark == "clips-open" && k.model == "lumen-7b"
+    }));
+    assert_eq!(app.visible.len(), entries[2].count);
+}
+
+#[test]
+fn frame_jumps_go_to_the_next_dropped_and_added_frames_wrapping() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    let info = app.frame_info(i);
+    let (lo, hi) = info.pair.expect("pair");
+    let dropped = info.transition.dropped.clone();
+    let added = info.transition.added.clone();
+    assert!(
+        dropped.len() >= 2 && added.len() >= 2,
+        "{dropped:?} {added:?}"
+    );
+    let frame = |app: &App| app.current_frame(&app.frame_info(i)).expect("a frame");
+    // From the higher budget's first frame, `d` shows the lower budget's frames with the
+    // cursor on the first dropped one; again, the next; at the end, the first again.
+    app.on_key(key('d'));
+    assert_eq!(app.frame_panel.config, Some(lo));
+    assert_eq!(app.frame_panel.subset, Subset::All);
+    assert_eq!(frame(&app), (dropped[0], lo));
+    let notice = app.notice.as_ref().expect("notice").text.clone();
+    assert!(
+        notice.starts_with(&format!("dropped frame 1 of {}", dropped.len())),
+        "{notice}"
+    );
+    for d in &dropped[1..] {
+        app.on_key(key('d'));
+        assert_eq!(frame(&app).0, *d);
+    }
+    app.on_key(key('d'));
+    assert_eq!(frame(&app).0, dropped[0], "wraps");
+    assert!(
+        app.notice
+            .as_ref()
+            .expect("notice")
+            .text
+            .contains("from the first again")
+    );
+    // `a`: the higher budget's frames, from the first added one after the cursor's time.
+    let at = frame(&app).0;
+    app.on_key(key('a'));
+    assert_eq!(app.frame_panel.config, Some(hi));
+    let want = added.iter().copied().find(|&x| x >= at).unwrap_or(added[0]);
+    assert_eq!(frame(&app), (want, hi));
+    // In the "added" subset the jump keeps the subset and moves within it.
+    app.update(Action::FrameSubset); // all -> dropped
+    app.update(Action::FrameSubset); // dropped -> added: the cursor on the first
+    app.on_key(key('a'));
+    assert_eq!(app.frame_panel.subset, Subset::Added);
+    assert_eq!(frame(&app).0, added[1]);
+    // The frame jumped to is the one `e` marks.
+    app.on_key(key('e'));
+    assert_eq!(app.record(i).expect("record").evidence_frames, [added[1]]);
+}
+
+#[test]
+fn a_transition_with_no_dropped_frame_says_so() {
+    let mut app = demo_app();
+    // A transition from a text-only configuration drops nothing (it has no frames).
+    let found = app.visible.clone().into_iter().find_map(|r| {
+        let r = r as usize;
+        app.selected = Some(r as u32);
+        app.update(Action::Open);
+        (0..app.pairs(r).len()).find_map(|p| {
+            app.pair = p;
+            let info = app.frame_info(r);
+            info.transition.dropped.is_empty().then_some((r, p))
+        })
+    });
+    let (r, p) = found.expect("a transition that drops no frame");
+    app.selected = Some(r as u32);
+    app.pair = p;
+    let before = app.frame_panel;
+    app.on_key(key('d'));
+    let notice = app.notice.as_ref().expect("notice").text.clone();
+    assert!(notice.starts_with("no dropped frame"), "{notice}");
+    assert_eq!(app.frame_panel, before, "nothing moves");
+}
+
+#[test]
+fn snapshots_of_the_picker_and_the_note_editor_at_80x24_and_120x40() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut app = demo_app();
+        app.term_size = (w, h);
+        app.on_key(key('M'));
+        insta::assert_snapshot!(
+            format!("pick_model_{w}x{h}"),
+            screen_and_cursor(&mut app, w, h)
+        );
+        type_text(&mut app, "b");
+        app.on_key(code(KeyCode::Down));
+        insta::assert_snapshot!(
+            format!("pick_model_narrowed_{w}x{h}"),
+            screen_and_cursor(&mut app, w, h)
+        );
+        app.on_key(code(KeyCode::Esc));
+        app.update(Action::Open);
+        app.on_key(key('n'));
+        type_text(
+            &mut app,
+            "the square flashes at 00:25 in the top-left corner, 映像 only at 16f",
+        );
+        for _ in 0..30 {
+            app.on_key(code(KeyCode::Left));
+        }
+        insta::assert_snapshot!(
+            format!("note_editor_{w}x{h}"),
+            screen_and_cursor(&mut app, w, h)
+        );
+    }
 }
