@@ -677,6 +677,7 @@ fn hostile_text_is_drawn_inert() {
         keymap: None,
         shard: None,
         review: None,
+        mouse: false,
     };
     let mut app = build_app(ds, &opts, || {}).expect("app");
     for s in [screen(&mut app, 120, 30), {
@@ -709,7 +710,8 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
             keymap: None,
             shard: None,
             review: None,
-            };
+            mouse: false,
+        };
         build_app(ds, &opts, || {}).expect("app")
     };
     let mut app = open();
@@ -730,6 +732,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
         keymap: None,
         shard: None,
         review: None,
+        mouse: false,
     };
     let err = build_app(ds, &opts, || {})
         .err()
@@ -777,6 +780,7 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
         keymap: None,
         shard: None,
         review: None,
+        mouse: false,
     };
     // Audit the first item of the queue.
     let mut app = build_app(load_dataset(&data, None).expect("demo"), &opts, || {}).expect("app");
@@ -1448,7 +1452,8 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
             keymap: None,
             shard,
             review: None,
-            };
+            mouse: false,
+        };
         build_app(ds, &opts, || {}).expect("app")
     };
     let whole = open(None);
@@ -1554,6 +1559,7 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
         keymap: None,
         shard: None,
         review: Some(review),
+        mouse: false,
     };
     let ds = load_dataset(&ds_dir, None).expect("demo");
     let mut app = build_app(ds, &opts, || {}).expect("app");
@@ -2147,8 +2153,9 @@ fn the_class_filter_offers_the_classes_the_queue_holds_by_the_views_names() {
     );
 }
 
-// ----- Issue 14 item 11: the line editor, pickers, frame jumps -----
+// ----- Issue 14 item 11: the line editor, pickers, frame jumps, the mouse -----
 
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use frameaudit::tui::app::Subset;
 use frameaudit::tui::pick::PickKind;
 
@@ -2486,6 +2493,103 @@ fn a_transition_with_no_dropped_frame_says_so() {
     let notice = app.notice.as_ref().expect("notice").text.clone();
     assert!(notice.starts_with("no dropped frame"), "{notice}");
     assert_eq!(app.frame_panel, before, "nothing moves");
+}
+
+fn mouse(kind: MouseEventKind, column: u16, row: u16) -> MouseEvent {
+    MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }
+}
+
+/// The screen row of the queue row at visible position `pos`, from a drawn screen.
+fn row_y(app: &mut App, w: u16, h: u16, pos: usize) -> u16 {
+    screen(app, w, h);
+    let hit = app.queue_hit.expect("the queue was drawn");
+    hit.area.y + (pos - hit.first) as u16
+}
+
+#[test]
+fn the_mouse_selects_and_opens_rows_and_the_wheel_moves() {
+    let mut app = demo_app();
+    app.term_size = (120, 40);
+    let down = MouseEventKind::Down(MouseButton::Left);
+    // A click selects the row under it: the screen shows its id on that line.
+    let y = row_y(&mut app, 120, 40, 3);
+    let s = screen(&mut app, 120, 40);
+    app.on_mouse(mouse(down, 30, y));
+    assert_eq!(app.selected, Some(app.visible[3]));
+    let id = app.key(app.visible[3] as usize).item_id;
+    assert!(s.lines().nth(y as usize).expect("row").contains(&id), "{s}");
+    assert_eq!(app.screen, Screen::Queue);
+    // A second click on it opens it.
+    app.on_mouse(mouse(down, 30, y));
+    assert_eq!(app.screen, Screen::Item);
+    assert_eq!(app.current(), Some(app.visible[3] as usize));
+    app.update(Action::Back);
+    // Clicks elsewhere (the header, past the last row) select nothing new.
+    app.on_mouse(mouse(down, 30, 0));
+    app.on_mouse(mouse(down, 30, 39));
+    assert_eq!(app.selected, Some(app.visible[3]));
+    // A click on another row, then on the first again: two single clicks, no open.
+    let y5 = row_y(&mut app, 120, 40, 5);
+    app.on_mouse(mouse(down, 30, y5));
+    app.on_mouse(mouse(down, 30, y));
+    assert_eq!(app.selected, Some(app.visible[3]));
+    assert_eq!(app.screen, Screen::Queue);
+    // The wheel moves the selection three rows a notch.
+    app.on_mouse(mouse(MouseEventKind::ScrollDown, 30, y));
+    assert_eq!(app.selected, Some(app.visible[6]));
+    app.on_mouse(mouse(MouseEventKind::ScrollUp, 30, y));
+    app.on_mouse(mouse(MouseEventKind::ScrollUp, 30, y));
+    assert_eq!(app.selected, Some(app.visible[0]));
+    // Scrolled down the queue, a click still finds the row drawn under it.
+    app.update(Action::Bottom);
+    let last = app.visible.len() - 1;
+    let y_last = row_y(&mut app, 120, 40, last);
+    app.update(Action::Top);
+    app.update(Action::Bottom);
+    let y_prev = row_y(&mut app, 120, 40, last - 1);
+    assert_eq!(y_prev + 1, y_last);
+    app.on_mouse(mouse(down, 30, y_prev));
+    assert_eq!(app.selected, Some(app.visible[last - 1]));
+
+    // The wheel scrolls the help (and stops at its end); a click does not close it.
+    app.update(Action::Help);
+    app.on_mouse(mouse(MouseEventKind::ScrollDown, 30, 10));
+    assert_eq!(app.help_scroll, 3);
+    app.on_mouse(mouse(down, 30, 10));
+    assert!(app.help);
+    for _ in 0..100 {
+        app.on_mouse(mouse(MouseEventKind::ScrollDown, 30, 10));
+    }
+    let wheeled = app.help_scroll;
+    app.on_key(code(KeyCode::End));
+    assert_eq!(wheeled, app.help_scroll, "the wheel stops at the last page");
+    app.on_key(key('x'));
+    let area = ratatui::layout::Rect::new(0, 0, 120, 40);
+
+    // In a picker a click on an entry picks it; outside, it cancels.
+    app.on_key(key('M'));
+    let list = {
+        let pick = app.pick.as_ref().expect("picker");
+        frameaudit::tui::pick::list_area(area, pick)
+    };
+    app.on_mouse(mouse(MouseEventKind::ScrollDown, list.x + 2, list.y));
+    assert_eq!(app.pick.as_ref().map(|p| p.cursor), Some(1));
+    app.on_mouse(mouse(down, list.x + 2, list.y + 2));
+    assert!(app.pick.is_none());
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.key(i as usize).model == "orbit-2b")
+    );
+    app.on_key(key('M'));
+    app.on_mouse(mouse(down, 0, 0));
+    assert!(app.pick.is_none(), "a click outside cancels");
+    assert!(app.filter.model.is_some());
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
 use super::action::Action;
 use super::keymap::{Context, Key, Keymap};
@@ -108,6 +108,20 @@ pub enum Input {
     Note(LineEdit),
 }
 
+/// Where the queue's rows were last drawn, so that a click finds its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueHit {
+    /// The rows' area on screen (one row a line).
+    pub area: ratatui::layout::Rect,
+    /// Position in `visible` of the row drawn first.
+    pub first: usize,
+}
+
+/// Two clicks on one row within this time open it.
+pub const DOUBLE_CLICK: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Rows the wheel moves the queue's selection, lines it scrolls the help.
+pub const WHEEL_STEP: usize = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
@@ -325,6 +339,10 @@ pub struct App {
     pub findings_source: usize,
     /// An open filter picker (model, benchmark): it takes the keys until closed.
     pub pick: Option<Pick>,
+    /// Where the view last drew the queue's rows (`None` off the queue).
+    pub queue_hit: Option<QueueHit>,
+    /// The last click on a queue row (visible position's row, when), for double clicks.
+    pub last_click: Option<(u32, Instant)>,
 }
 
 impl App {
@@ -399,6 +417,8 @@ impl App {
             part: None,
             review: None,
             pick: None,
+            queue_hit: None,
+            last_click: None,
         };
         app.index_units();
         app.list_recorded_pairs();
@@ -1421,6 +1441,82 @@ impl App {
             ),
             error: false,
         });
+    }
+
+    /// A mouse event: the wheel moves the queue's selection (the picker's cursor, the
+    /// help's lines); a click selects a queue row and a second click on it within
+    /// [`DOUBLE_CLICK`] opens it; in a picker a click picks an entry, outside it cancels.
+    pub fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+        let wheel: Option<isize> = match m.kind {
+            MouseEventKind::ScrollUp => Some(-1),
+            MouseEventKind::ScrollDown => Some(1),
+            _ => None,
+        };
+        let click = m.kind == MouseEventKind::Down(MouseButton::Left);
+        if wheel.is_none() && !click {
+            return Vec::new();
+        }
+        let area = self.screen_area();
+        let at = ratatui::layout::Position::new(m.column, m.row);
+        if let Some(pick) = &mut self.pick {
+            let page = super::pick::page(area, pick);
+            if let Some(d) = wheel {
+                pick.step(d, page);
+                return Vec::new();
+            }
+            let list = super::pick::list_area(area, pick);
+            if list.contains(at) {
+                let pos = pick.scroll + usize::from(at.y - list.y);
+                if pos < pick.len() {
+                    pick.cursor = pos;
+                    let value = pick.selected().and_then(|e| e.value);
+                    self.apply_pick(value);
+                }
+            } else if !super::pick::popup(area, pick).contains(at) {
+                self.pick = None;
+            }
+            return Vec::new();
+        }
+        if self.help {
+            if let Some(d) = wheel {
+                let last = super::help::max_scroll(self, area);
+                self.help_scroll = self
+                    .help_scroll
+                    .saturating_add_signed(d * WHEEL_STEP as isize)
+                    .min(last);
+            }
+            return Vec::new();
+        }
+        if self.screen != Screen::Queue || matches!(self.input, Input::Note(_)) {
+            return Vec::new();
+        }
+        self.notice = None;
+        if let Some(d) = wheel {
+            self.step(d * WHEEL_STEP as isize);
+            return Vec::new();
+        }
+        let Some(hit) = self.queue_hit.filter(|h| h.area.contains(at)) else {
+            return Vec::new();
+        };
+        let pos = hit.first + usize::from(at.y - hit.area.y);
+        let Some(&row) = self.visible.get(pos) else {
+            return Vec::new();
+        };
+        let now = Instant::now();
+        let again = self
+            .last_click
+            .is_some_and(|(r, t)| r == row && now.duration_since(t) <= DOUBLE_CLICK);
+        self.selected = Some(row);
+        self.follow_selection();
+        if again {
+            self.last_click = None;
+            // Opening ends the search line's editing (the query stays, as with Enter).
+            self.input = Input::None;
+            self.open();
+        } else {
+            self.last_click = Some((row, now));
+        }
+        Vec::new()
     }
 
     /// A key while the help is open: the movement keys scroll it (never past its last

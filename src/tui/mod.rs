@@ -1,6 +1,7 @@
 //! The audit TUI: a full-screen terminal interface over the audit queue. This module owns
-//! the terminal (raw mode, alternate screen, restored on every exit path including
-//! panics) and the event loop; `app` holds the state and the reducer, `view` draws it.
+//! the terminal (raw mode, alternate screen, mouse reports; all restored on every exit
+//! path including panics) and the event loop; `app` holds the state and the reducer,
+//! `view` draws it.
 
 pub mod action;
 pub mod app;
@@ -58,6 +59,9 @@ pub struct TuiOptions {
     pub shard: Option<crate::core::shard::Shard>,
     /// A review: the disagreements to settle (the audit written is the adjudicated one).
     pub review: Option<review::Review>,
+    /// Clicks and the wheel act (`--no-mouse` leaves the mouse to the terminal, for
+    /// selecting text).
+    pub mouse: bool,
 }
 
 /// The annotator's name: `--annotator`, else `FRAMEAUDIT_ANNOTATOR`, else the login name.
@@ -150,9 +154,28 @@ struct TerminalGuard;
 
 fn restore_terminal() {
     let mut out = std::io::stdout();
+    // Every mouse mode crossterm knows is switched off (whichever were on) while the
+    // terminal is still raw, so that no click in between is echoed as text.
+    let _ = execute!(out, crossterm::event::DisableMouseCapture);
     let _ = terminal::disable_raw_mode();
     let _ = execute!(out, terminal::LeaveAlternateScreen, cursor::Show);
     let _ = out.flush();
+}
+
+/// Mouse reports of buttons and the wheel only (mode 1000, in SGR coordinates, mode 1006):
+/// not crossterm's `EnableMouseCapture`, which also reports every motion of the pointer
+/// and would wake the event loop, over SSH too, each time the mouse moves.
+struct EnableClickReports;
+
+impl crossterm::Command for EnableClickReports {
+    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        f.write_str("\x1b[?1000h\x1b[?1006h")
+    }
+
+    #[cfg(windows)]
+    fn execute_winapi(&self) -> std::io::Result<()> {
+        crossterm::Command::execute_winapi(&crossterm::event::EnableMouseCapture)
+    }
 }
 
 impl Drop for TerminalGuard {
@@ -370,6 +393,9 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
     let _guard = TerminalGuard;
     let mut stdout = std::io::stdout();
     execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide)?;
+    if opts.mouse {
+        execute!(stdout, EnableClickReports)?;
+    }
     let mut term = Terminal::new(CrosstermBackend::new(stdout))?;
     let size = term.size()?;
     app.term_size = (size.width, size.height);
@@ -400,6 +426,7 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
         {
             let effects = match msg {
                 Msg::Input(TermEvent::Key(k)) if k.kind == KeyEventKind::Press => app.on_key(k),
+                Msg::Input(TermEvent::Mouse(m)) => app.on_mouse(m),
                 Msg::Input(TermEvent::Resize(w, h)) => {
                     app.term_size = (w, h);
                     Vec::new()

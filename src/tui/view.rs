@@ -7,7 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
-use super::app::{App, Input, Screen};
+use super::app::{App, Input, QueueHit, Screen};
 use super::fit::{fit, fit_line, fit_whole, pad, width};
 use super::research::View;
 use super::search::match_positions;
@@ -45,6 +45,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         );
         return;
     }
+    app.queue_hit = None;
     let [header, body, footer] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(5),
@@ -384,6 +385,17 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
     let header_h: u16 = if two_rows { 2 } else { 1 };
     app.page = table_area.height.saturating_sub(1 + header_h) as usize;
     let end = shown_rows(app.page).end;
+    // Where each row is drawn, for a click: below the border and the header.
+    let rows_y = table_area.y + 1 + header_h;
+    app.queue_hit = Some(QueueHit {
+        area: Rect {
+            x: table_area.x,
+            y: rows_y,
+            width: table_area.width,
+            height: ((end - start) as u16).min(table_area.bottom().saturating_sub(rows_y)),
+        },
+        first: start,
+    });
     let rows: Vec<TableRow> = app.visible[start..end]
         .iter()
         .map(|&i| {
