@@ -1205,8 +1205,8 @@ fn remain_on_exit(t: &Tmux) {
     assert!(out.status.success());
 }
 
-/// The mouse modes, the alternate screen and the cursor of a pane: "1 1 1 x" while the TUI
-/// reports clicks in SGR form on the alternate screen.
+/// A pane's mouse modes and screen: "1 1 1" while the TUI has mouse reports on (in SGR
+/// form) and the alternate screen, "0 0 0" once the terminal is given back.
 const TERMINAL_STATE: &str = "#{mouse_any_flag} #{mouse_sgr_flag} #{alternate_on}";
 
 #[test]
@@ -1270,4 +1270,43 @@ fn the_model_picker_filters_and_the_note_editor_edits_at_its_cursor() {
     t.keys(&["q", "q"]);
     assert!(eventually(|| pane_format(&t, "#{pane_dead}") == "1"));
     assert_eq!(pane_format(&t, TERMINAL_STATE), "0 0 0");
+}
+
+#[test]
+fn sigterm_saves_and_gives_the_terminal_back_and_no_mouse_leaves_it_alone() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-term-{}", std::process::id()), &ds, "term");
+    remain_on_exit(&t);
+    t.wait_for("audit queue");
+    t.keys(&["Enter", "3"]);
+    t.wait_for("[x] Distractor");
+    assert_eq!(pane_format(&t, TERMINAL_STATE), "1 1 1");
+    let out = Command::new("kill")
+        .args(["-TERM", &t.pid().to_string()])
+        .output()
+        .expect("kill");
+    assert!(out.status.success());
+    assert!(eventually(|| pane_format(&t, "#{pane_dead}") == "1"));
+    assert_eq!(pane_format(&t, TERMINAL_STATE), "0 0 0");
+    assert_eq!(pane_format(&t, "#{pane_dead_status}"), "0", "a clean exit");
+    let replay = read_audit(&ds.join("audits/term.audit.jsonl")).expect("audit file");
+    let rec = replay.records.values().next().expect("the tag was saved");
+    assert_eq!(rec.pathways, ["distractor_added"]);
+    drop(t);
+
+    // --no-mouse: no mouse reports at all.
+    let args = [
+        ds.display().to_string(),
+        "--annotator".into(),
+        "term".into(),
+        "--no-mouse".into(),
+    ];
+    let t = Tmux::run(&format!("fa-nomouse-{}", std::process::id()), &args, "");
+    // It resumes on the item tagged before.
+    t.wait_for("[x] Distractor");
+    assert_eq!(pane_format(&t, TERMINAL_STATE), "0 0 1");
 }

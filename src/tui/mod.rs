@@ -147,6 +147,26 @@ pub enum Msg {
     Intervals(research::IntervalsResult),
     /// Something changed in the background (a save finished): redraw.
     Wake,
+    /// SIGTERM, SIGHUP or SIGINT: leave as quitting does (what is pending is saved, the
+    /// terminal is given back).
+    Stop,
+}
+
+/// Turns the signals that would end the process (and leave the terminal raw, on the
+/// alternate screen, reporting the mouse) into a [`Msg::Stop`].
+#[cfg(unix)]
+fn forward_signals(tx: Sender<Msg>) -> Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])
+        .context("cannot handle SIGTERM")?;
+    std::thread::Builder::new()
+        .name("frameaudit-signals".into())
+        .spawn(move || {
+            if signals.forever().next().is_some() {
+                let _ = tx.send(Msg::Stop);
+            }
+        })?;
+    Ok(())
 }
 
 /// Restores the terminal when dropped (normal exit, `?` errors, panics unwinding).
@@ -383,6 +403,8 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
         let _ = search_tx.send(Msg::Search(r));
     });
 
+    #[cfg(unix)]
+    forward_signals(tx.clone())?;
     // From here on the terminal is ours; give it back on every exit path.
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -432,6 +454,7 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
                     Vec::new()
                 }
                 Msg::Input(_) | Msg::Wake => Vec::new(),
+                Msg::Stop => vec![Effect::Quit],
                 Msg::Search(r) => {
                     app.on_search_result(r);
                     Vec::new()
