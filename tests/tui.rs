@@ -680,10 +680,20 @@ fn hostile_text_is_drawn_inert() {
         mouse: false,
     };
     let mut app = build_app(ds, &opts, || {}).expect("app");
-    for s in [screen(&mut app, 120, 30), {
-        app.update(Action::Open);
-        screen(&mut app, 120, 40)
-    }] {
+    let queue = screen(&mut app, 120, 30);
+    // The model picker lists the name; typed text goes through the same sanitiser.
+    app.update(Action::PickModel);
+    let picker = screen(&mut app, 120, 30);
+    app.on_key(code(KeyCode::Esc));
+    app.update(Action::Open);
+    let item = screen(&mut app, 120, 40);
+    app.on_key(key('n'));
+    for c in "x\u{202e}\u{1b}]52;y".chars() {
+        app.on_key(key(c));
+    }
+    let note = screen(&mut app, 120, 40);
+    assert!(note.contains("x\\u{202e}"), "{note}");
+    for s in [queue, picker, item, note] {
         assert!(
             !s.contains('\u{1b}')
                 && !s.contains('\u{7}')
