@@ -138,6 +138,7 @@ fn main() {
         keymap: None,
         shard: None,
         review: None,
+        mouse: false,
     };
     let mut app = build_app(ds, &opts, || {}).expect("app");
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");

@@ -1153,7 +1153,8 @@ fn at_80x24_the_frames_are_shown_e_marks_the_one_shown_and_help_scrolls() {
     t.keys(&["?"]);
     t.wait_for("↓ more");
     t.keys(&["End"]);
-    t.wait_for("In the search and note editors");
+    // Its last lines: the line editor's keys.
+    t.wait_for("delete to the start, to the end");
     t.keys(&["x"]);
     t.wait_for("frames not kept");
 }
@@ -1184,4 +1185,128 @@ fn under_no_color_frames_are_text_and_say_how_to_get_pictures() {
         "half blocks drawn:\n{s}"
     );
     assert!(s.contains("▸"), "the audited rows are not marked:\n{s}");
+}
+
+/// A tmux format of `t`'s pane: `#{alternate_on}`, `#{mouse_any_flag}`, `#{pane_dead}`...
+fn pane_format(t: &Tmux, format: &str) -> String {
+    let out = Command::new("tmux")
+        .args(["display-message", "-p", "-t", &t.name, format])
+        .output()
+        .expect("display-message");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Keeps `t`'s pane after its program exits, so that how it left the terminal can be read.
+fn remain_on_exit(t: &Tmux) {
+    let out = Command::new("tmux")
+        .args(["set-option", "-t", &t.name, "remain-on-exit", "on"])
+        .output()
+        .expect("set-option");
+    assert!(out.status.success());
+}
+
+/// A pane's mouse modes and screen: "1 1 1" while the TUI has mouse reports on (in SGR
+/// form) and the alternate screen, "0 0 0" once the terminal is given back.
+const TERMINAL_STATE: &str = "#{mouse_any_flag} #{mouse_sgr_flag} #{alternate_on}";
+
+#[test]
+fn the_model_picker_filters_and_the_note_editor_edits_at_its_cursor() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-edit-{}", std::process::id()), &ds, "edit");
+    remain_on_exit(&t);
+    t.wait_for("audit queue: 79 of 79");
+    assert_eq!(pane_format(&t, TERMINAL_STATE), "1 1 1", "mouse reports on");
+    // The model picker: M, type to narrow, Enter.
+    t.keys(&["M"]);
+    t.wait_for("filter by model");
+    t.text("orb");
+    let s = t.wait_for("> orb");
+    let row = s
+        .lines()
+        .find(|l| l.contains("▶ orbit-2b"))
+        .unwrap_or_else(|| panic!("orbit-2b not under the cursor:\n{s}"));
+    let count: usize = row
+        .split('│')
+        .nth(1)
+        .and_then(|cell| cell.split_whitespace().last())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {row:?}"));
+    t.keys(&["Enter"]);
+    let s = t.wait_for("model=orbit-2b");
+    assert!(s.contains(&format!("audit queue: {count} of 79")), "{s}");
+    // An item, and its note: type, move left, insert, words left, C-w, insert, Enter.
+    t.keys(&["Enter"]);
+    let s = t.wait_for("evidence pathways");
+    let title = item_title(&s);
+    assert!(title.starts_with("orbit-2b · "), "{title}");
+    t.keys(&["n"]);
+    t.text("red square fades 00:25");
+    t.keys(&["Left", "Left", "Left", "Left", "Left"]);
+    t.text("at ");
+    t.keys(&["C-Left", "C-Left", "C-w"]);
+    t.text("dot ");
+    t.wait_for("note: red dot fades at 00:25");
+    t.keys(&["Enter"]);
+    let file = ds.join("audits/edit.audit.jsonl");
+    let id = title.rsplit(" · ").next().expect("id").to_string();
+    let note = || {
+        read_audit(&file).ok().and_then(|r| {
+            r.records
+                .values()
+                .find(|r| r.key.item_id == id && r.key.model == "orbit-2b")
+                .map(|r| r.note.clone())
+        })
+    };
+    assert!(
+        eventually(|| note().as_deref() == Some("red dot fades at 00:25")),
+        "{:?}",
+        note()
+    );
+    // Quitting gives the terminal back: no mouse reports, the normal screen.
+    t.keys(&["q", "q"]);
+    assert!(eventually(|| pane_format(&t, "#{pane_dead}") == "1"));
+    assert_eq!(pane_format(&t, TERMINAL_STATE), "0 0 0");
+}
+
+#[test]
+fn sigterm_saves_and_gives_the_terminal_back_and_no_mouse_leaves_it_alone() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-term-{}", std::process::id()), &ds, "term");
+    remain_on_exit(&t);
+    t.wait_for("audit queue");
+    t.keys(&["Enter", "3"]);
+    t.wait_for("[x] Distractor");
+    assert_eq!(pane_format(&t, TERMINAL_STATE), "1 1 1");
+    let out = Command::new("kill")
+        .args(["-TERM", &t.pid().to_string()])
+        .output()
+        .expect("kill");
+    assert!(out.status.success());
+    assert!(eventually(|| pane_format(&t, "#{pane_dead}") == "1"));
+    assert_eq!(pane_format(&t, TERMINAL_STATE), "0 0 0");
+    assert_eq!(pane_format(&t, "#{pane_dead_status}"), "0", "a clean exit");
+    let replay = read_audit(&ds.join("audits/term.audit.jsonl")).expect("audit file");
+    let rec = replay.records.values().next().expect("the tag was saved");
+    assert_eq!(rec.pathways, ["distractor_added"]);
+    drop(t);
+
+    // --no-mouse: no mouse reports at all.
+    let args = [
+        ds.display().to_string(),
+        "--annotator".into(),
+        "term".into(),
+        "--no-mouse".into(),
+    ];
+    let t = Tmux::run(&format!("fa-nomouse-{}", std::process::id()), &args, "");
+    // It resumes on the item tagged before.
+    t.wait_for("[x] Distractor");
+    assert_eq!(pane_format(&t, TERMINAL_STATE), "0 0 1");
 }

@@ -88,6 +88,7 @@ fn a_cell_takes_at_most_20_bytes_and_a_queue_row_holds_no_strings() {
         keymap: None,
         shard: None,
         review: None,
+        mouse: false,
     };
     let app = build_app(ds, &opts, || {}).expect("app");
     assert!(app.rows.len() > items, "{} rows", app.rows.len());

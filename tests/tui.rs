@@ -677,12 +677,23 @@ fn hostile_text_is_drawn_inert() {
         keymap: None,
         shard: None,
         review: None,
+        mouse: false,
     };
     let mut app = build_app(ds, &opts, || {}).expect("app");
-    for s in [screen(&mut app, 120, 30), {
-        app.update(Action::Open);
-        screen(&mut app, 120, 40)
-    }] {
+    let queue = screen(&mut app, 120, 30);
+    // The model picker lists the name; typed text goes through the same sanitiser.
+    app.update(Action::PickModel);
+    let picker = screen(&mut app, 120, 30);
+    app.on_key(code(KeyCode::Esc));
+    app.update(Action::Open);
+    let item = screen(&mut app, 120, 40);
+    app.on_key(key('n'));
+    for c in "x\u{202e}\u{1b}]52;y".chars() {
+        app.on_key(key(c));
+    }
+    let note = screen(&mut app, 120, 40);
+    assert!(note.contains("x\\u{202e}"), "{note}");
+    for s in [queue, picker, item, note] {
         assert!(
             !s.contains('\u{1b}')
                 && !s.contains('\u{7}')
@@ -709,6 +720,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
             keymap: None,
             shard: None,
             review: None,
+            mouse: false,
         };
         build_app(ds, &opts, || {}).expect("app")
     };
@@ -730,6 +742,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
         keymap: None,
         shard: None,
         review: None,
+        mouse: false,
     };
     let err = build_app(ds, &opts, || {})
         .err()
@@ -777,6 +790,7 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
         keymap: None,
         shard: None,
         review: None,
+        mouse: false,
     };
     // Audit the first item of the queue.
     let mut app = build_app(load_dataset(&data, None).expect("demo"), &opts, || {}).expect("app");
@@ -1448,6 +1462,7 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
             keymap: None,
             shard,
             review: None,
+            mouse: false,
         };
         build_app(ds, &opts, || {}).expect("app")
     };
@@ -1554,6 +1569,7 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
         keymap: None,
         shard: None,
         review: Some(review),
+        mouse: false,
     };
     let ds = load_dataset(&ds_dir, None).expect("demo");
     let mut app = build_app(ds, &opts, || {}).expect("app");
@@ -1859,7 +1875,8 @@ fn the_help_scrolls_to_its_last_line_and_is_never_cut() {
             app.update(Action::Open);
         }
         app.update(Action::Help);
-        let last_line = "In the search and note editors";
+        // The help ends with the line editor's keys.
+        let last_line = frameaudit::tui::line_edit::KEYS[7].1;
         let s = screen(&mut app, 80, 24);
         assert!(s.contains("↓ more"), "{s}");
         assert!(!s.contains(last_line), "all of the help fits?\n{s}");
@@ -2144,4 +2161,476 @@ fn the_class_filter_offers_the_classes_the_queue_holds_by_the_views_names() {
         frameaudit::tui::view::class_filter_label(Some(Class::MonotonicDecreasing)),
         "loss"
     );
+}
+
+// ----- Issue 14 item 11: the line editor, pickers, frame jumps, the mouse -----
+
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use frameaudit::tui::app::Subset;
+use frameaudit::tui::pick::PickKind;
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.on_key(key(c));
+    }
+}
+
+/// The screen, then where the terminal's cursor is and what is under it ("hidden" when
+/// the frame set none).
+fn screen_and_cursor(app: &mut App, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    term.draw(|f| view::draw(f, app)).expect("draw");
+    let b = term.backend();
+    let cursor = if b.cursor_visible() {
+        let p = b.cursor_position();
+        let under = b.buffer()[(p.x, p.y)].symbol().to_string();
+        format!("cursor at column {}, row {}, on {under:?}", p.x, p.y)
+    } else {
+        "cursor hidden".to_string()
+    };
+    format!("{b}\n{cursor}")
+}
+
+fn cursor_of(app: &mut App, w: u16, h: u16) -> Option<(u16, u16)> {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    term.draw(|f| view::draw(f, app)).expect("draw");
+    let b = term.backend();
+    b.cursor_visible()
+        .then(|| (b.cursor_position().x, b.cursor_position().y))
+}
+
+#[test]
+fn the_note_editor_moves_inserts_and_deletes_at_its_cursor() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    app.on_key(key('n'));
+    type_text(&mut app, "square seen 0:25 é映像");
+    // Left by character never splits a character: two steps go back over 映像.
+    app.on_key(code(KeyCode::Left));
+    app.on_key(code(KeyCode::Left));
+    type_text(&mut app, "· ");
+    // Word left twice (Ctrl-Left, Alt-b): before "25", then before "0".
+    app.on_key(KeyEvent::new(KeyCode::Left, KeyModifiers::CONTROL));
+    app.on_key(KeyEvent::new(KeyCode::Left, KeyModifiers::CONTROL));
+    app.on_key(KeyEvent::new(KeyCode::Char('b'), KeyModifiers::ALT));
+    type_text(&mut app, "at ");
+    // Ctrl-W deletes "at " back to the space before it, and the word before that.
+    app.on_key(ctrl('w'));
+    app.on_key(ctrl('w'));
+    type_text(&mut app, "shown at ");
+    app.on_key(code(KeyCode::End));
+    app.on_key(code(KeyCode::Backspace));
+    app.on_key(code(KeyCode::Home));
+    app.on_key(code(KeyCode::Delete));
+    app.on_key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::ALT));
+    match &app.input {
+        Input::Note(ed) => assert_eq!(ed.as_str(), "quare shown at 0:25 é· 映"),
+        other => panic!("not editing: {other:?}"),
+    }
+    app.on_key(code(KeyCode::Enter));
+    assert_eq!(app.input, Input::None);
+    assert_eq!(
+        app.record(i).expect("record").note,
+        "quare shown at 0:25 é· 映"
+    );
+    // Editing again starts at the end of the saved note; Ctrl-U deletes to the start,
+    // Esc leaves the saved note as it was.
+    app.on_key(key('n'));
+    app.on_key(code(KeyCode::Left));
+    app.on_key(ctrl('u'));
+    match &app.input {
+        Input::Note(ed) => assert_eq!(ed.as_str(), "映"),
+        other => panic!("not editing: {other:?}"),
+    }
+    app.on_key(code(KeyCode::Esc));
+    assert_eq!(
+        app.record(i).expect("record").note,
+        "quare shown at 0:25 é· 映"
+    );
+}
+
+#[test]
+fn the_note_editor_keeps_its_cursor_in_the_box_and_on_screen() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut app = demo_app();
+        app.update(Action::Open);
+        app.on_key(key('n'));
+        // Not editing: the terminal's cursor is hidden.
+        app.on_key(code(KeyCode::Esc));
+        assert_eq!(cursor_of(&mut app, w, h), None);
+        app.on_key(key('n'));
+        let long = "the square flashes at 00:25 in the top-left corner, 映像 only at 16f and never again after that";
+        type_text(&mut app, long);
+        let mut xs = Vec::new();
+        for step in 0..long.chars().count() + 2 {
+            let s = screen(&mut app, w, h);
+            let (x, y) = cursor_of(&mut app, w, h).expect("a cursor while editing");
+            let row: &str = s.lines().nth(y as usize).expect("row");
+            assert!(
+                row.contains("note: "),
+                "{w}x{h} step {step}: cursor off the note line\n{s}"
+            );
+            // The cursor is in the right pane, inside the screen.
+            assert!(x >= w / 2 && x < w, "{w}x{h} step {step}: x {x}");
+            xs.push(x);
+            app.on_key(code(KeyCode::Left));
+        }
+        assert!(
+            xs.windows(2).any(|p| p[0] == p[1]),
+            "{w}x{h}: at the start the text scrolls and the cursor stays by the edge"
+        );
+    }
+}
+
+#[test]
+fn the_search_line_edits_at_its_cursor() {
+    let mut app = demo_app();
+    app.on_key(key('/'));
+    type_text(&mut app, "colour");
+    app.on_key(code(KeyCode::Home));
+    // Typing at the start asks for a search of the new query.
+    assert_eq!(app.on_key(key('q')), vec![Effect::Search]);
+    assert_eq!(app.on_key(key('1')), vec![Effect::Search]);
+    assert_eq!(app.on_key(key(' ')), vec![Effect::Search]);
+    assert_eq!(app.query.as_str(), "q1 colour");
+    // Moving asks for nothing.
+    assert!(app.on_key(code(KeyCode::End)).is_empty());
+    assert_eq!(app.on_key(ctrl('w')), vec![Effect::Search]);
+    assert_eq!(app.query.as_str(), "q1 ");
+    assert!(cursor_of(&mut app, 120, 30).is_some());
+    app.on_key(code(KeyCode::Enter));
+    assert_eq!(
+        cursor_of(&mut app, 120, 30),
+        None,
+        "no cursor once the query is kept"
+    );
+}
+
+#[test]
+fn the_model_picker_lists_counts_narrows_picks_and_clears() {
+    let mut app = demo_app();
+    let all = app.visible.len();
+    app.on_key(key('M'));
+    let pick = app.pick.as_ref().expect("a picker");
+    assert_eq!(pick.kind, PickKind::Model);
+    let labels: Vec<(String, usize)> = pick
+        .entries()
+        .iter()
+        .map(|e| (e.label.clone(), e.count))
+        .collect();
+    assert_eq!(labels[0], ("all models".to_string(), all));
+    assert_eq!(
+        labels[1..].iter().map(|x| x.0.as_str()).collect::<Vec<_>>(),
+        ["lumen-7b", "orbit-2b", "vista-13b"]
+    );
+    assert_eq!(labels[1..].iter().map(|x| x.1).sum::<usize>(), all);
+    // The queue's keys do nothing while it is open: `j` moves its cursor.
+    let selected = app.selected;
+    app.on_key(key('j'));
+    app.on_key(key('j'));
+    assert_eq!(app.selected, selected);
+    assert_eq!(
+        app.pick
+            .as_ref()
+            .and_then(|p| p.selected())
+            .map(|e| e.label.clone()),
+        Some("orbit-2b".into())
+    );
+    app.on_key(code(KeyCode::Enter));
+    assert!(app.pick.is_none());
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.key(i as usize).model == "orbit-2b")
+    );
+    let orbit = app.visible.len();
+    assert_eq!(
+        Some(orbit),
+        labels.iter().find(|x| x.0 == "orbit-2b").map(|x| x.1)
+    );
+    let notice = app.notice.as_ref().expect("notice").text.clone();
+    assert!(
+        notice.contains("model: orbit-2b") && notice.contains(&format!("{orbit} of")),
+        "{notice}"
+    );
+
+    // Typing narrows: "vis" leaves vista-13b; Enter picks the best match.
+    app.on_key(key('M'));
+    assert_eq!(
+        app.pick
+            .as_ref()
+            .and_then(|p| p.selected())
+            .map(|e| e.label.clone()),
+        Some("orbit-2b".into()),
+        "the picker opens on the model in force"
+    );
+    type_text(&mut app, "vis");
+    assert_eq!(app.pick.as_ref().map(|p| p.len()), Some(1));
+    app.on_key(code(KeyCode::Enter));
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.key(i as usize).model == "vista-13b")
+    );
+    // Esc cancels: the filter stays.
+    app.on_key(key('M'));
+    type_text(&mut app, "lum");
+    app.on_key(code(KeyCode::Esc));
+    assert!(app.pick.is_none());
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.key(i as usize).model == "vista-13b")
+    );
+    // The "all" entry clears the filter.
+    app.on_key(key('M'));
+    app.on_key(code(KeyCode::PageUp));
+    app.on_key(code(KeyCode::Enter));
+    assert_eq!(app.filter.model, None);
+    assert_eq!(app.visible.len(), all);
+    // `m` still cycles.
+    app.on_key(key('m'));
+    assert!(app.filter.model.is_some());
+}
+
+#[test]
+fn the_benchmark_picker_counts_under_the_other_filters() {
+    let mut app = demo_app();
+    app.update(Action::FilterModel); // lumen-7b
+    let lumen = app.visible.len();
+    app.on_key(key('B'));
+    let pick = app.pick.as_ref().expect("a picker");
+    assert_eq!(pick.kind, PickKind::Benchmark);
+    let entries = pick.entries().to_vec();
+    assert_eq!(entries[0].label, "all benchmarks");
+    assert_eq!(entries[0].count, lumen, "the model filter holds");
+    assert_eq!(
+        entries[1..]
+            .iter()
+            .map(|e| e.label.as_str())
+            .collect::<Vec<_>>(),
+        ["clips-mcq", "clips-open"]
+    );
+    assert_eq!(entries[1..].iter().map(|e| e.count).sum::<usize>(), lumen);
+    type_text(&mut app, "open");
+    app.on_key(code(KeyCode::Enter));
+    assert!(app.visible.iter().all(|&i| {
+        let k = app.key(i as usize);
+        k.benchmark == "clips-open" && k.model == "lumen-7b"
+    }));
+    assert_eq!(app.visible.len(), entries[2].count);
+}
+
+#[test]
+fn frame_jumps_go_to_the_next_dropped_and_added_frames_wrapping() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    let info = app.frame_info(i);
+    let (lo, hi) = info.pair.expect("pair");
+    let dropped = info.transition.dropped.clone();
+    let added = info.transition.added.clone();
+    assert!(
+        dropped.len() >= 2 && added.len() >= 2,
+        "{dropped:?} {added:?}"
+    );
+    let frame = |app: &App| app.current_frame(&app.frame_info(i)).expect("a frame");
+    // From the higher budget's first frame, `d` shows the lower budget's frames with the
+    // cursor on the first dropped one; again, the next; at the end, the first again.
+    app.on_key(key('d'));
+    assert_eq!(app.frame_panel.config, Some(lo));
+    assert_eq!(app.frame_panel.subset, Subset::All);
+    assert_eq!(frame(&app), (dropped[0], lo));
+    let notice = app.notice.as_ref().expect("notice").text.clone();
+    assert!(
+        notice.starts_with(&format!("dropped frame 1 of {}", dropped.len())),
+        "{notice}"
+    );
+    for d in &dropped[1..] {
+        app.on_key(key('d'));
+        assert_eq!(frame(&app).0, *d);
+    }
+    app.on_key(key('d'));
+    assert_eq!(frame(&app).0, dropped[0], "wraps");
+    assert!(
+        app.notice
+            .as_ref()
+            .expect("notice")
+            .text
+            .contains("from the first again")
+    );
+    // `a`: the higher budget's frames, from the first added one after the cursor's time.
+    let at = frame(&app).0;
+    app.on_key(key('a'));
+    assert_eq!(app.frame_panel.config, Some(hi));
+    let want = added.iter().copied().find(|&x| x >= at).unwrap_or(added[0]);
+    assert_eq!(frame(&app), (want, hi));
+    // In the "added" subset the jump keeps the subset and moves within it.
+    app.update(Action::FrameSubset); // all -> dropped
+    app.update(Action::FrameSubset); // dropped -> added: the cursor on the first
+    app.on_key(key('a'));
+    assert_eq!(app.frame_panel.subset, Subset::Added);
+    assert_eq!(frame(&app).0, added[1]);
+    // The frame jumped to is the one `e` marks.
+    app.on_key(key('e'));
+    assert_eq!(app.record(i).expect("record").evidence_frames, [added[1]]);
+}
+
+#[test]
+fn a_transition_with_no_dropped_frame_says_so() {
+    let mut app = demo_app();
+    // A transition from a text-only configuration drops nothing (it has no frames).
+    let found = app.visible.clone().into_iter().find_map(|r| {
+        let r = r as usize;
+        app.selected = Some(r as u32);
+        app.update(Action::Open);
+        (0..app.pairs(r).len()).find_map(|p| {
+            app.pair = p;
+            let info = app.frame_info(r);
+            info.transition.dropped.is_empty().then_some((r, p))
+        })
+    });
+    let (r, p) = found.expect("a transition that drops no frame");
+    app.selected = Some(r as u32);
+    app.pair = p;
+    let before = app.frame_panel;
+    app.on_key(key('d'));
+    let notice = app.notice.as_ref().expect("notice").text.clone();
+    assert!(notice.starts_with("no dropped frame"), "{notice}");
+    assert_eq!(app.frame_panel, before, "nothing moves");
+}
+
+fn mouse(kind: MouseEventKind, column: u16, row: u16) -> MouseEvent {
+    MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }
+}
+
+/// The screen row of the queue row at visible position `pos`, from a drawn screen.
+fn row_y(app: &mut App, w: u16, h: u16, pos: usize) -> u16 {
+    screen(app, w, h);
+    let hit = app.queue_hit.expect("the queue was drawn");
+    hit.area.y + (pos - hit.first) as u16
+}
+
+#[test]
+fn the_mouse_selects_and_opens_rows_and_the_wheel_moves() {
+    let mut app = demo_app();
+    app.term_size = (120, 40);
+    let down = MouseEventKind::Down(MouseButton::Left);
+    // A click selects the row under it: the screen shows its id on that line.
+    let y = row_y(&mut app, 120, 40, 3);
+    let s = screen(&mut app, 120, 40);
+    app.on_mouse(mouse(down, 30, y));
+    assert_eq!(app.selected, Some(app.visible[3]));
+    let id = app.key(app.visible[3] as usize).item_id;
+    assert!(s.lines().nth(y as usize).expect("row").contains(&id), "{s}");
+    assert_eq!(app.screen, Screen::Queue);
+    // A second click on it opens it.
+    app.on_mouse(mouse(down, 30, y));
+    assert_eq!(app.screen, Screen::Item);
+    assert_eq!(app.current(), Some(app.visible[3] as usize));
+    app.update(Action::Back);
+    // Clicks elsewhere (the header, past the last row) select nothing new.
+    app.on_mouse(mouse(down, 30, 0));
+    app.on_mouse(mouse(down, 30, 39));
+    assert_eq!(app.selected, Some(app.visible[3]));
+    // A click on another row, then on the first again: two single clicks, no open.
+    let y5 = row_y(&mut app, 120, 40, 5);
+    app.on_mouse(mouse(down, 30, y5));
+    app.on_mouse(mouse(down, 30, y));
+    assert_eq!(app.selected, Some(app.visible[3]));
+    assert_eq!(app.screen, Screen::Queue);
+    // The wheel moves the selection three rows a notch.
+    app.on_mouse(mouse(MouseEventKind::ScrollDown, 30, y));
+    assert_eq!(app.selected, Some(app.visible[6]));
+    app.on_mouse(mouse(MouseEventKind::ScrollUp, 30, y));
+    app.on_mouse(mouse(MouseEventKind::ScrollUp, 30, y));
+    assert_eq!(app.selected, Some(app.visible[0]));
+    // Scrolled down the queue, a click still finds the row drawn under it.
+    app.update(Action::Bottom);
+    let last = app.visible.len() - 1;
+    let y_last = row_y(&mut app, 120, 40, last);
+    app.update(Action::Top);
+    app.update(Action::Bottom);
+    let y_prev = row_y(&mut app, 120, 40, last - 1);
+    assert_eq!(y_prev + 1, y_last);
+    app.on_mouse(mouse(down, 30, y_prev));
+    assert_eq!(app.selected, Some(app.visible[last - 1]));
+
+    // The wheel scrolls the help (and stops at its end); a click does not close it.
+    app.update(Action::Help);
+    app.on_mouse(mouse(MouseEventKind::ScrollDown, 30, 10));
+    assert_eq!(app.help_scroll, 3);
+    app.on_mouse(mouse(down, 30, 10));
+    assert!(app.help);
+    for _ in 0..100 {
+        app.on_mouse(mouse(MouseEventKind::ScrollDown, 30, 10));
+    }
+    let wheeled = app.help_scroll;
+    app.on_key(code(KeyCode::End));
+    assert_eq!(wheeled, app.help_scroll, "the wheel stops at the last page");
+    app.on_key(key('x'));
+    let area = ratatui::layout::Rect::new(0, 0, 120, 40);
+
+    // In a picker a click on an entry picks it; outside, it cancels.
+    app.on_key(key('M'));
+    let list = {
+        let pick = app.pick.as_ref().expect("picker");
+        frameaudit::tui::pick::list_area(area, pick)
+    };
+    app.on_mouse(mouse(MouseEventKind::ScrollDown, list.x + 2, list.y));
+    assert_eq!(app.pick.as_ref().map(|p| p.cursor), Some(1));
+    app.on_mouse(mouse(down, list.x + 2, list.y + 2));
+    assert!(app.pick.is_none());
+    assert!(
+        app.visible
+            .iter()
+            .all(|&i| app.key(i as usize).model == "orbit-2b")
+    );
+    app.on_key(key('M'));
+    app.on_mouse(mouse(down, 0, 0));
+    assert!(app.pick.is_none(), "a click outside cancels");
+    assert!(app.filter.model.is_some());
+}
+
+#[test]
+fn snapshots_of_the_picker_and_the_note_editor_at_80x24_and_120x40() {
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut app = demo_app();
+        app.term_size = (w, h);
+        app.on_key(key('M'));
+        insta::assert_snapshot!(
+            format!("pick_model_{w}x{h}"),
+            screen_and_cursor(&mut app, w, h)
+        );
+        type_text(&mut app, "b");
+        app.on_key(code(KeyCode::Down));
+        insta::assert_snapshot!(
+            format!("pick_model_narrowed_{w}x{h}"),
+            screen_and_cursor(&mut app, w, h)
+        );
+        app.on_key(code(KeyCode::Esc));
+        app.update(Action::Open);
+        app.on_key(key('n'));
+        type_text(
+            &mut app,
+            "the square flashes at 00:25 in the top-left corner, 映像 only at 16f",
+        );
+        for _ in 0..30 {
+            app.on_key(code(KeyCode::Left));
+        }
+        insta::assert_snapshot!(
+            format!("note_editor_{w}x{h}"),
+            screen_and_cursor(&mut app, w, h)
+        );
+    }
 }

@@ -44,6 +44,9 @@ pub struct TuiArgs {
     /// How to draw frames (default: from the environment; halfblocks work everywhere)
     #[arg(long, value_enum)]
     pub images: Option<ImagesArg>,
+    /// Leave the mouse to the terminal (for selecting text): no clicks or wheel in the TUI
+    #[arg(long)]
+    pub no_mouse: bool,
     #[command(flatten)]
     pub shard: ShardArgs,
     /// Another dataset of the same items (e.g. raw-video against cached-frame runs), read

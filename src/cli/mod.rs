@@ -344,6 +344,7 @@ fn tui_options(
         keymap: tui.keymap.clone(),
         shard: tui.shard.get()?,
         review: None,
+        mouse: !tui.no_mouse,
     })
 }
 

@@ -20,6 +20,10 @@ pub enum Action {
     PrevMatch,
     FilterModel,
     FilterBenchmark,
+    /// Open a picker of the models the queue holds (typing narrows it).
+    PickModel,
+    /// Open a picker of the benchmarks the queue holds.
+    PickBenchmark,
     FilterClass,
     FilterStatus,
     FilterTag,
@@ -49,6 +53,10 @@ pub enum Action {
     FrameSubset,
     /// Mark (or unmark) the frame under the cursor as evidence.
     MarkEvidence,
+    /// Frame cursor to the next frame the higher budget dropped (wrapping).
+    NextDropped,
+    /// Frame cursor to the next frame the higher budget added (wrapping).
+    NextAdded,
     /// Open the researcher overview.
     Overview,
     NextView,
@@ -74,7 +82,7 @@ pub enum Action {
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 53] = [
+const NAMED: [(Action, &str, &str); 57] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -93,6 +101,16 @@ const NAMED: [(Action, &str, &str); 53] = [
         Action::FilterBenchmark,
         "filter_benchmark",
         "filter: next benchmark",
+    ),
+    (
+        Action::PickModel,
+        "pick_model",
+        "filter: pick a model from a list",
+    ),
+    (
+        Action::PickBenchmark,
+        "pick_benchmark",
+        "filter: pick a benchmark from a list",
     ),
     (
         Action::FilterClass,
@@ -168,6 +186,16 @@ const NAMED: [(Action, &str, &str); 53] = [
         Action::MarkEvidence,
         "mark_evidence",
         "mark the frame under the cursor as evidence",
+    ),
+    (
+        Action::NextDropped,
+        "next_dropped",
+        "frames: next dropped frame (the lower budget's, wraps)",
+    ),
+    (
+        Action::NextAdded,
+        "next_added",
+        "frames: next added frame (the higher budget's, wraps)",
     ),
     (Action::Overview, "overview", "researcher views: overview"),
     (Action::NextView, "next_view", "next researcher view"),

@@ -7,10 +7,12 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
 use super::action::Action;
 use super::keymap::{Context, Key, Keymap};
+use super::line_edit::{Edit, LineEdit};
+use super::pick::{Outcome, Pick, PickKind};
 use super::research::{Research, View};
 use super::search::{Haystacks, SearchRequest, SearchResult};
 use super::session::Session;
@@ -103,8 +105,23 @@ pub enum Input {
     /// The search query is being edited.
     Search,
     /// The note of the current item, being edited.
-    Note(String),
+    Note(LineEdit),
 }
+
+/// Where the queue's rows were last drawn, so that a click finds its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueHit {
+    /// The rows' area on screen (one row a line).
+    pub area: ratatui::layout::Rect,
+    /// Position in `visible` of the row drawn first.
+    pub first: usize,
+}
+
+/// Two clicks on one row within this time open it.
+pub const DOUBLE_CLICK: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Rows the wheel moves the queue's selection, lines it scrolls the help.
+pub const WHEEL_STEP: usize = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
@@ -270,7 +287,7 @@ pub struct App {
     pub input: Input,
     pub filter: Filter,
     pub sort: SortKey,
-    pub query: String,
+    pub query: LineEdit,
     pub search_generation: u64,
     /// The newest search result received (possibly for an older query).
     pub search_result: Option<SearchResult>,
@@ -320,6 +337,12 @@ pub struct App {
     /// Whose records the findings view counts: 0 = every annotator, then each annotator
     /// by name, then the adjudicated result (see [`App::findings_sources`]).
     pub findings_source: usize,
+    /// An open filter picker (model, benchmark): it takes the keys until closed.
+    pub pick: Option<Pick>,
+    /// Where the view last drew the queue's rows (`None` off the queue).
+    pub queue_hit: Option<QueueHit>,
+    /// The last click on a queue row (visible position's row, when), for double clicks.
+    pub last_click: Option<(u32, Instant)>,
 }
 
 impl App {
@@ -359,7 +382,7 @@ impl App {
             input: Input::None,
             filter: Filter::default(),
             sort: SortKey::Rank,
-            query: String::new(),
+            query: LineEdit::default(),
             search_generation: 0,
             search_result: None,
             haystacks: Arc::new(Haystacks::default()),
@@ -393,6 +416,9 @@ impl App {
             findings_source: 0,
             part: None,
             review: None,
+            pick: None,
+            queue_hit: None,
+            last_click: None,
         };
         app.index_units();
         app.list_recorded_pairs();
@@ -653,13 +679,13 @@ impl App {
             })
     }
 
-    /// Recomputes the visible rows from filters, search and sort, keeping the selection.
-    pub fn refresh_visible(&mut self) {
+    /// The rows that pass the filters and the search, in rank order.
+    fn passing(&self) -> Vec<u32> {
         let searched: Option<Arc<Vec<u32>>> = match &self.search_result {
             Some(r) if !self.query.is_empty() => Some(r.matches.clone()),
             _ => None,
         };
-        let mut v: Vec<u32> = match &searched {
+        match &searched {
             Some(m) => m
                 .iter()
                 .copied()
@@ -668,7 +694,12 @@ impl App {
             None => (0..self.rows.len() as u32)
                 .filter(|&i| self.passes(i as usize))
                 .collect(),
-        };
+        }
+    }
+
+    /// Recomputes the visible rows from filters, search and sort, keeping the selection.
+    pub fn refresh_visible(&mut self) {
+        let mut v = self.passing();
         // Rows (and search results) come in rank order; other keys sort them, stably.
         // Model ids follow the names' order, item ids (benchmark, item id) order
         // (core/matrix.rs), so the ids sort as the names do.
@@ -1113,7 +1144,7 @@ impl App {
     /// only matches while a search is on, so this is the next shown row.
     fn next_match(&mut self, forward: bool) {
         let n = self.visible.len();
-        let text = if self.query.trim().is_empty() {
+        let text = if self.query.as_str().trim().is_empty() {
             "no search: / searches".to_string()
         } else if n == 0 {
             "no match".to_string()
@@ -1184,13 +1215,13 @@ impl App {
         let within = self.search_result.as_ref().and_then(|r| {
             (r.complete
                 && !r.query.is_empty()
-                && self.query.starts_with(&r.query)
-                && self.query != r.query)
+                && self.query.as_str().starts_with(&r.query)
+                && self.query.as_str() != r.query)
                 .then(|| r.matches.clone())
         });
         SearchRequest {
             generation: self.search_generation,
-            query: self.query.clone(),
+            query: self.query.as_str().to_string(),
             haystacks: self.haystacks.clone(),
             within,
         }
@@ -1215,7 +1246,7 @@ impl App {
             && self
                 .search_result
                 .as_ref()
-                .is_none_or(|r| r.query != self.query)
+                .is_none_or(|r| r.query != self.query.as_str())
     }
 
     fn context(&self) -> Context {
@@ -1227,9 +1258,13 @@ impl App {
         if e.kind != crossterm::event::KeyEventKind::Press {
             return Vec::new();
         }
-        match self.input.clone() {
+        if self.pick.is_some() {
+            self.pick_key(&e);
+            return Vec::new();
+        }
+        match self.input {
             Input::Search => return self.edit_search(e),
-            Input::Note(buf) => return self.edit_note(e, buf),
+            Input::Note(_) => return self.edit_note(e),
             Input::None => {}
         }
         if self.help {
@@ -1240,6 +1275,248 @@ impl App {
             Some(a) => self.update(a),
             None => Vec::new(),
         }
+    }
+
+    /// Opens the picker of a filter: the values the queue holds, each with the rows it
+    /// would show under the other filters and the search.
+    fn open_pick(&mut self, kind: PickKind) {
+        let m = &self.ds.matrix;
+        let value = |r: &Row| match kind {
+            PickKind::Model => r.q.model,
+            PickKind::Benchmark => m.item(r.q.item).benchmark,
+        };
+        let values = self.distinct(value);
+        let mut others = self.filter.clone();
+        match kind {
+            PickKind::Model => others.model = None,
+            PickKind::Benchmark => others.benchmark = None,
+        }
+        let kept = std::mem::replace(&mut self.filter, others);
+        let passing = self.passing();
+        self.filter = kept;
+        let mut counts: rustc_hash::FxHashMap<u32, usize> = Default::default();
+        for &i in &passing {
+            *counts.entry(value(&self.rows[i as usize])).or_default() += 1;
+        }
+        let named = values
+            .into_iter()
+            .map(|v| {
+                let name = match kind {
+                    PickKind::Model => m.models.name(v),
+                    PickKind::Benchmark => m.benchmarks.name(v),
+                };
+                (
+                    v,
+                    sanitize(name).into_owned(),
+                    counts.get(&v).copied().unwrap_or(0),
+                )
+            })
+            .collect();
+        let current = match kind {
+            PickKind::Model => self.filter.model,
+            PickKind::Benchmark => self.filter.benchmark,
+        };
+        let mut pick = Pick::new(kind, named, passing.len(), current);
+        pick.follow(super::pick::page(self.screen_area(), &pick));
+        self.pick = Some(pick);
+    }
+
+    /// The whole terminal, as the view draws on it.
+    fn screen_area(&self) -> ratatui::layout::Rect {
+        ratatui::layout::Rect::new(0, 0, self.term_size.0, self.term_size.1)
+    }
+
+    /// A key while a picker is open.
+    fn pick_key(&mut self, e: &KeyEvent) {
+        let area = self.screen_area();
+        let Some(pick) = &mut self.pick else { return };
+        let page = super::pick::page(area, pick);
+        match pick.key(e, page) {
+            Outcome::Open => {}
+            Outcome::Cancelled => self.pick = None,
+            Outcome::Picked(value) => self.apply_pick(value),
+        }
+    }
+
+    /// Sets the filter of the open picker to `value` (`None`: any) and closes it.
+    fn apply_pick(&mut self, value: Option<u32>) {
+        let Some(pick) = self.pick.take() else { return };
+        let label = pick
+            .entries()
+            .iter()
+            .find(|e| e.value == value)
+            .map_or_else(String::new, |e| e.label.clone());
+        match pick.kind {
+            PickKind::Model => self.filter.model = value,
+            PickKind::Benchmark => self.filter.benchmark = value,
+        }
+        self.refresh_visible();
+        self.notice = Some(Notice {
+            text: format!(
+                "{}: {label} · {} of {} rows shown",
+                pick.kind.noun(),
+                self.visible.len(),
+                self.rows.len()
+            ),
+            error: false,
+        });
+    }
+
+    /// Moves the frame cursor to the next frame of the audited transition that the higher
+    /// budget dropped (or added), after the one under the cursor, wrapping. The panel keeps
+    /// what it shows when that lists such frames; else it shows the configuration that
+    /// sampled them (the lower budget for a dropped frame, the higher for an added one), so
+    /// the frames around it are in the strip too.
+    fn jump_frame(&mut self, want: Subset) {
+        let Some(i) = self.current() else { return };
+        let info = self.frame_info(i);
+        let what = if want == Subset::Dropped {
+            "dropped"
+        } else {
+            "added"
+        };
+        let Some((a, b)) = info.pair else {
+            self.notice = Some(Notice {
+                text: format!("no transition under audit: no {what} frame"),
+                error: false,
+            });
+            return;
+        };
+        let (lo, hi) = (
+            sanitize(&info.configs[a].name),
+            sanitize(&info.configs[b].name),
+        );
+        let (frames, owner) = if want == Subset::Dropped {
+            (&info.transition.dropped, a)
+        } else {
+            (&info.transition.added, b)
+        };
+        if frames.is_empty() {
+            let text = if want == Subset::Dropped {
+                format!("no dropped frame: {hi} keeps every frame of {lo}")
+            } else {
+                format!("no added frame: {hi} samples no frame that {lo} did not")
+            };
+            self.notice = Some(Notice { text, error: false });
+            return;
+        }
+        let at = self.current_frame(&info).map(|f| f.0);
+        let lists = match self.frame_panel.subset {
+            Subset::All => info.panel_config == Some(owner),
+            s => s == want,
+        };
+        let next = match at {
+            // The frame under the cursor is one of them or among them: the one after it.
+            Some(x) if lists => frames.iter().position(|&f| f > x),
+            // From another configuration's frame: the first at or after its time.
+            Some(x) => frames.iter().position(|&f| f >= x),
+            None => Some(0),
+        };
+        let wrapped = next.is_none();
+        let n = next.unwrap_or(0);
+        let target = frames[n];
+        let count = frames.len();
+        if !lists {
+            self.frame_panel.config = Some(owner);
+            self.frame_panel.subset = Subset::All;
+        }
+        let info = self.frame_info(i);
+        if let Some(p) = self
+            .panel_list(&info)
+            .iter()
+            .position(|e| e.index == target)
+        {
+            self.frame_panel.cursor = p;
+        }
+        self.notice = Some(Notice {
+            text: format!(
+                "{what} frame {} of {count} ({lo} → {hi}): frame {target} · {}{}",
+                n + 1,
+                super::frames_view::timestamp(target, info.fps),
+                if wrapped {
+                    " · from the first again"
+                } else {
+                    ""
+                }
+            ),
+            error: false,
+        });
+    }
+
+    /// A mouse event: the wheel moves the queue's selection (the picker's cursor, the
+    /// help's lines); a click selects a queue row and a second click on it within
+    /// [`DOUBLE_CLICK`] opens it; in a picker a click picks an entry, outside it cancels.
+    pub fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+        let wheel: Option<isize> = match m.kind {
+            MouseEventKind::ScrollUp => Some(-1),
+            MouseEventKind::ScrollDown => Some(1),
+            _ => None,
+        };
+        let click = m.kind == MouseEventKind::Down(MouseButton::Left);
+        if wheel.is_none() && !click {
+            return Vec::new();
+        }
+        let area = self.screen_area();
+        let at = ratatui::layout::Position::new(m.column, m.row);
+        if let Some(pick) = &mut self.pick {
+            let page = super::pick::page(area, pick);
+            if let Some(d) = wheel {
+                pick.step(d, page);
+                return Vec::new();
+            }
+            let list = super::pick::list_area(area, pick);
+            if list.contains(at) {
+                let pos = pick.scroll + usize::from(at.y - list.y);
+                if pos < pick.len() {
+                    pick.cursor = pos;
+                    let value = pick.selected().and_then(|e| e.value);
+                    self.apply_pick(value);
+                }
+            } else if !super::pick::popup(area, pick).contains(at) {
+                self.pick = None;
+            }
+            return Vec::new();
+        }
+        if self.help {
+            if let Some(d) = wheel {
+                let last = super::help::max_scroll(self, area);
+                self.help_scroll = self
+                    .help_scroll
+                    .saturating_add_signed(d * WHEEL_STEP as isize)
+                    .min(last);
+            }
+            return Vec::new();
+        }
+        if self.screen != Screen::Queue || matches!(self.input, Input::Note(_)) {
+            return Vec::new();
+        }
+        self.notice = None;
+        if let Some(d) = wheel {
+            self.step(d * WHEEL_STEP as isize);
+            return Vec::new();
+        }
+        let Some(hit) = self.queue_hit.filter(|h| h.area.contains(at)) else {
+            return Vec::new();
+        };
+        let pos = hit.first + usize::from(at.y - hit.area.y);
+        let Some(&row) = self.visible.get(pos) else {
+            return Vec::new();
+        };
+        let now = Instant::now();
+        let again = self
+            .last_click
+            .is_some_and(|(r, t)| r == row && now.duration_since(t) <= DOUBLE_CLICK);
+        self.selected = Some(row);
+        self.follow_selection();
+        if again {
+            self.last_click = None;
+            // Opening ends the search line's editing (the query stays, as with Enter).
+            self.input = Input::None;
+            self.open();
+        } else {
+            self.last_click = Some((row, now));
+        }
+        Vec::new()
     }
 
     /// A key while the help is open: the movement keys scroll it (never past its last
@@ -1263,10 +1540,9 @@ impl App {
         .min(last);
     }
 
+    /// A key in the search line: Enter keeps the query, Esc drops it, the rest edits it
+    /// (see `line_edit`).
     fn edit_search(&mut self, e: KeyEvent) -> Vec<Effect> {
-        let ctrl = e
-            .modifiers
-            .contains(crossterm::event::KeyModifiers::CONTROL);
         match e.code {
             KeyCode::Enter => {
                 self.input = Input::None;
@@ -1278,19 +1554,10 @@ impl App {
                 self.refresh_visible();
                 Vec::new()
             }
-            KeyCode::Backspace => {
-                self.query.pop();
-                self.new_query()
-            }
-            KeyCode::Char('u') if ctrl => {
-                self.query.clear();
-                self.new_query()
-            }
-            KeyCode::Char(c) if !ctrl && !c.is_control() => {
-                self.query.push(c);
-                self.new_query()
-            }
-            _ => Vec::new(),
+            _ => match self.query.handle(&e) {
+                Edit::Changed => self.new_query(),
+                Edit::Moved | Edit::Ignored => Vec::new(),
+            },
         }
     }
 
@@ -1303,32 +1570,28 @@ impl App {
         vec![Effect::Search]
     }
 
-    fn edit_note(&mut self, e: KeyEvent, mut buf: String) -> Vec<Effect> {
-        let ctrl = e
-            .modifiers
-            .contains(crossterm::event::KeyModifiers::CONTROL);
+    /// A key in the note editor: Enter saves the note, Esc leaves it as it was, the rest
+    /// edits it (see `line_edit`).
+    fn edit_note(&mut self, e: KeyEvent) -> Vec<Effect> {
+        let Input::Note(editor) = &mut self.input else {
+            return Vec::new();
+        };
         match e.code {
             KeyCode::Enter => {
+                let note = editor.as_str().to_string();
                 self.input = Input::None;
                 if let Some(i) = self.current() {
                     let mut rec = self.working_record(i);
-                    if rec.note != buf {
-                        rec.note = buf;
+                    if rec.note != note {
+                        rec.note = note;
                         self.change(i, rec);
                     }
                 }
             }
             KeyCode::Esc => self.input = Input::None,
-            KeyCode::Backspace => {
-                buf.pop();
-                self.input = Input::Note(buf);
+            _ => {
+                editor.handle(&e);
             }
-            KeyCode::Char('u') if ctrl => self.input = Input::Note(String::new()),
-            KeyCode::Char(c) if !ctrl && !c.is_control() => {
-                buf.push(c);
-                self.input = Input::Note(buf);
-            }
-            _ => {}
         }
         Vec::new()
     }
@@ -1404,6 +1667,8 @@ impl App {
                 self.filter.benchmark = Self::cycle(&benches, &self.filter.benchmark);
                 self.refresh_visible();
             }
+            Action::PickModel => self.open_pick(PickKind::Model),
+            Action::PickBenchmark => self.open_pick(PickKind::Benchmark),
             Action::FilterClass => {
                 // Only the classes the queue holds (a queue of harmful items holds no
                 // always-right or gaining trajectory), in the views' order, then the
@@ -1496,8 +1761,9 @@ impl App {
             }
             Action::EditNote => {
                 if let Some(i) = self.current() {
-                    self.input =
-                        Input::Note(self.record(i).map_or(String::new(), |r| r.note.clone()));
+                    self.input = Input::Note(LineEdit::new(
+                        self.record(i).map_or(String::new(), |r| r.note.clone()),
+                    ));
                 }
             }
             Action::FramePrev
@@ -1505,6 +1771,8 @@ impl App {
             | Action::FrameConfig
             | Action::FrameSubset
             | Action::MarkEvidence => self.frame_action(action),
+            Action::NextDropped => self.jump_frame(Subset::Dropped),
+            Action::NextAdded => self.jump_frame(Subset::Added),
             Action::MarkDone => self.mark(Status::Done),
             Action::Skip => self.mark(Status::Skipped),
             Action::Flag => self.mark(Status::Flagged),

@@ -9,8 +9,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use super::action::Action;
 use super::app::{App, FrameInfo, ImageMode, Subset};
-use super::fit::{fit, fit_line};
+use super::fit::{fit, fit_line, fit_whole};
+use super::keymap::Context;
 use super::view::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
 use crate::core::frames::FrameKey;
 use crate::core::rules::Provenance;
@@ -225,26 +227,68 @@ fn draw_timeline(
             Span::raw(format!("{} → {}: ", s(&lo.name), s(&hi.name))),
             Span::styled(
                 format!(
-                    "{DROPPED_GLYPH} {} of {} frames not kept",
+                    "{DROPPED_GLYPH} {} of {} frames not kept{}",
                     t.dropped.len(),
-                    t.kept.len() + t.dropped.len()
+                    t.kept.len() + t.dropped.len(),
+                    jump_key(app, Action::NextDropped)
                 ),
                 DROPPED,
             ),
             Span::raw(", "),
-            Span::styled(format!("{ADDED_GLYPH} {} added", t.added.len()), ADDED),
+            Span::styled(
+                format!(
+                    "{ADDED_GLYPH} {} added{}",
+                    t.added.len(),
+                    jump_key(app, Action::NextAdded)
+                ),
+                ADDED,
+            ),
             Span::styled(format!(", {KEPT_GLYPH} {} kept", t.kept.len()), KEPT),
         ]));
     }
-    if keys {
-        lines.push(Line::from(Span::styled(
-            "←/→ frame · c config · v subset · e evidence",
-            DIM,
-        )));
-    }
     let w = area.width as usize;
-    let lines: Vec<Line> = lines.into_iter().map(|l| fit_line(l, w)).collect();
+    let mut lines: Vec<Line> = lines.into_iter().map(|l| fit_line(l, w)).collect();
+    if keys {
+        lines.push(fit_whole(compact_keys(app), w));
+    }
     f.render_widget(Paragraph::new(lines), area);
+}
+
+/// The key bound to an action on the item screen, as the footer writes it.
+fn key_of(app: &App, action: Action) -> Option<String> {
+    app.keymap
+        .bindings
+        .iter()
+        .find(|b| b.context == Context::Item && b.action == action)
+        .map(|b| b.key.label())
+}
+
+/// " (d)": the key that jumps to the frames of a set, for the counts line.
+fn jump_key(app: &App, action: Action) -> String {
+    key_of(app, action).map_or_else(String::new, |k| format!(" ({})", s(&k)))
+}
+
+/// The frame keys of the compact frames, most used first, one segment each, so that a
+/// narrow pane leaves out whole ones.
+fn compact_keys(app: &App) -> Line<'static> {
+    let mut segments = vec!["←/→ frame".to_string()];
+    if let (Some(d), Some(a)) = (
+        key_of(app, Action::NextDropped),
+        key_of(app, Action::NextAdded),
+    ) {
+        segments.push(format!(
+            " · {}/{} {DROPPED_GLYPH}/{ADDED_GLYPH}",
+            s(&d),
+            s(&a)
+        ));
+    }
+    segments.extend([" · e evidence", " · c config", " · v subset"].map(String::from));
+    Line::from(
+        segments
+            .into_iter()
+            .map(|t| Span::styled(t, DIM))
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn draw_thumbnails(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {

@@ -80,10 +80,12 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
     lines.push(Line::from(""));
     lines.extend(legend(app, ctx));
     lines.push(Line::from(""));
-    lines.push(Line::from(Span::styled(
-        "In the search and note editors: type, Backspace, C-u clears, Enter keeps, Esc cancels.",
-        DIM,
-    )));
+    lines.push(heading(
+        "In the note and search editors and a picker's line (Enter keeps, Esc cancels)",
+    ));
+    for (keys, what) in super::line_edit::KEYS {
+        lines.push(entry(keys, what));
+    }
     lines
 }
 

@@ -201,7 +201,9 @@ impl Keymap {
             b(Queue, ch('/'), Search, "fuzzy search", Some("search")),
             b(Queue, ch('n'), NextMatch, "search: next match", None),
             b(Queue, ch('N'), PrevMatch, "search: previous match", None),
-            b(Queue, ch('m'), FilterModel, "filter: next model", Some("model")),
+            b(Queue, ch('M'), PickModel, "filter: pick a model from a list", Some("model")),
+            b(Queue, ch('m'), FilterModel, "filter: next model", None),
+            b(Queue, ch('B'), PickBenchmark, "filter: pick a benchmark from a list", None),
             b(Queue, ch('b'), FilterBenchmark, "filter: next benchmark", None),
             b(Queue, ch('c'), FilterClass, "filter: next trajectory class", None),
             b(Queue, ch('a'), FilterStatus, "filter: next audit status", None),
@@ -226,6 +228,8 @@ impl Keymap {
             b(Item, code(KeyCode::Right), FrameNext, "frame cursor: next frame", Some("frames")),
             b(Item, ch('c'), FrameConfig, "frames: next configuration", None),
             b(Item, ch('v'), FrameSubset, "frames: all / dropped / added", None),
+            b(Item, ch('d'), NextDropped, "frames: next dropped frame (the lower budget's, wraps)", None),
+            b(Item, ch('a'), NextAdded, "frames: next added frame (the higher budget's, wraps)", None),
             b(Item, ch('e'), MarkEvidence, "mark the frame under the cursor as evidence", Some("evidence")),
             b(Item, ch('P'), CyclePrimary, "primary pathway: next tagged one", Some("primary")),
             b(Item, ch('n'), EditNote, "edit the note", Some("note")),
@@ -371,6 +375,44 @@ mod tests {
         );
         assert_eq!(Key::parse("F2"), Some(Key::code(KeyCode::F(2))));
         assert_eq!(Key::parse("nope"), None);
+    }
+
+    #[test]
+    fn no_key_does_two_things_on_one_screen() {
+        let tax = Taxonomy::load(None).expect("taxonomy");
+        let km = Keymap::default_for(&tax);
+        let mut seen = std::collections::HashMap::new();
+        for b in &km.bindings {
+            if let Some(other) = seen.insert((b.context, b.key), b.action) {
+                panic!(
+                    "{:?} {} is {other:?} and {:?}",
+                    b.context,
+                    b.key.label(),
+                    b.action
+                );
+            }
+        }
+        // The frame jumps and the pickers have their own keys.
+        assert_eq!(
+            km.lookup(Context::Item, Key::char('d')),
+            Some(Action::NextDropped)
+        );
+        assert_eq!(
+            km.lookup(Context::Item, Key::char('a')),
+            Some(Action::NextAdded)
+        );
+        assert_eq!(
+            km.lookup(Context::Queue, Key::char('M')),
+            Some(Action::PickModel)
+        );
+        assert_eq!(
+            km.lookup(Context::Queue, Key::char('B')),
+            Some(Action::PickBenchmark)
+        );
+        assert_eq!(
+            km.lookup(Context::Queue, Key::char('m')),
+            Some(Action::FilterModel)
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The audit TUI: a full-screen terminal interface over the audit queue. This module owns
-//! the terminal (raw mode, alternate screen, restored on every exit path including
-//! panics) and the event loop; `app` holds the state and the reducer, `view` draws it.
+//! the terminal (raw mode, alternate screen, mouse reports; all restored on every exit
+//! path including panics) and the event loop; `app` holds the state and the reducer,
+//! `view` draws it.
 
 pub mod action;
 pub mod app;
@@ -14,7 +15,9 @@ pub mod frames_view;
 mod haystacks;
 mod help;
 pub mod keymap;
+pub mod line_edit;
 mod overview;
+pub mod pick;
 mod protocols;
 pub mod research;
 pub mod review;
@@ -56,6 +59,9 @@ pub struct TuiOptions {
     pub shard: Option<crate::core::shard::Shard>,
     /// A review: the disagreements to settle (the audit written is the adjudicated one).
     pub review: Option<review::Review>,
+    /// Clicks and the wheel act (`--no-mouse` leaves the mouse to the terminal, for
+    /// selecting text).
+    pub mouse: bool,
 }
 
 /// The annotator's name: `--annotator`, else `FRAMEAUDIT_ANNOTATOR`, else the login name.
@@ -141,6 +147,26 @@ pub enum Msg {
     Intervals(research::IntervalsResult),
     /// Something changed in the background (a save finished): redraw.
     Wake,
+    /// SIGTERM, SIGHUP or SIGINT: leave as quitting does (what is pending is saved, the
+    /// terminal is given back).
+    Stop,
+}
+
+/// Turns the signals that would end the process (and leave the terminal raw, on the
+/// alternate screen, reporting the mouse) into a [`Msg::Stop`].
+#[cfg(unix)]
+fn forward_signals(tx: Sender<Msg>) -> Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT])
+        .context("cannot handle SIGTERM")?;
+    std::thread::Builder::new()
+        .name("frameaudit-signals".into())
+        .spawn(move || {
+            if signals.forever().next().is_some() {
+                let _ = tx.send(Msg::Stop);
+            }
+        })?;
+    Ok(())
 }
 
 /// Restores the terminal when dropped (normal exit, `?` errors, panics unwinding).
@@ -148,9 +174,28 @@ struct TerminalGuard;
 
 fn restore_terminal() {
     let mut out = std::io::stdout();
+    // Every mouse mode crossterm knows is switched off (whichever were on) while the
+    // terminal is still raw, so that no click in between is echoed as text.
+    let _ = execute!(out, crossterm::event::DisableMouseCapture);
     let _ = terminal::disable_raw_mode();
     let _ = execute!(out, terminal::LeaveAlternateScreen, cursor::Show);
     let _ = out.flush();
+}
+
+/// Mouse reports of buttons and the wheel only (mode 1000, in SGR coordinates, mode 1006):
+/// not crossterm's `EnableMouseCapture`, which also reports every motion of the pointer
+/// and would wake the event loop, over SSH too, each time the mouse moves.
+struct EnableClickReports;
+
+impl crossterm::Command for EnableClickReports {
+    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        f.write_str("\x1b[?1000h\x1b[?1006h")
+    }
+
+    #[cfg(windows)]
+    fn execute_winapi(&self) -> std::io::Result<()> {
+        crossterm::Command::execute_winapi(&crossterm::event::EnableMouseCapture)
+    }
 }
 
 impl Drop for TerminalGuard {
@@ -358,6 +403,8 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
         let _ = search_tx.send(Msg::Search(r));
     });
 
+    #[cfg(unix)]
+    forward_signals(tx.clone())?;
     // From here on the terminal is ours; give it back on every exit path.
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -368,6 +415,9 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
     let _guard = TerminalGuard;
     let mut stdout = std::io::stdout();
     execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide)?;
+    if opts.mouse {
+        execute!(stdout, EnableClickReports)?;
+    }
     let mut term = Terminal::new(CrosstermBackend::new(stdout))?;
     let size = term.size()?;
     app.term_size = (size.width, size.height);
@@ -398,11 +448,13 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
         {
             let effects = match msg {
                 Msg::Input(TermEvent::Key(k)) if k.kind == KeyEventKind::Press => app.on_key(k),
+                Msg::Input(TermEvent::Mouse(m)) => app.on_mouse(m),
                 Msg::Input(TermEvent::Resize(w, h)) => {
                     app.term_size = (w, h);
                     Vec::new()
                 }
                 Msg::Input(_) | Msg::Wake => Vec::new(),
+                Msg::Stop => vec![Effect::Quit],
                 Msg::Search(r) => {
                     app.on_search_result(r);
                     Vec::new()

@@ -7,7 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
-use super::app::{App, Input, Screen};
+use super::app::{App, Input, QueueHit, Screen};
 use super::fit::{fit, fit_line, fit_whole, pad, width};
 use super::research::View;
 use super::search::match_positions;
@@ -45,6 +45,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         );
         return;
     }
+    app.queue_hit = None;
     let [header, body, footer] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(5),
@@ -60,6 +61,9 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     draw_footer(f, app, footer);
     if app.help {
         super::help::draw(f, app, area);
+    }
+    if let Some(pick) = &app.pick {
+        super::pick::draw(f, pick, area);
     }
     if app.no_color {
         strip_colour(f.buffer_mut());
@@ -200,7 +204,7 @@ fn status_glyph(st: Status) -> Span<'static> {
 }
 
 /// Text with the characters at `positions` highlighted.
-fn highlighted(text: &str, positions: &[usize], base: Style) -> Line<'static> {
+pub(super) fn highlighted(text: &str, positions: &[usize], base: Style) -> Line<'static> {
     if positions.is_empty() {
         return Line::from(Span::styled(text.to_string(), base));
     }
@@ -292,6 +296,7 @@ fn abbrev(text: &str, w: usize) -> String {
 
 fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
     let show_search = app.input == Input::Search || !app.query.is_empty();
+    let query = app.query.as_str();
     let [table_area, legend_area, search_area] = Layout::vertical([
         Constraint::Min(3),
         Constraint::Length(1),
@@ -380,6 +385,17 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
     let header_h: u16 = if two_rows { 2 } else { 1 };
     app.page = table_area.height.saturating_sub(1 + header_h) as usize;
     let end = shown_rows(app.page).end;
+    // Where each row is drawn, for a click: below the border and the header.
+    let rows_y = table_area.y + 1 + header_h;
+    app.queue_hit = Some(QueueHit {
+        area: Rect {
+            x: table_area.x,
+            y: rows_y,
+            width: table_area.width,
+            height: ((end - start) as u16).min(table_area.bottom().saturating_sub(rows_y)),
+        },
+        first: start,
+    });
     let rows: Vec<TableRow> = app.visible[start..end]
         .iter()
         .map(|&i| {
@@ -391,11 +407,11 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
             let question = app.question(i);
             let id = s(names.item_id);
             let id_line = fit_line(
-                highlighted(&id, &match_positions(&id, &app.query), Style::new()),
+                highlighted(&id, &match_positions(&id, query), Style::new()),
                 w.item,
             );
             let question_line = fit_line(
-                highlighted(&question, &match_positions(&question, &app.query), DIM),
+                highlighted(&question, &match_positions(&question, query), DIM),
                 w.question,
             );
             let mut traj = Vec::with_capacity(k * pc);
@@ -523,18 +539,26 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
         } else {
             format!(" {} matches", app.visible.len())
         };
-        let cursor = if app.input == Input::Search {
-            "▏"
+        // The query in the room the state leaves; while typed, a window that keeps the
+        // terminal's cursor in sight.
+        let room = total.saturating_sub(1 + width(&state));
+        let (text, cursor) = if app.input == Input::Search {
+            let v = app.query.view(room);
+            (v.text, Some(v.cursor))
         } else {
-            ""
+            (fit(&s(query), room), None)
         };
         let line = Line::from(vec![
             Span::styled("/", ACCENT),
-            Span::raw(s(&app.query)),
-            Span::styled(cursor, ACCENT),
+            Span::raw(text),
             Span::styled(state, DIM),
         ]);
         f.render_widget(Paragraph::new(fit_line(line, total)), search_area);
+        if let Some(c) = cursor
+            && search_area.height > 0
+        {
+            f.set_cursor_position((search_area.x + 1 + c as u16, search_area.y));
+        }
     }
     // Below the table: the selected row's trajectory with every configuration named.
     let legend = match app.current() {
@@ -910,17 +934,10 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
             Span::styled(if primary { " ★ primary" } else { "" }, WARN),
         ]));
     }
-    let note = match &app.input {
-        Input::Note(buf) => Line::from(vec![
-            Span::styled("note: ", ACCENT),
-            Span::raw(s(buf)),
-            Span::styled("▏ (Enter saves, Esc cancels)", ACCENT),
-        ]),
-        _ => Line::from(vec![
-            Span::styled("note: ", DIM),
-            Span::raw(rec.map_or(String::new(), |x| s(&x.note))),
-        ]),
-    };
+    let note = Line::from(vec![
+        Span::styled("note: ", DIM),
+        Span::raw(rec.map_or(String::new(), |x| s(&x.note))),
+    ]);
     let block = Block::default()
         .borders(Borders::TOP)
         .title(Span::styled(" evidence pathways ", ACCENT))
@@ -947,14 +964,44 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
             .collect();
         f.render_widget(Paragraph::new(lines), *col);
     }
-    // The note wraps in its pane; on one row it shows its end, where typing goes.
-    let note = if note_area.height > 1 {
-        Paragraph::new(note).wrap(Wrap { trim: false })
+    if let Input::Note(editor) = &app.input {
+        draw_note_editor(f, editor, note_area);
     } else {
-        Paragraph::new(fit_tail(note, note_area.width as usize))
-    };
-    f.render_widget(note, note_area);
+        // The note wraps in its pane; on one row it shows its end.
+        let note = if note_area.height > 1 {
+            Paragraph::new(note).wrap(Wrap { trim: false })
+        } else {
+            Paragraph::new(fit_tail(note, note_area.width as usize))
+        };
+        f.render_widget(note, note_area);
+    }
     super::frames_view::draw_frames(f, app, i, frames_area, compact);
+}
+
+/// The note being edited: one line that scrolls sideways to keep the terminal's cursor in
+/// sight, and below it (where there is room) how to leave; the footer lists the editing
+/// keys.
+fn draw_note_editor(f: &mut Frame, editor: &super::line_edit::LineEdit, area: Rect) {
+    const LABEL: &str = "note: ";
+    if area.height == 0 || (area.width as usize) <= width(LABEL) {
+        return;
+    }
+    let v = editor.view(area.width as usize - width(LABEL));
+    let mut lines = vec![Line::from(vec![
+        Span::styled(LABEL, ACCENT.add_modifier(Modifier::BOLD)),
+        Span::styled(v.text, Style::new().add_modifier(Modifier::UNDERLINED)),
+    ])];
+    if area.height > 1 {
+        lines.push(fit_line(
+            Line::from(Span::styled(
+                "Enter saves · Esc cancels (the keys are below)",
+                DIM,
+            )),
+            area.width as usize,
+        ));
+    }
+    f.render_widget(Paragraph::new(lines), area);
+    f.set_cursor_position((area.x + width(LABEL) as u16 + v.cursor as u16, area.y));
 }
 
 /// The two panes side by side, a blank column between them so no text runs into the next.
@@ -1065,15 +1112,35 @@ fn draw_research(f: &mut Frame, app: &App, v: View, area: Rect) {
 fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     let ctx = app.screen.context();
     let mut items: Vec<(String, String)> = Vec::new();
+    // While text is typed the screen's keys type it: the footer lists the editor's keys.
+    let editing: Option<&[(&str, &str)]> = if app.pick.is_some() {
+        Some(&super::pick::FOOTER)
+    } else {
+        match app.input {
+            Input::Note(_) => Some(&[("Enter", "save"), ("Esc", "cancel")]),
+            Input::Search => Some(&[("Enter", "keep"), ("Esc", "clear")]),
+            Input::None => None,
+        }
+    };
+    if let Some(first) = editing {
+        let rest: &[(&str, &str)] = if app.pick.is_some() {
+            &[]
+        } else {
+            &super::line_edit::FOOTER
+        };
+        for (k, l) in first.iter().chain(rest) {
+            items.push((format!(" {k} "), format!("{l} ")));
+        }
+    }
     let mut seen = std::collections::HashSet::new();
     for b in app.keymap.for_context(ctx) {
         let Some(label) = &b.footer else { continue };
-        if !seen.insert(b.action) {
+        if editing.is_some() || !seen.insert(b.action) {
             continue;
         }
         items.push((format!(" {} ", b.key.label()), format!("{label} ")));
     }
-    if app.screen == Screen::Item {
+    if app.screen == Screen::Item && editing.is_none() {
         let keys: String = app
             .taxonomy
             .pathways
@@ -1084,10 +1151,11 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
         items.push((format!(" {} ", s(&keys)), "pathways ".into()));
     }
     let w = area.width as usize;
-    const MORE: &str = " ? more";
+    // While typing, `?` is a letter: the keys that do not fit end in "…".
+    let more = if editing.is_some() { " …" } else { " ? more" };
     let total: usize = items.iter().map(|(k, l)| width(k) + width(l)).sum();
     let room = if total > w {
-        w.saturating_sub(MORE.len())
+        w.saturating_sub(width(more))
     } else {
         w
     };
@@ -1103,7 +1171,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
         spans.push(Span::styled(l, DIM));
     }
     if total > w {
-        spans.push(Span::styled(MORE, ACCENT.add_modifier(Modifier::BOLD)));
+        spans.push(Span::styled(more, ACCENT.add_modifier(Modifier::BOLD)));
     }
     let notice = app.notice.as_ref().map(|n| {
         fit_line(
