@@ -5,7 +5,8 @@
 //! measures, each in a fresh process so peak memory is that run's own:
 //!   - load time, analysis time and peak memory (VmHWM) of `report --boot 0` in process;
 //!   - the wall time of the real command `frameaudit report FILE --json --boot 0` and with
-//!     the default bootstrap (B = 1000);
+//!     the default bootstrap (B = 1000), reading the cells, and of the first (`--boot 0`)
+//!     opened from its matrix cache ("cached s");
 //!   - the pandas baseline (benches/pandas_baseline.py) on the same CSV, when pandas is
 //!     installed, and the speed-up.
 //!
@@ -132,7 +133,7 @@ fn one_item_configs(sizes: &[usize]) {
             let (load, analyse, peak) = in_process(&path, 0);
             let (_, analyse_b, peak_b) = in_process(&path, 1000);
             let p = path.to_str().expect("utf8");
-            let cmd = command_seconds(&["report", p, "--json"], 1);
+            let cmd = command_seconds(&["report", p, "--json"], 1, None);
             println!(
                 "{k:>9} {:>6} {mb:>8.1} {load:>8.3} {analyse:>8.3} {peak:>9.0} {analyse_b:>9.3} {peak_b:>10.0} {cmd:>8.3}",
                 if confidence { "yes" } else { "no" }
@@ -154,6 +155,8 @@ fn peak_mib() -> f64 {
 
 /// Child mode: load and analyse one file, print "load_s analyse_s peak_mib".
 fn child(path: &Path, boot: usize) {
+    // Parsing is what this measures.
+    frameaudit::core::cache::disable();
     let t0 = Instant::now();
     let ds = load_dataset(path, None).expect("load");
     let load = t0.elapsed().as_secs_f64();
@@ -190,12 +193,18 @@ fn in_process(path: &Path, boot: usize) -> (f64, f64, f64) {
     (v[0], v[1], v[2])
 }
 
-/// Median wall time of the real command over `runs` runs.
-fn command_seconds(args: &[&str], runs: usize) -> f64 {
+/// Median wall time of the real command over `runs` runs, reading the cells (no matrix
+/// cache), or with the matrix cache in `cache`.
+fn command_seconds(args: &[&str], runs: usize, cache: Option<&Path>) -> f64 {
     let mut times: Vec<f64> = (0..runs)
         .map(|_| {
             let t = Instant::now();
-            let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_frameaudit"));
+            match cache {
+                Some(dir) => cmd.env("FRAMEAUDIT_CACHE_DIR", dir),
+                None => cmd.env("FRAMEAUDIT_CACHE", "off"),
+            };
+            let out = cmd
                 .args(args)
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
@@ -261,7 +270,7 @@ fn main() {
         BUDGETS.len()
     );
     println!(
-        "{:>10} {:>6} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10} {:>9}",
+        "{:>10} {:>6} {:>8} {:>8} {:>8} {:>9} {:>10} {:>10} {:>9} {:>9}",
         "cells",
         "input",
         "load s",
@@ -270,6 +279,7 @@ fn main() {
         "cmd s",
         "cmd B=1000",
         "per M s",
+        "cached s",
         "pandas s"
     );
     for &cells in &sizes {
@@ -288,14 +298,21 @@ fn main() {
             let (load, analyse, peak) = in_process(path, 0);
             let p = path.to_str().expect("utf8");
             let runs = if cells <= 2_000_000 { 3 } else { 1 };
-            let cmd = command_seconds(&["report", p, "--json", "--boot", "0"], runs);
-            let boot = command_seconds(&["report", p, "--json"], runs);
+            let report = ["report", p, "--json", "--boot", "0"];
+            let cmd = command_seconds(&report, runs, None);
+            let boot = command_seconds(&["report", p, "--json"], runs, None);
+            // The matrix cache: written by a first run (the files must have settled, two
+            // seconds), read by the next.
+            let cache = tmp.path().join(format!("cache-{kind}-{cells}"));
+            std::thread::sleep(std::time::Duration::from_secs(2));
+            command_seconds(&report, 1, Some(&cache));
+            let cached = command_seconds(&report, runs, Some(&cache));
             let pandas_col = match (kind, pandas) {
                 ("csv", Some(s)) => format!("{s:.3} ({:.1}x)", s / cmd),
                 _ => "-".into(),
             };
             println!(
-                "{cells:>10} {kind:>6} {load:>8.3} {analyse:>8.3} {peak:>8.0} {cmd:>9.3} {boot:>10.3} {:>10.3} {pandas_col:>9}",
+                "{cells:>10} {kind:>6} {load:>8.3} {analyse:>8.3} {peak:>8.0} {cmd:>9.3} {boot:>10.3} {:>10.3} {cached:>9.3} {pandas_col:>9}",
                 cmd / (cells as f64 / 1e6)
             );
         }

@@ -5,7 +5,8 @@
 //! rows), prints:
 //!   - start to first screen, in process (load, analyses, audit file, first draw) and for
 //!     the real binary in tmux (from launch until the queue is on screen), when tmux exists,
-//!     with the binary's resident memory then (VmRSS, VmHWM) and per cell;
+//!     with the binary's resident memory then (VmRSS, VmHWM) and per cell: the binary
+//!     twice, reading the cells (and saving the matrix cache) and then from the cache;
 //!   - fuzzy search: from each keystroke to its results drawn, through the search thread,
 //!     median and 90th percentile over several typed queries;
 //!   - redraw time of the queue and item screens (median, 90th percentile).
@@ -101,6 +102,59 @@ fn generate(dir: &Path, items_n: usize) -> std::io::Result<()> {
     items.flush()
 }
 
+/// Starts the binary in tmux and prints how long the queue took to show, and the memory
+/// the process then holds.
+fn tmux_first_screen(dir: &Path, cache: &Path, cells: usize, run: usize, label: &str) {
+    let name = format!("fa-bench-{}-{run}", std::process::id());
+    let t = Instant::now();
+    Command::new("tmux")
+        .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
+        .arg(format!(
+            "FRAMEAUDIT_CACHE_DIR='{}' exec {} {} --annotator tmuxbench",
+            cache.display(),
+            env!("CARGO_BIN_EXE_frameaudit"),
+            dir.display()
+        ))
+        .output()
+        .expect("tmux");
+    let mut shown = None;
+    while t.elapsed() < Duration::from_secs(90) {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &name])
+            .output()
+            .expect("capture");
+        if String::from_utf8_lossy(&out.stdout).contains("audit queue") {
+            shown = Some(t.elapsed().as_secs_f64());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // The pane's process is frameaudit itself (`exec`). Its memory once the analyses of
+    // the first screen are settled.
+    let pid = Command::new("tmux")
+        .args(["display-message", "-p", "-t", &name, "#{pane_pid}"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    std::thread::sleep(Duration::from_secs(2));
+    let memory = memory_mib(&pid);
+    let _ = Command::new("tmux")
+        .args(["kill-session", "-t", &name])
+        .output();
+    match shown {
+        Some(s) => println!("start to first screen (binary in tmux, {label}): {s:.3} s"),
+        None => println!("start to first screen (binary in tmux, {label}): not shown within 90 s"),
+    }
+    if let Some((rss, hwm)) = memory {
+        let per = |mib: f64| mib * 1024.0 * 1024.0 / cells as f64;
+        println!(
+            "binary resident after first screen ({label}): {rss:.0} MiB ({:.0} B/cell), peak {hwm:.0} MiB ({:.0} B/cell)",
+            per(rss),
+            per(hwm)
+        );
+    }
+}
+
 fn stats(mut v: Vec<f64>) -> (f64, f64) {
     v.sort_by(f64::total_cmp);
     (v[v.len() / 2], v[(v.len() * 9 / 10).min(v.len() - 1)])
@@ -125,7 +179,8 @@ fn main() {
         t.elapsed().as_secs_f64()
     );
 
-    // Start to first screen, in process.
+    // Start to first screen, in process, reading the cells (no matrix cache).
+    frameaudit::core::cache::disable();
     let t = Instant::now();
     let ds = load_dataset(&dir, None).expect("load");
     let load = t.elapsed().as_secs_f64();
@@ -152,53 +207,25 @@ fn main() {
         .output()
         .is_ok_and(|o| o.status.success())
     {
-        let name = format!("fa-bench-{}", std::process::id());
-        let t = Instant::now();
-        Command::new("tmux")
-            .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
-            .arg(format!(
-                "exec {} {} --annotator tmuxbench",
-                env!("CARGO_BIN_EXE_frameaudit"),
-                dir.display()
-            ))
-            .output()
-            .expect("tmux");
-        let mut shown = None;
-        while t.elapsed() < Duration::from_secs(60) {
-            let out = Command::new("tmux")
-                .args(["capture-pane", "-p", "-t", &name])
-                .output()
-                .expect("capture");
-            if String::from_utf8_lossy(&out.stdout).contains("audit queue") {
-                shown = Some(t.elapsed().as_secs_f64());
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        // Twice, with a cache directory of its own: the first start reads the cells and
+        // saves the matrix, the second opens from that cache (as every later start does).
+        let cache = tmp.path().join("cache");
+        for (run, label) in [(0, "reading the cells"), (1, "from the matrix cache")] {
+            let audits = dir.join("audits");
+            let _ = std::fs::remove_dir_all(&audits);
+            tmux_first_screen(&dir, &cache, cells, run, label);
         }
-        // The pane's process is frameaudit itself (`exec`). Its memory once the analyses
-        // of the first screen are settled.
-        let pid = Command::new("tmux")
-            .args(["display-message", "-p", "-t", &name, "#{pane_pid}"])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_default();
-        std::thread::sleep(Duration::from_secs(2));
-        let memory = memory_mib(&pid);
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &name])
-            .output();
-        match shown {
-            Some(s) => println!("start to first screen (binary in tmux): {s:.3} s"),
-            None => println!("start to first screen (binary in tmux): not shown within 60 s"),
-        }
-        if let Some((rss, hwm)) = memory {
-            let per = |mib: f64| mib * 1024.0 * 1024.0 / cells as f64;
-            println!(
-                "binary resident after first screen: {rss:.0} MiB ({:.0} B/cell), peak {hwm:.0} MiB ({:.0} B/cell)",
-                per(rss),
-                per(hwm)
-            );
-        }
+        println!(
+            "matrix cache: {} MB",
+            std::fs::read_dir(&cache)
+                .map(|d| d
+                    .flatten()
+                    .filter_map(|e| e.metadata().ok())
+                    .map(|m| m.len())
+                    .sum::<u64>())
+                .unwrap_or(0)
+                / 1_000_000
+        );
     }
 
     // Fuzzy search: keystroke to results on screen.

@@ -24,6 +24,10 @@ pub struct Cli {
     pub tui: TuiArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    /// Read the cells from their files even when a saved matrix of them exists, and save
+    /// none (a large dataset is otherwise opened from the cache, see the README)
+    #[arg(long, global = true)]
+    pub no_cache: bool,
 }
 
 /// Options of the audit screens.

@@ -432,6 +432,9 @@ fn run_audit(a: &AuditArgs) -> Result<()> {
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.no_cache {
+        crate::core::cache::disable();
+    }
     let result = match &cli.command {
         None => run_default(&cli),
         Some(Command::Report(a)) => run_report(a),

@@ -341,6 +341,27 @@ impl Floats {
     }
 }
 
+impl Floats {
+    /// The column as stored: codes and their table, or the values themselves.
+    pub(crate) fn parts(&self) -> (&Ids, &[f64], Option<&[f64]>) {
+        (&self.codes, &self.table, self.raw.as_deref())
+    }
+
+    /// A column from [`Floats::parts`]; `None` when a code has no entry in the table.
+    pub(crate) fn from_parts(codes: Ids, table: Vec<f64>, raw: Option<Vec<f64>>) -> Option<Self> {
+        if raw.is_none() && codes.iter().any(|c| c as usize >= table.len()) {
+            return None;
+        }
+        Some(Floats {
+            codes,
+            table,
+            lookup: FxHashMap::default(),
+            raw,
+            last: None,
+        })
+    }
+}
+
 impl FromIterator<f64> for Floats {
     fn from_iter<T: IntoIterator<Item = f64>>(iter: T) -> Self {
         let mut f = Floats::default();
@@ -481,6 +502,38 @@ impl Lines {
                 }
             }
         }
+    }
+}
+
+impl Lines {
+    /// The runs as `(first cell, first line, cells a line)`, or the lines themselves.
+    pub(crate) fn parts(&self) -> Result<(Vec<[u32; 3]>, u32), &[u32]> {
+        match self {
+            Lines::Runs { runs, len, .. } => {
+                Ok((runs.iter().map(|r| [r.cell, r.line, r.per]).collect(), *len))
+            }
+            Lines::Plain(v) => Err(v),
+        }
+    }
+
+    /// Runs from [`Lines::parts`]; `None` unless they start at cell 0, rise, and each holds
+    /// at least one cell a line.
+    pub(crate) fn from_runs(runs: &[[u32; 3]], len: u32) -> Option<Self> {
+        let ok = runs.first().is_none_or(|r| r[0] == 0)
+            && runs.windows(2).all(|w| w[0][0] < w[1][0])
+            && runs.last().is_none_or(|r| r[0] < len)
+            && (len == 0) == runs.is_empty()
+            && runs.iter().all(|r| r[2] >= 1);
+        ok.then(|| Lines::Runs {
+            runs: runs
+                .iter()
+                .map(|&[cell, line, per]| Run { cell, line, per })
+                .collect(),
+            len,
+            // Appending after a loaded column starts a new run: same lines, maybe one run
+            // more.
+            settled: true,
+        })
     }
 }
 

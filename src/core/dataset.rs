@@ -204,8 +204,26 @@ pub fn load_compared(
         (None, vec![path.to_path_buf()])
     };
 
-    let mut builder = MatrixBuilder::new();
+    // A large dataset read before opens from its cache (core/cache.rs); a compared one is
+    // always read from its files.
+    let cache = compared
+        .is_none()
+        .then(|| crate::core::cache::Inputs::new(&cell_files, format))
+        .flatten();
     let t = std::time::Instant::now();
+    if let Some(m) = cache.as_ref().and_then(|c| c.load()) {
+        crate::core::timing("read the matrix cache", t);
+        return finish_load(
+            path,
+            None,
+            root,
+            cell_files,
+            Some(m),
+            Diagnostics::default(),
+            diags,
+        );
+    }
+    let mut builder = MatrixBuilder::new();
     for f in &cell_files {
         read_cell_file(f, format, &mut builder)?;
     }
@@ -252,7 +270,29 @@ pub fn load_compared(
             (None, Diagnostics::default())
         }
     };
+    if let (Some(cache), Some(m)) = (&cache, &matrix)
+        && warnings.error_count() + warnings.warning_count() == 0
+    {
+        let t = std::time::Instant::now();
+        // Best effort: a cache that cannot be written only means the next start reads the
+        // files again.
+        let _ = cache.store(m);
+        crate::core::timing("write the matrix cache", t);
+    }
+    finish_load(path, compared, root, cell_files, matrix, warnings, diags)
+}
 
+/// The rest of a load, once the matrix is there: `dataset.json`, the items and the checks
+/// that need both.
+fn finish_load(
+    path: &Path,
+    compared: Option<&Compared<'_>>,
+    root: Option<PathBuf>,
+    cell_files: Vec<PathBuf>,
+    matrix: Option<ResponseMatrix>,
+    warnings: Diagnostics,
+    mut diags: Diagnostics,
+) -> Result<Dataset, LoadError> {
     let mut ds_meta = DatasetMeta::default();
     let mut items = Vec::new();
     if let Some(root) = &root {
@@ -264,7 +304,9 @@ pub fn load_compared(
         if items_path.exists()
             && let Some(m) = &matrix
         {
+            let t = std::time::Instant::now();
             items = read_items(&items_path, m, &mut diags)?;
+            crate::core::timing("items", t);
         }
     }
     diags.merge(warnings);

@@ -26,6 +26,21 @@ pub struct Interner {
 }
 
 impl Interner {
+    /// An interner of these names, ids in the order given; `None` when a name repeats.
+    pub(crate) fn from_names(names: Vec<Box<str>>) -> Option<Self> {
+        let mut map = FxHashMap::default();
+        for (i, n) in names.iter().enumerate() {
+            if map.insert(n.clone(), i as u32).is_some() {
+                return None;
+            }
+        }
+        Some(Interner { map, names })
+    }
+
+    pub(crate) fn names_slice(&self) -> &[Box<str>] {
+        &self.names
+    }
+
     pub fn intern(&mut self, s: &str) -> u32 {
         if let Some(&id) = self.map.get(s) {
             return id;
@@ -121,7 +136,7 @@ pub struct Item {
 /// Items by (benchmark, item id). It holds item numbers only; the ids are kept once, in
 /// the items, and compared there.
 #[derive(Debug, Clone, Default)]
-struct ItemIndex(hashbrown::HashTable<u32>);
+pub(crate) struct ItemIndex(hashbrown::HashTable<u32>);
 
 fn item_hash(benchmark: u32, id: &str) -> u64 {
     use std::hash::BuildHasher;
@@ -129,7 +144,7 @@ fn item_hash(benchmark: u32, id: &str) -> u64 {
 }
 
 impl ItemIndex {
-    fn find(&self, items: &[Item], benchmark: u32, id: &str) -> Option<u32> {
+    pub(crate) fn find(&self, items: &[Item], benchmark: u32, id: &str) -> Option<u32> {
         self.0
             .find(item_hash(benchmark, id), |&i| {
                 let it = &items[i as usize];
@@ -139,7 +154,7 @@ impl ItemIndex {
     }
 
     /// Adds item `i` of `items` (not yet in the index).
-    fn insert(&mut self, items: &[Item], i: u32) {
+    pub(crate) fn insert(&mut self, items: &[Item], i: u32) {
         let hash = |&j: &u32| {
             let it = &items[j as usize];
             item_hash(it.benchmark, &it.id)
@@ -205,7 +220,7 @@ pub struct ResponseMatrix {
     /// Items in item order; `bench_items[b]` is the id range of benchmark `b`.
     pub items: Vec<Item>,
     pub bench_items: Vec<std::ops::Range<u32>>,
-    item_index: ItemIndex,
+    pub(crate) item_index: ItemIndex,
     /// Configurations sorted by (protocol, name).
     pub configs: Vec<Config>,
     /// Answer texts: predictions, golds, blind answers, provenance.
@@ -231,15 +246,15 @@ pub struct ResponseMatrix {
     pub cell_file: Ids,
     pub cell_line: Lines,
     /// Sampled frame indices of the cells that carry them: (cell, range in `frame_pool`).
-    frame_spans: Vec<(u32, u32, u32)>,
-    frame_pool: Vec<u64>,
+    pub(crate) frame_spans: Vec<(u32, u32, u32)>,
+    pub(crate) frame_pool: Vec<u64>,
 
     /// Blind answer (normalised text id) per (protocol, model, item).
-    blind: FxHashMap<(u32, u32, u32), u32>,
+    pub(crate) blind: FxHashMap<(u32, u32, u32), u32>,
 
     /// Cell indices grouped by (protocol, model), each group sorted by (item, config).
-    order: Vec<u32>,
-    group_start: Vec<usize>,
+    pub(crate) order: Vec<u32>,
+    pub(crate) group_start: Vec<usize>,
 }
 
 impl ResponseMatrix {
@@ -248,7 +263,7 @@ impl ResponseMatrix {
     }
 
     /// The per-cell columns of ids.
-    fn id_columns(&self) -> [&Ids; 9] {
+    pub(crate) fn id_columns(&self) -> [&Ids; 9] {
         [
             &self.cell_item,
             &self.cell_model,
@@ -262,7 +277,7 @@ impl ResponseMatrix {
         ]
     }
 
-    fn id_columns_mut(&mut self) -> [&mut Ids; 9] {
+    pub(crate) fn id_columns_mut(&mut self) -> [&mut Ids; 9] {
         [
             &mut self.cell_item,
             &mut self.cell_model,

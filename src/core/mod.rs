@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod audit;
+pub mod cache;
 pub mod column;
 pub mod dataset;
 pub mod diag;

@@ -1,0 +1,330 @@
+//! The matrix cache (core/cache.rs, docs/cache.md): a dataset opened from its cache is the
+//! dataset read from its files, cell for cell and number for number; a cache that is not
+//! the files' own (changed, damaged, another format) is never used.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use frameaudit::core::analysis::{self, params::Params};
+use frameaudit::core::cache::Inputs;
+use frameaudit::core::dataset::load_dataset;
+use frameaudit::core::load::CellFormat;
+use frameaudit::core::matrix::ResponseMatrix;
+
+/// A dataset of every kind of cell: two files, MCQ and open-ended benchmarks, a second
+/// protocol, blind answers, frame indices, pixels, confidences, invalid cells, provenance.
+fn varied(dir: &Path) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let mut x: u64 = 11;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut files = Vec::new();
+    for part in 0..2 {
+        let path = dir.join(format!("part{part}.jsonl"));
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+        for m in 0..3 {
+            for i in (part * 40)..(part * 40 + 40) {
+                for (c, frames) in [("text", 0), ("8f", 8), ("16f", 16), ("32f@hi", 32)] {
+                    let r = next();
+                    let pixels = if c == "32f@hi" {
+                        r#","pixels":1003520"#
+                    } else {
+                        ""
+                    };
+                    let conf = if r % 5 == 0 {
+                        String::new()
+                    } else {
+                        format!(r#","confidence":{}"#, (r % 100) as f64 / 100.0)
+                    };
+                    let idx = if frames > 0 && r % 3 == 0 {
+                        format!(
+                            r#","frame_idx":[{}]"#,
+                            (0..frames)
+                                .map(|k| (k * 7).to_string())
+                                .collect::<Vec<_>>()
+                                .join(",")
+                        )
+                    } else {
+                        String::new()
+                    };
+                    let line = if i % 4 == 3 {
+                        let score = if r % 11 == 0 {
+                            String::new()
+                        } else {
+                            format!(r#","score":{}"#, r % 101)
+                        };
+                        format!(
+                            r#"{{"model":"m{m}","benchmark":"open","item_id":"o{i}","config":"{c}","frames":{frames}{pixels},"task":"open","pred":"a cat {r}","gold":["a cat","the dog"]{score}{conf}}}"#
+                        )
+                    } else {
+                        let pred = ["A", "B", "C", "D"][(r % 4) as usize];
+                        let gold = if r % 37 == 0 {
+                            String::new()
+                        } else {
+                            r#","gold":"A""#.into()
+                        };
+                        let blind = if i % 5 == 0 { r#","blind":"b""# } else { "" };
+                        let protocol = if i % 9 == 0 && m == 1 {
+                            r#","protocol":"other""#
+                        } else {
+                            ""
+                        };
+                        let tag = if r % 7 == 0 {
+                            r#","source_tag":"run-7""#
+                        } else {
+                            ""
+                        };
+                        format!(
+                            r#"{{"model":"m{m}","benchmark":"mc","item_id":"q{i}","config":"{c}","frames":{frames}{pixels},"pred":"{pred}"{gold}{blind}{protocol}{tag}{conf}{idx}}}"#
+                        )
+                    };
+                    writeln!(f, "{line}").expect("write");
+                    if r % 13 == 0 {
+                        writeln!(f).expect("a blank line");
+                    }
+                }
+            }
+        }
+        f.flush().expect("flush");
+        files.push(path);
+    }
+    files
+}
+
+fn report_json(m: &ResponseMatrix) -> String {
+    let params = Params {
+        bootstrap_b: 50,
+        ..Params::default()
+    };
+    let mut out = Vec::new();
+    analysis::run(m, &params, None)
+        .write_json(m, &mut out, false)
+        .expect("json");
+    String::from_utf8(out).expect("utf8")
+}
+
+/// Every per-cell value the screens and reports read, and the lookups.
+fn same_matrix(a: &ResponseMatrix, b: &ResponseMatrix) {
+    assert_eq!(a.n_cells(), b.n_cells());
+    assert_eq!(a.cell_item, b.cell_item);
+    assert_eq!(a.cell_model, b.cell_model);
+    assert_eq!(a.cell_config, b.cell_config);
+    assert_eq!(a.cell_value, b.cell_value);
+    assert_eq!(a.cell_confidence, b.cell_confidence);
+    assert_eq!(a.cell_pred, b.cell_pred);
+    assert_eq!(a.cell_pred_norm, b.cell_pred_norm);
+    assert_eq!(a.cell_gold, b.cell_gold);
+    assert_eq!(a.cell_source_tag, b.cell_source_tag);
+    assert_eq!(a.cell_protocol_note, b.cell_protocol_note);
+    assert_eq!(a.cell_file, b.cell_file);
+    assert_eq!(
+        a.cell_line.iter().collect::<Vec<_>>(),
+        b.cell_line.iter().collect::<Vec<_>>()
+    );
+    assert_eq!(a.blind_answers(), b.blind_answers());
+    for c in 0..a.n_cells() as u32 {
+        assert_eq!(a.cell_location(c), b.cell_location(c));
+        assert_eq!(a.frame_idx(c), b.frame_idx(c));
+    }
+    for p in 0..a.protocols.len() as u32 {
+        for mo in 0..a.models.len() as u32 {
+            assert_eq!(a.group(p, mo), b.group(p, mo));
+            for it in 0..a.items.len() as u32 {
+                assert_eq!(a.blind(p, mo, it), b.blind(p, mo, it));
+            }
+        }
+    }
+    for (i, it) in a.items.iter().enumerate() {
+        let bench = a.benchmarks.name(it.benchmark);
+        assert_eq!(b.find_item(bench, &it.id), Some(i as u32));
+    }
+    assert_eq!(b.find_item("mc", "no such item"), None);
+    assert_eq!(a.stats.records, b.stats.records);
+    assert_eq!(a.stats.cells_invalid, b.stats.cells_invalid);
+}
+
+fn inputs(cache: &Path, files: &[PathBuf]) -> Inputs {
+    Inputs::in_dir(cache, 0, Duration::ZERO, files, None).expect("caching applies")
+}
+
+#[test]
+fn a_matrix_read_back_from_its_cache_is_the_matrix_read_from_its_files() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut cases: Vec<(PathBuf, Vec<PathBuf>, Option<CellFormat>)> = Vec::new();
+    let dir = tmp.path().join("varied");
+    let files = varied(&dir);
+    cases.push((dir, files, None));
+    let demo = common::repo().join("fixtures/demo");
+    cases.push((demo.clone(), vec![demo.join("cells.jsonl")], None));
+    if let Some(csv) = common::real_csv() {
+        cases.push((csv.clone(), vec![csv], None));
+    }
+    for (k, (path, files, format)) in cases.into_iter().enumerate() {
+        let ds = load_dataset(&path, None).expect("load");
+        assert_eq!(ds.cell_files, files, "{}", path.display());
+        let cache = tmp.path().join(format!("cache{k}"));
+        let c = Inputs::in_dir(&cache, 0, Duration::ZERO, &files, format).expect("applies");
+        assert!(c.load().is_none(), "no cache yet");
+        c.store(&ds.matrix).expect("store");
+        let back = c.load().expect("the cache is read back");
+        same_matrix(&ds.matrix, &back);
+        assert_eq!(
+            report_json(&ds.matrix),
+            report_json(&back),
+            "{}",
+            path.display()
+        );
+        // A second look at the same files, as the next start makes, finds it too.
+        assert!(inputs(&cache, &files).load().is_some());
+    }
+}
+
+#[test]
+fn a_cache_that_is_not_the_files_own_is_not_used() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("ds");
+    let files = varied(&dir);
+    let cache = tmp.path().join("cache");
+    let ds = load_dataset(&dir, None).expect("load");
+    inputs(&cache, &files).store(&ds.matrix).expect("store");
+    assert!(inputs(&cache, &files).load().is_some());
+
+    // Another format asked for: another cache.
+    let other = Inputs::in_dir(&cache, 0, Duration::ZERO, &files, Some(CellFormat::Cells))
+        .expect("applies");
+    assert!(other.load().is_none());
+    // One of the files only: another cache.
+    assert!(inputs(&cache, &files[..1]).load().is_none());
+
+    // The same bytes rewritten (same size, same modification time): the change time and
+    // the inode tell.
+    let text = std::fs::read(&files[1]).expect("read");
+    let modified = std::fs::metadata(&files[1])
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+    std::fs::remove_file(&files[1]).expect("rm");
+    std::fs::write(&files[1], &text).expect("write");
+    std::fs::File::options()
+        .write(true)
+        .open(&files[1])
+        .expect("open")
+        .set_modified(modified)
+        .expect("set mtime");
+    assert!(inputs(&cache, &files).load().is_none());
+
+    // One answer changed in place, same size.
+    let c = inputs(&cache, &files);
+    let ds = load_dataset(&dir, None).expect("load");
+    c.store(&ds.matrix).expect("store");
+    let changed =
+        String::from_utf8(text)
+            .expect("utf8")
+            .replacen(r#""pred":"A""#, r#""pred":"B""#, 1);
+    std::fs::write(&files[1], changed).expect("write");
+    assert!(inputs(&cache, &files).load().is_none());
+
+    // A file that changed a moment ago is not cached: its times might not show the next
+    // change within the same clock tick.
+    let c = Inputs::in_dir(&cache, 0, Duration::from_secs(3600), &files, None).expect("applies");
+    assert!(c.store(&ds.matrix).is_err());
+
+    // Small inputs are read from the files.
+    assert!(Inputs::in_dir(&cache, 1 << 40, Duration::ZERO, &files, None).is_none());
+}
+
+#[test]
+fn a_damaged_cache_is_ignored_never_trusted() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("ds");
+    let files = varied(&dir);
+    let cache = tmp.path().join("cache");
+    let ds = load_dataset(&dir, None).expect("load");
+    let c = inputs(&cache, &files);
+    c.store(&ds.matrix).expect("store");
+    let good = std::fs::read(c.path()).expect("read");
+    let mut damages: Vec<Vec<u8>> = Vec::new();
+    for at in [
+        0,
+        9,
+        40,
+        good.len() / 3,
+        good.len() / 2,
+        good.len() - 9,
+        good.len() - 1,
+    ] {
+        let mut d = good.clone();
+        d[at] ^= 0x5a;
+        damages.push(d);
+    }
+    for cut in [0, 8, good.len() / 2, good.len() - 1] {
+        damages.push(good[..cut].to_vec());
+    }
+    // A length field made huge: refused, not allocated.
+    let mut huge = good.clone();
+    let n = huge.len();
+    huge[n / 2..n / 2 + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    damages.push(huge);
+    for (k, d) in damages.iter().enumerate() {
+        std::fs::write(c.path(), d).expect("write");
+        assert!(c.load().is_none(), "damage {k} went unnoticed");
+    }
+    std::fs::write(c.path(), &good).expect("write");
+    assert!(c.load().is_some());
+}
+
+/// Through the real binary: the second `report` of a large dataset (the size floor set to
+/// zero here) opens from the cache and prints the same report; `--no-cache` reads the files.
+#[test]
+fn the_binary_opens_a_dataset_from_its_cache_and_reports_the_same() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("ds");
+    varied(&dir);
+    // The files must have settled before they are cached (two seconds).
+    std::thread::sleep(Duration::from_millis(2100));
+    let cache = tmp.path().join("cache");
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            .arg("report")
+            .arg(&dir)
+            .args(["--json", "--boot", "30"])
+            .args(extra)
+            .env("FRAMEAUDIT_CACHE_DIR", &cache)
+            .env("FRAMEAUDIT_CACHE_MIN_BYTES", "0")
+            .env("FRAMEAUDIT_TIMINGS", "1")
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        (common::stdout(&out), common::stderr(&out))
+    };
+    let (cold, cold_err) = run(&[]);
+    assert!(cold_err.contains("write the matrix cache"), "{cold_err}");
+    assert!(!cold_err.contains("read the matrix cache"), "{cold_err}");
+    let (warm, warm_err) = run(&[]);
+    assert!(warm_err.contains("read the matrix cache"), "{warm_err}");
+    assert_eq!(cold, warm);
+    let (plain, plain_err) = run(&["--no-cache"]);
+    assert!(!plain_err.contains("matrix cache"), "{plain_err}");
+    assert_eq!(cold, plain);
+    // Off by the environment too.
+    let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+        .arg("report")
+        .arg(&dir)
+        .args(["--json", "--boot", "30"])
+        .env("FRAMEAUDIT_CACHE_DIR", &cache)
+        .env("FRAMEAUDIT_CACHE_MIN_BYTES", "0")
+        .env("FRAMEAUDIT_CACHE", "off")
+        .env("FRAMEAUDIT_TIMINGS", "1")
+        .output()
+        .expect("run");
+    assert!(!common::stderr(&out).contains("matrix cache"));
+    assert_eq!(common::stdout(&out), cold);
+}
