@@ -141,6 +141,15 @@ fn tmux_first_screen(dir: &Path, cache: &Path, cells: usize, run: usize, label: 
     let _ = Command::new("tmux")
         .args(["kill-session", "-t", &name])
         .output();
+    // It leaves as quitting does (on SIGHUP): wait until it has, so the next start does not
+    // meet its lock.
+    let gone = Instant::now();
+    while !pid.is_empty()
+        && Path::new(&format!("/proc/{pid}")).exists()
+        && gone.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     match shown {
         Some(s) => println!("start to first screen (binary in tmux, {label}): {s:.3} s"),
         None => println!("start to first screen (binary in tmux, {label}): not shown within 90 s"),

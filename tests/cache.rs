@@ -10,6 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use frameaudit::core::analysis::{self, params::Params};
+use frameaudit::core::audit::fingerprint;
 use frameaudit::core::cache::Inputs;
 use frameaudit::core::dataset::load_dataset;
 use frameaudit::core::load::CellFormat;
@@ -182,6 +183,8 @@ fn a_matrix_read_back_from_its_cache_is_the_matrix_read_from_its_files() {
             "{}",
             path.display()
         );
+        // Audits made on it stay tied to it.
+        assert_eq!(fingerprint(&ds.matrix), fingerprint(&back));
         // A second look at the same files, as the next start makes, finds it too.
         assert!(inputs(&cache, &files).load().is_some());
     }
