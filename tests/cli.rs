@@ -667,6 +667,46 @@ fn audit_summary_and_export_feed_agreement() {
 }
 
 #[test]
+/// Without --from/--to, `frames` compares the transition the audit screens open the item
+/// on (the step where the answer flips), also where that is not the first harmful pair.
+#[test]
+fn frames_compares_the_audited_transition_by_default() {
+    use frameaudit::core::queue::{QueueKind, audited_transition, queue};
+    let ds =
+        frameaudit::core::dataset::load_dataset(std::path::Path::new(&demo()), None).expect("demo");
+    let params = frameaudit::core::analysis::params::Params {
+        bootstrap_b: 0,
+        ..Default::default()
+    };
+    let report = frameaudit::core::analysis::run(&ds.matrix, &params, None);
+    let main = ds.matrix.protocols.get("main").expect("main");
+    let rows = queue(&report, main, QueueKind::Harmful);
+    let (r, (a, b)) = rows
+        .iter()
+        .find_map(|r| {
+            let flip = audited_transition(&report, r)?;
+            (flip != r.listed()[0]).then_some((r, flip))
+        })
+        .expect("such a row in the demo");
+    let g = &report.analyses[r.analysis as usize].grids.models[r.model_index as usize].grid;
+    let m = &ds.matrix;
+    let j = json(&frameaudit(&[
+        "frames",
+        &demo(),
+        &format!(
+            "{}/{}",
+            m.benchmarks.name(m.items[r.item as usize].benchmark),
+            m.items[r.item as usize].id
+        ),
+        "--model",
+        m.models.name(r.model),
+        "--json",
+    ]));
+    assert_eq!(j["transition"]["from"], g.names[a].0.as_ref());
+    assert_eq!(j["transition"]["to"], g.names[b].0.as_ref());
+}
+
+#[test]
 fn frames_command_lists_explains_and_prints_json() {
     let out = frameaudit(&[
         "frames",

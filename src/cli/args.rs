@@ -170,7 +170,8 @@ pub struct FramesArgs {
     /// Only this configuration
     #[arg(long)]
     pub config: Option<String>,
-    /// The transition to compare (default: the item's first harmful pair)
+    /// The transition to compare (default: the step where the answer flips, as the audit
+    /// screens open the item)
     #[arg(long, requires = "to")]
     pub from: Option<String>,
     #[arg(long, requires = "from")]

@@ -184,7 +184,8 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     };
     let pair = match (&args.from, &args.to) {
         (Some(f), Some(t)) => Some((col(f)?, col(t)?)),
-        (None, None) => row.listed().first().copied(),
+        // The step where the answer flips, as the audit screens open the item.
+        (None, None) => crate::core::queue::audited_transition(&report, row),
         _ => bail!("--from and --to go together"),
     };
     let shown: Vec<usize> = match &args.config {
