@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Vectorised pandas/numpy speed baseline for the per-item CSV trajectory measures.
 
-Reads a per-item CSV (SPEC.md §1.7) and computes, for every model, per split and for the
+Reads a per-item CSV (docs/measures.md §1.7) and computes, for every model, per split and for the
 pooled "ALL" scope (§2.1–2.3, per-model grids, no filters, zero-frame configurations
 included), the measures of §3.1–3.3, §3.5, §3.7 and §4.1:
 

@@ -1,4 +1,4 @@
-//! `frameaudit audit agreement`: SPEC.md section 8 computed from audit files alone, on its
+//! `frameaudit audit agreement`: docs/measures.md §8 computed from audit files alone, on its
 //! check value and on hand-made audits whose numbers are worked out below.
 
 mod common;
@@ -50,7 +50,7 @@ fn close(a: &Value, b: f64) {
 
 #[test]
 fn krippendorff_check_value_from_four_audit_files() {
-    // SPEC.md 8.2: 4 coders x 12 units, "." = missing (no record for that coder).
+    // docs/measures.md §8.2: 4 coders x 12 units, "." = missing (no record for that coder).
     let units = [
         "1 1 . 1", "2 2 3 2", "3 3 3 3", "3 3 3 3", "2 2 2 2", "1 2 3 4", "4 4 4 4", "1 1 2 1",
         "2 2 2 2", ". 5 5 5", ". . 1 1", ". . 3 .",

@@ -1,4 +1,4 @@
-//! Frames: the layouts frameaudit finds them in (FORMATS.md §1 and §3.3), refusal of bad and
+//! Frames: the layouts frameaudit finds them in (docs/formats.md §1 and §3.3), refusal of bad and
 //! hostile files, decoding raw videos through ffmpeg into the cache, and the background
 //! loader.
 

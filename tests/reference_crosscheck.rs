@@ -1,7 +1,7 @@
-//! `report --json` against an independent implementation of SPEC.md (tests/reference, plain
-//! Python written from the spec alone) on random matrices that no test was tuned to: each
-//! seed generates a matrix and a set of parameters; both programs must agree to SPEC §0's
-//! tolerance, on the report and on the per-item export, and must reject the same inputs.
+//! `report --json` against an independent implementation of docs/measures.md (tests/reference,
+//! plain Python written from the spec alone) on random matrices that no test was tuned to: each
+//! seed generates a matrix and a set of parameters; both programs must agree to docs/measures.md
+//! §0's tolerance, on the report and on the per-item export, and must reject the same inputs.
 //!
 //! `FRAMEAUDIT_XCHECK_SEEDS=FROM..TO` chooses other seeds (default 7001..7040).
 

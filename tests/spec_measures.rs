@@ -1,4 +1,4 @@
-//! Every measure of SPEC.md on its worked examples (§13), through the library API, and the
+//! Every measure of docs/measures.md on its worked examples (§13), through the library API, and the
 //! expected report files of ../shared/conformance/worked (copied to tests/data/conformance).
 
 mod common;

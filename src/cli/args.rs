@@ -1,4 +1,4 @@
-//! Command-line arguments. Analysis options are spelled as SPEC.md §14 recommends.
+//! Command-line arguments. Analysis options are spelled as docs/measures.md §14 recommends.
 
 use std::path::PathBuf;
 
@@ -208,12 +208,13 @@ pub enum AuditCommand {
         audits: Vec<PathBuf>,
     },
     /// Agreement between annotators: Cohen's kappa per pathway and pair, Krippendorff's
-    /// alpha on the primary pathway, raw percent agreement (SPEC.md section 8)
+    /// alpha on the primary pathway, raw percent agreement (docs/measures.md §8)
     Agreement {
         /// Audit files, one per annotator
         #[arg(required = true)]
         audits: Vec<PathBuf>,
-        /// Print the JSON (SPEC.md's `agreement` object with the files and unknown ids)
+        /// Print the JSON (the `agreement` object of docs/measures.md §12, with the files and
+        /// unknown ids)
         #[arg(long)]
         json: bool,
         /// Taxonomy whose pathway ids are known (default: the bundled one)
@@ -263,9 +264,9 @@ pub struct DatasetArgs {
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputFormat {
-    /// Cells JSON Lines (SPEC.md §1.1)
+    /// Cells JSON Lines (docs/measures.md §1.1)
     Cells,
-    /// Per-item CSV (SPEC.md §1.7)
+    /// Per-item CSV (docs/measures.md §1.7)
     PerItemCsv,
 }
 
@@ -296,7 +297,7 @@ pub enum VariantBudgetArg {
     Zero,
 }
 
-/// The analysis parameters of SPEC.md §14.
+/// The analysis parameters of docs/measures.md §14.
 #[derive(Args, Debug, Clone)]
 pub struct AnalysisArgs {
     /// Grid mode
@@ -406,7 +407,7 @@ pub struct ReportArgs {
     pub data: DatasetArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
-    /// Print the report JSON of SPEC.md §12 instead of the readable report
+    /// Print the report JSON of docs/measures.md §12 instead of the readable report
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
     /// Print the headline numbers of every model and split as one table to paste into a
@@ -425,7 +426,7 @@ pub struct ReportArgs {
     /// Replace an existing output (never an audit file, an input, or a dataset with audits)
     #[arg(long)]
     pub force: bool,
-    /// Annotation JSONL (SPEC.md §8) for the agreement section
+    /// Annotation JSONL (docs/measures.md §8) for the agreement section
     #[arg(long, value_name = "FILE")]
     pub annotations: Option<PathBuf>,
 }
@@ -489,7 +490,7 @@ pub struct ImportArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum ImportFormat {
-    /// Per-item CSV (SPEC.md §1.7) to cells JSONL
+    /// Per-item CSV (docs/measures.md §1.7) to cells JSONL
     PerItemCsv(ConvertArgs),
     /// lmms-eval runs (--log_samples) to a dataset directory
     LmmsEval(LmmsArgs),

@@ -1,6 +1,6 @@
 //! `frameaudit audit summary` and `frameaudit audit export`: read audit files without
 //! locking them (an annotator may be at work) and present their records as a table, or as
-//! flat JSONL / CSV rows (the JSONL is the annotation input of SPEC.md section 8).
+//! flat JSONL / CSV rows (the JSONL is the annotation input of docs/measures.md §8).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -185,7 +185,7 @@ pub fn summary(paths: &[PathBuf], out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// One exported record; `tags` repeats `pathways` under the name SPEC.md section 8 reads.
+/// One exported record; `tags` repeats `pathways` under the name docs/measures.md §8 reads.
 #[derive(Serialize)]
 struct Row<'a> {
     annotator: &'a str,

@@ -1,9 +1,9 @@
 //! `frameaudit audit agreement AUDIT... [--json]`: how far annotators agree, from their
 //! audit files alone. Each file is one annotator (named by its header); a unit is
 //! (model, benchmark, item_id); its annotation is the record's pathways and primary
-//! (SPEC.md §8). Records marked `skipped`, and `todo` records without any pathway, are not
-//! annotations and are left out. The numbers are SPEC.md's `agreement` object, with the raw
-//! percent agreement beside each coefficient.
+//! (docs/measures.md §8). Records marked `skipped`, and `todo` records without any pathway, are not
+//! annotations and are left out. The numbers are the `agreement` object of docs/measures.md §12,
+//! with the raw percent agreement beside each coefficient.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -23,7 +23,7 @@ use crate::core::text::sanitize;
 pub struct AgreementReport {
     /// One entry per audit file, in the order given.
     pub files: Vec<FileEntry>,
-    /// SPEC.md's `agreement` object.
+    /// The `agreement` object of docs/measures.md §12.
     pub agreement: Agreement,
     /// The share of pairable primary values that agree (the observed agreement behind α).
     pub primary_percent_agreement: Option<f64>,

@@ -78,8 +78,8 @@ impl CellSink for CellWriter<'_> {
     }
 }
 
-/// `import per-item-csv IN -o OUT`: validates the whole CSV (every rule of SPEC.md), then
-/// writes its cells, in input order, to OUT atomically.
+/// `import per-item-csv IN -o OUT`: validates the whole CSV (every rule of docs/measures.md §1.7),
+/// then writes its cells, in input order, to OUT atomically.
 pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
     super::check_output(&args.output, &[&args.input], args.force)?;
     // Validate first: a rejected input writes nothing.

@@ -1,4 +1,4 @@
-//! A dataset as the audit sees it (FORMATS.md §1): the response matrix, plus what
+//! A dataset as the audit sees it (docs/formats.md §1): the response matrix, plus what
 //! `items.jsonl` says about each item (question, options, video) and what `dataset.json`
 //! says about sampling and where frames live.
 
@@ -55,7 +55,7 @@ pub struct ConfigSampling {
     pub inferred: bool,
 }
 
-/// The sampling policies FORMATS.md §4 defines.
+/// The sampling policies docs/formats.md §4 defines.
 pub const POLICIES: [&str; 7] = [
     "linspace",
     "interior",
@@ -146,7 +146,7 @@ impl Dataset {
     }
 }
 
-/// Loads a dataset: a directory (FORMATS.md §1), a cells JSONL file or a per-item CSV.
+/// Loads a dataset: a directory (docs/formats.md §1), a cells JSONL file or a per-item CSV.
 /// Every problem of every file is collected; errors reject the whole input.
 pub fn load_dataset(path: &Path, format: Option<CellFormat>) -> Result<Dataset, LoadError> {
     load_compared(path, None, format)

@@ -2,9 +2,9 @@
 //!
 //! Strings are interned once (models, benchmarks, items, configurations, answer texts), so a
 //! cell is a handful of integers and two floats. After loading, ids are renumbered so that
-//! id order is the order SPEC.md prescribes (names by code point, items by benchmark then
-//! id), and each (protocol, model) has its cells sorted by (item, configuration): grids are
-//! then built by walking contiguous runs, with no per-analysis hashing.
+//! id order is the order docs/measures.md §0 and §1.6 prescribe (names by code point, items by
+//! benchmark then id), and each (protocol, model) has its cells sorted by (item, configuration):
+//! grids are then built by walking contiguous runs, with no per-analysis hashing.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -107,7 +107,7 @@ impl Task {
     }
 }
 
-/// A configuration `(protocol, config)` and its properties (SPEC.md §1.1).
+/// A configuration `(protocol, config)` and its properties (docs/measures.md §1.1).
 #[derive(Debug, Clone)]
 pub struct Config {
     pub protocol: u32,
@@ -398,11 +398,11 @@ impl ResponseMatrix {
     }
 }
 
-/// Builds a [`ResponseMatrix`] from validated cells. The rules that span cells (SPEC.md
-/// §1.5: one set of properties per configuration, one task per benchmark, agreeing blind
-/// values, no duplicate cell keys) are checked in [`MatrixBuilder::finish`], over all cells in
-/// input order, so a file read in parts on several threads gives exactly the problems of a
-/// sequential read.
+/// Builds a [`ResponseMatrix`] from validated cells. The rules that span cells
+/// (docs/measures.md §1.5: one set of properties per configuration, one task per benchmark,
+/// agreeing blind values, no duplicate cell keys) are checked in [`MatrixBuilder::finish`],
+/// over all cells in input order, so a file read in parts on several threads gives exactly
+/// the problems of a sequential read.
 pub struct MatrixBuilder {
     m: ResponseMatrix,
     /// Per protocol: configuration name to its variants (one per distinct set of
@@ -803,7 +803,7 @@ impl MatrixBuilder {
         });
         self.cell_task.push(c.task);
 
-        // Blind answers (SPEC.md §1.4).
+        // Blind answers (docs/measures.md §1.4).
         let bkey = (protocol, model, item);
         let pred_norm = c.pred.and_then(norm_fast);
         if c.frames == 0
@@ -823,7 +823,7 @@ impl MatrixBuilder {
             self.field_blind.push((bkey, bid, cell));
         }
 
-        // The cell value (SPEC.md §1.3).
+        // The cell value (docs/measures.md §1.3).
         let value = match c.task {
             Task::Mcq => match (c.correct, &c.gold) {
                 (Some(b), _) => f64::from(u8::from(b)),
@@ -1008,8 +1008,8 @@ impl MatrixBuilder {
         canon
     }
 
-    /// Checks the rules that span cells, renumbers ids into SPEC order, groups the cells,
-    /// and returns the matrix, or every problem found.
+    /// Checks the rules that span cells, renumbers ids into the order of docs/measures.md §0 and
+    /// §1.6, groups the cells, and returns the matrix, or every problem found.
     pub fn finish(mut self) -> Result<(ResponseMatrix, Diagnostics), Diagnostics> {
         self.m.bench_task.clear();
         let canon = self.check_spanning_rules();

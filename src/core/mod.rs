@@ -1,4 +1,4 @@
-//! The core: loading, the response matrix and every measure of SPEC.md. Nothing here knows
+//! The core: loading, the response matrix and every measure of docs/measures.md. Nothing here knows
 //! about terminals; the CLI and the TUI only present what it computes.
 
 pub mod analysis;

@@ -325,7 +325,7 @@ pub fn by_harmful_pairs(a: &QueueRow, b: &QueueRow) -> std::cmp::Ordering {
 mod tests {
     use super::flip_step;
 
-    /// SPEC.md §13.1's grid: textonly, 8f, 16f, 32f (top), textonly zero-frame.
+    /// docs/measures.md §13.1's grid: textonly, 8f, 16f, 32f (top), textonly zero-frame.
     fn step(pattern: &str) -> Option<(usize, usize)> {
         let s: Vec<f64> = pattern.bytes().map(|b| f64::from(b - b'0')).collect();
         flip_step(
@@ -387,7 +387,7 @@ mod tests {
 
     #[test]
     fn equal_budgets_and_variants() {
-        // SPEC.md §13.2 (variant_budget own): textonly, 16f, 32f, 32f-b (top), 16f-hr.
+        // docs/measures.md §13.2 (variant_budget own): textonly, 16f, 32f, 32f-b (top), 16f-hr.
         let budgets = [0.0, 16.0, 32.0, 32.0, 16.0];
         let prefer = |c: usize| match c {
             0 => 0,

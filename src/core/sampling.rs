@@ -1,4 +1,4 @@
-//! Frame sampling policies (FORMATS.md §4): which frame indices of a video with `T` frames a
+//! Frame sampling policies (docs/formats.md §4): which frame indices of a video with `T` frames a
 //! configuration with `N` frames sees, reproducing each evaluation harness exactly.
 //!
 //! Every policy function mirrors its harness's arithmetic step by step (binary64 in the
@@ -18,7 +18,7 @@ use crate::core::rules::{FrameRule, Provenance, VideoFacts};
 /// this is a data error, reported instead of allocated.
 pub const MAX_INDICES: u64 = 1 << 24;
 
-/// A frame sampling policy (FORMATS.md §4), as named in `dataset.json` → `configs`.
+/// A frame sampling policy (docs/formats.md §4), as named in `dataset.json` → `configs`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Policy {
     /// `np.linspace(0, T-1, N, dtype=int)` (lmms-eval and most model wrappers).
@@ -33,9 +33,9 @@ pub enum Policy {
     },
     /// InternVL / MVBench: the middle of `N` equal segments.
     SegmentMid,
-    /// SPEC.md §15: rounded (half to even) uniform positions over the whole video.
+    /// docs/measures.md §15: rounded (half to even) uniform positions over the whole video.
     UniformRound,
-    /// SPEC.md §15: rounded uniform positions over the first third of the video.
+    /// docs/measures.md §15: rounded uniform positions over the first third of the video.
     DenseStart,
     /// The controlled intervention: every `base / N`-th frame of the `base`-frame linspace
     /// grid, so that lower budgets' frames are kept at every higher budget.
@@ -222,15 +222,15 @@ pub fn segment_mid(t: u64, n: u64) -> Vec<u64> {
         .collect()
 }
 
-/// `i * num / den` rounded half to even as SPEC.md §15 computes it: the product is an exact
-/// integer (u128, so it cannot overflow), then one binary64 division. Exact like Python's
+/// `i * num / den` rounded half to even as docs/measures.md §15 computes it: the product is an
+/// exact integer (u128, so it cannot overflow), then one binary64 division. Exact like Python's
 /// `round(i * num / den)` while the product is below 2^53 (T·N below about 9·10^15).
 fn round_ratio(i: u64, num: u64, den: u64) -> u64 {
     let product = i as u128 * num as u128;
     (product as f64 / den as f64).round_ties_even() as u64
 }
 
-/// `uniform_round` (SPEC.md §15): `N = 0` gives nothing (text-only), `N >= T` all frames
+/// `uniform_round` (docs/measures.md §15): `N = 0` gives nothing (text-only), `N >= T` all frames
 /// `0..T` (so `T = 0` gives nothing), `N = 1` gives `[0]`; otherwise the sorted set of
 /// `min(T-1, round_half_even(i * (T-1) / (N-1)))` for `i` in `0..N`: exactly `N` distinct
 /// indices from `0` to `T-1`.
@@ -242,14 +242,14 @@ pub fn uniform_round(t: u64, n: u64) -> Vec<u64> {
         .map(|i| round_ratio(i, t - 1, n - 1).min(t - 1))
         .collect();
     // The step exceeds 1, so the values are already distinct and sorted; the set is taken
-    // anyway because SPEC.md defines the result as one.
+    // anyway because docs/measures.md §15 defines the result as one.
     v.sort_unstable();
     v.dedup();
     v
 }
 
-/// `dense_start` (SPEC.md §15): the same special cases as [`uniform_round`]; otherwise, with
-/// `E = max(N-1, floor((T-1)/3))`, the sorted set of `min(E, round_half_even(i * E / (N-1)))`
+/// `dense_start` (docs/measures.md §15): the same special cases as [`uniform_round`]; otherwise,
+/// with `E = max(N-1, floor((T-1)/3))`, the sorted set of `min(E, round_half_even(i * E / (N-1)))`
 /// for `i` in `0..N`: `N` distinct indices covering the first third of the video (or the first
 /// `N` frames when the third is shorter than the budget).
 pub fn dense_start(t: u64, n: u64) -> Vec<u64> {
@@ -263,8 +263,8 @@ pub fn dense_start(t: u64, n: u64) -> Vec<u64> {
     v
 }
 
-/// The special cases SPEC.md §15 gives both of its policies, in its order: `N = 0`, `N >= T`,
-/// `N = 1`. `None` leaves `2 <= N < T` to the formula.
+/// The special cases docs/measures.md §15 gives both of its policies, in its order: `N = 0`,
+/// `N >= T`, `N = 1`. `None` leaves `2 <= N < T` to the formula.
 fn section_15_special(t: u64, n: u64) -> Option<Vec<u64>> {
     if n == 0 {
         Some(Vec::new())

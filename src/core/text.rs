@@ -1,10 +1,10 @@
-//! Answer text: the normalisation of SPEC.md §1.3 (`norm`), the SQuAD-style Token-F1 of
+//! Answer text: the normalisation of docs/measures.md §1.3 (`norm`), the SQuAD-style Token-F1 of
 //! §7, and the sanitiser that keeps text from data files from driving the terminal.
 
 use rustc_hash::FxHashMap;
 
-/// `norm(s)` of SPEC.md §1.3: whitespace stripped at both ends and upper-cased; `None` when
-/// nothing is left (an unparseable answer).
+/// `norm(s)` of docs/measures.md §1.3: whitespace stripped at both ends and upper-cased; `None`
+/// when nothing is left (an unparseable answer).
 pub fn norm(s: &str) -> Option<String> {
     let t = s.trim();
     if t.is_empty() {
@@ -25,7 +25,7 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// The token list `N(s)` of SPEC.md §7: lower-case, delete ASCII punctuation, blank the
+/// The token list `N(s)` of docs/measures.md §7: lower-case, delete ASCII punctuation, blank the
 /// articles `a`, `an`, `the` where they are whole words, split on whitespace.
 pub fn f1_tokens(s: &str) -> Vec<String> {
     // Python's str.lower maps char by char (no final-sigma context), so do the same.
@@ -89,7 +89,7 @@ fn f1(pred: &[String], gold: &[String]) -> f64 {
     (2.0 * p * r) / (p + r)
 }
 
-/// `TokenF1Score(pred, golds)` of SPEC.md §7: 100 times the best F1 over the references.
+/// `TokenF1Score(pred, golds)` of docs/measures.md §7: 100 times the best F1 over the references.
 pub fn token_f1_score<S: AsRef<str>>(pred: &str, golds: &[S]) -> f64 {
     let p = f1_tokens(pred);
     let best = golds

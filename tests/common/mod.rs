@@ -78,7 +78,7 @@ pub fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
 }
 
-/// Compares reports as SPEC.md §0 says: integers exactly (8 == 8.0), floats within `tol`,
+/// Compares reports as docs/measures.md §0 says: integers exactly (8 == 8.0), floats within `tol`,
 /// null vs number a mismatch, keys and list lengths exact. Returns the differences.
 pub fn json_diff(actual: &Value, expected: &Value, tol: f64) -> Vec<String> {
     let mut out = Vec::new();

@@ -3,10 +3,11 @@
 
     python3 gen_matrix.py SEED OUTDIR
 
-Writes OUTDIR/cells.jsonl (or OUTDIR/cells.csv, per-item CSV of SPEC 1.7, for some seeds),
-OUTDIR/args.json (a JSON list of CLI flags, INPUT excluded) and, for some seeds,
+Writes OUTDIR/cells.jsonl (or OUTDIR/cells.csv, per-item CSV of docs/measures.md §1.7, for
+some seeds), OUTDIR/args.json (a JSON list of CLI flags, INPUT excluded) and, for some seeds,
 OUTDIR/annotations.jsonl (args then contain --annotations with its absolute path).  For some
-seeds the input violates exactly one rule of SPEC 1.5 / 1.7 and OUTDIR/expect_reject (empty)
+seeds the input violates exactly one rule of docs/measures.md §1.5 / 1.7 and
+OUTDIR/expect_reject (empty)
 is written: a conforming implementation must reject the input with exit status 1.
 Everything is a deterministic function of SEED (Python's random.Random).
 """
@@ -424,7 +425,7 @@ def write_annotations(R, info, cells, path):
 
 
 # ---------------------------------------------------------------------------------------------
-# invalid inputs (exactly one rule of SPEC 1.5 / 1.7 violated)
+# invalid inputs (exactly one rule of docs/measures.md §1.5 / 1.7 violated)
 
 def corrupt_jsonl(R, cells):
     """Return (cells, extra_raw_lines) with one violation."""

@@ -5,7 +5,7 @@ fixtures/formats/vlmevalkit/ and wide tables under fixtures/formats/wide-csv/.
 Python 3.11 + openpyxl (only for the .xlsx files). The fixtures are committed, so the tests
 never run this; run it to change them: python3 tests/reference/make_vlm_fixtures.py
 
-The files copy the shapes VLMEvalKit writes (FORMATS.md section 3.3): one row per question
+The files copy the shapes VLMEvalKit writes (docs/formats.md §3.3): one row per question
 with `index`, the dataset's columns, `candidates` as the text of a Python list, `answer`
 and `prediction`; xlsx sheets with a header row, tab-separated files as pandas writes them
 (fields with tabs, newlines or quotes are quoted), and JSON as a list of rows or as pandas'

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes tests/data/sampling_vectors.jsonl: frame indices computed with each harness's own
-formula (FORMATS.md section 4, SPEC.md section 15), for tests/sampling.rs to compare with
+formula (docs/formats.md §4, docs/measures.md §15), for tests/sampling.rs to compare with
 src/core/sampling.rs.
 
 Python 3.11 + numpy. Usage: python3 tests/reference/sampling_vectors.py [OUT]
@@ -50,7 +50,7 @@ def segment_mid(T, N):
 
 
 def uniform_round(T, N):
-    # SPEC.md section 15; Python's round() is half to even
+    # docs/measures.md §15; Python's round() is half to even
     if N == 0:
         return []
     if N >= T:
@@ -61,7 +61,7 @@ def uniform_round(T, N):
 
 
 def dense_start(T, N):
-    # SPEC.md section 15
+    # docs/measures.md §15
     if N == 0:
         return []
     if N >= T:
@@ -73,7 +73,7 @@ def dense_start(T, N):
 
 
 def nested(T, N, base):
-    # FORMATS.md section 4: every (base/N)-th element of the base linspace grid
+    # docs/formats.md §4: every (base/N)-th element of the base linspace grid
     assert base % N == 0
     G = np.linspace(0, T - 1, base, dtype=int).tolist()
     out = G[:: base // N]

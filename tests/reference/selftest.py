@@ -2,13 +2,14 @@
 """Self-test of the reference implementation (python3 selftest.py; exit 0 = all passed).
 
 1. worked examples of /work/shared/conformance/worked reproduced exactly (compare.py rules);
-2. Token-F1 vectors (all of token_f1_vectors.jsonl) and the SPEC 7 examples, within 1e-9;
-3. SplitMix64 check values (SPEC 9) and Krippendorff's alpha check value (SPEC 8.2) through
-   an annotations file on the CLI;
-4. the numbers stated in the SPEC 13 prose;
+2. Token-F1 vectors (all of token_f1_vectors.jsonl) and the docs/measures.md §7 examples,
+   within 1e-9;
+3. SplitMix64 check values (docs/measures.md §9) and Krippendorff's alpha check value
+   (docs/measures.md §8.2) through an annotations file on the CLI;
+4. the numbers stated in the docs/measures.md §13 prose;
 5. compare.py itself (a few mutations must be caught, 8 == 8.0 must not);
 6. gen_matrix.py seeds 1..200 (or --seeds A B): no crash, each run < 2 s, invalid inputs
-   rejected with exit 1 and valid ones accepted, SPEC 3.10 identities on every report.
+   rejected with exit 1 and valid ones accepted, docs/measures.md §3.10 identities on every report.
 """
 import json
 import math
@@ -275,7 +276,7 @@ def test_prose():
     check(V["grid"]["budgets"] == [0, 16, 32, 32, 16] and V["grid"]["comparable_pairs"] == 8
           and V["harmful_pairs"] == 5 and V["harmful_items"] == 2, "13.2 own")
     check(V["grid"]["configs"] == ["textonly", "16f", "32f", "32f-b", "16f-hr"], "13.2 own order")
-    print("SPEC 13 prose: done")
+    print("docs/measures.md §13 prose: done")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -301,7 +302,7 @@ def test_compare_tool():
 # ---------------------------------------------------------------------------------------------
 
 def identities(rep, items):
-    """SPEC 3.10 identities and a few internal consistency checks of one report."""
+    """docs/measures.md §3.10 identities and a few internal consistency checks of one report."""
     errs = []
     harmful_by = {}
     for a in rep["analyses"]:

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Independent reference implementation of SPEC.md "traj-metrics/2.0" (standard library only).
+"""Independent reference implementation of "traj-metrics/2.0" (docs/measures.md), standard
+library only.
 
-Reads a cells JSONL file (SPEC 1.1) or a per-item CSV (SPEC 1.7) and prints the report JSON of
-SPEC 12 on stdout.  Written only from SPEC.md / FORMATS.md / the conformance files; it is meant
-to cross-check another implementation, so it follows the text as literally as possible.
+Reads a cells JSONL file (docs/measures.md §1.1) or a per-item CSV (docs/measures.md §1.7)
+and prints the report JSON of docs/measures.md §12 on stdout.  Written only from the
+specification (restated in docs/measures.md and docs/formats.md) and the conformance files;
+it is meant to cross-check another implementation, so it follows the text as literally as
+possible.
 Every place where the text admits more than one reading is marked `# AMBIGUITY:`.
 """
 import argparse
@@ -18,7 +21,8 @@ M64 = (1 << 64) - 1
 
 
 class InputError(Exception):
-    """Input violating SPEC 1.5 / 1.7 (or a malformed annotations file): reject the whole input."""
+    """Input violating docs/measures.md §1.5 / 1.7 (or a malformed annotations file): reject the
+    whole input."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -40,7 +44,7 @@ def ustrip(s):
 
 
 def norm(s):
-    """SPEC 1.3: strip Unicode whitespace, upper-case; empty -> None."""
+    """docs/measures.md §1.3: strip Unicode whitespace, upper-case; empty -> None."""
     if s is None:
         return None
     t = ustrip(s).upper()
@@ -56,7 +60,7 @@ def seqsum(values):
 
 
 def rate(count, den):
-    """SPEC 0: 100 * count / den, null for a zero denominator."""
+    """docs/measures.md §0: 100 * count / den, null for a zero denominator."""
     if den == 0:
         return None
     return 100 * count / den
@@ -77,7 +81,7 @@ def is_int_value(x):
 
 
 # --------------------------------------------------------------------------------------------
-# Token-F1 (SPEC 7)
+# Token-F1 (docs/measures.md §7)
 
 _PUNCT = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -115,7 +119,7 @@ def token_f1_score(pred, gold):
 
 
 # --------------------------------------------------------------------------------------------
-# SplitMix64 and percentiles (SPEC 9)
+# SplitMix64 and percentiles (docs/measures.md §9)
 
 class SplitMix64:
     __slots__ = ("state",)
@@ -159,7 +163,7 @@ def interval(vals):
 
 
 # --------------------------------------------------------------------------------------------
-# Input (SPEC 1)
+# Input (docs/measures.md §1)
 
 class Cell:
     __slots__ = ("model", "item_id", "benchmark", "config", "frames", "budget", "pixels",
@@ -174,8 +178,8 @@ def _reject(where, msg):
 def _opt_str(obj, key, where):
     v = obj.get(key)
     if v is not None and not isinstance(v, str):
-        # AMBIGUITY: SPEC 1.5 lists only ill-typed *required* fields; an ill-typed optional
-        # string field (benchmark/protocol/pred/blind) is rejected here as well.
+        # AMBIGUITY: docs/measures.md §1.5 lists only ill-typed *required* fields; an ill-typed
+        # optional string field (benchmark/protocol/pred/blind) is rejected here as well.
         _reject(where, "field '%s' must be a string or null" % key)
     return v
 
@@ -432,7 +436,7 @@ def read_csv(path):
 
 
 def validate_and_evaluate(cells):
-    """SPEC 1.2-1.5: global checks, cell values, blind answers."""
+    """docs/measures.md §1.2-1.5: global checks, cell values, blind answers."""
     keys = set()
     cfgprops = {}
     bench_task = {}
@@ -513,7 +517,7 @@ def validate_and_evaluate(cells):
 
 
 # --------------------------------------------------------------------------------------------
-# Grids (SPEC 2)
+# Grids (docs/measures.md §2)
 
 class Grid:
     pass
@@ -594,7 +598,7 @@ def grid_json(g):
 
 
 # --------------------------------------------------------------------------------------------
-# Cascade (SPEC 6)
+# Cascade (docs/measures.md §6)
 
 def cascade_units(g, model_cells, items, stages):
     """(stage ys, stage confs) per item, or None when no confidence on S_1..S_{m-1}."""
@@ -687,7 +691,7 @@ def cascade_eval(stages, gs, units, sweep_on=True):
 
 
 # --------------------------------------------------------------------------------------------
-# MCQ measures (SPEC 3, 4, 6, 9, 11)
+# MCQ measures (docs/measures.md §3, 4, 6, 9, 11)
 
 CLASSES = ("always_correct", "always_wrong", "monotonic_increasing", "monotonic_decreasing",
            "oscillating")
@@ -967,7 +971,7 @@ def mcq_metrics(ctx, g, m, model_cells):
 
 
 # --------------------------------------------------------------------------------------------
-# Open-task measures (SPEC 5)
+# Open-task measures (docs/measures.md §5)
 
 def open_metrics(ctx, g, m, model_cells):
     P = ctx.params
@@ -1061,7 +1065,7 @@ def open_metrics(ctx, g, m, model_cells):
 
 
 # --------------------------------------------------------------------------------------------
-# Analyses (SPEC 2.1-2.3) and the report (SPEC 12)
+# Analyses (docs/measures.md §2.1-2.3) and the report (docs/measures.md §12)
 
 class Ctx:
     pass

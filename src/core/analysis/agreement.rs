@@ -1,4 +1,4 @@
-//! Agreement between annotators on evidence-pathway tags (SPEC.md §8): Cohen's kappa per
+//! Agreement between annotators on evidence-pathway tags (docs/measures.md §8): Cohen's kappa per
 //! tag and annotator pair, Krippendorff's alpha (nominal) on the primary tag.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,7 +21,7 @@ pub struct Annotation {
     pub primary: Option<String>,
 }
 
-/// Cohen's kappa of two binary vectors (SPEC.md §8.1): `(kappa, p_o, positives a, b)`.
+/// Cohen's kappa of two binary vectors (docs/measures.md §8.1): `(kappa, p_o, positives a, b)`.
 /// `kappa` is `None` when chance agreement is 1 or there is nothing to compare; `p_o` is
 /// `None` for empty vectors.
 pub fn cohen(x: &[bool], v: &[bool]) -> (Option<f64>, Option<f64>, usize, usize) {
@@ -71,7 +71,7 @@ pub struct Agreement {
 
 type Unit = (String, String, String);
 
-/// Krippendorff's alpha, nominal, over units given as lists of values (SPEC.md §8.2).
+/// Krippendorff's alpha, nominal, over units given as lists of values (docs/measures.md §8.2).
 /// Returns `(alpha, pairable values, pairable units)`.
 pub fn krippendorff_alpha<'a>(
     units: impl IntoIterator<Item = Vec<&'a str>>,
@@ -209,7 +209,7 @@ struct RawAnnotation<'a> {
     primary: J<'a>,
 }
 
-/// Reads annotation JSONL (SPEC.md §8); a duplicate (unit, annotator) rejects the input.
+/// Reads annotation JSONL (docs/measures.md §8); a duplicate (unit, annotator) rejects the input.
 pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotation>, LoadError> {
     let file: Arc<Path> = Arc::from(path);
     let mut diags = Diagnostics::default();
@@ -297,7 +297,7 @@ mod tests {
 
     #[test]
     fn kappa_of_known_vectors() {
-        // SPEC.md §13.1: harmful sets {q3,q4,q7} vs {q3,q4,q5,q7} over 7 items.
+        // docs/measures.md §13.1: harmful sets {q3,q4,q7} vs {q3,q4,q5,q7} over 7 items.
         let a = [false, false, true, true, false, false, true];
         let b = [false, false, true, true, true, false, true];
         let (k, p_o, pa, pb) = cohen(&a, &b);

@@ -1,11 +1,11 @@
-//! Percentile bootstrap over items (SPEC.md §9), with the SplitMix64 generator so that every
-//! implementation draws the same resamples.
+//! Percentile bootstrap over items (docs/measures.md §9), with the SplitMix64 generator so that
+//! every implementation draws the same resamples.
 
 use rustc_hash::FxHashMap;
 
 use super::Interval;
 
-/// SplitMix64, as SPEC.md §9 writes it.
+/// SplitMix64, as docs/measures.md §9 writes it.
 #[derive(Debug, Clone)]
 pub struct SplitMix64 {
     state: u64,
@@ -51,7 +51,8 @@ pub fn interval(mut values: Vec<f64>) -> Interval {
 pub struct McqIntervals {
     pub headroom: Interval,
     pub harmful_rate: Interval,
-    /// Not in SPEC.md's report; the readable report shows it beside the terminal rate.
+    /// Not in the report JSON of docs/measures.md §12; the readable report shows it beside the
+    /// terminal rate.
     pub terminal_rate: Interval,
 }
 

@@ -1,4 +1,4 @@
-//! The confidence cascade (SPEC.md §6): answer at the cheapest stage whose confidence
+//! The confidence cascade (docs/measures.md §6): answer at the cheapest stage whose confidence
 //! clears a threshold τ, escalate otherwise; sweep τ and pick the cheapest threshold that
 //! is as accurate as always using the last stage.
 
@@ -45,7 +45,7 @@ pub struct SweepRow {
 /// Items stopping at each stage at one τ, kept as the stages that hold any: an item stops
 /// at one stage, so a sweep row has at most `n` non-zero counts however many stages there
 /// are (101 dense rows over a million stages would be 800 MB). Serialised as the full array
-/// of SPEC.md §12.
+/// of docs/measures.md §12.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StopCounts {
     m: usize,
@@ -90,7 +90,7 @@ impl Serialize for StopCounts {
     }
 }
 
-/// CASCADE of SPEC.md §12.
+/// CASCADE of docs/measures.md §12.
 #[derive(Debug, Clone, Serialize)]
 pub struct Cascade {
     pub stages: Vec<Name>,
@@ -101,7 +101,7 @@ pub struct Cascade {
     pub sweep: Option<Vec<SweepRow>>,
 }
 
-/// POOLED of SPEC.md §12: the cascade over every (model, item) of a joint grid.
+/// POOLED of docs/measures.md §12: the cascade over every (model, item) of a joint grid.
 #[derive(Debug, Clone, Serialize)]
 pub struct Pooled {
     pub n: usize,
@@ -125,7 +125,7 @@ impl StageData {
         self.y.len().checked_div(self.m).unwrap_or(0)
     }
 
-    /// Whether the cascade is defined (SPEC.md §6): two stages or more, an item, and a
+    /// Whether the cascade is defined (docs/measures.md §6): two stages or more, an item, and a
     /// confidence on a stage before the last.
     pub fn defined(&self) -> bool {
         self.m >= 2 && self.any_confidence && self.n() > 0
@@ -184,7 +184,7 @@ pub fn stage_data(m: &ResponseMatrix, mg: &ModelGrid, cols: &[usize]) -> StageDa
     d
 }
 
-/// The last τ step `j` (τ = j / 100, computed as a division, as SPEC.md §6 says) that a
+/// The last τ step `j` (τ = j / 100, computed as a division, as docs/measures.md §6 says) that a
 /// confidence clears (`conf >= τ`), or `None` if it clears none.
 fn last_step_cleared(conf: f64) -> Option<usize> {
     let tau = |j: usize| j as f64 / 100.0;
@@ -394,7 +394,7 @@ mod tests {
     use super::*;
     use crate::core::analysis::bootstrap::SplitMix64;
 
-    /// The policy of SPEC.md §6 applied literally, τ by τ and item by item.
+    /// The policy of docs/measures.md §6 applied literally, τ by τ and item by item.
     fn literal(data: &StageData, frames: &[u64]) -> Vec<(usize, u64, Vec<usize>)> {
         let m = data.m;
         (0..TAU_STEPS)

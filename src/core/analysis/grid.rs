@@ -1,4 +1,4 @@
-//! Analyses, selections and grids (SPEC.md §2): which cells an analysis may use, which
+//! Analyses, selections and grids (docs/measures.md §2): which cells an analysis may use, which
 //! configurations each model is compared on, in which order, and which items have a valid
 //! cell for every one of them.
 
@@ -106,7 +106,7 @@ impl<'m> Selection<'m> {
     }
 
     /// `avail(m)`: configurations the model has in every benchmark of the scope where it has
-    /// any selected cell (SPEC.md §2.2), as config ids in id order.
+    /// any selected cell (docs/measures.md §2.2), as config ids in id order.
     pub fn avail(&self, model: u32) -> Vec<u32> {
         let m = self.m;
         let n = self.configs.len();
@@ -274,7 +274,7 @@ impl GridSpec {
         self.budgets[a] < self.budgets[b]
     }
 
-    /// `comparable_pairs = #{(a, b) : a ≺ b}` (SPEC.md §2.5), counted in O(K).
+    /// `comparable_pairs = #{(a, b) : a ≺ b}` (docs/measures.md §2.5), counted in O(K).
     pub fn comparable_pairs(&self) -> usize {
         self.budget_order.comparable_pairs() as usize
     }
@@ -344,7 +344,7 @@ impl Serialize for Num {
     }
 }
 
-/// The GRID object of the report (SPEC.md §12).
+/// The GRID object of the report (docs/measures.md §12).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct GridJson {
     pub models: Vec<String>,
@@ -382,7 +382,7 @@ struct Ordered {
     top: Option<usize>,
 }
 
-/// Puts configurations into grid order and splits ladder from variants (SPEC.md §2.4-2.5).
+/// Puts configurations into grid order and splits ladder from variants (docs/measures.md §2.4-2.5).
 fn order(m: &ResponseMatrix, configs: &[u32], params: &Params) -> Ordered {
     let visual: Vec<u32> = configs
         .iter()
@@ -474,7 +474,7 @@ pub struct Grids {
     pub models: Vec<ModelGrid>,
 }
 
-/// Builds the grids of an analysis (SPEC.md §2.3).
+/// Builds the grids of an analysis (docs/measures.md §2.3).
 pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
     let m = sel.m;
     let mut out = Grids::default();

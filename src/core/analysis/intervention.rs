@@ -1,4 +1,4 @@
-//! Recovery by an intervention (SPEC.md §11): does a run under another sampling policy
+//! Recovery by an intervention (docs/measures.md §11): does a run under another sampling policy
 //! (the intervention protocol) fix the terminal regressions of the primary grid, and what
 //! does it break?
 

@@ -1,4 +1,4 @@
-//! Multiple-choice trajectory measures of one model on one grid (SPEC.md §3-4): the curve,
+//! Multiple-choice trajectory measures of one model on one grid (docs/measures.md §3-4): the curve,
 //! best fixed configuration, oracle and headroom, patterns and classes, harmful transitions,
 //! churn, terminal regressions, complementarity, text overwrite and prior fallback.
 
@@ -15,7 +15,7 @@ use super::pairs::MAX_MATRIX_CONFIGS;
 use super::{Interval, OrderedCounts, pct};
 use crate::core::matrix::{NO_TEXT, ResponseMatrix};
 
-/// Trajectory class (SPEC.md §3.4).
+/// Trajectory class (docs/measures.md §3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Class {
     AlwaysCorrect,
@@ -221,7 +221,7 @@ pub struct McqBootstrap {
     pub harmful_rate: Interval,
 }
 
-/// MCQ_METRICS of SPEC.md §12.
+/// MCQ_METRICS of docs/measures.md §12.
 #[derive(Debug, Clone, Serialize)]
 pub struct McqMetrics {
     pub grid: GridJson,
@@ -255,7 +255,7 @@ pub struct McqMetrics {
     #[serde(skip)]
     pub items: McqItems,
     /// Bootstrap interval of the terminal regression rate, drawn with the same resamples
-    /// (for the readable report; SPEC.md's JSON has no such field).
+    /// (for the readable report; the JSON of docs/measures.md §12 has no such field).
     #[serde(skip)]
     pub terminal_interval: Option<Interval>,
 }
@@ -509,7 +509,7 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
     }
 }
 
-/// Prior fallback on the visual sub-grid (SPEC.md §4.2).
+/// Prior fallback on the visual sub-grid (docs/measures.md §4.2).
 fn prior_fallback(
     m: &ResponseMatrix,
     mg: &ModelGrid,

@@ -1,4 +1,4 @@
-//! Every measure of SPEC.md, run over every analysis of a response matrix, and the report
+//! Every measure of docs/measures.md, run over every analysis of a response matrix, and the report
 //! of §12 that carries them.
 
 pub mod agreement;
@@ -30,7 +30,7 @@ use crate::core::matrix::{ResponseMatrix, Task};
 
 pub const SPEC_VERSION: &str = "traj-metrics/2.0";
 
-/// `100 · count / denominator`, `None` for a zero denominator (SPEC.md §0).
+/// `100 · count / denominator`, `None` for a zero denominator (docs/measures.md §0).
 pub fn pct(count: usize, denom: usize) -> Option<f64> {
     (denom != 0).then(|| 100.0 * count as f64 / denom as f64)
 }
@@ -414,7 +414,7 @@ fn flags(x: &Metrics) -> Vec<bool> {
     }
 }
 
-/// Membership stability across protocols (SPEC.md §10).
+/// Membership stability across protocols (docs/measures.md §10).
 fn compare_protocols(
     m: &ResponseMatrix,
     params: &Params,
@@ -631,7 +631,7 @@ struct ReportJson<'a> {
 }
 
 impl Report {
-    /// The report JSON of SPEC.md §12.
+    /// The report JSON of docs/measures.md §12.
     pub fn write_json(
         &self,
         m: &ResponseMatrix,

@@ -1,4 +1,4 @@
-//! Continuous-score measures of one model on one grid (SPEC.md §5): mean score curve, best
+//! Continuous-score measures of one model on one grid (docs/measures.md §5): mean score curve, best
 //! fixed configuration, oracle mean and gap, δ-regressions and pair-oracle gains.
 
 use serde::Serialize;
@@ -49,7 +49,7 @@ impl OpenItems {
     }
 }
 
-/// OPEN_METRICS of SPEC.md §12.
+/// OPEN_METRICS of docs/measures.md §12.
 #[derive(Debug, Clone, Serialize)]
 pub struct OpenMetrics {
     pub grid: GridJson,

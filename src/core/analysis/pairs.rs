@@ -1,4 +1,4 @@
-//! Comparable pairs of a grid (SPEC.md §2.5), counted without building them.
+//! Comparable pairs of a grid (docs/measures.md §2.5), counted without building them.
 //!
 //! `a ≺ b` iff `b(a) < b(b)`: with the columns sorted by comparison budget into runs of equal
 //! budgets, the configurations lower than `b` are exactly those of the runs before `b`'s.

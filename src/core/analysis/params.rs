@@ -1,9 +1,9 @@
-//! The parameters of a run (SPEC.md §14), with their defaults.
+//! The parameters of a run (docs/measures.md §14), with their defaults.
 
 use serde::Serialize;
 use serde::ser::Serializer;
 
-/// How grids are formed (SPEC.md §2.3).
+/// How grids are formed (docs/measures.md §2.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GridMode {
     /// Every model gets its own grid.
@@ -27,7 +27,7 @@ impl Serialize for GridMode {
     }
 }
 
-/// The reference pixel count `P_ref` (SPEC.md §2.4).
+/// The reference pixel count `P_ref` (docs/measures.md §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReferencePixels {
     Auto,
@@ -45,7 +45,7 @@ impl Serialize for ReferencePixels {
     }
 }
 
-/// Comparison budget of a resolution variant (SPEC.md §2.5).
+/// Comparison budget of a resolution variant (docs/measures.md §2.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VariantBudget {
     Own,
@@ -61,7 +61,7 @@ impl Serialize for VariantBudget {
     }
 }
 
-/// Every parameter of a run; `Params::default()` is SPEC.md's default run.
+/// Every parameter of a run; `Params::default()` is the default run of docs/measures.md §14.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
     pub primary: String,

@@ -1,5 +1,5 @@
 //! The audit store: an annotator's audit records, kept as an append-only, crash-safe log
-//! (FORMATS.md section 2) from which the current state of every record is rebuilt.
+//! (docs/formats.md §2) from which the current state of every record is rebuilt.
 //! This module holds the types, the line format and the replay; `file` the locked file.
 //!
 //! ## Events of an audit file (`frameaudit/audit@1`)

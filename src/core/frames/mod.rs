@@ -1,4 +1,4 @@
-//! Where the frames of a video come from, and how they become pixels (FORMATS.md §1 and
+//! Where the frames of a video come from, and how they become pixels (docs/formats.md §1 and
 //! §3.3). A dataset keeps frames in one of three ways, tried in this order:
 //!
 //! 1. extracted images `<root>/<frames_dir>/<video>/<name>`, the name given by

@@ -1,4 +1,4 @@
-//! lmms-eval runs (`--log_samples`, FORMATS.md §3.2) become runs of the response matrix:
+//! lmms-eval runs (`--log_samples`, docs/formats.md §3.2) become runs of the response matrix:
 //! one run per model and configuration, one cell per logged sample.
 //!
 //! **Files.** Under the given files and folders (searched recursively, in path order):
@@ -44,14 +44,14 @@
 //! | tempcompass `avg_accuracy` | `"{video_id}: {question}"` | letter (yes/no) of the prediction, of the judge's pick for captioning | `gt-answer` | `rating` |
 //! | anything else (warned once per task) | `doc_id` | letter of `filtered_resps` (argmax of a log-likelihood task) | `target` | derived |
 //!
-//! "Derived" leaves `correct` empty so the matrix compares prediction and gold (SPEC.md
-//! §1.3); a task's own score is recorded when it has one, because that is what the harness
-//! counted (MVBench's lenient matching, TempCompass's LLM judge). Predictions the harness
-//! parsed are kept as they are (an empty one is no prediction); raw text goes through
-//! [`option_letter`](super::letters::option_letter). Samples of one task that share an id
-//! but not a `doc_id` (MLVU repeats question texts) are keyed `{id}#{doc_id}`; the same
-//! document twice is a duplicate, counted by [`Import`]. A line without the metric dict the
-//! rest of its file carries is skipped rather than keyed by `doc_id` among other ids.
+//! "Derived" leaves `correct` empty so the matrix compares prediction and gold
+//! (docs/measures.md §1.3); a task's own score is recorded when it has one, because that is what
+//! the harness counted (MVBench's lenient matching, TempCompass's LLM judge). Predictions the
+//! harness parsed are kept as they are (an empty one is no prediction); raw text goes through
+//! [`option_letter`](super::letters::option_letter). Samples of one task that share an id but not a
+//! `doc_id` (MLVU repeats question texts) are keyed `{id}#{doc_id}`; the same document twice is a
+//! duplicate, counted by [`Import`]. A line without the metric dict the rest of its file carries is
+//! skipped rather than keyed by `doc_id` among other ids.
 //!
 //! **Cells** carry as `source_tag` the invocation they come from: the samples file's
 //! `date_id` (with the model and the benchmark, it finds the file), or an old log's folder.

@@ -1,4 +1,4 @@
-//! VLMEvalKit prediction files (FORMATS.md §3.3) into runs: one file per model, dataset and
+//! VLMEvalKit prediction files (docs/formats.md §3.3) into runs: one file per model, dataset and
 //! frame budget, `{model}_{dataset}.{xlsx|tsv|json}`, one row per question with `index`,
 //! `question`, `answer`, `prediction` and the dataset's own columns.
 //!

@@ -9,7 +9,7 @@
 //!   `pixels`.
 //! - **Model and benchmark** ([`model_and_split`]): `--model`, else the file name without
 //!   `_predictions_wide` and without its split part; `--benchmark`, else that split (the
-//!   per-item CSV of the same data, SPEC.md §1.7, keeps the split as the benchmark), else
+//!   per-item CSV of the same data, docs/measures.md §1.7, keeps the split as the benchmark), else
 //!   `"default"`.
 //! - **Cells.** A prediction that is one letter is that letter (even one past the options,
 //!   which is then wrong); other text goes through

@@ -1,5 +1,5 @@
-//! The native cells JSONL reader (SPEC.md §1.1, FORMATS.md §1): one cell per non-blank
-//! line, streamed; every problem of every line is collected with its line and field.
+//! The native cells JSONL reader (docs/measures.md §1.1, docs/formats.md §1): one cell per
+//! non-blank line, streamed; every problem of every line is collected with its line and field.
 
 use std::io::Read;
 use std::path::Path;

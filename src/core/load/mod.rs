@@ -41,9 +41,9 @@ impl CellSink for MatrixBuilder {
 /// The format of a file of cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CellFormat {
-    /// Cells JSONL (SPEC.md §1.1).
+    /// Cells JSONL (docs/measures.md §1.1).
     Cells,
-    /// Per-item CSV (SPEC.md §1.7).
+    /// Per-item CSV (docs/measures.md §1.7).
     PerItemCsv,
 }
 

@@ -1,4 +1,4 @@
-//! The per-item CSV interchange format (SPEC.md §1.7): one row per (item, model,
+//! The per-item CSV interchange format (docs/measures.md §1.7): one row per (item, model,
 //! configuration), columns found by name. Every row becomes an MCQ cell of protocol "main".
 
 use std::io::Read;
@@ -75,7 +75,7 @@ impl Columns {
     }
 }
 
-/// Decimal digits only, as SPEC.md §1.7 requires of counts.
+/// Decimal digits only, as docs/measures.md §1.7 requires of counts.
 fn digits(s: &str) -> Option<u64> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -364,7 +364,7 @@ mod tests {
         assert_eq!(m.models.names().collect::<Vec<_>>(), ["M", "M \"x\""]);
         assert_eq!(m.benchmarks.name(0), "default");
         assert_eq!(m.stats.records, 2);
-        // `correct` empty and no gold: invalid (SPEC.md §1.3).
+        // `correct` empty and no gold: invalid (docs/measures.md §1.3).
         assert_eq!(m.stats.cells_invalid, 1);
     }
 

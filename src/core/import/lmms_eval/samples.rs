@@ -502,7 +502,7 @@ fn doc_item(d: &Doc) -> ImportedItem {
     }
 }
 
-/// Options as FORMATS.md writes them, `"A. text"`: datasets that list bare texts
+/// Options as docs/formats.md §1 writes them, `"A. text"`: datasets that list bare texts
 /// (MVBench candidates, LongVideoBench) get their letters.
 fn lettered(options: Vec<String>) -> Vec<String> {
     let has_letters = options.iter().enumerate().all(|(i, o)| {

@@ -1,5 +1,5 @@
 //! What a VLMEvalKit prediction file's name says: model, dataset and frame budget
-//! (FORMATS.md §3.3). VLMEvalKit names a prediction file `{model}_{dataset}.{ext}`, where the
+//! (docs/formats.md §3.3). VLMEvalKit names a prediction file `{model}_{dataset}.{ext}`, where the
 //! dataset carries the budget (`Video-MME_8frame`, `MLVU_1fps`, `Video-MME_8frame_subs`);
 //! older releases appended it: `{model}_{dataset}_{N}frame_{pack|nopack}[_{subs|nosubs}]`.
 //!
