@@ -1242,7 +1242,7 @@ fn frames_pictures_never_wait_for_a_terminal_that_does_not_answer() {
     let out = String::from_utf8_lossy(&g.output.stdout).into_owned();
     assert!(!g.hung, "still running after 60 s; printed:\n{out}");
     assert!(g.output.status.success(), "{out}{}", stderr(&g.output));
-    assert!(out.contains("added by 16f: frame 4"), "{out}");
+    assert!(out.contains("dropped by 16f: frame 9"), "{out}");
     assert!(
         out.contains('▀') || out.contains('▄'),
         "no half blocks:\n{out}"
