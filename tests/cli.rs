@@ -666,7 +666,6 @@ fn audit_summary_and_export_feed_agreement() {
     assert_eq!(ag["pairs"][0]["per_tag"]["language_prior"]["p_o"], 0.5);
 }
 
-#[test]
 /// Without --from/--to, `frames` compares the transition the audit screens open the item
 /// on (the step where the answer flips), also where that is not the first harmful pair.
 #[test]
