@@ -73,6 +73,34 @@ impl Tmux {
         }
     }
 
+    /// Starts frameaudit with these arguments under a shell that writes its exit status to
+    /// `status` when it ends (`exit=N`); [`Tmux::child_pid`] is frameaudit's pid.
+    pub fn run_recording_exit(name: &str, args: &[String], status: &Path) -> Tmux {
+        let args: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
+        let prelude = format!(
+            "{} {}; echo exit=$? > {}; exit",
+            env!("CARGO_BIN_EXE_frameaudit"),
+            args.join(" "),
+            shell_quote(&status.display().to_string())
+        );
+        // `run` ends the command with `exec frameaudit ...`, which the `exit` before it
+        // never reaches.
+        Tmux::run(name, &[], &prelude)
+    }
+
+    /// The pid of the pane's process's child (frameaudit under [`Tmux::run_recording_exit`]).
+    pub fn child_pid(&self) -> Option<u32> {
+        let parent = self.pid();
+        std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // pid (comm) state ppid ...: the command name may hold spaces, so from its end.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            let ppid: u32 = rest.split_whitespace().nth(1)?.parse().ok()?;
+            (ppid == parent).then_some(pid)
+        })
+    }
+
     pub fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["capture-pane", "-p", "-t", &self.name])
