@@ -28,7 +28,7 @@ const MIN_BYTES: u64 = 64 << 20;
 const SETTLED: Duration = Duration::from_secs(2);
 const MAGIC: &[u8; 8] = b"FAMATRIX";
 /// The layout of the file; bumped with any change of what is written.
-const LAYOUT: u32 = 1;
+const LAYOUT: u32 = 2;
 /// Bytes read at each end of a file for its stamp.
 const SAMPLE: u64 = 64 << 10;
 
@@ -340,6 +340,11 @@ impl<W: Write> Writer<W> {
         }
         Ok(())
     }
+    /// Rows of `N` numbers, as their numbers one after another.
+    fn rows<const N: usize>(&mut self, rows: impl Iterator<Item = [u32; N]>) -> io::Result<()> {
+        let flat: Vec<u32> = rows.flatten().collect();
+        self.array(&flat, u32::to_le_bytes)
+    }
     fn strs<'a>(&mut self, names: impl ExactSizeIterator<Item = &'a str>) -> io::Result<()> {
         self.len(names.len())?;
         for n in names {
@@ -429,6 +434,17 @@ impl<R: Read> Reader<R> {
             left -= k;
         }
         Ok(v)
+    }
+    /// Rows written by [`Writer::rows`].
+    fn rows<const N: usize>(&mut self) -> io::Result<Vec<[u32; N]>> {
+        let flat = self.array(u32::from_le_bytes)?;
+        if flat.len() % N != 0 {
+            return Err(bad("rows cut short"));
+        }
+        Ok(flat
+            .chunks_exact(N)
+            .map(|c| std::array::from_fn(|i| c[i]))
+            .collect())
     }
     fn strs(&mut self) -> io::Result<Vec<Box<str>>> {
         let n = self.len(1 << 32)?;
@@ -528,13 +544,7 @@ fn write_lines<W: Write>(w: &mut Writer<W>, l: &Lines) -> io::Result<()> {
         Ok((runs, len)) => {
             w.u8(0)?;
             w.u32(len)?;
-            w.array(&runs, |r: [u32; 3]| {
-                let mut b = [0u8; 12];
-                for (i, x) in r.iter().enumerate() {
-                    b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
-                }
-                b
-            })
+            w.rows(runs.into_iter())
         }
         Err(plain) => {
             w.u8(1)?;
@@ -547,11 +557,7 @@ fn read_lines<R: Read>(r: &mut Reader<R>) -> io::Result<Lines> {
     match r.u8()? {
         0 => {
             let len = r.u32()?;
-            let runs = r.array(|b: [u8; 12]| {
-                [0, 1, 2].map(|i| {
-                    u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
-                })
-            })?;
+            let runs: Vec<[u32; 3]> = r.rows()?;
             Lines::from_runs(&runs, len).ok_or_else(|| bad("line runs"))
         }
         1 => Ok(Lines::Plain(r.array(u32::from_le_bytes)?)),
@@ -577,13 +583,7 @@ fn write_matrix<W: Write>(w: &mut Writer<W>, m: &ResponseMatrix) -> io::Result<(
         w.u32(it.benchmark)?;
         w.str(&it.id)?;
     }
-    let ranges: Vec<[u32; 2]> = m.bench_items.iter().map(|r| [r.start, r.end]).collect();
-    w.array(&ranges, |[start, end]: [u32; 2]| {
-        let mut b = [0u8; 8];
-        b[..4].copy_from_slice(&start.to_le_bytes());
-        b[4..].copy_from_slice(&end.to_le_bytes());
-        b
-    })?;
+    w.rows(m.bench_items.iter().map(|r| [r.start, r.end]))?;
     w.len(m.configs.len())?;
     for c in &m.configs {
         w.u32(c.protocol)?;
@@ -612,13 +612,7 @@ fn write_matrix<W: Write>(w: &mut Writer<W>, m: &ResponseMatrix) -> io::Result<(
     write_floats(w, &m.cell_value)?;
     write_floats(w, &m.cell_confidence)?;
     write_lines(w, &m.cell_line)?;
-    w.array(&m.frame_spans, |(a, b, c): (u32, u32, u32)| {
-        let mut out = [0u8; 12];
-        for (i, x) in [a, b, c].iter().enumerate() {
-            out[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
-        }
-        out
-    })?;
+    w.rows(m.frame_spans.iter().map(|&(c, s, l)| [c, s, l]))?;
     w.array(&m.frame_pool, u64::to_le_bytes)?;
     let mut blind: Vec<[u32; 4]> = m
         .blind
@@ -626,13 +620,7 @@ fn write_matrix<W: Write>(w: &mut Writer<W>, m: &ResponseMatrix) -> io::Result<(
         .map(|(&(p, mo, it), &t)| [p, mo, it, t])
         .collect();
     blind.sort_unstable();
-    w.array(&blind, |x: [u32; 4]| {
-        let mut out = [0u8; 16];
-        for (i, v) in x.iter().enumerate() {
-            out[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
-        }
-        out
-    })?;
+    w.rows(blind.into_iter())?;
     w.array(&m.order, u32::to_le_bytes)?;
     w.array(&m.group_start, |x: usize| (x as u64).to_le_bytes())
 }
@@ -670,9 +658,7 @@ fn read_matrix<R: Read>(r: &mut Reader<R>) -> io::Result<ResponseMatrix> {
         }
         m.item_index.insert(&m.items, i);
     }
-    m.bench_items = r.array(|b: [u8; 8]| {
-        u32::from_le_bytes([b[0], b[1], b[2], b[3]])..u32::from_le_bytes([b[4], b[5], b[6], b[7]])
-    })?;
+    m.bench_items = r.rows()?.into_iter().map(|[a, b]| a..b).collect();
     let n_configs = r.len(1 << 32)?;
     m.configs = (0..n_configs)
         .map(|_| {
@@ -697,8 +683,8 @@ fn read_matrix<R: Read>(r: &mut Reader<R>) -> io::Result<ResponseMatrix> {
     m.files = (0..n_files)
         .map(|_| {
             let b = r.blob()?;
-            // SAFETY-free: the bytes were written from an `OsStr` on this platform; a
-            // damaged cache that holds other bytes is caught as text.
+            // Written from the path's bytes: a name that is not UTF-8 leaves the cache
+            // unread (the files are read instead).
             let s = String::from_utf8(b).map_err(|_| bad("file name"))?;
             Ok(Arc::from(Path::new(&s)))
         })
@@ -709,17 +695,12 @@ fn read_matrix<R: Read>(r: &mut Reader<R>) -> io::Result<ResponseMatrix> {
     m.cell_value = read_floats(r)?;
     m.cell_confidence = read_floats(r)?;
     m.cell_line = read_lines(r)?;
-    m.frame_spans = r.array(|b: [u8; 12]| {
-        let x = |i: usize| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
-        (x(0), x(1), x(2))
-    })?;
+    m.frame_spans = r.rows()?.into_iter().map(|[c, s, l]| (c, s, l)).collect();
     m.frame_pool = r.array(u64::from_le_bytes)?;
-    let blind = r.array(|b: [u8; 16]| {
-        let x = |i: usize| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]);
-        ((x(0), x(1), x(2)), x(3))
-    })?;
+    let blind: Vec<[u32; 4]> = r.rows()?;
     m.blind.reserve(blind.len());
-    m.blind.extend(blind);
+    m.blind
+        .extend(blind.into_iter().map(|[p, mo, it, t]| ((p, mo, it), t)));
     m.order = r.array(u32::from_le_bytes)?;
     m.group_start = r
         .array(u64::from_le_bytes)?
