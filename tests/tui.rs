@@ -2634,3 +2634,71 @@ fn snapshots_of_the_picker_and_the_note_editor_at_80x24_and_120x40() {
         );
     }
 }
+
+/// A user keymap moves keys, and the screen follows: the footer, the help, the frame hints,
+/// the review notice and the researcher views' hints name the keys as the file binds them.
+#[test]
+fn a_remapped_key_shows_in_the_footer_the_help_and_the_hints() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let keymap = tmp.path().join("keys.json");
+    std::fs::write(
+        &keymap,
+        r#"{"bindings": [
+            {"context": "item", "key": "x", "action": "mark_done"},
+            {"context": "item", "key": "Space", "action": "none"},
+            {"context": "item", "key": "D", "action": "next_dropped"},
+            {"context": "item", "key": "d", "action": "none"},
+            {"context": "research", "key": "S", "action": "select"},
+            {"context": "research", "key": "Enter", "action": "none"}
+        ]}"#,
+    )
+    .expect("write");
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let opts = TuiOptions {
+        params: Params::default(),
+        images: frameaudit::tui::app::ImageMode::None,
+        annotator: Some("tester".into()),
+        audit: Some(tmp.path().join("a.audit.jsonl")),
+        taxonomy: None,
+        keymap: Some(keymap),
+        shard: None,
+        review: None,
+        mouse: false,
+    };
+    let mut app = build_app(ds, &opts, || {}).expect("app");
+    app.update(Action::Open);
+    let item = screen(&mut app, 120, 40);
+    let footer = item.lines().nth(39).expect("footer line");
+    assert!(footer.contains(" x done "), "{footer}");
+    assert!(!footer.contains("Space done"), "{footer}");
+    assert!(item.contains("not kept (D)"), "{item}");
+    assert!(!item.contains("(d)"), "{item}");
+    // The key does what the footer says.
+    let opened = app.current().expect("an item is open");
+    app.on_key(key('x'));
+    assert_eq!(app.status(opened), Status::Done);
+
+    app.update(Action::Help);
+    let mut help = String::new();
+    for _ in 0..60 {
+        help.push_str(&screen(&mut app, 120, 40));
+        app.on_key(key('j'));
+    }
+    let done_line = help
+        .lines()
+        .find(|l| l.contains("mark done and go to the next item"))
+        .expect("mark done in the help");
+    assert!(done_line.contains(" x "), "{done_line}");
+    assert!(!done_line.contains("Space"), "{done_line}");
+    app.on_key(code(KeyCode::Esc));
+    app.on_key(code(KeyCode::Esc));
+
+    app.update(Action::Overview);
+    let overview = screen(&mut app, 120, 40);
+    assert!(
+        overview.contains("S: these items in the queue"),
+        "{overview}"
+    );
+    assert!(!overview.contains("Enter: these items"), "{overview}");
+    assert!(overview.contains(" S items "), "{overview}");
+}

@@ -1077,11 +1077,19 @@ impl App {
             .position(|(_, r)| same(r))
             .map_or(0, |p| (p + 1) % records.len());
         let (who, r) = &records[at];
+        let keys = self.keymap.hints(
+            Context::Item,
+            &[
+                (&[Action::TakeAnnotator], "", " again: the next annotator's"),
+                (&[Action::MarkDone], "", ": done"),
+            ],
+        );
         let text = format!(
-            "took {}'s record ({} of {}); A again: the next annotator's, Space: done",
+            "took {}'s record ({} of {}); {}",
             sanitize(who),
             at + 1,
-            records.len()
+            records.len(),
+            keys.replace(" · ", ", ")
         );
         rec.pathways.clone_from(&r.pathways);
         rec.primary.clone_from(&r.primary);

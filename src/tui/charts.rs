@@ -8,11 +8,19 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Paragraph};
 
+use super::action::Action;
 use super::app::App;
+use super::keymap::Context;
 use super::research::{View, ViewData};
 use super::view::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::Interval;
 use crate::core::figures::Rgb;
+
+/// Key hints of a researcher view ("←→ column · Enter: queue"), named as the keymap binds
+/// the keys, so a user's keymap file changes them too.
+pub fn research_hints(app: &App, parts: &[(&[Action], &str, &str)]) -> String {
+    app.keymap.hints(Context::Research, parts)
+}
 
 /// A figure colour on the terminal.
 pub fn rgb((r, g, b): Rgb) -> Color {
@@ -38,7 +46,20 @@ pub fn draw_tabs(f: &mut Frame, app: &App, view: View, d: &ViewData, area: Rect)
         tabs.push(Span::styled(format!(" {} {} ", i + 1, v.title()), style));
         tabs.push(Span::raw(" "));
     }
-    tabs.push(Span::styled("Tab/1-6 switch", DIM));
+    // "Tab/1-6 switch": the view keys as bound, the numbered ones as a range.
+    let last = app
+        .keymap
+        .hint(Context::Research, Action::ShowView(View::ALL.len() - 1))
+        .map_or_else(String::new, |k| format!("-{k}"));
+    let switch = research_hints(
+        app,
+        &[(
+            &[Action::NextView, Action::ShowView(0)],
+            "/",
+            &format!("{last} switch"),
+        )],
+    );
+    tabs.push(Span::styled(switch, DIM));
     let m = &app.ds.matrix;
     let a = &d.analysis;
     let models = match d.key.model_set {

@@ -9,7 +9,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use super::action::Action;
 use super::app::App;
+use super::charts::research_hints;
 use super::charts::text_at;
 use super::research::{ViewData, right_wrong_rows};
 use super::view::{ACCENT, DIM, WARN, s};
@@ -88,7 +90,14 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
             names[a], names[b], c.pair_oracle_gain[a][b]
         )),
         Line::from(Span::styled(
-            "←→ column (wrong at) · ↑↓ row (right at) · Enter: these items in the queue · darker = larger",
+            research_hints(
+                app,
+                &[
+                    (&[Action::Left, Action::Right], "", " column (wrong at)"),
+                    (&[Action::Up, Action::Down], "", " row (right at)"),
+                    (&[Action::Select], "", ": these items in the queue"),
+                ],
+            ) + " · darker = larger",
             DIM,
         )),
     ];

@@ -10,7 +10,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
+use super::action::Action;
 use super::app::App;
+use super::charts::research_hints;
 use super::charts::{rgb, text_at};
 use super::research::ViewData;
 use super::view::{ACCENT, DIM, WARN};
@@ -165,14 +167,25 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         }
     }
     lines.push(Line::from(""));
+    let keys = research_hints(
+        app,
+        &[
+            (
+                &[Action::Left, Action::Right, Action::Up, Action::Down],
+                "",
+                " move",
+            ),
+            (&[Action::Select], "", ": items in the queue"),
+        ],
+    );
     for t in [
         "right, steady (bottom right): easy",
         "wrong, steady (bottom left): hard",
         "many flips (top): ambiguous under",
         "  budget: what the curve hides",
-        "←→↑↓ move · Enter: items in the queue",
+        &keys,
     ] {
-        lines.push(Line::from(Span::styled(t, DIM)));
+        lines.push(Line::from(Span::styled(t.to_string(), DIM)));
     }
     f.render_widget(Paragraph::new(lines), side);
 }

@@ -256,11 +256,7 @@ fn draw_timeline(
 
 /// The key bound to an action on the item screen, as the footer writes it.
 fn key_of(app: &App, action: Action) -> Option<String> {
-    app.keymap
-        .bindings
-        .iter()
-        .find(|b| b.context == Context::Item && b.action == action)
-        .map(|b| b.key.label())
+    app.keymap.hint(Context::Item, action)
 }
 
 /// " (d)": the key that jumps to the frames of a set, for the counts line.
@@ -271,24 +267,24 @@ fn jump_key(app: &App, action: Action) -> String {
 /// The frame keys of the compact frames, most used first, one segment each, so that a
 /// narrow pane leaves out whole ones.
 fn compact_keys(app: &App) -> Line<'static> {
-    let mut segments = vec!["←/→ frame".to_string()];
-    if let (Some(d), Some(a)) = (
-        key_of(app, Action::NextDropped),
-        key_of(app, Action::NextAdded),
-    ) {
-        segments.push(format!(
-            " · {}/{} {DROPPED_GLYPH}/{ADDED_GLYPH}",
-            s(&d),
-            s(&a)
-        ));
-    }
-    segments.extend([" · e evidence", " · c config", " · v subset"].map(String::from));
-    Line::from(
-        segments
-            .into_iter()
-            .map(|t| Span::styled(t, DIM))
-            .collect::<Vec<_>>(),
-    )
+    let jumps = format!(" {DROPPED_GLYPH}/{ADDED_GLYPH}");
+    let hints = app.keymap.hint_list(
+        Context::Item,
+        &[
+            (&[Action::FramePrev, Action::FrameNext], "/", " frame"),
+            (&[Action::NextDropped, Action::NextAdded], "/", &jumps),
+            (&[Action::MarkEvidence], "", " evidence"),
+            (&[Action::FrameConfig], "", " config"),
+            (&[Action::FrameSubset], "", " subset"),
+        ],
+    );
+    // One span a hint, so a narrow panel drops whole hints rather than cutting one.
+    let spans: Vec<Span> = hints
+        .iter()
+        .enumerate()
+        .map(|(i, h)| Span::styled(format!("{}{h}", if i == 0 { "" } else { " · " }), DIM))
+        .collect();
+    Line::from(spans)
 }
 
 fn draw_thumbnails(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {

@@ -155,6 +155,16 @@ impl Key {
     }
 }
 
+/// What an action does in a context, for the help overlay: the action's own description
+/// (written once, in action.rs), except where a screen gives the action another meaning.
+fn describe(context: Context, action: Action) -> &'static str {
+    match (context, action) {
+        (Context::Research, Action::Up) => "cursor up (part of a bar, cell, threshold +0.10)",
+        (Context::Research, Action::Down) => "cursor down",
+        _ => action.describe(),
+    }
+}
+
 /// One binding.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Binding {
@@ -177,102 +187,109 @@ impl Keymap {
     pub fn default_for(taxonomy: &Taxonomy) -> Keymap {
         use Action::*;
         use Context::{Global, Item, Queue, Research};
-        let b = |context, key: Key, action, desc: &str, footer: Option<&str>| Binding {
+        let b = |context, key: Key, action, footer: Option<&str>| Binding {
             context,
             key,
             action,
-            desc: desc.to_string(),
+            desc: describe(context, action).to_string(),
             footer: footer.map(str::to_owned),
+        };
+        let described = |context, key: Key, action, desc: String| Binding {
+            context,
+            key,
+            action,
+            desc,
+            footer: None,
         };
         let (ch, code, ctrl) = (Key::char, Key::code, Key::ctrl);
         #[rustfmt::skip]
         let mut v = vec![
-            b(Global, ch('?'), Help, "help: every key", Some("help")),
-            b(Global, ctrl('c'), Quit, "quit", None),
-            b(Queue, ch('j'), Down, "next row", None),
-            b(Queue, code(KeyCode::Down), Down, "next row", None),
-            b(Queue, ch('k'), Up, "previous row", None),
-            b(Queue, code(KeyCode::Up), Up, "previous row", None),
-            b(Queue, code(KeyCode::PageDown), PageDown, "page down", None),
-            b(Queue, code(KeyCode::PageUp), PageUp, "page up", None),
-            b(Queue, ch('g'), Top, "first row", None),
-            b(Queue, ch('G'), Bottom, "last row", None),
-            b(Queue, code(KeyCode::Enter), Open, "open the item", Some("open")),
-            b(Queue, ch('/'), Search, "fuzzy search", Some("search")),
-            b(Queue, ch('n'), NextMatch, "search: next match", None),
-            b(Queue, ch('N'), PrevMatch, "search: previous match", None),
-            b(Queue, ch('M'), PickModel, "filter: pick a model from a list", Some("model")),
-            b(Queue, ch('m'), FilterModel, "filter: next model", None),
-            b(Queue, ch('B'), PickBenchmark, "filter: pick a benchmark from a list", None),
-            b(Queue, ch('b'), FilterBenchmark, "filter: next benchmark", None),
-            b(Queue, ch('c'), FilterClass, "filter: next trajectory class", None),
-            b(Queue, ch('a'), FilterStatus, "filter: next audit status", None),
-            b(Item, ch('A'), TakeAnnotator, "review: take the next annotator's record", None),
-            b(Queue, ch('p'), FilterTag, "filter: next pathway tag", None),
-            b(Queue, ch('t'), ToggleTerminal, "filter: terminal regressions only", Some("terminal")),
-            b(Queue, ch('x'), ClearFilters, "clear filters and search", None),
-            b(Queue, ch('o'), CycleSort, "sort: next key", Some("sort")),
-            b(Queue, ch('q'), Quit, "quit", Some("quit")),
-            b(Queue, code(KeyCode::Tab), NextTodo, "next todo: the next item not done, skipped or flagged", None),
-            b(Queue, code(KeyCode::Esc), ClearFilters, "clear filters and search", None),
-            b(Item, ch('j'), NextItem, "next item of the queue", None),
-            b(Item, code(KeyCode::Down), NextItem, "next item of the queue", None),
-            b(Item, ch('k'), PrevItem, "previous item of the queue", None),
-            b(Item, code(KeyCode::Up), PrevItem, "previous item of the queue", None),
-            b(Item, code(KeyCode::Tab), NextTodo, "next todo: the next item not done, skipped or flagged", None),
-            b(Item, ch(']'), NextPair, "next harmful transition of the item", Some("transition")),
-            b(Item, ch('['), PrevPair, "previous harmful transition", None),
-            b(Item, ch('h'), FramePrev, "frame cursor: previous frame", None),
-            b(Item, code(KeyCode::Left), FramePrev, "frame cursor: previous frame", None),
-            b(Item, ch('l'), FrameNext, "frame cursor: next frame", None),
-            b(Item, code(KeyCode::Right), FrameNext, "frame cursor: next frame", Some("frames")),
-            b(Item, ch('c'), FrameConfig, "frames: next configuration", None),
-            b(Item, ch('v'), FrameSubset, "frames: all / dropped / added", None),
-            b(Item, ch('d'), NextDropped, "frames: next dropped frame (the lower budget's, wraps)", None),
-            b(Item, ch('a'), NextAdded, "frames: next added frame (the higher budget's, wraps)", None),
-            b(Item, ch('e'), MarkEvidence, "mark the frame under the cursor as evidence", Some("evidence")),
-            b(Item, ch('P'), CyclePrimary, "primary pathway: next tagged one", Some("primary")),
-            b(Item, ch('n'), EditNote, "edit the note", Some("note")),
-            b(Item, ch(' '), MarkDone, "mark done and go to the next item", Some("done")),
-            b(Item, ch('s'), Skip, "skip and go to the next item", Some("skip")),
-            b(Item, ch('!'), Flag, "flag for review and go to the next item", Some("flag")),
-            b(Item, ch('u'), Undo, "undo the last change", Some("undo")),
-            b(Item, ctrl('r'), Redo, "redo", None),
-            b(Item, ch('q'), Back, "back to the queue", Some("back")),
-            b(Item, code(KeyCode::Esc), Back, "back to the queue", None),
-            b(Global, ch('O'), Overview, "researcher views: overview", None),
-            b(Queue, ch('O'), Overview, "researcher views: overview", Some("overview")),
-            b(Research, code(KeyCode::Tab), NextView, "next researcher view", Some("view")),
-            b(Research, code(KeyCode::BackTab), PrevView, "previous researcher view", None),
-            b(Research, ch('P'), NextProtocol, "analysis: next protocol", None),
-            b(Research, ch('T'), NextTask, "analysis: next task", None),
-            b(Research, ch('b'), NextScope, "analysis: next benchmark scope", Some("scope")),
-            b(Research, ch('M'), NextModelSet, "analysis: model set (all, or one model)", None),
-            b(Research, ch('z'), ToggleZeroFrame, "analysis: with / without text-only configs", None),
-            b(Research, ch('C'), NextConfigSet, "analysis: config set (all, or up to a smaller top budget)", None),
-            b(Research, ch('m'), NextModel, "next model", Some("model")),
-            b(Research, ch('n'), PrevModel, "previous model", None),
-            b(Research, ch('h'), Left, "cursor left (bar, cell, threshold)", None),
-            b(Research, code(KeyCode::Left), Left, "cursor left (bar, cell, threshold)", Some("move")),
-            b(Research, ch('l'), Right, "cursor right", None),
-            b(Research, code(KeyCode::Right), Right, "cursor right", None),
-            b(Research, ch('k'), Up, "cursor up (part of a bar, cell, threshold +0.10)", None),
-            b(Research, code(KeyCode::Up), Up, "cursor up (part of a bar, cell, threshold +0.10)", None),
-            b(Research, ch('j'), Down, "cursor down", None),
-            b(Research, code(KeyCode::Down), Down, "cursor down", None),
-            b(Research, code(KeyCode::Enter), Select, "show the selected items in the queue", Some("items")),
-            b(Research, ch('q'), Back, "back to the queue", Some("back")),
-            b(Research, code(KeyCode::Esc), Back, "back to the queue", None),
+            b(Global, ch('?'), Help, Some("help")),
+            b(Global, ctrl('c'), Quit, None),
+            b(Queue, ch('j'), Down, None),
+            b(Queue, code(KeyCode::Down), Down, None),
+            b(Queue, ch('k'), Up, None),
+            b(Queue, code(KeyCode::Up), Up, None),
+            b(Queue, code(KeyCode::PageDown), PageDown, None),
+            b(Queue, code(KeyCode::PageUp), PageUp, None),
+            b(Queue, ch('g'), Top, None),
+            b(Queue, ch('G'), Bottom, None),
+            b(Queue, code(KeyCode::Enter), Open, Some("open")),
+            b(Queue, ch('/'), Search, Some("search")),
+            b(Queue, ch('n'), NextMatch, None),
+            b(Queue, ch('N'), PrevMatch, None),
+            b(Queue, ch('M'), PickModel, Some("model")),
+            b(Queue, ch('m'), FilterModel, None),
+            b(Queue, ch('B'), PickBenchmark, None),
+            b(Queue, ch('b'), FilterBenchmark, None),
+            b(Queue, ch('c'), FilterClass, None),
+            b(Queue, ch('a'), FilterStatus, None),
+            b(Item, ch('A'), TakeAnnotator, None),
+            b(Queue, ch('p'), FilterTag, None),
+            b(Queue, ch('t'), ToggleTerminal, Some("terminal")),
+            b(Queue, ch('x'), ClearFilters, None),
+            b(Queue, ch('o'), CycleSort, Some("sort")),
+            b(Queue, ch('q'), Quit, Some("quit")),
+            b(Queue, code(KeyCode::Tab), NextTodo, None),
+            b(Queue, code(KeyCode::Esc), ClearFilters, None),
+            b(Item, ch('j'), NextItem, None),
+            b(Item, code(KeyCode::Down), NextItem, None),
+            b(Item, ch('k'), PrevItem, None),
+            b(Item, code(KeyCode::Up), PrevItem, None),
+            b(Item, code(KeyCode::Tab), NextTodo, None),
+            b(Item, ch(']'), NextPair, Some("transition")),
+            b(Item, ch('['), PrevPair, None),
+            b(Item, ch('h'), FramePrev, None),
+            b(Item, code(KeyCode::Left), FramePrev, None),
+            b(Item, ch('l'), FrameNext, None),
+            b(Item, code(KeyCode::Right), FrameNext, Some("frames")),
+            b(Item, ch('c'), FrameConfig, None),
+            b(Item, ch('v'), FrameSubset, None),
+            b(Item, ch('d'), NextDropped, None),
+            b(Item, ch('a'), NextAdded, None),
+            b(Item, ch('e'), MarkEvidence, Some("evidence")),
+            b(Item, ch('P'), CyclePrimary, Some("primary")),
+            b(Item, ch('n'), EditNote, Some("note")),
+            b(Item, ch(' '), MarkDone, Some("done")),
+            b(Item, ch('s'), Skip, Some("skip")),
+            b(Item, ch('!'), Flag, Some("flag")),
+            b(Item, ch('u'), Undo, Some("undo")),
+            b(Item, ctrl('r'), Redo, None),
+            b(Item, ch('q'), Back, Some("back")),
+            b(Item, code(KeyCode::Esc), Back, None),
+            b(Global, ch('O'), Overview, None),
+            b(Queue, ch('O'), Overview, Some("overview")),
+            b(Research, code(KeyCode::Tab), NextView, Some("view")),
+            b(Research, code(KeyCode::BackTab), PrevView, None),
+            b(Research, ch('P'), NextProtocol, None),
+            b(Research, ch('T'), NextTask, None),
+            b(Research, ch('b'), NextScope, Some("scope")),
+            b(Research, ch('M'), NextModelSet, None),
+            b(Research, ch('z'), ToggleZeroFrame, None),
+            b(Research, ch('C'), NextConfigSet, None),
+            b(Research, ch('m'), NextModel, Some("model")),
+            b(Research, ch('n'), PrevModel, None),
+            b(Research, ch('h'), Left, None),
+            b(Research, code(KeyCode::Left), Left, Some("move")),
+            b(Research, ch('l'), Right, None),
+            b(Research, code(KeyCode::Right), Right, None),
+            b(Research, ch('k'), Up, None),
+            b(Research, code(KeyCode::Up), Up, None),
+            b(Research, ch('j'), Down, None),
+            b(Research, code(KeyCode::Down), Down, None),
+            b(Research, code(KeyCode::Enter), Select, Some("items")),
+            b(Research, ch('q'), Back, Some("back")),
+            b(Research, code(KeyCode::Esc), Back, None),
         ];
         for (i, view) in super::research::View::ALL.iter().enumerate() {
             let desc = format!("researcher view: {}", view.title());
             let key = char::from(b'1' + i as u8);
-            v.push(b(Research, ch(key), ShowView(i), &desc, None));
+            v.push(described(Research, ch(key), ShowView(i), desc));
         }
         for (i, p) in taxonomy.pathways.iter().enumerate() {
             if let Some(c) = p.key.chars().next() {
                 let desc = format!("toggle pathway: {}", p.label);
-                v.push(b(Item, ch(c), TogglePathway(i), &desc, None));
+                v.push(described(Item, ch(c), TogglePathway(i), desc));
             }
         }
         Keymap { bindings: v }
@@ -289,11 +306,69 @@ impl Keymap {
         find(context).or_else(|| find(Context::Global))
     }
 
+    /// How a screen names the key of `action` in `context` (or, failing that, globally): a
+    /// named key (arrow, Enter, Tab) before a letter, since hints show the keys everyone
+    /// knows and letters are their vi aliases. `None` when the user left it unbound.
+    pub fn hint(&self, context: Context, action: Action) -> Option<String> {
+        let bound = |ctx| {
+            self.bindings
+                .iter()
+                .filter(move |b| b.context == ctx && b.action == action)
+                .min_by_key(|b| matches!(b.key.code, KeyCode::Char(_)))
+        };
+        bound(context)
+            .or_else(|| bound(Context::Global))
+            .map(|b| b.key.label())
+    }
+
+    /// A hint such as "←→ column": the keys of `actions` joined by `join`, then `text`;
+    /// `None` when one of them is unbound, since a hint naming a dead key would mislead.
+    pub fn hint_for(
+        &self,
+        context: Context,
+        actions: &[Action],
+        join: &str,
+        text: &str,
+    ) -> Option<String> {
+        let keys: Option<Vec<String>> = actions.iter().map(|&a| self.hint(context, a)).collect();
+        Some(format!("{}{text}", keys?.join(join)))
+    }
+
+    /// The hints of `parts` whose keys are all bound.
+    pub fn hint_list(&self, context: Context, parts: &[(&[Action], &str, &str)]) -> Vec<String> {
+        parts
+            .iter()
+            .filter_map(|(actions, join, text)| self.hint_for(context, actions, join, text))
+            .collect()
+    }
+
+    /// `hint_list` joined by " · ".
+    pub fn hints(&self, context: Context, parts: &[(&[Action], &str, &str)]) -> String {
+        self.hint_list(context, parts).join(" · ")
+    }
+
     /// Bindings of a context and the global ones, for the help overlay.
     pub fn for_context(&self, context: Context) -> impl Iterator<Item = &Binding> {
         self.bindings
             .iter()
             .filter(move |b| b.context == context || b.context == Context::Global)
+    }
+
+    /// A footer entry follows its action to the key the user moved it to: when no binding of
+    /// the action in that context is in the footer any more, its first one takes the label.
+    fn keep_footer_labels(&mut self, footers: Vec<(Context, Action, String)>) {
+        for (context, action, label) in footers {
+            let mut of_action = self
+                .bindings
+                .iter_mut()
+                .filter(|b| b.context == context && b.action == action);
+            if let Some(first) = of_action.next()
+                && first.footer.is_none()
+                && of_action.all(|b| b.footer.is_none())
+            {
+                first.footer = Some(label);
+            }
+        }
     }
 
     /// Applies a user keymap file: `{"bindings": [{"context": "item", "key": "d",
@@ -314,6 +389,11 @@ impl Keymap {
         }
         let f: File = serde_json::from_str(text)
             .map_err(|e| format!("{}: malformed keymap: {e}", path.display()))?;
+        let footers: Vec<(Context, Action, String)> = self
+            .bindings
+            .iter()
+            .filter_map(|b| Some((b.context, b.action, b.footer.clone()?)))
+            .collect();
         let mut errors = Vec::new();
         for (i, e) in f.bindings.iter().enumerate() {
             let at = format!("{}: bindings[{i}]", path.display());
@@ -344,7 +424,7 @@ impl Keymap {
             let desc = e
                 .desc
                 .clone()
-                .unwrap_or_else(|| action.describe().to_string());
+                .unwrap_or_else(|| describe(context, action).to_string());
             self.bindings.push(Binding {
                 context,
                 key,
@@ -353,6 +433,7 @@ impl Keymap {
                 footer: None,
             });
         }
+        self.keep_footer_labels(footers);
         if errors.is_empty() {
             Ok(())
         } else {
@@ -445,6 +526,65 @@ mod tests {
         assert!(
             err.contains("k.json: bindings[0].action: unknown action \"fly\""),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn hints_name_keys_as_bound_and_footer_labels_follow_a_moved_key() {
+        let tax = Taxonomy::load(None).expect("taxonomy");
+        let mut km = Keymap::default_for(&tax);
+        // An arrow before its vi letter; nothing for an unbound action.
+        assert_eq!(
+            km.hint(Context::Research, Action::Left).as_deref(),
+            Some("←")
+        );
+        assert_eq!(
+            km.hints(
+                Context::Research,
+                &[
+                    (&[Action::Left, Action::Right], "", " column"),
+                    (&[Action::Select], "", ": queue"),
+                ],
+            ),
+            "←→ column · Enter: queue"
+        );
+        // Descriptions come from the action, a screen's own meaning where it has one.
+        let desc = |ctx, action| {
+            km.bindings
+                .iter()
+                .find(|b| b.context == ctx && b.action == action)
+                .map(|b| b.desc.clone())
+        };
+        assert_eq!(
+            desc(Context::Queue, Action::Down).as_deref(),
+            Some("next row")
+        );
+        assert_eq!(
+            desc(Context::Research, Action::Down).as_deref(),
+            Some("cursor down")
+        );
+        let user = r#"{"bindings": [{"context": "item", "key": "x", "action": "mark_done"},
+                                     {"context": "item", "key": "Space", "action": "none"},
+                                     {"context": "research", "key": "Enter", "action": "none"}]}"#;
+        km.apply_overrides(user, Path::new("k.json"))
+            .expect("valid");
+        let footer: Vec<(String, String)> = km
+            .bindings
+            .iter()
+            .filter(|b| b.context == Context::Item)
+            .filter_map(|b| Some((b.key.label(), b.footer.clone()?)))
+            .collect();
+        assert!(footer.contains(&("x".into(), "done".into())), "{footer:?}");
+        assert_eq!(km.hint(Context::Research, Action::Select), None);
+        assert_eq!(
+            km.hints(
+                Context::Research,
+                &[
+                    (&[Action::Left], "", " column"),
+                    (&[Action::Select], "", ": queue"),
+                ],
+            ),
+            "← column"
         );
     }
 }

@@ -13,7 +13,9 @@ use ratatui::widgets::{
     Row as TableRow, Table,
 };
 
+use super::action::Action;
 use super::app::App;
+use super::charts::research_hints;
 use super::charts::{
     PART_GLYPHS, ceil10, fg, floor10, interval_bar, text_at, with_interval, y_axis,
 };
@@ -413,11 +415,19 @@ fn draw_churn(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
             Line::from(vec![
                 Span::styled("▶ ", WARN),
                 Span::raw(format!(
-                    "{}→{} {}: {} items (↑↓ part, Enter: queue)",
+                    "{}→{} {}: {} items ({})",
                     s(&c.from),
                     s(&c.to),
                     CHURN_PARTS[r.part].0,
-                    counts[r.part]
+                    counts[r.part],
+                    research_hints(
+                        app,
+                        &[
+                            (&[Action::Up, Action::Down], "", " part"),
+                            (&[Action::Select], "", ": queue"),
+                        ]
+                    )
+                    .replace(" · ", ", ")
                 )),
             ]),
         );
@@ -464,7 +474,13 @@ fn draw_classes(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
         0,
         11,
         Line::from(Span::styled(
-            "←→ bars and classes · Enter: these items in the queue",
+            research_hints(
+                app,
+                &[
+                    (&[Action::Left, Action::Right], "", " bars and classes"),
+                    (&[Action::Select], "", ": these items in the queue"),
+                ],
+            ),
             DIM,
         )),
     );

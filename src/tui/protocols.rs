@@ -9,7 +9,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
+use super::action::Action;
 use super::app::App;
+use super::charts::research_hints;
 use super::research::{ViewData, one_protocol_only};
 use super::view::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::agreement::cohen;
@@ -163,10 +165,24 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     }
     f.render_widget(
         Paragraph::new(lines).block(
-            Block::default().borders(Borders::TOP).border_style(DIM).title(Span::styled(
-                format!(" {model}: {} items harmful under one protocol only (↑↓ model, Enter: queue) ", only.len()),
-                ACCENT,
-            )),
+            Block::default()
+                .borders(Borders::TOP)
+                .border_style(DIM)
+                .title(Span::styled(
+                    format!(
+                        " {model}: {} items harmful under one protocol only ({}) ",
+                        only.len(),
+                        research_hints(
+                            app,
+                            &[
+                                (&[Action::Up, Action::Down], "", " model"),
+                                (&[Action::Select], "", ": queue"),
+                            ]
+                        )
+                        .replace(" · ", ", ")
+                    ),
+                    ACCENT,
+                )),
         ),
         list_area,
     );

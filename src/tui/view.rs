@@ -7,8 +7,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
+use super::action::Action;
 use super::app::{App, Input, QueueHit, Screen};
 use super::fit::{fit, fit_line, fit_whole, pad, width};
+use super::keymap::Context;
 use super::research::View;
 use super::search::match_positions;
 use crate::core::analysis::Metrics;
@@ -684,12 +686,15 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         ),
     ]));
     // In a review, the annotators' records take the place of the other models.
-    let (others, others_title): (Vec<Line>, &str) = match &app.review {
+    let (others, others_title): (Vec<Line>, String) = match &app.review {
         Some(review) => (
             review.panel(&app.key(i), &app.taxonomy, area.width / 2),
-            " annotators (A: take the next one's record) ",
+            match app.keymap.hint(Context::Item, Action::TakeAnnotator) {
+                Some(k) => format!(" annotators ({}: take the next one's record) ", s(&k)),
+                None => " annotators ".into(),
+            },
         ),
-        None => (other_models(app, i), " other models "),
+        None => (other_models(app, i), " other models ".into()),
     };
     // As many rows as the lines wrap to (a long model name wraps the title).
     let wrapped = Paragraph::new(qlines.clone()).wrap(Wrap { trim: false });
