@@ -206,7 +206,7 @@ fn main() {
     };
     let mut app = build_app(ds, &opts, || {}).expect("app");
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
-    term.draw(|f| view::draw(f, &mut app)).expect("draw");
+    view::render(&mut term, &mut app).expect("draw");
     let first = t.elapsed().as_secs_f64();
     println!("queue rows: {}", app.rows.len());
     println!("start to first screen (in process): {first:.3} s (load {load:.3} s)");
@@ -262,7 +262,7 @@ fn main() {
                     }
                 }
             }
-            term.draw(|f| view::draw(f, &mut app)).expect("draw");
+            view::render(&mut term, &mut app).expect("draw");
             latencies.push(t.elapsed().as_secs_f64() * 1e3);
         }
         app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
@@ -283,7 +283,7 @@ fn main() {
         let times: Vec<f64> = (0..200)
             .map(|_| {
                 let t = Instant::now();
-                term.draw(|f| view::draw(f, &mut app)).expect("draw");
+                view::render(&mut term, &mut app).expect("draw");
                 t.elapsed().as_secs_f64() * 1e3
             })
             .collect();
@@ -308,7 +308,7 @@ fn main() {
     ] {
         let t = Instant::now();
         app.update(action);
-        term.draw(|f| view::draw(f, &mut app)).expect("draw");
+        view::render(&mut term, &mut app).expect("draw");
         switch.push(t.elapsed().as_secs_f64() * 1e3);
     }
     let (med, p90) = stats(switch.clone());
@@ -329,7 +329,7 @@ fn main() {
         let times: Vec<f64> = (0..50)
             .map(|_| {
                 let t = Instant::now();
-                term.draw(|f| view::draw(f, &mut app)).expect("draw");
+                view::render(&mut term, &mut app).expect("draw");
                 t.elapsed().as_secs_f64() * 1e3
             })
             .collect();

@@ -12,7 +12,7 @@ use frameaudit::core::audit::{Status, read_audit};
 use frameaudit::core::dataset::load_dataset;
 use frameaudit::core::taxonomy::Taxonomy;
 use frameaudit::tui::action::Action;
-use frameaudit::tui::app::{App, Effect, Input, Screen, SortKey};
+use frameaudit::tui::app::{App, Effect, ImageMode, Input, Screen, SortKey};
 use frameaudit::tui::keymap::Keymap;
 use frameaudit::tui::search::search;
 use frameaudit::tui::session::Session;
@@ -54,7 +54,7 @@ fn code(c: KeyCode) -> KeyEvent {
 
 fn screen(app: &mut App, w: u16, h: u16) -> String {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    term.draw(|f| view::draw(f, app)).expect("draw");
+    view::render(&mut term, app).expect("draw");
     term.backend().to_string()
 }
 
@@ -1724,7 +1724,7 @@ fn a_compared_dataset_is_read_as_a_second_protocol() {
 
 fn buffer(app: &mut App, w: u16, h: u16) -> ratatui::buffer::Buffer {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    term.draw(|f| view::draw(f, app)).expect("draw");
+    view::render(&mut term, app).expect("draw");
     term.backend().buffer().clone()
 }
 
@@ -2183,7 +2183,7 @@ fn type_text(app: &mut App, text: &str) {
 /// the frame set none).
 fn screen_and_cursor(app: &mut App, w: u16, h: u16) -> String {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    term.draw(|f| view::draw(f, app)).expect("draw");
+    view::render(&mut term, app).expect("draw");
     let b = term.backend();
     let cursor = if b.cursor_visible() {
         let p = b.cursor_position();
@@ -2197,7 +2197,7 @@ fn screen_and_cursor(app: &mut App, w: u16, h: u16) -> String {
 
 fn cursor_of(app: &mut App, w: u16, h: u16) -> Option<(u16, u16)> {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    term.draw(|f| view::draw(f, app)).expect("draw");
+    view::render(&mut term, app).expect("draw");
     let b = term.backend();
     b.cursor_visible()
         .then(|| (b.cursor_position().x, b.cursor_position().y))
@@ -2701,4 +2701,33 @@ fn a_remapped_key_shows_in_the_footer_the_help_and_the_hints() {
     );
     assert!(!overview.contains("Enter: these items"), "{overview}");
     assert!(overview.contains(" S items "), "{overview}");
+}
+
+/// Pictures go through the loader and reach the screen without the draw changing the state:
+/// the draw asks for frames, the loader decodes them, `after_draw` makes their drawable form
+/// at the slot's size, and the next render shows half blocks where "loading…" stood.
+#[test]
+fn frames_load_off_the_draw_and_show_as_half_blocks() {
+    let mut app = demo_app();
+    app.set_images(ImageMode::Halfblocks);
+    app.loader = Some(frameaudit::core::frames::FrameLoader::new(
+        frameaudit::core::frames::FrameStore::new(&app.ds),
+        64,
+        || {},
+    ));
+    app.update(Action::Open);
+    let first = screen(&mut app, 120, 40);
+    assert!(first.contains("loading…"), "{first}");
+    let mut shown = first.clone();
+    for _ in 0..200 {
+        std::thread::sleep(Duration::from_millis(20));
+        shown = screen(&mut app, 120, 40);
+        if !shown.contains("loading…") {
+            break;
+        }
+    }
+    assert!(!shown.contains("loading…"), "{shown}");
+    assert!(shown.matches('▀').count() > 100, "no half blocks:\n{shown}");
+    // Once drawable, a frame stays so: drawing again changes nothing.
+    assert_eq!(screen(&mut app, 120, 40), shown);
 }

@@ -35,6 +35,24 @@ pub struct Row {
 /// A row's listed harmful transitions, as grid columns (lower, higher).
 pub type Pairs = Arc<Vec<(usize, usize)>>;
 
+/// A frame in a slot of cells (width, height): one drawable form is made per slot size.
+pub type Slot = (crate::core::frames::FrameKey, u16, u16);
+
+/// What a draw needs changed that drawing itself must not change: the queue's page height
+/// and where its rows are (for a click), frames to load, and loaded frames that have no
+/// drawable form at their size yet. `App::after_draw` applies it, so that a draw is a
+/// function of the state and nothing else.
+#[derive(Debug, Default)]
+pub struct Drawn {
+    /// Rows the queue table showed (`None` off the queue).
+    pub page: Option<usize>,
+    pub queue_hit: Option<QueueHit>,
+    /// Frames shown as "loading…": to ask the loader for.
+    pub wanted: Vec<crate::core::frames::FrameKey>,
+    /// Loaded frames and the cell size of their slot, without a protocol yet.
+    pub unfitted: Vec<Slot>,
+}
+
 /// The names of a queue row's unit, borrowed from the matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowNames<'a> {
@@ -320,11 +338,9 @@ pub struct App {
     pub(super) picker: ratatui_image::picker::Picker,
     /// Decodes frames off the UI thread (none in tests: frames show as text).
     pub loader: Option<crate::core::frames::FrameLoader>,
-    /// Frames the last draw needed and did not have; the runner asks the loader for them.
-    pub wanted: Vec<crate::core::frames::FrameKey>,
-    /// Drawable images per (frame, area size), so a frame is converted once per size.
-    pub(super) protocols:
-        lru::LruCache<(crate::core::frames::FrameKey, u16, u16), ratatui_image::protocol::Protocol>,
+    /// Drawable images per (frame, area size), so a frame is converted once per size; or
+    /// why it cannot be drawn.
+    pub(super) protocols: lru::LruCache<Slot, Result<ratatui_image::protocol::Protocol, String>>,
     pub research: Research,
     /// What part of the queue this session holds, shown in the header ("shard 2/5 (+20%
     /// shared)", "review of 2 audits"); `None` for the whole queue.
@@ -402,7 +418,6 @@ impl App {
             images: ImageMode::None,
             picker: ratatui_image::picker::Picker::halfblocks(),
             loader: None,
-            wanted: Vec::new(),
             protocols: lru::LruCache::new(
                 std::num::NonZeroUsize::new(96).unwrap_or(std::num::NonZeroUsize::MIN),
             ),
@@ -956,14 +971,59 @@ impl App {
             .is_some_and(|r| r.evidence_frames.contains(&index))
     }
 
-    /// Hands the frames the last draw needed to the loader, and prefetches the thumbnails of
-    /// the next item of the queue so that moving on does not wait for them.
-    pub fn request_frames(&mut self) {
-        let Some(loader) = &self.loader else {
-            self.wanted.clear();
+    /// Applies what a draw asked for ([`Drawn`]): the queue's page and click areas, the
+    /// frames to load, and drawable forms of the frames that arrived. True when pictures
+    /// became drawable, so a draw now would show more.
+    pub fn after_draw(&mut self, drawn: Drawn) -> bool {
+        if let Some(page) = drawn.page {
+            self.page = page;
+        }
+        self.queue_hit = drawn.queue_hit;
+        self.request_frames(drawn.wanted);
+        let fitted = !drawn.unfitted.is_empty();
+        for slot in drawn.unfitted {
+            self.fit(slot);
+        }
+        fitted
+    }
+
+    /// Makes the drawable form of a loaded frame for a slot of cells: scaled to fill the
+    /// slot at the terminal's cell size, then encoded for the image protocol.
+    fn fit(&mut self, slot: Slot) {
+        let Some(Ok(img)) = self
+            .loader
+            .as_ref()
+            .and_then(|l| l.get(&slot.0))
+            .as_deref()
+            .cloned()
+        else {
             return;
         };
-        for key in self.wanted.drain(..) {
+        let font = self.picker.font_size();
+        let fitted = crate::core::frames::fit_within(
+            &img,
+            u32::from(slot.1) * u32::from(font.width),
+            u32::from(slot.2) * u32::from(font.height),
+        );
+        let size = ratatui::layout::Size::new(slot.1, slot.2);
+        let drawable = self
+            .picker
+            .new_protocol(
+                image::DynamicImage::ImageRgb8(fitted),
+                size,
+                ratatui_image::Resize::Fit(None),
+            )
+            .map_err(|e| e.to_string());
+        self.protocols.put(slot, drawable);
+    }
+
+    /// Hands the frames a draw needed to the loader, and prefetches the thumbnails of the
+    /// next item of the queue so that moving on does not wait for them.
+    fn request_frames(&mut self, wanted: Vec<crate::core::frames::FrameKey>) {
+        let Some(loader) = &self.loader else {
+            return;
+        };
+        for key in wanted {
             loader.request(key);
         }
         if self.screen != Screen::Item {

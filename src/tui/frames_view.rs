@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::action::Action;
-use super::app::{App, FrameInfo, ImageMode, Subset};
+use super::app::{App, Drawn, FrameInfo, ImageMode, Subset};
 use super::fit::{fit, fit_line, fit_whole};
 use super::keymap::Context;
 use super::view::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
@@ -48,7 +48,7 @@ pub const COMPACT_H: u16 = 6;
 
 /// Draws the frames part of the item screen for row `i`; `compact` keeps only the audited
 /// pair's timeline and the frame under the cursor (no thumbnails).
-pub fn draw_frames(f: &mut Frame, app: &mut App, i: usize, area: Rect, compact: bool) {
+pub fn draw_frames(f: &mut Frame, app: &App, i: usize, area: Rect, compact: bool, out: &mut Drawn) {
     if area.height < 3 {
         return;
     }
@@ -83,9 +83,9 @@ pub fn draw_frames(f: &mut Frame, app: &mut App, i: usize, area: Rect, compact: 
         let [timeline, thumbs] =
             Layout::vertical([Constraint::Length(timeline_h), Constraint::Min(0)]).areas(inner);
         draw_timeline(f, app, &info, timeline, false, false);
-        draw_thumbnails(f, app, &info, thumbs);
+        draw_thumbnails(f, app, &info, thumbs, out);
     }
-    draw_large(f, app, &info, right);
+    draw_large(f, app, &info, right, out);
 }
 
 /// The word a timeline row ends with: how sure its frames are. Never a colour alone: an
@@ -287,7 +287,7 @@ fn compact_keys(app: &App) -> Line<'static> {
     Line::from(spans)
 }
 
-fn draw_thumbnails(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
+fn draw_thumbnails(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, out: &mut Drawn) {
     if area.height < 3 {
         return;
     }
@@ -307,7 +307,21 @@ fn draw_thumbnails(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
         Paragraph::new(fit_line(
             Line::from(vec![
                 Span::styled(subset, ACCENT),
-                Span::styled("   ←/→ move · c config · v subset · e evidence", DIM),
+                Span::styled(
+                    format!(
+                        "   {}",
+                        app.keymap.hints(
+                            Context::Item,
+                            &[
+                                (&[Action::FramePrev, Action::FrameNext], "/", " move"),
+                                (&[Action::FrameConfig], "", " config"),
+                                (&[Action::FrameSubset], "", " subset"),
+                                (&[Action::MarkEvidence], "", " evidence"),
+                            ],
+                        )
+                    ),
+                    DIM,
+                ),
             ]),
             head.width as usize,
         )),
@@ -334,7 +348,7 @@ fn draw_thumbnails(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
         let [img_area, label] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(cell);
         let key = app.frame_key(info, entry, THUMB_SIDE);
-        draw_image(app, f, key, img_area, info);
+        draw_image(app, f, key, img_area, info, out);
         let evidence = app.is_evidence(entry.index);
         let style = if pos == cur {
             ACCENT.add_modifier(Modifier::REVERSED)
@@ -366,7 +380,7 @@ fn draw_thumbnails(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
     }
 }
 
-fn draw_large(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
+fn draw_large(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, out: &mut Drawn) {
     let list = app.panel_list(info);
     let Some(entry) = list
         .get(app.frame_panel.cursor.min(list.len().saturating_sub(1)))
@@ -412,16 +426,17 @@ fn draw_large(f: &mut Frame, app: &mut App, info: &FrameInfo, area: Rect) {
     f.render_widget(block, area);
     let side = (inner.width as u32 * 10).max(64);
     let key = app.frame_key(info, &entry, side);
-    draw_image(app, f, key, inner, info);
+    draw_image(app, f, key, inner, info, out);
 }
 
 /// Draws a frame, or what stands in for it (text mode, loading, or why it is missing).
 pub fn draw_image(
-    app: &mut App,
+    app: &App,
     f: &mut ratatui::Frame,
     key: Option<crate::core::frames::FrameKey>,
     area: ratatui::layout::Rect,
     info: &FrameInfo,
+    out: &mut Drawn,
 ) {
     if area.width < 2 || area.height < 1 {
         return;
@@ -458,46 +473,22 @@ pub fn draw_image(
     };
     match loader.get(&key) {
         None => {
-            app.wanted.push(key);
+            out.wanted.push(key);
             placeholder(f, area, &format!("{label}\nloading…"), DIM);
         }
         Some(res) => match res.as_ref() {
             Err(why) => placeholder(f, area, &format!("{label}\n{}", sanitize(why)), WRONG),
-            Ok(img) => {
+            Ok(_) => {
                 let slot = (key, area.width, area.height);
-                if !app.protocols.contains(&slot) {
-                    let size = ratatui::layout::Size::new(area.width, area.height);
-                    // Scale to fill the area at the terminal's cell size (small frames
-                    // are enlarged too); done once per frame and area, then cached.
-                    let font = app.picker.font_size();
-                    let (bw, bh) = (
-                        u32::from(area.width) * u32::from(font.width),
-                        u32::from(area.height) * u32::from(font.height),
-                    );
-                    let scale = (bw as f64 / img.width().max(1) as f64)
-                        .min(bh as f64 / img.height().max(1) as f64);
-                    let (w, h) = (
-                        ((img.width() as f64 * scale) as u32).max(1),
-                        ((img.height() as f64 * scale) as u32).max(1),
-                    );
-                    let fitted =
-                        image::imageops::resize(img, w, h, image::imageops::FilterType::Triangle);
-                    let image = image::DynamicImage::ImageRgb8(fitted);
-                    match app
-                        .picker
-                        .new_protocol(image, size, ratatui_image::Resize::Fit(None))
-                    {
-                        Ok(p) => {
-                            app.protocols.put(slot.clone(), p);
-                        }
-                        Err(e) => {
-                            placeholder(f, area, &format!("{label}\ncannot draw: {e}"), WRONG);
-                            return;
-                        }
+                match app.protocols.peek(&slot) {
+                    Some(Ok(p)) => f.render_widget(ratatui_image::Image::new(p), area),
+                    Some(Err(e)) => {
+                        placeholder(f, area, &format!("{label}\ncannot draw: {e}"), WRONG)
                     }
-                }
-                if let Some(p) = app.protocols.get(&slot) {
-                    f.render_widget(ratatui_image::Image::new(p), area);
+                    None => {
+                        out.unfitted.push(slot);
+                        placeholder(f, area, &format!("{label}\nloading…"), DIM);
+                    }
                 }
             }
         },

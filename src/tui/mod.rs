@@ -490,9 +490,8 @@ fn draw(term: &mut Terminal<CrosstermBackend<Stdout>>, app: &mut App) -> Result<
     let t = std::time::Instant::now();
     // Synchronized updates: the terminal shows a whole frame or none, never half.
     execute!(term.backend_mut(), BeginSynchronizedUpdate)?;
-    term.draw(|f| view::draw(f, app))?;
+    view::render(term, app)?;
     execute!(term.backend_mut(), EndSynchronizedUpdate)?;
-    app.request_frames();
     crate::core::timing("draw", t);
     Ok(())
 }

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
 use super::action::Action;
-use super::app::{App, Input, QueueHit, Screen};
+use super::app::{App, Drawn, Input, QueueHit, Screen};
 use super::fit::{fit, fit_line, fit_whole, pad, width};
 use super::keymap::Context;
 use super::research::View;
@@ -31,8 +31,30 @@ pub(super) fn s(text: &str) -> String {
     sanitize(text).into_owned()
 }
 
-/// Draws the whole screen.
-pub fn draw(f: &mut Frame, app: &mut App) {
+/// Draws the whole screen and says what it needs (see [`Drawn`]).
+pub fn draw(f: &mut Frame, app: &App) -> Drawn {
+    let mut out = Drawn::default();
+    draw_screen(f, app, &mut out);
+    out
+}
+
+/// Draws into `term` and applies what the draw asked for; when that made pictures
+/// drawable, draws once more so they show now rather than at the next event.
+pub fn render<B: ratatui::backend::Backend>(
+    term: &mut ratatui::Terminal<B>,
+    app: &mut App,
+) -> Result<(), B::Error> {
+    let mut drawn = Drawn::default();
+    term.draw(|f| drawn = draw(f, app))?;
+    if app.after_draw(drawn) {
+        let mut again = Drawn::default();
+        term.draw(|f| again = draw(f, app))?;
+        app.after_draw(again);
+    }
+    Ok(())
+}
+
+fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
     let area = f.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         let msg = format!(
@@ -47,7 +69,6 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         );
         return;
     }
-    app.queue_hit = None;
     let [header, body, footer] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(5),
@@ -56,8 +77,8 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     .areas(area);
     draw_header(f, app, header);
     match app.screen {
-        Screen::Queue => draw_queue(f, app, body),
-        Screen::Item => draw_item(f, app, body),
+        Screen::Queue => draw_queue(f, app, body, out),
+        Screen::Item => draw_item(f, app, body, out),
         Screen::Research(v) => draw_research(f, app, v, body),
     }
     draw_footer(f, app, footer);
@@ -296,7 +317,7 @@ fn abbrev(text: &str, w: usize) -> String {
         .collect()
 }
 
-fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
+fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     let show_search = app.input == Input::Search || !app.query.is_empty();
     let query = app.query.as_str();
     let [table_area, legend_area, search_area] = Layout::vertical([
@@ -385,11 +406,12 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
             .current()
             .is_some_and(|i| app.config_names(i).iter().any(|n| n.contains('_')));
     let header_h: u16 = if two_rows { 2 } else { 1 };
-    app.page = table_area.height.saturating_sub(1 + header_h) as usize;
-    let end = shown_rows(app.page).end;
+    let page = table_area.height.saturating_sub(1 + header_h) as usize;
+    out.page = Some(page);
+    let end = shown_rows(page).end;
     // Where each row is drawn, for a click: below the border and the header.
     let rows_y = table_area.y + 1 + header_h;
-    app.queue_hit = Some(QueueHit {
+    out.queue_hit = Some(QueueHit {
         area: Rect {
             x: table_area.x,
             y: rows_y,
@@ -581,7 +603,7 @@ fn draw_queue(f: &mut Frame, app: &mut App, area: Rect) {
     f.render_widget(Paragraph::new(fit_line(legend, total)), legend_area);
 }
 
-fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
+fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     let Some(i) = app.current() else {
         f.render_widget(
             Paragraph::new("No item selected (q goes back to the queue)."),
@@ -980,7 +1002,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
         };
         f.render_widget(note, note_area);
     }
-    super::frames_view::draw_frames(f, app, i, frames_area, compact);
+    super::frames_view::draw_frames(f, app, i, frames_area, compact, out);
 }
 
 /// The note being edited: one line that scrolls sideways to keep the terminal's cursor in

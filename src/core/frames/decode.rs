@@ -319,6 +319,17 @@ fn scale(img: RgbImage, max_side: u32) -> RgbImage {
     image::imageops::resize(&img, nw, nh, FilterType::Triangle)
 }
 
+/// `img` scaled to fill a `w` x `h` pixel box, keeping the aspect ratio: a small frame is
+/// enlarged too, so a thumbnail fills the cells it is given. Triangle filtering, as above.
+pub fn fit_within(img: &RgbImage, w: u32, h: u32) -> RgbImage {
+    let scale = (w as f64 / img.width().max(1) as f64).min(h as f64 / img.height().max(1) as f64);
+    let (nw, nh) = (
+        ((img.width() as f64 * scale) as u32).max(1),
+        ((img.height() as f64 * scale) as u32).max(1),
+    );
+    image::imageops::resize(img, nw, nh, FilterType::Triangle)
+}
+
 /// A frame of a raw video to decode: its index (decord's numbering) and its cache file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wanted {

@@ -34,7 +34,7 @@ use std::time::Duration;
 
 use crate::core::dataset::{Dataset, DatasetMeta, ItemMeta};
 
-pub use decode::{MAX_IMAGE_SIDE, VideoTools, Wanted, decode_video, load_image};
+pub use decode::{MAX_IMAGE_SIDE, VideoTools, Wanted, decode_video, fit_within, load_image};
 pub use loader::{FrameKey, FrameLoader};
 pub use probe::{
     Rational, VideoProbe, ffprobe_beside, ffprobe_on_path, probe_video, probe_video_with,
