@@ -10,7 +10,6 @@ use serde::Serialize;
 
 use super::cascade::Cascade;
 use super::grid::{GridJson, GridSpec, ModelGrid, Name};
-use super::intervention::Intervention;
 use super::pairs::MAX_MATRIX_CONFIGS;
 use super::{Interval, OrderedCounts, pct};
 use crate::core::matrix::{NO_TEXT, ResponseMatrix};
@@ -258,6 +257,32 @@ pub struct McqMetrics {
     /// (for the readable report; the JSON of docs/measures.md §12 has no such field).
     #[serde(skip)]
     pub terminal_interval: Option<Interval>,
+}
+
+/// Recovery by an intervention (docs/measures.md §11), in the MCQ metrics of the primary
+/// protocol; `intervention::compute` fills it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Intervention {
+    /// Grid items that have an intervention cell; the counts below are over these.
+    pub items_with_intervention: usize,
+    /// Terminal regressions of the primary grid (§3.7).
+    pub terminal_regressions: usize,
+    /// Terminal regressions whose intervention cell is right.
+    pub recovered: usize,
+    /// `100 · recovered / terminal_regressions`; `None` without terminal regressions.
+    pub recovery_rate: Option<f64>,
+    /// Items right at the top configuration.
+    pub top_correct_items: usize,
+    /// Items right at the top configuration but wrong under the intervention.
+    pub broken: usize,
+    /// `100 · broken / top_correct_items`; `None` when no item is right at the top.
+    pub broken_rate: Option<f64>,
+    /// Accuracy (percent) of the intervention cells.
+    pub accuracy_intervention: f64,
+    /// Accuracy (percent) at the top configuration over the same items.
+    pub accuracy_top: f64,
+    /// `accuracy_intervention − accuracy_top`, in points.
+    pub accuracy_delta: f64,
 }
 
 /// The 0/1 values of a model's grid, row-major.
