@@ -890,6 +890,7 @@ struct PartIds {
 }
 
 impl PartIds {
+    /// A part's text id here; "no text" stays "no text", as it has no entry in the map.
     fn text(&self, t: u32) -> u32 {
         if t == NO_TEXT {
             NO_TEXT
