@@ -20,8 +20,11 @@ use rustc_hash::FxHashMap;
 /// (wrapping), so that `u32::MAX`, the "none" id, is stored as 0.
 #[derive(Debug, Clone)]
 pub enum Ids {
+    /// Every stored id fits a byte.
     U8(Vec<u8>),
+    /// Every stored id fits two bytes.
     U16(Vec<u16>),
+    /// Full width.
     U32(Vec<u32>),
 }
 
@@ -39,6 +42,7 @@ impl PartialEq for Ids {
 }
 
 impl Ids {
+    /// Ids in the column (one per cell).
     pub fn len(&self) -> usize {
         match self {
             Ids::U8(v) => v.len(),
@@ -47,6 +51,7 @@ impl Ids {
         }
     }
 
+    /// True for a column of no cells.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -111,6 +116,7 @@ impl Ids {
         };
     }
 
+    /// Appends an id, widening the column first when it does not fit.
     #[inline]
     pub fn push(&mut self, id: u32) {
         let stored = id.wrapping_add(1);
@@ -130,6 +136,7 @@ impl Ids {
         }
     }
 
+    /// Makes room for `n` more ids at the current width.
     pub fn reserve(&mut self, n: usize) {
         match self {
             Ids::U8(v) => v.reserve(n),
@@ -147,6 +154,7 @@ impl Ids {
         }
     }
 
+    /// Gives back spare room of a column that is complete.
     pub fn shrink_to_fit(&mut self) {
         match self {
             Ids::U8(v) => v.shrink_to_fit(),
@@ -155,6 +163,7 @@ impl Ids {
         }
     }
 
+    /// Every id, in cell order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         (0..self.len()).map(|i| self.get(i))
     }
@@ -216,6 +225,7 @@ impl PartialEq for Floats {
 }
 
 impl Floats {
+    /// Values in the column (one per cell).
     pub fn len(&self) -> usize {
         match &self.raw {
             Some(v) => v.len(),
@@ -223,6 +233,7 @@ impl Floats {
         }
     }
 
+    /// True for a column of no cells.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -278,6 +289,7 @@ impl Floats {
         self.last = None;
     }
 
+    /// Appends a value (NaN included).
     pub fn push(&mut self, x: f64) {
         if self.raw.is_none() {
             match self.code_of(x) {
@@ -293,6 +305,7 @@ impl Floats {
         }
     }
 
+    /// Makes room for `n` more values.
     pub fn reserve(&mut self, n: usize) {
         match &mut self.raw {
             Some(v) => v.reserve(n),
@@ -319,10 +332,12 @@ impl Floats {
         }
     }
 
+    /// Every value, in cell order.
     pub fn iter(&self) -> impl Iterator<Item = f64> + '_ {
         (0..self.len()).map(|i| self.get(i))
     }
 
+    /// Appends every value of another column.
     pub fn extend_from(&mut self, other: &Floats) {
         self.reserve(other.len());
         if other.raw.is_none() && self.raw.is_none() {
@@ -386,12 +401,16 @@ pub struct Run {
 /// take more room (lines that jump about).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Lines {
+    /// Runs of consecutive lines.
     Runs {
+        /// The runs, in cell order.
         runs: Vec<Run>,
+        /// Cells covered.
         len: u32,
         /// Whether the last run's `per` is settled (its cells span two lines or more).
         settled: bool,
     },
+    /// One line number a cell.
     Plain(Vec<u32>),
 }
 
@@ -406,6 +425,7 @@ impl Default for Lines {
 }
 
 impl Lines {
+    /// Cells in the column.
     pub fn len(&self) -> usize {
         match self {
             Lines::Runs { len, .. } => *len as usize,
@@ -413,6 +433,7 @@ impl Lines {
         }
     }
 
+    /// True for a column of no cells.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -438,6 +459,7 @@ impl Lines {
         }
     }
 
+    /// Appends the line of the next cell, extending the last run when it can.
     pub fn push(&mut self, line: u32) {
         let Lines::Runs { runs, len, settled } = self else {
             if let Lines::Plain(v) = self {
@@ -468,16 +490,19 @@ impl Lines {
         }
     }
 
+    /// Empties the column.
     pub fn clear(&mut self) {
         *self = Lines::default();
     }
 
+    /// Makes room for `n` more cells (only a plain column has a per-cell store).
     pub fn reserve(&mut self, n: usize) {
         if let Lines::Plain(v) = self {
             v.reserve(n);
         }
     }
 
+    /// Gives back spare room of a column that is complete.
     pub fn shrink_to_fit(&mut self) {
         match self {
             Lines::Runs { runs, .. } => runs.shrink_to_fit(),
@@ -485,6 +510,7 @@ impl Lines {
         }
     }
 
+    /// Every cell's line, in cell order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         (0..self.len()).map(|i| self.get(i))
     }

@@ -22,26 +22,37 @@ use crate::core::rules::RunRule;
 /// What `items.jsonl` says about one item.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ItemMeta {
+    /// The question asked.
     pub question: Option<String>,
+    /// The answer options, as shown (`A. a cup`).
     pub options: Vec<String>,
+    /// The right answer.
     pub gold: Option<String>,
+    /// The video as the harness names it; frames are looked for under `frames/<video>/`.
     pub video: Option<String>,
     /// The video file, relative to the videos directory, when the import found it
     /// (`--videos`): `videomme/data/fFjv93ACGo8.mp4`.
     pub video_file: Option<String>,
+    /// The video's frame count as the harness's reader counts it.
     pub num_frames: Option<u64>,
+    /// The video's average frame rate as the harness's reader gives it.
     pub fps: Option<f64>,
+    /// The video's length in seconds.
     pub duration: Option<f64>,
     /// The question's time window in the video, in seconds (MVBench's `start`/`end`).
     pub start: Option<f64>,
+    /// End of the question's time window, in seconds.
     pub end: Option<f64>,
+    /// The benchmark's category of the item.
     pub category: Option<String>,
+    /// The benchmark's task type of the item.
     pub task_type: Option<String>,
 }
 
 /// How one configuration sampled its frames (`dataset.json` → `configs`).
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct ConfigSampling {
+    /// The sampling policy's name (`uniform`, `nested`, ...).
     pub policy: String,
     /// The largest budget of a `nested` grid.
     #[serde(default)]
@@ -69,16 +80,22 @@ pub const POLICIES: [&str; 7] = [
 /// `dataset.json`.
 #[derive(Debug, Clone, Deserialize, Default, PartialEq)]
 pub struct DatasetMeta {
+    /// The schema string, `frameaudit/dataset@1`.
     #[serde(default)]
     pub schema: Option<String>,
+    /// The dataset's name.
     #[serde(default)]
     pub name: Option<String>,
+    /// How each configuration sampled its frames.
     #[serde(default)]
     pub configs: BTreeMap<String, ConfigSampling>,
+    /// Where extracted frames are, relative to the dataset (default `frames`).
     #[serde(default)]
     pub frames_dir: Option<String>,
+    /// Where raw videos are, relative to the dataset (default `videos`).
     #[serde(default)]
     pub videos_dir: Option<String>,
+    /// The file name pattern of a frame (`{index:06}.jpg`).
     #[serde(default)]
     pub frame_name: Option<String>,
     /// The frame rule of each run (docs/formats.md, `runs`): a run's rule wins over the
@@ -95,10 +112,14 @@ pub struct RunEntry {
     /// name (a dataset of one protocol names none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
+    /// The model of the run.
     pub model: String,
+    /// The benchmark; `None` for every benchmark.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<String>,
+    /// The configuration of the run.
     pub config: String,
+    /// How the run chose its frames.
     #[serde(flatten)]
     pub rule: RunRule,
 }
@@ -110,10 +131,13 @@ pub struct Dataset {
     pub root: Option<PathBuf>,
     /// The dataset's name: `dataset.json` → `name`, else the directory or file stem.
     pub name: String,
+    /// The cell files read.
     pub cell_files: Vec<PathBuf>,
+    /// The response matrix of the cells.
     pub matrix: ResponseMatrix,
     /// Per matrix item id.
     pub items: Vec<Option<ItemMeta>>,
+    /// `dataset.json`, or its defaults without one.
     pub meta: DatasetMeta,
     /// Warnings of the load (errors reject it).
     pub warnings: Diagnostics,
@@ -123,9 +147,6 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// The run entry of `dataset.json` that gives the frame rule of a model (id) under a
-    /// configuration (id) on a benchmark (id): the entry naming the benchmark, else the
-    /// one for all benchmarks.
     /// The run entry of the run a cell belongs to.
     pub fn run_entry_of_cell(&self, cell: u32) -> Option<&RunEntry> {
         let m = &self.matrix;
@@ -138,6 +159,9 @@ impl Dataset {
         self.run_entry(model, m.item(item).benchmark, config)
     }
 
+    /// The run entry of `dataset.json` that gives the frame rule of a model (id) under a
+    /// configuration (id) on a benchmark (id): the entry naming the benchmark, else the
+    /// one for all benchmarks.
     pub fn run_entry(&self, model: u32, benchmark: u32, config: u32) -> Option<&RunEntry> {
         self.run_index
             .get(&(model, benchmark, config))
@@ -158,8 +182,11 @@ pub fn load_dataset(path: &Path, format: Option<CellFormat>) -> Result<Dataset, 
 /// compared as two protocols.
 #[derive(Debug, Clone)]
 pub struct Compared<'a> {
+    /// The second dataset.
     pub path: &'a Path,
+    /// Its protocol that becomes protocol `label`.
     pub primary: &'a str,
+    /// The protocol name its cells get.
     pub label: &'a str,
 }
 

@@ -8,21 +8,27 @@ use std::sync::Arc;
 
 use crate::core::text::sanitize;
 
+/// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// Rejects the input.
     Error,
+    /// Reported; the input is still used.
     Warning,
 }
 
 /// One problem of one input, located as precisely as the input allows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnostic {
+    /// Error or warning.
     pub severity: Severity,
+    /// The input file.
     pub file: Arc<Path>,
     /// 1-based line; `None` for problems of a whole file.
     pub line: Option<u64>,
     /// The field (JSON key or CSV column) at fault, when there is one.
     pub field: Option<String>,
+    /// What is wrong, in words.
     pub message: String,
 }
 
@@ -47,7 +53,9 @@ impl fmt::Display for Diagnostic {
 /// Where a record came from: shared by every diagnostic about it.
 #[derive(Debug, Clone)]
 pub struct Loc {
+    /// The input file.
     pub file: Arc<Path>,
+    /// 1-based line of the record.
     pub line: u64,
 }
 
@@ -70,6 +78,7 @@ impl Default for Diagnostics {
 }
 
 impl Diagnostics {
+    /// An empty set that keeps up to `cap` diagnostics of each severity.
     pub fn with_cap(cap: usize) -> Self {
         Diagnostics {
             items: Vec::new(),
@@ -79,6 +88,7 @@ impl Diagnostics {
         }
     }
 
+    /// Adds a diagnostic, kept if its severity's cap allows, counted always.
     pub fn push(&mut self, d: Diagnostic) {
         let count = match d.severity {
             Severity::Error => &mut self.errors,
@@ -90,6 +100,7 @@ impl Diagnostics {
         }
     }
 
+    /// Adds an error at a file, line and field.
     pub fn error(&mut self, file: &Arc<Path>, line: Option<u64>, field: Option<&str>, msg: String) {
         self.push(Diagnostic {
             severity: Severity::Error,
@@ -100,6 +111,7 @@ impl Diagnostics {
         });
     }
 
+    /// Adds a warning at a file, line and field.
     pub fn warning(
         &mut self,
         file: &Arc<Path>,
@@ -116,18 +128,22 @@ impl Diagnostics {
         });
     }
 
+    /// Adds an error about the record at `loc`.
     pub fn at(&mut self, loc: &Loc, field: Option<&str>, msg: String) {
         self.error(&loc.file, Some(loc.line), field, msg);
     }
 
+    /// Errors found, kept or not.
     pub fn error_count(&self) -> usize {
         self.errors
     }
 
+    /// Warnings found, kept or not.
     pub fn warning_count(&self) -> usize {
         self.warnings
     }
 
+    /// True when the input is to be rejected.
     pub fn has_errors(&self) -> bool {
         self.errors > 0
     }
@@ -139,6 +155,7 @@ impl Diagnostics {
         v
     }
 
+    /// Takes over the diagnostics of a part read apart (the counts add up; the caps hold).
     pub fn merge(&mut self, other: Diagnostics) {
         for d in other.items {
             self.push(d);
@@ -187,13 +204,23 @@ impl fmt::Display for Diagnostics {
 /// Why a dataset could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// A file could not be read.
     #[error("cannot read {}: {source}", sanitize(&path.display().to_string()))]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The operating system's error.
         source: std::io::Error,
     },
+    /// A dataset directory's file is not usable.
     #[error("{}: {message}", sanitize(&path.display().to_string()))]
-    Dataset { path: PathBuf, message: String },
+    Dataset {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The input has errors; every problem found.
     #[error("the input is rejected:\n{0}")]
     Rejected(Diagnostics),
 }

@@ -137,7 +137,9 @@ impl DataMap {
 /// How often a pathway was tagged, and how often as the primary one.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct PathwayCount {
+    /// Records that tag the pathway (as a tag or as the primary).
     pub tagged: usize,
+    /// Records that give it as the primary pathway.
     pub primary: usize,
 }
 
@@ -149,11 +151,17 @@ pub type PathwayTable = BTreeMap<String, PathwayCount>;
 /// tagged and primary; records without any pathway are counted as untagged.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Findings {
+    /// Records counted.
     pub records: usize,
+    /// Records without any pathway.
     pub untagged: usize,
+    /// Pathway counts over every record.
     pub overall: PathwayTable,
+    /// Pathway counts per model.
     pub by_model: BTreeMap<String, PathwayTable>,
+    /// Pathway counts per benchmark.
     pub by_benchmark: BTreeMap<String, PathwayTable>,
+    /// Pathway counts per transition examined (`"16f -> 32f"`).
     pub by_transition: BTreeMap<String, PathwayTable>,
 }
 
@@ -167,6 +175,7 @@ impl Findings {
         f
     }
 
+    /// Counts one more record.
     pub fn add(&mut self, r: &AuditRecord) {
         self.records += 1;
         let mut tags: BTreeSet<&str> = r.pathways.iter().map(String::as_str).collect();

@@ -73,11 +73,17 @@ pub const FRAME_INDEX: Limit = Limit {
 /// What a path is when it is not a regular file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// A directory.
     Directory,
+    /// A named pipe, which would block a read.
     Fifo,
+    /// A character device (`/dev/zero`, a terminal).
     CharDevice,
+    /// A block device (a disk).
     BlockDevice,
+    /// A Unix socket.
     Socket,
+    /// Anything else that is not a regular file.
     Other,
 }
 

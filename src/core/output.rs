@@ -20,6 +20,7 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// No inputs yet.
     pub fn new() -> Inputs {
         Inputs::default()
     }
@@ -30,6 +31,7 @@ impl Inputs {
         self
     }
 
+    /// Several inputs, as [`Inputs::add`] each.
     pub fn extend<'a>(&mut self, paths: impl IntoIterator<Item = &'a PathBuf>) -> &mut Self {
         for p in paths {
             self.add(p);

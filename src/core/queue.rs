@@ -24,6 +24,7 @@ pub enum QueueKind {
     Harmful,
     /// Items with a terminal regression.
     Terminal,
+    /// Every item of the grids.
     All,
 }
 
@@ -37,8 +38,11 @@ pub struct QueueRow {
     pub model_index: u32,
     /// Row of the item in that model's grid.
     pub row: u32,
+    /// The model's id in the matrix.
     pub model: u32,
+    /// The item's id in the matrix.
     pub item: u32,
+    /// The task of the analysis.
     pub task: Task,
     /// `None` for open-ended items.
     pub class: Option<Class>,
@@ -49,10 +53,12 @@ pub struct QueueRow {
     pub pairs: Option<Box<Vec<(usize, usize)>>>,
     /// The number of harmful transitions of the item, listed or not.
     pub harmful_pairs: u64,
+    /// Whether the item is a terminal regression.
     pub terminal: bool,
 }
 
 impl QueueRow {
+    /// True when the item has a harmful transition (or a δ-regression).
     pub fn harmful(&self) -> bool {
         self.harmful_pairs > 0
     }

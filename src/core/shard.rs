@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 pub struct Shard {
     /// 1-based.
     pub index: u32,
+    /// How many shards the queue is cut into.
     pub count: u32,
     /// Share of the units given to every shard, in [0, 1].
     pub overlap: f64,

@@ -16,8 +16,11 @@ pub const DEFAULT_TAXONOMY: &str = include_str!("../../assets/taxonomy.json");
 /// One evidence pathway.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Pathway {
+    /// The id audit records tag with.
     pub id: String,
+    /// The short name shown.
     pub label: String,
+    /// What the pathway means, for the annotator.
     pub description: String,
     /// The key that toggles it (one character).
     pub key: String,
@@ -26,8 +29,11 @@ pub struct Pathway {
 /// A versioned set of pathways, in the order the annotator sees them.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Taxonomy {
+    /// The taxonomy's id, written in audit headers.
     pub id: String,
+    /// Its version, written in audit headers.
     pub version: u32,
+    /// The pathways, in the order shown.
     pub pathways: Vec<Pathway>,
 }
 
@@ -112,6 +118,7 @@ impl Taxonomy {
         }
     }
 
+    /// The pathway of an id, if the taxonomy has it.
     pub fn get(&self, id: &str) -> Option<&Pathway> {
         self.pathways.iter().find(|p| p.id == id)
     }

@@ -16,8 +16,11 @@ use crate::core::load::json::{FieldCheck, J, for_each_line, is_missing, parse_re
 pub struct Annotation {
     /// `(model or "", benchmark or "default", item_id)`.
     pub unit: (String, String, String),
+    /// Who annotated.
     pub annotator: String,
+    /// Evidence-pathway tags given (taxonomy ids).
     pub tags: Vec<String>,
+    /// The tag judged primary, if any.
     pub primary: Option<String>,
 }
 
@@ -41,31 +44,48 @@ pub fn cohen(x: &[bool], v: &[bool]) -> (Option<f64>, Option<f64>, usize, usize)
     (kappa, Some(p_o), pos_a, pos_b)
 }
 
+/// Agreement of two annotators on one tag (docs/measures.md §8.1).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct TagAgreement {
+    /// Cohen's kappa; `None` when chance agreement is 1 (both constant and equal).
     pub kappa: Option<f64>,
+    /// Observed agreement: the share of units where both say the same.
     pub p_o: Option<f64>,
+    /// Units where the tag is present for the first annotator.
     pub pos_a: usize,
+    /// Units where the tag is present for the second annotator.
     pub pos_b: usize,
 }
 
+/// Agreement of one pair of annotators over the units both annotated.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct PairAgreement {
+    /// The two annotators, sorted.
     pub annotators: [String; 2],
+    /// Units both annotated.
     pub n_units: usize,
+    /// Agreement on each tag of the vocabulary.
     pub per_tag: BTreeMap<String, TagAgreement>,
+    /// Mean of the non-null kappas over the tags; `None` if there is none.
     pub macro_kappa: Option<f64>,
 }
 
 /// The `agreement` object of the report.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Agreement {
+    /// Every annotator, sorted.
     pub annotators: Vec<String>,
+    /// Units annotated by anyone.
     pub n_units: usize,
+    /// The tag vocabulary: every tag and primary given, sorted.
     pub tags: Vec<String>,
+    /// One entry per annotator pair.
     pub pairs: Vec<PairAgreement>,
+    /// Krippendorff's alpha (nominal) on the primary tag; `None` when no unit is pairable.
     pub primary_alpha: Option<f64>,
+    /// Primary values in pairable units (`n` of §8.2).
     pub primary_pairable_values: usize,
+    /// Units with at least two primary values.
     pub primary_units_pairable: usize,
 }
 

@@ -12,10 +12,12 @@ pub struct SplitMix64 {
 }
 
 impl SplitMix64 {
+    /// A generator whose state starts at `seed`.
     pub fn new(seed: u64) -> Self {
         SplitMix64 { state: seed }
     }
 
+    /// The next 64-bit output.
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
@@ -49,7 +51,9 @@ pub fn interval(mut values: Vec<f64>) -> Interval {
 /// The intervals of an MCQ bootstrap.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct McqIntervals {
+    /// Interval of the headroom, the best configuration chosen again in each resample.
     pub headroom: Interval,
+    /// Interval of the visual confusion (harmful item) rate.
     pub harmful_rate: Interval,
     /// Not in the report JSON of docs/measures.md §12; the readable report shows it beside the
     /// terminal rate.

@@ -12,33 +12,54 @@ use crate::core::matrix::ResponseMatrix;
 /// Number of thresholds of the sweep: τ = j / 100 for j = 0..=100.
 pub const TAU_STEPS: usize = 101;
 
+/// The cascade's baseline: always answering with the last stage.
 #[derive(Debug, Clone, Serialize)]
 pub struct Baseline {
+    /// The last stage's configuration.
     pub config: String,
+    /// Items right at the last stage.
     pub correct: usize,
+    /// Accuracy (percent) at the last stage.
     pub accuracy: f64,
+    /// Frames per item: the last stage's frame cost.
     pub mean_cost: f64,
 }
 
+/// The threshold chosen: the cheapest τ at least as right as the baseline.
 #[derive(Debug, Clone, Serialize)]
 pub struct Selected {
+    /// The confidence threshold.
     pub tau: f64,
+    /// Items right at their stop stage.
     pub correct: usize,
+    /// Accuracy (percent) at the stop stages.
     pub accuracy: f64,
+    /// Frames per item when a stage reuses the frames of the one before.
     pub mean_shared_cost: f64,
+    /// Frames per item when every stage visited runs from scratch.
     pub mean_no_share_cost: f64,
+    /// `100 · (1 − mean_shared_cost / g_m)`; `None` when the last stage costs no frames.
     pub cost_reduction_pct: Option<f64>,
+    /// Items stopping at each stage.
     pub stop_counts: Vec<usize>,
 }
 
+/// One threshold of the sweep `τ = j / 100`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SweepRow {
+    /// The confidence threshold.
     pub tau: f64,
+    /// Items right at their stop stage.
     pub correct: usize,
+    /// Accuracy (percent) at the stop stages.
     pub accuracy: f64,
+    /// Shared-cost frames over all items (an integer, which the selection compares).
     pub shared_cost_total: u64,
+    /// Frames per item when a stage reuses the frames of the one before.
     pub mean_shared_cost: f64,
+    /// Frames per item when every stage visited runs from scratch.
     pub mean_no_share_cost: f64,
+    /// Items stopping at each stage.
     pub stop_counts: StopCounts,
 }
 
@@ -59,6 +80,7 @@ impl StopCounts {
         self.m
     }
 
+    /// True for a cascade of no stages.
     pub fn is_empty(&self) -> bool {
         self.m == 0
     }
@@ -75,6 +97,7 @@ impl StopCounts {
         })
     }
 
+    /// Every stage's count as the dense array the report writes.
     pub fn to_vec(&self) -> Vec<usize> {
         self.iter().collect()
     }
@@ -93,10 +116,15 @@ impl Serialize for StopCounts {
 /// CASCADE of docs/measures.md §12.
 #[derive(Debug, Clone, Serialize)]
 pub struct Cascade {
+    /// The stage configurations, in the order they are tried.
     pub stages: Vec<Name>,
+    /// Frame cost of each stage.
     pub stage_frames: Vec<u64>,
+    /// Always answering with the last stage.
     pub baseline: Baseline,
+    /// The threshold chosen; `None` when no τ is as right as the baseline.
     pub selected: Option<Selected>,
+    /// Every threshold of the sweep; left out of a report that asks for it to be.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sweep: Option<Vec<SweepRow>>,
 }
@@ -104,7 +132,9 @@ pub struct Cascade {
 /// POOLED of docs/measures.md §12: the cascade over every (model, item) of a joint grid.
 #[derive(Debug, Clone, Serialize)]
 pub struct Pooled {
+    /// (model, item) pairs pooled.
     pub n: usize,
+    /// The cascade over those pairs, with one τ for all.
     #[serde(flatten)]
     pub cascade: Cascade,
 }
@@ -113,14 +143,18 @@ pub struct Pooled {
 /// the 0/1 value.
 #[derive(Debug, Clone, Default)]
 pub struct StageData {
+    /// Number of stages.
     pub m: usize,
+    /// `conf[i * m + j]`: confidence of item `i` at stage `j` (0 when missing).
     pub conf: Vec<f64>,
+    /// `y[i * m + j]`: 0/1 value of item `i` at stage `j`.
     pub y: Vec<u8>,
     /// Whether any item carries a confidence on a stage before the last.
     pub any_confidence: bool,
 }
 
 impl StageData {
+    /// Number of items.
     pub fn n(&self) -> usize {
         self.y.len().checked_div(self.m).unwrap_or(0)
     }
@@ -131,6 +165,7 @@ impl StageData {
         self.m >= 2 && self.any_confidence && self.n() > 0
     }
 
+    /// Adds another model's items (with the same stages), for the pooled cascade.
     pub fn append(&mut self, other: &StageData) {
         self.m = other.m;
         self.conf.extend_from_slice(&other.conf);
@@ -161,6 +196,7 @@ pub fn stage_columns(
     }
 }
 
+/// The confidences and values of a model's grid items at the stage columns `cols`.
 pub fn stage_data(m: &ResponseMatrix, mg: &ModelGrid, cols: &[usize]) -> StageData {
     let k = mg.grid.k();
     let s = cols.len();

@@ -14,18 +14,23 @@ use crate::core::matrix::{ResponseMatrix, Task};
 pub enum Scope {
     /// Every benchmark of the task, pooled.
     All,
+    /// One benchmark, by id.
     Benchmark(u32),
 }
 
 /// `(protocol, task, scope)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AnalysisKey {
+    /// Id of the protocol analysed.
     pub protocol: u32,
+    /// The task analysed.
     pub task: Task,
+    /// Every benchmark of the task, or one.
     pub scope: Scope,
 }
 
 impl AnalysisKey {
+    /// The scope as the report names it: `ALL` or the benchmark's name.
     pub fn scope_name<'m>(&self, m: &'m ResponseMatrix) -> &'m str {
         match self.scope {
             Scope::All => "ALL",
@@ -36,7 +41,9 @@ impl AnalysisKey {
 
 /// The valid cells of one analysis, after the model filter and the zero-frame switch.
 pub struct Selection<'m> {
+    /// The matrix the cells are in.
     pub m: &'m ResponseMatrix,
+    /// The analysis selected for.
     pub key: AnalysisKey,
     in_scope: Vec<bool>,
     model_ok: Vec<bool>,
@@ -46,6 +53,7 @@ pub struct Selection<'m> {
 }
 
 impl<'m> Selection<'m> {
+    /// The selection of an analysis under the run's filters and zero-frame switch.
     pub fn new(m: &'m ResponseMatrix, key: AnalysisKey, params: &Params) -> Self {
         let in_scope = (0..m.benchmarks.len() as u32)
             .map(|b| {
@@ -196,6 +204,7 @@ struct Rows {
 pub struct Name(pub std::sync::Arc<str>);
 
 impl Name {
+    /// The configuration's id.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -241,6 +250,7 @@ impl Serialize for Name {
 /// A grid: models, configurations in grid order with their comparison budgets, and items.
 #[derive(Debug, Clone)]
 pub struct GridSpec {
+    /// Ids of the grid's models.
     pub models: Vec<u32>,
     /// Config ids in grid order.
     pub configs: Vec<u32>,
@@ -248,12 +258,17 @@ pub struct GridSpec {
     pub names: Vec<Name>,
     /// Comparison budgets `b(c)`.
     pub budgets: Vec<f64>,
+    /// Whether each column is a resolution variant rather than on the ladder.
     pub is_variant: Vec<bool>,
+    /// `P_ref`, the ladder's pixel count, when defined.
     pub reference_pixels: Option<u64>,
     /// Index of `c_top`, the last ladder configuration; `None` for an empty grid.
     pub top: Option<usize>,
+    /// Configurations of the candidate cells not in the grid, by (own budget, id).
     pub dropped: Vec<u32>,
+    /// Items with any selected cell of the grid's models.
     pub n_items_candidate: usize,
+    /// Item ids of the grid, in item order: those with a valid cell in every column.
     pub items: Vec<u32>,
     /// The configurations in comparison-budget order, which counts comparable pairs
     /// without building them (`BudgetOrder::new(&budgets)`).
@@ -261,10 +276,12 @@ pub struct GridSpec {
 }
 
 impl GridSpec {
+    /// Configurations (columns) of the grid.
     pub fn k(&self) -> usize {
         self.configs.len()
     }
 
+    /// Items (rows) of the grid.
     pub fn n(&self) -> usize {
         self.items.len()
     }
@@ -289,6 +306,7 @@ impl GridSpec {
         self.names[col].clone()
     }
 
+    /// The frame cost of a grid column's configuration.
     pub fn frames(&self, m: &ResponseMatrix, col: usize) -> u64 {
         m.config(self.configs[col]).frames
     }
@@ -347,28 +365,46 @@ impl Serialize for Num {
 /// The GRID object of the report (docs/measures.md §12).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct GridJson {
+    /// The grid's models.
     pub models: Vec<String>,
+    /// Configurations in grid order.
     pub configs: Vec<Name>,
+    /// Comparison budgets, in grid order.
     pub budgets: Vec<Num>,
+    /// The configurations' own budgets, in grid order.
     pub own_budgets: Vec<Num>,
+    /// Frame costs, in grid order.
     pub frames: Vec<u64>,
+    /// Pixel budgets, in grid order.
     pub pixels: Vec<Option<u64>>,
+    /// `P_ref`, when defined.
     pub reference_pixels: Option<u64>,
+    /// Ladder configurations, in grid order.
     pub ladder: Vec<Name>,
+    /// Resolution variants, in grid order.
     pub variants: Vec<Name>,
+    /// The top configuration; `None` for an empty grid.
     pub top: Option<String>,
+    /// Zero-frame configurations, in grid order.
     pub zero_frame_configs: Vec<Name>,
+    /// Configurations of the candidate cells not in the grid.
     pub dropped_configs: Vec<String>,
+    /// Ordered pairs with a strictly lower and a higher budget.
     pub comparable_pairs: usize,
+    /// Items with any selected cell of the grid's models.
     pub n_items_candidate: usize,
+    /// Items of the grid.
     pub n_items: usize,
 }
 
 /// A model left out of an analysis, and why.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Excluded {
+    /// The model's name.
     pub model: String,
+    /// `missing_configs` or `empty_grid`.
     pub reason: &'static str,
+    /// For `missing_configs`, the filter's configurations it lacks, in filter order.
     pub configs: Vec<String>,
 }
 
@@ -459,8 +495,11 @@ fn by_own_budget(m: &ResponseMatrix, configs: &mut [u32]) {
 /// One model's grid and the cells of its items, row-major (`n x k`).
 #[derive(Debug, Clone)]
 pub struct ModelGrid {
+    /// The model's id.
     pub model: u32,
+    /// The grid, shared by every model in joint mode.
     pub grid: std::sync::Arc<GridSpec>,
+    /// `cells[i * k + c]`: the cell of grid item `i` under column `c`.
     pub cells: Vec<u32>,
 }
 
@@ -469,6 +508,7 @@ pub struct ModelGrid {
 pub struct Grids {
     /// The shared grid in joint mode.
     pub joint: Option<std::sync::Arc<GridSpec>>,
+    /// Models left out, and why.
     pub excluded: Vec<Excluded>,
     /// Models with metrics, in name order.
     pub models: Vec<ModelGrid>,

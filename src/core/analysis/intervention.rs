@@ -2,26 +2,10 @@
 //! (the intervention protocol) fix the terminal regressions of the primary grid, and what
 //! does it break?
 
-use serde::Serialize;
-
 use super::grid::ModelGrid;
-use super::mcq::McqItems;
+use super::mcq::{Intervention, McqItems};
 use super::pct;
 use crate::core::matrix::{ResponseMatrix, Task};
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Intervention {
-    pub items_with_intervention: usize,
-    pub terminal_regressions: usize,
-    pub recovered: usize,
-    pub recovery_rate: Option<f64>,
-    pub top_correct_items: usize,
-    pub broken: usize,
-    pub broken_rate: Option<f64>,
-    pub accuracy_intervention: f64,
-    pub accuracy_top: f64,
-    pub accuracy_delta: f64,
-}
 
 /// The intervention cell of (model, item): the valid MCQ cell of the intervention protocol
 /// with the largest (budget, config).
@@ -46,6 +30,8 @@ pub fn intervention_cell(m: &ResponseMatrix, protocol: u32, model: u32, item: u3
         })
 }
 
+/// Recovery of one model's MCQ grid by the intervention protocol (docs/measures.md §11);
+/// `None` when no grid item has an intervention cell.
 pub fn compute(
     m: &ResponseMatrix,
     protocol: u32,

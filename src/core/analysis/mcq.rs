@@ -10,7 +10,6 @@ use serde::Serialize;
 
 use super::cascade::Cascade;
 use super::grid::{GridJson, GridSpec, ModelGrid, Name};
-use super::intervention::Intervention;
 use super::pairs::MAX_MATRIX_CONFIGS;
 use super::{Interval, OrderedCounts, pct};
 use crate::core::matrix::{NO_TEXT, ResponseMatrix};
@@ -18,14 +17,20 @@ use crate::core::matrix::{NO_TEXT, ResponseMatrix};
 /// Trajectory class (docs/measures.md §3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Class {
+    /// Right under every configuration.
     AlwaysCorrect,
+    /// Wrong under every configuration.
     AlwaysWrong,
+    /// Wrong, then right from some budget on (`0…01…1`).
     MonotonicIncreasing,
+    /// Right, then wrong from some budget on (`1…10…0`).
     MonotonicDecreasing,
+    /// Any other trajectory.
     Oscillating,
 }
 
 impl Class {
+    /// Every class, in the order reports list them.
     pub const ALL: [Class; 5] = [
         Class::AlwaysCorrect,
         Class::AlwaysWrong,
@@ -34,6 +39,7 @@ impl Class {
         Class::Oscillating,
     ];
 
+    /// The name in reports and filters (`always_correct`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             Class::AlwaysCorrect => "always_correct",
@@ -44,6 +50,7 @@ impl Class {
         }
     }
 
+    /// The class named `s`, if it is one.
     pub fn parse(s: &str) -> Option<Class> {
         Class::ALL.into_iter().find(|c| c.as_str() == s)
     }
@@ -70,23 +77,30 @@ impl Class {
 pub struct McqItems {
     /// `y[i * k + c]`.
     pub y: Vec<u8>,
+    /// Trajectory class.
     pub class: Vec<Class>,
     /// Column of the item's best configuration.
     pub best_config: Vec<u32>,
     /// `harmful_pairs_i`: up to K²/4 (6.25·10^10 for half a million right below half a
     /// million wrong), so 64 bits.
     pub harmful_pairs: Vec<u64>,
+    /// Whether the item is a terminal regression (§3.7).
     pub terminal: Vec<bool>,
+    /// Whether the item is right without video and wrong with some (§4.1).
     pub text_overwrite: Vec<bool>,
+    /// Whether the item is right under some configuration.
     pub oracle: Vec<bool>,
+    /// Changes between neighbours in the pattern, in grid order.
     pub adjacent_flips: Vec<u32>,
 }
 
 impl McqItems {
+    /// The 0/1 values of item `i` over the `k` grid configurations.
     pub fn row(&self, i: usize, k: usize) -> &[u8] {
         &self.y[i * k..(i + 1) * k]
     }
 
+    /// The item's pattern: `1` and `0` in grid order.
     pub fn pattern(&self, i: usize, k: usize) -> String {
         self.row(i, k)
             .iter()
@@ -95,23 +109,34 @@ impl McqItems {
     }
 }
 
+/// A configuration picked on a multiple-choice grid (the best fixed one, or the top).
 #[derive(Debug, Clone, Serialize)]
 pub struct Pick {
+    /// The configuration's id.
     pub config: String,
+    /// Its column in the grid.
     pub index: usize,
+    /// Accuracy (percent) there.
     pub accuracy: f64,
 }
 
+/// Items per trajectory class (§3.4); they add up to the grid's items.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct Classes {
+    /// Items right everywhere.
     pub always_correct: usize,
+    /// Items wrong everywhere.
     pub always_wrong: usize,
+    /// Items that only turn right with more budget.
     pub monotonic_increasing: usize,
+    /// Items that only turn wrong with more budget.
     pub monotonic_decreasing: usize,
+    /// Items that flip both ways.
     pub oscillating: usize,
 }
 
 impl Classes {
+    /// The count of one class.
     pub fn get(&self, c: Class) -> usize {
         match c {
             Class::AlwaysCorrect => self.always_correct,
@@ -133,30 +158,43 @@ impl Classes {
     }
 }
 
+/// Flips on one edge between adjacent ladder configurations (§3.6).
 #[derive(Debug, Clone, Serialize)]
 pub struct Churn {
+    /// The lower configuration of the edge.
     pub from: Name,
+    /// The higher configuration of the edge.
     pub to: Name,
+    /// Items wrong at `from`, right at `to`.
     pub wrong_to_correct: usize,
+    /// Items right at `from`, wrong at `to`.
     pub correct_to_wrong: usize,
+    /// Items right at both.
     pub stable_correct: usize,
+    /// Items wrong at both.
     pub stable_wrong: usize,
 }
 
+/// Flips each way summed over the ladder's edges.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChurnTotals {
+    /// Items turning right, over all edges.
     pub wrong_to_correct: usize,
+    /// Items turning wrong, over all edges.
     pub correct_to_wrong: usize,
 }
 
+/// What two configurations do that one does not (§3.8), as K x K matrices in grid order.
 #[derive(Debug, Clone, Serialize)]
 pub struct Complementarity {
     /// Empty (`null` in the JSON) when the grid has more than
     /// [`MAX_MATRIX_CONFIGS`] configurations; `omitted` then says so.
     #[serde(serialize_with = "matrix_or_null")]
     pub right_wrong: Vec<Vec<f64>>,
+    /// Accuracy of either-is-right over the better of the two, in points.
     #[serde(serialize_with = "matrix_or_null")]
     pub pair_oracle_gain: Vec<Vec<f64>>,
+    /// Set when the grid has too many configurations for the matrices.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub omitted: Option<Omitted>,
 }
@@ -165,7 +203,9 @@ pub struct Complementarity {
 /// [`MAX_MATRIX_CONFIGS`] (a million configurations would make 10^12 entries).
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 pub struct Omitted {
+    /// Configurations of the grid.
     pub configs: usize,
+    /// The most a grid may have for its matrices to be written.
     pub max_configs: usize,
 }
 
@@ -189,75 +229,152 @@ pub fn matrix_or_null<S: serde::Serializer>(m: &[Vec<f64>], s: S) -> Result<S::O
     }
 }
 
+/// Items right without video but wrong with it (§4.1).
 #[derive(Debug, Clone, Serialize)]
 pub struct TextOverwrite {
+    /// The grid's zero-frame configurations, in grid order.
     pub zero_frame_configs: Vec<String>,
+    /// Items right under some zero-frame configuration.
     pub text_correct_items: usize,
+    /// Items overwritten: right without video, wrong under some visual configuration.
     pub items: usize,
+    /// Percent of grid items overwritten (the text overwrite rate).
     pub rate: Option<f64>,
+    /// Percent of the text-correct items overwritten.
     pub conditional_rate: Option<f64>,
 }
 
+/// Wrong answers at a higher budget that are the model's blind answer (§4.2).
 #[derive(Debug, Clone, Serialize)]
 pub struct PriorFallback {
+    /// Items with a blind answer, over which the rest is counted.
     pub items_with_blind: usize,
+    /// Harmful transitions between visual configurations.
     pub harmful_pairs: usize,
+    /// Those whose wrong answer is the blind answer.
     pub fallback_pairs: usize,
+    /// Percent of the harmful pairs that fall back.
     pub rate: Option<f64>,
+    /// Terminal regressions from a visual configuration.
     pub terminal_regressions: usize,
+    /// Those whose top answer is the blind answer.
     pub terminal_fallbacks: usize,
+    /// Percent of the terminal regressions that fall back.
     pub terminal_rate: Option<f64>,
+    /// Wrong visual cells (the baseline's population).
     pub wrong_cells: usize,
+    /// Those whose answer is the blind answer.
     pub wrong_cells_matching_blind: usize,
+    /// Percent of the wrong cells matching the blind answer; fallback is enriched above it.
     pub baseline_rate: Option<f64>,
 }
 
+/// Bootstrap intervals of a multiple-choice grid (docs/measures.md §9).
 #[derive(Debug, Clone, Serialize)]
 pub struct McqBootstrap {
+    /// Resamples drawn.
     #[serde(rename = "B")]
     pub b: usize,
+    /// Seed of the SplitMix64 generator.
     pub seed: u64,
+    /// Interval of the headroom.
     pub headroom: Interval,
+    /// Interval of the visual confusion rate.
     pub harmful_rate: Interval,
 }
 
 /// MCQ_METRICS of docs/measures.md §12.
 #[derive(Debug, Clone, Serialize)]
 pub struct McqMetrics {
+    /// The grid the measures are on.
     pub grid: GridJson,
+    /// Grid items.
     pub n_items: usize,
+    /// Items right per configuration, in grid order.
     pub correct_counts: Vec<usize>,
+    /// Accuracy (percent) per configuration, in grid order (the curve).
     pub accuracy: Vec<f64>,
+    /// The configuration right most often, the earliest on a tie.
     pub best_fixed: Pick,
+    /// The top configuration and its accuracy.
     pub top: Pick,
+    /// Items right under some configuration.
     pub oracle_count: usize,
+    /// Percent of items right under some configuration.
     pub oracle_accuracy: f64,
+    /// Oracle accuracy less best fixed accuracy, in points.
     pub headroom: f64,
+    /// Items per trajectory class.
     pub classes: Classes,
+    /// Items per pattern string.
     pub patterns: BTreeMap<String, usize>,
+    /// Items per best configuration (the first where the item is right).
     pub best_config_counts: OrderedCounts,
+    /// Visually confused items: right at a lower budget, wrong at a higher.
     pub harmful_items: usize,
+    /// Percent of items visually confused (the visual confusion rate).
     pub harmful_rate: f64,
+    /// Harmful transitions over all items.
     pub harmful_pairs: usize,
+    /// Ordered configuration pairs of the grid with a lower and a higher budget.
     pub comparable_pairs: usize,
+    /// `n_items · comparable_pairs`.
     pub pairs_total: usize,
+    /// Percent of all pairs that are harmful.
     pub harmful_pair_rate: Option<f64>,
+    /// Flips on each edge of the ladder.
     pub churn: Vec<Churn>,
+    /// Flips each way over all edges.
     pub churn_totals: ChurnTotals,
+    /// Items wrong at the top, right at a lower budget.
     pub terminal_regressions: usize,
+    /// Percent of items that are terminal regressions.
     pub terminal_regression_rate: f64,
+    /// Right-wrong and pair-oracle matrices.
     pub complementarity: Complementarity,
+    /// Items right without video, wrong with it.
     pub text_overwrite: TextOverwrite,
+    /// Wrong answers that are the blind answer.
     pub prior_fallback: PriorFallback,
+    /// The confidence cascade; `None` when it is not defined.
     pub cascade: Option<Cascade>,
+    /// Bootstrap intervals; `None` without resamples or items.
     pub bootstrap: Option<McqBootstrap>,
+    /// Recovery by the intervention protocol; primary protocol only.
     pub intervention: Option<Intervention>,
+    /// Per-item results, for the export and the audit queue.
     #[serde(skip)]
     pub items: McqItems,
     /// Bootstrap interval of the terminal regression rate, drawn with the same resamples
     /// (for the readable report; the JSON of docs/measures.md §12 has no such field).
     #[serde(skip)]
     pub terminal_interval: Option<Interval>,
+}
+
+/// Recovery by an intervention (docs/measures.md §11), in the MCQ metrics of the primary
+/// protocol; `intervention::compute` fills it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Intervention {
+    /// Grid items that have an intervention cell; the counts below are over these.
+    pub items_with_intervention: usize,
+    /// Terminal regressions of the primary grid (§3.7).
+    pub terminal_regressions: usize,
+    /// Terminal regressions whose intervention cell is right.
+    pub recovered: usize,
+    /// `100 · recovered / terminal_regressions`; `None` without terminal regressions.
+    pub recovery_rate: Option<f64>,
+    /// Items right at the top configuration.
+    pub top_correct_items: usize,
+    /// Items right at the top configuration but wrong under the intervention.
+    pub broken: usize,
+    /// `100 · broken / top_correct_items`; `None` when no item is right at the top.
+    pub broken_rate: Option<f64>,
+    /// Accuracy (percent) of the intervention cells.
+    pub accuracy_intervention: f64,
+    /// Accuracy (percent) at the top configuration over the same items.
+    pub accuracy_top: f64,
+    /// `accuracy_intervention − accuracy_top`, in points.
+    pub accuracy_delta: f64,
 }
 
 /// The 0/1 values of a model's grid, row-major.

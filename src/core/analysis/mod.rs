@@ -28,6 +28,7 @@ use self::open::{OpenBootstrap, OpenMetrics};
 use self::params::{GridMode, Params, ParamsJson};
 use crate::core::matrix::{ResponseMatrix, Task};
 
+/// The `spec_version` of the report: the version of docs/measures.md it follows.
 pub const SPEC_VERSION: &str = "traj-metrics/2.0";
 
 /// `100 · count / denominator`, `None` for a zero denominator (docs/measures.md §0).
@@ -38,7 +39,9 @@ pub fn pct(count: usize, denom: usize) -> Option<f64> {
 /// A bootstrap percentile interval.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub struct Interval {
+    /// The 2.5 % percentile.
     pub lo: f64,
+    /// The 97.5 % percentile.
     pub hi: f64,
 }
 
@@ -60,7 +63,9 @@ impl Serialize for OrderedCounts {
 #[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum Metrics {
+    /// A multiple-choice analysis's measures.
     Mcq(Box<McqMetrics>),
+    /// An open-ended analysis's measures.
     Open(Box<OpenMetrics>),
 }
 
@@ -69,10 +74,13 @@ pub enum Metrics {
 /// benchmark, and the two analyses hold one copy (see [`run`]).
 #[derive(Debug, Clone)]
 pub struct Analysis {
+    /// The (protocol, task, scope) analysed.
     pub key: AnalysisKey,
+    /// Its grids and excluded models.
     pub grids: Arc<Grids>,
     /// Parallel to `grids.models`.
     pub metrics: Arc<[Metrics]>,
+    /// The cascade over every (model, item) of a joint grid; `None` otherwise.
     pub pooled_cascade: Option<Pooled>,
 }
 
@@ -87,28 +95,46 @@ impl Analysis {
 /// Everything a run computes.
 #[derive(Debug, Clone)]
 pub struct Report {
+    /// The parameters of the run.
     pub params: Params,
+    /// Every analysis, in report order.
     pub analyses: Vec<Analysis>,
+    /// Membership stability between the primary and each other protocol.
     pub protocol_comparisons: Vec<ProtocolComparison>,
+    /// Agreement between annotators, when annotations were given.
     pub agreement: Option<Agreement>,
 }
 
 /// Membership stability of one model between the primary and another protocol (§10).
 #[derive(Debug, Clone, Serialize)]
 pub struct ProtocolComparison {
+    /// `mcq` or `open`.
     pub task: &'static str,
+    /// `ALL` or the benchmark's name.
     pub scope: String,
+    /// The model compared.
     pub model: String,
+    /// The primary protocol.
     pub protocol_a: String,
+    /// The other protocol.
     pub protocol_b: String,
+    /// Items in both protocols' grids.
     pub n_common: usize,
+    /// Percent of the common items flagged under `protocol_a`.
     pub rate_a: Option<f64>,
+    /// Percent of the common items flagged under `protocol_b`.
     pub rate_b: Option<f64>,
+    /// Common items flagged under both.
     pub both: usize,
+    /// Common items flagged under `protocol_a` only.
     pub only_a: usize,
+    /// Common items flagged under `protocol_b` only.
     pub only_b: usize,
+    /// `both / (both + only_a + only_b)`; `None` for an empty union.
     pub jaccard: Option<f64>,
+    /// Cohen's kappa of the two flag vectors.
     pub kappa: Option<f64>,
+    /// Observed agreement of the two flag vectors.
     pub p_o: Option<f64>,
 }
 

@@ -8,29 +8,40 @@ use super::grid::{GridJson, ModelGrid};
 use super::mcq::Omitted;
 use crate::core::matrix::ResponseMatrix;
 
+/// A configuration picked on an open-ended grid (the best fixed one, or the top).
 #[derive(Debug, Clone, Serialize)]
 pub struct ScorePick {
+    /// The configuration's id.
     pub config: String,
+    /// Its column in the grid.
     pub index: usize,
+    /// The mean score of the grid items there.
     pub mean_score: f64,
 }
 
+/// How much two configurations gain over the better of them (docs/measures.md §5).
 #[derive(Debug, Clone, Serialize)]
 pub struct OpenComplementarity {
     /// Empty (`null` in the JSON) above [`super::pairs::MAX_MATRIX_CONFIGS`]
     /// configurations; `omitted` then says so.
     #[serde(serialize_with = "super::mcq::matrix_or_null")]
     pub pair_oracle_gain: Vec<Vec<f64>>,
+    /// Set when the grid has too many configurations for the matrix.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub omitted: Option<Omitted>,
 }
 
+/// Bootstrap intervals of an open-ended grid (docs/measures.md §9).
 #[derive(Debug, Clone, Serialize)]
 pub struct OpenBootstrap {
+    /// Resamples drawn.
     #[serde(rename = "B")]
     pub b: usize,
+    /// Seed of the SplitMix64 generator.
     pub seed: u64,
+    /// Interval of the oracle gap.
     pub oracle_gap: Interval,
+    /// Interval of the regression rate.
     pub regression_rate: Interval,
 }
 
@@ -39,11 +50,14 @@ pub struct OpenBootstrap {
 pub struct OpenItems {
     /// `s[i * k + c]`.
     pub s: Vec<f64>,
+    /// Whether the item drops by more than δ from a lower to a higher budget.
     pub has_regression: Vec<bool>,
+    /// Whether the item drops by more than δ into the top configuration.
     pub terminal: Vec<bool>,
 }
 
 impl OpenItems {
+    /// The scores of item `i` over the `k` grid configurations.
     pub fn row(&self, i: usize, k: usize) -> &[f64] {
         &self.s[i * k..(i + 1) * k]
     }
@@ -52,20 +66,35 @@ impl OpenItems {
 /// OPEN_METRICS of docs/measures.md §12.
 #[derive(Debug, Clone, Serialize)]
 pub struct OpenMetrics {
+    /// The grid the measures are on.
     pub grid: GridJson,
+    /// Grid items.
     pub n_items: usize,
+    /// Mean score per configuration, in grid order (the curve).
     pub mean_score: Vec<f64>,
+    /// The configuration of the highest mean score, the earliest on a tie.
     pub best_fixed: ScorePick,
+    /// The top configuration and its mean score.
     pub top: ScorePick,
+    /// Mean over the items of their best score.
     pub oracle_mean: f64,
+    /// `oracle_mean` less the best fixed mean, in points.
     pub oracle_gap: f64,
+    /// The drop δ (points) a regression must exceed.
     pub delta: f64,
+    /// Items with a regression.
     pub regression_items: usize,
+    /// Percent of items with a regression.
     pub regression_rate: f64,
+    /// Items with a regression into the top configuration.
     pub terminal_regressions: usize,
+    /// Percent of items with a terminal regression.
     pub terminal_regression_rate: f64,
+    /// Pair-oracle gains.
     pub complementarity: OpenComplementarity,
+    /// Bootstrap intervals; `None` without resamples or items.
     pub bootstrap: Option<OpenBootstrap>,
+    /// Per-item results, for the export and the audit queue.
     #[serde(skip)]
     pub items: OpenItems,
 }
@@ -82,6 +111,7 @@ pub fn regresses(row: &[f64], pairs: &[(usize, usize)], delta: f64) -> bool {
     pairs.iter().any(|&(a, b)| row[a] - row[b] > delta)
 }
 
+/// The measures of one model's open-ended grid (docs/measures.md §5) at drop δ = `delta`.
 pub fn compute(m: &ResponseMatrix, mg: &ModelGrid, delta: f64) -> OpenMetrics {
     let g = &mg.grid;
     let (n, k) = (g.n(), g.k());

@@ -13,6 +13,7 @@ pub enum GridMode {
 }
 
 impl GridMode {
+    /// The name in the report and on the command line's `--grid`.
     pub fn as_str(self) -> &'static str {
         match self {
             GridMode::PerModel => "per_model",
@@ -30,8 +31,11 @@ impl Serialize for GridMode {
 /// The reference pixel count `P_ref` (docs/measures.md §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReferencePixels {
+    /// The `pixels` most visual grid configurations carry.
     Auto,
+    /// Undefined: every configuration is on the ladder.
     None,
+    /// This pixel count.
     Value(u64),
 }
 
@@ -48,7 +52,9 @@ impl Serialize for ReferencePixels {
 /// Comparison budget of a resolution variant (docs/measures.md §2.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VariantBudget {
+    /// The variant's own budget.
     Own,
+    /// 0, so a variant compares like the text-only configuration.
     Zero,
 }
 
@@ -64,20 +70,27 @@ impl Serialize for VariantBudget {
 /// Every parameter of a run; `Params::default()` is the default run of docs/measures.md §14.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
+    /// The primary protocol, compared with the others and with the intervention.
     pub primary: String,
+    /// The protocol of intervention runs, not analysed on its own (§11).
     pub intervention_protocol: String,
     /// δ, the continuous regression margin in points.
     pub delta: f64,
+    /// Seed of the bootstrap's generator.
     pub seed: u64,
     /// B, the number of bootstrap resamples (0 disables the bootstrap).
     pub bootstrap_b: usize,
+    /// Per-model or joint grids.
     pub grid_mode: GridMode,
     /// Model filter; `None` keeps every model.
     pub models: Option<Vec<String>>,
     /// Config filter; `None` means none.
     pub configs: Option<Vec<String>>,
+    /// Whether zero-frame cells are in the selection.
     pub include_zero_frame: bool,
+    /// How `P_ref` is found.
     pub reference_pixels: ReferencePixels,
+    /// The comparison budget of resolution variants.
     pub variant_budget: VariantBudget,
     /// Cascade stages; `None` is the grid's visual ladder.
     pub cascade_stages: Option<Vec<String>>,
@@ -108,23 +121,37 @@ impl Default for Params {
 /// The `params` object of the report.
 #[derive(Debug, Serialize)]
 pub struct ParamsJson<'a> {
+    /// The primary protocol.
     pub primary: &'a str,
+    /// The intervention protocol.
     pub intervention_protocol: &'a str,
+    /// δ, the continuous regression margin in points.
     pub delta: f64,
+    /// Seed of the bootstrap's generator.
     pub seed: u64,
+    /// Bootstrap resamples.
     #[serde(rename = "bootstrap_B")]
     pub bootstrap_b: usize,
+    /// The cascade's thresholds, in words.
     pub tau_grid: &'static str,
+    /// Per-model or joint grids.
     pub grid_mode: GridMode,
+    /// The model filter, if any.
     pub models: &'a Option<Vec<String>>,
+    /// The config filter, if any.
     pub configs: &'a Option<Vec<String>>,
+    /// Whether zero-frame cells were selected.
     pub include_zero_frame: bool,
+    /// How `P_ref` was found.
     pub reference_pixels: ReferencePixels,
+    /// The comparison budget of resolution variants.
     pub variant_budget: VariantBudget,
+    /// The cascade stages given, if any.
     pub cascade_stages: &'a Option<Vec<String>>,
 }
 
 impl Params {
+    /// The parameters as the report's `params` object writes them.
     pub fn to_json(&self) -> ParamsJson<'_> {
         ParamsJson {
             primary: &self.primary,

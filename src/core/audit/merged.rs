@@ -29,25 +29,33 @@ pub const MERGED_SCHEMA: &str = "frameaudit/audit-merged@1";
 /// One annotator's audit file that went into a merge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Source {
+    /// Who made that audit.
     pub annotator: String,
     /// The file as it was named to `merge`.
     pub file: String,
     /// Dataset fingerprint of that file.
     pub fingerprint: String,
+    /// The taxonomy it tagged with.
     pub taxonomy: TaxonomyRef,
     /// How many records it gave.
     pub records: usize,
 }
 
+/// The evidence-pathway taxonomy an audit tagged with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaxonomyRef {
+    /// The taxonomy's id.
     pub id: String,
+    /// Its version.
     pub version: u32,
 }
 
+/// The dataset the merged audits were made on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DatasetRef {
+    /// The dataset's name.
     pub name: String,
+    /// Fingerprint of its cells, which every source shares.
     pub fingerprint: String,
 }
 
@@ -67,7 +75,9 @@ pub type SharedUnit<'a> = (&'a UnitKey, Vec<&'a (String, AuditRecord)>, bool);
 /// Records of several annotators: a merged audit, or audit files read together.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Annotated {
+    /// The dataset audited.
     pub dataset: DatasetRef,
+    /// The audit files that went in.
     pub sources: Vec<Source>,
     /// (annotator, record), sorted by unit then annotator.
     pub records: Vec<(String, AuditRecord)>,
@@ -149,8 +159,10 @@ impl Annotated {
 /// Why files could not be read or merged together.
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
+    /// An audit file could not be read.
     #[error(transparent)]
     Audit(#[from] AuditError),
+    /// The files do not go together, or a merged file is not valid; said in words.
     #[error("{}", sanitize(.0))]
     Bad(String),
 }

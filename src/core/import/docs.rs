@@ -11,18 +11,23 @@ use serde::Deserialize;
 /// One document, as far as the importer uses it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Doc {
+    /// The question asked.
     pub question: Option<String>,
     /// The video the harness opens: `video` (MVBench), `video_name` (MLVU), `videoID`
     /// (Video-MME).
     pub video: Option<String>,
+    /// Start of the question's time window, in seconds.
     pub start: Option<f64>,
+    /// End of the question's time window, in seconds.
     pub end: Option<f64>,
 }
 
 /// The documents of one file, in file order (lmms-eval's `doc_id` is the position).
 #[derive(Debug, Clone)]
 pub struct DocSet {
+    /// The file read.
     pub file: PathBuf,
+    /// Its documents, by position.
     pub docs: Vec<Doc>,
 }
 

@@ -23,7 +23,9 @@ const LOG_LIMIT: fsread::Limit = fsread::Limit {
 /// One decode: the video the harness opened and the frame indices it asked for, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decode {
+    /// The video file opened, as logged.
     pub video: String,
+    /// The frame indices asked for, in order.
     pub indices: Vec<u64>,
     /// The log's line, for messages.
     pub line: u64,
@@ -34,9 +36,11 @@ pub struct Decode {
 pub struct LoggedRun {
     /// COMMAND and its arguments, as given to the recorder.
     pub command: Vec<String>,
+    /// The decodes logged after the run started.
     pub decodes: Vec<Decode>,
     /// The log file and the line of the `run` event.
     pub file: PathBuf,
+    /// The line of the `run` event.
     pub line: u64,
 }
 
@@ -186,7 +190,9 @@ pub fn find_logs(given: &[PathBuf], searched: &[PathBuf]) -> Vec<PathBuf> {
 /// matched to it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Signature {
+    /// The imported run's model.
     pub model: String,
+    /// The imported run's configuration.
     pub config: String,
     /// Every flag must be on the command line with a matching value.
     pub flags: Vec<(String, Expect)>,

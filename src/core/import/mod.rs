@@ -24,17 +24,26 @@ use crate::core::rules::RunRule;
 /// One answer read from a harness's output.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ImportedCell {
+    /// The model's name.
     pub model: String,
+    /// The benchmark.
     pub benchmark: String,
+    /// The item's id within the benchmark.
     pub item_id: String,
+    /// The configuration's id.
     pub config: String,
+    /// Frames the model was given.
     pub frames: u64,
+    /// The answer given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pred: Option<String>,
+    /// The reference answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gold: Option<String>,
+    /// The harness's own verdict, when it gives one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub correct: Option<bool>,
+    /// Where the cell comes from (the harness and file).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_tag: Option<String>,
     /// The frames the model was given, when they were recorded (a recorder log, or the
@@ -46,28 +55,40 @@ pub struct ImportedCell {
 /// What a harness's output says about an item (questions, video, category...).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ImportedItem {
+    /// The question asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
+    /// The answer options, as shown (`A. a cup`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
+    /// The right answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gold: Option<String>,
+    /// The video as the harness names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub video: Option<String>,
+    /// The video's file under the videos folder, when `--videos` found it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub video_file: Option<String>,
+    /// The video's frame count as the harness's reader counts it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub num_frames: Option<u64>,
+    /// The video's average frame rate as the harness's reader gives it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fps: Option<f64>,
+    /// The video's length in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration: Option<f64>,
+    /// Start of the question's time window, in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<f64>,
+    /// End of the question's time window, in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<f64>,
+    /// The benchmark's category of the item.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
+    /// The benchmark's task type of the item.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_type: Option<String>,
     /// The document index and prompt a log gave the item, kept (not written) when the log
@@ -105,27 +126,46 @@ impl ImportedItem {
 /// One model under one configuration, from one file.
 #[derive(Debug, Clone)]
 pub struct Run {
+    /// The file the run was read from.
     pub file: PathBuf,
+    /// The model.
     pub model: String,
+    /// The configuration.
     pub config: String,
+    /// Frames per answer.
     pub frames: u64,
     /// The frame rule of the run on each of its benchmarks (docs/frame-rules.md).
     pub rules: BTreeMap<String, RunRule>,
+    /// The answers read.
     pub cells: Vec<ImportedCell>,
 }
 
 /// Why an importer could not go on.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
+    /// Two files hold the same (model, configuration).
     #[error("{} and {} both hold model {model:?} under configuration {config:?}; import them separately or give one another label with --config", crate::core::text::sanitize(&a.display().to_string()), crate::core::text::sanitize(&b.display().to_string()))]
     SameRun {
+        /// The model both files hold.
         model: String,
+        /// The configuration both files hold.
         config: String,
+        /// The file read first.
         a: PathBuf,
+        /// The file read second.
         b: PathBuf,
     },
+    /// One configuration with two frame counts.
     #[error("configuration {config:?} has {a} frames in one run and {b} in another")]
-    Frames { config: String, a: u64, b: u64 },
+    Frames {
+        /// The configuration.
+        config: String,
+        /// Its frames in the run read first.
+        a: u64,
+        /// Its frames in a later run.
+        b: u64,
+    },
+    /// Anything else, said in words.
     #[error("{0}")]
     Other(String),
 }
@@ -145,6 +185,7 @@ pub struct Import {
     rules: BTreeMap<(String, String, String), RunRule>,
     /// Records left out, with why: (file, line, reason).
     pub skipped: Vec<(PathBuf, Option<u64>, String)>,
+    /// Warnings for the user, in the order found.
     pub warnings: Vec<String>,
     /// `dataset.json` → `videos_dir`, when the import linked a videos folder.
     pub videos_dir: Option<String>,
@@ -170,12 +211,19 @@ struct Order {
 /// What an import did, for the summary line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
+    /// Runs read.
     pub runs: usize,
+    /// Models with a cell.
     pub models: usize,
+    /// Configurations.
     pub configs: usize,
+    /// Items with a cell.
     pub items: usize,
+    /// Cells written.
     pub cells: usize,
+    /// Records left out.
     pub skipped: usize,
+    /// Cells dropped as repeats of an earlier (model, benchmark, item, configuration).
     pub duplicates: usize,
 }
 
@@ -338,10 +386,12 @@ impl Import {
         &self.rules
     }
 
+    /// Records a record left out, and why.
     pub fn skip(&mut self, file: &Path, line: Option<u64>, reason: impl Into<String>) {
         self.skipped.push((file.to_path_buf(), line, reason.into()));
     }
 
+    /// What the import did, for the summary line.
     pub fn summary(&self) -> Summary {
         let o = self.order();
         Summary {

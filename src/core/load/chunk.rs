@@ -19,11 +19,13 @@ pub trait CellSink: Send + Sized {
     fn reserve(&mut self, _cells: usize) {}
     /// Cells received so far.
     fn len(&self) -> usize;
+    /// True before the first cell.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
     /// Counts one record (a line or row), valid or not.
     fn count_record(&mut self);
+    /// Where the problems of the input go.
     fn diags(&mut self) -> &mut Diagnostics;
     /// A validated cell read at `line` of the current file.
     fn push(&mut self, cell: CellInput<'_>, line: u64);

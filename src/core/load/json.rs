@@ -11,19 +11,26 @@ use std::sync::Arc;
 use crate::core::diag::Diagnostics;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+/// A JSON value as the loaders need it: numbers kept exact, strings borrowed from the line
+/// when they can be, objects only noted (no field of a cell is an object).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum J<'a> {
     /// The field is absent (never produced by parsing; the default of a struct field).
     #[default]
     Missing,
+    /// `null`.
     Null,
+    /// `true` or `false`.
     Bool(bool),
     /// An integer that fits `i64`/`u64`, kept exactly.
     Int(i128),
     /// A number written with a fraction or exponent.
     Float(f64),
+    /// A string, borrowed when it has no escapes.
     Str(Cow<'a, str>),
+    /// An array.
     Arr(Vec<J<'a>>),
+    /// An object, its contents skipped.
     Obj,
 }
 
@@ -41,6 +48,7 @@ impl<'a> J<'a> {
         }
     }
 
+    /// The value as a number, if it is one.
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             J::Int(i) => Some(*i as f64),
@@ -58,6 +66,7 @@ impl<'a> J<'a> {
         }
     }
 
+    /// The value as a string, if it is one.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             J::Str(s) => Some(s),
@@ -255,6 +264,7 @@ pub fn for_each_line(
     Ok(())
 }
 
+/// True when the field was absent (not `null`).
 pub fn is_missing(v: &J<'_>) -> bool {
     matches!(v, J::Missing)
 }
@@ -269,6 +279,7 @@ pub struct FieldCheck<'d> {
 }
 
 impl<'d> FieldCheck<'d> {
+    /// A check of the record at `line` of `file`, reporting into `diags`.
     pub fn new(diags: &'d mut Diagnostics, file: &'d Arc<Path>, line: u64) -> Self {
         FieldCheck {
             diags,
@@ -278,6 +289,7 @@ impl<'d> FieldCheck<'d> {
         }
     }
 
+    /// Records an error on `field`; the record is then not valid.
     pub fn fail(&mut self, field: &str, msg: String) {
         self.diags
             .error(self.file, Some(self.line), Some(field), msg);

@@ -1,0 +1,1202 @@
+//! The builder: the loaders push validated cells into it (one builder per part of the input,
+//! parts joined in input order), and `finish` checks the rules that span cells and renumbers
+//! the ids into the order docs/measures.md prescribes.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::{
+    CellInput, Config, Gold, InputStats, Interner, Item, NO_TEXT, ResponseMatrix, Task, norm_fast,
+};
+use crate::core::column::Ids;
+use crate::core::diag::Diagnostics;
+use crate::core::text::token_f1_score;
+
+/// Builds a [`ResponseMatrix`] from validated cells. The rules that span cells
+/// (docs/measures.md §1.5: one set of properties per configuration, one task per benchmark,
+/// agreeing blind values, no duplicate cell keys) are checked in [`MatrixBuilder::finish`],
+/// over all cells in input order, so a file read in parts on several threads gives exactly
+/// the problems of a sequential read.
+pub struct MatrixBuilder {
+    m: ResponseMatrix,
+    /// Per protocol: configuration name to its variants (one per distinct set of
+    /// frames / budget / pixels; more than one is an error found at `finish`).
+    config_lookup: Vec<FxHashMap<Box<str>, Vec<u32>>>,
+    /// First cell of each configuration variant.
+    config_first: Vec<u32>,
+    cell_task: Vec<Task>,
+    /// Blind from a zero-frame cell: (config id, normalised text id).
+    zero_blind: FxHashMap<(u32, u32, u32), (u32, u32)>,
+    /// Every `blind` field given: (key, normalised text id, cell), in cell order.
+    field_blind: Vec<((u32, u32, u32), u32, u32)>,
+    /// The ids of the previous cell: consecutive cells mostly share them.
+    last: Option<LastIds>,
+    /// Last text interned per column (gold, source tag, note), for the same reason.
+    last_text: [(Box<str>, u32); 3],
+    /// Problems found so far (cells a loader rejected, and at `finish` the spanning rules).
+    pub diags: Diagnostics,
+    /// While set, (primary, label): cells of protocol `primary` are read as protocol
+    /// `label` and any other protocol `p` as `label:p` (a second dataset compared).
+    pub protocol_as: Option<(Box<str>, Box<str>)>,
+    /// While set, the models read are named as the primary dataset's models of the same
+    /// checkpoint ([`model_key`]): an lmms-eval run names Qwen2.5-VL
+    /// `Qwen__Qwen2.5-VL-7B-Instruct`, a VLMEvalKit one `Qwen2.5-VL-7B-Instruct`.
+    pub model_as: Option<std::sync::Arc<FxHashMap<String, Box<str>>>>,
+}
+
+/// A model's name reduced to its checkpoint's: the part after the last `/` or `__`,
+/// letters and digits only, lower case.
+pub fn model_key(name: &str) -> String {
+    let tail = name
+        .rsplit('/')
+        .next()
+        .unwrap_or(name)
+        .rsplit("__")
+        .next()
+        .unwrap_or(name);
+    tail.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// The ids of one cell; the previous cell's are kept to skip hash lookups when the next
+/// cell repeats them.
+#[derive(Clone, Copy)]
+struct LastIds {
+    protocol: u32,
+    model: u32,
+    bench: u32,
+    item: u32,
+    config: u32,
+}
+
+impl Default for MatrixBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Frames, budget and pixels: what must agree across a configuration's cells.
+type Props = (u64, f64, Option<u64>);
+
+fn props(c: &Config) -> Props {
+    (c.frames, c.budget, c.pixels)
+}
+
+impl MatrixBuilder {
+    /// An empty builder; register a file with [`MatrixBuilder::add_file`] before pushing.
+    pub fn new() -> Self {
+        MatrixBuilder {
+            m: ResponseMatrix::default(),
+            config_lookup: Vec::new(),
+            config_first: Vec::new(),
+            cell_task: Vec::new(),
+            zero_blind: FxHashMap::default(),
+            field_blind: Vec::new(),
+            last: None,
+            last_text: Default::default(),
+            diags: Diagnostics::default(),
+            protocol_as: None,
+            model_as: None,
+        }
+    }
+
+    /// Registers an input file: the cells pushed next come from it.
+    pub fn add_file(&mut self, path: &Path) -> Arc<Path> {
+        let file: Arc<Path> = Arc::from(path);
+        self.m.files.push(file.clone());
+        self.last = None;
+        file
+    }
+
+    /// Cells pushed so far.
+    pub fn matrix_len(&self) -> usize {
+        self.m.cell_item.len()
+    }
+
+    /// Counts one record (a cell line or row), valid or not.
+    pub fn count_record(&mut self) {
+        self.m.stats.records += 1;
+    }
+
+    fn intern_text(&mut self, s: Option<&str>) -> u32 {
+        s.map_or(NO_TEXT, |s| self.m.texts.intern(s))
+    }
+
+    /// `intern_text` through the one-entry cache of column `col`.
+    fn intern_cached(&mut self, col: usize, s: Option<&str>) -> u32 {
+        let Some(s) = s else { return NO_TEXT };
+        let mut slot = std::mem::take(&mut self.last_text[col]);
+        if slot.0.is_empty() || &*slot.0 != s {
+            slot = (s.into(), self.m.texts.intern(s));
+        }
+        let id = slot.1;
+        self.last_text[col] = slot;
+        id
+    }
+
+    fn protocol_id(&mut self, name: &str) -> u32 {
+        let id = self.m.protocols.intern(name);
+        if id as usize == self.config_lookup.len() {
+            self.config_lookup.push(FxHashMap::default());
+        }
+        id
+    }
+
+    fn bench_id(&mut self, name: &str) -> u32 {
+        self.m.benchmarks.intern(name)
+    }
+
+    fn item_id(&mut self, bench: u32, id: &str) -> u32 {
+        let m = &mut self.m;
+        if let Some(i) = m.item_index.find(&m.items, bench, id) {
+            return i;
+        }
+        let i = m.items.len() as u32;
+        m.items.push(Item {
+            benchmark: bench,
+            id: id.into(),
+        });
+        m.item_index.insert(&m.items, i);
+        i
+    }
+
+    /// The configuration variant with these properties, created (first seen at `cell`) if
+    /// new.
+    fn config_id(&mut self, protocol: u32, name: &str, p: Props, cell: u32) -> u32 {
+        let lookup = &mut self.config_lookup[protocol as usize];
+        if let Some(variants) = lookup.get(name)
+            && let Some(&id) = variants
+                .iter()
+                .find(|&&v| props(&self.m.configs[v as usize]) == p)
+        {
+            return id;
+        }
+        let id = self.m.configs.len() as u32;
+        lookup.entry(name.into()).or_default().push(id);
+        self.m.configs.push(Config {
+            protocol,
+            name: name.into(),
+            frames: p.0,
+            budget: p.1,
+            pixels: p.2,
+        });
+        self.config_first.push(cell);
+        id
+    }
+
+    /// The models read so far, with their ids.
+    pub fn models_so_far(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.m
+            .models
+            .names()
+            .enumerate()
+            .map(|(i, n)| (i as u32, n))
+    }
+
+    /// An empty builder for one part of the input, reading the same file.
+    pub fn fork(&self) -> MatrixBuilder {
+        let mut b = MatrixBuilder::new();
+        b.m.files = self.m.files.clone();
+        b.protocol_as.clone_from(&self.protocol_as);
+        b.model_as.clone_from(&self.model_as);
+        b
+    }
+
+    /// Reserves room for about `cells` more cells, so the columns grow once.
+    pub fn reserve(&mut self, cells: usize) {
+        let m = &mut self.m;
+        for column in m.id_columns_mut() {
+            column.reserve(cells);
+        }
+        m.cell_value.reserve(cells);
+        m.cell_confidence.reserve(cells);
+        m.cell_line.reserve(cells);
+        self.cell_task.reserve(cells);
+    }
+
+    /// Empties the builder for the next part, keeping its allocations (a part is reused
+    /// block after block, so its memory is touched once).
+    fn clear(&mut self) {
+        let files = std::mem::take(&mut self.m.files);
+        let m = &mut self.m;
+        for it in [
+            &mut m.protocols,
+            &mut m.models,
+            &mut m.benchmarks,
+            &mut m.texts,
+        ] {
+            it.clear();
+        }
+        m.items.clear();
+        m.item_index.clear();
+        m.configs.clear();
+        m.stats = InputStats::default();
+        for v in m.id_columns_mut() {
+            v.clear();
+        }
+        m.cell_line.clear();
+        m.cell_value.clear();
+        m.cell_confidence.clear();
+        m.frame_spans.clear();
+        m.frame_pool.clear();
+        m.files = files;
+        self.config_lookup.clear();
+        self.config_first.clear();
+        self.cell_task.clear();
+        self.zero_blind.clear();
+        self.field_blind.clear();
+        self.last = None;
+        self.last_text = Default::default();
+        self.diags = Diagnostics::default();
+    }
+
+    /// Appends a part read after everything already here, and empties the part.
+    pub fn join(&mut self, part: &mut MatrixBuilder) {
+        let MatrixBuilder {
+            m: p,
+            config_first: p_config_first,
+            cell_task: p_cell_task,
+            zero_blind: p_zero_blind,
+            field_blind: p_field_blind,
+            diags: p_diags,
+            ..
+        } = &mut *part;
+        let p_diags = std::mem::take(p_diags);
+        self.last = None;
+        let base = self.m.cell_item.len() as u32;
+        let ids = self.part_ids(p, p_config_first, base);
+        self.join_blind(&ids, p_zero_blind, p_field_blind, base);
+        self.cell_task.extend_from_slice(p_cell_task);
+        append_cells(&mut self.m, p, &ids, base);
+        self.diags.merge(p_diags);
+        part.clear();
+    }
+
+    /// Interns a part's names, items and configurations here, in the part's id order, so
+    /// that every id comes out as a sequential read would have given it.
+    fn part_ids(&mut self, p: &ResponseMatrix, p_config_first: &[u32], base: u32) -> PartIds {
+        let protocols: Vec<u32> = p.protocols.names().map(|n| self.protocol_id(n)).collect();
+        let models: Vec<u32> = p.models.names().map(|n| self.m.models.intern(n)).collect();
+        let benches: Vec<u32> = p.benchmarks.names().map(|n| self.bench_id(n)).collect();
+        let items: Vec<u32> = p
+            .items
+            .iter()
+            .map(|it| self.item_id(benches[it.benchmark as usize], &it.id))
+            .collect();
+        let configs: Vec<u32> = p
+            .configs
+            .iter()
+            .zip(p_config_first.iter())
+            .map(|(c, &first)| {
+                self.config_id(
+                    protocols[c.protocol as usize],
+                    &c.name,
+                    props(c),
+                    base + first,
+                )
+            })
+            .collect();
+        let texts: Vec<u32> = p.texts.names().map(|n| self.m.texts.intern(n)).collect();
+        PartIds {
+            protocols,
+            models,
+            items,
+            configs,
+            texts,
+        }
+    }
+
+    /// Takes over a part's blind answers: its zero-frame ones by the rule of `push_cell`
+    /// (the configuration first by name wins), its `blind` fields after the ones here, as
+    /// `finish` checks them in input order.
+    fn join_blind(
+        &mut self,
+        ids: &PartIds,
+        p_zero_blind: &mut FxHashMap<(u32, u32, u32), (u32, u32)>,
+        p_field_blind: &mut Vec<((u32, u32, u32), u32, u32)>,
+        base: u32,
+    ) {
+        for (k, (cfg, t)) in p_zero_blind.drain() {
+            let (k, cfg, t) = (ids.key(k), ids.configs[cfg as usize], ids.text(t));
+            match self.zero_blind.get_mut(&k) {
+                Some(e)
+                    if self.m.configs[e.0 as usize].name <= self.m.configs[cfg as usize].name => {}
+                Some(e) => *e = (cfg, t),
+                None => {
+                    self.zero_blind.insert(k, (cfg, t));
+                }
+            }
+        }
+        self.field_blind.extend(
+            p_field_blind
+                .drain(..)
+                .map(|(k, t, c)| (ids.key(k), ids.text(t), c + base)),
+        );
+    }
+
+    /// Adds one cell read at `line` of the current file.
+    pub fn push(&mut self, c: CellInput<'_>, line: u64) {
+        let renamed = self.protocol_as.as_ref().map(|(primary, label)| {
+            if c.protocol == &**primary {
+                label.to_string()
+            } else {
+                format!("{label}:{}", c.protocol)
+            }
+        });
+        let model = self
+            .model_as
+            .as_ref()
+            .and_then(|m| m.get(&model_key(c.model)))
+            .map(|m| m.to_string());
+        let c = match &model {
+            Some(model) => CellInput { model, ..c },
+            None => c,
+        };
+        match &renamed {
+            Some(protocol) => self.push_cell(CellInput { protocol, ..c }, line),
+            None => self.push_cell(c, line),
+        }
+    }
+
+    /// Adds one cell: its ids, blind answers, value and texts, in an order that fixes the
+    /// text ids (texts are never renumbered, so a part joined later must intern alike).
+    fn push_cell(&mut self, c: CellInput<'_>, line: u64) {
+        let cell = self.m.cell_item.len() as u32;
+        let ids = self.cell_ids(&c, cell);
+        self.last = Some(ids);
+        self.cell_task.push(c.task);
+        let pred_norm = c.pred.and_then(norm_fast);
+        self.record_blind(&c, ids, pred_norm.as_deref(), cell);
+        let value = cell_value(&c, pred_norm.as_deref());
+        self.count_cell(value, c.frames);
+        if let Some(idx) = c.frame_idx.as_deref() {
+            let start = self.m.frame_pool.len() as u32;
+            self.m.frame_spans.push((cell, start, idx.len() as u32));
+            self.m.frame_pool.extend_from_slice(idx);
+        }
+        self.push_columns(&c, ids, value, pred_norm.as_deref(), line);
+    }
+
+    /// The protocol, model, benchmark, item and configuration ids of a cell. Consecutive
+    /// cells mostly share all but their configuration, so the previous cell's ids are
+    /// tried by comparing names before anything is hashed.
+    fn cell_ids(&mut self, c: &CellInput<'_>, cell: u32) -> LastIds {
+        let last = self.last;
+        let m = &self.m;
+        let same =
+            |id: Option<u32>, names: &Interner, name: &str| id.filter(|&i| names.name(i) == name);
+        let protocol = match same(last.map(|l| l.protocol), &m.protocols, c.protocol) {
+            Some(p) => p,
+            None => self.protocol_id(c.protocol),
+        };
+        let model = match same(last.map(|l| l.model), &self.m.models, c.model) {
+            Some(x) => x,
+            None => self.m.models.intern(c.model),
+        };
+        let bench = match same(last.map(|l| l.bench), &self.m.benchmarks, c.benchmark) {
+            Some(x) => x,
+            None => self.bench_id(c.benchmark),
+        };
+        let item = match last.filter(|l| l.bench == bench).map(|l| l.item) {
+            Some(i) if *self.m.items[i as usize].id == *c.item_id => i,
+            _ => self.item_id(bench, c.item_id),
+        };
+        let p = (c.frames, c.budget, c.pixels);
+        let config = match last
+            .and_then(|l| self.m.configs.get(l.config as usize).map(|x| (l.config, x)))
+        {
+            Some((id, x)) if x.protocol == protocol && props(x) == p && *x.name == *c.config => id,
+            _ => self.config_id(protocol, c.config, p, cell),
+        };
+        LastIds {
+            protocol,
+            model,
+            bench,
+            item,
+            config,
+        }
+    }
+
+    /// Notes the blind answers a cell gives (docs/measures.md §1.4): a zero-frame
+    /// prediction (the configuration first by name wins) and a `blind` field, which
+    /// `finish` checks for agreement.
+    fn record_blind(
+        &mut self,
+        c: &CellInput<'_>,
+        ids: LastIds,
+        pred_norm: Option<&str>,
+        cell: u32,
+    ) {
+        let bkey = (ids.protocol, ids.model, ids.item);
+        if c.frames == 0
+            && let Some(p) = pred_norm
+        {
+            let pid = self.m.texts.intern(p);
+            match self.zero_blind.get_mut(&bkey) {
+                Some(entry) if *self.m.configs[entry.0 as usize].name <= *c.config => {}
+                Some(entry) => *entry = (ids.config, pid),
+                None => {
+                    self.zero_blind.insert(bkey, (ids.config, pid));
+                }
+            }
+        }
+        if let Some(b) = c.blind.and_then(norm_fast) {
+            let bid = self.m.texts.intern(&b);
+            self.field_blind.push((bkey, bid, cell));
+        }
+    }
+
+    /// Counts a cell into the report's `input` section.
+    fn count_cell(&mut self, value: f64, frames: u64) {
+        let stats = &mut self.m.stats;
+        if value.is_nan() {
+            stats.cells_invalid += 1;
+        } else {
+            stats.cells_valid += 1;
+        }
+        if frames == 0 {
+            stats.zero_frame_cells += 1;
+        }
+    }
+
+    /// Interns a cell's texts and appends it to every per-cell column.
+    fn push_columns(
+        &mut self,
+        c: &CellInput<'_>,
+        ids: LastIds,
+        value: f64,
+        pred_norm: Option<&str>,
+        line: u64,
+    ) {
+        let gold_text = match &c.gold {
+            Gold::None | Gold::Unusable => None,
+            Gold::One(g) => Some(std::borrow::Cow::Borrowed(*g)),
+            Gold::Many(gs) => Some(std::borrow::Cow::Owned(gs.join(" | "))),
+        };
+        let gold = self.intern_cached(0, gold_text.as_deref());
+        let pred = self.intern_text(c.pred);
+        // Mostly the prediction is already normal: one id for both.
+        let pred_norm = match (pred_norm, c.pred) {
+            (Some(n), Some(p)) if *n == *p => pred,
+            _ => self.intern_text(pred_norm),
+        };
+        let source_tag = self.intern_cached(1, c.source_tag);
+        let protocol_note = self.intern_cached(2, c.protocol_note);
+        let m = &mut self.m;
+        m.cell_item.push(ids.item);
+        m.cell_model.push(ids.model);
+        m.cell_config.push(ids.config);
+        m.cell_value.push(value);
+        m.cell_confidence.push(c.confidence.unwrap_or(f64::NAN));
+        m.cell_pred.push(pred);
+        m.cell_pred_norm.push(pred_norm);
+        m.cell_gold.push(gold);
+        m.cell_source_tag.push(source_tag);
+        m.cell_protocol_note.push(protocol_note);
+        m.cell_file.push((m.files.len().max(1) - 1) as u32);
+        m.cell_line.push(line.min(u64::from(u32::MAX)) as u32);
+    }
+
+    /// Where an earlier cell is, said relative to a later one: "line 12", or "file:12"
+    /// when they come from different files.
+    fn where_is(&self, first: u32, cell: u32) -> String {
+        let m = &self.m;
+        if m.cell_file.get(first as usize) == m.cell_file.get(cell as usize) {
+            format!("line {}", m.cell_line.get(first as usize))
+        } else {
+            m.cell_location(first)
+        }
+    }
+
+    fn cell_error(&mut self, cell: u32, field: &str, msg: String) {
+        let m = &self.m;
+        let file = m.files[m.cell_file.get(cell as usize) as usize].clone();
+        self.diags.error(
+            &file,
+            Some(u64::from(m.cell_line.get(cell as usize))),
+            Some(field),
+            msg,
+        );
+    }
+
+    /// Checks the rules that span cells, in input order: a configuration's first cell fixes
+    /// its properties, a benchmark's first cell its task, a key's first `blind` its value;
+    /// every later cell that disagrees is an error. Returns the variant each configuration
+    /// id stands for after the check (conflicting variants fold into the first).
+    fn check_spanning_rules(&mut self) -> Vec<u32> {
+        let canon = self.canonical_configs();
+        let bench_first = self.bench_first_cells();
+        let configs_conflict = canon.iter().enumerate().any(|(i, &c)| i as u32 != c);
+        let tasks_conflict = (0..self.m.n_cells()).any(|c| {
+            let b = self.m.items[self.m.cell_item.get(c) as usize].benchmark as usize;
+            bench_first[b].is_some_and(|f| self.cell_task[f as usize] != self.cell_task[c])
+        });
+        // Most inputs have no conflict; only then is every cell walked again for messages.
+        if configs_conflict || tasks_conflict {
+            for cell in 0..self.m.n_cells() as u32 {
+                self.report_config_conflict(cell, &canon);
+                self.report_task_conflict(cell, &bench_first);
+            }
+        }
+        self.check_blind_fields();
+        for first in &bench_first {
+            let task = first.map_or(Task::Mcq, |f| self.cell_task[f as usize]);
+            self.m.bench_task.push(task);
+        }
+        canon
+    }
+
+    /// For each configuration variant, the variant it folds into: itself, or, when a
+    /// configuration came with several sets of properties, the one seen first.
+    fn canonical_configs(&self) -> Vec<u32> {
+        let n_cfg = self.m.configs.len();
+        let mut canon: Vec<u32> = (0..n_cfg as u32).collect();
+        for variants in self.config_lookup.iter().flat_map(|l| l.values()) {
+            if variants.len() > 1 {
+                let first = *variants
+                    .iter()
+                    .min_by_key(|&&v| self.config_first[v as usize])
+                    .unwrap_or(&variants[0]);
+                for &v in variants {
+                    canon[v as usize] = first;
+                }
+            }
+        }
+        canon
+    }
+
+    /// The first cell of each benchmark, whose task the benchmark's other cells must share.
+    fn bench_first_cells(&self) -> Vec<Option<u32>> {
+        let mut bench_first: Vec<Option<u32>> = vec![None; self.m.benchmarks.len()];
+        for cell in 0..self.m.n_cells() as u32 {
+            let b = self.m.items[self.m.cell_item.get(cell as usize) as usize].benchmark as usize;
+            bench_first[b].get_or_insert(cell);
+        }
+        bench_first
+    }
+
+    /// One error per property in which a cell's configuration differs from the
+    /// configuration's first cell, so the message names the field at fault.
+    fn report_config_conflict(&mut self, cell: u32, canon: &[u32]) {
+        let v = self.m.cell_config.get(cell as usize);
+        let w = canon[v as usize];
+        if v == w {
+            return;
+        }
+        let (mine, theirs) = (&self.m.configs[v as usize], &self.m.configs[w as usize]);
+        let at = self.where_is(self.config_first[w as usize], cell);
+        let show = |p: Option<u64>| p.map_or("null".to_string(), |p| p.to_string());
+        let mut found = Vec::new();
+        if mine.frames != theirs.frames {
+            found.push(("frames", mine.frames.to_string(), theirs.frames.to_string()));
+        }
+        if mine.budget != theirs.budget {
+            found.push(("budget", mine.budget.to_string(), theirs.budget.to_string()));
+        }
+        if mine.pixels != theirs.pixels {
+            found.push(("pixels", show(mine.pixels), show(theirs.pixels)));
+        }
+        let name = mine.name.clone();
+        for (field, this, that) in found {
+            self.cell_error(
+                cell,
+                field,
+                format!("configuration {name:?} has {field} {this} here but {that} at {at}"),
+            );
+        }
+    }
+
+    /// An error when a cell's task is not that of its benchmark's first cell.
+    fn report_task_conflict(&mut self, cell: u32, bench_first: &[Option<u32>]) {
+        let b = self.m.items[self.m.cell_item.get(cell as usize) as usize].benchmark;
+        if let Some(first) = bench_first[b as usize]
+            && self.cell_task[first as usize] != self.cell_task[cell as usize]
+        {
+            let msg = format!(
+                "benchmark {:?} mixes tasks: this cell is {}, the cell at {} is {}",
+                self.m.benchmarks.name(b),
+                self.cell_task[cell as usize].as_str(),
+                self.where_is(first, cell),
+                self.cell_task[first as usize].as_str()
+            );
+            self.cell_error(cell, "task", msg);
+        }
+    }
+
+    /// Errors for every `blind` field that disagrees with the first one given for its
+    /// (protocol, model, item); keeps only the first of each key.
+    fn check_blind_fields(&mut self) {
+        let mut first_blind: FxHashMap<(u32, u32, u32), (u32, u32)> = FxHashMap::default();
+        for (k, t, cell) in std::mem::take(&mut self.field_blind) {
+            match first_blind.get(&k) {
+                Some(&(other, first)) if other != t => {
+                    let msg = format!(
+                        "blind answer {:?} conflicts with {:?} given at {} for the same model and item",
+                        self.m.texts.name(t),
+                        self.m.texts.name(other),
+                        self.where_is(first, cell)
+                    );
+                    self.cell_error(cell, "blind", msg);
+                }
+                Some(_) => {}
+                None => {
+                    first_blind.insert(k, (t, cell));
+                }
+            }
+        }
+        self.field_blind = first_blind
+            .into_iter()
+            .map(|(k, (t, c))| (k, t, c))
+            .collect();
+    }
+
+    /// Checks the rules that span cells, renumbers ids into the order of docs/measures.md §0 and
+    /// §1.6, groups the cells, and returns the matrix, or every problem found.
+    pub fn finish(mut self) -> Result<(ResponseMatrix, Diagnostics), Diagnostics> {
+        self.m.bench_task.clear();
+        let canon = self.check_spanning_rules();
+        let mut m = std::mem::take(&mut self.m);
+        let (proto_map, model_map, bench_map) = sort_names(&mut m);
+        let item_map = sort_items(&mut m, &bench_map);
+        let cfg_map = sort_configs(&mut m, &proto_map, &canon);
+        m.cell_item.remap(|x| item_map[x as usize]);
+        m.cell_model.remap(|x| model_map[x as usize]);
+        m.cell_config.remap(|x| cfg_map[x as usize]);
+        for column in m.id_columns_mut() {
+            column.shrink_to_fit();
+        }
+        m.cell_value.shrink_to_fit();
+        m.cell_confidence.shrink_to_fit();
+        m.cell_line.shrink_to_fit();
+        m.blind = self.blind_answers(|(p, mo, it)| {
+            (
+                proto_map[p as usize],
+                model_map[mo as usize],
+                item_map[it as usize],
+            )
+        });
+        group_cells(&mut m, &mut self.diags);
+
+        if self.diags.has_errors() {
+            Err(self.diags)
+        } else {
+            Ok((m, self.diags))
+        }
+    }
+
+    /// The blind answer of each (protocol, model, item), keys renumbered by `remap`: a
+    /// zero-frame prediction wins over a `blind` field.
+    fn blind_answers(
+        &self,
+        remap: impl Fn((u32, u32, u32)) -> (u32, u32, u32),
+    ) -> FxHashMap<(u32, u32, u32), u32> {
+        let mut blind: FxHashMap<(u32, u32, u32), u32> = FxHashMap::default();
+        for &(k, text, _) in &self.field_blind {
+            blind.insert(remap(k), text);
+        }
+        for (&k, &(_, text)) in &self.zero_blind {
+            blind.insert(remap(k), text);
+        }
+        blind
+    }
+}
+
+/// Renumbers protocols, models and benchmarks into code-point order (the benchmarks' tasks
+/// with them); returns the three maps from old id to new id.
+fn sort_names(m: &mut ResponseMatrix) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let proto_map = m.protocols.sort();
+    let model_map = m.models.sort();
+    let bench_map = m.benchmarks.sort();
+    let mut bench_task = vec![Task::Mcq; m.bench_task.len()];
+    for (old, &t) in m.bench_task.iter().enumerate() {
+        bench_task[bench_map[old] as usize] = t;
+    }
+    m.bench_task = bench_task;
+    (proto_map, model_map, bench_map)
+}
+
+/// Renumbers items into (benchmark, item_id) order and rebuilds the item index and each
+/// benchmark's item range; returns the map from old item id to new.
+fn sort_items(m: &mut ResponseMatrix, bench_map: &[u32]) -> Vec<u32> {
+    for it in &mut m.items {
+        it.benchmark = bench_map[it.benchmark as usize];
+    }
+    let mut item_order: Vec<u32> = (0..m.items.len() as u32).collect();
+    item_order.sort_by(|&a, &b| {
+        let (x, y) = (&m.items[a as usize], &m.items[b as usize]);
+        (x.benchmark, &x.id).cmp(&(y.benchmark, &y.id))
+    });
+    let mut item_map = vec![0u32; item_order.len()];
+    for (new, &old) in item_order.iter().enumerate() {
+        item_map[old as usize] = new as u32;
+    }
+    let mut items = Vec::with_capacity(m.items.len());
+    for &old in &item_order {
+        let it = &mut m.items[old as usize];
+        items.push(Item {
+            benchmark: it.benchmark,
+            id: std::mem::take(&mut it.id),
+        });
+    }
+    m.items = items;
+    m.bench_items = vec![0..0; m.benchmarks.len()];
+    m.item_index.clear();
+    for i in 0..m.items.len() as u32 {
+        m.item_index.insert(&m.items, i);
+    }
+    for (i, it) in m.items.iter().enumerate() {
+        let r = &mut m.bench_items[it.benchmark as usize];
+        if r.start == r.end {
+            *r = i as u32..i as u32 + 1;
+        } else {
+            r.end = i as u32 + 1;
+        }
+    }
+    item_map
+}
+
+/// Renumbers configurations into (protocol, name) order. Conflicting variants are dropped
+/// (the input is rejected anyway) and map to the variant they fold into, so their cells
+/// still point at a configuration. Returns the map from old configuration id to new.
+fn sort_configs(m: &mut ResponseMatrix, proto_map: &[u32], canon: &[u32]) -> Vec<u32> {
+    for c in &mut m.configs {
+        c.protocol = proto_map[c.protocol as usize];
+    }
+    let mut cfg_order: Vec<u32> = (0..m.configs.len() as u32)
+        .filter(|&c| canon[c as usize] == c)
+        .collect();
+    cfg_order.sort_by(|&a, &b| {
+        let (x, y) = (&m.configs[a as usize], &m.configs[b as usize]);
+        (x.protocol, &x.name).cmp(&(y.protocol, &y.name))
+    });
+    let mut cfg_map = vec![0u32; m.configs.len()];
+    for (new, &old) in cfg_order.iter().enumerate() {
+        cfg_map[old as usize] = new as u32;
+    }
+    for c in 0..m.configs.len() {
+        cfg_map[c] = cfg_map[canon[c] as usize];
+    }
+    m.configs = cfg_order
+        .iter()
+        .map(|&old| m.configs[old as usize].clone())
+        .collect();
+    cfg_map
+}
+
+/// Groups the cells by (protocol, model), each group sorted by (item, config), so grids
+/// are built by walking runs; two cells with the same key, now side by side, are reported
+/// as duplicates.
+fn group_cells(m: &mut ResponseMatrix, diags: &mut Diagnostics) {
+    let n_models = m.models.len();
+    let n_groups = m.protocols.len() * n_models;
+    let group_of = |cell: usize| {
+        m.configs[m.cell_config.get(cell) as usize].protocol as usize * n_models
+            + m.cell_model.get(cell) as usize
+    };
+    // A counting sort on the group: offsets first, then each cell into its slot.
+    let mut counts = vec![0usize; n_groups + 1];
+    for cell in 0..m.cell_item.len() {
+        counts[group_of(cell) + 1] += 1;
+    }
+    for g in 0..n_groups {
+        counts[g + 1] += counts[g];
+    }
+    let mut next = counts.clone();
+    let mut order = vec![0u32; m.cell_item.len()];
+    for cell in 0..m.cell_item.len() {
+        let g = group_of(cell);
+        order[next[g]] = cell as u32;
+        next[g] += 1;
+    }
+    let key = |c: u32| {
+        (u64::from(m.cell_item.get(c as usize)) << 32) | u64::from(m.cell_config.get(c as usize))
+    };
+    let mut scratch: Vec<u32> = Vec::new();
+    for g in 0..n_groups {
+        let slice = &mut order[counts[g]..counts[g + 1]];
+        if !slice.is_sorted_by_key(|&c| key(c)) {
+            sort_by_item_then_config(slice, &m.cell_item, &m.cell_config, &mut scratch);
+        }
+        for w in slice.windows(2) {
+            if key(w[0]) == key(w[1]) {
+                duplicate_error(m, diags, w[0], w[1]);
+            }
+        }
+    }
+    m.order = order;
+    m.group_start = counts;
+}
+
+/// The error for cell `b`, which repeats the key of the earlier cell `a`.
+fn duplicate_error(m: &ResponseMatrix, diags: &mut Diagnostics, a: u32, b: u32) {
+    let b = b as usize;
+    let file = m.files[m.cell_file.get(b) as usize].clone();
+    let item = &m.items[m.cell_item.get(b) as usize];
+    let config = &m.configs[m.cell_config.get(b) as usize];
+    diags.error(
+        &file,
+        Some(u64::from(m.cell_line.get(b))),
+        None,
+        format!(
+            "duplicate cell: model {:?}, benchmark {:?}, item {:?}, config {:?}, protocol {:?} already given at {}",
+            m.models.name(m.cell_model.get(b)),
+            m.benchmarks.name(item.benchmark),
+            item.id,
+            config.name,
+            m.protocols.name(config.protocol),
+            m.cell_location(a)
+        ),
+    );
+}
+
+/// Sorts cell indices by (item, config): a counting sort on the item (dense ids), then the
+/// few cells of each item by config. Linear, where a comparison sort on 10 M cells is not.
+fn sort_by_item_then_config(cells: &mut [u32], item: &Ids, config: &Ids, scratch: &mut Vec<u32>) {
+    let (lo, hi) = cells.iter().fold((u32::MAX, 0), |(lo, hi), &c| {
+        (lo.min(item.get(c as usize)), hi.max(item.get(c as usize)))
+    });
+    let mut start = vec![0usize; (hi - lo) as usize + 2];
+    for &c in cells.iter() {
+        start[(item.get(c as usize) - lo) as usize + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    scratch.clear();
+    scratch.resize(cells.len(), 0);
+    let mut next = start.clone();
+    for &c in cells.iter() {
+        let slot = &mut next[(item.get(c as usize) - lo) as usize];
+        scratch[*slot] = c;
+        *slot += 1;
+    }
+    for w in start.windows(2) {
+        scratch[w[0]..w[1]].sort_unstable_by_key(|&c| config.get(c as usize));
+    }
+    cells.copy_from_slice(scratch);
+}
+
+/// Where a joined part's ids land in the builder it is joined to, by the part's id.
+struct PartIds {
+    protocols: Vec<u32>,
+    models: Vec<u32>,
+    items: Vec<u32>,
+    configs: Vec<u32>,
+    texts: Vec<u32>,
+}
+
+impl PartIds {
+    /// A part's text id here; "no text" stays "no text", as it has no entry in the map.
+    fn text(&self, t: u32) -> u32 {
+        if t == NO_TEXT {
+            NO_TEXT
+        } else {
+            self.texts[t as usize]
+        }
+    }
+
+    /// A (protocol, model, item) blind key of the part, in the builder's ids.
+    fn key(&self, (pp, mo, it): (u32, u32, u32)) -> (u32, u32, u32) {
+        (
+            self.protocols[pp as usize],
+            self.models[mo as usize],
+            self.items[it as usize],
+        )
+    }
+}
+
+/// Appends a part's cells after the `base` cells of `m`, through the part's id map, with
+/// their frame indices and counts.
+fn append_cells(m: &mut ResponseMatrix, p: &ResponseMatrix, ids: &PartIds, base: u32) {
+    let pool = m.frame_pool.len() as u32;
+    m.frame_spans.extend(
+        p.frame_spans
+            .iter()
+            .map(|&(c, s, l)| (c + base, s + pool, l)),
+    );
+    m.frame_pool.extend_from_slice(&p.frame_pool);
+    m.cell_item
+        .extend_mapped(&p.cell_item, |i| ids.items[i as usize]);
+    m.cell_model
+        .extend_mapped(&p.cell_model, |i| ids.models[i as usize]);
+    m.cell_config
+        .extend_mapped(&p.cell_config, |i| ids.configs[i as usize]);
+    m.cell_value.extend_from(&p.cell_value);
+    m.cell_confidence.extend_from(&p.cell_confidence);
+    for (dst, src) in [
+        (&mut m.cell_pred, &p.cell_pred),
+        (&mut m.cell_pred_norm, &p.cell_pred_norm),
+        (&mut m.cell_gold, &p.cell_gold),
+        (&mut m.cell_source_tag, &p.cell_source_tag),
+        (&mut m.cell_protocol_note, &p.cell_protocol_note),
+    ] {
+        dst.extend_mapped(src, |t| ids.text(t));
+    }
+    m.cell_file.extend_mapped(&p.cell_file, |f| f);
+    m.cell_line.extend_from(&p.cell_line);
+    m.stats.records += p.stats.records;
+    m.stats.cells_valid += p.stats.cells_valid;
+    m.stats.cells_invalid += p.stats.cells_invalid;
+    m.stats.zero_frame_cells += p.stats.zero_frame_cells;
+}
+
+/// The value of a cell (docs/measures.md §1.3): its verdict or score as given, else one
+/// computed from its prediction and gold answer; NaN for an invalid cell.
+fn cell_value(c: &CellInput<'_>, pred_norm: Option<&str>) -> f64 {
+    match c.task {
+        Task::Mcq => match (c.correct, &c.gold) {
+            (Some(b), _) => f64::from(u8::from(b)),
+            (None, Gold::One(g)) => {
+                let right = matches!((pred_norm, norm_fast(g)), (Some(p), Some(g)) if *p == *g);
+                f64::from(u8::from(right))
+            }
+            _ => f64::NAN,
+        },
+        Task::Open => match (c.score, &c.gold) {
+            (Some(s), _) => s,
+            (None, Gold::One(g)) => token_f1_score(c.pred.unwrap_or(""), &[g]),
+            (None, Gold::Many(gs)) => token_f1_score(c.pred.unwrap_or(""), gs),
+            (None, Gold::None | Gold::Unusable) => f64::NAN,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A multiple-choice cell with a verdict, the fields a test varies given.
+    fn cell<'a>(
+        protocol: &'a str,
+        model: &'a str,
+        benchmark: &'a str,
+        item_id: &'a str,
+        config: &'a str,
+        frames: u64,
+        correct: bool,
+    ) -> CellInput<'a> {
+        CellInput {
+            model,
+            item_id,
+            benchmark,
+            config,
+            protocol,
+            frames,
+            budget: frames as f64,
+            pixels: None,
+            task: Task::Mcq,
+            pred: Some(if correct { "A" } else { "B" }),
+            gold: Gold::One("A"),
+            correct: None,
+            score: None,
+            confidence: None,
+            blind: None,
+            frame_idx: (frames > 0).then(|| (0..frames).collect()),
+            source_tag: None,
+            protocol_note: None,
+        }
+    }
+
+    /// Cells in an order that exercises the previous-cell shortcut and its limits: runs of
+    /// a shared model and item, the same item id in another benchmark, the same
+    /// configuration name under another protocol, a zero-frame cell.
+    fn cells() -> Vec<CellInput<'static>> {
+        vec![
+            cell("uniform", "zeta", "mvbench", "q2", "8f", 8, true),
+            cell("uniform", "zeta", "mvbench", "q2", "16f", 16, false),
+            cell("uniform", "zeta", "mvbench", "q1", "8f", 8, false),
+            cell("uniform", "zeta", "mvbench", "q1", "16f", 16, true),
+            cell("uniform", "zeta", "egoschema", "q1", "16f", 16, true),
+            cell("uniform", "alpha", "egoschema", "q1", "16f", 16, true),
+            cell("uniform", "alpha", "egoschema", "q1", "0f", 0, false),
+            cell("keyframe", "alpha", "egoschema", "q1", "16f", 16, false),
+            cell("keyframe", "zeta", "mvbench", "q2", "16f", 16, true),
+        ]
+    }
+
+    fn builder() -> MatrixBuilder {
+        let mut b = MatrixBuilder::new();
+        b.add_file(Path::new("cells.jsonl"));
+        b
+    }
+
+    fn build(cells: Vec<CellInput<'_>>) -> ResponseMatrix {
+        let mut b = builder();
+        for (i, c) in cells.into_iter().enumerate() {
+            b.push(c, i as u64 + 1);
+        }
+        b.finish().expect("no errors").0
+    }
+
+    #[test]
+    fn finish_gives_sorted_ids_and_grouped_cells() {
+        let m = build(cells());
+        assert_eq!(
+            m.protocols.names().collect::<Vec<_>>(),
+            ["keyframe", "uniform"]
+        );
+        assert_eq!(m.models.names().collect::<Vec<_>>(), ["alpha", "zeta"]);
+        assert_eq!(
+            m.benchmarks.names().collect::<Vec<_>>(),
+            ["egoschema", "mvbench"]
+        );
+        let items: Vec<(u32, &str)> = m.items.iter().map(|i| (i.benchmark, &*i.id)).collect();
+        assert_eq!(items, [(0, "q1"), (1, "q1"), (1, "q2")]);
+        assert_eq!(m.bench_items, [0..1, 1..3]);
+        let configs: Vec<(u32, &str)> = m.configs.iter().map(|c| (c.protocol, &*c.name)).collect();
+        assert_eq!(configs, [(0, "16f"), (1, "0f"), (1, "16f"), (1, "8f")]);
+        // Columns stay in input order, with the renumbered ids.
+        assert_eq!(
+            m.cell_model.iter().collect::<Vec<_>>(),
+            [1, 1, 1, 1, 1, 0, 0, 0, 1]
+        );
+        assert_eq!(
+            m.cell_item.iter().collect::<Vec<_>>(),
+            [2, 2, 1, 1, 0, 0, 0, 0, 2]
+        );
+        assert_eq!(
+            m.cell_config.iter().collect::<Vec<_>>(),
+            [3, 2, 3, 2, 2, 2, 1, 0, 0]
+        );
+        assert_eq!(
+            m.cell_value.iter().collect::<Vec<_>>(),
+            [1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            m.cell_line.iter().collect::<Vec<_>>(),
+            (1..=9).collect::<Vec<_>>()
+        );
+        // Groups by (protocol, model), each by (item, config).
+        assert_eq!(m.group(0, 0), [7]);
+        assert_eq!(m.group(0, 1), [8]);
+        assert_eq!(m.group(1, 0), [6, 5]);
+        assert_eq!(m.group(1, 1), [4, 3, 2, 1, 0]);
+        assert_eq!(m.frame_idx(1).map(<[u64]>::len), Some(16));
+        assert_eq!(m.frame_idx(6), None);
+        // The zero-frame cell's prediction is alpha's blind answer on egoschema q1.
+        let blind = m.blind(1, 0, 0).and_then(|t| m.text(t));
+        assert_eq!(blind, Some("B"));
+        assert_eq!((m.stats.cells_valid, m.stats.zero_frame_cells), (9, 1));
+    }
+
+    #[test]
+    fn finish_reports_a_duplicate_cell() {
+        let mut cells = cells();
+        cells.push(cell("uniform", "zeta", "mvbench", "q1", "8f", 8, true));
+        let mut b = builder();
+        for (i, c) in cells.into_iter().enumerate() {
+            b.push(c, i as u64 + 1);
+        }
+        let diags = b.finish().expect_err("a duplicate");
+        assert_eq!(diags.error_count(), 1);
+        let msg = diags.sorted()[0].to_string();
+        assert!(msg.contains("duplicate cell"), "{msg}");
+        assert!(msg.contains("cells.jsonl:3"), "{msg}");
+    }
+
+    #[test]
+    fn join_of_parts_equals_one_builder() {
+        let one = build(cells());
+        let mut joined = builder();
+        let mut part = joined.fork();
+        let all = cells();
+        let (first, second) = all.split_at(4);
+        for (i, c) in first.iter().enumerate() {
+            part.push(c.clone(), i as u64 + 1);
+        }
+        joined.join(&mut part);
+        // The part is emptied and reused, as the parallel loader reuses it.
+        assert_eq!(part.matrix_len(), 0);
+        for (i, c) in second.iter().enumerate() {
+            part.push(c.clone(), i as u64 + 5);
+        }
+        joined.join(&mut part);
+        let two = joined.finish().expect("no errors").0;
+        assert_same(&one, &two);
+    }
+
+    #[test]
+    fn previous_cell_shortcut_gives_the_ids_of_hashing() {
+        let mut shortcut = builder();
+        let mut hashed = builder();
+        for (i, c) in cells().into_iter().enumerate() {
+            shortcut.push(c.clone(), i as u64 + 1);
+            // Without a previous cell every id is looked up by hashing.
+            hashed.last = None;
+            hashed.push(c, i as u64 + 1);
+        }
+        assert!(shortcut.last.is_some());
+        for (a, b) in shortcut.m.id_columns().iter().zip(hashed.m.id_columns()) {
+            assert_eq!(*a, b);
+        }
+        // The same item id in two benchmarks is two items, the same configuration name
+        // under two protocols two configurations.
+        assert_eq!(shortcut.m.items.len(), 3);
+        assert_eq!(shortcut.m.configs.len(), 4);
+        assert_same(
+            &shortcut.finish().expect("no errors").0,
+            &hashed.finish().expect("no errors").0,
+        );
+    }
+
+    /// Two matrices hold the same names, items, configurations, cells, groups and blind
+    /// answers.
+    fn assert_same(a: &ResponseMatrix, b: &ResponseMatrix) {
+        let names = |i: &Interner| i.names().map(str::to_owned).collect::<Vec<_>>();
+        for (x, y) in [
+            (&a.protocols, &b.protocols),
+            (&a.models, &b.models),
+            (&a.benchmarks, &b.benchmarks),
+            (&a.texts, &b.texts),
+        ] {
+            assert_eq!(names(x), names(y));
+        }
+        let items = |m: &ResponseMatrix| {
+            m.items
+                .iter()
+                .map(|i| (i.benchmark, i.id.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(items(a), items(b));
+        assert_eq!(a.bench_items, b.bench_items);
+        assert_eq!(a.bench_task, b.bench_task);
+        let configs = |m: &ResponseMatrix| {
+            m.configs
+                .iter()
+                .map(|c| (c.protocol, c.name.clone(), c.frames, c.pixels))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(configs(a), configs(b));
+        for (x, y) in a.id_columns().iter().zip(b.id_columns()) {
+            assert_eq!(*x, y);
+        }
+        assert_eq!(a.cell_value, b.cell_value);
+        assert_eq!(a.cell_line, b.cell_line);
+        assert_eq!(a.frame_spans, b.frame_spans);
+        assert_eq!(a.frame_pool, b.frame_pool);
+        assert_eq!(a.order, b.order);
+        assert_eq!(a.group_start, b.group_start);
+        let blind = |m: &ResponseMatrix| {
+            let mut v: Vec<_> = m.blind.iter().map(|(&k, &t)| (k, t)).collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(blind(a), blind(b));
+        assert_eq!(
+            (
+                a.stats.cells_valid,
+                a.stats.cells_invalid,
+                a.stats.zero_frame_cells
+            ),
+            (
+                b.stats.cells_valid,
+                b.stats.cells_invalid,
+                b.stats.zero_frame_cells
+            )
+        );
+    }
+}
