@@ -717,7 +717,7 @@ impl App {
         let mut v = self.passing();
         // Rows (and search results) come in rank order; other keys sort them, stably.
         // Model ids follow the names' order, item ids (benchmark, item id) order
-        // (core/matrix.rs), so the ids sort as the names do.
+        // (core/matrix/), so the ids sort as the names do.
         let rows = &self.rows;
         match self.sort {
             SortKey::Rank => {}
