@@ -88,20 +88,81 @@ impl Framing for CsvRecords {
     }
 }
 
-/// Block size: large enough to amortise thread start, small enough to keep memory flat.
+/// Block size: large enough to amortise the hand-offs, small enough to keep memory flat.
 pub const BLOCK: usize = 8 << 20;
-/// Below this a block is parsed on one thread.
+/// An input smaller than this is parsed on the calling thread.
 const PARALLEL_MIN: usize = 256 << 10;
+/// Parsing threads. The machine we size for has two cores; the joins run on the caller's
+/// thread beside them, so parsing and joining overlap instead of taking turns.
+const WORKERS: usize = 2;
+/// Parts handed out and not yet joined: each worker has one to parse and one waiting.
+const IN_FLIGHT: u64 = 2 * WORKERS as u64;
 
 fn count_lines(b: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', b).count() as u64
 }
 
-/// Reads `reader` block by block; parses each block's two halves on two threads into forks
-/// of `sink` and joins them back in order. `first_line` is the line number of the first
-/// byte. Returns after the last block or the first I/O error.
+/// Cuts a stream into parts that end at record boundaries, each with the line number of
+/// its first byte; the incomplete record at the end of a read is carried to the next part.
+struct Parts<'f, R, F> {
+    reader: R,
+    framing: &'f F,
+    size: usize,
+    carry: Vec<u8>,
+    line: u64,
+    eof: bool,
+}
+
+impl<R: Read, F: Framing> Parts<'_, R, F> {
+    /// The next part, read into `buf` (a spent part's buffer, reused); `None` at the end.
+    fn next(&mut self, mut buf: Vec<u8>) -> std::io::Result<Option<(Vec<u8>, u64)>> {
+        buf.clear();
+        buf.append(&mut self.carry);
+        let mut want = self.size;
+        loop {
+            while buf.len() < want && !self.eof {
+                let old = buf.len();
+                buf.resize(want, 0);
+                let n = self.reader.read(&mut buf[old..])?;
+                buf.truncate(old + n);
+                self.eof = n == 0;
+            }
+            if buf.is_empty() {
+                return Ok(None);
+            }
+            let cut = if self.eof {
+                buf.len()
+            } else {
+                self.framing.complete(&buf)
+            };
+            if cut > 0 {
+                self.carry.extend_from_slice(&buf[cut..]);
+                buf.truncate(cut);
+                let line = self.line;
+                self.line += count_lines(&buf);
+                return Ok(Some((buf, line)));
+            }
+            // One record longer than the part: read more.
+            want *= 2;
+        }
+    }
+}
+
+/// A part on its way through a worker: its place in the input, its bytes and the fork of
+/// the sink it is parsed into.
+struct Unit<S> {
+    seq: u64,
+    bytes: Vec<u8>,
+    line: u64,
+    sink: S,
+}
+
+/// Reads `reader` in parts of half a block; worker threads parse the parts into forks of
+/// `sink` while this thread reads ahead and joins the parsed parts back in input order.
+/// `first_line` is the line number of the first byte. Returns after the last part or the
+/// first I/O error; a panic in `parse` is resumed here.
 pub fn read_blocks<S: CellSink>(
-    mut reader: impl Read,
+    reader: impl Read,
     total_bytes: Option<u64>,
     block_size: usize,
     framing: &impl Framing,
@@ -109,65 +170,100 @@ pub fn read_blocks<S: CellSink>(
     sink: &mut S,
     parse: &(impl Fn(&[u8], u64, &mut S) + Sync),
 ) -> std::io::Result<()> {
-    let mut buf: Vec<u8> = Vec::with_capacity(block_size);
-    let mut line = first_line;
-    let mut eof = false;
-    let mut want = block_size;
-    let mut parts: Option<(S, S)> = None;
-    let mut bytes_done = 0u64;
-    loop {
-        while buf.len() < want && !eof {
-            let old = buf.len();
-            buf.resize(want, 0);
-            let n = reader.read(&mut buf[old..])?;
-            buf.truncate(old + n);
-            eof = n == 0;
-        }
-        if buf.is_empty() {
-            return Ok(());
-        }
-        let cut = if eof {
-            buf.len()
-        } else {
-            framing.complete(&buf)
-        };
-        if cut == 0 {
-            // One record longer than the block: read more.
-            want *= 2;
-            continue;
-        }
-        want = block_size;
-        let block = &buf[..cut];
-        if block.len() < PARALLEL_MIN {
-            parse(block, line, sink);
-        } else {
-            let mid = framing.boundary_after(block, block.len() / 2);
-            let (a, b) = block.split_at(mid);
-            let line_b = line + count_lines(a);
-            let (pa, pb) = parts.get_or_insert_with(|| (sink.fork(), sink.fork()));
-            std::thread::scope(|s| {
-                let hb = s.spawn(|| parse(b, line_b, pb));
-                parse(a, line, pa);
-                hb.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+    let mut parts = Parts {
+        reader,
+        framing,
+        size: (block_size / 2).max(1),
+        carry: Vec::new(),
+        line: first_line,
+        eof: false,
+    };
+    let Some((bytes, line)) = parts.next(Vec::new())? else {
+        return Ok(());
+    };
+    if parts.eof && bytes.len() < PARALLEL_MIN {
+        parse(&bytes, line, sink);
+        return Ok(());
+    }
+    let mut first = Some((bytes, line));
+    let (work_tx, work_rx) = std::sync::mpsc::channel::<Unit<S>>();
+    let work_rx = std::sync::Mutex::new(work_rx);
+    std::thread::scope(|s| {
+        // Owned by this closure: whatever way it returns, the workers see the end of work.
+        let work_tx = work_tx;
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<std::thread::Result<Unit<S>>>();
+        for _ in 0..WORKERS {
+            let (work_rx, done_tx) = (&work_rx, done_tx.clone());
+            s.spawn(move || {
+                loop {
+                    let next = match work_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(mut unit) = next else { return };
+                    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        parse(&unit.bytes, unit.line, &mut unit.sink)
+                    }));
+                    if done_tx.send(parsed.map(|()| unit)).is_err() {
+                        return;
+                    }
+                }
             });
-            let first = bytes_done == 0;
-            sink.join(pa);
-            sink.join(pb);
-            // After the first block, size the sink for the whole input at that density.
-            if first && let Some(total) = total_bytes {
-                let per_byte = sink.len() as f64 / block.len() as f64;
-                sink.reserve(
-                    (per_byte * total.saturating_sub(block.len() as u64) as f64 * 1.05) as usize,
-                );
+        }
+        drop(done_tx);
+        let (mut sent, mut joined) = (0u64, 0u64);
+        let mut spare_sinks: Vec<S> = Vec::new();
+        let mut spare_bufs: Vec<Vec<u8>> = Vec::new();
+        let mut parsed: std::collections::BTreeMap<u64, Unit<S>> = Default::default();
+        let mut more = true;
+        loop {
+            while more && sent - joined < IN_FLIGHT {
+                let next = match first.take() {
+                    Some(part) => Some(part),
+                    None => parts.next(spare_bufs.pop().unwrap_or_default())?,
+                };
+                let Some((bytes, line)) = next else {
+                    more = false;
+                    break;
+                };
+                let sink = spare_sinks.pop().unwrap_or_else(|| sink.fork());
+                let unit = Unit {
+                    seq: sent,
+                    bytes,
+                    line,
+                    sink,
+                };
+                if work_tx.send(unit).is_err() {
+                    break;
+                }
+                sent += 1;
+            }
+            if joined == sent {
+                return Ok(());
+            }
+            let unit = match done_rx.recv() {
+                Ok(Ok(unit)) => unit,
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                Err(_) => return Err(std::io::Error::other("the parsing threads stopped")),
+            };
+            parsed.insert(unit.seq, unit);
+            while let Some(mut unit) = parsed.remove(&joined) {
+                let (cells, len) = (unit.sink.len(), unit.bytes.len());
+                sink.join(&mut unit.sink);
+                // After the first part, size the sink for the whole input at that density.
+                if joined == 0
+                    && let Some(total) = total_bytes
+                {
+                    let per_byte = cells as f64 / len.max(1) as f64;
+                    let rest = total.saturating_sub(len as u64) as f64;
+                    sink.reserve((per_byte * rest * 1.05) as usize);
+                }
+                spare_sinks.push(unit.sink);
+                spare_bufs.push(unit.bytes);
+                joined += 1;
             }
         }
-        bytes_done += block.len() as u64;
-        line += count_lines(block);
-        buf.drain(..cut);
-        if eof && buf.is_empty() {
-            return Ok(());
-        }
-    }
+    })
 }
 
 #[cfg(test)]
