@@ -11,11 +11,11 @@ use frameaudit::core::analysis::run;
 use frameaudit::core::audit::{Status, read_audit};
 use frameaudit::core::dataset::load_dataset;
 use frameaudit::core::taxonomy::Taxonomy;
+use frameaudit::core::workspace::search::search;
+use frameaudit::core::workspace::session::Session;
 use frameaudit::tui::action::Action;
 use frameaudit::tui::app::{App, Effect, Input, Screen, SortKey};
 use frameaudit::tui::keymap::Keymap;
-use frameaudit::tui::search::search;
-use frameaudit::tui::session::Session;
 use frameaudit::tui::{TuiOptions, build_app, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -68,7 +68,7 @@ fn search_for(app: &mut App, q: &str) {
     }
     let req = app.search_request();
     let matches = search(&req, &|| false, &mut |_| {}).expect("search");
-    app.on_search_result(frameaudit::tui::search::SearchResult {
+    app.on_search_result(frameaudit::core::workspace::search::SearchResult {
         generation: req.generation,
         query: req.query,
         matches: std::sync::Arc::new(matches),
@@ -291,7 +291,7 @@ fn search_narrows_by_question_and_clears() {
     // A stale result (older generation) is ignored.
     search_for(&mut app, "clip05");
     let n = app.visible.len();
-    app.on_search_result(frameaudit::tui::search::SearchResult {
+    app.on_search_result(frameaudit::core::workspace::search::SearchResult {
         generation: 0,
         query: "x".into(),
         matches: std::sync::Arc::new(vec![]),
@@ -351,7 +351,7 @@ fn a_query_typed_key_by_key_finds_what_a_fresh_search_finds() {
         app.on_key(key(c));
         let req = app.search_request();
         let all = search(&req, &|| false, &mut |_| {}).expect("search");
-        app.on_search_result(frameaudit::tui::search::SearchResult {
+        app.on_search_result(frameaudit::core::workspace::search::SearchResult {
             generation: req.generation,
             query: req.query,
             matches: std::sync::Arc::new(all.into_iter().take(3).collect()),
@@ -359,7 +359,7 @@ fn a_query_typed_key_by_key_finds_what_a_fresh_search_finds() {
         });
     }
     let typed = app.search_request();
-    let fresh = frameaudit::tui::search::SearchRequest {
+    let fresh = frameaudit::core::workspace::search::SearchRequest {
         within: None,
         ..typed.clone()
     };
@@ -1514,8 +1514,8 @@ fn demo_audit(dir: &std::path::Path, who: &str, recs: &[(&str, &str, &str, &str,
 #[test]
 fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
     use frameaudit::core::audit::merged::read_annotated;
+    use frameaudit::core::workspace::review::Review;
     use frameaudit::tui::app::FindingsSource;
-    use frameaudit::tui::review::Review;
     let tmp = tempfile::tempdir().expect("tmp");
     let ds_dir = tmp.path().join("demo");
     std::fs::create_dir_all(ds_dir.join("audits")).expect("mkdir");

@@ -356,7 +356,7 @@ fn run_review(a: &args::ReviewArgs) -> Result<()> {
         eprintln!("{}", sanitize(w));
     }
     let sources: Vec<String> = a.audits.iter().map(|p| p.display().to_string()).collect();
-    let review = crate::tui::review::Review::new(&annotated, sources);
+    let review = crate::core::workspace::review::Review::new(&annotated, sources);
     // The dataset: --data, else the folder that holds the audits/ folder of the first file.
     let data = match &a.data {
         Some(d) => d.clone(),
@@ -382,10 +382,10 @@ fn run_review(a: &args::ReviewArgs) -> Result<()> {
         quiet: false,
     })?;
     let mut opts = tui_options(&a.tui, &a.analysis)?;
-    let reviewer = crate::tui::annotator_name(opts.annotator.as_deref());
+    let reviewer = crate::core::workspace::annotator_name(opts.annotator.as_deref());
     // Beside the annotators' audits, but not among them: audits/adjudicated/NAME.audit.jsonl.
     opts.audit.get_or_insert_with(|| {
-        let own = crate::tui::default_audit_path(&ds, &reviewer);
+        let own = crate::core::workspace::default_audit_path(&ds, &reviewer);
         let dir = own.parent().unwrap_or(Path::new("")).join("adjudicated");
         dir.join(own.file_name().unwrap_or_default())
     });

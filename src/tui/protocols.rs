@@ -10,10 +10,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
 use super::app::App;
-use super::research::{ViewData, one_protocol_only};
+use super::research::ViewData;
 use super::view::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::agreement::cohen;
 use crate::core::analysis::{Metrics, pct};
+use crate::core::workspace::selections::one_protocol_only;
 
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let m = &app.ds.matrix;
@@ -124,7 +125,7 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         ),
         table_area,
     );
-    let only = one_protocol_only(d, r.model, b).unwrap_or_default();
+    let only = one_protocol_only(&d.analysis, r.model, b).unwrap_or_default();
     let model = a
         .grids
         .models

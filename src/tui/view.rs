@@ -10,10 +10,10 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, 
 use super::app::{App, Input, QueueHit, Screen};
 use super::fit::{fit, fit_line, fit_whole, pad, width};
 use super::research::View;
-use super::search::match_positions;
 use crate::core::analysis::Metrics;
 use crate::core::audit::Status;
 use crate::core::text::sanitize;
+use crate::core::workspace::search::match_positions;
 
 /// The smallest terminal the layout is designed for.
 pub const MIN_WIDTH: u16 = 80;
@@ -686,7 +686,7 @@ fn draw_item(f: &mut Frame, app: &mut App, area: Rect) {
     // In a review, the annotators' records take the place of the other models.
     let (others, others_title): (Vec<Line>, &str) = match &app.review {
         Some(review) => (
-            review.panel(&app.key(i), &app.taxonomy, area.width / 2),
+            super::review::panel(review, &app.key(i), &app.taxonomy, area.width / 2),
             " annotators (A: take the next one's record) ",
         ),
         None => (other_models(app, i), " other models "),
