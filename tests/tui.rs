@@ -13,10 +13,11 @@ use frameaudit::core::dataset::load_dataset;
 use frameaudit::core::taxonomy::Taxonomy;
 use frameaudit::core::workspace::search::search;
 use frameaudit::core::workspace::session::Session;
+use frameaudit::term::TuiOptions;
 use frameaudit::tui::action::Action;
 use frameaudit::tui::app::{App, Effect, Input, Screen, SortKey};
 use frameaudit::tui::keymap::Keymap;
-use frameaudit::tui::{TuiOptions, build_app, view};
+use frameaudit::tui::{build_app, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -670,7 +671,7 @@ fn hostile_text_is_drawn_inert() {
     let ds = load_dataset(dir, None).expect("loads");
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("tester".into()),
         audit: Some(dir.join("a.audit.jsonl")),
         taxonomy: None,
@@ -713,7 +714,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
         let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
         let opts = TuiOptions {
             params: Params::default(),
-            images: frameaudit::tui::app::ImageMode::None,
+            images: frameaudit::term::ImageMode::None,
             annotator: Some("alice".into()),
             audit: Some(audit.clone()),
             taxonomy: None,
@@ -735,7 +736,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
     let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("alice".into()),
         audit: Some(audit.clone()),
         taxonomy: None,
@@ -783,7 +784,7 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
     let audit = tmp.path().join("a.audit.jsonl");
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("a".into()),
         audit: Some(audit.clone()),
         taxonomy: None,
@@ -1452,7 +1453,7 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
         let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
         let opts = TuiOptions {
             params: Params::default(),
-            images: frameaudit::tui::app::ImageMode::None,
+            images: frameaudit::term::ImageMode::None,
             annotator: Some("sharded".into()),
             audit: Some(
                 tmp.path()
@@ -1562,7 +1563,7 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
     let out = audits.join("adjudicated/carol.audit.jsonl");
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("carol".into()),
         audit: Some(out.clone()),
         taxonomy: None,
@@ -2045,7 +2046,7 @@ fn without_colour_markers_and_glyphs_tell_everything() {
 
 #[test]
 fn no_half_block_pictures_without_colour() {
-    use frameaudit::tui::app::ImageMode;
+    use frameaudit::term::ImageMode;
     use frameaudit::tui::image_mode;
     assert_eq!(image_mode(ImageMode::Halfblocks, true), ImageMode::None);
     assert_eq!(

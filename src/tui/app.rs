@@ -26,6 +26,7 @@ use crate::core::workspace::haystacks::Haystacks;
 use crate::core::workspace::review::Review;
 use crate::core::workspace::search::{FIELD_SEP, SearchRequest, SearchResult};
 use crate::core::workspace::session::Session;
+use crate::term::ImageMode;
 
 /// One row of the audit queue, with what the queue screen shows and searches.
 #[derive(Debug, Clone)]
@@ -199,17 +200,6 @@ pub struct FramePanel {
     pub config: Option<usize>,
     pub subset: Subset,
     pub cursor: usize,
-}
-
-/// How frames are drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ImageMode {
-    /// Text stand-ins only (`--images none`, tests).
-    None,
-    Halfblocks,
-    Kitty,
-    Sixel,
-    Iterm,
 }
 
 /// The frames one configuration sampled, for the item screen.
@@ -1420,7 +1410,7 @@ impl App {
             text: format!(
                 "{what} frame {} of {count} ({lo} → {hi}): frame {target} · {}{}",
                 n + 1,
-                super::frames_view::timestamp(target, info.fps),
+                crate::core::frames::timestamp(target, info.fps),
                 if wrapped {
                     " · from the first again"
                 } else {

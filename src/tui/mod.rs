@@ -23,7 +23,6 @@ mod review;
 pub mod view;
 
 use std::io::{Stdout, Write};
-use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
@@ -34,49 +33,17 @@ use crossterm::{cursor, execute, terminal};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-use self::app::{App, Effect, ImageMode, Notice};
+use self::app::{App, Effect, Notice};
 use self::keymap::Keymap;
-use crate::core::analysis::{self, params::Params};
+use crate::core::analysis;
 use crate::core::audit::{AuditError, AuditHeader, UnitKey, fingerprint, now_rfc3339};
 use crate::core::dataset::Dataset;
 use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
-use crate::core::workspace::review::Review;
 use crate::core::workspace::search::{SearchResult, Searcher};
 use crate::core::workspace::session::Session;
 use crate::core::workspace::{annotator_name, default_audit_path, other_audits, stale_records};
-
-/// How the TUI was asked to start.
-pub struct TuiOptions {
-    pub params: Params,
-    pub images: ImageMode,
-    pub annotator: Option<String>,
-    pub audit: Option<PathBuf>,
-    pub taxonomy: Option<PathBuf>,
-    pub keymap: Option<PathBuf>,
-    /// Only this annotator's share of the queue.
-    pub shard: Option<crate::core::shard::Shard>,
-    /// A review: the disagreements to settle (the audit written is the adjudicated one).
-    pub review: Option<Review>,
-    /// Clicks and the wheel act (`--no-mouse` leaves the mouse to the terminal, for
-    /// selecting text).
-    pub mouse: bool,
-}
-
-/// The image protocol to use when none is asked for: from the environment only (querying
-/// the terminal can take seconds under tmux and swallow a key press).
-pub fn images_from_env() -> ImageMode {
-    let var = |k: &str| std::env::var(k).unwrap_or_default();
-    if std::env::var_os("TMUX").is_some() {
-        ImageMode::Halfblocks
-    } else if std::env::var_os("KITTY_WINDOW_ID").is_some() || var("TERM").contains("kitty") {
-        ImageMode::Kitty
-    } else if matches!(var("TERM_PROGRAM").as_str(), "iTerm.app" | "WezTerm") {
-        ImageMode::Iterm
-    } else {
-        ImageMode::Halfblocks
-    }
-}
+use crate::term::{ImageMode, TuiOptions, no_color_env};
 
 /// How frames are drawn, given the mode asked for and whether `NO_COLOR` is set: half
 /// blocks are pictures made of coloured text, noise without colour, so they give way to
@@ -235,7 +202,7 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
             shard.holds(&k.model, &k.benchmark, &k.item_id)
         });
     }
-    app.no_color = crate::cli::term::no_color_env();
+    app.no_color = no_color_env();
     app.set_images(image_mode(opts.images, app.no_color));
     app.research.params = opts.params.clone();
     app.other_audits = other_audits(&path);
