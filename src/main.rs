@@ -4,7 +4,7 @@ fn main() -> std::process::ExitCode {
     // command line never depends on the TUI.
     let result = cli::run().and_then(|next| match next {
         Next::Exit => Ok(()),
-        Next::Screens(ds, opts) => frameaudit::tui::run(*ds, opts),
+        Next::Screens(ds, opts) => frameaudit::tui::run(*ds, *opts),
     });
     cli::exit_code(result)
 }

@@ -293,7 +293,7 @@ pub enum Next {
     /// Nothing: the command is done.
     Exit,
     /// The audit screens on this dataset.
-    Screens(Box<Dataset>, TuiOptions),
+    Screens(Box<Dataset>, Box<TuiOptions>),
 }
 
 /// `frameaudit [DATASET]`: the audit screens on a terminal, the report otherwise.
@@ -327,7 +327,7 @@ fn run_default(cli: &Cli) -> Result<Next> {
         None => load(&cli.data)?,
     };
     select::check_analysis(&ds.matrix, &opts.params)?;
-    Ok(Next::Screens(Box::new(ds), opts))
+    Ok(Next::Screens(Box::new(ds), Box::new(opts)))
 }
 
 /// The options of the audit screens from their arguments.
@@ -397,7 +397,7 @@ fn run_review(a: &args::ReviewArgs) -> Result<Next> {
     });
     opts.review = Some(review);
     select::check_analysis(&ds.matrix, &opts.params)?;
-    Ok(Next::Screens(Box::new(ds), opts))
+    Ok(Next::Screens(Box::new(ds), Box::new(opts)))
 }
 
 fn run_audit(a: &AuditArgs) -> Result<()> {

@@ -184,8 +184,8 @@ mod tests {
             ("USER", "login"),
             ("USERNAME", "win"),
         ]);
-        assert_eq!(annotator_name_from(Some("given"), &all), "given");
-        assert_eq!(annotator_name_from(None, &all), "fa");
+        assert_eq!(annotator_name_from(Some("given"), all), "given");
+        assert_eq!(annotator_name_from(None, all), "fa");
         let login = env(&[("USER", "login"), ("USERNAME", "win")]);
         assert_eq!(annotator_name_from(None, login), "login");
         assert_eq!(
@@ -194,7 +194,7 @@ mod tests {
         );
         assert_eq!(annotator_name_from(None, env(&[])), "annotator");
         // A blank name, given or found, is no name; the first one found decides.
-        assert_eq!(annotator_name_from(Some("  "), &all), "annotator");
+        assert_eq!(annotator_name_from(Some("  "), all), "annotator");
         assert_eq!(
             annotator_name_from(
                 None,
