@@ -163,7 +163,7 @@ pub fn stale_records<'a>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::core::analysis::params::Params;
     use crate::core::audit::{AuditHeader, Status};
@@ -206,7 +206,7 @@ mod tests {
 
     /// Model m on two items: q1 right at 4f and wrong at 8f (a harmful transition), q2
     /// right at both.
-    fn tiny_dataset() -> (tempfile::TempDir, Dataset) {
+    pub(super) fn tiny_dataset() -> (tempfile::TempDir, Dataset) {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut cells = String::new();
         for (item, config, frames, pred) in [

@@ -133,3 +133,59 @@ pub fn one_protocol_only(a: &Analysis, model: usize, other: &Analysis) -> Option
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::analysis::params::Params;
+
+    #[test]
+    fn the_selections_of_a_regression_and_a_stable_item() {
+        let (_dir, ds) = super::super::tests::tiny_dataset();
+        let m = &ds.matrix;
+        let params = Params {
+            bootstrap_b: 0,
+            sweep: false,
+            ..Params::default()
+        };
+        let report = crate::core::analysis::run(m, &params, None);
+        let a = &report.analyses[0];
+        let mg = &a.grids.models[0];
+        let Metrics::Mcq(x) = &a.metrics[0] else {
+            panic!("an MCQ analysis");
+        };
+        let k = mg.grid.k();
+        let ids = |rows: Vec<usize>| -> Vec<String> {
+            rows.iter()
+                .map(|&r| m.item(mg.grid.items[r]).id.to_string())
+                .collect()
+        };
+        let names: Vec<&str> = budget_order(m, a)
+            .iter()
+            .map(|&c| &*m.config(c).name)
+            .collect();
+        assert_eq!(names, vec!["4f", "8f"]);
+        let ladder = mg.grid.ladder();
+        assert_eq!(ladder.len(), 2);
+        assert_eq!(
+            ids(churn_rows(x, &ladder, k, 0, 0)),
+            vec!["q2"],
+            "stable right"
+        );
+        assert_eq!(ids(churn_rows(x, &ladder, k, 0, 1)), Vec::<String>::new());
+        assert_eq!(ids(churn_rows(x, &ladder, k, 0, 2)), vec!["q1"], "lost");
+        assert_eq!(ids(churn_rows(x, &ladder, k, 1, 2)), Vec::<String>::new());
+        assert_eq!(ids(class_rows(x, Class::AlwaysCorrect)), vec!["q2"]);
+        assert_eq!(ids(class_rows(x, Class::MonotonicDecreasing)), vec!["q1"]);
+        let (lo, hi) = (ladder[0], ladder[1]);
+        assert_eq!(ids(right_wrong_rows(x, k, lo, hi)), vec!["q1"]);
+        assert_eq!(ids(right_wrong_rows(x, k, hi, lo)), Vec::<String>::new());
+        // One protocol and task, two scopes (all benchmarks pooled, and b alone).
+        assert_eq!(next_analysis(&report.analyses, 0, Axis::Protocol), 0);
+        assert_eq!(next_analysis(&report.analyses, 0, Axis::Task), 0);
+        assert_eq!(next_analysis(&report.analyses, 0, Axis::Scope), 1);
+        assert_eq!(next_analysis(&report.analyses, 1, Axis::Scope), 0);
+        // Against itself, no item is harmful under one protocol only.
+        assert_eq!(one_protocol_only(a, 0, a), Some(Vec::new()));
+    }
+}

@@ -433,14 +433,5 @@ mod tests {
             .collect();
         assert_eq!(times, vec![("q1", "kept", T2)]);
         assert_eq!(r.last_visit, Some(UnitKey::new("m", "b", "q2")));
-
-        let again = Session::open(&path, &header, || {}).expect("resumes");
-        assert_eq!(
-            again
-                .record(&UnitKey::new("m", "b", "q1"))
-                .map(|r| r.at.as_str()),
-            Some(T2)
-        );
-        assert_eq!(again.last_visit(), Some(&UnitKey::new("m", "b", "q2")));
     }
 }
