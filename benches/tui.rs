@@ -25,9 +25,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use frameaudit::core::analysis::bootstrap::SplitMix64;
 use frameaudit::core::analysis::params::Params;
 use frameaudit::core::dataset::load_dataset;
+use frameaudit::core::workspace::search::Searcher;
+use frameaudit::term::TuiOptions;
 use frameaudit::tui::app::Effect;
-use frameaudit::tui::search::Searcher;
-use frameaudit::tui::{TuiOptions, build_app, view};
+use frameaudit::tui::{build_app, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -195,7 +196,7 @@ fn main() {
     let load = t.elapsed().as_secs_f64();
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("bench".into()),
         audit: Some(tmp.path().join("bench.audit.jsonl")),
         taxonomy: None,

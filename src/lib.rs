@@ -7,4 +7,5 @@ pub mod cli;
 pub mod core;
 pub mod demo;
 pub mod plot;
+pub mod term;
 pub mod tui;

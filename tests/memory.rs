@@ -6,7 +6,8 @@ use std::io::Write;
 
 use frameaudit::core::analysis::params::Params;
 use frameaudit::core::dataset::load_dataset;
-use frameaudit::tui::{TuiOptions, build_app};
+use frameaudit::term::TuiOptions;
+use frameaudit::tui::build_app;
 
 /// 5 models x 8 budgets x `items` items, answers A-D, confidences in hundredths, a
 /// question per item: the shape of a multiple-choice sweep.
@@ -81,7 +82,7 @@ fn a_cell_takes_at_most_20_bytes_and_a_queue_row_holds_no_strings() {
     let tmp_audit = tmp.path().join("a.audit.jsonl");
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("mem".into()),
         audit: Some(tmp_audit),
         taxonomy: None,

@@ -11,12 +11,13 @@ use frameaudit::core::analysis::run;
 use frameaudit::core::audit::{Status, read_audit};
 use frameaudit::core::dataset::load_dataset;
 use frameaudit::core::taxonomy::Taxonomy;
+use frameaudit::core::workspace::search::search;
+use frameaudit::core::workspace::session::Session;
+use frameaudit::term::TuiOptions;
 use frameaudit::tui::action::Action;
-use frameaudit::tui::app::{App, Effect, ImageMode, Input, Screen, SortKey};
+use frameaudit::tui::app::{App, Effect, Input, Screen, SortKey};
 use frameaudit::tui::keymap::Keymap;
-use frameaudit::tui::search::search;
-use frameaudit::tui::session::Session;
-use frameaudit::tui::{TuiOptions, build_app, view};
+use frameaudit::tui::{build_app, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -68,7 +69,7 @@ fn search_for(app: &mut App, q: &str) {
     }
     let req = app.search_request();
     let matches = search(&req, &|| false, &mut |_| {}).expect("search");
-    app.on_search_result(frameaudit::tui::search::SearchResult {
+    app.on_search_result(frameaudit::core::workspace::search::SearchResult {
         generation: req.generation,
         query: req.query,
         matches: std::sync::Arc::new(matches),
@@ -291,7 +292,7 @@ fn search_narrows_by_question_and_clears() {
     // A stale result (older generation) is ignored.
     search_for(&mut app, "clip05");
     let n = app.visible.len();
-    app.on_search_result(frameaudit::tui::search::SearchResult {
+    app.on_search_result(frameaudit::core::workspace::search::SearchResult {
         generation: 0,
         query: "x".into(),
         matches: std::sync::Arc::new(vec![]),
@@ -351,7 +352,7 @@ fn a_query_typed_key_by_key_finds_what_a_fresh_search_finds() {
         app.on_key(key(c));
         let req = app.search_request();
         let all = search(&req, &|| false, &mut |_| {}).expect("search");
-        app.on_search_result(frameaudit::tui::search::SearchResult {
+        app.on_search_result(frameaudit::core::workspace::search::SearchResult {
             generation: req.generation,
             query: req.query,
             matches: std::sync::Arc::new(all.into_iter().take(3).collect()),
@@ -359,7 +360,7 @@ fn a_query_typed_key_by_key_finds_what_a_fresh_search_finds() {
         });
     }
     let typed = app.search_request();
-    let fresh = frameaudit::tui::search::SearchRequest {
+    let fresh = frameaudit::core::workspace::search::SearchRequest {
         within: None,
         ..typed.clone()
     };
@@ -670,7 +671,7 @@ fn hostile_text_is_drawn_inert() {
     let ds = load_dataset(dir, None).expect("loads");
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("tester".into()),
         audit: Some(dir.join("a.audit.jsonl")),
         taxonomy: None,
@@ -713,7 +714,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
         let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
         let opts = TuiOptions {
             params: Params::default(),
-            images: frameaudit::tui::app::ImageMode::None,
+            images: frameaudit::term::ImageMode::None,
             annotator: Some("alice".into()),
             audit: Some(audit.clone()),
             taxonomy: None,
@@ -735,7 +736,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
     let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("alice".into()),
         audit: Some(audit.clone()),
         taxonomy: None,
@@ -783,7 +784,7 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
     let audit = tmp.path().join("a.audit.jsonl");
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("a".into()),
         audit: Some(audit.clone()),
         taxonomy: None,
@@ -1452,7 +1453,7 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
         let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
         let opts = TuiOptions {
             params: Params::default(),
-            images: frameaudit::tui::app::ImageMode::None,
+            images: frameaudit::term::ImageMode::None,
             annotator: Some("sharded".into()),
             audit: Some(
                 tmp.path()
@@ -1514,8 +1515,8 @@ fn demo_audit(dir: &std::path::Path, who: &str, recs: &[(&str, &str, &str, &str,
 #[test]
 fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
     use frameaudit::core::audit::merged::read_annotated;
+    use frameaudit::core::workspace::review::Review;
     use frameaudit::tui::app::FindingsSource;
-    use frameaudit::tui::review::Review;
     let tmp = tempfile::tempdir().expect("tmp");
     let ds_dir = tmp.path().join("demo");
     std::fs::create_dir_all(ds_dir.join("audits")).expect("mkdir");
@@ -1562,7 +1563,7 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
     let out = audits.join("adjudicated/carol.audit.jsonl");
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("carol".into()),
         audit: Some(out.clone()),
         taxonomy: None,
@@ -2045,7 +2046,7 @@ fn without_colour_markers_and_glyphs_tell_everything() {
 
 #[test]
 fn no_half_block_pictures_without_colour() {
-    use frameaudit::tui::app::ImageMode;
+    use frameaudit::term::ImageMode;
     use frameaudit::tui::image_mode;
     assert_eq!(image_mode(ImageMode::Halfblocks, true), ImageMode::None);
     assert_eq!(
@@ -2656,7 +2657,7 @@ fn a_remapped_key_shows_in_the_footer_the_help_and_the_hints() {
     let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
     let opts = TuiOptions {
         params: Params::default(),
-        images: frameaudit::tui::app::ImageMode::None,
+        images: frameaudit::term::ImageMode::None,
         annotator: Some("tester".into()),
         audit: Some(tmp.path().join("a.audit.jsonl")),
         taxonomy: None,
@@ -2709,7 +2710,7 @@ fn a_remapped_key_shows_in_the_footer_the_help_and_the_hints() {
 #[test]
 fn frames_load_off_the_draw_and_show_as_half_blocks() {
     let mut app = demo_app();
-    app.set_images(ImageMode::Halfblocks);
+    app.set_images(frameaudit::term::ImageMode::Halfblocks);
     app.loader = Some(frameaudit::core::frames::FrameLoader::new(
         frameaudit::core::frames::FrameStore::new(&app.ds),
         64,

@@ -10,11 +10,11 @@ use serde::Serialize;
 use super::args::FramesArgs;
 use crate::core::analysis;
 use crate::core::frames::FrameStore;
+use crate::core::frames::timestamp;
 use crate::core::queue::{QueueKind, queue};
 use crate::core::rules::Provenance;
 use crate::core::sampling::{Rule, frame_set, frames_for_cell, transition};
 use crate::core::text::sanitize;
-use crate::tui::frames_view::timestamp;
 
 #[derive(Serialize)]
 struct ConfigJson {
@@ -402,7 +402,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     // viuer would otherwise ask the terminal whether it speaks it and wait for an answer
     // that a terminal without it (a pty under `script`, a CI log) may never give. viuer
     // tells iTerm's protocol from the environment alone, and sixel is not built in.
-    let use_kitty = crate::tui::images_from_env() == crate::tui::app::ImageMode::Kitty;
+    let use_kitty = crate::term::images_from_env() == crate::term::ImageMode::Kitty;
     // Frames of a raw video decoded in one batch first; a failure shows at its frame.
     let located: Vec<_> = show
         .iter()

@@ -26,6 +26,7 @@ use crate::core::analysis::{self, agreement};
 use crate::core::dataset::{Dataset, load_dataset};
 use crate::core::diag::LoadError;
 use crate::core::text::sanitize;
+use crate::term::{ImageMode, TuiOptions};
 
 /// The bundled demo dataset, used when no DATASET is given.
 pub fn demo_dataset() -> PathBuf {
@@ -286,8 +287,17 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
     }
 }
 
+/// What is left to do once the command line's command has run: the audit screens are the
+/// TUI's, which the binary starts, so the command line only says what they open.
+pub enum Next {
+    /// Nothing: the command is done.
+    Exit,
+    /// The audit screens on this dataset.
+    Screens(Box<Dataset>, Box<TuiOptions>),
+}
+
 /// `frameaudit [DATASET]`: the audit screens on a terminal, the report otherwise.
-fn run_default(cli: &Cli) -> Result<()> {
+fn run_default(cli: &Cli) -> Result<Next> {
     use std::io::IsTerminal;
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         eprintln!(
@@ -298,7 +308,7 @@ fn run_default(cli: &Cli) -> Result<()> {
             analysis: cli.analysis.clone(),
             ..ReportArgs::default()
         };
-        return run_report(&args);
+        return run_report(&args).map(|()| Next::Exit);
     }
     let opts = tui_options(&cli.tui, &cli.analysis)?;
     let ds = match &cli.tui.compare {
@@ -317,25 +327,21 @@ fn run_default(cli: &Cli) -> Result<()> {
         None => load(&cli.data)?,
     };
     select::check_analysis(&ds.matrix, &opts.params)?;
-    crate::tui::run(ds, opts)
+    Ok(Next::Screens(Box::new(ds), Box::new(opts)))
 }
 
 /// The options of the audit screens from their arguments.
-fn tui_options(
-    tui: &args::TuiArgs,
-    analysis: &args::AnalysisArgs,
-) -> Result<crate::tui::TuiOptions> {
+fn tui_options(tui: &args::TuiArgs, analysis: &args::AnalysisArgs) -> Result<TuiOptions> {
     use self::args::ImagesArg;
-    use crate::tui::app::ImageMode;
     let images = match tui.images {
-        None => crate::tui::images_from_env(),
+        None => crate::term::images_from_env(),
         Some(ImagesArg::None) => ImageMode::None,
         Some(ImagesArg::Halfblocks) => ImageMode::Halfblocks,
         Some(ImagesArg::Kitty) => ImageMode::Kitty,
         Some(ImagesArg::Sixel) => ImageMode::Sixel,
         Some(ImagesArg::Iterm) => ImageMode::Iterm,
     };
-    Ok(crate::tui::TuiOptions {
+    Ok(TuiOptions {
         params: analysis.params(true),
         images,
         annotator: tui.annotator.clone(),
@@ -349,14 +355,14 @@ fn tui_options(
 }
 
 /// `frameaudit review AUDIT...`: the audit screens on the disagreements of the audits.
-fn run_review(a: &args::ReviewArgs) -> Result<()> {
+fn run_review(a: &args::ReviewArgs) -> Result<Next> {
     use std::io::IsTerminal;
     let annotated = crate::core::audit::merged::read_annotated(&a.audits)?;
     for w in &annotated.warnings {
         eprintln!("{}", sanitize(w));
     }
     let sources: Vec<String> = a.audits.iter().map(|p| p.display().to_string()).collect();
-    let review = crate::tui::review::Review::new(&annotated, sources);
+    let review = crate::core::workspace::review::Review::new(&annotated, sources);
     // The dataset: --data, else the folder that holds the audits/ folder of the first file.
     let data = match &a.data {
         Some(d) => d.clone(),
@@ -382,16 +388,16 @@ fn run_review(a: &args::ReviewArgs) -> Result<()> {
         quiet: false,
     })?;
     let mut opts = tui_options(&a.tui, &a.analysis)?;
-    let reviewer = crate::tui::annotator_name(opts.annotator.as_deref());
+    let reviewer = crate::core::workspace::annotator_name(opts.annotator.as_deref());
     // Beside the annotators' audits, but not among them: audits/adjudicated/NAME.audit.jsonl.
     opts.audit.get_or_insert_with(|| {
-        let own = crate::tui::default_audit_path(&ds, &reviewer);
+        let own = crate::core::workspace::default_audit_path(&ds, &reviewer);
         let dir = own.parent().unwrap_or(Path::new("")).join("adjudicated");
         dir.join(own.file_name().unwrap_or_default())
     });
     opts.review = Some(review);
     select::check_analysis(&ds.matrix, &opts.params)?;
-    crate::tui::run(ds, opts)
+    Ok(Next::Screens(Box::new(ds), Box::new(opts)))
 }
 
 fn run_audit(a: &AuditArgs) -> Result<()> {
@@ -429,14 +435,15 @@ fn run_audit(a: &AuditArgs) -> Result<()> {
     Ok(())
 }
 
-/// Entry point of the binary.
-pub fn main() -> ExitCode {
+/// Parses the command line and runs its command, up to the audit screens (see [`Next`]).
+pub fn run() -> Result<Next> {
     let cli = Cli::parse();
     if cli.no_cache {
         crate::core::cache::disable();
     }
-    let result = match &cli.command {
-        None => run_default(&cli),
+    let done = match &cli.command {
+        None => return run_default(&cli),
+        Some(Command::Review(a)) => return run_review(a),
         Some(Command::Report(a)) => run_report(a),
         Some(Command::List(a)) => list::run(a),
         Some(Command::Validate(a)) => run_validate(a),
@@ -447,10 +454,14 @@ pub fn main() -> ExitCode {
             ImportFormat::WideCsv(x) => import::wide_csv(x),
         },
         Some(Command::Audit(a)) => run_audit(a),
-        Some(Command::Review(a)) => run_review(a),
         Some(Command::Frames(a)) => frames::run(a),
         Some(Command::Plot(a)) => plot::run(a),
     };
+    done.map(|()| Next::Exit)
+}
+
+/// The exit status of the binary's run, its error (if any) said on stderr first.
+pub fn exit_code(result: Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -7,6 +7,7 @@ use crossterm::style::{Color, Stylize};
 use unicode_width::UnicodeWidthStr;
 
 use crate::core::text::sanitize;
+use crate::term::no_color_env;
 
 /// How plain-text output may look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,11 +15,6 @@ pub struct Style {
     pub color: bool,
     /// Columns available.
     pub width: usize,
-}
-
-/// Whether the environment forbids colour (https://no-color.org: any non-empty value).
-pub fn no_color_env() -> bool {
-    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
 impl Style {

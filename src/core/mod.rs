@@ -22,6 +22,7 @@ pub mod sampling;
 pub mod shard;
 pub mod taxonomy;
 pub mod text;
+pub mod workspace;
 
 /// With `FRAMEAUDIT_TIMINGS` set, prints how long a phase took to stderr (for profiling).
 pub fn timing(phase: &str, since: std::time::Instant) {

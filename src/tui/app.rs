@@ -14,15 +14,19 @@ use super::keymap::{Context, Key, Keymap};
 use super::line_edit::{Edit, LineEdit};
 use super::pick::{Outcome, Pick, PickKind};
 use super::research::{Research, View};
-use super::search::{Haystacks, SearchRequest, SearchResult};
-use super::session::Session;
 use crate::core::analysis::mcq::Class;
 use crate::core::analysis::{Metrics, Report};
-use crate::core::audit::{AuditRecord, Status, UnitKey};
+use crate::core::audit::{AuditRecord, Status, UnitKey, now_rfc3339};
 use crate::core::dataset::Dataset;
 use crate::core::queue::QueueRow;
 use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
+use crate::core::workspace::OtherAudit;
+use crate::core::workspace::haystacks::Haystacks;
+use crate::core::workspace::review::Review;
+use crate::core::workspace::search::{FIELD_SEP, SearchRequest, SearchResult};
+use crate::core::workspace::session::Session;
+use crate::term::ImageMode;
 
 /// One row of the audit queue, with what the queue screen shows and searches.
 #[derive(Debug, Clone)]
@@ -159,15 +163,6 @@ impl Screen {
     }
 }
 
-/// Another audit file of the dataset, as the findings view counts it.
-#[derive(Debug, Clone)]
-pub struct OtherAudit {
-    pub annotator: String,
-    /// An adjudicated audit (its header names the audits it settles).
-    pub adjudicated: bool,
-    pub records: Vec<AuditRecord>,
-}
-
 /// Whose records the findings view counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FindingsSource {
@@ -223,17 +218,6 @@ pub struct FramePanel {
     pub config: Option<usize>,
     pub subset: Subset,
     pub cursor: usize,
-}
-
-/// How frames are drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ImageMode {
-    /// Text stand-ins only (`--images none`, tests).
-    None,
-    Halfblocks,
-    Kitty,
-    Sixel,
-    Iterm,
 }
 
 /// The frames one configuration sampled, for the item screen.
@@ -346,7 +330,7 @@ pub struct App {
     /// shared)", "review of 2 audits"); `None` for the whole queue.
     pub part: Option<String>,
     /// The disagreements under review (`frameaudit review`), if this is a review.
-    pub review: Option<super::review::Review>,
+    pub review: Option<Review>,
     /// The dataset's other audit files (read once at start; the findings view adds this
     /// session's own records live).
     pub other_audits: Vec<OtherAudit>,
@@ -584,7 +568,7 @@ impl App {
         let m = &self.ds.matrix;
         let items = m.items.iter().enumerate().map(|(i, it)| {
             let question = self.question_of_item(i as u32);
-            let sep = super::search::FIELD_SEP;
+            let sep = FIELD_SEP;
             let rest = format!("{}{sep}{question}", m.benchmarks.name(it.benchmark));
             (&*it.id, rest)
         });
@@ -817,13 +801,7 @@ impl App {
 
     /// The grid configuration names of a row's model grid.
     pub fn config_names(&self, i: usize) -> Vec<String> {
-        let q = &self.rows[i].q;
-        let g =
-            &self.report.analyses[q.analysis as usize].grids.models[q.model_index as usize].grid;
-        g.configs
-            .iter()
-            .map(|&c| self.ds.matrix.config(c).name.to_string())
-            .collect()
+        crate::core::workspace::config_names(&self.ds.matrix, &self.report, &self.rows[i].q)
     }
 
     pub fn metrics(&self, i: usize) -> &Metrics {
@@ -836,7 +814,7 @@ impl App {
             self.screen = Screen::Item;
             self.pair = self.opening_pair(i);
             self.frame_panel = FramePanel::default();
-            self.session.visit(&self.key(i));
+            self.session.visit(&self.key(i), &now_rfc3339());
         }
     }
 
@@ -1113,7 +1091,7 @@ impl App {
 
     /// Saves a changed record and refreshes what depends on it.
     fn change(&mut self, i: usize, rec: AuditRecord) {
-        self.session.apply(rec);
+        self.session.apply(rec, &now_rfc3339());
         self.after_change(i);
     }
 
@@ -1500,7 +1478,7 @@ impl App {
             text: format!(
                 "{what} frame {} of {count} ({lo} → {hi}): frame {target} · {}{}",
                 n + 1,
-                super::frames_view::timestamp(target, info.fps),
+                crate::core::frames::timestamp(target, info.fps),
                 if wrapped {
                     " · from the first again"
                 } else {
@@ -1847,9 +1825,9 @@ impl App {
             Action::Undo | Action::Redo => {
                 let undo = action == Action::Undo;
                 let change = if undo {
-                    self.session.undo()
+                    self.session.undo(&now_rfc3339())
                 } else {
-                    self.session.redo()
+                    self.session.redo(&now_rfc3339())
                 };
                 let found = change.and_then(|(was, now)| {
                     let i = self.row_of(&now.key)?;
@@ -1863,7 +1841,7 @@ impl App {
                         self.refresh_visible();
                         if self.screen == Screen::Item {
                             self.pair = self.pair_of_record(i);
-                            self.session.visit(&self.key(i));
+                            self.session.visit(&self.key(i), &now_rfc3339());
                         }
                         let k = &now.key;
                         self.notice = Some(Notice {

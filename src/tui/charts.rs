@@ -169,7 +169,7 @@ fn config_set(app: &App, d: &ViewData) -> String {
         return "configs all  ".into();
     }
     let m = &app.ds.matrix;
-    let top = super::research::budget_order(m, &d.analysis)
+    let top = crate::core::workspace::selections::budget_order(m, &d.analysis)
         .last()
         .map_or("–".into(), |&c| s(m.config(c).name.as_ref()));
     format!("configs ≤ {top}  ")

@@ -13,9 +13,10 @@ use super::action::Action;
 use super::app::App;
 use super::charts::research_hints;
 use super::charts::text_at;
-use super::research::{ViewData, right_wrong_rows};
+use super::research::ViewData;
 use super::view::{ACCENT, DIM, WARN, s};
 use crate::core::figures::{self, Rgb};
+use crate::core::workspace::selections::right_wrong_rows;
 
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let r = &app.research;

@@ -10,13 +10,14 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::action::Action;
-use super::app::{App, Drawn, FrameInfo, ImageMode, Subset};
+use super::app::{App, Drawn, FrameInfo, Subset};
 use super::fit::{fit, fit_line, fit_whole};
 use super::keymap::Context;
 use super::view::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
-use crate::core::frames::FrameKey;
+use crate::core::frames::{FrameKey, timestamp};
 use crate::core::rules::Provenance;
 use crate::core::text::sanitize;
+use crate::term::ImageMode;
 
 /// Longest side, in pixels, a thumbnail is decoded at.
 pub const THUMB_SIDE: u32 = 128;
@@ -30,17 +31,6 @@ const ADDED_GLYPH: char = '+';
 
 /// Why frames are text under `NO_COLOR`, and how to see them.
 pub const NO_COLOR_PICTURES: &str = "NO_COLOR: no pictures; unset it, or use --images kitty";
-
-/// `mm:ss` of a frame index at `fps` frames per second.
-pub fn timestamp(index: u64, fps: Option<f64>) -> String {
-    match fps {
-        Some(f) if f > 0.0 => {
-            let secs = (index as f64 / f).floor() as u64;
-            format!("{:02}:{:02}", secs / 60, secs % 60)
-        }
-        _ => format!("#{index}"),
-    }
-}
 
 /// Rows of the compact frames (80x24): the title, the audited pair's timeline, its axis,
 /// the counts and the keys; the frame under the cursor beside them.

@@ -12,7 +12,6 @@ mod datamap;
 pub mod findings;
 mod fit;
 pub mod frames_view;
-mod haystacks;
 mod help;
 pub mod keymap;
 pub mod line_edit;
@@ -20,13 +19,10 @@ mod overview;
 pub mod pick;
 mod protocols;
 pub mod research;
-pub mod review;
-pub mod search;
-pub mod session;
+mod review;
 pub mod view;
 
 use std::io::{Stdout, Write};
-use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
@@ -37,96 +33,17 @@ use crossterm::{cursor, execute, terminal};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-use self::app::{App, Effect, ImageMode, Notice};
+use self::app::{App, Effect, Notice};
 use self::keymap::Keymap;
-use self::search::{SearchResult, Searcher};
-use self::session::Session;
-use crate::core::analysis::{self, params::Params};
+use crate::core::analysis;
 use crate::core::audit::{AuditError, AuditHeader, UnitKey, fingerprint, now_rfc3339};
 use crate::core::dataset::Dataset;
 use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
-
-/// How the TUI was asked to start.
-pub struct TuiOptions {
-    pub params: Params,
-    pub images: ImageMode,
-    pub annotator: Option<String>,
-    pub audit: Option<PathBuf>,
-    pub taxonomy: Option<PathBuf>,
-    pub keymap: Option<PathBuf>,
-    /// Only this annotator's share of the queue.
-    pub shard: Option<crate::core::shard::Shard>,
-    /// A review: the disagreements to settle (the audit written is the adjudicated one).
-    pub review: Option<review::Review>,
-    /// Clicks and the wheel act (`--no-mouse` leaves the mouse to the terminal, for
-    /// selecting text).
-    pub mouse: bool,
-}
-
-/// The annotator's name: `--annotator`, else `FRAMEAUDIT_ANNOTATOR`, else the login name.
-pub fn annotator_name(given: Option<&str>) -> String {
-    given
-        .map(str::to_owned)
-        .or_else(|| std::env::var("FRAMEAUDIT_ANNOTATOR").ok())
-        .or_else(|| std::env::var("USER").ok())
-        .or_else(|| std::env::var("USERNAME").ok())
-        .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| "annotator".into())
-}
-
-/// Where an annotator's audit of a dataset lives by default: `audits/<annotator>.audit.jsonl`
-/// in the dataset directory (or beside a single dataset file). A name of safe characters
-/// (ASCII letters, digits, `-`, `_`, `.`, not leading) is the file name as it is; any other
-/// is reduced to those characters and followed by a hash of the whole name, so it can never
-/// leave that directory and two names never share a file (`a/b` is `a_b-<hash>`, `a_b` is
-/// `a_b`).
-pub fn default_audit_path(ds: &Dataset, annotator: &str) -> PathBuf {
-    let base = match &ds.root {
-        Some(root) => root.clone(),
-        None => ds
-            .cell_files
-            .first()
-            .and_then(|f| f.parent())
-            .map(Path::to_path_buf)
-            .unwrap_or_default(),
-    };
-    let is_safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-    let reduced: String = annotator
-        .chars()
-        .map(|c| if is_safe(c) { c } else { '_' })
-        .collect();
-    let reduced = reduced.trim_start_matches('.');
-    let safe = if reduced == annotator && !annotator.is_empty() {
-        annotator.to_string()
-    } else {
-        use sha2::{Digest, Sha256};
-        let hash = Sha256::digest(annotator.as_bytes());
-        let hex: String = hash[..4].iter().map(|b| format!("{b:02x}")).collect();
-        let stem = if reduced.is_empty() {
-            "annotator"
-        } else {
-            reduced
-        };
-        format!("{stem}-{hex}")
-    };
-    base.join("audits").join(format!("{safe}.audit.jsonl"))
-}
-
-/// The image protocol to use when none is asked for: from the environment only (querying
-/// the terminal can take seconds under tmux and swallow a key press).
-pub fn images_from_env() -> ImageMode {
-    let var = |k: &str| std::env::var(k).unwrap_or_default();
-    if std::env::var_os("TMUX").is_some() {
-        ImageMode::Halfblocks
-    } else if std::env::var_os("KITTY_WINDOW_ID").is_some() || var("TERM").contains("kitty") {
-        ImageMode::Kitty
-    } else if matches!(var("TERM_PROGRAM").as_str(), "iTerm.app" | "WezTerm") {
-        ImageMode::Iterm
-    } else {
-        ImageMode::Halfblocks
-    }
-}
+use crate::core::workspace::search::{SearchResult, Searcher};
+use crate::core::workspace::session::Session;
+use crate::core::workspace::{annotator_name, default_audit_path, other_audits, stale_records};
+use crate::term::{ImageMode, TuiOptions, no_color_env};
 
 /// How frames are drawn, given the mode asked for and whether `NO_COLOR` is set: half
 /// blocks are pictures made of coloured text, noise without colour, so they give way to
@@ -285,7 +202,7 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
             shard.holds(&k.model, &k.benchmark, &k.item_id)
         });
     }
-    app.no_color = crate::cli::term::no_color_env();
+    app.no_color = no_color_env();
     app.set_images(image_mode(opts.images, app.no_color));
     app.research.params = opts.params.clone();
     app.other_audits = other_audits(&path);
@@ -294,7 +211,9 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
     if let Some(ffp) = file_fp
         && ffp != fp
     {
-        let stale = stale_records(&app);
+        let stale = stale_records(app.session.records(), &app.ds.matrix, &app.report, |k| {
+            app.row_of(k).map(|i| &app.rows[i].q)
+        });
         notes.push(format!(
             "this audit was made on other data (fingerprint differs); {} record(s) no longer match their transition{}",
             stale.len(),
@@ -308,71 +227,6 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
         });
     }
     Ok(app)
-}
-
-/// The records of the other audit files beside this session's (`*.audit.jsonl` in the
-/// same directory), for the findings view; unreadable files are skipped.
-/// The other audit files beside the session's own (and in `adjudicated/` below the
-/// annotators' folder, or beside it when the session is itself adjudicated).
-fn other_audits(own: &Path) -> Vec<app::OtherAudit> {
-    let Some(dir) = own.parent() else {
-        return Vec::new();
-    };
-    let annotators_dir = if dir.file_name().is_some_and(|n| n == "adjudicated") {
-        dir.parent().unwrap_or(dir)
-    } else {
-        dir
-    };
-    let mut files: Vec<PathBuf> = [
-        annotators_dir.to_path_buf(),
-        annotators_dir.join("adjudicated"),
-    ]
-    .iter()
-    .filter_map(|d| std::fs::read_dir(d).ok())
-    .flatten()
-    .filter_map(|e| e.ok().map(|e| e.path()))
-    .filter(|p| p.to_string_lossy().ends_with(".audit.jsonl") && p != own)
-    .collect();
-    files.sort();
-    files
-        .iter()
-        .filter_map(|p| {
-            let r = crate::core::audit::read_audit(p).ok()?;
-            Some(app::OtherAudit {
-                annotator: r.header.annotator.clone(),
-                adjudicated: !r.header.adjudicates.is_empty(),
-                records: r.records.into_values().collect(),
-            })
-        })
-        .collect()
-}
-
-/// Records whose unit or transition is no longer a harmful transition of the data.
-pub fn stale_records(app: &App) -> Vec<String> {
-    let mut out = Vec::new();
-    for (key, rec) in app.session.records() {
-        let ok = app.row_of(key).is_some_and(|i| {
-            let r = &app.rows[i];
-            let names = app.config_names(i);
-            let col = |name: &str| names.iter().position(|n| n == name);
-            // Listed or not: the queue lists only the first MAX_LISTED_PAIRS of a unit.
-            match (col(&rec.from), col(&rec.to)) {
-                (Some(a), Some(b)) => crate::core::queue::is_harmful_pair(&app.report, &r.q, a, b),
-                _ => false,
-            }
-        });
-        if !ok {
-            out.push(format!(
-                "{}/{}/{} ({} → {})",
-                sanitize(&key.model),
-                sanitize(&key.benchmark),
-                sanitize(&key.item_id),
-                sanitize(&rec.from),
-                sanitize(&rec.to)
-            ));
-        }
-    }
-    out
 }
 
 /// Runs the TUI on a loaded dataset until the user quits.

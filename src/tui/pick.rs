@@ -318,7 +318,8 @@ pub fn draw(f: &mut Frame, pick: &Pick, area: Rect) {
         let selected = pos == pick.cursor;
         let marker = if selected { "▶ " } else { "  " };
         let label_w = inner_w.saturating_sub(2 + 1 + count_w);
-        let positions = super::search::match_positions(&e.label, pick.query.as_str());
+        let positions =
+            crate::core::workspace::search::match_positions(&e.label, pick.query.as_str());
         let mut spans = vec![Span::raw(marker)];
         let base = if e.value.is_none() {
             Style::new().add_modifier(Modifier::ITALIC)

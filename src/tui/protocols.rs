@@ -12,10 +12,11 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, 
 use super::action::Action;
 use super::app::App;
 use super::charts::research_hints;
-use super::research::{ViewData, one_protocol_only};
+use super::research::ViewData;
 use super::view::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::agreement::cohen;
 use crate::core::analysis::{Metrics, pct};
+use crate::core::workspace::selections::one_protocol_only;
 
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let m = &app.ds.matrix;
@@ -126,7 +127,7 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         ),
         table_area,
     );
-    let only = one_protocol_only(d, r.model, b).unwrap_or_default();
+    let only = one_protocol_only(&d.analysis, r.model, b).unwrap_or_default();
     let model = a
         .grids
         .models

@@ -12,10 +12,10 @@ use super::app::{App, Drawn, Input, QueueHit, Screen};
 use super::fit::{fit, fit_line, fit_whole, pad, width};
 use super::keymap::Context;
 use super::research::View;
-use super::search::match_positions;
 use crate::core::analysis::Metrics;
 use crate::core::audit::Status;
 use crate::core::text::sanitize;
+use crate::core::workspace::search::match_positions;
 
 /// The smallest terminal the layout is designed for.
 pub const MIN_WIDTH: u16 = 80;
@@ -710,7 +710,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     // In a review, the annotators' records take the place of the other models.
     let (others, others_title): (Vec<Line>, String) = match &app.review {
         Some(review) => (
-            review.panel(&app.key(i), &app.taxonomy, area.width / 2),
+            super::review::panel(review, &app.key(i), &app.taxonomy, area.width / 2),
             match app.keymap.hint(Context::Item, Action::TakeAnnotator) {
                 Some(k) => format!(" annotators ({}: take the next one's record) ", s(&k)),
                 None => " annotators ".into(),

@@ -567,6 +567,17 @@ fn resolve_program(program: &Path) -> Option<PathBuf> {
         .find_map(|d| exe(d.join(program)))
 }
 
+/// `mm:ss` of a frame index at `fps` frames per second.
+pub fn timestamp(index: u64, fps: Option<f64>) -> String {
+    match fps {
+        Some(f) if f > 0.0 => {
+            let secs = (index as f64 / f).floor() as u64;
+            format!("{:02}:{:02}", secs / 60, secs % 60)
+        }
+        _ => format!("#{index}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,13 +13,16 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-pub use super::haystacks::Haystacks;
+use super::haystacks::Haystacks;
 
 /// What to search: the rows' texts, the query, and optionally the rows to search within.
 #[derive(Clone)]
 pub struct SearchRequest {
+    /// Which request this is: a newer one has a larger number.
     pub generation: u64,
+    /// Space-separated terms.
     pub query: String,
+    /// The rows' texts.
     pub haystacks: Arc<Haystacks>,
     /// Earlier matches to narrow down (when the query extends the one they answer).
     pub within: Option<Arc<Vec<u32>>>,
@@ -29,9 +32,13 @@ pub struct SearchRequest {
 /// ranking). A partial result holds the first matches of a scan still running.
 #[derive(Debug, Clone)]
 pub struct SearchResult {
+    /// The generation of the request answered.
     pub generation: u64,
+    /// The query answered.
     pub query: String,
+    /// The matching rows, in queue order.
     pub matches: Arc<Vec<u32>>,
+    /// The scan ended (else these are its first matches).
     pub complete: bool,
 }
 
@@ -166,6 +173,7 @@ impl Searcher {
         Searcher { tx, latest }
     }
 
+    /// Asks for a search; any older request still running is abandoned.
     pub fn request(&self, req: SearchRequest) {
         self.latest.store(req.generation, Ordering::Relaxed);
         // A closed worker only means no results; the queue stays usable unfiltered.

@@ -78,6 +78,7 @@ impl Haystacks {
         h
     }
 
+    /// The number of rows.
     pub fn len(&self) -> usize {
         self.rows.len()
     }
@@ -90,6 +91,7 @@ impl Haystacks {
             + 8 * self.rows.len()
     }
 
+    /// Whether there are no rows.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }

@@ -1,7 +1,8 @@
 //! An annotator's session over an audit file: the current records, undo and redo, and a
 //! saver thread that appends each event durably (write, flush, fsync) in order. A failed
 //! write (disk full, read-only file) keeps the event queued and is retried every second;
-//! the screen says "saved" only for what the file really holds.
+//! the screen says "saved" only for what the file really holds. The caller gives the time of
+//! each change, so what is written can be checked against a fixed clock.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,9 +10,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::core::audit::{
-    AuditError, AuditFile, AuditHeader, AuditRecord, Event, Replay, UnitKey, now_rfc3339,
-};
+use crate::core::audit::{AuditError, AuditFile, AuditHeader, AuditRecord, Event, Replay, UnitKey};
 
 /// What the saver has done so far.
 #[derive(Debug, Default)]
@@ -117,18 +116,22 @@ impl Session {
         Ok(s)
     }
 
+    /// Whose audit this is.
     pub fn annotator(&self) -> &str {
         &self.annotator
     }
 
+    /// A unit's current record, if it has one.
     pub fn record(&self, key: &UnitKey) -> Option<&AuditRecord> {
         self.records.get(key)
     }
 
+    /// Every unit's current record (blank ones are not kept).
     pub fn records(&self) -> &BTreeMap<UnitKey, AuditRecord> {
         &self.records
     }
 
+    /// The unit opened last, in this session or the one the file resumes.
     pub fn last_visit(&self) -> Option<&UnitKey> {
         self.last_visit.as_ref()
     }
@@ -155,21 +158,16 @@ impl Session {
         }
     }
 
-    fn before(&self, rec: &AuditRecord) -> AuditRecord {
+    fn before(&self, rec: &AuditRecord, now: &str) -> AuditRecord {
         self.records.get(&rec.key).cloned().unwrap_or_else(|| {
-            AuditRecord::blank(
-                rec.key.clone(),
-                rec.from.clone(),
-                rec.to.clone(),
-                now_rfc3339(),
-            )
+            AuditRecord::blank(rec.key.clone(), rec.from.clone(), rec.to.clone(), now)
         })
     }
 
-    /// Records a change made by the annotator.
-    pub fn apply(&mut self, mut rec: AuditRecord) {
-        rec.at = now_rfc3339();
-        let before = self.before(&rec);
+    /// Records a change made by the annotator at time `now` (RFC 3339).
+    pub fn apply(&mut self, mut rec: AuditRecord, now: &str) {
+        rec.at = now.to_string();
+        let before = self.before(&rec, now);
         // An action that changes nothing (the time aside) is not a change.
         let untimed = |r: &AuditRecord| AuditRecord {
             at: String::new(),
@@ -187,12 +185,12 @@ impl Session {
         self.send(Event::Set(rec));
     }
 
-    /// Takes the last change back; returns the unit's record as it was (before the undo)
-    /// and as it is now.
-    pub fn undo(&mut self) -> Option<(AuditRecord, AuditRecord)> {
+    /// Takes the last change back at time `now`; returns the unit's record as it was
+    /// (before the undo) and as it is now.
+    pub fn undo(&mut self, now: &str) -> Option<(AuditRecord, AuditRecord)> {
         let c = self.undo.pop()?;
         let mut back = c.before.clone();
-        back.at = now_rfc3339();
+        back.at = now.to_string();
         self.put(&back);
         self.send(Event::Undo(back.clone()));
         let was = c.after.clone();
@@ -200,12 +198,12 @@ impl Session {
         Some((was, back))
     }
 
-    /// Re-applies the last change taken back; returns the unit's record as it was (before
-    /// the redo) and as it is now.
-    pub fn redo(&mut self) -> Option<(AuditRecord, AuditRecord)> {
+    /// Re-applies the last change taken back at time `now`; returns the unit's record as it
+    /// was (before the redo) and as it is now.
+    pub fn redo(&mut self, now: &str) -> Option<(AuditRecord, AuditRecord)> {
         let c = self.redo.pop()?;
         let mut again = c.after.clone();
-        again.at = now_rfc3339();
+        again.at = now.to_string();
         self.put(&again);
         self.send(Event::Redo(again.clone()));
         let was = c.before.clone();
@@ -213,15 +211,15 @@ impl Session {
         Some((was, again))
     }
 
-    /// Notes that the annotator opened a unit (where a resumed session starts).
-    pub fn visit(&mut self, key: &UnitKey) {
+    /// Notes that the annotator opened a unit at time `now` (where a resumed session starts).
+    pub fn visit(&mut self, key: &UnitKey, now: &str) {
         if self.last_visit.as_ref() == Some(key) {
             return;
         }
         self.last_visit = Some(key.clone());
         self.send(Event::Visit {
             key: key.clone(),
-            at: now_rfc3339(),
+            at: now.to_string(),
         });
     }
 
@@ -361,5 +359,79 @@ fn saver(
         if changed {
             wake();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::audit::{Status, read_audit};
+
+    const T1: &str = "2026-01-02T03:04:05Z";
+    const T2: &str = "2026-01-02T03:04:06Z";
+    const T3: &str = "2026-01-02T03:04:07Z";
+
+    fn done(item: &str, note: &str) -> AuditRecord {
+        let mut r = AuditRecord::blank(UnitKey::new("m", "b", item), "8f", "16f", "");
+        r.status = Status::Done;
+        r.note = note.into();
+        r
+    }
+
+    #[test]
+    fn undo_and_redo_restore_the_records_at_the_times_given() {
+        let mut s = Session::in_memory("ann");
+        let key = UnitKey::new("m", "b", "q1");
+        s.apply(done("q1", "first"), T1);
+        assert_eq!(s.record(&key).map(|r| r.at.as_str()), Some(T1));
+        s.apply(done("q1", "second"), T2);
+        // The same state again is no change: nothing to undo for it.
+        s.apply(done("q1", "second"), T3);
+
+        let (was, now) = s.undo(T3).expect("a change to undo");
+        assert_eq!((was.note.as_str(), was.at.as_str()), ("second", T2));
+        assert_eq!((now.note.as_str(), now.at.as_str()), ("first", T3));
+        assert_eq!(s.record(&key), Some(&now));
+
+        let (was, now) = s.undo(T3).expect("the first change");
+        assert_eq!(was.note, "first");
+        assert!(now.is_blank(), "{now:?}");
+        assert_eq!(now.at, T3);
+        assert_eq!(s.record(&key), None, "a blank record is not kept");
+        assert!(s.undo(T3).is_none());
+
+        let (was, now) = s.redo(T1).expect("a change to redo");
+        assert!(was.is_blank());
+        assert_eq!((now.note.as_str(), now.at.as_str()), ("first", T1));
+        // A new change drops what could still be redone.
+        s.apply(done("q1", "third"), T2);
+        assert!(s.redo(T3).is_none());
+        assert_eq!(s.records().len(), 1);
+        assert_eq!(s.unsaved(), 0, "in memory, nothing waits");
+        assert_eq!(s.save_state(), "not saved to a file (in memory)");
+    }
+
+    #[test]
+    fn the_file_holds_each_record_with_its_given_time() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ann.audit.jsonl");
+        let header = AuditHeader::for_tests("ann");
+        {
+            let mut s = Session::open(&path, &header, || {}).expect("opens");
+            s.visit(&UnitKey::new("m", "b", "q2"), T1);
+            s.apply(done("q1", "kept"), T2);
+            s.apply(done("q2", "undone"), T2);
+            s.undo(T3).expect("undo");
+            assert!(s.wait_saved(Duration::from_secs(5)), "{:?}", s.last_error());
+            assert_eq!(s.save_state(), "saved ✓");
+        }
+        let r = read_audit(&path).expect("reads");
+        let times: Vec<(&str, &str, &str)> = r
+            .records
+            .values()
+            .map(|r| (r.key.item_id.as_str(), r.note.as_str(), r.at.as_str()))
+            .collect();
+        assert_eq!(times, vec![("q1", "kept", T2)]);
+        assert_eq!(r.last_visit, Some(UnitKey::new("m", "b", "q2")));
     }
 }

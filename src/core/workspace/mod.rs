@@ -1,0 +1,339 @@
+//! The workspace of a dataset's audits: where each annotator's audit file lives and under
+//! which name, the other audits beside it, and which records no longer match the data. The
+//! session, search, review and selections below are what the audit screens do with them.
+
+pub mod haystacks;
+pub mod review;
+pub mod search;
+pub mod selections;
+pub mod session;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::core::analysis::Report;
+use crate::core::audit::{AuditRecord, UnitKey};
+use crate::core::dataset::Dataset;
+use crate::core::matrix::ResponseMatrix;
+use crate::core::queue::QueueRow;
+use crate::core::text::sanitize;
+
+/// The annotator's name: `--annotator`, else `FRAMEAUDIT_ANNOTATOR`, else the login name.
+pub fn annotator_name(given: Option<&str>) -> String {
+    annotator_name_from(given, |k| std::env::var(k).ok())
+}
+
+/// [`annotator_name`] with the environment as a lookup, so the fallbacks can be tested
+/// without changing the process's variables.
+fn annotator_name_from(given: Option<&str>, var: impl Fn(&str) -> Option<String>) -> String {
+    given
+        .map(str::to_owned)
+        .or_else(|| var("FRAMEAUDIT_ANNOTATOR"))
+        .or_else(|| var("USER"))
+        .or_else(|| var("USERNAME"))
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "annotator".into())
+}
+
+/// Where an annotator's audit of a dataset lives by default: `audits/<annotator>.audit.jsonl`
+/// in the dataset directory (or beside a single dataset file). A name of safe characters
+/// (ASCII letters, digits, `-`, `_`, `.`, not leading) is the file name as it is; any other
+/// is reduced to those characters and followed by a hash of the whole name, so it can never
+/// leave that directory and two names never share a file (`a/b` is `a_b-<hash>`, `a_b` is
+/// `a_b`).
+pub fn default_audit_path(ds: &Dataset, annotator: &str) -> PathBuf {
+    let base = match &ds.root {
+        Some(root) => root.clone(),
+        None => ds
+            .cell_files
+            .first()
+            .and_then(|f| f.parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+    };
+    let is_safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    let reduced: String = annotator
+        .chars()
+        .map(|c| if is_safe(c) { c } else { '_' })
+        .collect();
+    let reduced = reduced.trim_start_matches('.');
+    let safe = if reduced == annotator && !annotator.is_empty() {
+        annotator.to_string()
+    } else {
+        use sha2::{Digest, Sha256};
+        let hash = Sha256::digest(annotator.as_bytes());
+        let hex: String = hash[..4].iter().map(|b| format!("{b:02x}")).collect();
+        let stem = if reduced.is_empty() {
+            "annotator"
+        } else {
+            reduced
+        };
+        format!("{stem}-{hex}")
+    };
+    base.join("audits").join(format!("{safe}.audit.jsonl"))
+}
+
+/// Another audit file of the dataset, as the findings view counts it.
+#[derive(Debug, Clone)]
+pub struct OtherAudit {
+    /// Whose audit it is.
+    pub annotator: String,
+    /// An adjudicated audit (its header names the audits it settles).
+    pub adjudicated: bool,
+    /// Its records, in key order.
+    pub records: Vec<AuditRecord>,
+}
+
+/// The other audit files beside the session's own `own` (`*.audit.jsonl` in the same
+/// directory, and in `adjudicated/` below the annotators' folder, or beside it when the
+/// session is itself adjudicated); unreadable files are skipped.
+pub fn other_audits(own: &Path) -> Vec<OtherAudit> {
+    let Some(dir) = own.parent() else {
+        return Vec::new();
+    };
+    let annotators_dir = if dir.file_name().is_some_and(|n| n == "adjudicated") {
+        dir.parent().unwrap_or(dir)
+    } else {
+        dir
+    };
+    let mut files: Vec<PathBuf> = [
+        annotators_dir.to_path_buf(),
+        annotators_dir.join("adjudicated"),
+    ]
+    .iter()
+    .filter_map(|d| std::fs::read_dir(d).ok())
+    .flatten()
+    .filter_map(|e| e.ok().map(|e| e.path()))
+    .filter(|p| p.to_string_lossy().ends_with(".audit.jsonl") && p != own)
+    .collect();
+    files.sort();
+    files
+        .iter()
+        .filter_map(|p| {
+            let r = crate::core::audit::read_audit(p).ok()?;
+            Some(OtherAudit {
+                annotator: r.header.annotator.clone(),
+                adjudicated: !r.header.adjudicates.is_empty(),
+                records: r.records.into_values().collect(),
+            })
+        })
+        .collect()
+}
+
+/// The configuration names of the columns of a queue row's model grid.
+pub fn config_names(m: &ResponseMatrix, report: &Report, q: &QueueRow) -> Vec<String> {
+    let g = &report.analyses[q.analysis as usize].grids.models[q.model_index as usize].grid;
+    g.configs
+        .iter()
+        .map(|&c| m.config(c).name.to_string())
+        .collect()
+}
+
+/// Records whose unit or transition is no longer a harmful transition of the data, as
+/// `model/benchmark/item (from → to)`. `queued` gives a unit's queue row, if it has one.
+pub fn stale_records<'a>(
+    records: &BTreeMap<UnitKey, AuditRecord>,
+    m: &ResponseMatrix,
+    report: &Report,
+    queued: impl Fn(&UnitKey) -> Option<&'a QueueRow>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (key, rec) in records {
+        let ok = queued(key).is_some_and(|q| {
+            let names = config_names(m, report, q);
+            let col = |name: &str| names.iter().position(|n| n == name);
+            // Listed or not: the queue lists only the first MAX_LISTED_PAIRS of a unit.
+            match (col(&rec.from), col(&rec.to)) {
+                (Some(a), Some(b)) => crate::core::queue::is_harmful_pair(report, q, a, b),
+                _ => false,
+            }
+        });
+        if !ok {
+            out.push(format!(
+                "{}/{}/{} ({} → {})",
+                sanitize(&key.model),
+                sanitize(&key.benchmark),
+                sanitize(&key.item_id),
+                sanitize(&rec.from),
+                sanitize(&rec.to)
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::core::analysis::params::Params;
+    use crate::core::audit::{AuditHeader, Status};
+    use crate::core::queue::QueueKind;
+    use session::Session;
+
+    #[test]
+    fn the_annotator_is_the_name_given_else_the_environments() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                vars.iter()
+                    .find(|(name, _)| *name == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let all = env(&[
+            ("FRAMEAUDIT_ANNOTATOR", "fa"),
+            ("USER", "login"),
+            ("USERNAME", "win"),
+        ]);
+        assert_eq!(annotator_name_from(Some("given"), all), "given");
+        assert_eq!(annotator_name_from(None, all), "fa");
+        let login = env(&[("USER", "login"), ("USERNAME", "win")]);
+        assert_eq!(annotator_name_from(None, login), "login");
+        assert_eq!(
+            annotator_name_from(None, env(&[("USERNAME", "win")])),
+            "win"
+        );
+        assert_eq!(annotator_name_from(None, env(&[])), "annotator");
+        // A blank name, given or found, is no name; the first one found decides.
+        assert_eq!(annotator_name_from(Some("  "), all), "annotator");
+        assert_eq!(
+            annotator_name_from(
+                None,
+                env(&[("FRAMEAUDIT_ANNOTATOR", ""), ("USER", "login")])
+            ),
+            "annotator"
+        );
+    }
+
+    /// Model m on two items: q1 right at 4f and wrong at 8f (a harmful transition), q2
+    /// right at both.
+    pub(super) fn tiny_dataset() -> (tempfile::TempDir, Dataset) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut cells = String::new();
+        for (item, config, frames, pred) in [
+            ("q1", "4f", 4, "A"),
+            ("q1", "8f", 8, "B"),
+            ("q2", "4f", 4, "A"),
+            ("q2", "8f", 8, "A"),
+        ] {
+            let c = serde_json::json!({"model": "m", "benchmark": "b", "item_id": item,
+                "config": config, "frames": frames, "pred": pred, "gold": "A", "task": "mcq"});
+            cells.push_str(&format!("{c}\n"));
+        }
+        std::fs::write(dir.path().join("cells.jsonl"), cells).expect("write cells");
+        let ds = crate::core::dataset::load_dataset(dir.path(), None).expect("loads");
+        (dir, ds)
+    }
+
+    #[test]
+    fn the_default_audit_path_is_in_the_datasets_audits_folder() {
+        let (dir, ds) = tiny_dataset();
+        let audits = dir.path().join("audits");
+        assert_eq!(
+            default_audit_path(&ds, "alice"),
+            audits.join("alice.audit.jsonl")
+        );
+        let odd = default_audit_path(&ds, "../a/b");
+        assert_eq!(odd.parent(), Some(audits.as_path()));
+        let name = odd
+            .file_name()
+            .expect("a file")
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            name.starts_with("_a_b-") && name.ends_with(".audit.jsonl"),
+            "{name}"
+        );
+        assert_ne!(
+            default_audit_path(&ds, "a/b"),
+            default_audit_path(&ds, "a_b")
+        );
+    }
+
+    #[test]
+    fn stale_records_are_those_no_longer_a_harmful_transition() {
+        let (_dir, ds) = tiny_dataset();
+        let m = &ds.matrix;
+        let params = Params {
+            bootstrap_b: 0,
+            sweep: false,
+            ..Params::default()
+        };
+        let report = crate::core::analysis::run(m, &params, None);
+        let protocol = report.analyses[0].key.protocol;
+        let rows = crate::core::queue::queue(&report, protocol, QueueKind::Harmful);
+        let queued: BTreeMap<UnitKey, QueueRow> = rows
+            .into_iter()
+            .map(|q| {
+                let item = m.item(q.item);
+                let key = UnitKey::new(
+                    m.models.name(q.model),
+                    m.benchmarks.name(item.benchmark),
+                    &*item.id,
+                );
+                (key, q)
+            })
+            .collect();
+        let keys: Vec<&str> = queued.keys().map(|k| k.item_id.as_str()).collect();
+        assert_eq!(keys, vec!["q1"], "only q1 regresses");
+
+        let mut records = BTreeMap::new();
+        let put =
+            |records: &mut BTreeMap<UnitKey, AuditRecord>, item: &str, from: &str, to: &str| {
+                let key = UnitKey::new("m", "b", item);
+                let mut r = AuditRecord::blank(key.clone(), from, to, "t");
+                r.status = Status::Done;
+                records.insert(key, r);
+            };
+        put(&mut records, "q1", "4f", "8f");
+        let fresh = stale_records(&records, m, &report, |k| queued.get(k));
+        assert_eq!(fresh, Vec::<String>::new());
+        put(&mut records, "q1", "8f", "4f");
+        put(&mut records, "q2", "4f", "8f");
+        put(&mut records, "q3", "4f", "32f");
+        let stale = stale_records(&records, m, &report, |k| queued.get(k));
+        assert_eq!(
+            stale,
+            vec!["m/b/q1 (8f → 4f)", "m/b/q2 (4f → 8f)", "m/b/q3 (4f → 32f)"]
+        );
+    }
+
+    #[test]
+    fn other_audits_are_the_annotators_and_adjudicated_files_beside_ones_own() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let audits = dir.path().join("audits");
+        let write = |path: &Path, annotator: &str, adjudicates: &[&str]| {
+            let header = AuditHeader {
+                adjudicates: adjudicates.iter().map(|s| s.to_string()).collect(),
+                ..AuditHeader::for_tests(annotator)
+            };
+            let mut s = Session::open(path, &header, || {}).expect("opens");
+            let mut r = AuditRecord::blank(UnitKey::new("m", "b", annotator), "4f", "8f", "");
+            r.status = Status::Done;
+            s.apply(r, "2026-01-02T03:04:05Z");
+            assert!(s.wait_saved(std::time::Duration::from_secs(5)));
+        };
+        std::fs::create_dir_all(audits.join("adjudicated")).expect("mkdir");
+        let own = audits.join("alice.audit.jsonl");
+        write(&own, "alice", &[]);
+        write(&audits.join("bob.audit.jsonl"), "bob", &[]);
+        let judge = audits.join("adjudicated").join("judge.audit.jsonl");
+        write(&judge, "judge", &["alice", "bob"]);
+        std::fs::write(audits.join("notes.txt"), "not an audit").expect("write");
+
+        let seen = |own: &Path| -> Vec<(String, bool, usize)> {
+            other_audits(own)
+                .into_iter()
+                .map(|o| (o.annotator, o.adjudicated, o.records.len()))
+                .collect()
+        };
+        // In path order: audits/adjudicated/ sorts before audits/bob.
+        assert_eq!(
+            seen(&own),
+            vec![("judge".into(), true, 1), ("bob".into(), false, 1)]
+        );
+        assert_eq!(
+            seen(&judge),
+            vec![("alice".into(), false, 1), ("bob".into(), false, 1)]
+        );
+    }
+}

@@ -1,0 +1,67 @@
+//! What the command line and the audit screens share about the user's terminal: which image
+//! protocol it speaks, whether colour is wanted, and how the audit screens are asked to
+//! start (the CLI builds the options, the binary hands them to the TUI).
+
+use std::path::PathBuf;
+
+use crate::core::analysis::params::Params;
+use crate::core::shard::Shard;
+use crate::core::workspace::review::Review;
+
+/// How frames are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageMode {
+    /// Text stand-ins only (`--images none`, tests).
+    None,
+    /// Pictures of coloured half-block characters, which every terminal shows.
+    Halfblocks,
+    /// The kitty graphics protocol.
+    Kitty,
+    /// Sixel graphics.
+    Sixel,
+    /// iTerm2's inline images (also WezTerm's).
+    Iterm,
+}
+
+/// The image protocol to use when none is asked for: from the environment only (querying
+/// the terminal can take seconds under tmux and swallow a key press).
+pub fn images_from_env() -> ImageMode {
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    if std::env::var_os("TMUX").is_some() {
+        ImageMode::Halfblocks
+    } else if std::env::var_os("KITTY_WINDOW_ID").is_some() || var("TERM").contains("kitty") {
+        ImageMode::Kitty
+    } else if matches!(var("TERM_PROGRAM").as_str(), "iTerm.app" | "WezTerm") {
+        ImageMode::Iterm
+    } else {
+        ImageMode::Halfblocks
+    }
+}
+
+/// Whether the environment forbids colour (https://no-color.org: any non-empty value).
+pub fn no_color_env() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// How the audit screens were asked to start.
+pub struct TuiOptions {
+    /// The analysis parameters of the command line.
+    pub params: Params,
+    /// How frames are drawn, as asked (`NO_COLOR` may still turn half blocks into text).
+    pub images: ImageMode,
+    /// `--annotator`, if given.
+    pub annotator: Option<String>,
+    /// `--audit`: the audit file, if not the annotator's default one.
+    pub audit: Option<PathBuf>,
+    /// `--taxonomy`: the evidence-pathway taxonomy, if not the bundled one.
+    pub taxonomy: Option<PathBuf>,
+    /// `--keymap`: key binding overrides.
+    pub keymap: Option<PathBuf>,
+    /// Only this annotator's share of the queue.
+    pub shard: Option<Shard>,
+    /// A review: the disagreements to settle (the audit written is the adjudicated one).
+    pub review: Option<Review>,
+    /// Clicks and the wheel act (`--no-mouse` leaves the mouse to the terminal, for
+    /// selecting text).
+    pub mouse: bool,
+}
