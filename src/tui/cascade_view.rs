@@ -14,7 +14,7 @@ use ratatui::widgets::{
 use super::app::App;
 use super::charts::{ceil10, fg, floor10, text_at, y_axis, y_labels};
 use super::research::ViewData;
-use super::view::{ACCENT, DIM, WARN, s};
+use super::theme::{ACCENT, DIM, WARN, s};
 use crate::core::figures;
 
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {

@@ -12,7 +12,7 @@ use super::action::Action;
 use super::app::App;
 use super::keymap::Context;
 use super::research::{View, ViewData};
-use super::view::{ACCENT, DIM, WARN, s};
+use super::theme::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::Interval;
 use crate::core::figures::Rgb;
 

@@ -14,7 +14,7 @@ use super::app::App;
 use super::charts::research_hints;
 use super::charts::text_at;
 use super::research::ViewData;
-use super::view::{ACCENT, DIM, WARN, s};
+use super::theme::{ACCENT, DIM, WARN, s};
 use crate::core::figures::{self, Rgb};
 use crate::core::workspace::selections::right_wrong_rows;
 

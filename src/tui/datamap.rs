@@ -15,7 +15,7 @@ use super::app::App;
 use super::charts::research_hints;
 use super::charts::{rgb, text_at};
 use super::research::ViewData;
-use super::view::{ACCENT, DIM, WARN};
+use super::theme::{ACCENT, DIM, WARN};
 use crate::core::analysis::mcq::Class;
 use crate::core::figures::{class_colour, class_label};
 

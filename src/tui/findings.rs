@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table};
 use super::app::App;
 use super::charts::fg;
 use super::research::ViewData;
-use super::view::{ACCENT, DIM, s};
+use super::theme::{ACCENT, DIM, s};
 use crate::core::figures::{Findings, PathwayTable, SERIES};
 
 /// The findings of every record the app knows.

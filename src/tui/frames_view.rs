@@ -10,17 +10,14 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::action::Action;
-use super::app::{App, Drawn, FrameInfo, Subset};
+use super::app::{App, Drawn, FrameInfo, Subset, THUMB_SIDE};
 use super::fit::{fit, fit_line, fit_whole};
 use super::keymap::Context;
-use super::view::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
-use crate::core::frames::{FrameKey, timestamp};
+use super::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
+use crate::core::frames::timestamp;
 use crate::core::rules::Provenance;
 use crate::core::text::sanitize;
 use crate::term::ImageMode;
-
-/// Longest side, in pixels, a thumbnail is decoded at.
-pub const THUMB_SIDE: u32 = 128;
 
 const KEPT: Style = Style::new().fg(Color::Gray);
 const DROPPED: Style = Style::new().fg(Color::Red);
@@ -43,7 +40,7 @@ pub fn draw_frames(f: &mut Frame, app: &App, i: usize, area: Rect, compact: bool
         return;
     }
     let info = app.frame_info(i);
-    let [left, right] = super::view::panes(area);
+    let [left, right] = super::theme::panes(area);
     let title = match (&info.video, info.num_frames) {
         (Some(v), Some(n)) => format!(
             " frames of video {} ({} frames, {}) ",
@@ -495,21 +492,4 @@ pub fn placeholder(f: &mut Frame, area: Rect, text: &str, style: Style) {
             .block(Block::default().borders(Borders::ALL).border_style(DIM)),
         area,
     );
-}
-
-/// The key the loader caches a frame under.
-pub fn key_for(
-    video: &str,
-    index: u64,
-    position: Option<(usize, usize)>,
-    max_side: u32,
-    saved: Option<String>,
-) -> FrameKey {
-    FrameKey {
-        video: video.to_string(),
-        index,
-        position,
-        max_side,
-        saved,
-    }
 }

@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use super::action::Action;
 use super::app::App;
 use super::keymap::Context;
-use super::view::{ACCENT, DIM, s};
+use super::theme::{ACCENT, DIM, s};
 
 /// Where the help is drawn on a screen of `area`.
 pub fn popup(area: Rect) -> Rect {

@@ -20,6 +20,7 @@ pub mod pick;
 mod protocols;
 pub mod research;
 mod review;
+mod theme;
 pub mod view;
 
 use std::io::{Stdout, Write};

@@ -21,7 +21,7 @@ use super::charts::{
 };
 use super::fit::{fit, width};
 use super::research::ViewData;
-use super::view::{ACCENT, DIM, WARN, s};
+use super::theme::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::mcq::{Class, McqMetrics};
 use crate::core::figures::{self, CHURN_PARTS, class_colour, class_label};
 

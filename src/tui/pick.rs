@@ -15,7 +15,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::fit::{fit, fit_line, width};
 use super::line_edit::{Edit, LineEdit};
-use super::view::{ACCENT, DIM};
+use super::theme::{ACCENT, DIM};
 
 /// Which filter a picker sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -326,7 +326,7 @@ pub fn draw(f: &mut Frame, pick: &Pick, area: Rect) {
         } else {
             Style::new()
         };
-        let label = super::view::highlighted(&e.label, &positions, base);
+        let label = super::theme::highlighted(&e.label, &positions, base);
         let label = fit_line(label, label_w);
         let used: usize = label.spans.iter().map(|s| width(&s.content)).sum();
         spans.extend(label.spans);

@@ -13,7 +13,7 @@ use super::action::Action;
 use super::app::App;
 use super::charts::research_hints;
 use super::research::ViewData;
-use super::view::{ACCENT, DIM, WARN, s};
+use super::theme::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::agreement::cohen;
 use crate::core::analysis::{Metrics, pct};
 use crate::core::workspace::selections::one_protocol_only;

@@ -12,24 +12,14 @@ use super::app::{App, Drawn, Input, QueueHit, Screen};
 use super::fit::{fit, fit_line, fit_whole, pad, width};
 use super::keymap::Context;
 use super::research::View;
+use super::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, highlighted, panes, s};
 use crate::core::analysis::Metrics;
 use crate::core::audit::Status;
-use crate::core::text::sanitize;
 use crate::core::workspace::search::match_positions;
 
 /// The smallest terminal the layout is designed for.
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
-
-pub(super) const DIM: Style = Style::new().fg(Color::DarkGray);
-pub(super) const RIGHT: Style = Style::new().fg(Color::Green);
-pub(super) const WRONG: Style = Style::new().fg(Color::Red);
-pub(super) const ACCENT: Style = Style::new().fg(Color::Cyan);
-pub(super) const WARN: Style = Style::new().fg(Color::Yellow);
-
-pub(super) fn s(text: &str) -> String {
-    sanitize(text).into_owned()
-}
 
 /// Draws the whole screen and says what it needs (see [`Drawn`]).
 pub fn draw(f: &mut Frame, app: &App) -> Drawn {
@@ -224,25 +214,6 @@ fn status_glyph(st: Status) -> Span<'static> {
         Status::Skipped => Span::styled("↷", WARN),
         Status::Flagged => Span::styled("⚑", WRONG),
     }
-}
-
-/// Text with the characters at `positions` highlighted.
-pub(super) fn highlighted(text: &str, positions: &[usize], base: Style) -> Line<'static> {
-    if positions.is_empty() {
-        return Line::from(Span::styled(text.to_string(), base));
-    }
-    let hl = base.fg(Color::Yellow).add_modifier(Modifier::BOLD);
-    Line::from(
-        text.chars()
-            .enumerate()
-            .map(|(i, c)| {
-                Span::styled(
-                    c.to_string(),
-                    if positions.contains(&i) { hl } else { base },
-                )
-            })
-            .collect::<Vec<_>>(),
-    )
 }
 
 /// The queue's text columns, in cells, fitted to the table's width.
@@ -1029,13 +1000,6 @@ fn draw_note_editor(f: &mut Frame, editor: &super::line_edit::LineEdit, area: Re
     }
     f.render_widget(Paragraph::new(lines), area);
     f.set_cursor_position((area.x + width(LABEL) as u16 + v.cursor as u16, area.y));
-}
-
-/// The two panes side by side, a blank column between them so no text runs into the next.
-pub(super) fn panes(area: Rect) -> [Rect; 2] {
-    Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
-        .spacing(1)
-        .areas(area)
 }
 
 /// A line of a label and a text too long for `w` cells: the label, "…", and the end of

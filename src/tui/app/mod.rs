@@ -3,6 +3,8 @@
 //! terminal or a file directly; saving goes through the session, searching through
 //! requests the runner hands to the search thread.
 
+mod research;
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -138,6 +140,10 @@ pub struct QueueHit {
     /// Position in `visible` of the row drawn first.
     pub first: usize,
 }
+
+/// Two clicks on one row within this time open it.
+/// Longest side, in pixels, a thumbnail is decoded at.
+pub const THUMB_SIDE: u32 = 128;
 
 /// Two clicks on one row within this time open it.
 pub const DOUBLE_CLICK: std::time::Duration = std::time::Duration::from_millis(500);
@@ -933,13 +939,13 @@ impl App {
                 t, video, e.position, e.of,
             ))
         });
-        Some(super::frames_view::key_for(
-            video,
-            e.index,
-            Some((e.position, e.of)),
+        Some(crate::core::frames::FrameKey {
+            video: video.to_string(),
+            index: e.index,
+            position: Some((e.position, e.of)),
             max_side,
             saved,
-        ))
+        })
     }
 
     /// Whether a frame is marked as evidence in the current record.
@@ -1021,7 +1027,7 @@ impl App {
                 .panel_list(&info)
                 .iter()
                 .take(12)
-                .filter_map(|e| self.frame_key(&info, e, super::frames_view::THUMB_SIDE))
+                .filter_map(|e| self.frame_key(&info, e, THUMB_SIDE))
                 .collect();
             (self.pair, self.frame_panel) = saved;
             if let Some(loader) = &self.loader {
