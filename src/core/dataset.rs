@@ -594,7 +594,7 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
 /// (absolute paths, `..`, NUL bytes: names from data files never lead outside the dataset),
 /// so `validate` says why a dataset's frames would not be shown.
 fn check_meta_paths(meta: &DatasetMeta, file: &Arc<Path>, diags: &mut Diagnostics) {
-    use crate::core::frames::{check_frame_name, check_relative, saved_frame_path};
+    use crate::core::paths::{check_frame_name, check_relative, saved_frame_path};
     const REFUSED: &str = "frameaudit refuses it, so no frame is found through it";
     for (field, value) in [
         ("frames_dir", &meta.frames_dir),
@@ -727,7 +727,7 @@ fn read_items(
         ];
         for (field, value, fate) in fates {
             if let Some(v) = value
-                && let Err(why) = crate::core::frames::check_relative(v)
+                && let Err(why) = crate::core::paths::check_relative(v)
             {
                 outside += 1;
                 if outside <= 5 {

@@ -16,6 +16,7 @@ pub mod import;
 pub mod load;
 pub mod matrix;
 pub mod output;
+pub mod paths;
 pub mod queue;
 pub mod rules;
 pub mod sampling;

@@ -775,9 +775,9 @@ fn check_frames_root(root: &Path, videos: &BTreeMap<String, BTreeSet<String>>, i
         let missing: Vec<&String> = names
             .iter()
             .filter(|v| {
-                crate::core::frames::check_relative(v).is_err()
+                crate::core::paths::check_relative(v).is_err()
                     || !root
-                        .join(crate::core::frames::saved_frame_path(folder, v, 0, 0))
+                        .join(crate::core::paths::saved_frame_path(folder, v, 0, 0))
                         .is_dir()
             })
             .collect();
