@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod audit;
 pub mod cache;
+pub mod cell_frames;
 pub mod column;
 pub mod dataset;
 pub mod diag;
