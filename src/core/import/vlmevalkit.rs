@@ -40,7 +40,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub(crate) use lines::LineIndex;
-pub use name::{Budget, KNOWN_DATASETS, PredictionName, parse_file_name};
+pub use name::{KNOWN_DATASETS, PredictionName, parse_file_name};
+// The budget is the rules' word (which frames a run saw); the import reads it from a name.
+pub use crate::core::rules::vlmevalkit::Budget;
 pub(crate) use walk::{files_under, has_extension};
 
 use super::{Import, ImportError, ImportedCell, ImportedItem, Run};
