@@ -9,11 +9,12 @@ use serde::Serialize;
 
 use super::args::FramesArgs;
 use crate::core::analysis;
+use crate::core::cell_frames::{Rule, frames_for_cell};
 use crate::core::frames::FrameStore;
 use crate::core::frames::timestamp;
 use crate::core::queue::{QueueKind, queue};
 use crate::core::rules::Provenance;
-use crate::core::sampling::{Rule, frame_set, frames_for_cell, transition};
+use crate::core::sampling::{frame_set, transition};
 use crate::core::text::sanitize;
 
 #[derive(Serialize)]

@@ -18,6 +18,9 @@ use crate::core::load::json::{
 use crate::core::load::{CellFormat, read_cell_file};
 use crate::core::matrix::{MatrixBuilder, ResponseMatrix};
 use crate::core::rules::RunRule;
+// The configurations of `dataset.json` are read here but belong to sampling, which must not
+// import the dataset.
+pub use crate::core::sampling::{ConfigSampling, POLICIES};
 
 /// What `items.jsonl` says about one item.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -48,34 +51,6 @@ pub struct ItemMeta {
     /// The benchmark's task type of the item.
     pub task_type: Option<String>,
 }
-
-/// How one configuration sampled its frames (`dataset.json` → `configs`).
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-pub struct ConfigSampling {
-    /// The sampling policy's name (`uniform`, `nested`, ...).
-    pub policy: String,
-    /// The largest budget of a `nested` grid.
-    #[serde(default)]
-    pub base: Option<u64>,
-    /// Sampling rate of an `fps` policy.
-    #[serde(default)]
-    pub fps: Option<f64>,
-    /// True when the policy is a guess (an importer inferred it from a model wrapper),
-    /// so its frames are `assumed`, not `reproduced`.
-    #[serde(default)]
-    pub inferred: bool,
-}
-
-/// The sampling policies docs/formats.md §4 defines.
-pub const POLICIES: [&str; 7] = [
-    "linspace",
-    "interior",
-    "fps",
-    "segment_mid",
-    "uniform_round",
-    "dense_start",
-    "nested",
-];
 
 /// `dataset.json`.
 #[derive(Debug, Clone, Deserialize, Default, PartialEq)]
@@ -594,7 +569,7 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
 /// (absolute paths, `..`, NUL bytes: names from data files never lead outside the dataset),
 /// so `validate` says why a dataset's frames would not be shown.
 fn check_meta_paths(meta: &DatasetMeta, file: &Arc<Path>, diags: &mut Diagnostics) {
-    use crate::core::frames::{check_frame_name, check_relative, saved_frame_path};
+    use crate::core::paths::{check_frame_name, check_relative, saved_frame_path};
     const REFUSED: &str = "frameaudit refuses it, so no frame is found through it";
     for (field, value) in [
         ("frames_dir", &meta.frames_dir),
@@ -727,7 +702,7 @@ fn read_items(
         ];
         for (field, value, fate) in fates {
             if let Some(v) = value
-                && let Err(why) = crate::core::frames::check_relative(v)
+                && let Err(why) = crate::core::paths::check_relative(v)
             {
                 outside += 1;
                 if outside <= 5 {

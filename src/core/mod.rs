@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod audit;
 pub mod cache;
+pub mod cell_frames;
 pub mod column;
 pub mod dataset;
 pub mod diag;
@@ -16,6 +17,7 @@ pub mod import;
 pub mod load;
 pub mod matrix;
 pub mod output;
+pub mod paths;
 pub mod queue;
 pub mod rules;
 pub mod sampling;

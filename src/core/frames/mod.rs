@@ -24,7 +24,6 @@
 mod decode;
 mod index;
 mod loader;
-mod name;
 mod probe;
 
 use std::collections::HashMap;
@@ -41,8 +40,10 @@ pub use probe::{
     probe_videos,
 };
 
-use name::render_name;
-pub(crate) use name::{check_frame_name, check_relative};
+// The name checks live in a leaf module so that `dataset` can use them without importing
+// the frame readers, which import `dataset`.
+pub use crate::core::paths::saved_frame_path;
+use crate::core::paths::{check_relative, render_name};
 
 /// The directory of the decode cache, under the dataset directory.
 pub const CACHE_DIR: &str = ".frameaudit-cache";
@@ -458,24 +459,6 @@ impl FrameStore {
         }
         failed
     }
-}
-
-/// Renders a run's `frame_files` template (`images/Video-MME/{video}/frame-{i}-of-{n}.jpg`)
-/// for the `i`-th (0-based) of `n` frames of `video`. `{video_stem}` is the video's name
-/// as VLMEvalKit's MLVU names its frame folder: without `.{suffix}` wherever it occurs,
-/// the suffix being what follows the last dot (docs/frame-rules.md).
-pub fn saved_frame_path(template: &str, video: &str, i: usize, n: usize) -> String {
-    let stem = |video: &str| match video.rsplit_once('.') {
-        Some((_, suffix)) => video.replace(&format!(".{suffix}"), ""),
-        None => video.to_string(),
-    };
-    let mut path = template.to_string();
-    if path.contains("{video_stem}") {
-        path = path.replace("{video_stem}", &stem(video));
-    }
-    path.replace("{video}", video)
-        .replace("{i}", &(i + 1).to_string())
-        .replace("{n}", &n.to_string())
 }
 
 /// `no frame file a/1.jpg (nor 01.jpg, b/1.jpg)`: the first path in full, the others by

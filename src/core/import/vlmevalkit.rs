@@ -40,7 +40,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub(crate) use lines::LineIndex;
-pub use name::{Budget, KNOWN_DATASETS, PredictionName, parse_file_name};
+pub use name::{KNOWN_DATASETS, PredictionName, parse_file_name};
+// The budget is the rules' word (which frames a run saw); the import reads it from a name.
+pub use crate::core::rules::vlmevalkit::Budget;
 pub(crate) use walk::{files_under, has_extension};
 
 use super::{Import, ImportError, ImportedCell, ImportedItem, Run};
@@ -775,9 +777,9 @@ fn check_frames_root(root: &Path, videos: &BTreeMap<String, BTreeSet<String>>, i
         let missing: Vec<&String> = names
             .iter()
             .filter(|v| {
-                crate::core::frames::check_relative(v).is_err()
+                crate::core::paths::check_relative(v).is_err()
                     || !root
-                        .join(crate::core::frames::saved_frame_path(folder, v, 0, 0))
+                        .join(crate::core::paths::saved_frame_path(folder, v, 0, 0))
                         .is_dir()
             })
             .collect();

@@ -209,7 +209,7 @@ impl FrameRule {
                 fps,
                 base,
             } => {
-                let p = Policy::from_config(&crate::core::dataset::ConfigSampling {
+                let p = Policy::from_config(&sampling::ConfigSampling {
                     policy: policy.clone(),
                     base: *base,
                     fps: *fps,

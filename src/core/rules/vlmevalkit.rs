@@ -2,13 +2,35 @@
 //! `config.py`, and whether that class reads the video itself), the dataset and the budget in
 //! the prediction file's name; and where the dataset saved the frames it gave the model.
 
+use std::fmt;
+
 use super::vlmevalkit_models::{MODELS, VIDEO_LLM_CLASSES};
 use super::{FrameRule, NframesCap, Provenance, RunRule, TorchLinspace};
-use crate::core::import::vlmevalkit::Budget;
 use crate::core::sampling::Policy;
 
 /// The VLMEvalKit commit the rules were checked against.
 pub const COMMIT: &str = "e8e78f05";
+
+/// How many frames a run gave the model: a fixed count (`nframe` mode) or a rate (`fps`
+/// mode, the count then grows with the video's length).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Budget {
+    /// `{N}frame`: N frames of every video.
+    Frames(u64),
+    /// `{R}fps`: R frames per second of video.
+    Fps(f64),
+}
+
+impl fmt::Display for Budget {
+    /// The budget part of a configuration label: `8f`, `1fps`, `0.5fps`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Budget::Frames(n) => write!(f, "{n}f"),
+            // f64's Display writes 1.0 as "1" and 0.5 as "0.5", the shortest exact form.
+            Budget::Fps(r) => write!(f, "{r}fps"),
+        }
+    }
+}
 
 /// What a prediction file's name says about the run.
 #[derive(Debug, Clone, Copy)]

@@ -848,12 +848,12 @@ impl App {
         let configs: Vec<ConfigFrames> = (0..k)
             .map(|c| {
                 let cell = mg.cells[q.row as usize * k + c];
-                let (frames, rule) = crate::core::sampling::frames_for_cell(&self.ds, cell);
+                let (frames, rule) = crate::core::cell_frames::frames_for_cell(&self.ds, cell);
                 ConfigFrames {
                     name: self.ds.matrix.config(mg.grid.configs[c]).name.to_string(),
                     frames: crate::core::sampling::frame_set(frames),
                     note: match &rule {
-                        crate::core::sampling::Rule::Unknown(why) => why.clone(),
+                        crate::core::cell_frames::Rule::Unknown(why) => why.clone(),
                         other => other.explain(),
                     },
                     provenance: rule.provenance(),

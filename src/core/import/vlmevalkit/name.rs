@@ -16,7 +16,7 @@
 //!    word is the dataset;
 //! 3. the model must not be empty.
 
-use std::fmt;
+use crate::core::rules::vlmevalkit::Budget;
 
 /// Dataset names of VLMEvalKit's video benchmarks, as they appear in file names. Those with
 /// underscores are what rule 2 needs; the others keep a model name that ends in a word of
@@ -91,27 +91,6 @@ const DEFAULT_VARIANTS: &[&str] = &["nosubs", "nopack"];
 const SIDE_FILES: &[&str] = &[
     "score", "rating", "tmp", "acc", "supp", "structs", "result", "judge",
 ];
-
-/// How many frames a run gave the model: a fixed count (`nframe` mode) or a rate (`fps`
-/// mode, the count then grows with the video's length).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Budget {
-    /// `{N}frame`: N frames of every video.
-    Frames(u64),
-    /// `{R}fps`: R frames per second of video.
-    Fps(f64),
-}
-
-impl fmt::Display for Budget {
-    /// The budget part of a configuration label: `8f`, `1fps`, `0.5fps`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Budget::Frames(n) => write!(f, "{n}f"),
-            // f64's Display writes 1.0 as "1" and 0.5 as "0.5", the shortest exact form.
-            Budget::Fps(r) => write!(f, "{r}fps"),
-        }
-    }
-}
 
 /// What a prediction file's name says.
 #[derive(Debug, Clone, PartialEq)]

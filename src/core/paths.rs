@@ -1,5 +1,6 @@
-//! File names from data: the `frame_name` template of `dataset.json`, and the check that a
-//! name from a data file stays inside the directory it is joined to.
+//! File names from data: the `frame_name` template of `dataset.json`, the `frame_files`
+//! template of a run, and the check that a name from a data file stays inside the directory
+//! it is joined to. Pure string work, imported by both `dataset` and `frames`.
 
 use std::path::{Component, Path};
 
@@ -123,6 +124,24 @@ fn parse_pad(spec: &str) -> Option<usize> {
         return None;
     }
     digits.parse::<usize>().ok().filter(|&w| w <= MAX_PAD)
+}
+
+/// Renders a run's `frame_files` template (`images/Video-MME/{video}/frame-{i}-of-{n}.jpg`)
+/// for the `i`-th (0-based) of `n` frames of `video`. `{video_stem}` is the video's name
+/// as VLMEvalKit's MLVU names its frame folder: without `.{suffix}` wherever it occurs,
+/// the suffix being what follows the last dot (docs/frame-rules.md).
+pub fn saved_frame_path(template: &str, video: &str, i: usize, n: usize) -> String {
+    let stem = |video: &str| match video.rsplit_once('.') {
+        Some((_, suffix)) => video.replace(&format!(".{suffix}"), ""),
+        None => video.to_string(),
+    };
+    let mut path = template.to_string();
+    if path.contains("{video_stem}") {
+        path = path.replace("{video_stem}", &stem(video));
+    }
+    path.replace("{video}", video)
+        .replace("{i}", &(i + 1).to_string())
+        .replace("{n}", &n.to_string())
 }
 
 #[cfg(test)]
