@@ -240,6 +240,12 @@ pub fn max_scroll(app: &App, area: Rect) -> usize {
     0
 }
 
+/// The help's last first line and its page height, for scrolling.
+pub fn bounds(app: &App, area: Rect) -> (usize, usize) {
+    let page = usize::from(popup(area).height.saturating_sub(3)).max(1);
+    (max_scroll(app, area), page)
+}
+
 /// Draws the help over the screen, from line `app.help_scroll`.
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let p = popup(area);

@@ -74,6 +74,7 @@ fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
     draw_footer(f, app, footer);
     if app.help {
         super::help::draw(f, app, area);
+        out.help = Some(super::help::bounds(app, area));
     }
     if let Some(pick) = &app.pick {
         super::pick::draw(f, pick, area);

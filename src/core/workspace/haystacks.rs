@@ -1,10 +1,13 @@
 //! The texts fuzzy search looks in, one per queue row: item id, model, benchmark, question
-//! and note, separated by [`FIELD_SEP`]. A queue of a million rows repeats each item's text once per model; here the
-//! item's part is kept once per item and each row's text is put together when searched.
+//! and note, separated by [`FIELD_SEP`]. A queue of a million rows repeats each item's text
+//! once per model; here the item's part is kept once per item and each row's text is put
+//! together when searched.
 
 use rustc_hash::FxHashMap;
 
-use super::search::FIELD_SEP;
+/// Separates the fields of a haystack (item id, model, benchmark, question, note): a term
+/// matches within one field, never across two.
+pub const FIELD_SEP: char = '\u{1f}';
 
 /// Strings kept end to end in one buffer.
 #[derive(Debug, Clone, Default)]

@@ -13,6 +13,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
+pub use super::haystacks::FIELD_SEP;
 use super::haystacks::Haystacks;
 
 /// What to search: the rows' texts, the query, and optionally the rows to search within.
@@ -41,10 +42,6 @@ pub struct SearchResult {
     /// The scan ended (else these are its first matches).
     pub complete: bool,
 }
-
-/// Separates the fields of a haystack (item id, model, benchmark, question, note): a term
-/// matches within one field, never across two.
-pub const FIELD_SEP: char = '\u{1f}';
 
 /// Whether every term of `query` matches some field of `text`.
 fn matches(matcher: &SkimMatcherV2, text: &str, query: &str) -> bool {

@@ -57,6 +57,8 @@ pub struct Drawn {
     pub wanted: Vec<crate::core::frames::FrameKey>,
     /// Loaded frames and the cell size of their slot, without a protocol yet.
     pub unfitted: Vec<Slot>,
+    /// The open help's last first line and page height, which depend on its layout.
+    pub help: Option<(usize, usize)>,
 }
 
 /// The names of a queue row's unit, borrowed from the matrix.
@@ -287,6 +289,9 @@ pub struct App {
     pub help: bool,
     /// First line of the help shown (the help scrolls; the view stops at its last page).
     pub help_scroll: usize,
+    /// The help's last first line and page height, as last drawn (`None` before a draw:
+    /// then scrolling is not bounded until the draw that follows).
+    pub help_bounds: Option<(usize, usize)>,
     /// `NO_COLOR` is set: the view strips every colour, so markers and glyphs tell all.
     pub no_color: bool,
     /// Columns and rows of the terminal (the runner keeps it current; the help's scrolling
@@ -383,6 +388,7 @@ impl App {
             screen: Screen::Queue,
             help: false,
             help_scroll: 0,
+            help_bounds: None,
             no_color: false,
             term_size: (80, 24),
             input: Input::None,
@@ -963,6 +969,10 @@ impl App {
             self.page = page;
         }
         self.queue_hit = drawn.queue_hit;
+        self.help_bounds = drawn.help;
+        if let Some((last, _)) = drawn.help {
+            self.help_scroll = self.help_scroll.min(last);
+        }
         self.request_frames(drawn.wanted);
         let fitted = !drawn.unfitted.is_empty();
         for slot in drawn.unfitted {
@@ -1531,7 +1541,7 @@ impl App {
         }
         if self.help {
             if let Some(d) = wheel {
-                let last = super::help::max_scroll(self, area);
+                let last = self.help_bounds.map_or(usize::MAX, |(last, _)| last);
                 self.help_scroll = self
                     .help_scroll
                     .saturating_add_signed(d * WHEEL_STEP as isize)
@@ -1574,13 +1584,11 @@ impl App {
     /// A key while the help is open: the movement keys scroll it (never past its last
     /// page), any other closes it.
     fn help_key(&mut self, code: KeyCode) {
-        let area = ratatui::layout::Rect::new(0, 0, self.term_size.0, self.term_size.1);
-        let last = super::help::max_scroll(self, area);
-        let page = usize::from(super::help::popup(area).height.saturating_sub(3)).max(1);
+        let (last, page) = self.help_bounds.unwrap_or((usize::MAX, 1));
         self.help_scroll = match code {
-            KeyCode::Down | KeyCode::Char('j') => self.help_scroll + 1,
+            KeyCode::Down | KeyCode::Char('j') => self.help_scroll.saturating_add(1),
             KeyCode::Up | KeyCode::Char('k') => self.help_scroll.saturating_sub(1),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.help_scroll + page,
+            KeyCode::PageDown | KeyCode::Char(' ') => self.help_scroll.saturating_add(page),
             KeyCode::PageUp => self.help_scroll.saturating_sub(page),
             KeyCode::Home | KeyCode::Char('g') => 0,
             KeyCode::End | KeyCode::Char('G') => last,
@@ -1663,6 +1671,8 @@ impl App {
             Action::Help => {
                 self.help = true;
                 self.help_scroll = 0;
+                // Each screen has its own help: its bounds come with the next draw.
+                self.help_bounds = None;
             }
             Action::Overview => return self.open_view(View::Overview),
             Action::ShowView(i) => {
