@@ -242,7 +242,8 @@ fn main() {
     let (tx, rx) = channel();
     let searcher = Searcher::spawn(move |r| {
         let _ = tx.send(r);
-    });
+    })
+    .expect("search thread");
     let mut latencies = Vec::new();
     for query in ["colour car", "kitchen falls", "item 1234", "people enter"] {
         app.on_key(KeyEvent::new(KeyCode::Char('/'), KeyModifiers::NONE));

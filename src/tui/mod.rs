@@ -251,12 +251,14 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
     let intervals_tx = tx.clone();
     let bootstrapper = research::IntervalsWorker::spawn(move |r| {
         let _ = intervals_tx.send(Msg::Intervals(r));
-    });
+    })
+    .context("cannot start the bootstrap thread")?;
     app.research.worker = true;
     let search_tx = tx.clone();
     let searcher = Searcher::spawn(move |r| {
         let _ = search_tx.send(Msg::Search(r));
-    });
+    })
+    .context("cannot start the search thread")?;
 
     #[cfg(unix)]
     forward_signals(tx.clone())?;

@@ -129,7 +129,9 @@ pub struct IntervalsWorker {
 }
 
 impl IntervalsWorker {
-    pub fn spawn(done: impl Fn(IntervalsResult) + Send + 'static) -> IntervalsWorker {
+    /// Starts the worker; `done` is called on it with each result. Fails only when the system
+    /// cannot start a thread.
+    pub fn spawn(done: impl Fn(IntervalsResult) + Send + 'static) -> std::io::Result<Self> {
         let (tx, rx): (Sender<IntervalsRequest>, Receiver<IntervalsRequest>) = channel();
         std::thread::Builder::new()
             .name("frameaudit-bootstrap".into())
@@ -144,9 +146,8 @@ impl IntervalsWorker {
                         intervals,
                     });
                 }
-            })
-            .ok();
-        IntervalsWorker { tx }
+            })?;
+        Ok(IntervalsWorker { tx })
     }
 
     pub fn request(&self, r: IntervalsRequest) {

@@ -49,20 +49,31 @@ impl Tmux {
             args.join(" ")
         );
         let cmd = format!("bash -c {}", shell_quote(&cmd));
-        let out = Command::new("tmux")
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                name,
-                "-x",
-                "120",
-                "-y",
-                "40",
-                &cmd,
-            ])
-            .output()
-            .expect("tmux");
+        // Tests run in parallel on one tmux server, which exits when its last session ends:
+        // a session started at that moment meets a dying server. Start it on the next one.
+        let mut tries = 0;
+        let out = loop {
+            let out = Command::new("tmux")
+                .args([
+                    "new-session",
+                    "-d",
+                    "-s",
+                    name,
+                    "-x",
+                    "120",
+                    "-y",
+                    "40",
+                    &cmd,
+                ])
+                .output()
+                .expect("tmux");
+            let dying = String::from_utf8_lossy(&out.stderr).contains("server exited unexpectedly");
+            tries += 1;
+            if out.status.success() || !dying || tries == 5 {
+                break out;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
         assert!(
             out.status.success(),
             "tmux: {}",

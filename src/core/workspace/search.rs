@@ -135,7 +135,8 @@ pub struct Searcher {
 
 impl Searcher {
     /// Starts the worker; `reply` is called on the worker thread with each finished result.
-    pub fn spawn(reply: impl Fn(SearchResult) + Send + 'static) -> Searcher {
+    /// Fails only when the system cannot start a thread.
+    pub fn spawn(reply: impl Fn(SearchResult) + Send + 'static) -> std::io::Result<Searcher> {
         let (tx, rx): (Sender<SearchRequest>, Receiver<SearchRequest>) = channel();
         let latest = Arc::new(AtomicU64::new(0));
         let seen = latest.clone();
@@ -165,9 +166,8 @@ impl Searcher {
                         });
                     }
                 }
-            })
-            .ok();
-        Searcher { tx, latest }
+            })?;
+        Ok(Searcher { tx, latest })
     }
 
     /// Asks for a search; any older request still running is abandoned.
@@ -281,7 +281,8 @@ mod tests {
         let (tx, rx) = channel();
         let s = Searcher::spawn(move |r| {
             let _ = tx.send(r);
-        });
+        })
+        .expect("search thread");
         let texts: Vec<String> = (0..50_000)
             .map(|i| format!("item-{i} question {i}"))
             .collect();
