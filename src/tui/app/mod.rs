@@ -984,18 +984,14 @@ impl App {
     /// Makes the drawable form of a loaded frame for a slot of cells: scaled to fill the
     /// slot at the terminal's cell size, then encoded for the image protocol.
     fn fit(&mut self, slot: Slot) {
-        let Some(Ok(img)) = self
-            .loader
-            .as_ref()
-            .and_then(|l| l.get(&slot.0))
-            .as_deref()
-            .cloned()
-        else {
+        // The loader's own copy (an `Arc`), read in place: fitting makes the only new image.
+        let Some(loaded) = self.loader.as_ref().and_then(|l| l.get(&slot.0)) else {
             return;
         };
+        let Ok(img) = loaded.as_ref() else { return };
         let font = self.picker.font_size();
         let fitted = crate::core::frames::fit_within(
-            &img,
+            img,
             u32::from(slot.1) * u32::from(font.width),
             u32::from(slot.2) * u32::from(font.height),
         );
