@@ -79,6 +79,7 @@ fn main() {
         index: i,
         position: None,
         max_side: THUMB,
+        fit: None,
         saved: None,
     };
     let keys: Vec<FrameKey> = (0..16).map(key).collect();
@@ -235,6 +236,7 @@ fn raw_video() {
         index: i,
         position: None,
         max_side: THUMB,
+        fit: None,
         saved: None,
     };
     let keys: Vec<FrameKey> = picks.iter().map(|&i| key(i)).collect();

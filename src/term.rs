@@ -65,3 +65,21 @@ pub struct TuiOptions {
     /// selecting text).
     pub mouse: bool,
 }
+
+impl TuiOptions {
+    /// The options of `frameaudit DATASET --annotator NAME --audit FILE` with nothing else
+    /// given, except that frames are text and the mouse is left alone (tests, benchmarks).
+    pub fn plain(annotator: &str, audit: PathBuf) -> TuiOptions {
+        TuiOptions {
+            params: Params::default(),
+            images: ImageMode::None,
+            annotator: Some(annotator.into()),
+            audit: Some(audit),
+            taxonomy: None,
+            keymap: None,
+            shard: None,
+            review: None,
+            mouse: false,
+        }
+    }
+}

@@ -578,6 +578,7 @@ fn the_loader_delivers_in_the_background_and_caches() {
         index,
         position: Some((index as usize, 6)),
         max_side,
+        fit: None,
         saved: None,
     };
     loader.request(key(1, 50));
@@ -600,6 +601,20 @@ fn the_loader_delivers_in_the_background_and_caches() {
 
     // Another size is another image.
     assert!(loader.get(&key(1, 20)).is_none());
+
+    // A slot to fill: the loader fits the frame to its pixels (aspect kept), so the screen
+    // draws it as it comes.
+    let slot = FrameKey {
+        fit: Some((120, 30)),
+        ..key(1, 50)
+    };
+    loader.request(slot.clone());
+    rx.recv_timeout(Duration::from_secs(10)).expect("notified");
+    let fitted = loader.get(&slot).expect("landed");
+    assert_eq!(
+        fitted.as_ref().as_ref().expect("decoded").dimensions(),
+        (60, 30)
+    );
 
     // Prefetches land too, and failures are results.
     loader.prefetch(vec![key(2, 50), key(3, 50), key(99, 50)]);
@@ -639,6 +654,7 @@ fn the_loader_never_blocks_the_caller() {
         index,
         position: None,
         max_side: 32,
+        fit: None,
         saved: None,
     };
     let started = Instant::now();
@@ -795,6 +811,7 @@ fn hung_video(real: Option<(PathBuf, PathBuf)>) {
         index,
         position: None,
         max_side: 32,
+        fit: None,
         saved: None,
     };
     // Hang guards only: far longer than anything here needs.

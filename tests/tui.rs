@@ -669,17 +669,7 @@ fn hostile_text_is_drawn_inert() {
     )
     .expect("write");
     let ds = load_dataset(dir, None).expect("loads");
-    let opts = TuiOptions {
-        params: Params::default(),
-        images: frameaudit::term::ImageMode::None,
-        annotator: Some("tester".into()),
-        audit: Some(dir.join("a.audit.jsonl")),
-        taxonomy: None,
-        keymap: None,
-        shard: None,
-        review: None,
-        mouse: false,
-    };
+    let opts = TuiOptions::plain("tester", dir.join("a.audit.jsonl"));
     let mut app = build_app(ds, &opts, || {}).expect("app");
     let queue = screen(&mut app, 120, 30);
     // The model picker lists the name; typed text goes through the same sanitiser.
@@ -712,17 +702,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
     let audit = tmp.path().join("alice.audit.jsonl");
     let open = || {
         let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
-        let opts = TuiOptions {
-            params: Params::default(),
-            images: frameaudit::term::ImageMode::None,
-            annotator: Some("alice".into()),
-            audit: Some(audit.clone()),
-            taxonomy: None,
-            keymap: None,
-            shard: None,
-            review: None,
-            mouse: false,
-        };
+        let opts = TuiOptions::plain("alice", audit.clone());
         build_app(ds, &opts, || {}).expect("app")
     };
     let mut app = open();
@@ -734,17 +714,7 @@ fn changes_reach_the_audit_file_and_a_new_session_resumes() {
     assert!(app.session.wait_saved(Duration::from_secs(5)));
     // A second instance on the same audit file is refused while this one is open.
     let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
-    let opts = TuiOptions {
-        params: Params::default(),
-        images: frameaudit::term::ImageMode::None,
-        annotator: Some("alice".into()),
-        audit: Some(audit.clone()),
-        taxonomy: None,
-        keymap: None,
-        shard: None,
-        review: None,
-        mouse: false,
-    };
+    let opts = TuiOptions::plain("alice", audit.clone());
     let err = build_app(ds, &opts, || {})
         .err()
         .expect("refused")
@@ -782,17 +752,7 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
         std::fs::copy(src.join(f), data.join(f)).expect("copy");
     }
     let audit = tmp.path().join("a.audit.jsonl");
-    let opts = TuiOptions {
-        params: Params::default(),
-        images: frameaudit::term::ImageMode::None,
-        annotator: Some("a".into()),
-        audit: Some(audit.clone()),
-        taxonomy: None,
-        keymap: None,
-        shard: None,
-        review: None,
-        mouse: false,
-    };
+    let opts = TuiOptions::plain("a", audit.clone());
     // Audit the first item of the queue.
     let mut app = build_app(load_dataset(&data, None).expect("demo"), &opts, || {}).expect("app");
     app.update(Action::Open);
@@ -1452,18 +1412,12 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
     let open = |shard: Option<Shard>| {
         let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
         let opts = TuiOptions {
-            params: Params::default(),
-            images: frameaudit::term::ImageMode::None,
-            annotator: Some("sharded".into()),
-            audit: Some(
+            shard,
+            ..TuiOptions::plain(
+                "sharded",
                 tmp.path()
                     .join(format!("{}.audit.jsonl", shard.map_or(0, |s| s.index))),
-            ),
-            taxonomy: None,
-            keymap: None,
-            shard,
-            review: None,
-            mouse: false,
+            )
         };
         build_app(ds, &opts, || {}).expect("app")
     };
@@ -1562,15 +1516,8 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
     assert_eq!((review.units.len(), review.agreed), (2, 1));
     let out = audits.join("adjudicated/carol.audit.jsonl");
     let opts = TuiOptions {
-        params: Params::default(),
-        images: frameaudit::term::ImageMode::None,
-        annotator: Some("carol".into()),
-        audit: Some(out.clone()),
-        taxonomy: None,
-        keymap: None,
-        shard: None,
         review: Some(review),
-        mouse: false,
+        ..TuiOptions::plain("carol", out.clone())
     };
     let ds = load_dataset(&ds_dir, None).expect("demo");
     let mut app = build_app(ds, &opts, || {}).expect("app");
@@ -2638,14 +2585,25 @@ fn snapshots_of_the_picker_and_the_note_editor_at_80x24_and_120x40() {
     }
 }
 
+/// The demo's app with a user keymap file of `text`, the audit in `tmp`.
+fn app_with_keymap(tmp: &tempfile::TempDir, text: &str) -> App {
+    let keymap = tmp.path().join("keys.json");
+    std::fs::write(&keymap, text).expect("write");
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let opts = TuiOptions {
+        keymap: Some(keymap),
+        ..TuiOptions::plain("tester", tmp.path().join("a.audit.jsonl"))
+    };
+    build_app(ds, &opts, || {}).expect("app")
+}
+
 /// A user keymap moves keys, and the screen follows: the footer, the help, the frame hints,
 /// the review notice and the researcher views' hints name the keys as the file binds them.
 #[test]
 fn a_remapped_key_shows_in_the_footer_the_help_and_the_hints() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let keymap = tmp.path().join("keys.json");
-    std::fs::write(
-        &keymap,
+    let mut app = app_with_keymap(
+        &tmp,
         r#"{"bindings": [
             {"context": "item", "key": "x", "action": "mark_done"},
             {"context": "item", "key": "Space", "action": "none"},
@@ -2654,21 +2612,7 @@ fn a_remapped_key_shows_in_the_footer_the_help_and_the_hints() {
             {"context": "research", "key": "S", "action": "select"},
             {"context": "research", "key": "Enter", "action": "none"}
         ]}"#,
-    )
-    .expect("write");
-    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
-    let opts = TuiOptions {
-        params: Params::default(),
-        images: frameaudit::term::ImageMode::None,
-        annotator: Some("tester".into()),
-        audit: Some(tmp.path().join("a.audit.jsonl")),
-        taxonomy: None,
-        keymap: Some(keymap),
-        shard: None,
-        review: None,
-        mouse: false,
-    };
-    let mut app = build_app(ds, &opts, || {}).expect("app");
+    );
     app.update(Action::Open);
     let item = screen(&mut app, 120, 40);
     let footer = item.lines().nth(39).expect("footer line");
@@ -2733,4 +2677,140 @@ fn frames_load_off_the_draw_and_show_as_half_blocks() {
     assert!(shown.matches('▀').count() > 100, "no half blocks:\n{shown}");
     // Once drawable, a frame stays so: drawing again changes nothing.
     assert_eq!(screen(&mut app, 120, 40), shown);
+}
+
+/// A fixed time for changes, so what the file holds can be compared.
+fn fixed_clock() -> String {
+    "2026-01-02T03:04:05Z".into()
+}
+
+#[test]
+fn saving_is_an_effect_the_runner_performs() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = tmp.path().join("a.audit.jsonl");
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let opts = TuiOptions::plain("tester", path.clone());
+    let mut app = build_app(ds, &opts, || {}).expect("app");
+    app.clock = fixed_clock;
+    assert_eq!(
+        app.update(Action::Open),
+        vec![Effect::Save],
+        "a visit is saved"
+    );
+    app.session.save();
+    assert!(app.session.wait_saved(Duration::from_secs(5)));
+    assert_eq!(
+        app.update(Action::CycleSort),
+        Vec::<Effect>::new(),
+        "no change, no save"
+    );
+    assert_eq!(app.update(Action::TogglePathway(0)), vec![Effect::Save]);
+    // The reducer changed the state only: the file holds the change once the effect ran.
+    assert_eq!(app.session.unsaved(), 1);
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(read_audit(&path).expect("reads").records.is_empty());
+    app.session.save();
+    assert!(app.session.wait_saved(Duration::from_secs(5)));
+    let held = read_audit(&path).expect("reads");
+    let rec = held.records.values().next().expect("the record");
+    assert_eq!(
+        rec.at,
+        fixed_clock(),
+        "the reducer's clock stamps the change"
+    );
+    assert_eq!(rec.pathways.len(), 1);
+}
+
+#[test]
+fn a_researcher_view_is_built_by_the_worker_and_shown_when_it_arrives() {
+    use frameaudit::tui::research::{ViewReply, answer};
+    let mut app = demo_app();
+    app.research.worker = true;
+    assert_eq!(app.update(Action::Overview), vec![Effect::Research]);
+    assert!(
+        app.research.current().is_none(),
+        "nothing built in the reducer"
+    );
+    let waiting = screen(&mut app, 120, 40);
+    assert!(waiting.contains("Computing this view"), "{waiting}");
+    // Asked once: another draw or key on the same view asks nothing more.
+    assert!(app.ensure_view().is_empty());
+    let req = app.view_request().expect("the view is wanted");
+    let first_key = req.key;
+    // The annotator moves on before the answer comes: the old view is kept when it arrives
+    // but not shown, and the new one is asked for.
+    assert_eq!(app.update(Action::ToggleZeroFrame), vec![Effect::Research]);
+    let mut replies = Vec::new();
+    answer(req, &|| true, &mut |r| replies.push(r));
+    assert_eq!(replies.len(), 1, "superseded: built, then no bootstrap");
+    for r in replies {
+        app.on_research(r);
+    }
+    assert!(app.research.built(&first_key).is_some());
+    assert!(app.research.current().is_none());
+    let req = app.view_request().expect("the new view");
+    let mut replies = Vec::new();
+    answer(req, &|| false, &mut |r| replies.push(r));
+    assert!(matches!(replies[0], ViewReply::Built(_)));
+    for r in replies {
+        app.on_research(r);
+    }
+    let shown = screen(&mut app, 120, 40);
+    assert!(!shown.contains("Computing this view"), "{shown}");
+    assert!(shown.contains("overview"), "{shown}");
+    // Back on the first view: it was built, so only its intervals are asked.
+    assert_eq!(app.update(Action::ToggleZeroFrame), vec![Effect::Research]);
+    let req = app.view_request().expect("its intervals");
+    assert!(req.built.is_some() || req.b == 0);
+}
+
+#[test]
+fn the_editors_and_the_help_are_input_modes_of_the_keymap() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = app_with_keymap(
+        &tmp,
+        r#"{"bindings": [
+            {"context": "note", "key": "Ctrl-s", "action": "accept"},
+            {"context": "note", "key": "Enter", "action": "none"},
+            {"context": "search", "key": "Ctrl-g", "action": "cancel"},
+            {"context": "help", "key": "J", "action": "down"}
+        ]}"#,
+    );
+    app.update(Action::Open);
+    let i = app.current().expect("an item");
+    app.on_key(key('n'));
+    assert!(matches!(app.input, Input::Note(_)));
+    for c in "why?".chars() {
+        app.on_key(key(c));
+    }
+    let editing = screen(&mut app, 120, 40);
+    let footer = editing.lines().nth(39).expect("footer");
+    assert!(footer.contains(" C-s save "), "{footer}");
+    assert!(!footer.contains("Enter save"), "{footer}");
+    assert!(editing.contains("C-s saves"), "{editing}");
+    // Enter is unbound in the note: it neither saves nor leaves; `?` was typed, not help.
+    app.on_key(code(KeyCode::Enter));
+    assert!(matches!(app.input, Input::Note(_)));
+    assert!(!app.help);
+    app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    assert_eq!(app.input, Input::None);
+    assert_eq!(app.record(i).map(|r| r.note.as_str()), Some("why?"));
+
+    app.update(Action::Back);
+    app.on_key(key('/'));
+    app.on_key(key('z'));
+    app.on_key(KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL));
+    assert_eq!(
+        app.input,
+        Input::None,
+        "the remapped key cancels the search"
+    );
+    assert!(app.query.is_empty());
+
+    app.update(Action::Help);
+    screen(&mut app, 80, 24);
+    app.on_key(key('J'));
+    assert_eq!(app.help_scroll, 1, "the help scrolls with its own keymap");
+    app.on_key(key('x'));
+    assert!(!app.help, "a key the help does not bind closes it");
 }

@@ -79,10 +79,14 @@ pub enum Action {
     Right,
     /// Show the items under the cursor in the queue.
     Select,
+    /// In an editor: keep what was typed (the search) or save it (the note).
+    Accept,
+    /// In an editor: drop what was typed.
+    Cancel,
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 57] = [
+const NAMED: [(Action, &str, &str); 59] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -240,6 +244,8 @@ const NAMED: [(Action, &str, &str); 57] = [
         "select",
         "show the selected items in the queue",
     ),
+    (Action::Accept, "accept", "keep what was typed"),
+    (Action::Cancel, "cancel", "drop what was typed"),
 ];
 
 impl Action {

@@ -80,9 +80,15 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
     lines.push(Line::from(""));
     lines.extend(legend(app, ctx));
     lines.push(Line::from(""));
-    lines.push(heading(
-        "In the note and search editors and a picker's line (Enter keeps, Esc cancels)",
-    ));
+    let (keep, cancel) = (
+        app.keymap.hint(Context::Note, Action::Accept),
+        app.keymap.hint(Context::Note, Action::Cancel),
+    );
+    lines.push(heading(&format!(
+        "In the note and search editors and a picker's line ({} keeps, {} cancels)",
+        keep.as_deref().unwrap_or("Enter"),
+        cancel.as_deref().unwrap_or("Esc")
+    )));
     for (keys, what) in super::line_edit::KEYS {
         lines.push(entry(keys, what));
     }
@@ -205,6 +211,8 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
             out.push(entry("█ ▓ ▒ ░", "churn parts, in the order of the legend"));
             out.push(entry("● ├─┤", "estimate and its 95% bootstrap interval"));
         }
+        // The help is of a screen, never of the input mode over it.
+        Context::Help | Context::Search | Context::Note => {}
     }
     out
 }

@@ -19,27 +19,45 @@ pub enum Context {
     Item,
     /// The researcher views.
     Research,
+    /// Input mode: the help is open (a key bound nowhere here closes it).
+    Help,
+    /// Input mode: the search line takes the keys (a key bound nowhere here edits it).
+    Search,
+    /// Input mode: the note editor takes the keys (a key bound nowhere here edits it).
+    Note,
 }
 
 impl Context {
+    const ALL: [Context; 7] = [
+        Context::Global,
+        Context::Queue,
+        Context::Item,
+        Context::Research,
+        Context::Help,
+        Context::Search,
+        Context::Note,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Context::Global => "global",
             Context::Queue => "queue",
             Context::Item => "item",
             Context::Research => "research",
+            Context::Help => "help",
+            Context::Search => "search",
+            Context::Note => "note",
         }
     }
 
+    /// An input mode over a screen: the global keys do not apply (a `?` typed in a note
+    /// is a question mark).
+    pub fn is_mode(self) -> bool {
+        matches!(self, Context::Help | Context::Search | Context::Note)
+    }
+
     fn parse(s: &str) -> Option<Context> {
-        [
-            Context::Global,
-            Context::Queue,
-            Context::Item,
-            Context::Research,
-        ]
-        .into_iter()
-        .find(|c| c.as_str() == s)
+        Context::ALL.into_iter().find(|c| c.as_str() == s)
     }
 }
 
@@ -161,6 +179,14 @@ fn describe(context: Context, action: Action) -> &'static str {
     match (context, action) {
         (Context::Research, Action::Up) => "cursor up (part of a bar, cell, threshold +0.10)",
         (Context::Research, Action::Down) => "cursor down",
+        (Context::Search, Action::Accept) => "keep the search and leave the line",
+        (Context::Search, Action::Cancel) => "clear the search",
+        (Context::Note, Action::Accept) => "save the note",
+        (Context::Note, Action::Cancel) => "leave the note as it was",
+        (Context::Help, Action::Up) => "scroll up a line",
+        (Context::Help, Action::Down) => "scroll down a line",
+        (Context::Help, Action::Top) => "first line",
+        (Context::Help, Action::Bottom) => "last line",
         _ => action.describe(),
     }
 }
@@ -186,7 +212,9 @@ impl Keymap {
     /// The defaults, with the taxonomy's keys toggling its pathways on the item screen.
     pub fn default_for(taxonomy: &Taxonomy) -> Keymap {
         use Action::*;
-        use Context::{Global, Item, Queue, Research};
+        use Context::{
+            Global, Help as HelpMode, Item, Note, Queue, Research, Search as SearchMode,
+        };
         let b = |context, key: Key, action, footer: Option<&str>| Binding {
             context,
             key,
@@ -280,6 +308,21 @@ impl Keymap {
             b(Research, code(KeyCode::Enter), Select, Some("items")),
             b(Research, ch('q'), Back, Some("back")),
             b(Research, code(KeyCode::Esc), Back, None),
+            b(SearchMode, code(KeyCode::Enter), Accept, Some("keep")),
+            b(SearchMode, code(KeyCode::Esc), Cancel, Some("clear")),
+            b(Note, code(KeyCode::Enter), Accept, Some("save")),
+            b(Note, code(KeyCode::Esc), Cancel, Some("cancel")),
+            b(HelpMode, ch('j'), Down, None),
+            b(HelpMode, code(KeyCode::Down), Down, None),
+            b(HelpMode, ch('k'), Up, None),
+            b(HelpMode, code(KeyCode::Up), Up, None),
+            b(HelpMode, code(KeyCode::PageDown), PageDown, None),
+            b(HelpMode, ch(' '), PageDown, None),
+            b(HelpMode, code(KeyCode::PageUp), PageUp, None),
+            b(HelpMode, code(KeyCode::Home), Top, None),
+            b(HelpMode, ch('g'), Top, None),
+            b(HelpMode, code(KeyCode::End), Bottom, None),
+            b(HelpMode, ch('G'), Bottom, None),
         ];
         for (i, view) in super::research::View::ALL.iter().enumerate() {
             let desc = format!("researcher view: {}", view.title());
@@ -295,7 +338,8 @@ impl Keymap {
         Keymap { bindings: v }
     }
 
-    /// The action a key triggers in a context (the screen's bindings before global ones).
+    /// The action a key triggers in a context (the screen's bindings before global ones;
+    /// an input mode has its own only).
     pub fn lookup(&self, context: Context, key: Key) -> Option<Action> {
         let find = |ctx| {
             self.bindings
@@ -303,7 +347,16 @@ impl Keymap {
                 .find(|b| b.context == ctx && b.key == key)
                 .map(|b| b.action)
         };
-        find(context).or_else(|| find(Context::Global))
+        find(context).or_else(|| (!context.is_mode()).then(|| find(Context::Global))?)
+    }
+
+    /// The footer entries of an input mode, (key, label), in the order of its bindings.
+    pub fn mode_footer(&self, context: Context) -> Vec<(String, String)> {
+        self.bindings
+            .iter()
+            .filter(|b| b.context == context)
+            .filter_map(|b| Some((b.key.label(), b.footer.clone()?)))
+            .collect()
     }
 
     /// How a screen names the key of `action` in `context` (or, failing that, globally): a
@@ -317,7 +370,7 @@ impl Keymap {
                 .min_by_key(|b| matches!(b.key.code, KeyCode::Char(_)))
         };
         bound(context)
-            .or_else(|| bound(Context::Global))
+            .or_else(|| (!context.is_mode()).then(|| bound(Context::Global))?)
             .map(|b| b.key.label())
     }
 
@@ -349,9 +402,9 @@ impl Keymap {
 
     /// Bindings of a context and the global ones, for the help overlay.
     pub fn for_context(&self, context: Context) -> impl Iterator<Item = &Binding> {
-        self.bindings
-            .iter()
-            .filter(move |b| b.context == context || b.context == Context::Global)
+        self.bindings.iter().filter(move |b| {
+            b.context == context || (b.context == Context::Global && !context.is_mode())
+        })
     }
 
     /// A footer entry follows its action to the key the user moved it to: when no binding of
@@ -399,7 +452,8 @@ impl Keymap {
             let at = format!("{}: bindings[{i}]", path.display());
             let Some(context) = Context::parse(&e.context) else {
                 errors.push(format!(
-                    "{at}.context: expected global, queue, item or research, found {:?}",
+                    "{at}.context: expected one of {}, found {:?}",
+                    Context::ALL.map(Context::as_str).join(", "),
                     e.context
                 ));
                 continue;

@@ -61,8 +61,8 @@ pub fn image_mode(asked: ImageMode, no_color: bool) -> ImageMode {
 pub enum Msg {
     Input(TermEvent),
     Search(SearchResult),
-    /// Bootstrap intervals of a researcher view.
-    Intervals(research::IntervalsResult),
+    /// A researcher view built, or its bootstrap intervals.
+    Research(research::ViewReply),
     /// Something changed in the background (a save finished): redraw.
     Wake,
     /// SIGTERM, SIGHUP or SIGINT: leave as quitting does (what is pending is saved, the
@@ -248,11 +248,11 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
             },
         ));
     }
-    let intervals_tx = tx.clone();
-    let bootstrapper = research::IntervalsWorker::spawn(move |r| {
-        let _ = intervals_tx.send(Msg::Intervals(r));
+    let views_tx = tx.clone();
+    let views = research::ViewWorker::spawn(move |r| {
+        let _ = views_tx.send(Msg::Research(r));
     })
-    .context("cannot start the bootstrap thread")?;
+    .context("cannot start the researcher views' thread")?;
     app.research.worker = true;
     let search_tx = tx.clone();
     let searcher = Searcher::spawn(move |r| {
@@ -316,18 +316,20 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
                     app.on_search_result(r);
                     Vec::new()
                 }
-                Msg::Intervals(r) => {
-                    app.on_intervals(r);
-                    Vec::new()
+                Msg::Research(r) => {
+                    app.on_research(r);
+                    // A view built asks for its intervals next.
+                    app.ensure_view()
                 }
             };
             for e in effects {
                 match e {
                     Effect::Quit => quit = true,
+                    Effect::Save => app.session.save(),
                     Effect::Search => searcher.request(app.search_request()),
-                    Effect::Intervals => {
-                        if let Some(r) = app.intervals_request() {
-                            bootstrapper.request(r);
+                    Effect::Research => {
+                        if let Some(r) = app.view_request() {
+                            views.request(r);
                         }
                     }
                 }

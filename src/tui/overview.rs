@@ -140,7 +140,7 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let m = &app.ds.matrix;
     let r = &app.research;
     let iv = r.intervals.get(&d.key);
-    let state = if r.pending.contains(&d.key) {
+    let state = if r.asked == Some(d.key) {
         "CI: computing…"
     } else {
         "(no CI)"

@@ -1,19 +1,21 @@
 //! The researcher views' state: which analysis they show (protocol, task, scope from the
 //! report; model set and zero-frame switch recomputed for that one analysis), the cursor
 //! of each screen, and the item sets a selection sends to the queue. What a view draws is
-//! computed once per (analysis, model set, config set) and cached; bootstrap intervals come
-//! later from a worker thread, so switching never waits for them.
+//! computed once per (analysis, model set, config set) by a worker thread and cached, its
+//! bootstrap intervals after it, so switching never waits for either.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, channel};
 
 use crate::core::analysis::bootstrap::{self, McqIntervals};
+use crate::core::analysis::grid::AnalysisKey;
 use crate::core::analysis::mcq::McqMetrics;
 use crate::core::analysis::params::Params;
 use crate::core::analysis::{Analysis, Metrics, run_one};
+use crate::core::dataset::Dataset;
 use crate::core::figures::DataMap;
 use crate::core::matrix::ResponseMatrix;
+use crate::core::workspace::latest::Latest;
 use crate::core::workspace::selections::budget_order;
 
 /// The researcher screens, in Tab order.
@@ -102,12 +104,25 @@ pub struct IntervalsResult {
     pub intervals: Intervals,
 }
 
-/// What the bootstrap worker is asked to do.
-pub struct IntervalsRequest {
+/// What the research worker is asked for a view: to build it (unless it is built) and to
+/// bootstrap its intervals (unless `b` is 0).
+pub struct ViewRequest {
     pub key: ViewKey,
-    pub data: Arc<ViewData>,
+    pub ds: Arc<Dataset>,
+    /// The report analysis the view recomputes.
+    pub analysis: AnalysisKey,
+    /// The parameters it is recomputed with ([`Research::view_params`]).
+    pub params: Params,
+    /// The view, when it was built already (then only its intervals are wanted).
+    pub built: Option<Arc<ViewData>>,
     pub b: usize,
     pub seed: u64,
+}
+
+/// What the research worker sends back, in this order for one request.
+pub enum ViewReply {
+    Built(Arc<ViewData>),
+    Intervals(IntervalsResult),
 }
 
 /// The intervals of a view's models, with the same resamples as the report's.
@@ -122,36 +137,74 @@ pub fn intervals_of(data: &ViewData, b: usize, seed: u64) -> Intervals {
         .collect()
 }
 
-/// Bootstraps views off the UI thread, newest request first; older pending ones are
-/// dropped (their view is no longer on screen; a later visit asks again).
-pub struct IntervalsWorker {
-    tx: Sender<IntervalsRequest>,
+/// Builds a view: its analysis recomputed with the sweep, and each model's data map.
+pub fn build_view(
+    m: &ResponseMatrix,
+    key: ViewKey,
+    analysis: AnalysisKey,
+    params: &Params,
+) -> ViewData {
+    let analysis = run_one(m, analysis, params);
+    let maps = analysis
+        .grids
+        .models
+        .iter()
+        .zip(analysis.metrics.iter())
+        .map(|(mg, x)| match x {
+            Metrics::Mcq(x) => Some(DataMap::new(&x.items, mg.grid.k())),
+            Metrics::Open(_) => None,
+        })
+        .collect();
+    ViewData {
+        key,
+        analysis,
+        maps,
+    }
 }
 
-impl IntervalsWorker {
-    /// Starts the worker; `done` is called on it with each result. Fails only when the system
-    /// cannot start a thread.
-    pub fn spawn(done: impl Fn(IntervalsResult) + Send + 'static) -> std::io::Result<Self> {
-        let (tx, rx): (Sender<IntervalsRequest>, Receiver<IntervalsRequest>) = channel();
-        std::thread::Builder::new()
-            .name("frameaudit-bootstrap".into())
-            .spawn(move || {
-                while let Ok(mut req) = rx.recv() {
-                    while let Ok(newer) = rx.try_recv() {
-                        req = newer;
-                    }
-                    let intervals = intervals_of(&req.data, req.b, req.seed);
-                    done(IntervalsResult {
-                        key: req.key,
-                        intervals,
-                    });
-                }
-            })?;
-        Ok(IntervalsWorker { tx })
+/// Answers a request: the view built (when it was not), then its intervals; stops between
+/// the two when `superseded` says a newer request came (its answer would not be shown).
+pub fn answer(req: ViewRequest, superseded: &dyn Fn() -> bool, reply: &mut dyn FnMut(ViewReply)) {
+    let data = match req.built {
+        Some(d) => d,
+        None => {
+            let d = Arc::new(build_view(
+                &req.ds.matrix,
+                req.key,
+                req.analysis,
+                &req.params,
+            ));
+            reply(ViewReply::Built(d.clone()));
+            d
+        }
+    };
+    if req.b == 0 || superseded() {
+        return;
+    }
+    let intervals = intervals_of(&data, req.b, req.seed);
+    reply(ViewReply::Intervals(IntervalsResult {
+        key: req.key,
+        intervals,
+    }));
+}
+
+/// Builds and bootstraps views off the UI thread; the newest request wins ([`Latest`]).
+pub struct ViewWorker {
+    worker: Latest<ViewRequest>,
+}
+
+impl ViewWorker {
+    /// Starts the worker; `reply` is called on it with each answer. Fails only when the
+    /// system cannot start a thread.
+    pub fn spawn(mut reply: impl FnMut(ViewReply) + Send + 'static) -> std::io::Result<Self> {
+        let worker = Latest::spawn("frameaudit-views", move |req, s| {
+            answer(req, &|| s.now(), &mut reply)
+        })?;
+        Ok(ViewWorker { worker })
     }
 
-    pub fn request(&self, r: IntervalsRequest) {
-        let _ = self.tx.send(r);
+    pub fn request(&self, r: ViewRequest) {
+        self.worker.request(r);
     }
 }
 
@@ -177,10 +230,14 @@ pub struct Research {
     /// Views built so far (a handful: each switch adds one).
     cache: HashMap<ViewKey, Arc<ViewData>>,
     pub intervals: HashMap<ViewKey, Intervals>,
-    /// Bootstraps asked of the worker and not yet back.
-    pub pending: HashSet<ViewKey>,
-    /// Without a worker (tests), intervals are computed at once.
+    /// The view last asked of the worker, while its answer is not all back: asked again
+    /// only when another was asked since (the worker drops what a newer request replaced).
+    pub asked: Option<ViewKey>,
+    /// Without a worker (tests), views and intervals are computed at once.
     pub worker: bool,
+    /// A researcher view was opened in this session (the first opens on the queue's
+    /// protocol).
+    pub opened: bool,
 }
 
 impl Research {
@@ -202,21 +259,15 @@ impl Research {
             other: None,
             cache: HashMap::new(),
             intervals: HashMap::new(),
-            pending: HashSet::new(),
+            asked: None,
             worker: false,
+            opened: false,
         }
     }
 
-    /// The view of a key, built if needed.
-    pub fn data(
-        &mut self,
-        m: &ResponseMatrix,
-        analyses: &[Analysis],
-        key: ViewKey,
-    ) -> Arc<ViewData> {
-        if let Some(d) = self.cache.get(&key) {
-            return d.clone();
-        }
+    /// The parameters a view of `key` is recomputed with: the run's, with the sweep, the
+    /// view's zero-frame switch, model set and configurations.
+    pub fn view_params(&self, m: &ResponseMatrix, analyses: &[Analysis], key: ViewKey) -> Params {
         let base = &analyses[key.analysis];
         let mut params = Params {
             bootstrap_b: 0,
@@ -239,27 +290,20 @@ impl Research {
                     .collect(),
             );
         }
-        let analysis = run_one(m, base.key, &params);
-        let maps = analysis
-            .grids
-            .models
-            .iter()
-            .zip(analysis.metrics.iter())
-            .map(|(mg, x)| match x {
-                Metrics::Mcq(x) => Some(DataMap::new(&x.items, mg.grid.k())),
-                Metrics::Open(_) => None,
-            })
-            .collect();
-        let d = Arc::new(ViewData {
-            key,
-            analysis,
-            maps,
-        });
+        params
+    }
+
+    /// The view of a key, if it was built.
+    pub fn built(&self, key: &ViewKey) -> Option<&Arc<ViewData>> {
+        self.cache.get(key)
+    }
+
+    /// Keeps a built view (a handful are kept: each switch adds one).
+    pub fn insert(&mut self, d: Arc<ViewData>) {
         if self.cache.len() >= 16 {
             self.cache.clear();
         }
-        self.cache.insert(key, d.clone());
-        d
+        self.cache.insert(d.key, d);
     }
 
     /// The current view, if it was built.

@@ -964,7 +964,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         f.render_widget(Paragraph::new(lines), *col);
     }
     if let Input::Note(editor) = &app.input {
-        draw_note_editor(f, editor, note_area);
+        draw_note_editor(f, &app.keymap, editor, note_area);
     } else {
         // The note wraps in its pane; on one row it shows its end.
         let note = if note_area.height > 1 {
@@ -980,7 +980,12 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
 /// The note being edited: one line that scrolls sideways to keep the terminal's cursor in
 /// sight, and below it (where there is room) how to leave; the footer lists the editing
 /// keys.
-fn draw_note_editor(f: &mut Frame, editor: &super::line_edit::LineEdit, area: Rect) {
+fn draw_note_editor(
+    f: &mut Frame,
+    keymap: &super::keymap::Keymap,
+    editor: &super::line_edit::LineEdit,
+    area: Rect,
+) {
     const LABEL: &str = "note: ";
     if area.height == 0 || (area.width as usize) <= width(LABEL) {
         return;
@@ -993,7 +998,16 @@ fn draw_note_editor(f: &mut Frame, editor: &super::line_edit::LineEdit, area: Re
     if area.height > 1 {
         lines.push(fit_line(
             Line::from(Span::styled(
-                "Enter saves · Esc cancels (the keys are below)",
+                format!(
+                    "{} (the keys are below)",
+                    keymap.hints(
+                        Context::Note,
+                        &[
+                            (&[Action::Accept], "", " saves"),
+                            (&[Action::Cancel], "", " cancels")
+                        ]
+                    )
+                ),
                 DIM,
             )),
             area.width as usize,
@@ -1081,10 +1095,16 @@ fn other_models(app: &App, i: usize) -> Vec<Line<'static>> {
 /// A researcher view: the tabs and analysis line, then the view itself.
 fn draw_research(f: &mut Frame, app: &App, v: View, area: Rect) {
     let Some(d) = app.research.current().cloned() else {
-        f.render_widget(
-            Paragraph::new("This dataset has no analysis to show (q goes back).").style(DIM),
-            area,
-        );
+        let back = app
+            .keymap
+            .hint(Context::Research, Action::Back)
+            .map_or(String::new(), |k| format!(" ({k} goes back)"));
+        let text = if app.report.analyses.is_empty() {
+            format!("This dataset has no analysis to show{back}.")
+        } else {
+            format!("Computing this view (the analysis with the cascade sweep)…{back}")
+        };
+        f.render_widget(Paragraph::new(text).style(DIM), area);
         return;
     };
     let [tabs, body] = Layout::vertical([Constraint::Length(3), Constraint::Min(5)]).areas(area);
@@ -1105,34 +1125,39 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     let ctx = app.screen.context();
     let mut items: Vec<(String, String)> = Vec::new();
     // While text is typed the screen's keys type it: the footer lists the editor's keys.
-    let editing: Option<&[(&str, &str)]> = if app.pick.is_some() {
-        Some(&super::pick::FOOTER)
+    let owned = |keys: &[(&str, &str)]| -> Vec<(String, String)> {
+        keys.iter()
+            .map(|(k, l)| (k.to_string(), l.to_string()))
+            .collect()
+    };
+    let editing: Option<Vec<(String, String)>> = if app.pick.is_some() {
+        Some(owned(&super::pick::FOOTER))
     } else {
-        match app.input {
-            Input::Note(_) => Some(&[("Enter", "save"), ("Esc", "cancel")]),
-            Input::Search => Some(&[("Enter", "keep"), ("Esc", "clear")]),
-            Input::None => None,
+        match app.mode() {
+            // The editor's own keys from the keymap, then the editing keys.
+            mode @ (Context::Note | Context::Search) => {
+                let mut keys = app.keymap.mode_footer(mode);
+                keys.extend(owned(&super::line_edit::FOOTER));
+                Some(keys)
+            }
+            _ => None,
         }
     };
-    if let Some(first) = editing {
-        let rest: &[(&str, &str)] = if app.pick.is_some() {
-            &[]
-        } else {
-            &super::line_edit::FOOTER
-        };
-        for (k, l) in first.iter().chain(rest) {
+    let editing = editing.is_some_and(|keys| {
+        for (k, l) in keys {
             items.push((format!(" {k} "), format!("{l} ")));
         }
-    }
+        true
+    });
     let mut seen = std::collections::HashSet::new();
     for b in app.keymap.for_context(ctx) {
         let Some(label) = &b.footer else { continue };
-        if editing.is_some() || !seen.insert(b.action) {
+        if editing || !seen.insert(b.action) {
             continue;
         }
         items.push((format!(" {} ", b.key.label()), format!("{label} ")));
     }
-    if app.screen == Screen::Item && editing.is_none() {
+    if app.screen == Screen::Item && !editing {
         let keys: String = app
             .taxonomy
             .pathways
@@ -1144,7 +1169,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     }
     let w = area.width as usize;
     // While typing, `?` is a letter: the keys that do not fit end in "…".
-    let more = if editing.is_some() { " …" } else { " ? more" };
+    let more = if editing { " …" } else { " ? more" };
     let total: usize = items.iter().map(|(k, l)| width(k) + width(l)).sum();
     let room = if total > w {
         w.saturating_sub(width(more))

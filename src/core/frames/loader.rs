@@ -40,6 +40,10 @@ pub struct FrameKey {
     pub position: Option<(usize, usize)>,
     /// The longer side of the scaled image, in pixels.
     pub max_side: u32,
+    /// The box (width, height, in pixels) the image is then fitted to, filling it with
+    /// the aspect ratio kept: the slot on screen, so that a frame arrives at the size it is
+    /// drawn at. `None` keeps the scaled image.
+    pub fit: Option<(u32, u32)>,
     /// Where the harness saved this frame as it gave it to the model (VLMEvalKit's frame
     /// files), relative to the dataset; looked at first.
     pub saved: Option<String>,
@@ -49,11 +53,11 @@ impl FrameKey {
     /// The cache key: the position only says where to look, not what the frame is, so
     /// the same frame sampled by two configurations is decoded once.
     fn cache_key(&self) -> CacheKey {
-        (self.video.clone(), self.index, self.max_side)
+        (self.video.clone(), self.index, self.max_side, self.fit)
     }
 }
 
-type CacheKey = (String, u64, u32);
+type CacheKey = (String, u64, u32, Option<(u32, u32)>);
 
 /// A finished load.
 type Loaded = Arc<Result<RgbImage, String>>;
@@ -390,6 +394,11 @@ fn internal(key: &FrameKey) -> String {
 
 /// Caches the result of `key` and takes it out of flight.
 fn finish(shared: &Shared, key: &FrameKey, result: Result<RgbImage, String>) {
+    // Fitted here, on the loader's thread, not on the screen's.
+    let result = match key.fit {
+        Some((w, h)) => result.map(|img| super::decode::fit_within(&img, w, h)),
+        None => result,
+    };
     let ck = key.cache_key();
     let mut st = shared.lock();
     st.in_flight.remove(&ck);
@@ -499,6 +508,7 @@ mod tests {
             index,
             position,
             max_side: 64,
+            fit: None,
             saved: None,
         }
     }

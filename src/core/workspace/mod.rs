@@ -3,6 +3,7 @@
 //! session, search, review and selections below are what the audit screens do with them.
 
 pub mod haystacks;
+pub mod latest;
 pub mod review;
 pub mod search;
 pub mod selections;

@@ -7,14 +7,13 @@
 //! fields (fuzzily, smart case), in any order.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
 pub use super::haystacks::FIELD_SEP;
 use super::haystacks::Haystacks;
+use super::latest::Latest;
 
 /// What to search: the rows' texts, the query, and optionally the rows to search within.
 #[derive(Clone)]
@@ -127,54 +126,40 @@ pub fn match_positions(text: &str, query: &str) -> Vec<usize> {
     out
 }
 
-/// A background search thread.
+/// A background search thread ([`Latest`]: the newest query wins).
 pub struct Searcher {
-    tx: Sender<SearchRequest>,
-    latest: Arc<AtomicU64>,
+    worker: Latest<SearchRequest>,
 }
 
 impl Searcher {
     /// Starts the worker; `reply` is called on the worker thread with each finished result.
     /// Fails only when the system cannot start a thread.
     pub fn spawn(reply: impl Fn(SearchResult) + Send + 'static) -> std::io::Result<Searcher> {
-        let (tx, rx): (Sender<SearchRequest>, Receiver<SearchRequest>) = channel();
-        let latest = Arc::new(AtomicU64::new(0));
-        let seen = latest.clone();
-        std::thread::Builder::new()
-            .name("frameaudit-search".into())
-            .spawn(move || {
-                while let Ok(mut req) = rx.recv() {
-                    // Only the newest request matters.
-                    while let Ok(newer) = rx.try_recv() {
-                        req = newer;
-                    }
-                    let cancelled = || seen.load(Ordering::Relaxed) > req.generation;
-                    let mut page = |m: &[u32]| {
-                        reply(SearchResult {
-                            generation: req.generation,
-                            query: req.query.clone(),
-                            matches: Arc::new(m.to_vec()),
-                            complete: false,
-                        })
-                    };
-                    if let Some(matches) = search(&req, &cancelled, &mut page) {
-                        reply(SearchResult {
-                            generation: req.generation,
-                            query: req.query.clone(),
-                            matches: Arc::new(matches),
-                            complete: true,
-                        });
-                    }
-                }
-            })?;
-        Ok(Searcher { tx, latest })
+        let worker = Latest::spawn("frameaudit-search", move |req: SearchRequest, s| {
+            let cancelled = || s.now();
+            let mut page = |m: &[u32]| {
+                reply(SearchResult {
+                    generation: req.generation,
+                    query: req.query.clone(),
+                    matches: Arc::new(m.to_vec()),
+                    complete: false,
+                })
+            };
+            if let Some(matches) = search(&req, &cancelled, &mut page) {
+                reply(SearchResult {
+                    generation: req.generation,
+                    query: req.query.clone(),
+                    matches: Arc::new(matches),
+                    complete: true,
+                });
+            }
+        })?;
+        Ok(Searcher { worker })
     }
 
     /// Asks for a search; any older request still running is abandoned.
     pub fn request(&self, req: SearchRequest) {
-        self.latest.store(req.generation, Ordering::Relaxed);
-        // A closed worker only means no results; the queue stays usable unfiltered.
-        let _ = self.tx.send(req);
+        self.worker.request(req);
     }
 }
 
@@ -278,7 +263,7 @@ mod tests {
 
     #[test]
     fn worker_answers_and_drops_stale_requests() {
-        let (tx, rx) = channel();
+        let (tx, rx) = std::sync::mpsc::channel();
         let s = Searcher::spawn(move |r| {
             let _ = tx.send(r);
         })

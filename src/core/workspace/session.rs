@@ -1,5 +1,8 @@
 //! An annotator's session over an audit file: the current records, undo and redo, and a
-//! saver thread that appends each event durably (write, flush, fsync) in order. A failed
+//! saver thread that appends each event durably (write, flush, fsync) in order. A change
+//! waits in the session's outbox until [`Session::save`] hands it to the saver: the audit
+//! screens' reducer only changes state, and the runner saves as the effect it returns
+//! (dropping a session, or waiting for it to be saved, hands over what waits too). A failed
 //! write (disk full, read-only file) keeps the event queued and is retried every second;
 //! the screen says "saved" only for what the file really holds. The caller gives the time of
 //! each change, so what is written can be checked against a fixed clock.
@@ -42,6 +45,8 @@ pub struct Session {
     undo: Vec<Change>,
     redo: Vec<Change>,
     tx: Option<Sender<Event>>,
+    /// Changes not handed to the saver yet ([`Session::save`]).
+    outbox: Vec<Event>,
     state: Arc<Mutex<SaveState>>,
     /// Warnings of the replay (torn lines...), for the screen.
     pub warnings: Vec<String>,
@@ -59,6 +64,7 @@ impl Session {
             undo: Vec::new(),
             redo: Vec::new(),
             tx: None,
+            outbox: Vec::new(),
             state: Arc::new(Mutex::new(SaveState::default())),
             warnings: Vec::new(),
             header: None,
@@ -136,17 +142,30 @@ impl Session {
         self.last_visit.as_ref()
     }
 
-    fn send(&self, e: Event) {
+    /// Keeps an event for the saver (in memory there is nothing to write).
+    fn send(&mut self, e: Event) {
+        if self.tx.is_some() {
+            self.outbox.push(e);
+        }
+    }
+
+    /// Whether changes wait to be handed to the saver.
+    pub fn has_unsent(&self) -> bool {
+        !self.outbox.is_empty()
+    }
+
+    /// Hands the changes made since the last call to the saver, in order.
+    pub fn save(&mut self) {
+        if self.outbox.is_empty() {
+            return;
+        }
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        st.queued += 1;
-        match &self.tx {
-            Some(tx) => {
-                if tx.send(e).is_err() {
-                    st.last_error = Some("the saver stopped".into());
-                }
+        for e in self.outbox.drain(..) {
+            st.queued += 1;
+            let sent = self.tx.as_ref().is_some_and(|tx| tx.send(e).is_ok());
+            if !sent {
+                st.last_error = Some("the saver stopped".into());
             }
-            // In memory: nothing to write, so nothing is pending.
-            None => st.written += 1,
         }
     }
 
@@ -226,7 +245,7 @@ impl Session {
     /// Events not yet durably in the file.
     pub fn unsaved(&self) -> u64 {
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        st.queued - st.written + u64::from(st.stale)
+        st.queued - st.written + u64::from(st.stale) + self.outbox.len() as u64
     }
 
     /// What the saver did that the annotator should know (the file written again after
@@ -260,8 +279,10 @@ impl Session {
         }
     }
 
-    /// Waits until every queued event is written or `timeout` passes; true when all are.
-    pub fn wait_saved(&self, timeout: Duration) -> bool {
+    /// Hands over what waits ([`Session::save`]), then waits until every event is written
+    /// or `timeout` passes; true when all are.
+    pub fn wait_saved(&mut self, timeout: Duration) -> bool {
+        self.save();
         let end = std::time::Instant::now() + timeout;
         while std::time::Instant::now() < end {
             if self.unsaved() == 0 {
@@ -270,6 +291,14 @@ impl Session {
             std::thread::sleep(Duration::from_millis(5));
         }
         self.unsaved() == 0
+    }
+}
+
+impl Drop for Session {
+    /// What was not handed to the saver yet is handed over: the saver writes everything it
+    /// was given before it stops.
+    fn drop(&mut self) {
+        self.save();
     }
 }
 
@@ -433,5 +462,36 @@ mod tests {
             .collect();
         assert_eq!(times, vec![("q1", "kept", T2)]);
         assert_eq!(r.last_visit, Some(UnitKey::new("m", "b", "q2")));
+    }
+
+    #[test]
+    fn a_change_waits_in_the_outbox_until_it_is_saved() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ann.audit.jsonl");
+        let header = AuditHeader::for_tests("ann");
+        let mut s = Session::open(&path, &header, || {}).expect("opens");
+        s.apply(done("q1", "waiting"), T1);
+        assert!(s.has_unsent());
+        assert_eq!(s.unsaved(), 1, "a change not handed over is not saved");
+        assert_eq!(s.save_state(), "saving 1…");
+        std::thread::sleep(Duration::from_millis(50));
+        let r = read_audit(&path).expect("reads");
+        assert!(r.records.is_empty(), "nothing reaches the file before save");
+        s.save();
+        assert!(!s.has_unsent());
+        assert!(s.wait_saved(Duration::from_secs(5)), "{:?}", s.last_error());
+        let r = read_audit(&path).expect("reads");
+        assert_eq!(r.records.len(), 1);
+        // Dropping a session hands over what waits.
+        s.apply(done("q2", "on drop"), T2);
+        drop(s);
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        while read_audit(&path).expect("reads").records.len() < 2 {
+            assert!(
+                std::time::Instant::now() < end,
+                "the dropped session's change was not written"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 }

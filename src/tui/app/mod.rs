@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossterm::event::{KeyCode, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
 use super::action::Action;
 use super::keymap::{Context, Key, Keymap};
@@ -59,6 +59,8 @@ pub struct Drawn {
     pub unfitted: Vec<Slot>,
     /// The open help's last first line and page height, which depend on its layout.
     pub help: Option<(usize, usize)>,
+    /// The cells of a thumbnail's slot, when the strip was drawn.
+    pub thumb_slot: Option<(u16, u16)>,
 }
 
 /// The names of a queue row's unit, borrowed from the matrix.
@@ -201,10 +203,13 @@ pub struct Notice {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Quit,
+    /// Hand the session's new changes to its saver (`Session::save`).
+    Save,
     /// Run the search request the app holds.
     Search,
-    /// Bootstrap the current researcher view in the background (`App::intervals_request`).
-    Intervals,
+    /// Build the current researcher view, or bootstrap its intervals, in the background
+    /// (`App::view_request`).
+    Research,
 }
 
 /// Which frames the frame panel shows.
@@ -278,7 +283,8 @@ pub struct Overview {
 
 /// The state of the audit screens.
 pub struct App {
-    pub ds: Dataset,
+    /// Shared with the research worker, which recomputes views from it.
+    pub ds: Arc<Dataset>,
     pub report: Report,
     pub protocol: u32,
     pub rows: Vec<Row>,
@@ -354,6 +360,12 @@ pub struct App {
     pub queue_hit: Option<QueueHit>,
     /// The last click on a queue row (visible position's row, when), for double clicks.
     pub last_click: Option<(u32, Instant)>,
+    /// The cells of a thumbnail's slot as last drawn: the next item's thumbnails are
+    /// prefetched at that size.
+    pub thumb_slot: (u16, u16),
+    /// The time of a change, as the audit file writes it (RFC 3339): the wall clock, or a
+    /// fixed one in tests.
+    pub clock: fn() -> String,
 }
 
 impl App {
@@ -378,7 +390,7 @@ impl App {
         .map(|q| Row { q })
         .collect();
         let mut app = App {
-            ds,
+            ds: Arc::new(ds),
             report,
             protocol,
             rows,
@@ -430,6 +442,8 @@ impl App {
             pick: None,
             queue_hit: None,
             last_click: None,
+            thumb_slot: (12, 6),
+            clock: now_rfc3339,
         };
         app.index_units();
         app.list_recorded_pairs();
@@ -826,7 +840,7 @@ impl App {
             self.screen = Screen::Item;
             self.pair = self.opening_pair(i);
             self.frame_panel = FramePanel::default();
-            self.session.visit(&self.key(i), &now_rfc3339());
+            self.session.visit(&self.key(i), &(self.clock)());
         }
     }
 
@@ -931,13 +945,20 @@ impl App {
             .map(|e| (e.index, e.config))
     }
 
-    /// The loader key of a panel frame at a size.
+    /// The loader key of a panel frame decoded at `max_side` and drawn in a slot of
+    /// `slot` cells (width, height): the loader fits it to the slot's pixels.
     pub fn frame_key(
         &self,
         info: &FrameInfo,
         e: &PanelEntry,
         max_side: u32,
+        slot: (u16, u16),
     ) -> Option<crate::core::frames::FrameKey> {
+        let font = self.picker.font_size();
+        let fit = (
+            u32::from(slot.0) * u32::from(font.width),
+            u32::from(slot.1) * u32::from(font.height),
+        );
         let video = info.video.as_ref()?;
         let saved = info.configs.get(e.config).and_then(|c| {
             let t = c.frame_files.as_deref()?;
@@ -950,6 +971,7 @@ impl App {
             index: e.index,
             position: Some((e.position, e.of)),
             max_side,
+            fit: Some(fit),
             saved,
         })
     }
@@ -970,6 +992,9 @@ impl App {
         }
         self.queue_hit = drawn.queue_hit;
         self.help_bounds = drawn.help;
+        if let Some(slot) = drawn.thumb_slot {
+            self.thumb_slot = slot;
+        }
         if let Some((last, _)) = drawn.help {
             self.help_scroll = self.help_scroll.min(last);
         }
@@ -981,25 +1006,19 @@ impl App {
         fitted
     }
 
-    /// Makes the drawable form of a loaded frame for a slot of cells: scaled to fill the
-    /// slot at the terminal's cell size, then encoded for the image protocol.
+    /// Makes the drawable form of a loaded frame for a slot of cells: the loader fitted it
+    /// to the slot already (`FrameKey::fit`), so this only encodes it for the protocol.
     fn fit(&mut self, slot: Slot) {
-        // The loader's own copy (an `Arc`), read in place: fitting makes the only new image.
+        // The loader's own copy (an `Arc`), read in place.
         let Some(loaded) = self.loader.as_ref().and_then(|l| l.get(&slot.0)) else {
             return;
         };
         let Ok(img) = loaded.as_ref() else { return };
-        let font = self.picker.font_size();
-        let fitted = crate::core::frames::fit_within(
-            img,
-            u32::from(slot.1) * u32::from(font.width),
-            u32::from(slot.2) * u32::from(font.height),
-        );
         let size = ratatui::layout::Size::new(slot.1, slot.2);
         let drawable = self
             .picker
             .new_protocol(
-                image::DynamicImage::ImageRgb8(fitted),
+                image::DynamicImage::ImageRgb8(img.clone()),
                 size,
                 ratatui_image::Resize::Fit(None),
             )
@@ -1033,7 +1052,7 @@ impl App {
                 .panel_list(&info)
                 .iter()
                 .take(12)
-                .filter_map(|e| self.frame_key(&info, e, THUMB_SIDE))
+                .filter_map(|e| self.frame_key(&info, e, THUMB_SIDE, self.thumb_slot))
                 .collect();
             (self.pair, self.frame_panel) = saved;
             if let Some(loader) = &self.loader {
@@ -1103,7 +1122,7 @@ impl App {
 
     /// Saves a changed record and refreshes what depends on it.
     fn change(&mut self, i: usize, rec: AuditRecord) {
-        self.session.apply(rec, &now_rfc3339());
+        self.session.apply(rec, &(self.clock)());
         self.after_change(i);
     }
 
@@ -1307,11 +1326,21 @@ impl App {
                 .is_none_or(|r| r.query != self.query.as_str())
     }
 
-    fn context(&self) -> Context {
-        self.screen.context()
+    /// What takes the keys now: an input mode (the help, an editor) over the screen.
+    pub fn mode(&self) -> Context {
+        if self.help {
+            return Context::Help;
+        }
+        match self.input {
+            Input::Search => Context::Search,
+            Input::Note(_) => Context::Note,
+            Input::None => self.screen.context(),
+        }
     }
 
-    /// A key press: text input first, then the keymap.
+    /// A key press: through the keymap of the mode, to [`App::update`]. A key the mode does
+    /// not bind is typed into the editor, closes the help, or does nothing. An open picker
+    /// is a widget of its own and takes every key.
     pub fn on_key(&mut self, e: KeyEvent) -> Vec<Effect> {
         if e.kind != crossterm::event::KeyEventKind::Press {
             return Vec::new();
@@ -1320,18 +1349,32 @@ impl App {
             self.pick_key(&e);
             return Vec::new();
         }
-        match self.input {
-            Input::Search => return self.edit_search(e),
-            Input::Note(_) => return self.edit_note(e),
-            Input::None => {}
-        }
-        if self.help {
-            self.help_key(e.code);
-            return Vec::new();
-        }
-        match self.keymap.lookup(self.context(), Key::from_event(&e)) {
+        let mode = self.mode();
+        match self.keymap.lookup(mode, Key::from_event(&e)) {
             Some(a) => self.update(a),
-            None => Vec::new(),
+            None => self.unbound(mode, &e),
+        }
+    }
+
+    /// A key the mode does not bind.
+    fn unbound(&mut self, mode: Context, e: &KeyEvent) -> Vec<Effect> {
+        match mode {
+            Context::Help => {
+                self.help = false;
+                self.help_scroll = 0;
+                Vec::new()
+            }
+            Context::Search => match self.query.handle(e) {
+                Edit::Changed => self.new_query(),
+                Edit::Moved | Edit::Ignored => Vec::new(),
+            },
+            Context::Note => {
+                if let Input::Note(editor) = &mut self.input {
+                    editor.handle(e);
+                }
+                Vec::new()
+            }
+            Context::Global | Context::Queue | Context::Item | Context::Research => Vec::new(),
         }
     }
 
@@ -1571,23 +1614,27 @@ impl App {
             // Opening ends the search line's editing (the query stays, as with Enter).
             self.input = Input::None;
             self.open();
+            // Opening notes the visit in the audit file.
+            if self.session.has_unsent() {
+                return vec![Effect::Save];
+            }
         } else {
             self.last_click = Some((row, now));
         }
         Vec::new()
     }
 
-    /// A key while the help is open: the movement keys scroll it (never past its last
-    /// page), any other closes it.
-    fn help_key(&mut self, code: KeyCode) {
+    /// An action while the help is open: the movement actions scroll it (never past its
+    /// last page), any other closes it.
+    fn help_update(&mut self, action: Action) {
         let (last, page) = self.help_bounds.unwrap_or((usize::MAX, 1));
-        self.help_scroll = match code {
-            KeyCode::Down | KeyCode::Char('j') => self.help_scroll.saturating_add(1),
-            KeyCode::Up | KeyCode::Char('k') => self.help_scroll.saturating_sub(1),
-            KeyCode::PageDown | KeyCode::Char(' ') => self.help_scroll.saturating_add(page),
-            KeyCode::PageUp => self.help_scroll.saturating_sub(page),
-            KeyCode::Home | KeyCode::Char('g') => 0,
-            KeyCode::End | KeyCode::Char('G') => last,
+        self.help_scroll = match action {
+            Action::Down => self.help_scroll.saturating_add(1),
+            Action::Up => self.help_scroll.saturating_sub(1),
+            Action::PageDown => self.help_scroll.saturating_add(page),
+            Action::PageUp => self.help_scroll.saturating_sub(page),
+            Action::Top => 0,
+            Action::Bottom => last,
             _ => {
                 self.help = false;
                 0
@@ -1596,25 +1643,19 @@ impl App {
         .min(last);
     }
 
-    /// A key in the search line: Enter keeps the query, Esc drops it, the rest edits it
-    /// (see `line_edit`).
-    fn edit_search(&mut self, e: KeyEvent) -> Vec<Effect> {
-        match e.code {
-            KeyCode::Enter => {
-                self.input = Input::None;
-                Vec::new()
-            }
-            KeyCode::Esc => {
+    /// An action in the search line: accepting keeps the query, cancelling drops it (the
+    /// other keys edit it, see `line_edit`).
+    fn search_update(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::Accept => self.input = Input::None,
+            Action::Cancel => {
                 self.input = Input::None;
                 self.query.clear();
                 self.refresh_visible();
-                Vec::new()
             }
-            _ => match self.query.handle(&e) {
-                Edit::Changed => self.new_query(),
-                Edit::Moved | Edit::Ignored => Vec::new(),
-            },
+            _ => {}
         }
+        Vec::new()
     }
 
     fn new_query(&mut self) -> Vec<Effect> {
@@ -1626,14 +1667,14 @@ impl App {
         vec![Effect::Search]
     }
 
-    /// A key in the note editor: Enter saves the note, Esc leaves it as it was, the rest
-    /// edits it (see `line_edit`).
-    fn edit_note(&mut self, e: KeyEvent) -> Vec<Effect> {
-        let Input::Note(editor) = &mut self.input else {
-            return Vec::new();
+    /// An action in the note editor: accepting saves the note, cancelling leaves it as it
+    /// was (the other keys edit it, see `line_edit`).
+    fn note_update(&mut self, action: Action) {
+        let Input::Note(editor) = &self.input else {
+            return;
         };
-        match e.code {
-            KeyCode::Enter => {
+        match action {
+            Action::Accept => {
                 let note = editor.as_str().to_string();
                 self.input = Input::None;
                 if let Some(i) = self.current() {
@@ -1644,24 +1685,43 @@ impl App {
                     }
                 }
             }
-            KeyCode::Esc => self.input = Input::None,
-            _ => {
-                editor.handle(&e);
-            }
+            Action::Cancel => self.input = Input::None,
+            _ => {}
         }
-        Vec::new()
     }
 
-    /// Applies one action.
+    /// The one reducer: applies an action to the mode or screen that has the keys, and
+    /// says what the runner must do (a change made asks to be saved).
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
-        if action != Action::Quit {
-            self.notice = None;
+        let mut effects = match self.mode() {
+            Context::Help => {
+                self.help_update(action);
+                Vec::new()
+            }
+            Context::Search => self.search_update(action),
+            Context::Note => {
+                self.note_update(action);
+                Vec::new()
+            }
+            Context::Research | Context::Queue | Context::Item | Context::Global => {
+                if action != Action::Quit {
+                    self.notice = None;
+                }
+                match self.screen {
+                    Screen::Research(view) => self.research_update(view, action),
+                    Screen::Queue | Screen::Item => self.audit_update(action),
+                }
+            }
+        };
+        if self.session.has_unsent() {
+            effects.push(Effect::Save);
         }
-        if let Screen::Research(view) = self.screen
-            && let Some(effects) = self.research_update(view, action)
-        {
-            return effects;
-        }
+        effects
+    }
+
+    /// An action on the queue or the item screen, and what every screen shares (help,
+    /// quit, the researcher views).
+    fn audit_update(&mut self, action: Action) -> Vec<Effect> {
         let m = &self.ds.matrix;
         match action {
             Action::Help => {
@@ -1674,6 +1734,7 @@ impl App {
             Action::ShowView(i) => {
                 return self.open_view(View::ALL.get(i).copied().unwrap_or(View::Overview));
             }
+            // The researcher views' own, and the editors': nothing here.
             Action::NextView
             | Action::PrevView
             | Action::NextProtocol
@@ -1686,7 +1747,9 @@ impl App {
             | Action::PrevModel
             | Action::Left
             | Action::Right
-            | Action::Select => {}
+            | Action::Select
+            | Action::Accept
+            | Action::Cancel => {}
             Action::Quit => {
                 if self.session.unsaved() > 0 && !self.confirm_quit {
                     self.confirm_quit = true;
@@ -1837,9 +1900,9 @@ impl App {
             Action::Undo | Action::Redo => {
                 let undo = action == Action::Undo;
                 let change = if undo {
-                    self.session.undo(&now_rfc3339())
+                    self.session.undo(&(self.clock)())
                 } else {
-                    self.session.redo(&now_rfc3339())
+                    self.session.redo(&(self.clock)())
                 };
                 let found = change.and_then(|(was, now)| {
                     let i = self.row_of(&now.key)?;
@@ -1853,7 +1916,7 @@ impl App {
                         self.refresh_visible();
                         if self.screen == Screen::Item {
                             self.pair = self.pair_of_record(i);
-                            self.session.visit(&self.key(i), &now_rfc3339());
+                            self.session.visit(&self.key(i), &(self.clock)());
                         }
                         let k = &now.key;
                         self.notice = Some(Notice {

@@ -12,9 +12,9 @@ use crate::tui::action::Action;
 use crate::tui::research::*;
 
 impl App {
-    /// Opens a researcher view, building what it shows.
+    /// Opens a researcher view, asking for what it shows.
     pub fn open_view(&mut self, view: View) -> Vec<Effect> {
-        if !matches!(self.screen, Screen::Research(_)) && self.research.current().is_none() {
+        if !matches!(self.screen, Screen::Research(_)) && !self.research.opened {
             // The first visit starts on the audit queue's protocol, pooled (ALL) scope.
             if let Some(a) = self
                 .report
@@ -25,66 +25,93 @@ impl App {
                 self.research.key.analysis = a;
             }
         }
+        self.research.opened = true;
         self.screen = Screen::Research(view);
         self.ensure_view()
     }
 
-    /// Builds the current view if needed and asks for its intervals.
+    /// Asks for what the current view still lacks: the view itself, then its intervals.
+    /// With a worker that is an effect ([`Effect::Research`]); without one (tests) it is
+    /// done here.
     pub fn ensure_view(&mut self) -> Vec<Effect> {
-        if self.report.analyses.is_empty() {
+        let Some(req) = self.view_request() else {
             return Vec::new();
-        }
-        let key = self.research.key;
-        let data = self
-            .research
-            .data(&self.ds.matrix, &self.report.analyses, key);
-        let n = data.analysis.grids.models.len();
-        self.research.model = self.research.model.min(n.saturating_sub(1));
-        if self.research.intervals.contains_key(&key) || self.research.pending.contains(&key) {
-            return Vec::new();
-        }
+        };
         if self.research.worker {
-            self.research.pending.insert(key);
-            vec![Effect::Intervals]
-        } else {
-            let iv = intervals_of(
-                &data,
-                self.research.params.bootstrap_b,
-                self.research.params.seed,
-            );
-            self.research.intervals.insert(key, iv);
-            Vec::new()
+            if self.research.asked == Some(req.key) {
+                return Vec::new();
+            }
+            self.research.asked = Some(req.key);
+            return vec![Effect::Research];
         }
+        let mut replies = Vec::new();
+        answer(req, &|| false, &mut |r| replies.push(r));
+        for r in replies {
+            self.on_research(r);
+        }
+        Vec::new()
     }
 
-    /// The bootstrap the runner hands to the worker after `Effect::Intervals`.
-    pub fn intervals_request(&self) -> Option<IntervalsRequest> {
-        let data = self.research.current()?.clone();
-        Some(IntervalsRequest {
-            key: data.key,
-            data,
-            b: self.research.params.bootstrap_b,
+    /// What the current view still lacks, as a request to the worker; `None` when it lacks
+    /// nothing (or the dataset has no analysis).
+    pub fn view_request(&self) -> Option<ViewRequest> {
+        let key = self.research.key;
+        let base = self.report.analyses.get(key.analysis)?;
+        let built = self.research.built(&key).cloned();
+        let b = self.research.params.bootstrap_b;
+        if built.is_some() && (b == 0 || self.research.intervals.contains_key(&key)) {
+            return None;
+        }
+        Some(ViewRequest {
+            key,
+            ds: self.ds.clone(),
+            analysis: base.key,
+            params: self
+                .research
+                .view_params(&self.ds.matrix, &self.report.analyses, key),
+            built,
+            b,
             seed: self.research.params.seed,
         })
     }
 
-    /// Intervals arrived from the worker.
-    pub fn on_intervals(&mut self, r: IntervalsResult) {
-        self.research.pending.remove(&r.key);
-        self.research.intervals.insert(r.key, r.intervals);
+    /// An answer of the research worker arrived: a view built, or its intervals.
+    pub fn on_research(&mut self, reply: ViewReply) {
+        match reply {
+            ViewReply::Built(d) => {
+                if d.key == self.research.key {
+                    let n = d.analysis.grids.models.len();
+                    self.research.model = self.research.model.min(n.saturating_sub(1));
+                }
+                if self.research.params.bootstrap_b == 0 && self.research.asked == Some(d.key) {
+                    self.research.asked = None;
+                }
+                self.research.insert(d);
+            }
+            ViewReply::Intervals(r) => {
+                if self.research.asked == Some(r.key) {
+                    self.research.asked = None;
+                }
+                self.research.intervals.insert(r.key, r.intervals);
+            }
+        }
     }
 
-    /// Actions on a researcher view; `None` leaves the action to the general reducer.
-    pub(super) fn research_update(&mut self, view: View, action: Action) -> Option<Vec<Effect>> {
+    /// An action on a researcher view; what the views do not do themselves (help, quit,
+    /// back) is what every screen does.
+    pub(super) fn research_update(&mut self, view: View, action: Action) -> Vec<Effect> {
         let all = View::ALL.len();
         let r = &mut self.research;
         match action {
-            Action::Overview => return Some(self.open_view(View::Overview)),
-            Action::NextView => return Some(self.open_view(View::ALL[(view.index() + 1) % all])),
+            Action::Overview => return self.open_view(View::Overview),
+            Action::NextView => return self.open_view(View::ALL[(view.index() + 1) % all]),
             Action::PrevView => {
-                return Some(self.open_view(View::ALL[(view.index() + all - 1) % all]));
+                return self.open_view(View::ALL[(view.index() + all - 1) % all]);
             }
-            Action::ShowView(i) => return Some(self.open_view(*View::ALL.get(i)?)),
+            Action::ShowView(i) => match View::ALL.get(i) {
+                Some(&v) => return self.open_view(v),
+                None => return Vec::new(),
+            },
             Action::NextProtocol | Action::NextTask | Action::NextScope => {
                 let axis = match action {
                     Action::NextProtocol => Axis::Protocol,
@@ -147,11 +174,11 @@ impl App {
             | Action::PageDown => self.move_cursor(view, action),
             Action::Select => {
                 self.select_items(view);
-                return Some(Vec::new());
+                return Vec::new();
             }
-            _ => return None,
+            _ => return self.audit_update(action),
         }
-        Some(self.ensure_view())
+        self.ensure_view()
     }
 
     fn move_cursor(&mut self, view: View, action: Action) {
