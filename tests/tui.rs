@@ -416,13 +416,13 @@ fn tagging_primary_note_and_marks() {
         lower: a,
         higher: b,
     } = app.pairs(i)[(app.pair + 1) % n];
-    app.update(Action::NextPair);
+    app.update(Action::NextTransition);
     let rec = app.record(i).expect("record");
     assert_eq!(
         (rec.from.as_str(), rec.to.as_str()),
         (names[a].as_str(), names[b].as_str())
     );
-    app.update(Action::PrevPair);
+    app.update(Action::PrevTransition);
 
     app.update(Action::Flag);
     assert_eq!(app.status(i), Status::Flagged);

@@ -1785,11 +1785,11 @@ impl App {
                 self.step(if action == Action::NextItem { 1 } else { -1 });
                 self.open();
             }
-            Action::NextPair | Action::PrevPair => {
+            Action::NextTransition | Action::PrevTransition => {
                 if let Some(i) = self.current() {
                     let n = self.pairs(i).len().max(1);
                     self.frame_panel = FramePanel::default();
-                    self.pair = if action == Action::NextPair {
+                    self.pair = if action == Action::NextTransition {
                         (self.pair + 1) % n
                     } else {
                         (self.pair + n - 1) % n
