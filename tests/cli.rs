@@ -680,13 +680,14 @@ fn frames_compares_the_audited_transition_by_default() {
     let report = frameaudit::core::analysis::run(&ds.matrix, &params, None);
     let main = ds.matrix.protocols.get("main").expect("main");
     let rows = queue(&report, main, QueueKind::Harmful);
-    let (r, (a, b)) = rows
+    let (r, flip) = rows
         .iter()
         .find_map(|r| {
             let flip = audited_transition(&report, r)?;
             (flip != r.listed()[0]).then_some((r, flip))
         })
         .expect("such a row in the demo");
+    let (a, b) = (flip.lower, flip.higher);
     let g = &report.analyses[r.analysis as usize].grids.models[r.model_index as usize].grid;
     let m = &ds.matrix;
     let j = json(&frameaudit(&[

@@ -9,7 +9,7 @@ use std::path::Path;
 use frameaudit::core::analysis::params::Params;
 use frameaudit::core::analysis::{Metrics, run};
 use frameaudit::core::dataset::load_dataset;
-use frameaudit::core::queue::{QueueKind, queue};
+use frameaudit::core::queue::{HarmfulTransition, QueueKind, queue};
 use frameaudit::core::sampling::{frame_set, linspace};
 
 fn files(dir: &Path) -> BTreeSet<String> {
@@ -143,7 +143,7 @@ fn a_short_event_caught_at_16_frames_is_missed_at_32() {
         let (Some(lo), Some(hi)) = (col("16f"), col("32f")) else {
             continue;
         };
-        if !row.listed().contains(&(lo, hi)) {
+        if !row.listed().contains(&HarmfulTransition::new(lo, hi)) {
             continue;
         }
         let Metrics::Mcq(_) = &a.metrics[row.model_index as usize] else {

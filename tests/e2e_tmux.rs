@@ -330,7 +330,7 @@ fn an_item_opens_and_is_tagged_on_the_step_where_its_answer_flips() {
     let main = data.matrix.protocols.get("main").expect("main");
     let rows =
         frameaudit::core::queue::queue(&report, main, frameaudit::core::queue::QueueKind::Harmful);
-    let (pos, (a, b)) = rows
+    let (pos, flip) = rows
         .iter()
         .enumerate()
         .find_map(|(p, r)| {
@@ -338,6 +338,7 @@ fn an_item_opens_and_is_tagged_on_the_step_where_its_answer_flips() {
             (flip != r.listed()[0]).then_some((p, flip))
         })
         .expect("such a row in the demo");
+    let (a, b) = (flip.lower, flip.higher);
     let r = &rows[pos];
     let g = &report.analyses[r.analysis as usize].grids.models[r.model_index as usize].grid;
     let (from, to) = (g.names[a].0.to_string(), g.names[b].0.to_string());

@@ -14,7 +14,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 use frameaudit::core::analysis::grid::Scope;
-use frameaudit::core::analysis::pairs::{MAX_LISTED_PAIRS, MAX_MATRIX_CONFIGS};
+use frameaudit::core::analysis::pairs::{HarmfulTransition, MAX_LISTED_PAIRS, MAX_MATRIX_CONFIGS};
 use frameaudit::core::analysis::params::{Params, VariantBudget};
 use frameaudit::core::analysis::{Metrics, Report, run};
 use frameaudit::core::dataset::{Dataset, load_dataset};
@@ -38,13 +38,13 @@ fn load(dir: &Path, cells: &str) -> Dataset {
 }
 
 /// Every `(a, b)` with `b(a) < b(b)` and `v[a] − v[b] > δ`, in grid order of `a` then `b`.
-fn brute_pairs(budgets: &[f64], v: &[f64], delta: f64) -> Vec<(usize, usize)> {
+fn brute_pairs(budgets: &[f64], v: &[f64], delta: f64) -> Vec<HarmfulTransition> {
     let k = budgets.len();
     let mut out = Vec::new();
     for a in 0..k {
         for b in 0..k {
             if budgets[a] < budgets[b] && v[a] - v[b] > delta {
-                out.push((a, b));
+                out.push(HarmfulTransition::new(a, b));
             }
         }
     }
@@ -72,7 +72,11 @@ fn check_against_brute_force(ds: &Dataset, report: &Report) {
                         assert_eq!(x.items.harmful_pairs[i], harmful.len() as u64);
                         total += harmful.len() as u64;
                         if let Some(z) = m.blind(protocol, mg.model, item) {
-                            for &(lo, hi) in &harmful {
+                            for &HarmfulTransition {
+                                lower: lo,
+                                higher: hi,
+                            } in &harmful
+                            {
                                 if g.frames(m, lo) > 0 && g.frames(m, hi) > 0 {
                                     visual_harmful += 1;
                                     let pred = m.cell_pred_norm.get(mg.cells[i * k + hi] as usize);
@@ -323,7 +327,7 @@ fn one_item_of_a_hundred_thousand_configurations() {
     let mut want = Vec::new();
     'outer: for a in (0..k).filter(|&a| right[a]) {
         for b in (2 * (a / 2) + 2..k).filter(|&b| !right[b]) {
-            want.push((a, b));
+            want.push(HarmfulTransition::new(a, b));
             if want.len() == MAX_LISTED_PAIRS {
                 break 'outer;
             }

@@ -95,7 +95,7 @@ fn a_cell_takes_at_most_20_bytes_and_a_queue_row_holds_no_strings() {
     assert!(app.rows.len() > items, "{} rows", app.rows.len());
     // A row is its indices and counts; its transitions are listed when shown.
     assert!(std::mem::size_of::<frameaudit::tui::app::Row>() <= 40);
-    assert!(app.rows.iter().all(|r| r.q.pairs.is_none()));
+    assert!(app.rows.iter().all(|r| r.q.transitions.is_none()));
     assert!(!app.pairs(0).is_empty());
     // The search texts hold each item's text once, not once per row (5 models).
     let per_row = app.haystacks.heap_bytes() as f64 / app.rows.len() as f64;

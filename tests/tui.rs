@@ -10,6 +10,7 @@ use frameaudit::core::analysis::params::Params;
 use frameaudit::core::analysis::run;
 use frameaudit::core::audit::{Status, read_audit};
 use frameaudit::core::dataset::load_dataset;
+use frameaudit::core::queue::HarmfulTransition;
 use frameaudit::core::taxonomy::Taxonomy;
 use frameaudit::core::workspace::search::search;
 use frameaudit::core::workspace::session::Session;
@@ -411,14 +412,17 @@ fn tagging_primary_note_and_marks() {
     // The transition examined can be switched and is saved with the record.
     let names = app.config_names(i);
     let n = app.pairs(i).len();
-    let (a, b) = app.pairs(i)[(app.pair + 1) % n];
-    app.update(Action::NextPair);
+    let HarmfulTransition {
+        lower: a,
+        higher: b,
+    } = app.pairs(i)[(app.pair + 1) % n];
+    app.update(Action::NextTransition);
     let rec = app.record(i).expect("record");
     assert_eq!(
         (rec.from.as_str(), rec.to.as_str()),
         (names[a].as_str(), names[b].as_str())
     );
-    app.update(Action::PrevPair);
+    app.update(Action::PrevTransition);
 
     app.update(Action::Flag);
     assert_eq!(app.status(i), Status::Flagged);
@@ -801,7 +805,10 @@ fn frame_cursor_views_and_evidence() {
     app.update(Action::Open);
     let i = app.current().expect("item");
     let info = app.frame_info(i);
-    let (lo, hi) = info.pair.expect("a harmful pair");
+    let HarmfulTransition {
+        lower: lo,
+        higher: hi,
+    } = info.pair.expect("a harmful pair");
     assert_eq!(
         info.panel_config,
         Some(hi),
@@ -1024,8 +1031,8 @@ fn a_churn_bar_part_filters_the_queue_to_its_items() {
     assert!(app.filter.items.is_none());
 }
 
-/// The (lower, higher) grid columns of the transition the item screen shows.
-fn audited(app: &App) -> (usize, usize) {
+/// The grid columns of the transition the item screen shows.
+fn audited(app: &App) -> HarmfulTransition {
     let i = app.current().expect("item");
     app.pairs(i)[app.pair]
 }
@@ -1038,7 +1045,10 @@ fn items_open_on_the_step_where_the_answer_flips() {
         let i = app.visible[pos] as usize;
         app.selected = Some(i as u32);
         app.update(Action::Open);
-        let (a, b) = audited(&app);
+        let HarmfulTransition {
+            lower: a,
+            higher: b,
+        } = audited(&app);
         let q = &app.rows[i].q;
         let Metrics::Mcq(x) = app.metrics(i) else {
             continue;
@@ -1069,7 +1079,7 @@ fn items_open_on_the_step_where_the_answer_flips() {
                 (0..k).all(|c| zero(c) || y[c] == 0 || !(0..k).any(|d| b_[c] < b_[d] && y[d] == 0))
             );
         }
-        if (a, b) != app.pairs(i)[0] {
+        if HarmfulTransition::new(a, b) != app.pairs(i)[0] {
             changed += 1;
         }
     }
@@ -1087,7 +1097,7 @@ fn quick_tagging_records_the_flip_not_text_only_to_the_first_wrong() {
         .find(|&p| {
             let i = app.visible[p] as usize;
             let q = &app.rows[i].q;
-            q.terminal && app.config_names(i)[app.pairs(i)[0].0] == "textonly"
+            q.terminal && app.config_names(i)[app.pairs(i)[0].lower] == "textonly"
         })
         .expect("such an item in the demo");
     let i = app.visible[pos] as usize;
@@ -1097,8 +1107,10 @@ fn quick_tagging_records_the_flip_not_text_only_to_the_first_wrong() {
     app.update(Action::MarkDone);
     let rec = app.session.record(&app.key(i)).expect("record");
     let names = app.config_names(i);
-    let (a, b) =
-        frameaudit::core::queue::audited_transition(&app.report, &app.rows[i].q).expect("a flip");
+    let HarmfulTransition {
+        lower: a,
+        higher: b,
+    } = frameaudit::core::queue::audited_transition(&app.report, &app.rows[i].q).expect("a flip");
     assert_eq!(
         (rec.from.as_str(), rec.to.as_str()),
         (names[a].as_str(), names[b].as_str())
@@ -1131,13 +1143,16 @@ fn an_item_opened_from_a_selection_opens_on_its_transition() {
         let i = app.visible[pos] as usize;
         app.selected = Some(i as u32);
         app.update(Action::Open);
-        let (x, y) = audited(&app);
+        let HarmfulTransition {
+            lower: x,
+            higher: y,
+        } = audited(&app);
         let got = app.config_names(i);
         assert_eq!(
             (got[x].as_str(), got[y].as_str()),
             (from.as_str(), to.as_str())
         );
-        if app.pairs(i)[0] != (x, y) {
+        if app.pairs(i)[0] != HarmfulTransition::new(x, y) {
             differs += 1;
         }
         app.update(Action::Back);
@@ -1148,7 +1163,10 @@ fn an_item_opened_from_a_selection_opens_on_its_transition() {
     app.selected = Some(first);
     app.update(Action::Open);
     app.update(Action::MarkDone);
-    let (x, y) = audited(&app);
+    let HarmfulTransition {
+        lower: x,
+        higher: y,
+    } = audited(&app);
     let got = app.config_names(app.current().expect("next"));
     assert_eq!(
         (got[x].as_str(), got[y].as_str()),
@@ -1979,7 +1997,10 @@ fn without_colour_markers_and_glyphs_tell_everything() {
         let s = screen(&mut app, w, h);
         // The audited pair's two rows are marked in the trajectory table.
         let i = app.current().expect("item");
-        let (a, b) = app.pairs(i)[app.pair];
+        let HarmfulTransition {
+            lower: a,
+            higher: b,
+        } = app.pairs(i)[app.pair];
         let names = app.config_names(i);
         for c in [a, b] {
             assert!(s.contains(&format!("▸{}", names[c])), "{w}x{h}:\n{s}");
@@ -2380,7 +2401,10 @@ fn frame_jumps_go_to_the_next_dropped_and_added_frames_wrapping() {
     app.update(Action::Open);
     let i = app.current().expect("item");
     let info = app.frame_info(i);
-    let (lo, hi) = info.pair.expect("pair");
+    let HarmfulTransition {
+        lower: lo,
+        higher: hi,
+    } = info.pair.expect("pair");
     let dropped = info.transition.dropped.clone();
     let added = info.transition.added.clone();
     assert!(

@@ -185,8 +185,11 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     };
     let pair = match (&args.from, &args.to) {
         (Some(f), Some(t)) => Some((col(f)?, col(t)?)),
-        // The step where the answer flips, as the audit screens open the item.
-        (None, None) => crate::core::queue::audited_transition(&report, row),
+        // The step where the answer flips, as the audit screens open the item. (--from and
+        // --to may name any two columns, so the pair shown stays a plain one.)
+        (None, None) => {
+            crate::core::queue::audited_transition(&report, row).map(|t| (t.lower, t.higher))
+        }
         _ => bail!("--from and --to go together"),
     };
     let shown: Vec<usize> = match &args.config {

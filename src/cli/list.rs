@@ -83,7 +83,7 @@ pub fn run(args: &ListArgs) -> Result<()> {
                 let pairs: Vec<String> = r
                     .listed()
                     .iter()
-                    .map(|&(a, b)| format!("{}>{}", name(a), name(b)))
+                    .map(|t| format!("{}>{}", name(t.lower), name(t.higher)))
                     .collect();
                 let configs: Vec<&str> = (0..k).map(name).collect();
                 writeln!(
@@ -113,7 +113,7 @@ pub fn run(args: &ListArgs) -> Result<()> {
                     "class": r.class.map(|c| c.as_str()),
                     "harmful_pairs": r.harmful_pairs,
                     // At most MAX_LISTED_PAIRS; `pairs_truncated` says some were left out.
-                    "pairs": r.listed().iter().map(|&(a, b)| [name(a), name(b)]).collect::<Vec<_>>(),
+                    "pairs": r.listed().iter().map(|t| [name(t.lower), name(t.higher)]).collect::<Vec<_>>(),
                     "pairs_truncated": r.truncated(),
                     "terminal_regression": r.terminal,
                     "best_config": best,

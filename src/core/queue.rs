@@ -13,6 +13,7 @@
 
 use crate::core::analysis::grid::Scope;
 use crate::core::analysis::mcq::Class;
+pub use crate::core::analysis::pairs::HarmfulTransition;
 use crate::core::analysis::pairs::MAX_LISTED_PAIRS;
 use crate::core::analysis::{Metrics, Report};
 use crate::core::matrix::Task;
@@ -46,11 +47,11 @@ pub struct QueueRow {
     pub task: Task,
     /// `None` for open-ended items.
     pub class: Option<Class>,
-    /// Harmful transitions `(lower, higher)` as grid columns: right (or better by more than δ)
-    /// at the lower budget, wrong (worse) at the higher one. At most [`MAX_LISTED_PAIRS`]
-    /// of them, the first in grid order; `harmful_pairs` counts them all. Boxed, so a row
-    /// whose transitions are not listed (the TUI's million rows) holds one pointer.
-    pub pairs: Option<Box<Vec<(usize, usize)>>>,
+    /// Harmful transitions as grid columns: right (or better by more than δ) at the lower
+    /// budget, wrong (worse) at the higher one. At most [`MAX_LISTED_PAIRS`] of them, the
+    /// first in grid order; `harmful_pairs` counts them all. Boxed, so a row whose
+    /// transitions are not listed (the TUI's million rows) holds one pointer.
+    pub transitions: Option<Box<Vec<HarmfulTransition>>>,
     /// The number of harmful transitions of the item, listed or not.
     pub harmful_pairs: u64,
     /// Whether the item is a terminal regression.
@@ -63,12 +64,12 @@ impl QueueRow {
         self.harmful_pairs > 0
     }
 
-    /// The transitions listed in `pairs` (none when they were not listed).
-    pub fn listed(&self) -> &[(usize, usize)] {
-        self.pairs.as_deref().map_or(&[], Vec::as_slice)
+    /// The transitions listed in `transitions` (none when they were not listed).
+    pub fn listed(&self) -> &[HarmfulTransition] {
+        self.transitions.as_deref().map_or(&[], Vec::as_slice)
     }
 
-    /// Whether `pairs` lists fewer transitions than the item has.
+    /// Whether `transitions` lists fewer transitions than the item has.
     pub fn truncated(&self) -> bool {
         (self.listed().len() as u64) < self.harmful_pairs
     }
@@ -83,9 +84,10 @@ impl QueueRow {
     }
 }
 
-/// Whether `(a, b)` (grid columns) is a harmful transition of a queue row's item, listed or
-/// not.
-pub fn is_harmful_pair(report: &Report, row: &QueueRow, a: usize, b: usize) -> bool {
+/// Whether `t` (grid columns, any two) is a harmful transition of a queue row's item,
+/// listed or not.
+pub fn is_harmful_pair(report: &Report, row: &QueueRow, t: HarmfulTransition) -> bool {
+    let (a, b) = (t.lower, t.higher);
     let an = &report.analyses[row.analysis as usize];
     let g = &an.grids.models[row.model_index as usize].grid;
     let k = g.k();
@@ -106,7 +108,7 @@ pub fn is_harmful_pair(report: &Report, row: &QueueRow, a: usize, b: usize) -> b
 
 /// The transition a queue row's item is audited on by default: its [`flip_step`], else
 /// its first listed harmful transition. `None` only when it has none.
-pub fn audited_transition(report: &Report, row: &QueueRow) -> Option<(usize, usize)> {
+pub fn audited_transition(report: &Report, row: &QueueRow) -> Option<HarmfulTransition> {
     let g = &report
         .analyses
         .get(row.analysis as usize)?
@@ -147,7 +149,7 @@ pub fn flip_step(
     budgets: &[f64],
     preference: impl Fn(usize) -> u8,
     top: Option<usize>,
-) -> Option<(usize, usize)> {
+) -> Option<HarmfulTransition> {
     let k = s.len().min(budgets.len());
     let mut cols: Vec<usize> = (0..k).collect();
     // Stable, so equal budgets stay in grid order.
@@ -175,7 +177,7 @@ pub fn flip_step(
             .rev()
             .find_map(|r| pick(runs[r], &|x| x - s[t] > delta).map(|a| (r, a)))?;
         let b = runs[ra + 1..].iter().find_map(|run| first_worse(a, run))?;
-        Some((a, b))
+        Some(HarmfulTransition::new(a, b))
     });
     let mut last = None;
     let mut last_visual = None;
@@ -187,13 +189,13 @@ pub fn flip_step(
         let Some(b) = first_worse(a, w[1]) else {
             continue;
         };
-        last = Some((a, b));
+        last = Some(HarmfulTransition::new(a, b));
         if visual(a) {
-            last_visual = Some((a, b));
+            last_visual = last;
         }
     }
     terminal
-        .filter(|&(a, _)| visual(a))
+        .filter(|t| visual(t.lower))
         .or(last_visual)
         .or(terminal)
         .or(last)
@@ -203,7 +205,7 @@ pub fn flip_step(
 pub fn queue(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
     let mut rows = queue_unlisted(report, protocol, kind);
     for r in &mut rows {
-        r.pairs = Some(Box::new(list_pairs(report, r)));
+        r.transitions = Some(Box::new(list_pairs(report, r)));
     }
     rows
 }
@@ -231,9 +233,9 @@ fn row_scores<'r>(report: &'r Report, row: &QueueRow) -> Option<(Vec<f64>, f64, 
     })
 }
 
-/// The harmful transitions of a queue row's item, as `QueueRow::pairs` lists them: the
-/// first [`MAX_LISTED_PAIRS`] in grid order.
-pub fn list_pairs(report: &Report, row: &QueueRow) -> Vec<(usize, usize)> {
+/// The harmful transitions of a queue row's item, as `QueueRow::transitions` lists them:
+/// the first [`MAX_LISTED_PAIRS`] in grid order.
+pub fn list_pairs(report: &Report, row: &QueueRow) -> Vec<HarmfulTransition> {
     if row.harmful_pairs == 0 {
         return Vec::new();
     }
@@ -244,7 +246,7 @@ pub fn list_pairs(report: &Report, row: &QueueRow) -> Vec<(usize, usize)> {
     g.budget_order.list(&values, delta, MAX_LISTED_PAIRS)
 }
 
-/// The ranked queue of one protocol with `pairs` left empty (each row's count is there;
+/// The ranked queue of one protocol with `transitions` left empty (each row's count is there;
 /// [`list_pairs`] lists one row's transitions when they are needed). A queue of a million
 /// rows keeps no lists it does not show.
 pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
@@ -293,7 +295,7 @@ pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<Qu
                         item,
                         task: a.key.task,
                         class,
-                        pairs: None,
+                        transitions: None,
                         harmful_pairs: count,
                         terminal,
                     },
@@ -329,10 +331,14 @@ pub fn by_harmful_pairs(a: &QueueRow, b: &QueueRow) -> std::cmp::Ordering {
 
 #[cfg(test)]
 mod tests {
-    use super::flip_step;
+    use super::{HarmfulTransition, flip_step};
+
+    fn t(lower: usize, higher: usize) -> HarmfulTransition {
+        HarmfulTransition::new(lower, higher)
+    }
 
     /// docs/measures.md §13.1's grid: textonly, 8f, 16f, 32f (top), textonly zero-frame.
-    fn step(pattern: &str) -> Option<(usize, usize)> {
+    fn step(pattern: &str) -> Option<HarmfulTransition> {
         let s: Vec<f64> = pattern.bytes().map(|b| f64::from(b - b'0')).collect();
         flip_step(
             &s,
@@ -347,34 +353,34 @@ mod tests {
     fn a_terminal_regression_takes_the_step_into_its_final_wrong_run() {
         assert_eq!(
             step("1110"),
-            Some((2, 3)),
+            Some(t(2, 3)),
             "q4: 16f -> 32f, not textonly -> 32f"
         );
         assert_eq!(
             step("1010"),
-            Some((2, 3)),
+            Some(t(2, 3)),
             "q7: 16f -> 32f, not textonly -> 8f"
         );
         assert_eq!(
             step("0100"),
-            Some((1, 2)),
+            Some(t(1, 2)),
             "8f -> 16f, the first of the wrong run"
         );
-        assert_eq!(step("1100"), Some((1, 2)));
+        assert_eq!(step("1100"), Some(t(1, 2)));
     }
 
     #[test]
     fn other_items_take_their_highest_flip_and_text_only_only_when_alone() {
-        assert_eq!(step("0101"), Some((1, 2)), "q3");
-        assert_eq!(step("1101"), Some((1, 2)));
+        assert_eq!(step("0101"), Some(t(1, 2)), "q3");
+        assert_eq!(step("1101"), Some(t(1, 2)));
         assert_eq!(
             step("1000"),
-            Some((0, 1)),
+            Some(t(0, 1)),
             "text-only is the only right answer"
         );
         assert_eq!(
             step("1011"),
-            Some((0, 1)),
+            Some(t(0, 1)),
             "no step starts from a visual budget"
         );
         assert_eq!(step("0011"), None, "no harmful step");
@@ -386,7 +392,7 @@ mod tests {
                 |c| u8::from(c > 0),
                 Some(4)
             ),
-            Some((2, 3)),
+            Some(t(2, 3)),
             "the highest of two flips"
         );
     }
@@ -403,11 +409,14 @@ mod tests {
         let r1 = [0.0, 1.0, 1.0, 0.0, 1.0];
         assert_eq!(
             flip_step(&r1, 0.0, &budgets, prefer, Some(3)),
-            Some((1, 3)),
+            Some(t(1, 3)),
             "16f (ladder before variant) -> 32f-b (32f is right and not lower than 32f-b)"
         );
         let r2 = [1.0, 1.0, 0.0, 1.0, 1.0];
-        assert_eq!(flip_step(&r2, 0.0, &budgets, prefer, Some(3)), Some((1, 2)));
+        assert_eq!(
+            flip_step(&r2, 0.0, &budgets, prefer, Some(3)),
+            Some(t(1, 2))
+        );
         // A δ-regression that spans budgets has no adjacent step.
         assert_eq!(
             flip_step(&[60.0, 55.0, 45.0], 10.0, &[1.0, 2.0, 3.0], |_| 2, None),

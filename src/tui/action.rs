@@ -34,8 +34,9 @@ pub enum Action {
     PrevItem,
     /// The next item of the queue still to do (not done, skipped or flagged).
     NextTodo,
-    NextPair,
-    PrevPair,
+    /// The next harmful transition of the item (wrapping); `PrevTransition` the previous.
+    NextTransition,
+    PrevTransition,
     /// Toggle the taxonomy's pathway at this index.
     TogglePathway(usize),
     CyclePrimary,
@@ -146,11 +147,15 @@ const NAMED: [(Action, &str, &str); 59] = [
         "next todo: the next item not done, skipped or flagged",
     ),
     (
-        Action::NextPair,
-        "next_pair",
+        Action::NextTransition,
+        "next_transition",
         "next harmful transition of the item",
     ),
-    (Action::PrevPair, "prev_pair", "previous harmful transition"),
+    (
+        Action::PrevTransition,
+        "prev_transition",
+        "previous harmful transition",
+    ),
     (
         Action::CyclePrimary,
         "cycle_primary",
@@ -248,8 +253,16 @@ const NAMED: [(Action, &str, &str); 59] = [
     (Action::Cancel, "cancel", "drop what was typed"),
 ];
 
+/// Former keymap-file names still accepted (not listed by [`Action::names`]), so that keymap
+/// files written for them keep working.
+const ALIASES: [(&str, Action); 2] = [
+    ("next_pair", Action::NextTransition),
+    ("prev_pair", Action::PrevTransition),
+];
+
 impl Action {
-    /// Parses a keymap-file name: `mark_done`, `toggle_pathway_3` (1-based), ...
+    /// Parses a keymap-file name: `mark_done`, `toggle_pathway_3` (1-based), ..., or a former
+    /// name (`next_pair` for `next_transition`).
     pub fn parse(s: &str) -> Option<Action> {
         if let Some(n) = s.strip_prefix("view_") {
             let n: usize = n.parse().ok()?;
@@ -263,6 +276,7 @@ impl Action {
             .iter()
             .find(|(_, name, _)| *name == s)
             .map(|(a, _, _)| *a)
+            .or_else(|| ALIASES.iter().find(|(name, _)| *name == s).map(|(_, a)| *a))
     }
 
     pub fn names() -> Vec<&'static str> {
@@ -299,5 +313,26 @@ mod tests {
         );
         assert_eq!(Action::parse("toggle_pathway_0"), None);
         assert_eq!(Action::parse("jump"), None);
+    }
+
+    #[test]
+    fn the_former_pair_names_are_aliases_and_the_listing_shows_the_new_ones() {
+        assert_eq!(
+            Action::parse("next_transition"),
+            Some(Action::NextTransition)
+        );
+        assert_eq!(
+            Action::parse("prev_transition"),
+            Some(Action::PrevTransition)
+        );
+        assert_eq!(Action::parse("next_pair"), Action::parse("next_transition"));
+        assert_eq!(Action::parse("prev_pair"), Action::parse("prev_transition"));
+        let names = Action::names();
+        assert!(names.contains(&"next_transition") && names.contains(&"prev_transition"));
+        assert!(!names.contains(&"next_pair") && !names.contains(&"prev_pair"));
+        // An alias never shadows a name of its own.
+        for (alias, _) in ALIASES {
+            assert!(NAMED.iter().all(|(_, name, _)| *name != alias), "{alias}");
+        }
     }
 }

@@ -117,14 +117,14 @@ fn draw_timeline(
     let cursor = app.current_frame(info);
     let mut lines = Vec::new();
     for (c, cf) in info.configs.iter().enumerate() {
-        if only_pair && info.pair.is_some_and(|(a, b)| c != a && c != b) {
+        if only_pair && info.pair.is_some_and(|t| c != t.lower && c != t.higher) {
             continue;
         }
         let mut cells: Vec<(char, Style)> = vec![('·', DIM); width];
-        let role = info.pair.and_then(|(a, b)| {
-            if c == a {
+        let role = info.pair.and_then(|t| {
+            if c == t.lower {
                 Some(true)
-            } else if c == b {
+            } else if c == t.higher {
                 Some(false)
             } else {
                 None
@@ -207,8 +207,8 @@ fn draw_timeline(
             Span::styled(format!(" {}", s(&text)), DIM),
         ]));
     }
-    if let Some((a, b)) = info.pair {
-        let (lo, hi) = (&info.configs[a], &info.configs[b]);
+    if let Some(pair) = info.pair {
+        let (lo, hi) = (&info.configs[pair.lower], &info.configs[pair.higher]);
         let t = &info.transition;
         lines.push(Line::from(vec![
             Span::raw(format!("{} → {}: ", s(&lo.name), s(&hi.name))),

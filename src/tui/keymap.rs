@@ -265,8 +265,8 @@ impl Keymap {
             b(Item, ch('k'), PrevItem, None),
             b(Item, code(KeyCode::Up), PrevItem, None),
             b(Item, code(KeyCode::Tab), NextTodo, None),
-            b(Item, ch(']'), NextPair, Some("transition")),
-            b(Item, ch('['), PrevPair, None),
+            b(Item, ch(']'), NextTransition, Some("transition")),
+            b(Item, ch('['), PrevTransition, None),
             b(Item, ch('h'), FramePrev, None),
             b(Item, code(KeyCode::Left), FramePrev, None),
             b(Item, ch('l'), FrameNext, None),
@@ -580,6 +580,18 @@ mod tests {
         assert!(
             err.contains("k.json: bindings[0].action: unknown action \"fly\""),
             "{err}"
+        );
+        // The list of actions in the message has the current names; a former one still binds.
+        assert!(
+            err.contains("next_transition") && !err.contains("next_pair"),
+            "{err}"
+        );
+        let old = r#"{"bindings": [{"context": "item", "key": "n", "action": "next_pair"}]}"#;
+        km.apply_overrides(old, Path::new("k.json"))
+            .expect("an alias");
+        assert_eq!(
+            km.lookup(Context::Item, Key::char('n')),
+            Some(Action::NextTransition)
         );
     }
 

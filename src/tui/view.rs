@@ -15,6 +15,7 @@ use super::research::View;
 use super::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, highlighted, panes, s};
 use crate::core::analysis::Metrics;
 use crate::core::audit::Status;
+use crate::core::queue::HarmfulTransition;
 use crate::core::workspace::search::match_positions;
 
 /// The smallest terminal the layout is designed for.
@@ -180,7 +181,7 @@ fn trajectory(
     x: &Metrics,
     row: usize,
     k: usize,
-    mark: Option<(usize, usize)>,
+    mark: Option<HarmfulTransition>,
 ) -> Vec<Span<'static>> {
     let mut out = Vec::with_capacity(k);
     for c in 0..k {
@@ -200,7 +201,7 @@ fn trajectory(
             }
         };
         let style = match mark {
-            Some((a, b)) if c == a || c == b => style.add_modifier(Modifier::REVERSED),
+            Some(t) if c == t.lower || c == t.higher => style.add_modifier(Modifier::REVERSED),
             _ => style,
         };
         out.push(Span::styled(glyph, style));
@@ -618,7 +619,11 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             rec.map_or(Status::Todo, |x| x.status).as_str()
         )),
     ];
-    if let Some((a, b)) = pair {
+    if let Some(HarmfulTransition {
+        lower: a,
+        higher: b,
+    }) = pair
+    {
         title.push(Span::raw("   transition "));
         title.push(Span::styled(
             s(&names[a]),
@@ -770,7 +775,11 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         // The audited pair: a marker and bold, the background colour only as an extra.
         let mut row_style = Style::new();
         let mut marker = " ";
-        if let Some((a, b)) = pair {
+        if let Some(HarmfulTransition {
+            lower: a,
+            higher: b,
+        }) = pair
+        {
             if c == a {
                 row_style = Style::new()
                     .bg(Color::Rgb(0, 60, 0))
@@ -822,7 +831,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     // Fewer rows than configurations: the window that holds the audited pair.
     let fit_rows = (traj_area.height as usize).saturating_sub(2).max(1);
     let first = match pair {
-        Some((a, b)) if k > fit_rows => (b + 1).saturating_sub(fit_rows).min(a),
+        Some(t) if k > fit_rows => (t.higher + 1).saturating_sub(fit_rows).min(t.lower),
         _ => 0,
     }
     .min(k.saturating_sub(fit_rows));
@@ -861,7 +870,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     f.render_widget(table, traj_area);
 
     let blind_line = match (&blind, pair) {
-        (Some(z), Some((_, b))) => {
+        (Some(z), Some(HarmfulTransition { higher: b, .. })) => {
             let wrong = m
                 .text(
                     m.cell_pred_norm

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::Interval;
 use super::grid::{GridJson, ModelGrid};
 use super::mcq::Omitted;
+use super::pairs::HarmfulTransition;
 use crate::core::matrix::ResponseMatrix;
 
 /// A configuration picked on an open-ended grid (the best fixed one, or the top).
@@ -106,9 +107,10 @@ pub fn population_std(xs: &[f64]) -> f64 {
     (xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n).sqrt()
 }
 
-/// Whether a row regresses by more than δ between `a` and `b` of some pair.
-pub fn regresses(row: &[f64], pairs: &[(usize, usize)], delta: f64) -> bool {
-    pairs.iter().any(|&(a, b)| row[a] - row[b] > delta)
+/// Whether a row regresses by more than δ from `lower` to `higher` of some pair, that is,
+/// whether one of the candidate `pairs` is a harmful transition of the row.
+pub fn regresses(row: &[f64], pairs: &[HarmfulTransition], delta: f64) -> bool {
+    pairs.iter().any(|p| row[p.lower] - row[p.higher] > delta)
 }
 
 /// The measures of one model's open-ended grid (docs/measures.md §5) at drop δ = `delta`.
@@ -136,9 +138,9 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid, delta: f64) -> OpenMetrics {
     let best = (0..k).fold(0, |b, i| if mean[i] > mean[b] { i } else { b });
     let oracle_mean = max_sum / n as f64;
 
-    let top_pairs: Vec<(usize, usize)> = (0..k)
+    let top_pairs: Vec<HarmfulTransition> = (0..k)
         .filter(|&a| g.lower(a, top))
-        .map(|a| (a, top))
+        .map(|a| HarmfulTransition::new(a, top))
         .collect();
     let mut items = OpenItems {
         s: Vec::new(),

@@ -21,6 +21,24 @@ pub const MAX_LISTED_PAIRS: usize = 1000;
 /// reported; above it they are `null` in the report, with an `omitted` note.
 pub const MAX_MATRIX_CONFIGS: usize = 1000;
 
+/// A harmful transition of an item: right at grid column `lower`, wrong at the higher budget
+/// `higher` (docs/measures.md §3.5); for an open-ended item, better by more than δ at `lower`
+/// than at `higher` (a δ-regression pair, §5). Ordered by `lower`, then `higher`: grid order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HarmfulTransition {
+    /// The grid column of the lower comparison budget, where the item was right.
+    pub lower: usize,
+    /// The grid column of the higher comparison budget, where the item was wrong.
+    pub higher: usize,
+}
+
+impl HarmfulTransition {
+    /// The transition from grid column `lower` to grid column `higher`.
+    pub const fn new(lower: usize, higher: usize) -> Self {
+        HarmfulTransition { lower, higher }
+    }
+}
+
 /// The columns of a grid in comparison-budget order (ties in grid order), in runs of equal
 /// budgets, and the stretches of grid order along which budgets do not decrease.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -159,7 +177,7 @@ impl BudgetOrder {
     /// of non-decreasing budgets the columns above `b(a)` are a suffix, and a minimum tree
     /// over `s` finds the next regressing column of a suffix in O(log K), so the list costs
     /// O((K + cap) log K) however many pairs there are.
-    pub fn list(&self, s: &[f64], delta: f64, cap: usize) -> Vec<(usize, usize)> {
+    pub fn list(&self, s: &[f64], delta: f64, cap: usize) -> Vec<HarmfulTransition> {
         let k = s.len();
         let mut out = Vec::new();
         if cap == 0 || k < 2 {
@@ -173,7 +191,7 @@ impl BudgetOrder {
                 let above = self.budgets[lo..hi].partition_point(|&x| x <= self.budgets[a]);
                 let mut from = lo + above;
                 while let Some(b) = tree.first(from, hi, &regresses) {
-                    out.push((a, b));
+                    out.push(HarmfulTransition::new(a, b));
                     if out.len() == cap {
                         return out;
                     }
@@ -236,13 +254,13 @@ mod tests {
     use proptest::prelude::*;
 
     /// Every pair of the definition, as the code before this module built them.
-    fn brute(budgets: &[f64], s: &[f64], delta: f64) -> Vec<(usize, usize)> {
+    fn brute(budgets: &[f64], s: &[f64], delta: f64) -> Vec<HarmfulTransition> {
         let k = budgets.len();
         let mut v = Vec::new();
         for a in 0..k {
             for b in 0..k {
                 if budgets[a] < budgets[b] && s[a] - s[b] > delta {
-                    v.push((a, b));
+                    v.push(HarmfulTransition::new(a, b));
                 }
             }
         }
@@ -343,7 +361,7 @@ mod tests {
         assert_eq!(order.count_regressions(&y, 0.0), harmful);
         let listed = order.list(&y, 0.0, MAX_LISTED_PAIRS);
         assert_eq!(listed.len(), MAX_LISTED_PAIRS);
-        assert_eq!(listed[0], (0, k as usize / 2));
-        assert_eq!(listed[999], (0, k as usize / 2 + 999));
+        assert_eq!(listed[0], HarmfulTransition::new(0, k as usize / 2));
+        assert_eq!(listed[999], HarmfulTransition::new(0, k as usize / 2 + 999));
     }
 }

@@ -16,7 +16,7 @@ use crate::core::analysis::Report;
 use crate::core::audit::{AuditRecord, UnitKey};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::ResponseMatrix;
-use crate::core::queue::QueueRow;
+use crate::core::queue::{HarmfulTransition, QueueRow};
 use crate::core::text::sanitize;
 
 /// The annotator's name: `--annotator`, else `FRAMEAUDIT_ANNOTATOR`, else the login name.
@@ -145,7 +145,9 @@ pub fn stale_records<'a>(
             let col = |name: &str| names.iter().position(|n| n == name);
             // Listed or not: the queue lists only the first MAX_LISTED_PAIRS of a unit.
             match (col(&rec.from), col(&rec.to)) {
-                (Some(a), Some(b)) => crate::core::queue::is_harmful_pair(report, q, a, b),
+                (Some(a), Some(b)) => {
+                    crate::core::queue::is_harmful_pair(report, q, HarmfulTransition::new(a, b))
+                }
                 _ => false,
             }
         });

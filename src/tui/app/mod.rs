@@ -20,7 +20,7 @@ use crate::core::analysis::mcq::Class;
 use crate::core::analysis::{Metrics, Report};
 use crate::core::audit::{AuditRecord, Status, UnitKey, now_rfc3339};
 use crate::core::dataset::Dataset;
-use crate::core::queue::QueueRow;
+use crate::core::queue::{HarmfulTransition, QueueRow};
 use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
 use crate::core::workspace::OtherAudit;
@@ -38,8 +38,8 @@ pub struct Row {
     pub q: QueueRow,
 }
 
-/// A row's listed harmful transitions, as grid columns (lower, higher).
-pub type Pairs = Arc<Vec<(usize, usize)>>;
+/// A row's listed harmful transitions, as grid columns.
+pub type Pairs = Arc<Vec<HarmfulTransition>>;
 
 /// A frame in a slot of cells (width, height): one drawable form is made per slot size.
 pub type Slot = (crate::core::frames::FrameKey, u16, u16);
@@ -265,7 +265,7 @@ pub struct FrameInfo {
     pub num_frames: Option<u64>,
     pub fps: Option<f64>,
     pub configs: Vec<ConfigFrames>,
-    pub pair: Option<(usize, usize)>,
+    pub pair: Option<HarmfulTransition>,
     pub transition: crate::core::sampling::Transition,
     pub panel_config: Option<usize>,
 }
@@ -474,22 +474,25 @@ impl App {
         for (i, from, to) in recorded {
             let names = self.config_names(i);
             let col = |name: &str| names.iter().position(|n| *n == name);
-            if let (Some(a), Some(b)) = (col(&from), col(&to))
-                && crate::core::queue::is_harmful_pair(&self.report, &self.rows[i].q, a, b)
+            let t = col(&from)
+                .zip(col(&to))
+                .map(|(a, b)| HarmfulTransition::new(a, b));
+            if let Some(t) = t
+                && crate::core::queue::is_harmful_pair(&self.report, &self.rows[i].q, t)
             {
-                self.add_listed_pair(i, (a, b));
+                self.add_listed_pair(i, t);
             }
         }
     }
 
-    /// Adds `p` to row `i`'s listed transitions, if it is not there yet.
-    fn add_listed_pair(&mut self, i: usize, p: (usize, usize)) {
-        if self.pairs(i).contains(&p) {
+    /// Adds `t` to row `i`'s listed transitions, if it is not there yet.
+    fn add_listed_pair(&mut self, i: usize, t: HarmfulTransition) {
+        if self.pairs(i).contains(&t) {
             return;
         }
         let mut listed = (*self.pairs(i)).clone();
-        listed.push(p);
-        self.rows[i].q.pairs = Some(Box::new(listed));
+        listed.push(t);
+        self.rows[i].q.transitions = Some(Box::new(listed));
         self.pairs_cache.replace(None);
     }
 
@@ -652,7 +655,7 @@ impl App {
             .map(|&r| r as usize)
     }
 
-    /// Row `i`'s harmful transitions as grid columns (lower, higher): the first
+    /// Row `i`'s harmful transitions as grid columns: the first
     /// MAX_LISTED_PAIRS in grid order, listed when asked for (the last row's are kept).
     pub fn pairs(&self, i: usize) -> Pairs {
         if let Some((row, p)) = &*self.pairs_cache.borrow()
@@ -661,7 +664,7 @@ impl App {
             return p.clone();
         }
         let q = &self.rows[i].q;
-        let listed = match &q.pairs {
+        let listed = match &q.transitions {
             Some(p) => (**p).clone(),
             None => crate::core::queue::list_pairs(&self.report, q),
         };
@@ -797,7 +800,7 @@ impl App {
             let names = self.config_names(i);
             pairs
                 .iter()
-                .position(|&(a, b)| names[a] == rec.from && names[b] == rec.to)
+                .position(|t| names[t.lower] == rec.from && names[t.higher] == rec.to)
         });
         recorded
             .or_else(|| {
@@ -820,7 +823,7 @@ impl App {
                 let names = self.config_names(i);
                 self.pairs(i)
                     .iter()
-                    .position(|&(a, b)| names[a] == *from && names[b] == *to)
+                    .position(|t| names[t.lower] == *from && names[t.higher] == *to)
             });
         selected.unwrap_or_else(|| self.pair_of_record(i))
     }
@@ -887,15 +890,16 @@ impl App {
             .collect();
         let pair = self.pairs(i).get(self.pair).copied();
         let transition = match pair {
-            Some((a, b)) => {
-                crate::core::sampling::transition(&configs[a].frames, &configs[b].frames)
-            }
+            Some(t) => crate::core::sampling::transition(
+                &configs[t.lower].frames,
+                &configs[t.higher].frames,
+            ),
             None => crate::core::sampling::transition(&[], &[]),
         };
         let panel_config = self
             .frame_panel
             .config
-            .or(pair.map(|p| p.1))
+            .or(pair.map(|t| t.higher))
             .filter(|&c| c < k);
         FrameInfo {
             video: meta.and_then(|m| m.video.clone()),
@@ -920,13 +924,13 @@ impl App {
             }
         };
         match (self.frame_panel.subset, info.pair, info.panel_config) {
-            (Subset::Dropped, Some((a, _)), _) => info
+            (Subset::Dropped, Some(HarmfulTransition { lower: a, .. }), _) => info
                 .transition
                 .dropped
                 .iter()
                 .map(|&x| entry(a, x))
                 .collect(),
-            (Subset::Added, Some((_, b)), _) => {
+            (Subset::Added, Some(HarmfulTransition { higher: b, .. }), _) => {
                 info.transition.added.iter().map(|&x| entry(b, x)).collect()
             }
             (_, _, Some(c)) => info.configs[c]
@@ -1103,7 +1107,14 @@ impl App {
     /// The current record, or a fresh one for the transition under audit.
     fn working_record(&self, i: usize) -> AuditRecord {
         let names = self.config_names(i);
-        let (a, b) = self.pairs(i).get(self.pair).copied().unwrap_or((0, 0));
+        let HarmfulTransition {
+            lower: a,
+            higher: b,
+        } = self
+            .pairs(i)
+            .get(self.pair)
+            .copied()
+            .unwrap_or(HarmfulTransition::new(0, 0));
         let mut rec = self.record(i).cloned().unwrap_or_else(|| AuditRecord {
             key: self.key(i),
             from: String::new(),
@@ -1476,7 +1487,11 @@ impl App {
         } else {
             "added"
         };
-        let Some((a, b)) = info.pair else {
+        let Some(HarmfulTransition {
+            lower: a,
+            higher: b,
+        }) = info.pair
+        else {
             self.notice = Some(Notice {
                 text: format!("no transition under audit: no {what} frame"),
                 error: false,
@@ -1833,11 +1848,11 @@ impl App {
                 self.step(if action == Action::NextItem { 1 } else { -1 });
                 self.open();
             }
-            Action::NextPair | Action::PrevPair => {
+            Action::NextTransition | Action::PrevTransition => {
                 if let Some(i) = self.current() {
                     let n = self.pairs(i).len().max(1);
                     self.frame_panel = FramePanel::default();
-                    self.pair = if action == Action::NextPair {
+                    self.pair = if action == Action::NextTransition {
                         (self.pair + 1) % n
                     } else {
                         (self.pair + n - 1) % n
