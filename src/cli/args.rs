@@ -111,6 +111,66 @@ pub enum Command {
     /// Adjudicate: the units where annotators disagree, each one's record side by side;
     /// the reviewer's records go to an adjudicated audit that names its sources
     Review(ReviewArgs),
+    /// Sampling interventions: plan which frames a re-run gives the model instead
+    Intervene(IntervenArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct IntervenArgs {
+    #[command(subcommand)]
+    pub command: IntervenCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum IntervenCommand {
+    /// For each terminal regression (or audited harmful transition), the frames a re-run of
+    /// the higher budget should use, per strategy, as a JSON plan (docs/intervention.md)
+    Plan(PlanArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub data: DatasetArgs,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+    /// Audit files whose evidence frames `restore-evidence` restores (and whose transitions
+    /// `--targets audited` plans)
+    #[arg(long = "audit", value_name = "FILE")]
+    pub audits: Vec<PathBuf>,
+    /// Strategies to plan, repeatable (default: every one that needs no audit, and
+    /// restore-evidence too when --audit is given)
+    #[arg(long = "strategy", value_enum, value_name = "S")]
+    pub strategies: Vec<PlanStrategy>,
+    /// Which transitions to plan
+    #[arg(long, value_enum, default_value_t = PlanTargets::Terminal)]
+    pub targets: PlanTargets,
+    /// The plan file to write (JSON)
+    #[arg(short, long, value_name = "PLAN")]
+    pub output: PathBuf,
+    /// Replace an existing output (never an audit file, an input, or a dataset with audits)
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanStrategy {
+    /// The higher budget's frames plus the evidence frames annotators marked that it dropped
+    RestoreEvidence,
+    /// The lower budget's frames plus evenly spread others, up to the higher count
+    Nested,
+    /// The higher count drawn with the frame rule of the lower budget's run
+    LowerPolicy,
+    /// The lower budget's frames as they were (the control)
+    Swap,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanTargets {
+    /// Every terminal regression: from the highest right budget below the top, to the top
+    Terminal,
+    /// Every harmful transition an audit record is on
+    Audited,
 }
 
 #[derive(Args, Debug)]

@@ -5,6 +5,7 @@ pub mod audit;
 pub mod audit_agreement;
 pub mod frames;
 pub mod import;
+pub mod intervene;
 pub mod list;
 pub mod plot;
 pub mod report_table;
@@ -456,6 +457,7 @@ pub fn run() -> Result<Next> {
         Some(Command::Audit(a)) => run_audit(a),
         Some(Command::Frames(a)) => frames::run(a),
         Some(Command::Plot(a)) => plot::run(a),
+        Some(Command::Intervene(a)) => intervene::run(a),
     };
     done.map(|()| Next::Exit)
 }

@@ -117,8 +117,23 @@ fn video_facts(meta: &ItemMeta, t: u64) -> VideoFacts {
 /// to the item's `num_frames` (and `fps`) from `items.jsonl`. Never fails: what cannot be
 /// computed is a [`Rule::Unknown`] with no frames.
 pub fn frames_for_cell(ds: &Dataset, cell: u32) -> (Vec<u64>, Rule) {
+    frames_of(ds, cell, None)
+}
+
+/// The frames the rule of cell `cell` (its run's rule, else its configuration's policy)
+/// samples when asked for `n` frames instead of the configuration's own budget: what the
+/// same harness would have given the model at another budget. The cell's own `frame_idx`
+/// says nothing of another budget, so it is not used; a rule whose count does not come
+/// from a budget (a rate) is a [`Rule::Unknown`].
+pub fn frames_at_budget(ds: &Dataset, cell: u32, n: u64) -> (Vec<u64>, Rule) {
+    frames_of(ds, cell, Some(n))
+}
+
+fn frames_of(ds: &Dataset, cell: u32, budget: Option<u64>) -> (Vec<u64>, Rule) {
     let m = &ds.matrix;
-    if let Some(idx) = m.frame_idx(cell) {
+    if budget.is_none()
+        && let Some(idx) = m.frame_idx(cell)
+    {
         return (idx.to_vec(), Rule::Cell);
     }
     let unknown = |reason: &str| (Vec::new(), Rule::Unknown(reason.to_owned()));
@@ -194,16 +209,31 @@ pub fn frames_for_cell(ds: &Dataset, cell: u32) -> (Vec<u64>, Rule) {
     let facts = video_facts(meta, t);
     let (result, rule) = match chosen {
         Chosen::Run(r, rule) => {
+            let r = match budget.map(|n| r.with_budget(n)) {
+                None => r,
+                Some(Ok(r)) => r,
+                Some(Err(e)) => return unknown(&e),
+            };
             if r.needs_fps() && meta.fps.is_none() {
                 return unknown("the item has no fps in items.jsonl, which its frame rule needs");
             }
             (r.indices(&facts), rule)
         }
         Chosen::Policy(p, rule) => {
-            if matches!(p, Policy::Fps { .. }) && meta.fps.is_none() {
-                return unknown("the item has no fps in items.jsonl, which policy fps needs");
+            if matches!(p, Policy::Fps { .. }) {
+                if budget.is_some() {
+                    return unknown(
+                        "policy fps takes a frame every so many: its count follows from the video's length, not from a budget",
+                    );
+                }
+                if meta.fps.is_none() {
+                    return unknown("the item has no fps in items.jsonl, which policy fps needs");
+                }
             }
-            (indices(&p, t, config.frames, meta.fps), rule)
+            (
+                indices(&p, t, budget.unwrap_or(config.frames), meta.fps),
+                rule,
+            )
         }
     };
     match result {
@@ -317,6 +347,22 @@ mod tests {
         assert_eq!(
             frames_for_cell(&ds, u32::MAX),
             unknown("the cell does not exist")
+        );
+    }
+
+    #[test]
+    fn a_cells_rule_at_another_budget() {
+        let (_dir, ds) = tiny_dataset();
+        let at = |item, config, n| frames_at_budget(&ds, find_cell(&ds, item, config), n);
+        assert_eq!(at("v", "8f-int", 4).0, interior(100, 4));
+        assert_eq!(at("v", "4f", 8).0, crate::core::sampling::linspace(100, 8));
+        // A recorded cell's own frames say nothing of another budget: its policy is used.
+        assert_eq!(at("v", "own", 2).0, vec![0, 99]);
+        let (none, why) = at("v", "1fps", 16);
+        assert!(none.is_empty());
+        assert!(
+            matches!(&why, Rule::Unknown(w) if w.contains("not from a budget")),
+            "{why:?}"
         );
     }
 

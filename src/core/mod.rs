@@ -14,6 +14,7 @@ pub mod figures;
 pub mod frames;
 pub mod fsread;
 pub mod import;
+pub mod intervene;
 pub mod load;
 pub mod matrix;
 pub mod output;

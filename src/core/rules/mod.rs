@@ -197,6 +197,27 @@ impl FrameRule {
         }
     }
 
+    /// The same rule asked for `n` frames instead of its own budget; an error when the
+    /// rule's count does not come from a budget (a rate: `fps`, qwen_vl_utils' fps mode).
+    pub fn with_budget(&self, n: u64) -> Result<FrameRule, String> {
+        let mut r = self.clone();
+        match &mut r {
+            FrameRule::Policy { policy, .. } if policy == "fps" => Err(
+                "policy fps takes a frame every so many: its count follows from the video's length, not from a budget".into(),
+            ),
+            FrameRule::QwenFps { .. } => Err(
+                "qwen_vl_utils' fps mode takes frames a second: its count follows from the video's length, not from a budget".into(),
+            ),
+            FrameRule::Policy { n: b, .. }
+            | FrameRule::QwenNframes { n: b, .. }
+            | FrameRule::LlavaStride { n: b, .. }
+            | FrameRule::GetIndex { n: b, .. } => {
+                *b = n;
+                Ok(r)
+            }
+        }
+    }
+
     /// The frame indices the rule samples from `video`, in the order the harness asks the
     /// reader for them (duplicates kept where the harness repeats a frame). An error names the
     /// condition under which the harness itself fails.

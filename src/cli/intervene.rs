@@ -1,0 +1,98 @@
+//! `frameaudit intervene plan`: the frames a re-run should give the model, per strategy
+//! (docs/intervention.md).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use anyhow::{Context as _, Result};
+
+use super::args::{IntervenArgs, IntervenCommand, PlanArgs, PlanStrategy, PlanTargets};
+use crate::core::analysis;
+use crate::core::audit::read_audit;
+use crate::core::intervene::{Strategy, Targets, gather, plan};
+
+/// Runs an `intervene` subcommand.
+pub fn run(args: &IntervenArgs) -> Result<()> {
+    match &args.command {
+        IntervenCommand::Plan(a) => run_plan(a),
+    }
+}
+
+fn run_plan(args: &PlanArgs) -> Result<()> {
+    let data = super::dataset_path(&args.data);
+    let mut inputs = vec![data.as_path()];
+    inputs.extend(args.audits.iter().map(|p| p.as_path()));
+    super::check_output(&args.output, &inputs, args.force)?;
+    let mut replays = Vec::new();
+    for path in &args.audits {
+        let r = read_audit(path)
+            .with_context(|| format!("cannot read the audit {}", path.display()))?;
+        replays.push(r);
+    }
+    let strategies: Vec<Strategy> = if args.strategies.is_empty() {
+        Strategy::ALL
+            .into_iter()
+            .filter(|s| *s != Strategy::RestoreEvidence || !replays.is_empty())
+            .collect()
+    } else {
+        let mut v: Vec<Strategy> = args
+            .strategies
+            .iter()
+            .map(|s| match s {
+                PlanStrategy::RestoreEvidence => Strategy::RestoreEvidence,
+                PlanStrategy::Nested => Strategy::Nested,
+                PlanStrategy::LowerPolicy => Strategy::LowerPolicy,
+                PlanStrategy::Swap => Strategy::Swap,
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let targets = match args.targets {
+        PlanTargets::Terminal => Targets::Terminal,
+        PlanTargets::Audited => Targets::Audited,
+    };
+    if replays.is_empty()
+        && (targets == Targets::Audited || strategies.contains(&Strategy::RestoreEvidence))
+    {
+        return Err(super::select::fail(
+            "restore-evidence and --targets audited read the annotators' records: give --audit FILE (repeatable)",
+        ));
+    }
+    let ds = super::load(&args.data)?;
+    let m = &ds.matrix;
+    let mut params = args.analysis.params(false);
+    params.bootstrap_b = 0;
+    params.sweep = false;
+    params.cascade_stages = Some(Vec::new());
+    super::select::check_analysis(m, &params)?;
+    let report = analysis::run(m, &params, None);
+    let protocol = m
+        .protocols
+        .get(&params.primary)
+        .with_context(|| format!("the dataset has no protocol {:?}", params.primary))?;
+    let audits = gather(
+        replays
+            .iter()
+            .map(|r| (r.header.annotator.as_str(), &r.records)),
+    );
+    let p = plan(&ds, &report, protocol, targets, &strategies, &audits);
+    let mut text = serde_json::to_string_pretty(&p)?;
+    text.push('\n');
+    super::write_atomically(&args.output, |w| w.write_all(text.as_bytes()))?;
+    let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for e in &p.entries {
+        per.entry(e.strategy).or_default().0 += 1;
+    }
+    for s in &p.skipped {
+        per.entry(s.strategy).or_default().1 += 1;
+    }
+    let mut err = std::io::stderr().lock();
+    for s in &p.strategies {
+        let (planned, skipped) = per.get(s).copied().unwrap_or_default();
+        writeln!(err, "{s}: {planned} planned, {skipped} skipped")?;
+    }
+    writeln!(err, "plan written to {}", args.output.display())?;
+    Ok(())
+}

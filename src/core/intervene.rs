@@ -1,0 +1,560 @@
+//! Sampling intervention plans (docs/intervention.md): for each terminal regression, or each
+//! audited harmful transition, the frames a re-run of the higher budget should give the
+//! model instead, by one of four strategies, and why. A plan is made only from frames that
+//! are recorded or reproduced; a transition whose frames are assumed or unknown is listed as
+//! skipped with the reason, never planned from a guess.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::core::analysis::Report;
+use crate::core::analysis::pairs::HarmfulTransition;
+use crate::core::audit::{AuditRecord, UnitKey};
+use crate::core::cell_frames::{Rule, frames_at_budget, frames_for_cell};
+use crate::core::dataset::Dataset;
+use crate::core::matrix::Task;
+use crate::core::queue::{
+    QueueKind, QueueRow, audited_transition, is_harmful_pair, queue_unlisted,
+};
+use crate::core::rules::Provenance;
+use crate::core::sampling::{frame_set, transition};
+
+/// The plan file's schema string.
+pub const SCHEMA: &str = "frameaudit/plan@1";
+
+/// How the planned frames are chosen (docs/intervention.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Strategy {
+    /// The higher budget's own frames plus the evidence frames annotators marked that it
+    /// dropped (needs an audit).
+    RestoreEvidence,
+    /// The lower budget's frames plus evenly spread others, up to the higher budget's count.
+    Nested,
+    /// The higher budget's count drawn with the rule of the lower budget's run.
+    LowerPolicy,
+    /// The lower budget's frames as they were: the control.
+    Swap,
+}
+
+impl Strategy {
+    /// Every strategy, in the order plans list them.
+    pub const ALL: [Strategy; 4] = [
+        Strategy::RestoreEvidence,
+        Strategy::Nested,
+        Strategy::LowerPolicy,
+        Strategy::Swap,
+    ];
+
+    /// The strategy's name on the command line and in a plan.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::RestoreEvidence => "restore-evidence",
+            Strategy::Nested => "nested",
+            Strategy::LowerPolicy => "lower-policy",
+            Strategy::Swap => "swap",
+        }
+    }
+
+    /// The strategy of a name.
+    pub fn parse(s: &str) -> Option<Strategy> {
+        Strategy::ALL.into_iter().find(|x| x.name() == s)
+    }
+}
+
+/// Which transitions get a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Targets {
+    /// Every terminal regression of the primary protocol: from the highest-budget
+    /// configuration below the top that is right, to the top.
+    Terminal,
+    /// Every harmful transition an audit record is on (its `from` and `to`).
+    Audited,
+}
+
+/// Provenance of the two frame sets a plan entry starts from.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FrameSources {
+    /// How the lower budget's frames are known (`recorded` or `reproduced`), and the rule.
+    pub lower: String,
+    /// How the higher budget's frames are known, and the rule.
+    pub higher: String,
+}
+
+/// One planned re-run of a (model, benchmark, item) at the higher configuration.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PlanEntry {
+    /// The unit: model, benchmark and item, as in the cells.
+    pub model: String,
+    /// The item's benchmark.
+    pub benchmark: String,
+    /// The item's id.
+    pub item_id: String,
+    /// The configuration re-run (the transition's higher budget).
+    pub config: String,
+    /// The transition's lower configuration, where the item was right.
+    pub lower: String,
+    /// The video the harness opens, as `items.jsonl` names it.
+    pub video: String,
+    /// Frames of the video (`items.jsonl`), when known: every index is below it.
+    pub num_frames: Option<u64>,
+    /// The frame indices to give the model, in the order to decode them.
+    pub indices: Vec<u64>,
+    /// The strategy's name ([`Strategy::name`]).
+    pub strategy: &'static str,
+    /// Why these frames: the strategy's rule as applied here, and its evidence.
+    pub why: String,
+    /// How many frames the higher configuration sampled (distinct).
+    pub higher_frames: usize,
+    /// How many the lower configuration sampled (distinct).
+    pub lower_frames: usize,
+    /// `restore-evidence`: the evidence frames restored (the plan has this many more frames
+    /// than the higher budget).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub restored: Vec<u64>,
+    /// How the frames planned from are known.
+    pub sources: FrameSources,
+}
+
+/// A transition with no plan for a strategy, and why.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Skipped {
+    /// The unit, as in [`PlanEntry`].
+    pub model: String,
+    /// The item's benchmark.
+    pub benchmark: String,
+    /// The item's id.
+    pub item_id: String,
+    /// The configuration that would have been re-run.
+    pub config: String,
+    /// The transition's lower configuration.
+    pub lower: String,
+    /// The strategy not planned.
+    pub strategy: &'static str,
+    /// Why not.
+    pub why: String,
+}
+
+/// A plan: what to re-run with which frames, and what could not be planned.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Plan {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// The dataset's name.
+    pub dataset: String,
+    /// The protocol whose transitions are planned.
+    pub protocol: String,
+    /// `terminal` or `audited`.
+    pub targets: &'static str,
+    /// The strategies asked for, in plan order.
+    pub strategies: Vec<&'static str>,
+    /// One per (transition, strategy) planned.
+    pub entries: Vec<PlanEntry>,
+    /// One per (transition, strategy) not planned, with why.
+    pub skipped: Vec<Skipped>,
+}
+
+/// What the audits say of one harmful transition of a unit: the evidence frames marked on
+/// it, by whom.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Audited {
+    /// The transition's configurations, lower then higher.
+    pub from: String,
+    /// The higher configuration.
+    pub to: String,
+    /// Every frame an annotator marked as evidence on it (sorted, distinct).
+    pub evidence: Vec<u64>,
+    /// The annotators whose records are on it.
+    pub annotators: Vec<String>,
+}
+
+/// The audits' records by unit and transition: each annotator's record adds its evidence
+/// frames to its transition's.
+pub fn gather<'a>(
+    audits: impl IntoIterator<Item = (&'a str, &'a BTreeMap<UnitKey, AuditRecord>)>,
+) -> BTreeMap<UnitKey, Vec<Audited>> {
+    let mut out: BTreeMap<UnitKey, Vec<Audited>> = BTreeMap::new();
+    for (annotator, records) in audits {
+        for (key, rec) in records {
+            let on = out.entry(key.clone()).or_default();
+            let at = match on.iter().position(|a| a.from == rec.from && a.to == rec.to) {
+                Some(p) => p,
+                None => {
+                    on.push(Audited {
+                        from: rec.from.clone(),
+                        to: rec.to.clone(),
+                        ..Audited::default()
+                    });
+                    on.len() - 1
+                }
+            };
+            let a = &mut on[at];
+            a.evidence = frame_set(
+                a.evidence
+                    .iter()
+                    .chain(&rec.evidence_frames)
+                    .copied()
+                    .collect(),
+            );
+            if !a.annotators.iter().any(|x| x == annotator) {
+                a.annotators.push(annotator.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// A transition to plan: the queue row of its unit and its grid columns.
+struct Target<'a> {
+    row: &'a QueueRow,
+    t: HarmfulTransition,
+}
+
+/// An audited transition that cannot be planned: (unit, from, to, why).
+type Unplanned = (UnitKey, String, String, String);
+
+/// The transitions to plan, in queue order, with those an audit names that are no harmful
+/// transition of this data (as `why`, for the skipped list).
+fn targets<'a>(
+    ds: &Dataset,
+    report: &Report,
+    rows: &'a [QueueRow],
+    which: Targets,
+    audits: &BTreeMap<UnitKey, Vec<Audited>>,
+) -> (Vec<Target<'a>>, Vec<Unplanned>) {
+    let mut out = Vec::new();
+    let mut unplanned = Vec::new();
+    let mut found = std::collections::BTreeSet::new();
+    // Recovery is of multiple-choice items (docs/measures.md §11).
+    for row in rows.iter().filter(|r| r.task == Task::Mcq) {
+        let mg = &report.analyses[row.analysis as usize].grids.models[row.model_index as usize];
+        let g = &mg.grid;
+        match which {
+            Targets::Terminal => {
+                let (Some(top), Some(step)) = (g.top, audited_transition(report, row)) else {
+                    continue;
+                };
+                if row.terminal {
+                    out.push(Target {
+                        row,
+                        t: HarmfulTransition::new(step.lower, top),
+                    });
+                }
+            }
+            Targets::Audited => {
+                let key = unit_key(ds, row);
+                let Some(on) = audits.get(&key) else {
+                    continue;
+                };
+                found.insert(key.clone());
+                let col = |name: &str| (0..g.k()).find(|&c| &*g.names[c] == name);
+                for a in on {
+                    match (col(&a.from), col(&a.to)) {
+                        (Some(lo), Some(hi))
+                            if is_harmful_pair(report, row, HarmfulTransition::new(lo, hi)) =>
+                        {
+                            out.push(Target {
+                                row,
+                                t: HarmfulTransition::new(lo, hi),
+                            });
+                        }
+                        _ => unplanned.push((
+                            key.clone(),
+                            a.from.clone(),
+                            a.to.clone(),
+                            "the audited transition is not a harmful transition of this data"
+                                .into(),
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    for (key, on) in audits {
+        if which == Targets::Audited && !found.contains(key) {
+            for a in on {
+                unplanned.push((
+                    key.clone(),
+                    a.from.clone(),
+                    a.to.clone(),
+                    "the audited unit has no harmful transition in this data".into(),
+                ));
+            }
+        }
+    }
+    (out, unplanned)
+}
+
+fn unit_key(ds: &Dataset, row: &QueueRow) -> UnitKey {
+    let m = &ds.matrix;
+    let item = m.item(row.item);
+    UnitKey::new(
+        m.models.name(row.model),
+        m.benchmarks.name(item.benchmark),
+        &*item.id,
+    )
+}
+
+/// Frames of a cell usable for a plan: distinct and sorted, with where they come from, or
+/// why they cannot be used (assumed or unknown frames are not evidence).
+fn known_frames(ds: &Dataset, cell: u32, what: &str) -> Result<(Vec<u64>, String), String> {
+    let (frames, rule) = frames_for_cell(ds, cell);
+    match rule.provenance() {
+        Some(p @ (Provenance::Recorded | Provenance::Reproduced)) => {
+            Ok((frame_set(frames), format!("{} ({})", p.name(), rule.name())))
+        }
+        Some(Provenance::Assumed) => Err(format!(
+            "the {what} budget's frames are assumed ({}), not recorded or reproduced",
+            rule.name()
+        )),
+        None => Err(match rule {
+            Rule::Unknown(why) => format!("the {what} budget's frames are not known: {why}"),
+            other => format!(
+                "the {what} budget's frames are not known ({})",
+                other.name()
+            ),
+        }),
+    }
+}
+
+/// `m` frames of `0..t` not in `taken` (sorted), spread evenly: the middle of each of `m`
+/// equal shares of the candidates, in time order.
+pub fn spread(t: u64, taken: &[u64], m: usize) -> Vec<u64> {
+    let candidates: Vec<u64> = (0..t).filter(|x| taken.binary_search(x).is_err()).collect();
+    let c = candidates.len();
+    if m == 0 || c == 0 {
+        return Vec::new();
+    }
+    (0..m.min(c))
+        .map(|j| candidates[((2 * j + 1) * c) / (2 * m.min(c))])
+        .collect()
+}
+
+/// Makes the plan of `strategies` for the transitions `which` names, in the primary
+/// protocol of `report` (its audit queue). `audits` are the audits given ([`gather`]),
+/// used by `restore-evidence` and `audited`.
+pub fn plan(
+    ds: &Dataset,
+    report: &Report,
+    protocol: u32,
+    which: Targets,
+    strategies: &[Strategy],
+    audits: &BTreeMap<UnitKey, Vec<Audited>>,
+) -> Plan {
+    let m = &ds.matrix;
+    let kind = match which {
+        Targets::Terminal => QueueKind::Terminal,
+        Targets::Audited => QueueKind::Harmful,
+    };
+    let rows = queue_unlisted(report, protocol, kind);
+    let (targets, unplanned) = targets(ds, report, &rows, which, audits);
+    let mut entries = Vec::new();
+    let mut skipped = Vec::new();
+    for (key, from, to, why) in unplanned {
+        for &s in strategies {
+            skipped.push(Skipped {
+                model: key.model.clone(),
+                benchmark: key.benchmark.clone(),
+                item_id: key.item_id.clone(),
+                config: to.clone(),
+                lower: from.clone(),
+                strategy: s.name(),
+                why: why.clone(),
+            });
+        }
+    }
+    for target in &targets {
+        let row = target.row;
+        let mg = &report.analyses[row.analysis as usize].grids.models[row.model_index as usize];
+        let k = mg.grid.k();
+        let cell = |c: usize| mg.cells[row.row as usize * k + c];
+        let key = unit_key(ds, row);
+        let (lo_cell, hi_cell) = (cell(target.t.lower), cell(target.t.higher));
+        let lower = m
+            .config(m.cell_config.get(lo_cell as usize))
+            .name
+            .to_string();
+        let higher = m
+            .config(m.cell_config.get(hi_cell as usize))
+            .name
+            .to_string();
+        let meta = ds.items[row.item as usize].as_ref();
+        let video = meta.and_then(|x| x.video.clone());
+        let num_frames = meta.and_then(|x| x.num_frames);
+        let on = audits.get(&key).map_or(&[][..], Vec::as_slice);
+        for &s in strategies {
+            let skip = |why: String| Skipped {
+                model: key.model.clone(),
+                benchmark: key.benchmark.clone(),
+                item_id: key.item_id.clone(),
+                config: higher.clone(),
+                lower: lower.clone(),
+                strategy: s.name(),
+                why,
+            };
+            let planned = (|| -> Result<PlanEntry, String> {
+                let video = video
+                    .clone()
+                    .ok_or("the item has no video in items.jsonl")?;
+                let (lo, lo_src) = known_frames(ds, lo_cell, "lower")?;
+                let (hi, hi_src) = known_frames(ds, hi_cell, "higher")?;
+                let mut restored = Vec::new();
+                let (indices, why) = match s {
+                    Strategy::Swap => (
+                        lo.clone(),
+                        format!("control: the {} frames of {lower} as they were", lo.len()),
+                    ),
+                    Strategy::Nested => {
+                        let t = num_frames.ok_or(
+                            "the item has no num_frames in items.jsonl, which spreading the added frames needs",
+                        )?;
+                        if hi.len() <= lo.len() {
+                            return Err(format!(
+                                "{higher} samples {} distinct frames, no more than the {} of {lower}",
+                                hi.len(),
+                                lo.len()
+                            ));
+                        }
+                        let added = spread(t, &lo, hi.len() - lo.len());
+                        let n_added = added.len();
+                        let mut all = lo.clone();
+                        all.extend(added);
+                        let all = frame_set(all);
+                        (
+                            all,
+                            format!(
+                                "the {} frames of {lower} kept, {n_added} more spread evenly over the video: {higher}'s count made a superset of {lower}",
+                                lo.len()
+                            ),
+                        )
+                    }
+                    Strategy::LowerPolicy => {
+                        let (idx, rule) = frames_at_budget(ds, lo_cell, hi.len() as u64);
+                        if let Rule::Unknown(why) = &rule {
+                            return Err(format!(
+                                "the rule of {lower} cannot be asked for {} frames: {why}",
+                                hi.len()
+                            ));
+                        }
+                        if rule.provenance() == Some(Provenance::Assumed) {
+                            return Err(format!(
+                                "the rule of {lower} is assumed ({})",
+                                rule.name()
+                            ));
+                        }
+                        (
+                            idx,
+                            format!(
+                                "{} frames (the count of {higher}) drawn with the rule of {lower}: {}",
+                                hi.len(),
+                                rule.name()
+                            ),
+                        )
+                    }
+                    Strategy::RestoreEvidence => {
+                        if on.is_empty() {
+                            return Err("no audit record for this unit (give --audit)".into());
+                        }
+                        let a = on
+                            .iter()
+                            .find(|a| a.from == lower && a.to == higher)
+                            .ok_or("the audit records of this unit are on other transitions")?;
+                        let dropped = transition(&lo, &hi).dropped;
+                        restored = a
+                            .evidence
+                            .iter()
+                            .copied()
+                            .filter(|f| dropped.binary_search(f).is_ok())
+                            .collect();
+                        if restored.is_empty() {
+                            return Err(format!(
+                                "no evidence frame marked that {higher} dropped ({} evidence frame(s) marked)",
+                                a.evidence.len()
+                            ));
+                        }
+                        let mut all = hi.clone();
+                        all.extend(&restored);
+                        (
+                            frame_set(all),
+                            format!(
+                                "the {} frames of {higher} plus {} evidence frame(s) of {lower} it dropped, marked by {}: the budget grows by {}",
+                                hi.len(),
+                                restored.len(),
+                                a.annotators.join(", "),
+                                restored.len()
+                            ),
+                        )
+                    }
+                };
+                if let (Some(t), Some(&last)) = (num_frames, indices.iter().max())
+                    && last >= t
+                {
+                    return Err(format!(
+                        "frame {last} is past the video's {t} frames (items.jsonl num_frames)"
+                    ));
+                }
+                Ok(PlanEntry {
+                    model: key.model.clone(),
+                    benchmark: key.benchmark.clone(),
+                    item_id: key.item_id.clone(),
+                    config: higher.clone(),
+                    lower: lower.clone(),
+                    video,
+                    num_frames,
+                    indices,
+                    strategy: s.name(),
+                    why,
+                    higher_frames: hi.len(),
+                    lower_frames: lo.len(),
+                    restored: std::mem::take(&mut restored),
+                    sources: FrameSources {
+                        lower: lo_src,
+                        higher: hi_src,
+                    },
+                })
+            })();
+            match planned {
+                Ok(e) => entries.push(e),
+                Err(why) => skipped.push(skip(why)),
+            }
+        }
+    }
+    Plan {
+        schema: SCHEMA,
+        dataset: ds.name.clone(),
+        protocol: m.protocols.name(protocol).to_string(),
+        targets: match which {
+            Targets::Terminal => "terminal",
+            Targets::Audited => "audited",
+        },
+        strategies: strategies.iter().map(|s| s.name()).collect(),
+        entries,
+        skipped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_takes_the_middle_of_equal_shares_of_the_free_frames() {
+        assert_eq!(spread(10, &[], 2), vec![2, 7]);
+        assert_eq!(spread(10, &[0, 9], 2), vec![2, 6]);
+        // More wanted than free: every free frame once.
+        assert_eq!(spread(4, &[1, 2], 5), vec![0, 3]);
+        assert_eq!(spread(4, &[0, 1, 2, 3], 1), Vec::<u64>::new());
+        let s = spread(1000, &[10, 500], 8);
+        assert_eq!(s.len(), 8);
+        assert!(s.windows(2).all(|w| w[0] < w[1]));
+        assert!(s.iter().all(|x| *x < 1000 && *x != 10 && *x != 500));
+    }
+
+    #[test]
+    fn strategies_round_trip_their_names() {
+        for s in Strategy::ALL {
+            assert_eq!(Strategy::parse(s.name()), Some(s));
+        }
+        assert_eq!(Strategy::parse("restore"), None);
+    }
+}

@@ -1,0 +1,387 @@
+//! `frameaudit intervene plan` through the binary: on the demo, and on lmms-eval runs written
+//! by the harness's own code, where the planned frames are checked against the frames each
+//! run really decoded (`fixtures/harness-runs/truth.jsonl`), not against frameaudit's rules.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::{frameaudit, stderr};
+use frameaudit::core::audit::{AuditHeader, AuditRecord, Status, UnitKey};
+use frameaudit::core::sampling::linspace;
+use frameaudit::core::workspace::session::Session;
+use serde_json::Value;
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Runs `intervene plan` and reads the plan it wrote.
+fn plan(args: &[&str], out: &Path) -> Value {
+    let mut all = vec!["intervene", "plan"];
+    all.extend(args);
+    let out_s = s(out);
+    all.extend(["-o", &out_s]);
+    let o = frameaudit(&all);
+    assert!(o.status.success(), "{all:?}\n{}", stderr(&o));
+    common::read_json(out)
+}
+
+fn u64s(v: &Value) -> Vec<u64> {
+    serde_json::from_value(v.clone()).expect("indices")
+}
+
+fn set(v: &[u64]) -> Vec<u64> {
+    v.iter()
+        .copied()
+        .collect::<BTreeSet<u64>>()
+        .into_iter()
+        .collect()
+}
+
+fn by_strategy(p: &Value) -> BTreeMap<String, Vec<Value>> {
+    let mut out: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for e in p["entries"].as_array().expect("entries") {
+        out.entry(e["strategy"].as_str().expect("strategy").into())
+            .or_default()
+            .push(e.clone());
+    }
+    out
+}
+
+#[test]
+fn the_demo_gets_a_plan_per_strategy_for_each_terminal_regression() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let demo = common::repo().join("fixtures/demo");
+    let p = plan(&[&s(&demo)], &tmp.path().join("plan.json"));
+    assert_eq!(p["schema"], "frameaudit/plan@1");
+    assert_eq!(p["targets"], "terminal");
+    assert_eq!(
+        p["strategies"],
+        serde_json::json!(["nested", "lower-policy", "swap"]),
+        "restore-evidence needs an audit"
+    );
+    // Every terminal regression of the per-benchmark grids is planned or skipped, once per
+    // strategy: counted from the report, not from the plan.
+    let o = frameaudit(&["report", &s(&demo), "--json", "--boot", "0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).expect("report");
+    let terminal: u64 = report["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .filter(|a| a["protocol"] == "main" && a["scope"] != "ALL" && a["task"] == "mcq")
+        .flat_map(|a| a["models"].as_object().expect("models").values())
+        .map(|m| m["terminal_regressions"].as_u64().expect("count"))
+        .sum();
+    assert!(terminal > 10, "{terminal}");
+    let skipped = p["skipped"].as_array().expect("skipped");
+    let strategies = by_strategy(&p);
+    for (name, entries) in &strategies {
+        let n_skipped = skipped.iter().filter(|x| x["strategy"] == *name).count();
+        assert_eq!(entries.len() + n_skipped, terminal as usize, "{name}");
+    }
+    // Only a text-only lower budget (no frames to plan from) is skipped on the demo.
+    for x in skipped {
+        assert_eq!(x["lower"], "textonly", "{x}");
+        assert!(x["why"].as_str().expect("why").contains("text-only"), "{x}");
+    }
+    // The demo's configurations are linspace over 64-frame clips, so each strategy's frames
+    // can be computed here from the definitions in docs/intervention.md.
+    let frames_of = |config: &str| -> Vec<u64> {
+        let n: u64 = config
+            .trim_end_matches('f')
+            .parse()
+            .expect("a frame budget");
+        set(&linspace(64, n))
+    };
+    for (name, entries) in &strategies {
+        for e in entries {
+            let (lo, hi) = (
+                frames_of(e["lower"].as_str().expect("lower")),
+                frames_of(e["config"].as_str().expect("config")),
+            );
+            assert_eq!(e["config"], "64f", "the top is re-run: {e}");
+            let idx = u64s(&e["indices"]);
+            assert!(idx.iter().all(|&i| i < 64), "{e}");
+            assert_eq!(e["num_frames"], 64);
+            assert_eq!(e["lower_frames"].as_u64(), Some(lo.len() as u64));
+            assert_eq!(e["higher_frames"].as_u64(), Some(hi.len() as u64));
+            assert_eq!(
+                e["sources"]["lower"]
+                    .as_str()
+                    .map(|x| x.starts_with("reproduced")),
+                Some(true),
+                "{e}"
+            );
+            match name.as_str() {
+                "swap" => assert_eq!(idx, lo, "{e}"),
+                "lower-policy" => assert_eq!(idx, linspace(64, hi.len() as u64), "{e}"),
+                "nested" => {
+                    assert_eq!(idx.len(), hi.len(), "{e}");
+                    assert!(
+                        lo.iter().all(|f| idx.contains(f)),
+                        "a superset of the lower: {e}"
+                    );
+                }
+                other => panic!("unexpected strategy {other}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_plan_refuses_to_overwrite_and_asks_for_an_audit_where_one_is_needed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let demo = s(&common::repo().join("fixtures/demo"));
+    let out = tmp.path().join("plan.json");
+    std::fs::write(&out, "keep me").expect("write");
+    let o = frameaudit(&["intervene", "plan", &demo, "-o", &s(&out)]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).expect("read"), "keep me");
+    let o = frameaudit(&[
+        "intervene",
+        "plan",
+        &demo,
+        "--strategy",
+        "restore-evidence",
+        "-o",
+        &s(&out),
+        "--force",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--audit"), "{}", stderr(&o));
+}
+
+/// What the harness decoded for each (benchmark, item key, configuration) of one model's
+/// runs `max_frames_num=N` (configuration `Nf`), with the video's frame count.
+fn truth(model: &str) -> BTreeMap<(String, String, String), (Vec<u64>, u64)> {
+    let base = common::repo().join("fixtures/harness-runs");
+    let mut out = BTreeMap::new();
+    for line in std::fs::read_to_string(base.join("truth.jsonl"))
+        .expect("truth")
+        .lines()
+    {
+        let t: Value = serde_json::from_str(line).expect("json");
+        if t["model"] != model {
+            continue;
+        }
+        let Some(n) = t["run"]
+            .as_str()
+            .and_then(|r| r.strip_prefix("max_frames_num="))
+        else {
+            continue;
+        };
+        // MVBench items are named by their number.
+        let key = match &t["item_key"] {
+            Value::String(k) => k.clone(),
+            other => other.to_string(),
+        };
+        let entry = (
+            u64s(&t["frames"]),
+            t["num_frames"].as_u64().expect("num_frames"),
+        );
+        let bench = t["benchmark"].as_str().expect("benchmark").to_string();
+        out.insert((bench.clone(), key.clone(), format!("{n}f")), entry.clone());
+        out.insert(
+            (bench, format!("{key}#{}", t["doc_id"]), format!("{n}f")),
+            entry,
+        );
+    }
+    out
+}
+
+const LLAVA: &str = "lmms-lab__LLaVA-NeXT-Video-7B";
+
+/// The lmms-eval runs of LLaVA-NeXT-Video at 8, 16, 32 and 64 frames, imported as one
+/// dataset.
+fn llava_dataset(dir: &Path) -> PathBuf {
+    let base = common::repo().join("fixtures/harness-runs");
+    let logs = base.join("lmms-eval-0.7.3/logs").join(LLAVA);
+    let truth_runs: Vec<String> = std::fs::read_to_string(base.join("truth.jsonl"))
+        .expect("truth")
+        .lines()
+        .filter_map(|l| {
+            let t: Value = serde_json::from_str(l).ok()?;
+            (t["model"] == LLAVA && t["run"].as_str()?.starts_with("max_frames_num="))
+                .then(|| t["samples_file"].as_str().map(str::to_owned))?
+        })
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .map(|f| s(&base.join(f)))
+        .collect();
+    assert!(truth_runs.iter().all(|f| f.starts_with(&s(&logs))));
+    let ds = dir.join("llava");
+    let (videos, docs) = (s(&base.join("videos")), s(&base.join("docs")));
+    let mut args: Vec<&str> = vec!["import", "lmms-eval"];
+    args.extend(truth_runs.iter().map(String::as_str));
+    let out = s(&ds);
+    args.extend(["--videos", &videos, "--docs", &docs, "-o", &out]);
+    let o = frameaudit(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    ds
+}
+
+#[test]
+fn plans_on_harness_runs_start_from_the_frames_the_harness_decoded() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = llava_dataset(tmp.path());
+    let truth = truth(LLAVA);
+    let p = plan(&[&s(&ds)], &tmp.path().join("plan.json"));
+    let strategies = by_strategy(&p);
+    assert!(strategies.values().all(|v| !v.is_empty()), "{p}");
+    let mut checked = 0;
+    for (name, entries) in &strategies {
+        for e in entries {
+            let at = |config: &Value| {
+                let k = (
+                    e["benchmark"].as_str().expect("b").to_string(),
+                    e["item_id"].as_str().expect("id").to_string(),
+                    config.as_str().expect("config").to_string(),
+                );
+                truth
+                    .get(&k)
+                    .cloned()
+                    .unwrap_or_else(|| panic!("no truth for {k:?}"))
+            };
+            let ((lo, t), (hi, _)) = (at(&e["lower"]), at(&e["config"]));
+            let (lo, hi) = (set(&lo), set(&hi));
+            let idx = u64s(&e["indices"]);
+            assert_eq!(e["num_frames"].as_u64(), Some(t), "{e}");
+            assert!(idx.iter().all(|&i| i < t), "inside the video: {e}");
+            assert_eq!(e["higher_frames"].as_u64(), Some(hi.len() as u64), "{e}");
+            assert_eq!(e["lower_frames"].as_u64(), Some(lo.len() as u64), "{e}");
+            match name.as_str() {
+                "swap" => assert_eq!(idx, lo, "{e}"),
+                "nested" => {
+                    assert_eq!(idx.len(), hi.len(), "{e}");
+                    assert!(lo.iter().all(|f| idx.contains(f)), "{e}");
+                }
+                // LLaVA's rule asked for the higher count: as many frames, from its stride.
+                "lower-policy" => assert!(!idx.is_empty() && idx.len() <= hi.len(), "{e}"),
+                other => panic!("unexpected strategy {other}"),
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "{checked}");
+    // A nested plan needs more frames at the higher budget: the runs where LLaVA's stride
+    // gives 32f and 64f the same frames say so.
+    for x in p["skipped"].as_array().expect("skipped") {
+        assert_eq!(x["strategy"], "nested", "{x}");
+        assert!(
+            x["why"].as_str().expect("why").contains("no more than"),
+            "{x}"
+        );
+    }
+}
+
+#[test]
+fn restore_evidence_adds_the_marked_frames_the_higher_budget_dropped() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = llava_dataset(tmp.path());
+    let truth = truth(LLAVA);
+    let p = plan(
+        &[&s(&ds), "--strategy", "swap"],
+        &tmp.path().join("swap.json"),
+    );
+    // Mark evidence on the first two planned transitions: one frame the higher budget
+    // dropped and one it kept (only the first is restored); a third record marks only a kept
+    // frame, so it is skipped.
+    let entries = p["entries"].as_array().expect("entries");
+    let mut marked = Vec::new();
+    for e in entries {
+        let k = |c: &str| {
+            (
+                e["benchmark"].as_str().expect("b").to_string(),
+                e["item_id"].as_str().expect("id").to_string(),
+                e[c].as_str().expect("c").to_string(),
+            )
+        };
+        let (lo, hi) = (set(&truth[&k("lower")].0), set(&truth[&k("config")].0));
+        let dropped: Vec<u64> = lo.iter().copied().filter(|f| !hi.contains(f)).collect();
+        if let (Some(&d), Some(&kept)) = (dropped.first(), hi.first()) {
+            marked.push((e.clone(), d, kept, hi));
+        }
+        if marked.len() == 3 {
+            break;
+        }
+    }
+    assert_eq!(
+        marked.len(),
+        3,
+        "transitions whose higher budget drops a frame"
+    );
+    let audit = tmp.path().join("ann.audit.jsonl");
+    {
+        let header = AuditHeader {
+            dataset_name: "llava".into(),
+            fingerprint: "sha256:00".into(),
+            annotator: "ann".into(),
+            taxonomy_id: "evidence-pathways".into(),
+            taxonomy_version: 1,
+            created_at: "2026-12-02T00:00:00Z".into(),
+            adjudicates: Vec::new(),
+        };
+        let mut session = Session::open(&audit, &header, || {}).expect("audit");
+        for (n, (e, dropped, kept, _)) in marked.iter().enumerate() {
+            let key = UnitKey::new(
+                e["model"].as_str().expect("m"),
+                e["benchmark"].as_str().expect("b"),
+                e["item_id"].as_str().expect("id"),
+            );
+            let mut rec = AuditRecord::blank(
+                key,
+                e["lower"].as_str().expect("lower"),
+                e["config"].as_str().expect("config"),
+                "",
+            );
+            rec.status = Status::Done;
+            rec.pathways = vec!["key_frame_dropped".into()];
+            rec.evidence_frames = if n < 2 {
+                vec![*dropped, *kept]
+            } else {
+                vec![*kept]
+            };
+            rec.evidence_frames.sort_unstable();
+            session.apply(rec, "2026-12-02T00:00:01Z");
+        }
+        assert!(session.wait_saved(Duration::from_secs(5)));
+    }
+    let p = plan(
+        &[
+            &s(&ds),
+            "--strategy",
+            "restore-evidence",
+            "--targets",
+            "audited",
+            "--audit",
+            &s(&audit),
+        ],
+        &tmp.path().join("restore.json"),
+    );
+    let entries = p["entries"].as_array().expect("entries");
+    assert_eq!(entries.len(), 2, "{p}");
+    for (e, (m, dropped, _, hi)) in entries.iter().zip(&marked) {
+        assert_eq!(e["item_id"], m["item_id"]);
+        assert_eq!(u64s(&e["restored"]), vec![*dropped]);
+        let mut want = hi.clone();
+        want.push(*dropped);
+        assert_eq!(u64s(&e["indices"]), set(&want), "{e}");
+        assert!(
+            e["why"].as_str().expect("why").contains("marked by ann"),
+            "{e}"
+        );
+    }
+    let skipped = p["skipped"].as_array().expect("skipped");
+    assert_eq!(skipped.len(), 1, "{p}");
+    assert!(
+        skipped[0]["why"]
+            .as_str()
+            .expect("why")
+            .contains("no evidence frame marked")
+    );
+}
