@@ -132,6 +132,45 @@ fn the_demo_gets_a_plan_per_strategy_for_each_terminal_regression() {
     }
 }
 
+/// The recorder steers by video: within one (model, configuration, strategy), a pass holds
+/// one frame set per video, and other frame sets for that video are other passes.
+#[test]
+fn entries_that_share_a_video_with_other_frames_go_to_other_passes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let demo = common::repo().join("fixtures/demo");
+    let p = plan(&[&s(&demo)], &tmp.path().join("plan.json"));
+    let mut runs: BTreeMap<(String, String, String, String, u64), Vec<u64>> = BTreeMap::new();
+    let mut sets: BTreeMap<(String, String, String, String), BTreeSet<Vec<u64>>> = BTreeMap::new();
+    for e in p["entries"].as_array().expect("entries") {
+        let key = |f: &str| e[f].as_str().expect(f).to_string();
+        let run = (key("model"), key("config"), key("strategy"), key("video"));
+        let idx = u64s(&e["indices"]);
+        let pass = e["pass"].as_u64().expect("pass");
+        let at = (
+            run.0.clone(),
+            run.1.clone(),
+            run.2.clone(),
+            run.3.clone(),
+            pass,
+        );
+        if let Some(before) = runs.insert(at, idx.clone()) {
+            assert_eq!(before, idx, "one frame set per video in a pass: {e}");
+        }
+        sets.entry(run).or_default().insert(idx);
+    }
+    for (run, distinct) in &sets {
+        let passes = runs
+            .keys()
+            .filter(|k| (&k.0, &k.1, &k.2, &k.3) == (&run.0, &run.1, &run.2, &run.3))
+            .count();
+        assert_eq!(passes, distinct.len(), "{run:?}");
+    }
+    assert!(
+        sets.values().any(|d| d.len() > 1),
+        "the demo has clips whose questions are planned with other frames"
+    );
+}
+
 #[test]
 fn a_plan_refuses_to_overwrite_and_asks_for_an_audit_where_one_is_needed() {
     let tmp = tempfile::tempdir().expect("tmp");

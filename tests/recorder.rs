@@ -85,11 +85,23 @@ impl Setup {
     /// `pythonpath` after the recorder's own entry. Returns the output and the
     /// recorder's pid.
     fn record(&self, log: &Path, command: &[&str], pythonpath: &[&Path]) -> (Output, u32) {
+        self.record_with(log, &[], command, pythonpath)
+    }
+
+    /// [`Setup::record`] with recorder options before `--` (`--plan`...).
+    fn record_with(
+        &self,
+        log: &Path,
+        options: &[&str],
+        command: &[&str],
+        pythonpath: &[&Path],
+    ) -> (Output, u32) {
         let mut entries = vec![repo().join("assets/python")];
         entries.extend(pythonpath.iter().map(|p| p.to_path_buf()));
         let child = Command::new("python3")
             .args(["-m", "frameaudit_record", "--log"])
             .arg(log)
+            .args(options)
             .arg("--")
             .args(command)
             .current_dir(&self.root)
@@ -340,6 +352,119 @@ fn a_command_that_reads_no_video_imports_nothing_and_keeps_its_output_and_status
         .collect();
     assert_eq!(kinds, ["run", "start", "end", "run", "end"], "{lines:#?}");
     assert_eq!(lines[4]["status"], 7);
+}
+
+/// A plan steers decord's get_batch for the videos it names in the run given, and the log
+/// says what the harness asked and what it got; other videos, other readers, other runs and
+/// other passes are left alone; a plan that does not apply starts nothing.
+#[test]
+fn a_plan_hands_the_harness_the_planned_frames_and_logs_both() {
+    let Some(s) = Setup::new("the recorder's plan test", &["decord"]) else {
+        return;
+    };
+    s.write(
+        "plan.json",
+        r#"{"schema": "frameaudit/plan@1", "entries": [
+ {"model": "org/m", "config": "64f", "video": "v.mp4", "indices": [3, 4, 5, 29], "strategy": "nested", "pass": 0},
+ {"model": "org/m", "config": "64f", "video": "v", "indices": [7], "strategy": "nested", "pass": 1},
+ {"model": "org/m", "config": "64f", "video": "w.mp4", "indices": [1], "strategy": "swap", "pass": 0},
+ {"model": "org/m", "config": "32f", "video": "v.mp4", "indices": [9], "strategy": "nested", "pass": 0}]}"#,
+    );
+    s.write(
+        "h.py",
+        "import decord
+vr = decord.VideoReader('v.mp4')
+print(vr.get_batch([0, 5, 10]).shape)
+print(vr[2].shape)
+",
+    );
+    let log = s.path("frames.jsonl");
+    let plan = s.path("plan.json").display().to_string();
+    let (out, _) = s.record_with(
+        &log,
+        &[
+            "--plan",
+            &plan,
+            "--run",
+            "org/m/64f",
+            "--strategy",
+            "nested",
+        ],
+        &["python3", "h.py"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // The harness got the plan's four frames, not the three it asked for.
+    assert_eq!(text(&out.stdout), "(4, 48, 64, 3)\n(48, 64, 3)\n");
+    let err = text(&out.stderr);
+    assert!(err.contains("steering 1 video(s) of org/m/64f"), "{err}");
+    assert!(err.contains("pass 0 of 2"), "{err}");
+    let lines = log_lines(&log);
+    assert_eq!(lines[0]["plan"]["run"], "org/m/64f", "{}", lines[0]);
+    assert_eq!(lines[0]["plan"]["strategy"], "nested");
+    let decodes = events(&lines, "decode");
+    assert_eq!(decodes.len(), 2, "{decodes:#?}");
+    check_decode(decodes[0], "decord", &s.video(), &[3, 4, 5, 29]);
+    assert_eq!(decodes[0]["planned"], true);
+    assert_eq!(decodes[0]["asked"], serde_json::json!([0, 5, 10]));
+    assert_eq!(decodes[0]["pass"], 0);
+    // vr[i] is not steered: logged as asked.
+    check_decode(decodes[1], "decord", &s.video(), &[2]);
+    assert!(decodes[1].get("planned").is_none(), "{}", decodes[1]);
+
+    // Pass 1 of the same run plans frame 7 for the same video.
+    let log1 = s.path("pass1.jsonl");
+    let (out, _) = s.record_with(
+        &log1,
+        &[
+            "--plan",
+            &plan,
+            "--run",
+            "org/m/64f",
+            "--strategy",
+            "nested",
+            "--pass",
+            "1",
+        ],
+        &["python3", "h.py"],
+        &[],
+    );
+    assert_eq!(
+        text(&out.stdout),
+        "(1, 48, 64, 3)\n(48, 64, 3)\n",
+        "{out:?}"
+    );
+    check_decode(
+        events(&log_lines(&log1), "decode")[0],
+        "decord",
+        &s.video(),
+        &[7],
+    );
+
+    // Refused before the command runs: two strategies and none chosen, a run the plan
+    // does not have, --plan without --run.
+    for (options, says) in [
+        (
+            vec!["--plan", plan.as_str(), "--run", "org/m/64f"],
+            "give --strategy",
+        ),
+        (
+            vec!["--plan", plan.as_str(), "--run", "org/m/8f"],
+            "no entry for org/m/8f",
+        ),
+        (vec!["--plan", plan.as_str()], "--plan needs --run"),
+    ] {
+        let log = s.path("refused.jsonl");
+        let (out, _) = s.record_with(&log, &options, &["python3", "h.py"], &[]);
+        assert_eq!(out.status.code(), Some(2), "{options:?}: {out:?}");
+        assert!(
+            text(&out.stderr).contains(says),
+            "{options:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), "", "the command did not run");
+        assert!(!log.exists(), "nothing logged");
+    }
 }
 
 #[test]
@@ -751,7 +876,8 @@ fn usage_and_errors() {
     let help = run(&["--help"]);
     assert_eq!(help.status.code(), Some(0));
     assert!(
-        text(&help.stdout).starts_with("usage: python3 -m frameaudit_record --log FILE -- COMMAND")
+        text(&help.stdout)
+            .starts_with("usage: python3 -m frameaudit_record --log FILE [--plan PLAN")
     );
     let out = run(&["--log", "f.jsonl", "python3", "x.py"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
@@ -771,6 +897,17 @@ fn usage_and_errors() {
         (
             &["--frobnicate", "--", "true"],
             "unknown option --frobnicate",
+        ),
+        (
+            &["--log", "f.jsonl", "--run", "m/8f", "--", "true"],
+            "--run, --strategy and --pass go with --plan PLAN",
+        ),
+        (
+            &[
+                "--log", "f.jsonl", "--plan", "p.json", "--run", "m/8f", "--pass", "x", "--",
+                "true",
+            ],
+            "--pass is a number",
         ),
     ];
     let argvs =

@@ -114,6 +114,10 @@ pub struct PlanEntry {
     pub restored: Vec<u64>,
     /// How the frames planned from are known.
     pub sources: FrameSources,
+    /// The harness run this entry belongs to, for one (model, config, strategy): a
+    /// recorder steers by video, so two entries naming one video with other frames (two
+    /// questions on one clip) go to different passes, each one run of the harness.
+    pub pass: u32,
 }
 
 /// A transition with no plan for a strategy, and why.
@@ -317,6 +321,29 @@ fn known_frames(ds: &Dataset, cell: u32, what: &str) -> Result<(Vec<u64>, String
     }
 }
 
+/// Numbers the passes: within one (model, config, strategy), the distinct frame sets planned
+/// for one video, in plan order (entries with the same frames share a pass).
+fn assign_passes(entries: &mut [PlanEntry]) {
+    let mut sets: BTreeMap<(String, String, &'static str, String), Vec<Vec<u64>>> = BTreeMap::new();
+    for e in entries.iter_mut() {
+        let key = (
+            e.model.clone(),
+            e.config.clone(),
+            e.strategy,
+            e.video.clone(),
+        );
+        let known = sets.entry(key).or_default();
+        let at = match known.iter().position(|x| *x == e.indices) {
+            Some(p) => p,
+            None => {
+                known.push(e.indices.clone());
+                known.len() - 1
+            }
+        };
+        e.pass = at as u32;
+    }
+}
+
 /// `m` frames of `0..t` not in `taken` (sorted), spread evenly: the middle of each of `m`
 /// equal shares of the candidates, in time order.
 pub fn spread(t: u64, taken: &[u64], m: usize) -> Vec<u64> {
@@ -511,6 +538,7 @@ pub fn plan(
                         lower: lo_src,
                         higher: hi_src,
                     },
+                    pass: 0,
                 })
             })();
             match planned {
@@ -519,6 +547,7 @@ pub fn plan(
             }
         }
     }
+    assign_passes(&mut entries);
     Plan {
         schema: SCHEMA,
         dataset: ds.name.clone(),

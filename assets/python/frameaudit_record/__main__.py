@@ -1,14 +1,15 @@
-"""python3 -m frameaudit_record --log FILE -- COMMAND [ARGS...]"""
+"""python3 -m frameaudit_record --log FILE [--plan PLAN --run MODEL/CONFIG] -- COMMAND [ARGS...]"""
 
 import os
 import signal
 import subprocess
 import sys
 
-from . import RECORDER, _log
+from . import RECORDER, _log, _plan
 
 USAGE = """\
-usage: python3 -m frameaudit_record --log FILE -- COMMAND [ARGS...]
+usage: python3 -m frameaudit_record --log FILE [--plan PLAN --run MODEL/CONFIG
+           [--strategy S] [--pass N]] -- COMMAND [ARGS...]
 
 Runs COMMAND (an evaluation harness: python3 -m lmms_eval ..., accelerate launch ...,
 torchrun ..., python run.py ... for VLMEvalKit) and logs, for every video decode in
@@ -16,9 +17,14 @@ every Python process it starts, which frame indices were read. The log is JSON L
 appended to FILE; frameaudit imports it. COMMAND's output and exit status are its own.
 
 options:
-  --log FILE   the frames log to append to (created if absent)
-  -h, --help   show this help and exit
-  --version    show the recorder's version and exit
+  --log FILE         the frames log to append to (created if absent)
+  --plan PLAN        a plan of `frameaudit intervene plan`: the videos it names for the
+                     run are decoded at the planned frames instead (decord get_batch)
+  --run MODEL/CONFIG the plan's run this command is (its model and configuration)
+  --strategy S       the plan's strategy, when it has several for the run
+  --pass N           the plan's pass (default 0; docs/intervention.md)
+  -h, --help         show this help and exit
+  --version          show the recorder's version and exit
 
 Run it with this package on PYTHONPATH:
   PYTHONPATH=<frameaudit>/assets/python python3 -m frameaudit_record --log frames.jsonl \\
@@ -34,13 +40,14 @@ class UsageError(Exception):
 
 
 def parse(argv):
-    """-> (log, command), or None for --help/--version (already printed)."""
+    """-> (log, command, plan), plan a dict or None; or None for --help/--version."""
     if "--" in argv:
         split = argv.index("--")
         options, command = argv[:split], argv[split + 1 :]
     else:
         options, command = argv, None
-    log = None
+    values = {"log": None, "plan": None, "run": None, "strategy": None, "pass": None}
+    metavar = {"log": "FILE", "plan": "PLAN", "run": "MODEL/CONFIG", "strategy": "S", "pass": "N"}
     i = 0
     while i < len(options):
         arg = options[i]
@@ -50,28 +57,41 @@ def parse(argv):
         if arg == "--version":
             sys.stdout.write(RECORDER + "\n")
             return None
-        if arg == "--log" or arg.startswith("--log="):
-            if arg == "--log":
-                if i + 1 >= len(options):
-                    raise UsageError("--log needs a FILE")
-                log = options[i + 1]
-                i += 1
+        name = arg[2:].split("=", 1)[0] if arg.startswith("--") else None
+        if name in values:
+            if "=" in arg:
+                value = arg.split("=", 1)[1]
             else:
-                log = arg[len("--log=") :]
-            if not log:
-                raise UsageError("--log needs a FILE")
+                if i + 1 >= len(options):
+                    raise UsageError("--%s needs a %s" % (name, metavar[name]))
+                value = options[i + 1]
+                i += 1
+            if not value:
+                raise UsageError("--%s needs a %s" % (name, metavar[name]))
+            values[name] = value
         elif command is None:
             raise UsageError("missing `--` before COMMAND (at %s)" % arg)
         else:
             raise UsageError("unknown option %s" % arg)
         i += 1
-    if log is None:
+    if values["log"] is None:
         raise UsageError("--log FILE is required")
     if command is None:
         raise UsageError("missing `--` before COMMAND")
     if not command:
         raise UsageError("no COMMAND after `--`")
-    return os.path.abspath(log), command
+    plan = None
+    if values["plan"] is not None:
+        if values["run"] is None:
+            raise UsageError("--plan needs --run MODEL/CONFIG: which of the plan's runs this is")
+        try:
+            pass_ = int(values["pass"] or 0)
+        except ValueError:
+            raise UsageError("--pass is a number, found %r" % values["pass"])
+        plan = {"path": values["plan"], "run": values["run"], "strategy": values["strategy"], "pass": pass_}
+    elif values["run"] or values["strategy"] or values["pass"]:
+        raise UsageError("--run, --strategy and --pass go with --plan PLAN")
+    return os.path.abspath(values["log"]), command, plan
 
 
 def child_env(log):
@@ -83,23 +103,47 @@ def child_env(log):
     return env
 
 
-def run(log, command):
+def run(log, command, plan=None):
     """Runs COMMAND; returns the recorder's exit status (COMMAND's own)."""
     cwd = os.getcwd()
-    recording = _log.write(
-        {
-            "schema": _log.SCHEMA,
-            "event": "run",
-            "command": command,
-            "cwd": cwd,
-            "at": _log.now(),
-            "recorder": RECORDER,
-        },
-        path=log,
-        quiet=True,
-    )
+    strategy = None
+    if plan is not None:
+        # Checked before the command runs: a plan that does not apply is no run at all.
+        try:
+            videos, summary = _plan.select(plan["path"], plan["run"], plan["strategy"], plan["pass"])
+        except _plan.PlanError as err:
+            sys.stderr.write("frameaudit_record: %s\n" % err)
+            return 2
+        strategy = next(iter(videos.values()))[1]
+        sys.stderr.write("frameaudit_record: %s\n" % summary)
+        sys.stderr.flush()
+    line = {
+        "schema": _log.SCHEMA,
+        "event": "run",
+        "command": command,
+        "cwd": cwd,
+        "at": _log.now(),
+        "recorder": RECORDER,
+    }
+    if plan is not None:
+        line["plan"] = {
+            "path": os.path.abspath(plan["path"]),
+            "run": plan["run"],
+            "strategy": strategy,
+            "pass": plan["pass"],
+        }
+    recording = _log.write(line, path=log, quiet=True)
     if recording:
         env = child_env(log)
+        if plan is not None:
+            _plan.child_env(env, plan["path"], plan["run"], strategy, plan["pass"])
+    elif plan is not None:
+        # A planned run without its log would give the model frames nobody could trace.
+        sys.stderr.write(
+            "frameaudit_record: cannot write the frames log %s (%s); a run with a plan is "
+            "not started without it\n" % (log, _log.last_error())
+        )
+        return 2
     else:
         sys.stderr.write(
             "frameaudit_record: warning: cannot write the frames log %s (%s); "

@@ -71,6 +71,8 @@ def _decord(module):
                 lambda: original(self, indices, *args, **kwargs),
                 asked=lambda: batch_indices(self, indices),
                 meta=meta(self),
+                video=lambda: self.__dict__.get("_frameaudit_video"),
+                steer=lambda planned: original(self, planned, *args, **kwargs),
             )
 
         return get_batch

@@ -35,6 +35,12 @@ def start():
     try:
         _log.configure(log)
         _start_line()
+        try:
+            from . import _plan
+
+            _plan.load()
+        except Exception as err:
+            _log.warn("the frame plan is not applied in this process (%s)" % err)
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=_forked)
         from . import _readers
@@ -181,7 +187,7 @@ def _patch(module):
 # --- the path of every decode ------------------------------------------------------
 
 
-def through(reader, call, asked=None, taken=None, meta=None):
+def through(reader, call, asked=None, taken=None, meta=None, video=None, steer=None):
     """Runs one decode and logs it.  Every wrapped reader calls this.
 
     reader: the reader's name in the log ("decord", "pyav", ...).
@@ -196,9 +202,10 @@ def through(reader, call, asked=None, taken=None, meta=None):
     Only the outermost wrapped call of a thread records: decord's vr[3] runs
     seek_accurate + next inside, and those are not decodes of their own.
 
-    A frame plan (``--plan``, to come) is looked up here, between ``asked`` and
-    ``call``: the readers that give ``asked`` will take a ``call(indices)`` that
-    decodes the plan's indices instead of the harness's.
+    A frame plan (``--plan``, docs/intervention.md) is looked up here, between ``asked``
+    and ``call``: a reader that can be steered gives ``video()``, the path it opened, and
+    ``steer(indices)``, which decodes other indices than the harness's; a planned video
+    is decoded at the plan's indices, and the log has both.
     """
     depth = getattr(_tls, "depth", 0)
     if depth:
@@ -208,19 +215,38 @@ def through(reader, call, asked=None, taken=None, meta=None):
         indices = asked() if asked is not None else None
     except Exception:
         indices = _UNREAD
+    planned = None
+    if steer is not None and video is not None:
+        try:
+            from . import _plan
+
+            planned = _plan.lookup(video())
+        except Exception as err:
+            _log.warn("could not look the frame plan up (%s: %s)" % (type(err).__name__, err))
     _tls.depth = depth + 1
     try:
-        result = call()
+        result = call() if planned is None else steer(planned[0])
     finally:
         _tls.depth = depth
-    _record(reader, result, indices, taken, meta)
+    if planned is None:
+        _record(reader, result, indices, taken, meta)
+    else:
+        asked_by_harness = None if indices is _UNREAD else indices
+        _record(
+            reader,
+            result,
+            list(planned[0]),
+            None,
+            meta,
+            plan={"asked": asked_by_harness, "strategy": planned[1], "pass": planned[2]},
+        )
     return result
 
 
 _UNREAD = object()
 
 
-def _record(reader, result, indices, taken, meta):
+def _record(reader, result, indices, taken, meta, plan=None):
     try:
         if indices is _UNREAD:
             raise ValueError("the indices of a %s decode could not be read" % reader)
@@ -229,18 +255,23 @@ def _record(reader, result, indices, taken, meta):
         if indices is None:
             return  # this decode cannot be known exactly (see docs/recorder.md)
         video, num_frames, fps = meta(result) if meta is not None else (None, None, None)
-        _log.write(
-            {
-                "event": "decode",
-                "pid": os.getpid(),
-                "reader": reader,
-                "video": video,
-                "indices": [int(i) for i in indices],
-                "num_frames": _count(num_frames),
-                "fps": _log.number(fps),
-                "at": _log.now(),
-            }
-        )
+        line = {
+            "event": "decode",
+            "pid": os.getpid(),
+            "reader": reader,
+            "video": video,
+            "indices": [int(i) for i in indices],
+            "num_frames": _count(num_frames),
+            "fps": _log.number(fps),
+            "at": _log.now(),
+        }
+        if plan is not None:
+            # The plan's frames were decoded, not those the harness asked for.
+            line["planned"] = True
+            line["asked"] = plan["asked"]
+            line["strategy"] = plan["strategy"]
+            line["pass"] = plan["pass"]
+        _log.write(line)
     except Exception as err:
         _log.warn("could not record a %s decode (%s: %s)" % (reader, type(err).__name__, err))
 
