@@ -615,6 +615,24 @@ fn the_loader_delivers_in_the_background_and_caches() {
         fitted.as_ref().as_ref().expect("decoded").dimensions(),
         (60, 30)
     );
+    // A frame first asked for in a slot keeps its decoded size too: a prefetch of it (no
+    // slot) or another slot needs no second decode.
+    let small = FrameKey {
+        fit: Some((10, 10)),
+        ..key(4, 50)
+    };
+    loader.request(small.clone());
+    rx.recv_timeout(Duration::from_secs(10)).expect("notified");
+    let got = loader.get(&small).expect("landed");
+    assert_eq!(
+        got.as_ref().as_ref().expect("decoded").dimensions(),
+        (10, 5)
+    );
+    let base = loader.get(&key(4, 50)).expect("the decoded size is kept");
+    assert_eq!(
+        base.as_ref().as_ref().expect("decoded").dimensions(),
+        (50, 25)
+    );
 
     // Prefetches land too, and failures are results.
     loader.prefetch(vec![key(2, 50), key(3, 50), key(99, 50)]);

@@ -423,4 +423,31 @@ fn restore_evidence_adds_the_marked_frames_the_higher_budget_dropped() {
             .expect("why")
             .contains("no evidence frame marked")
     );
+    // The terminal regressions take the same evidence (records from their lower budget).
+    let t = plan(
+        &[
+            &s(&ds),
+            "--strategy",
+            "restore-evidence",
+            "--audit",
+            &s(&audit),
+        ],
+        &tmp.path().join("terminal.json"),
+    );
+    let restored: Vec<(String, Vec<u64>)> = t["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["item_id"].as_str().expect("id").to_string(),
+                u64s(&e["restored"]),
+            )
+        })
+        .collect();
+    assert_eq!(restored.len(), 2, "{t}");
+    for (m, dropped, _, _) in &marked[..2] {
+        let id = m["item_id"].as_str().expect("id").to_string();
+        assert!(restored.contains(&(id, vec![*dropped])), "{restored:?}");
+    }
 }

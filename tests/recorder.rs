@@ -401,6 +401,8 @@ print(vr[2].shape)
     assert!(err.contains("pass 0 of 2"), "{err}");
     let lines = log_lines(&log);
     assert_eq!(lines[0]["plan"]["run"], "org/m/64f", "{}", lines[0]);
+    let starts = events(&lines, "start");
+    assert!(starts.iter().all(|l| l["plan"] == "applied"), "{starts:#?}");
     assert_eq!(lines[0]["plan"]["strategy"], "nested");
     let decodes = events(&lines, "decode");
     assert_eq!(decodes.len(), 2, "{decodes:#?}");
@@ -442,8 +444,19 @@ print(vr[2].shape)
     );
 
     // Refused before the command runs: two strategies and none chosen, a run the plan
-    // does not have, --plan without --run.
+    // does not have, --plan without --run, two frame sets for videos of one name in a pass.
+    s.write(
+        "same-name.json",
+        r#"{"schema": "frameaudit/plan@1", "entries": [
+ {"model": "m", "config": "8f", "video": "a/v.mp4", "indices": [1], "strategy": "swap", "pass": 0},
+ {"model": "m", "config": "8f", "video": "b/v.mkv", "indices": [2], "strategy": "swap", "pass": 0}]}"#,
+    );
+    let same = s.path("same-name.json").display().to_string();
     for (options, says) in [
+        (
+            vec!["--plan", same.as_str(), "--run", "m/8f"],
+            "could not tell them apart",
+        ),
         (
             vec!["--plan", plan.as_str(), "--run", "org/m/64f"],
             "give --strategy",

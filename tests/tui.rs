@@ -2838,3 +2838,40 @@ fn the_editors_and_the_help_are_input_modes_of_the_keymap() {
     app.on_key(key('x'));
     assert!(!app.help, "a key the help does not bind closes it");
 }
+
+#[test]
+fn a_view_built_before_with_fewer_models_keeps_the_cursor_on_one_of_them() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    let all = app
+        .research
+        .current()
+        .expect("view")
+        .analysis
+        .grids
+        .models
+        .len();
+    assert!(all >= 3, "{all}");
+    // Every model set once (each alone, then all again): all are built now.
+    for _ in 0..=all {
+        app.update(Action::NextModelSet);
+    }
+    assert_eq!(app.research.key.model_set, 0);
+    for _ in 0..all - 1 {
+        app.update(Action::NextModel);
+    }
+    assert_eq!(app.research.model, all - 1);
+    // To a view of one model, built before: no build answers, the cursor still follows.
+    app.update(Action::NextModelSet);
+    assert_eq!(
+        app.research
+            .current()
+            .expect("view")
+            .analysis
+            .grids
+            .models
+            .len(),
+        1
+    );
+    assert_eq!(app.research.model, 0);
+}

@@ -229,8 +229,26 @@ fn targets<'a>(
     let mut out = Vec::new();
     let mut unplanned = Vec::new();
     let mut found = std::collections::BTreeSet::new();
-    // Recovery is of multiple-choice items (docs/measures.md §11).
-    for row in rows.iter().filter(|r| r.task == Task::Mcq) {
+    for row in rows {
+        if row.task != Task::Mcq {
+            // Recovery is of multiple-choice items (docs/measures.md §11).
+            if which == Targets::Audited {
+                let key = unit_key(ds, row);
+                if let Some(on) = audits.get(&key) {
+                    found.insert(key.clone());
+                    for a in on {
+                        unplanned.push((
+                            key.clone(),
+                            a.from.clone(),
+                            a.to.clone(),
+                            "the audited item is open-ended: recovery is of multiple-choice items"
+                                .into(),
+                        ));
+                    }
+                }
+            }
+            continue;
+        }
         let mg = &report.analyses[row.analysis as usize].grids.models[row.model_index as usize];
         let g = &mg.grid;
         match which {
@@ -321,8 +339,23 @@ fn known_frames(ds: &Dataset, cell: u32, what: &str) -> Result<(Vec<u64>, String
     }
 }
 
+/// The name a recorder matches a decode's video by: the file name without its folder and
+/// extension (docs/intervention.md §5), so that `a/x.mp4` and `b/x.mkv` are one video to it.
+pub fn match_name(video: &str) -> String {
+    let base = video
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(video);
+    match base.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem.to_string(),
+        _ => base.to_string(),
+    }
+}
+
 /// Numbers the passes: within one (model, config, strategy), the distinct frame sets planned
-/// for one video, in plan order (entries with the same frames share a pass).
+/// for one video (by [`match_name`]), in plan order (entries with the same frames share a
+/// pass).
 fn assign_passes(entries: &mut [PlanEntry]) {
     let mut sets: BTreeMap<(String, String, &'static str, String), Vec<Vec<u64>>> = BTreeMap::new();
     for e in entries.iter_mut() {
@@ -330,7 +363,7 @@ fn assign_passes(entries: &mut [PlanEntry]) {
             e.model.clone(),
             e.config.clone(),
             e.strategy,
-            e.video.clone(),
+            match_name(&e.video),
         );
         let known = sets.entry(key).or_default();
         let at = match known.iter().position(|x| *x == e.indices) {
@@ -482,13 +515,34 @@ pub fn plan(
                         if on.is_empty() {
                             return Err("no audit record for this unit (give --audit)".into());
                         }
-                        let a = on
+                        // The records on this transition; for a terminal regression also
+                        // those on the flip step from the same lower budget (the audit queue
+                        // opens it there): their evidence is of the lower budget's frames.
+                        let on_it: Vec<&Audited> = on
                             .iter()
-                            .find(|a| a.from == lower && a.to == higher)
-                            .ok_or("the audit records of this unit are on other transitions")?;
+                            .filter(|a| {
+                                a.from == lower && (a.to == higher || which == Targets::Terminal)
+                            })
+                            .collect();
+                        if on_it.is_empty() {
+                            return Err(format!(
+                                "the audit records of this unit are on other transitions than {lower} → {higher}"
+                            ));
+                        }
+                        let evidence: Vec<u64> = frame_set(
+                            on_it
+                                .iter()
+                                .flat_map(|a| a.evidence.iter().copied())
+                                .collect(),
+                        );
+                        let mut annotators: Vec<&str> = on_it
+                            .iter()
+                            .flat_map(|a| a.annotators.iter().map(String::as_str))
+                            .collect();
+                        annotators.sort_unstable();
+                        annotators.dedup();
                         let dropped = transition(&lo, &hi).dropped;
-                        restored = a
-                            .evidence
+                        restored = evidence
                             .iter()
                             .copied()
                             .filter(|f| dropped.binary_search(f).is_ok())
@@ -496,7 +550,7 @@ pub fn plan(
                         if restored.is_empty() {
                             return Err(format!(
                                 "no evidence frame marked that {higher} dropped ({} evidence frame(s) marked)",
-                                a.evidence.len()
+                                evidence.len()
                             ));
                         }
                         let mut all = hi.clone();
@@ -507,7 +561,7 @@ pub fn plan(
                                 "the {} frames of {higher} plus {} evidence frame(s) of {lower} it dropped, marked by {}: the budget grows by {}",
                                 hi.len(),
                                 restored.len(),
-                                a.annotators.join(", "),
+                                annotators.join(", "),
                                 restored.len()
                             ),
                         )
@@ -578,6 +632,15 @@ mod tests {
         assert_eq!(s.len(), 8);
         assert!(s.windows(2).all(|w| w[0] < w[1]));
         assert!(s.iter().all(|x| *x < 1000 && *x != 10 && *x != 500));
+    }
+
+    #[test]
+    fn videos_match_by_name_without_folder_or_extension() {
+        assert_eq!(match_name("a/b/x.mp4"), "x");
+        assert_eq!(match_name("x.mkv"), "x");
+        assert_eq!(match_name("clip01"), "clip01");
+        assert_eq!(match_name(".hidden"), ".hidden");
+        assert_eq!(match_name("dir/"), "dir");
     }
 
     #[test]

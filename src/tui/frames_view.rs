@@ -334,8 +334,12 @@ fn draw_thumbnails(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, out: 
         };
         let [img_area, label] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(cell);
-        let key = app.frame_key(info, entry, THUMB_SIDE, (img_area.width, img_area.height));
-        out.thumb_slot = Some((img_area.width, img_area.height));
+        let key = app.frame_key(
+            info,
+            entry,
+            THUMB_SIDE,
+            Some((img_area.width, img_area.height)),
+        );
         draw_image(app, f, key, img_area, info, out);
         let evidence = app.is_evidence(entry.index);
         let style = if pos == cur {
@@ -413,7 +417,7 @@ fn draw_large(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, out: &mut 
     let inner = block.inner(area);
     f.render_widget(block, area);
     let side = (inner.width as u32 * 10).max(64);
-    let key = app.frame_key(info, &entry, side, (inner.width, inner.height));
+    let key = app.frame_key(info, &entry, side, Some((inner.width, inner.height)));
     draw_image(app, f, key, inner, info, out);
 }
 

@@ -127,14 +127,37 @@ pub enum ViewReply {
 
 /// The intervals of a view's models, with the same resamples as the report's.
 pub fn intervals_of(data: &ViewData, b: usize, seed: u64) -> Intervals {
+    intervals_until(data, b, seed, &|| false).unwrap_or_default()
+}
+
+/// [`intervals_of`], given up between two models when `superseded` says so (`None`).
+fn intervals_until(
+    data: &ViewData,
+    b: usize,
+    seed: u64,
+    superseded: &dyn Fn() -> bool,
+) -> Option<Intervals> {
     (0..data.analysis.metrics.len())
         .map(|i| {
-            let x = data.mcq(i)?;
+            if superseded() {
+                return Err(());
+            }
+            let Some(x) = data.mcq(i) else {
+                return Ok(None);
+            };
             let k = data.analysis.grids.models[i].grid.k();
             let harmful: Vec<bool> = x.items.harmful_pairs.iter().map(|&h| h > 0).collect();
-            bootstrap::mcq(&x.items.y, k, &harmful, &x.items.terminal, b, seed)
+            Ok(bootstrap::mcq(
+                &x.items.y,
+                k,
+                &harmful,
+                &x.items.terminal,
+                b,
+                seed,
+            ))
         })
-        .collect()
+        .collect::<Result<Intervals, ()>>()
+        .ok()
 }
 
 /// Builds a view: its analysis recomputed with the sweep, and each model's data map.
@@ -178,10 +201,13 @@ pub fn answer(req: ViewRequest, superseded: &dyn Fn() -> bool, reply: &mut dyn F
             d
         }
     };
-    if req.b == 0 || superseded() {
+    if req.b == 0 {
         return;
     }
-    let intervals = intervals_of(&data, req.b, req.seed);
+    // A newer request is answered sooner: the bootstrap stops between two models.
+    let Some(intervals) = intervals_until(&data, req.b, req.seed, superseded) else {
+        return;
+    };
     reply(ViewReply::Intervals(IntervalsResult {
         key: req.key,
         intervals,
@@ -301,7 +327,9 @@ impl Research {
     /// Keeps a built view (a handful are kept: each switch adds one).
     pub fn insert(&mut self, d: Arc<ViewData>) {
         if self.cache.len() >= 16 {
-            self.cache.clear();
+            // The view on screen stays.
+            let current = self.key;
+            self.cache.retain(|k, _| *k == current);
         }
         self.cache.insert(d.key, d);
     }

@@ -133,10 +133,12 @@ def run(log, command, plan=None):
             "pass": plan["pass"],
         }
     recording = _log.write(line, path=log, quiet=True)
+    selection = None
     if recording:
         env = child_env(log)
         if plan is not None:
-            _plan.child_env(env, plan["path"], plan["run"], strategy, plan["pass"])
+            selection = _plan.write_selection(videos, log)
+            _plan.child_env(env, selection)
     elif plan is not None:
         # A planned run without its log would give the model frames nobody could trace.
         sys.stderr.write(
@@ -163,6 +165,7 @@ def run(log, command, plan=None):
         except OSError as err:
             sys.stderr.write("frameaudit_record: cannot run %s: %s\n" % (command[0], err.strerror or err))
             status = 126 if isinstance(err, PermissionError) else 127
+            _remove(selection)
             if recording:
                 _log.write({"event": "end", "status": status, "at": _log.now()}, path=log)
             return status
@@ -180,6 +183,7 @@ def run(log, command, plan=None):
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
+    _remove(selection)
     status = code if code >= 0 else 128 - code
     if recording:
         _log.write({"event": "end", "status": status, "at": _log.now()}, path=log)
@@ -190,6 +194,14 @@ def run(log, command, plan=None):
         signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     return status
+
+
+def _remove(path):
+    if path is not None:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
 
 
 def _default_signals():

@@ -1,18 +1,18 @@
 """Frame plans (docs/intervention.md): which frames to hand the harness instead of those it
 asks for, by video, for one run of a plan made by ``frameaudit intervene plan``.
 
-The recorder's main process checks the plan and the run (``select``); every recorded
-process then loads the same selection from the environment (``load``) and looks each
-decode's video up in it (``lookup``).  Standard library only.
+The recorder's main process checks the plan and the run (``select``) and writes the
+selection to a private file; every recorded process loads that selection (``load``) and
+looks each decode's video up in it (``lookup``).  Standard library only.
 """
 
 import json
 import os
+import tempfile
 
+# The checked selection of the run, written once by the recorder's main process: every
+# process of the run applies the same frames, whatever happens to the plan file meanwhile.
 ENV_PLAN = "FRAMEAUDIT_RECORD_PLAN"
-ENV_RUN = "FRAMEAUDIT_RECORD_RUN"
-ENV_STRATEGY = "FRAMEAUDIT_RECORD_STRATEGY"
-ENV_PASS = "FRAMEAUDIT_RECORD_PASS"
 SCHEMA = "frameaudit/plan@1"
 
 # video name (with and without extension) -> (indices, strategy, pass); None: no plan
@@ -23,36 +23,42 @@ class PlanError(Exception):
     pass
 
 
-def _names(video):
-    base = os.path.basename(video.rstrip("/"))
+def match_name(video):
+    """The name a decode's video is matched by: the file name without its folder and its
+    extension (`a/x.mp4` and `x.mkv` are both `x`)."""
+    base = os.path.basename(str(video).rstrip("/"))
     stem, _ = os.path.splitext(base)
-    return {base, stem} if stem else {base}
+    return stem or base
 
 
 def select(path, run, strategy=None, pass_=0):
-    """The plan's entries for RUN (MODEL/CONFIG), one strategy, one pass: a dict of video
+    """The plan's entries for RUN (MODEL/CONFIG), one strategy, one pass: a dict of match
     name -> (indices, strategy, pass), and a one-line summary.  PlanError says why not."""
     try:
         with open(path, encoding="utf-8") as f:
             plan = json.load(f)
     except (OSError, ValueError) as err:
         raise PlanError("cannot read the plan %s: %s" % (path, err))
+    try:
+        return _select(plan, path, run, strategy, pass_)
+    except (TypeError, ValueError, AttributeError) as err:
+        raise PlanError("the plan %s is malformed (%s)" % (path, err))
+
+
+def _select(plan, path, run, strategy, pass_):
     if not isinstance(plan, dict) or plan.get("schema") != SCHEMA:
         raise PlanError("%s is not a frameaudit plan (schema %s)" % (path, SCHEMA))
     if "/" not in run:
         raise PlanError("--run is MODEL/CONFIG, found %r" % run)
     model, config = run.rsplit("/", 1)
-    entries = [
-        e
-        for e in plan.get("entries") or []
-        if isinstance(e, dict) and e.get("model") == model and e.get("config") == config
-    ]
+    everything = [e for e in plan.get("entries") or [] if isinstance(e, dict)]
+    entries = [e for e in everything if e.get("model") == model and e.get("config") == config]
     if not entries:
-        runs = sorted({"%s/%s" % (e.get("model"), e.get("config")) for e in plan.get("entries") or []})
+        runs = sorted({"%s/%s" % (e.get("model"), e.get("config")) for e in everything})
         raise PlanError(
             "the plan has no entry for %s; its runs: %s" % (run, ", ".join(runs) or "none")
         )
-    strategies = sorted({e.get("strategy") for e in entries})
+    strategies = sorted({str(e.get("strategy")) for e in entries})
     if strategy is None:
         if len(strategies) > 1:
             raise PlanError(
@@ -65,9 +71,9 @@ def select(path, run, strategy=None, pass_=0):
             "the plan has no %s entry for %s; its strategies there: %s"
             % (strategy, run, ", ".join(strategies))
         )
-    mine = [e for e in entries if e.get("strategy") == strategy]
-    passes = sorted({int(e.get("pass", 0)) for e in mine})
-    chosen = [e for e in mine if int(e.get("pass", 0)) == pass_]
+    mine = [e for e in entries if str(e.get("strategy")) == strategy]
+    passes = sorted({int(e.get("pass") or 0) for e in mine})
+    chosen = [e for e in mine if int(e.get("pass") or 0) == pass_]
     if not chosen:
         raise PlanError(
             "the plan has no pass %d for %s (%s); its passes: %s"
@@ -76,10 +82,16 @@ def select(path, run, strategy=None, pass_=0):
     videos = {}
     for e in chosen:
         indices = [int(i) for i in e.get("indices") or []]
-        for name in _names(str(e.get("video") or "")):
-            videos[name] = (indices, strategy, pass_)
+        name = match_name(e.get("video") or "")
+        if name in videos and videos[name][0] != indices:
+            raise PlanError(
+                "pass %d of %s (%s) plans two frame sets for videos named %r: the recorder "
+                "could not tell them apart (make the plan again with this frameaudit)"
+                % (pass_, run, strategy, name)
+            )
+        videos[name] = (indices, strategy, pass_)
     summary = "steering %d video(s) of %s with the %s frames of the plan (pass %d of %d)" % (
-        len(chosen),
+        len(videos),
         run,
         strategy,
         pass_,
@@ -90,21 +102,34 @@ def select(path, run, strategy=None, pass_=0):
     return videos, summary
 
 
-def child_env(env, path, run, strategy, pass_):
-    env[ENV_PLAN] = os.path.abspath(path)
-    env[ENV_RUN] = run
-    env[ENV_STRATEGY] = strategy or ""
-    env[ENV_PASS] = str(pass_)
+def write_selection(videos, log):
+    """Writes the checked selection for the run's processes, next to nothing of the user's
+    (a private temporary file, removed when the run ends); returns its path."""
+    fd, path = tempfile.mkstemp(prefix="frameaudit-plan-", suffix=".json")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"log": log, "videos": {k: list(v) for k, v in videos.items()}}, f)
+    return path
+
+
+def child_env(env, selection):
+    env[ENV_PLAN] = selection
 
 
 def load():
-    """Loads the run's selection in this process, if the recorder was given a plan."""
+    """Loads the run's checked selection in this process; returns None when no plan was
+    given, else what the process's start line says of it ("applied", or why not)."""
     path = os.environ.get(ENV_PLAN)
     if not path:
-        return
-    strategy = os.environ.get(ENV_STRATEGY) or None
-    videos, _ = select(path, os.environ.get(ENV_RUN, ""), strategy, int(os.environ.get(ENV_PASS, "0")))
-    _active["videos"] = videos
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        _active["videos"] = {
+            k: ([int(i) for i in v[0]], str(v[1]), int(v[2])) for k, v in data["videos"].items()
+        }
+        return "applied"
+    except Exception as err:
+        return "not applied: the run's plan selection %s cannot be read (%s)" % (path, err)
 
 
 def lookup(video):
@@ -112,6 +137,4 @@ def lookup(video):
     videos = _active["videos"]
     if not videos or not video:
         return None
-    base = os.path.basename(video)
-    stem, _ = os.path.splitext(base)
-    return videos.get(base) or videos.get(stem)
+    return videos.get(match_name(video))

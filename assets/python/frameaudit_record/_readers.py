@@ -54,6 +54,13 @@ def _decord(module):
         a[a < 0] += len(self)
         return a.tolist()
 
+    def checked(self, planned):
+        n = len(self)
+        past = [i for i in planned if not 0 <= i < n]
+        if past:
+            raise IndexError("planned frame %d is outside the video's %d frames" % (past[0], n))
+        return planned
+
     def init(original):
         def __init__(self, uri, *args, **kwargs):
             original(self, uri, *args, **kwargs)
@@ -72,7 +79,7 @@ def _decord(module):
                 asked=lambda: batch_indices(self, indices),
                 meta=meta(self),
                 video=lambda: self.__dict__.get("_frameaudit_video"),
-                steer=lambda planned: original(self, planned, *args, **kwargs),
+                steer=lambda planned: original(self, checked(self, planned), *args, **kwargs),
             )
 
         return get_batch

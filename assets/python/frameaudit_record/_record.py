@@ -20,6 +20,8 @@ from . import _log
 
 _tls = threading.local()
 _installed = {"done": False}
+# What the process's start line says of the run's frame plan (None: no plan).
+_state = {"plan": None}
 # module name -> functions that wrap the readers of that module, set by start()
 _patches = {}
 
@@ -34,13 +36,12 @@ def start():
     _installed["done"] = True
     try:
         _log.configure(log)
-        _start_line()
-        try:
-            from . import _plan
+        from . import _plan
 
-            _plan.load()
-        except Exception as err:
-            _log.warn("the frame plan is not applied in this process (%s)" % err)
+        _state["plan"] = _plan.load()
+        if _state["plan"] not in (None, "applied"):
+            _log.warn("the frame plan is %s" % _state["plan"])
+        _start_line()
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=_forked)
         from . import _readers
@@ -56,17 +57,18 @@ def start():
 
 
 def _start_line():
-    _log.write(
-        {
-            "schema": _log.SCHEMA,
-            "event": "start",
-            "pid": os.getpid(),
-            "ppid": os.getppid(),
-            "argv": _argv(),
-            "cwd": _cwd(),
-            "at": _log.now(),
-        }
-    )
+    line = {
+        "schema": _log.SCHEMA,
+        "event": "start",
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "argv": _argv(),
+        "cwd": _cwd(),
+        "at": _log.now(),
+    }
+    if _state["plan"] is not None:
+        line["plan"] = _state["plan"]
+    _log.write(line)
 
 
 def _argv():
@@ -223,13 +225,25 @@ def through(reader, call, asked=None, taken=None, meta=None, video=None, steer=N
             planned = _plan.lookup(video())
         except Exception as err:
             _log.warn("could not look the frame plan up (%s: %s)" % (type(err).__name__, err))
+    refused = None
     _tls.depth = depth + 1
     try:
-        result = call() if planned is None else steer(planned[0])
+        if planned is not None:
+            try:
+                result = steer(planned[0])
+            except Exception as err:
+                # The plan cannot be decoded here (a frame past the video's end): the
+                # harness's own decode runs, and the log says the plan was refused.
+                refused = "%s: %s" % (type(err).__name__, err)
+                _log.warn("a planned decode was refused, the harness's frames were decoded (%s)" % refused)
+                planned = None
+                result = call()
+        else:
+            result = call()
     finally:
         _tls.depth = depth
     if planned is None:
-        _record(reader, result, indices, taken, meta)
+        _record(reader, result, indices, taken, meta, refused=refused)
     else:
         asked_by_harness = None if indices is _UNREAD else indices
         _record(
@@ -246,7 +260,7 @@ def through(reader, call, asked=None, taken=None, meta=None, video=None, steer=N
 _UNREAD = object()
 
 
-def _record(reader, result, indices, taken, meta, plan=None):
+def _record(reader, result, indices, taken, meta, plan=None, refused=None):
     try:
         if indices is _UNREAD:
             raise ValueError("the indices of a %s decode could not be read" % reader)
@@ -265,6 +279,9 @@ def _record(reader, result, indices, taken, meta, plan=None):
             "fps": _log.number(fps),
             "at": _log.now(),
         }
+        if refused is not None:
+            line["planned"] = False
+            line["refused"] = refused
         if plan is not None:
             # The plan's frames were decoded, not those the harness asked for.
             line["planned"] = True

@@ -327,10 +327,24 @@ fn work(shared: &Shared, store: &FrameStore, notify: &dyn Fn()) {
             }
         };
         let ck = key.cache_key();
-        {
+        let base = {
             let mut st = shared.lock();
             st.queued.remove(&ck);
             st.in_flight.insert(ck.clone());
+            // The frame decoded already at its size (a prefetch, another slot): only fitted.
+            key.fit.and_then(|_| {
+                st.cached(&FrameKey {
+                    fit: None,
+                    ..key.clone()
+                })
+            })
+        };
+        if let Some(base) = base {
+            let result = catch_unwind(AssertUnwindSafe(|| (*base).clone()))
+                .unwrap_or_else(|_| Err(internal(&key)));
+            finish(shared, &key, result);
+            notify();
+            continue;
         }
         let located = key
             .saved
@@ -394,13 +408,35 @@ fn internal(key: &FrameKey) -> String {
 
 /// Caches the result of `key` and takes it out of flight.
 fn finish(shared: &Shared, key: &FrameKey, result: Result<RgbImage, String>) {
-    // Fitted here, on the loader's thread, not on the screen's.
-    let result = match key.fit {
-        Some((w, h)) => result.map(|img| super::decode::fit_within(&img, w, h)),
-        None => result,
+    // Fitted here, on the loader's thread, not on the screen's; the frame at its decoded
+    // size is kept too, so that another slot (a resize, a prefetch) only fits it again.
+    let (result, base) = match key.fit {
+        Some((w, h)) => {
+            let fitted = result
+                .as_ref()
+                .map(|img| super::decode::fit_within(img, w, h))
+                .map_err(Clone::clone);
+            (fitted, Some(result))
+        }
+        None => (result, None),
     };
     let ck = key.cache_key();
     let mut st = shared.lock();
+    if let Some(base) = base {
+        let bk = FrameKey {
+            fit: None,
+            ..key.clone()
+        };
+        if st.cached(&bk).is_none() {
+            st.cache.put(
+                bk.cache_key(),
+                Entry {
+                    result: Arc::new(base),
+                    without_position: key.position.is_none(),
+                },
+            );
+        }
+    }
     st.in_flight.remove(&ck);
     st.cache.put(
         ck,

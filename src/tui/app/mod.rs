@@ -59,8 +59,6 @@ pub struct Drawn {
     pub unfitted: Vec<Slot>,
     /// The open help's last first line and page height, which depend on its layout.
     pub help: Option<(usize, usize)>,
-    /// The cells of a thumbnail's slot, when the strip was drawn.
-    pub thumb_slot: Option<(u16, u16)>,
 }
 
 /// The names of a queue row's unit, borrowed from the matrix.
@@ -360,9 +358,6 @@ pub struct App {
     pub queue_hit: Option<QueueHit>,
     /// The last click on a queue row (visible position's row, when), for double clicks.
     pub last_click: Option<(u32, Instant)>,
-    /// The cells of a thumbnail's slot as last drawn: the next item's thumbnails are
-    /// prefetched at that size.
-    pub thumb_slot: (u16, u16),
     /// The time of a change, as the audit file writes it (RFC 3339): the wall clock, or a
     /// fixed one in tests.
     pub clock: fn() -> String,
@@ -442,7 +437,6 @@ impl App {
             pick: None,
             queue_hit: None,
             last_click: None,
-            thumb_slot: (12, 6),
             clock: now_rfc3339,
         };
         app.index_units();
@@ -950,19 +944,22 @@ impl App {
     }
 
     /// The loader key of a panel frame decoded at `max_side` and drawn in a slot of
-    /// `slot` cells (width, height): the loader fits it to the slot's pixels.
+    /// `slot` cells (width, height): the loader fits it to the slot's pixels. Without a
+    /// slot (a prefetch), the frame at its decoded size, which any slot then only fits.
     pub fn frame_key(
         &self,
         info: &FrameInfo,
         e: &PanelEntry,
         max_side: u32,
-        slot: (u16, u16),
+        slot: Option<(u16, u16)>,
     ) -> Option<crate::core::frames::FrameKey> {
         let font = self.picker.font_size();
-        let fit = (
-            u32::from(slot.0) * u32::from(font.width),
-            u32::from(slot.1) * u32::from(font.height),
-        );
+        let fit = slot.map(|(w, h)| {
+            (
+                u32::from(w) * u32::from(font.width),
+                u32::from(h) * u32::from(font.height),
+            )
+        });
         let video = info.video.as_ref()?;
         let saved = info.configs.get(e.config).and_then(|c| {
             let t = c.frame_files.as_deref()?;
@@ -975,7 +972,7 @@ impl App {
             index: e.index,
             position: Some((e.position, e.of)),
             max_side,
-            fit: Some(fit),
+            fit,
             saved,
         })
     }
@@ -996,9 +993,6 @@ impl App {
         }
         self.queue_hit = drawn.queue_hit;
         self.help_bounds = drawn.help;
-        if let Some(slot) = drawn.thumb_slot {
-            self.thumb_slot = slot;
-        }
         if let Some((last, _)) = drawn.help {
             self.help_scroll = self.help_scroll.min(last);
         }
@@ -1056,7 +1050,7 @@ impl App {
                 .panel_list(&info)
                 .iter()
                 .take(12)
-                .filter_map(|e| self.frame_key(&info, e, THUMB_SIDE, self.thumb_slot))
+                .filter_map(|e| self.frame_key(&info, e, THUMB_SIDE, None))
                 .collect();
             (self.pair, self.frame_panel) = saved;
             if let Some(loader) = &self.loader {

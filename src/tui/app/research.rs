@@ -34,6 +34,14 @@ impl App {
     /// With a worker that is an effect ([`Effect::Research`]); without one (tests) it is
     /// done here.
     pub fn ensure_view(&mut self) -> Vec<Effect> {
+        // A view built before may hold fewer models than the one left.
+        if let Some(n) = self
+            .research
+            .current()
+            .map(|d| d.analysis.grids.models.len())
+        {
+            self.research.model = self.research.model.min(n.saturating_sub(1));
+        }
         let Some(req) = self.view_request() else {
             return Vec::new();
         };
