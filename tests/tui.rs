@@ -2875,3 +2875,84 @@ fn a_view_built_before_with_fewer_models_keeps_the_cursor_on_one_of_them() {
     );
     assert_eq!(app.research.model, 0);
 }
+
+/// The demo with intervention runs (docs/measures.md §11) for four terminal regressions of
+/// lumen-7b, two of them right: the item screen shows the run after the trajectory, marked
+/// as such, and the overview the recovery, 2 of 4.
+#[test]
+fn intervention_runs_show_on_the_item_and_their_recovery_on_the_overview() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let demo = common::repo().join("fixtures/demo");
+    let ds_dir = tmp.path().join("ds");
+    std::fs::create_dir_all(&ds_dir).expect("mkdir");
+    for f in ["cells.jsonl", "items.jsonl", "dataset.json"] {
+        std::fs::copy(demo.join(f), ds_dir.join(f)).expect("copy");
+    }
+    let app = build_app(
+        load_dataset(&ds_dir, None).expect("demo"),
+        &TuiOptions::plain("t", tmp.path().join("a.audit.jsonl")),
+        || {},
+    )
+    .expect("app");
+    let terminal: Vec<usize> = (0..app.rows.len())
+        .filter(|&i| app.rows[i].q.terminal && app.names(i).model == "lumen-7b")
+        .take(4)
+        .collect();
+    assert_eq!(terminal.len(), 4);
+    let mut extra = String::new();
+    for (n, &i) in terminal.iter().enumerate() {
+        let names = app.names(i);
+        let gold = app.ds.items[app.rows[i].q.item as usize]
+            .as_ref()
+            .and_then(|m| m.gold.clone())
+            .expect("gold");
+        let pred = if n < 2 { gold.clone() } else { "Z".to_string() };
+        extra.push_str(&format!(
+            "{}\n",
+            serde_json::json!({"model": names.model, "benchmark": names.benchmark,
+                "item_id": names.item_id, "config": "64f", "frames": 64, "pred": pred,
+                "gold": gold, "protocol": "intervention", "task": "mcq"})
+        ));
+    }
+    let first = app.key(terminal[0]);
+    drop(app);
+    let mut cells = std::fs::read_to_string(ds_dir.join("cells.jsonl")).expect("cells");
+    cells.push_str(&extra);
+    std::fs::write(ds_dir.join("cells.jsonl"), cells).expect("write");
+
+    let mut app = build_app(
+        load_dataset(&ds_dir, None).expect("with interventions"),
+        &TuiOptions::plain("t", tmp.path().join("b.audit.jsonl")),
+        || {},
+    )
+    .expect("app");
+    let i = app.row_of(&first).expect("the unit");
+    app.selected = Some(i as u32);
+    app.update(Action::Open);
+    let item = screen(&mut app, 120, 40);
+    let run = item
+        .lines()
+        .find(|l| l.contains("↻64f"))
+        .unwrap_or_else(|| panic!("no intervention row: {item}"));
+    assert!(run.contains("✓"), "{run}");
+    assert!(
+        item.contains("trajectory · ↻ intervention run (intervention)"),
+        "{item}"
+    );
+    app.update(Action::Back);
+    app.update(Action::Overview);
+    let overview = screen(&mut app, 120, 40);
+    let header = overview
+        .lines()
+        .find(|l| l.contains("oracle") && l.contains("recov"))
+        .unwrap_or_else(|| panic!("no recovery column: {overview}"));
+    assert!(header.contains("terminal"), "{header}");
+    let lumen = overview
+        .lines()
+        .find(|l| l.contains("lumen-7b") && l.contains("+"))
+        .expect("lumen's row");
+    assert!(
+        lumen.trim_end_matches(['"', ' ']).ends_with("50.0"),
+        "{lumen}"
+    );
+}

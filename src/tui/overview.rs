@@ -147,10 +147,22 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     };
     // Every number whole: columns as wide as their widest value; those that do not fit
     // beside the model name are left out (the title says so), never cut.
-    let header = [
+    let mcq = || {
+        d.analysis.metrics.iter().filter_map(|x| match x {
+            crate::core::analysis::Metrics::Mcq(x) => Some(x),
+            crate::core::analysis::Metrics::Open(_) => None,
+        })
+    };
+    // With intervention runs (docs/measures.md §11), their recovery rate per model.
+    let recovery = mcq().any(|x| x.intervention.is_some());
+    let mut header = vec![
         "model", "items", "best", "oracle", "head", "harmful", "terminal",
     ];
-    let mut cells: Vec<(bool, [String; 7])> = Vec::new();
+    if recovery {
+        header.push("recov");
+    }
+    let n = header.len();
+    let mut cells: Vec<(bool, Vec<String>)> = Vec::new();
     for (i, (mg, x)) in d
         .analysis
         .grids
@@ -162,20 +174,26 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         let crate::core::analysis::Metrics::Mcq(x) = x else {
             continue;
         };
-        cells.push((
-            i == r.model,
-            [
-                s(m.models.name(mg.model)),
-                format!("{}", x.n_items),
-                format!("{:.1}", x.best_fixed.accuracy),
-                format!("{:.1}", x.oracle_accuracy),
-                format!("+{:.1}", x.headroom),
-                format!("{:.1}", x.harmful_rate),
-                format!("{:.1}", x.terminal_regression_rate),
-            ],
-        ));
+        let mut row = vec![
+            s(m.models.name(mg.model)),
+            format!("{}", x.n_items),
+            format!("{:.1}", x.best_fixed.accuracy),
+            format!("{:.1}", x.oracle_accuracy),
+            format!("+{:.1}", x.headroom),
+            format!("{:.1}", x.harmful_rate),
+            format!("{:.1}", x.terminal_regression_rate),
+        ];
+        if recovery {
+            row.push(
+                x.intervention
+                    .as_ref()
+                    .and_then(|v| v.recovery_rate)
+                    .map_or("–".into(), |r| format!("{r:.1}")),
+            );
+        }
+        cells.push((i == r.model, row));
     }
-    let col_w: Vec<usize> = (0..7)
+    let col_w: Vec<usize> = (0..n)
         .map(|c| {
             cells
                 .iter()
@@ -186,7 +204,7 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         })
         .collect();
     let name_min = 8.min(col_w[0]);
-    let mut n_cols = 7;
+    let mut n_cols = n;
     while n_cols > 2
         && name_min + col_w[1..n_cols].iter().map(|w| w + 1).sum::<usize>() > area.width as usize
     {
@@ -219,7 +237,7 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
             }
         })
         .collect();
-    let title = if n_cols < 7 {
+    let title = if n_cols < n {
         format!(
             " models (%; too narrow for {}) ",
             header[n_cols..].join(", ")

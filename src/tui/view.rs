@@ -700,8 +700,9 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     let q_height = wrapped.line_count(area.width) as u16;
     // Room for the trajectory (rows + header + border), the blind line and the other
     // models; the frames take the rest of the screen.
+    let runs = k + usize::from(app.intervention_cell(i).is_some());
     let upper_h =
-        (k as u16 + 3 + 2 + others.len() as u16 + 1).max(app.taxonomy.pathways.len() as u16 + 3);
+        (runs as u16 + 3 + 2 + others.len() as u16 + 1).max(app.taxonomy.pathways.len() as u16 + 3);
     // Too short for that and a timeline with thumbnails (80x24): the compact screen, one
     // line each for title, question and options, no other models, and compact frames.
     let compact = area.height < q_height + 1 + upper_h + k as u16 + 8;
@@ -813,6 +814,36 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             .style(row_style),
         );
     }
+    // The intervention run of this model and item, after the grid's rows, marked as such.
+    let intervention = app.intervention_cell(i);
+    if let Some(cell) = intervention {
+        let c = cell as usize;
+        let right = m.cell_value.get(c) == 1.0;
+        let conf = m.cell_confidence.get(c);
+        let config = m.config(m.cell_config.get(c));
+        table_rows.push(TableRow::new(vec![
+            Cell::from(Span::styled(
+                fit(&format!("↻{}", s(&config.name)), 12),
+                ACCENT,
+            )),
+            Cell::from(format!("{}", config.frames)),
+            Cell::from(
+                m.text(m.cell_pred.get(c))
+                    .map_or("∅".into(), |p| s(p).chars().take(24).collect::<String>()),
+            ),
+            Cell::from(Span::styled(
+                if right { "✓" } else { "✗" },
+                if right { RIGHT } else { WRONG },
+            )),
+            Cell::from(if conf.is_nan() {
+                "–".to_string()
+            } else {
+                format!("{conf:.2}")
+            }),
+            Cell::from(""),
+        ]));
+    }
+    let rows_shown = k + usize::from(intervention.is_some());
     let [traj_area, blind_area, others_area] = if compact {
         Layout::vertical([
             Constraint::Min(3),
@@ -822,7 +853,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         .areas(left)
     } else {
         Layout::vertical([
-            Constraint::Length(k as u16 + 2),
+            Constraint::Length(rows_shown as u16 + 2),
             Constraint::Length(2),
             Constraint::Min(2),
         ])
@@ -831,15 +862,20 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     // Fewer rows than configurations: the window that holds the audited pair.
     let fit_rows = (traj_area.height as usize).saturating_sub(2).max(1);
     let first = match pair {
-        Some(t) if k > fit_rows => (t.higher + 1).saturating_sub(fit_rows).min(t.lower),
+        Some(t) if rows_shown > fit_rows => (t.higher + 1).saturating_sub(fit_rows).min(t.lower),
         _ => 0,
     }
-    .min(k.saturating_sub(fit_rows));
-    let traj_title = if k > fit_rows {
+    .min(rows_shown.saturating_sub(fit_rows));
+    let traj_title = if rows_shown > fit_rows {
         format!(
-            " trajectory {}-{} of {k} ",
+            " trajectory {}-{} of {rows_shown} ",
             first + 1,
-            (first + fit_rows).min(k)
+            (first + fit_rows).min(rows_shown)
+        )
+    } else if intervention.is_some() {
+        format!(
+            " trajectory · ↻ intervention run ({}) ",
+            s(&app.report.params.intervention_protocol)
         )
     } else {
         " trajectory ".to_string()

@@ -827,6 +827,19 @@ impl App {
         crate::core::workspace::config_names(&self.ds.matrix, &self.report, &self.rows[i].q)
     }
 
+    /// Row `i`'s intervention cell (docs/measures.md §11): the model's answer to the item
+    /// under the intervention protocol, when the dataset has one. Primary protocol only.
+    pub fn intervention_cell(&self, i: usize) -> Option<u32> {
+        let m = &self.ds.matrix;
+        let params = &self.report.params;
+        if m.protocols.get(&params.primary) != Some(self.protocol) {
+            return None;
+        }
+        let protocol = m.protocols.get(&params.intervention_protocol)?;
+        let q = &self.rows[i].q;
+        crate::core::analysis::intervention::intervention_cell(m, protocol, q.model, q.item)
+    }
+
     pub fn metrics(&self, i: usize) -> &Metrics {
         let q = &self.rows[i].q;
         &self.report.analyses[q.analysis as usize].metrics[q.model_index as usize]
