@@ -1321,3 +1321,83 @@ fn sigterm_saves_and_gives_the_terminal_back_and_no_mouse_leaves_it_alone() {
     t.wait_for("[x] Distractor");
     assert_eq!(pane_format(&t, TERMINAL_STATE), "0 0 1");
 }
+
+/// A dataset with intervention runs (docs/measures.md §11) for every terminal regression,
+/// right for the first of each model and wrong for the others: the first item of the queue
+/// (a terminal regression) shows its run after the trajectory, and the overview the
+/// recovery per model.
+#[test]
+fn intervention_runs_show_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let listed = common::frameaudit(&[
+        "list",
+        &ds.display().to_string(),
+        "--kind",
+        "terminal",
+        "--format",
+        "jsonl",
+    ]);
+    assert!(listed.status.success(), "{}", common::stderr(&listed));
+    let items: std::collections::HashMap<String, String> =
+        std::fs::read_to_string(ds.join("items.jsonl"))
+            .expect("items")
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("json");
+                (
+                    v["item_id"].as_str().expect("id").to_string(),
+                    v["gold"].as_str().expect("gold").to_string(),
+                )
+            })
+            .collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut per_model: std::collections::HashMap<String, usize> = Default::default();
+    let mut extra = String::new();
+    for line in common::stdout(&listed).lines() {
+        let row: serde_json::Value = serde_json::from_str(line).expect("row");
+        // Recovery is of multiple-choice items.
+        if row["task"] != "mcq" {
+            continue;
+        }
+        let (model, item) = (
+            row["model"].as_str().expect("m"),
+            row["item_id"].as_str().expect("i"),
+        );
+        let gold = &items[item];
+        let right = seen.insert(model.to_string());
+        *per_model.entry(model.to_string()).or_default() += 1;
+        let cell = serde_json::json!({"model": model, "benchmark": row["benchmark"],
+            "item_id": item, "config": "64f", "frames": 64, "task": "mcq",
+            "pred": if right { gold.as_str() } else { "Z" }, "gold": gold,
+            "protocol": "intervention"});
+        extra.push_str(&format!("{cell}\n"));
+    }
+    assert!(seen.len() >= 2, "{seen:?}");
+    let mut cells = std::fs::read_to_string(ds.join("cells.jsonl")).expect("cells");
+    cells.push_str(&extra);
+    std::fs::write(ds.join("cells.jsonl"), cells).expect("write");
+
+    let t = Tmux::start(
+        &format!("fa-intervention-{}", std::process::id()),
+        &ds,
+        "iv",
+    );
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("↻ intervention run");
+    assert!(s.lines().any(|l| l.contains("↻64f")), "{s}");
+    t.keys(&["q", "O"]);
+    let s = t.wait_for("recov");
+    assert!(s.contains("trajectory classes"), "{s}");
+    // One recovered of each model's terminal regressions.
+    let want = format!("{:.1}", 100.0 / per_model["lumen-7b"] as f64);
+    let row = s
+        .lines()
+        .find(|l| l.contains("lumen-7b") && l.contains('+'))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(row.trim_end().ends_with(&want), "{row} / {want}");
+}
