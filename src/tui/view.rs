@@ -700,7 +700,9 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     let q_height = wrapped.line_count(area.width) as u16;
     // Room for the trajectory (rows + header + border), the blind line and the other
     // models; the frames take the rest of the screen.
-    let runs = k + usize::from(app.intervention_cell(i).is_some());
+    // The intervention run of this model and item, after the grid's rows, marked as such.
+    let intervention = app.intervention_cell(i);
+    let runs = k + usize::from(intervention.is_some());
     let upper_h =
         (runs as u16 + 3 + 2 + others.len() as u16 + 1).max(app.taxonomy.pathways.len() as u16 + 3);
     // Too short for that and a timeline with thumbnails (80x24): the compact screen, one
@@ -814,8 +816,6 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             .style(row_style),
         );
     }
-    // The intervention run of this model and item, after the grid's rows, marked as such.
-    let intervention = app.intervention_cell(i);
     if let Some(cell) = intervention {
         let c = cell as usize;
         let right = m.cell_value.get(c) == 1.0;
@@ -843,7 +843,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             Cell::from(""),
         ]));
     }
-    let rows_shown = k + usize::from(intervention.is_some());
+    let rows_shown = runs;
     let [traj_area, blind_area, others_area] = if compact {
         Layout::vertical([
             Constraint::Min(3),

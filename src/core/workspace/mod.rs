@@ -252,16 +252,22 @@ pub(super) mod tests {
         );
     }
 
-    #[test]
-    fn stale_records_are_those_no_longer_a_harmful_transition() {
-        let (_dir, ds) = tiny_dataset();
-        let m = &ds.matrix;
+    /// [`tiny_dataset`] and its report (no bootstrap, no sweep).
+    pub(super) fn tiny_report() -> (tempfile::TempDir, Dataset, Report) {
+        let (dir, ds) = tiny_dataset();
         let params = Params {
             bootstrap_b: 0,
             sweep: false,
             ..Params::default()
         };
-        let report = crate::core::analysis::run(m, &params, None);
+        let report = crate::core::analysis::run(&ds.matrix, &params, None);
+        (dir, ds, report)
+    }
+
+    #[test]
+    fn stale_records_are_those_no_longer_a_harmful_transition() {
+        let (_dir, ds, report) = tiny_report();
+        let m = &ds.matrix;
         let protocol = report.analyses[0].key.protocol;
         let rows = crate::core::queue::queue(&report, protocol, QueueKind::Harmful);
         let queued: BTreeMap<UnitKey, QueueRow> = rows

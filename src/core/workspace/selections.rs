@@ -137,18 +137,11 @@ pub fn one_protocol_only(a: &Analysis, model: usize, other: &Analysis) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::analysis::params::Params;
 
     #[test]
     fn the_selections_of_a_regression_and_a_stable_item() {
-        let (_dir, ds) = super::super::tests::tiny_dataset();
+        let (_dir, ds, report) = super::super::tests::tiny_report();
         let m = &ds.matrix;
-        let params = Params {
-            bootstrap_b: 0,
-            sweep: false,
-            ..Params::default()
-        };
-        let report = crate::core::analysis::run(m, &params, None);
         let a = &report.analyses[0];
         let mg = &a.grids.models[0];
         let Metrics::Mcq(x) = &a.metrics[0] else {
