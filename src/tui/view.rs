@@ -714,7 +714,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         let n = lines.len() as u16;
         // Only the rows the trajectory and the pathways (two columns) need: the rest goes
         // to the frames.
-        let needs = (k as u16 + 3).max(app.taxonomy.pathways.len().div_ceil(2) as u16 + 2);
+        let needs = (runs as u16 + 3).max(app.taxonomy.pathways.len().div_ceil(2) as u16 + 2);
         let upper = area
             .height
             .saturating_sub(n + 1 + super::frames_view::COMPACT_H)
