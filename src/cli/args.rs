@@ -584,6 +584,25 @@ pub struct ImportCommon {
     /// (logs beside the runs are found without it)
     #[arg(long = "frames-log", value_name = "FILE")]
     pub frames_log: Vec<PathBuf>,
+    /// The plan this re-run applied through the recorder (docs/intervention.md §6): its
+    /// planned answers, where the frames log shows the planned frames decoded, are added to
+    /// the dataset -o names (the one the plan was made of) as intervention cells
+    #[arg(long, value_name = "PLAN")]
+    pub plan: Option<PathBuf>,
+    /// With --plan: the strategy the re-run applied (needed when the plan has several)
+    #[arg(long, requires = "plan")]
+    pub strategy: Option<String>,
+    /// With --plan: the pass the re-run applied
+    #[arg(
+        long = "pass",
+        value_name = "N",
+        default_value_t = 0,
+        requires = "plan"
+    )]
+    pub pass_no: u64,
+    /// With --plan: the protocol of the cells (default intervention:STRATEGY)
+    #[arg(long, requires = "plan")]
+    pub protocol: Option<String>,
 }
 
 #[derive(Args, Debug)]

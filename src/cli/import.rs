@@ -122,7 +122,7 @@ fn harness(
     layout: videos::Layout,
     read: impl FnOnce(&mut Import, &[frames_log::LoggedRun], &dyn Fn(u64)) -> Result<(), ImportError>,
 ) -> Result<()> {
-    if !common.dry_run {
+    if !common.dry_run && common.plan.is_none() {
         let mut inputs = crate::core::output::Inputs::new();
         inputs
             .extend(&common.paths)
@@ -167,6 +167,10 @@ fn harness(
             "videos: {} probed for {} items that name one ({} not found)",
             v.videos, v.items, v.missing
         ));
+    }
+    if let Some(plan) = &common.plan {
+        bar.finish_and_clear();
+        return rerun(common, plan, &imp, &logged, extra_inputs);
     }
     if !logs.is_empty() {
         let signatures = imp.signatures.clone();
@@ -235,6 +239,94 @@ fn harness(
         err,
         "frameaudit: wrote {}",
         sanitize(&common.output.display().to_string())
+    )?;
+    Ok(())
+}
+
+/// `import ... --plan PLAN -o DATASET`: the re-run's planned answers, matched to the plan
+/// (core/rerun.rs), written as intervention cells into the dataset the plan was made of.
+fn rerun(
+    common: &ImportCommon,
+    plan_path: &Path,
+    imp: &Import,
+    logged: &[frames_log::LoggedRun],
+    extra_inputs: &[PathBuf],
+) -> Result<()> {
+    use crate::core::rerun;
+    let plan = rerun::read_plan(plan_path).map_err(anyhow::Error::msg)?;
+    let ds = crate::core::dataset::load_dataset(&common.output, None).with_context(|| {
+        format!(
+            "--plan adds the re-run to the dataset the plan was made of: -o {} is not one",
+            common.output.display()
+        )
+    })?;
+    if ds.name != plan.dataset {
+        anyhow::bail!(
+            "the plan {} was made of dataset {:?}, but -o {} is dataset {:?}",
+            plan_path.display(),
+            sanitize(&plan.dataset),
+            common.output.display(),
+            sanitize(&ds.name)
+        );
+    }
+    let applied = rerun::Applied {
+        strategy: common.strategy.as_deref(),
+        pass_no: common.pass_no,
+        protocol: common.protocol.as_deref(),
+    };
+    let matched = rerun::match_rerun(&plan, &applied, imp, logged).map_err(anyhow::Error::msg)?;
+    let mut err = std::io::stderr().lock();
+    writeln!(
+        err,
+        "frameaudit: re-run under plan {} ({}, pass {}): {} entries planned; kept as protocol {}: {}; planned units without a usable answer: {}; answers not planned (left out): {}",
+        sanitize(&plan_path.display().to_string()),
+        sanitize(&matched.strategy),
+        common.pass_no,
+        matched.planned,
+        sanitize(&matched.protocol),
+        matched.cells.len(),
+        matched.not_matched.len(),
+        matched.unplanned
+    )?;
+    for n in matched.not_matched.iter().take(20) {
+        writeln!(
+            err,
+            "  not kept: {}: {}",
+            sanitize(&n.unit),
+            sanitize(&n.why)
+        )?;
+    }
+    if matched.not_matched.len() > 20 {
+        writeln!(err, "  ... and {} more", matched.not_matched.len() - 20)?;
+    }
+    if matched.cells.is_empty() {
+        anyhow::bail!("no answer of the re-run matches the plan: nothing written (see above why)");
+    }
+    if common.dry_run {
+        writeln!(err, "frameaudit: dry run: nothing written")?;
+        return Ok(());
+    }
+    let out = rerun::cells_file(&common.output, &matched.protocol, common.pass_no);
+    let mut inputs: Vec<&Path> = vec![plan_path];
+    inputs.extend(common.paths.iter().map(PathBuf::as_path));
+    inputs.extend(common.frames_log.iter().map(PathBuf::as_path));
+    inputs.extend(extra_inputs.iter().map(PathBuf::as_path));
+    super::check_output(&out, &inputs, common.force)?;
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    super::write_atomically(&out, |w| {
+        for c in &matched.cells {
+            crate::core::text::json_to_writer(&mut *w, c)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })?;
+    writeln!(
+        err,
+        "frameaudit: wrote {} intervention cells to {}",
+        matched.cells.len(),
+        sanitize(&out.display().to_string())
     )?;
     Ok(())
 }

@@ -64,11 +64,88 @@ impl Col {
     }
 }
 
+/// What a table holds: one task's measures, or the recovery by intervention runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Task(Task),
+    Intervention,
+}
+
+impl Kind {
+    /// The CSV's `task` column.
+    fn csv(self) -> &'static str {
+        match self {
+            Kind::Task(t) => t.as_str(),
+            Kind::Intervention => "intervention",
+        }
+    }
+
+    /// The title above the table.
+    fn title(self) -> &'static str {
+        match self {
+            Kind::Task(Task::Mcq) => "Multiple choice (accuracy, %)",
+            Kind::Task(Task::Open) => "Open-ended (mean score)",
+            Kind::Intervention => {
+                "Recovery by sampling intervention (multiple choice, primary protocol, %)"
+            }
+        }
+    }
+}
+
 /// The table of one task: columns and rows in report order (analyses, then models).
 struct Table {
-    task: Task,
+    kind: Kind,
     cols: Vec<Col>,
     rows: Vec<Vec<Val>>,
+}
+
+/// The recovery table (docs/intervention.md §7): one row per split, model and intervention
+/// protocol of the primary protocol's MCQ analyses.
+fn intervention_table(m: &ResponseMatrix, report: &Report) -> Option<Table> {
+    let mut rows = Vec::new();
+    for a in &report.analyses {
+        if m.protocols.name(a.key.protocol) != report.params.primary {
+            continue;
+        }
+        for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
+            let Metrics::Mcq(x) = x else { continue };
+            for v in &x.interventions {
+                let iv = &v.recovery;
+                let boot = v.bootstrap.as_ref();
+                rows.push(vec![
+                    Val::Text(a.key.scope_name(m).into()),
+                    Val::Text(m.models.name(mg.model).into()),
+                    Val::Text(v.strategy.clone().unwrap_or_else(|| v.protocol.clone())),
+                    Val::Int(iv.items_with_intervention),
+                    Val::Int(iv.terminal_regressions),
+                    Val::Int(iv.recovered),
+                    match iv.recovery_rate {
+                        Some(r) => Val::Est(r, boot.and_then(|b| b.recovery_rate)),
+                        None => Val::Num(None),
+                    },
+                    Val::Int(iv.broken),
+                    Val::Num(iv.broken_rate),
+                    Val::Est(iv.accuracy_delta, boot.map(|b| b.accuracy_delta)),
+                ]);
+            }
+        }
+    }
+    (!rows.is_empty()).then(|| Table {
+        kind: Kind::Intervention,
+        cols: vec![
+            Col::new("Split", "split"),
+            Col::new("Model", "model"),
+            Col::new("Strategy", "strategy"),
+            Col::new("Items", "items_with_intervention"),
+            Col::new("Terminal", "terminal_regressions"),
+            Col::new("Recovered", "recovered"),
+            Col::est("Recovery", "recovery_rate"),
+            Col::new("Broken", "broken"),
+            Col::new("Broken %", "broken_rate"),
+            Col::est("Accuracy delta", "accuracy_delta"),
+        ],
+        rows,
+    })
 }
 
 /// Configuration names of every grid, ordered by their own budget, then by name.
@@ -196,8 +273,13 @@ fn tables(m: &ResponseMatrix, report: &Report) -> Vec<Table> {
                 rows.push(row);
             }
         }
-        out.push(Table { task, cols, rows });
+        out.push(Table {
+            kind: Kind::Task(task),
+            cols,
+            rows,
+        });
     }
+    out.extend(intervention_table(m, report));
     out
 }
 
@@ -405,7 +487,7 @@ pub fn write(
             for t in &tables {
                 for row in &t.rows {
                     let mut rec = vec![String::new(); names.len()];
-                    rec[0] = t.task.as_str().into();
+                    rec[0] = t.kind.csv().into();
                     for (col, v) in t.cols.iter().zip(row) {
                         for (name, f) in col.csv.iter().zip(fields(v)) {
                             if let Some(i) = names.iter().position(|n| n == name) {
@@ -427,15 +509,7 @@ pub fn write(
             }
             for t in &tables {
                 writeln!(out)?;
-                writeln!(
-                    out,
-                    "**{}**",
-                    if t.task == Task::Mcq {
-                        "Multiple choice (accuracy, %)"
-                    } else {
-                        "Open-ended (mean score)"
-                    }
-                )?;
+                writeln!(out, "**{}**", t.kind.title())?;
                 writeln!(out)?;
                 let cells: Vec<String> = t.cols.iter().map(|c| markdown_escape(&c.label)).collect();
                 writeln!(out, "| {} |", cells.join(" | "))?;
@@ -465,15 +539,7 @@ pub fn write(
             }
             for t in &tables {
                 writeln!(out)?;
-                writeln!(
-                    out,
-                    "% {}",
-                    if t.task == Task::Mcq {
-                        "multiple choice (accuracy, %)"
-                    } else {
-                        "open-ended (mean score)"
-                    }
-                )?;
+                writeln!(out, "% {}", t.kind.title().to_lowercase())?;
                 let spec: String = t.rows[0]
                     .iter()
                     .map(|v| if matches!(v, Val::Text(_)) { 'l' } else { 'r' })

@@ -13,6 +13,7 @@ use crate::core::analysis::open::OpenMetrics;
 use crate::core::analysis::{Analysis, Interval, Metrics, Report};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::ResponseMatrix;
+use crate::core::text::sanitize;
 
 fn num(x: f64) -> String {
     format!("{x:.1}")
@@ -383,15 +384,22 @@ fn mcq_block(
             st.dim("cascade: not available (needs confidences on two or more visual stages)")
         )?,
     }
-    if let Some(iv) = &x.intervention {
+    for v in &x.interventions {
+        let iv = &v.recovery;
+        let boot = v.bootstrap.as_ref();
         writeln!(
             out,
-            "    intervention: recovers {} of {} terminal regressions ({}%), breaks {} of {} right at top",
+            "    intervention {}: recovers {} of {} terminal regressions ({}%{}), breaks {} of {} right at top; accuracy {:+.1}{} points over {} items",
+            sanitize(&v.protocol),
             iv.recovered,
             iv.terminal_regressions,
             opt(iv.recovery_rate),
+            ci(boot.and_then(|b| b.recovery_rate.as_ref())),
             iv.broken,
-            iv.top_correct_items
+            iv.top_correct_items,
+            iv.accuracy_delta,
+            ci(boot.map(|b| &b.accuracy_delta)),
+            iv.items_with_intervention,
         )?;
     }
     Ok(())

@@ -477,8 +477,35 @@ fn index_runs(
 }
 
 /// The cell files of a dataset directory: `cells.jsonl` if present, else every `.jsonl`
-/// but `items.jsonl`, else every `.csv`.
+/// but `items.jsonl`, else every `.csv`; then the intervention cells under
+/// `interventions/`.
 fn find_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let mut files = main_cell_files(dir)?;
+    files.extend(intervention_files(dir)?);
+    Ok(files)
+}
+
+/// The intervention cells of a dataset directory (docs/intervention.md §6): every `.jsonl`
+/// under `interventions/`, in name order.
+fn intervention_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let sub = dir.join(crate::core::rerun::INTERVENTIONS_DIR);
+    if !sub.is_dir() {
+        return Ok(Vec::new());
+    }
+    let entries = std::fs::read_dir(&sub).map_err(|source| LoadError::Io {
+        path: sub.clone(),
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn main_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     let cells = dir.join("cells.jsonl");
     // Anything at that name is the file of cells: one that is not a regular file is
     // refused by name when it is read, not passed over.

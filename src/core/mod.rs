@@ -20,6 +20,7 @@ pub mod matrix;
 pub mod output;
 pub mod paths;
 pub mod queue;
+pub mod rerun;
 pub mod rules;
 pub mod sampling;
 pub mod shard;

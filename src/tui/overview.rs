@@ -153,14 +153,25 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
             crate::core::analysis::Metrics::Open(_) => None,
         })
     };
-    // With intervention runs (docs/measures.md §11), their recovery rate per model.
-    let recovery = mcq().any(|x| x.intervention.is_some());
-    let mut header = vec![
+    // With intervention runs (docs/measures.md §11), their recovery rate per model: one
+    // column per intervention protocol, named by its strategy (docs/intervention.md §7).
+    let mut recovery: Vec<(String, Option<String>)> = mcq()
+        .flat_map(|x| x.interventions.iter())
+        .map(|v| (v.protocol.clone(), v.strategy.clone()))
+        .collect();
+    recovery.sort();
+    recovery.dedup();
+    let labels: Vec<String> = recovery
+        .iter()
+        .map(|(_, st)| match st {
+            Some(st) => format!("↻{}", s(st)),
+            None => "recov".to_string(),
+        })
+        .collect();
+    let mut header: Vec<&str> = vec![
         "model", "items", "best", "oracle", "head", "harmful", "terminal",
     ];
-    if recovery {
-        header.push("recov");
-    }
+    header.extend(labels.iter().map(String::as_str));
     let n = header.len();
     let mut cells: Vec<(bool, Vec<String>)> = Vec::new();
     for (i, (mg, x)) in d
@@ -183,11 +194,12 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
             format!("{:.1}", x.harmful_rate),
             format!("{:.1}", x.terminal_regression_rate),
         ];
-        if recovery {
+        for (protocol, _) in &recovery {
             row.push(
-                x.intervention
-                    .as_ref()
-                    .and_then(|v| v.recovery_rate)
+                x.interventions
+                    .iter()
+                    .find(|v| &v.protocol == protocol)
+                    .and_then(|v| v.recovery.recovery_rate)
                     .map_or("–".into(), |r| format!("{r:.1}")),
             );
         }

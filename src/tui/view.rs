@@ -701,8 +701,8 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     // Room for the trajectory (rows + header + border), the blind line and the other
     // models; the frames take the rest of the screen.
     // The intervention run of this model and item, after the grid's rows, marked as such.
-    let intervention = app.intervention_cell(i);
-    let runs = k + usize::from(intervention.is_some());
+    let interventions = app.intervention_cells(i);
+    let runs = k + interventions.len();
     let upper_h =
         (runs as u16 + 3 + 2 + others.len() as u16 + 1).max(app.taxonomy.pathways.len() as u16 + 3);
     // Too short for that and a timeline with thumbnails (80x24): the compact screen, one
@@ -816,14 +816,20 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             .style(row_style),
         );
     }
-    if let Some(cell) = intervention {
-        let c = cell as usize;
+    for (strategy, cell) in &interventions {
+        let c = *cell as usize;
         let right = m.cell_value.get(c) == 1.0;
         let conf = m.cell_confidence.get(c);
         let config = m.config(m.cell_config.get(c));
         table_rows.push(TableRow::new(vec![
             Cell::from(Span::styled(
-                fit(&format!("↻{}", s(&config.name)), 12),
+                fit(
+                    &match strategy {
+                        Some(st) => format!("↻{} {}", s(&config.name), s(st)),
+                        None => format!("↻{}", s(&config.name)),
+                    },
+                    12,
+                ),
                 ACCENT,
             )),
             Cell::from(format!("{}", config.frames)),
@@ -872,9 +878,14 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             first + 1,
             (first + fit_rows).min(rows_shown)
         )
-    } else if intervention.is_some() {
+    } else if !interventions.is_empty() {
+        let runs = if interventions.len() == 1 {
+            "run"
+        } else {
+            "runs"
+        };
         format!(
-            " trajectory · ↻ intervention run ({}) ",
+            " trajectory · ↻ intervention {runs} ({}) ",
             s(&app.report.params.intervention_protocol)
         )
     } else {

@@ -2,9 +2,13 @@
 //! (the intervention protocol) fix the terminal regressions of the primary grid, and what
 //! does it break?
 
+use serde::Serialize;
+
+use super::bootstrap::{SplitMix64, interval};
 use super::grid::ModelGrid;
 use super::mcq::{Intervention, McqItems};
-use super::pct;
+use super::params::Params;
+use super::{Interval, pct};
 use crate::core::matrix::{ResponseMatrix, Task};
 
 /// The intervention cell of (model, item): the valid MCQ cell of the intervention protocol
@@ -30,34 +34,50 @@ pub fn intervention_cell(m: &ResponseMatrix, protocol: u32, model: u32, item: u3
         })
 }
 
-/// Recovery of one model's MCQ grid by the intervention protocol (docs/measures.md §11);
-/// `None` when no grid item has an intervention cell.
-pub fn compute(
-    m: &ResponseMatrix,
-    protocol: u32,
-    mg: &ModelGrid,
-    items: &McqItems,
-) -> Option<Intervention> {
+/// One grid item that has an intervention cell: its answers under the intervention and at
+/// the top configuration, and whether it is a terminal regression.
+#[derive(Debug, Clone, Copy)]
+struct Outcome {
+    y_int: bool,
+    y_top: bool,
+    terminal: bool,
+}
+
+/// The outcomes of the grid items that have a cell of intervention protocol `protocol`.
+fn outcomes(m: &ResponseMatrix, protocol: u32, mg: &ModelGrid, items: &McqItems) -> Vec<Outcome> {
     let g = &mg.grid;
-    let (k, top) = (g.k(), g.top?);
+    let (k, Some(top)) = (g.k(), g.top) else {
+        return Vec::new();
+    };
+    g.items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &item)| {
+            let cell = intervention_cell(m, protocol, mg.model, item)?;
+            Some(Outcome {
+                y_int: m.cell_value.get(cell as usize) == 1.0,
+                y_top: items.y[i * k + top] == 1,
+                terminal: items.terminal[i],
+            })
+        })
+        .collect()
+}
+
+/// The measures of §11 over some outcomes (each counted as often as it is drawn).
+fn summarise<'a>(drawn: impl Iterator<Item = &'a Outcome>) -> Option<Intervention> {
     let (mut n, mut terminal, mut recovered, mut top_correct, mut broken) = (0, 0, 0, 0, 0);
     let (mut sum_int, mut sum_top) = (0i64, 0i64);
-    for (i, &item) in g.items.iter().enumerate() {
-        let Some(cell) = intervention_cell(m, protocol, mg.model, item) else {
-            continue;
-        };
+    for o in drawn {
         n += 1;
-        let y_int = m.cell_value.get(cell as usize) == 1.0;
-        let y_top = items.y[i * k + top] == 1;
-        sum_int += i64::from(y_int);
-        sum_top += i64::from(y_top);
-        if items.terminal[i] {
+        sum_int += i64::from(o.y_int);
+        sum_top += i64::from(o.y_top);
+        if o.terminal {
             terminal += 1;
-            recovered += usize::from(y_int);
+            recovered += usize::from(o.y_int);
         }
-        if y_top {
+        if o.y_top {
             top_correct += 1;
-            broken += usize::from(!y_int);
+            broken += usize::from(!o.y_int);
         }
     }
     if n == 0 {
@@ -74,5 +94,120 @@ pub fn compute(
         accuracy_intervention: 100.0 * sum_int as f64 / n as f64,
         accuracy_top: 100.0 * sum_top as f64 / n as f64,
         accuracy_delta: 100.0 * (sum_int - sum_top) as f64 / n as f64,
+    })
+}
+
+/// Recovery of one model's MCQ grid by the intervention protocol (docs/measures.md §11);
+/// `None` when no grid item has an intervention cell.
+pub fn compute(
+    m: &ResponseMatrix,
+    protocol: u32,
+    mg: &ModelGrid,
+    items: &McqItems,
+) -> Option<Intervention> {
+    summarise(outcomes(m, protocol, mg, items).iter())
+}
+
+/// The recovery by one intervention protocol: the intervention protocol itself or one of
+/// its strategies (`NAME:STRATEGY`, docs/intervention.md §7), with bootstrap intervals.
+#[derive(Debug, Clone, Serialize)]
+pub struct StrategyRecovery {
+    /// The protocol of the intervention cells.
+    pub protocol: String,
+    /// The strategy, the part of the protocol after `NAME:`; `None` for the intervention
+    /// protocol itself.
+    pub strategy: Option<String>,
+    /// The measures of §11 over this protocol's cells.
+    #[serde(flatten)]
+    pub recovery: Intervention,
+    /// Percentile intervals over the items with an intervention cell; `None` without
+    /// resamples.
+    pub bootstrap: Option<RecoveryBootstrap>,
+}
+
+/// Whether none of these recoveries is by a strategy (`NAME:STRATEGY`).
+pub fn no_strategy(v: &[StrategyRecovery]) -> bool {
+    v.iter().all(|x| x.strategy.is_none())
+}
+
+/// The recoveries by strategies, for the report JSON.
+pub fn serialize_strategies<S: serde::Serializer>(
+    v: &[StrategyRecovery],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().filter(|x| x.strategy.is_some()))
+}
+
+/// Bootstrap intervals of a recovery (docs/intervention.md §7): items with an intervention
+/// cell drawn with replacement, as docs/measures.md §9 draws grid items.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RecoveryBootstrap {
+    /// Resamples drawn.
+    #[serde(rename = "B")]
+    pub b: usize,
+    /// The generator's seed.
+    pub seed: u64,
+    /// Interval of the recovery rate, over the resamples that hold a terminal regression;
+    /// `None` when none does.
+    pub recovery_rate: Option<Interval>,
+    /// Interval of the accuracy delta.
+    pub accuracy_delta: Interval,
+}
+
+/// The recovery of one model's MCQ grid by every intervention protocol of the data, in
+/// protocol name order (the intervention protocol before its strategies).
+pub fn per_protocol(
+    m: &ResponseMatrix,
+    params: &Params,
+    mg: &ModelGrid,
+    items: &McqItems,
+) -> Vec<StrategyRecovery> {
+    let mut protocols: Vec<(u32, &str, Option<&str>)> = (0..m.protocols.len() as u32)
+        .filter_map(|p| {
+            let name = m.protocols.name(p);
+            params
+                .intervention_strategy(name)
+                .map(|strategy| (p, name, strategy))
+        })
+        .collect();
+    protocols.sort_by_key(|&(_, name, _)| name);
+    protocols
+        .into_iter()
+        .filter_map(|(p, name, strategy)| {
+            let drawn = outcomes(m, p, mg, items);
+            let recovery = summarise(drawn.iter())?;
+            Some(StrategyRecovery {
+                protocol: name.into(),
+                strategy: strategy.map(str::to_string),
+                recovery,
+                bootstrap: resample(&drawn, params.bootstrap_b, params.seed),
+            })
+        })
+        .collect()
+}
+
+/// The percentile intervals of the recovery rate and the accuracy delta, `b` resamples of
+/// the outcomes drawn with a fresh SplitMix64 seeded with `seed`.
+fn resample(drawn: &[Outcome], b: usize, seed: u64) -> Option<RecoveryBootstrap> {
+    let n = drawn.len();
+    if b == 0 || n == 0 {
+        return None;
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut rates = Vec::with_capacity(b);
+    let mut deltas = Vec::with_capacity(b);
+    for _ in 0..b {
+        let picks: Vec<usize> = (0..n)
+            .map(|_| (rng.next_u64() % n as u64) as usize)
+            .collect();
+        let x = summarise(picks.iter().map(|&i| &drawn[i]))?;
+        rates.extend(x.recovery_rate);
+        deltas.push(x.accuracy_delta);
+    }
+    Some(RecoveryBootstrap {
+        b,
+        seed,
+        recovery_rate: (!rates.is_empty()).then(|| interval(rates)),
+        accuracy_delta: interval(deltas),
     })
 }

@@ -342,6 +342,15 @@ pub struct McqMetrics {
     pub bootstrap: Option<McqBootstrap>,
     /// Recovery by the intervention protocol; primary protocol only.
     pub intervention: Option<Intervention>,
+    /// Recovery by every intervention protocol, the protocol itself and its strategies,
+    /// with intervals (docs/intervention.md §7); primary protocol only. The JSON holds the
+    /// strategies only (`NAME:STRATEGY`), and only when there are some: the protocol
+    /// itself is `intervention`, in the shape of docs/measures.md §12.
+    #[serde(
+        serialize_with = "super::intervention::serialize_strategies",
+        skip_serializing_if = "super::intervention::no_strategy"
+    )]
+    pub interventions: Vec<super::intervention::StrategyRecovery>,
     /// Per-item results, for the export and the audit queue.
     #[serde(skip)]
     pub items: McqItems,
@@ -621,6 +630,7 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         cascade: None,
         bootstrap: None,
         intervention: None,
+        interventions: Vec::new(),
         items,
         terminal_interval: None,
     }

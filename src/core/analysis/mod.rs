@@ -139,10 +139,10 @@ pub struct ProtocolComparison {
 }
 
 /// The analyses of a run, in report order: primary protocol first, then the others by
-/// name (never the intervention protocol); `mcq` before `open`; `ALL` before benchmarks.
+/// name (never an intervention protocol); `mcq` before `open`; `ALL` before benchmarks.
 pub fn analysis_keys(m: &ResponseMatrix, params: &Params) -> Vec<AnalysisKey> {
     let mut protocols: Vec<u32> = (0..m.protocols.len() as u32)
-        .filter(|&p| m.protocols.name(p) != params.intervention_protocol)
+        .filter(|&p| params.intervention_strategy(m.protocols.name(p)).is_none())
         .collect();
     protocols.sort_by_key(|&p| (m.protocols.name(p) != params.primary, m.protocols.name(p)));
     let mut keys = Vec::new();
@@ -204,10 +204,11 @@ fn model_metrics(
                 headroom: i.headroom,
                 harmful_rate: i.harmful_rate,
             });
-            if m.protocols.name(key.protocol) == params.primary
-                && let Some(ip) = m.protocols.get(&params.intervention_protocol)
-            {
-                x.intervention = intervention::compute(m, ip, mg, &x.items);
+            if m.protocols.name(key.protocol) == params.primary {
+                if let Some(ip) = m.protocols.get(&params.intervention_protocol) {
+                    x.intervention = intervention::compute(m, ip, mg, &x.items);
+                }
+                x.interventions = intervention::per_protocol(m, params, mg, &x.items);
             }
             Metrics::Mcq(Box::new(x))
         }

@@ -151,6 +151,17 @@ pub struct ParamsJson<'a> {
 }
 
 impl Params {
+    /// Whether protocol `name` holds intervention runs (docs/intervention.md §7): `Some(None)`
+    /// for the intervention protocol itself, `Some(Some(strategy))` for one of its
+    /// strategies, `NAME:STRATEGY`; `None` for any other protocol.
+    pub fn intervention_strategy<'n>(&self, name: &'n str) -> Option<Option<&'n str>> {
+        let rest = name.strip_prefix(self.intervention_protocol.as_str())?;
+        if rest.is_empty() {
+            return Some(None);
+        }
+        rest.strip_prefix(':').filter(|s| !s.is_empty()).map(Some)
+    }
+
     /// The parameters as the report's `params` object writes them.
     pub fn to_json(&self) -> ParamsJson<'_> {
         ParamsJson {

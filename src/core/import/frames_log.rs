@@ -29,6 +29,24 @@ pub struct Decode {
     pub indices: Vec<u64>,
     /// The log's line, for messages.
     pub line: u64,
+    /// Under a plan (docs/intervention.md §5): `Some(true)` when the plan's frames were
+    /// decoded instead of the harness's, `Some(false)` when the plan was refused and the
+    /// harness's own were; `None` for a decode the plan does not name.
+    pub planned: Option<bool>,
+    /// Why a planned decode was refused.
+    pub refused: Option<String>,
+}
+
+/// The plan a logged run applied (its `run` line's `plan`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LoggedPlan {
+    /// `MODEL/CONFIG`, the run the plan's entries were picked for.
+    pub run: String,
+    /// The strategy applied.
+    pub strategy: String,
+    /// The pass applied.
+    #[serde(rename = "pass")]
+    pub pass_no: u64,
 }
 
 /// One harness command run under the recorder, with the decodes logged after it.
@@ -38,6 +56,8 @@ pub struct LoggedRun {
     pub command: Vec<String>,
     /// The decodes logged after the run started.
     pub decodes: Vec<Decode>,
+    /// The plan the run applied, if any.
+    pub plan: Option<LoggedPlan>,
     /// The log file and the line of the `run` event.
     pub file: PathBuf,
     /// The line of the `run` event.
@@ -56,6 +76,12 @@ struct Line {
     video: Option<String>,
     #[serde(default)]
     indices: Option<Vec<serde_json::Value>>,
+    #[serde(default)]
+    plan: Option<LoggedPlan>,
+    #[serde(default)]
+    planned: Option<bool>,
+    #[serde(default)]
+    refused: Option<String>,
 }
 
 /// Whether `path` is a recorder log: its first line carries [`SCHEMA`].
@@ -120,6 +146,7 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
             Some("run") => runs.push(LoggedRun {
                 command: parsed.command.unwrap_or_default(),
                 decodes: Vec::new(),
+                plan: parsed.plan,
                 file: path.to_path_buf(),
                 line: line_no,
             }),
@@ -141,6 +168,8 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
                         video,
                         indices,
                         line: line_no,
+                        planned: parsed.planned,
+                        refused: parsed.refused,
                     }),
                     None => skips.push((line_no, "a decode before any run line".into())),
                 }
@@ -549,23 +578,32 @@ mod tests {
                     video: "/v/x.mp4".into(),
                     indices: vec![0, 3],
                     line: 2,
+                    planned: None,
+                    refused: None,
                 },
                 Decode {
                     video: "/v/x.mp4".into(),
                     indices: vec![0, 3],
                     line: 3,
+                    planned: None,
+                    refused: None,
                 },
                 Decode {
                     video: "/v/z.mp4".into(),
                     indices: vec![1, 2],
                     line: 4,
+                    planned: None,
+                    refused: None,
                 },
                 Decode {
                     video: "/v/z.mp4".into(),
                     indices: vec![3, 4],
                     line: 5,
+                    planned: None,
+                    refused: None,
                 },
             ],
+            plan: None,
             file: "log".into(),
             line: 1,
         };

@@ -827,17 +827,28 @@ impl App {
         crate::core::workspace::config_names(&self.ds.matrix, &self.report, &self.rows[i].q)
     }
 
-    /// Row `i`'s intervention cell (docs/measures.md §11): the model's answer to the item
-    /// under the intervention protocol, when the dataset has one. Primary protocol only.
-    pub fn intervention_cell(&self, i: usize) -> Option<u32> {
+    /// Row `i`'s intervention cells (docs/measures.md §11): the model's answer to the item
+    /// under each intervention protocol of the dataset, the protocol itself and each of its
+    /// strategies (docs/intervention.md §7), in protocol name order, each with the strategy
+    /// (`None` for the protocol itself). Primary protocol only.
+    pub fn intervention_cells(&self, i: usize) -> Vec<(Option<String>, u32)> {
         let m = &self.ds.matrix;
         let params = &self.report.params;
         if m.protocols.get(&params.primary) != Some(self.protocol) {
-            return None;
+            return Vec::new();
         }
-        let protocol = m.protocols.get(&params.intervention_protocol)?;
         let q = &self.rows[i].q;
-        crate::core::analysis::intervention::intervention_cell(m, protocol, q.model, q.item)
+        let mut out: Vec<(&str, Option<String>, u32)> = (0..m.protocols.len() as u32)
+            .filter_map(|p| {
+                let name = m.protocols.name(p);
+                let strategy = params.intervention_strategy(name)?;
+                let cell =
+                    crate::core::analysis::intervention::intervention_cell(m, p, q.model, q.item)?;
+                Some((name, strategy.map(str::to_string), cell))
+            })
+            .collect();
+        out.sort_by_key(|x| x.0);
+        out.into_iter().map(|(_, s, c)| (s, c)).collect()
     }
 
     pub fn metrics(&self, i: usize) -> &Metrics {

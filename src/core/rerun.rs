@@ -1,0 +1,466 @@
+//! Reading a re-run back (docs/intervention.md §6): the answers of a harness run that applied
+//! a plan through the recorder become intervention cells of the dataset the plan was made
+//! of. Only planned units are kept, and only where the recorder's log shows that the
+//! planned frames, exactly, were decoded for that run: an answer given on other frames is
+//! no evidence of what the plan's frames do.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::import::frames_log::LoggedRun;
+use crate::core::import::{Import, ImportedCell};
+use crate::core::intervene::SCHEMA;
+
+/// The part of a plan file a re-run is matched to (docs/intervention.md §4).
+#[derive(Debug, Clone, Deserialize)]
+pub struct PlanFile {
+    /// `frameaudit/plan@1`.
+    pub schema: String,
+    /// The dataset the plan was made of.
+    pub dataset: String,
+    /// The strategies planned.
+    pub strategies: Vec<String>,
+    /// The planned re-runs.
+    pub entries: Vec<PlannedRun>,
+}
+
+/// One entry of a plan, as read back.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PlannedRun {
+    /// The unit, as in the cells.
+    pub model: String,
+    /// The item's benchmark.
+    pub benchmark: String,
+    /// The item's id.
+    pub item_id: String,
+    /// The configuration re-run.
+    pub config: String,
+    /// The video the harness opens.
+    pub video: String,
+    /// The planned frames.
+    pub indices: Vec<u64>,
+    /// The strategy's name.
+    pub strategy: String,
+    /// The harness run that applies it.
+    #[serde(rename = "pass")]
+    pub pass_no: u64,
+}
+
+/// Reads and checks a plan file.
+pub fn read_plan(path: &Path) -> Result<PlanFile, String> {
+    let bytes = crate::core::fsread::read(path, crate::core::fsread::IMPORT)
+        .map_err(|e| format!("cannot read the plan {}: {e}", path.display()))?;
+    let plan: PlanFile = serde_json::from_slice(crate::core::load::json::strip_bom(&bytes))
+        .map_err(|e| {
+            format!(
+                "{}:{}: not a frameaudit plan: {e} (column {})",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })?;
+    if plan.schema != SCHEMA {
+        return Err(format!(
+            "{}: schema {:?}, expected {SCHEMA:?}",
+            path.display(),
+            crate::core::text::sanitize(&plan.schema)
+        ));
+    }
+    Ok(plan)
+}
+
+/// Which part of a plan a re-run applied.
+#[derive(Debug, Clone)]
+pub struct Applied<'a> {
+    /// The strategy (`None`: the plan's only one).
+    pub strategy: Option<&'a str>,
+    /// The pass.
+    pub pass_no: u64,
+    /// The protocol the cells get (`None`: `intervention:STRATEGY`).
+    pub protocol: Option<&'a str>,
+}
+
+/// An intervention cell: an imported answer under its protocol, with the frames it was
+/// given.
+#[derive(Debug, Clone, Serialize)]
+pub struct InterventionCell {
+    /// The answer, its `frame_idx` the planned frames.
+    #[serde(flatten)]
+    pub cell: ImportedCell,
+    /// The intervention protocol.
+    pub protocol: String,
+    /// The benchmark's task.
+    pub task: &'static str,
+}
+
+/// A planned unit the re-run gives no usable answer for, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotMatched {
+    /// `MODEL BENCHMARK ITEM at CONFIG`.
+    pub unit: String,
+    /// Why it is not kept.
+    pub why: String,
+}
+
+/// The re-run matched to its plan.
+#[derive(Debug, Clone)]
+pub struct Matched {
+    /// The strategy applied.
+    pub strategy: String,
+    /// The protocol of the cells.
+    pub protocol: String,
+    /// Entries of the plan for this strategy and pass.
+    pub planned: usize,
+    /// The cells kept, in plan order.
+    pub cells: Vec<InterventionCell>,
+    /// Planned units without a kept cell.
+    pub not_matched: Vec<NotMatched>,
+    /// Answers of the re-run that no entry plans (the harness ran every item; only the
+    /// planned ones are kept).
+    pub unplanned: usize,
+}
+
+/// A video as the recorder matches it to a plan entry: its file name without folder and
+/// extension, lower case.
+fn video_key(v: &str) -> String {
+    let name = v.rsplit(['/', '\\']).next().unwrap_or(v);
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    stem.to_lowercase()
+}
+
+/// What the logs say was decoded for one (run, video) under the applied strategy and pass.
+#[derive(Default)]
+struct Logged {
+    planned: Vec<Vec<u64>>,
+    refused: Vec<String>,
+    other: usize,
+}
+
+/// Matches the imported re-run to the plan: every entry of the applied strategy and pass
+/// whose unit the re-run answered, and whose video the logs show decoded at exactly the
+/// planned frames in a run that applied this plan's strategy and pass for the entry's
+/// `MODEL/CONFIG`.
+pub fn match_rerun(
+    plan: &PlanFile,
+    applied: &Applied<'_>,
+    imp: &Import,
+    logs: &[LoggedRun],
+) -> Result<Matched, String> {
+    let strategy = match applied.strategy {
+        Some(s) if plan.strategies.iter().any(|x| x == s) => s.to_string(),
+        Some(s) => {
+            return Err(format!(
+                "--strategy {s}: the plan has {}",
+                plan.strategies.join(", ")
+            ));
+        }
+        None if plan.strategies.len() == 1 => plan.strategies[0].clone(),
+        None => {
+            return Err(format!(
+                "the plan has several strategies ({}): say which one the re-run applied with --strategy",
+                plan.strategies.join(", ")
+            ));
+        }
+    };
+    let protocol = applied
+        .protocol
+        .map_or_else(|| format!("intervention:{strategy}"), str::to_string);
+    let entries: Vec<&PlannedRun> = plan
+        .entries
+        .iter()
+        .filter(|e| e.strategy == strategy && e.pass_no == applied.pass_no)
+        .collect();
+    let applied_plans: std::collections::BTreeSet<(&str, u64)> = logs
+        .iter()
+        .filter_map(|r| r.plan.as_ref())
+        .map(|p| (&*p.strategy, p.pass_no))
+        .collect();
+    if applied_plans.is_empty() {
+        return Err(
+            "no frames log given records a run that applied a plan: run the harness under \
+             `python3 -m frameaudit_record --plan PLAN --run MODEL/CONFIG`, and give its log \
+             with --frames-log"
+                .into(),
+        );
+    }
+    if !applied_plans.contains(&(&*strategy, applied.pass_no)) {
+        let seen: Vec<String> = applied_plans
+            .iter()
+            .map(|(s, p)| format!("{s} pass {p}"))
+            .collect();
+        return Err(format!(
+            "the frames logs given record runs that applied {}, not {strategy} pass {}: give \
+             the log of this re-run, or say with --strategy and --pass which it applied",
+            seen.join(", "),
+            applied.pass_no
+        ));
+    }
+    // (MODEL/CONFIG, video) → what was decoded there under this strategy and pass.
+    let mut logged: BTreeMap<(String, String), Logged> = BTreeMap::new();
+    for run in logs {
+        let Some(p) = &run.plan else { continue };
+        if p.strategy != strategy || p.pass_no != applied.pass_no {
+            continue;
+        }
+        for d in &run.decodes {
+            let at = logged
+                .entry((p.run.clone(), video_key(&d.video)))
+                .or_default();
+            match d.planned {
+                Some(true) => at.planned.push(d.indices.clone()),
+                Some(false) => at
+                    .refused
+                    .push(d.refused.clone().unwrap_or_else(|| "refused".into())),
+                None => at.other += 1,
+            }
+        }
+    }
+    let answers: BTreeMap<(&str, &str, &str, &str), &ImportedCell> = imp
+        .cells()
+        .iter()
+        .map(|c| ((&*c.model, &*c.benchmark, &*c.item_id, &*c.config), c))
+        .collect();
+    let planned_units: std::collections::BTreeSet<(&str, &str, &str, &str)> = entries
+        .iter()
+        .map(|e| (&*e.model, &*e.benchmark, &*e.item_id, &*e.config))
+        .collect();
+    let unplanned = answers
+        .keys()
+        .filter(|k| !planned_units.contains(*k))
+        .count();
+    let mut cells = Vec::new();
+    let mut not_matched = Vec::new();
+    for e in &entries {
+        let unit = format!("{} {} {} at {}", e.model, e.benchmark, e.item_id, e.config);
+        let run = format!("{}/{}", e.model, e.config);
+        let Some(answer) = answers.get(&(&*e.model, &*e.benchmark, &*e.item_id, &*e.config)) else {
+            not_matched.push(NotMatched {
+                unit,
+                why: "the re-run has no answer for it".into(),
+            });
+            continue;
+        };
+        let at = logged.get(&(run.clone(), video_key(&e.video)));
+        let why = match at {
+            Some(l) if l.planned.contains(&e.indices) => None,
+            Some(l) if !l.planned.is_empty() => Some(format!(
+                "its video {:?} was decoded at other planned frames ({} decodes), not this entry's",
+                e.video,
+                l.planned.len()
+            )),
+            Some(l) if !l.refused.is_empty() => Some(format!(
+                "the recorder refused the plan for its video {:?} ({}); the harness's own frames were decoded",
+                e.video, l.refused[0]
+            )),
+            Some(_) => Some(format!(
+                "its video {:?} was decoded, but not at planned frames",
+                e.video
+            )),
+            None => Some(format!(
+                "no decode of its video {:?} is logged for run {run}, strategy {strategy}, pass {} (give the recorder's log with --frames-log)",
+                e.video, applied.pass_no
+            )),
+        };
+        if let Some(why) = why {
+            not_matched.push(NotMatched { unit, why });
+            continue;
+        }
+        let mut cell = (*answer).clone();
+        cell.frame_idx = Some(e.indices.clone());
+        // The model was given the planned frames: a plan of another size (`swap`,
+        // `restore-evidence`) is another configuration, named after the one re-run.
+        let n = crate::core::sampling::frame_set(e.indices.clone()).len() as u64;
+        if n != cell.frames {
+            cell.config = format!("{}@{n}f", e.config);
+            cell.frames = n;
+        }
+        cells.push(InterventionCell {
+            cell,
+            protocol: protocol.clone(),
+            task: "mcq",
+        });
+    }
+    Ok(Matched {
+        strategy,
+        protocol,
+        planned: entries.len(),
+        cells,
+        not_matched,
+        unplanned,
+    })
+}
+
+/// The file a re-run's cells go to in the dataset directory: `interventions/PROTOCOL.jsonl`
+/// (pass `N > 0`: `PROTOCOL.passN.jsonl`), the protocol's `:` and other characters a file
+/// name should not hold written as `-`.
+pub fn cells_file(dataset: &Path, protocol: &str, pass_no: u64) -> std::path::PathBuf {
+    let safe: String = protocol
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = if pass_no == 0 {
+        format!("{safe}.jsonl")
+    } else {
+        format!("{safe}.pass{pass_no}.jsonl")
+    };
+    dataset.join(INTERVENTIONS_DIR).join(name)
+}
+
+/// The folder of a dataset directory that holds intervention cells (docs/formats.md §1).
+pub const INTERVENTIONS_DIR: &str = "interventions";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::import::frames_log::{Decode, LoggedPlan};
+    use crate::core::import::{ImportedCell, Run};
+
+    fn entry(item: &str, video: &str, indices: &[u64]) -> PlannedRun {
+        PlannedRun {
+            model: "m".into(),
+            benchmark: "b".into(),
+            item_id: item.into(),
+            config: "8f".into(),
+            video: video.into(),
+            indices: indices.to_vec(),
+            strategy: "nested".into(),
+            pass_no: 0,
+        }
+    }
+
+    fn decode(video: &str, indices: &[u64], planned: Option<bool>) -> Decode {
+        Decode {
+            video: video.into(),
+            indices: indices.to_vec(),
+            line: 2,
+            planned,
+            refused: (planned == Some(false)).then(|| "IndexError: past the end".into()),
+        }
+    }
+
+    #[test]
+    fn only_planned_units_decoded_at_their_planned_frames_are_kept() {
+        let plan = PlanFile {
+            schema: SCHEMA.into(),
+            dataset: "d".into(),
+            strategies: vec!["nested".into()],
+            entries: vec![
+                entry("1", "v/one.mp4", &[0, 2, 4]),
+                entry("2", "two.mp4", &[1, 3]),
+                entry("3", "three", &[5, 6]),
+                entry("4", "four.mp4", &[7]),
+                entry("5", "five.mp4", &[1]),
+            ],
+        };
+        let cell = |id: &str| ImportedCell {
+            model: "m".into(),
+            benchmark: "b".into(),
+            item_id: id.into(),
+            config: "8f".into(),
+            frames: 8,
+            pred: Some("A".into()),
+            gold: Some("A".into()),
+            correct: None,
+            source_tag: None,
+            frame_idx: None,
+        };
+        let mut imp = Import::default();
+        imp.add_run(Run {
+            file: "f".into(),
+            model: "m".into(),
+            config: "8f".into(),
+            frames: 8,
+            rules: Default::default(),
+            cells: ["1", "2", "3", "4", "6"].map(cell).to_vec(),
+        })
+        .expect("run");
+        let logs = vec![LoggedRun {
+            command: vec!["h".into()],
+            decodes: vec![
+                decode("/data/ONE.mp4", &[0, 2, 4], Some(true)),
+                decode("/data/two.mp4", &[1, 2], Some(true)),
+                decode("/data/three.avi", &[0, 1], Some(false)),
+            ],
+            plan: Some(LoggedPlan {
+                run: "m/8f".into(),
+                strategy: "nested".into(),
+                pass_no: 0,
+            }),
+            file: "log".into(),
+            line: 1,
+        }];
+        let applied = Applied {
+            strategy: None,
+            pass_no: 0,
+            protocol: None,
+        };
+        let m = match_rerun(&plan, &applied, &imp, &logs).expect("matched");
+        assert_eq!(m.protocol, "intervention:nested");
+        assert_eq!(m.planned, 5);
+        assert_eq!(m.unplanned, 1, "item 6 is answered but not planned");
+        let kept: Vec<&str> = m.cells.iter().map(|c| &*c.cell.item_id).collect();
+        assert_eq!(kept, ["1"]);
+        assert_eq!(m.cells[0].cell.frame_idx.as_deref(), Some(&[0, 2, 4][..]));
+        assert_eq!(m.cells[0].cell.frames, 3);
+        assert_eq!(
+            m.cells[0].cell.config, "8f@3f",
+            "3 planned frames of a run of 8"
+        );
+        let why: Vec<(&str, &str)> = m
+            .not_matched
+            .iter()
+            .map(|n| (&n.unit[..8], n.why.split(' ').nth(1).unwrap_or("")))
+            .collect();
+        // 2: other frames; 3: refused; 4: never decoded; 5: not answered.
+        assert_eq!(
+            why,
+            [
+                ("m b 2 at", "video"),
+                ("m b 3 at", "recorder"),
+                ("m b 4 at", "decode"),
+                ("m b 5 at", "re-run")
+            ]
+        );
+        // Logs of another pass, or of no plan, are refused by name.
+        let other = Applied {
+            pass_no: 1,
+            ..applied.clone()
+        };
+        let e = match_rerun(&plan, &other, &imp, &logs).expect_err("another pass");
+        assert!(
+            e.contains("applied nested pass 0, not nested pass 1"),
+            "{e}"
+        );
+        let mut unplanned = logs.clone();
+        unplanned[0].plan = None;
+        let e = match_rerun(&plan, &applied, &imp, &unplanned).expect_err("no plan");
+        assert!(
+            e.contains("no frames log given records a run that applied a plan"),
+            "{e}"
+        );
+        let wrong = Applied {
+            strategy: Some("swap"),
+            ..applied
+        };
+        assert!(match_rerun(&plan, &wrong, &imp, &logs).is_err());
+    }
+
+    #[test]
+    fn a_protocol_becomes_a_file_name() {
+        let p = cells_file(Path::new("ds"), "intervention:lower-policy", 0);
+        assert_eq!(
+            p,
+            Path::new("ds/interventions/intervention-lower-policy.jsonl")
+        );
+        let p = cells_file(Path::new("ds"), "x/../y", 2);
+        assert_eq!(p, Path::new("ds/interventions/x-..-y.pass2.jsonl"));
+    }
+}

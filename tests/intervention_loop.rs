@@ -1,0 +1,374 @@
+//! The intervention loop end to end, with no GPU (docs/intervention.md): a plan made from a
+//! dataset's terminal regressions, applied through the frame recorder to a stand-in harness
+//! (tests/standin/harness.py) that decodes real videos with decord and answers from the
+//! pixels it is given, read back with `import --plan`, and the recovery `report` prints
+//! checked against a count made here from the plan and the clips' content alone.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{frameaudit, stderr, stdout};
+use frameaudit::core::sampling::linspace;
+use serde_json::{Value, json};
+
+/// Frames per clip (4 s at 8 fps).
+const T: u64 = 32;
+const MODEL: &str = "standin-7b";
+const BENCH: &str = "clips";
+const BUDGETS: [u64; 3] = [4, 8, 16];
+
+/// The test clips: the white (event) frame and the red (distractor) frame of each.
+const CLIPS: [(&str, u64, Option<u64>); 7] = [
+    ("c1", 13, Some(20)),
+    ("c2", 17, Some(6)),
+    ("c3", 22, Some(28)),
+    ("c4", 4, Some(2)),
+    ("c5", 26, Some(12)),
+    ("c6", 8, None),
+    ("c7", 10, Some(14)),
+];
+
+fn runs(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The stand-in's rule, as its docstring states it: misled by red, right on white.
+fn answer(frames: &[u64], event: u64, distractor: Option<u64>) -> &'static str {
+    if distractor.is_some_and(|d| frames.contains(&d)) {
+        "B"
+    } else if frames.contains(&event) {
+        "A"
+    } else {
+        "C"
+    }
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn ok(args: &[&str]) -> std::process::Output {
+    let o = frameaudit(args);
+    assert!(o.status.success(), "{args:?}\n{}", stderr(&o));
+    o
+}
+
+/// A grey clip of `T` frames with a white frame at `event` and a red one at `distractor`.
+fn make_clip(path: &Path, event: u64, distractor: Option<u64>) {
+    let mut vf = format!("drawbox=x=0:y=0:w=32:h=32:color=white:t=fill:enable='eq(n\\,{event})'");
+    if let Some(d) = distractor {
+        vf.push_str(&format!(
+            ",drawbox=x=0:y=0:w=32:h=32:color=red:t=fill:enable='eq(n\\,{d})'"
+        ));
+    }
+    let made = Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-f", "lavfi", "-i"])
+        .arg(format!("color=c=gray:s=32x32:r=8:d={}", T / 8))
+        .args(["-vf", &vf, "-c:v", "mpeg4", "-q:v", "2", "-g", "1"])
+        .args(["-pix_fmt", "yuv420p"])
+        .arg(path)
+        .status()
+        .expect("run ffmpeg");
+    assert!(made.success(), "ffmpeg could not make {}", path.display());
+}
+
+/// The dataset: items, and the stand-in's answers at every budget with the frames each
+/// budget sampled (`linspace`, recorded), as a harness run through the recorder gives them.
+fn make_dataset(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let configs: serde_json::Map<String, Value> = BUDGETS
+        .iter()
+        .map(|n| (format!("{n}f"), json!({"policy": "linspace"})))
+        .collect();
+    std::fs::write(
+        dir.join("dataset.json"),
+        serde_json::to_string_pretty(&json!({
+            "schema": "frameaudit/dataset@1", "name": "standin-clips", "configs": configs}))
+        .expect("json"),
+    )
+    .expect("dataset.json");
+    let mut items = String::new();
+    let mut cells = String::new();
+    for (clip, event, distractor) in CLIPS {
+        items.push_str(&format!(
+            "{}\n",
+            json!({"benchmark": BENCH, "item_id": format!("{clip}-q"),
+                "question": "What happened?", "options": ["A. a flash", "B. a red frame", "C. nothing", "D. a cut"],
+                "gold": "A", "video": clip, "num_frames": T, "fps": 8.0, "task": "mcq"})
+        ));
+        for n in BUDGETS {
+            let frames = linspace(T, n);
+            cells.push_str(&format!(
+                "{}\n",
+                json!({"model": MODEL, "benchmark": BENCH, "item_id": format!("{clip}-q"),
+                    "config": format!("{n}f"), "frames": n, "task": "mcq",
+                    "pred": answer(&frames, event, distractor), "gold": "A", "frame_idx": frames})
+            ));
+        }
+    }
+    std::fs::write(dir.join("items.jsonl"), items).expect("items");
+    std::fs::write(dir.join("cells.jsonl"), cells).expect("cells");
+}
+
+/// Runs the stand-in at the top budget, through the recorder when `plan` is given.
+fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::process::Output {
+    let script = common::repo().join("tests/standin/harness.py");
+    let mut cmd = Command::new("python3");
+    if let Some((plan, strategy, log)) = plan {
+        cmd.args(["-m", "frameaudit_record", "--log"])
+            .arg(log)
+            .arg("--plan")
+            .arg(plan)
+            .args([
+                "--run",
+                &format!("{MODEL}/16f"),
+                "--strategy",
+                strategy,
+                "--",
+            ])
+            .arg("python3");
+    }
+    let o = cmd
+        .arg(&script)
+        .arg("--videos")
+        .arg(root.join("videos"))
+        .arg("--items")
+        .arg(root.join("ds/items.jsonl"))
+        .args(["--frames", "16", "--config", "16f", "--out"])
+        .arg(out)
+        .env("PYTHONPATH", common::repo().join("assets/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env_remove("FRAMEAUDIT_RECORD_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run python3");
+    assert!(o.status.success(), "the stand-in failed: {o:?}");
+    o
+}
+
+#[test]
+fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from_the_clips() {
+    for (tool, args) in [
+        ("python3", &["--version"][..]),
+        ("ffmpeg", &["-version"][..]),
+    ] {
+        if !runs(tool, args) {
+            eprintln!("note: {tool} is absent; skipping the intervention loop test");
+            return;
+        }
+    }
+    if !runs("python3", &["-c", "import decord, numpy"]) {
+        eprintln!("note: decord or numpy is absent; skipping the intervention loop test");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().canonicalize().expect("canonical");
+    std::fs::create_dir_all(root.join("videos")).expect("mkdir");
+    for (clip, event, distractor) in CLIPS {
+        make_clip(&root.join(format!("videos/{clip}.mp4")), event, distractor);
+    }
+    let ds = root.join("ds");
+    make_dataset(&ds);
+    let gold = root.join("gold.csv");
+    let mut g = String::from("question_id,answer\n");
+    for (clip, ..) in CLIPS {
+        g.push_str(&format!("{clip}-q,A\n"));
+    }
+    std::fs::write(&gold, g).expect("gold");
+
+    // The stand-in reads the clips as the dataset says: unsteered, its answers at 16 frames
+    // are the dataset's.
+    let plain = root.join("plain.csv");
+    standin(&root, &plain, None);
+    let table = std::fs::read_to_string(&plain).expect("csv");
+    for (clip, event, distractor) in CLIPS {
+        let want = answer(&linspace(T, 16), event, distractor);
+        assert!(
+            table.contains(&format!("{clip}-q,{want}\n")),
+            "{clip}: expected {want} at 16f\n{table}"
+        );
+    }
+
+    let plan = root.join("plan.json");
+    ok(&[
+        "intervene",
+        "plan",
+        &s(&ds),
+        "--strategy",
+        "nested",
+        "--strategy",
+        "lower-policy",
+        "--strategy",
+        "swap",
+        "-o",
+        &s(&plan),
+    ]);
+    let p = common::read_json(&plan);
+    let entries = p["entries"].as_array().expect("entries");
+    let content: BTreeMap<String, (u64, Option<u64>)> = CLIPS
+        .iter()
+        .map(|&(c, e, d)| (format!("{c}-q"), (e, d)))
+        .collect();
+    // The count made here: an entry recovers when its planned frames hold the event and
+    // not the distractor.
+    let mut expected: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for e in entries {
+        let item = e["item_id"].as_str().expect("item");
+        let (event, distractor) = content[item];
+        let idx: Vec<u64> = serde_json::from_value(e["indices"].clone()).expect("indices");
+        let right = answer(&idx, event, distractor) == "A";
+        let at = expected
+            .entry(e["strategy"].as_str().expect("strategy").to_string())
+            .or_default();
+        at.0 += 1;
+        at.1 += usize::from(right);
+    }
+    // Six terminal regressions (c6 stays right at 16 frames), one entry each per strategy.
+    for st in ["nested", "lower-policy", "swap"] {
+        assert_eq!(expected[st].0, 6, "{st}: {expected:?}");
+    }
+    assert_eq!(
+        expected["swap"].1, 6,
+        "the lower budget's own frames were right"
+    );
+    assert_eq!(
+        expected["lower-policy"].1, 0,
+        "linspace at 16 is the top's own frames"
+    );
+
+    for st in ["nested", "lower-policy", "swap"] {
+        let csv = root.join(format!("{st}.csv"));
+        let log = root.join(format!("{st}.frames.jsonl"));
+        let o = standin(&root, &csv, Some((&plan, st, &log)));
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(err.contains("steering 6 video(s)"), "{st}: {err}");
+        let o = ok(&[
+            "import",
+            "wide-csv",
+            &s(&csv),
+            "--gold",
+            &s(&gold),
+            "--model",
+            MODEL,
+            "--benchmark",
+            BENCH,
+            "--frames-log",
+            &s(&log),
+            "--plan",
+            &s(&plan),
+            "--strategy",
+            st,
+            "-o",
+            &s(&ds),
+        ]);
+        let said = stderr(&o);
+        assert!(
+            said.contains(&format!("kept as protocol intervention:{st}: 6;")),
+            "{st}: {said}"
+        );
+        assert!(
+            said.contains("answers not planned (left out): 1"),
+            "{st}: {said}"
+        );
+    }
+    // Imported once, a second import of the same re-run is refused without --force.
+    let again = frameaudit(&[
+        "import",
+        "wide-csv",
+        &s(&root.join("swap.csv")),
+        "--gold",
+        &s(&gold),
+        "--model",
+        MODEL,
+        "--benchmark",
+        BENCH,
+        "--frames-log",
+        &s(&root.join("swap.frames.jsonl")),
+        "--plan",
+        &s(&plan),
+        "--strategy",
+        "swap",
+        "-o",
+        &s(&ds),
+    ]);
+    assert!(!again.status.success(), "{}", stderr(&again));
+    assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
+
+    let o = ok(&["report", &s(&ds), "--json", "--boot", "200"]);
+    let r: Value = serde_json::from_str(&stdout(&o)).expect("report json");
+    let a = r["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .find(|a| a["protocol"] == "main" && a["scope"] == BENCH)
+        .expect("the clips analysis");
+    let x = &a["models"][MODEL];
+    assert_eq!(x["terminal_regressions"], 6, "{x}");
+    let ivs = x["interventions"].as_array().expect("interventions");
+    assert_eq!(ivs.len(), 3, "{ivs:#?}");
+    for v in ivs {
+        let st = v["strategy"].as_str().expect("strategy");
+        assert_eq!(v["protocol"], format!("intervention:{st}"));
+        let (n, recovered) = expected[st];
+        assert_eq!(v["items_with_intervention"], n, "{st}: {v}");
+        assert_eq!(v["terminal_regressions"], 6, "{st}: {v}");
+        assert_eq!(v["recovered"], recovered, "{st}: {v}");
+        let rate = v["recovery_rate"].as_f64().expect("rate");
+        assert!(
+            (rate - 100.0 * recovered as f64 / 6.0).abs() < 1e-9,
+            "{st}: {v}"
+        );
+        let b = &v["bootstrap"];
+        assert_eq!(b["B"], 200);
+        let (lo, hi) = (
+            b["recovery_rate"]["lo"].as_f64().expect("lo"),
+            b["recovery_rate"]["hi"].as_f64().expect("hi"),
+        );
+        assert!(
+            lo <= rate && rate <= hi,
+            "{st}: {rate} outside [{lo}, {hi}]"
+        );
+        eprintln!("recovery under {st}: {recovered} of 6 ({rate:.1}%, [{lo:.1}, {hi:.1}])");
+    }
+    // The intervention protocols are not analysed as protocols of their own.
+    assert!(
+        r["analyses"]
+            .as_array()
+            .expect("analyses")
+            .iter()
+            .all(|a| !a["protocol"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("intervention")),
+        "an intervention protocol was analysed"
+    );
+
+    // The table for the paper.
+    let md = stdout(&ok(&[
+        "report",
+        &s(&ds),
+        "--format",
+        "markdown",
+        "--boot",
+        "200",
+    ]));
+    assert!(md.contains("**Recovery by sampling intervention"), "{md}");
+    for st in ["nested", "lower-policy", "swap"] {
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {BENCH} | {MODEL} | {st} |")))
+            .unwrap_or_else(|| panic!("no {st} row:\n{md}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[4], "6", "{row}");
+        assert_eq!(cells[6], expected[st].1.to_string(), "{row}");
+    }
+}
