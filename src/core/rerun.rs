@@ -133,7 +133,8 @@ fn video_key(v: &str) -> String {
 /// What the logs say was decoded for one (run, video) under the applied strategy and pass.
 #[derive(Default)]
 struct Logged {
-    planned: Vec<Vec<u64>>,
+    /// Planned decodes: the frames decoded, and how many the harness had asked for.
+    planned: Vec<(Vec<u64>, Option<usize>)>,
     refused: Vec<String>,
     other: usize,
 }
@@ -209,7 +210,7 @@ pub fn match_rerun(
                 .entry((p.run.clone(), video_key(&d.video)))
                 .or_default();
             match d.planned {
-                Some(true) => at.planned.push(d.indices.clone()),
+                Some(true) => at.planned.push((d.indices.clone(), d.asked)),
                 Some(false) => at
                     .refused
                     .push(d.refused.clone().unwrap_or_else(|| "refused".into())),
@@ -243,8 +244,23 @@ pub fn match_rerun(
             continue;
         };
         let at = logged.get(&(run.clone(), video_key(&e.video)));
+        let hit = at.and_then(|l| l.planned.iter().find(|(x, _)| *x == e.indices));
         let why = match at {
-            Some(l) if l.planned.contains(&e.indices) => None,
+            // A wrapper that decodes more than it gives the model picks again among the
+            // decoded frames (lmms-eval's qwen2_vl decodes at 2 fps): the model did not get
+            // the planned frames.
+            Some(_)
+                if hit
+                    .is_some_and(|(_, asked)| asked.is_some_and(|n| n as u64 > answer.frames)) =>
+            {
+                Some(format!(
+                    "the harness decoded {} frames of its video {:?} to give the model {}: it picks again among the decoded frames, so the model did not get the planned ones",
+                    hit.and_then(|h| h.1).unwrap_or(0),
+                    e.video,
+                    answer.frames
+                ))
+            }
+            Some(_) if hit.is_some() => None,
             Some(l) if !l.planned.is_empty() => Some(format!(
                 "its video {:?} was decoded at other planned frames ({} decodes), not this entry's",
                 e.video,
@@ -343,6 +359,7 @@ mod tests {
             line: 2,
             planned,
             refused: (planned == Some(false)).then(|| "IndexError: past the end".into()),
+            asked: planned.map(|_| 4),
         }
     }
 
@@ -358,6 +375,7 @@ mod tests {
                 entry("3", "three", &[5, 6]),
                 entry("4", "four.mp4", &[7]),
                 entry("5", "five.mp4", &[1]),
+                entry("6", "six.mp4", &[1, 2]),
             ],
         };
         let cell = |id: &str| ImportedCell {
@@ -379,7 +397,7 @@ mod tests {
             config: "8f".into(),
             frames: 8,
             rules: Default::default(),
-            cells: ["1", "2", "3", "4", "6"].map(cell).to_vec(),
+            cells: ["1", "2", "3", "4", "6", "7"].map(cell).to_vec(),
         })
         .expect("run");
         let logs = vec![LoggedRun {
@@ -388,6 +406,10 @@ mod tests {
                 decode("/data/ONE.mp4", &[0, 2, 4], Some(true)),
                 decode("/data/two.mp4", &[1, 2], Some(true)),
                 decode("/data/three.avi", &[0, 1], Some(false)),
+                Decode {
+                    asked: Some(20),
+                    ..decode("six.mp4", &[1, 2], Some(true))
+                },
             ],
             plan: Some(LoggedPlan {
                 run: "m/8f".into(),
@@ -404,8 +426,8 @@ mod tests {
         };
         let m = match_rerun(&plan, &applied, &imp, &logs).expect("matched");
         assert_eq!(m.protocol, "intervention:nested");
-        assert_eq!(m.planned, 5);
-        assert_eq!(m.unplanned, 1, "item 6 is answered but not planned");
+        assert_eq!(m.planned, 6);
+        assert_eq!(m.unplanned, 1, "item 7 is answered but not planned");
         let kept: Vec<&str> = m.cells.iter().map(|c| &*c.cell.item_id).collect();
         assert_eq!(kept, ["1"]);
         assert_eq!(m.cells[0].cell.frame_idx.as_deref(), Some(&[0, 2, 4][..]));
@@ -419,14 +441,16 @@ mod tests {
             .iter()
             .map(|n| (&n.unit[..8], n.why.split(' ').nth(1).unwrap_or("")))
             .collect();
-        // 2: other frames; 3: refused; 4: never decoded; 5: not answered.
+        // 2: other frames; 3: refused; 4: never decoded; 5: not answered; 6: the harness
+        // decoded 20 frames to give the model 8 (it picks again).
         assert_eq!(
             why,
             [
                 ("m b 2 at", "video"),
                 ("m b 3 at", "recorder"),
                 ("m b 4 at", "decode"),
-                ("m b 5 at", "re-run")
+                ("m b 5 at", "re-run"),
+                ("m b 6 at", "harness")
             ]
         );
         // Logs of another pass, or of no plan, are refused by name.

@@ -35,6 +35,9 @@ pub struct Decode {
     pub planned: Option<bool>,
     /// Why a planned decode was refused.
     pub refused: Option<String>,
+    /// A planned decode: how many frames the harness had asked for (`None` when the log
+    /// does not say).
+    pub asked: Option<usize>,
 }
 
 /// The plan a logged run applied (its `run` line's `plan`).
@@ -82,6 +85,8 @@ struct Line {
     planned: Option<bool>,
     #[serde(default)]
     refused: Option<String>,
+    #[serde(default)]
+    asked: Option<Vec<serde_json::Value>>,
 }
 
 /// Whether `path` is a recorder log: its first line carries [`SCHEMA`].
@@ -170,6 +175,7 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
                         line: line_no,
                         planned: parsed.planned,
                         refused: parsed.refused,
+                        asked: parsed.asked.map(|a| a.len()),
                     }),
                     None => skips.push((line_no, "a decode before any run line".into())),
                 }
@@ -580,6 +586,7 @@ mod tests {
                     line: 2,
                     planned: None,
                     refused: None,
+                    asked: None,
                 },
                 Decode {
                     video: "/v/x.mp4".into(),
@@ -587,6 +594,7 @@ mod tests {
                     line: 3,
                     planned: None,
                     refused: None,
+                    asked: None,
                 },
                 Decode {
                     video: "/v/z.mp4".into(),
@@ -594,6 +602,7 @@ mod tests {
                     line: 4,
                     planned: None,
                     refused: None,
+                    asked: None,
                 },
                 Decode {
                     video: "/v/z.mp4".into(),
@@ -601,6 +610,7 @@ mod tests {
                     line: 5,
                     planned: None,
                     refused: None,
+                    asked: None,
                 },
             ],
             plan: None,
