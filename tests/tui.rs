@@ -2956,3 +2956,117 @@ fn intervention_runs_show_on_the_item_and_their_recovery_on_the_overview() {
         "{lumen}"
     );
 }
+
+/// A clip dataset with two strategies' intervention runs of its one terminal regression
+/// (right at 8f, wrong at 16f), read from `interventions/`: the trajectory has a row per
+/// strategy, the timeline the frames each run was given against 16f's (the 8f frames that
+/// `swap` brings back marked restored), and the overview a recovery column per strategy.
+#[test]
+fn strategy_runs_show_their_planned_frames_against_the_top_configurations() {
+    use frameaudit::core::sampling::linspace;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = tmp.path().join("ds");
+    std::fs::create_dir_all(ds.join("interventions")).expect("mkdir");
+    std::fs::write(
+        ds.join("dataset.json"),
+        r#"{"schema": "frameaudit/dataset@1", "name": "clips",
+            "configs": {"4f": {"policy": "linspace"}, "8f": {"policy": "linspace"}, "16f": {"policy": "linspace"}}}"#,
+    )
+    .expect("dataset.json");
+    let mut items = String::new();
+    let mut cells = String::new();
+    for (id, preds) in [("c1-q", ["C", "A", "B"]), ("c2-q", ["A", "A", "A"])] {
+        items.push_str(&format!(
+            "{}\n",
+            serde_json::json!({"benchmark": "clips", "item_id": id, "question": "What happened?",
+                "options": ["A. a flash", "B. a red frame", "C. nothing", "D. a cut"],
+                "gold": "A", "video": id.trim_end_matches("-q"), "num_frames": 32, "fps": 8.0})
+        ));
+        for (n, pred) in [4u64, 8, 16].into_iter().zip(preds) {
+            cells.push_str(&format!(
+                "{}\n",
+                serde_json::json!({"model": "standin-7b", "benchmark": "clips", "item_id": id,
+                    "config": format!("{n}f"), "frames": n, "task": "mcq", "pred": pred,
+                    "gold": "A", "frame_idx": linspace(32, n)})
+            ));
+        }
+    }
+    std::fs::write(ds.join("items.jsonl"), items).expect("items");
+    std::fs::write(ds.join("cells.jsonl"), cells).expect("cells");
+    let run = |config: &str, frames: &[u64], pred: &str, strategy: &str| {
+        serde_json::json!({"model": "standin-7b", "benchmark": "clips", "item_id": "c1-q",
+            "config": config, "frames": frames.len(), "task": "mcq", "pred": pred, "gold": "A",
+            "frame_idx": frames, "protocol": format!("intervention:{strategy}")})
+        .to_string()
+            + "\n"
+    };
+    let nested: Vec<u64> = (0..16).map(|j| j * 2 + 1).collect();
+    std::fs::write(
+        ds.join("interventions/intervention-swap.jsonl"),
+        run("16f@8f", &linspace(32, 8), "A", "swap"),
+    )
+    .expect("swap");
+    std::fs::write(
+        ds.join("interventions/intervention-nested.jsonl"),
+        run("16f", &nested, "B", "nested"),
+    )
+    .expect("nested");
+
+    let mut app = build_app(
+        load_dataset(&ds, None).expect("clips"),
+        &TuiOptions::plain("t", tmp.path().join("a.audit.jsonl")),
+        || {},
+    )
+    .expect("app");
+    let i = (0..app.rows.len())
+        .find(|&i| app.names(i).item_id == "c1-q")
+        .expect("the regression is queued");
+    app.selected = Some(i as u32);
+    app.update(Action::Open);
+    let item = screen(&mut app, 120, 40);
+    assert!(
+        item.contains("trajectory · ↻ intervention runs (intervention)"),
+        "{item}"
+    );
+    let row = |label: &str| {
+        item.lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("no {label} row:\n{item}"))
+            .to_string()
+    };
+    assert!(row("↻16f@8f swap").contains("✓"));
+    assert!(row("↻16f nested").contains("✗"));
+    // Timeline rows: swap gives 8 frames, 2 of them (13, 17) not among 16f's.
+    let swap = row("↻swap ");
+    assert_eq!(swap.matches('◆').count(), 2, "{swap}");
+    assert!(swap.contains("  8 recorded"), "{swap}");
+    let nested_row = row("↻nested ");
+    assert!(nested_row.contains(" 16 recorded"), "{nested_row}");
+    let summary = row("↻ vs 16f:");
+    assert!(
+        summary.contains("nested ◆15 ×15, swap ◆2 ×10 (◆ restored"),
+        "{summary}"
+    );
+    insta::assert_snapshot!("item_with_strategy_runs", item);
+
+    app.update(Action::Back);
+    app.update(Action::Overview);
+    // Wide enough for both columns (a narrower one says which it leaves out).
+    let overview = screen(&mut app, 160, 40);
+    let header = overview
+        .lines()
+        .find(|l| l.contains("oracle") && l.contains("↻swap"))
+        .unwrap_or_else(|| panic!("no recovery columns: {overview}"));
+    assert!(header.contains("↻nested"), "{header}");
+    let model = overview
+        .lines()
+        .find(|l| l.contains("standin-7b") && l.contains("+"))
+        .expect("the model's row");
+    // Recovery: nested 0 of 1, swap 1 of 1 (columns in protocol name order).
+    let tail: Vec<&str> = model.split_whitespace().rev().take(3).collect();
+    assert_eq!(tail[1..], ["100.0", "0.0"], "{model}");
+    assert!(
+        model.contains("50.0     50.0     0.0 100.0"),
+        "{model}"
+    );
+}

@@ -1,6 +1,7 @@
 //! The frames of the item screen: a timeline with one row per configuration marking the
 //! frames its budget sampled (for the audited transition: kept, dropped and added ones in
-//! their own colours), a strip of thumbnails with a cursor, and a large view of the frame
+//! their own colours), one row per intervention run with the frames it was given against
+//! the top configuration's (restored ones marked), a strip of thumbnails with a cursor, and a large view of the frame
 //! under the cursor. Images come from the background loader; the view only asks for them.
 
 use ratatui::Frame;
@@ -25,6 +26,8 @@ const ADDED: Style = Style::new().fg(Color::Yellow);
 const KEPT_GLYPH: char = '▮';
 const DROPPED_GLYPH: char = '×';
 const ADDED_GLYPH: char = '+';
+const RESTORED: Style = Style::new().fg(Color::Cyan);
+const RESTORED_GLYPH: char = '◆';
 
 /// Why frames are text under `NO_COLOR`, and how to see them.
 pub const NO_COLOR_PICTURES: &str = "NO_COLOR: no pictures; unset it, or use --images kitty";
@@ -62,11 +65,12 @@ pub fn draw_frames(f: &mut Frame, app: &App, i: usize, area: Rect, compact: bool
     f.render_widget(block, left);
     if compact {
         // Every configuration's row when there is room, else the audited pair's two.
-        let only_pair = inner.height < info.configs.len() as u16 + 4;
+        let only_pair = inner.height < (info.configs.len() + info.interventions.len()) as u16 + 4;
         draw_timeline(f, app, &info, inner, only_pair, true);
     } else {
         let k = info.configs.len();
-        let timeline_h = (k as u16 + 3).min(inner.height);
+        let planned = info.interventions.len();
+        let timeline_h = (k as u16 + 3 + planned as u16 + u16::from(planned > 0)).min(inner.height);
         let [timeline, thumbs] =
             Layout::vertical([Constraint::Length(timeline_h), Constraint::Min(0)]).areas(inner);
         draw_timeline(f, app, &info, timeline, false, false);
@@ -176,6 +180,38 @@ fn draw_timeline(
         }
         lines.push(Line::from(spans));
     }
+    // The intervention runs' frames against the configuration they re-ran: a frame that
+    // configuration did not sample is marked restored.
+    if !only_pair {
+        for p in &info.interventions {
+            let original = &info.configs[p.against].frames;
+            let mut cells: Vec<(char, Style)> = vec![('·', DIM); width];
+            for &idx in &p.frames {
+                cells[col(idx)] = if original.binary_search(&idx).is_ok() {
+                    (KEPT_GLYPH, KEPT)
+                } else {
+                    (RESTORED_GLYPH, RESTORED)
+                };
+            }
+            let mut spans = vec![Span::styled(
+                format!(
+                    "{:<w$}",
+                    s(&p.label).chars().take(name_w - 1).collect::<String>(),
+                    w = name_w
+                ),
+                ACCENT,
+            )];
+            spans.extend(
+                cells
+                    .into_iter()
+                    .map(|(ch, st)| Span::styled(ch.to_string(), st)),
+            );
+            spans.push(Span::styled(format!(" {:>3} ", p.frames.len()), DIM));
+            let (word, style) = provenance_tag(p.provenance);
+            spans.push(Span::styled(word, style));
+            lines.push(Line::from(spans));
+        }
+    }
     let axis_mid = timestamp(total / 2, info.fps);
     let axis_end = timestamp(total.saturating_sub(1), info.fps);
     let pad = width.saturating_sub(axis_mid.len() + axis_end.len() + 5) / 2;
@@ -232,6 +268,33 @@ fn draw_timeline(
             ),
             Span::styled(format!(", {KEPT_GLYPH} {} kept", t.kept.len()), KEPT),
         ]));
+    }
+    if !only_pair && let Some(first) = info.interventions.first() {
+        // Counts first, the legend last: a narrow pane cuts the legend.
+        let against = s(&info.configs[first.against].name);
+        let mut spans = vec![Span::styled(format!("↻ vs {against}: "), ACCENT)];
+        for (n, p) in info.interventions.iter().enumerate() {
+            if n > 0 {
+                spans.push(Span::raw(", "));
+            }
+            spans.push(Span::raw(format!(
+                "{} ",
+                s(p.label.trim_start_matches('↻'))
+            )));
+            spans.push(Span::styled(
+                format!("{RESTORED_GLYPH}{}", p.restored.len()),
+                RESTORED,
+            ));
+            spans.push(Span::styled(
+                format!(" {DROPPED_GLYPH}{}", p.left_out.len()),
+                DROPPED,
+            ));
+        }
+        spans.push(Span::styled(
+            format!(" ({RESTORED_GLYPH} restored, {DROPPED_GLYPH} left out)"),
+            DIM,
+        ));
+        lines.push(Line::from(spans));
     }
     let w = area.width as usize;
     let mut lines: Vec<Line> = lines.into_iter().map(|l| fit_line(l, w)).collect();

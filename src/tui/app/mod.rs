@@ -266,6 +266,26 @@ pub struct FrameInfo {
     pub pair: Option<HarmfulTransition>,
     pub transition: crate::core::sampling::Transition,
     pub panel_config: Option<usize>,
+    /// The frames each intervention run of the item was given (docs/intervention.md §7),
+    /// against the top configuration's, whose answer the recovery compares.
+    pub interventions: Vec<PlannedFrames>,
+}
+
+/// An intervention run's frames against the original ones of the configuration it re-ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedFrames {
+    /// `↻STRATEGY` (`↻CONFIG` for the intervention protocol itself).
+    pub label: String,
+    /// The frames the run gave the model: distinct, sorted.
+    pub frames: Vec<u64>,
+    /// How they are known.
+    pub provenance: Option<crate::core::rules::Provenance>,
+    /// The grid configuration they stand against (the top).
+    pub against: usize,
+    /// Planned frames the original did not sample (restored, or brought in).
+    pub restored: Vec<u64>,
+    /// Original frames the plan left out.
+    pub left_out: Vec<u64>,
 }
 
 /// What the header says of the analysis (computed once).
@@ -919,6 +939,31 @@ impl App {
             .config
             .or(pair.map(|t| t.higher))
             .filter(|&c| c < k);
+        let interventions = match mg.grid.top {
+            Some(top) => self
+                .intervention_cells(i)
+                .into_iter()
+                .map(|(strategy, cell)| {
+                    let m = &self.ds.matrix;
+                    let (frames, rule) = crate::core::cell_frames::frames_for_cell(&self.ds, cell);
+                    let frames = crate::core::sampling::frame_set(frames);
+                    let original = &configs[top].frames;
+                    let t = crate::core::sampling::transition(original, &frames);
+                    PlannedFrames {
+                        label: match strategy {
+                            Some(st) => format!("↻{st}"),
+                            None => format!("↻{}", m.config(m.cell_config.get(cell as usize)).name),
+                        },
+                        frames,
+                        provenance: rule.provenance(),
+                        against: top,
+                        restored: t.added,
+                        left_out: t.dropped,
+                    }
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         FrameInfo {
             video: meta.and_then(|m| m.video.clone()),
             num_frames: meta.and_then(|m| m.num_frames),
@@ -927,6 +972,7 @@ impl App {
             pair,
             transition,
             panel_config,
+            interventions,
         }
     }
 
