@@ -64,6 +64,9 @@ pub struct TuiOptions {
     /// Clicks and the wheel act (`--no-mouse` leaves the mouse to the terminal, for
     /// selecting text).
     pub mouse: bool,
+    /// `--plan`: the intervention plan the item screen adds to (default: beside the audit
+    /// file, `NAME.plan.json`).
+    pub plan: Option<PathBuf>,
 }
 
 impl TuiOptions {
@@ -80,6 +83,7 @@ impl TuiOptions {
             shard: None,
             review: None,
             mouse: false,
+            plan: None,
         }
     }
 }

@@ -90,6 +90,7 @@ fn a_cell_takes_at_most_20_bytes_and_a_queue_row_holds_no_strings() {
         shard: None,
         review: None,
         mouse: false,
+        plan: None,
     };
     let app = build_app(ds, &opts, || {}).expect("app");
     assert!(app.rows.len() > items, "{} rows", app.rows.len());

@@ -3065,8 +3065,134 @@ fn strategy_runs_show_their_planned_frames_against_the_top_configurations() {
     // Recovery: nested 0 of 1, swap 1 of 1 (columns in protocol name order).
     let tail: Vec<&str> = model.split_whitespace().rev().take(3).collect();
     assert_eq!(tail[1..], ["100.0", "0.0"], "{model}");
+    assert!(model.contains("50.0     50.0     0.0 100.0"), "{model}");
+}
+
+/// "Add this item to the plan" (docs/intervention.md §9): the transition under audit, with
+/// the evidence frame just marked (not yet saved), joins the plan file, planned exactly as
+/// `intervene plan --targets audited` plans it from the saved audit; a second item adds to
+/// the same file, and a file that is not a plan is left alone.
+#[test]
+fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let demo = common::repo().join("fixtures/demo");
+    let audit = tmp.path().join("pia.audit.jsonl");
+    let plan_path = tmp.path().join("plans/pia.plan.json");
+    let opts = TuiOptions {
+        plan: Some(plan_path.clone()),
+        ..TuiOptions::plain("pia", audit.clone())
+    };
+    let mut app = build_app(load_dataset(&demo, None).expect("demo"), &opts, || {}).expect("app");
+    // Rows whose transition under audit drops frames (so there is evidence to restore).
+    let with_dropped: Vec<usize> = (0..app.rows.len())
+        .filter(|&i| {
+            app.selected = Some(i as u32);
+            app.rows[i].q.terminal
+                && app.rows[i].q.task == frameaudit::core::matrix::Task::Mcq
+                && !app.frame_info(i).transition.dropped.is_empty()
+        })
+        .take(2)
+        .collect();
+    assert_eq!(with_dropped.len(), 2);
+    let i = with_dropped[0];
+    app.selected = Some(i as u32);
+    app.update(Action::Open);
+    app.update(Action::NextDropped);
+    let (frame, _) = app
+        .current_frame(&app.frame_info(i))
+        .expect("a dropped frame");
+    app.update(Action::MarkEvidence);
+    app.update(Action::AddToPlan);
+    let notice = app.notice.clone().expect("a notice");
+    assert!(!notice.error, "{notice:?}");
     assert!(
-        model.contains("50.0     50.0     0.0 100.0"),
-        "{model}"
+        notice.text.contains("restore-evidence +1") && notice.text.contains("swap"),
+        "{notice:?}"
+    );
+    assert!(notice.text.contains("1 transitions in"), "{notice:?}");
+    let p = common::read_json(&plan_path);
+    let key = app.key(i);
+    let mine = |p: &serde_json::Value| -> Vec<serde_json::Value> {
+        p["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .filter(|e| e["item_id"] == key.item_id.as_str() && e["model"] == key.model.as_str())
+            .cloned()
+            .collect()
+    };
+    let entries = mine(&p);
+    let restore = entries
+        .iter()
+        .find(|e| e["strategy"] == "restore-evidence")
+        .expect("restore-evidence planned");
+    assert_eq!(restore["restored"], serde_json::json!([frame]));
+    assert!(entries.iter().any(|e| e["strategy"] == "swap"));
+
+    // The same plan as the command line makes from the saved audit.
+    assert!(app.session.wait_saved(Duration::from_secs(5)));
+    let cli_plan = tmp.path().join("cli.plan.json");
+    let o = common::frameaudit(&[
+        "intervene",
+        "plan",
+        &demo.display().to_string(),
+        "--targets",
+        "audited",
+        "--audit",
+        &audit.display().to_string(),
+        "-o",
+        &cli_plan.display().to_string(),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(mine(&common::read_json(&cli_plan)), entries);
+
+    // A second item, untouched: planned without evidence, so restore-evidence is skipped.
+    let j = with_dropped[1];
+    app.selected = Some(j as u32);
+    // As moving to another item does: its first transition.
+    app.pair = 0;
+    app.update(Action::AddToPlan);
+    let notice = app.notice.clone().expect("a notice");
+    assert!(notice.text.contains("2 transitions in"), "{notice:?}");
+    assert!(
+        notice.text.contains("restore-evidence skipped"),
+        "{notice:?}"
+    );
+    let p = common::read_json(&plan_path);
+    assert_eq!(mine(&p), entries, "the first item's entries stay");
+    assert!(
+        p["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .any(|e| e["item_id"] == app.key(j).item_id.as_str()),
+        "{notice:?}\n{p:#}"
+    );
+
+    // An open-ended item is refused, and the file stays as it was.
+    let open = (0..app.rows.len())
+        .find(|&i| app.rows[i].q.task == frameaudit::core::matrix::Task::Open)
+        .expect("an open-ended row");
+    app.selected = Some(open as u32);
+    app.update(Action::AddToPlan);
+    let notice = app.notice.clone().expect("a notice");
+    assert!(
+        notice.error && notice.text.contains("open-ended"),
+        "{notice:?}"
+    );
+    assert_eq!(common::read_json(&plan_path), p);
+
+    // A file at the plan's path that is not a plan is not replaced.
+    std::fs::write(&plan_path, "not json").expect("write");
+    app.selected = Some(i as u32);
+    app.update(Action::AddToPlan);
+    let notice = app.notice.clone().expect("a notice");
+    assert!(
+        notice.error && notice.text.contains("is not a plan"),
+        "{notice:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&plan_path).expect("read"),
+        "not json"
     );
 }

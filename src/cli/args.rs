@@ -57,6 +57,10 @@ pub struct TuiArgs {
     /// as a second protocol named after it, for the protocols view
     #[arg(long, value_name = "OTHER_DATASET")]
     pub compare: Option<PathBuf>,
+    /// The intervention plan the item screen's add_to_plan (I) writes (default: beside the
+    /// audit file, NAME.plan.json)
+    #[arg(long, value_name = "PLAN")]
+    pub plan: Option<PathBuf>,
 }
 
 /// A share of the audit queue for one of several annotators.

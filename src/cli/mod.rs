@@ -352,6 +352,7 @@ fn tui_options(tui: &args::TuiArgs, analysis: &args::AnalysisArgs) -> Result<Tui
         shard: tui.shard.get()?,
         review: None,
         mouse: !tui.no_mouse,
+        plan: tui.plan.clone(),
     })
 }
 

@@ -58,6 +58,9 @@ pub enum Action {
     NextDropped,
     /// Frame cursor to the next frame the higher budget added (wrapping).
     NextAdded,
+    /// Add the item's transition, with the evidence frames marked, to the intervention
+    /// plan (docs/intervention.md §9).
+    AddToPlan,
     /// Open the researcher overview.
     Overview,
     NextView,
@@ -87,7 +90,7 @@ pub enum Action {
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 59] = [
+const NAMED: [(Action, &str, &str); 60] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -205,6 +208,11 @@ const NAMED: [(Action, &str, &str); 59] = [
         Action::NextAdded,
         "next_added",
         "frames: next added frame (the higher budget's, wraps)",
+    ),
+    (
+        Action::AddToPlan,
+        "add_to_plan",
+        "add this transition to the intervention plan",
     ),
     (Action::Overview, "overview", "researcher views: overview"),
     (Action::NextView, "next_view", "next researcher view"),

@@ -276,6 +276,7 @@ impl Keymap {
             b(Item, ch('d'), NextDropped, None),
             b(Item, ch('a'), NextAdded, None),
             b(Item, ch('e'), MarkEvidence, Some("evidence")),
+            b(Item, ch('I'), AddToPlan, None),
             b(Item, ch('P'), CyclePrimary, Some("primary")),
             b(Item, ch('n'), EditNote, Some("note")),
             b(Item, ch(' '), MarkDone, Some("done")),

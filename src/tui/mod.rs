@@ -44,6 +44,20 @@ use crate::core::text::sanitize;
 use crate::core::workspace::search::{SearchResult, Searcher};
 use crate::core::workspace::session::Session;
 use crate::core::workspace::{annotator_name, default_audit_path, other_audits, stale_records};
+
+/// The plan the item screen adds to when `--plan` is not given: beside the audit file,
+/// `NAME.audit.jsonl` → `NAME.plan.json`.
+pub fn default_plan_path(audit: &std::path::Path) -> std::path::PathBuf {
+    let name = audit
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name
+        .strip_suffix(".audit.jsonl")
+        .or_else(|| name.strip_suffix(".jsonl"))
+        .unwrap_or(&name);
+    audit.with_file_name(format!("{stem}.plan.json"))
+}
 use crate::term::{ImageMode, TuiOptions, no_color_env};
 
 /// How frames are drawn, given the mode asked for and whether `NO_COLOR` is set: half
@@ -207,6 +221,10 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
     app.set_images(image_mode(opts.images, app.no_color));
     app.research.params = opts.params.clone();
     app.other_audits = other_audits(&path);
+    app.plan_path = opts
+        .plan
+        .clone()
+        .unwrap_or_else(|| default_plan_path(&path));
     crate::core::timing("queue", t);
     let mut notes: Vec<String> = warnings.iter().map(|w| sanitize(w).into_owned()).collect();
     if let Some(ffp) = file_fp

@@ -3,6 +3,7 @@
 //! terminal or a file directly; saving goes through the session, searching through
 //! requests the runner hands to the search thread.
 
+mod plan;
 mod research;
 
 use std::collections::BTreeSet;
@@ -339,6 +340,8 @@ pub struct App {
     /// The harmful pair under audit on the item screen (index into the row's pairs).
     pub pair: usize,
     pub notice: Option<Notice>,
+    /// The intervention plan `add_to_plan` writes (docs/intervention.md §9).
+    pub plan_path: std::path::PathBuf,
     /// Asked to quit with unsaved changes: the next quit goes through.
     pub confirm_quit: bool,
     pub started: Instant,
@@ -430,6 +433,7 @@ impl App {
             scroll: 0,
             pair: 0,
             notice: None,
+            plan_path: std::path::PathBuf::from("frameaudit.plan.json"),
             confirm_quit: false,
             started: Instant::now(),
             marked: 0,
@@ -1971,6 +1975,11 @@ impl App {
             | Action::FrameConfig
             | Action::FrameSubset
             | Action::MarkEvidence => self.frame_action(action),
+            Action::AddToPlan => {
+                if let Some(i) = self.current() {
+                    self.notice = Some(self.add_to_plan(i));
+                }
+            }
             Action::NextDropped => self.jump_frame(Subset::Dropped),
             Action::NextAdded => self.jump_frame(Subset::Added),
             Action::MarkDone => self.mark(Status::Done),

@@ -1,0 +1,157 @@
+//! "Add this item to the plan" (docs/intervention.md §9): the item screen's transition, with
+//! the evidence frames the annotator marked on it, joins the intervention plan file, planned
+//! by every strategy exactly as `frameaudit intervene plan --targets audited` plans it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{App, Notice};
+use crate::core::audit::UnitKey;
+use crate::core::intervene::{Audited, Strategy, Targets, plan};
+use crate::core::queue::HarmfulTransition;
+use crate::core::text::sanitize;
+
+/// A transition of a plan: the unit, its lower and its higher configuration.
+type Planned = (UnitKey, String, String);
+
+/// The transitions a plan file holds (entries and skipped ones), or why it cannot be read.
+fn planned_in(path: &std::path::Path) -> Result<BTreeSet<Planned>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let v: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{} is not a plan ({e}): left as it is", path.display()))?;
+    if v["schema"] != crate::core::intervene::SCHEMA {
+        return Err(format!(
+            "{} is not a frameaudit plan: left as it is",
+            path.display()
+        ));
+    }
+    let mut out = BTreeSet::new();
+    for e in ["entries", "skipped"]
+        .iter()
+        .filter_map(|k| v[*k].as_array())
+        .flatten()
+    {
+        let field = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+        out.insert((
+            UnitKey::new(field("model"), field("benchmark"), field("item_id")),
+            field("lower"),
+            field("config"),
+        ));
+    }
+    Ok(out)
+}
+
+impl App {
+    /// Adds row `i`'s transition under audit to the plan file and says what was planned.
+    pub fn add_to_plan(&mut self, i: usize) -> Notice {
+        let fail = |text: String| Notice { text, error: true };
+        if self.rows[i].q.task != crate::core::matrix::Task::Mcq {
+            return fail(
+                "an open-ended item is not planned: recovery is of multiple-choice items".into(),
+            );
+        }
+        let Some(&HarmfulTransition { lower, higher }) = self.pairs(i).get(self.pair) else {
+            return fail("no harmful transition to plan on this item".into());
+        };
+        let names = self.config_names(i);
+        let (from, to) = (names[lower].clone(), names[higher].clone());
+        let path = self.plan_path.clone();
+        let mut transitions = match planned_in(&path) {
+            Ok(t) => t,
+            Err(e) => return fail(e),
+        };
+        let key = self.key(i);
+        transitions.insert((key.clone(), from.clone(), to.clone()));
+        // Each transition with the evidence frames this annotator marked on it now (the
+        // record in memory, saved or not).
+        let annotator = self
+            .session
+            .header
+            .as_ref()
+            .map(|h| h.annotator.clone())
+            .unwrap_or_default();
+        let mut audits: BTreeMap<UnitKey, Vec<Audited>> = BTreeMap::new();
+        for (unit, lo, hi) in &transitions {
+            let evidence = self
+                .session
+                .record(unit)
+                .filter(|r| &r.from == lo && &r.to == hi)
+                .map(|r| r.evidence_frames.clone())
+                .unwrap_or_default();
+            audits.entry(unit.clone()).or_default().push(Audited {
+                from: lo.clone(),
+                to: hi.clone(),
+                evidence,
+                annotators: vec![annotator.clone()],
+            });
+        }
+        let p = plan(
+            &self.ds,
+            &self.report,
+            self.protocol,
+            Targets::Audited,
+            &Strategy::ALL,
+            &audits,
+        );
+        let text = match serde_json::to_string_pretty(&p) {
+            Ok(t) => t + "\n",
+            Err(e) => return fail(format!("cannot write the plan: {e}")),
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && let Err(e) = std::fs::create_dir_all(dir)
+        {
+            return fail(format!("cannot write {}: {e}", path.display()));
+        }
+        if let Err(e) = crate::cli::write_atomically(&path, |w| w.write_all(text.as_bytes())) {
+            return fail(format!("{e:#}"));
+        }
+        let mine = |strategy: &str| {
+            p.entries.iter().find(|e| {
+                e.strategy == strategy
+                    && e.model == key.model
+                    && e.benchmark == key.benchmark
+                    && e.item_id == key.item_id
+                    && e.lower == from
+                    && e.config == to
+            })
+        };
+        let planned: Vec<String> = Strategy::ALL
+            .iter()
+            .filter_map(|s| {
+                mine(s.name()).map(|e| match s {
+                    Strategy::RestoreEvidence => format!("{} +{}", s.name(), e.restored.len()),
+                    _ => s.name().to_string(),
+                })
+            })
+            .collect();
+        let skipped = p
+            .skipped
+            .iter()
+            .find(|x| {
+                x.model == key.model
+                    && x.item_id == key.item_id
+                    && x.benchmark == key.benchmark
+                    && x.lower == from
+                    && x.config == to
+            })
+            .map(|x| format!("; {} skipped: {}", x.strategy, x.why))
+            .unwrap_or_default();
+        Notice {
+            text: sanitize(&format!(
+                "planned {from} → {to} ({}){skipped}; {} transitions in {}",
+                if planned.is_empty() {
+                    "no strategy".to_string()
+                } else {
+                    planned.join(", ")
+                },
+                transitions.len(),
+                path.display()
+            ))
+            .into_owned(),
+            error: planned.is_empty(),
+        }
+    }
+}
