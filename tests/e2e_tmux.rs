@@ -1401,3 +1401,58 @@ fn intervention_runs_show_in_a_real_terminal() {
         .unwrap_or_else(|| panic!("{s}"));
     assert!(row.trim_end().ends_with(&want), "{row} / {want}");
 }
+
+/// The planned frames and "add to plan" in a real terminal: a `swap` run for every
+/// terminal regression, read from `interventions/`, shows on the first item's timeline
+/// against 64f's frames, and `I` writes the item's transition to the annotator's plan.
+#[test]
+fn planned_frames_and_add_to_plan_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let listed = common::frameaudit(&[
+        "list",
+        &ds.display().to_string(),
+        "--kind",
+        "terminal",
+        "--format",
+        "jsonl",
+    ]);
+    assert!(listed.status.success(), "{}", common::stderr(&listed));
+    let eight = frameaudit::core::sampling::linspace(64, 8);
+    let mut runs = String::new();
+    for line in common::stdout(&listed).lines() {
+        let row: serde_json::Value = serde_json::from_str(line).expect("row");
+        if row["task"] != "mcq" {
+            continue;
+        }
+        let cell = serde_json::json!({"model": row["model"], "benchmark": row["benchmark"],
+            "item_id": row["item_id"], "config": "64f@8f", "frames": 8, "task": "mcq",
+            "pred": "A", "gold": "A", "frame_idx": eight, "protocol": "intervention:swap"});
+        runs.push_str(&format!("{cell}\n"));
+    }
+    std::fs::create_dir_all(ds.join("interventions")).expect("mkdir");
+    std::fs::write(ds.join("interventions/intervention-swap.jsonl"), runs).expect("write");
+
+    let t = Tmux::start(&format!("fa-planned-{}", std::process::id()), &ds, "iv");
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("↻ vs 64f");
+    let row = s
+        .lines()
+        .find(|l| l.contains("↻swap "))
+        .unwrap_or_else(|| panic!("no planned frames row:\n{s}"));
+    assert!(row.contains("  8 recorded"), "{row}");
+    assert!(s.contains("swap ◆0 ×56"), "{s}");
+    t.keys(&["I"]);
+    let s = t.wait_for("transitions in");
+    assert!(s.contains("planned "), "{s}");
+    let plan = common::read_json(&ds.join("audits/iv.plan.json"));
+    assert_eq!(plan["schema"], "frameaudit/plan@1");
+    assert!(
+        !plan["entries"].as_array().expect("entries").is_empty(),
+        "{plan:#}"
+    );
+}

@@ -141,7 +141,7 @@ impl App {
             .unwrap_or_default();
         Notice {
             text: sanitize(&format!(
-                "planned {from} → {to} ({}){skipped}; {} transitions in {}",
+                "planned {from} → {to} ({}): {} transitions in {}{skipped}",
                 if planned.is_empty() {
                     "no strategy".to_string()
                 } else {
