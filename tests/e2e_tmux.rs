@@ -1322,6 +1322,23 @@ fn sigterm_saves_and_gives_the_terminal_back_and_no_mouse_leaves_it_alone() {
     assert_eq!(pane_format(&t, TERMINAL_STATE), "0 0 1");
 }
 
+/// The terminal regressions `frameaudit list` gives for a dataset, one JSON row each.
+fn terminal_rows(ds: &std::path::Path) -> Vec<serde_json::Value> {
+    let listed = common::frameaudit(&[
+        "list",
+        &ds.display().to_string(),
+        "--kind",
+        "terminal",
+        "--format",
+        "jsonl",
+    ]);
+    assert!(listed.status.success(), "{}", common::stderr(&listed));
+    common::stdout(&listed)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect()
+}
+
 /// A dataset with intervention runs (docs/measures.md §11) for every terminal regression,
 /// right for the first of each model and wrong for the others: the first item of the queue
 /// (a terminal regression) shows its run after the trajectory, and the overview the
@@ -1333,15 +1350,7 @@ fn intervention_runs_show_in_a_real_terminal() {
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let ds = demo_copy(tmp.path());
-    let listed = common::frameaudit(&[
-        "list",
-        &ds.display().to_string(),
-        "--kind",
-        "terminal",
-        "--format",
-        "jsonl",
-    ]);
-    assert!(listed.status.success(), "{}", common::stderr(&listed));
+    let listed = terminal_rows(&ds);
     let items: std::collections::HashMap<String, String> =
         std::fs::read_to_string(ds.join("items.jsonl"))
             .expect("items")
@@ -1357,8 +1366,7 @@ fn intervention_runs_show_in_a_real_terminal() {
     let mut seen = std::collections::HashSet::new();
     let mut per_model: std::collections::HashMap<String, usize> = Default::default();
     let mut extra = String::new();
-    for line in common::stdout(&listed).lines() {
-        let row: serde_json::Value = serde_json::from_str(line).expect("row");
+    for row in &listed {
         // Recovery is of multiple-choice items.
         if row["task"] != "mcq" {
             continue;
@@ -1412,19 +1420,10 @@ fn planned_frames_and_add_to_plan_in_a_real_terminal() {
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let ds = demo_copy(tmp.path());
-    let listed = common::frameaudit(&[
-        "list",
-        &ds.display().to_string(),
-        "--kind",
-        "terminal",
-        "--format",
-        "jsonl",
-    ]);
-    assert!(listed.status.success(), "{}", common::stderr(&listed));
+    let listed = terminal_rows(&ds);
     let eight = frameaudit::core::sampling::linspace(64, 8);
     let mut runs = String::new();
-    for line in common::stdout(&listed).lines() {
-        let row: serde_json::Value = serde_json::from_str(line).expect("row");
+    for row in &listed {
         if row["task"] != "mcq" {
             continue;
         }

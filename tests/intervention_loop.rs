@@ -31,16 +31,6 @@ const CLIPS: [(&str, u64, Option<u64>); 7] = [
     ("c7", 10, Some(14)),
 ];
 
-fn runs(program: &str, args: &[&str]) -> bool {
-    Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// The stand-in's rule, as its docstring states it: misled by red, right on white.
 fn answer(frames: &[u64], event: u64, distractor: Option<u64>) -> &'static str {
     if distractor.is_some_and(|d| frames.contains(&d)) {
@@ -161,12 +151,12 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         ("python3", &["--version"][..]),
         ("ffmpeg", &["-version"][..]),
     ] {
-        if !runs(tool, args) {
+        if !common::runs(tool, args) {
             eprintln!("note: {tool} is absent; skipping the intervention loop test");
             return;
         }
     }
-    if !runs("python3", &["-c", "import decord, numpy"]) {
+    if !common::runs("python3", &["-c", "import decord, numpy"]) {
         eprintln!("note: decord or numpy is absent; skipping the intervention loop test");
         return;
     }
@@ -245,31 +235,44 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         "linspace at 16 is the top's own frames"
     );
 
+    let (gold_s, plan_s, ds_s) = (s(&gold), s(&plan), s(&ds));
+    let files: BTreeMap<&str, (String, String)> = ["nested", "lower-policy", "swap"]
+        .into_iter()
+        .map(|st| {
+            let (csv, log) = (format!("{st}.csv"), format!("{st}.frames.jsonl"));
+            (st, (s(&root.join(csv)), s(&root.join(log))))
+        })
+        .collect();
+    // `import wide-csv` of one strategy's re-run, with its log and the plan.
+    let import_args = |st: &'static str| -> Vec<&str> {
+        let (csv, log) = &files[st];
+        vec![
+            "import",
+            "wide-csv",
+            csv,
+            "--gold",
+            &gold_s,
+            "--model",
+            MODEL,
+            "--benchmark",
+            BENCH,
+            "--frames-log",
+            log,
+            "--plan",
+            &plan_s,
+            "--strategy",
+            st,
+            "-o",
+            &ds_s,
+        ]
+    };
     for st in ["nested", "lower-policy", "swap"] {
         let csv = root.join(format!("{st}.csv"));
         let log = root.join(format!("{st}.frames.jsonl"));
         let o = standin(&root, &csv, Some((&plan, st, &log)));
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
         assert!(err.contains("steering 6 video(s)"), "{st}: {err}");
-        let o = ok(&[
-            "import",
-            "wide-csv",
-            &s(&csv),
-            "--gold",
-            &s(&gold),
-            "--model",
-            MODEL,
-            "--benchmark",
-            BENCH,
-            "--frames-log",
-            &s(&log),
-            "--plan",
-            &s(&plan),
-            "--strategy",
-            st,
-            "-o",
-            &s(&ds),
-        ]);
+        let o = ok(&import_args(st));
         let said = stderr(&o);
         assert!(
             said.contains(&format!("kept as protocol intervention:{st}: 6;")),
@@ -281,25 +284,7 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         );
     }
     // Imported once, a second import of the same re-run is refused without --force.
-    let again = frameaudit(&[
-        "import",
-        "wide-csv",
-        &s(&root.join("swap.csv")),
-        "--gold",
-        &s(&gold),
-        "--model",
-        MODEL,
-        "--benchmark",
-        BENCH,
-        "--frames-log",
-        &s(&root.join("swap.frames.jsonl")),
-        "--plan",
-        &s(&plan),
-        "--strategy",
-        "swap",
-        "-o",
-        &s(&ds),
-    ]);
+    let again = frameaudit(&import_args("swap"));
     assert!(!again.status.success(), "{}", stderr(&again));
     assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
 

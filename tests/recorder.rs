@@ -3,25 +3,13 @@
 //! scripts that read a small generated video. Skips, with a note, where python3, decord
 //! or ffmpeg is absent (CI has them); the PyAV and torchcodec cases skip without those.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use common::{repo, runs};
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn runs(program: &str, args: &[&str]) -> bool {
-    Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
 
 fn python_has(module: &str) -> bool {
     runs("python3", &["-c", &format!("import {module}")])

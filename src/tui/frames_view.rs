@@ -90,6 +90,22 @@ fn provenance_tag(p: Option<Provenance>) -> (&'static str, Style) {
     }
 }
 
+/// A timeline row's dots, then its frame count and how its frames are known.
+fn dots(
+    cells: Vec<(char, Style)>,
+    n: usize,
+    provenance: Option<Provenance>,
+) -> impl Iterator<Item = Span<'static>> {
+    let (word, style) = provenance_tag(provenance);
+    cells
+        .into_iter()
+        .map(|(ch, st)| Span::styled(ch.to_string(), st))
+        .chain([
+            Span::styled(format!(" {n:>3} "), DIM),
+            Span::styled(word, style),
+        ])
+}
+
 /// One row per configuration (`only_pair`: the audited pair's two), the axis, the rule of
 /// the panel's configuration and the pair's counts; `keys` adds the frame keys (compact).
 fn draw_timeline(
@@ -169,14 +185,7 @@ fn draw_timeline(
         if cf.frames.is_empty() {
             spans.push(Span::styled(cf.note.clone(), DIM));
         } else {
-            spans.extend(
-                cells
-                    .into_iter()
-                    .map(|(ch, st)| Span::styled(ch.to_string(), st)),
-            );
-            spans.push(Span::styled(format!(" {:>3} ", cf.frames.len()), DIM));
-            let (word, style) = provenance_tag(cf.provenance);
-            spans.push(Span::styled(word, style));
+            spans.extend(dots(cells, cf.frames.len(), cf.provenance));
         }
         lines.push(Line::from(spans));
     }
@@ -201,14 +210,7 @@ fn draw_timeline(
                 ),
                 ACCENT,
             )];
-            spans.extend(
-                cells
-                    .into_iter()
-                    .map(|(ch, st)| Span::styled(ch.to_string(), st)),
-            );
-            spans.push(Span::styled(format!(" {:>3} ", p.frames.len()), DIM));
-            let (word, style) = provenance_tag(p.provenance);
-            spans.push(Span::styled(word, style));
+            spans.extend(dots(cells, p.frames.len(), p.provenance));
             lines.push(Line::from(spans));
         }
     }

@@ -66,6 +66,18 @@ pub fn frameaudit_on_terminal(args: &[&str]) -> Option<Output> {
     Some(cmd.output().expect("run script"))
 }
 
+/// Whether `program args` runs and succeeds (its output thrown away): a tool a test needs.
+#[allow(dead_code)]
+pub fn runs(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
