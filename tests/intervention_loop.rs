@@ -19,6 +19,7 @@ const T: u64 = 32;
 const MODEL: &str = "standin-7b";
 const BENCH: &str = "clips";
 const BUDGETS: [u64; 3] = [4, 8, 16];
+const STRATEGIES: [&str; 4] = ["restore-evidence", "nested", "lower-policy", "swap"];
 
 /// The test clips: the white (event) frame and the red (distractor) frame of each.
 const CLIPS: [(&str, u64, Option<u64>); 7] = [
@@ -109,6 +110,39 @@ fn make_dataset(dir: &Path) {
     std::fs::write(dir.join("cells.jsonl"), cells).expect("cells");
 }
 
+/// The annotator's records: each terminal regression on its flip step, from the highest
+/// budget below 16f that is right, to 16f, with the event frame marked as evidence.
+fn write_audit(path: &Path) {
+    use frameaudit::core::audit::{AuditHeader, AuditRecord, Status, UnitKey};
+    let header = AuditHeader {
+        dataset_name: "standin-clips".into(),
+        fingerprint: "sha256:00".into(),
+        annotator: "ann".into(),
+        taxonomy_id: "evidence-pathways".into(),
+        taxonomy_version: 1,
+        created_at: "2026-12-02T00:00:00Z".into(),
+        adjudicates: Vec::new(),
+    };
+    let mut session =
+        frameaudit::core::workspace::session::Session::open(path, &header, || {}).expect("audit");
+    for (clip, event, distractor) in CLIPS {
+        let right = |n: u64| answer(&linspace(T, n), event, distractor) == "A";
+        let Some(lower) = [8, 4].into_iter().find(|&n| right(n)) else {
+            continue;
+        };
+        if right(16) {
+            continue;
+        }
+        let key = UnitKey::new(MODEL, BENCH, format!("{clip}-q"));
+        let mut rec = AuditRecord::blank(key, &format!("{lower}f"), "16f", "");
+        rec.status = Status::Done;
+        rec.pathways = vec!["key_frame_dropped".into()];
+        rec.evidence_frames = vec![event];
+        session.apply(rec, "2026-12-02T00:00:01Z");
+    }
+    assert!(session.wait_saved(std::time::Duration::from_secs(5)));
+}
+
 /// Runs the stand-in at the top budget, through the recorder when `plan` is given.
 fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::process::Output {
     let script = common::repo().join("tests/standin/harness.py");
@@ -188,11 +222,19 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         );
     }
 
+    // An annotator's audit: on each terminal regression's flip step (the highest right
+    // budget to 16f), the event frame marked as evidence.
+    let audit = root.join("ann.audit.jsonl");
+    write_audit(&audit);
     let plan = root.join("plan.json");
     ok(&[
         "intervene",
         "plan",
         &s(&ds),
+        "--audit",
+        &s(&audit),
+        "--strategy",
+        "restore-evidence",
         "--strategy",
         "nested",
         "--strategy",
@@ -222,10 +264,12 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         at.0 += 1;
         at.1 += usize::from(right);
     }
-    // Six terminal regressions (c6 stays right at 16 frames), one entry each per strategy.
+    // Six terminal regressions (c6 stays right at 16 frames), one entry each per strategy
+    // but restore-evidence, planned only where 16f dropped the event frame (c1, c2).
     for st in ["nested", "lower-policy", "swap"] {
         assert_eq!(expected[st].0, 6, "{st}: {expected:?}");
     }
+    assert_eq!(expected["restore-evidence"].0, 2, "{expected:?}");
     assert_eq!(
         expected["swap"].1, 6,
         "the lower budget's own frames were right"
@@ -236,7 +280,7 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
     );
 
     let (gold_s, plan_s, ds_s) = (s(&gold), s(&plan), s(&ds));
-    let files: BTreeMap<&str, (String, String)> = ["nested", "lower-policy", "swap"]
+    let files: BTreeMap<&str, (String, String)> = STRATEGIES
         .into_iter()
         .map(|st| {
             let (csv, log) = (format!("{st}.csv"), format!("{st}.frames.jsonl"));
@@ -266,20 +310,24 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
             &ds_s,
         ]
     };
-    for st in ["nested", "lower-policy", "swap"] {
+    for st in STRATEGIES {
         let csv = root.join(format!("{st}.csv"));
         let log = root.join(format!("{st}.frames.jsonl"));
         let o = standin(&root, &csv, Some((&plan, st, &log)));
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
-        assert!(err.contains("steering 6 video(s)"), "{st}: {err}");
+        let n = expected[st].0;
+        assert!(
+            err.contains(&format!("steering {n} video(s)")),
+            "{st}: {err}"
+        );
         let o = ok(&import_args(st));
         let said = stderr(&o);
         assert!(
-            said.contains(&format!("kept as protocol intervention:{st}: 6;")),
+            said.contains(&format!("kept as protocol intervention:{st}: {n};")),
             "{st}: {said}"
         );
         assert!(
-            said.contains("answers not planned (left out): 1"),
+            said.contains(&format!("answers not planned (left out): {}", 7 - n)),
             "{st}: {said}"
         );
     }
@@ -299,17 +347,19 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
     let x = &a["models"][MODEL];
     assert_eq!(x["terminal_regressions"], 6, "{x}");
     let ivs = x["interventions"].as_array().expect("interventions");
-    assert_eq!(ivs.len(), 3, "{ivs:#?}");
+    assert_eq!(ivs.len(), 4, "{ivs:#?}");
     for v in ivs {
         let st = v["strategy"].as_str().expect("strategy");
         assert_eq!(v["protocol"], format!("intervention:{st}"));
         let (n, recovered) = expected[st];
         assert_eq!(v["items_with_intervention"], n, "{st}: {v}");
-        assert_eq!(v["terminal_regressions"], 6, "{st}: {v}");
+        // Every planned item is a terminal regression (docs/measures.md §11 counts them
+        // over the items with an intervention cell).
+        assert_eq!(v["terminal_regressions"], n, "{st}: {v}");
         assert_eq!(v["recovered"], recovered, "{st}: {v}");
         let rate = v["recovery_rate"].as_f64().expect("rate");
         assert!(
-            (rate - 100.0 * recovered as f64 / 6.0).abs() < 1e-9,
+            (rate - 100.0 * recovered as f64 / n as f64).abs() < 1e-9,
             "{st}: {v}"
         );
         let b = &v["bootstrap"];
@@ -322,7 +372,9 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
             lo <= rate && rate <= hi,
             "{st}: {rate} outside [{lo}, {hi}]"
         );
-        eprintln!("recovery under {st}: {recovered} of 6 ({rate:.1}%, [{lo:.1}, {hi:.1}])");
+        eprintln!(
+            "recovery under {st}: {recovered} of {n} terminal regressions ({rate:.1}%, [{lo:.1}, {hi:.1}])"
+        );
     }
     // The intervention protocols are not analysed as protocols of their own.
     assert!(
@@ -347,13 +399,13 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         "200",
     ]));
     assert!(md.contains("**Recovery by sampling intervention"), "{md}");
-    for st in ["nested", "lower-policy", "swap"] {
+    for st in STRATEGIES {
         let row = md
             .lines()
             .find(|l| l.starts_with(&format!("| {BENCH} | {MODEL} | {st} |")))
             .unwrap_or_else(|| panic!("no {st} row:\n{md}"));
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-        assert_eq!(cells[4], "6", "{row}");
+        assert_eq!(cells[4], expected[st].0.to_string(), "{row}");
         assert_eq!(cells[6], expected[st].1.to_string(), "{row}");
     }
 }

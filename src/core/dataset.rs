@@ -485,10 +485,13 @@ fn find_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     Ok(files)
 }
 
+/// The folder of a dataset directory that holds intervention cells (docs/formats.md §1).
+pub const INTERVENTIONS_DIR: &str = "interventions";
+
 /// The intervention cells of a dataset directory (docs/intervention.md §6): every `.jsonl`
 /// under `interventions/`, in name order.
 fn intervention_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
-    let sub = dir.join(crate::core::rerun::INTERVENTIONS_DIR);
+    let sub = dir.join(INTERVENTIONS_DIR);
     if !sub.is_dir() {
         return Ok(Vec::new());
     }

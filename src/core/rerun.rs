@@ -330,8 +330,7 @@ pub fn cells_file(dataset: &Path, protocol: &str, pass_no: u64) -> std::path::Pa
     dataset.join(INTERVENTIONS_DIR).join(name)
 }
 
-/// The folder of a dataset directory that holds intervention cells (docs/formats.md §1).
-pub const INTERVENTIONS_DIR: &str = "interventions";
+pub use crate::core::dataset::INTERVENTIONS_DIR;
 
 #[cfg(test)]
 mod tests {

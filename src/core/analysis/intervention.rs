@@ -2,13 +2,11 @@
 //! (the intervention protocol) fix the terminal regressions of the primary grid, and what
 //! does it break?
 
-use serde::Serialize;
-
 use super::bootstrap::{SplitMix64, interval};
 use super::grid::ModelGrid;
-use super::mcq::{Intervention, McqItems};
+use super::mcq::{Intervention, McqItems, RecoveryBootstrap, StrategyRecovery};
 use super::params::Params;
-use super::{Interval, pct};
+use super::pct;
 use crate::core::matrix::{ResponseMatrix, Task};
 
 /// The intervention cell of (model, item): the valid MCQ cell of the intervention protocol
@@ -106,52 +104,6 @@ pub fn compute(
     items: &McqItems,
 ) -> Option<Intervention> {
     summarise(outcomes(m, protocol, mg, items).iter())
-}
-
-/// The recovery by one intervention protocol: the intervention protocol itself or one of
-/// its strategies (`NAME:STRATEGY`, docs/intervention.md §7), with bootstrap intervals.
-#[derive(Debug, Clone, Serialize)]
-pub struct StrategyRecovery {
-    /// The protocol of the intervention cells.
-    pub protocol: String,
-    /// The strategy, the part of the protocol after `NAME:`; `None` for the intervention
-    /// protocol itself.
-    pub strategy: Option<String>,
-    /// The measures of §11 over this protocol's cells.
-    #[serde(flatten)]
-    pub recovery: Intervention,
-    /// Percentile intervals over the items with an intervention cell; `None` without
-    /// resamples.
-    pub bootstrap: Option<RecoveryBootstrap>,
-}
-
-/// Whether none of these recoveries is by a strategy (`NAME:STRATEGY`).
-pub fn no_strategy(v: &[StrategyRecovery]) -> bool {
-    v.iter().all(|x| x.strategy.is_none())
-}
-
-/// The recoveries by strategies, for the report JSON.
-pub fn serialize_strategies<S: serde::Serializer>(
-    v: &[StrategyRecovery],
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    s.collect_seq(v.iter().filter(|x| x.strategy.is_some()))
-}
-
-/// Bootstrap intervals of a recovery (docs/intervention.md §7): items with an intervention
-/// cell drawn with replacement, as docs/measures.md §9 draws grid items.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct RecoveryBootstrap {
-    /// Resamples drawn.
-    #[serde(rename = "B")]
-    pub b: usize,
-    /// The generator's seed.
-    pub seed: u64,
-    /// Interval of the recovery rate, over the resamples that hold a terminal regression;
-    /// `None` when none does.
-    pub recovery_rate: Option<Interval>,
-    /// Interval of the accuracy delta.
-    pub accuracy_delta: Interval,
 }
 
 /// The recovery of one model's MCQ grid by every intervention protocol of the data, in

@@ -347,10 +347,10 @@ pub struct McqMetrics {
     /// strategies only (`NAME:STRATEGY`), and only when there are some: the protocol
     /// itself is `intervention`, in the shape of docs/measures.md §12.
     #[serde(
-        serialize_with = "super::intervention::serialize_strategies",
-        skip_serializing_if = "super::intervention::no_strategy"
+        serialize_with = "serialize_strategies",
+        skip_serializing_if = "no_strategy"
     )]
-    pub interventions: Vec<super::intervention::StrategyRecovery>,
+    pub interventions: Vec<StrategyRecovery>,
     /// Per-item results, for the export and the audit queue.
     #[serde(skip)]
     pub items: McqItems,
@@ -384,6 +384,52 @@ pub struct Intervention {
     pub accuracy_top: f64,
     /// `accuracy_intervention − accuracy_top`, in points.
     pub accuracy_delta: f64,
+}
+
+/// The recovery by one intervention protocol: the intervention protocol itself or one of
+/// its strategies (`NAME:STRATEGY`, docs/intervention.md §7), with bootstrap intervals; `intervention::per_protocol` fills it.
+#[derive(Debug, Clone, Serialize)]
+pub struct StrategyRecovery {
+    /// The protocol of the intervention cells.
+    pub protocol: String,
+    /// The strategy, the part of the protocol after `NAME:`; `None` for the intervention
+    /// protocol itself.
+    pub strategy: Option<String>,
+    /// The measures of §11 over this protocol's cells.
+    #[serde(flatten)]
+    pub recovery: Intervention,
+    /// Percentile intervals over the items with an intervention cell; `None` without
+    /// resamples.
+    pub bootstrap: Option<RecoveryBootstrap>,
+}
+
+/// Whether none of these recoveries is by a strategy (`NAME:STRATEGY`).
+pub fn no_strategy(v: &[StrategyRecovery]) -> bool {
+    v.iter().all(|x| x.strategy.is_none())
+}
+
+/// The recoveries by strategies, for the report JSON.
+pub fn serialize_strategies<S: serde::Serializer>(
+    v: &[StrategyRecovery],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().filter(|x| x.strategy.is_some()))
+}
+
+/// Bootstrap intervals of a recovery (docs/intervention.md §7): items with an intervention
+/// cell drawn with replacement, as docs/measures.md §9 draws grid items.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RecoveryBootstrap {
+    /// Resamples drawn.
+    #[serde(rename = "B")]
+    pub b: usize,
+    /// The generator's seed.
+    pub seed: u64,
+    /// Interval of the recovery rate, over the resamples that hold a terminal regression;
+    /// `None` when none does.
+    pub recovery_rate: Option<Interval>,
+    /// Interval of the accuracy delta.
+    pub accuracy_delta: Interval,
 }
 
 /// The 0/1 values of a model's grid, row-major.
