@@ -134,7 +134,7 @@ fn write_audit(path: &Path) {
             continue;
         }
         let key = UnitKey::new(MODEL, BENCH, format!("{clip}-q"));
-        let mut rec = AuditRecord::blank(key, &format!("{lower}f"), "16f", "");
+        let mut rec = AuditRecord::blank(key, format!("{lower}f"), "16f", "");
         rec.status = Status::Done;
         rec.pathways = vec!["key_frame_dropped".into()];
         rec.evidence_frames = vec![event];
