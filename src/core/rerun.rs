@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::import::frames_log::LoggedRun;
 use crate::core::import::{Import, ImportedCell};
-use crate::core::intervene::SCHEMA;
+use crate::core::intervene::{SCHEMA, match_name};
 
 /// The part of a plan file a re-run is matched to (docs/intervention.md §4).
 #[derive(Debug, Clone, Deserialize)]
@@ -24,6 +24,24 @@ pub struct PlanFile {
     pub strategies: Vec<String>,
     /// The planned re-runs.
     pub entries: Vec<PlannedRun>,
+    /// The transitions not planned for a strategy.
+    #[serde(default)]
+    pub skipped: Vec<SkippedRun>,
+}
+
+/// A transition a plan lists as skipped for a strategy, as read back.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SkippedRun {
+    /// The unit, as in the cells.
+    pub model: String,
+    /// The item's benchmark.
+    pub benchmark: String,
+    /// The item's id.
+    pub item_id: String,
+    /// The transition's higher configuration.
+    pub config: String,
+    /// The transition's lower configuration.
+    pub lower: String,
 }
 
 /// One entry of a plan, as read back.
@@ -37,6 +55,8 @@ pub struct PlannedRun {
     pub item_id: String,
     /// The configuration re-run.
     pub config: String,
+    /// The transition's lower configuration.
+    pub lower: String,
     /// The video the harness opens.
     pub video: String,
     /// The planned frames.
@@ -122,14 +142,6 @@ pub struct Matched {
     pub unplanned: usize,
 }
 
-/// A video as the recorder matches it to a plan entry: its file name without folder and
-/// extension, lower case.
-fn video_key(v: &str) -> String {
-    let name = v.rsplit(['/', '\\']).next().unwrap_or(v);
-    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
-    stem.to_lowercase()
-}
-
 /// What the logs say was decoded for one (run, video) under the applied strategy and pass.
 #[derive(Default)]
 struct Logged {
@@ -207,7 +219,7 @@ pub fn match_rerun(
         }
         for d in &run.decodes {
             let at = logged
-                .entry((p.run.clone(), video_key(&d.video)))
+                .entry((p.run.clone(), match_name(&d.video)))
                 .or_default();
             match d.planned {
                 Some(true) => at.planned.push((d.indices.clone(), d.asked)),
@@ -243,7 +255,7 @@ pub fn match_rerun(
             });
             continue;
         };
-        let at = logged.get(&(run.clone(), video_key(&e.video)));
+        let at = logged.get(&(run.clone(), match_name(&e.video)));
         let hit = at.and_then(|l| l.planned.iter().find(|(x, _)| *x == e.indices));
         let why = match at {
             // A wrapper that decodes more than it gives the model picks again among the
@@ -344,6 +356,7 @@ mod tests {
             benchmark: "b".into(),
             item_id: item.into(),
             config: "8f".into(),
+            lower: "4f".into(),
             video: video.into(),
             indices: indices.to_vec(),
             strategy: "nested".into(),
@@ -376,6 +389,7 @@ mod tests {
                 entry("5", "five.mp4", &[1]),
                 entry("6", "six.mp4", &[1, 2]),
             ],
+            skipped: Vec::new(),
         };
         let cell = |id: &str| ImportedCell {
             model: "m".into(),
@@ -402,7 +416,7 @@ mod tests {
         let logs = vec![LoggedRun {
             command: vec!["h".into()],
             decodes: vec![
-                decode("/data/ONE.mp4", &[0, 2, 4], Some(true)),
+                decode("/data/one.mp4", &[0, 2, 4], Some(true)),
                 decode("/data/two.mp4", &[1, 2], Some(true)),
                 decode("/data/three.avi", &[0, 1], Some(false)),
                 Decode {

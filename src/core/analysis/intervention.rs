@@ -95,17 +95,6 @@ fn summarise<'a>(drawn: impl Iterator<Item = &'a Outcome>) -> Option<Interventio
     })
 }
 
-/// Recovery of one model's MCQ grid by the intervention protocol (docs/measures.md §11);
-/// `None` when no grid item has an intervention cell.
-pub fn compute(
-    m: &ResponseMatrix,
-    protocol: u32,
-    mg: &ModelGrid,
-    items: &McqItems,
-) -> Option<Intervention> {
-    summarise(outcomes(m, protocol, mg, items).iter())
-}
-
 /// The recovery of one model's MCQ grid by every intervention protocol of the data, in
 /// protocol name order (the intervention protocol before its strategies).
 pub fn per_protocol(
@@ -149,10 +138,7 @@ fn resample(drawn: &[Outcome], b: usize, seed: u64) -> Option<RecoveryBootstrap>
     let mut rates = Vec::with_capacity(b);
     let mut deltas = Vec::with_capacity(b);
     for _ in 0..b {
-        let picks: Vec<usize> = (0..n)
-            .map(|_| (rng.next_u64() % n as u64) as usize)
-            .collect();
-        let x = summarise(picks.iter().map(|&i| &drawn[i]))?;
+        let x = summarise((0..n).map(|_| &drawn[(rng.next_u64() % n as u64) as usize]))?;
         rates.extend(x.recovery_rate);
         deltas.push(x.accuracy_delta);
     }

@@ -361,7 +361,7 @@ pub struct McqMetrics {
 }
 
 /// Recovery by an intervention (docs/measures.md §11), in the MCQ metrics of the primary
-/// protocol; `intervention::compute` fills it.
+/// protocol; `intervention::per_protocol` computes it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Intervention {
     /// Grid items that have an intervention cell; the counts below are over these.

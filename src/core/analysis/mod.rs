@@ -205,10 +205,13 @@ fn model_metrics(
                 harmful_rate: i.harmful_rate,
             });
             if m.protocols.name(key.protocol) == params.primary {
-                if let Some(ip) = m.protocols.get(&params.intervention_protocol) {
-                    x.intervention = intervention::compute(m, ip, mg, &x.items);
-                }
                 x.interventions = intervention::per_protocol(m, params, mg, &x.items);
+                // The intervention protocol itself is one of them (§11's `intervention`).
+                x.intervention = x
+                    .interventions
+                    .iter()
+                    .find(|v| v.strategy.is_none())
+                    .map(|v| v.recovery.clone());
             }
             Metrics::Mcq(Box::new(x))
         }

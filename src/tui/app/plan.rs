@@ -13,35 +13,23 @@ use crate::core::text::sanitize;
 /// A transition of a plan: the unit, its lower and its higher configuration.
 type Planned = (UnitKey, String, String);
 
-/// The transitions a plan file holds (entries and skipped ones), or why it cannot be read.
+/// The transitions a plan file holds (entries and skipped ones); none when there is no
+/// file yet; an error when what is there is not a plan.
 fn planned_in(path: &std::path::Path) -> Result<BTreeSet<Planned>, String> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    let v: serde_json::Value = serde_json::from_slice(&bytes)
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(BTreeSet::new());
+    }
+    let p = crate::core::rerun::read_plan(path)
         .map_err(|e| format!("{} is not a plan ({e}): left as it is", path.display()))?;
-    if v["schema"] != crate::core::intervene::SCHEMA {
-        return Err(format!(
-            "{} is not a frameaudit plan: left as it is",
-            path.display()
-        ));
-    }
-    let mut out = BTreeSet::new();
-    for e in ["entries", "skipped"]
-        .iter()
-        .filter_map(|k| v[*k].as_array())
-        .flatten()
-    {
-        let field = |k: &str| e[k].as_str().unwrap_or_default().to_string();
-        out.insert((
-            UnitKey::new(field("model"), field("benchmark"), field("item_id")),
-            field("lower"),
-            field("config"),
-        ));
-    }
-    Ok(out)
+    let entries = p.entries.into_iter().map(|e| {
+        let key = UnitKey::new(e.model, e.benchmark, e.item_id);
+        (key, e.lower, e.config)
+    });
+    let skipped = p.skipped.into_iter().map(|e| {
+        let key = UnitKey::new(e.model, e.benchmark, e.item_id);
+        (key, e.lower, e.config)
+    });
+    Ok(entries.chain(skipped).collect())
 }
 
 impl App {
