@@ -117,6 +117,29 @@ pub enum Command {
     Review(ReviewArgs),
     /// Sampling interventions: plan which frames a re-run gives the model instead
     Intervene(IntervenArgs),
+    /// The MCQ measures as a SQL script for DuckDB or Spark, to run where the cells are
+    /// (docs/sql.md): it reads a table `cells` and creates item_measures, config_measures
+    /// and model_summary
+    Sql(SqlArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SqlArgs {
+    /// The engine the script is written for
+    #[arg(long, value_enum, default_value_t = SqlDialect::Duckdb)]
+    pub dialect: SqlDialect,
+    /// Grid and selection options (per-model grids only; the bootstrap, cascade, δ and
+    /// primary options do not change the script)
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqlDialect {
+    /// DuckDB
+    Duckdb,
+    /// Spark SQL (spark-sql -f)
+    Spark,
 }
 
 #[derive(Args, Debug)]

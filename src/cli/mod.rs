@@ -211,6 +211,20 @@ pub fn write_atomically(
     Ok(())
 }
 
+fn run_sql(args: &args::SqlArgs) -> Result<()> {
+    use crate::core::sql::{Dialect, script};
+    let dialect = match args.dialect {
+        args::SqlDialect::Duckdb => Dialect::DuckDb,
+        args::SqlDialect::Spark => Dialect::Spark,
+    };
+    let text =
+        script(&args.analysis.params(true), dialect).map_err(|e| select::fail(&e.to_string()))?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
 fn run_validate(args: &DatasetArgs) -> Result<()> {
     let path = args.dataset.clone().unwrap_or_else(demo_dataset);
     match load_dataset(&path, args.input_format.map(Into::into)) {
@@ -459,6 +473,7 @@ pub fn run() -> Result<Next> {
         Some(Command::Frames(a)) => frames::run(a),
         Some(Command::Plot(a)) => plot::run(a),
         Some(Command::Intervene(a)) => intervene::run(a),
+        Some(Command::Sql(a)) => run_sql(a),
     };
     done.map(|()| Next::Exit)
 }

@@ -24,6 +24,7 @@ pub mod rerun;
 pub mod rules;
 pub mod sampling;
 pub mod shard;
+pub mod sql;
 pub mod taxonomy;
 pub mod text;
 pub mod workspace;

@@ -1,0 +1,474 @@
+//! `frameaudit sql` against `frameaudit report`: the script, run by DuckDB (and by Spark
+//! where pyspark and Java are installed), gives every number of the report's MCQ measures
+//! to 1e-9, on the demo, on the real Video-MME grid and on random matrices with missing
+//! cells, equal budgets, resolution variants, several benchmarks and protocols.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{frameaudit, json_diff, read_json, stderr};
+use serde_json::{Value, json};
+
+/// The tables of one script run, keyed rows, or `None` when the engine is not installed.
+struct Tables {
+    items: BTreeMap<String, Value>,
+    configs: BTreeMap<String, Value>,
+    models: BTreeMap<String, Value>,
+}
+
+fn key(v: &Value, fields: &[&str]) -> String {
+    fields
+        .iter()
+        .map(|f| v[f].to_string())
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+const MODEL_KEY: [&str; 3] = ["protocol", "scope", "model"];
+const CONFIG_KEY: [&str; 4] = ["protocol", "scope", "model", "config"];
+const ITEM_KEY: [&str; 6] = ["protocol", "scope", "model", "benchmark", "item_id", "task"];
+
+fn keyed(rows: &[Value], fields: &[&str]) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    for r in rows {
+        let prev = out.insert(key(r, fields), r.clone());
+        assert!(prev.is_none(), "two rows with the key {}", key(r, fields));
+    }
+    out
+}
+
+/// Runs the script of `opts` on `cells` with `engine` (duckdb or spark).
+fn run_sql(engine: &str, cells: &Path, opts: &[&str], dir: &Path) -> Option<Tables> {
+    let mut args = vec!["sql", "--dialect", engine];
+    args.extend_from_slice(opts);
+    let o = frameaudit(&args);
+    assert!(o.status.success(), "frameaudit sql: {}", stderr(&o));
+    let script = dir.join(format!("{engine}.sql"));
+    std::fs::write(&script, &o.stdout).expect("write script");
+    let out = dir.join(format!("{engine}.out.json"));
+    let run = Command::new("python3")
+        .arg(common::repo().join("tests/sql/run_sql.py"))
+        .arg(engine)
+        .arg(&script)
+        .arg(cells)
+        .arg(&out)
+        .output();
+    let run = match run {
+        Ok(r) => r,
+        Err(_) => {
+            eprintln!("note: python3 is absent; skipping the {engine} check");
+            return None;
+        }
+    };
+    if run.status.code() == Some(3) {
+        eprintln!("note: the Python package for {engine} is absent; skipping the {engine} check");
+        return None;
+    }
+    assert!(
+        run.status.success(),
+        "{engine} failed on {}:\n{}",
+        script.display(),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let v = read_json(&out);
+    let rows = |t: &str| v[t].as_array().expect("table").clone();
+    Some(Tables {
+        items: keyed(&rows("item_measures"), &ITEM_KEY),
+        configs: keyed(&rows("config_measures"), &CONFIG_KEY),
+        models: keyed(&rows("model_summary"), &MODEL_KEY),
+    })
+}
+
+/// The rows the script must give, read off `report --json` and `--items-out`.
+fn expected(input: &Path, opts: &[&str], dir: &Path) -> Tables {
+    let items_out = dir.join("items.jsonl");
+    let mut args = vec![
+        "report".to_string(),
+        input.display().to_string(),
+        "--json".into(),
+        "--boot".into(),
+        "0".into(),
+        "--no-sweep".into(),
+        "--no-cache".into(),
+        "--force".into(),
+        "--items-out".into(),
+        items_out.display().to_string(),
+    ];
+    args.extend(opts.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = frameaudit(&args);
+    assert!(o.status.success(), "report: {}", stderr(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).expect("report json");
+    let mut models = Vec::new();
+    let mut configs = Vec::new();
+    for a in report["analyses"].as_array().expect("analyses") {
+        if a["task"] != "mcq" {
+            continue;
+        }
+        for (name, x) in a["models"].as_object().expect("models") {
+            let g = &x["grid"];
+            let base = |extra: Value| {
+                let mut v = json!({"protocol": a["protocol"], "task": "mcq", "scope": a["scope"], "model": name});
+                v.as_object_mut()
+                    .unwrap()
+                    .extend(extra.as_object().unwrap().clone());
+                v
+            };
+            let names = g["configs"].as_array().expect("configs");
+            let variants = g["variants"].as_array().expect("variants");
+            for (k, c) in names.iter().enumerate() {
+                configs.push(base(json!({
+                    "config": c, "config_index": k, "frames": g["frames"][k],
+                    "budget": g["budgets"][k], "own_budget": g["own_budgets"][k],
+                    "pixels": g["pixels"][k], "variant": variants.contains(c),
+                    "is_top": *c == g["top"], "reference_pixels": g["reference_pixels"],
+                    "correct_count": x["correct_counts"][k], "accuracy": x["accuracy"][k],
+                })));
+            }
+            let cl = &x["classes"];
+            let t = &x["text_overwrite"];
+            models.push(base(json!({
+                "n_items_candidate": g["n_items_candidate"], "n_items": x["n_items"],
+                "n_configs": names.len(), "comparable_pairs": x["comparable_pairs"],
+                "reference_pixels": g["reference_pixels"],
+                "best_fixed_config": x["best_fixed"]["config"],
+                "best_fixed_index": x["best_fixed"]["index"],
+                "best_fixed_accuracy": x["best_fixed"]["accuracy"],
+                "top_config": x["top"]["config"], "top_index": x["top"]["index"],
+                "top_accuracy": x["top"]["accuracy"],
+                "oracle_count": x["oracle_count"], "oracle_accuracy": x["oracle_accuracy"],
+                "headroom": x["headroom"],
+                "harmful_items": x["harmful_items"], "harmful_rate": x["harmful_rate"],
+                "harmful_pairs": x["harmful_pairs"], "pairs_total": x["pairs_total"],
+                "harmful_pair_rate": x["harmful_pair_rate"],
+                "terminal_regressions": x["terminal_regressions"],
+                "terminal_regression_rate": x["terminal_regression_rate"],
+                "text_correct_items": t["text_correct_items"],
+                "text_overwrite_items": t["items"], "text_overwrite_rate": t["rate"],
+                "text_overwrite_conditional_rate": t["conditional_rate"],
+                "always_correct": cl["always_correct"], "always_wrong": cl["always_wrong"],
+                "monotonic_increasing": cl["monotonic_increasing"],
+                "monotonic_decreasing": cl["monotonic_decreasing"],
+                "oscillating": cl["oscillating"],
+                "churn_wrong_to_correct": x["churn_totals"]["wrong_to_correct"],
+                "churn_correct_to_wrong": x["churn_totals"]["correct_to_wrong"],
+            })));
+        }
+    }
+    let items: Vec<Value> = std::fs::read_to_string(&items_out)
+        .expect("items-out")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("item line"))
+        .filter(|v| v["task"] == "mcq")
+        .collect();
+    Tables {
+        items: keyed(&items, &ITEM_KEY),
+        configs: keyed(&configs, &CONFIG_KEY),
+        models: keyed(&models, &MODEL_KEY),
+    }
+}
+
+/// Every difference between two keyed tables (missing rows, extra rows, fields).
+fn diff(table: &str, got: &BTreeMap<String, Value>, want: &BTreeMap<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, w) in want {
+        match got.get(k) {
+            None => out.push(format!("{table}: no row {k}")),
+            Some(g) => {
+                for d in json_diff(g, w, 1e-9) {
+                    out.push(format!("{table} {k}: {d}"));
+                }
+            }
+        }
+    }
+    for k in got.keys() {
+        if !want.contains_key(k) {
+            out.push(format!("{table}: an extra row {k}"));
+        }
+    }
+    out
+}
+
+/// Checks the script against the report on `input` (what `report` reads) whose cells the
+/// engine reads from `cells`; false when the engine is absent.
+fn check(engine: &str, input: &Path, cells: &Path, opts: &[&str], dir: &Path) -> bool {
+    let want = expected(input, opts, dir);
+    assert!(
+        !want.models.is_empty(),
+        "the report has no MCQ model: nothing would be checked"
+    );
+    let Some(got) = run_sql(engine, cells, opts, dir) else {
+        return false;
+    };
+    let mut d = diff("model_summary", &got.models, &want.models);
+    d.extend(diff("config_measures", &got.configs, &want.configs));
+    d.extend(diff("item_measures", &got.items, &want.items));
+    assert!(
+        d.is_empty(),
+        "{engine} {opts:?} on {}: {} differences, the first:\n{}",
+        input.display(),
+        d.len(),
+        d.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
+    true
+}
+
+/// A small deterministic generator (SplitMix64) for the random matrices.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+}
+
+/// A random response matrix as cells JSONL: several benchmarks, models and protocols,
+/// cells missing at random, configurations a model ran on one benchmark only, a text-only
+/// configuration, two configurations of equal budget, resolution variants, a fractional
+/// budget, letters with surrounding Unicode whitespace and lower case, recorded `correct`
+/// values, invalid cells, and intervention cells (never analysed).
+fn random_cells(seed: u64) -> String {
+    let mut r = Rng(seed);
+    let p = 151_200u64;
+    // (config, frames, budget, pixels)
+    let pool: Vec<(&str, u64, Option<f64>, Option<u64>)> = vec![
+        ("textonly", 0, None, None),
+        ("8f", 8, None, Some(p)),
+        ("16f", 16, None, Some(p)),
+        ("16f-hr", 16, None, Some(2 * p)),
+        ("32f", 32, None, Some(p)),
+        ("32f-b", 32, None, Some(p)),
+        ("32f-lr", 32, None, Some(p / 2)),
+        ("48f", 48, Some(40.5), None),
+        ("64f", 64, None, Some(p)),
+    ];
+    let benches = 1 + r.below(3) as usize;
+    let models = 1 + r.below(3) as usize;
+    let letters = ["A", "B", "C", "D"];
+    let spaces = ["", " ", "\u{3000}", "\t", "\u{a0}"];
+    let mut out = String::new();
+    for proto in ["main", "cached", "intervention", "intervention:swap"] {
+        if proto == "cached" && r.chance(0.5) {
+            continue;
+        }
+        let configs: Vec<_> = pool.iter().filter(|_| r.chance(0.7)).cloned().collect();
+        for b in 0..benches {
+            let n_items = 3 + r.below(12);
+            for m in 0..models {
+                // A model may skip a configuration on one benchmark only.
+                let skip = (r.chance(0.3)).then(|| r.below(configs.len().max(1) as u64) as usize);
+                for i in 0..n_items {
+                    let gold = letters[r.below(4) as usize];
+                    for (ci, (c, frames, budget, pixels)) in configs.iter().enumerate() {
+                        if Some(ci) == skip || r.chance(0.1) {
+                            continue;
+                        }
+                        let mut cell = json!({
+                            "model": format!("m{m}"), "benchmark": format!("b{b}"),
+                            "item_id": format!("q{i:02}"), "config": c, "frames": frames,
+                        });
+                        let o = cell.as_object_mut().unwrap();
+                        if proto != "main" {
+                            o.insert("protocol".into(), json!(proto));
+                        }
+                        if let Some(bu) = budget {
+                            o.insert("budget".into(), json!(bu));
+                        }
+                        if let Some(px) = pixels {
+                            o.insert("pixels".into(), json!(px));
+                        }
+                        let right = r.chance(0.55);
+                        let pred = if right {
+                            gold
+                        } else {
+                            letters[r.below(4) as usize]
+                        };
+                        match r.below(10) {
+                            0 => {
+                                o.insert("correct".into(), json!(r.chance(0.5)));
+                                o.insert("pred".into(), json!(pred));
+                            }
+                            1 => {
+                                // Invalid: nothing to score it by.
+                                o.insert("pred".into(), json!(pred));
+                            }
+                            2 => {
+                                o.insert("pred".into(), Value::Null);
+                                o.insert("gold".into(), json!(gold));
+                            }
+                            _ => {
+                                let sp = spaces[r.below(spaces.len() as u64) as usize];
+                                let pred = if r.chance(0.3) {
+                                    pred.to_lowercase()
+                                } else {
+                                    pred.to_string()
+                                };
+                                o.insert("pred".into(), json!(format!("{sp}{pred}{sp}")));
+                                o.insert("gold".into(), json!(gold));
+                            }
+                        }
+                        out.push_str(&cell.to_string());
+                        out.push('\n');
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("tempdir")
+}
+
+#[test]
+fn duckdb_gives_the_reports_numbers_on_the_demo() {
+    let dir = tmp();
+    let demo = common::repo().join("fixtures/demo");
+    check("duckdb", &demo, &demo.join("cells.jsonl"), &[], dir.path());
+}
+
+#[test]
+fn duckdb_gives_the_reports_numbers_on_random_matrices_under_every_option() {
+    let opt_sets: [&[&str]; 6] = [
+        &[],
+        &["--variant-budget", "zero"],
+        &["--no-zero-frame"],
+        &["--reference-pixels", "none"],
+        &["--reference-pixels", "302400", "--models", "m0,m1"],
+        &["--configs", "8f,32f,64f"],
+    ];
+    let mut checked = 0;
+    for seed in 1..=6u64 {
+        let dir = tmp();
+        let cells = dir.path().join("cells.jsonl");
+        std::fs::write(&cells, random_cells(seed)).expect("write");
+        for (j, opts) in opt_sets.iter().enumerate() {
+            // A filter naming what a matrix lacks is refused by report; the SQL is only
+            // compared where the report runs.
+            if !report_runs(&cells, opts) {
+                continue;
+            }
+            let sub = dir.path().join(format!("o{j}"));
+            std::fs::create_dir(&sub).expect("mkdir");
+            if !check("duckdb", &cells, &cells, opts, &sub) {
+                return;
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 24, "only {checked} runs compared");
+}
+
+fn report_runs(cells: &Path, opts: &[&str]) -> bool {
+    let mut args = vec![
+        "report",
+        cells.to_str().unwrap(),
+        "--json",
+        "--boot",
+        "0",
+        "--no-cache",
+    ];
+    args.extend_from_slice(opts);
+    let o = frameaudit(&args);
+    o.status.success()
+        && serde_json::from_slice::<Value>(&o.stdout).is_ok_and(|r| {
+            r["analyses"].as_array().is_some_and(|a| {
+                a.iter().any(|a| {
+                    a["task"] == "mcq" && a["models"].as_object().is_some_and(|m| !m.is_empty())
+                })
+            })
+        })
+}
+
+#[test]
+fn duckdb_gives_the_reports_numbers_on_the_real_videomme_grid() {
+    let Some(csv) = common::real_csv() else {
+        return;
+    };
+    let dir = tmp();
+    let ds = dir.path().join("ds");
+    let o = frameaudit(&[
+        "import",
+        "per-item-csv",
+        csv.to_str().unwrap(),
+        "-o",
+        ds.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "import: {}", stderr(&o));
+    let cells = find_cells(&ds);
+    for opts in [&[][..], &["--variant-budget", "zero"][..]] {
+        let sub = dir.path().join(opts.len().to_string());
+        std::fs::create_dir(&sub).expect("mkdir");
+        check("duckdb", &csv, &cells, opts, &sub);
+    }
+}
+
+fn find_cells(ds: &Path) -> PathBuf {
+    if ds.is_file() {
+        return ds.to_path_buf();
+    }
+    let p = ds.join("cells.jsonl");
+    assert!(p.exists(), "no cells.jsonl in {}", ds.display());
+    p
+}
+
+#[test]
+fn spark_runs_the_same_script_where_pyspark_is_installed() {
+    // Spark's own run of its dialect: the shared queries and the few lines that differ
+    // (literals, the ordered pattern, the result tables).
+    let dir = tmp();
+    let cells = dir.path().join("cells.jsonl");
+    std::fs::write(&cells, random_cells(3)).expect("write");
+    assert!(report_runs(&cells, &[]));
+    if !has_java() {
+        eprintln!("note: java is absent; skipping the Spark check");
+        return;
+    }
+    check(
+        "spark",
+        &cells,
+        &cells,
+        &["--variant-budget", "zero"],
+        dir.path(),
+    );
+}
+
+fn has_java() -> bool {
+    common::runs("java", &["-version"])
+}
+
+#[test]
+fn the_script_refuses_joint_grids_and_keeps_names_inside_literals() {
+    let o = frameaudit(&["sql", "--grid", "joint"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("per-model"), "{}", stderr(&o));
+    // A quote, a backslash and a newline in a name stay inside its literal (and a comment).
+    let name = "it's\\a\nname";
+    let o = frameaudit(&["sql", "--models", name]);
+    assert!(o.status.success());
+    let s = String::from_utf8(o.stdout).unwrap();
+    assert!(s.contains("model IN ('it''s\\a\nname')"), "{s}");
+    for line in s.lines().filter(|l| l.starts_with("--")) {
+        assert!(
+            !line.contains("name") || line.contains("it's\\a?name"),
+            "{line}"
+        );
+    }
+    let o = frameaudit(&["sql", "--dialect", "spark", "--models", name]);
+    let s = String::from_utf8(o.stdout).unwrap();
+    assert!(s.contains("model IN ('it\\'s\\\\a\nname')"), "{s}");
+}
