@@ -1680,3 +1680,48 @@ fn readable_report_tells_item_rates_from_pair_counts() {
         x["terminal_regression_rate"].as_f64().expect("t")
     )));
 }
+
+#[test]
+fn an_audit_exports_as_parquet_with_the_jsonl_columns_but_never_to_a_terminal() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (_, audit) = hostile_dataset(tmp.path());
+    let jsonl = frameaudit(&["audit", "export", &audit, "--format", "jsonl"]);
+    assert!(jsonl.status.success(), "{}", stderr(&jsonl));
+    let pq = frameaudit(&["audit", "export", &audit, "--format", "parquet"]);
+    assert!(pq.status.success(), "{}", stderr(&pq));
+    assert!(pq.stdout.starts_with(b"PAR1"), "not Parquet");
+    let file = tmp.path().join("export.parquet");
+    std::fs::write(&file, &pq.stdout).expect("write");
+    let out = tmp.path().join("rows.json");
+    let o = std::process::Command::new("python3")
+        .arg(common::repo().join("tests/sql/parquet_rows.py"))
+        .arg(&file)
+        .arg(&out)
+        .output()
+        .expect("python3");
+    if o.status.code() == Some(3) {
+        eprintln!("note: pyarrow is absent; skipping the pyarrow check");
+    } else {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let lines: Vec<serde_json::Value> = stdout(&jsonl)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let rows = v["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), lines.len());
+        assert!(!rows.is_empty());
+        for (r, l) in rows.iter().zip(&lines) {
+            for (k, want) in l.as_object().unwrap() {
+                assert_eq!(&r[k], want, "{k}");
+            }
+        }
+    }
+    if let Some(t) =
+        common::frameaudit_on_terminal(&["audit", "export", &audit, "--format", "parquet"])
+    {
+        assert!(!t.status.success());
+        assert!(String::from_utf8_lossy(&t.stdout).contains("redirect it to a file"));
+    }
+}

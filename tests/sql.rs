@@ -6,7 +6,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use common::{frameaudit, json_diff, read_json, stderr};
@@ -42,6 +42,17 @@ fn keyed(rows: &[Value], fields: &[&str]) -> BTreeMap<String, Value> {
 
 /// Runs the script of `opts` on `cells` with `engine` (duckdb or spark).
 fn run_sql(engine: &str, cells: &Path, opts: &[&str], dir: &Path) -> Option<Tables> {
+    run_sql_then(engine, cells, opts, dir, None)
+}
+
+/// [`run_sql`], then the statements of `after` (DuckDB).
+fn run_sql_then(
+    engine: &str,
+    cells: &Path,
+    opts: &[&str],
+    dir: &Path,
+    after: Option<&Path>,
+) -> Option<Tables> {
     let mut args = vec!["sql", "--dialect", engine];
     args.extend_from_slice(opts);
     let o = frameaudit(&args);
@@ -55,6 +66,7 @@ fn run_sql(engine: &str, cells: &Path, opts: &[&str], dir: &Path) -> Option<Tabl
         .arg(&script)
         .arg(cells)
         .arg(&out)
+        .args(after)
         .output();
     let run = match run {
         Ok(r) => r,
@@ -400,30 +412,20 @@ fn duckdb_gives_the_reports_numbers_on_the_real_videomme_grid() {
         return;
     };
     let dir = tmp();
-    let ds = dir.path().join("ds");
+    // The engine reads the grid as frameaudit writes it for engines: Parquet.
+    let cells = dir.path().join("cells.parquet");
     let o = frameaudit(&[
-        "import",
-        "per-item-csv",
+        "cells",
         csv.to_str().unwrap(),
         "-o",
-        ds.to_str().unwrap(),
+        cells.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "import: {}", stderr(&o));
-    let cells = find_cells(&ds);
+    assert!(o.status.success(), "cells: {}", stderr(&o));
     for opts in [&[][..], &["--variant-budget", "zero"][..]] {
         let sub = dir.path().join(opts.len().to_string());
         std::fs::create_dir(&sub).expect("mkdir");
         check("duckdb", &csv, &cells, opts, &sub);
     }
-}
-
-fn find_cells(ds: &Path) -> PathBuf {
-    if ds.is_file() {
-        return ds.to_path_buf();
-    }
-    let p = ds.join("cells.jsonl");
-    assert!(p.exists(), "no cells.jsonl in {}", ds.display());
-    p
 }
 
 #[test]
@@ -471,4 +473,65 @@ fn the_script_refuses_joint_grids_and_keeps_names_inside_literals() {
     let o = frameaudit(&["sql", "--dialect", "spark", "--models", name]);
     let s = String::from_utf8(o.stdout).unwrap();
     assert!(s.contains("model IN ('it\\'s\\\\a\nname')"), "{s}");
+}
+
+#[test]
+fn the_audit_queue_opens_from_the_cells_the_script_queued() {
+    // The engine keeps the cells of the harmful items only; frameaudit reads that Parquet
+    // and queues the same items with the same trajectories (docs/sql.md §4).
+    let dir = tmp();
+    let demo = common::repo().join("fixtures/demo");
+    let cells = dir.path().join("cells.parquet");
+    let o = frameaudit(&[
+        "cells",
+        demo.to_str().unwrap(),
+        "-o",
+        cells.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let queue = dir.path().join("queue.parquet");
+    let after = dir.path().join("after.sql");
+    std::fs::write(&after, format!(
+        "COPY (SELECT c.* FROM cells c JOIN (SELECT DISTINCT model, benchmark, item_id FROM item_measures \
+         WHERE has_harmful AND protocol = 'main') q ON c.model = q.model AND c.benchmark = q.benchmark \
+         AND c.item_id = q.item_id) TO '{}' (FORMAT parquet);\n",
+        queue.display()
+    )).unwrap();
+    let Some(t) = run_sql_then("duckdb", &cells, &[], dir.path(), Some(&after)) else {
+        return;
+    };
+    let want: BTreeMap<String, (Value, Value)> = t
+        .items
+        .values()
+        .filter(|r| r["has_harmful"] == true)
+        .map(|r| {
+            (
+                key(r, &["model", "benchmark", "item_id"]),
+                (r["pattern"].clone(), r["harmful_pairs"].clone()),
+            )
+        })
+        .collect();
+    assert!(want.len() > 10, "only {} queued", want.len());
+    let o = frameaudit(&[
+        "list",
+        queue.to_str().unwrap(),
+        "--kind",
+        "harmful",
+        "--format",
+        "jsonl",
+        "--no-cache",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got: BTreeMap<String, (Value, Value)> = common::stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["task"] == "mcq")
+        .map(|r| {
+            (
+                key(&r, &["model", "benchmark", "item_id"]),
+                (r["pattern"].clone(), r["harmful_pairs"].clone()),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
 }

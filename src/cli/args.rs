@@ -121,6 +121,21 @@ pub enum Command {
     /// (docs/sql.md): it reads a table `cells` and creates item_measures, config_measures
     /// and model_summary
     Sql(SqlArgs),
+    /// Write a dataset's cells, whatever files they come from, as one cells JSONL or Parquet
+    /// file (by the output's extension; docs/formats.md §7)
+    Cells(CellsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CellsArgs {
+    #[command(flatten)]
+    pub data: DatasetArgs,
+    /// The file to write: FILE.parquet for Parquet, anything else cells JSONL
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Replace an existing output (never an input, an audit file or a dataset's file)
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args, Debug)]
@@ -335,11 +350,13 @@ pub enum ExportArg {
     #[default]
     Jsonl,
     Csv,
+    /// Parquet with the JSONL form's columns, to a file or a pipe
+    Parquet,
 }
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct DatasetArgs {
-    /// Dataset: a directory, a cells .jsonl file or a per-item .csv (default: the bundled demo)
+    /// Dataset: a directory, a cells .jsonl or .parquet file or a per-item .csv (default: the bundled demo)
     pub dataset: Option<PathBuf>,
     /// Read the input in this format instead of guessing it from the file name
     #[arg(long, value_enum)]
@@ -355,6 +372,8 @@ pub enum InputFormat {
     Cells,
     /// Per-item CSV (docs/measures.md §1.7)
     PerItemCsv,
+    /// Cells as Parquet (docs/formats.md §7)
+    Parquet,
 }
 
 impl From<InputFormat> for CellFormat {
@@ -362,6 +381,7 @@ impl From<InputFormat> for CellFormat {
         match f {
             InputFormat::Cells => CellFormat::Cells,
             InputFormat::PerItemCsv => CellFormat::PerItemCsv,
+            InputFormat::Parquet => CellFormat::Parquet,
         }
     }
 }

@@ -21,6 +21,8 @@ pub enum ExportFormat {
     Jsonl,
     /// A header row and one row per record; lists joined with `;`.
     Csv,
+    /// Parquet with the columns of the JSONL form (docs/formats.md §7); never to a terminal.
+    Parquet,
 }
 
 /// Reads an audit for presenting: the replay, with its warnings printed to stderr.
@@ -223,6 +225,17 @@ const COLUMNS: [&str; 13] = [
 /// line or CSV row. The JSON escapes every character a terminal would act on (it parses
 /// back to the same strings); the CSV keeps every field byte for byte, except on a
 /// `terminal`, where each field is `sanitize`d first.
+/// The first columns of a Parquet export: who and which unit (the rest follow the JSONL).
+const EXPORT_KEY: [(&str, crate::core::load::parquet::Kind); 4] = {
+    use crate::core::load::parquet::Kind::Str;
+    [
+        ("annotator", Str),
+        ("model", Str),
+        ("benchmark", Str),
+        ("item_id", Str),
+    ]
+};
+
 pub fn export(
     path: &Path,
     format: ExportFormat,
@@ -263,6 +276,21 @@ pub fn export(
                 crate::core::text::json_to_writer(&mut *out, &row)?;
                 writeln!(out)?;
             }
+        }
+        ExportFormat::Parquet => {
+            if terminal {
+                anyhow::bail!(
+                    "a Parquet export is binary: redirect it to a file (audit export --format parquet FILE > out.parquet)"
+                );
+            }
+            let mut jsonl = Vec::new();
+            for row in rows {
+                serde_json::to_writer(&mut jsonl, &row)?;
+                jsonl.push(b'\n');
+            }
+            let mut buf = Vec::new();
+            crate::core::load::parquet::write_jsonl_as_parquet(&jsonl, &EXPORT_KEY, &mut buf)?;
+            out.write_all(&buf)?;
         }
         ExportFormat::Csv => {
             let mut w = csv::Writer::from_writer(&mut *out);

@@ -3,6 +3,7 @@
 pub mod args;
 pub mod audit;
 pub mod audit_agreement;
+mod cells_out;
 pub mod frames;
 pub mod import;
 pub mod intervene;
@@ -162,7 +163,15 @@ fn run_report(args: &ReportArgs) -> Result<()> {
     crate::core::timing("analyses", t);
     let t = std::time::Instant::now();
     if let Some(path) = &args.items_out {
-        write_atomically(path, |w| report.write_items(&ds.matrix, w))?;
+        if crate::core::load::parquet::is_parquet(path) {
+            let mut jsonl = Vec::new();
+            report.write_items(&ds.matrix, &mut jsonl)?;
+            write_atomically(path, |w| {
+                crate::core::load::parquet::write_jsonl_as_parquet(&jsonl, &ITEM_KEY, w)
+            })?;
+        } else {
+            write_atomically(path, |w| report.write_items(&ds.matrix, w))?;
+        }
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -186,6 +195,50 @@ fn run_report(args: &ReportArgs) -> Result<()> {
     }
     out.flush()?;
     crate::core::timing("output", t);
+    Ok(())
+}
+
+/// The first columns of per-item rows written as Parquet; the descriptors follow.
+const ITEM_KEY: [(&str, crate::core::load::parquet::Kind); 6] = {
+    use crate::core::load::parquet::Kind::Str;
+    [
+        ("protocol", Str),
+        ("task", Str),
+        ("scope", Str),
+        ("model", Str),
+        ("benchmark", Str),
+        ("item_id", Str),
+    ]
+};
+
+/// Writes a dataset's cells, read from whatever files it has, as one cells JSONL or (by the
+/// extension) Parquet file.
+fn run_cells(args: &args::CellsArgs) -> Result<()> {
+    let data = dataset_path(&args.data);
+    check_output(&args.output, &[data.as_path()], args.force)?;
+    // The whole check first: a file that would be rejected is not converted.
+    let ds = load(&args.data)?;
+    let parquet = crate::core::load::parquet::is_parquet(&args.output);
+    let mut sink = cells_out::Rows::new(parquet);
+    for f in &ds.cell_files {
+        let file = crate::core::fsread::open(f, crate::core::fsread::CELLS)
+            .with_context(|| format!("cannot read {}", f.display()))?;
+        let name: std::sync::Arc<Path> = std::sync::Arc::from(f.as_path());
+        crate::core::load::read_cells_into(
+            f,
+            file,
+            args.data.input_format.map(Into::into),
+            &mut sink,
+            &name,
+        )
+        .with_context(|| format!("cannot read {}", f.display()))?;
+    }
+    let n = crate::core::load::CellSink::len(&sink);
+    write_atomically(&args.output, |w| sink.write(w))?;
+    eprintln!(
+        "frameaudit: wrote {n} cells to {}",
+        sanitize(&args.output.display().to_string())
+    );
     Ok(())
 }
 
@@ -442,6 +495,7 @@ fn run_audit(a: &AuditArgs) -> Result<()> {
             let f = match format {
                 ExportArg::Jsonl => audit::ExportFormat::Jsonl,
                 ExportArg::Csv => audit::ExportFormat::Csv,
+                ExportArg::Parquet => audit::ExportFormat::Parquet,
             };
             use std::io::IsTerminal;
             audit::export(path, f, stdout.is_terminal(), &mut out)?;
@@ -474,6 +528,7 @@ pub fn run() -> Result<Next> {
         Some(Command::Plot(a)) => plot::run(a),
         Some(Command::Intervene(a)) => intervene::run(a),
         Some(Command::Sql(a)) => run_sql(a),
+        Some(Command::Cells(a)) => run_cells(a),
     };
     done.map(|()| Next::Exit)
 }

@@ -199,6 +199,7 @@ impl Inputs {
             None => 0,
             Some(CellFormat::Cells) => 1,
             Some(CellFormat::PerItemCsv) => 2,
+            Some(CellFormat::Parquet) => 3,
         };
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();

@@ -476,8 +476,8 @@ fn index_runs(
     index
 }
 
-/// The cell files of a dataset directory: `cells.jsonl` if present, else every `.jsonl`
-/// but `items.jsonl`, else every `.csv`; then the intervention cells under
+/// The cell files of a dataset directory: `cells.jsonl` if present, else `cells.parquet`,
+/// else every `.jsonl` but `items.jsonl`, else every `.csv`; then the intervention cells under
 /// `interventions/`.
 fn find_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     let mut files = main_cell_files(dir)?;
@@ -509,11 +509,13 @@ fn intervention_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
 }
 
 fn main_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
-    let cells = dir.join("cells.jsonl");
-    // Anything at that name is the file of cells: one that is not a regular file is
-    // refused by name when it is read, not passed over.
-    if cells.is_file() || fsread::not_regular(&cells).is_some() {
-        return Ok(vec![cells]);
+    for name in ["cells.jsonl", "cells.parquet"] {
+        let cells = dir.join(name);
+        // Anything at that name is the file of cells: one that is not a regular file is
+        // refused by name when it is read, not passed over.
+        if cells.is_file() || fsread::not_regular(&cells).is_some() {
+            return Ok(vec![cells]);
+        }
     }
     let entries = std::fs::read_dir(dir).map_err(|source| LoadError::Io {
         path: dir.to_path_buf(),

@@ -1,11 +1,11 @@
 """Runs a script of `frameaudit sql` on a file of cells and prints the tables it creates.
 
-    python3 run_sql.py duckdb|spark SCRIPT CELLS OUT
+    python3 run_sql.py duckdb|spark SCRIPT CELLS OUT [AFTER]
 
 CELLS is a cells JSONL file (docs/formats.md) or a Parquet file of cells (`frameaudit
 cells -o x.parquet`); the table `cells` gets every field of the cells format as a column,
 NULL where a line leaves it out. OUT receives one JSON object: each created table as a
-list of rows. Exit code 3 means the engine is not installed (the caller skips).
+list of rows. AFTER, a file of more statements, runs last (DuckDB only). Exit code 3 means the engine is not installed (the caller skips).
 """
 import json
 import sys
@@ -47,7 +47,7 @@ def statements(script):
     return [s for s in out if s.strip()]
 
 
-def run_duckdb(script, cells):
+def run_duckdb(script, cells, after=None):
     try:
         import duckdb
     except ImportError:
@@ -61,7 +61,7 @@ def run_duckdb(script, cells):
             f"CREATE VIEW cells AS SELECT * FROM read_json('{cells}', "
             f"format = 'newline_delimited', columns = {{{cols}}})"
         )
-    for s in statements(script):
+    for s in statements(script) + statements(after or ""):
         con.execute(s)
     res = {}
     for t in TABLES:
@@ -110,7 +110,11 @@ def main():
     engine, script_path, cells, out = sys.argv[1:5]
     with open(script_path, encoding="utf-8") as f:
         script = f.read()
-    res = run_duckdb(script, cells) if engine == "duckdb" else run_spark(script, cells)
+    after = None
+    if len(sys.argv) > 5:
+        with open(sys.argv[5], encoding="utf-8") as f:
+            after = f.read()
+    res = run_duckdb(script, cells, after) if engine == "duckdb" else run_spark(script, cells)
     with open(out, "w", encoding="utf-8") as f:
         json.dump(res, f, default=str)
 

@@ -227,6 +227,94 @@ pub fn read_cells<S: CellSink>(
     )
 }
 
+/// The fields of a cell, as the Parquet reader looks its columns up (docs/formats.md §7).
+const PARQUET_FIELDS: [&str; 19] = [
+    "model",
+    "item_id",
+    "benchmark",
+    "config",
+    "frames",
+    "budget",
+    "pixels",
+    "protocol",
+    "task",
+    "pred",
+    "gold",
+    "correct",
+    "score",
+    "confidence",
+    "blind",
+    "frame_idx",
+    "source_tag",
+    "protocol_note",
+    "gold_list",
+];
+
+/// Reads a Parquet file of cells into the sink: each row goes through the checks of a
+/// JSONL line, its 1-based row number standing for the line (docs/formats.md §7).
+pub fn read_parquet_cells<S: CellSink>(
+    file: std::fs::File,
+    path: &Path,
+    sink: &mut S,
+    name: &Arc<Path>,
+) -> std::io::Result<()> {
+    use super::parquet::{next, read_columns};
+    let mut row_no: u64 = 0;
+    read_columns(file, path, &PARQUET_FIELDS, |cols, rows| {
+        for _ in 0..rows {
+            row_no += 1;
+            sink.count_record();
+            let mut it = cols.iter_mut();
+            let mut vals: Vec<J<'_>> = Vec::with_capacity(PARQUET_FIELDS.len());
+            let mut broken = None;
+            for (f, c) in PARQUET_FIELDS.iter().zip(&mut it) {
+                match next(c) {
+                    Ok(v) => vals.push(v),
+                    Err(e) => {
+                        broken.get_or_insert((*f, e));
+                        vals.push(J::Null);
+                    }
+                }
+            }
+            if let Some((f, e)) = broken {
+                sink.diags().error(name, Some(row_no), Some(f), e);
+                continue;
+            }
+            let mut v = vals.into_iter();
+            let mut take = || v.next().unwrap_or_default();
+            let mut raw = RawCell {
+                model: take(),
+                item_id: take(),
+                benchmark: take(),
+                config: take(),
+                frames: take(),
+                budget: take(),
+                pixels: take(),
+                protocol: take(),
+                task: take(),
+                pred: take(),
+                gold: take(),
+                correct: take(),
+                score: take(),
+                confidence: take(),
+                blind: take(),
+                frame_idx: take(),
+                source_tag: take(),
+                protocol_note: take(),
+            };
+            // Several references of an open item travel in their own list column.
+            let gold_list = take();
+            if matches!(raw.gold, J::Missing | J::Null) && matches!(gold_list, J::Arr(_)) {
+                raw.gold = gold_list;
+            }
+            if let Some(cell) = validate(&raw, sink.diags(), name, row_no) {
+                sink.push(cell, row_no);
+            }
+        }
+        Ok(())
+    })
+}
+
 /// A cell as written back out: absent values are left out, defaults are not repeated.
 #[derive(Serialize)]
 struct CellOut<'a> {
@@ -260,6 +348,76 @@ struct CellOut<'a> {
     source_tag: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     protocol_note: Option<&'a str>,
+}
+
+/// The columns of cells written as Parquet, in this order, whatever the cells hold, so
+/// that engines reading the file find every field (docs/formats.md §7); `gold_list`
+/// carries the references of an open item with several.
+pub const PARQUET_COLUMNS: [(&str, super::parquet::Kind); 19] = {
+    use super::parquet::Kind::*;
+    [
+        ("model", Str),
+        ("item_id", Str),
+        ("benchmark", Str),
+        ("config", Str),
+        ("frames", Int),
+        ("budget", Float),
+        ("pixels", Int),
+        ("protocol", Str),
+        ("task", Str),
+        ("pred", Str),
+        ("gold", Str),
+        ("gold_list", StrList),
+        ("correct", Bool),
+        ("score", Float),
+        ("confidence", Float),
+        ("blind", Str),
+        ("frame_idx", IntList),
+        ("source_tag", Str),
+        ("protocol_note", Str),
+    ]
+};
+
+/// One cell as a row of [`PARQUET_COLUMNS`]: every default written out (so a column never
+/// needs one), several references in `gold_list`.
+pub fn parquet_row(c: &CellInput<'_>) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::Value;
+    let mut m = serde_json::Map::new();
+    let s = |v: Option<&str>| v.map_or(Value::Null, |x| Value::String(x.into()));
+    m.insert("model".into(), c.model.into());
+    m.insert("item_id".into(), c.item_id.into());
+    m.insert("benchmark".into(), c.benchmark.into());
+    m.insert("config".into(), c.config.into());
+    m.insert("frames".into(), c.frames.into());
+    m.insert("budget".into(), c.budget.into());
+    m.insert("pixels".into(), c.pixels.map_or(Value::Null, Value::from));
+    m.insert("protocol".into(), c.protocol.into());
+    m.insert("task".into(), c.task.as_str().into());
+    m.insert("pred".into(), s(c.pred));
+    let (gold, list) = match &c.gold {
+        Gold::None => (Value::Null, Value::Null),
+        Gold::One(g) => ((*g).into(), Value::Null),
+        Gold::Many(gs) => (Value::Null, gs.clone().into()),
+        Gold::Unusable => (Value::Null, Value::Array(Vec::new())),
+    };
+    m.insert("gold".into(), gold);
+    m.insert("gold_list".into(), list);
+    m.insert("correct".into(), c.correct.map_or(Value::Null, Value::from));
+    m.insert("score".into(), c.score.map_or(Value::Null, Value::from));
+    m.insert(
+        "confidence".into(),
+        c.confidence.map_or(Value::Null, Value::from),
+    );
+    m.insert("blind".into(), s(c.blind));
+    m.insert(
+        "frame_idx".into(),
+        c.frame_idx
+            .as_ref()
+            .map_or(Value::Null, |v| v.clone().into()),
+    );
+    m.insert("source_tag".into(), s(c.source_tag));
+    m.insert("protocol_note".into(), s(c.protocol_note));
+    m
 }
 
 /// Writes one cell as a JSON line of the native format.

@@ -4,6 +4,7 @@
 pub mod cells;
 pub mod chunk;
 pub mod json;
+pub mod parquet;
 pub mod per_item_csv;
 
 use std::path::Path;
@@ -45,11 +46,17 @@ pub enum CellFormat {
     Cells,
     /// Per-item CSV (docs/measures.md §1.7).
     PerItemCsv,
+    /// Cells as Parquet, the columns of cells JSONL (docs/formats.md §7).
+    Parquet,
 }
 
 impl CellFormat {
-    /// The format a file name implies: `.csv` is per-item CSV, anything else cells JSONL.
+    /// The format a file name implies: `.csv` is per-item CSV, `.parquet` Parquet, anything
+    /// else cells JSONL.
     pub fn from_path(path: &Path) -> CellFormat {
+        if parquet::is_parquet(path) {
+            return CellFormat::Parquet;
+        }
         let is_csv = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
@@ -74,11 +81,24 @@ pub fn read_cell_file(
     };
     let file = fsread::open(path, fsread::CELLS).map_err(io_err)?;
     let name = builder.add_file(path);
+    read_cells_into(path, file, format, builder, &name).map_err(io_err)
+}
+
+/// Reads one opened file of cells into any sink, in the given format or the one its name
+/// implies.
+pub fn read_cells_into<S: CellSink>(
+    path: &Path,
+    file: fsread::Regular,
+    format: Option<CellFormat>,
+    sink: &mut S,
+    name: &std::sync::Arc<Path>,
+) -> std::io::Result<()> {
     let size = Some(file.len());
-    let file = file.into_reader();
     match format.unwrap_or_else(|| CellFormat::from_path(path)) {
-        CellFormat::Cells => cells::read_cells(file, size, builder, &name),
-        CellFormat::PerItemCsv => per_item_csv::read_per_item_csv(file, size, builder, &name),
+        CellFormat::Cells => cells::read_cells(file.into_reader(), size, sink, name),
+        CellFormat::PerItemCsv => {
+            per_item_csv::read_per_item_csv(file.into_reader(), size, sink, name)
+        }
+        CellFormat::Parquet => cells::read_parquet_cells(file.into_file(), path, sink, name),
     }
-    .map_err(io_err)
 }

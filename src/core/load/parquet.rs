@@ -1,0 +1,567 @@
+//! Parquet in and out (docs/formats.md §7): the records frameaudit writes as JSON Lines
+//! (cells, per-item rows, audit exports) written as Parquet with the same columns, and cells
+//! read from Parquet into the same checks as cells JSONL.
+//!
+//! Only the `parquet` crate's file layer is used (no Arrow arrays): flat columns of strings,
+//! integers, floats and booleans, and lists of them. Pages are written Snappy-compressed;
+//! files compressed otherwise than Snappy or not at all are refused by name.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use parquet::basic::{Compression, Repetition};
+use parquet::column::reader::ColumnReader;
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::file::writer::SerializedFileWriter;
+use serde_json::{Map, Value};
+
+use super::json::J;
+
+/// The type of a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// UTF-8 text.
+    Str,
+    /// A 64-bit integer.
+    Int,
+    /// A binary64 number.
+    Float,
+    /// true or false.
+    Bool,
+    /// A list of text.
+    StrList,
+    /// A list of integers.
+    IntList,
+    /// A list of numbers.
+    FloatList,
+}
+
+impl Kind {
+    fn element(self) -> Kind {
+        match self {
+            Kind::StrList => Kind::Str,
+            Kind::IntList => Kind::Int,
+            Kind::FloatList => Kind::Float,
+            k => k,
+        }
+    }
+
+    fn is_list(self) -> bool {
+        matches!(self, Kind::StrList | Kind::IntList | Kind::FloatList)
+    }
+
+    fn of(v: &Value) -> Option<Kind> {
+        match v {
+            Value::Null => None,
+            Value::Bool(_) => Some(Kind::Bool),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(Kind::Int),
+            Value::Number(_) => Some(Kind::Float),
+            Value::String(_) => Some(Kind::Str),
+            Value::Array(items) => {
+                let mut k = None;
+                for x in items {
+                    k = merge(k, Kind::of(x));
+                }
+                Some(match k {
+                    Some(Kind::Int) => Kind::IntList,
+                    Some(Kind::Float) => Kind::FloatList,
+                    _ => Kind::StrList,
+                })
+            }
+            Value::Object(_) => Some(Kind::Str),
+        }
+    }
+}
+
+/// The kind two values' columns share: integers widen to floats, anything else mixed
+/// becomes text (the value's JSON).
+fn merge(a: Option<Kind>, b: Option<Kind>) -> Option<Kind> {
+    match (a, b) {
+        (None, x) | (x, None) => x,
+        (Some(x), Some(y)) if x == y => Some(x),
+        (Some(Kind::Int), Some(Kind::Float)) | (Some(Kind::Float), Some(Kind::Int)) => {
+            Some(Kind::Float)
+        }
+        (Some(Kind::IntList), Some(Kind::FloatList))
+        | (Some(Kind::FloatList), Some(Kind::IntList)) => Some(Kind::FloatList),
+        (Some(x), Some(y)) if x.is_list() && y.is_list() => Some(Kind::StrList),
+        _ => Some(Kind::Str),
+    }
+}
+
+/// The columns of `rows`: `fixed` first (always there, in that order), then every other key
+/// in order of first appearance, each with the kind its values share.
+pub fn columns(fixed: &[(&str, Kind)], rows: &[Map<String, Value>]) -> Vec<(String, Kind)> {
+    let mut out: Vec<(String, Option<Kind>)> = fixed
+        .iter()
+        .map(|(n, k)| (n.to_string(), Some(*k)))
+        .collect();
+    let fixed_n = out.len();
+    let mut index: std::collections::HashMap<String, usize> = out
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.clone(), i))
+        .collect();
+    for r in rows {
+        for (k, v) in r {
+            let i = *index.entry(k.clone()).or_insert_with(|| {
+                out.push((k.clone(), None));
+                out.len() - 1
+            });
+            if i >= fixed_n {
+                out[i].1 = merge(out[i].1, Kind::of(v));
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(n, k)| (n, k.unwrap_or(Kind::Str)))
+        .collect()
+}
+
+/// Rows per row group: bounds the writer's memory on large outputs.
+const ROW_GROUP: usize = 256 * 1024;
+
+fn pq_err(e: parquet::errors::ParquetError) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+/// The schema text of the columns.
+fn schema_text(cols: &[(String, Kind)]) -> String {
+    let mut s = String::from("message frameaudit {\n");
+    for (i, (_, k)) in cols.iter().enumerate() {
+        // Names go in by position (c0, c1, ...) and are set below: the schema parser
+        // reads a restricted alphabet, and keys may hold any text.
+        let prim = match k.element() {
+            Kind::Str => "binary",
+            Kind::Int => "int64",
+            Kind::Float => "double",
+            _ => "boolean",
+        };
+        let ann = if k.element() == Kind::Str {
+            " (STRING)"
+        } else {
+            ""
+        };
+        if k.is_list() {
+            s.push_str(&format!(
+                "  optional group c{i} (LIST) {{ repeated group list {{ optional {prim} element{ann}; }} }}\n"
+            ));
+        } else {
+            s.push_str(&format!("  optional {prim} c{i}{ann};\n"));
+        }
+    }
+    s.push('}');
+    s
+}
+
+/// The schema with the columns' real names.
+fn schema(cols: &[(String, Kind)]) -> io::Result<parquet::schema::types::TypePtr> {
+    use parquet::schema::types::Type;
+    let parsed = parquet::schema::parser::parse_message_type(&schema_text(cols)).map_err(pq_err)?;
+    let fields: Vec<Arc<Type>> = parsed
+        .get_fields()
+        .iter()
+        .zip(cols)
+        .map(|(f, (name, _))| {
+            let t = match f.as_ref() {
+                Type::PrimitiveType { .. } => {
+                    Type::primitive_type_builder(name, f.get_physical_type())
+                        .with_repetition(Repetition::OPTIONAL)
+                        .with_logical_type(f.get_basic_info().logical_type_ref().cloned())
+                        .with_converted_type(f.get_basic_info().converted_type())
+                        .build()
+                }
+                Type::GroupType { fields, .. } => Type::group_type_builder(name)
+                    .with_repetition(Repetition::OPTIONAL)
+                    .with_logical_type(f.get_basic_info().logical_type_ref().cloned())
+                    .with_converted_type(f.get_basic_info().converted_type())
+                    .with_fields(fields.clone())
+                    .build(),
+            };
+            t.map(Arc::new)
+        })
+        .collect::<Result<_, _>>()
+        .map_err(pq_err)?;
+    Type::group_type_builder("frameaudit")
+        .with_fields(fields)
+        .build()
+        .map(Arc::new)
+        .map_err(pq_err)
+}
+
+/// Writes `rows` as one Parquet file with the columns `cols` (see [`columns`]); a value that
+/// does not fit its column's kind is written as its JSON text (text columns) or null.
+pub fn write_rows<W: Write + Send>(
+    out: W,
+    cols: &[(String, Kind)],
+    rows: &[Map<String, Value>],
+) -> io::Result<()> {
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_created_by(format!("frameaudit {}", env!("CARGO_PKG_VERSION")))
+            .build(),
+    );
+    let mut w = SerializedFileWriter::new(out, schema(cols)?, props).map_err(pq_err)?;
+    for chunk in rows.chunks(ROW_GROUP.max(1)) {
+        let mut rg = w.next_row_group().map_err(pq_err)?;
+        let mut i = 0;
+        while let Some(mut col) = rg.next_column().map_err(pq_err)? {
+            let (name, kind) = &cols[i];
+            write_column(&mut col, name, *kind, chunk)?;
+            col.close().map_err(pq_err)?;
+            i += 1;
+        }
+        rg.close().map_err(pq_err)?;
+    }
+    if rows.is_empty() {
+        // A file with no row group still carries its schema.
+    }
+    w.close().map_err(pq_err)?;
+    Ok(())
+}
+
+/// Levels and values of one column over `rows`.
+fn write_column(
+    col: &mut parquet::file::writer::SerializedColumnWriter<'_>,
+    name: &str,
+    kind: Kind,
+    rows: &[Map<String, Value>],
+) -> io::Result<()> {
+    let mut defs: Vec<i16> = Vec::with_capacity(rows.len());
+    let mut reps: Vec<i16> = Vec::new();
+    let mut strs: Vec<ByteArray> = Vec::new();
+    let mut ints: Vec<i64> = Vec::new();
+    let mut floats: Vec<f64> = Vec::new();
+    let mut bools: Vec<bool> = Vec::new();
+    let elem = kind.element();
+    // Appends one present value; false when it does not fit (then it is null).
+    let mut push = |v: &Value| -> bool {
+        match elem {
+            Kind::Str => {
+                let s = match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                strs.push(ByteArray::from(s.into_bytes()));
+                true
+            }
+            Kind::Int => match v.as_i64() {
+                Some(x) => {
+                    ints.push(x);
+                    true
+                }
+                None => false,
+            },
+            Kind::Float => match v.as_f64() {
+                Some(x) => {
+                    floats.push(x);
+                    true
+                }
+                None => false,
+            },
+            _ => match v.as_bool() {
+                Some(x) => {
+                    bools.push(x);
+                    true
+                }
+                None => false,
+            },
+        }
+    };
+    for r in rows {
+        let v = r.get(name).unwrap_or(&Value::Null);
+        if kind.is_list() {
+            match v {
+                Value::Array(items) if items.is_empty() => {
+                    defs.push(1);
+                    reps.push(0);
+                }
+                Value::Array(items) => {
+                    for (j, x) in items.iter().enumerate() {
+                        reps.push(if j == 0 { 0 } else { 1 });
+                        let present = !x.is_null() && push(x);
+                        defs.push(if present { 3 } else { 2 });
+                    }
+                }
+                _ => {
+                    defs.push(0);
+                    reps.push(0);
+                }
+            }
+        } else {
+            let present = !v.is_null() && push(v);
+            defs.push(i16::from(present));
+        }
+    }
+    let reps = kind.is_list().then_some(reps.as_slice());
+    let w = match elem {
+        Kind::Str => col
+            .typed::<ByteArrayType>()
+            .write_batch(&strs, Some(&defs), reps),
+        Kind::Int => col
+            .typed::<Int64Type>()
+            .write_batch(&ints, Some(&defs), reps),
+        Kind::Float => col
+            .typed::<DoubleType>()
+            .write_batch(&floats, Some(&defs), reps),
+        _ => col
+            .typed::<BoolType>()
+            .write_batch(&bools, Some(&defs), reps),
+    };
+    w.map(|_| ()).map_err(pq_err)
+}
+
+/// The values of one column of a row group, as read.
+enum Values {
+    Bool(Vec<bool>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    Bytes(Vec<ByteArray>),
+}
+
+/// One column of a row group with its levels, and a cursor over its rows.
+pub struct ColumnData {
+    name: String,
+    values: Values,
+    defs: Vec<i16>,
+    reps: Vec<i16>,
+    max_def: i16,
+    /// The definition level at which a list element (null or not) is there.
+    elem_def: i16,
+    list: bool,
+    level: usize,
+    value: usize,
+}
+
+/// Why a Parquet file of cells cannot be read.
+fn bad(path: &Path, why: impl std::fmt::Display) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "{} is not a Parquet file frameaudit reads: {why}",
+            path.display()
+        ),
+    )
+}
+
+impl ColumnData {
+    /// The next row's value as the JSON reader would have given it; `None` when a string
+    /// is not UTF-8.
+    fn next_row(&mut self) -> Result<J<'_>, String> {
+        if !self.list {
+            let d = self.defs.get(self.level).copied().unwrap_or(0);
+            self.level += 1;
+            if d < self.max_def {
+                return Ok(J::Null);
+            }
+            let i = self.value;
+            self.value += 1;
+            return self.value_at(i);
+        }
+        let start = self.level;
+        let mut end = start + 1;
+        while end < self.reps.len() && self.reps[end] == 1 {
+            end += 1;
+        }
+        self.level = end;
+        let first = self.defs.get(start).copied().unwrap_or(0);
+        if first == 0 && self.max_def > 0 && self.elem_def > 1 {
+            return Ok(J::Null);
+        }
+        if first < self.elem_def {
+            return Ok(J::Arr(Vec::new()));
+        }
+        let mut idx = Vec::new();
+        for l in start..end {
+            if self.defs[l] == self.max_def {
+                idx.push(Some(self.value));
+                self.value += 1;
+            } else {
+                idx.push(None);
+            }
+        }
+        let mut items = Vec::with_capacity(idx.len());
+        for i in idx {
+            items.push(match i {
+                Some(i) => self.value_at(i)?,
+                None => J::Null,
+            });
+        }
+        Ok(J::Arr(items))
+    }
+
+    fn value_at(&self, i: usize) -> Result<J<'_>, String> {
+        Ok(match &self.values {
+            Values::Bool(v) => J::Bool(v[i]),
+            Values::I32(v) => J::Int(i128::from(v[i])),
+            Values::I64(v) => J::Int(i128::from(v[i])),
+            Values::F32(v) => J::Float(f64::from(v[i])),
+            Values::F64(v) => J::Float(v[i]),
+            Values::Bytes(v) => J::Str(Cow::Borrowed(
+                std::str::from_utf8(v[i].data())
+                    .map_err(|_| format!("{}: the text is not UTF-8", self.name))?,
+            )),
+        })
+    }
+}
+
+/// Reads the named top-level columns of every row group of a Parquet file, calling `each`
+/// with the row group's columns (in the order of `wanted`; `None` for an absent column) and
+/// its number of rows.
+pub fn read_columns(
+    file: File,
+    path: &Path,
+    wanted: &[&str],
+    mut each: impl FnMut(&mut [Option<ColumnData>], usize) -> io::Result<()>,
+) -> io::Result<()> {
+    let reader = SerializedFileReader::new(file).map_err(|e| bad(path, e))?;
+    let meta = reader.metadata();
+    let schema = meta.file_metadata().schema_descr();
+    // wanted[j] -> leaf column index
+    let mut leaf: Vec<Option<usize>> = vec![None; wanted.len()];
+    for i in 0..schema.num_columns() {
+        let c = schema.column(i);
+        let parts = c.path().parts();
+        let Some(top) = parts.first() else { continue };
+        if let Some(j) = wanted.iter().position(|w| w == top) {
+            if c.max_rep_level() > 1 || leaf[j].is_some() {
+                return Err(bad(
+                    path,
+                    format!("column {top} is nested deeper than a list of values"),
+                ));
+            }
+            leaf[j] = Some(i);
+        }
+    }
+    for g in 0..reader.num_row_groups() {
+        let rg = reader.get_row_group(g).map_err(|e| bad(path, e))?;
+        let rows = rg.metadata().num_rows().max(0) as usize;
+        for c in rg.metadata().columns() {
+            let codec = c.compression();
+            if !matches!(codec, Compression::SNAPPY | Compression::UNCOMPRESSED) {
+                return Err(bad(
+                    path,
+                    format!(
+                        "its column {} is compressed with {codec}; frameaudit reads Snappy and uncompressed Parquet (write it with compression='snappy')",
+                        c.column_path()
+                    ),
+                ));
+            }
+        }
+        let mut cols: Vec<Option<ColumnData>> = Vec::with_capacity(wanted.len());
+        for (j, l) in leaf.iter().enumerate() {
+            let Some(l) = *l else {
+                cols.push(None);
+                continue;
+            };
+            let d = schema.column(l);
+            let reader = rg.get_column_reader(l).map_err(|e| bad(path, e))?;
+            let mut defs = Vec::new();
+            let mut reps = Vec::new();
+            let max_def = d.max_def_level();
+            let list = d.max_rep_level() == 1;
+            let elem_def = if d.self_type().is_optional() {
+                max_def - 1
+            } else {
+                max_def
+            };
+            macro_rules! read {
+                ($r:expr, $variant:ident) => {{
+                    let mut r = $r;
+                    let mut vals = Vec::new();
+                    loop {
+                        let (n, _, _) = r
+                            .read_records(
+                                rows.max(1),
+                                Some(&mut defs),
+                                list.then_some(&mut reps),
+                                &mut vals,
+                            )
+                            .map_err(|e| bad(path, e))?;
+                        if n == 0 {
+                            break;
+                        }
+                    }
+                    Values::$variant(vals)
+                }};
+            }
+            let values = match reader {
+                ColumnReader::BoolColumnReader(r) => read!(r, Bool),
+                ColumnReader::Int32ColumnReader(r) => read!(r, I32),
+                ColumnReader::Int64ColumnReader(r) => read!(r, I64),
+                ColumnReader::FloatColumnReader(r) => read!(r, F32),
+                ColumnReader::DoubleColumnReader(r) => read!(r, F64),
+                ColumnReader::ByteArrayColumnReader(r) => read!(r, Bytes),
+                _ => {
+                    return Err(bad(
+                        path,
+                        format!(
+                            "column {} has the physical type {}, which frameaudit does not read",
+                            wanted[j],
+                            d.physical_type()
+                        ),
+                    ));
+                }
+            };
+            if max_def == 0 {
+                // A required column: every row has a value.
+                defs = vec![0; if list { reps.len() } else { rows }];
+            }
+            cols.push(Some(ColumnData {
+                name: wanted[j].to_string(),
+                values,
+                defs,
+                reps,
+                max_def,
+                elem_def,
+                list,
+                level: 0,
+                value: 0,
+            }));
+        }
+        each(&mut cols, rows)?;
+    }
+    Ok(())
+}
+
+/// The value of the next row of an optional column (`J::Missing` when the file lacks it).
+pub fn next<'c>(col: &'c mut Option<ColumnData>) -> Result<J<'c>, String> {
+    match col {
+        None => Ok(J::Missing),
+        Some(c) => c.next_row(),
+    }
+}
+
+/// Writes a JSON Lines file's records as Parquet (used by every writer of `.parquet`).
+pub fn write_jsonl_as_parquet(
+    jsonl: &[u8],
+    fixed: &[(&str, Kind)],
+    out: impl Write + Send,
+) -> io::Result<()> {
+    let mut rows = Vec::new();
+    for line in jsonl.split(|&b| b == b'\n') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Value>(line) {
+            Ok(Value::Object(m)) => rows.push(m),
+            _ => return Err(io::Error::other("a record that is not a JSON object")),
+        }
+    }
+    let cols = columns(fixed, &rows);
+    write_rows(out, &cols, &rows)
+}
+
+/// Whether a path names a Parquet file (by its extension).
+pub fn is_parquet(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+}
