@@ -8,7 +8,14 @@
 //!     the default bootstrap (B = 1000), reading the cells, and of the first (`--boot 0`)
 //!     opened from its matrix cache ("cached s");
 //!   - the pandas baseline (benches/pandas_baseline.py) on the same CSV, when pandas is
-//!     installed, and the speed-up.
+//!     installed, and the speed-up;
+//!   - the same cells as Parquet (`frameaudit cells -o`, up to 2 million cells): load,
+//!     analyses, peak memory and the command's wall time;
+//!   - side by side on the same CSV, `frameaudit report --json --boot 0`, DuckDB running a
+//!     lean hand-written query of the Table-2 measures and running `frameaudit sql`'s whole
+//!     script (benches/duckdb_baseline.py), polars (benches/polars_baseline.py) and pandas,
+//!     each tool's wall time (median of 3, 1 above 2 million cells; pandas up to 2 million)
+//!     and its ratio to frameaudit's.
 //!
 //! `cargo bench --bench scale -- configs [K,...]` measures instead one item under K
 //! configurations (default 10 000, 100 000 and 1 000 000; budgets 1, 1, 2, 2, ..., so
@@ -219,18 +226,31 @@ fn command_seconds(args: &[&str], runs: usize, cache: Option<&Path>) -> f64 {
 }
 
 fn pandas_seconds(csv: &Path) -> Option<f64> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/pandas_baseline.py");
+    baseline_seconds("pandas", &[csv.as_os_str()], 3)
+}
+
+/// Runs benches/NAME_baseline.py with `args` and `--repeat`, and reads the total seconds
+/// off its last line; `None` when Python or the library is missing (a note says so).
+fn baseline_seconds(name: &str, args: &[&std::ffi::OsStr], repeat: usize) -> Option<f64> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("benches/{name}_baseline.py"));
     let out = Command::new("python3")
         .arg(script)
-        .arg(csv)
-        .args(["--repeat", "3"])
+        .args(args)
+        .args(["--repeat", &repeat.to_string()])
         .output()
         .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let last = text
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("pandas_baseline:"))?;
+    let prefix = format!("{name}_baseline:");
+    let Some(last) = text.lines().rev().find(|l| l.starts_with(&prefix)) else {
+        eprintln!(
+            "  note: the {name} baseline did not run: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        );
+        return None;
+    };
     last.split("total ")
         .nth(1)?
         .trim_end_matches(" s")
@@ -282,6 +302,7 @@ fn main() {
         "cached s",
         "pandas s"
     );
+    let mut side_by_side = Vec::new();
     for &cells in &sizes {
         let t = Instant::now();
         let (csv, jsonl) = generate(tmp.path(), cells).expect("generate");
@@ -316,7 +337,71 @@ fn main() {
                 cmd / (cells as f64 / 1e6)
             );
         }
+        if cells <= 2_000_000 {
+            let pq = tmp.path().join(format!("cells-{cells}.parquet"));
+            let ok = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+                .args(["cells", jsonl.to_str().expect("utf8"), "--no-cache", "-o"])
+                .arg(&pq)
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                let (load, analyse, peak) = in_process(&pq, 0);
+                let p = pq.to_str().expect("utf8");
+                let cmd = command_seconds(&["report", p, "--json", "--boot", "0"], 3, None);
+                println!(
+                    "{cells:>10} {:>6} {load:>8.3} {analyse:>8.3} {peak:>8.0} {cmd:>9.3} {:>10} {:>10.3}",
+                    "parquet",
+                    "-",
+                    cmd / (cells as f64 / 1e6)
+                );
+            }
+            let _ = std::fs::remove_file(&pq);
+        }
+        side_by_side.push((cells, four_tools(&csv, cells, pandas, tmp.path())));
         let _ = std::fs::remove_file(&csv);
         let _ = std::fs::remove_file(&jsonl);
     }
+    println!();
+    println!("the same per-item CSV, side by side (wall s; x = the tool's time / frameaudit's)");
+    println!(
+        "{:>10} {:>11} {:>18} {:>18} {:>18} {:>18}",
+        "cells", "frameaudit", "DuckDB (lean)", "DuckDB (sql)", "polars", "pandas"
+    );
+    let col = |v: Option<f64>, fa: f64| match v {
+        Some(s) => format!("{s:.3} ({:.1}x)", s / fa),
+        None => "-".into(),
+    };
+    for (cells, (fa, lean, duck, polars, pandas)) in side_by_side {
+        println!(
+            "{cells:>10} {fa:>11.3} {:>18} {:>18} {:>18} {:>18}",
+            col(lean, fa),
+            col(duck, fa),
+            col(polars, fa),
+            col(pandas, fa)
+        );
+    }
+}
+
+/// frameaudit's `report --json --boot 0`, DuckDB (lean, and `frameaudit sql`'s script) and polars, on
+/// the same CSV (pandas was measured before).
+fn four_tools(
+    csv: &Path,
+    cells: usize,
+    pandas: Option<f64>,
+    dir: &Path,
+) -> (f64, Option<f64>, Option<f64>, Option<f64>, Option<f64>) {
+    let runs = if cells <= 2_000_000 { 3 } else { 1 };
+    let p = csv.to_str().expect("utf8");
+    let fa = command_seconds(&["report", p, "--json", "--boot", "0"], runs, None);
+    let script = dir.join("measures.sql");
+    let sql = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+        .arg("sql")
+        .output()
+        .expect("frameaudit sql");
+    std::fs::write(&script, &sql.stdout).expect("write the script");
+    let lean = baseline_seconds("duckdb", &[csv.as_os_str(), "--lean".as_ref()], runs);
+    let duck = baseline_seconds("duckdb", &[csv.as_os_str(), script.as_os_str()], runs);
+    let polars = baseline_seconds("polars", &[csv.as_os_str()], runs);
+    (fa, lean, duck, polars, pandas)
 }

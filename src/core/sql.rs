@@ -48,6 +48,20 @@ impl Dialect {
         }
     }
 
+    /// Creates an intermediate step: a temporary table in DuckDB, which would otherwise
+    /// compute a view again for every query that reads it; a temporary view in Spark, whose
+    /// planner keeps the whole script as one plan.
+    fn create_step(self, name: &str, query: &str) -> String {
+        match self {
+            Dialect::DuckDb => {
+                format!("CREATE OR REPLACE TEMPORARY TABLE {name} AS\n{query};\n\n")
+            }
+            Dialect::Spark => {
+                format!("CREATE OR REPLACE TEMPORARY VIEW {name} AS\n{query};\n\n")
+            }
+        }
+    }
+
     /// Creates a result table from a query.
     fn create_table(self, name: &str, query: &str) -> String {
         match self {
@@ -117,9 +131,7 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
         describe(params),
     ));
     let view = |out: &mut String, name: &str, query: String| {
-        out.push_str(&format!(
-            "CREATE OR REPLACE TEMPORARY VIEW {name} AS\n{query};\n\n"
-        ));
+        out.push_str(&dialect.create_step(name, &query));
     };
 
     // §1.2-§1.3 and §2.1: the valid MCQ cells of the analysed protocols, selected.
