@@ -293,3 +293,61 @@ fn per_item_rows_as_parquet_hold_the_jsonl_rows() {
         same_record(r, l).unwrap_or_else(|e| panic!("{l}: {e}"));
     }
 }
+
+#[test]
+fn cells_never_writes_over_its_input_nor_an_existing_file_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = common::repo().join("fixtures/demo");
+    let copy = dir.path().join("cells.jsonl");
+    std::fs::copy(demo.join("cells.jsonl"), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let o = frameaudit(&[
+        "cells",
+        copy.to_str().unwrap(),
+        "-o",
+        copy.to_str().unwrap(),
+        "--force",
+    ]);
+    assert!(!o.status.success(), "wrote over its input");
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+    let out = dir.path().join("out.parquet");
+    std::fs::write(&out, b"keep").unwrap();
+    let o = frameaudit(&["cells", copy.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+    let o = frameaudit(&[
+        "cells",
+        copy.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    same_report(&out, &copy);
+}
+
+#[test]
+fn rows_read_in_parallel_keep_their_file_numbers() {
+    // 400 000 rows in several row groups, read by two workers: a bad row in the second
+    // worker's part is named by its row in the file.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("many.parquet");
+    if !duckdb(&format!(
+        "COPY (SELECT CASE WHEN i IN (5, 300000) THEN NULL ELSE 'M' END AS model, 'q' || i AS item_id, '8f' AS config, 8 AS frames, 'A' AS pred, 'A' AS gold FROM range(1, 400001) t(i)) TO '{}' (FORMAT parquet, ROW_GROUP_SIZE 100000)",
+        bad.display()
+    )) {
+        return;
+    }
+    let o = frameaudit(&["validate", bad.to_str().unwrap(), "--no-cache"]);
+    let out = common::stdout(&o);
+    assert!(
+        out.contains("many.parquet:5: error: field `model`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("many.parquet:300000: error: field `model`"),
+        "{out}"
+    );
+    assert!(out.contains("2 errors"), "{out}");
+}

@@ -251,28 +251,81 @@ const PARQUET_FIELDS: [&str; 19] = [
 ];
 
 /// Reads a Parquet file of cells into the sink: each row goes through the checks of a
-/// JSONL line, its 1-based row number standing for the line (docs/formats.md §7).
+/// JSONL line, its 1-based row number standing for the line (docs/formats.md §7). Row
+/// groups are read in parallel, each into a fork of the sink, joined in file order.
 pub fn read_parquet_cells<S: CellSink>(
-    file: std::fs::File,
+    data: Vec<u8>,
     path: &Path,
     sink: &mut S,
     name: &Arc<Path>,
 ) -> std::io::Result<()> {
+    let data = bytes::Bytes::from(data);
+    let rows = super::parquet::row_groups(&data, path)?;
+    let total: usize = rows.iter().sum();
+    let workers = super::chunk::WORKERS.min(rows.len());
+    if workers <= 1 || total < 65_536 {
+        return parquet_groups(data, path, 0..rows.len(), 1, sink, name);
+    }
+    // Contiguous ranges of row groups of about equal rows, one per worker.
+    // Each range comes with the 1-based number of its first row.
+    let mut ranges = Vec::new();
+    let (mut start, mut start_row, mut acc) = (0, 1u64, 0usize);
+    for (g, &n) in rows.iter().enumerate() {
+        acc += n;
+        if g + 1 == rows.len() || acc * workers >= total * (ranges.len() + 1) {
+            ranges.push((start..g + 1, start_row));
+            start = g + 1;
+            start_row = acc as u64 + 1;
+        }
+    }
+    let parts: Vec<(S, std::io::Result<()>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = ranges
+            .into_iter()
+            .map(|(groups, first)| {
+                let mut part = sink.fork();
+                let data = data.clone();
+                s.spawn(move || {
+                    let r = parquet_groups(data, path, groups, first, &mut part, name);
+                    (part, r)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    for (mut part, r) in parts {
+        r?;
+        sink.join(&mut part);
+    }
+    Ok(())
+}
+
+/// Reads the row groups `groups`, whose first row is row `first_row` of the file.
+fn parquet_groups<S: CellSink>(
+    data: bytes::Bytes,
+    path: &Path,
+    groups: std::ops::Range<usize>,
+    first_row: u64,
+    sink: &mut S,
+    name: &Arc<Path>,
+) -> std::io::Result<()> {
     use super::parquet::{next, read_columns};
-    let mut row_no: u64 = 0;
-    read_columns(file, path, &PARQUET_FIELDS, |cols, rows| {
+    let mut row_no: u64 = first_row - 1;
+    read_columns(data, path, groups, &PARQUET_FIELDS, |cols, rows| {
         for _ in 0..rows {
             row_no += 1;
             sink.count_record();
             let mut it = cols.iter_mut();
-            let mut vals: Vec<J<'_>> = Vec::with_capacity(PARQUET_FIELDS.len());
+            let mut vals: [J<'_>; PARQUET_FIELDS.len()] = Default::default();
             let mut broken = None;
-            for (f, c) in PARQUET_FIELDS.iter().zip(&mut it) {
+            for ((f, c), slot) in PARQUET_FIELDS.iter().zip(&mut it).zip(vals.iter_mut()) {
                 match next(c) {
-                    Ok(v) => vals.push(v),
+                    Ok(v) => *slot = v,
                     Err(e) => {
                         broken.get_or_insert((*f, e));
-                        vals.push(J::Null);
+                        *slot = J::Null;
                     }
                 }
             }
@@ -280,30 +333,48 @@ pub fn read_parquet_cells<S: CellSink>(
                 sink.diags().error(name, Some(row_no), Some(f), e);
                 continue;
             }
-            let mut v = vals.into_iter();
-            let mut take = || v.next().unwrap_or_default();
+            let [
+                model,
+                item_id,
+                benchmark,
+                config,
+                frames,
+                budget,
+                pixels,
+                protocol,
+                task,
+                pred,
+                gold,
+                correct,
+                score,
+                confidence,
+                blind,
+                frame_idx,
+                source_tag,
+                protocol_note,
+                gold_list,
+            ] = vals;
             let mut raw = RawCell {
-                model: take(),
-                item_id: take(),
-                benchmark: take(),
-                config: take(),
-                frames: take(),
-                budget: take(),
-                pixels: take(),
-                protocol: take(),
-                task: take(),
-                pred: take(),
-                gold: take(),
-                correct: take(),
-                score: take(),
-                confidence: take(),
-                blind: take(),
-                frame_idx: take(),
-                source_tag: take(),
-                protocol_note: take(),
+                model,
+                item_id,
+                benchmark,
+                config,
+                frames,
+                budget,
+                pixels,
+                protocol,
+                task,
+                pred,
+                gold,
+                correct,
+                score,
+                confidence,
+                blind,
+                frame_idx,
+                source_tag,
+                protocol_note,
             };
             // Several references of an open item travel in their own list column.
-            let gold_list = take();
             if matches!(raw.gold, J::Missing | J::Null) && matches!(gold_list, J::Arr(_)) {
                 raw.gold = gold_list;
             }

@@ -94,7 +94,7 @@ pub const BLOCK: usize = 8 << 20;
 const PARALLEL_MIN: usize = 256 << 10;
 /// Parsing threads. The machine we size for has two cores; the joins run on the caller's
 /// thread beside them, so parsing and joining overlap instead of taking turns.
-const WORKERS: usize = 2;
+pub const WORKERS: usize = 2;
 /// Parts handed out and not yet joined: each worker has one to parse and one waiting.
 const IN_FLIGHT: u64 = 2 * WORKERS as u64;
 

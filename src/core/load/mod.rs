@@ -99,6 +99,6 @@ pub fn read_cells_into<S: CellSink>(
         CellFormat::PerItemCsv => {
             per_item_csv::read_per_item_csv(file.into_reader(), size, sink, name)
         }
-        CellFormat::Parquet => cells::read_parquet_cells(file.into_file(), path, sink, name),
+        CellFormat::Parquet => cells::read_parquet_cells(file.read_all()?, path, sink, name),
     }
 }

@@ -7,7 +7,6 @@
 //! files compressed otherwise than Snappy or not at all are refused by name.
 
 use std::borrow::Cow;
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -413,16 +412,28 @@ impl ColumnData {
     }
 }
 
-/// Reads the named top-level columns of every row group of a Parquet file, calling `each`
-/// with the row group's columns (in the order of `wanted`; `None` for an absent column) and
-/// its number of rows.
+/// The number of rows of each row group of a Parquet file held in `data`.
+pub fn row_groups(data: &bytes::Bytes, path: &Path) -> io::Result<Vec<usize>> {
+    let reader = SerializedFileReader::new(data.clone()).map_err(|e| bad(path, e))?;
+    Ok(reader
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| g.num_rows().max(0) as usize)
+        .collect())
+}
+
+/// Reads the named top-level columns of the row groups `groups` of a Parquet file held in
+/// `data`, calling `each` with a row group's columns (in the order of `wanted`; `None` for
+/// an absent column) and its number of rows.
 pub fn read_columns(
-    file: File,
+    data: bytes::Bytes,
     path: &Path,
+    groups: std::ops::Range<usize>,
     wanted: &[&str],
     mut each: impl FnMut(&mut [Option<ColumnData>], usize) -> io::Result<()>,
 ) -> io::Result<()> {
-    let reader = SerializedFileReader::new(file).map_err(|e| bad(path, e))?;
+    let reader = SerializedFileReader::new(data).map_err(|e| bad(path, e))?;
     let meta = reader.metadata();
     let schema = meta.file_metadata().schema_descr();
     // wanted[j] -> leaf column index
@@ -441,7 +452,7 @@ pub fn read_columns(
             leaf[j] = Some(i);
         }
     }
-    for g in 0..reader.num_row_groups() {
+    for g in groups {
         let rg = reader.get_row_group(g).map_err(|e| bad(path, e))?;
         let rows = rg.metadata().num_rows().max(0) as usize;
         for c in rg.metadata().columns() {
