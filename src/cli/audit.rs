@@ -283,13 +283,14 @@ pub fn export(
                     "a Parquet export is binary: redirect it to a file (audit export --format parquet FILE > out.parquet)"
                 );
             }
-            let mut jsonl = Vec::new();
-            for row in rows {
-                serde_json::to_writer(&mut jsonl, &row)?;
-                jsonl.push(b'\n');
-            }
+            let records = rows
+                .map(|row| match serde_json::to_value(&row)? {
+                    serde_json::Value::Object(m) => Ok(m),
+                    _ => unreachable!("a row serializes as an object"),
+                })
+                .collect::<serde_json::Result<Vec<_>>>()?;
             let mut buf = Vec::new();
-            crate::core::load::parquet::write_jsonl_as_parquet(&jsonl, &EXPORT_KEY, &mut buf)?;
+            crate::core::load::parquet::write_records(&records, &EXPORT_KEY, &mut buf)?;
             out.write_all(&buf)?;
         }
         ExportFormat::Csv => {

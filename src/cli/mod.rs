@@ -164,10 +164,13 @@ fn run_report(args: &ReportArgs) -> Result<()> {
     let t = std::time::Instant::now();
     if let Some(path) = &args.items_out {
         if crate::core::load::parquet::is_parquet(path) {
-            let mut jsonl = Vec::new();
-            report.write_items(&ds.matrix, &mut jsonl)?;
+            let mut rows = Vec::new();
+            report.item_rows(&ds.matrix, |line| {
+                rows.push(line.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
+                Ok(())
+            })?;
             write_atomically(path, |w| {
-                crate::core::load::parquet::write_jsonl_as_parquet(&jsonl, &ITEM_KEY, w)
+                crate::core::load::parquet::write_records(&rows, &ITEM_KEY, w)
             })?;
         } else {
             write_atomically(path, |w| report.write_items(&ds.matrix, w))?;

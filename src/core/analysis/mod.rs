@@ -715,6 +715,18 @@ impl Report {
 
     /// The per-item export (§12): one JSON line per item of every benchmark-scope analysis.
     pub fn write_items(&self, m: &ResponseMatrix, mut out: impl Write) -> std::io::Result<()> {
+        self.item_rows(m, |line| {
+            crate::core::text::json_to_writer(&mut out, &line)?;
+            out.write_all(b"\n")
+        })
+    }
+
+    /// Hands each line of the per-item export (§12), as its fields, to `each`.
+    pub fn item_rows(
+        &self,
+        m: &ResponseMatrix,
+        mut each: impl FnMut(BTreeMap<&str, serde_json::Value>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
         for a in &self.analyses {
             if a.key.scope == Scope::All {
                 continue;
@@ -764,8 +776,7 @@ impl Report {
                             line.insert("variability", open::population_std(row).into());
                         }
                     }
-                    crate::core::text::json_to_writer(&mut out, &line)?;
-                    out.write_all(b"\n")?;
+                    each(line)?;
                 }
             }
         }

@@ -227,28 +227,16 @@ pub fn read_cells<S: CellSink>(
     )
 }
 
-/// The fields of a cell, as the Parquet reader looks its columns up (docs/formats.md §7).
-const PARQUET_FIELDS: [&str; 19] = [
-    "model",
-    "item_id",
-    "benchmark",
-    "config",
-    "frames",
-    "budget",
-    "pixels",
-    "protocol",
-    "task",
-    "pred",
-    "gold",
-    "correct",
-    "score",
-    "confidence",
-    "blind",
-    "frame_idx",
-    "source_tag",
-    "protocol_note",
-    "gold_list",
-];
+/// The columns the Parquet reader looks up: those frameaudit writes (docs/formats.md §7).
+const PARQUET_FIELDS: [&str; 19] = {
+    let mut names = [""; 19];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = PARQUET_COLUMNS[i].0;
+        i += 1;
+    }
+    names
+};
 
 /// Reads a Parquet file of cells into the sink: each row goes through the checks of a
 /// JSONL line, its 1-based row number standing for the line (docs/formats.md §7). Row
@@ -259,12 +247,12 @@ pub fn read_parquet_cells<S: CellSink>(
     sink: &mut S,
     name: &Arc<Path>,
 ) -> std::io::Result<()> {
-    let data = bytes::Bytes::from(data);
-    let rows = super::parquet::row_groups(&data, path)?;
+    let reader = super::parquet::open(data, path)?;
+    let rows = super::parquet::row_groups(&reader);
     let total: usize = rows.iter().sum();
     let workers = super::chunk::WORKERS.min(rows.len());
     if workers <= 1 || total < 65_536 {
-        return parquet_groups(data, path, 0..rows.len(), 1, sink, name);
+        return parquet_groups(&reader, path, 0..rows.len(), 1, sink, name);
     }
     // Contiguous ranges of row groups of about equal rows, one per worker.
     // Each range comes with the 1-based number of its first row.
@@ -283,9 +271,9 @@ pub fn read_parquet_cells<S: CellSink>(
             .into_iter()
             .map(|(groups, first)| {
                 let mut part = sink.fork();
-                let data = data.clone();
+                let reader = &reader;
                 s.spawn(move || {
-                    let r = parquet_groups(data, path, groups, first, &mut part, name);
+                    let r = parquet_groups(reader, path, groups, first, &mut part, name);
                     (part, r)
                 })
             })
@@ -304,7 +292,7 @@ pub fn read_parquet_cells<S: CellSink>(
 
 /// Reads the row groups `groups`, whose first row is row `first_row` of the file.
 fn parquet_groups<S: CellSink>(
-    data: bytes::Bytes,
+    reader: &super::parquet::Reader,
     path: &Path,
     groups: std::ops::Range<usize>,
     first_row: u64,
@@ -313,7 +301,7 @@ fn parquet_groups<S: CellSink>(
 ) -> std::io::Result<()> {
     use super::parquet::{next, read_columns};
     let mut row_no: u64 = first_row - 1;
-    read_columns(data, path, groups, &PARQUET_FIELDS, |cols, rows| {
+    read_columns(reader, path, groups, &PARQUET_FIELDS, |cols, rows| {
         for _ in 0..rows {
             row_no += 1;
             sink.count_record();
@@ -333,6 +321,7 @@ fn parquet_groups<S: CellSink>(
                 sink.diags().error(name, Some(row_no), Some(f), e);
                 continue;
             }
+            // In the order of PARQUET_COLUMNS.
             let [
                 model,
                 item_id,
@@ -345,6 +334,7 @@ fn parquet_groups<S: CellSink>(
                 task,
                 pred,
                 gold,
+                gold_list,
                 correct,
                 score,
                 confidence,
@@ -352,7 +342,6 @@ fn parquet_groups<S: CellSink>(
                 frame_idx,
                 source_tag,
                 protocol_note,
-                gold_list,
             ] = vals;
             let mut raw = RawCell {
                 model,

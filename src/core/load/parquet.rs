@@ -129,61 +129,43 @@ fn pq_err(e: parquet::errors::ParquetError) -> io::Error {
     io::Error::other(e.to_string())
 }
 
-/// The schema text of the columns.
-fn schema_text(cols: &[(String, Kind)]) -> String {
-    let mut s = String::from("message frameaudit {\n");
-    for (i, (_, k)) in cols.iter().enumerate() {
-        // Names go in by position (c0, c1, ...) and are set below: the schema parser
-        // reads a restricted alphabet, and keys may hold any text.
-        let prim = match k.element() {
-            Kind::Str => "binary",
-            Kind::Int => "int64",
-            Kind::Float => "double",
-            _ => "boolean",
-        };
-        let ann = if k.element() == Kind::Str {
-            " (STRING)"
-        } else {
-            ""
-        };
-        if k.is_list() {
-            s.push_str(&format!(
-                "  optional group c{i} (LIST) {{ repeated group list {{ optional {prim} element{ann}; }} }}\n"
-            ));
-        } else {
-            s.push_str(&format!("  optional {prim} c{i}{ann};\n"));
-        }
-    }
-    s.push('}');
-    s
-}
-
-/// The schema with the columns' real names.
+/// The schema of the columns: each an optional leaf, or an optional three-level list
+/// (`NAME (LIST) { repeated group list { optional element } }`) of optional leaves.
 fn schema(cols: &[(String, Kind)]) -> io::Result<parquet::schema::types::TypePtr> {
+    use parquet::basic::{ConvertedType, LogicalType, Type as Physical};
     use parquet::schema::types::Type;
-    let parsed = parquet::schema::parser::parse_message_type(&schema_text(cols)).map_err(pq_err)?;
-    let fields: Vec<Arc<Type>> = parsed
-        .get_fields()
+    let leaf = |name: &str, kind: Kind| {
+        let (physical, logical) = match kind.element() {
+            Kind::Str => (Physical::BYTE_ARRAY, Some(LogicalType::String)),
+            Kind::Int => (Physical::INT64, None),
+            Kind::Float => (Physical::DOUBLE, None),
+            _ => (Physical::BOOLEAN, None),
+        };
+        Type::primitive_type_builder(name, physical)
+            .with_repetition(Repetition::OPTIONAL)
+            .with_logical_type(logical)
+            .build()
+            .map(Arc::new)
+    };
+    let column = |(name, kind): &(String, Kind)| {
+        if !kind.is_list() {
+            return leaf(name, *kind);
+        }
+        let list = Type::group_type_builder("list")
+            .with_repetition(Repetition::REPEATED)
+            .with_fields(vec![leaf("element", *kind)?])
+            .build()?;
+        Type::group_type_builder(name)
+            .with_repetition(Repetition::OPTIONAL)
+            .with_logical_type(Some(LogicalType::List))
+            .with_converted_type(ConvertedType::LIST)
+            .with_fields(vec![Arc::new(list)])
+            .build()
+            .map(Arc::new)
+    };
+    let fields = cols
         .iter()
-        .zip(cols)
-        .map(|(f, (name, _))| {
-            let t = match f.as_ref() {
-                Type::PrimitiveType { .. } => {
-                    Type::primitive_type_builder(name, f.get_physical_type())
-                        .with_repetition(Repetition::OPTIONAL)
-                        .with_logical_type(f.get_basic_info().logical_type_ref().cloned())
-                        .with_converted_type(f.get_basic_info().converted_type())
-                        .build()
-                }
-                Type::GroupType { fields, .. } => Type::group_type_builder(name)
-                    .with_repetition(Repetition::OPTIONAL)
-                    .with_logical_type(f.get_basic_info().logical_type_ref().cloned())
-                    .with_converted_type(f.get_basic_info().converted_type())
-                    .with_fields(fields.clone())
-                    .build(),
-            };
-            t.map(Arc::new)
-        })
+        .map(column)
         .collect::<Result<_, _>>()
         .map_err(pq_err)?;
     Type::group_type_builder("frameaudit")
@@ -218,9 +200,7 @@ pub fn write_rows<W: Write + Send>(
         }
         rg.close().map_err(pq_err)?;
     }
-    if rows.is_empty() {
-        // A file with no row group still carries its schema.
-    }
+    // A file with no row group still carries its schema.
     w.close().map_err(pq_err)?;
     Ok(())
 }
@@ -352,7 +332,7 @@ fn bad(path: &Path, why: impl std::fmt::Display) -> io::Error {
 }
 
 impl ColumnData {
-    /// The next row's value as the JSON reader would have given it; `None` when a string
+    /// The next row's value as the JSON reader would have given it; an error when a string
     /// is not UTF-8.
     fn next_row(&mut self) -> Result<J<'_>, String> {
         if !self.list {
@@ -412,28 +392,34 @@ impl ColumnData {
     }
 }
 
-/// The number of rows of each row group of a Parquet file held in `data`.
-pub fn row_groups(data: &bytes::Bytes, path: &Path) -> io::Result<Vec<usize>> {
-    let reader = SerializedFileReader::new(data.clone()).map_err(|e| bad(path, e))?;
-    Ok(reader
+/// A Parquet file held in memory, its footer read; one reader serves every thread.
+pub type Reader = SerializedFileReader<bytes::Bytes>;
+
+/// Opens a Parquet file held in `data` (its footer, the schema and the row groups' places).
+pub fn open(data: Vec<u8>, path: &Path) -> io::Result<Reader> {
+    SerializedFileReader::new(bytes::Bytes::from(data)).map_err(|e| bad(path, e))
+}
+
+/// The number of rows of each row group.
+pub fn row_groups(reader: &Reader) -> Vec<usize> {
+    reader
         .metadata()
         .row_groups()
         .iter()
         .map(|g| g.num_rows().max(0) as usize)
-        .collect())
+        .collect()
 }
 
-/// Reads the named top-level columns of the row groups `groups` of a Parquet file held in
-/// `data`, calling `each` with a row group's columns (in the order of `wanted`; `None` for
-/// an absent column) and its number of rows.
+/// Reads the named top-level columns of the row groups `groups`, calling `each` with a row
+/// group's columns (in the order of `wanted`; `None` for an absent column) and its number
+/// of rows.
 pub fn read_columns(
-    data: bytes::Bytes,
+    reader: &Reader,
     path: &Path,
     groups: std::ops::Range<usize>,
     wanted: &[&str],
     mut each: impl FnMut(&mut [Option<ColumnData>], usize) -> io::Result<()>,
 ) -> io::Result<()> {
-    let reader = SerializedFileReader::new(data).map_err(|e| bad(path, e))?;
     let meta = reader.metadata();
     let schema = meta.file_metadata().schema_descr();
     // wanted[j] -> leaf column index
@@ -551,24 +537,14 @@ pub fn next<'c>(col: &'c mut Option<ColumnData>) -> Result<J<'c>, String> {
     }
 }
 
-/// Writes a JSON Lines file's records as Parquet (used by every writer of `.parquet`).
-pub fn write_jsonl_as_parquet(
-    jsonl: &[u8],
+/// Writes records as Parquet, `fixed` columns first and the others as [`columns`] finds
+/// them (used by every writer of `.parquet` but the cells').
+pub fn write_records(
+    rows: &[Map<String, Value>],
     fixed: &[(&str, Kind)],
     out: impl Write + Send,
 ) -> io::Result<()> {
-    let mut rows = Vec::new();
-    for line in jsonl.split(|&b| b == b'\n') {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice::<Value>(line) {
-            Ok(Value::Object(m)) => rows.push(m),
-            _ => return Err(io::Error::other("a record that is not a JSON object")),
-        }
-    }
-    let cols = columns(fixed, &rows);
-    write_rows(out, &cols, &rows)
+    write_rows(out, &columns(fixed, rows), rows)
 }
 
 /// Whether a path names a Parquet file (by its extension).
