@@ -88,26 +88,14 @@ CREATE TABLE model_summary AS SELECT * FROM summary;
 """
 
 
-def statements(script):
-    out, cur = [], []
-    for line in script.splitlines():
-        if line.startswith("--") and not cur:
-            continue
-        cur.append(line)
-        if line.rstrip().endswith(";"):
-            out.append("\n".join(cur).rstrip().rstrip(";"))
-            cur = []
-    return [s for s in out if s.strip()]
-
-
 def main():
     path, script_path = sys.argv[1], sys.argv[2]
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
     if script_path == "--lean":
-        script = statements(LEAN)
+        script = LEAN
     else:
         with open(script_path, encoding="utf-8") as f:
-            script = statements(f.read())
+            script = f.read()
     times = []
     con = None
     for _ in range(repeat):
@@ -116,8 +104,7 @@ def main():
         t = time.perf_counter()
         con = duckdb.connect()
         con.execute(VIEW.format(path=path.replace("'", "''")))
-        for s in script:
-            con.execute(s)
+        con.execute(script)  # DuckDB runs a whole script of statements
         n = con.execute("SELECT count(*) FROM model_summary").fetchone()[0]
         times.append(time.perf_counter() - t)
     for row in con.execute(

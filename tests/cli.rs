@@ -1692,24 +1692,11 @@ fn an_audit_exports_as_parquet_with_the_jsonl_columns_but_never_to_a_terminal() 
     assert!(pq.stdout.starts_with(b"PAR1"), "not Parquet");
     let file = tmp.path().join("export.parquet");
     std::fs::write(&file, &pq.stdout).expect("write");
-    let out = tmp.path().join("rows.json");
-    let o = std::process::Command::new("python3")
-        .arg(common::repo().join("tests/sql/parquet_rows.py"))
-        .arg(&file)
-        .arg(&out)
-        .output()
-        .expect("python3");
-    if o.status.code() == Some(3) {
-        eprintln!("note: pyarrow is absent; skipping the pyarrow check");
-    } else {
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    if let Some((_, rows)) = common::pyarrow_rows(&file, tmp.path()) {
         let lines: Vec<serde_json::Value> = stdout(&jsonl)
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        let rows = v["rows"].as_array().unwrap();
         assert_eq!(rows.len(), lines.len());
         assert!(!rows.is_empty());
         for (r, l) in rows.iter().zip(&lines) {

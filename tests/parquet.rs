@@ -7,36 +7,8 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{frameaudit, read_json, stderr};
+use common::{frameaudit, stderr};
 use serde_json::Value;
-
-/// The file's columns and rows as pyarrow reads them, or `None` without pyarrow.
-fn pyarrow_rows(file: &Path, dir: &Path) -> Option<(Vec<String>, Vec<Value>)> {
-    let out = dir.join("rows.json");
-    let o = Command::new("python3")
-        .arg(common::repo().join("tests/sql/parquet_rows.py"))
-        .arg(file)
-        .arg(&out)
-        .output()
-        .ok()?;
-    if o.status.code() == Some(3) {
-        eprintln!("note: pyarrow is absent; skipping the pyarrow check");
-        return None;
-    }
-    assert!(
-        o.status.success(),
-        "pyarrow: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v = read_json(&out);
-    let cols = v["columns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c.as_str().unwrap().to_string())
-        .collect();
-    Some((cols, v["rows"].as_array().unwrap().clone()))
-}
 
 fn report(input: &Path) -> Value {
     let o = frameaudit(&[
@@ -116,7 +88,7 @@ fn cells_written_as_parquet_read_back_to_the_same_report_and_pyarrow_reads_them(
     std::fs::copy(&pq, ds.join("cells.parquet")).unwrap();
     same_report(&ds, &demo);
     // pyarrow reads every column of the cells format, one row per cell, values as written.
-    let Some((cols, rows)) = pyarrow_rows(&pq, dir.path()) else {
+    let Some((cols, rows)) = common::pyarrow_rows(&pq, dir.path()) else {
         return;
     };
     for c in [
@@ -276,7 +248,7 @@ fn per_item_rows_as_parquet_hold_the_jsonl_rows() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    let Some((cols, rows)) = pyarrow_rows(&b, dir.path()) else {
+    let Some((cols, rows)) = common::pyarrow_rows(&b, dir.path()) else {
         return;
     };
     assert_eq!(

@@ -245,3 +245,31 @@ pub fn mkfifo(path: &Path) -> bool {
     }
     made
 }
+
+/// The file's columns and rows as pyarrow reads them, or `None` without pyarrow.
+pub fn pyarrow_rows(file: &Path, dir: &Path) -> Option<(Vec<String>, Vec<Value>)> {
+    let out = dir.join("rows.json");
+    let o = Command::new("python3")
+        .arg(repo().join("tests/sql/parquet_rows.py"))
+        .arg(file)
+        .arg(&out)
+        .output()
+        .ok()?;
+    if o.status.code() == Some(3) {
+        eprintln!("note: pyarrow is absent; skipping the pyarrow check");
+        return None;
+    }
+    assert!(
+        o.status.success(),
+        "pyarrow: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = read_json(&out);
+    let cols = v["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    Some((cols, v["rows"].as_array().unwrap().clone()))
+}

@@ -31,7 +31,7 @@ TABLES = ["item_measures", "config_measures", "model_summary"]
 
 
 def statements(script):
-    # The generator ends every statement with ";" at the end of a line and puts no ";" at
+    # Spark runs one statement at a time. The generator ends every statement with ";" at the end of a line and puts no ";" at
     # the end of a line inside one.
     out, cur = [], []
     for line in script.splitlines():
@@ -61,8 +61,9 @@ def run_duckdb(script, cells, after=None):
             f"CREATE VIEW cells AS SELECT * FROM read_json('{cells}', "
             f"format = 'newline_delimited', columns = {{{cols}}})"
         )
-    for s in statements(script) + statements(after or ""):
-        con.execute(s)
+    con.execute(script)  # DuckDB runs a whole script of statements
+    if after:
+        con.execute(after)
     res = {}
     for t in TABLES:
         cur = con.execute(f"SELECT * FROM {t}")
