@@ -147,21 +147,23 @@ pub fn analysis_keys(m: &ResponseMatrix, params: &Params) -> Vec<AnalysisKey> {
     protocols.sort_by_key(|&p| (m.protocols.name(p) != params.primary, m.protocols.name(p)));
     let mut keys = Vec::new();
     for p in protocols {
+        // Every benchmark of the protocol's cells, valid or not and before the filters: an
+        // analysis whose filters leave nothing is reported empty.
+        let mut has_cells = vec![false; m.benchmarks.len()];
+        for mo in 0..m.models.len() as u32 {
+            for &c in m.group(p, mo) {
+                has_cells[m.items[m.cell_item.get(c as usize) as usize].benchmark as usize] = true;
+            }
+        }
         for task in [Task::Mcq, Task::Open] {
             let all = AnalysisKey {
                 protocol: p,
                 task,
                 scope: Scope::All,
             };
-            // Every (task, benchmark) of the protocol's cells, valid or not and before the
-            // filters: an analysis whose filters leave nothing is reported empty.
-            let mut benches: Vec<u32> = (0..m.models.len() as u32)
-                .flat_map(|mo| m.group(p, mo).iter())
-                .map(|&c| m.items[m.cell_item.get(c as usize) as usize].benchmark)
-                .filter(|&b| m.bench_task[b as usize] == task)
+            let benches: Vec<u32> = (0..m.benchmarks.len() as u32)
+                .filter(|&b| has_cells[b as usize] && m.bench_task[b as usize] == task)
                 .collect();
-            benches.sort_unstable();
-            benches.dedup();
             if benches.is_empty() {
                 continue;
             }
