@@ -323,3 +323,64 @@ fn rows_read_in_parallel_keep_their_file_numbers() {
     );
     assert!(out.contains("2 errors"), "{out}");
 }
+
+#[test]
+fn lists_and_nulls_cross_the_reading_batches_intact() {
+    // 30 000 cells, read in batches of 8 192 rows: frame lists of every length (none,
+    // empty, long), open items with several references, absent confidences, scattered so
+    // that batches start inside runs of each.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("cells.jsonl");
+    let mut text = String::new();
+    for i in 0..30_000u64 {
+        let item = i / 3;
+        let frames = 8 << (i % 3);
+        let mut cell = serde_json::json!({
+            "model": format!("m{}", i % 7),
+            "item_id": format!("q{item}"),
+            "config": format!("{frames}f"),
+            "frames": frames,
+        });
+        let o = cell.as_object_mut().unwrap();
+        if item % 5 == 0 {
+            o.insert("task".into(), "open".into());
+            o.insert("benchmark".into(), "captions".into());
+            let refs = (0..(item % 4))
+                .map(|r| format!("ref {r}"))
+                .collect::<Vec<_>>();
+            o.insert("gold".into(), refs.into());
+            o.insert("score".into(), ((i % 11) as f64 / 10.0).into());
+        } else {
+            o.insert("pred".into(), ["A", "B"][(i % 2) as usize].into());
+            o.insert("gold".into(), "A".into());
+        }
+        if i % 13 != 0 {
+            o.insert("confidence".into(), ((i % 100) as f64 / 100.0).into());
+        }
+        match i % 17 {
+            0 => {}
+            1 => {
+                o.insert("frame_idx".into(), Value::Array(Vec::new()));
+            }
+            n => {
+                let idx: Vec<u64> = (0..n * 3).map(|k| k * 7 + i % 5).collect();
+                o.insert("frame_idx".into(), idx.into());
+            }
+        }
+        text.push_str(&cell.to_string());
+        text.push('\n');
+    }
+    std::fs::write(&src, text).unwrap();
+    let pq = dir.path().join("cells.parquet");
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    for (from, to) in [(&src, &pq), (&src, &a), (&pq, &b)] {
+        let o = frameaudit(&["cells", from.to_str().unwrap(), "-o", to.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (a, b) = (jsonl(&a), jsonl(&b));
+    assert_eq!(a.len(), 30_000);
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x, y, "cell {i}");
+    }
+    same_report(&pq, &src);
+}

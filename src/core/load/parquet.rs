@@ -306,9 +306,11 @@ enum Values {
     Bytes(Vec<ByteArray>),
 }
 
-/// One column of a row group with its levels, and a cursor over its rows.
+/// One column of a row group: its reader, the batch of rows last read from it with their
+/// levels, and a cursor over that batch.
 pub struct ColumnData {
     name: String,
+    reader: ColumnReader,
     values: Values,
     defs: Vec<i16>,
     reps: Vec<i16>,
@@ -336,7 +338,8 @@ impl ColumnData {
     /// is not UTF-8.
     fn next_row(&mut self) -> Result<J<'_>, String> {
         if !self.list {
-            let d = self.defs.get(self.level).copied().unwrap_or(0);
+            // A required column (no levels) has a value in every row.
+            let d = self.defs.get(self.level).copied().unwrap_or(self.max_def);
             self.level += 1;
             if d < self.max_def {
                 return Ok(J::Null);
@@ -378,14 +381,16 @@ impl ColumnData {
     }
 
     fn value_at(&self, i: usize) -> Result<J<'_>, String> {
+        let short = || format!("{}: fewer values than its levels say", self.name);
+        let at = |len: usize| if i < len { Ok(i) } else { Err(short()) };
         Ok(match &self.values {
-            Values::Bool(v) => J::Bool(v[i]),
-            Values::I32(v) => J::Int(i128::from(v[i])),
-            Values::I64(v) => J::Int(i128::from(v[i])),
-            Values::F32(v) => J::Float(f64::from(v[i])),
-            Values::F64(v) => J::Float(v[i]),
+            Values::Bool(v) => J::Bool(v[at(v.len())?]),
+            Values::I32(v) => J::Int(i128::from(v[at(v.len())?])),
+            Values::I64(v) => J::Int(i128::from(v[at(v.len())?])),
+            Values::F32(v) => J::Float(f64::from(v[at(v.len())?])),
+            Values::F64(v) => J::Float(v[at(v.len())?]),
             Values::Bytes(v) => J::Str(Cow::Borrowed(
-                std::str::from_utf8(v[i].data())
+                std::str::from_utf8(v[at(v.len())?].data())
                     .map_err(|_| format!("{}: the text is not UTF-8", self.name))?,
             )),
         })
@@ -410,9 +415,59 @@ pub fn row_groups(reader: &Reader) -> Vec<usize> {
         .collect()
 }
 
-/// Reads the named top-level columns of the row groups `groups`, calling `each` with a row
-/// group's columns (in the order of `wanted`; `None` for an absent column) and its number
-/// of rows.
+/// Rows read from every column at a time: enough to amortise the calls, few enough that
+/// a batch's values stay in cache and memory does not grow with the row group.
+const BATCH: usize = 8192;
+
+impl ColumnData {
+    /// Reads the next `want` rows of the column in place of the last batch; the rows read
+    /// (fewer only at the end of the column).
+    fn read_batch(&mut self, want: usize, path: &Path) -> io::Result<usize> {
+        self.defs.clear();
+        self.reps.clear();
+        (self.level, self.value) = (0, 0);
+        let levels = self.max_def > 0;
+        macro_rules! read {
+            ($r:expr, $vals:expr) => {{
+                $vals.clear();
+                let mut got = 0;
+                while got < want {
+                    let (n, _, _) = $r
+                        .read_records(
+                            want - got,
+                            levels.then_some(&mut self.defs),
+                            self.list.then_some(&mut self.reps),
+                            $vals,
+                        )
+                        .map_err(|e| bad(path, e))?;
+                    if n == 0 {
+                        break;
+                    }
+                    got += n;
+                }
+                got
+            }};
+        }
+        let got = match (&mut self.reader, &mut self.values) {
+            (ColumnReader::BoolColumnReader(r), Values::Bool(v)) => read!(r, v),
+            (ColumnReader::Int32ColumnReader(r), Values::I32(v)) => read!(r, v),
+            (ColumnReader::Int64ColumnReader(r), Values::I64(v)) => read!(r, v),
+            (ColumnReader::FloatColumnReader(r), Values::F32(v)) => read!(r, v),
+            (ColumnReader::DoubleColumnReader(r), Values::F64(v)) => read!(r, v),
+            (ColumnReader::ByteArrayColumnReader(r), Values::Bytes(v)) => read!(r, v),
+            _ => unreachable!("the values are made for the reader's type"),
+        };
+        if !levels && self.list {
+            // A required list: every element is there.
+            self.defs.resize(self.reps.len(), 0);
+        }
+        Ok(got)
+    }
+}
+
+/// Reads the named top-level columns of the row groups `groups`, calling `each` with a
+/// batch of rows: the columns (in the order of `wanted`; `None` for an absent column),
+/// each positioned at the batch's first row, and the batch's number of rows.
 pub fn read_columns(
     reader: &Reader,
     path: &Path,
@@ -461,42 +516,13 @@ pub fn read_columns(
             };
             let d = schema.column(l);
             let reader = rg.get_column_reader(l).map_err(|e| bad(path, e))?;
-            let mut defs = Vec::new();
-            let mut reps = Vec::new();
-            let max_def = d.max_def_level();
-            let list = d.max_rep_level() == 1;
-            let elem_def = if d.self_type().is_optional() {
-                max_def - 1
-            } else {
-                max_def
-            };
-            macro_rules! read {
-                ($r:expr, $variant:ident) => {{
-                    let mut r = $r;
-                    let mut vals = Vec::new();
-                    loop {
-                        let (n, _, _) = r
-                            .read_records(
-                                rows.max(1),
-                                Some(&mut defs),
-                                list.then_some(&mut reps),
-                                &mut vals,
-                            )
-                            .map_err(|e| bad(path, e))?;
-                        if n == 0 {
-                            break;
-                        }
-                    }
-                    Values::$variant(vals)
-                }};
-            }
-            let values = match reader {
-                ColumnReader::BoolColumnReader(r) => read!(r, Bool),
-                ColumnReader::Int32ColumnReader(r) => read!(r, I32),
-                ColumnReader::Int64ColumnReader(r) => read!(r, I64),
-                ColumnReader::FloatColumnReader(r) => read!(r, F32),
-                ColumnReader::DoubleColumnReader(r) => read!(r, F64),
-                ColumnReader::ByteArrayColumnReader(r) => read!(r, Bytes),
+            let values = match &reader {
+                ColumnReader::BoolColumnReader(_) => Values::Bool(Vec::new()),
+                ColumnReader::Int32ColumnReader(_) => Values::I32(Vec::new()),
+                ColumnReader::Int64ColumnReader(_) => Values::I64(Vec::new()),
+                ColumnReader::FloatColumnReader(_) => Values::F32(Vec::new()),
+                ColumnReader::DoubleColumnReader(_) => Values::F64(Vec::new()),
+                ColumnReader::ByteArrayColumnReader(_) => Values::Bytes(Vec::new()),
                 _ => {
                     return Err(bad(
                         path,
@@ -508,23 +534,43 @@ pub fn read_columns(
                     ));
                 }
             };
-            if max_def == 0 {
-                // A required column: every row has a value.
-                defs = vec![0; if list { reps.len() } else { rows }];
-            }
+            let max_def = d.max_def_level();
             cols.push(Some(ColumnData {
                 name: wanted[j].to_string(),
+                reader,
                 values,
-                defs,
-                reps,
+                defs: Vec::new(),
+                reps: Vec::new(),
                 max_def,
-                elem_def,
-                list,
+                elem_def: if d.self_type().is_optional() {
+                    max_def - 1
+                } else {
+                    max_def
+                },
+                list: d.max_rep_level() == 1,
                 level: 0,
                 value: 0,
             }));
         }
-        each(&mut cols, rows)?;
+        let mut left = rows;
+        while left > 0 {
+            let want = left.min(BATCH);
+            for c in cols.iter_mut().flatten() {
+                let got = c.read_batch(want, path)?;
+                if got != want {
+                    return Err(bad(
+                        path,
+                        format!(
+                            "column {} of row group {g} holds {} rows where the row group has {rows}",
+                            c.name,
+                            rows - left + got
+                        ),
+                    ));
+                }
+            }
+            each(&mut cols, want)?;
+            left -= want;
+        }
     }
     Ok(())
 }
