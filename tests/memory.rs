@@ -102,3 +102,58 @@ fn a_cell_takes_at_most_20_bytes_and_a_queue_row_holds_no_strings() {
     let per_row = app.haystacks.heap_bytes() as f64 / app.rows.len() as f64;
     assert!(per_row < 24.0, "{per_row} bytes of search text a row");
 }
+
+/// Runs frameaudit with `args` and returns its peak resident memory in MiB, as last seen
+/// in /proc while it ran (the peak only grows, so this is at most a few milliseconds' growth
+/// short of it).
+fn peak_mib_of(args: &[&std::ffi::OsStr]) -> f64 {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+        .args(args)
+        .env("FRAMEAUDIT_CACHE", "off")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0.0f64;
+    loop {
+        if let Some(kb) = std::fs::read_to_string(&status).ok().and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        }) {
+            peak_kb = peak_kb.max(kb);
+        }
+        if let Some(st) = child.try_wait().expect("wait") {
+            assert!(st.success(), "frameaudit {args:?} failed");
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    peak_kb / 1024.0
+}
+
+#[test]
+fn cells_written_out_stream_instead_of_being_held() {
+    if !std::path::Path::new("/proc/self/status").exists() {
+        eprintln!("note: no /proc here; skipping the memory check of `frameaudit cells`");
+        return;
+    }
+    // 400 000 cells: held as rows they took about 1.2 GB on the way to Parquet.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("ds");
+    sweep(&dir, 10_000);
+    for out in ["out.parquet", "out.jsonl"] {
+        let out = tmp.path().join(out);
+        let peak = peak_mib_of(&[
+            "cells".as_ref(),
+            dir.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ]);
+        eprintln!("frameaudit cells -o {}: peak {peak:.0} MiB", out.display());
+        let ds = load_dataset(&out, None).expect("the output loads");
+        assert_eq!(ds.matrix.n_cells(), 400_000);
+        assert!(peak < 160.0, "peak {peak:.0} MiB writing {}", out.display());
+    }
+}

@@ -220,24 +220,28 @@ fn run_cells(args: &args::CellsArgs) -> Result<()> {
     let data = dataset_path(&args.data);
     check_output(&args.output, &[data.as_path()], args.force)?;
     // The whole check first: a file that would be rejected is not converted.
-    let ds = load(&args.data)?;
+    let cell_files = load(&args.data)?.cell_files;
     let parquet = crate::core::load::parquet::is_parquet(&args.output);
-    let mut sink = cells_out::Rows::new(parquet);
-    for f in &ds.cell_files {
-        let file = crate::core::fsread::open(f, crate::core::fsread::CELLS)
-            .with_context(|| format!("cannot read {}", f.display()))?;
-        let name: std::sync::Arc<Path> = std::sync::Arc::from(f.as_path());
-        crate::core::load::read_cells_into(
-            f,
-            file,
-            args.data.input_format.map(Into::into),
-            &mut sink,
-            &name,
-        )
-        .with_context(|| format!("cannot read {}", f.display()))?;
-    }
-    let n = crate::core::load::CellSink::len(&sink);
-    write_atomically(&args.output, |w| sink.write(w))?;
+    let mut n = 0;
+    write_atomically(&args.output, |w| {
+        let mut sink = cells_out::Rows::new(w, parquet)?;
+        for f in &cell_files {
+            let file = crate::core::fsread::open(f, crate::core::fsread::CELLS)?;
+            let name: std::sync::Arc<Path> = std::sync::Arc::from(f.as_path());
+            crate::core::load::read_cells_into(
+                f,
+                file,
+                args.data.input_format.map(Into::into),
+                &mut sink,
+                &name,
+            )
+            .map_err(|e| {
+                std::io::Error::new(e.kind(), format!("cannot read {}: {e}", f.display()))
+            })?;
+        }
+        n = sink.finish()?;
+        Ok(())
+    })?;
     eprintln!(
         "frameaudit: wrote {n} cells to {}",
         sanitize(&args.output.display().to_string())

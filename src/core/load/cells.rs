@@ -438,46 +438,76 @@ pub const PARQUET_COLUMNS: [(&str, super::parquet::Kind); 19] = {
     ]
 };
 
-/// One cell as a row of [`PARQUET_COLUMNS`]: every default written out (so a column never
-/// needs one), several references in `gold_list`.
-pub fn parquet_row(c: &CellInput<'_>) -> serde_json::Map<String, serde_json::Value> {
-    use serde_json::Value;
-    let mut m = serde_json::Map::new();
-    let s = |v: Option<&str>| v.map_or(Value::Null, |x| Value::String(x.into()));
-    m.insert("model".into(), c.model.into());
-    m.insert("item_id".into(), c.item_id.into());
-    m.insert("benchmark".into(), c.benchmark.into());
-    m.insert("config".into(), c.config.into());
-    m.insert("frames".into(), c.frames.into());
-    m.insert("budget".into(), c.budget.into());
-    m.insert("pixels".into(), c.pixels.map_or(Value::Null, Value::from));
-    m.insert("protocol".into(), c.protocol.into());
-    m.insert("task".into(), c.task.as_str().into());
-    m.insert("pred".into(), s(c.pred));
-    let (gold, list) = match &c.gold {
-        Gold::None => (Value::Null, Value::Null),
-        Gold::One(g) => ((*g).into(), Value::Null),
-        Gold::Many(gs) => (Value::Null, gs.clone().into()),
-        Gold::Unusable => (Value::Null, Value::Array(Vec::new())),
+/// Appends a cell to `cols`, the columns of [`PARQUET_COLUMNS`] in that order, as a row:
+/// every default written out (so a column never needs one), several references in
+/// `gold_list`, a number that is not finite as null (as in JSON).
+pub fn push_parquet(cols: &mut [super::parquet::Column], c: &CellInput<'_>) {
+    use super::parquet::Cell;
+    fn s(v: Option<&str>) -> Cell<'_> {
+        v.map_or(Cell::Null, Cell::Str)
+    }
+    let int = |v: u64| i64::try_from(v).map_or(Cell::Null, Cell::Int);
+    let float = |v: Option<f64>| v.filter(|x| x.is_finite()).map_or(Cell::Null, Cell::Float);
+    let [
+        model,
+        item_id,
+        benchmark,
+        config,
+        frames,
+        budget,
+        pixels,
+        protocol,
+        task,
+        pred,
+        gold,
+        gold_list,
+        correct,
+        score,
+        confidence,
+        blind,
+        frame_idx,
+        source_tag,
+        protocol_note,
+    ] = cols
+    else {
+        unreachable!("one column for each of PARQUET_COLUMNS");
     };
-    m.insert("gold".into(), gold);
-    m.insert("gold_list".into(), list);
-    m.insert("correct".into(), c.correct.map_or(Value::Null, Value::from));
-    m.insert("score".into(), c.score.map_or(Value::Null, Value::from));
-    m.insert(
-        "confidence".into(),
-        c.confidence.map_or(Value::Null, Value::from),
-    );
-    m.insert("blind".into(), s(c.blind));
-    m.insert(
-        "frame_idx".into(),
-        c.frame_idx
-            .as_ref()
-            .map_or(Value::Null, |v| v.clone().into()),
-    );
-    m.insert("source_tag".into(), s(c.source_tag));
-    m.insert("protocol_note".into(), s(c.protocol_note));
-    m
+    model.push(Cell::Str(c.model));
+    item_id.push(Cell::Str(c.item_id));
+    benchmark.push(Cell::Str(c.benchmark));
+    config.push(Cell::Str(c.config));
+    frames.push(int(c.frames));
+    budget.push(float(Some(c.budget)));
+    pixels.push(c.pixels.map_or(Cell::Null, int));
+    protocol.push(Cell::Str(c.protocol));
+    task.push(Cell::Str(c.task.as_str()));
+    pred.push(s(c.pred));
+    let none = None::<std::iter::Empty<Cell<'_>>>;
+    match &c.gold {
+        Gold::None => {
+            gold.push(Cell::Null);
+            gold_list.push_list(none);
+        }
+        Gold::One(g) => {
+            gold.push(Cell::Str(g));
+            gold_list.push_list(none);
+        }
+        Gold::Many(gs) => {
+            gold.push(Cell::Null);
+            gold_list.push_list(Some(gs.iter().map(|g| Cell::Str(g))));
+        }
+        Gold::Unusable => {
+            gold.push(Cell::Null);
+            gold_list.push_list(Some(std::iter::empty()));
+        }
+    }
+    correct.push(c.correct.map_or(Cell::Null, Cell::Bool));
+    score.push(float(c.score));
+    confidence.push(float(c.confidence));
+    blind.push(s(c.blind));
+    frame_idx.push_list(c.frame_idx.as_ref().map(|v| v.iter().map(|&i| int(i))));
+    source_tag.push(s(c.source_tag));
+    protocol_note.push(s(c.protocol_note));
 }
 
 /// Writes one cell as a JSON line of the native format.

@@ -122,8 +122,9 @@ pub fn columns(fixed: &[(&str, Kind)], rows: &[Map<String, Value>]) -> Vec<(Stri
         .collect()
 }
 
-/// Rows per row group: bounds the writer's memory on large outputs.
-const ROW_GROUP: usize = 256 * 1024;
+/// Rows per row group: bounds the writer's memory on large outputs (a row group is held
+/// whole until it is written; 128 Ki rows of cells take about 80 MB).
+const ROW_GROUP: usize = 128 * 1024;
 
 fn pq_err(e: parquet::errors::ParquetError) -> io::Error {
     io::Error::other(e.to_string())
@@ -175,6 +176,277 @@ fn schema(cols: &[(String, Kind)]) -> io::Result<parquet::schema::types::TypePtr
         .map_err(pq_err)
 }
 
+/// The levels and values of one column over the rows of a row group being built.
+pub struct Column {
+    kind: Kind,
+    defs: Vec<i16>,
+    reps: Vec<i16>,
+    /// Text values, one after another, and where each ends: a row group of text takes
+    /// its bytes, not an allocation a value.
+    text: Vec<u8>,
+    ends: Vec<usize>,
+    ints: Vec<i64>,
+    floats: Vec<f64>,
+    bools: Vec<bool>,
+}
+
+/// One value of a column, as it is pushed.
+pub enum Cell<'a> {
+    /// No value.
+    Null,
+    /// Text.
+    Str(&'a str),
+    /// An integer (text columns take its digits, number columns its value).
+    Int(i64),
+    /// A number.
+    Float(f64),
+    /// true or false.
+    Bool(bool),
+}
+
+impl Column {
+    /// An empty column of values of `kind`.
+    pub fn new(kind: Kind) -> Self {
+        Column {
+            kind,
+            defs: Vec::new(),
+            reps: Vec::new(),
+            text: Vec::new(),
+            ends: Vec::new(),
+            ints: Vec::new(),
+            floats: Vec::new(),
+            bools: Vec::new(),
+        }
+    }
+
+    /// Appends one present value of the column's element kind; false when it does not fit
+    /// (then it is null).
+    fn value(&mut self, v: Cell<'_>) -> bool {
+        match (self.kind.element(), v) {
+            (_, Cell::Null) => return false,
+            (Kind::Str, Cell::Str(s)) => self.push_text(s.as_bytes()),
+            (Kind::Str, Cell::Int(x)) => self.push_text(x.to_string().as_bytes()),
+            (Kind::Int, Cell::Int(x)) => self.ints.push(x),
+            (Kind::Float, Cell::Float(x)) => self.floats.push(x),
+            (Kind::Float, Cell::Int(x)) => self.floats.push(x as f64),
+            (Kind::Bool, Cell::Bool(x)) => self.bools.push(x),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends a row's value (a column that is not a list).
+    pub fn push(&mut self, v: Cell<'_>) {
+        let present = self.value(v);
+        self.defs.push(i16::from(present));
+    }
+
+    /// Appends a row's list: `None` is a null list, `Some` of no items an empty one.
+    pub fn push_list<'a>(&mut self, items: Option<impl ExactSizeIterator<Item = Cell<'a>>>) {
+        match items {
+            None => {
+                self.defs.push(0);
+                self.reps.push(0);
+            }
+            Some(items) if items.len() == 0 => {
+                self.defs.push(1);
+                self.reps.push(0);
+            }
+            Some(items) => {
+                for (j, x) in items.enumerate() {
+                    self.reps.push(i16::from(j > 0));
+                    let present = self.value(x);
+                    self.defs.push(if present { 3 } else { 2 });
+                }
+            }
+        }
+    }
+
+    /// Appends a row's value given as JSON: text columns take any value (a non-string as
+    /// its JSON text), others null where it does not fit.
+    fn push_json(&mut self, v: &Value) {
+        fn cell(v: &Value, elem: Kind) -> Cell<'_> {
+            match v {
+                Value::Null => Cell::Null,
+                Value::String(s) => Cell::Str(s),
+                Value::Bool(b) => Cell::Bool(*b),
+                Value::Number(n) => match (elem, n.as_i64()) {
+                    (Kind::Int | Kind::Str, Some(i)) => Cell::Int(i),
+                    _ => n.as_f64().map_or(Cell::Null, Cell::Float),
+                },
+                _ => Cell::Null,
+            }
+        }
+        let elem = self.kind.element();
+        let text;
+        if self.kind.is_list() {
+            match v {
+                Value::Array(items) => {
+                    let texts: Vec<String> = items.iter().map(Value::to_string).collect();
+                    let cells = items.iter().zip(&texts).map(|(x, t)| match (elem, x) {
+                        (Kind::Str, Value::String(s)) => Cell::Str(s),
+                        (Kind::Str, Value::Null) => Cell::Null,
+                        (Kind::Str, _) => Cell::Str(t),
+                        _ => cell(x, elem),
+                    });
+                    self.push_list(Some(cells.collect::<Vec<_>>().into_iter()));
+                }
+                _ => self.push_list(None::<std::iter::Empty<Cell<'_>>>),
+            }
+            return;
+        }
+        let c = match (elem, v) {
+            (Kind::Str, Value::Array(_) | Value::Object(_) | Value::Bool(_))
+            | (Kind::Str, Value::Number(_)) => {
+                text = v.to_string();
+                Cell::Str(&text)
+            }
+            _ => cell(v, elem),
+        };
+        self.push(c);
+    }
+
+    /// Rows buffered.
+    pub fn rows(&self) -> usize {
+        if self.kind.is_list() {
+            self.reps.iter().filter(|&&r| r == 0).count()
+        } else {
+            self.defs.len()
+        }
+    }
+
+    /// Moves `other`'s rows after these.
+    pub fn append(&mut self, other: &mut Column) {
+        self.defs.append(&mut other.defs);
+        self.reps.append(&mut other.reps);
+        let base = self.text.len();
+        self.ends.extend(other.ends.drain(..).map(|e| e + base));
+        self.text.append(&mut other.text);
+        self.ints.append(&mut other.ints);
+        self.floats.append(&mut other.floats);
+        self.bools.append(&mut other.bools);
+    }
+
+    fn push_text(&mut self, s: &[u8]) {
+        self.text.extend_from_slice(s);
+        self.ends.push(self.text.len());
+    }
+
+    /// Writes the buffered rows as the column of a row group, and empties the buffer. The
+    /// rows go in batches of whole rows, so that the text handed to the writer at a time
+    /// is one batch's.
+    fn write(
+        &mut self,
+        col: &mut parquet::file::writer::SerializedColumnWriter<'_>,
+    ) -> io::Result<()> {
+        const ROWS: usize = 8192;
+        let list = self.kind.is_list();
+        let present = if list { 3 } else { 1 };
+        let text = bytes::Bytes::from(std::mem::take(&mut self.text));
+        let (mut level, mut value) = (0, 0);
+        while level < self.defs.len() {
+            // Whole rows: a list's row ends before the next level that starts one.
+            let mut end = (level + ROWS).min(self.defs.len());
+            while list && end < self.reps.len() && self.reps[end] != 0 {
+                end += 1;
+            }
+            let defs = &self.defs[level..end];
+            let n = defs.iter().filter(|&&d| d == present).count();
+            let reps = list.then(|| &self.reps[level..end]);
+            let values = value..value + n;
+            let w = match self.kind.element() {
+                Kind::Str => {
+                    let strs: Vec<ByteArray> = values
+                        .map(|i| {
+                            let start = if i == 0 { 0 } else { self.ends[i - 1] };
+                            ByteArray::from(text.slice(start..self.ends[i]))
+                        })
+                        .collect();
+                    col.typed::<ByteArrayType>()
+                        .write_batch(&strs, Some(defs), reps)
+                }
+                Kind::Int => {
+                    col.typed::<Int64Type>()
+                        .write_batch(&self.ints[values], Some(defs), reps)
+                }
+                Kind::Float => {
+                    col.typed::<DoubleType>()
+                        .write_batch(&self.floats[values], Some(defs), reps)
+                }
+                _ => col
+                    .typed::<BoolType>()
+                    .write_batch(&self.bools[values], Some(defs), reps),
+            };
+            w.map_err(pq_err)?;
+            (level, value) = (end, value + n);
+        }
+        *self = Column::new(self.kind);
+        Ok(())
+    }
+}
+
+/// Writes row groups of buffered columns to one Parquet file as they fill.
+pub struct Writer<W: Write + Send> {
+    file: SerializedFileWriter<W>,
+    /// The columns being filled, in the schema's order.
+    pub columns: Vec<Column>,
+}
+
+impl<W: Write + Send> Writer<W> {
+    /// A writer of Snappy pages with the columns `cols` (see [`columns`]).
+    pub fn new(out: W, cols: &[(String, Kind)]) -> io::Result<Self> {
+        let props = Arc::new(
+            WriterProperties::builder()
+                .set_compression(Compression::SNAPPY)
+                .set_created_by(format!("frameaudit {}", env!("CARGO_PKG_VERSION")))
+                .build(),
+        );
+        Ok(Writer {
+            file: SerializedFileWriter::new(out, schema(cols)?, props).map_err(pq_err)?,
+            columns: cols.iter().map(|(_, k)| Column::new(*k)).collect(),
+        })
+    }
+
+    /// Writes a row group when a whole one is buffered.
+    pub fn flush_full(&mut self) -> io::Result<()> {
+        if self
+            .columns
+            .first()
+            .is_some_and(|c| c.defs.len() >= ROW_GROUP)
+        {
+            self.row_group()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered rows as one row group.
+    fn row_group(&mut self) -> io::Result<()> {
+        let mut rg = self.file.next_row_group().map_err(pq_err)?;
+        let mut i = 0;
+        while let Some(mut col) = rg.next_column().map_err(pq_err)? {
+            let c = self
+                .columns
+                .get_mut(i)
+                .ok_or_else(|| io::Error::other("schema and columns differ"))?;
+            c.write(&mut col)?;
+            col.close().map_err(pq_err)?;
+            i += 1;
+        }
+        rg.close().map_err(pq_err)?;
+        Ok(())
+    }
+
+    /// Writes what is left and the footer (a file with no row group still carries its
+    /// schema).
+    pub fn finish(mut self) -> io::Result<()> {
+        if self.columns.first().is_some_and(|c| !c.defs.is_empty()) {
+            self.row_group()?;
+        }
+        self.file.close().map_err(pq_err)?;
+        Ok(())
+    }
+}
+
 /// Writes `rows` as one Parquet file with the columns `cols` (see [`columns`]); a value that
 /// does not fit its column's kind is written as its JSON text (text columns) or null.
 pub fn write_rows<W: Write + Send>(
@@ -182,118 +454,14 @@ pub fn write_rows<W: Write + Send>(
     cols: &[(String, Kind)],
     rows: &[Map<String, Value>],
 ) -> io::Result<()> {
-    let props = Arc::new(
-        WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_created_by(format!("frameaudit {}", env!("CARGO_PKG_VERSION")))
-            .build(),
-    );
-    let mut w = SerializedFileWriter::new(out, schema(cols)?, props).map_err(pq_err)?;
-    for chunk in rows.chunks(ROW_GROUP.max(1)) {
-        let mut rg = w.next_row_group().map_err(pq_err)?;
-        let mut i = 0;
-        while let Some(mut col) = rg.next_column().map_err(pq_err)? {
-            let (name, kind) = &cols[i];
-            write_column(&mut col, name, *kind, chunk)?;
-            col.close().map_err(pq_err)?;
-            i += 1;
-        }
-        rg.close().map_err(pq_err)?;
-    }
-    // A file with no row group still carries its schema.
-    w.close().map_err(pq_err)?;
-    Ok(())
-}
-
-/// Levels and values of one column over `rows`.
-fn write_column(
-    col: &mut parquet::file::writer::SerializedColumnWriter<'_>,
-    name: &str,
-    kind: Kind,
-    rows: &[Map<String, Value>],
-) -> io::Result<()> {
-    let mut defs: Vec<i16> = Vec::with_capacity(rows.len());
-    let mut reps: Vec<i16> = Vec::new();
-    let mut strs: Vec<ByteArray> = Vec::new();
-    let mut ints: Vec<i64> = Vec::new();
-    let mut floats: Vec<f64> = Vec::new();
-    let mut bools: Vec<bool> = Vec::new();
-    let elem = kind.element();
-    // Appends one present value; false when it does not fit (then it is null).
-    let mut push = |v: &Value| -> bool {
-        match elem {
-            Kind::Str => {
-                let s = match v {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                strs.push(ByteArray::from(s.into_bytes()));
-                true
-            }
-            Kind::Int => match v.as_i64() {
-                Some(x) => {
-                    ints.push(x);
-                    true
-                }
-                None => false,
-            },
-            Kind::Float => match v.as_f64() {
-                Some(x) => {
-                    floats.push(x);
-                    true
-                }
-                None => false,
-            },
-            _ => match v.as_bool() {
-                Some(x) => {
-                    bools.push(x);
-                    true
-                }
-                None => false,
-            },
-        }
-    };
+    let mut w = Writer::new(out, cols)?;
     for r in rows {
-        let v = r.get(name).unwrap_or(&Value::Null);
-        if kind.is_list() {
-            match v {
-                Value::Array(items) if items.is_empty() => {
-                    defs.push(1);
-                    reps.push(0);
-                }
-                Value::Array(items) => {
-                    for (j, x) in items.iter().enumerate() {
-                        reps.push(if j == 0 { 0 } else { 1 });
-                        let present = !x.is_null() && push(x);
-                        defs.push(if present { 3 } else { 2 });
-                    }
-                }
-                _ => {
-                    defs.push(0);
-                    reps.push(0);
-                }
-            }
-        } else {
-            let present = !v.is_null() && push(v);
-            defs.push(i16::from(present));
+        for ((name, _), col) in cols.iter().zip(&mut w.columns) {
+            col.push_json(r.get(name).unwrap_or(&Value::Null));
         }
+        w.flush_full()?;
     }
-    let reps = kind.is_list().then_some(reps.as_slice());
-    let w = match elem {
-        Kind::Str => col
-            .typed::<ByteArrayType>()
-            .write_batch(&strs, Some(&defs), reps),
-        Kind::Int => col
-            .typed::<Int64Type>()
-            .write_batch(&ints, Some(&defs), reps),
-        Kind::Float => col
-            .typed::<DoubleType>()
-            .write_batch(&floats, Some(&defs), reps),
-        _ => col
-            .typed::<BoolType>()
-            .write_batch(&bools, Some(&defs), reps),
-    };
-    w.map(|_| ()).map_err(pq_err)
+    w.finish()
 }
 
 /// The values of one column of a row group, as read.
