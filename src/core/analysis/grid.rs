@@ -33,7 +33,7 @@ impl AnalysisKey {
     /// The scope as the report names it: `ALL` or the benchmark's name.
     pub fn scope_name<'m>(&self, m: &'m ResponseMatrix) -> &'m str {
         match self.scope {
-            Scope::All => "ALL",
+            Scope::All => crate::core::matrix::ALL_SCOPE,
             Scope::Benchmark(b) => m.benchmarks.name(b),
         }
     }

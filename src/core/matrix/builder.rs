@@ -569,6 +569,21 @@ impl MatrixBuilder {
         canon
     }
 
+    /// A benchmark may not be named as the scope of every benchmark (docs/measures.md
+    /// §1.5): one error, at its first cell.
+    fn check_reserved_names(&mut self) {
+        let Some(b) = self.m.benchmarks.get(super::ALL_SCOPE) else {
+            return;
+        };
+        if let Some(cell) = self.bench_first_cells()[b as usize] {
+            self.cell_error(
+                cell,
+                "benchmark",
+                "\"ALL\" is the name of the scope of every benchmark (in reports, per-item rows and SQL); give this benchmark another name".into(),
+            );
+        }
+    }
+
     /// The first cell of each benchmark, whose task the benchmark's other cells must share.
     fn bench_first_cells(&self) -> Vec<Option<u32>> {
         let mut bench_first: Vec<Option<u32>> = vec![None; self.m.benchmarks.len()];
@@ -659,6 +674,7 @@ impl MatrixBuilder {
     pub fn finish(mut self) -> Result<(ResponseMatrix, Diagnostics), Diagnostics> {
         self.m.bench_task.clear();
         let canon = self.check_spanning_rules();
+        self.check_reserved_names();
         let mut m = std::mem::take(&mut self.m);
         let (proto_map, model_map, bench_map) = sort_names(&mut m);
         let item_map = sort_items(&mut m, &bench_map);
@@ -1096,6 +1112,28 @@ mod tests {
         let msg = diags.sorted()[0].to_string();
         assert!(msg.contains("duplicate cell"), "{msg}");
         assert!(msg.contains("cells.jsonl:3"), "{msg}");
+    }
+
+    #[test]
+    fn a_benchmark_named_all_is_refused_once_at_its_first_cell() {
+        let mut cells = cells();
+        cells.push(cell("uniform", "zeta", "ALL", "q1", "8f", 8, true));
+        cells.push(cell("uniform", "zeta", "ALL", "q2", "8f", 8, true));
+        cells.push(cell("uniform", "zeta", "all", "q1", "8f", 8, true));
+        let n = cells.len();
+        let mut b = builder();
+        for (i, c) in cells.into_iter().enumerate() {
+            b.push(c, i as u64 + 1);
+        }
+        let diags = b.finish().expect_err("a reserved name");
+        assert_eq!(diags.error_count(), 1);
+        let msg = diags.sorted()[0].to_string();
+        assert!(
+            msg.contains(&format!("cells.jsonl:{}", n - 2))
+                && msg.contains("field `benchmark`")
+                && msg.contains("\"ALL\""),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -80,6 +80,10 @@ pub enum Gold<'a> {
     Unusable,
 }
 
+/// The name of the scope of every benchmark in reports, per-item rows and SQL, which no
+/// benchmark may take (docs/measures.md §1.5).
+pub const ALL_SCOPE: &str = "ALL";
+
 /// One validated cell as a loader hands it to the builder (strings borrowed from the line).
 #[derive(Debug, Clone)]
 pub struct CellInput<'a> {
