@@ -828,20 +828,61 @@ fn group_cells(m: &mut ResponseMatrix, diags: &mut Diagnostics) {
         order[next[g]] = cell as u32;
         next[g] += 1;
     }
+    // Each group is sorted and checked on its own; the groups are split between two threads
+    // by cells, and the duplicates reported in group order after.
     let key = |c: u32| {
         (u64::from(m.cell_item.get(c as usize)) << 32) | u64::from(m.cell_config.get(c as usize))
     };
-    let mut scratch: Vec<u32> = Vec::new();
-    for g in 0..n_groups {
-        let slice = &mut order[counts[g]..counts[g + 1]];
-        if !slice.is_sorted_by_key(|&c| key(c)) {
-            sort_by_item_then_config(slice, &m.cell_item, &m.cell_config, &mut scratch);
-        }
-        for w in slice.windows(2) {
-            if key(w[0]) == key(w[1]) {
-                duplicate_error(m, diags, w[0], w[1]);
+    let sort_groups = |groups: Vec<&mut [u32]>| {
+        let mut scratch: Vec<u32> = Vec::new();
+        let mut dups: Vec<(u32, u32)> = Vec::new();
+        for slice in groups {
+            if !slice.is_sorted_by_key(|&c| key(c)) {
+                sort_by_item_then_config(slice, &m.cell_item, &m.cell_config, &mut scratch);
             }
+            dups.extend(
+                slice
+                    .windows(2)
+                    .filter(|w| key(w[0]) == key(w[1]))
+                    .map(|w| (w[0], w[1])),
+            );
         }
+        dups
+    };
+    let mut groups: Vec<&mut [u32]> = Vec::with_capacity(n_groups);
+    let mut rest: &mut [u32] = &mut order;
+    for g in 0..n_groups {
+        let (head, tail) = rest.split_at_mut(counts[g + 1] - counts[g]);
+        groups.push(head);
+        rest = tail;
+    }
+    let half = groups
+        .iter()
+        .scan(0, |cells, g| {
+            *cells += g.len();
+            Some(*cells)
+        })
+        .position(|cells| 2 * cells >= m.cell_item.len())
+        .map_or(groups.len(), |i| i + 1);
+    let later = groups.split_off(half);
+    let dups = if later.is_empty() || m.cell_item.len() < 1 << 16 {
+        let mut d = sort_groups(groups);
+        d.extend(sort_groups(later));
+        d
+    } else {
+        std::thread::scope(|s| {
+            let second = s.spawn(|| sort_groups(later));
+            let mut d = sort_groups(groups);
+            d.extend(
+                second
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+            d
+        })
+    };
+    for (a, b) in dups {
+        duplicate_error(m, diags, a, b);
     }
     m.order = order;
     m.group_start = counts;
@@ -1134,6 +1175,33 @@ mod tests {
                 && msg.contains("\"ALL\""),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn duplicates_are_found_in_groups_sorted_on_two_threads() {
+        // Four models of 20 000 cells (two threads take two models each), items given in
+        // descending order (so each group needs sorting), a repeated cell in every model.
+        let models = ["m0", "m1", "m2", "m3"];
+        let items: Vec<String> = (0..10_000).map(|i| format!("q{i:05}")).collect();
+        let mut b = builder();
+        let mut line = 0;
+        for (k, model) in models.iter().enumerate() {
+            for item in items.iter().rev() {
+                for (config, frames) in [("8f", 8), ("16f", 16)] {
+                    line += 1;
+                    b.push(cell("u", model, "b", item, config, frames, true), line);
+                }
+            }
+            line += 1;
+            b.push(cell("u", model, "b", &items[k * 3], "8f", 8, true), line);
+        }
+        let e = b.finish().expect_err("duplicates");
+        let msgs: Vec<String> = e.sorted().iter().map(|d| d.to_string()).collect();
+        assert_eq!(msgs.len(), 4, "{msgs:#?}");
+        for (msg, k) in msgs.iter().zip(0..) {
+            assert!(msg.contains(&format!("model \"m{k}\"")), "{msg}");
+            assert!(msg.contains(&format!("item \"q{:05}\"", k * 3)), "{msg}");
+        }
     }
 
     #[test]
