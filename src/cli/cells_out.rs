@@ -83,19 +83,23 @@ impl<'w> Rows<'w> {
                 r
             }
             (Some(Target::Parquet(w)), Buffer::Parquet(cols)) => {
-                let mut r = Ok(());
                 for (mine, theirs) in w.columns.iter_mut().zip(cols.iter_mut()) {
                     mine.append(theirs);
                 }
-                if let Err(e) = w.flush_full() {
-                    r = Err(e);
-                }
-                r
+                w.flush_full()
             }
             _ => Ok(()),
         };
         if let Err(e) = r {
             self.error = Some(e);
+        }
+    }
+
+    /// Whether the main sink, reading on its own thread, should write what it holds.
+    fn buffer_is_large(&self) -> bool {
+        match &self.buffer {
+            Buffer::Jsonl(b) => b.len() >= 1 << 20,
+            Buffer::Parquet(cols) => cols.first().is_some_and(|c| c.rows() >= 8192),
         }
     }
 
@@ -152,16 +156,6 @@ impl CellSink for Rows<'_> {
         }
         if self.target.is_some() && self.buffer_is_large() {
             self.write_buffer();
-        }
-    }
-}
-
-impl Rows<'_> {
-    /// Whether the main sink, reading on its own thread, should write what it holds.
-    fn buffer_is_large(&self) -> bool {
-        match &self.buffer {
-            Buffer::Jsonl(b) => b.len() >= 1 << 20,
-            Buffer::Parquet(cols) => cols.first().is_some_and(|c| c.rows() >= 8192),
         }
     }
 }

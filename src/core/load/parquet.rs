@@ -196,12 +196,27 @@ pub enum Cell<'a> {
     Null,
     /// Text.
     Str(&'a str),
-    /// An integer (text columns take its digits, number columns its value).
+    /// An integer.
     Int(i64),
     /// A number.
     Float(f64),
     /// true or false.
     Bool(bool),
+    /// Any other JSON value, which a text column takes as its JSON text.
+    Json(&'a Value),
+}
+
+/// A JSON value as a value of a column whose elements are `elem`.
+fn json_cell(v: &Value, elem: Kind) -> Cell<'_> {
+    match (elem, v) {
+        (_, Value::Null) => Cell::Null,
+        (_, Value::String(s)) => Cell::Str(s),
+        (Kind::Str, other) => Cell::Json(other),
+        (_, Value::Bool(b)) => Cell::Bool(*b),
+        (Kind::Int, Value::Number(n)) => n.as_i64().map_or(Cell::Null, Cell::Int),
+        (_, Value::Number(n)) => n.as_f64().map_or(Cell::Null, Cell::Float),
+        _ => Cell::Null,
+    }
 }
 
 impl Column {
@@ -225,7 +240,7 @@ impl Column {
         match (self.kind.element(), v) {
             (_, Cell::Null) => return false,
             (Kind::Str, Cell::Str(s)) => self.push_text(s.as_bytes()),
-            (Kind::Str, Cell::Int(x)) => self.push_text(x.to_string().as_bytes()),
+            (Kind::Str, Cell::Json(v)) => self.push_text(v.to_string().as_bytes()),
             (Kind::Int, Cell::Int(x)) => self.ints.push(x),
             (Kind::Float, Cell::Float(x)) => self.floats.push(x),
             (Kind::Float, Cell::Int(x)) => self.floats.push(x as f64),
@@ -265,45 +280,13 @@ impl Column {
     /// Appends a row's value given as JSON: text columns take any value (a non-string as
     /// its JSON text), others null where it does not fit.
     fn push_json(&mut self, v: &Value) {
-        fn cell(v: &Value, elem: Kind) -> Cell<'_> {
-            match v {
-                Value::Null => Cell::Null,
-                Value::String(s) => Cell::Str(s),
-                Value::Bool(b) => Cell::Bool(*b),
-                Value::Number(n) => match (elem, n.as_i64()) {
-                    (Kind::Int | Kind::Str, Some(i)) => Cell::Int(i),
-                    _ => n.as_f64().map_or(Cell::Null, Cell::Float),
-                },
-                _ => Cell::Null,
-            }
-        }
         let elem = self.kind.element();
-        let text;
-        if self.kind.is_list() {
-            match v {
-                Value::Array(items) => {
-                    let texts: Vec<String> = items.iter().map(Value::to_string).collect();
-                    let cells = items.iter().zip(&texts).map(|(x, t)| match (elem, x) {
-                        (Kind::Str, Value::String(s)) => Cell::Str(s),
-                        (Kind::Str, Value::Null) => Cell::Null,
-                        (Kind::Str, _) => Cell::Str(t),
-                        _ => cell(x, elem),
-                    });
-                    self.push_list(Some(cells.collect::<Vec<_>>().into_iter()));
-                }
-                _ => self.push_list(None::<std::iter::Empty<Cell<'_>>>),
-            }
-            return;
+        let cell = |x| json_cell(x, elem);
+        match v {
+            _ if !self.kind.is_list() => self.push(cell(v)),
+            Value::Array(items) => self.push_list(Some(items.iter().map(cell))),
+            _ => self.push_list(None::<std::iter::Empty<Cell<'_>>>),
         }
-        let c = match (elem, v) {
-            (Kind::Str, Value::Array(_) | Value::Object(_) | Value::Bool(_))
-            | (Kind::Str, Value::Number(_)) => {
-                text = v.to_string();
-                Cell::Str(&text)
-            }
-            _ => cell(v, elem),
-        };
-        self.push(c);
     }
 
     /// Rows buffered.
@@ -409,11 +392,7 @@ impl<W: Write + Send> Writer<W> {
 
     /// Writes a row group when a whole one is buffered.
     pub fn flush_full(&mut self) -> io::Result<()> {
-        if self
-            .columns
-            .first()
-            .is_some_and(|c| c.defs.len() >= ROW_GROUP)
-        {
+        if self.columns.first().is_some_and(|c| c.rows() >= ROW_GROUP) {
             self.row_group()?;
         }
         Ok(())
@@ -439,7 +418,7 @@ impl<W: Write + Send> Writer<W> {
     /// Writes what is left and the footer (a file with no row group still carries its
     /// schema).
     pub fn finish(mut self) -> io::Result<()> {
-        if self.columns.first().is_some_and(|c| !c.defs.is_empty()) {
+        if self.columns.first().is_some_and(|c| c.rows() > 0) {
             self.row_group()?;
         }
         self.file.close().map_err(pq_err)?;
