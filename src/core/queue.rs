@@ -305,9 +305,10 @@ pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<Qu
         }
     }
     // Worst first: terminal, then the harmful share `h / c` compared exactly as
-    // `h_a · c_b` against `h_b · c_a`, then the count; then model, then item order, so the
-    // queue is stable.
-    rows.sort_by(|(a, ca), (b, cb)| {
+    // `h_a · c_b` against `h_b · c_a`, then the count; then model, then item order; the
+    // row's place in the report breaks what ties remain, so the unstable sort gives the
+    // order a stable one would.
+    rows.sort_unstable_by(|(a, ca), (b, cb)| {
         let share = |x: &QueueRow, c: &u64| u128::from(x.harmful_pairs) * u128::from(*c);
         b.terminal
             .cmp(&a.terminal)
@@ -315,6 +316,9 @@ pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<Qu
             .then(b.harmful_pairs.cmp(&a.harmful_pairs))
             .then(a.model.cmp(&b.model))
             .then(a.item.cmp(&b.item))
+            .then(a.analysis.cmp(&b.analysis))
+            .then(a.model_index.cmp(&b.model_index))
+            .then(a.row.cmp(&b.row))
     });
     rows.into_iter().map(|(r, _)| r).collect()
 }

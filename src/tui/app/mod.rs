@@ -397,8 +397,6 @@ impl App {
         session: Session,
     ) -> App {
         let report_params = report.params.clone();
-        let m = &ds.matrix;
-        let _ = m;
         let rows: Vec<Row> = crate::core::queue::queue_unlisted(
             &report,
             protocol,
