@@ -165,6 +165,19 @@ fn a_matrix_read_back_from_its_cache_is_the_matrix_read_from_its_files() {
     cases.push((dir, files, None));
     let demo = common::repo().join("fixtures/demo");
     cases.push((demo.clone(), vec![demo.join("cells.jsonl")], None));
+    // Frame lists of more cells than one block of the cache file holds (5 462 rows).
+    let spans = tmp.path().join("spans.jsonl");
+    let mut text = String::new();
+    for i in 0..12_000 {
+        text.push_str(&format!(
+            r#"{{"model":"m","benchmark":"b","item_id":"q{i}","config":"8f","frames":8,"pred":"A","gold":"A","frame_idx":[{},{}]}}"#,
+            i % 7,
+            i % 11 + 8
+        ));
+        text.push('\n');
+    }
+    std::fs::write(&spans, text).expect("write");
+    cases.push((spans.clone(), vec![spans], None));
     if let Some(csv) = common::real_csv() {
         cases.push((csv.clone(), vec![csv], None));
     }

@@ -163,6 +163,7 @@ impl Checksum {
 }
 
 /// The files a load reads, with their stamps, and the cache that belongs to them.
+#[derive(Debug)]
 pub struct Inputs {
     files: Vec<PathBuf>,
     stamps: Vec<Stamp>,
@@ -342,9 +343,27 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
     /// Rows of `N` numbers, as their numbers one after another.
-    fn rows<const N: usize>(&mut self, rows: impl Iterator<Item = [u32; N]>) -> io::Result<()> {
-        let flat: Vec<u32> = rows.flatten().collect();
-        self.array(&flat, u32::to_le_bytes)
+    /// Written as [`Writer::array`] writes their numbers, in the same blocks (the checksum
+    /// sees the same pieces), but never copied whole.
+    fn rows<const N: usize>(
+        &mut self,
+        rows: impl ExactSizeIterator<Item = [u32; N]>,
+    ) -> io::Result<()> {
+        const BLOCK: usize = 64 << 10;
+        self.len(rows.len() * N)?;
+        let mut buf = Vec::with_capacity(BLOCK + 4 * N);
+        for row in rows {
+            row.iter()
+                .for_each(|x| buf.extend_from_slice(&x.to_le_bytes()));
+            if buf.len() >= BLOCK {
+                self.bytes(&buf[..BLOCK])?;
+                buf.drain(..BLOCK);
+            }
+        }
+        if buf.is_empty() {
+            return Ok(());
+        }
+        self.bytes(&buf)
     }
     fn strs<'a>(&mut self, names: impl ExactSizeIterator<Item = &'a str>) -> io::Result<()> {
         self.len(names.len())?;
