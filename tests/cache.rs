@@ -344,3 +344,53 @@ fn the_binary_opens_a_dataset_from_its_cache_and_reports_the_same() {
     assert!(!common::stderr(&out).contains("matrix cache"));
     assert_eq!(common::stdout(&out), cold);
 }
+
+/// Through the real binary in a terminal: the audit screens write the matrix cache once
+/// their first screen is up (in the background, not before it), and finish writing it
+/// before they exit, so the next command opens from it.
+#[test]
+fn the_audit_screens_write_the_cache_the_next_command_opens_from() {
+    if !common::tmux::tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("ds");
+    varied(&dir);
+    std::thread::sleep(Duration::from_millis(2100));
+    let cache = tmp.path().join("cache");
+    let prelude = format!(
+        "export FRAMEAUDIT_CACHE_DIR={} FRAMEAUDIT_CACHE_MIN_BYTES=0;",
+        common::tmux::shell_quote(&cache.display().to_string())
+    );
+    let t = common::tmux::Tmux::start_with(
+        &format!("fa-cache-{}", std::process::id()),
+        &dir,
+        "cache",
+        &prelude,
+    );
+    t.wait_for("audit queue");
+    t.keys(&["q"]);
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    while t.alive() && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!t.alive(), "frameaudit did not quit");
+    let report = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            .arg("report")
+            .arg(&dir)
+            .args(["--json", "--boot", "0"])
+            .args(extra)
+            .env("FRAMEAUDIT_CACHE_DIR", &cache)
+            .env("FRAMEAUDIT_CACHE_MIN_BYTES", "0")
+            .env("FRAMEAUDIT_TIMINGS", "1")
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        (common::stdout(&out), common::stderr(&out))
+    };
+    let (warm, warm_err) = report(&[]);
+    assert!(warm_err.contains("read the matrix cache"), "{warm_err}");
+    assert!(!warm_err.contains("write the matrix cache"), "{warm_err}");
+    assert_eq!(warm, report(&["--no-cache"]).0);
+}

@@ -62,6 +62,27 @@ pub fn load_with(
     args: &DatasetArgs,
     compared: Option<&crate::core::dataset::Compared<'_>>,
 ) -> Result<Dataset> {
+    let format = args.input_format.map(Into::into);
+    load_by(args, |path| {
+        crate::core::dataset::load_compared(path, compared, format)
+    })
+}
+
+/// Loads the dataset for the audit screens: its matrix cache is left for them to write
+/// once the first screen is up ([`crate::core::dataset::load_deferring_cache`]).
+pub fn load_for_screens(args: &DatasetArgs) -> Result<Dataset> {
+    let format = args.input_format.map(Into::into);
+    load_by(args, |path| {
+        crate::core::dataset::load_deferring_cache(path, format)
+    })
+}
+
+/// Loads the dataset named on the command line (or the demo) with `read`, printing its
+/// warnings, or its problems when it is rejected, to stderr.
+fn load_by(
+    args: &DatasetArgs,
+    read: impl FnOnce(&std::path::Path) -> Result<Dataset, LoadError>,
+) -> Result<Dataset> {
     let path = match &args.dataset {
         Some(p) => p.clone(),
         None => {
@@ -75,7 +96,7 @@ pub fn load_with(
             demo
         }
     };
-    match crate::core::dataset::load_compared(&path, compared, args.input_format.map(Into::into)) {
+    match read(&path) {
         Ok(ds) => {
             if ds.warnings.warning_count() > 0 && !args.quiet {
                 let mut err = std::io::stderr().lock();
@@ -399,7 +420,7 @@ fn run_default(cli: &Cli) -> Result<Next> {
                 }),
             )?
         }
-        None => load(&cli.data)?,
+        None => load_for_screens(&cli.data)?,
     };
     select::check_analysis(&ds.matrix, &opts.params)?;
     Ok(Next::Screens(Box::new(ds), Box::new(opts)))
@@ -458,7 +479,7 @@ fn run_review(a: &args::ReviewArgs) -> Result<Next> {
             review.agreed
         );
     }
-    let ds = load(&args::DatasetArgs {
+    let ds = load_for_screens(&args::DatasetArgs {
         dataset: Some(data),
         input_format: None,
         quiet: false,

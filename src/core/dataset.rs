@@ -119,6 +119,9 @@ pub struct Dataset {
     /// `meta.runs` by (model, benchmark, configuration) ids of the matrix; a run entry
     /// without a benchmark is found under `u32::MAX`.
     pub run_index: rustc_hash::FxHashMap<(u32, u32, u32), usize>,
+    /// The matrix cache left to write by [`load_deferring_cache`]; `None` once written, or
+    /// when the load calls for none.
+    pub pending_cache: Option<PendingCache>,
 }
 
 impl Dataset {
@@ -189,8 +192,43 @@ pub fn compared_label(path: &Path, primary: &str) -> String {
 }
 
 /// Loads a dataset and, when given, a second one read as other protocols of it (see
-/// [`Compared`]); items and `dataset.json` come from the first.
+/// [`Compared`]); items and `dataset.json` come from the first. A matrix cache the load
+/// calls for (core/cache.rs) is written before it returns.
 pub fn load_compared(
+    path: &Path,
+    compared: Option<&Compared<'_>>,
+    format: Option<CellFormat>,
+) -> Result<Dataset, LoadError> {
+    let mut ds = load_leaving_cache(path, compared, format)?;
+    if let Some(c) = ds.pending_cache.take() {
+        c.write(&ds.matrix);
+    }
+    Ok(ds)
+}
+
+/// Loads a dataset as [`load_dataset`] does but leaves the matrix cache it calls for in
+/// [`Dataset::pending_cache`], for the caller to write when it suits it: the audit screens
+/// write it in the background once the first screen is up, so a cold start does not wait
+/// for it.
+pub fn load_deferring_cache(path: &Path, format: Option<CellFormat>) -> Result<Dataset, LoadError> {
+    load_leaving_cache(path, None, format)
+}
+
+/// A matrix cache a load left to write: its inputs were read without a problem.
+#[derive(Debug)]
+pub struct PendingCache(crate::core::cache::Inputs);
+
+impl PendingCache {
+    /// Writes the cache of `m`, the matrix the load built. Best effort: a cache that
+    /// cannot be written only means the next start reads the files again.
+    pub fn write(self, m: &ResponseMatrix) {
+        let t = std::time::Instant::now();
+        let _ = self.0.store(m);
+        crate::core::timing("write the matrix cache", t);
+    }
+}
+
+fn load_leaving_cache(
     path: &Path,
     compared: Option<&Compared<'_>>,
     format: Option<CellFormat>,
@@ -272,16 +310,13 @@ pub fn load_compared(
             (None, Diagnostics::default())
         }
     };
-    if let (Some(cache), Some(m)) = (&cache, &matrix)
-        && warnings.error_count() + warnings.warning_count() == 0
-    {
-        let t = std::time::Instant::now();
-        // Best effort: a cache that cannot be written only means the next start reads the
-        // files again.
-        let _ = cache.store(m);
-        crate::core::timing("write the matrix cache", t);
-    }
-    finish_load(path, compared, root, cell_files, matrix, warnings, diags)
+    // Only a matrix built without a problem is cached.
+    let cache = cache
+        .filter(|_| matrix.is_some() && warnings.error_count() + warnings.warning_count() == 0)
+        .map(PendingCache);
+    let mut ds = finish_load(path, compared, root, cell_files, matrix, warnings, diags)?;
+    ds.pending_cache = cache;
+    Ok(ds)
 }
 
 /// The rest of a load, once the matrix is there: `dataset.json`, the items and the checks
@@ -385,6 +420,7 @@ fn finish_load(
         meta: ds_meta,
         warnings: diags,
         run_index,
+        pending_cache: None,
     })
 }
 

@@ -249,7 +249,8 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
 }
 
 /// Runs the TUI on a loaded dataset until the user quits.
-pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
+pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
+    let pending_cache = ds.pending_cache.take();
     let (tx, rx): (Sender<Msg>, Receiver<Msg>) = channel();
     let wake_tx = tx.clone();
     let mut app = build_app(ds, &opts, move || {
@@ -309,6 +310,15 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
         })?;
 
     draw(&mut term, &mut app)?;
+    // The matrix cache is written while the annotator looks at the first screen, not
+    // before it.
+    let cache_writer = pending_cache.and_then(|c| {
+        let ds = std::sync::Arc::clone(&app.ds);
+        std::thread::Builder::new()
+            .name("frameaudit-cache".into())
+            .spawn(move || c.write(&ds.matrix))
+            .ok()
+    });
     loop {
         let first = match rx.recv_timeout(Duration::from_millis(1000)) {
             Ok(m) => Some(m),
@@ -360,6 +370,10 @@ pub fn run(ds: Dataset, opts: TuiOptions) -> Result<()> {
     }
     // Leave only once the file holds everything (or the user confirmed quitting without).
     app.session.wait_saved(Duration::from_secs(2));
+    // A cache half written is never used, but it would cost the next start its speed.
+    if let Some(w) = cache_writer {
+        let _ = w.join();
+    }
     Ok(())
 }
 
