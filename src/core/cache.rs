@@ -634,13 +634,9 @@ fn write_matrix<W: Write>(w: &mut Writer<W>, m: &ResponseMatrix) -> io::Result<(
     write_lines(w, &m.cell_line)?;
     w.rows(m.frame_spans.iter().map(|&(c, s, l)| [c, s, l]))?;
     w.array(&m.frame_pool, u64::to_le_bytes)?;
-    let mut blind: Vec<[u32; 4]> = m
-        .blind
-        .iter()
-        .map(|(&(p, mo, it), &t)| [p, mo, it, t])
-        .collect();
-    blind.sort_unstable();
-    w.rows(blind.into_iter())?;
+    // In the map's order, not sorted: the reader builds the same map from any order, and a
+    // sorted copy would cost 16 bytes a blind answer while the cache is written.
+    w.rows(m.blind.iter().map(|(&(p, mo, it), &t)| [p, mo, it, t]))?;
     w.array(&m.order, u32::to_le_bytes)?;
     w.array(&m.group_start, |x: usize| (x as u64).to_le_bytes())
 }
