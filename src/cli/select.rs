@@ -133,6 +133,8 @@ pub fn fail(why: &str) -> anyhow::Error {
 
 /// The names of `wanted` that are not among `available`, in the order given.
 fn missing<'a>(wanted: &'a [String], available: &[&str]) -> Vec<&'a str> {
+    // A set, not a scan of the list: a dataset may have a million configurations.
+    let available: rustc_hash::FxHashSet<&str> = available.iter().copied().collect();
     wanted
         .iter()
         .map(String::as_str)
@@ -140,17 +142,16 @@ fn missing<'a>(wanted: &'a [String], available: &[&str]) -> Vec<&'a str> {
         .collect()
 }
 
-/// Distinct configuration names of the dataset, by budget, then by name.
+/// Distinct configuration names of the dataset, by budget, then by name (a name under
+/// several budgets comes at its lowest).
 pub fn config_names(m: &ResponseMatrix) -> Vec<&str> {
     let mut v: Vec<(f64, &str)> = m.configs.iter().map(|c| (c.budget, &*c.name)).collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
-    let mut names: Vec<&str> = Vec::with_capacity(v.len());
-    for (_, n) in v {
-        if !names.contains(&n) {
-            names.push(n);
-        }
-    }
-    names
+    let mut seen = rustc_hash::FxHashSet::default();
+    v.into_iter()
+        .map(|(_, n)| n)
+        .filter(|n| seen.insert(*n))
+        .collect()
 }
 
 /// Checks the analysis options' names against the dataset. `--models` of which none is a
@@ -178,15 +179,16 @@ pub fn check_analysis(m: &ResponseMatrix, p: &Params) -> anyhow::Result<()> {
             }
         }
     }
-    let configs = config_names(m);
+    let mut configs = None;
     for (option, list) in [
         ("--configs", &p.configs),
         ("--cascade-stages", &p.cascade_stages),
     ] {
         if let Some(wanted) = list {
-            let miss = missing(wanted, &configs);
+            let configs = configs.get_or_insert_with(|| config_names(m));
+            let miss = missing(wanted, configs);
             if !miss.is_empty() {
-                errors.push(explain(option, "configuration", &miss, &configs));
+                errors.push(explain(option, "configuration", &miss, configs));
             }
         }
     }
@@ -217,6 +219,32 @@ mod tests {
         );
         assert!(closest("zzzzzz", &names).is_empty());
         assert_eq!(closest("mian", &["main", "cached"]), ["main"]);
+    }
+
+    #[test]
+    fn configuration_names_come_once_by_budget_then_name() {
+        use crate::core::load::cells::read_cells;
+        use crate::core::matrix::MatrixBuilder;
+        let mut text = String::new();
+        for (model, config, frames) in [
+            ("a", "32f", 32),
+            ("a", "8f", 8),
+            ("a", "b8", 8),
+            ("b", "8f", 8),
+            ("b", "32f", 32),
+            ("b", "0f", 0),
+        ] {
+            text += &format!(
+                "{{\"model\":\"{model}\",\"item_id\":\"i\",\"config\":\"{config}\",\"frames\":{frames},\"pred\":\"A\",\"gold\":\"A\"}}\n"
+            );
+        }
+        let mut b = MatrixBuilder::new();
+        let file = b.add_file(std::path::Path::new("t.jsonl"));
+        read_cells(text.as_bytes(), None, &mut b, &file).expect("io");
+        let (m, _) = b.finish().expect("valid");
+        assert_eq!(config_names(&m), ["0f", "8f", "b8", "32f"]);
+        let wanted = ["8f".to_string(), "9f".to_string(), "32f".to_string()];
+        assert_eq!(missing(&wanted, &config_names(&m)), ["9f"]);
     }
 
     #[test]
