@@ -155,13 +155,13 @@ fn config_columns(grids: &[(&[Num], &[Name])]) -> Vec<String> {
         .flat_map(|(budgets, names)| budgets.iter().zip(names.iter()).map(|(b, n)| (b.0, &**n)))
         .collect();
     all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
-    let mut out: Vec<String> = Vec::new();
-    for (_, n) in all {
-        if !out.iter().any(|o| o == n) {
-            out.push(n.to_string());
-        }
-    }
-    out
+    // Sets and maps by name here and below, not scans: an item may have a million
+    // configurations.
+    let mut seen = rustc_hash::FxHashSet::default();
+    all.into_iter()
+        .filter(|(_, n)| seen.insert(*n))
+        .map(|(_, n)| n.to_string())
+        .collect()
 }
 
 /// The tables of the report, MCQ first, each only when some analysis of its task has
@@ -241,9 +241,11 @@ fn tables(m: &ResponseMatrix, report: &Report) -> Vec<Table> {
                 };
                 row.push(Val::Int(n));
                 row.push(Val::Int(names.len()));
+                let column: rustc_hash::FxHashMap<&str, usize> =
+                    names.iter().enumerate().map(|(i, n)| (&**n, i)).collect();
                 for c in &configs {
-                    row.push(match names.iter().position(|n| &**n == c.as_str()) {
-                        Some(i) => Val::Num(Some(values[i])),
+                    row.push(match column.get(c.as_str()) {
+                        Some(&i) => Val::Num(Some(values[i])),
                         None => Val::Absent,
                     });
                 }
@@ -464,12 +466,15 @@ pub fn write(
                 writeln!(out, "# {}", line(h))?;
             }
             // One CSV for both tasks: the union of their columns, a task column first.
-            let mut names: Vec<String> = vec!["task".into()];
+            let mut names: Vec<&str> = vec!["task"];
+            let mut column: rustc_hash::FxHashMap<&str, usize> =
+                [("task", 0)].into_iter().collect();
             for t in &tables {
                 for c in t.cols.iter().flat_map(|c| &c.csv) {
-                    if !names.contains(c) {
-                        names.push(c.clone());
-                    }
+                    column.entry(c).or_insert_with(|| {
+                        names.push(c);
+                        names.len() - 1
+                    });
                 }
             }
             let mut w = csv::WriterBuilder::new()
@@ -482,7 +487,7 @@ pub fn write(
                     s
                 }
             };
-            w.write_record(names.iter().map(|n| keep(n.clone())))
+            w.write_record(names.iter().map(|n| keep(n.to_string())))
                 .map_err(io::Error::other)?;
             for t in &tables {
                 for row in &t.rows {
@@ -490,7 +495,7 @@ pub fn write(
                     rec[0] = t.kind.csv().into();
                     for (col, v) in t.cols.iter().zip(row) {
                         for (name, f) in col.csv.iter().zip(fields(v)) {
-                            if let Some(i) = names.iter().position(|n| n == name) {
+                            if let Some(&i) = column.get(name.as_str()) {
                                 rec[i] = keep(f);
                             }
                         }
