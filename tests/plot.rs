@@ -480,3 +480,41 @@ fn dpi_sets_the_png_resolution() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// Past 48 configurations the curve's points and the churn's bars are not labelled one by
+/// one (their labels could only cover each other; placing them took minutes at 20 000):
+/// the figures are drawn, with the oracle and headroom labels, in well under a second's
+/// worth of work. At 48 the points still carry their values.
+#[test]
+fn many_configurations_are_drawn_without_one_label_each() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let labels = |k: usize| {
+        let cells = tmp.path().join(format!("k{k}.jsonl"));
+        let mut text = String::new();
+        for c in 0..k {
+            let pred = if c % 3 == 0 { "B" } else { "A" };
+            text += &format!(
+                "{{\"model\":\"m\",\"item_id\":\"i\",\"config\":\"c{c}\",\"frames\":{},\"pred\":\"{pred}\",\"gold\":\"A\"}}\n",
+                c + 1
+            );
+        }
+        std::fs::write(&cells, text).expect("write");
+        let out = tmp.path().join(format!("plots{k}"));
+        plot(&cells, &out, &[]);
+        let curve = svg_texts(&out.join("curve_m.svg"));
+        assert!(curve.iter().any(|t| t.contains("headroom")), "{curve:?}");
+        let values = curve
+            .iter()
+            .filter(|t| t.as_str() == "100.0" || t.as_str() == "0.0")
+            .count();
+        // The one item's stable parts are counts of 1, beside their bars when too thin.
+        let churn = svg_texts(&out.join("churn_m.svg"));
+        (values, churn.iter().filter(|t| t.as_str() == "1").count())
+    };
+    let (few, few_churn) = labels(48);
+    assert_eq!(few, 48, "each point labelled at 48");
+    let (many, many_churn) = labels(3000);
+    assert_eq!(many, 0, "no point labels at 3000");
+    assert!(few_churn >= 10, "{few_churn} stable counts at 48 bars");
+    assert!(many_churn < 10, "{many_churn} stable counts at 3000 bars");
+}

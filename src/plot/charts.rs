@@ -35,6 +35,10 @@ fn pct_range(lo: f64, hi: f64, pad_top: f64) -> (f64, f64) {
     }
 }
 
+/// A figure with more configurations than this does not label its points one by one (the
+/// labels would only cover each other and the curve); README's Figures says so.
+const MAX_POINT_LABELS: usize = 48;
+
 /// Draws text at a top-left corner chosen by the labeller.
 fn placed<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -192,7 +196,12 @@ impl Chart for Curve<'_> {
             rgb(ORACLE),
             &[(bx + 12, mid - hh / 2), (bx + 12, by_best + 4)],
         )?;
-        for (i, &p) in points.iter().enumerate() {
+        // Past MAX_POINT_LABELS points their labels could only pile up over each other.
+        for (i, &p) in points
+            .iter()
+            .enumerate()
+            .take_while(|_| k <= MAX_POINT_LABELS)
+        {
             let s = format!("{:.1}", acc(i));
             let c = around(root, &s, LABEL, p, 12);
             placed(root, &mut lab, &s, LABEL, rgb(CURVE), &c)?;
@@ -318,7 +327,11 @@ impl Chart for Churn<'_> {
                 &font(LABEL, color, HPos::Center, VPos::Center),
             )?;
         }
-        for (s, at) in beside {
+        // Counts that do not fit their bar go beside it, while the bars are few enough.
+        for (s, at) in beside
+            .into_iter()
+            .take_while(|_| x.churn.len() <= MAX_POINT_LABELS)
+        {
             placed(root, &mut lab, &s, LABEL, INK, &[at])?;
         }
         for (i, c) in x.churn.iter().enumerate() {
@@ -895,7 +908,10 @@ impl Chart for CascadeChart<'_> {
         // Points that share a frame count (resolution variants) are labelled from the top.
         let mut order: Vec<usize> = (0..fixed.len()).collect();
         order.sort_by_key(|&i| (fixed_px[i].0, fixed_px[i].1));
-        for i in order {
+        for i in order
+            .into_iter()
+            .take_while(|_| fixed.len() <= MAX_POINT_LABELS)
+        {
             let s = &v.configs[i];
             let cands = {
                 let (tw, th) = text_size(root, s, LABEL);
@@ -1062,13 +1078,11 @@ impl ModelsCurve<'_> {
             })
             .collect();
         all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
-        let mut out: Vec<String> = Vec::new();
-        for (_, c) in all {
-            if !out.iter().any(|o| o == c) {
-                out.push(c.to_string());
-            }
-        }
-        out
+        let mut seen = rustc_hash::FxHashSet::default();
+        all.into_iter()
+            .filter(|(_, c)| seen.insert(*c))
+            .map(|(_, c)| c.to_string())
+            .collect()
     }
 }
 
@@ -1127,12 +1141,17 @@ impl Chart for ModelsCurve<'_> {
             .draw()?;
         let mut lab = Labeller::default();
         let mut ends = Vec::new();
+        let column: rustc_hash::FxHashMap<&str, usize> = configs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.as_str(), i))
+            .collect();
         for (i, v) in self.views.iter().enumerate() {
             let mut points: Vec<(f64, f64)> = v
                 .configs
                 .iter()
                 .zip(&v.x.accuracy)
-                .filter_map(|(c, &a)| Some((configs.iter().position(|x| x == c)? as f64, a)))
+                .filter_map(|(c, &a)| Some((*column.get(c.as_str())? as f64, a)))
                 .collect();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
             chart.draw_series(LineSeries::new(

@@ -501,15 +501,47 @@ pub(crate) fn legend<DB: DrawingBackend>(
 
 /// Places labels so that none overlaps another or a reserved box: each label takes the
 /// first free spot of its candidates, else slides down from the first until free.
+/// Boxes are filed by the squares of a grid they touch, so that a check looks only at the
+/// boxes near it: a figure of many configurations reserves and places many thousands.
 #[derive(Default)]
 pub(crate) struct Labeller {
     taken: Vec<(i32, i32, i32, i32)>,
+    /// Indices into `taken` by grid square, for boxes with some width and height.
+    grid: rustc_hash::FxHashMap<(i32, i32), Vec<u32>>,
+    /// Boxes without width or height (or inverted), checked against every box as before.
+    odd: Vec<u32>,
+}
+
+/// Side of a grid square, in pixels.
+const SQUARE: i32 = 64;
+
+/// A box touching more squares than this is checked as the odd ones are.
+const MAX_SQUARES: i64 = 4096;
+
+/// The grid squares a box touches, from the lesser to the greater of each pair of sides;
+/// `None` when they are more than [`MAX_SQUARES`].
+fn squares((x0, y0, x1, y1): (i32, i32, i32, i32)) -> Option<impl Iterator<Item = (i32, i32)>> {
+    let span = |a: i32, b: i32| a.min(b).div_euclid(SQUARE)..=a.max(b).div_euclid(SQUARE);
+    let (xs, ys) = (span(x0, x1), span(y0, y1));
+    let count = |r: &std::ops::RangeInclusive<i32>| i64::from(*r.end()) - i64::from(*r.start()) + 1;
+    (count(&xs) * count(&ys) <= MAX_SQUARES)
+        .then(|| xs.flat_map(move |x| ys.clone().map(move |y| (x, y))))
 }
 
 impl Labeller {
     /// Marks a box (x0, y0, x1, y1) as occupied.
     pub fn reserve(&mut self, b: (i32, i32, i32, i32)) {
+        let i = self.taken.len() as u32;
         self.taken.push(b);
+        // The last pixel of the box, not its open end.
+        match squares((b.0, b.1, b.2 - 1, b.3 - 1)).filter(|_| b.0 < b.2 && b.1 < b.3) {
+            Some(squares) => {
+                for sq in squares {
+                    self.grid.entry(sq).or_default().push(i);
+                }
+            }
+            None => self.odd.push(i),
+        }
     }
 
     /// Marks a drawn polyline as occupied, so that labels keep off the line.
@@ -525,10 +557,20 @@ impl Labeller {
         }
     }
 
+    /// No taken box overlaps `b`. A box with width and height that overlaps `b` shares a
+    /// pixel with it, so it is filed under a square `b` touches.
     fn free(&self, b: (i32, i32, i32, i32)) -> bool {
-        self.taken
-            .iter()
-            .all(|t| b.2 <= t.0 || b.0 >= t.2 || b.3 <= t.1 || b.1 >= t.3)
+        let clear = |&i: &u32| {
+            let t = self.taken[i as usize];
+            b.2 <= t.0 || b.0 >= t.2 || b.3 <= t.1 || b.1 >= t.3
+        };
+        match squares(b) {
+            Some(mut squares) => {
+                self.odd.iter().all(clear)
+                    && squares.all(|sq| self.grid.get(&sq).is_none_or(|v| v.iter().all(clear)))
+            }
+            None => (0..self.taken.len() as u32).all(|i| clear(&i)),
+        }
     }
 
     /// The top-left corner for a `w` x `h` label among candidate top-left corners.
@@ -618,5 +660,31 @@ mod tests {
         assert_eq!(a, (0, 0));
         assert_eq!(b, (100, 0));
         assert!(c.1 >= 10, "slid below the first: {c:?}");
+    }
+
+    /// The grid gives the answers of checking every box, on boxes of every shape (empty,
+    /// inverted, negative, across squares) and labels placed among them.
+    #[test]
+    fn the_grid_answers_as_a_scan_of_every_box() {
+        let mut rng = crate::core::analysis::bootstrap::SplitMix64::new(7);
+        let mut r = |n: u64| (rng.next_u64() % n) as i32;
+        let mut l = Labeller::default();
+        l.reserve((-1 << 20, 5, 1 << 20, 9));
+        for _ in 0..400 {
+            let (x, y) = (r(600) - 100, r(400) - 100);
+            l.reserve((x, y, x + r(90) - 10, y + r(50) - 10));
+        }
+        for _ in 0..2000 {
+            let (x, y) = (r(700) - 150, r(500) - 150);
+            let b = (x, y, x + r(120) - 10, y + r(60) - 10);
+            let scan = l
+                .taken
+                .iter()
+                .all(|t| b.2 <= t.0 || b.0 >= t.2 || b.3 <= t.1 || b.1 >= t.3);
+            assert_eq!(l.free(b), scan, "{b:?}");
+            if r(4) == 0 {
+                l.place(r(60) + 1, r(20) + 1, &[(x, y)]);
+            }
+        }
     }
 }
