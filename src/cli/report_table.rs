@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use crate::core::analysis::grid::{Name, Num};
+use crate::core::analysis::grid::{Name, Num, names_by_budget};
 use crate::core::analysis::params::{Params, ReferencePixels, VariantBudget};
 use crate::core::analysis::{Interval, Metrics, Report};
 use crate::core::dataset::Dataset;
@@ -150,18 +150,16 @@ fn intervention_table(m: &ResponseMatrix, report: &Report) -> Option<Table> {
 
 /// Configuration names of every grid, ordered by their own budget, then by name.
 fn config_columns(grids: &[(&[Num], &[Name])]) -> Vec<String> {
-    let mut all: Vec<(f64, &str)> = grids
-        .iter()
-        .flat_map(|(budgets, names)| budgets.iter().zip(names.iter()).map(|(b, n)| (b.0, &**n)))
-        .collect();
-    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
     // Sets and maps by name here and below, not scans: an item may have a million
     // configurations.
-    let mut seen = rustc_hash::FxHashSet::default();
-    all.into_iter()
-        .filter(|(_, n)| seen.insert(*n))
-        .map(|(_, n)| n.to_string())
-        .collect()
+    names_by_budget(
+        grids.iter().flat_map(|(budgets, names)| {
+            budgets.iter().zip(names.iter()).map(|(b, n)| (b.0, &**n))
+        }),
+    )
+    .into_iter()
+    .map(str::to_string)
+    .collect()
 }
 
 /// The tables of the report, MCQ first, each only when some analysis of its task has

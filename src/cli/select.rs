@@ -145,13 +145,7 @@ fn missing<'a>(wanted: &'a [String], available: &[&str]) -> Vec<&'a str> {
 /// Distinct configuration names of the dataset, by budget, then by name (a name under
 /// several budgets comes at its lowest).
 pub fn config_names(m: &ResponseMatrix) -> Vec<&str> {
-    let mut v: Vec<(f64, &str)> = m.configs.iter().map(|c| (c.budget, &*c.name)).collect();
-    v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
-    let mut seen = rustc_hash::FxHashSet::default();
-    v.into_iter()
-        .map(|(_, n)| n)
-        .filter(|n| seen.insert(*n))
-        .collect()
+    crate::core::analysis::grid::names_by_budget(m.configs.iter().map(|c| (c.budget, &*c.name)))
 }
 
 /// Checks the analysis options' names against the dataset. `--models` of which none is a

@@ -1066,23 +1066,16 @@ pub struct ModelsCurve<'a> {
 impl ModelsCurve<'_> {
     /// The union of the configurations, in axis order.
     pub fn configs(&self) -> Vec<String> {
-        let mut all: Vec<(f64, &str)> = self
-            .views
-            .iter()
-            .flat_map(|v| {
-                v.x.grid
-                    .own_budgets
-                    .iter()
-                    .zip(&v.configs)
-                    .map(|(b, c)| (b.0, c.as_str()))
-            })
-            .collect();
-        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
-        let mut seen = rustc_hash::FxHashSet::default();
-        all.into_iter()
-            .filter(|(_, c)| seen.insert(*c))
-            .map(|(_, c)| c.to_string())
-            .collect()
+        crate::core::analysis::grid::names_by_budget(self.views.iter().flat_map(|v| {
+            v.x.grid
+                .own_budgets
+                .iter()
+                .zip(&v.configs)
+                .map(|(b, c)| (b.0, c.as_str()))
+        }))
+        .into_iter()
+        .map(str::to_string)
+        .collect()
     }
 }
 

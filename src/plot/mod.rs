@@ -534,7 +534,10 @@ impl Labeller {
         let i = self.taken.len() as u32;
         self.taken.push(b);
         // The last pixel of the box, not its open end.
-        match squares((b.0, b.1, b.2 - 1, b.3 - 1)).filter(|_| b.0 < b.2 && b.1 < b.3) {
+        let filed = (b.0 < b.2 && b.1 < b.3)
+            .then(|| squares((b.0, b.1, b.2 - 1, b.3 - 1)))
+            .flatten();
+        match filed {
             Some(squares) => {
                 for sq in squares {
                     self.grid.entry(sq).or_default().push(i);

@@ -9,6 +9,19 @@ use super::pairs::BudgetOrder;
 use super::params::{GridMode, Params, ReferencePixels, VariantBudget};
 use crate::core::matrix::{ResponseMatrix, Task};
 
+/// Distinct configuration names from (budget, name) pairs, ordered by budget, then by name;
+/// a name under several budgets comes at its lowest. The union of the configurations of a
+/// dataset, or of several grids, in axis order (by a set: an item may have a million).
+pub fn names_by_budget<'a>(pairs: impl IntoIterator<Item = (f64, &'a str)>) -> Vec<&'a str> {
+    let mut all: Vec<(f64, &str)> = pairs.into_iter().collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
+    let mut seen = rustc_hash::FxHashSet::default();
+    all.into_iter()
+        .map(|(_, n)| n)
+        .filter(|n| seen.insert(*n))
+        .collect()
+}
+
 /// The benchmark scope of an analysis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scope {
