@@ -297,6 +297,23 @@ fn a_damaged_cache_is_ignored_never_trusted() {
     assert!(c.load().is_some());
 }
 
+/// `report DIR --json ARGS` with the cache in `cache` whatever the size, and the timings:
+/// its stdout and stderr (the timings say whether it read or wrote the cache).
+fn cached_report(dir: &Path, cache: &Path, args: &[&str]) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+        .arg("report")
+        .arg(dir)
+        .arg("--json")
+        .args(args)
+        .env("FRAMEAUDIT_CACHE_DIR", cache)
+        .env("FRAMEAUDIT_CACHE_MIN_BYTES", "0")
+        .env("FRAMEAUDIT_TIMINGS", "1")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    (common::stdout(&out), common::stderr(&out))
+}
+
 /// Through the real binary: the second `report` of a large dataset (the size floor set to
 /// zero here) opens from the cache and prints the same report; `--no-cache` reads the files.
 #[test]
@@ -307,20 +324,7 @@ fn the_binary_opens_a_dataset_from_its_cache_and_reports_the_same() {
     // The files must have settled before they are cached (two seconds).
     std::thread::sleep(Duration::from_millis(2100));
     let cache = tmp.path().join("cache");
-    let run = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
-            .arg("report")
-            .arg(&dir)
-            .args(["--json", "--boot", "30"])
-            .args(extra)
-            .env("FRAMEAUDIT_CACHE_DIR", &cache)
-            .env("FRAMEAUDIT_CACHE_MIN_BYTES", "0")
-            .env("FRAMEAUDIT_TIMINGS", "1")
-            .output()
-            .expect("run");
-        assert!(out.status.success(), "{}", common::stderr(&out));
-        (common::stdout(&out), common::stderr(&out))
-    };
+    let run = |extra: &[&str]| cached_report(&dir, &cache, &[&["--boot", "30"], extra].concat());
     let (cold, cold_err) = run(&[]);
     assert!(cold_err.contains("write the matrix cache"), "{cold_err}");
     assert!(!cold_err.contains("read the matrix cache"), "{cold_err}");
@@ -370,25 +374,11 @@ fn the_audit_screens_write_the_cache_the_next_command_opens_from() {
     );
     t.wait_for("audit queue");
     t.keys(&["q"]);
-    let end = std::time::Instant::now() + Duration::from_secs(10);
-    while t.alive() && std::time::Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(!t.alive(), "frameaudit did not quit");
-    let report = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
-            .arg("report")
-            .arg(&dir)
-            .args(["--json", "--boot", "0"])
-            .args(extra)
-            .env("FRAMEAUDIT_CACHE_DIR", &cache)
-            .env("FRAMEAUDIT_CACHE_MIN_BYTES", "0")
-            .env("FRAMEAUDIT_TIMINGS", "1")
-            .output()
-            .expect("run");
-        assert!(out.status.success(), "{}", common::stderr(&out));
-        (common::stdout(&out), common::stderr(&out))
-    };
+    assert!(
+        t.wait_exit(Duration::from_secs(10)),
+        "frameaudit did not quit"
+    );
+    let report = |extra: &[&str]| cached_report(&dir, &cache, &[&["--boot", "0"], extra].concat());
     let (warm, warm_err) = report(&[]);
     assert!(warm_err.contains("read the matrix cache"), "{warm_err}");
     assert!(!warm_err.contains("write the matrix cache"), "{warm_err}");

@@ -62,11 +62,10 @@ fn tag_three_items_undo_one_quit_and_check_the_file() {
     );
     t.wait_for("saved ✓");
     t.keys(&["q", "q"]);
-    let end = Instant::now() + Duration::from_secs(10);
-    while t.alive() && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(!t.alive(), "frameaudit did not quit");
+    assert!(
+        t.wait_exit(Duration::from_secs(10)),
+        "frameaudit did not quit"
+    );
 
     let replay = read_audit(&ds.join("audits/e2e.audit.jsonl")).expect("audit file");
     let by_item = |title: &str| {
@@ -497,10 +496,7 @@ fn two_annotators_then_review_settles_two_disagreements() {
     t.wait_for("done 2");
     t.wait_for("saved ✓");
     t.keys(&["q"]);
-    let end = Instant::now() + Duration::from_secs(10);
-    while t.alive() && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    t.wait_exit(Duration::from_secs(10));
     let out = audits.join("adjudicated/carol.audit.jsonl");
     let r = read_audit(&out).expect("adjudicated audit");
     assert_eq!(r.header.annotator, "carol");
@@ -1025,10 +1021,7 @@ fn a_hung_video_says_why_in_its_placeholders() {
     wait_for("earlier in this session; not tried again");
     // Quit, so that no decode is left running (see the next test).
     t.keys(&["q", "q"]);
-    let end = Instant::now() + Duration::from_secs(20);
-    while t.alive() && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    t.wait_exit(Duration::from_secs(20));
 }
 
 /// Quitting while decodes hang kills them: none outlives frameaudit.
@@ -1062,11 +1055,11 @@ fn quitting_kills_the_decodes_under_way() {
         std::thread::sleep(Duration::from_millis(50));
     }
     t.keys(&["q", "q"]);
-    let end = Instant::now() + Duration::from_secs(20);
-    while t.alive() && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(!t.alive(), "frameaudit did not quit:\n{}", t.screen());
+    assert!(
+        t.wait_exit(Duration::from_secs(20)),
+        "frameaudit did not quit:\n{}",
+        t.screen()
+    );
     let alive = |pid: &i32| {
         std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
     };

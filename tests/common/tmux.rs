@@ -173,6 +173,15 @@ impl Tmux {
             .output()
             .is_ok_and(|o| o.status.success())
     }
+
+    /// Waits up to `within` for the program to end; whether it has.
+    pub fn wait_exit(&self, within: std::time::Duration) -> bool {
+        let end = std::time::Instant::now() + within;
+        while self.alive() && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        !self.alive()
+    }
 }
 
 impl Drop for Tmux {
