@@ -5,6 +5,7 @@ pub mod cells;
 pub mod chunk;
 pub mod json;
 pub mod parquet;
+mod parquet_text;
 pub mod per_item_csv;
 
 use std::path::Path;

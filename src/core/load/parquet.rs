@@ -20,6 +20,7 @@ use parquet::file::writer::SerializedFileWriter;
 use serde_json::{Map, Value};
 
 use super::json::J;
+use super::parquet_text::{Text, TextChunk};
 
 /// The type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -451,13 +452,24 @@ enum Values {
     F32(Vec<f32>),
     F64(Vec<f64>),
     Bytes(Vec<ByteArray>),
+    /// A flat text column read page by page: each row's text in the chunk's dictionary or
+    /// the batch's own text.
+    Text(Vec<Text>),
+}
+
+/// Where a column's values are read from.
+enum Source {
+    /// The crate's column reader.
+    Column(ColumnReader),
+    /// A flat text column, read by its pages (parquet_text.rs).
+    Pages(TextChunk),
 }
 
 /// One column of a row group: its reader, the batch of rows last read from it with their
 /// levels, and a cursor over that batch.
 pub struct ColumnData {
     name: String,
-    reader: ColumnReader,
+    reader: Source,
     values: Values,
     defs: Vec<i16>,
     reps: Vec<i16>,
@@ -537,10 +549,21 @@ impl ColumnData {
             Values::F32(v) => J::Float(f64::from(v[at(v.len())?])),
             Values::F64(v) => J::Float(v[at(v.len())?]),
             Values::Bytes(v) => J::Str(Cow::Borrowed(
-                std::str::from_utf8(v[at(v.len())?].data())
-                    .map_err(|_| format!("{}: the text is not UTF-8", self.name))?,
+                std::str::from_utf8(v[at(v.len())?].data()).map_err(|_| self.not_utf8())?,
             )),
+            Values::Text(v) => {
+                let Source::Pages(chunk) = &self.reader else {
+                    unreachable!("text values come from pages")
+                };
+                J::Str(Cow::Borrowed(
+                    chunk.text(v[at(v.len())?]).ok_or_else(|| self.not_utf8())?,
+                ))
+            }
         })
+    }
+
+    fn not_utf8(&self) -> String {
+        format!("{}: the text is not UTF-8", self.name)
     }
 }
 
@@ -595,7 +618,19 @@ impl ColumnData {
                 got
             }};
         }
-        let got = match (&mut self.reader, &mut self.values) {
+        let reader = match &mut self.reader {
+            Source::Column(r) => r,
+            Source::Pages(chunk) => {
+                let Values::Text(v) = &mut self.values else {
+                    unreachable!("pages are read as text")
+                };
+                let defs = &mut self.defs;
+                return chunk
+                    .read(want, defs, v)
+                    .map_err(|e| bad(path, format!("column {}: {e}", self.name)));
+            }
+        };
+        let got = match (reader, &mut self.values) {
             (ColumnReader::BoolColumnReader(r), Values::Bool(v)) => read!(r, v),
             (ColumnReader::Int32ColumnReader(r), Values::I32(v)) => read!(r, v),
             (ColumnReader::Int64ColumnReader(r), Values::I64(v)) => read!(r, v),
@@ -620,6 +655,19 @@ pub fn read_columns(
     path: &Path,
     groups: std::ops::Range<usize>,
     wanted: &[&str],
+    each: impl FnMut(&mut [Option<ColumnData>], usize) -> io::Result<()>,
+) -> io::Result<()> {
+    read_columns_by(reader, path, groups, wanted, true, each)
+}
+
+/// [`read_columns`], reading flat text columns by their pages only when `pages` (the
+/// tests compare both ways).
+fn read_columns_by(
+    reader: &Reader,
+    path: &Path,
+    groups: std::ops::Range<usize>,
+    wanted: &[&str],
+    pages: bool,
     mut each: impl FnMut(&mut [Option<ColumnData>], usize) -> io::Result<()>,
 ) -> io::Result<()> {
     let meta = reader.metadata();
@@ -662,6 +710,27 @@ pub fn read_columns(
                 continue;
             };
             let d = schema.column(l);
+            let max_def = d.max_def_level();
+            let flat_text = pages
+                && d.physical_type() == parquet::basic::Type::BYTE_ARRAY
+                && d.max_rep_level() == 0
+                && super::parquet_text::fits(rg.metadata().column(l), max_def);
+            if flat_text {
+                let pages = rg.get_column_page_reader(l).map_err(|e| bad(path, e))?;
+                cols.push(Some(ColumnData {
+                    name: wanted[j].to_string(),
+                    reader: Source::Pages(TextChunk::new(pages, max_def)),
+                    values: Values::Text(Vec::new()),
+                    defs: Vec::new(),
+                    reps: Vec::new(),
+                    max_def,
+                    elem_def: max_def,
+                    list: false,
+                    level: 0,
+                    value: 0,
+                }));
+                continue;
+            }
             let reader = rg.get_column_reader(l).map_err(|e| bad(path, e))?;
             let values = match &reader {
                 ColumnReader::BoolColumnReader(_) => Values::Bool(Vec::new()),
@@ -681,10 +750,9 @@ pub fn read_columns(
                     ));
                 }
             };
-            let max_def = d.max_def_level();
             cols.push(Some(ColumnData {
                 name: wanted[j].to_string(),
-                reader,
+                reader: Source::Column(reader),
                 values,
                 defs: Vec::new(),
                 reps: Vec::new(),
@@ -744,4 +812,196 @@ pub fn write_records(
 pub fn is_parquet(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::basic::{Encoding, LogicalType, Type as Physical};
+    use parquet::file::properties::WriterVersion;
+    use parquet::schema::types::Type;
+
+    /// Rows of a required and an optional text column: a few repeated strings, long and
+    /// rare ones, empty ones, nulls and (when `bad`) bytes that are not UTF-8.
+    fn rows(n: usize, bad: bool) -> (Vec<ByteArray>, Vec<Option<ByteArray>>) {
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut text = |i: usize, r: usize| -> ByteArray {
+            match r % 10 {
+                0 => ByteArray::from(format!("rare-{i}-{}", "x".repeat(r % 300)).as_str()),
+                1 => ByteArray::from(""),
+                2 if bad && i % 97 == 0 => ByteArray::from(vec![0xff, 0xfe, b'a']),
+                _ => ByteArray::from(["yes", "no", "A", "é漢"][r % 4]),
+            }
+        };
+        let a = (0..n).map(|i| text(i, next())).collect();
+        let b = (0..n)
+            .map(|i| {
+                let r = next();
+                (r % 5 != 0).then(|| text(i, r / 5))
+            })
+            .collect();
+        (a, b)
+    }
+
+    fn file(props: WriterProperties, n: usize, bad: bool) -> Vec<u8> {
+        let leaf = |name: &str, rep| {
+            Arc::new(
+                Type::primitive_type_builder(name, Physical::BYTE_ARRAY)
+                    .with_repetition(rep)
+                    .with_logical_type(Some(LogicalType::String))
+                    .build()
+                    .unwrap(),
+            )
+        };
+        let schema = Type::group_type_builder("t")
+            .with_fields(vec![
+                leaf("a", Repetition::REQUIRED),
+                leaf("b", Repetition::OPTIONAL),
+            ])
+            .build()
+            .unwrap();
+        let (a, b) = rows(n, bad);
+        let mut out = Vec::new();
+        let mut w = SerializedFileWriter::new(&mut out, Arc::new(schema), Arc::new(props)).unwrap();
+        // Two row groups, written in uneven batches.
+        for half in [0..n / 3, n / 3..n] {
+            let mut rg = w.next_row_group().unwrap();
+            let mut col = rg.next_column().unwrap().unwrap();
+            for part in a[half.clone()].chunks(777) {
+                col.typed::<ByteArrayType>()
+                    .write_batch(part, None, None)
+                    .unwrap();
+            }
+            col.close().unwrap();
+            let mut col = rg.next_column().unwrap().unwrap();
+            for part in b[half.clone()].chunks(1000) {
+                let defs: Vec<i16> = part.iter().map(|v| i16::from(v.is_some())).collect();
+                let vals: Vec<ByteArray> = part.iter().flatten().cloned().collect();
+                col.typed::<ByteArrayType>()
+                    .write_batch(&vals, Some(&defs), None)
+                    .unwrap();
+            }
+            col.close().unwrap();
+            rg.close().unwrap();
+        }
+        w.close().unwrap();
+        out
+    }
+
+    /// Every row's value of both columns (or its error), read by pages or by the crate's
+    /// reader, and how many batches had a column read by pages.
+    fn read(data: &[u8], pages: bool) -> (Vec<String>, usize) {
+        let path = Path::new("t.parquet");
+        let r = open(data.to_vec(), path).unwrap();
+        let (mut seen, mut by_pages) = (Vec::new(), 0);
+        let groups = 0..row_groups(&r).len();
+        read_columns_by(&r, path, groups, &["a", "b", "c"], pages, |cols, n| {
+            by_pages += cols
+                .iter()
+                .flatten()
+                .filter(|c| matches!(c.reader, Source::Pages(_)))
+                .count();
+            for _ in 0..n {
+                for c in cols.iter_mut() {
+                    seen.push(format!("{:?}", next(c)));
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+        (seen, by_pages)
+    }
+
+    #[test]
+    fn text_read_by_pages_equals_the_crates_reader_on_every_layout() {
+        let base = || {
+            WriterProperties::builder()
+                .set_compression(Compression::SNAPPY)
+                .set_write_batch_size(100)
+        };
+        let layouts: Vec<(&str, WriterProperties, bool)> = vec![
+            ("dictionary, v1 pages", base().build(), true),
+            (
+                "dictionary, v2 pages",
+                base()
+                    .set_writer_version(WriterVersion::PARQUET_2_0)
+                    .build(),
+                true,
+            ),
+            (
+                "small pages, uncompressed",
+                base()
+                    .set_compression(Compression::UNCOMPRESSED)
+                    .set_data_page_size_limit(300)
+                    .set_data_page_row_count_limit(50)
+                    .build(),
+                true,
+            ),
+            (
+                "dictionary full: plain pages after dictionary ones",
+                base().set_dictionary_page_size_limit(200).build(),
+                true,
+            ),
+            (
+                "plain, v1",
+                base().set_dictionary_enabled(false).build(),
+                true,
+            ),
+            (
+                // The crate's v2 writer falls back to delta-encoded text.
+                "no dictionary, v2: delta, left to the crate",
+                base()
+                    .set_dictionary_enabled(false)
+                    .set_writer_version(WriterVersion::PARQUET_2_0)
+                    .build(),
+                false,
+            ),
+            (
+                "plain, v2",
+                base()
+                    .set_dictionary_enabled(false)
+                    .set_writer_version(WriterVersion::PARQUET_2_0)
+                    .set_encoding(Encoding::PLAIN)
+                    .build(),
+                true,
+            ),
+            (
+                "delta: left to the crate",
+                base()
+                    .set_dictionary_enabled(false)
+                    .set_encoding(Encoding::DELTA_BYTE_ARRAY)
+                    .build(),
+                false,
+            ),
+        ];
+        for bad in [false, true] {
+            for (name, props, fast) in &layouts {
+                let data = file(props.clone(), 5000, bad);
+                let (crate_rows, none) = read(&data, false);
+                let (page_rows, some) = read(&data, true);
+                assert_eq!(none, 0);
+                assert_eq!(some > 0, *fast, "{name}: read by pages");
+                assert_eq!(crate_rows.len(), 3 * 5000);
+                assert_eq!(
+                    crate_rows
+                        .iter()
+                        .filter(|s| s.contains("not UTF-8"))
+                        .count()
+                        > 0,
+                    bad,
+                    "{name}"
+                );
+                for (i, (c, p)) in crate_rows.iter().zip(&page_rows).enumerate() {
+                    assert_eq!(c, p, "{name}, bad={bad}: row {}, column {}", i / 3, i % 3);
+                }
+                assert_eq!(crate_rows.len(), page_rows.len(), "{name}");
+            }
+        }
+    }
 }
