@@ -460,9 +460,9 @@ enum Values {
 /// Where a column's values are read from.
 enum Source {
     /// The crate's column reader.
-    Column(ColumnReader),
+    Column(Box<ColumnReader>),
     /// A flat text column, read by its pages (parquet_text.rs).
-    Pages(TextChunk),
+    Pages(Box<TextChunk>),
 }
 
 /// One column of a row group: its reader, the batch of rows last read from it with their
@@ -630,7 +630,7 @@ impl ColumnData {
                     .map_err(|e| bad(path, format!("column {}: {e}", self.name)));
             }
         };
-        let got = match (reader, &mut self.values) {
+        let got = match (&mut **reader, &mut self.values) {
             (ColumnReader::BoolColumnReader(r), Values::Bool(v)) => read!(r, v),
             (ColumnReader::Int32ColumnReader(r), Values::I32(v)) => read!(r, v),
             (ColumnReader::Int64ColumnReader(r), Values::I64(v)) => read!(r, v),
@@ -719,7 +719,7 @@ fn read_columns_by(
                 let pages = rg.get_column_page_reader(l).map_err(|e| bad(path, e))?;
                 cols.push(Some(ColumnData {
                     name: wanted[j].to_string(),
-                    reader: Source::Pages(TextChunk::new(pages, max_def)),
+                    reader: Source::Pages(Box::new(TextChunk::new(pages, max_def))),
                     values: Values::Text(Vec::new()),
                     defs: Vec::new(),
                     reps: Vec::new(),
@@ -752,7 +752,7 @@ fn read_columns_by(
             };
             cols.push(Some(ColumnData {
                 name: wanted[j].to_string(),
-                reader: Source::Column(reader),
+                reader: Source::Column(Box::new(reader)),
                 values,
                 defs: Vec::new(),
                 reps: Vec::new(),
@@ -831,11 +831,11 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 33) as usize
         };
-        let mut text = |i: usize, r: usize| -> ByteArray {
+        let text = |i: usize, r: usize| -> ByteArray {
             match r % 10 {
                 0 => ByteArray::from(format!("rare-{i}-{}", "x".repeat(r % 300)).as_str()),
                 1 => ByteArray::from(""),
-                2 if bad && i % 97 == 0 => ByteArray::from(vec![0xff, 0xfe, b'a']),
+                2 if bad && i.is_multiple_of(97) => ByteArray::from(vec![0xff, 0xfe, b'a']),
                 _ => ByteArray::from(["yes", "no", "A", "é漢"][r % 4]),
             }
         };

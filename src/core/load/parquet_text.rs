@@ -97,11 +97,9 @@ impl Hybrid {
             let held = (self.data.len() - self.pos).min(bytes);
             self.repeat = None;
             self.bit = self.pos * 8;
-            self.left = if self.width == 0 {
-                n.saturating_mul(8)
-            } else {
-                (held * 8 / self.width).min(n.saturating_mul(8))
-            };
+            self.left = (held * 8)
+                .checked_div(self.width)
+                .map_or(n.saturating_mul(8), |held| held.min(n.saturating_mul(8)));
             self.pos += held;
         }
         Ok(true)
