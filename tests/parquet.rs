@@ -301,38 +301,40 @@ fn cells_never_writes_over_its_input_nor_an_existing_file_without_force() {
 
 #[test]
 fn rows_read_in_parallel_keep_their_file_numbers() {
-    // 400 000 rows in several row groups, read by two workers: a bad row in the second
-    // worker's part is named by its row in the file.
+    // 400 000 rows read by two workers, in several row groups and in one (cut in a piece
+    // per worker, the second skipping to its first row): bad rows in either worker's part,
+    // on both sides of the cut, are named by their row in the file.
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("many.parquet");
-    if !duckdb(&format!(
-        "COPY (SELECT CASE WHEN i IN (5, 300000) THEN NULL ELSE 'M' END AS model, 'q' || i AS item_id, '8f' AS config, 8 AS frames, 'A' AS pred, 'A' AS gold FROM range(1, 400001) t(i)) TO '{}' (FORMAT parquet, ROW_GROUP_SIZE 100000)",
-        bad.display()
-    )) {
-        return;
+    for group in [100_000, 1_000_000] {
+        let bad = dir.path().join(format!("many{group}.parquet"));
+        if !duckdb(&format!(
+            "COPY (SELECT CASE WHEN i IN (5, 200000, 200001, 300000) THEN NULL ELSE 'M' END AS model, 'q' || i AS item_id, '8f' AS config, 8 AS frames, 'A' AS pred, 'A' AS gold FROM range(1, 400001) t(i)) TO '{}' (FORMAT parquet, ROW_GROUP_SIZE {group})",
+            bad.display()
+        )) {
+            return;
+        }
+        let o = frameaudit(&["validate", bad.to_str().unwrap(), "--no-cache"]);
+        let out = common::stdout(&o);
+        for row in [5, 200000, 200001, 300000] {
+            assert!(
+                out.contains(&format!("many{group}.parquet:{row}: error: field `model`")),
+                "{out}"
+            );
+        }
+        assert!(out.contains("4 errors"), "{out}");
     }
-    let o = frameaudit(&["validate", bad.to_str().unwrap(), "--no-cache"]);
-    let out = common::stdout(&o);
-    assert!(
-        out.contains("many.parquet:5: error: field `model`"),
-        "{out}"
-    );
-    assert!(
-        out.contains("many.parquet:300000: error: field `model`"),
-        "{out}"
-    );
-    assert!(out.contains("2 errors"), "{out}");
 }
 
 #[test]
 fn lists_and_nulls_cross_the_reading_batches_intact() {
-    // 30 000 cells, read in batches of 8 192 rows: frame lists of every length (none,
-    // empty, long), open items with several references, absent confidences, scattered so
-    // that batches start inside runs of each.
+    // 70 000 cells in one row group, read in batches and in two pieces (the second
+    // skipping to its first row): frame lists of every length (none, empty, long), open
+    // items with several references, absent confidences, scattered so that batches and
+    // the pieces start inside runs of each.
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("cells.jsonl");
     let mut text = String::new();
-    for i in 0..30_000u64 {
+    for i in 0..70_000u64 {
         let item = i / 3;
         let frames = 8 << (i % 3);
         let mut cell = serde_json::json!({
@@ -378,7 +380,7 @@ fn lists_and_nulls_cross_the_reading_batches_intact() {
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let (a, b) = (jsonl(&a), jsonl(&b));
-    assert_eq!(a.len(), 30_000);
+    assert_eq!(a.len(), 70_000);
     for (i, (x, y)) in a.iter().zip(&b).enumerate() {
         assert_eq!(x, y, "cell {i}");
     }

@@ -239,86 +239,130 @@ const PARQUET_FIELDS: [&str; 19] = {
 };
 
 /// Reads a Parquet file of cells into the sink: each row goes through the checks of a
-/// JSONL line, its 1-based row number standing for the line (docs/formats.md §7). Row
-/// groups are read in parallel, each into a fork of the sink, joined in file order.
+/// JSONL line, its 1-based row number standing for the line (docs/formats.md §7). The rows
+/// are read in parallel in pieces (a row group, or a part of a large one), each into a fork
+/// of the sink, joined in file order.
 pub fn read_parquet_cells<S: CellSink>(
     data: Vec<u8>,
     path: &Path,
     sink: &mut S,
     name: &Arc<Path>,
 ) -> std::io::Result<()> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let reader = super::parquet::open(data, path)?;
-    let rows = super::parquet::row_groups(&reader);
-    let total: usize = rows.iter().sum();
-    let workers = super::chunk::WORKERS.min(rows.len());
-    if workers <= 1 || total < 65_536 {
-        return parquet_groups(&reader, path, 0..rows.len(), 1, sink, name);
-    }
-    // Contiguous ranges of row groups of about equal rows, one per worker.
-    // Each range comes with the 1-based number of its first row.
-    let mut ranges = Vec::new();
-    let (mut start, mut start_row, mut acc) = (0, 1u64, 0usize);
-    for (g, &n) in rows.iter().enumerate() {
-        acc += n;
-        if g + 1 == rows.len() || acc * workers >= total * (ranges.len() + 1) {
-            ranges.push((start..g + 1, start_row));
-            start = g + 1;
-            start_row = acc as u64 + 1;
+    let groups = super::parquet::row_groups(&reader);
+    let total: usize = groups.iter().sum();
+    let workers = super::chunk::WORKERS;
+    // A row group of many rows is cut in one piece per worker (a piece after the first
+    // skips the rows before it), so that one large row group is read in parallel too.
+    let mut pieces = Vec::new();
+    let mut first_row = 1u64;
+    for (g, &n) in groups.iter().enumerate() {
+        let k = if n >= 2 * PIECE_MIN { workers } else { 1 };
+        for i in 0..k {
+            let rows = n * i / k..n * (i + 1) / k;
+            pieces.push((g, rows.clone(), first_row + rows.start as u64));
         }
+        first_row += n as u64;
     }
-    let parts: Vec<(S, std::io::Result<()>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = ranges
-            .into_iter()
-            .map(|(groups, first)| {
-                let mut part = sink.fork();
-                let reader = &reader;
+    if total < 65_536 || pieces.len() <= 1 {
+        for (g, rows, first) in pieces {
+            parquet_rows(&reader, path, g, rows, first, sink, name)?;
+        }
+        return Ok(());
+    }
+    let next = AtomicUsize::new(0);
+    // Forked here: a sink is sent to a thread, not shared with it.
+    let forks: Vec<std::sync::Mutex<Option<S>>> = pieces
+        .iter()
+        .map(|_| std::sync::Mutex::new(Some(sink.fork())))
+        .collect();
+    let mut parts: Vec<(usize, S, std::io::Result<()>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers.min(pieces.len()))
+            .map(|_| {
+                let (reader, pieces, next, forks) = (&reader, &pieces, &next, &forks);
                 s.spawn(move || {
-                    let r = parquet_groups(reader, path, groups, first, &mut part, name);
-                    (part, r)
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((g, rows, first)) = pieces.get(i).cloned() else {
+                            return done;
+                        };
+                        let mut part = forks[i]
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .take()
+                            .expect("each piece is taken once");
+                        let r = parquet_rows(reader, path, g, rows, first, &mut part, name);
+                        done.push((i, part, r));
+                    }
                 })
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
-    for (mut part, r) in parts {
+    parts.sort_by_key(|p| p.0);
+    for (_, mut part, r) in parts {
         r?;
         sink.join(&mut part);
     }
     Ok(())
 }
 
-/// Reads the row groups `groups`, whose first row is row `first_row` of the file.
-fn parquet_groups<S: CellSink>(
+/// A column's values of a batch of rows: the same in every row, or each row's.
+enum Column<'c> {
+    Same(J<'static>),
+    Each(std::vec::IntoIter<J<'c>>),
+}
+
+/// The fewest rows of a piece of a row group read on its own.
+const PIECE_MIN: usize = 32_768;
+
+/// Reads the rows `rows` of row group `group`, whose first is row `first_row` of the file.
+fn parquet_rows<S: CellSink>(
     reader: &super::parquet::Reader,
     path: &Path,
-    groups: std::ops::Range<usize>,
+    group: usize,
+    rows: std::ops::Range<usize>,
     first_row: u64,
     sink: &mut S,
     name: &Arc<Path>,
 ) -> std::io::Result<()> {
-    use super::parquet::{next, read_columns};
+    use super::parquet::{batch, read_columns};
     let mut row_no: u64 = first_row - 1;
-    read_columns(reader, path, groups, &PARQUET_FIELDS, |cols, rows| {
-        for _ in 0..rows {
+    read_columns(reader, path, group, rows, &PARQUET_FIELDS, |cols, rows| {
+        // Column by column: each column's values of the batch, and the broken ones
+        // (the first field in PARQUET_FIELDS order is the one a row's error names).
+        let mut errors: Vec<(usize, usize, String)> = Vec::new();
+        let mut columns: Vec<Column<'_>> = Vec::with_capacity(cols.len());
+        let mut scratch = Vec::new();
+        for (f, c) in cols.iter().enumerate() {
+            let mut values = Vec::new();
+            columns.push(match batch(c.as_ref(), rows, &mut values, &mut scratch) {
+                Some(same) => Column::Same(same),
+                None => Column::Each(values.into_iter()),
+            });
+            errors.extend(scratch.drain(..).map(|(r, e)| (r, f, e)));
+        }
+        errors.sort_by_key(|&(r, f, _)| (r, f));
+        errors.dedup_by_key(|e| e.0);
+        let mut errors = errors.into_iter().peekable();
+        for r in 0..rows {
             row_no += 1;
             sink.count_record();
-            let mut it = cols.iter_mut();
             let mut vals: [J<'_>; PARQUET_FIELDS.len()] = Default::default();
-            let mut broken = None;
-            for ((f, c), slot) in PARQUET_FIELDS.iter().zip(&mut it).zip(vals.iter_mut()) {
-                match next(c) {
-                    Ok(v) => *slot = v,
-                    Err(e) => {
-                        broken.get_or_insert((*f, e));
-                        *slot = J::Null;
-                    }
-                }
+            for (slot, c) in vals.iter_mut().zip(&mut columns) {
+                *slot = match c {
+                    Column::Same(v) => v.clone(),
+                    Column::Each(v) => v.next().unwrap_or_default(),
+                };
             }
-            if let Some((f, e)) = broken {
-                sink.diags().error(name, Some(row_no), Some(f), e);
+            if let Some((_, f, e)) = errors.next_if(|e| e.0 == r) {
+                sink.diags()
+                    .error(name, Some(row_no), Some(PARQUET_FIELDS[f]), e);
                 continue;
             }
             // In the order of PARQUET_COLUMNS.

@@ -465,8 +465,8 @@ enum Source {
     Pages(Box<TextChunk>),
 }
 
-/// One column of a row group: its reader, the batch of rows last read from it with their
-/// levels, and a cursor over that batch.
+/// One column of a row group: its reader and the batch of rows last read from it with their
+/// levels.
 pub struct ColumnData {
     name: String,
     reader: Source,
@@ -477,8 +477,6 @@ pub struct ColumnData {
     /// The definition level at which a list element (null or not) is there.
     elem_def: i16,
     list: bool,
-    level: usize,
-    value: usize,
 }
 
 /// Why a Parquet file of cells cannot be read.
@@ -493,26 +491,26 @@ fn bad(path: &Path, why: impl std::fmt::Display) -> io::Error {
 }
 
 impl ColumnData {
-    /// The next row's value as the JSON reader would have given it; an error when a string
-    /// is not UTF-8.
-    fn next_row(&mut self) -> Result<J<'_>, String> {
+    /// The value of the row whose levels start at `*level` (its first value at `*value`),
+    /// as the JSON reader would have given it, both cursors moved past it; an error when a
+    /// string is not UTF-8.
+    fn row_at(&self, level: &mut usize, value: &mut usize) -> Result<J<'_>, String> {
         if !self.list {
             // A required column (no levels) has a value in every row.
-            let d = self.defs.get(self.level).copied().unwrap_or(self.max_def);
-            self.level += 1;
+            let d = self.defs.get(*level).copied().unwrap_or(self.max_def);
+            *level += 1;
             if d < self.max_def {
                 return Ok(J::Null);
             }
-            let i = self.value;
-            self.value += 1;
-            return self.value_at(i);
+            *value += 1;
+            return self.value_at(*value - 1);
         }
-        let start = self.level;
+        let start = *level;
         let mut end = start + 1;
         while end < self.reps.len() && self.reps[end] == 1 {
             end += 1;
         }
-        self.level = end;
+        *level = end;
         let first = self.defs.get(start).copied().unwrap_or(0);
         if first == 0 && self.max_def > 0 && self.elem_def > 1 {
             return Ok(J::Null);
@@ -520,23 +518,105 @@ impl ColumnData {
         if first < self.elem_def {
             return Ok(J::Arr(Vec::new()));
         }
-        let mut idx = Vec::new();
+        let mut items = Vec::with_capacity(end - start);
         for l in start..end {
-            if self.defs[l] == self.max_def {
-                idx.push(Some(self.value));
-                self.value += 1;
+            items.push(if self.defs[l] == self.max_def {
+                *value += 1;
+                self.value_at(*value - 1)?
             } else {
-                idx.push(None);
-            }
-        }
-        let mut items = Vec::with_capacity(idx.len());
-        for i in idx {
-            items.push(match i {
-                Some(i) => self.value_at(i)?,
-                None => J::Null,
+                J::Null
             });
         }
         Ok(J::Arr(items))
+    }
+
+    /// The values of the `rows` rows of the batch last read, appended to `out` (`J::Null`
+    /// where a row's value is broken, the row and why in `errors`). A flat column goes
+    /// through one loop of its own type; a list row by row.
+    fn batch_into<'c>(
+        &'c self,
+        rows: usize,
+        out: &mut Vec<J<'c>>,
+        errors: &mut Vec<(usize, String)>,
+    ) {
+        out.reserve(rows);
+        if self.list {
+            let (mut level, mut value) = (0, 0);
+            for r in 0..rows {
+                out.push(self.row_at(&mut level, &mut value).unwrap_or_else(|e| {
+                    errors.push((r, e));
+                    J::Null
+                }));
+            }
+            return;
+        }
+        match &self.values {
+            Values::Bool(v) => self.flat(rows, out, errors, v.len(), |i| Ok(J::Bool(v[i]))),
+            Values::I32(v) => {
+                self.flat(rows, out, errors, v.len(), |i| Ok(J::Int(i128::from(v[i]))))
+            }
+            Values::I64(v) => {
+                self.flat(rows, out, errors, v.len(), |i| Ok(J::Int(i128::from(v[i]))))
+            }
+            Values::F32(v) => self.flat(rows, out, errors, v.len(), |i| {
+                Ok(J::Float(f64::from(v[i])))
+            }),
+            Values::F64(v) => self.flat(rows, out, errors, v.len(), |i| Ok(J::Float(v[i]))),
+            Values::Bytes(v) => self.flat(rows, out, errors, v.len(), |i| {
+                std::str::from_utf8(v[i].data())
+                    .map(|s| J::Str(Cow::Borrowed(s)))
+                    .map_err(|_| self.not_utf8())
+            }),
+            Values::Text(v) => {
+                let Source::Pages(chunk) = &self.reader else {
+                    unreachable!("text values come from pages")
+                };
+                self.flat(rows, out, errors, v.len(), |i| {
+                    chunk
+                        .text(v[i])
+                        .map(|s| J::Str(Cow::Borrowed(s)))
+                        .ok_or_else(|| self.not_utf8())
+                })
+            }
+        }
+    }
+
+    /// [`ColumnData::batch_into`] for a flat column of `len` values, `get` giving each.
+    fn flat<'c>(
+        &self,
+        rows: usize,
+        out: &mut Vec<J<'c>>,
+        errors: &mut Vec<(usize, String)>,
+        len: usize,
+        get: impl Fn(usize) -> Result<J<'c>, String>,
+    ) {
+        if self.max_def == 0 && len >= rows {
+            // Required: a value in every row.
+            for r in 0..rows {
+                out.push(get(r).unwrap_or_else(|e| {
+                    errors.push((r, e));
+                    J::Null
+                }));
+            }
+            return;
+        }
+        let mut v = 0;
+        for r in 0..rows {
+            if self.defs.get(r).is_some_and(|&d| d < self.max_def) {
+                out.push(J::Null);
+                continue;
+            }
+            let got = if v < len {
+                get(v)
+            } else {
+                Err(format!("{}: fewer values than its levels say", self.name))
+            };
+            v += 1;
+            out.push(got.unwrap_or_else(|e| {
+                errors.push((r, e));
+                J::Null
+            }));
+        }
     }
 
     fn value_at(&self, i: usize) -> Result<J<'_>, String> {
@@ -587,15 +667,46 @@ pub fn row_groups(reader: &Reader) -> Vec<usize> {
 
 /// Rows read from every column at a time: enough to amortise the calls, few enough that
 /// a batch's values stay in cache and memory does not grow with the row group.
-const BATCH: usize = 8192;
+const BATCH: usize = 256;
 
 impl ColumnData {
+    /// Skips the next `n` rows of the column; the rows skipped (fewer only at the end of
+    /// the column).
+    fn skip(&mut self, n: usize, path: &Path) -> io::Result<usize> {
+        if n == 0 {
+            return Ok(0);
+        }
+        let reader = match &mut self.reader {
+            Source::Column(r) => r,
+            Source::Pages(_) => {
+                let mut done = 0;
+                while done < n {
+                    let got = self.read_batch((n - done).min(BATCH), path)?;
+                    if got == 0 {
+                        break;
+                    }
+                    done += got;
+                }
+                return Ok(done);
+            }
+        };
+        let skipped = match &mut **reader {
+            ColumnReader::BoolColumnReader(r) => r.skip_records(n),
+            ColumnReader::Int32ColumnReader(r) => r.skip_records(n),
+            ColumnReader::Int64ColumnReader(r) => r.skip_records(n),
+            ColumnReader::FloatColumnReader(r) => r.skip_records(n),
+            ColumnReader::DoubleColumnReader(r) => r.skip_records(n),
+            ColumnReader::ByteArrayColumnReader(r) => r.skip_records(n),
+            _ => unreachable!("only these readers are made"),
+        };
+        skipped.map_err(|e| bad(path, e))
+    }
+
     /// Reads the next `want` rows of the column in place of the last batch; the rows read
     /// (fewer only at the end of the column).
     fn read_batch(&mut self, want: usize, path: &Path) -> io::Result<usize> {
         self.defs.clear();
         self.reps.clear();
-        (self.level, self.value) = (0, 0);
         let levels = self.max_def > 0;
         macro_rules! read {
             ($r:expr, $vals:expr) => {{
@@ -647,17 +758,18 @@ impl ColumnData {
     }
 }
 
-/// Reads the named top-level columns of the row groups `groups`, calling `each` with a
-/// batch of rows: the columns (in the order of `wanted`; `None` for an absent column),
-/// each positioned at the batch's first row, and the batch's number of rows.
+/// Reads the named top-level columns of the rows `rows` of row group `group`, calling
+/// `each` with a batch of rows: the columns (in the order of `wanted`; `None` for an absent column),
+/// each holding the batch (its values through [`batch`]), and the batch's number of rows.
 pub fn read_columns(
     reader: &Reader,
     path: &Path,
-    groups: std::ops::Range<usize>,
+    group: usize,
+    rows: std::ops::Range<usize>,
     wanted: &[&str],
-    each: impl FnMut(&mut [Option<ColumnData>], usize) -> io::Result<()>,
+    each: impl FnMut(&[Option<ColumnData>], usize) -> io::Result<()>,
 ) -> io::Result<()> {
-    read_columns_by(reader, path, groups, wanted, true, each)
+    read_columns_by(reader, path, group, rows, wanted, true, each)
 }
 
 /// [`read_columns`], reading flat text columns by their pages only when `pages` (the
@@ -665,10 +777,11 @@ pub fn read_columns(
 fn read_columns_by(
     reader: &Reader,
     path: &Path,
-    groups: std::ops::Range<usize>,
+    group: usize,
+    rows: std::ops::Range<usize>,
     wanted: &[&str],
     pages: bool,
-    mut each: impl FnMut(&mut [Option<ColumnData>], usize) -> io::Result<()>,
+    mut each: impl FnMut(&[Option<ColumnData>], usize) -> io::Result<()>,
 ) -> io::Result<()> {
     let meta = reader.metadata();
     let schema = meta.file_metadata().schema_descr();
@@ -688,7 +801,8 @@ fn read_columns_by(
             leaf[j] = Some(i);
         }
     }
-    for g in groups {
+    {
+        let (g, range) = (group, rows);
         let rg = reader.get_row_group(g).map_err(|e| bad(path, e))?;
         let rows = rg.metadata().num_rows().max(0) as usize;
         for c in rg.metadata().columns() {
@@ -726,8 +840,6 @@ fn read_columns_by(
                     max_def,
                     elem_def: max_def,
                     list: false,
-                    level: 0,
-                    value: 0,
                 }));
                 continue;
             }
@@ -763,39 +875,68 @@ fn read_columns_by(
                     max_def
                 },
                 list: d.max_rep_level() == 1,
-                level: 0,
-                value: 0,
             }));
         }
-        let mut left = rows;
-        while left > 0 {
-            let want = left.min(BATCH);
+        let (wanted_rows, rows) = (range, rows);
+        if wanted_rows.end > rows {
+            return Err(bad(
+                path,
+                format!("row group {g} has {rows} rows, not {}", wanted_rows.end),
+            ));
+        }
+        let short = |c: &ColumnData, got: usize| {
+            bad(
+                path,
+                format!(
+                    "column {} of row group {g} holds {got} rows where the row group has {rows}",
+                    c.name
+                ),
+            )
+        };
+        for c in cols.iter_mut().flatten() {
+            let skipped = c.skip(wanted_rows.start, path)?;
+            if skipped != wanted_rows.start {
+                return Err(short(c, skipped));
+            }
+        }
+        let mut done = wanted_rows.start;
+        while done < wanted_rows.end {
+            let want = (wanted_rows.end - done).min(BATCH);
             for c in cols.iter_mut().flatten() {
                 let got = c.read_batch(want, path)?;
                 if got != want {
-                    return Err(bad(
-                        path,
-                        format!(
-                            "column {} of row group {g} holds {} rows where the row group has {rows}",
-                            c.name,
-                            rows - left + got
-                        ),
-                    ));
+                    return Err(short(c, done + got));
                 }
             }
-            each(&mut cols, want)?;
-            left -= want;
+            each(&cols, want)?;
+            done += want;
         }
     }
     Ok(())
 }
 
-/// The value of the next row of an optional column (`J::Missing` when the file lacks it).
-pub fn next<'c>(col: &'c mut Option<ColumnData>) -> Result<J<'c>, String> {
-    match col {
-        None => Ok(J::Missing),
-        Some(c) => c.next_row(),
+/// The values of a batch's `rows` rows of an optional column, appended to `out`
+/// (`J::Null` where a value is broken, with the row and why in `errors`); or, appending
+/// nothing, the one value of every row: `J::Missing` when the file lacks the column,
+/// `J::Null` when no row of a flat column has a value.
+pub fn batch<'c>(
+    col: Option<&'c ColumnData>,
+    rows: usize,
+    out: &mut Vec<J<'c>>,
+    errors: &mut Vec<(usize, String)>,
+) -> Option<J<'static>> {
+    let Some(c) = col else {
+        return Some(J::Missing);
+    };
+    let all_null = !c.list
+        && c.max_def > 0
+        && c.defs.len() >= rows
+        && c.defs[..rows].iter().all(|&d| d < c.max_def);
+    if all_null {
+        return Some(J::Null);
     }
+    c.batch_into(rows, out, errors);
+    None
 }
 
 /// Writes records as Parquet, `fixed` columns first and the others as [`columns`] finds
@@ -894,27 +1035,46 @@ mod tests {
         out
     }
 
-    /// Every row's value of both columns (or its error), read by pages or by the crate's
-    /// reader, and how many batches had a column read by pages.
-    fn read(data: &[u8], pages: bool) -> (Vec<String>, usize) {
+    /// Every row's value of the columns (or its error), read by pages or by the crate's
+    /// reader, each row group in `pieces` ranges of rows, and how many batches had a
+    /// column read by pages.
+    fn read(data: &[u8], pages: bool, pieces: usize) -> (Vec<String>, usize) {
         let path = Path::new("t.parquet");
         let r = open(data.to_vec(), path).unwrap();
         let (mut seen, mut by_pages) = (Vec::new(), 0);
-        let groups = 0..row_groups(&r).len();
-        read_columns_by(&r, path, groups, &["a", "b", "c"], pages, |cols, n| {
-            by_pages += cols
-                .iter()
-                .flatten()
-                .filter(|c| matches!(c.reader, Source::Pages(_)))
-                .count();
-            for _ in 0..n {
-                for c in cols.iter_mut() {
-                    seen.push(format!("{:?}", next(c)));
+        let ranges = row_groups(&r)
+            .into_iter()
+            .enumerate()
+            .flat_map(|(g, n)| (0..pieces).map(move |k| (g, n * k / pieces..n * (k + 1) / pieces)));
+        for (g, rows) in ranges {
+            read_columns_by(&r, path, g, rows, &["a", "b", "c"], pages, |cols, n| {
+                by_pages += cols
+                    .iter()
+                    .flatten()
+                    .filter(|c| matches!(c.reader, Source::Pages(_)))
+                    .count();
+                let per_column: Vec<Vec<String>> = cols
+                    .iter()
+                    .map(|c| {
+                        let (mut values, mut errors) = (Vec::new(), Vec::new());
+                        if let Some(same) = batch(c.as_ref(), n, &mut values, &mut errors) {
+                            values = vec![same; n];
+                        }
+                        let mut shown: Vec<String> =
+                            values.iter().map(|v| format!("{v:?}")).collect();
+                        for (r, e) in errors {
+                            shown[r] = format!("Err({e:?})");
+                        }
+                        shown
+                    })
+                    .collect();
+                for r in 0..n {
+                    seen.extend(per_column.iter().map(|c| c[r].clone()));
                 }
-            }
-            Ok(())
-        })
-        .unwrap();
+                Ok(())
+            })
+            .unwrap();
+        }
         (seen, by_pages)
     }
 
@@ -983,8 +1143,19 @@ mod tests {
         for bad in [false, true] {
             for (name, props, fast) in &layouts {
                 let data = file(props.clone(), 5000, bad);
-                let (crate_rows, none) = read(&data, false);
-                let (page_rows, some) = read(&data, true);
+                let (crate_rows, none) = read(&data, false, 1);
+                let (page_rows, some) = read(&data, true, 1);
+                // Row ranges that start inside a row group skip to their first row.
+                assert_eq!(
+                    read(&data, false, 3).0,
+                    crate_rows,
+                    "{name}: crate, in pieces"
+                );
+                assert_eq!(
+                    read(&data, true, 3).0,
+                    crate_rows,
+                    "{name}: pages, in pieces"
+                );
                 assert_eq!(none, 0);
                 assert_eq!(some > 0, *fast, "{name}: read by pages");
                 assert_eq!(crate_rows.len(), 3 * 5000);
