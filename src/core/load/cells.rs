@@ -14,7 +14,7 @@ use crate::core::diag::Diagnostics;
 use crate::core::matrix::{CellInput, Gold, Task};
 
 /// The fields of a cell line as written; unknown fields are ignored.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 struct RawCell<'a> {
     #[serde(borrow, default)]
     model: J<'a>,
@@ -52,6 +52,43 @@ struct RawCell<'a> {
     source_tag: J<'a>,
     #[serde(borrow, default)]
     protocol_note: J<'a>,
+}
+
+impl<'a> RawCell<'a> {
+    /// Reads a line of the plain shape most files have without serde (json.rs
+    /// `scan_flat`) into `self`, a default cell; `false` for any other line, and for a
+    /// field given twice, which serde then reads and reports.
+    fn read_plain(&mut self, text: &'a str) -> bool {
+        let mut seen = 0u32;
+        super::json::scan_flat(text, |key, v| {
+            let (bit, slot) = match key {
+                "model" => (0, &mut self.model),
+                "item_id" => (1, &mut self.item_id),
+                "benchmark" => (2, &mut self.benchmark),
+                "config" => (3, &mut self.config),
+                "frames" => (4, &mut self.frames),
+                "budget" => (5, &mut self.budget),
+                "pixels" => (6, &mut self.pixels),
+                "protocol" => (7, &mut self.protocol),
+                "task" => (8, &mut self.task),
+                "pred" => (9, &mut self.pred),
+                "gold" => (10, &mut self.gold),
+                "correct" => (11, &mut self.correct),
+                "score" => (12, &mut self.score),
+                "confidence" => (13, &mut self.confidence),
+                "blind" => (14, &mut self.blind),
+                "frame_idx" => (15, &mut self.frame_idx),
+                "source_tag" => (16, &mut self.source_tag),
+                "protocol_note" => (17, &mut self.protocol_note),
+                _ => return true,
+            };
+            let fresh = seen & (1 << bit) == 0;
+            seen |= 1 << bit;
+            *slot = v;
+            fresh
+        })
+        .is_some()
+    }
 }
 
 /// Validates one parsed line into a cell; `None` (with diagnostics) when it is rejected.
@@ -192,16 +229,34 @@ fn validate<'a>(
 
 /// Parses a block of cells JSONL (whole lines) whose first line is `first_line`.
 pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>, sink: &mut S) {
-    for (i, line) in block.split(|&c| c == b'\n').enumerate() {
-        let text = line.trim_ascii();
+    // One UTF-8 check for the block when it passes (lines are cut at `\n`, so on character
+    // boundaries); line by line otherwise.
+    let whole = std::str::from_utf8(block).ok();
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', block).chain(std::iter::once(block.len()));
+    for (i, end) in ends.enumerate() {
+        let (from, bytes) = (start, &block[start..end]);
+        start = end + 1;
+        let text = bytes.trim_ascii();
         if text.is_empty() {
             continue;
         }
         sink.count_record();
         let line = first_line + i as u64;
-        let Some(raw) = parse_record::<RawCell>(text, "one cell", file, line, sink.diags()) else {
-            continue;
+        let str = match whole {
+            Some(w) => {
+                let lead = bytes.len() - bytes.trim_ascii_start().len();
+                w.get(from + lead..from + lead + text.len())
+            }
+            None => std::str::from_utf8(text).ok(),
         };
+        let mut raw = RawCell::default();
+        if !str.is_some_and(|t| raw.read_plain(t)) {
+            match parse_record::<RawCell>(text, "one cell", file, line, sink.diags()) {
+                Some(r) => raw = r,
+                None => continue,
+            }
+        }
         if let Some(cell) = validate(&raw, sink.diags(), file, line) {
             sink.push(cell, line);
         }
@@ -865,5 +920,145 @@ mod tests {
         assert_eq!(a.cell_pred, b.cell_pred);
         assert_eq!(a.blind_answers(), b.blind_answers());
         assert_eq!(a.stats.records, b.stats.records);
+    }
+
+    /// Value tokens of every kind: those the plain reader reads, and those it must leave
+    /// to serde (escapes, control characters, exponents, long or odd numbers, nesting,
+    /// malformed text).
+    const VALUES: [&str; 44] = [
+        "\"M\"",
+        "\"\"",
+        "\"q 1\"",
+        "\"\u{e9}\u{4e2d}\"",
+        "\"a\\\"b\"",
+        "\"\\u00e9\"",
+        "\"\\n\"",
+        "\"tab\there\"",
+        "\"\u{1}\"",
+        "0",
+        "-0",
+        "01",
+        "8",
+        "151200",
+        "-3",
+        "123456789012345",
+        "1234567890123456789",
+        "99999999999999999999",
+        "1.",
+        ".5",
+        "1e5",
+        "1E-3",
+        "-1.25",
+        "0.97",
+        "0.1",
+        "-0.0",
+        "3.14159265358979",
+        "1.0000000000000002",
+        "0.000001",
+        "1.5e300",
+        "-",
+        "+1",
+        "1.2.3",
+        "true",
+        "false",
+        "null",
+        "tru",
+        "nul",
+        "[]",
+        "[1, 2 ,3]",
+        "[\"a\",\"b\"]",
+        "[1,[2]]",
+        "{\"a\":1}",
+        "[1,]",
+    ];
+    const KEYS: [&str; 22] = [
+        "model",
+        "item_id",
+        "benchmark",
+        "config",
+        "frames",
+        "budget",
+        "pixels",
+        "protocol",
+        "task",
+        "pred",
+        "gold",
+        "correct",
+        "score",
+        "confidence",
+        "blind",
+        "frame_idx",
+        "source_tag",
+        "protocol_note",
+        "extra",
+        "mo\\u0064el",
+        "",
+        "Model",
+    ];
+
+    proptest::proptest! {
+        /// Whatever a line holds, the plain reader either reads it as serde does, value for
+        /// value, or leaves it to serde.
+        #[test]
+        fn the_plain_json_reader_reads_as_serde_or_not_at_all(
+            pairs in proptest::collection::vec(
+                (
+                    0..KEYS.len(),
+                    0..VALUES.len(),
+                    proptest::sample::select(vec![":", ": ", " : ", ":\t"]),
+                    proptest::sample::select(vec![",", ", ", " ,", ",\r"]),
+                ),
+                0..8,
+            ),
+            decimal in (0u64..100_000_000_000_000_000, 0usize..19, proptest::bool::ANY),
+            (open, close) in proptest::sample::select(vec![
+                ("{", "}"), (" { ", " } "), ("{", ""), ("[", "]"), ("{", "},"), ("{", "}x"),
+            ]),
+        ) {
+            // A decimal of up to 17 digits, either side of the 15 the plain reader takes.
+            let (digits, point, negative) = decimal;
+            let d = digits.to_string();
+            let point = point.min(d.len());
+            let number = format!(
+                "{}{}{}{}",
+                if negative { "-" } else { "" },
+                &d[..d.len() - point],
+                if point > 0 && point < d.len() { "." } else { "" },
+                if point < d.len() { &d[d.len() - point..] } else { "" },
+            );
+            let mut line = open.to_string();
+            for (n, (k, v, colon, comma)) in pairs.iter().enumerate() {
+                if n > 0 {
+                    line.push_str(comma);
+                }
+                let value = if *v == 0 && n % 2 == 1 { number.as_str() } else { VALUES[*v] };
+                line.push_str(&format!("\"{}\"{colon}{value}", KEYS[*k]));
+            }
+            line.push_str(close);
+            let by_serde = serde_json::from_str::<RawCell>(&line);
+            let mut plain = RawCell::default();
+            if plain.read_plain(&line) {
+                proptest::prop_assert!(by_serde.is_ok(), "{}: serde refused: {:?}", line, by_serde.err());
+                let serde = format!("{:?}", by_serde.ok());
+                proptest::prop_assert_eq!(format!("{:?}", Some(plain)), serde, "{}", line);
+            }
+        }
+    }
+
+    #[test]
+    fn plain_lines_are_read_without_serde() {
+        for line in [
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"pred":"A","gold":"B","confidence":0.97}"#,
+            r#"{"model": "M", "item_id": "q1", "frame_idx": [0, 5, 9], "gold": ["a", "b"], "correct": null, "x": true}"#,
+            "{}",
+        ] {
+            let mut plain = RawCell::default();
+            assert!(plain.read_plain(line), "{line}");
+            let serde: RawCell = serde_json::from_str(line).unwrap();
+            assert_eq!(format!("{plain:?}"), format!("{serde:?}"));
+        }
+        // A field given twice is left to serde, which names it.
+        assert!(!RawCell::default().read_plain(r#"{"model":"M","model":"N"}"#));
+        assert!(RawCell::default().read_plain(r#"{"x":1,"x":2}"#));
     }
 }

@@ -149,6 +149,156 @@ impl<'de: 'a, 'a> Deserialize<'de> for J<'a> {
     }
 }
 
+/// Reads a record of the plain shape most JSON Lines files have, without serde: an object
+/// whose keys are strings without escapes and whose values are strings without escapes,
+/// numbers, `true`, `false`, `null` or arrays of those, with any JSON whitespace between
+/// tokens. `each` gets every key and value in order and may refuse one (`false`). `None`
+/// when the text has any other shape or `each` refused: serde_json then reads it and says
+/// what is wrong, so the two readers never disagree (the tests hold them to each other).
+pub fn scan_flat<'a>(text: &'a str, mut each: impl FnMut(&'a str, J<'a>) -> bool) -> Option<()> {
+    let b = text.as_bytes();
+    let end = |i: usize| (skip_ws(b, i) == b.len()).then_some(());
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return end(i + 1);
+    }
+    loop {
+        let (key, next) = plain_str(text, i)?;
+        i = skip_ws(b, next);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let (value, next) = plain_value(text, skip_ws(b, i + 1), true)?;
+        if !each(key, value) {
+            return None;
+        }
+        i = skip_ws(b, next);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return end(i + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// The first byte at or after `i` that is not JSON whitespace.
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// A string at `i` without escapes or control characters, and the place after it.
+fn plain_str(text: &str, i: usize) -> Option<(&str, usize)> {
+    let b = text.as_bytes();
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    // Short strings: a plain loop beats a vector search's setup.
+    let mut end = i + 1;
+    loop {
+        match *b.get(end)? {
+            b'"' => break,
+            b'\\' | 0..0x20 => return None,
+            _ => end += 1,
+        }
+    }
+    // Cut at ASCII quotes, so on character boundaries.
+    Some((text.get(i + 1..end)?, end + 1))
+}
+
+/// A value at `i` of the shapes [`scan_flat`] reads (an array only when `list`), and the
+/// place after it. A number is read as serde_json reads it: by hand when it is a plain
+/// integer, by serde_json otherwise.
+fn plain_value(text: &str, i: usize, list: bool) -> Option<(J<'_>, usize)> {
+    let b = text.as_bytes();
+    let word = |w: &[u8], v: J<'static>| b[i..].starts_with(w).then_some((v, i + w.len()));
+    match *b.get(i)? {
+        b'"' => plain_str(text, i).map(|(s, next)| (J::Str(Cow::Borrowed(s)), next)),
+        b't' => word(b"true", J::Bool(true)),
+        b'f' => word(b"false", J::Bool(false)),
+        b'n' => word(b"null", J::Null),
+        b'[' if list => {
+            let mut items = Vec::new();
+            let mut j = skip_ws(b, i + 1);
+            if b.get(j) == Some(&b']') {
+                return Some((J::Arr(items), j + 1));
+            }
+            loop {
+                let (v, next) = plain_value(text, j, false)?;
+                items.push(v);
+                j = skip_ws(b, next);
+                match b.get(j) {
+                    Some(b',') => j = skip_ws(b, j + 1),
+                    Some(b']') => return Some((J::Arr(items), j + 1)),
+                    _ => return None,
+                }
+            }
+        }
+        b'-' | b'0'..=b'9' => {
+            let len = b[i..]
+                .iter()
+                .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                .unwrap_or(b.len() - i);
+            let token = &b[i..i + len];
+            let v = match plain_number(token) {
+                Some(v) => v,
+                None => match serde_json::from_slice::<J>(token).ok()? {
+                    v @ (J::Int(_) | J::Float(_)) => v,
+                    _ => return None,
+                },
+            };
+            Some((v, i + len))
+        }
+        _ => None,
+    }
+}
+
+/// A number of the form `-?D(.D)?` (no leading zeros, no exponent) with at most 15 digits in
+/// all, as serde_json reads it: an integer exactly; a decimal as the one rounding of its
+/// digits divided by a power of ten, both exact in an `f64`, which is the correctly rounded
+/// value serde_json gives too. `None` for any other token.
+fn plain_number(token: &[u8]) -> Option<J<'static>> {
+    let (negative, body) = match token.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, token),
+    };
+    let (int, frac) = match memchr::memchr(b'.', body) {
+        Some(dot) => (&body[..dot], Some(&body[dot + 1..])),
+        None => (body, None),
+    };
+    let digits = |d: &[u8]| !d.is_empty() && d.iter().all(u8::is_ascii_digit);
+    if !digits(int) || (int.len() > 1 && int[0] == b'0') || !frac.is_none_or(digits) {
+        return None;
+    }
+    let frac = frac.unwrap_or_default();
+    if int.len() + frac.len() > 15 {
+        return None;
+    }
+    let n = int
+        .iter()
+        .chain(frac)
+        .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+    let n = if negative { -n } else { n };
+    if frac.is_empty() && !(negative && n == 0) {
+        return Some(J::Int(i128::from(n)));
+    }
+    if frac.is_empty() {
+        return None;
+    }
+    // n < 10^15 < 2^53 and 10^k (k < 15) are exact.
+    const POW10: [f64; 15] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+    ];
+    let v = n as f64 / POW10[frac.len()];
+    Some(J::Float(if negative && n == 0 { -0.0 } else { v }))
+}
+
 /// Turns a serde_json error on one line into a message without serde's own "line 1".
 pub fn describe_json_error(e: &serde_json::Error) -> String {
     let msg = e.to_string();
