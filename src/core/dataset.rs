@@ -677,7 +677,7 @@ fn check_meta_paths(meta: &DatasetMeta, file: &Arc<Path>, diags: &mut Diagnostic
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 struct RawItem<'a> {
     #[serde(borrow, default)]
     benchmark: J<'a>,
@@ -709,6 +709,46 @@ struct RawItem<'a> {
     task_type: J<'a>,
 }
 
+impl<'a> RawItem<'a> {
+    /// Reads a line of the plain shape without serde (json.rs `scan_fields`) into `self`, a
+    /// default item; `false` for any other line, which serde then reads and reports.
+    fn read_plain(&mut self, text: &'a str) -> bool {
+        const NAMES: [&str; 14] = [
+            "benchmark",
+            "item_id",
+            "question",
+            "options",
+            "gold",
+            "video",
+            "video_file",
+            "num_frames",
+            "fps",
+            "duration",
+            "start",
+            "end",
+            "category",
+            "task_type",
+        ];
+        let mut slots = [
+            &mut self.benchmark,
+            &mut self.item_id,
+            &mut self.question,
+            &mut self.options,
+            &mut self.gold,
+            &mut self.video,
+            &mut self.video_file,
+            &mut self.num_frames,
+            &mut self.fps,
+            &mut self.duration,
+            &mut self.start,
+            &mut self.end,
+            &mut self.category,
+            &mut self.task_type,
+        ];
+        super::load::json::scan_fields(text, &NAMES, &mut slots)
+    }
+}
+
 /// Reads `items.jsonl`, keyed to the matrix's items. Items without cells are warned about
 /// and dropped.
 fn read_items(
@@ -728,9 +768,14 @@ fn read_items(
     // Items whose `video` or `video_file` the frame readers refuse.
     let mut outside = 0usize;
     for_each_line(reader, path, |text, line| {
-        let Some(raw) = parse_record::<RawItem>(text, "one item", &file, line, diags) else {
-            return;
-        };
+        let mut raw = RawItem::default();
+        let plain = std::str::from_utf8(text).is_ok_and(|t| raw.read_plain(t));
+        if !plain {
+            match parse_record::<RawItem>(text, "one item", &file, line, diags) {
+                Some(r) => raw = r,
+                None => return,
+            }
+        }
         let mut ck = FieldCheck::new(diags, &file, line);
         let item_id = ck.required_str("item_id", &raw.item_id);
         let benchmark = ck.defaulted_str("benchmark", &raw.benchmark, "default");
@@ -842,4 +887,54 @@ fn read_items(
         );
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEYS: [&str; 17] = [
+        "benchmark",
+        "item_id",
+        "question",
+        "options",
+        "gold",
+        "video",
+        "video_file",
+        "num_frames",
+        "fps",
+        "duration",
+        "start",
+        "end",
+        "category",
+        "task_type",
+        "extra",
+        "vide\\u006f",
+        "",
+    ];
+
+    proptest::proptest! {
+        /// An items line is read by the plain reader as serde reads it, or left to serde.
+        #[test]
+        fn the_plain_item_reader_reads_as_serde_or_not_at_all(
+            line in crate::core::load::json::testing::lines(&KEYS),
+        ) {
+            let by_serde = serde_json::from_str::<RawItem>(&line);
+            let mut plain = RawItem::default();
+            if plain.read_plain(&line) {
+                proptest::prop_assert!(by_serde.is_ok(), "{}: serde refused: {:?}", line, by_serde.err());
+                let serde = format!("{:?}", by_serde.ok());
+                proptest::prop_assert_eq!(format!("{:?}", Some(plain)), serde, "{}", line);
+            }
+        }
+    }
+
+    #[test]
+    fn a_plain_item_line_is_read_without_serde() {
+        let line = r#"{"item_id": "q1", "question": "What falls first?", "options": ["A. a", "B. b"], "num_frames": 300, "fps": 29.97}"#;
+        let mut plain = RawItem::default();
+        assert!(plain.read_plain(line));
+        assert_eq!(plain, serde_json::from_str::<RawItem>(line).unwrap());
+        assert!(!RawItem::default().read_plain(r#"{"item_id":"a","item_id":"b"}"#));
+    }
 }

@@ -922,55 +922,6 @@ mod tests {
         assert_eq!(a.stats.records, b.stats.records);
     }
 
-    /// Value tokens of every kind: those the plain reader reads, and those it must leave
-    /// to serde (escapes, control characters, exponents, long or odd numbers, nesting,
-    /// malformed text).
-    const VALUES: [&str; 44] = [
-        "\"M\"",
-        "\"\"",
-        "\"q 1\"",
-        "\"\u{e9}\u{4e2d}\"",
-        "\"a\\\"b\"",
-        "\"\\u00e9\"",
-        "\"\\n\"",
-        "\"tab\there\"",
-        "\"\u{1}\"",
-        "0",
-        "-0",
-        "01",
-        "8",
-        "151200",
-        "-3",
-        "123456789012345",
-        "1234567890123456789",
-        "99999999999999999999",
-        "1.",
-        ".5",
-        "1e5",
-        "1E-3",
-        "-1.25",
-        "0.97",
-        "0.1",
-        "-0.0",
-        "3.14159265358979",
-        "1.0000000000000002",
-        "0.000001",
-        "1.5e300",
-        "-",
-        "+1",
-        "1.2.3",
-        "true",
-        "false",
-        "null",
-        "tru",
-        "nul",
-        "[]",
-        "[1, 2 ,3]",
-        "[\"a\",\"b\"]",
-        "[1,[2]]",
-        "{\"a\":1}",
-        "[1,]",
-    ];
     const KEYS: [&str; 22] = [
         "model",
         "item_id",
@@ -1001,40 +952,8 @@ mod tests {
         /// value, or leaves it to serde.
         #[test]
         fn the_plain_json_reader_reads_as_serde_or_not_at_all(
-            pairs in proptest::collection::vec(
-                (
-                    0..KEYS.len(),
-                    0..VALUES.len(),
-                    proptest::sample::select(vec![":", ": ", " : ", ":\t"]),
-                    proptest::sample::select(vec![",", ", ", " ,", ",\r"]),
-                ),
-                0..8,
-            ),
-            decimal in (0u64..100_000_000_000_000_000, 0usize..19, proptest::bool::ANY),
-            (open, close) in proptest::sample::select(vec![
-                ("{", "}"), (" { ", " } "), ("{", ""), ("[", "]"), ("{", "},"), ("{", "}x"),
-            ]),
+            line in crate::core::load::json::testing::lines(&KEYS),
         ) {
-            // A decimal of up to 17 digits, either side of the 15 the plain reader takes.
-            let (digits, point, negative) = decimal;
-            let d = digits.to_string();
-            let point = point.min(d.len());
-            let number = format!(
-                "{}{}{}{}",
-                if negative { "-" } else { "" },
-                &d[..d.len() - point],
-                if point > 0 && point < d.len() { "." } else { "" },
-                if point < d.len() { &d[d.len() - point..] } else { "" },
-            );
-            let mut line = open.to_string();
-            for (n, (k, v, colon, comma)) in pairs.iter().enumerate() {
-                if n > 0 {
-                    line.push_str(comma);
-                }
-                let value = if *v == 0 && n % 2 == 1 { number.as_str() } else { VALUES[*v] };
-                line.push_str(&format!("\"{}\"{colon}{value}", KEYS[*k]));
-            }
-            line.push_str(close);
             let by_serde = serde_json::from_str::<RawCell>(&line);
             let mut plain = RawCell::default();
             if plain.read_plain(&line) {

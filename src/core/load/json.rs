@@ -185,6 +185,22 @@ pub fn scan_flat<'a>(text: &'a str, mut each: impl FnMut(&'a str, J<'a>) -> bool
     }
 }
 
+/// [`scan_flat`] into named slots: the key `names[i]` sets `slots[i]`, other keys are
+/// ignored; `false` when the line is not of the plain shape or names a field twice.
+pub fn scan_fields<'a>(text: &'a str, names: &[&str], slots: &mut [&mut J<'a>]) -> bool {
+    let mut seen = 0u64;
+    scan_flat(text, |key, v| {
+        let Some(i) = names.iter().position(|n| *n == key) else {
+            return true;
+        };
+        let fresh = seen & (1 << i) == 0;
+        seen |= 1 << i;
+        *slots[i] = v;
+        fresh
+    })
+    .is_some()
+}
+
 /// The first byte at or after `i` that is not JSON whitespace.
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -552,6 +568,124 @@ impl<'d> FieldCheck<'d> {
                 None
             }
         }
+    }
+}
+
+/// Lines for the tests that hold a plain reader ([`scan_flat`]) to serde.
+#[cfg(test)]
+pub(crate) mod testing {
+    use proptest::prelude::Strategy;
+
+    /// Value tokens of every kind: those the plain reader reads, and those it must leave
+    /// to serde (escapes, control characters, exponents, long or odd numbers, nesting,
+    /// malformed text).
+    pub const VALUES: [&str; 44] = [
+        "\"M\"",
+        "\"\"",
+        "\"q 1\"",
+        "\"\u{e9}\u{4e2d}\"",
+        "\"a\\\"b\"",
+        "\"\\u00e9\"",
+        "\"\\n\"",
+        "\"tab\there\"",
+        "\"\u{1}\"",
+        "0",
+        "-0",
+        "01",
+        "8",
+        "151200",
+        "-3",
+        "123456789012345",
+        "1234567890123456789",
+        "99999999999999999999",
+        "1.",
+        ".5",
+        "1e5",
+        "1E-3",
+        "-1.25",
+        "0.97",
+        "0.1",
+        "-0.0",
+        "3.14159265358979",
+        "1.0000000000000002",
+        "0.000001",
+        "1.5e300",
+        "-",
+        "+1",
+        "1.2.3",
+        "true",
+        "false",
+        "null",
+        "tru",
+        "nul",
+        "[]",
+        "[1, 2 ,3]",
+        "[\"a\",\"b\"]",
+        "[1,[2]]",
+        "{\"a\":1}",
+        "[1,]",
+    ];
+
+    /// Lines of `keys` with values of every kind, separators with and without whitespace,
+    /// decimals either side of the 15 digits the plain reader takes, and broken framing.
+    pub fn lines(keys: &'static [&'static str]) -> impl Strategy<Value = String> {
+        (
+            proptest::collection::vec(
+                (
+                    0..keys.len(),
+                    0..VALUES.len(),
+                    proptest::sample::select(vec![":", ": ", " : ", ":\t"]),
+                    proptest::sample::select(vec![",", ", ", " ,", ",\r"]),
+                ),
+                0..8,
+            ),
+            (
+                0u64..100_000_000_000_000_000,
+                0usize..19,
+                proptest::bool::ANY,
+            ),
+            proptest::sample::select(vec![
+                ("{", "}"),
+                (" { ", " } "),
+                ("{", ""),
+                ("[", "]"),
+                ("{", "},"),
+                ("{", "}x"),
+            ]),
+        )
+            .prop_map(move |(pairs, (digits, point, negative), (open, close))| {
+                let d = digits.to_string();
+                let point = point.min(d.len());
+                let number = format!(
+                    "{}{}{}{}",
+                    if negative { "-" } else { "" },
+                    &d[..d.len() - point],
+                    if point > 0 && point < d.len() {
+                        "."
+                    } else {
+                        ""
+                    },
+                    if point < d.len() {
+                        &d[d.len() - point..]
+                    } else {
+                        ""
+                    },
+                );
+                let mut line = open.to_string();
+                for (n, (k, v, colon, comma)) in pairs.iter().enumerate() {
+                    if n > 0 {
+                        line.push_str(comma);
+                    }
+                    let value = if *v == 0 && n % 2 == 1 {
+                        number.as_str()
+                    } else {
+                        VALUES[*v]
+                    };
+                    line.push_str(&format!("\"{}\"{colon}{value}", keys[*k]));
+                }
+                line.push_str(close);
+                line
+            })
     }
 }
 
