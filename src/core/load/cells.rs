@@ -367,9 +367,10 @@ pub fn read_parquet_cells<S: CellSink>(
     Ok(())
 }
 
-/// A column's values of a batch of rows: the same in every row, or each row's.
+/// A column's values of a batch of rows: absent or null in every row, or each row's.
 enum Column<'c> {
-    Same(J<'static>),
+    Missing,
+    Null,
     Each(std::vec::IntoIter<J<'c>>),
 }
 
@@ -397,7 +398,8 @@ fn parquet_rows<S: CellSink>(
         for (f, c) in cols.iter().enumerate() {
             let mut values = Vec::new();
             columns.push(match batch(c.as_ref(), rows, &mut values, &mut scratch) {
-                Some(same) => Column::Same(same),
+                Some(J::Missing) => Column::Missing,
+                Some(_) => Column::Null,
                 None => Column::Each(values.into_iter()),
             });
             errors.extend(scratch.drain(..).map(|(r, e)| (r, f, e)));
@@ -411,7 +413,8 @@ fn parquet_rows<S: CellSink>(
             let mut vals: [J<'_>; PARQUET_FIELDS.len()] = Default::default();
             for (slot, c) in vals.iter_mut().zip(&mut columns) {
                 *slot = match c {
-                    Column::Same(v) => v.clone(),
+                    Column::Missing => J::Missing,
+                    Column::Null => J::Null,
                     Column::Each(v) => v.next().unwrap_or_default(),
                 };
             }
