@@ -491,20 +491,10 @@ fn bad(path: &Path, why: impl std::fmt::Display) -> io::Error {
 }
 
 impl ColumnData {
-    /// The value of the row whose levels start at `*level` (its first value at `*value`),
-    /// as the JSON reader would have given it, both cursors moved past it; an error when a
-    /// string is not UTF-8.
-    fn row_at(&self, level: &mut usize, value: &mut usize) -> Result<J<'_>, String> {
-        if !self.list {
-            // A required column (no levels) has a value in every row.
-            let d = self.defs.get(*level).copied().unwrap_or(self.max_def);
-            *level += 1;
-            if d < self.max_def {
-                return Ok(J::Null);
-            }
-            *value += 1;
-            return self.value_at(*value - 1);
-        }
+    /// The value of a list column's row whose levels start at `*level` (its first value at
+    /// `*value`), as the JSON reader would have given it, both cursors moved past it; an
+    /// error when a string is not UTF-8.
+    fn list_at(&self, level: &mut usize, value: &mut usize) -> Result<J<'_>, String> {
         let start = *level;
         let mut end = start + 1;
         while end < self.reps.len() && self.reps[end] == 1 {
@@ -531,8 +521,7 @@ impl ColumnData {
     }
 
     /// The values of the `rows` rows of the batch last read, appended to `out` (`J::Null`
-    /// where a row's value is broken, the row and why in `errors`). A flat column goes
-    /// through one loop of its own type; a list row by row.
+    /// where a row's value is broken, the row and why in `errors`).
     fn batch_into<'c>(
         &'c self,
         rows: usize,
@@ -540,82 +529,24 @@ impl ColumnData {
         errors: &mut Vec<(usize, String)>,
     ) {
         out.reserve(rows);
-        if self.list {
-            let (mut level, mut value) = (0, 0);
-            for r in 0..rows {
-                out.push(self.row_at(&mut level, &mut value).unwrap_or_else(|e| {
-                    errors.push((r, e));
-                    J::Null
-                }));
-            }
-            return;
-        }
-        match &self.values {
-            Values::Bool(v) => self.flat(rows, out, errors, v.len(), |i| Ok(J::Bool(v[i]))),
-            Values::I32(v) => {
-                self.flat(rows, out, errors, v.len(), |i| Ok(J::Int(i128::from(v[i]))))
-            }
-            Values::I64(v) => {
-                self.flat(rows, out, errors, v.len(), |i| Ok(J::Int(i128::from(v[i]))))
-            }
-            Values::F32(v) => self.flat(rows, out, errors, v.len(), |i| {
-                Ok(J::Float(f64::from(v[i])))
-            }),
-            Values::F64(v) => self.flat(rows, out, errors, v.len(), |i| Ok(J::Float(v[i]))),
-            Values::Bytes(v) => self.flat(rows, out, errors, v.len(), |i| {
-                std::str::from_utf8(v[i].data())
-                    .map(|s| J::Str(Cow::Borrowed(s)))
-                    .map_err(|_| self.not_utf8())
-            }),
-            Values::Text(v) => {
-                let Source::Pages(chunk) = &self.reader else {
-                    unreachable!("text values come from pages")
-                };
-                self.flat(rows, out, errors, v.len(), |i| {
-                    chunk
-                        .text(v[i])
-                        .map(|s| J::Str(Cow::Borrowed(s)))
-                        .ok_or_else(|| self.not_utf8())
-                })
-            }
-        }
-    }
-
-    /// [`ColumnData::batch_into`] for a flat column of `len` values, `get` giving each.
-    fn flat<'c>(
-        &self,
-        rows: usize,
-        out: &mut Vec<J<'c>>,
-        errors: &mut Vec<(usize, String)>,
-        len: usize,
-        get: impl Fn(usize) -> Result<J<'c>, String>,
-    ) {
-        if self.max_def == 0 && len >= rows {
-            // Required: a value in every row.
-            for r in 0..rows {
-                out.push(get(r).unwrap_or_else(|e| {
-                    errors.push((r, e));
-                    J::Null
-                }));
-            }
-            return;
-        }
-        let mut v = 0;
-        for r in 0..rows {
-            if self.defs.get(r).is_some_and(|&d| d < self.max_def) {
-                out.push(J::Null);
-                continue;
-            }
-            let got = if v < len {
-                get(v)
-            } else {
-                Err(format!("{}: fewer values than its levels say", self.name))
-            };
-            v += 1;
+        let mut take = |r: usize, got: Result<J<'c>, String>| {
             out.push(got.unwrap_or_else(|e| {
                 errors.push((r, e));
                 J::Null
-            }));
+            }))
+        };
+        let (mut level, mut value) = (0, 0);
+        for r in 0..rows {
+            if self.list {
+                take(r, self.list_at(&mut level, &mut value));
+            } else if self.defs.get(r).is_some_and(|&d| d < self.max_def) {
+                // Null; a required column has no levels, and a value in every row.
+                take(r, Ok(J::Null));
+            } else {
+                // value_at says when the levels promise more values than there are.
+                take(r, self.value_at(value));
+                value += 1;
+            }
         }
     }
 
