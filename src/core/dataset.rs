@@ -12,8 +12,8 @@ use serde::Deserialize;
 use crate::core::diag::{Diagnostics, LoadError};
 use crate::core::fsread;
 use crate::core::load::json::{
-    FieldCheck, J, describe_json_error, for_each_line, is_missing, parse_record, strip_bom,
-    strip_bom_str,
+    FieldCheck, J, PlainRecord, describe_json_error, for_each_line, is_missing, read_record,
+    strip_bom, strip_bom_str,
 };
 use crate::core::load::{CellFormat, read_cell_file};
 use crate::core::matrix::{MatrixBuilder, ResponseMatrix};
@@ -709,26 +709,26 @@ struct RawItem<'a> {
     task_type: J<'a>,
 }
 
-impl<'a> RawItem<'a> {
-    /// Reads a line of the plain shape without serde (json.rs `scan_fields`) into `self`, a
-    /// default item; `false` for any other line, which serde then reads and reports.
+/// The fields of [`RawItem`], as a line names them.
+const ITEM_FIELDS: [&str; 14] = [
+    "benchmark",
+    "item_id",
+    "question",
+    "options",
+    "gold",
+    "video",
+    "video_file",
+    "num_frames",
+    "fps",
+    "duration",
+    "start",
+    "end",
+    "category",
+    "task_type",
+];
+
+impl<'a> PlainRecord<'a> for RawItem<'a> {
     fn read_plain(&mut self, text: &'a str) -> bool {
-        const NAMES: [&str; 14] = [
-            "benchmark",
-            "item_id",
-            "question",
-            "options",
-            "gold",
-            "video",
-            "video_file",
-            "num_frames",
-            "fps",
-            "duration",
-            "start",
-            "end",
-            "category",
-            "task_type",
-        ];
         let mut slots = [
             &mut self.benchmark,
             &mut self.item_id,
@@ -745,7 +745,7 @@ impl<'a> RawItem<'a> {
             &mut self.category,
             &mut self.task_type,
         ];
-        super::load::json::scan_fields(text, &NAMES, &mut slots)
+        super::load::json::scan_fields(text, &ITEM_FIELDS, &mut slots)
     }
 }
 
@@ -768,14 +768,10 @@ fn read_items(
     // Items whose `video` or `video_file` the frame readers refuse.
     let mut outside = 0usize;
     for_each_line(reader, path, |text, line| {
-        let mut raw = RawItem::default();
-        let plain = std::str::from_utf8(text).is_ok_and(|t| raw.read_plain(t));
-        if !plain {
-            match parse_record::<RawItem>(text, "one item", &file, line, diags) {
-                Some(r) => raw = r,
-                None => return,
-            }
-        }
+        let utf8 = std::str::from_utf8(text).ok();
+        let Some(raw) = read_record::<RawItem>(text, utf8, "one item", &file, line, diags) else {
+            return;
+        };
         let mut ck = FieldCheck::new(diags, &file, line);
         let item_id = ck.required_str("item_id", &raw.item_id);
         let benchmark = ck.defaulted_str("benchmark", &raw.benchmark, "default");
@@ -893,39 +889,13 @@ fn read_items(
 mod tests {
     use super::*;
 
-    const KEYS: [&str; 17] = [
-        "benchmark",
-        "item_id",
-        "question",
-        "options",
-        "gold",
-        "video",
-        "video_file",
-        "num_frames",
-        "fps",
-        "duration",
-        "start",
-        "end",
-        "category",
-        "task_type",
-        "extra",
-        "vide\\u006f",
-        "",
-    ];
-
     proptest::proptest! {
         /// An items line is read by the plain reader as serde reads it, or left to serde.
         #[test]
         fn the_plain_item_reader_reads_as_serde_or_not_at_all(
-            line in crate::core::load::json::testing::lines(&KEYS),
+            line in crate::core::load::json::testing::lines(&ITEM_FIELDS),
         ) {
-            let by_serde = serde_json::from_str::<RawItem>(&line);
-            let mut plain = RawItem::default();
-            if plain.read_plain(&line) {
-                proptest::prop_assert!(by_serde.is_ok(), "{}: serde refused: {:?}", line, by_serde.err());
-                let serde = format!("{:?}", by_serde.ok());
-                proptest::prop_assert_eq!(format!("{:?}", Some(plain)), serde, "{}", line);
-            }
+            crate::core::load::json::testing::reads_as_serde::<RawItem>(&line)?;
         }
     }
 

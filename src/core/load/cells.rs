@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::CellSink;
 use super::chunk::{BLOCK, Lines, read_blocks};
-use super::json::{FieldCheck, J, is_missing, parse_record};
+use super::json::{FieldCheck, J, PlainRecord, is_missing, read_record};
 use crate::core::diag::Diagnostics;
 use crate::core::matrix::{CellInput, Gold, Task};
 
@@ -54,40 +54,51 @@ struct RawCell<'a> {
     protocol_note: J<'a>,
 }
 
-impl<'a> RawCell<'a> {
-    /// Reads a line of the plain shape most files have without serde (json.rs
-    /// `scan_flat`) into `self`, a default cell; `false` for any other line, and for a
-    /// field given twice, which serde then reads and reports.
+/// The fields of [`RawCell`], as a line names them.
+const FIELDS: [&str; 18] = [
+    "model",
+    "item_id",
+    "benchmark",
+    "config",
+    "frames",
+    "budget",
+    "pixels",
+    "protocol",
+    "task",
+    "pred",
+    "gold",
+    "correct",
+    "score",
+    "confidence",
+    "blind",
+    "frame_idx",
+    "source_tag",
+    "protocol_note",
+];
+
+impl<'a> PlainRecord<'a> for RawCell<'a> {
     fn read_plain(&mut self, text: &'a str) -> bool {
-        let mut seen = 0u32;
-        super::json::scan_flat(text, |key, v| {
-            let (bit, slot) = match key {
-                "model" => (0, &mut self.model),
-                "item_id" => (1, &mut self.item_id),
-                "benchmark" => (2, &mut self.benchmark),
-                "config" => (3, &mut self.config),
-                "frames" => (4, &mut self.frames),
-                "budget" => (5, &mut self.budget),
-                "pixels" => (6, &mut self.pixels),
-                "protocol" => (7, &mut self.protocol),
-                "task" => (8, &mut self.task),
-                "pred" => (9, &mut self.pred),
-                "gold" => (10, &mut self.gold),
-                "correct" => (11, &mut self.correct),
-                "score" => (12, &mut self.score),
-                "confidence" => (13, &mut self.confidence),
-                "blind" => (14, &mut self.blind),
-                "frame_idx" => (15, &mut self.frame_idx),
-                "source_tag" => (16, &mut self.source_tag),
-                "protocol_note" => (17, &mut self.protocol_note),
-                _ => return true,
-            };
-            let fresh = seen & (1 << bit) == 0;
-            seen |= 1 << bit;
-            *slot = v;
-            fresh
-        })
-        .is_some()
+        let mut slots = [
+            &mut self.model,
+            &mut self.item_id,
+            &mut self.benchmark,
+            &mut self.config,
+            &mut self.frames,
+            &mut self.budget,
+            &mut self.pixels,
+            &mut self.protocol,
+            &mut self.task,
+            &mut self.pred,
+            &mut self.gold,
+            &mut self.correct,
+            &mut self.score,
+            &mut self.confidence,
+            &mut self.blind,
+            &mut self.frame_idx,
+            &mut self.source_tag,
+            &mut self.protocol_note,
+        ];
+        super::json::scan_fields(text, &FIELDS, &mut slots)
     }
 }
 
@@ -250,13 +261,10 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
             }
             None => std::str::from_utf8(text).ok(),
         };
-        let mut raw = RawCell::default();
-        if !str.is_some_and(|t| raw.read_plain(t)) {
-            match parse_record::<RawCell>(text, "one cell", file, line, sink.diags()) {
-                Some(r) => raw = r,
-                None => continue,
-            }
-        }
+        let Some(raw) = read_record::<RawCell>(text, str, "one cell", file, line, sink.diags())
+        else {
+            continue;
+        };
         if let Some(cell) = validate(&raw, sink.diags(), file, line) {
             sink.push(cell, line);
         }
@@ -925,45 +933,14 @@ mod tests {
         assert_eq!(a.stats.records, b.stats.records);
     }
 
-    const KEYS: [&str; 22] = [
-        "model",
-        "item_id",
-        "benchmark",
-        "config",
-        "frames",
-        "budget",
-        "pixels",
-        "protocol",
-        "task",
-        "pred",
-        "gold",
-        "correct",
-        "score",
-        "confidence",
-        "blind",
-        "frame_idx",
-        "source_tag",
-        "protocol_note",
-        "extra",
-        "mo\\u0064el",
-        "",
-        "Model",
-    ];
-
     proptest::proptest! {
         /// Whatever a line holds, the plain reader either reads it as serde does, value for
         /// value, or leaves it to serde.
         #[test]
         fn the_plain_json_reader_reads_as_serde_or_not_at_all(
-            line in crate::core::load::json::testing::lines(&KEYS),
+            line in crate::core::load::json::testing::lines(&FIELDS),
         ) {
-            let by_serde = serde_json::from_str::<RawCell>(&line);
-            let mut plain = RawCell::default();
-            if plain.read_plain(&line) {
-                proptest::prop_assert!(by_serde.is_ok(), "{}: serde refused: {:?}", line, by_serde.err());
-                let serde = format!("{:?}", by_serde.ok());
-                proptest::prop_assert_eq!(format!("{:?}", Some(plain)), serde, "{}", line);
-            }
+            crate::core::load::json::testing::reads_as_serde::<RawCell>(&line)?;
         }
     }
 

@@ -201,6 +201,30 @@ pub fn scan_fields<'a>(text: &'a str, names: &[&str], slots: &mut [&mut J<'a>]) 
     .is_some()
 }
 
+/// A record that lines of the plain shape fill without serde ([`scan_fields`]).
+pub trait PlainRecord<'a>: Default + serde::Deserialize<'a> {
+    /// Reads a plain line into `self`, a default record: `false` for any other line, and
+    /// for a field given twice, which serde then reads and reports.
+    fn read_plain(&mut self, text: &'a str) -> bool;
+}
+
+/// One record of a line: by [`PlainRecord::read_plain`] when `utf8` (the line as text) has
+/// the plain shape, else by serde through [`parse_record`], which reports why it cannot.
+pub fn read_record<'a, T: PlainRecord<'a>>(
+    text: &'a [u8],
+    utf8: Option<&'a str>,
+    what: &str,
+    file: &Arc<Path>,
+    line: u64,
+    diags: &mut Diagnostics,
+) -> Option<T> {
+    let mut raw = T::default();
+    if utf8.is_some_and(|t| raw.read_plain(t)) {
+        return Some(raw);
+    }
+    parse_record(text, what, file, line, diags)
+}
+
 /// The first byte at or after `i` that is not JSON whitespace.
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -626,9 +650,21 @@ pub(crate) mod testing {
         "[1,]",
     ];
 
-    /// Lines of `keys` with values of every kind, separators with and without whitespace,
-    /// decimals either side of the 15 digits the plain reader takes, and broken framing.
-    pub fn lines(keys: &'static [&'static str]) -> impl Strategy<Value = String> {
+    /// Lines of a record's `fields`, of keys it does not know (one of them a field's name
+    /// written with an escape, one a field's in capitals) and of the empty key, with values
+    /// of every kind, separators with and without whitespace, decimals either side of the
+    /// 15 digits the plain reader takes, and broken framing.
+    pub fn lines(fields: &[&str]) -> impl Strategy<Value = String> {
+        let first = fields[0];
+        let mut keys: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+        keys.push("extra".into());
+        keys.push(format!(
+            "{}\\u{:04x}",
+            &first[..first.len() - 1],
+            first.as_bytes()[first.len() - 1]
+        ));
+        keys.push(first.to_uppercase());
+        keys.push(String::new());
         (
             proptest::collection::vec(
                 (
@@ -686,6 +722,26 @@ pub(crate) mod testing {
                 line.push_str(close);
                 line
             })
+    }
+
+    /// What the tests ask of a plain reader on any line: it reads the line as serde does,
+    /// value for value, or leaves it to serde.
+    pub fn reads_as_serde<'a, T: super::PlainRecord<'a> + std::fmt::Debug>(
+        line: &'a str,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let mut plain = T::default();
+        if plain.read_plain(line) {
+            let by_serde = serde_json::from_str::<T>(line);
+            proptest::prop_assert!(
+                by_serde.is_ok(),
+                "{}: serde refused: {:?}",
+                line,
+                by_serde.err()
+            );
+            let serde = format!("{:?}", by_serde.ok());
+            proptest::prop_assert_eq!(format!("{:?}", Some(plain)), serde, "{}", line);
+        }
+        Ok(())
     }
 }
 
