@@ -254,13 +254,8 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
         }
         sink.count_record();
         let line = first_line + i as u64;
-        let str = match whole {
-            Some(w) => {
-                let lead = bytes.len() - bytes.trim_ascii_start().len();
-                w.get(from + lead..from + lead + text.len())
-            }
-            None => std::str::from_utf8(text).ok(),
-        };
+        let lead = from + bytes.len() - bytes.trim_ascii_start().len();
+        let str = super::chunk::text_at(block, whole, lead..lead + text.len());
         let Some(raw) = read_record::<RawCell>(text, str, "one cell", file, line, sink.diags())
         else {
             continue;

@@ -88,6 +88,19 @@ impl Framing for CsvRecords {
     }
 }
 
+/// The text of `block[range]`: a slice of `whole`, the block as text when it is UTF-8 (a
+/// block cut at ASCII bytes, so on character boundaries), else those bytes checked alone.
+pub fn text_at<'a>(
+    block: &'a [u8],
+    whole: Option<&'a str>,
+    range: std::ops::Range<usize>,
+) -> Option<&'a str> {
+    match whole {
+        Some(w) => w.get(range),
+        None => std::str::from_utf8(block.get(range)?).ok(),
+    }
+}
+
 /// Block size: large enough to amortise the hand-offs, small enough to keep memory flat.
 pub const BLOCK: usize = 8 << 20;
 /// An input smaller than this is parsed on the calling thread.

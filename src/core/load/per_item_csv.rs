@@ -134,12 +134,8 @@ fn parse_plain<S: CellSink>(
 ) {
     let text = std::str::from_utf8(block).ok();
     let mut row = |start: usize, end: usize, fields: &[Range<usize>], line: u64| {
-        let bytes = &block[start..end];
-        let whole = match text {
-            Some(t) => t.get(start..end),
-            None => std::str::from_utf8(bytes).ok(),
-        };
-        parse_row(bytes, whole, fields, line, h, file, sink);
+        let whole = super::chunk::text_at(block, text, start..end);
+        parse_row(&block[start..end], whole, fields, line, h, file, sink);
     };
     let mut fields: Vec<Range<usize>> = Vec::with_capacity(h.len);
     let (mut start, mut from, mut line) = (0, 0, first_line);
