@@ -54,11 +54,11 @@ struct RawCell<'a> {
     protocol_note: J<'a>,
 }
 
-/// The fields of [`RawCell`], as a line names them.
+/// The fields of [`RawCell`], as a line names them, in the order [`write_cell`] writes them.
 const FIELDS: [&str; 18] = [
     "model",
-    "item_id",
     "benchmark",
+    "item_id",
     "config",
     "frames",
     "budget",
@@ -80,8 +80,8 @@ impl<'a> PlainRecord<'a> for RawCell<'a> {
     fn read_plain(&mut self, text: &'a str) -> bool {
         let mut slots = [
             &mut self.model,
-            &mut self.item_id,
             &mut self.benchmark,
+            &mut self.item_id,
             &mut self.config,
             &mut self.frames,
             &mut self.budget,
@@ -99,6 +99,150 @@ impl<'a> PlainRecord<'a> for RawCell<'a> {
             &mut self.protocol_note,
         ];
         super::json::scan_fields(text, &FIELDS, &mut slots)
+    }
+}
+
+/// A whole number >= 0 (also when written `8.0`).
+fn whole(v: &J<'_>) -> Option<u64> {
+    v.as_integer().and_then(|i| u64::try_from(i).ok())
+}
+
+/// A cell's fields as a plain line gives them, each of a type [`validate`] accepts: the
+/// fast path of well-formed lines, which are most lines. `None` is absent and null alike,
+/// as [`validate`] takes them in every field it accepts.
+#[derive(Default)]
+struct PlainCell<'a> {
+    model: Option<&'a str>,
+    benchmark: Option<&'a str>,
+    item_id: Option<&'a str>,
+    config: Option<&'a str>,
+    frames: Option<u64>,
+    budget: Option<f64>,
+    pixels: Option<u64>,
+    protocol: Option<&'a str>,
+    task: Option<Task>,
+    pred: Option<&'a str>,
+    gold: Option<&'a str>,
+    correct: Option<bool>,
+    score: Option<f64>,
+    confidence: Option<f64>,
+    blind: Option<&'a str>,
+    frame_idx: Option<Vec<u64>>,
+    source_tag: Option<&'a str>,
+    protocol_note: Option<&'a str>,
+}
+
+impl<'a> PlainCell<'a> {
+    /// The cell of a plain line whose every field [`validate`] would accept as it stands;
+    /// `None` for any other line, which [`read_record`] and [`validate`] then read and
+    /// report. Where it gives a cell, it is the cell [`validate`] gives (tested).
+    fn cell(text: &'a str) -> Option<CellInput<'a>> {
+        let mut c = PlainCell::default();
+        if !super::json::scan_named(text, &FIELDS, |i, v| c.set(i, v)) {
+            return None;
+        }
+        c.input()
+    }
+
+    /// Takes the value of `FIELDS[field]`; `false` when [`validate`] would refuse it.
+    fn set(&mut self, field: usize, v: J<'a>) -> bool {
+        fn text<'a>(slot: &mut Option<&'a str>, v: J<'a>) -> bool {
+            match v {
+                J::Null => true,
+                J::Str(std::borrow::Cow::Borrowed(s)) => {
+                    *slot = Some(s);
+                    true
+                }
+                _ => false,
+            }
+        }
+        fn count(slot: &mut Option<u64>, v: &J<'_>) -> bool {
+            *slot = match v {
+                J::Null => return true,
+                v => whole(v),
+            };
+            slot.is_some()
+        }
+        fn number(slot: &mut Option<f64>, v: &J<'_>, range: std::ops::RangeInclusive<f64>) -> bool {
+            *slot = match v {
+                J::Null => return true,
+                v => v.as_f64().filter(|x| range.contains(x)),
+            };
+            slot.is_some()
+        }
+        // In the order of FIELDS.
+        match field {
+            0 => text(&mut self.model, v),
+            1 => text(&mut self.benchmark, v),
+            2 => text(&mut self.item_id, v),
+            3 => text(&mut self.config, v),
+            4 => !matches!(v, J::Null) && count(&mut self.frames, &v),
+            5 => number(&mut self.budget, &v, f64::NEG_INFINITY..=f64::INFINITY),
+            6 => count(&mut self.pixels, &v),
+            7 => text(&mut self.protocol, v),
+            8 => {
+                self.task = match v.as_str() {
+                    Some("mcq") => Some(Task::Mcq),
+                    Some("open") => Some(Task::Open),
+                    _ => None,
+                };
+                self.task.is_some() || matches!(v, J::Null)
+            }
+            9 => text(&mut self.pred, v),
+            10 => text(&mut self.gold, v),
+            11 => match v {
+                J::Null => true,
+                J::Bool(b) => {
+                    self.correct = Some(b);
+                    true
+                }
+                _ => false,
+            },
+            12 => number(&mut self.score, &v, 0.0..=100.0),
+            13 => number(&mut self.confidence, &v, 0.0..=1.0),
+            14 => text(&mut self.blind, v),
+            15 => match v {
+                J::Null => true,
+                J::Arr(items) => {
+                    self.frame_idx = items.iter().map(whole).collect();
+                    self.frame_idx.is_some()
+                }
+                _ => false,
+            },
+            16 => text(&mut self.source_tag, v),
+            17 => text(&mut self.protocol_note, v),
+            _ => true,
+        }
+    }
+
+    /// The cell, with the defaults [`validate`] gives; `None` where it would refuse it.
+    fn input(self) -> Option<CellInput<'a>> {
+        let given = |s: Option<&'a str>| s.filter(|s| !s.is_empty());
+        let frames = self.frames?;
+        Some(CellInput {
+            model: given(self.model)?,
+            item_id: given(self.item_id)?,
+            benchmark: given(self.benchmark).unwrap_or("default"),
+            config: given(self.config)?,
+            protocol: given(self.protocol).unwrap_or("main"),
+            frames,
+            budget: self.budget.unwrap_or(frames as f64),
+            pixels: self.pixels,
+            task: self.task.unwrap_or(if self.score.is_some() {
+                Task::Open
+            } else {
+                Task::Mcq
+            }),
+            pred: self.pred,
+            gold: self.gold.map_or(Gold::None, Gold::One),
+            correct: self.correct,
+            score: self.score,
+            confidence: self.confidence,
+            blind: self.blind,
+            frame_idx: self.frame_idx,
+            source_tag: self.source_tag,
+            protocol_note: self.protocol_note,
+        })
     }
 }
 
@@ -196,10 +340,7 @@ fn validate<'a>(
         v if is_missing(v) => None,
         J::Null => None,
         J::Arr(items) => {
-            let idx: Option<Vec<u64>> = items
-                .iter()
-                .map(|x| x.as_integer().and_then(|i| u64::try_from(i).ok()))
-                .collect();
+            let idx: Option<Vec<u64>> = items.iter().map(whole).collect();
             if idx.is_none() {
                 ck.fail("frame_idx", "must be an array of integers >= 0".into());
             }
@@ -256,6 +397,10 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
         let line = first_line + i as u64;
         let lead = from + bytes.len() - bytes.trim_ascii_start().len();
         let str = super::chunk::text_at(block, whole, lead..lead + text.len());
+        if let Some(cell) = str.and_then(PlainCell::cell) {
+            sink.push(cell, line);
+            continue;
+        }
         let Some(raw) = read_record::<RawCell>(text, str, "one cell", file, line, sink.diags())
         else {
             continue;
@@ -936,6 +1081,115 @@ mod tests {
             line in crate::core::load::json::testing::lines(&FIELDS),
         ) {
             crate::core::load::json::testing::reads_as_serde::<RawCell>(&line)?;
+        }
+    }
+
+    /// Lines whose fields are of the types the checks accept, but for at most one field
+    /// given any value, with fields in either order and sometimes one given twice.
+    fn typed_lines() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        // Values each field accepts (required fields: the first two only).
+        let accepted = |f: &str| -> &'static [&'static str] {
+            match f {
+                "frames" | "pixels" => &["8", "0", "8.0", "151200", "18446744073709551615"],
+                "budget" | "score" | "confidence" => &["0.5", "1", "0", "1.0", "-0.0", "null"],
+                "correct" => &["true", "false", "null"],
+                "task" => &[r#""mcq""#, r#""open""#, "null"],
+                "gold" => &[r#""A""#, r#""""#, "null"],
+                "frame_idx" => &["[0, 5, 9]", "[]", "[1.0]", "null"],
+                _ => &[r#""M""#, r#""q 1""#, r#""""#, r#""mcq""#, "null"],
+            }
+        };
+        // Values some field refuses, or the fast path leaves to the full checks.
+        const OTHER: &[&str] = &[
+            "-1",
+            "1.5",
+            "18446744073709551616",
+            "100.5",
+            "2",
+            r#""MCQ""#,
+            "1",
+            r#"["a", "b"]"#,
+            "[]",
+            "[-1]",
+            "[0.5]",
+            r#""a\u0041""#,
+        ];
+        let values = crate::core::load::json::testing::VALUES;
+        (
+            proptest::collection::vec((0..4u8, 0..64usize), FIELDS.len()),
+            0..FIELDS.len() + 4,
+            0..OTHER.len() + values.len(),
+            proptest::bool::weighted(0.1),
+            proptest::bool::ANY,
+        )
+            .prop_map(move |(picks, odd, other, dup, reversed)| {
+                let mut parts = Vec::new();
+                for (i, (f, (absent, v))) in FIELDS.iter().zip(picks).enumerate() {
+                    let required = matches!(*f, "model" | "item_id" | "config" | "frames");
+                    let ok = accepted(f);
+                    let token = if i == odd {
+                        *OTHER
+                            .get(other)
+                            .unwrap_or_else(|| &values[other - OTHER.len()])
+                    } else if absent == 0 && !required {
+                        continue;
+                    } else if required {
+                        ok[v % 2]
+                    } else {
+                        ok[v % ok.len()]
+                    };
+                    parts.push(format!("\"{f}\": {token}"));
+                }
+                if reversed {
+                    parts.reverse();
+                }
+                if dup {
+                    let again = parts[other % parts.len()].clone();
+                    parts.push(again);
+                }
+                format!("{{{}}}", parts.join(", "))
+            })
+    }
+
+    proptest::proptest! {
+        /// Where the fast path reads a cell, it is the cell the full checks make of the line,
+        /// and they find nothing wrong with it.
+        #[test]
+        fn the_fast_path_gives_the_cell_the_checks_give(line in typed_lines()) {
+            if let Some(fast) = PlainCell::cell(&line) {
+                let raw: RawCell = serde_json::from_str(&line).expect("the fast path read it");
+                let mut diags = Diagnostics::default();
+                let file: Arc<Path> = Arc::from(Path::new("t.jsonl"));
+                let full = validate(&raw, &mut diags, &file, 1);
+                proptest::prop_assert_eq!(diags.error_count(), 0, "{}", line);
+                proptest::prop_assert_eq!(format!("{:?}", Some(fast)), format!("{full:?}"), "{}", line);
+            }
+        }
+    }
+
+    #[test]
+    fn well_formed_lines_take_the_fast_path_and_others_do_not() {
+        for line in [
+            OK,
+            r#"{"model": "M", "benchmark": "b", "item_id": "q1", "config": "8f", "frames": 8.0, "budget": 8.5, "pixels": null, "protocol": "main", "task": "open", "pred": null, "gold": "A", "correct": true, "score": 50, "confidence": 1, "blind": "B", "frame_idx": [0, 5], "source_tag": "s", "protocol_note": "n", "extra": [1]}"#,
+            r#"{"frames":0,"config":"t","item_id":"q","model":"M"}"#,
+        ] {
+            assert!(PlainCell::cell(line).is_some(), "{line}");
+        }
+        for line in [
+            r#"{"model":"","item_id":"q1","config":"8f","frames":8}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":null}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f"}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":-1}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"score":100.5}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"task":"MCQ"}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"gold":["a"]}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"frame_idx":[0.5]}"#,
+            r#"{"model":"M\u0041","item_id":"q1","config":"8f","frames":8}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"model":"N"}"#,
+        ] {
+            assert!(PlainCell::cell(line).is_none(), "{line}");
         }
     }
 

@@ -188,15 +188,37 @@ pub fn scan_flat<'a>(text: &'a str, mut each: impl FnMut(&'a str, J<'a>) -> bool
 /// [`scan_flat`] into named slots: the key `names[i]` sets `slots[i]`, other keys are
 /// ignored; `false` when the line is not of the plain shape or names a field twice.
 pub fn scan_fields<'a>(text: &'a str, names: &[&str], slots: &mut [&mut J<'a>]) -> bool {
+    scan_named(text, names, |i, v| {
+        *slots[i] = v;
+        true
+    })
+}
+
+/// [`scan_flat`] by name: `each` gets the index in `names` of every key found there, with
+/// its value, and may refuse it (`false`); other keys are ignored. `false` when the line
+/// is not of the plain shape, names a field twice or `each` refused.
+pub fn scan_named<'a>(
+    text: &'a str,
+    names: &[&str],
+    mut each: impl FnMut(usize, J<'a>) -> bool,
+) -> bool {
     let mut seen = 0u64;
+    // Lines mostly give their fields in the order of `names`: look from the name after the
+    // last one found, then from the start. Length and first byte rule most names out before
+    // any bytes are compared.
+    let mut from = 0;
     scan_flat(text, |key, v| {
-        let Some(i) = names.iter().position(|n| *n == key) else {
+        let same = |n: &&str| {
+            n.len() == key.len() && n.as_bytes().first() == key.as_bytes().first() && **n == *key
+        };
+        let found = names[from..].iter().position(same).map(|i| from + i);
+        let Some(i) = found.or_else(|| names[..from].iter().position(same)) else {
             return true;
         };
+        from = i + 1;
         let fresh = seen & (1 << i) == 0;
         seen |= 1 << i;
-        *slots[i] = v;
-        fresh
+        fresh && each(i, v)
     })
     .is_some()
 }
