@@ -237,15 +237,51 @@ fn load_leaving_cache(
         path: path.to_path_buf(),
         source,
     })?;
-    let mut diags = Diagnostics::default();
     let (root, cell_files) = if meta.is_dir() {
         (Some(path.to_path_buf()), find_cell_files(path)?)
     } else {
         (None, vec![path.to_path_buf()])
     };
+    // The items' descriptions need no matrix: they are read beside the cells.
+    let items_path = root
+        .as_ref()
+        .map(|r| r.join("items.jsonl"))
+        .filter(|p| p.exists());
+    let (built, items) = std::thread::scope(|s| {
+        let items = items_path.as_deref().map(|p| {
+            s.spawn(move || {
+                let t = std::time::Instant::now();
+                let mut diags = Diagnostics::default();
+                let parsed = parse_items(p, &mut diags);
+                crate::core::timing("items", t);
+                (parsed, diags)
+            })
+        });
+        let built = build_matrix(compared, format, cell_files);
+        let items = items.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        (built, items)
+    });
+    finish_load(path, compared, root, built?, items)
+}
 
-    // A large dataset read before opens from its cache (core/cache.rs); a compared one is
-    // always read from its files.
+/// A matrix as [`build_matrix`] made it, or the problems that kept it from being made.
+struct Built {
+    /// The files read, those of a compared run after the dataset's.
+    cell_files: Vec<PathBuf>,
+    matrix: Option<ResponseMatrix>,
+    warnings: Diagnostics,
+    errors: Diagnostics,
+    cache: Option<PendingCache>,
+}
+
+/// The matrix of the cell files: from the matrix cache when a large dataset was read
+/// before (core/cache.rs; a compared one is always read from its files), else read, built
+/// and finished.
+fn build_matrix(
+    compared: Option<&Compared<'_>>,
+    format: Option<CellFormat>,
+    mut cell_files: Vec<PathBuf>,
+) -> Result<Built, LoadError> {
     let cache = compared
         .is_none()
         .then(|| crate::core::cache::Inputs::new(&cell_files, format))
@@ -253,21 +289,18 @@ fn load_leaving_cache(
     let t = std::time::Instant::now();
     if let Some(m) = cache.as_ref().and_then(|c| c.load()) {
         crate::core::timing("read the matrix cache", t);
-        return finish_load(
-            path,
-            None,
-            root,
+        return Ok(Built {
             cell_files,
-            Some(m),
-            Diagnostics::default(),
-            diags,
-        );
+            matrix: Some(m),
+            warnings: Diagnostics::default(),
+            errors: Diagnostics::default(),
+            cache: None,
+        });
     }
     let mut builder = MatrixBuilder::new();
     for f in &cell_files {
         read_cell_file(f, format, &mut builder)?;
     }
-    let mut cell_files = cell_files;
     if let Some(c) = compared {
         let meta = std::fs::metadata(c.path).map_err(|source| LoadError::Io {
             path: c.path.to_path_buf(),
@@ -303,33 +336,39 @@ fn load_leaving_cache(
     let t = std::time::Instant::now();
     let finished = builder.finish();
     crate::core::timing("finish matrix", t);
-    let (matrix, warnings) = match finished {
-        Ok((m, w)) => (Some(m), w),
-        Err(d) => {
-            diags.merge(d);
-            (None, Diagnostics::default())
-        }
+    let (matrix, warnings, errors) = match finished {
+        Ok((m, w)) => (Some(m), w, Diagnostics::default()),
+        Err(d) => (None, Diagnostics::default(), d),
     };
     // Only a matrix built without a problem is cached.
     let cache = cache
         .filter(|_| matrix.is_some() && warnings.error_count() + warnings.warning_count() == 0)
         .map(PendingCache);
-    let mut ds = finish_load(path, compared, root, cell_files, matrix, warnings, diags)?;
-    ds.pending_cache = cache;
-    Ok(ds)
+    Ok(Built {
+        cell_files,
+        matrix,
+        warnings,
+        errors,
+        cache,
+    })
 }
 
-/// The rest of a load, once the matrix is there: `dataset.json`, the items and the checks
-/// that need both.
+/// The rest of a load, once the matrix is there: `dataset.json`, the items (read by
+/// [`parse_items`]) and the checks that need both.
 fn finish_load(
     path: &Path,
     compared: Option<&Compared<'_>>,
     root: Option<PathBuf>,
-    cell_files: Vec<PathBuf>,
-    matrix: Option<ResponseMatrix>,
-    warnings: Diagnostics,
-    mut diags: Diagnostics,
+    built: Built,
+    parsed_items: Option<(Result<ParsedItems, LoadError>, Diagnostics)>,
 ) -> Result<Dataset, LoadError> {
+    let Built {
+        cell_files,
+        matrix,
+        warnings,
+        errors: mut diags,
+        cache,
+    } = built;
     let mut ds_meta = DatasetMeta::default();
     let mut items = Vec::new();
     if let Some(root) = &root {
@@ -337,14 +376,12 @@ fn finish_load(
         if meta_path.exists() {
             ds_meta = read_dataset_meta(&meta_path, &mut diags)?;
         }
-        let items_path = root.join("items.jsonl");
-        if items_path.exists()
-            && let Some(m) = &matrix
-        {
-            let t = std::time::Instant::now();
-            items = read_items(&items_path, m, &mut diags)?;
-            crate::core::timing("items", t);
-        }
+    }
+    // The items are keyed to a matrix, and reported on, only when there is one.
+    if let (Some((parsed, item_diags)), Some(m)) = (parsed_items, &matrix) {
+        let parsed = parsed?;
+        diags.merge(item_diags);
+        items = place_items(parsed, m, &mut diags);
     }
     diags.merge(warnings);
     let Some(matrix) = matrix else {
@@ -420,7 +457,7 @@ fn finish_load(
         meta: ds_meta,
         warnings: diags,
         run_index,
-        pending_cache: None,
+        pending_cache: cache,
     })
 }
 
@@ -749,22 +786,23 @@ impl<'a> PlainRecord<'a> for RawItem<'a> {
     }
 }
 
-/// Reads `items.jsonl`, keyed to the matrix's items. Items without cells are warned about
-/// and dropped.
-fn read_items(
-    path: &Path,
-    matrix: &ResponseMatrix,
-    diags: &mut Diagnostics,
-) -> Result<Vec<Option<ItemMeta>>, LoadError> {
+/// The descriptions of `items.jsonl`, read and checked, not yet keyed to a matrix's items.
+struct ParsedItems {
+    file: Arc<Path>,
+    /// Line, benchmark, item id and description of each item line that passed the checks.
+    items: Vec<(u64, String, String, ItemMeta)>,
+}
+
+/// Reads `items.jsonl` and checks each line; [`place_items`] then keys the items to a
+/// matrix. Needing no matrix, it runs while the cells are read (see [`load_leaving_cache`]).
+fn parse_items(path: &Path, diags: &mut Diagnostics) -> Result<ParsedItems, LoadError> {
     let file_handle = fsread::open(path, fsread::CELLS).map_err(|source| LoadError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     let reader = BufReader::new(file_handle.into_reader());
     let file: Arc<Path> = Arc::from(path);
-    let mut out: Vec<Option<ItemMeta>> = vec![None; matrix.items.len()];
-    let mut first_line: Vec<u64> = vec![0; matrix.items.len()];
-    let mut unknown = 0usize;
+    let mut items = Vec::new();
     // Items whose `video` or `video_file` the frame readers refuse.
     let mut outside = 0usize;
     for_each_line(reader, path, |text, line| {
@@ -824,7 +862,34 @@ fn read_items(
                 }
             }
         }
-        match matrix.find_item(benchmark, item_id) {
+        items.push((line, benchmark.to_owned(), item_id.to_owned(), meta));
+    })?;
+    if outside > 5 {
+        diags.warning(
+            &file,
+            None,
+            None,
+            format!(
+                "{outside} videos or video files in all are refused (an absolute path, \"..\" or a NUL byte): frameaudit only reads inside the dataset directory"
+            ),
+        );
+    }
+    Ok(ParsedItems { file, items })
+}
+
+/// Keys the items read by [`parse_items`] to the matrix's items: one description per
+/// item, items without cells warned about and dropped.
+fn place_items(
+    parsed: ParsedItems,
+    matrix: &ResponseMatrix,
+    diags: &mut Diagnostics,
+) -> Vec<Option<ItemMeta>> {
+    let file = parsed.file;
+    let mut out: Vec<Option<ItemMeta>> = vec![None; matrix.items.len()];
+    let mut first_line: Vec<u64> = vec![0; matrix.items.len()];
+    let mut unknown = 0usize;
+    for (line, benchmark, item_id, meta) in parsed.items {
+        match matrix.find_item(&benchmark, &item_id) {
             Some(id) => {
                 let slot = &mut out[id as usize];
                 if slot.is_some() {
@@ -850,16 +915,6 @@ fn read_items(
                 }
             }
         }
-    })?;
-    if outside > 5 {
-        diags.warning(
-            &file,
-            None,
-            None,
-            format!(
-                "{outside} videos or video files in all are refused (an absolute path, \"..\" or a NUL byte): frameaudit only reads inside the dataset directory"
-            ),
-        );
     }
     if unknown > 5 {
         diags.warning(
@@ -882,7 +937,7 @@ fn read_items(
             ),
         );
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]
