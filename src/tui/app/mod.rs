@@ -2059,7 +2059,8 @@ impl App {
     fn compute_overview(&self) -> Overview {
         let mut models = BTreeSet::new();
         let mut configs = BTreeSet::new();
-        let mut items = BTreeSet::new();
+        // Items may be a million: marked in place rather than kept in a set.
+        let mut item_seen = vec![false; self.ds.matrix.items.len()];
         let mut harmful: Option<(f64, f64)> = None;
         let mut headroom: Option<(f64, f64)> = None;
         let widen = |r: &mut Option<(f64, f64)>, x: f64| {
@@ -2077,7 +2078,9 @@ impl App {
                 if a.key.scope == crate::core::analysis::grid::Scope::All {
                     continue;
                 }
-                items.extend(mg.grid.items.iter().copied());
+                for &it in mg.grid.items.iter() {
+                    item_seen[it as usize] = true;
+                }
             }
             if a.key.scope == crate::core::analysis::grid::Scope::All {
                 for x in a.metrics.iter() {
@@ -2091,7 +2094,7 @@ impl App {
         Overview {
             models: models.len(),
             configs: configs.len(),
-            items: items.len(),
+            items: item_seen.iter().filter(|&&x| x).count(),
             harmful,
             headroom,
         }
