@@ -277,6 +277,7 @@ fn plain_str(text: &str, i: usize) -> Option<(&str, usize)> {
 /// A value at `i` of the shapes [`scan_flat`] reads (an array only when `list`), and the
 /// place after it. A number is read as serde_json reads it: by hand when it is a plain
 /// integer, by serde_json otherwise.
+#[inline]
 fn plain_value(text: &str, i: usize, list: bool) -> Option<(J<'_>, usize)> {
     let b = text.as_bytes();
     let word = |w: &[u8], v: J<'static>| b[i..].starts_with(w).then_some((v, i + w.len()));
@@ -285,40 +286,48 @@ fn plain_value(text: &str, i: usize, list: bool) -> Option<(J<'_>, usize)> {
         b't' => word(b"true", J::Bool(true)),
         b'f' => word(b"false", J::Bool(false)),
         b'n' => word(b"null", J::Null),
-        b'[' if list => {
-            let mut items = Vec::new();
-            let mut j = skip_ws(b, i + 1);
-            if b.get(j) == Some(&b']') {
-                return Some((J::Arr(items), j + 1));
-            }
-            loop {
-                let (v, next) = plain_value(text, j, false)?;
-                items.push(v);
-                j = skip_ws(b, next);
-                match b.get(j) {
-                    Some(b',') => j = skip_ws(b, j + 1),
-                    Some(b']') => return Some((J::Arr(items), j + 1)),
-                    _ => return None,
-                }
-            }
-        }
-        b'-' | b'0'..=b'9' => {
-            let len = b[i..]
-                .iter()
-                .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-                .unwrap_or(b.len() - i);
-            let token = &b[i..i + len];
-            let v = match plain_number(token) {
-                Some(v) => v,
-                None => match serde_json::from_slice::<J>(token).ok()? {
-                    v @ (J::Int(_) | J::Float(_)) => v,
-                    _ => return None,
-                },
-            };
-            Some((v, i + len))
-        }
+        b'[' if list => plain_list(text, i),
+        b'-' | b'0'..=b'9' => number_at(b, i),
         _ => None,
     }
+}
+
+/// A flat array at `i` (a `[` there) of the values [`plain_value`] reads.
+#[inline(never)]
+fn plain_list(text: &str, i: usize) -> Option<(J<'_>, usize)> {
+    let b = text.as_bytes();
+    let mut items = Vec::new();
+    let mut j = skip_ws(b, i + 1);
+    if b.get(j) == Some(&b']') {
+        return Some((J::Arr(items), j + 1));
+    }
+    loop {
+        let (v, next) = plain_value(text, j, false)?;
+        items.push(v);
+        j = skip_ws(b, next);
+        match b.get(j) {
+            Some(b',') => j = skip_ws(b, j + 1),
+            Some(b']') => return Some((J::Arr(items), j + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// The number at `i` (a digit or `-` there) and the place after it.
+fn number_at(b: &[u8], i: usize) -> Option<(J<'_>, usize)> {
+    let len = b[i..]
+        .iter()
+        .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        .unwrap_or(b.len() - i);
+    let token = &b[i..i + len];
+    let v = match plain_number(token) {
+        Some(v) => v,
+        None => match serde_json::from_slice::<J>(token).ok()? {
+            v @ (J::Int(_) | J::Float(_)) => v,
+            _ => return None,
+        },
+    };
+    Some((v, i + len))
 }
 
 /// A number of the form `-?D(.D)?` (no leading zeros, no exponent) with at most 15 digits in
