@@ -99,6 +99,27 @@ pub fn token_f1_score<S: AsRef<str>>(pred: &str, golds: &[S]) -> f64 {
     100.0 * best
 }
 
+/// Whether two strings are equal, compared in place when they are short, as names and keys
+/// are: the loaders compare several per line, and a call to `memcmp` for each cost more
+/// than the comparing.
+#[inline]
+pub fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or([0; 8]));
+    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap_or([0; 4]));
+    match n {
+        0 => true,
+        1..4 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
+}
+
 /// Whether a character must never reach a terminal raw: C0 and C1 controls and DEL (escape
 /// sequences: OSC 52 clipboard writes, window titles, screen clears), the bidirectional
 /// marks, embeddings, overrides and isolates that make text read differently than it is,
@@ -259,6 +280,14 @@ pub fn json_to_string_pretty<T: ?Sized + serde::Serialize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Short strings compared in place are equal exactly when they are.
+        #[test]
+        fn same_is_equality(a in "[ab]{0,20}", b in "[ab]{0,20}") {
+            proptest::prop_assert_eq!(same(&a, &b), a == b);
+        }
+    }
 
     #[test]
     fn norm_strips_and_uppercases() {

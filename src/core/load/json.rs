@@ -204,13 +204,10 @@ pub fn scan_named<'a>(
 ) -> bool {
     let mut seen = 0u64;
     // Lines mostly give their fields in the order of `names`: look from the name after the
-    // last one found, then from the start. Length and first byte rule most names out before
-    // any bytes are compared.
+    // last one found, then from the start.
     let mut from = 0;
     scan_flat(text, |key, v| {
-        let same = |n: &&str| {
-            n.len() == key.len() && n.as_bytes().first() == key.as_bytes().first() && **n == *key
-        };
+        let same = |n: &&str| crate::core::text::same(n, key);
         let found = names[from..].iter().position(same).map(|i| from + i);
         let Some(i) = found.or_else(|| names[..from].iter().position(same)) else {
             return true;

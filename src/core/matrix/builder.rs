@@ -12,7 +12,7 @@ use super::{
 };
 use crate::core::column::Ids;
 use crate::core::diag::Diagnostics;
-use crate::core::text::token_f1_score;
+use crate::core::text::{same, token_f1_score};
 
 /// Builds a [`ResponseMatrix`] from validated cells. The rules that span cells
 /// (docs/measures.md §1.5: one set of properties per configuration, one task per benchmark,
@@ -130,7 +130,7 @@ impl MatrixBuilder {
     fn intern_cached(&mut self, col: usize, s: Option<&str>) -> u32 {
         let Some(s) = s else { return NO_TEXT };
         let mut slot = std::mem::take(&mut self.last_text[col]);
-        if slot.0.is_empty() || &*slot.0 != s {
+        if slot.0.is_empty() || !same(&slot.0, s) {
             slot = (s.into(), self.m.texts.intern(s));
         }
         let id = slot.1;
@@ -387,29 +387,32 @@ impl MatrixBuilder {
     fn cell_ids(&mut self, c: &CellInput<'_>, cell: u32) -> LastIds {
         let last = self.last;
         let m = &self.m;
-        let same =
-            |id: Option<u32>, names: &Interner, name: &str| id.filter(|&i| names.name(i) == name);
-        let protocol = match same(last.map(|l| l.protocol), &m.protocols, c.protocol) {
+        let kept = |id: Option<u32>, names: &Interner, name: &str| {
+            id.filter(|&i| same(names.name(i), name))
+        };
+        let protocol = match kept(last.map(|l| l.protocol), &m.protocols, c.protocol) {
             Some(p) => p,
             None => self.protocol_id(c.protocol),
         };
-        let model = match same(last.map(|l| l.model), &self.m.models, c.model) {
+        let model = match kept(last.map(|l| l.model), &self.m.models, c.model) {
             Some(x) => x,
             None => self.m.models.intern(c.model),
         };
-        let bench = match same(last.map(|l| l.bench), &self.m.benchmarks, c.benchmark) {
+        let bench = match kept(last.map(|l| l.bench), &self.m.benchmarks, c.benchmark) {
             Some(x) => x,
             None => self.bench_id(c.benchmark),
         };
         let item = match last.filter(|l| l.bench == bench).map(|l| l.item) {
-            Some(i) if *self.m.items[i as usize].id == *c.item_id => i,
+            Some(i) if same(&self.m.items[i as usize].id, c.item_id) => i,
             _ => self.item_id(bench, c.item_id),
         };
         let p = (c.frames, c.budget, c.pixels);
         let config = match last
             .and_then(|l| self.m.configs.get(l.config as usize).map(|x| (l.config, x)))
         {
-            Some((id, x)) if x.protocol == protocol && props(x) == p && *x.name == *c.config => id,
+            Some((id, x)) if x.protocol == protocol && props(x) == p && same(&x.name, c.config) => {
+                id
+            }
             _ => self.config_id(protocol, c.config, p, cell),
         };
         LastIds {
