@@ -114,7 +114,7 @@ impl ItemIndex {
         self.0
             .find(item_hash(benchmark, id), |&i| {
                 let it = &items[i as usize];
-                it.benchmark == benchmark && *it.id == *id
+                it.benchmark == benchmark && crate::core::text::same(&it.id, id)
             })
             .copied()
     }
