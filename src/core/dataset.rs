@@ -28,7 +28,7 @@ pub struct ItemMeta {
     /// The question asked.
     pub question: Option<String>,
     /// The answer options, as shown (`A. a cup`).
-    pub options: Vec<String>,
+    pub options: Texts,
     /// The right answer.
     pub gold: Option<String>,
     /// The video as the harness names it; frames are looked for under `frames/<video>/`.
@@ -50,6 +50,48 @@ pub struct ItemMeta {
     pub category: Option<String>,
     /// The benchmark's task type of the item.
     pub task_type: Option<String>,
+}
+
+/// A short list of texts kept in one string (an item's options): a million items hold
+/// two allocations each for their options instead of one per option and the list's own.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Texts {
+    text: Box<str>,
+    ends: Box<[usize]>,
+}
+
+impl Texts {
+    /// The texts in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(a, b)| &self.text[a..b])
+    }
+
+    /// How many texts there are.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Texts {
+    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Texts {
+        let (mut text, mut ends) = (String::new(), Vec::new());
+        for s in iter {
+            text.push_str(s.as_ref());
+            ends.push(text.len());
+        }
+        Texts {
+            text: text.into(),
+            ends: ends.into(),
+        }
+    }
 }
 
 /// `dataset.json`.
@@ -816,17 +858,17 @@ fn parse_items(path: &Path, diags: &mut Diagnostics) -> Result<ParsedItems, Load
         let meta = ItemMeta {
             question: ck.opt_str("question", &raw.question).map(str::to_owned),
             options: match &raw.options {
-                v if is_missing(v) => Vec::new(),
-                J::Null => Vec::new(),
+                v if is_missing(v) => Texts::default(),
+                J::Null => Texts::default(),
                 J::Arr(a) if a.iter().all(|x| x.as_str().is_some()) => {
-                    a.iter().filter_map(J::as_str).map(str::to_owned).collect()
+                    a.iter().filter_map(J::as_str).collect()
                 }
                 other => {
                     ck.fail(
                         "options",
                         format!("expected an array of strings, found {}", other.kind()),
                     );
-                    Vec::new()
+                    Texts::default()
                 }
             },
             gold: ck.opt_str("gold", &raw.gold).map(str::to_owned),
@@ -951,6 +993,18 @@ mod tests {
             line in crate::core::load::json::testing::lines(&ITEM_FIELDS),
         ) {
             crate::core::load::json::testing::reads_as_serde::<RawItem>(&line)?;
+        }
+    }
+
+    #[test]
+    fn texts_give_back_the_texts_they_were_made_of() {
+        for list in [vec![], vec![""], vec!["A. a cup", "", "C. é中", "D"]] {
+            let texts: Texts = list.iter().collect();
+            assert_eq!(texts.iter().collect::<Vec<_>>(), list);
+            assert_eq!(
+                (texts.len(), texts.is_empty()),
+                (list.len(), list.is_empty())
+            );
         }
     }
 

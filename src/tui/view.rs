@@ -671,7 +671,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         .map(|x| {
             x.options
                 .iter()
-                .map(|o| s(o))
+                .map(s)
                 .collect::<Vec<_>>()
                 .join("   ")
         })
