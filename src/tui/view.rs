@@ -668,13 +668,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             .and_then(|&c| m.text(m.cell_gold.get(c as usize)).map(str::to_owned))
     });
     let options = meta
-        .map(|x| {
-            x.options
-                .iter()
-                .map(s)
-                .collect::<Vec<_>>()
-                .join("   ")
-        })
+        .map(|x| x.options.iter().map(s).collect::<Vec<_>>().join("   "))
         .unwrap_or_default();
     qlines.push(Line::from(vec![
         Span::raw(options),
