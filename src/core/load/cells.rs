@@ -122,7 +122,8 @@ struct PlainCell<'a> {
     protocol: Option<&'a str>,
     task: Option<Task>,
     pred: Option<&'a str>,
-    gold: Option<&'a str>,
+    /// A string, or a list of strings (the references of an open item).
+    gold: Option<Result<&'a str, Vec<&'a str>>>,
     correct: Option<bool>,
     score: Option<f64>,
     confidence: Option<f64>,
@@ -189,7 +190,25 @@ impl<'a> PlainCell<'a> {
                 self.task.is_some() || matches!(v, J::Null)
             }
             9 => text(&mut self.pred, v),
-            10 => text(&mut self.gold, v),
+            10 => match v {
+                J::Arr(items) => {
+                    let refs: Option<Vec<&'a str>> = items
+                        .into_iter()
+                        .map(|x| match x {
+                            J::Str(std::borrow::Cow::Borrowed(s)) => Some(s),
+                            _ => None,
+                        })
+                        .collect();
+                    self.gold = refs.map(Err);
+                    self.gold.is_some()
+                }
+                v => {
+                    let mut one = None;
+                    let taken = text(&mut one, v);
+                    self.gold = one.map(Ok);
+                    taken
+                }
+            },
             11 => match v {
                 J::Null => true,
                 J::Bool(b) => {
@@ -219,6 +238,11 @@ impl<'a> PlainCell<'a> {
     fn input(self) -> Option<CellInput<'a>> {
         let given = |s: Option<&'a str>| s.filter(|s| !s.is_empty());
         let frames = self.frames?;
+        let task = self.task.unwrap_or(if self.score.is_some() {
+            Task::Open
+        } else {
+            Task::Mcq
+        });
         Some(CellInput {
             model: given(self.model)?,
             item_id: given(self.item_id)?,
@@ -228,13 +252,15 @@ impl<'a> PlainCell<'a> {
             frames,
             budget: self.budget.unwrap_or(frames as f64),
             pixels: self.pixels,
-            task: self.task.unwrap_or(if self.score.is_some() {
-                Task::Open
-            } else {
-                Task::Mcq
-            }),
+            task,
             pred: self.pred,
-            gold: self.gold.map_or(Gold::None, Gold::One),
+            // As validate takes a list: several references of an open item, else unusable.
+            gold: match self.gold {
+                None => Gold::None,
+                Some(Ok(g)) => Gold::One(g),
+                Some(Err(refs)) if !refs.is_empty() && task == Task::Open => Gold::Many(refs),
+                Some(Err(_)) => Gold::Unusable,
+            },
             correct: self.correct,
             score: self.score,
             confidence: self.confidence,
@@ -1095,7 +1121,7 @@ mod tests {
                 "budget" | "score" | "confidence" => &["0.5", "1", "0", "1.0", "-0.0", "null"],
                 "correct" => &["true", "false", "null"],
                 "task" => &[r#""mcq""#, r#""open""#, "null"],
-                "gold" => &[r#""A""#, r#""""#, "null"],
+                "gold" => &[r#""A""#, r#""""#, "null", r#"["a", "b"]"#, "[]", r#"[""]"#],
                 "frame_idx" => &["[0, 5, 9]", "[]", "[1.0]", "null"],
                 _ => &[r#""M""#, r#""q 1""#, r#""""#, r#""mcq""#, "null"],
             }
@@ -1174,6 +1200,8 @@ mod tests {
             OK,
             r#"{"model": "M", "benchmark": "b", "item_id": "q1", "config": "8f", "frames": 8.0, "budget": 8.5, "pixels": null, "protocol": "main", "task": "open", "pred": null, "gold": "A", "correct": true, "score": 50, "confidence": 1, "blind": "B", "frame_idx": [0, 5], "source_tag": "s", "protocol_note": "n", "extra": [1]}"#,
             r#"{"frames":0,"config":"t","item_id":"q","model":"M"}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"task":"open","pred":"a cat","gold":["a cat","dog"]}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"pred":"A","gold":["A"]}"#,
         ] {
             assert!(PlainCell::cell(line).is_some(), "{line}");
         }
@@ -1184,7 +1212,7 @@ mod tests {
             r#"{"model":"M","item_id":"q1","config":"8f","frames":-1}"#,
             r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"score":100.5}"#,
             r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"task":"MCQ"}"#,
-            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"gold":["a"]}"#,
+            r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"gold":["a", 1]}"#,
             r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"frame_idx":[0.5]}"#,
             r#"{"model":"M\u0041","item_id":"q1","config":"8f","frames":8}"#,
             r#"{"model":"M","item_id":"q1","config":"8f","frames":8,"model":"N"}"#,
