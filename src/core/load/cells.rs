@@ -76,6 +76,32 @@ const FIELDS: [&str; 18] = [
     "protocol_note",
 ];
 
+impl<'a> RawCell<'a> {
+    /// The fields, in the order of [`FIELDS`].
+    fn fields(&self) -> [&J<'a>; FIELDS.len()] {
+        [
+            &self.model,
+            &self.benchmark,
+            &self.item_id,
+            &self.config,
+            &self.frames,
+            &self.budget,
+            &self.pixels,
+            &self.protocol,
+            &self.task,
+            &self.pred,
+            &self.gold,
+            &self.correct,
+            &self.score,
+            &self.confidence,
+            &self.blind,
+            &self.frame_idx,
+            &self.source_tag,
+            &self.protocol_note,
+        ]
+    }
+}
+
 impl<'a> PlainRecord<'a> for RawCell<'a> {
     fn read_plain(&mut self, text: &'a str) -> bool {
         let mut slots = [
@@ -139,15 +165,28 @@ impl<'a> PlainCell<'a> {
     /// report. Where it gives a cell, it is the cell [`validate`] gives (tested).
     fn cell(text: &'a str) -> Option<CellInput<'a>> {
         let mut c = PlainCell::default();
-        if !super::json::scan_named(text, &FIELDS, |i, v| c.set(i, v)) {
+        if !super::json::scan_named(text, &FIELDS, |i, v| c.set(i, &v)) {
             return None;
         }
         c.input()
     }
 
+    /// The cell of a record read otherwise (a Parquet row) whose every field [`validate`]
+    /// would accept as it stands; `None` for any other, which [`validate`] then reports.
+    /// The cell borrows the record's text, not the record.
+    fn of_raw(raw: &RawCell<'a>) -> Option<CellInput<'a>> {
+        let mut c = PlainCell::default();
+        for (i, v) in raw.fields().into_iter().enumerate() {
+            if !matches!(v, J::Missing) && !c.set(i, v) {
+                return None;
+            }
+        }
+        c.input()
+    }
+
     /// Takes the value of `FIELDS[field]`; `false` when [`validate`] would refuse it.
-    fn set(&mut self, field: usize, v: J<'a>) -> bool {
-        fn text<'a>(slot: &mut Option<&'a str>, v: J<'a>) -> bool {
+    fn set(&mut self, field: usize, v: &J<'a>) -> bool {
+        fn text<'a>(slot: &mut Option<&'a str>, v: &J<'a>) -> bool {
             match v {
                 J::Null => true,
                 J::Str(std::borrow::Cow::Borrowed(s)) => {
@@ -177,9 +216,9 @@ impl<'a> PlainCell<'a> {
             1 => text(&mut self.benchmark, v),
             2 => text(&mut self.item_id, v),
             3 => text(&mut self.config, v),
-            4 => !matches!(v, J::Null) && count(&mut self.frames, &v),
-            5 => number(&mut self.budget, &v, f64::NEG_INFINITY..=f64::INFINITY),
-            6 => count(&mut self.pixels, &v),
+            4 => !matches!(v, J::Null) && count(&mut self.frames, v),
+            5 => number(&mut self.budget, v, f64::NEG_INFINITY..=f64::INFINITY),
+            6 => count(&mut self.pixels, v),
             7 => text(&mut self.protocol, v),
             8 => {
                 self.task = match v.as_str() {
@@ -193,9 +232,9 @@ impl<'a> PlainCell<'a> {
             10 => match v {
                 J::Arr(items) => {
                     let refs: Option<Vec<&'a str>> = items
-                        .into_iter()
+                        .iter()
                         .map(|x| match x {
-                            J::Str(std::borrow::Cow::Borrowed(s)) => Some(s),
+                            J::Str(std::borrow::Cow::Borrowed(s)) => Some(*s),
                             _ => None,
                         })
                         .collect();
@@ -212,13 +251,13 @@ impl<'a> PlainCell<'a> {
             11 => match v {
                 J::Null => true,
                 J::Bool(b) => {
-                    self.correct = Some(b);
+                    self.correct = Some(*b);
                     true
                 }
                 _ => false,
             },
-            12 => number(&mut self.score, &v, 0.0..=100.0),
-            13 => number(&mut self.confidence, &v, 0.0..=1.0),
+            12 => number(&mut self.score, v, 0.0..=100.0),
+            13 => number(&mut self.confidence, v, 0.0..=1.0),
             14 => text(&mut self.blind, v),
             15 => match v {
                 J::Null => true,
@@ -541,11 +580,12 @@ pub fn read_parquet_cells<S: CellSink>(
     Ok(())
 }
 
-/// A column's values of a batch of rows: absent or null in every row, or each row's.
+/// A column's values of a batch of rows: absent or null in every row, or each row's,
+/// read one row at a time.
 enum Column<'c> {
     Missing,
     Null,
-    Each(std::vec::IntoIter<J<'c>>),
+    Each(&'c super::parquet::ColumnData, super::parquet::Cursor),
 }
 
 /// The fewest rows of a piece of a row group read on its own.
@@ -561,94 +601,190 @@ fn parquet_rows<S: CellSink>(
     sink: &mut S,
     name: &Arc<Path>,
 ) -> std::io::Result<()> {
-    use super::parquet::{batch, read_columns};
     let mut row_no: u64 = first_row - 1;
-    read_columns(reader, path, group, rows, &PARQUET_FIELDS, |cols, rows| {
-        // Column by column: each column's values of the batch, and the broken ones
-        // (the first field in PARQUET_FIELDS order is the one a row's error names).
-        let mut errors: Vec<(usize, usize, String)> = Vec::new();
-        let mut columns: Vec<Column<'_>> = Vec::with_capacity(cols.len());
-        let mut scratch = Vec::new();
-        for (f, c) in cols.iter().enumerate() {
-            let mut values = Vec::new();
-            columns.push(match batch(c.as_ref(), rows, &mut values, &mut scratch) {
-                Some(J::Missing) => Column::Missing,
-                Some(_) => Column::Null,
-                None => Column::Each(values.into_iter()),
-            });
-            errors.extend(scratch.drain(..).map(|(r, e)| (r, f, e)));
-        }
-        errors.sort_by_key(|&(r, f, _)| (r, f));
-        errors.dedup_by_key(|e| e.0);
-        let mut errors = errors.into_iter().peekable();
-        for r in 0..rows {
-            row_no += 1;
-            sink.count_record();
-            let mut vals: [J<'_>; PARQUET_FIELDS.len()] = Default::default();
-            for (slot, c) in vals.iter_mut().zip(&mut columns) {
-                *slot = match c {
-                    Column::Missing => J::Missing,
-                    Column::Null => J::Null,
-                    Column::Each(v) => v.next().unwrap_or_default(),
-                };
-            }
-            if let Some((_, f, e)) = errors.next_if(|e| e.0 == r) {
-                sink.diags()
-                    .error(name, Some(row_no), Some(PARQUET_FIELDS[f]), e);
-                continue;
-            }
-            // In the order of PARQUET_COLUMNS.
-            let [
-                model,
-                item_id,
-                benchmark,
-                config,
-                frames,
-                budget,
-                pixels,
-                protocol,
-                task,
-                pred,
-                gold,
-                gold_list,
-                correct,
-                score,
-                confidence,
-                blind,
-                frame_idx,
-                source_tag,
-                protocol_note,
-            ] = vals;
-            let mut raw = RawCell {
-                model,
-                item_id,
-                benchmark,
-                config,
-                frames,
-                budget,
-                pixels,
-                protocol,
-                task,
-                pred,
-                gold,
-                correct,
-                score,
-                confidence,
-                blind,
-                frame_idx,
-                source_tag,
-                protocol_note,
-            };
-            // Several references of an open item travel in their own list column.
-            if matches!(raw.gold, J::Missing | J::Null) && matches!(gold_list, J::Arr(_)) {
-                raw.gold = gold_list;
-            }
-            if let Some(cell) = validate(&raw, sink.diags(), name, row_no) {
+    super::parquet::read_columns(reader, path, group, rows, &PARQUET_FIELDS, |cols, rows| {
+        // Most batches are plain: read column by column into cells, each value once.
+        if let Some(cells) = plain_batch(cols, rows) {
+            for cell in cells {
+                row_no += 1;
+                sink.count_record();
                 sink.push(cell, row_no);
             }
+            return Ok(());
         }
+        // Row by row, as a JSONL line is read, where some row is not.
+        each_row(cols, rows, |row| {
+            row_no += 1;
+            sink.count_record();
+            match row {
+                Err((f, e)) => sink
+                    .diags()
+                    .error(name, Some(row_no), Some(PARQUET_FIELDS[f]), e),
+                Ok(raw) => {
+                    // Most rows are plain; the others go through the checks that name what
+                    // is wrong.
+                    let cell = match PlainCell::of_raw(&raw) {
+                        Some(cell) => Some(cell),
+                        None => validate(&raw, sink.diags(), name, row_no),
+                    };
+                    if let Some(cell) = cell {
+                        sink.push(cell, row_no);
+                    }
+                }
+            }
+        });
         Ok(())
     })
+}
+
+/// Calls `each` with each of the batch's `rows` rows in order: the record a JSONL line
+/// would give, or the column (its place in [`PARQUET_FIELDS`]) and the reason of the first
+/// broken value in that order.
+fn each_row<'c>(
+    cols: &'c [Option<super::parquet::ColumnData>],
+    rows: usize,
+    mut each: impl FnMut(Result<RawCell<'c>, (usize, String)>),
+) {
+    let mut columns: Vec<Column<'_>> = cols
+        .iter()
+        .map(|c| match c {
+            None => Column::Missing,
+            Some(c) if c.all_null(rows) => Column::Null,
+            Some(c) => Column::Each(c, Default::default()),
+        })
+        .collect();
+    for _ in 0..rows {
+        // Every column moves past the row, whatever it holds.
+        let mut vals: [J<'_>; PARQUET_FIELDS.len()] = Default::default();
+        let mut broken = None;
+        for (f, (slot, c)) in vals.iter_mut().zip(&mut columns).enumerate() {
+            *slot = match c {
+                Column::Missing => J::Missing,
+                Column::Null => J::Null,
+                Column::Each(c, at) => c.next_value(at).unwrap_or_else(|e| {
+                    broken.get_or_insert((f, e));
+                    J::Null
+                }),
+            };
+        }
+        each(match broken {
+            Some(b) => Err(b),
+            None => Ok(parquet_raw(vals)),
+        });
+    }
+}
+
+/// Where each column of [`PARQUET_COLUMNS`] goes in [`FIELDS`]; `gold_list`, folded into
+/// `gold`, goes nowhere of its own.
+const FIELD_OF_COLUMN: [Option<usize>; PARQUET_FIELDS.len()] = {
+    let mut to = [None; PARQUET_FIELDS.len()];
+    let mut c = 0;
+    while c < to.len() {
+        let mut f = 0;
+        while f < FIELDS.len() {
+            if same_name(PARQUET_FIELDS[c], FIELDS[f]) {
+                to[c] = Some(f);
+            }
+            f += 1;
+        }
+        c += 1;
+    }
+    to
+};
+
+/// Where `gold` is in [`FIELDS`].
+const GOLD: usize = 10;
+
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The cells of a batch of rows read column by column, when every row is plain (each
+/// value one [`validate`] accepts as it stands, the cell complete); `None` otherwise,
+/// leaving the batch to be read row by row. A row's cell is the one [`parquet_raw`] and
+/// [`PlainCell::of_raw`] give (tested).
+fn plain_batch(
+    cols: &[Option<super::parquet::ColumnData>],
+    rows: usize,
+) -> Option<Vec<CellInput<'_>>> {
+    let mut cells: Vec<PlainCell<'_>> = Vec::new();
+    cells.resize_with(rows, Default::default);
+    for (c, col) in cols.iter().enumerate() {
+        let Some(col) = col else { continue };
+        let taken = match FIELD_OF_COLUMN[c] {
+            Some(f) => col.each_value(rows, |r, v| cells[r].set(f, v)),
+            // Several references, where the row has no single gold.
+            None => col.each_value(rows, |r, v| match v {
+                J::Arr(_) if cells[r].gold.is_none() => cells[r].set(GOLD, v),
+                _ => true,
+            }),
+        };
+        if !taken {
+            return None;
+        }
+    }
+    cells.into_iter().map(PlainCell::input).collect()
+}
+
+/// A row's values, in the order of [`PARQUET_COLUMNS`], as the record a JSONL line gives.
+fn parquet_raw(vals: [J<'_>; PARQUET_FIELDS.len()]) -> RawCell<'_> {
+    let [
+        model,
+        item_id,
+        benchmark,
+        config,
+        frames,
+        budget,
+        pixels,
+        protocol,
+        task,
+        pred,
+        gold,
+        gold_list,
+        correct,
+        score,
+        confidence,
+        blind,
+        frame_idx,
+        source_tag,
+        protocol_note,
+    ] = vals;
+    // Several references of an open item travel in their own list column.
+    let gold = match (gold, gold_list) {
+        (J::Missing | J::Null, list @ J::Arr(_)) => list,
+        (gold, _) => gold,
+    };
+    RawCell {
+        model,
+        item_id,
+        benchmark,
+        config,
+        frames,
+        budget,
+        pixels,
+        protocol,
+        task,
+        pred,
+        gold,
+        correct,
+        score,
+        confidence,
+        blind,
+        frame_idx,
+        source_tag,
+        protocol_note,
+    }
 }
 
 /// A cell as written back out: absent values are left out, defaults are not repeated.
@@ -1097,6 +1233,125 @@ mod tests {
         assert_eq!(a.cell_pred, b.cell_pred);
         assert_eq!(a.blind_answers(), b.blind_answers());
         assert_eq!(a.stats.records, b.stats.records);
+    }
+
+    /// Rows of cells as Parquet in batches of the reader's size: every third batch of values
+    /// every check accepts, every third with one value some check refuses or the plain path
+    /// leaves to the checks, the rest drawn from both.
+    fn parquet_rows_of_both_kinds(
+        batches: usize,
+        batch: usize,
+    ) -> Vec<serde_json::Map<String, serde_json::Value>> {
+        use serde_json::{Value, json};
+        let accepted = |f: &str| -> Vec<Value> {
+            match f {
+                "model" | "item_id" | "config" => {
+                    vec![json!("M"), json!("q 1"), json!("8f"), json!("é漢")]
+                }
+                "frames" => vec![json!(0), json!(8), json!(151200)],
+                "budget" => vec![Value::Null, json!(0.5), json!(8.0)],
+                "pixels" => vec![Value::Null, json!(0), json!(151200)],
+                "task" => vec![Value::Null, json!("mcq"), json!("open")],
+                "gold" => vec![Value::Null, json!("A"), json!("")],
+                "gold_list" => vec![Value::Null, json!(["a", "b"]), json!([])],
+                "correct" => vec![Value::Null, json!(true), json!(false)],
+                "score" => vec![Value::Null, json!(0.0), json!(50.0), json!(100.0)],
+                "confidence" => vec![Value::Null, json!(0.0), json!(0.97), json!(1.0)],
+                "frame_idx" => vec![Value::Null, json!([0, 5, 9]), json!([])],
+                _ => vec![Value::Null, json!("b"), json!("A"), json!("")],
+            }
+        };
+        let odd: [(&str, Value); 8] = [
+            ("model", json!("")),
+            ("config", Value::Null),
+            ("frames", json!(-1)),
+            ("pixels", json!(-5)),
+            ("score", json!(100.5)),
+            ("confidence", json!(1.5)),
+            ("task", json!("MCQ")),
+            ("frame_idx", json!([-1])),
+        ];
+        let mut rng = crate::core::analysis::bootstrap::SplitMix64::new(11);
+        let mut rows = Vec::new();
+        for b in 0..batches {
+            let odd_row = rng.next_u64() as usize % batch;
+            for r in 0..batch {
+                let mut row = serde_json::Map::new();
+                for (f, _) in PARQUET_COLUMNS {
+                    let ok = accepted(f);
+                    row.insert(
+                        f.to_string(),
+                        ok[rng.next_u64() as usize % ok.len()].clone(),
+                    );
+                }
+                let spoilt = match b % 3 {
+                    0 => false,
+                    1 => r == odd_row,
+                    _ => rng.next_u64().is_multiple_of(64),
+                };
+                if spoilt {
+                    let (f, v) = &odd[rng.next_u64() as usize % odd.len()];
+                    row.insert(f.to_string(), v.clone());
+                }
+                rows.push(row);
+            }
+        }
+        rows
+    }
+
+    /// A batch read column by column gives the cells its rows give through the full checks,
+    /// and is left to the rows only when some row is not plain.
+    #[test]
+    fn a_plain_batch_gives_the_cells_the_checks_give_its_rows() {
+        use super::super::parquet::{open, read_columns, row_groups, write_rows};
+        let batch = 256;
+        let rows = parquet_rows_of_both_kinds(30, batch);
+        let cols: Vec<(String, super::super::parquet::Kind)> = PARQUET_COLUMNS
+            .iter()
+            .map(|(n, k)| (n.to_string(), *k))
+            .collect();
+        let mut data = Vec::new();
+        write_rows(&mut data, &cols, &rows).expect("write");
+        let path = Path::new("t.parquet");
+        let file: Arc<Path> = Arc::from(path);
+        let reader = open(data, path).expect("open");
+        let (mut plain, mut by_rows) = (0, 0);
+        for (g, n) in row_groups(&reader).into_iter().enumerate() {
+            read_columns(&reader, path, g, 0..n, &PARQUET_FIELDS, |cols, n| {
+                assert_eq!(n, batch, "the generator's batches are the reader's");
+                let (mut checked, mut clean, mut all_plain) = (Vec::new(), true, true);
+                each_row(cols, n, |row| match row {
+                    Ok(raw) => {
+                        let mut diags = Diagnostics::default();
+                        checked.push(format!("{:?}", validate(&raw, &mut diags, &file, 1)));
+                        clean &= diags.error_count() == 0;
+                        all_plain &= PlainCell::of_raw(&raw).is_some();
+                    }
+                    Err(_) => (clean, all_plain) = (false, false),
+                });
+                match plain_batch(cols, n) {
+                    Some(cells) => {
+                        plain += 1;
+                        assert!(clean, "a plain batch the checks refuse");
+                        let cells: Vec<String> = cells
+                            .into_iter()
+                            .map(|c| format!("{:?}", Some(c)))
+                            .collect();
+                        assert_eq!(cells, checked);
+                    }
+                    None => {
+                        by_rows += 1;
+                        assert!(!all_plain, "a batch of plain rows left to the rows");
+                    }
+                }
+                Ok(())
+            })
+            .expect("read");
+        }
+        assert!(
+            plain >= 10 && by_rows >= 10,
+            "{plain} plain, {by_rows} by rows"
+        );
     }
 
     proptest::proptest! {

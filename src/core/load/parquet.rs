@@ -509,15 +509,23 @@ impl ColumnData {
             return Ok(J::Arr(Vec::new()));
         }
         let mut items = Vec::with_capacity(end - start);
+        let mut broken = None;
         for l in start..end {
             items.push(if self.defs[l] == self.max_def {
+                // Past every value of the row, broken or not, so the next row starts at its own.
                 *value += 1;
-                self.value_at(*value - 1)?
+                self.value_at(*value - 1).unwrap_or_else(|e| {
+                    broken.get_or_insert(e);
+                    J::Null
+                })
             } else {
                 J::Null
             });
         }
-        Ok(J::Arr(items))
+        match broken {
+            Some(e) => Err(e),
+            None => Ok(J::Arr(items)),
+        }
     }
 
     /// The values of the `rows` rows of the batch last read, appended to `out` (`J::Null`
@@ -535,19 +543,91 @@ impl ColumnData {
                 J::Null
             }))
         };
-        let (mut level, mut value) = (0, 0);
+        let mut at = Cursor::default();
         for r in 0..rows {
-            if self.list {
-                take(r, self.list_at(&mut level, &mut value));
-            } else if self.defs.get(r).is_some_and(|&d| d < self.max_def) {
-                // Null; a required column has no levels, and a value in every row.
-                take(r, Ok(J::Null));
-            } else {
-                // value_at says when the levels promise more values than there are.
-                take(r, self.value_at(value));
-                value += 1;
+            take(r, self.next_value(&mut at));
+        }
+    }
+
+    /// The value of the batch's next row, as [`batch`] gives it, `at` moved past it; an
+    /// error when the value is broken (the cursor is moved past it all the same).
+    pub fn next_value(&self, at: &mut Cursor) -> Result<J<'_>, String> {
+        let row = at.row;
+        at.row += 1;
+        if self.list {
+            self.list_at(&mut at.level, &mut at.value)
+        } else if self.defs.get(row).is_some_and(|&d| d < self.max_def) {
+            // Null; a required column has no levels, and a value in every row.
+            Ok(J::Null)
+        } else {
+            // value_at says when the levels promise more values than there are.
+            at.value += 1;
+            self.value_at(at.value - 1)
+        }
+    }
+
+    /// Calls `each` with the values of the batch's `rows` rows in order, as
+    /// [`ColumnData::next_value`] gives them, while it returns `true`; `false` when it
+    /// returned `false`, or at the first broken value (which `each` is not given).
+    pub fn each_value<'c>(
+        &'c self,
+        rows: usize,
+        mut each: impl FnMut(usize, &J<'c>) -> bool,
+    ) -> bool {
+        if self.list {
+            let mut at = Cursor::default();
+            return (0..rows).all(|r| self.next_value(&mut at).is_ok_and(|v| each(r, &v)));
+        }
+        // A flat column: its values in order, a null where the levels say so (a required
+        // column has no levels).
+        fn flat<'c, T>(
+            c: &ColumnData,
+            rows: usize,
+            values: &'c [T],
+            make: impl Fn(&'c T) -> Option<J<'c>>,
+            mut each: impl FnMut(usize, &J<'c>) -> bool,
+        ) -> bool {
+            let mut next = values.iter();
+            (0..rows).all(|r| {
+                let value = if c.defs.get(r).is_some_and(|&d| d < c.max_def) {
+                    J::Null
+                } else {
+                    match next.next().and_then(&make) {
+                        Some(v) => v,
+                        None => return false,
+                    }
+                };
+                each(r, &value)
+            })
+        }
+        let str = |s: &'c [u8]| {
+            std::str::from_utf8(s)
+                .ok()
+                .map(|s| J::Str(Cow::Borrowed(s)))
+        };
+        match &self.values {
+            Values::Bool(v) => flat(self, rows, v, |x| Some(J::Bool(*x)), each),
+            Values::I32(v) => flat(self, rows, v, |x| Some(J::Int((*x).into())), each),
+            Values::I64(v) => flat(self, rows, v, |x| Some(J::Int((*x).into())), each),
+            Values::F32(v) => flat(self, rows, v, |x| Some(J::Float((*x).into())), each),
+            Values::F64(v) => flat(self, rows, v, |x| Some(J::Float(*x)), each),
+            Values::Bytes(v) => flat(self, rows, v, |x| str(x.data()), each),
+            Values::Text(v) => {
+                let Source::Pages(chunk) = &self.reader else {
+                    unreachable!("text values come from pages")
+                };
+                let text = |t: &Text| chunk.text(*t).map(|s| J::Str(Cow::Borrowed(s)));
+                flat(self, rows, v, text, each)
             }
         }
+    }
+
+    /// Whether no row of the batch's `rows` has a value: a flat column of nulls.
+    pub fn all_null(&self, rows: usize) -> bool {
+        !self.list
+            && self.max_def > 0
+            && self.defs.len() >= rows
+            && self.defs[..rows].iter().all(|&d| d < self.max_def)
     }
 
     fn value_at(&self, i: usize) -> Result<J<'_>, String> {
@@ -576,6 +656,15 @@ impl ColumnData {
     fn not_utf8(&self) -> String {
         format!("{}: the text is not UTF-8", self.name)
     }
+}
+
+/// Where a reading of a batch's rows one at a time stands in a column
+/// ([`ColumnData::next_value`]); a new cursor is at the batch's first row.
+#[derive(Default, Clone, Copy)]
+pub struct Cursor {
+    row: usize,
+    level: usize,
+    value: usize,
 }
 
 /// A Parquet file held in memory, its footer read; one reader serves every thread.
@@ -859,11 +948,7 @@ pub fn batch<'c>(
     let Some(c) = col else {
         return Some(J::Missing);
     };
-    let all_null = !c.list
-        && c.max_def > 0
-        && c.defs.len() >= rows
-        && c.defs[..rows].iter().all(|&d| d < c.max_def);
-    if all_null {
+    if c.all_null(rows) {
         return Some(J::Null);
     }
     c.batch_into(rows, out, errors);
