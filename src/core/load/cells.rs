@@ -273,6 +273,12 @@ impl<'a> PlainCell<'a> {
         }
     }
 
+    /// Whether [`PlainCell::input`] gives a cell: the required fields are there.
+    fn complete(&self) -> bool {
+        let given = |s: Option<&str>| s.is_some_and(|s| !s.is_empty());
+        self.frames.is_some() && given(self.model) && given(self.item_id) && given(self.config)
+    }
+
     /// The cell, with the defaults [`validate`] gives; `None` where it would refuse it.
     fn input(self) -> Option<CellInput<'a>> {
         let given = |s: Option<&'a str>| s.filter(|s| !s.is_empty());
@@ -608,7 +614,10 @@ fn parquet_rows<S: CellSink>(
             for cell in cells {
                 row_no += 1;
                 sink.count_record();
-                sink.push(cell, row_no);
+                // Complete, so a cell.
+                if let Some(cell) = cell.input() {
+                    sink.push(cell, row_no);
+                }
             }
             return Ok(());
         }
@@ -710,20 +719,23 @@ const fn same_name(a: &str, b: &str) -> bool {
     true
 }
 
-/// The cells of a batch of rows read column by column, when every row is plain (each
-/// value one [`validate`] accepts as it stands, the cell complete); `None` otherwise,
-/// leaving the batch to be read row by row. A row's cell is the one [`parquet_raw`] and
+/// The rows of a batch read column by column, when every row is plain (each value one
+/// [`validate`] accepts as it stands, the cell complete); `None` otherwise, leaving the
+/// batch to be read row by row. A row's cell is the one [`parquet_raw`] and
 /// [`PlainCell::of_raw`] give (tested).
 fn plain_batch(
     cols: &[Option<super::parquet::ColumnData>],
     rows: usize,
-) -> Option<Vec<CellInput<'_>>> {
+) -> Option<Vec<PlainCell<'_>>> {
     let mut cells: Vec<PlainCell<'_>> = Vec::new();
     cells.resize_with(rows, Default::default);
     for (c, col) in cols.iter().enumerate() {
         let Some(col) = col else { continue };
         let taken = match FIELD_OF_COLUMN[c] {
-            Some(f) => col.each_value(rows, |r, v| cells[r].set(f, v)),
+            Some(f) => match typed_column(col, f, &mut cells, rows) {
+                Some(taken) => taken,
+                None => col.each_value(rows, |r, v| cells[r].set(f, v)),
+            },
             // Several references, where the row has no single gold.
             None => col.each_value(rows, |r, v| match v {
                 J::Arr(_) if cells[r].gold.is_none() => cells[r].set(GOLD, v),
@@ -734,7 +746,82 @@ fn plain_batch(
             return None;
         }
     }
-    cells.into_iter().map(PlainCell::input).collect()
+    cells.iter().all(PlainCell::complete).then_some(cells)
+}
+
+/// Takes the values of `FIELDS[f]` from a column of the type frameaudit writes it with
+/// (docs/formats.md §7), as [`PlainCell::set`] takes the same values, without making a
+/// JSON value of each; `None` for a column of another type, or a field of lists.
+fn typed_column<'c>(
+    col: &'c super::parquet::ColumnData,
+    f: usize,
+    cells: &mut [PlainCell<'c>],
+    rows: usize,
+) -> Option<bool> {
+    type Slot<T> = for<'x, 'c> fn(&'x mut PlainCell<'c>) -> &'x mut Option<T>;
+    let text: Option<for<'x> fn(&'x mut PlainCell<'c>) -> &'x mut Option<&'c str>> = match FIELDS[f]
+    {
+        "model" => Some(|c| &mut c.model),
+        "benchmark" => Some(|c| &mut c.benchmark),
+        "item_id" => Some(|c| &mut c.item_id),
+        "config" => Some(|c| &mut c.config),
+        "protocol" => Some(|c| &mut c.protocol),
+        "pred" => Some(|c| &mut c.pred),
+        "blind" => Some(|c| &mut c.blind),
+        "source_tag" => Some(|c| &mut c.source_tag),
+        "protocol_note" => Some(|c| &mut c.protocol_note),
+        _ => None,
+    };
+    if let Some(slot) = text {
+        return col.each_text(rows, |r, s| {
+            *slot(&mut cells[r]) = s;
+            true
+        });
+    }
+    let count = |slot: Slot<u64>, null_ok: bool, cells: &mut [PlainCell<'c>]| {
+        col.each_int(rows, |r, n| match n {
+            None => null_ok,
+            Some(n) => {
+                *slot(&mut cells[r]) = u64::try_from(n).ok();
+                n >= 0
+            }
+        })
+    };
+    let number =
+        |slot: Slot<f64>, range: std::ops::RangeInclusive<f64>, cells: &mut [PlainCell<'c>]| {
+            col.each_float(rows, |r, x| match x {
+                None => true,
+                Some(x) => {
+                    *slot(&mut cells[r]) = Some(x);
+                    range.contains(&x)
+                }
+            })
+        };
+    match FIELDS[f] {
+        "gold" => col.each_text(rows, |r, s| {
+            cells[r].gold = s.map(Ok);
+            true
+        }),
+        "task" => col.each_text(rows, |r, s| {
+            cells[r].task = match s {
+                None => return true,
+                Some("mcq") => Some(Task::Mcq),
+                Some("open") => Some(Task::Open),
+                Some(_) => return false,
+            };
+            true
+        }),
+        "frames" => count(|c| &mut c.frames, false, cells),
+        "pixels" => count(|c| &mut c.pixels, true, cells),
+        "budget" => number(|c| &mut c.budget, f64::NEG_INFINITY..=f64::INFINITY, cells),
+        "score" => number(|c| &mut c.score, 0.0..=100.0, cells),
+        "confidence" => number(|c| &mut c.confidence, 0.0..=1.0, cells),
+        "correct" => col.each_bool(rows, |r, b| {
+            cells[r].correct = b;
+            true
+        }),
+        _ => None,
+    }
 }
 
 /// A row's values, in the order of [`PARQUET_COLUMNS`], as the record a JSONL line gives.
@@ -1300,58 +1387,69 @@ mod tests {
     }
 
     /// A batch read column by column gives the cells its rows give through the full checks,
-    /// and is left to the rows only when some row is not plain.
+    /// and is left to the rows only when some row is not plain: with the columns of the
+    /// types frameaudit writes, and with numbers written as the other kind of number (read
+    /// as JSON values, not by their type).
     #[test]
     fn a_plain_batch_gives_the_cells_the_checks_give_its_rows() {
-        use super::super::parquet::{open, read_columns, row_groups, write_rows};
+        use super::super::parquet::{Kind, open, read_columns, row_groups, write_rows};
         let batch = 256;
         let rows = parquet_rows_of_both_kinds(30, batch);
-        let cols: Vec<(String, super::super::parquet::Kind)> = PARQUET_COLUMNS
-            .iter()
-            .map(|(n, k)| (n.to_string(), *k))
-            .collect();
-        let mut data = Vec::new();
-        write_rows(&mut data, &cols, &rows).expect("write");
         let path = Path::new("t.parquet");
         let file: Arc<Path> = Arc::from(path);
-        let reader = open(data, path).expect("open");
-        let (mut plain, mut by_rows) = (0, 0);
-        for (g, n) in row_groups(&reader).into_iter().enumerate() {
-            read_columns(&reader, path, g, 0..n, &PARQUET_FIELDS, |cols, n| {
-                assert_eq!(n, batch, "the generator's batches are the reader's");
-                let (mut checked, mut clean, mut all_plain) = (Vec::new(), true, true);
-                each_row(cols, n, |row| match row {
-                    Ok(raw) => {
-                        let mut diags = Diagnostics::default();
-                        checked.push(format!("{:?}", validate(&raw, &mut diags, &file, 1)));
-                        clean &= diags.error_count() == 0;
-                        all_plain &= PlainCell::of_raw(&raw).is_some();
+        for other_numbers in [false, true] {
+            let cols: Vec<(String, Kind)> = PARQUET_COLUMNS
+                .iter()
+                .map(|&(n, k)| {
+                    let k = match (other_numbers, n) {
+                        (true, "frames" | "pixels") => Kind::Float,
+                        (true, "budget" | "score") => Kind::Int,
+                        _ => k,
+                    };
+                    (n.to_string(), k)
+                })
+                .collect();
+            let mut data = Vec::new();
+            write_rows(&mut data, &cols, &rows).expect("write");
+            let reader = open(data, path).expect("open");
+            let (mut plain, mut by_rows) = (0, 0);
+            for (g, n) in row_groups(&reader).into_iter().enumerate() {
+                read_columns(&reader, path, g, 0..n, &PARQUET_FIELDS, |cols, n| {
+                    assert_eq!(n, batch, "the generator's batches are the reader's");
+                    let (mut checked, mut clean, mut all_plain) = (Vec::new(), true, true);
+                    each_row(cols, n, |row| match row {
+                        Ok(raw) => {
+                            let mut diags = Diagnostics::default();
+                            checked.push(format!("{:?}", validate(&raw, &mut diags, &file, 1)));
+                            clean &= diags.error_count() == 0;
+                            all_plain &= PlainCell::of_raw(&raw).is_some();
+                        }
+                        Err(_) => (clean, all_plain) = (false, false),
+                    });
+                    match plain_batch(cols, n) {
+                        Some(cells) => {
+                            plain += 1;
+                            assert!(clean, "a plain batch the checks refuse");
+                            let cells: Vec<String> = cells
+                                .into_iter()
+                                .map(|c| format!("{:?}", c.input()))
+                                .collect();
+                            assert_eq!(cells, checked);
+                        }
+                        None => {
+                            by_rows += 1;
+                            assert!(!all_plain, "a batch of plain rows left to the rows");
+                        }
                     }
-                    Err(_) => (clean, all_plain) = (false, false),
-                });
-                match plain_batch(cols, n) {
-                    Some(cells) => {
-                        plain += 1;
-                        assert!(clean, "a plain batch the checks refuse");
-                        let cells: Vec<String> = cells
-                            .into_iter()
-                            .map(|c| format!("{:?}", Some(c)))
-                            .collect();
-                        assert_eq!(cells, checked);
-                    }
-                    None => {
-                        by_rows += 1;
-                        assert!(!all_plain, "a batch of plain rows left to the rows");
-                    }
-                }
-                Ok(())
-            })
-            .expect("read");
+                    Ok(())
+                })
+                .expect("read");
+            }
+            assert!(
+                plain >= 10 && by_rows >= 10,
+                "{plain} plain, {by_rows} by rows ({other_numbers})"
+            );
         }
-        assert!(
-            plain >= 10 && by_rows >= 10,
-            "{plain} plain, {by_rows} by rows"
-        );
     }
 
     proptest::proptest! {

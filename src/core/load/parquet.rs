@@ -578,47 +578,101 @@ impl ColumnData {
             let mut at = Cursor::default();
             return (0..rows).all(|r| self.next_value(&mut at).is_ok_and(|v| each(r, &v)));
         }
-        // A flat column: its values in order, a null where the levels say so (a required
-        // column has no levels).
-        fn flat<'c, T>(
-            c: &ColumnData,
-            rows: usize,
-            values: &'c [T],
-            make: impl Fn(&'c T) -> Option<J<'c>>,
-            mut each: impl FnMut(usize, &J<'c>) -> bool,
-        ) -> bool {
-            let mut next = values.iter();
-            (0..rows).all(|r| {
-                let value = if c.defs.get(r).is_some_and(|&d| d < c.max_def) {
-                    J::Null
-                } else {
-                    match next.next().and_then(&make) {
-                        Some(v) => v,
-                        None => return false,
-                    }
-                };
-                each(r, &value)
-            })
-        }
-        let str = |s: &'c [u8]| {
-            std::str::from_utf8(s)
-                .ok()
-                .map(|s| J::Str(Cow::Borrowed(s)))
-        };
+        let str = |s: &'c str| J::Str(Cow::Borrowed(s));
+        let mut j = |r, v: Option<J<'c>>| each(r, &v.unwrap_or(J::Null));
         match &self.values {
-            Values::Bool(v) => flat(self, rows, v, |x| Some(J::Bool(*x)), each),
-            Values::I32(v) => flat(self, rows, v, |x| Some(J::Int((*x).into())), each),
-            Values::I64(v) => flat(self, rows, v, |x| Some(J::Int((*x).into())), each),
-            Values::F32(v) => flat(self, rows, v, |x| Some(J::Float((*x).into())), each),
-            Values::F64(v) => flat(self, rows, v, |x| Some(J::Float(*x)), each),
-            Values::Bytes(v) => flat(self, rows, v, |x| str(x.data()), each),
-            Values::Text(v) => {
+            Values::Bool(v) => self.flat(rows, v, |x| Some(J::Bool(*x)), j),
+            Values::I32(v) => self.flat(rows, v, |x| Some(J::Int((*x).into())), j),
+            Values::I64(v) => self.flat(rows, v, |x| Some(J::Int((*x).into())), j),
+            Values::F32(v) => self.flat(rows, v, |x| Some(J::Float((*x).into())), j),
+            Values::F64(v) => self.flat(rows, v, |x| Some(J::Float(*x)), j),
+            Values::Bytes(_) | Values::Text(_) => self
+                .each_text(rows, |r, s| j(r, Some(s.map_or(J::Null, str))))
+                .unwrap_or(false),
+        }
+    }
+
+    /// A flat column's values of the batch in order, `None` where the levels say null (a
+    /// required column has no levels), each made by `make` and given to `each` while it
+    /// returns `true`; `false` when it returned `false`, or at the first value `make`
+    /// refuses (which `each` is not given) or that is not there.
+    fn flat<'c, T, V>(
+        &self,
+        rows: usize,
+        values: &'c [T],
+        make: impl Fn(&'c T) -> Option<V>,
+        mut each: impl FnMut(usize, Option<V>) -> bool,
+    ) -> bool {
+        let mut next = values.iter();
+        (0..rows).all(|r| {
+            if self.defs.get(r).is_some_and(|&d| d < self.max_def) {
+                return each(r, None);
+            }
+            match next.next().and_then(&make) {
+                Some(v) => each(r, Some(v)),
+                None => false,
+            }
+        })
+    }
+
+    /// The values of a flat text column's `rows` rows given to `each` (`None` where null)
+    /// while it returns `true`, as [`ColumnData::each_value`] gives them; `Some(false)` when
+    /// it returned `false` or at a value that is not UTF-8, `None` when the column is not
+    /// flat text.
+    pub fn each_text<'c>(
+        &'c self,
+        rows: usize,
+        each: impl FnMut(usize, Option<&'c str>) -> bool,
+    ) -> Option<bool> {
+        match (&self.values, self.list) {
+            (Values::Bytes(v), false) => {
+                Some(self.flat(rows, v, |x| std::str::from_utf8(x.data()).ok(), each))
+            }
+            (Values::Text(v), false) => {
                 let Source::Pages(chunk) = &self.reader else {
                     unreachable!("text values come from pages")
                 };
-                let text = |t: &Text| chunk.text(*t).map(|s| J::Str(Cow::Borrowed(s)));
-                flat(self, rows, v, text, each)
+                Some(self.flat(rows, v, |t| chunk.text(*t), each))
             }
+            _ => None,
+        }
+    }
+
+    /// [`ColumnData::each_text`] for a flat column of whole numbers.
+    pub fn each_int(
+        &self,
+        rows: usize,
+        each: impl FnMut(usize, Option<i64>) -> bool,
+    ) -> Option<bool> {
+        match (&self.values, self.list) {
+            (Values::I32(v), false) => Some(self.flat(rows, v, |x| Some((*x).into()), each)),
+            (Values::I64(v), false) => Some(self.flat(rows, v, |x| Some(*x), each)),
+            _ => None,
+        }
+    }
+
+    /// [`ColumnData::each_text`] for a flat column of floating-point numbers.
+    pub fn each_float(
+        &self,
+        rows: usize,
+        each: impl FnMut(usize, Option<f64>) -> bool,
+    ) -> Option<bool> {
+        match (&self.values, self.list) {
+            (Values::F32(v), false) => Some(self.flat(rows, v, |x| Some((*x).into()), each)),
+            (Values::F64(v), false) => Some(self.flat(rows, v, |x| Some(*x), each)),
+            _ => None,
+        }
+    }
+
+    /// [`ColumnData::each_text`] for a flat column of booleans.
+    pub fn each_bool(
+        &self,
+        rows: usize,
+        each: impl FnMut(usize, Option<bool>) -> bool,
+    ) -> Option<bool> {
+        match (&self.values, self.list) {
+            (Values::Bool(v), false) => Some(self.flat(rows, v, |x| Some(*x), each)),
+            _ => None,
         }
     }
 
