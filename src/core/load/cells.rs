@@ -160,12 +160,20 @@ struct PlainCell<'a> {
 }
 
 impl<'a> PlainCell<'a> {
+    /// [`PlainCell::cell_as`] with no layout learnt.
+    #[cfg(test)]
+    fn cell(text: &'a str) -> Option<CellInput<'a>> {
+        Self::cell_as(text, &mut super::json::Shape::default())
+    }
+
     /// The cell of a plain line whose every field [`validate`] would accept as it stands;
     /// `None` for any other line, which [`read_record`] and [`validate`] then read and
-    /// report. Where it gives a cell, it is the cell [`validate`] gives (tested).
-    fn cell(text: &'a str) -> Option<CellInput<'a>> {
+    /// report. Where it gives a cell, it is the cell [`validate`] gives (tested). A line of
+    /// the layout `shape` learnt is read by that layout, and the layout of a line read
+    /// otherwise is learnt (`json::scan_named_as`).
+    fn cell_as(text: &'a str, shape: &mut super::json::Shape) -> Option<CellInput<'a>> {
         let mut c = PlainCell::default();
-        if !super::json::scan_named(text, &FIELDS, |i, v| c.set(i, &v)) {
+        if !super::json::scan_named_as(text, &FIELDS, shape, &mut c, |c, i, v| c.set(i, &v)) {
             return None;
         }
         c.input()
@@ -455,6 +463,7 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
     // One UTF-8 check for the block when it passes (lines are cut at `\n`, so on character
     // boundaries); line by line otherwise.
     let whole = std::str::from_utf8(block).ok();
+    let mut shape = super::json::Shape::default();
     let mut start = 0;
     let ends = memchr::memchr_iter(b'\n', block).chain(std::iter::once(block.len()));
     for (i, end) in ends.enumerate() {
@@ -468,7 +477,7 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
         let line = first_line + i as u64;
         let lead = from + bytes.len() - bytes.trim_ascii_start().len();
         let str = super::chunk::text_at(block, whole, lead..lead + text.len());
-        if let Some(cell) = str.and_then(PlainCell::cell) {
+        if let Some(cell) = str.and_then(|t| PlainCell::cell_as(t, &mut shape)) {
             sink.push(cell, line);
             continue;
         }

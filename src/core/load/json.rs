@@ -156,6 +156,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for J<'a> {
 /// when the text has any other shape or `each` refused: serde_json then reads it and says
 /// what is wrong, so the two readers never disagree (the tests hold them to each other).
 pub fn scan_flat<'a>(text: &'a str, mut each: impl FnMut(&'a str, J<'a>) -> bool) -> Option<()> {
+    scan_spans(text, |key, v, _| each(key, v))
+}
+
+/// [`scan_flat`], giving `each` also where each value is in the text.
+fn scan_spans<'a>(
+    text: &'a str,
+    mut each: impl FnMut(&'a str, J<'a>, std::ops::Range<usize>) -> bool,
+) -> Option<()> {
     let b = text.as_bytes();
     let end = |i: usize| (skip_ws(b, i) == b.len()).then_some(());
     let mut i = skip_ws(b, 0);
@@ -172,8 +180,9 @@ pub fn scan_flat<'a>(text: &'a str, mut each: impl FnMut(&'a str, J<'a>) -> bool
         if b.get(i) != Some(&b':') {
             return None;
         }
-        let (value, next) = plain_value(text, skip_ws(b, i + 1), true)?;
-        if !each(key, value) {
+        let at = skip_ws(b, i + 1);
+        let (value, next) = plain_value(text, at, true)?;
+        if !each(key, value, at..next) {
             return None;
         }
         i = skip_ws(b, next);
@@ -183,6 +192,87 @@ pub fn scan_flat<'a>(text: &'a str, mut each: impl FnMut(&'a str, J<'a>) -> bool
             _ => return None,
         }
     }
+}
+
+/// The layout of a plain line, learnt from one ([`scan_named_as`]): the text before each
+/// value (`{"model":"` holds the brace, the key, the colon and any whitespace), which
+/// name the value is for, and the text after the last. Most files write every line alike,
+/// so a line of the same layout is read by comparing that text, not by reading each key
+/// and looking it up; any other line is read as [`scan_named`] reads it.
+#[derive(Debug, Default)]
+pub struct Shape {
+    /// Before each value, and the index of its key in the names (`None`: another key).
+    leads: Vec<(Box<[u8]>, Option<usize>)>,
+    tail: Box<[u8]>,
+}
+
+impl Shape {
+    /// What [`scan_named`] gives a line of this layout: `Some` of whether `each` took every
+    /// value; `None` when the line has another layout (`each` may have been given some of
+    /// its values by then).
+    fn read<'a>(&self, text: &'a str, mut each: impl FnMut(usize, J<'a>) -> bool) -> Option<bool> {
+        let b = text.as_bytes();
+        let mut at = 0;
+        for (lead, name) in &self.leads {
+            at = starts_with(b.get(at..)?, lead).then_some(at + lead.len())?;
+            let (v, next) = plain_value(text, at, true)?;
+            at = next;
+            if let Some(i) = *name
+                && !each(i, v)
+            {
+                return Some(false);
+            }
+        }
+        let rest = b.get(at..)?;
+        (rest.len() == self.tail.len() && starts_with(rest, &self.tail)).then_some(true)
+    }
+}
+
+/// `text.starts_with(lead)` for the short texts of a layout, eight bytes at a time in
+/// place of a call to `memcmp`.
+#[inline]
+fn starts_with(text: &[u8], lead: &[u8]) -> bool {
+    let Some(text) = text.get(..lead.len()) else {
+        return false;
+    };
+    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
+    let (a, b) = (text.chunks_exact(8), lead.chunks_exact(8));
+    let (ra, rb) = (a.remainder(), b.remainder());
+    a.zip(b).all(|(x, y)| word(x) == word(y)) && ra.iter().zip(rb).all(|(x, y)| x == y)
+}
+
+/// [`scan_named`] into `record` through a learnt layout: a line of the layout of `shape`
+/// is read by it; any other is read by [`scan_named`] into a fresh record, and when that
+/// reads it, its layout is learnt in place of the one before. Gives what [`scan_named`]
+/// gives (tested).
+pub fn scan_named_as<'a, T: Default>(
+    text: &'a str,
+    names: &[&str],
+    shape: &mut Shape,
+    record: &mut T,
+    mut each: impl FnMut(&mut T, usize, J<'a>) -> bool,
+) -> bool {
+    if !shape.leads.is_empty() {
+        if let Some(taken) = shape.read(text, |i, v| each(record, i, v)) {
+            return taken;
+        }
+        // Another layout, some of whose values the record may hold.
+        *record = T::default();
+    }
+    let mut leads = Vec::new();
+    let mut after = 0;
+    let read = scan_named_spans(text, names, |i, v, span| {
+        leads.push((text.as_bytes()[after..span.start].into(), i));
+        after = span.end;
+        i.is_none_or(|i| each(record, i, v))
+    });
+    if read && !leads.is_empty() {
+        *shape = Shape {
+            leads,
+            tail: text.as_bytes()[after..].into(),
+        };
+    }
+    read
 }
 
 /// [`scan_flat`] into named slots: the key `names[i]` sets `slots[i]`, other keys are
@@ -202,20 +292,30 @@ pub fn scan_named<'a>(
     names: &[&str],
     mut each: impl FnMut(usize, J<'a>) -> bool,
 ) -> bool {
+    scan_named_spans(text, names, |i, v, _| i.is_none_or(|i| each(i, v)))
+}
+
+/// [`scan_named`], giving `each` every key (its index in `names`, `None` for another key),
+/// with the value and where it is.
+fn scan_named_spans<'a>(
+    text: &'a str,
+    names: &[&str],
+    mut each: impl FnMut(Option<usize>, J<'a>, std::ops::Range<usize>) -> bool,
+) -> bool {
     let mut seen = 0u64;
     // Lines mostly give their fields in the order of `names`: look from the name after the
     // last one found, then from the start.
     let mut from = 0;
-    scan_flat(text, |key, v| {
+    scan_spans(text, |key, v, span| {
         let same = |n: &&str| crate::core::text::same(n, key);
         let found = names[from..].iter().position(same).map(|i| from + i);
         let Some(i) = found.or_else(|| names[..from].iter().position(same)) else {
-            return true;
+            return each(None, v, span);
         };
         from = i + 1;
         let fresh = seen & (1 << i) == 0;
         seen |= 1 << i;
-        fresh && each(i, v)
+        fresh && each(Some(i), v, span)
     })
     .is_some()
 }
@@ -258,8 +358,25 @@ fn plain_str(text: &str, i: usize) -> Option<(&str, usize)> {
     if b.get(i) != Some(&b'"') {
         return None;
     }
-    // Short strings: a plain loop beats a vector search's setup.
+    // Eight bytes at a time: the first that is a quote, a backslash or a control character
+    // ends the string (a quote) or leaves it to serde (the others).
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let mut end = i + 1;
+    while let Some(chunk) = b.get(end..end + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        // Bytes below 0x20, quotes and backslashes become zero bytes (each test marks its
+        // lowest such byte exactly, so the lowest mark of all is the first such byte).
+        let marks = zero_byte(x & 0xe0e0_e0e0_e0e0_e0e0)
+            | zero_byte(x ^ (ONES * u64::from(b'"')))
+            | zero_byte(x ^ (ONES * u64::from(b'\\')));
+        if marks != 0 {
+            end += (marks.trailing_zeros() / 8) as usize;
+            break;
+        }
+        end += 8;
+    }
     loop {
         match *b.get(end)? {
             b'"' => break,
@@ -312,59 +429,69 @@ fn plain_list(text: &str, i: usize) -> Option<(J<'_>, usize)> {
 
 /// The number at `i` (a digit or `-` there) and the place after it.
 fn number_at(b: &[u8], i: usize) -> Option<(J<'_>, usize)> {
+    if let Some(plain) = plain_number(b, i) {
+        return Some(plain);
+    }
     let len = b[i..]
         .iter()
-        .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        .position(|c| !is_number_byte(*c))
         .unwrap_or(b.len() - i);
-    let token = &b[i..i + len];
-    let v = match plain_number(token) {
-        Some(v) => v,
-        None => match serde_json::from_slice::<J>(token).ok()? {
-            v @ (J::Int(_) | J::Float(_)) => v,
-            _ => return None,
-        },
-    };
-    Some((v, i + len))
+    match serde_json::from_slice::<J>(&b[i..i + len]).ok()? {
+        v @ (J::Int(_) | J::Float(_)) => Some((v, i + len)),
+        _ => None,
+    }
 }
 
-/// A number of the form `-?D(.D)?` (no leading zeros, no exponent) with at most 15 digits in
-/// all, as serde_json reads it: an integer exactly; a decimal as the one rounding of its
-/// digits divided by a power of ten, both exact in an `f64`, which is the correctly rounded
-/// value serde_json gives too. `None` for any other token.
-fn plain_number(token: &[u8]) -> Option<J<'static>> {
-    let (negative, body) = match token.split_first()? {
-        (b'-', rest) => (true, rest),
-        _ => (false, token),
+/// The bytes a number token is made of.
+fn is_number_byte(c: u8) -> bool {
+    matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+}
+
+/// A number at `i` of the form `-?D(.D)?` (no leading zeros, no exponent, nothing of a
+/// number after it) with at most 15 digits in all, read in one pass as serde_json reads it:
+/// an integer exactly; a decimal as the one rounding of its digits divided by a power of
+/// ten, both exact in an `f64`, which is the correctly rounded value serde_json gives too.
+/// `None` for any other number, which serde_json then reads.
+fn plain_number(b: &[u8], i: usize) -> Option<(J<'static>, usize)> {
+    let negative = b.get(i) == Some(&b'-');
+    let mut j = i + usize::from(negative);
+    // Digits past the fifteenth make the number serde's, so wrapping does not matter.
+    let digits = |j: &mut usize, n: &mut i64| {
+        let start = *j;
+        while let Some(&d @ b'0'..=b'9') = b.get(*j) {
+            *n = n.wrapping_mul(10).wrapping_add(i64::from(d - b'0'));
+            *j += 1;
+        }
+        *j - start
     };
-    let (int, frac) = match memchr::memchr(b'.', body) {
-        Some(dot) => (&body[..dot], Some(&body[dot + 1..])),
-        None => (body, None),
-    };
-    let digits = |d: &[u8]| !d.is_empty() && d.iter().all(u8::is_ascii_digit);
-    if !digits(int) || (int.len() > 1 && int[0] == b'0') || !frac.is_none_or(digits) {
+    let mut n = 0i64;
+    let int_start = j;
+    let int = digits(&mut j, &mut n);
+    if int == 0 || (int > 1 && b[int_start] == b'0') {
         return None;
     }
-    let frac = frac.unwrap_or_default();
-    if int.len() + frac.len() > 15 {
+    let mut frac = 0;
+    if b.get(j) == Some(&b'.') {
+        j += 1;
+        frac = digits(&mut j, &mut n);
+        if frac == 0 {
+            return None;
+        }
+    }
+    if int + frac > 15 || b.get(j).is_some_and(|&c| is_number_byte(c)) {
         return None;
     }
-    let n = int
-        .iter()
-        .chain(frac)
-        .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
     let n = if negative { -n } else { n };
-    if frac.is_empty() && !(negative && n == 0) {
-        return Some(J::Int(i128::from(n)));
-    }
-    if frac.is_empty() {
-        return None;
+    if frac == 0 {
+        // `-0` is serde's (a float).
+        return (!(negative && n == 0)).then_some((J::Int(i128::from(n)), j));
     }
     // n < 10^15 < 2^53 and 10^k (k < 15) are exact.
     const POW10: [f64; 15] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
     ];
-    let v = n as f64 / POW10[frac.len()];
-    Some(J::Float(if negative && n == 0 { -0.0 } else { v }))
+    let v = n as f64 / POW10[frac];
+    Some((J::Float(if negative && n == 0 { -0.0 } else { v }), j))
 }
 
 /// Turns a serde_json error on one line into a message without serde's own "line 1".
@@ -776,6 +903,184 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `scan_named` or `scan_named_as` gives a line: whether it read it, and the
+    /// values it gave, in order.
+    type Read<'a> = (bool, Vec<(usize, J<'a>)>);
+
+    const NAMES: [&str; 4] = ["model", "item_id", "frames", "gold"];
+
+    fn by_name(line: &str) -> Read<'_> {
+        let mut got = Vec::new();
+        let ok = scan_named(line, &NAMES, |i, v| {
+            got.push((i, v));
+            true
+        });
+        (ok, got)
+    }
+
+    fn by_layout<'a>(line: &'a str, shape: &mut Shape) -> Read<'a> {
+        let mut got = Vec::new();
+        let ok = scan_named_as(line, &NAMES, shape, &mut got, |got, i, v| {
+            got.push((i, v));
+            true
+        });
+        (ok, got)
+    }
+
+    /// Two lines of one layout (keys, separators, framing) with values drawn apart, the
+    /// second sometimes with one separator, one key or the framing changed.
+    fn line_pairs() -> impl proptest::strategy::Strategy<Value = (String, String)> {
+        use proptest::prelude::*;
+        const KEYS: [&str; 6] = ["model", "item_id", "frames", "gold", "extra", "Model"];
+        const SEPS: [&str; 4] = [":", ": ", " : ", ","];
+        let values = testing::VALUES;
+        (
+            proptest::collection::vec(
+                (0..KEYS.len(), 0..3usize, 0..values.len(), 0..values.len()),
+                1..7,
+            ),
+            0..12usize,
+            0..3usize,
+        )
+            .prop_map(move |(fields, change, frame)| {
+                let (open, close) = [("{", "}"), (" {", "} "), ("{ ", " }")][frame];
+                let mut a = open.to_string();
+                let mut b = open.to_string();
+                for (n, &(k, sep, va, vb)) in fields.iter().enumerate() {
+                    if n > 0 {
+                        a.push(',');
+                        b.push(if change == 0 && n == 1 { ' ' } else { ',' });
+                    }
+                    let colon = [":", ": ", " : "][sep];
+                    a.push_str(&format!("\"{}\"{colon}{}", KEYS[k], values[va]));
+                    let key = if change == 1 && n == fields.len() - 1 {
+                        KEYS[(k + 1) % KEYS.len()]
+                    } else {
+                        KEYS[k]
+                    };
+                    let colon = if change == 2 {
+                        SEPS[(sep + 1) % SEPS.len()]
+                    } else {
+                        colon
+                    };
+                    b.push_str(&format!("\"{key}\"{colon}{}", values[vb]));
+                }
+                a.push_str(close);
+                b.push_str(if change == 3 { "}}" } else { close });
+                (a, b)
+            })
+    }
+
+    proptest::proptest! {
+        /// A line read through a layout learnt from another line is read as `scan_named`
+        /// reads it, whether the layouts agree or not.
+        #[test]
+        fn a_learnt_layout_reads_as_scan_named((a, b) in line_pairs()) {
+            let mut shape = Shape::default();
+            let first = by_layout(&a, &mut shape);
+            proptest::prop_assert_eq!(&first, &by_name(&a), "{}", a);
+            let second = by_layout(&b, &mut shape);
+            let expected = by_name(&b);
+            proptest::prop_assert_eq!(second.0, expected.0, "{} then {}", a, b);
+            if expected.0 {
+                proptest::prop_assert_eq!(second.1, expected.1, "{} then {}", a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn lines_of_the_learnt_layout_are_read_by_it() {
+        let mut shape = Shape::default();
+        let a = r#"{"model":"M","x":[1, 2],"item_id": "q1","frames":8,"gold":null}"#;
+        assert_eq!(by_layout(a, &mut shape), by_name(a));
+        assert_eq!(shape.leads.len(), 5);
+        // Other values of every kind, one of them not a plain value (left to serde).
+        for (b, read) in [
+            (
+                r#"{"model":"Nå","x":[],"item_id": "q 2","frames":-0.5,"gold":"A"}"#,
+                Some(true),
+            ),
+            (
+                r#"{"model":"N","x":[1],"item_id": "q2","frames":1e5,"gold":true}"#,
+                Some(true),
+            ),
+            (
+                r#"{"model":"N","x":[1],"item_id": "q2","frames":8,"gold":"a\"b"}"#,
+                None,
+            ),
+            (
+                r#"{"model":"N","x":[1],"item_id":"q2","frames":8,"gold":"A"}"#,
+                None,
+            ),
+            (
+                r#"{"model":"N","x":[1],"item_id": "q2","frames":8,"gold":"A"} "#,
+                None,
+            ),
+        ] {
+            let mut got = Vec::new();
+            assert_eq!(
+                shape.read(b, |i, v| {
+                    got.push((i, v));
+                    true
+                }),
+                read,
+                "{b}"
+            );
+            assert_eq!(
+                by_layout(
+                    b,
+                    &mut Shape {
+                        leads: shape.leads.clone(),
+                        tail: shape.tail.clone()
+                    }
+                ),
+                by_name(b),
+                "{b}"
+            );
+        }
+        // A value `each` refuses is refused through the layout too.
+        let b = r#"{"model":"N","x":[1],"item_id": "q2","frames":8,"gold":"A"}"#
+            .replace(": \"q2", ": \"no");
+        let refuse = |line: &str, shape: &mut Shape| {
+            scan_named_as(line, &NAMES, shape, &mut (), |_, i, v| {
+                !(i == 1 && v == J::Str("no".into()))
+            })
+        };
+        assert!(!refuse(
+            &b,
+            &mut Shape {
+                leads: shape.leads.clone(),
+                tail: shape.tail.clone()
+            }
+        ));
+    }
+
+    /// The string reader against a byte loop, with a quote, a backslash, a control
+    /// character, DEL or a letter of two bytes at every place of strings of every length
+    /// up to three words.
+    #[test]
+    fn plain_strings_end_at_their_first_quote_and_refuse_escapes_and_controls() {
+        fn by_bytes(text: &str) -> Option<(&str, usize)> {
+            let b = text.as_bytes();
+            let end = (1..b.len()).find(|&j| matches!(b[j], b'"' | b'\\' | 0..0x20))?;
+            (b[end] == b'"').then(|| (&text[1..end], end + 1))
+        }
+        for len in 0..26 {
+            for at in 0..len {
+                for special in ["\"", "\\", "\n", "\u{1f}", "\u{7f}", "é", "\u{0}"] {
+                    let mut body: String = (0..len)
+                        .map(|k| char::from(b'a' + (k % 26) as u8))
+                        .collect();
+                    body.replace_range(at..at + 1, special);
+                    for tail in ["\"", "\",\"x\":1}", ""] {
+                        let text = format!("\"{body}{tail}");
+                        assert_eq!(plain_str(&text, 0), by_bytes(&text), "{text:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_leading_bom_is_skipped_once() {
