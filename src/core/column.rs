@@ -209,8 +209,29 @@ pub struct Floats {
     lookup: FxHashMap<u64, u32>,
     /// Set once there are more distinct values than [`MAX_CODED`]: the values themselves.
     raw: Option<Vec<f64>>,
-    /// Code of the last value pushed (consecutive cells often repeat one).
-    last: Option<(u64, u32)>,
+    /// Values pushed lately and their codes, by a hash of their bits (a column mostly
+    /// repeats a few values: a hit costs no lookup in the map).
+    recent: Recent,
+}
+
+/// A direct-mapped cache of value bits to codes ([`Floats`]).
+#[derive(Debug, Clone, Default)]
+struct Recent([(u64, u32); 32]);
+
+impl Recent {
+    fn slot(bits: u64) -> usize {
+        (bits.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59) as usize
+    }
+
+    /// The code of `bits`, if it is in the cache (codes are kept plus one: 0 is vacant).
+    fn get(&self, bits: u64) -> Option<u32> {
+        let (b, code) = self.0[Recent::slot(bits)];
+        (b == bits && code > 0).then(|| code - 1)
+    }
+
+    fn put(&mut self, bits: u64, code: u32) {
+        self.0[Recent::slot(bits)] = (bits, code + 1);
+    }
 }
 
 impl PartialEq for Floats {
@@ -258,9 +279,7 @@ impl Floats {
     /// The code of `x`, added to the table if new; `None` when the table is full.
     fn code_of(&mut self, x: f64) -> Option<u32> {
         let bits = x.to_bits();
-        if let Some((b, code)) = self.last
-            && b == bits
-        {
+        if let Some(code) = self.recent.get(bits) {
             return Some(code);
         }
         let code = match self.lookup.get(&bits) {
@@ -273,7 +292,7 @@ impl Floats {
             }
             None => return None,
         };
-        self.last = Some((bits, code));
+        self.recent.put(bits, code);
         Some(code)
     }
 
@@ -286,7 +305,7 @@ impl Floats {
         self.codes = Ids::default();
         self.table = Vec::new();
         self.lookup = FxHashMap::default();
-        self.last = None;
+        self.recent = Recent::default();
     }
 
     /// Appends a value (NaN included).
@@ -319,7 +338,7 @@ impl Floats {
         self.table.clear();
         self.lookup.clear();
         self.raw = None;
-        self.last = None;
+        self.recent = Recent::default();
     }
 
     /// Gives back spare room and the lookup table of a column that is complete.
@@ -372,7 +391,7 @@ impl Floats {
             table,
             lookup: FxHashMap::default(),
             raw,
-            last: None,
+            recent: Recent::default(),
         })
     }
 }

@@ -33,8 +33,13 @@ pub struct MatrixBuilder {
     field_blind: Vec<((u32, u32, u32), u32, u32)>,
     /// The ids of the previous cell: consecutive cells mostly share them.
     last: Option<LastIds>,
-    /// Last text interned per column (gold, source tag, note), for the same reason.
-    last_text: [(Box<str>, u32); 3],
+    /// Per configuration, the one the cell after a cell of it had last: consecutive cells
+    /// mostly walk an item's configurations in the same order ([`MatrixBuilder::cell_ids`]).
+    next_config: Vec<u32>,
+    /// Per text column (gold, source tag, note, prediction), texts interned lately, by a
+    /// hash of their length and ends (ids of `m.texts`, `u32::MAX` when vacant): a column
+    /// holds a few texts met again and again.
+    recent_texts: [[u32; 16]; 4],
     /// Problems found so far (cells a loader rejected, and at `finish` the spanning rules).
     pub diags: Diagnostics,
     /// While set, (primary, label): cells of protocol `primary` are read as protocol
@@ -97,7 +102,8 @@ impl MatrixBuilder {
             zero_blind: FxHashMap::default(),
             field_blind: Vec::new(),
             last: None,
-            last_text: Default::default(),
+            next_config: Vec::new(),
+            recent_texts: [[u32::MAX; 16]; 4],
             diags: Diagnostics::default(),
             protocol_as: None,
             model_as: None,
@@ -126,15 +132,21 @@ impl MatrixBuilder {
         s.map_or(NO_TEXT, |s| self.m.texts.intern(s))
     }
 
-    /// `intern_text` through the one-entry cache of column `col`.
+    /// `intern_text` through column `col`'s cache of texts met lately
+    /// ([`MatrixBuilder::recent_texts`]).
     fn intern_cached(&mut self, col: usize, s: Option<&str>) -> u32 {
         let Some(s) = s else { return NO_TEXT };
-        let mut slot = std::mem::take(&mut self.last_text[col]);
-        if slot.0.is_empty() || !same(&slot.0, s) {
-            slot = (s.into(), self.m.texts.intern(s));
+        let b = s.as_bytes();
+        let key = u64::from(b.first().copied().unwrap_or(0))
+            | u64::from(b.last().copied().unwrap_or(0)) << 8
+            | (b.len() as u64) << 16;
+        let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 60) as usize;
+        let slot = &mut self.recent_texts[col][slot];
+        if *slot != u32::MAX && same(self.m.texts.name(*slot), s) {
+            return *slot;
         }
-        let id = slot.1;
-        self.last_text[col] = slot;
+        let id = self.m.texts.intern(s);
+        *slot = id;
         id
     }
 
@@ -250,7 +262,8 @@ impl MatrixBuilder {
         self.zero_blind.clear();
         self.field_blind.clear();
         self.last = None;
-        self.last_text = Default::default();
+        self.next_config.clear();
+        self.recent_texts = [[u32::MAX; 16]; 4];
         self.diags = Diagnostics::default();
     }
 
@@ -406,14 +419,34 @@ impl MatrixBuilder {
             Some(i) if same(&self.m.items[i as usize].id, c.item_id) => i,
             _ => self.item_id(bench, c.item_id),
         };
+        // The previous cell's configuration, else the one that followed it last time,
+        // else the lookup (a configuration is one per protocol, name and properties).
         let p = (c.frames, c.budget, c.pixels);
-        let config = match last
-            .and_then(|l| self.m.configs.get(l.config as usize).map(|x| (l.config, x)))
-        {
-            Some((id, x)) if x.protocol == protocol && props(x) == p && same(&x.name, c.config) => {
-                id
+        let fits = |configs: &[Config], id: u32| {
+            configs
+                .get(id as usize)
+                .is_some_and(|x| x.protocol == protocol && props(x) == p && same(&x.name, c.config))
+        };
+        let before = last.map(|l| l.config);
+        let config = match before {
+            Some(id) if fits(&self.m.configs, id) => id,
+            _ => {
+                let next = before.and_then(|b| self.next_config.get(b as usize).copied());
+                match next.filter(|&n| fits(&self.m.configs, n)) {
+                    Some(n) => n,
+                    None => {
+                        let id = self.config_id(protocol, c.config, p, cell);
+                        if let Some(b) = before {
+                            let b = b as usize;
+                            if self.next_config.len() <= b {
+                                self.next_config.resize(b + 1, u32::MAX);
+                            }
+                            self.next_config[b] = id;
+                        }
+                        id
+                    }
+                }
             }
-            _ => self.config_id(protocol, c.config, p, cell),
         };
         LastIds {
             protocol,
@@ -481,7 +514,7 @@ impl MatrixBuilder {
             Gold::Many(gs) => Some(std::borrow::Cow::Owned(gs.join(" | "))),
         };
         let gold = self.intern_cached(0, gold_text.as_deref());
-        let pred = self.intern_text(c.pred);
+        let pred = self.intern_cached(3, c.pred);
         // Mostly the prediction is already normal: one id for both.
         let pred_norm = match (pred_norm, c.pred) {
             (Some(n), Some(p)) if *n == *p => pred,
@@ -1270,6 +1303,70 @@ mod tests {
         assert_same(
             &shortcut.finish().expect("no errors").0,
             &hashed.finish().expect("no errors").0,
+        );
+    }
+
+    /// Cells drawn at random from few names (configurations walked in a usual order with
+    /// departures, the same name with other frames, texts whose cache slots collide) get
+    /// the ids and texts that looking every name up gives.
+    #[test]
+    fn the_caches_give_the_ids_of_hashing_on_random_cells() {
+        let mut rng = crate::core::analysis::bootstrap::SplitMix64::new(5);
+        let mut pick = |n: usize| (rng.next_u64() % n as u64) as usize;
+        let configs = ["0f", "8f", "16f", "32f", "64f"];
+        let texts: Vec<String> = (0..40)
+            .map(|i| match i % 4 {
+                0 => char::from(b'A' + (i / 4) as u8).to_string(),
+                1 => format!("x{i}x"),
+                2 => "long answer ".repeat(1 + i / 8),
+                _ => String::new(),
+            })
+            .collect();
+        let mut cells = Vec::new();
+        let mut at = 0;
+        for _ in 0..3000 {
+            // Mostly the next configuration of the usual order, sometimes any.
+            at = if pick(5) == 0 {
+                pick(configs.len())
+            } else {
+                (at + 1) % configs.len()
+            };
+            let frames = if pick(50) == 0 { 99 } else { at as u64 * 8 };
+            let text = |k: usize| Some(texts[k].as_str()).filter(|t| !t.is_empty());
+            cells.push(CellInput {
+                pred: text(pick(texts.len())),
+                gold: text(pick(texts.len())).map_or(Gold::None, Gold::One),
+                source_tag: text(pick(texts.len())),
+                protocol_note: text(pick(texts.len())),
+                ..cell(
+                    ["main", "other"][usize::from(pick(20) == 0)],
+                    ["m1", "m2"][pick(2)],
+                    "b",
+                    ["q1", "q2", "q3"][pick(3)],
+                    configs[at],
+                    frames,
+                    false,
+                )
+            });
+        }
+        let mut cached = builder();
+        let mut hashed = builder();
+        for (i, c) in cells.into_iter().enumerate() {
+            cached.push(c.clone(), i as u64 + 1);
+            hashed.last = None;
+            hashed.next_config.clear();
+            hashed.recent_texts = [[u32::MAX; 16]; 4];
+            hashed.push(c, i as u64 + 1);
+        }
+        for (a, b) in cached.m.id_columns().iter().zip(hashed.m.id_columns()) {
+            assert_eq!(*a, b);
+        }
+        let names = |b: &MatrixBuilder| b.m.texts.names().map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(names(&cached), names(&hashed));
+        assert_eq!(cached.m.configs.len(), hashed.m.configs.len());
+        assert!(
+            cached.m.configs.len() > 10,
+            "both protocols, both frames of a name"
         );
     }
 
