@@ -783,7 +783,10 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
         })
         .collect();
     std::fs::write(data.join("cells.jsonl"), changed).expect("write");
-    let app = build_app(load_dataset(&data, None).expect("demo"), &opts, || {}).expect("app");
+    let mut app = build_app(load_dataset(&data, None).expect("demo"), &opts, || {}).expect("app");
+    // Said once the fingerprint of the cells is known (it is computed past the first
+    // screen).
+    app.wait_fingerprint();
     let notice = app.notice.as_ref().expect("a warning").text.clone();
     assert!(
         notice.contains("this audit was made on other data"),

@@ -25,6 +25,7 @@ pub mod view;
 
 use std::io::{Stdout, Write};
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
@@ -43,7 +44,7 @@ use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
 use crate::core::workspace::search::{SearchResult, Searcher};
 use crate::core::workspace::session::Session;
-use crate::core::workspace::{annotator_name, default_audit_path, other_audits, stale_records};
+use crate::core::workspace::{annotator_name, default_audit_path, other_audits};
 
 /// The plan the item screen adds to when `--plan` is not given: beside the audit file,
 /// `NAME.audit.jsonl` → `NAME.plan.json`.
@@ -137,23 +138,42 @@ impl Drop for TerminalGuard {
 }
 
 /// Builds the app for a dataset: analyses, taxonomy, keymap and the annotator's session.
-pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'static) -> Result<App> {
+/// The audit's fingerprint hashes every cell, so it is computed on a thread of its own,
+/// past the first screen: a new audit file gets its header when it is known, and an
+/// existing one is compared with it then ([`App::settle_fingerprint`]).
+pub fn build_app(
+    ds: Dataset,
+    opts: &TuiOptions,
+    wake: impl Fn() + Send + Sync + 'static,
+) -> Result<App> {
     let t = std::time::Instant::now();
+    let wake = Arc::new(wake);
+    let ds = Arc::new(ds);
+    let fp: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
+    {
+        let (ds, fp, wake) = (Arc::clone(&ds), Arc::clone(&fp), Arc::clone(&wake));
+        std::thread::Builder::new()
+            .name("frameaudit-fingerprint".into())
+            .spawn(move || {
+                // Needed after the first screen, not for it: the thread gives the cores to
+                // what draws it first (on Linux a thread's nice value is its own; a
+                // refusal leaves the default).
+                #[cfg(target_os = "linux")]
+                let _ = rustix::process::setpriority_process(None, 19);
+                let t = std::time::Instant::now();
+                let _ = fp.set(fingerprint(&ds.matrix));
+                crate::core::timing("fingerprint", t);
+                wake();
+            })
+            .context("cannot start the fingerprint's thread")?;
+    }
     let mut params = opts.params.clone();
     // The queue needs neither intervals nor the cascade; they would slow the start.
     params.bootstrap_b = 0;
     params.sweep = false;
     params.cascade_stages = Some(Vec::new());
-    // The audit's fingerprint hashes every cell: do it beside the analyses.
-    let (report, fp) = std::thread::scope(|s| {
-        let fp = s.spawn(|| fingerprint(&ds.matrix));
-        let report = analysis::run(&ds.matrix, &params, None);
-        (
-            report,
-            fp.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-        )
-    });
-    crate::core::timing("analyses and fingerprint", t);
+    let report = analysis::run(&ds.matrix, &params, None);
+    crate::core::timing("analyses", t);
     let protocol = ds
         .matrix
         .protocols
@@ -176,7 +196,8 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
         .unwrap_or_else(|| default_audit_path(&ds, &annotator));
     let header = AuditHeader {
         dataset_name: ds.name.clone(),
-        fingerprint: fp.clone(),
+        // Known by the time the header is written ([`Session::open_pending`]).
+        fingerprint: String::new(),
         annotator: annotator.clone(),
         taxonomy_id: taxonomy.id.clone(),
         taxonomy_version: taxonomy.version,
@@ -187,7 +208,7 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
             .map(|r| r.sources.clone())
             .unwrap_or_default(),
     };
-    let session = match Session::open(&path, &header, wake) {
+    let session = match Session::open_pending(&path, &header, Arc::clone(&fp), move || wake()) {
         Ok(s) => s,
         Err(e @ AuditError::Locked { .. }) => anyhow::bail!("{e}"),
         Err(e) => return Err(e).context("cannot open the audit file"),
@@ -196,6 +217,7 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
     let file_fp = session.header.as_ref().map(|h| h.fingerprint.clone());
     let t = std::time::Instant::now();
     let mut app = App::new(ds, report, protocol, taxonomy, keymap, session);
+    app.fingerprint = file_fp.map(|file| (fp, file));
     if let Some(review) = opts.review.clone() {
         let units = review.units.len();
         let part = format!("review: {units} disagreements");
@@ -226,19 +248,7 @@ pub fn build_app(ds: Dataset, opts: &TuiOptions, wake: impl Fn() + Send + 'stati
         .clone()
         .unwrap_or_else(|| default_plan_path(&path));
     crate::core::timing("queue", t);
-    let mut notes: Vec<String> = warnings.iter().map(|w| sanitize(w).into_owned()).collect();
-    if let Some(ffp) = file_fp
-        && ffp != fp
-    {
-        let stale = stale_records(app.session.records(), &app.ds.matrix, &app.report, |k| {
-            app.row_of(k).map(|i| &app.rows[i].q)
-        });
-        notes.push(format!(
-            "this audit was made on other data (fingerprint differs); {} record(s) no longer match their transition{}",
-            stale.len(),
-            if stale.is_empty() { String::new() } else { format!(": {}", stale.join(", ")) }
-        ));
-    }
+    let notes: Vec<String> = warnings.iter().map(|w| sanitize(w).into_owned()).collect();
     if !notes.is_empty() {
         app.notice = Some(Notice {
             text: notes.join(" · "),
@@ -366,6 +376,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         if quit {
             break;
         }
+        app.settle_fingerprint();
         draw(&mut term, &mut app)?;
     }
     // Leave only once the file holds everything (or the user confirmed quitting without).

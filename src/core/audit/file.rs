@@ -51,6 +51,21 @@ impl AuditFile {
         path: &Path,
         header_if_new: &AuditHeader,
     ) -> Result<(AuditFile, Replay), AuditError> {
+        let (file, replay) = AuditFile::open_or_blank(path, Some(header_if_new))?;
+        Ok((
+            file,
+            replay.unwrap_or_else(|| Replay::new(header_if_new.clone())),
+        ))
+    }
+
+    /// [`AuditFile::open`], but a file absent or empty is left empty (and locked) when no
+    /// header is given: `None` in place of its replay, and [`AuditFile::write_header`]
+    /// comes before any event. Until then the file is as good as absent: a later open
+    /// writes its own header into it.
+    pub fn open_or_blank(
+        path: &Path,
+        header_if_new: Option<&AuditHeader>,
+    ) -> Result<(AuditFile, Option<Replay>), AuditError> {
         let io = |what: &'static str, p: &Path| {
             let p = p.to_path_buf();
             move |source| AuditError::Io {
@@ -86,43 +101,57 @@ impl AuditFile {
         fsread::Bounded::new(&mut file, fsread::AUDIT)
             .read_to_end(&mut bytes)
             .map_err(io("read", path))?;
+        let mut opened = AuditFile {
+            file,
+            path: path.to_path_buf(),
+            _guard: guard,
+        };
 
         // Only NULs and blanks is what a crash while writing the header can leave on some
         // file systems (size updated, data not): as good as empty. Anything else without a
         // newline may be someone's file, so it is never overwritten.
         if bytes.iter().all(|&b| b == 0 || b.is_ascii_whitespace()) {
-            let mut line = header_if_new.to_line();
-            line.push('\n');
-            file.set_len(0).map_err(io("write", path))?;
-            file.write_all(line.as_bytes())
-                .and_then(|()| file.sync_all())
+            let Some(header) = header_if_new else {
+                return Ok((opened, None));
+            };
+            opened
+                .write_header(header)
                 .map_err(io("write the header of", path))?;
-            sync_dir(dir.unwrap_or(Path::new("."))).map_err(io("sync the directory of", path))?;
-            bytes = line.into_bytes();
+            bytes = header.to_line().into_bytes();
+            bytes.push(b'\n');
         } else if memchr::memchr(b'\n', &bytes).is_none() {
             // A whole header whose newline was lost: give it back so events start on a line
             // of their own. A partial one is rejected by the replay below.
             if super::parse_header(&bytes).is_ok() {
-                file.write_all(b"\n")
-                    .and_then(|()| file.sync_data())
+                opened
+                    .file
+                    .write_all(b"\n")
+                    .and_then(|()| opened.file.sync_data())
                     .map_err(io("write", path))?;
                 bytes.push(b'\n');
             }
         }
         let (replay, truncate_to) = replay_bytes(path, &bytes, true)?;
         if let Some(len) = truncate_to {
-            file.set_len(len)
-                .and_then(|()| file.sync_all())
+            opened
+                .file
+                .set_len(len)
+                .and_then(|()| opened.file.sync_all())
                 .map_err(io("truncate the torn last line of", path))?;
         }
-        Ok((
-            AuditFile {
-                file,
-                path: path.to_path_buf(),
-                _guard: guard,
-            },
-            replay,
-        ))
+        Ok((opened, Some(replay)))
+    }
+
+    /// Writes `header` as the whole content of a file opened empty
+    /// ([`AuditFile::open_or_blank`]), durably (the file and its directory synced).
+    pub fn write_header(&mut self, header: &AuditHeader) -> std::io::Result<()> {
+        let mut line = header.to_line();
+        line.push('\n');
+        self.file.set_len(0)?;
+        self.file.write_all(line.as_bytes())?;
+        self.file.sync_all()?;
+        let dir = self.path.parent().filter(|d| !d.as_os_str().is_empty());
+        sync_dir(dir.unwrap_or(Path::new(".")))
     }
 
     /// The path the file was opened at.

@@ -3,6 +3,8 @@
 //! once per model; here the item's part is kept once per item and each row's text is put
 //! together when searched.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 /// Separates the fields of a haystack (item id, model, benchmark, question, note): a term
@@ -33,13 +35,34 @@ impl Pool {
     }
 }
 
-/// The search texts of the queue's rows.
+/// The items' part of the search texts, kept once per item whatever rows refer to it.
 #[derive(Debug, Clone, Default)]
-pub struct Haystacks {
+pub struct ItemTexts {
     /// Per item (matrix item id): its id.
     ids: Pool,
     /// Per item: benchmark, [`FIELD_SEP`], question (its first line, sanitised).
     rest: Pool,
+}
+
+impl ItemTexts {
+    /// `items` gives, per matrix item, its id and the "benchmark SEP question" part.
+    pub fn new<'a>(items: impl Iterator<Item = (&'a str, String)>) -> ItemTexts {
+        let mut t = ItemTexts::default();
+        for (id, rest) in items {
+            t.ids.push(id);
+            t.rest.push(&rest);
+        }
+        t.ids.shrink_to_fit();
+        t.rest.shrink_to_fit();
+        t
+    }
+}
+
+/// The search texts of the queue's rows.
+#[derive(Debug, Clone, Default)]
+pub struct Haystacks {
+    /// Per item: its texts, shared by the haystacks of every queue over the same items.
+    items: Arc<ItemTexts>,
     models: Vec<Box<str>>,
     /// Per row: (model, item).
     rows: Vec<(u32, u32)>,
@@ -55,30 +78,38 @@ impl Haystacks {
         models: impl Iterator<Item = &'a str>,
         rows: Vec<(u32, u32)>,
     ) -> Haystacks {
-        let mut h = Haystacks {
+        Haystacks::with_items(Arc::new(ItemTexts::new(items)), models, rows)
+    }
+
+    /// [`Haystacks::new`] over item texts made before.
+    pub fn with_items<'a>(
+        items: Arc<ItemTexts>,
+        models: impl Iterator<Item = &'a str>,
+        rows: Vec<(u32, u32)>,
+    ) -> Haystacks {
+        Haystacks {
+            items,
             models: models.map(Box::from).collect(),
             rows,
             ..Haystacks::default()
-        };
-        for (id, rest) in items {
-            h.ids.push(id);
-            h.rest.push(&rest);
         }
-        h.ids.shrink_to_fit();
-        h.rest.shrink_to_fit();
-        h
     }
 
     /// Rows whose texts are `texts` as they are (no model, benchmark or note), for tests
     /// and tools.
     pub fn plain<S: AsRef<str>>(texts: &[S]) -> Haystacks {
-        let mut h = Haystacks::default();
+        let mut items = ItemTexts::default();
+        let mut rows = Vec::new();
         for (i, t) in texts.iter().enumerate() {
-            h.ids.push(t.as_ref());
-            h.rest.push("");
-            h.rows.push((u32::MAX, i as u32));
+            items.ids.push(t.as_ref());
+            items.rest.push("");
+            rows.push((u32::MAX, i as u32));
         }
-        h
+        Haystacks {
+            items: Arc::new(items),
+            rows,
+            ..Haystacks::default()
+        }
     }
 
     /// The number of rows.
@@ -88,9 +119,10 @@ impl Haystacks {
 
     /// Bytes of text and indexes held (notes aside).
     pub fn heap_bytes(&self) -> usize {
-        self.ids.text.len()
-            + self.rest.text.len()
-            + 4 * (self.ids.ends.len() + self.rest.ends.len())
+        let t = &self.items;
+        t.ids.text.len()
+            + t.rest.text.len()
+            + 4 * (t.ids.ends.len() + t.rest.ends.len())
             + 8 * self.rows.len()
     }
 
@@ -113,14 +145,14 @@ impl Haystacks {
         let (model, item) = self.rows[i];
         let item = item as usize;
         buf.clear();
-        buf.push_str(self.ids.get(item));
+        buf.push_str(self.items.ids.get(item));
         if model == u32::MAX {
             return buf;
         }
         buf.push(FIELD_SEP);
         buf.push_str(&self.models[model as usize]);
         buf.push(FIELD_SEP);
-        buf.push_str(self.rest.get(item));
+        buf.push_str(self.items.rest.get(item));
         buf.push(FIELD_SEP);
         if let Some(note) = self.notes.get(&(i as u32)) {
             buf.push_str(note);

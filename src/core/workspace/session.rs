@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::core::audit::{AuditError, AuditFile, AuditHeader, AuditRecord, Event, Replay, UnitKey};
@@ -28,6 +28,8 @@ struct SaveState {
     stale: bool,
     /// What the saver did that the annotator should know (the file written again).
     notice: Option<String>,
+    /// A new file's header is not written yet (its fingerprint is being computed).
+    header_due: bool,
 }
 
 /// A change, for undo and redo: the record's state before and after.
@@ -50,8 +52,11 @@ pub struct Session {
     state: Arc<Mutex<SaveState>>,
     /// Warnings of the replay (torn lines...), for the screen.
     pub warnings: Vec<String>,
-    /// The header read from the file (fingerprint, taxonomy...).
+    /// The header read from the file (fingerprint, taxonomy...); `None` in memory and for a
+    /// new file whose header waits for its fingerprint ([`Session::open_pending`]).
     pub header: Option<AuditHeader>,
+    /// The fingerprint a new file's header waits for.
+    fingerprint: Option<Arc<OnceLock<String>>>,
 }
 
 impl Session {
@@ -68,6 +73,7 @@ impl Session {
             state: Arc::new(Mutex::new(SaveState::default())),
             warnings: Vec::new(),
             header: None,
+            fingerprint: None,
         }
     }
 
@@ -78,7 +84,31 @@ impl Session {
         header: &AuditHeader,
         wake: impl Fn() + Send + 'static,
     ) -> Result<Session, AuditError> {
-        let (file, replay) = AuditFile::open(path, header)?;
+        let known = Arc::new(OnceLock::from(header.fingerprint.clone()));
+        Session::open_pending(path, header, known, wake)
+    }
+
+    /// [`Session::open`] while the fingerprint of the cells (docs/formats.md, the audit
+    /// header) may still be being computed: `header`'s own fingerprint is not used. A new
+    /// file is created empty and locked, and the saver writes its header, with the
+    /// fingerprint, as soon as that is known and before any event; until then the file is
+    /// as good as absent (a crash leaves it empty, and the next start writes its header).
+    /// An existing file is read as it is: comparing its fingerprint is the caller's.
+    pub fn open_pending(
+        path: &Path,
+        header: &AuditHeader,
+        fingerprint: Arc<OnceLock<String>>,
+        wake: impl Fn() + Send + 'static,
+    ) -> Result<Session, AuditError> {
+        let known = fingerprint.get().map(|fp| AuditHeader {
+            fingerprint: fp.clone(),
+            ..header.clone()
+        });
+        let (file, replay) = AuditFile::open_or_blank(path, known.as_ref())?;
+        let (replay, header_due) = match replay {
+            Some(replay) => (replay, None),
+            None => (Replay::new(header.clone()), Some(fingerprint.clone())),
+        };
         // One annotator's file is never written under another's name.
         if replay.header.annotator != header.annotator {
             return Err(AuditError::BadHeader {
@@ -97,22 +127,24 @@ impl Session {
             ..replay.clone()
         };
         let Replay {
-            header,
+            header: read,
             records,
             last_visit,
             warnings,
             ..
         } = replay;
-        let mut s = Session::in_memory(&header.annotator);
+        let mut s = Session::in_memory(&read.annotator);
         s.records = records;
         s.last_visit = last_visit;
         s.warnings = warnings;
-        s.header = Some(header);
+        s.header = header_due.is_none().then_some(read);
+        s.fingerprint = Some(fingerprint);
+        s.state.lock().unwrap_or_else(|p| p.into_inner()).header_due = header_due.is_some();
         let (tx, rx) = channel();
         let state = s.state.clone();
         std::thread::Builder::new()
             .name("frameaudit-saver".into())
-            .spawn(move || saver(file, mirror, rx, state, wake))
+            .spawn(move || saver(file, mirror, header_due, rx, state, wake))
             .map_err(|source| AuditError::Io {
                 what: "start the saver for",
                 path: path.to_path_buf(),
@@ -283,14 +315,22 @@ impl Session {
     /// or `timeout` passes; true when all are.
     pub fn wait_saved(&mut self, timeout: Duration) -> bool {
         self.save();
+        // A new file's header waits for the fingerprint, which is always coming (it is
+        // being computed): wait for that whatever the timeout, then for the saver.
+        if let Some(fp) = &self.fingerprint {
+            fp.wait();
+        }
+        let done = |s: &Session| {
+            s.unsaved() == 0 && !s.state.lock().unwrap_or_else(|p| p.into_inner()).header_due
+        };
         let end = std::time::Instant::now() + timeout;
         while std::time::Instant::now() < end {
-            if self.unsaved() == 0 {
+            if done(self) {
                 return true;
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        self.unsaved() == 0
+        done(self)
     }
 }
 
@@ -305,20 +345,25 @@ impl Drop for Session {
 /// How often the saver checks, when idle, that the path still names its file.
 const CHECK_EVERY: Duration = Duration::from_millis(500);
 
-/// The saver thread: appends events in order; on a failure keeps the event and retries.
+/// The saver thread: writes a new file's header once its fingerprint is known
+/// (`header_due`), then appends events in order; on a failure keeps the event and retries.
 /// Whenever the path stops naming the file (deleted, renamed, replaced), it writes the
 /// whole state to a new file there before anything counts as saved again.
 fn saver(
     mut file: AuditFile,
     mut mirror: Replay,
+    mut header_due: Option<Arc<OnceLock<String>>>,
     rx: Receiver<Event>,
     state: Arc<Mutex<SaveState>>,
     wake: impl Fn(),
 ) {
     let lock = || state.lock().unwrap_or_else(|p| p.into_inner());
     let mut pending: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
+    let mut retry = false;
     loop {
-        let timeout = if pending.is_empty() {
+        let timeout = if header_due.is_some() && !retry {
+            Duration::ZERO
+        } else if pending.is_empty() {
             CHECK_EVERY
         } else {
             Duration::from_secs(1)
@@ -326,13 +371,39 @@ fn saver(
         match rx.recv_timeout(timeout) {
             Ok(e) => pending.push_back(e),
             Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) if pending.is_empty() => return,
+            Err(RecvTimeoutError::Disconnected) if pending.is_empty() && header_due.is_none() => {
+                return;
+            }
             Err(RecvTimeoutError::Disconnected) => {}
         }
         while let Ok(e) = rx.try_recv() {
             pending.push_back(e);
         }
         let mut changed = false;
+        // A new file's header comes first, once its fingerprint is known; no event is
+        // written before it.
+        if let Some(fp) = &header_due {
+            mirror.header.fingerprint = fp.wait().clone();
+            match file.write_header(&mirror.header) {
+                Ok(()) => {
+                    header_due = None;
+                    retry = false;
+                    let mut st = lock();
+                    st.header_due = false;
+                    st.last_error = None;
+                    changed = true;
+                }
+                Err(err) => {
+                    retry = true;
+                    lock().last_error = Some(format!(
+                        "cannot write the header of {}: {err}",
+                        file.path().display()
+                    ));
+                    wake();
+                    continue;
+                }
+            }
+        }
         if !file.at_path() {
             lock().stale = true;
             changed = true;
@@ -395,6 +466,7 @@ fn saver(
 mod tests {
     use super::*;
     use crate::core::audit::{Status, read_audit};
+    use std::sync::OnceLock;
 
     const T1: &str = "2026-01-02T03:04:05Z";
     const T2: &str = "2026-01-02T03:04:06Z";
@@ -462,6 +534,81 @@ mod tests {
             .collect();
         assert_eq!(times, vec![("q1", "kept", T2)]);
         assert_eq!(r.last_visit, Some(UnitKey::new("m", "b", "q2")));
+    }
+
+    #[test]
+    fn a_new_files_header_waits_for_the_fingerprint_and_comes_before_any_event() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ann.audit.jsonl");
+        let header = AuditHeader::for_tests("ann");
+        let fp = Arc::new(OnceLock::new());
+        let mut s = Session::open_pending(&path, &header, Arc::clone(&fp), || {}).expect("opens");
+        assert!(s.header.is_none(), "no header read: the file is new");
+        s.apply(done("q1", "before the fingerprint"), T1);
+        s.save();
+        std::thread::sleep(Duration::from_millis(100));
+        // Locked and empty: as good as absent, and nothing counts as saved.
+        assert_eq!(std::fs::read(&path).expect("created"), b"");
+        assert_eq!(s.unsaved(), 1);
+        assert!(
+            AuditFile::open(&path, &header).is_err(),
+            "a second instance is kept out"
+        );
+        fp.set("sha256:computed".to_string()).expect("set once");
+        assert!(s.wait_saved(Duration::from_secs(5)), "{:?}", s.last_error());
+        let r = read_audit(&path).expect("reads");
+        assert_eq!(r.header.fingerprint, "sha256:computed");
+        assert_eq!(r.header.annotator, "ann");
+        assert_eq!(r.records.len(), 1);
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(
+            text.starts_with("{\"schema\":\"frameaudit/audit@1\""),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn an_existing_file_is_written_to_before_the_fingerprint_is_known() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ann.audit.jsonl");
+        let header = AuditHeader::for_tests("ann");
+        {
+            let mut s = Session::open(&path, &header, || {}).expect("opens");
+            s.apply(done("q1", "first"), T1);
+            assert!(s.wait_saved(Duration::from_secs(5)));
+        }
+        let fp = Arc::new(OnceLock::new());
+        // The first session's saver lets the file go as it stops.
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        let mut s = loop {
+            match Session::open_pending(&path, &header, Arc::clone(&fp), || {}) {
+                Ok(s) => break s,
+                Err(AuditError::Locked { .. }) if std::time::Instant::now() < end => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        };
+        assert_eq!(
+            s.header.as_ref().map(|h| h.fingerprint.as_str()),
+            Some(header.fingerprint.as_str())
+        );
+        assert_eq!(s.records().len(), 1);
+        s.apply(done("q2", "second"), T2);
+        s.save();
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        while s.unsaved() > 0 {
+            assert!(std::time::Instant::now() < end, "{:?}", s.last_error());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(read_audit(&path).expect("reads").records.len(), 2);
+        fp.set("sha256:other".into()).expect("set once");
+        assert!(s.wait_saved(Duration::from_secs(5)));
+        // The header read stays the file's: the caller compares the fingerprints.
+        assert_eq!(
+            read_audit(&path).expect("reads").header.fingerprint,
+            header.fingerprint
+        );
     }
 
     #[test]

@@ -25,7 +25,7 @@ use crate::core::queue::{HarmfulTransition, QueueRow};
 use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
 use crate::core::workspace::OtherAudit;
-use crate::core::workspace::haystacks::Haystacks;
+use crate::core::workspace::haystacks::{Haystacks, ItemTexts};
 use crate::core::workspace::review::Review;
 use crate::core::workspace::search::{FIELD_SEP, SearchRequest, SearchResult};
 use crate::core::workspace::session::Session;
@@ -384,12 +384,17 @@ pub struct App {
     /// The time of a change, as the audit file writes it (RFC 3339): the wall clock, or a
     /// fixed one in tests.
     pub clock: fn() -> String,
+    /// The items' search texts, made once (the haystacks of each queue share them).
+    item_texts: Arc<ItemTexts>,
+    /// The fingerprint of the cells while it is computed, and that of the audit file's
+    /// header, until they are compared ([`App::settle_fingerprint`]).
+    pub fingerprint: Option<(Arc<std::sync::OnceLock<String>>, String)>,
 }
 
 impl App {
     /// Builds the app over a dataset and its report, for the audit queue of `protocol`.
     pub fn new(
-        ds: Dataset,
+        ds: impl Into<Arc<Dataset>>,
         report: Report,
         protocol: u32,
         taxonomy: Taxonomy,
@@ -397,16 +402,25 @@ impl App {
         session: Session,
     ) -> App {
         let report_params = report.params.clone();
-        let rows: Vec<Row> = crate::core::queue::queue_unlisted(
-            &report,
-            protocol,
-            crate::core::queue::QueueKind::Harmful,
-        )
-        .into_iter()
-        .map(|q| Row { q })
-        .collect();
+        let ds: Arc<Dataset> = ds.into();
+        // The items' search texts beside the queue: neither needs the other.
+        let (rows, item_texts) = std::thread::scope(|s| {
+            let texts = s.spawn(|| Arc::new(item_texts(&ds)));
+            let rows: Vec<Row> = crate::core::queue::queue_unlisted(
+                &report,
+                protocol,
+                crate::core::queue::QueueKind::Harmful,
+            )
+            .into_iter()
+            .map(|q| Row { q })
+            .collect();
+            let texts = texts
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (rows, texts)
+        });
         let mut app = App {
-            ds: Arc::new(ds),
+            ds,
             report,
             protocol,
             rows,
@@ -426,6 +440,7 @@ impl App {
             search_generation: 0,
             search_result: None,
             haystacks: Arc::new(Haystacks::default()),
+            item_texts,
             visible: Vec::new(),
             selected: None,
             scroll: 0,
@@ -460,11 +475,55 @@ impl App {
             queue_hit: None,
             last_click: None,
             clock: now_rfc3339,
+            fingerprint: None,
         };
         app.index_units();
         app.list_recorded_pairs();
         app.index_rows();
         app
+    }
+
+    /// Once the cells' fingerprint is known, compares it with the audit file's: an audit
+    /// made on other data is said on screen, with its records that no longer match their
+    /// transition. Nothing to do before, or after it was done once.
+    pub fn settle_fingerprint(&mut self) {
+        let Some((fp, file)) = &self.fingerprint else {
+            return;
+        };
+        let Some(fp) = fp.get() else { return };
+        let differs = fp != file;
+        self.fingerprint = None;
+        if !differs {
+            return;
+        }
+        let stale = crate::core::workspace::stale_records(
+            self.session.records(),
+            &self.ds.matrix,
+            &self.report,
+            |k| self.row_of(k).map(|i| &self.rows[i].q),
+        );
+        let note = format!(
+            "this audit was made on other data (fingerprint differs); {} record(s) no longer match their transition{}",
+            stale.len(),
+            if stale.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", stale.join(", "))
+            }
+        );
+        let text = match self.notice.take() {
+            Some(n) if n.error => format!("{} · {note}", n.text),
+            _ => note,
+        };
+        self.notice = Some(Notice { text, error: true });
+    }
+
+    /// [`App::settle_fingerprint`], waiting for the fingerprint to be known.
+    pub fn wait_fingerprint(&mut self) {
+        if let Some((fp, _)) = &self.fingerprint {
+            fp.wait();
+        }
+        self.settle_fingerprint();
     }
 
     /// The queue lists at most MAX_LISTED_PAIRS transitions of a unit; a record of this
@@ -611,14 +670,8 @@ impl App {
     /// The texts fuzzy search looks in: item id, model, benchmark, question, note.
     fn build_haystacks(&self) -> Haystacks {
         let m = &self.ds.matrix;
-        let items = m.items.iter().enumerate().map(|(i, it)| {
-            let question = self.question_of_item(i as u32);
-            let sep = FIELD_SEP;
-            let rest = format!("{}{sep}{question}", m.benchmarks.name(it.benchmark));
-            (&*it.id, rest)
-        });
         let rows = self.rows.iter().map(|r| (r.q.model, r.q.item)).collect();
-        let mut h = Haystacks::new(items, m.models.names(), rows);
+        let mut h = Haystacks::with_items(Arc::clone(&self.item_texts), m.models.names(), rows);
         for (key, rec) in self.session.records() {
             if let Some(i) = self.row_of(key) {
                 h.set_note(i, &rec.note);
@@ -629,11 +682,7 @@ impl App {
 
     /// The first line of an item's question, sanitised (empty without items.jsonl).
     fn question_of_item(&self, item: u32) -> String {
-        self.ds.items[item as usize]
-            .as_ref()
-            .and_then(|i| i.question.as_deref())
-            .map(|s| sanitize(s.lines().next().unwrap_or("")).into_owned())
-            .unwrap_or_default()
+        question_of_item(&self.ds, item)
     }
 
     /// The first line of row `i`'s question, sanitised (empty without items.jsonl).
@@ -2109,4 +2158,23 @@ impl App {
             self.marked as f64 / mins
         }
     }
+}
+
+/// The first line of an item's question, sanitised (empty without items.jsonl).
+fn question_of_item(ds: &Dataset, item: u32) -> String {
+    ds.items[item as usize]
+        .as_ref()
+        .and_then(|i| i.question.as_deref())
+        .map(|s| sanitize(s.lines().next().unwrap_or("")).into_owned())
+        .unwrap_or_default()
+}
+
+/// The items' part of the search texts: id, and benchmark with the question.
+fn item_texts(ds: &Dataset) -> ItemTexts {
+    let m = &ds.matrix;
+    ItemTexts::new(m.items.iter().enumerate().map(|(i, it)| {
+        let question = question_of_item(ds, i as u32);
+        let rest = format!("{}{FIELD_SEP}{question}", m.benchmarks.name(it.benchmark));
+        (&*it.id, rest)
+    }))
 }

@@ -55,12 +55,7 @@ impl App {
         transitions.insert((key.clone(), from.clone(), to.clone()));
         // Each transition with the evidence frames this annotator marked on it now (the
         // record in memory, saved or not).
-        let annotator = self
-            .session
-            .header
-            .as_ref()
-            .map(|h| h.annotator.clone())
-            .unwrap_or_default();
+        let annotator = self.session.annotator().to_string();
         let mut audits: BTreeMap<UnitKey, Vec<Audited>> = BTreeMap::new();
         for (unit, lo, hi) in &transitions {
             let evidence = self
