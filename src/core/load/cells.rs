@@ -548,6 +548,7 @@ pub fn read_parquet_cells<S: CellSink>(
         }
         first_row += n as u64;
     }
+    sink.reserve(total);
     if total < 65_536 || pieces.len() <= 1 {
         for (g, rows, first) in pieces {
             parquet_rows(&reader, path, g, rows, first, sink, name)?;
@@ -560,39 +561,56 @@ pub fn read_parquet_cells<S: CellSink>(
         .iter()
         .map(|_| std::sync::Mutex::new(Some(sink.fork())))
         .collect();
-    let mut parts: Vec<(usize, S, std::io::Result<()>)> = std::thread::scope(|s| {
+    // Each piece read is joined here as soon as the pieces before it are, while the
+    // threads read on.
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, S, std::io::Result<()>)>();
+    std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers.min(pieces.len()))
             .map(|_| {
                 let (reader, pieces, next, forks) = (&reader, &pieces, &next, &forks);
+                let done_tx = done_tx.clone();
                 s.spawn(move || {
-                    let mut done = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some((g, rows, first)) = pieces.get(i).cloned() else {
-                            return done;
+                            return;
                         };
                         let mut part = forks[i]
                             .lock()
                             .unwrap_or_else(std::sync::PoisonError::into_inner)
                             .take()
                             .expect("each piece is taken once");
+                        part.reserve(rows.len());
                         let r = parquet_rows(reader, path, g, rows, first, &mut part, name);
-                        done.push((i, part, r));
+                        if done_tx.send((i, part, r)).is_err() {
+                            return;
+                        }
                     }
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
-    parts.sort_by_key(|p| p.0);
-    for (_, mut part, r) in parts {
-        r?;
-        sink.join(&mut part);
-    }
-    Ok(())
+        drop(done_tx);
+        // In file order; after a piece that failed, nothing more is joined.
+        let mut waiting = std::collections::BTreeMap::new();
+        let (mut joined, mut failed) = (0, None);
+        for (i, part, r) in done_rx {
+            waiting.insert(i, (part, r));
+            while let Some((mut part, r)) = waiting.remove(&joined) {
+                match r {
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                    }
+                    Ok(()) if failed.is_none() => sink.join(&mut part),
+                    Ok(()) => {}
+                }
+                joined += 1;
+            }
+        }
+        for h in handles {
+            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        }
+        failed.map_or(Ok(()), Err)
+    })
 }
 
 /// A column's values of a batch of rows: absent or null in every row, or each row's,
@@ -1389,6 +1407,13 @@ mod tests {
                     let (f, v) = &odd[rng.next_u64() as usize % odd.len()];
                     row.insert(f.to_string(), v.clone());
                 }
+                // Some batches without a list in any row, some with empty lists only.
+                if b % 5 >= 3 {
+                    let empty = b % 5 == 3 && rng.next_u64().is_multiple_of(2);
+                    for list in ["gold_list", "frame_idx"] {
+                        row.insert(list.into(), if empty { json!([]) } else { Value::Null });
+                    }
+                }
                 rows.push(row);
             }
         }
@@ -1421,10 +1446,18 @@ mod tests {
             let mut data = Vec::new();
             write_rows(&mut data, &cols, &rows).expect("write");
             let reader = open(data, path).expect("open");
-            let (mut plain, mut by_rows) = (0, 0);
+            let (mut plain, mut by_rows, mut all_null_columns) = (0, 0, 0);
             for (g, n) in row_groups(&reader).into_iter().enumerate() {
                 read_columns(&reader, path, g, 0..n, &PARQUET_FIELDS, |cols, n| {
                     assert_eq!(n, batch, "the generator's batches are the reader's");
+                    // A column read as null in every row is null in every row, row by row.
+                    for c in cols.iter().flatten().filter(|c| c.all_null(n)) {
+                        let mut at = super::super::parquet::Cursor::default();
+                        for _ in 0..n {
+                            assert_eq!(c.next_value(&mut at), Ok(J::Null));
+                        }
+                        all_null_columns += 1;
+                    }
                     let (mut checked, mut clean, mut all_plain) = (Vec::new(), true, true);
                     each_row(cols, n, |row| match row {
                         Ok(raw) => {
@@ -1455,8 +1488,8 @@ mod tests {
                 .expect("read");
             }
             assert!(
-                plain >= 10 && by_rows >= 10,
-                "{plain} plain, {by_rows} by rows ({other_numbers})"
+                plain >= 10 && by_rows >= 10 && all_null_columns >= 12,
+                "{plain} plain, {by_rows} by rows, {all_null_columns} null columns ({other_numbers})"
             );
         }
     }

@@ -574,6 +574,9 @@ impl ColumnData {
         rows: usize,
         mut each: impl FnMut(usize, &J<'c>) -> bool,
     ) -> bool {
+        if self.all_null(rows) {
+            return (0..rows).all(|r| each(r, &J::Null));
+        }
         if self.list {
             let mut at = Cursor::default();
             return (0..rows).all(|r| self.next_value(&mut at).is_ok_and(|v| each(r, &v)));
@@ -676,10 +679,16 @@ impl ColumnData {
         }
     }
 
-    /// Whether no row of the batch's `rows` has a value: a flat column of nulls.
+    /// Whether no row of the batch's `rows` has a value: a column of nulls.
     pub fn all_null(&self, rows: usize) -> bool {
-        !self.list
-            && self.max_def > 0
+        if self.list {
+            // One level a row, each a null list (as `list_at` reads it).
+            return self.max_def > 0
+                && self.elem_def > 1
+                && self.defs.len() == rows
+                && self.defs.iter().all(|&d| d == 0);
+        }
+        self.max_def > 0
             && self.defs.len() >= rows
             && self.defs[..rows].iter().all(|&d| d < self.max_def)
     }
