@@ -1,5 +1,6 @@
 fn main() -> std::process::ExitCode {
     use frameaudit::cli::{self, Next};
+    frameaudit::core::mark_start();
     few_heap_arenas();
     // The command line says what to open; the audit screens are started here, so that the
     // command line never depends on the TUI.

@@ -29,6 +29,22 @@ pub mod taxonomy;
 pub mod text;
 pub mod workspace;
 
+/// When the program started ([`mark_start`]).
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Notes that the program starts now, for [`timing_since_start`] (`main` calls it first).
+pub fn mark_start() {
+    STARTED.get_or_init(std::time::Instant::now);
+}
+
+/// With `FRAMEAUDIT_TIMINGS` set, prints how long after the start of the program a moment
+/// came (the first screen drawn), so a benchmark reads it without watching the screen.
+pub fn timing_since_start(moment: &str) {
+    if let Some(start) = STARTED.get() {
+        timing(&format!("{moment} (since the start)"), *start);
+    }
+}
+
 /// With `FRAMEAUDIT_TIMINGS` set, prints how long a phase took to stderr (for profiling).
 pub fn timing(phase: &str, since: std::time::Instant) {
     if std::env::var_os("FRAMEAUDIT_TIMINGS").is_some() {

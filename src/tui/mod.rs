@@ -320,6 +320,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         })?;
 
     draw(&mut term, &mut app)?;
+    crate::core::timing_since_start("first screen");
     // The matrix cache is written while the annotator looks at the first screen, not
     // before it.
     let cache_writer = pending_cache.and_then(|c| {
