@@ -761,16 +761,10 @@ impl ColumnData {
         }
         let reader = match &mut self.reader {
             Source::Column(r) => r,
-            Source::Pages(_) => {
-                let mut done = 0;
-                while done < n {
-                    let got = self.read_batch((n - done).min(BATCH), path)?;
-                    if got == 0 {
-                        break;
-                    }
-                    done += got;
-                }
-                return Ok(done);
+            Source::Pages(chunk) => {
+                return chunk
+                    .skip(n)
+                    .map_err(|e| bad(path, format!("column {}: {e}", self.name)));
             }
         };
         let skipped = match &mut **reader {

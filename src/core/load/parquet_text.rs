@@ -117,6 +117,33 @@ impl Hybrid {
         v as u32
     }
 
+    /// Moves past the next `n` values without keeping them: a repeated run by its count, a
+    /// packed one by its bits. Returns how many of them are `value` (each packed value is
+    /// read for that), or 0 when `value` is `None`; an error when the data holds fewer.
+    fn skip(&mut self, mut n: usize, value: Option<u32>) -> Result<usize, String> {
+        let mut found = 0;
+        while n > 0 {
+            if self.left == 0 {
+                if !self.next_run()? {
+                    return Err("fewer values than the page says".into());
+                }
+                continue;
+            }
+            let k = n.min(self.left);
+            match (self.repeat, value) {
+                (Some(v), Some(want)) if v == want => found += k,
+                (Some(_), _) => {}
+                (None, Some(want)) => {
+                    found += (0..k).filter(|_| self.packed() == want).count();
+                }
+                (None, None) => self.bit += k * self.width,
+            }
+            self.left -= k;
+            n -= k;
+        }
+        Ok(found)
+    }
+
     /// Appends the next `n` values to `out`; an error when the data holds fewer.
     fn read(&mut self, mut n: usize, out: &mut Vec<u32>) -> Result<(), String> {
         while n > 0 {
@@ -297,6 +324,56 @@ impl TextChunk {
             self.levels_left = levels as usize;
             return Ok(true);
         }
+    }
+
+    /// Moves past the next `n` rows (fewer only at the end of the chunk) without reading
+    /// what it need not: a whole data page by its header, dictionary indices by their
+    /// runs; definition levels are counted to know how many values the rows hold. The
+    /// rows skipped are read by another reader, which reports what is wrong in them.
+    pub fn skip(&mut self, n: usize) -> Result<usize, String> {
+        let mut done = 0;
+        while done < n {
+            if self.levels_left == 0 {
+                let meta = self.pages.peek_next_page().map_err(|e| e.to_string())?;
+                match meta {
+                    None => break,
+                    // A flat column has a level a row.
+                    Some(m) if !m.is_dict && m.num_levels.is_some_and(|l| l <= n - done) => {
+                        self.pages.skip_next_page().map_err(|e| e.to_string())?;
+                        done += m.num_levels.unwrap_or(0);
+                        continue;
+                    }
+                    Some(_) => {
+                        if !self.next_page()? {
+                            break;
+                        }
+                    }
+                }
+            }
+            let k = (n - done).min(self.levels_left);
+            let present = match &mut self.defs {
+                None => k,
+                Some(d) => d.skip(k, Some(self.max_def as u32))?,
+            };
+            match &mut self.values {
+                Some(Values::Indices(h)) => {
+                    h.skip(present, None)?;
+                }
+                Some(Values::Plain(buf, at)) => {
+                    for _ in 0..present {
+                        let len = u32_at(buf, *at).ok_or("a data page is cut short")? as usize;
+                        if *at + 4 + len > buf.len() {
+                            return Err("a data page is cut short".into());
+                        }
+                        *at += 4 + len;
+                    }
+                }
+                None => return Err("a data page without values".into()),
+            }
+            self.levels_left -= k;
+            done += k;
+        }
+        Ok(done)
     }
 
     /// Reads up to `want` rows: their definition levels (when the column has them) into
