@@ -91,8 +91,12 @@ fn generate(dir: &Path, cells: usize) -> std::io::Result<(PathBuf, PathBuf)> {
             }
         }
     }
-    csv.flush()?;
-    jsonl.flush()?;
+    // On disk before anything is timed: the kernel's writeback would take CPU from the
+    // runs measured.
+    for mut f in [csv, jsonl] {
+        f.flush()?;
+        f.get_ref().sync_all()?;
+    }
     Ok((csv_path, jsonl_path))
 }
 
