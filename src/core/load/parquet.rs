@@ -528,29 +528,9 @@ impl ColumnData {
         }
     }
 
-    /// The values of the `rows` rows of the batch last read, appended to `out` (`J::Null`
-    /// where a row's value is broken, the row and why in `errors`).
-    fn batch_into<'c>(
-        &'c self,
-        rows: usize,
-        out: &mut Vec<J<'c>>,
-        errors: &mut Vec<(usize, String)>,
-    ) {
-        out.reserve(rows);
-        let mut take = |r: usize, got: Result<J<'c>, String>| {
-            out.push(got.unwrap_or_else(|e| {
-                errors.push((r, e));
-                J::Null
-            }))
-        };
-        let mut at = Cursor::default();
-        for r in 0..rows {
-            take(r, self.next_value(&mut at));
-        }
-    }
-
-    /// The value of the batch's next row, as [`batch`] gives it, `at` moved past it; an
-    /// error when the value is broken (the cursor is moved past it all the same).
+    /// The value of the batch's next row, as a JSON line would give it (`J::Null` where the
+    /// levels say null), `at` moved past it; an error when the value is broken (the cursor
+    /// is moved past it all the same).
     pub fn next_value(&self, at: &mut Cursor) -> Result<J<'_>, String> {
         let row = at.row;
         at.row += 1;
@@ -992,26 +972,6 @@ fn read_columns_by(
     Ok(())
 }
 
-/// The values of a batch's `rows` rows of an optional column, appended to `out`
-/// (`J::Null` where a value is broken, with the row and why in `errors`); or, appending
-/// nothing, the one value of every row: `J::Missing` when the file lacks the column,
-/// `J::Null` when no row of a flat column has a value.
-pub fn batch<'c>(
-    col: Option<&'c ColumnData>,
-    rows: usize,
-    out: &mut Vec<J<'c>>,
-    errors: &mut Vec<(usize, String)>,
-) -> Option<J<'static>> {
-    let Some(c) = col else {
-        return Some(J::Missing);
-    };
-    if c.all_null(rows) {
-        return Some(J::Null);
-    }
-    c.batch_into(rows, out, errors);
-    None
-}
-
 /// Writes records as Parquet, `fixed` columns first and the others as [`columns`] finds
 /// them (used by every writer of `.parquet` but the cells').
 pub fn write_records(
@@ -1128,17 +1088,18 @@ mod tests {
                     .count();
                 let per_column: Vec<Vec<String>> = cols
                     .iter()
-                    .map(|c| {
-                        let (mut values, mut errors) = (Vec::new(), Vec::new());
-                        if let Some(same) = batch(c.as_ref(), n, &mut values, &mut errors) {
-                            values = vec![same; n];
+                    .map(|c| match c {
+                        None => vec![format!("{:?}", J::Missing); n],
+                        Some(c) if c.all_null(n) => vec![format!("{:?}", J::Null); n],
+                        Some(c) => {
+                            let mut at = Cursor::default();
+                            (0..n)
+                                .map(|_| match c.next_value(&mut at) {
+                                    Ok(v) => format!("{v:?}"),
+                                    Err(e) => format!("Err({e:?})"),
+                                })
+                                .collect()
                         }
-                        let mut shown: Vec<String> =
-                            values.iter().map(|v| format!("{v:?}")).collect();
-                        for (r, e) in errors {
-                            shown[r] = format!("Err({e:?})");
-                        }
-                        shown
                     })
                     .collect();
                 for r in 0..n {
