@@ -223,22 +223,15 @@ impl Shape {
                 return Some(false);
             }
         }
-        let rest = b.get(at..)?;
-        (rest.len() == self.tail.len() && starts_with(rest, &self.tail)).then_some(true)
+        crate::core::text::same_bytes(b.get(at..)?, &self.tail).then_some(true)
     }
 }
 
-/// `text.starts_with(lead)` for the short texts of a layout, eight bytes at a time in
-/// place of a call to `memcmp`.
+/// `text.starts_with(lead)` for the short texts of a layout, compared in place.
 #[inline]
 fn starts_with(text: &[u8], lead: &[u8]) -> bool {
-    let Some(text) = text.get(..lead.len()) else {
-        return false;
-    };
-    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().unwrap_or_default());
-    let (a, b) = (text.chunks_exact(8), lead.chunks_exact(8));
-    let (ra, rb) = (a.remainder(), b.remainder());
-    a.zip(b).all(|(x, y)| word(x) == word(y)) && ra.iter().zip(rb).all(|(x, y)| x == y)
+    text.get(..lead.len())
+        .is_some_and(|t| crate::core::text::same_bytes(t, lead))
 }
 
 /// [`scan_named`] into `record` through a learnt layout: a line of the layout of `shape`
