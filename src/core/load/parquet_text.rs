@@ -117,11 +117,14 @@ impl Hybrid {
         v as u32
     }
 
-    /// Moves past the next `n` values without keeping them: a repeated run by its count, a
-    /// packed one by its bits. Returns how many of them are `value` (each packed value is
-    /// read for that), or 0 when `value` is `None`; an error when the data holds fewer.
-    fn skip(&mut self, mut n: usize, value: Option<u32>) -> Result<usize, String> {
-        let mut found = 0;
+    /// Takes the next `n` values run by run: `take` is given the run's repeated value
+    /// (`None` in a packed run, whose values it reads with [`Hybrid::packed`]) and how many
+    /// of its values to take; an error when the data holds fewer.
+    fn runs(
+        &mut self,
+        mut n: usize,
+        mut take: impl FnMut(&mut Hybrid, Option<u32>, usize),
+    ) -> Result<(), String> {
         while n > 0 {
             if self.left == 0 {
                 if !self.next_run()? {
@@ -130,38 +133,33 @@ impl Hybrid {
                 continue;
             }
             let k = n.min(self.left);
-            match (self.repeat, value) {
-                (Some(v), Some(want)) if v == want => found += k,
-                (Some(_), _) => {}
-                (None, Some(want)) => {
-                    found += (0..k).filter(|_| self.packed() == want).count();
-                }
-                (None, None) => self.bit += k * self.width,
-            }
-            self.left -= k;
-            n -= k;
-        }
-        Ok(found)
-    }
-
-    /// Appends the next `n` values to `out`; an error when the data holds fewer.
-    fn read(&mut self, mut n: usize, out: &mut Vec<u32>) -> Result<(), String> {
-        while n > 0 {
-            if self.left == 0 {
-                if !self.next_run()? {
-                    return Err("fewer values than the page says".into());
-                }
-                continue;
-            }
-            let k = n.min(self.left);
-            match self.repeat {
-                Some(v) => out.extend(std::iter::repeat_n(v, k)),
-                None => out.extend((0..k).map(|_| self.packed())),
-            }
+            take(self, self.repeat, k);
             self.left -= k;
             n -= k;
         }
         Ok(())
+    }
+
+    /// Moves past the next `n` values without keeping them: a repeated run by its count, a
+    /// packed one by its bits. Returns how many of them are `value` (each packed value is
+    /// read for that), or 0 when `value` is `None`; an error when the data holds fewer.
+    fn skip(&mut self, n: usize, value: Option<u32>) -> Result<usize, String> {
+        let mut found = 0;
+        self.runs(n, |h, repeat, k| match (repeat, value) {
+            (Some(v), Some(want)) if v == want => found += k,
+            (Some(_), _) => {}
+            (None, Some(want)) => found += (0..k).filter(|_| h.packed() == want).count(),
+            (None, None) => h.bit += k * h.width,
+        })?;
+        Ok(found)
+    }
+
+    /// Appends the next `n` values to `out`; an error when the data holds fewer.
+    fn read(&mut self, n: usize, out: &mut Vec<u32>) -> Result<(), String> {
+        self.runs(n, |h, repeat, k| match repeat {
+            Some(v) => out.extend(std::iter::repeat_n(v, k)),
+            None => out.extend((0..k).map(|_| h.packed())),
+        })
     }
 }
 
@@ -197,6 +195,15 @@ pub struct TextChunk {
     /// The text of the plain values of the batch last read.
     own: String,
     scratch: Vec<u32>,
+}
+
+/// The plain-encoded value at `*at` of a page (its length, then its bytes), `at` moved past
+/// it; `None` when the page is cut short.
+fn plain_at<'b>(buf: &'b [u8], at: &mut usize) -> Option<&'b [u8]> {
+    let len = u32_at(buf, *at)? as usize;
+    let bytes = buf.get(*at + 4..*at + 4 + len)?;
+    *at += 4 + len;
+    Some(bytes)
 }
 
 /// The little-endian `u32` at `at`.
@@ -240,11 +247,7 @@ impl TextChunk {
         self.has_dict = true;
         let mut at = 0;
         for _ in 0..n {
-            let len = u32_at(buf, at).ok_or("the dictionary page is cut short")? as usize;
-            let bytes = buf
-                .get(at + 4..at + 4 + len)
-                .ok_or("the dictionary page is cut short")?;
-            at += 4 + len;
+            let bytes = plain_at(buf, &mut at).ok_or("the dictionary page is cut short")?;
             self.entries.push(std::str::from_utf8(bytes).ok().map(|s| {
                 let start = self.dict.len() as u32;
                 self.dict.push_str(s);
@@ -361,11 +364,7 @@ impl TextChunk {
                 }
                 Some(Values::Plain(buf, at)) => {
                     for _ in 0..present {
-                        let len = u32_at(buf, *at).ok_or("a data page is cut short")? as usize;
-                        if *at + 4 + len > buf.len() {
-                            return Err("a data page is cut short".into());
-                        }
-                        *at += 4 + len;
+                        plain_at(buf, at).ok_or("a data page is cut short")?;
                     }
                 }
                 None => return Err("a data page without values".into()),
@@ -426,11 +425,7 @@ impl TextChunk {
                 }
                 Some(Values::Plain(buf, at)) => {
                     for _ in 0..present {
-                        let len = u32_at(buf, *at).ok_or("a data page is cut short")? as usize;
-                        let bytes = buf
-                            .get(*at + 4..*at + 4 + len)
-                            .ok_or("a data page is cut short")?;
-                        *at += 4 + len;
+                        let bytes = plain_at(buf, at).ok_or("a data page is cut short")?;
                         out.push(match std::str::from_utf8(bytes) {
                             Ok(s) => {
                                 let start = self.own.len() as u32;
