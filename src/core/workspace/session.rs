@@ -55,8 +55,8 @@ pub struct Session {
     /// The header read from the file (fingerprint, taxonomy...); `None` in memory and for a
     /// new file whose header waits for its fingerprint ([`Session::open_pending`]).
     pub header: Option<AuditHeader>,
-    /// The fingerprint a new file's header waits for.
-    fingerprint: Option<Arc<OnceLock<String>>>,
+    /// The fingerprint a new file's header waits for (`None` when the file had a header).
+    header_due: Option<Arc<OnceLock<String>>>,
 }
 
 impl Session {
@@ -73,7 +73,7 @@ impl Session {
             state: Arc::new(Mutex::new(SaveState::default())),
             warnings: Vec::new(),
             header: None,
-            fingerprint: None,
+            header_due: None,
         }
     }
 
@@ -138,7 +138,7 @@ impl Session {
         s.last_visit = last_visit;
         s.warnings = warnings;
         s.header = header_due.is_none().then_some(read);
-        s.fingerprint = Some(fingerprint);
+        s.header_due.clone_from(&header_due);
         s.state.lock().unwrap_or_else(|p| p.into_inner()).header_due = header_due.is_some();
         let (tx, rx) = channel();
         let state = s.state.clone();
@@ -316,8 +316,9 @@ impl Session {
     pub fn wait_saved(&mut self, timeout: Duration) -> bool {
         self.save();
         // A new file's header waits for the fingerprint, which is always coming (it is
-        // being computed): wait for that whatever the timeout, then for the saver.
-        if let Some(fp) = &self.fingerprint {
+        // being computed): wait for that whatever the timeout, then for the saver. A file
+        // that had a header waits for nothing of it.
+        if let Some(fp) = &self.header_due {
             fp.wait();
         }
         let done = |s: &Session| {
@@ -595,14 +596,18 @@ mod tests {
         );
         assert_eq!(s.records().len(), 1);
         s.apply(done("q2", "second"), T2);
-        s.save();
-        let end = std::time::Instant::now() + Duration::from_secs(5);
-        while s.unsaved() > 0 {
-            assert!(std::time::Instant::now() < end, "{:?}", s.last_error());
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert_eq!(read_audit(&path).expect("reads").records.len(), 2);
+        // Saved, and waited for, with the fingerprint still unknown (a waiter that waited
+        // for it is let go by setting it below, so the test fails rather than hangs).
+        let (tx, rx) = channel();
+        let waiter = std::thread::spawn(move || {
+            let _ = tx.send(s.wait_saved(Duration::from_secs(5)));
+            s
+        });
+        let saved = rx.recv_timeout(Duration::from_secs(10));
         fp.set("sha256:other".into()).expect("set once");
+        let mut s = waiter.join().expect("the waiter");
+        assert_eq!(saved, Ok(true), "{:?}", s.last_error());
+        assert_eq!(read_audit(&path).expect("reads").records.len(), 2);
         assert!(s.wait_saved(Duration::from_secs(5)));
         // The header read stays the file's: the caller compares the fingerprints.
         assert_eq!(
