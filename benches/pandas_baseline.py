@@ -21,7 +21,10 @@ Usage:
 
 Timing covers read_csv through the end of the computation (imports, printing and --check
 excluded). With --repeat N, the median of N runs of each phase is reported. The last line
-of output (for an accepted input) is:  pandas_baseline: load X.XXX s, compute Y.YYY s, total Z.ZZZ s
+of output (for an accepted input) is:
+  pandas_baseline: load X.XXX s, compute Y.YYY s, total Z.ZZZ s, runs S.SSS s
+where "runs" is the sum over the N runs (the process's wall time less it is its start-up:
+the interpreter, the imports, the printing).
 
 --check recomputes everything with a slow, pure-Python, loop-per-definition implementation
 (its own csv-module parser, explicit pairwise loops) and compares: integers exactly, floats
@@ -515,7 +518,7 @@ def main():
                   f"(reference took {dt:.1f} s)")
     med = statistics.median
     print(f"pandas_baseline: load {med(loads):.3f} s, compute {med(comps):.3f} s, "
-          f"total {med(totals):.3f} s")
+          f"total {med(totals):.3f} s, runs {sum(totals):.3f} s")
     return status
 
 

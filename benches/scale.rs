@@ -8,14 +8,16 @@
 //!     the default bootstrap (B = 1000), reading the cells, and of the first (`--boot 0`)
 //!     opened from its matrix cache ("cached s");
 //!   - the pandas baseline (benches/pandas_baseline.py) on the same CSV, when pandas is
-//!     installed, and the speed-up;
+//!     installed, and the speed-up (by the script's own clock);
 //!   - the CSV's cells as Parquet (`frameaudit cells -o`, up to 2 million cells): load,
 //!     analyses, peak memory and the command's wall time, and its ratio to the CSV's;
 //!   - side by side on the same CSV, `frameaudit report --json --boot 0`, DuckDB running a
 //!     lean hand-written query of the Table-2 measures and running `frameaudit sql`'s whole
 //!     script (benches/duckdb_baseline.py), polars (benches/polars_baseline.py) and pandas,
 //!     each tool's wall time (median of 3, 1 above 2 million cells; pandas up to 2 million)
-//!     and its ratio to frameaudit's.
+//!     and its ratio to frameaudit's, twice: by the Python tool's own clock (the median
+//!     run, its imports excluded) and as a whole command (that run plus the process's
+//!     start-up: the interpreter, the imports), the way frameaudit's command is timed.
 //!
 //! `cargo bench --bench scale -- configs [K,...]` measures instead one item under K
 //! configurations (default 10 000, 100 000 and 1 000 000; budgets 1, 1, 2, 2, ..., so
@@ -229,20 +231,39 @@ fn command_seconds(args: &[&str], runs: usize, cache: Option<&Path>) -> f64 {
     times[times.len() / 2]
 }
 
-fn pandas_seconds(csv: &Path) -> Option<f64> {
+fn pandas_seconds(csv: &Path) -> Option<Baseline> {
     baseline_seconds("pandas", &[csv.as_os_str()], 3)
 }
 
-/// Runs benches/NAME_baseline.py with `args` and `--repeat`, and reads the total seconds
-/// off its last line; `None` when Python or the library is missing (a note says so).
-fn baseline_seconds(name: &str, args: &[&std::ffi::OsStr], repeat: usize) -> Option<f64> {
+/// A Python baseline's time: by its own clock (the median run, the interpreter's start and
+/// the imports excluded) and as a whole command (one run with the process's start-up, as
+/// frameaudit's command is timed).
+#[derive(Clone, Copy)]
+struct Baseline {
+    script: f64,
+    process: f64,
+}
+
+/// The number after `label` in a baseline's last line (`... total 1.234 s, runs 3.702 s`).
+fn labelled(line: &str, label: &str) -> Option<f64> {
+    let rest = line.split(&format!("{label} ")).nth(1)?;
+    rest.split(" s").next()?.trim().parse().ok()
+}
+
+/// Runs benches/NAME_baseline.py with `args` and `--repeat`, and reads its median and the
+/// sum of its runs off its last line: the process's wall time less that sum is its start-up,
+/// which one run as a command pays. `None` when Python or the library is missing (a note
+/// says so).
+fn baseline_seconds(name: &str, args: &[&std::ffi::OsStr], repeat: usize) -> Option<Baseline> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("benches/{name}_baseline.py"));
+    let t = Instant::now();
     let out = Command::new("python3")
         .arg(script)
         .args(args)
         .args(["--repeat", &repeat.to_string()])
         .output()
         .ok()?;
+    let wall = t.elapsed().as_secs_f64();
     let text = String::from_utf8_lossy(&out.stdout);
     let prefix = format!("{name}_baseline:");
     let Some(last) = text.lines().rev().find(|l| l.starts_with(&prefix)) else {
@@ -255,12 +276,11 @@ fn baseline_seconds(name: &str, args: &[&std::ffi::OsStr], repeat: usize) -> Opt
         );
         return None;
     };
-    last.split("total ")
-        .nth(1)?
-        .trim_end_matches(" s")
-        .trim()
-        .parse()
-        .ok()
+    let (script, runs) = (labelled(last, "total")?, labelled(last, "runs")?);
+    Some(Baseline {
+        script,
+        process: wall - runs + script,
+    })
 }
 
 fn main() {
@@ -337,7 +357,7 @@ fn main() {
                 csv_cmd = cmd;
             }
             let pandas_col = match (kind, pandas) {
-                ("csv", Some(s)) => format!("{s:.3} ({:.1}x)", s / cmd),
+                ("csv", Some(b)) => format!("{:.3} ({:.1}x)", b.script, b.script / cmd),
                 _ => "-".into(),
             };
             println!(
@@ -372,24 +392,41 @@ fn main() {
         let _ = std::fs::remove_file(&csv);
         let _ = std::fs::remove_file(&jsonl);
     }
-    println!();
-    println!("the same per-item CSV, side by side (wall s; x = the tool's time / frameaudit's)");
-    println!(
-        "{:>10} {:>11} {:>18} {:>18} {:>18} {:>18}",
-        "cells", "frameaudit", "DuckDB (lean)", "DuckDB (sql)", "polars", "pandas"
-    );
-    let col = |v: Option<f64>, fa: f64| match v {
-        Some(s) => format!("{s:.3} ({:.1}x)", s / fa),
-        None => "-".into(),
-    };
-    for (cells, (fa, lean, duck, polars, pandas)) in side_by_side {
+    let tables = [
+        (
+            "by each Python tool's own clock (its imports excluded; frameaudit's whole command)",
+            false,
+        ),
+        (
+            "each tool as a whole command (python3 started and the library imported, as frameaudit's)",
+            true,
+        ),
+    ];
+    for (title, process) in tables {
+        println!();
         println!(
-            "{cells:>10} {fa:>11.3} {:>18} {:>18} {:>18} {:>18}",
-            col(lean, fa),
-            col(duck, fa),
-            col(polars, fa),
-            col(pandas, fa)
+            "the same per-item CSV, side by side, {title}: wall s; x = the tool's time / frameaudit's"
         );
+        println!(
+            "{:>10} {:>11} {:>18} {:>18} {:>18} {:>18}",
+            "cells", "frameaudit", "DuckDB (lean)", "DuckDB (sql)", "polars", "pandas"
+        );
+        let col = |v: Option<Baseline>, fa: f64| match v {
+            Some(b) => {
+                let s = if process { b.process } else { b.script };
+                format!("{s:.3} ({:.1}x)", s / fa)
+            }
+            None => "-".into(),
+        };
+        for &(cells, (fa, lean, duck, polars, pandas)) in &side_by_side {
+            println!(
+                "{cells:>10} {fa:>11.3} {:>18} {:>18} {:>18} {:>18}",
+                col(lean, fa),
+                col(duck, fa),
+                col(polars, fa),
+                col(pandas, fa)
+            );
+        }
     }
 }
 
@@ -398,9 +435,15 @@ fn main() {
 fn four_tools(
     csv: &Path,
     cells: usize,
-    pandas: Option<f64>,
+    pandas: Option<Baseline>,
     dir: &Path,
-) -> (f64, Option<f64>, Option<f64>, Option<f64>, Option<f64>) {
+) -> (
+    f64,
+    Option<Baseline>,
+    Option<Baseline>,
+    Option<Baseline>,
+    Option<Baseline>,
+) {
     let runs = if cells <= 2_000_000 { 3 } else { 1 };
     let p = csv.to_str().expect("utf8");
     let fa = command_seconds(&["report", p, "--json", "--boot", "0"], runs, None);
