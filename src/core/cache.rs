@@ -28,7 +28,7 @@ const MIN_BYTES: u64 = 64 << 20;
 const SETTLED: Duration = Duration::from_secs(2);
 const MAGIC: &[u8; 8] = b"FAMATRIX";
 /// The layout of the file; bumped with any change of what is written.
-const LAYOUT: u32 = 2;
+const LAYOUT: u32 = 3;
 /// Bytes read at each end of a file for its stamp.
 const SAMPLE: u64 = 64 << 10;
 
@@ -634,9 +634,7 @@ fn write_matrix<W: Write>(w: &mut Writer<W>, m: &ResponseMatrix) -> io::Result<(
     write_lines(w, &m.cell_line)?;
     w.rows(m.frame_spans.iter().map(|&(c, s, l)| [c, s, l]))?;
     w.array(&m.frame_pool, u64::to_le_bytes)?;
-    // In the map's order, not sorted: the reader builds the same map from any order, and a
-    // sorted copy would cost 16 bytes a blind answer while the cache is written.
-    w.rows(m.blind.iter().map(|(&(p, mo, it), &t)| [p, mo, it, t]))?;
+    w.rows(m.blind.iter().map(|&((p, mo, it), t)| [p, mo, it, t]))?;
     w.array(&m.order, u32::to_le_bytes)?;
     w.array(&m.group_start, |x: usize| (x as u64).to_le_bytes())
 }
@@ -714,9 +712,10 @@ fn read_matrix<R: Read>(r: &mut Reader<R>) -> io::Result<ResponseMatrix> {
     m.frame_spans = r.rows()?.into_iter().map(|[c, s, l]| (c, s, l)).collect();
     m.frame_pool = r.array(u64::from_le_bytes)?;
     let blind: Vec<[u32; 4]> = r.rows()?;
-    m.blind.reserve(blind.len());
-    m.blind
-        .extend(blind.into_iter().map(|[p, mo, it, t]| ((p, mo, it), t)));
+    m.blind = blind
+        .into_iter()
+        .map(|[p, mo, it, t]| ((p, mo, it), t))
+        .collect();
     m.order = r.array(u32::from_le_bytes)?;
     m.group_start = r
         .array(u64::from_le_bytes)?
@@ -780,7 +779,8 @@ fn valid(m: &ResponseMatrix) -> bool {
         && m.frame_spans.iter().all(|&(c, s, l)| {
             (c as usize) < n && (s as usize).saturating_add(l as usize) <= m.frame_pool.len()
         })
-        && m.blind.iter().all(|(&(p, mo, it), &t)| {
+        && m.blind.windows(2).all(|w| w[0].0 < w[1].0)
+        && m.blind.iter().all(|&((p, mo, it), t)| {
             (p as usize) < m.protocols.len()
                 && (mo as usize) < m.models.len()
                 && (it as usize) < n_items

@@ -710,8 +710,13 @@ fn prior_fallback(
     for &c in visual {
         is_visual[c] = true;
     }
+    // The grid's items and the model's blind answers are both in item order: walked side
+    // by side, not looked up one by one.
+    let mut blind = m.blind_of(protocol, mg.model).peekable();
     for (i, &item) in g.items.iter().enumerate() {
-        let Some(z) = m.blind(protocol, mg.model, item) else {
+        debug_assert!(i == 0 || g.items[i - 1] < item, "grid items in item order");
+        while blind.next_if(|&(it, _)| it < item).is_some() {}
+        let Some((_, z)) = blind.next_if(|&(it, _)| it == item) else {
             continue;
         };
         pf.items_with_blind += 1;

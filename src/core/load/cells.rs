@@ -1212,9 +1212,51 @@ mod tests {
         assert_eq!(blind("q2").as_deref(), Some("B"));
         assert_eq!(blind("q3"), None);
         assert_eq!(m.blind_answers(), 2);
+        let of: Vec<(u32, u32)> = m.blind_of(0, 0).collect();
+        let q = |item: &str| m.find_item("default", item).expect("item");
+        let by_lookup: Vec<(u32, u32)> = ["q1", "q2"]
+            .map(|i| (q(i), m.blind(0, 0, q(i)).expect("blind")))
+            .into();
+        assert_eq!(of, by_lookup);
         // Zero-frame cells without gold are invalid but still counted.
         assert_eq!(m.stats.cells_invalid, 3);
         assert_eq!(m.stats.zero_frame_cells, 3);
+    }
+
+    #[test]
+    fn each_models_blind_answers_are_walked_in_item_order() {
+        // Two protocols, three models, items given out of order; the last model has none.
+        let mut text = String::new();
+        for (p, model, item, pred) in [
+            ("b", "N", "q3", "A"),
+            ("a", "N", "q2", "B"),
+            ("b", "M", "q9", "C"),
+            ("a", "M", "q1", "D"),
+            ("b", "M", "q1", "A"),
+            ("a", "N", "q1", "C"),
+            ("a", "M", "q4", "B"),
+        ] {
+            text += &format!(
+                r#"{{"model":"{model}","protocol":"{p}","item_id":"{item}","config":"t","frames":0,"pred":"{pred}","gold":"A"}}"#
+            );
+            text += "\n";
+        }
+        text += r#"{"model":"O","protocol":"a","item_id":"q1","config":"8f","frames":8,"pred":"A","gold":"A"}"#;
+        let m = load(&text).expect("valid");
+        let mut total = 0;
+        for p in 0..m.protocols.len() as u32 {
+            for mo in 0..m.models.len() as u32 {
+                let of: Vec<(u32, u32)> = m.blind_of(p, mo).collect();
+                assert!(of.windows(2).all(|w| w[0].0 < w[1].0), "{of:?}");
+                let by_lookup: Vec<(u32, u32)> = (0..m.items.len() as u32)
+                    .filter_map(|i| Some((i, m.blind(p, mo, i)?)))
+                    .collect();
+                assert_eq!(of, by_lookup, "protocol {p}, model {mo}");
+                total += of.len();
+            }
+        }
+        assert_eq!(total, 7);
+        assert_eq!(m.blind_answers(), 7);
     }
 
     #[test]

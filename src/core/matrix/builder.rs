@@ -756,19 +756,34 @@ impl MatrixBuilder {
         }
     }
 
-    /// The blind answer of each (protocol, model, item), keys renumbered by `remap`: a
-    /// zero-frame prediction wins over a `blind` field.
+    /// The blind answer of each (protocol, model, item), keys renumbered by `remap`, sorted
+    /// by key: a zero-frame prediction wins over a `blind` field, and of two `blind` fields
+    /// the later.
     fn blind_answers(
         &self,
         remap: impl Fn((u32, u32, u32)) -> (u32, u32, u32),
-    ) -> FxHashMap<(u32, u32, u32), u32> {
-        let mut blind: FxHashMap<(u32, u32, u32), u32> = FxHashMap::default();
-        for &(k, text, _) in &self.field_blind {
-            blind.insert(remap(k), text);
-        }
-        for (&k, &(_, text)) in &self.zero_blind {
-            blind.insert(remap(k), text);
-        }
+    ) -> Vec<((u32, u32, u32), u32)> {
+        let mut blind: Vec<((u32, u32, u32), u32)> =
+            Vec::with_capacity(self.field_blind.len() + self.zero_blind.len());
+        blind.extend(
+            self.field_blind
+                .iter()
+                .map(|&(k, text, _)| (remap(k), text)),
+        );
+        blind.extend(
+            self.zero_blind
+                .iter()
+                .map(|(&k, &(_, text))| (remap(k), text)),
+        );
+        // Stable: of the answers to one key the last given stays, as in a map.
+        blind.sort_by_key(|&(k, _)| k);
+        blind.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 = later.1;
+            }
+            same
+        });
         blind
     }
 }
@@ -1407,11 +1422,7 @@ mod tests {
         assert_eq!(a.frame_pool, b.frame_pool);
         assert_eq!(a.order, b.order);
         assert_eq!(a.group_start, b.group_start);
-        let blind = |m: &ResponseMatrix| {
-            let mut v: Vec<_> = m.blind.iter().map(|(&k, &t)| (k, t)).collect();
-            v.sort_unstable();
-            v
-        };
+        let blind = |m: &ResponseMatrix| m.blind.clone();
         assert_eq!(blind(a), blind(b));
         assert_eq!(
             (

@@ -15,8 +15,6 @@ mod interner;
 use std::path::Path;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
-
 pub use self::builder::{MatrixBuilder, model_key};
 pub(crate) use self::interner::ItemIndex;
 pub use self::interner::{Interner, Item};
@@ -193,8 +191,10 @@ pub struct ResponseMatrix {
     pub(crate) frame_spans: Vec<(u32, u32, u32)>,
     pub(crate) frame_pool: Vec<u64>,
 
-    /// Blind answer (normalised text id) per (protocol, model, item).
-    pub(crate) blind: FxHashMap<(u32, u32, u32), u32>,
+    /// Blind answer (normalised text id) per (protocol, model, item), sorted by that key
+    /// and each key once: one model's answers are a run in item order, which the analyses
+    /// walk beside the grid's items instead of looking each one up.
+    pub(crate) blind: Vec<((u32, u32, u32), u32)>,
 
     /// Cell indices grouped by (protocol, model), each group sorted by (item, config).
     pub(crate) order: Vec<u32>,
@@ -306,7 +306,20 @@ impl ResponseMatrix {
 
     /// The blind answer (normalised text id) of a model to an item under a protocol.
     pub fn blind(&self, protocol: u32, model: u32, item: u32) -> Option<u32> {
-        self.blind.get(&(protocol, model, item)).copied()
+        let key = (protocol, model, item);
+        let i = self.blind.binary_search_by_key(&key, |&(k, _)| k).ok()?;
+        Some(self.blind[i].1)
+    }
+
+    /// The blind answers of a model under a protocol: (item, normalised text id) in item
+    /// order.
+    pub fn blind_of(&self, protocol: u32, model: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let pm = (protocol, model);
+        let from = self.blind.partition_point(|&((p, mo, _), _)| (p, mo) < pm);
+        self.blind[from..]
+            .iter()
+            .take_while(move |&&((p, mo, _), _)| (p, mo) == pm)
+            .map(|&((_, _, item), text)| (item, text))
     }
 
     /// How many (protocol, model, item) have a blind answer.
