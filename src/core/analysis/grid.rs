@@ -107,10 +107,23 @@ impl<'m> Selection<'m> {
 
     /// The selected cells of one model, sorted by (item, config).
     pub fn cells(&self, model: u32) -> impl Iterator<Item = u32> + '_ {
+        let m = self.m;
         let group: &[u32] = if self.model_ok[model as usize] {
-            self.m.group(self.key.protocol, model)
+            m.group(self.key.protocol, model)
         } else {
             &[]
+        };
+        // Items are numbered in (benchmark, id) order and a group is sorted by item, so one
+        // benchmark's cells are a run of it: a benchmark's scope reads that run only, not
+        // every cell of the model once per benchmark.
+        let group = match self.key.scope {
+            Scope::All => group,
+            Scope::Benchmark(b) => {
+                let bench = |&c: &u32| m.items[m.cell_item.get(c as usize) as usize].benchmark;
+                let from = group.partition_point(|c| bench(c) < b);
+                let to = from + group[from..].partition_point(|c| bench(c) <= b);
+                &group[from..to]
+            }
         };
         group.iter().copied().filter(move |&c| self.selected(c))
     }

@@ -811,6 +811,58 @@ mod tests {
         out
     }
 
+    /// A benchmark's selection reads the run of the model's cells that are its items: the
+    /// cells `ALL` selects of that benchmark, whatever the order of the lines, with models
+    /// that lack a benchmark and a benchmark of another task beside them.
+    #[test]
+    fn a_benchmarks_cells_are_those_all_selects_of_it() {
+        let mut lines = Vec::new();
+        for (i, bench) in ["b2", "b1", "b3", "b1", "b2", "b3", "b1"]
+            .iter()
+            .enumerate()
+        {
+            for model in ["M", "N"] {
+                if model == "N" && *bench == "b2" {
+                    continue;
+                }
+                for f in [0, 8, 16] {
+                    lines.push(format!(
+                        r#"{{"model":"{model}","benchmark":"{bench}","item_id":"q{i}","config":"{f}f","frames":{f},"pred":"A","gold":"A"}}"#
+                    ));
+                }
+            }
+        }
+        lines.push(r#"{"model":"M","benchmark":"open","item_id":"q0","config":"8f","frames":8,"task":"open","score":0.5}"#.into());
+        lines.reverse();
+        let m = load(&lines);
+        let params = Params::default();
+        let key = |scope| AnalysisKey {
+            protocol: 0,
+            task: Task::Mcq,
+            scope,
+        };
+        let all = Selection::new(&m, key(Scope::All), &params);
+        let mut seen = 0;
+        for b in 0..m.benchmarks.len() as u32 {
+            let one = Selection::new(&m, key(Scope::Benchmark(b)), &params);
+            for model in 0..m.models.len() as u32 {
+                let of_b: Vec<u32> = all
+                    .cells(model)
+                    .filter(|&c| m.items[m.cell_item.get(c as usize) as usize].benchmark == b)
+                    .collect();
+                assert_eq!(
+                    one.cells(model).collect::<Vec<_>>(),
+                    of_b,
+                    "benchmark {b}, model {model}"
+                );
+                seen += of_b.len();
+            }
+        }
+        // Every MCQ cell, once: 3 items of b1 and 2 of b3 (two models), 2 of b2 (one), 3
+        // configs each.
+        assert_eq!(seen, (3 * 2 + 2 * 2 + 2) * 3);
+    }
+
     /// With one benchmark, `ALL` holds that benchmark's results, not a copy; with two it is
     /// its own analysis, and the numbers are those computed separately either way.
     #[test]
