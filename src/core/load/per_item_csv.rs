@@ -139,12 +139,7 @@ fn parse_plain<S: CellSink>(
     };
     let mut fields: Vec<Range<usize>> = Vec::with_capacity(h.len);
     let (mut start, mut from, mut line) = (0, 0, first_line);
-    let delimiters = block
-        .iter()
-        .enumerate()
-        .filter(|&(_, &b)| b == b',' || b == b'\n' || b == b'\r')
-        .map(|(i, _)| i);
-    for i in delimiters {
+    for i in crate::core::text::positions_of3(block, b',', b'\n', b'\r') {
         if block[i] == b',' {
             fields.push(from - start..i - start);
             from = i + 1;
