@@ -133,37 +133,61 @@ pub fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 /// The positions of the bytes equal to `a`, `b` or `c`, in order. Eight bytes are tested at
 /// a time, and each match is taken from the word's marks, not by a branch per byte: the
 /// per-item CSV reader cuts its rows at commas and line ends, a dozen to a line.
-pub fn positions_of3(bytes: &[u8], a: u8, b: u8, c: u8) -> impl Iterator<Item = usize> + '_ {
+pub fn positions_of3(bytes: &[u8], a: u8, b: u8, c: u8) -> Positions3<'_> {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    // The high bit of each zero byte of `x`, and of no other: the sum of a byte's low seven
-    // bits and 0x7f never carries into the next byte.
-    let zeros = |x: u64| !((x & LOW7).wrapping_add(LOW7) | x | LOW7);
-    let of = |x: u8| ONES * u64::from(x);
-    let (wa, wb, wc) = (of(a), of(b), of(c));
-    let words = bytes.chunks_exact(8);
-    let tail_at = bytes.len() - words.remainder().len();
-    let tail = words
-        .remainder()
-        .iter()
-        .enumerate()
-        .filter(move |&(_, &x)| x == a || x == b || x == c)
-        .map(move |(i, _)| tail_at + i);
-    words
-        .enumerate()
-        .flat_map(move |(w, word)| {
-            let x = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            let mut marks = zeros(x ^ wa) | zeros(x ^ wb) | zeros(x ^ wc);
-            std::iter::from_fn(move || {
-                if marks == 0 {
-                    return None;
+    Positions3 {
+        bytes,
+        next_word: 0,
+        word_at: 0,
+        marks: 0,
+        sought: [a, b, c].map(|x| ONES * u64::from(x)),
+    }
+}
+
+/// The iterator of [`positions_of3`].
+pub struct Positions3<'a> {
+    bytes: &'a [u8],
+    /// Where the next word starts, and where the marked one does.
+    next_word: usize,
+    word_at: usize,
+    /// The high bit of each byte of the word at `word_at` still to be given.
+    marks: u64,
+    /// Each byte sought, in every byte of a word.
+    sought: [u64; 3],
+}
+
+impl Iterator for Positions3<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        // The high bit of each zero byte of `x`, and of no other: the sum of a byte's low
+        // seven bits and 0x7f never carries into the next byte.
+        let zeros = |x: u64| !((x & LOW7).wrapping_add(LOW7) | x | LOW7);
+        while self.marks == 0 {
+            let at = self.next_word;
+            let rest = self.bytes.get(at..).filter(|r| !r.is_empty())?;
+            // The last word is padded, and its padding's marks dropped.
+            let (x, valid) = match rest.get(..8) {
+                Some(w) => (
+                    u64::from_le_bytes(w.try_into().unwrap_or_default()),
+                    u64::MAX,
+                ),
+                None => {
+                    let mut w = [0u8; 8];
+                    w[..rest.len()].copy_from_slice(rest);
+                    (u64::from_le_bytes(w), (1u64 << (8 * rest.len())) - 1)
                 }
-                let at = w * 8 + marks.trailing_zeros() as usize / 8;
-                marks &= marks - 1;
-                Some(at)
-            })
-        })
-        .chain(tail)
+            };
+            let [a, b, c] = self.sought;
+            self.marks = (zeros(x ^ a) | zeros(x ^ b) | zeros(x ^ c)) & valid;
+            (self.word_at, self.next_word) = (at, at + 8);
+        }
+        let i = self.word_at + self.marks.trailing_zeros() as usize / 8;
+        self.marks &= self.marks - 1;
+        Some(i)
+    }
 }
 
 /// Whether a character must never reach a terminal raw: C0 and C1 controls and DEL (escape
