@@ -99,10 +99,8 @@ impl<'m> Selection<'m> {
 
     fn selected(&self, cell: u32) -> bool {
         let m = self.m;
-        let c = cell as usize;
-        !m.cell_value.get(c).is_nan()
-            && self.in_scope[m.items[m.cell_item.get(c) as usize].benchmark as usize]
-            && (self.include_zero_frame || m.configs[m.cell_config.get(c) as usize].frames > 0)
+        self.in_scope[m.items[m.cell_item.get(cell as usize) as usize].benchmark as usize]
+            && self.selected_in_scope(cell)
     }
 
     /// The selected cells of one model, sorted by (item, config).
@@ -116,16 +114,32 @@ impl<'m> Selection<'m> {
         // Items are numbered in (benchmark, id) order and a group is sorted by item, so one
         // benchmark's cells are a run of it: a benchmark's scope reads that run only, not
         // every cell of the model once per benchmark.
-        let group = match self.key.scope {
-            Scope::All => group,
+        let (group, every_bench) = match self.key.scope {
+            Scope::All => (group, self.in_scope.iter().all(|&b| b)),
             Scope::Benchmark(b) => {
                 let bench = |&c: &u32| m.items[m.cell_item.get(c as usize) as usize].benchmark;
                 let from = group.partition_point(|c| bench(c) < b);
                 let to = from + group[from..].partition_point(|c| bench(c) <= b);
-                &group[from..to]
+                (&group[from..to], self.in_scope[b as usize])
             }
         };
-        group.iter().copied().filter(move |&c| self.selected(c))
+        // When every cell of the run is of a benchmark in scope, a cell's benchmark is not
+        // looked up again.
+        group.iter().copied().filter(move |&c| {
+            if every_bench {
+                self.selected_in_scope(c)
+            } else {
+                self.selected(c)
+            }
+        })
+    }
+
+    /// [`Selection::selected`] of a cell whose benchmark is in scope.
+    fn selected_in_scope(&self, cell: u32) -> bool {
+        let m = self.m;
+        let c = cell as usize;
+        !m.cell_value.get(c).is_nan()
+            && (self.include_zero_frame || m.configs[m.cell_config.get(c) as usize].frames > 0)
     }
 
     /// Models with at least one selected cell, in name order.
@@ -146,13 +160,20 @@ impl<'m> Selection<'m> {
         let n = self.configs.len();
         let mut all: Option<Vec<bool>> = None;
         let mut cur = vec![false; n];
-        let mut cur_bench = None;
+        let (mut cur_bench, mut cur_item) = (None, None);
         let fold = |cur: &mut Vec<bool>, all: &mut Option<Vec<bool>>| match all {
             None => *all = Some(cur.clone()),
             Some(a) => a.iter_mut().zip(cur.iter()).for_each(|(x, y)| *x &= *y),
         };
         for cell in self.cells(model) {
-            let bench = m.items[m.cell_item.get(cell as usize) as usize].benchmark;
+            // The cells come item by item: a benchmark changes only where the item does.
+            let item = m.cell_item.get(cell as usize);
+            if cur_item == Some(item) {
+                cur[self.local(m.cell_config.get(cell as usize))] = true;
+                continue;
+            }
+            cur_item = Some(item);
+            let bench = m.items[item as usize].benchmark;
             if cur_bench != Some(bench) {
                 if cur_bench.is_some() {
                     fold(&mut cur, &mut all);
