@@ -98,16 +98,19 @@ impl<'m> Selection<'m> {
     }
 
     fn selected(&self, cell: u32) -> bool {
+        self.in_scope[self.benchmark_of(cell) as usize] && self.selected_in_scope(cell)
+    }
+
+    /// The benchmark of a cell's item.
+    fn benchmark_of(&self, cell: u32) -> u32 {
         let m = self.m;
-        self.in_scope[m.items[m.cell_item.get(cell as usize) as usize].benchmark as usize]
-            && self.selected_in_scope(cell)
+        m.items[m.cell_item.get(cell as usize) as usize].benchmark
     }
 
     /// The selected cells of one model, sorted by (item, config).
     pub fn cells(&self, model: u32) -> impl Iterator<Item = u32> + '_ {
-        let m = self.m;
         let group: &[u32] = if self.model_ok[model as usize] {
-            m.group(self.key.protocol, model)
+            self.m.group(self.key.protocol, model)
         } else {
             &[]
         };
@@ -117,9 +120,8 @@ impl<'m> Selection<'m> {
         let (group, every_bench) = match self.key.scope {
             Scope::All => (group, self.in_scope.iter().all(|&b| b)),
             Scope::Benchmark(b) => {
-                let bench = |&c: &u32| m.items[m.cell_item.get(c as usize) as usize].benchmark;
-                let from = group.partition_point(|c| bench(c) < b);
-                let to = from + group[from..].partition_point(|c| bench(c) <= b);
+                let from = group.partition_point(|&c| self.benchmark_of(c) < b);
+                let to = from + group[from..].partition_point(|&c| self.benchmark_of(c) <= b);
                 (&group[from..to], self.in_scope[b as usize])
             }
         };
@@ -168,18 +170,16 @@ impl<'m> Selection<'m> {
         for cell in self.cells(model) {
             // The cells come item by item: a benchmark changes only where the item does.
             let item = m.cell_item.get(cell as usize);
-            if cur_item == Some(item) {
-                cur[self.local(m.cell_config.get(cell as usize))] = true;
-                continue;
-            }
-            cur_item = Some(item);
-            let bench = m.items[item as usize].benchmark;
-            if cur_bench != Some(bench) {
-                if cur_bench.is_some() {
-                    fold(&mut cur, &mut all);
-                    cur.iter_mut().for_each(|x| *x = false);
+            if cur_item != Some(item) {
+                cur_item = Some(item);
+                let bench = m.items[item as usize].benchmark;
+                if cur_bench != Some(bench) {
+                    if cur_bench.is_some() {
+                        fold(&mut cur, &mut all);
+                        cur.iter_mut().for_each(|x| *x = false);
+                    }
+                    cur_bench = Some(bench);
                 }
-                cur_bench = Some(bench);
             }
             cur[self.local(m.cell_config.get(cell as usize))] = true;
         }
