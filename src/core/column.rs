@@ -81,6 +81,15 @@ impl Ids {
         }
     }
 
+    /// The largest stored value the width holds.
+    fn top(&self) -> u32 {
+        match self {
+            Ids::U8(_) => u32::from(u8::MAX),
+            Ids::U16(_) => u32::from(u16::MAX),
+            Ids::U32(_) => u32::MAX,
+        }
+    }
+
     /// Makes room for the stored value `stored`, widening the column if it needs to.
     #[cold]
     #[inline(never)]
@@ -120,12 +129,7 @@ impl Ids {
     #[inline]
     pub fn push(&mut self, id: u32) {
         let stored = id.wrapping_add(1);
-        let fits = match self {
-            Ids::U8(_) => stored <= u32::from(u8::MAX),
-            Ids::U16(_) => stored <= u32::from(u16::MAX),
-            Ids::U32(_) => true,
-        };
-        if !fits {
+        if stored > self.top() {
             self.widen_for(stored);
         }
         match self {
@@ -168,24 +172,139 @@ impl Ids {
         (0..self.len()).map(|i| self.get(i))
     }
 
-    /// Appends every id of `other`, each through `map`.
-    pub fn extend_mapped(&mut self, other: &Ids, map: impl Fn(u32) -> u32) {
-        self.reserve(other.len());
-        for id in other.iter() {
-            self.push(map(id));
+    /// Calls `f` on the ids in cell order, a chunk at a time: the width is matched once a
+    /// column, not once an id, so bulk passes (joins, renumbering, counting) run as plain
+    /// loops.
+    pub fn for_each_chunk(&self, mut f: impl FnMut(&[u32])) {
+        fn go<S: Copy + Into<u32>>(v: &[S], f: &mut impl FnMut(&[u32])) {
+            let mut buf = [0u32; CHUNK];
+            for c in v.chunks(CHUNK) {
+                for (b, &x) in buf.iter_mut().zip(c) {
+                    *b = x.into().wrapping_sub(1);
+                }
+                f(&buf[..c.len()]);
+            }
+        }
+        match self {
+            Ids::U8(v) => go(v, &mut f),
+            Ids::U16(v) => go(v, &mut f),
+            Ids::U32(v) => go(v, &mut f),
         }
     }
 
-    /// Replaces every id by `map(id)`, in the width the new ids need.
-    pub fn remap(&mut self, map: impl Fn(u32) -> u32) {
-        let mut out = Ids::default();
-        out.reserve(self.len());
-        for id in self.iter() {
-            out.push(map(id));
+    /// `f` of the id at each position of `at`, in order, the width matched once.
+    pub fn map_at<T>(&self, at: &[u32], f: impl Fn(u32) -> T) -> Vec<T> {
+        fn go<S: Copy + Into<u32>, T>(v: &[S], at: &[u32], f: impl Fn(u32) -> T) -> Vec<T> {
+            at.iter()
+                .map(|&i| f(v[i as usize].into().wrapping_sub(1)))
+                .collect()
         }
-        *self = out;
+        match self {
+            Ids::U8(v) => go(v, at, f),
+            Ids::U16(v) => go(v, at, f),
+            Ids::U32(v) => go(v, at, f),
+        }
+    }
+
+    /// The ids from `at` on, as many as `out` holds, into `out`.
+    pub fn copy_to(&self, at: usize, out: &mut [u32]) {
+        fn go<S: Copy + Into<u32>>(v: &[S], out: &mut [u32]) {
+            for (o, &x) in out.iter_mut().zip(v) {
+                *o = x.into().wrapping_sub(1);
+            }
+        }
+        let to = at + out.len();
+        match self {
+            Ids::U8(v) => go(&v[at..to], out),
+            Ids::U16(v) => go(&v[at..to], out),
+            Ids::U32(v) => go(&v[at..to], out),
+        }
+    }
+
+    /// Appends `ids`, widening the column once if the largest does not fit.
+    pub fn extend_from_ids(&mut self, ids: &[u32]) {
+        let top = ids.iter().fold(0, |top, &id| top.max(id.wrapping_add(1)));
+        if top > self.top() {
+            self.widen_for(top);
+        }
+        match self {
+            // Every stored value fits the width now.
+            Ids::U8(v) => v.extend(ids.iter().map(|&id| id.wrapping_add(1) as u8)),
+            Ids::U16(v) => v.extend(ids.iter().map(|&id| id.wrapping_add(1) as u16)),
+            Ids::U32(v) => v.extend(ids.iter().map(|&id| id.wrapping_add(1))),
+        }
+    }
+
+    /// Appends every id of `other`, each through `map`.
+    pub fn extend_mapped(&mut self, other: &Ids, map: impl Fn(u32) -> u32) {
+        self.reserve(other.len());
+        let mut mapped = [0u32; CHUNK];
+        other.for_each_chunk(|ids| {
+            for (m, &id) in mapped.iter_mut().zip(ids) {
+                *m = map(id);
+            }
+            self.extend_from_ids(&mapped[..ids.len()]);
+        });
+    }
+
+    /// Replaces every id by `map(id)`, in the width the new ids need. The ids are replaced
+    /// where they lie unless the width changes (a renumbering keeps the ids' range, so
+    /// mostly it does not).
+    pub fn remap(&mut self, map: impl Fn(u32) -> u32) {
+        /// Maps `v` in place while the new ids fit; returns where one did not, and the
+        /// largest stored value met.
+        fn go<S: Copy + Into<u32> + TryFrom<u32>>(
+            v: &mut [S],
+            map: &impl Fn(u32) -> u32,
+        ) -> (Option<usize>, u32) {
+            let mut buf = [0u32; CHUNK];
+            let mut top = 0;
+            for (k, c) in v.chunks_mut(CHUNK).enumerate() {
+                let stored = &mut buf[..c.len()];
+                for (b, &x) in stored.iter_mut().zip(c.iter()) {
+                    *b = map(x.into().wrapping_sub(1)).wrapping_add(1);
+                }
+                top = stored.iter().fold(top, |t, &b| t.max(b));
+                if stored.iter().any(|&b| S::try_from(b).is_err()) {
+                    return (Some(k * CHUNK), top);
+                }
+                for (x, &b) in c.iter_mut().zip(stored.iter()) {
+                    *x = S::try_from(b).unwrap_or(*x);
+                }
+            }
+            (None, top)
+        }
+        let (too_wide, top) = match self {
+            Ids::U8(v) => go(v, &map),
+            Ids::U16(v) => go(v, &map),
+            Ids::U32(v) => go(v, &map),
+        };
+        let narrower = match self {
+            Ids::U8(_) => false,
+            Ids::U16(_) => top <= u32::from(u8::MAX),
+            Ids::U32(_) => top <= u32::from(u16::MAX),
+        };
+        if too_wide.is_some() || narrower {
+            // The ids mapped so far are mapped again: start over into a column of its own.
+            let old = std::mem::take(self);
+            let mut out = Ids::default();
+            out.reserve(old.len());
+            let done = too_wide.unwrap_or(old.len());
+            let mut mapped = [0u32; CHUNK];
+            old.for_each_chunk(|ids| {
+                let at = out.len();
+                for (k, (m, &id)) in mapped.iter_mut().zip(ids).enumerate() {
+                    *m = if at + k < done { id } else { map(id) };
+                }
+                out.extend_from_ids(&mapped[..ids.len()]);
+            });
+            *self = out;
+        }
     }
 }
+
+/// Ids handled at a time by the bulk passes of [`Ids`].
+const CHUNK: usize = 1024;
 
 impl FromIterator<u32> for Ids {
     fn from_iter<T: IntoIterator<Item = u32>>(iter: T) -> Self {
@@ -265,6 +384,18 @@ impl Floats {
         match &self.raw {
             Some(v) => v[i],
             None => self.table[self.codes.get(i) as usize],
+        }
+    }
+
+    /// `f` of the value at each position of `at`, in order. Of a coded column, `f` runs
+    /// once per distinct value and each position takes its code's result.
+    pub fn map_at<T: Copy>(&self, at: &[u32], f: impl Fn(f64) -> T) -> Vec<T> {
+        match &self.raw {
+            Some(v) => at.iter().map(|&i| f(v[i as usize])).collect(),
+            None => {
+                let of_code: Vec<T> = self.table.iter().map(|&x| f(x)).collect();
+                self.codes.map_at(at, |code| of_code[code as usize])
+            }
         }
     }
 
@@ -667,6 +798,65 @@ mod tests {
         assert_eq!(other.get(255), 99_999);
     }
 
+    /// The chunked passes against one id at a time: every width to every width, the
+    /// change of width anywhere (first chunk, middle of a later one), "none" kept.
+    #[test]
+    fn bulk_passes_equal_one_id_at_a_time() {
+        let one_by_one = |ids: &[u32], map: &dyn Fn(u32) -> u32| -> Vec<u32> {
+            ids.iter().map(|&x| map(x)).collect()
+        };
+        let n = 3 * CHUNK + 17;
+        let sources: Vec<Vec<u32>> = vec![
+            (0..n as u32).map(|i| i % 200).collect(),
+            (0..n as u32).map(|i| i % 60_000).collect(),
+            (0..n as u32).map(|i| i * 7919 % 1_000_003).collect(),
+            (0..n as u32)
+                .map(|i| if i % 5 == 0 { u32::MAX } else { i % 250 })
+                .collect(),
+            Vec::new(),
+        ];
+        let maps: Vec<Box<dyn Fn(u32) -> u32>> = vec![
+            Box::new(|x| x),
+            Box::new(|x| x % 3),
+            Box::new(|x| if x == u32::MAX { x } else { x + 300 }),
+            // Wide from the middle of the third chunk on.
+            Box::new(move |x| {
+                if x == 2 * CHUNK as u32 + 5 {
+                    90_000
+                } else {
+                    x % 100
+                }
+            }),
+            Box::new(|x| x.wrapping_add(1)),
+        ];
+        for src in &sources {
+            let col: Ids = src.iter().copied().collect();
+            for map in &maps {
+                let want = one_by_one(src, map);
+                let narrowest: Ids = want.iter().copied().collect();
+                let mut remapped = col.clone();
+                remapped.remap(map);
+                assert_eq!(remapped.iter().collect::<Vec<_>>(), want);
+                assert_eq!(remapped.width(), narrowest.width());
+                let mut joined: Ids = [7, 8].into_iter().collect();
+                joined.extend_mapped(&col, map);
+                assert_eq!(joined.iter().skip(2).collect::<Vec<_>>(), want);
+                assert_eq!(joined.get(0), 7);
+                let mut chunks = Vec::new();
+                col.for_each_chunk(|c| {
+                    assert!(c.len() <= CHUNK);
+                    chunks.extend_from_slice(c);
+                });
+                assert_eq!(&chunks, src);
+                if src.len() > 10 {
+                    let mut some = [0u32; 7];
+                    col.copy_to(3, &mut some);
+                    assert_eq!(some, src[3..10]);
+                }
+            }
+        }
+    }
+
     #[test]
     fn floats_round_trip_bit_for_bit_coded_or_raw() {
         let special = [0.0, -0.0, 1.0, f64::NAN, f64::INFINITY, 0.1 + 0.2, 1e-300];
@@ -678,6 +868,11 @@ mod tests {
         for (i, &x) in special.iter().enumerate() {
             assert_eq!(f.get(i).to_bits(), x.to_bits());
         }
+        // Positions in any order and repeated, coded and (below) raw.
+        let at = [6, 0, 3, 3, 2, 5];
+        let bits = |f: &Floats| f.map_at(&at, f64::to_bits);
+        let want: Vec<u64> = at.iter().map(|&i| special[i as usize].to_bits()).collect();
+        assert_eq!(bits(&f), want);
         // Past the coded limit the column holds the values themselves, the earlier ones
         // unchanged.
         for i in 0..MAX_CODED + 10 {
@@ -689,6 +884,9 @@ mod tests {
             assert_eq!(f.get(i).to_bits(), x.to_bits());
         }
         assert_eq!(f.get(special.len() + 4), 4.0 / 3.0);
+        assert_eq!(bits(&f), want);
+        let tail = (special.len() + 4) as u32;
+        assert_eq!(f.map_at(&[tail, 1], |x| x), [4.0 / 3.0, -0.0]);
         let copy: Floats = f.iter().collect();
         assert_eq!(copy, f);
     }
