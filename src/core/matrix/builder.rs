@@ -881,43 +881,51 @@ fn sort_configs(m: &mut ResponseMatrix, proto_map: &[u32], canon: &[u32]) -> Vec
 fn group_cells(m: &mut ResponseMatrix, diags: &mut Diagnostics) {
     let n_models = m.models.len();
     let n_groups = m.protocols.len() * n_models;
-    let group_of = |cell: usize| {
-        m.configs[m.cell_config.get(cell) as usize].protocol as usize * n_models
-            + m.cell_model.get(cell) as usize
+    let n_cells = m.cell_item.len();
+    // A counting sort on the group, its two passes a chunk of cells at a time: offsets
+    // first, then each cell into its slot.
+    let config_protocol: Vec<u32> = m.configs.iter().map(|c| c.protocol).collect();
+    let groups_at = |at: usize, out: &mut [usize], ids: &mut [u32]| {
+        m.cell_model.copy_to(at, ids);
+        for (g, &mo) in out.iter_mut().zip(ids.iter()) {
+            *g = mo as usize;
+        }
+        if m.protocols.len() > 1 {
+            m.cell_config.copy_to(at, ids);
+            for (g, &c) in out.iter_mut().zip(ids.iter()) {
+                *g += config_protocol[c as usize] as usize * n_models;
+            }
+        }
     };
-    // A counting sort on the group: offsets first, then each cell into its slot.
+    let (mut groups_buf, mut ids_buf) = ([0usize; 1024], [0u32; 1024]);
     let mut counts = vec![0usize; n_groups + 1];
-    for cell in 0..m.cell_item.len() {
-        counts[group_of(cell) + 1] += 1;
+    for at in (0..n_cells).step_by(1024) {
+        let n = 1024.min(n_cells - at);
+        groups_at(at, &mut groups_buf[..n], &mut ids_buf[..n]);
+        for &g in &groups_buf[..n] {
+            counts[g + 1] += 1;
+        }
     }
     for g in 0..n_groups {
         counts[g + 1] += counts[g];
     }
     let mut next = counts.clone();
-    let mut order = vec![0u32; m.cell_item.len()];
-    for cell in 0..m.cell_item.len() {
-        let g = group_of(cell);
-        order[next[g]] = cell as u32;
-        next[g] += 1;
+    let mut order = vec![0u32; n_cells];
+    for at in (0..n_cells).step_by(1024) {
+        let n = 1024.min(n_cells - at);
+        groups_at(at, &mut groups_buf[..n], &mut ids_buf[..n]);
+        for (k, &g) in groups_buf[..n].iter().enumerate() {
+            order[next[g]] = (at + k) as u32;
+            next[g] += 1;
+        }
     }
     // Each group is sorted and checked on its own; the groups are split between two threads
     // by cells, and the duplicates reported in group order after.
-    let key = |c: u32| {
-        (u64::from(m.cell_item.get(c as usize)) << 32) | u64::from(m.cell_config.get(c as usize))
-    };
     let sort_groups = |groups: Vec<&mut [u32]>| {
-        let mut scratch: Vec<u32> = Vec::new();
+        let mut scratch = GroupScratch::default();
         let mut dups: Vec<(u32, u32)> = Vec::new();
         for slice in groups {
-            if !slice.is_sorted_by_key(|&c| key(c)) {
-                sort_by_item_then_config(slice, &m.cell_item, &m.cell_config, &mut scratch);
-            }
-            dups.extend(
-                slice
-                    .windows(2)
-                    .filter(|w| key(w[0]) == key(w[1]))
-                    .map(|w| (w[0], w[1])),
-            );
+            sort_group(slice, &m.cell_item, &m.cell_config, &mut scratch, &mut dups);
         }
         dups
     };
@@ -982,6 +990,98 @@ fn duplicate_error(m: &ResponseMatrix, diags: &mut Diagnostics, a: u32, b: u32) 
     );
 }
 
+/// Buffers [`sort_group`] reuses from group to group.
+#[derive(Default)]
+struct GroupScratch {
+    /// One item's cells and their configurations, in input order.
+    run_cells: Vec<u32>,
+    run_configs: Vec<u32>,
+    /// The configurations of the last run sorted, in input order, and the order that sorts
+    /// them: the next item mostly comes with the same configurations in the same order.
+    pattern: Vec<u32>,
+    perm: Vec<u32>,
+    /// Each run of one item: (item, first position, length).
+    runs: Vec<(u32, u32, u32)>,
+    /// The configuration of each position of the group, once its run is sorted.
+    configs: Vec<u32>,
+    cells: Vec<u32>,
+}
+
+/// Sorts one group's cells (input order) by (item, config), and appends its duplicate keys
+/// (earlier cell, later cell) to `dups` in sorted order. Cells mostly come item by item: each
+/// run of one item is sorted by configuration where it lies, then the runs are put in item
+/// order. An item met in two runs takes the general sort instead.
+fn sort_group(
+    cells: &mut [u32],
+    item: &Ids,
+    config: &Ids,
+    s: &mut GroupScratch,
+    dups: &mut Vec<(u32, u32)>,
+) {
+    s.runs.clear();
+    s.configs.clear();
+    let mut at = 0;
+    while at < cells.len() {
+        let it = item.get(cells[at] as usize);
+        s.run_cells.clear();
+        s.run_configs.clear();
+        for &c in cells[at..]
+            .iter()
+            .take_while(|&&c| item.get(c as usize) == it)
+        {
+            s.run_cells.push(c);
+            s.run_configs.push(config.get(c as usize));
+        }
+        if s.run_configs != s.pattern {
+            s.pattern.clone_from(&s.run_configs);
+            s.perm.clear();
+            s.perm.extend(0..s.pattern.len() as u32);
+            // Stable: of two cells with one key the earlier stays first.
+            s.perm.sort_by_key(|&j| s.pattern[j as usize]);
+        }
+        for (slot, &j) in cells[at..].iter_mut().zip(&s.perm) {
+            *slot = s.run_cells[j as usize];
+            s.configs.push(s.run_configs[j as usize]);
+        }
+        let len = s.run_cells.len();
+        s.runs.push((it, at as u32, len as u32));
+        at += len;
+    }
+    let in_order = s.runs.is_sorted_by_key(|r| r.0);
+    if !in_order {
+        s.runs.sort_unstable_by_key(|r| r.0);
+        if s.runs.windows(2).any(|w| w[0].0 == w[1].0) {
+            sort_by_item_then_config(cells, item, config, &mut s.cells);
+            let key = |c: u32| (item.get(c as usize), config.get(c as usize));
+            dups.extend(
+                cells
+                    .windows(2)
+                    .filter(|w| key(w[0]) == key(w[1]))
+                    .map(|w| (w[0], w[1])),
+            );
+            return;
+        }
+    }
+    // Each item is one run, so a key repeats only within a run.
+    for &(_, from, len) in &s.runs {
+        let (from, to) = (from as usize, (from + len) as usize);
+        dups.extend(
+            (from + 1..to)
+                .filter(|&j| s.configs[j] == s.configs[j - 1])
+                .map(|j| (cells[j - 1], cells[j])),
+        );
+    }
+    if !in_order {
+        s.cells.clear();
+        s.cells.extend(
+            s.runs
+                .iter()
+                .flat_map(|&(_, from, len)| &cells[from as usize..(from + len) as usize]),
+        );
+        cells.copy_from_slice(&s.cells);
+    }
+}
+
 /// Sorts cell indices by (item, config): a counting sort on the item (dense ids), then the
 /// few cells of each item by config. Linear, where a comparison sort on 10 M cells is not.
 fn sort_by_item_then_config(cells: &mut [u32], item: &Ids, config: &Ids, scratch: &mut Vec<u32>) {
@@ -1004,7 +1104,8 @@ fn sort_by_item_then_config(cells: &mut [u32], item: &Ids, config: &Ids, scratch
         *slot += 1;
     }
     for w in start.windows(2) {
-        scratch[w[0]..w[1]].sort_unstable_by_key(|&c| config.get(c as usize));
+        // Stable: of two cells with one key (a duplicate) the earlier stays first.
+        scratch[w[0]..w[1]].sort_by_key(|&c| config.get(c as usize));
     }
     cells.copy_from_slice(scratch);
 }
@@ -1273,6 +1374,54 @@ mod tests {
         for (msg, k) in msgs.iter().zip(0..) {
             assert!(msg.contains(&format!("model \"m{k}\"")), "{msg}");
             assert!(msg.contains(&format!("item \"q{:05}\"", k * 3)), "{msg}");
+        }
+    }
+
+    proptest::proptest! {
+        /// A group sorted run by run equals a stable sort by (item, config), and its
+        /// duplicates are the neighbours with one key, in that order: items in input order
+        /// or not, split into several runs or not, configurations in the same order item
+        /// after item or not, repeated keys.
+        #[test]
+        fn a_group_sorted_by_runs_is_sorted_by_item_then_config(
+            cells in proptest::collection::vec((0u32..6, 0u32..5), 0..60),
+            repeat in 0usize..4,
+        ) {
+            // Mostly each item's configurations in one order, as a harness writes them.
+            let mut keys: Vec<(u32, u32)> = Vec::new();
+            for _ in 0..repeat {
+                for it in [4u32, 1, 3] {
+                    keys.extend([(it, 3), (it, 0), (it, 2)]);
+                }
+            }
+            keys.extend(cells);
+            let item: Ids = keys.iter().map(|k| k.0).collect();
+            let config: Ids = keys.iter().map(|k| k.1).collect();
+            let mut want: Vec<u32> = (0..keys.len() as u32).collect();
+            want.sort_by_key(|&c| keys[c as usize]);
+            let want_dups: Vec<(u32, u32)> = want
+                .windows(2)
+                .filter(|w| keys[w[0] as usize] == keys[w[1] as usize])
+                .map(|w| (w[0], w[1]))
+                .collect();
+            let mut got: Vec<u32> = (0..keys.len() as u32).collect();
+            let mut dups = Vec::new();
+            sort_group(&mut got, &item, &config, &mut GroupScratch::default(), &mut dups);
+            let key_of = |v: &[u32]| v.iter().map(|&c| keys[c as usize]).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(key_of(&got), key_of(&want));
+            proptest::prop_assert_eq!(dups.len(), want_dups.len());
+            // Each duplicate names an earlier cell, then a later one of the same key.
+            for &(a, b) in &dups {
+                proptest::prop_assert!(a < b && keys[a as usize] == keys[b as usize]);
+            }
+            // When no item is split into two runs, the order of equal keys is input order.
+            let split = (1..keys.len()).any(|i| {
+                keys[i].0 != keys[i - 1].0 && keys[..i - 1].iter().any(|k| k.0 == keys[i].0)
+            });
+            if !split {
+                proptest::prop_assert_eq!(&got, &want);
+                proptest::prop_assert_eq!(&dups, &want_dups);
+            }
         }
     }
 
