@@ -129,17 +129,24 @@ struct Parts<'f, R, F> {
 impl<R: Read, F: Framing> Parts<'_, R, F> {
     /// The next part, read into `buf` (a spent part's buffer, reused); `None` at the end.
     fn next(&mut self, mut buf: Vec<u8>) -> std::io::Result<Option<(Vec<u8>, u64)>> {
-        buf.clear();
-        buf.append(&mut self.carry);
+        // A spare part's bytes are overwritten where they lie, not zeroed again first.
+        let mut filled = self.carry.len();
+        if buf.len() < filled {
+            buf.resize(filled, 0);
+        }
+        buf[..filled].copy_from_slice(&self.carry);
+        self.carry.clear();
         let mut want = self.size;
         loop {
-            while buf.len() < want && !self.eof {
-                let old = buf.len();
-                buf.resize(want, 0);
-                let n = self.reader.read(&mut buf[old..])?;
-                buf.truncate(old + n);
+            while filled < want && !self.eof {
+                if buf.len() < want {
+                    buf.resize(want, 0);
+                }
+                let n = self.reader.read(&mut buf[filled..want])?;
+                filled += n;
                 self.eof = n == 0;
             }
+            buf.truncate(filled);
             if buf.is_empty() {
                 return Ok(None);
             }
