@@ -244,6 +244,106 @@ struct Rows {
     present: Vec<bool>,
 }
 
+/// The most configurations a protocol may have for [`Selection::table`].
+const TABLE_MAX_CONFIGS: usize = 32;
+
+/// One model's selected cells gathered in one walk, item by item: what
+/// [`Selection::avail`] and [`Selection::rows`] each walk the cells for.
+struct Table {
+    /// Each item with a selected cell, in item order.
+    items: Vec<u32>,
+    /// Per item, a bit for each protocol configuration it has a selected cell of.
+    masks: Vec<u32>,
+    /// Per item, the cell of each protocol configuration (`u32::MAX` for none).
+    cells: Vec<u32>,
+    /// Configurations of the protocol.
+    n: usize,
+}
+
+impl Selection<'_> {
+    /// The [`Table`] of a model, when the protocol has at most [`TABLE_MAX_CONFIGS`]
+    /// configurations (a row a configuration wide stays small).
+    fn table(&self, model: u32) -> Option<Table> {
+        let n = self.configs.len();
+        if n > TABLE_MAX_CONFIGS {
+            return None;
+        }
+        let m = self.m;
+        let mut t = Table {
+            items: Vec::new(),
+            masks: Vec::new(),
+            cells: Vec::new(),
+            n,
+        };
+        for cell in self.cells(model) {
+            let item = m.cell_item.get(cell as usize);
+            if t.items.last() != Some(&item) {
+                t.items.push(item);
+                t.masks.push(0);
+                t.cells.resize(t.cells.len() + n, u32::MAX);
+            }
+            let local = self.local(m.cell_config.get(cell as usize));
+            if let Some(mask) = t.masks.last_mut() {
+                *mask |= 1 << local;
+            }
+            let row = t.cells.len() - n;
+            t.cells[row + local] = cell;
+        }
+        Some(t)
+    }
+
+    /// [`Selection::avail`] from a model's table.
+    fn avail_of(&self, t: &Table) -> Vec<u32> {
+        let mut all: Option<u32> = None;
+        let (mut cur, mut cur_bench) = (0u32, None);
+        for (&item, &mask) in t.items.iter().zip(&t.masks) {
+            let bench = self.m.items[item as usize].benchmark;
+            if cur_bench != Some(bench) {
+                if cur_bench.is_some() {
+                    all = Some(all.map_or(cur, |a| a & cur));
+                }
+                (cur, cur_bench) = (0, Some(bench));
+            }
+            cur |= mask;
+        }
+        if cur_bench.is_some() {
+            all = Some(all.map_or(cur, |a| a & cur));
+        }
+        let all = all.unwrap_or(0);
+        (0..t.n)
+            .filter(|&i| all & (1 << i) != 0)
+            .map(|i| self.configs.start + i as u32)
+            .collect()
+    }
+
+    /// [`Selection::rows`] from a model's table.
+    fn rows_of(t: Table, col_of: &[Option<usize>], k: usize) -> Rows {
+        let mut local_of = vec![0usize; k];
+        let mut need = 0u32;
+        for (local, col) in col_of.iter().enumerate() {
+            if let Some(col) = *col {
+                local_of[col] = local;
+                need |= 1 << local;
+            }
+        }
+        let seen = t.masks.iter().fold(0, |a, &m| a | m);
+        let mut out = Rows {
+            items: Vec::new(),
+            cells: Vec::new(),
+            candidates: t.items,
+            present: (0..t.n).map(|i| seen & (1 << i) != 0).collect(),
+        };
+        for (i, (&item, &mask)) in out.candidates.iter().zip(&t.masks).enumerate() {
+            if mask & need == need {
+                out.items.push(item);
+                let row = &t.cells[i * t.n..(i + 1) * t.n];
+                out.cells.extend(local_of.iter().map(|&l| row[l]));
+            }
+        }
+        out
+    }
+}
+
 /// A configuration's name, shared: a grid names each configuration once, and the report's
 /// lists of configurations (grid, ladder, churn steps) hold references to it, which keeps a
 /// grid of a million configurations to one string each.
@@ -574,8 +674,17 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
     });
     let mut kept = Vec::new();
     let mut avails = Vec::new();
+    // Per-model grids walk each model's cells once, into its table, where they can.
+    let mut tables: Vec<Option<Table>> = Vec::new();
     for &mo in &models {
-        let avail = sel.avail(mo);
+        let table = match params.grid_mode {
+            GridMode::PerModel => sel.table(mo),
+            GridMode::Joint => None,
+        };
+        let avail = match &table {
+            Some(t) => sel.avail_of(t),
+            None => sel.avail(mo),
+        };
         if let Some(f) = &filter {
             let missing: Vec<String> = f
                 .iter()
@@ -593,6 +702,7 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
         }
         kept.push(mo);
         avails.push(avail);
+        tables.push(table);
     }
     let filter_ids: Option<Vec<u32>> = filter.map(|f| {
         let mut ids: Vec<u32> = f.iter().filter_map(|(_, id)| *id).collect();
@@ -631,7 +741,7 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
 
     match params.grid_mode {
         GridMode::PerModel => {
-            for (&mo, avail) in kept.iter().zip(&avails) {
+            for ((&mo, avail), table) in kept.iter().zip(&avails).zip(tables) {
                 let configs = filter_ids.clone().unwrap_or_else(|| avail.clone());
                 let Ordered {
                     configs,
@@ -640,7 +750,11 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
                     reference_pixels,
                     top,
                 } = order(m, &configs, params);
-                let rows = sel.rows(mo, &col_map(&configs), configs.len());
+                let col_of = col_map(&configs);
+                let rows = match table {
+                    Some(t) => Selection::rows_of(t, &col_of, configs.len()),
+                    None => sel.rows(mo, &col_of, configs.len()),
+                };
                 let grid = GridSpec {
                     models: vec![mo],
                     dropped: dropped(&rows.present, &configs),
@@ -748,4 +862,75 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::load::cells::read_cells;
+    use crate::core::matrix::MatrixBuilder;
+
+    proptest::proptest! {
+        /// A model's table gives the configurations and rows that walking its cells twice
+        /// gives: any scope, missing and invalid cells, zero-frame configurations in or out.
+        #[test]
+        fn a_models_table_gives_what_its_walks_give(
+            cells in proptest::collection::vec(
+                (0u8..2, 0u8..3, 0u8..6, 0u8..5, 0u8..3),
+                1..80,
+            ),
+            include_zero_frame: bool,
+        ) {
+            let mut lines = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            for (model, bench, item, cfg, value) in cells {
+                if !seen.insert((model, bench, item, cfg)) {
+                    continue;
+                }
+                let frames = [0, 4, 8, 16, 32][cfg as usize];
+                // A cell without gold answer is invalid.
+                let gold = match value {
+                    0 => r#","gold":"A""#,
+                    1 => r#","gold":"B""#,
+                    _ => "",
+                };
+                lines.push(format!(
+                    r#"{{"model":"m{model}","benchmark":"b{bench}","item_id":"q{item}","config":"c{cfg}","frames":{frames},"pred":"A"{gold}}}"#
+                ));
+            }
+            let mut b = MatrixBuilder::new();
+            let file = b.add_file(std::path::Path::new("t.jsonl"));
+            read_cells(lines.join("\n").as_bytes(), None, &mut b, &file).expect("io");
+            let m = b.finish().expect("valid").0;
+            let params = Params {
+                include_zero_frame,
+                ..Params::default()
+            };
+            let scopes = std::iter::once(Scope::All)
+                .chain((0..m.benchmarks.len() as u32).map(Scope::Benchmark));
+            for scope in scopes {
+                let key = AnalysisKey { protocol: 0, task: Task::Mcq, scope };
+                let sel = Selection::new(&m, key, &params);
+                for model in 0..m.models.len() as u32 {
+                    let Some(t) = sel.table(model) else {
+                        return Err(proptest::test_runner::TestCaseError::fail("no table"));
+                    };
+                    let avail = sel.avail(model);
+                    proptest::prop_assert_eq!(&sel.avail_of(&t), &avail);
+                    // The grid of every other available configuration, last first.
+                    let configs: Vec<u32> = avail.iter().rev().step_by(2).copied().collect();
+                    let mut col_of = vec![None; sel.configs.len()];
+                    for (i, &c) in configs.iter().enumerate() {
+                        col_of[sel.local(c)] = Some(i);
+                    }
+                    let walked = sel.rows(model, &col_of, configs.len());
+                    let tabled = Selection::rows_of(t, &col_of, configs.len());
+                    proptest::prop_assert_eq!(&tabled.items, &walked.items);
+                    proptest::prop_assert_eq!(&tabled.cells, &walked.cells);
+                    proptest::prop_assert_eq!(&tabled.candidates, &walked.candidates);
+                    proptest::prop_assert_eq!(&tabled.present, &walked.present);
+                }
+            }
+        }
+    }
 }
