@@ -434,10 +434,7 @@ pub struct RecoveryBootstrap {
 
 /// The 0/1 values of a model's grid, row-major.
 pub fn values(m: &ResponseMatrix, mg: &ModelGrid) -> Vec<u8> {
-    mg.cells
-        .iter()
-        .map(|&c| u8::from(m.cell_value.get(c as usize) == 1.0))
-        .collect()
+    m.cell_value.map_at(&mg.cells, |v| u8::from(v == 1.0))
 }
 
 /// What an item's measures depend on, computed once per distinct 0/1 row: items share
@@ -619,7 +616,7 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         })
         .collect();
 
-    let prior_fallback = prior_fallback(m, mg, &y, &visual, top);
+    let prior_fallback = prior_fallback(m, mg, (&rows, &pattern_of), &visual, top);
     drop(visual);
     drop(rw);
     drop(ids);
@@ -686,7 +683,7 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
 fn prior_fallback(
     m: &ResponseMatrix,
     mg: &ModelGrid,
-    y: &[u8],
+    (rows, pattern_of): (&[&[u8]], &[u32]),
     visual: &[usize],
     top: usize,
 ) -> PriorFallback {
@@ -710,6 +707,20 @@ fn prior_fallback(
     for &c in visual {
         is_visual[c] = true;
     }
+    // What a row alone decides, once per distinct row: its harmful transitions on the
+    // visual sub-grid (same budgets, visual columns only) and whether it ends in a terminal
+    // regression from a visual column.
+    let per_row: Vec<(u64, bool)> = rows
+        .iter()
+        .map(|row| {
+            let right = |a: usize| is_visual[a] && row[a] == 1;
+            let wrong = |b: usize| is_visual[b] && row[b] == 0;
+            let terminal = top_visual
+                && row[top] == 0
+                && (0..k).any(|a| is_visual[a] && g.lower(a, top) && row[a] == 1);
+            (g.budget_order.count(right, wrong), terminal)
+        })
+        .collect();
     // The grid's items and the model's blind answers are both in item order: walked side
     // by side, not looked up one by one.
     let mut blind = m.blind_of(protocol, mg.model).peekable();
@@ -720,18 +731,18 @@ fn prior_fallback(
             continue;
         };
         pf.items_with_blind += 1;
-        let row = &y[i * k..(i + 1) * k];
+        let p = pattern_of[i] as usize;
+        let row = rows[p];
         let pred = |c: usize| m.cell_pred_norm.get(mg.cells[i * k + c] as usize);
         let matches = |c: usize| pred(c) != NO_TEXT && pred(c) == z;
-        // Harmful transitions of the visual sub-grid: same budgets, visual columns only.
-        let right = |a: usize| is_visual[a] && row[a] == 1;
-        let wrong = |b: usize| is_visual[b] && row[b] == 0;
-        pf.harmful_pairs += g.budget_order.count(right, wrong) as usize;
-        pf.fallback_pairs += g.budget_order.count(right, |b| wrong(b) && matches(b)) as usize;
-        if top_visual
-            && row[top] == 0
-            && (0..k).any(|a| is_visual[a] && g.lower(a, top) && row[a] == 1)
-        {
+        let (harmful, terminal) = per_row[p];
+        pf.harmful_pairs += harmful as usize;
+        if harmful > 0 {
+            let right = |a: usize| is_visual[a] && row[a] == 1;
+            let wrong = |b: usize| is_visual[b] && row[b] == 0;
+            pf.fallback_pairs += g.budget_order.count(right, |b| wrong(b) && matches(b)) as usize;
+        }
+        if terminal {
             pf.terminal_regressions += 1;
             pf.terminal_fallbacks += usize::from(matches(top));
         }
