@@ -145,13 +145,13 @@ impl CellSink for Rows<'_> {
     fn diags(&mut self) -> &mut Diagnostics {
         &mut self.diags
     }
-    fn push(&mut self, cell: CellInput<'_>, _line: u64) {
+    fn push(&mut self, cell: &CellInput<'_>, _line: u64) {
         self.n += 1;
         match &mut self.buffer {
-            Buffer::Parquet(cols) => push_parquet(cols, &cell),
+            Buffer::Parquet(cols) => push_parquet(cols, cell),
             // Writing to memory cannot fail.
             Buffer::Jsonl(bytes) => {
-                let _ = write_cell(bytes, &cell);
+                let _ = write_cell(bytes, cell);
             }
         }
         if self.target.is_some() && self.buffer_is_large() {

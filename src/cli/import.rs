@@ -68,9 +68,9 @@ impl CellSink for CellWriter<'_> {
     fn diags(&mut self) -> &mut Diagnostics {
         &mut self.diags
     }
-    fn push(&mut self, cell: CellInput<'_>, _line: u64) {
+    fn push(&mut self, cell: &CellInput<'_>, _line: u64) {
         // Writing into a Vec cannot fail.
-        let _ = write_cell(&mut self.out, &cell);
+        let _ = write_cell(&mut self.out, cell);
         self.written += 1;
         if self.out.len() > 1 << 20 {
             self.flush_part();

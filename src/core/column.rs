@@ -494,9 +494,8 @@ impl Floats {
             // Code `other`'s table once, then copy its codes through that map.
             let map: Option<Vec<u32>> = other.table.iter().map(|&x| self.code_of(x)).collect();
             if let Some(map) = map {
-                for code in other.codes.iter() {
-                    self.codes.push(map[code as usize]);
-                }
+                self.codes
+                    .extend_mapped(&other.codes, |code| map[code as usize]);
                 return;
             }
         }

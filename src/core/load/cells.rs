@@ -478,7 +478,7 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
         let lead = from + bytes.len() - bytes.trim_ascii_start().len();
         let str = super::chunk::text_at(block, whole, lead..lead + text.len());
         if let Some(cell) = str.and_then(|t| PlainCell::cell_as(t, &mut shape)) {
-            sink.push(cell, line);
+            sink.push(&cell, line);
             continue;
         }
         let Some(raw) = read_record::<RawCell>(text, str, "one cell", file, line, sink.diags())
@@ -486,7 +486,7 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
             continue;
         };
         if let Some(cell) = validate(&raw, sink.diags(), file, line) {
-            sink.push(cell, line);
+            sink.push(&cell, line);
         }
     }
 }
@@ -643,7 +643,7 @@ fn parquet_rows<S: CellSink>(
                 sink.count_record();
                 // Complete, so a cell.
                 if let Some(cell) = cell.input() {
-                    sink.push(cell, row_no);
+                    sink.push(&cell, row_no);
                 }
             }
             return Ok(());
@@ -664,7 +664,7 @@ fn parquet_rows<S: CellSink>(
                         None => validate(&raw, sink.diags(), name, row_no),
                     };
                     if let Some(cell) = cell {
-                        sink.push(cell, row_no);
+                        sink.push(&cell, row_no);
                     }
                 }
             }

@@ -28,7 +28,7 @@ pub trait CellSink: Send + Sized {
     /// Where the problems of the input go.
     fn diags(&mut self) -> &mut Diagnostics;
     /// A validated cell read at `line` of the current file.
-    fn push(&mut self, cell: CellInput<'_>, line: u64);
+    fn push(&mut self, cell: &CellInput<'_>, line: u64);
 }
 
 /// Where a block of input may be cut: after a complete record.
@@ -323,7 +323,7 @@ mod tests {
         fn diags(&mut self) -> &mut Diagnostics {
             &mut self.diags
         }
-        fn push(&mut self, _: CellInput<'_>, _: u64) {}
+        fn push(&mut self, _: &CellInput<'_>, _: u64) {}
     }
 
     #[test]

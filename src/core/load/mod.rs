@@ -35,7 +35,7 @@ impl CellSink for MatrixBuilder {
     fn diags(&mut self) -> &mut crate::core::diag::Diagnostics {
         &mut self.diags
     }
-    fn push(&mut self, cell: crate::core::matrix::CellInput<'_>, line: u64) {
+    fn push(&mut self, cell: &crate::core::matrix::CellInput<'_>, line: u64) {
         MatrixBuilder::push(self, cell, line);
     }
 }

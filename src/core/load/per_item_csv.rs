@@ -321,7 +321,7 @@ fn parse_row<S: CellSink>(
         source_tag,
         protocol_note,
     };
-    sink.push(cell, line);
+    sink.push(&cell, line);
 }
 
 /// Reads a per-item CSV into the sink: the header first, then blocks of rows parsed in
@@ -550,7 +550,7 @@ mod tests {
         fn diags(&mut self) -> &mut crate::core::diag::Diagnostics {
             &mut self.diags
         }
-        fn push(&mut self, cell: CellInput<'_>, line: u64) {
+        fn push(&mut self, cell: &CellInput<'_>, line: u64) {
             self.seen.push(format!("{line}: {cell:?}"));
         }
     }
