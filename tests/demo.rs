@@ -76,9 +76,9 @@ fn demo_has_what_the_audit_needs() {
             .any(|c| c.frames == 0 && &*c.name == "textonly")
     );
     assert!(m.bench_task.contains(&frameaudit::core::matrix::Task::Open));
-    for (i, meta) in ds.items.iter().enumerate() {
-        let meta = meta
-            .as_ref()
+    for i in 0..m.items.len() {
+        let meta = ds
+            .item_meta(i as u32)
             .unwrap_or_else(|| panic!("item {} has no description", m.item(i as u32).id));
         assert!(meta.question.as_deref().is_some_and(|q| q.len() > 10));
         let video = meta.video.as_deref().expect("video");
@@ -153,7 +153,7 @@ fn a_short_event_caught_at_16_frames_is_missed_at_32() {
         if !item.id.ends_with("-q1") {
             continue;
         }
-        let meta = ds.items[row.item as usize].as_ref().expect("meta");
+        let meta = ds.item_meta(row.item).expect("meta");
         let dir = root
             .join("frames")
             .join(meta.video.as_deref().expect("video"));

@@ -2905,8 +2905,9 @@ fn intervention_runs_show_on_the_item_and_their_recovery_on_the_overview() {
     let mut extra = String::new();
     for (n, &i) in terminal.iter().enumerate() {
         let names = app.names(i);
-        let gold = app.ds.items[app.rows[i].q.item as usize]
-            .as_ref()
+        let gold = app
+            .ds
+            .item_meta(app.rows[i].q.item)
             .and_then(|m| m.gold.clone())
             .expect("gold");
         let pred = if n < 2 { gold.clone() } else { "Z".to_string() };

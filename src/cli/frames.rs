@@ -148,7 +148,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         .iter()
         .map(|&c| m.config(c).name.to_string())
         .collect();
-    let meta = ds.items[item as usize].as_ref();
+    let meta = ds.item_meta(item);
     let per_config: Vec<(Vec<u64>, Rule)> = (0..k)
         .map(|c| {
             let (f, rule) = frames_for_cell(&ds, mg.cells[row.row as usize * k + c]);

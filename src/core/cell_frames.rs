@@ -197,7 +197,7 @@ fn frames_of(ds: &Dataset, cell: u32, budget: Option<u64>) -> (Vec<u64>, Rule) {
             None => Chosen::Policy(Policy::Linspace, Rule::Assumed),
         }
     };
-    let Some(Some(meta)) = ds.items.get(item as usize) else {
+    let Some(meta) = ds.item_meta(item) else {
         return unknown("the item is not described in items.jsonl");
     };
     let Some(t) = meta.num_frames else {

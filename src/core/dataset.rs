@@ -152,7 +152,8 @@ pub struct Dataset {
     pub cell_files: Vec<PathBuf>,
     /// The response matrix of the cells.
     pub matrix: ResponseMatrix,
-    /// Per matrix item id.
+    /// Per matrix item id, its description; empty when the dataset describes no item
+    /// (no `items.jsonl`). Read it with [`Dataset::item_meta`].
     pub items: Vec<Option<ItemMeta>>,
     /// `dataset.json`, or its defaults without one.
     pub meta: DatasetMeta,
@@ -167,6 +168,11 @@ pub struct Dataset {
 }
 
 impl Dataset {
+    /// The description of a matrix item, when the dataset has one.
+    pub fn item_meta(&self, item: u32) -> Option<&ItemMeta> {
+        self.items.get(item as usize).and_then(Option::as_ref)
+    }
+
     /// The run entry of the run a cell belongs to.
     pub fn run_entry_of_cell(&self, cell: u32) -> Option<&RunEntry> {
         let m = &self.matrix;
@@ -470,9 +476,6 @@ fn finish_load(
                 matrix.stats.cells_invalid
             ),
         );
-    }
-    if items.is_empty() {
-        items = vec![None; matrix.items.len()];
     }
     let name = ds_meta
         .name

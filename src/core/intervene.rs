@@ -438,7 +438,7 @@ pub fn plan(
             .config(m.cell_config.get(hi_cell as usize))
             .name
             .to_string();
-        let meta = ds.items[row.item as usize].as_ref();
+        let meta = ds.item_meta(row.item);
         let video = meta.and_then(|x| x.video.clone());
         let num_frames = meta.and_then(|x| x.num_frames);
         let on = audits.get(&key).map_or(&[][..], Vec::as_slice);

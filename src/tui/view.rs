@@ -594,7 +594,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     let pairs = app.pairs(i);
     let pair = pairs.get(app.pair).copied();
     let rec = app.record(i);
-    let meta = app.ds.items[q.item as usize].as_ref();
+    let meta = app.ds.item_meta(q.item);
     let pos = app
         .visible
         .iter()

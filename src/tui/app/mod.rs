@@ -956,7 +956,7 @@ impl App {
         let q = &self.rows[i].q;
         let mg = &self.report.analyses[q.analysis as usize].grids.models[q.model_index as usize];
         let k = mg.grid.k();
-        let meta = self.ds.items[q.item as usize].as_ref();
+        let meta = self.ds.item_meta(q.item);
         let configs: Vec<ConfigFrames> = (0..k)
             .map(|c| {
                 let cell = mg.cells[q.row as usize * k + c];
@@ -2162,8 +2162,7 @@ impl App {
 
 /// The first line of an item's question, sanitised (empty without items.jsonl).
 fn question_of_item(ds: &Dataset, item: u32) -> String {
-    ds.items[item as usize]
-        .as_ref()
+    ds.item_meta(item)
         .and_then(|i| i.question.as_deref())
         .map(|s| sanitize(s.lines().next().unwrap_or("")).into_owned())
         .unwrap_or_default()
