@@ -249,6 +249,7 @@ const TABLE_MAX_CONFIGS: usize = 32;
 
 /// One model's selected cells gathered in one walk, item by item: what
 /// [`Selection::avail`] and [`Selection::rows`] each walk the cells for.
+#[derive(Default)]
 struct Table {
     /// Each item with a selected cell, in item order.
     items: Vec<u32>,
@@ -261,20 +262,19 @@ struct Table {
 }
 
 impl Selection<'_> {
-    /// The [`Table`] of a model, when the protocol has at most [`TABLE_MAX_CONFIGS`]
+    /// Fills `t` with the [`Table`] of a model (its buffers reused from model to model);
+    /// false, and `t` untouched, when the protocol has more than [`TABLE_MAX_CONFIGS`]
     /// configurations (a row a configuration wide stays small).
-    fn table(&self, model: u32) -> Option<Table> {
+    fn table_into(&self, model: u32, t: &mut Table) -> bool {
         let n = self.configs.len();
         if n > TABLE_MAX_CONFIGS {
-            return None;
+            return false;
         }
         let m = self.m;
-        let mut t = Table {
-            items: Vec::new(),
-            masks: Vec::new(),
-            cells: Vec::new(),
-            n,
-        };
+        t.items.clear();
+        t.masks.clear();
+        t.cells.clear();
+        t.n = n;
         for cell in self.cells(model) {
             let item = m.cell_item.get(cell as usize);
             if t.items.last() != Some(&item) {
@@ -289,7 +289,7 @@ impl Selection<'_> {
             let row = t.cells.len() - n;
             t.cells[row + local] = cell;
         }
-        Some(t)
+        true
     }
 
     /// [`Selection::avail`] from a model's table.
@@ -317,7 +317,7 @@ impl Selection<'_> {
     }
 
     /// [`Selection::rows`] from a model's table.
-    fn rows_of(t: Table, col_of: &[Option<usize>], k: usize) -> Rows {
+    fn rows_of(t: &Table, col_of: &[Option<usize>], k: usize) -> Rows {
         let mut local_of = vec![0usize; k];
         let mut need = 0u32;
         for (local, col) in col_of.iter().enumerate() {
@@ -330,7 +330,7 @@ impl Selection<'_> {
         let mut out = Rows {
             items: Vec::new(),
             cells: Vec::new(),
-            candidates: t.items,
+            candidates: t.items.clone(),
             present: (0..t.n).map(|i| seen & (1 << i) != 0).collect(),
         };
         for (i, (&item, &mask)) in out.candidates.iter().zip(&t.masks).enumerate() {
@@ -672,39 +672,7 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
             .map(|name| (name.clone(), m.find_config(sel.key.protocol, name)))
             .collect()
     });
-    let mut kept = Vec::new();
-    let mut avails = Vec::new();
-    // Per-model grids walk each model's cells once, into its table, where they can.
-    let mut tables: Vec<Option<Table>> = Vec::new();
-    for &mo in &models {
-        let table = match params.grid_mode {
-            GridMode::PerModel => sel.table(mo),
-            GridMode::Joint => None,
-        };
-        let avail = match &table {
-            Some(t) => sel.avail_of(t),
-            None => sel.avail(mo),
-        };
-        if let Some(f) = &filter {
-            let missing: Vec<String> = f
-                .iter()
-                .filter(|(_, id)| id.is_none_or(|id| avail.binary_search(&id).is_err()))
-                .map(|(name, _)| name.clone())
-                .collect();
-            if !missing.is_empty() {
-                out.excluded.push(Excluded {
-                    model: m.models.name(mo).to_string(),
-                    reason: "missing_configs",
-                    configs: missing,
-                });
-                continue;
-            }
-        }
-        kept.push(mo);
-        avails.push(avail);
-        tables.push(table);
-    }
-    let filter_ids: Option<Vec<u32>> = filter.map(|f| {
+    let filter_ids: Option<Vec<u32>> = filter.as_ref().map(|f| {
         let mut ids: Vec<u32> = f.iter().filter_map(|(_, id)| *id).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -739,51 +707,83 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
         d
     };
 
-    match params.grid_mode {
-        GridMode::PerModel => {
-            for ((&mo, avail), table) in kept.iter().zip(&avails).zip(tables) {
-                let configs = filter_ids.clone().unwrap_or_else(|| avail.clone());
-                let Ordered {
-                    configs,
-                    budgets,
-                    is_variant,
-                    reference_pixels,
-                    top,
-                } = order(m, &configs, params);
-                let col_of = col_map(&configs);
-                let rows = match table {
-                    Some(t) => Selection::rows_of(t, &col_of, configs.len()),
-                    None => sel.rows(mo, &col_of, configs.len()),
-                };
-                let grid = GridSpec {
-                    models: vec![mo],
-                    dropped: dropped(&rows.present, &configs),
-                    budget_order: BudgetOrder::new(&budgets),
-                    names: names(&configs),
-                    configs,
-                    budgets,
-                    is_variant,
-                    reference_pixels,
-                    top,
-                    n_items_candidate: rows.candidates.len(),
-                    items: rows.items,
-                };
-                if grid.n() == 0 || grid.k() == 0 {
-                    out.excluded.push(Excluded {
-                        model: m.models.name(mo).to_string(),
-                        reason: "empty_grid",
-                        configs: Vec::new(),
-                    });
-                    continue;
-                }
-                out.models.push(ModelGrid {
-                    model: mo,
-                    grid: std::sync::Arc::new(grid),
-                    cells: rows.cells,
+    let mut kept = Vec::new();
+    let mut avails = Vec::new();
+    // A per-model grid walks its model's cells once, into a table, where it can; the
+    // table's buffers go from model to model.
+    let mut table = Table::default();
+    for &mo in &models {
+        let tabled = params.grid_mode == GridMode::PerModel && sel.table_into(mo, &mut table);
+        let avail = if tabled {
+            sel.avail_of(&table)
+        } else {
+            sel.avail(mo)
+        };
+        if let Some(f) = &filter {
+            let missing: Vec<String> = f
+                .iter()
+                .filter(|(_, id)| id.is_none_or(|id| avail.binary_search(&id).is_err()))
+                .map(|(name, _)| name.clone())
+                .collect();
+            if !missing.is_empty() {
+                out.excluded.push(Excluded {
+                    model: m.models.name(mo).to_string(),
+                    reason: "missing_configs",
+                    configs: missing,
                 });
+                continue;
             }
-            out.excluded.sort_by(|a, b| a.model.cmp(&b.model));
         }
+        if params.grid_mode == GridMode::Joint {
+            kept.push(mo);
+            avails.push(avail);
+            continue;
+        }
+        let configs = filter_ids.clone().unwrap_or(avail);
+        let Ordered {
+            configs,
+            budgets,
+            is_variant,
+            reference_pixels,
+            top,
+        } = order(m, &configs, params);
+        let col_of = col_map(&configs);
+        let rows = if tabled {
+            Selection::rows_of(&table, &col_of, configs.len())
+        } else {
+            sel.rows(mo, &col_of, configs.len())
+        };
+        let grid = GridSpec {
+            models: vec![mo],
+            dropped: dropped(&rows.present, &configs),
+            budget_order: BudgetOrder::new(&budgets),
+            names: names(&configs),
+            configs,
+            budgets,
+            is_variant,
+            reference_pixels,
+            top,
+            n_items_candidate: rows.candidates.len(),
+            items: rows.items,
+        };
+        if grid.n() == 0 || grid.k() == 0 {
+            out.excluded.push(Excluded {
+                model: m.models.name(mo).to_string(),
+                reason: "empty_grid",
+                configs: Vec::new(),
+            });
+            continue;
+        }
+        out.models.push(ModelGrid {
+            model: mo,
+            grid: std::sync::Arc::new(grid),
+            cells: rows.cells,
+        });
+    }
+    drop(table);
+
+    match params.grid_mode {
+        GridMode::PerModel => out.excluded.sort_by(|a, b| a.model.cmp(&b.model)),
         GridMode::Joint if kept.is_empty() => {}
         GridMode::Joint => {
             let configs = filter_ids.unwrap_or_else(|| {
@@ -911,10 +911,10 @@ mod tests {
             for scope in scopes {
                 let key = AnalysisKey { protocol: 0, task: Task::Mcq, scope };
                 let sel = Selection::new(&m, key, &params);
+                // One table, reused from model to model as the grids reuse it.
+                let mut t = Table::default();
                 for model in 0..m.models.len() as u32 {
-                    let Some(t) = sel.table(model) else {
-                        return Err(proptest::test_runner::TestCaseError::fail("no table"));
-                    };
+                    proptest::prop_assert!(sel.table_into(model, &mut t));
                     let avail = sel.avail(model);
                     proptest::prop_assert_eq!(&sel.avail_of(&t), &avail);
                     // The grid of every other available configuration, last first.
@@ -924,7 +924,7 @@ mod tests {
                         col_of[sel.local(c)] = Some(i);
                     }
                     let walked = sel.rows(model, &col_of, configs.len());
-                    let tabled = Selection::rows_of(t, &col_of, configs.len());
+                    let tabled = Selection::rows_of(&t, &col_of, configs.len());
                     proptest::prop_assert_eq!(&tabled.items, &walked.items);
                     proptest::prop_assert_eq!(&tabled.cells, &walked.cells);
                     proptest::prop_assert_eq!(&tabled.candidates, &walked.candidates);
