@@ -200,24 +200,31 @@ pub fn stage_columns(
 pub fn stage_data(m: &ResponseMatrix, mg: &ModelGrid, cols: &[usize]) -> StageData {
     let k = mg.grid.k();
     let s = cols.len();
-    let mut d = StageData {
-        m: s,
-        conf: Vec::with_capacity(mg.grid.n() * s),
-        y: Vec::with_capacity(mg.grid.n() * s),
-        any_confidence: false,
-    };
-    for row in mg.cells.chunks_exact(k) {
-        for (j, &c) in cols.iter().enumerate() {
-            let cell = row[c] as usize;
-            let conf = m.cell_confidence.get(cell);
-            if !conf.is_nan() && j + 1 < s {
-                d.any_confidence = true;
-            }
-            d.conf.push(if conf.is_nan() { 0.0 } else { conf });
-            d.y.push(u8::from(m.cell_value.get(cell) == 1.0));
+    // The cells stage by stage, then their values and confidences in one pass each.
+    let cells: Vec<u32> = mg
+        .cells
+        .chunks_exact(k)
+        .flat_map(|row| cols.iter().map(|&c| row[c]))
+        .collect();
+    let mut conf = m.cell_confidence.map_at(&cells, |x| x);
+    let y = m.cell_value.map_at(&cells, |v| u8::from(v == 1.0));
+    drop(cells);
+    // A confidence counts where it can stop the cascade: at any stage but the last.
+    let any_confidence = conf
+        .iter()
+        .enumerate()
+        .any(|(i, x)| !x.is_nan() && i % s + 1 < s);
+    for x in &mut conf {
+        if x.is_nan() {
+            *x = 0.0;
         }
     }
-    d
+    StageData {
+        m: s,
+        conf,
+        y,
+        any_confidence,
+    }
 }
 
 /// The last τ step `j` (τ = j / 100, computed as a division, as docs/measures.md §6 says) that a
@@ -453,6 +460,57 @@ mod tests {
                 (correct, shared, stops)
             })
             .collect()
+    }
+
+    /// A model's grid as stage data: values and confidences row by row, stage by stage in
+    /// the order given, missing confidences as 0; a confidence on the last stage alone
+    /// cannot stop a cascade, so it is not "any confidence".
+    #[test]
+    fn stage_data_takes_each_items_stages_in_order() {
+        use crate::core::analysis::grid::{Selection, build_grids};
+        use crate::core::analysis::{AnalysisKey, Params, Scope};
+        use crate::core::matrix::{MatrixBuilder, Task};
+        let data = |conf_at: &[(&str, u64, f64)]| {
+            let mut lines = Vec::new();
+            for item in ["q0", "q1"] {
+                for f in [8u64, 16, 32] {
+                    let gold = if (f == 16) == (item == "q0") {
+                        "A"
+                    } else {
+                        "B"
+                    };
+                    let conf = conf_at
+                        .iter()
+                        .find(|c| c.0 == item && c.1 == f)
+                        .map_or(String::new(), |c| format!(r#","confidence":{}"#, c.2));
+                    lines.push(format!(
+                        r#"{{"model":"M","benchmark":"b","item_id":"{item}","config":"{f}f","frames":{f},"pred":"A","gold":"{gold}"{conf}}}"#
+                    ));
+                }
+            }
+            let mut b = MatrixBuilder::new();
+            let file = b.add_file(std::path::Path::new("t.jsonl"));
+            crate::core::load::cells::read_cells(lines.join("\n").as_bytes(), None, &mut b, &file)
+                .expect("io");
+            let m = b.finish().expect("valid").0;
+            let key = AnalysisKey {
+                protocol: 0,
+                task: Task::Mcq,
+                scope: Scope::All,
+            };
+            let params = Params::default();
+            let grids = build_grids(&Selection::new(&m, key, &params), &params);
+            // Stages 32f then 8f: grid columns 2 and 0.
+            stage_data(&m, &grids.models[0], &[2, 0])
+        };
+        let d = data(&[("q0", 8, 0.25), ("q1", 8, 0.75)]);
+        assert_eq!(d.m, 2);
+        assert_eq!(d.y, [0, 0, 1, 1]);
+        assert_eq!(d.conf, [0.0, 0.25, 0.0, 0.75]);
+        assert!(!d.any_confidence, "8f is the last stage");
+        let d = data(&[("q1", 32, 0.5)]);
+        assert_eq!(d.conf, [0.0, 0.0, 0.5, 0.0]);
+        assert!(d.any_confidence, "32f is the first stage");
     }
 
     #[test]
