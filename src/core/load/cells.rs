@@ -288,7 +288,10 @@ impl<'a> PlainCell<'a> {
     }
 
     /// The cell, with the defaults [`validate`] gives; `None` where it would refuse it.
-    fn input(self) -> Option<CellInput<'a>> {
+    /// Taken out of the read cell (its lists moved, not copied), which is left spent: a
+    /// batch's cells are taken where they lie, not moved out one by one (each is a few
+    /// hundred bytes).
+    fn input(&mut self) -> Option<CellInput<'a>> {
         let given = |s: Option<&'a str>| s.filter(|s| !s.is_empty());
         let frames = self.frames?;
         let task = self.task.unwrap_or(if self.score.is_some() {
@@ -308,7 +311,7 @@ impl<'a> PlainCell<'a> {
             task,
             pred: self.pred,
             // As validate takes a list: several references of an open item, else unusable.
-            gold: match self.gold {
+            gold: match self.gold.take() {
                 None => Gold::None,
                 Some(Ok(g)) => Gold::One(g),
                 Some(Err(refs)) if !refs.is_empty() && task == Task::Open => Gold::Many(refs),
@@ -318,7 +321,7 @@ impl<'a> PlainCell<'a> {
             score: self.score,
             confidence: self.confidence,
             blind: self.blind,
-            frame_idx: self.frame_idx,
+            frame_idx: self.frame_idx.take(),
             source_tag: self.source_tag,
             protocol_note: self.protocol_note,
         })
@@ -637,8 +640,8 @@ fn parquet_rows<S: CellSink>(
     let mut row_no: u64 = first_row - 1;
     super::parquet::read_columns(reader, path, group, rows, &PARQUET_FIELDS, |cols, rows| {
         // Most batches are plain: read column by column into cells, each value once.
-        if let Some(cells) = plain_batch(cols, rows) {
-            for cell in cells {
+        if let Some(mut cells) = plain_batch(cols, rows) {
+            for cell in &mut cells {
                 row_no += 1;
                 sink.count_record();
                 // Complete, so a cell.
@@ -1516,7 +1519,7 @@ mod tests {
                             assert!(clean, "a plain batch the checks refuse");
                             let cells: Vec<String> = cells
                                 .into_iter()
-                                .map(|c| format!("{:?}", c.input()))
+                                .map(|mut c| format!("{:?}", c.input()))
                                 .collect();
                             assert_eq!(cells, checked);
                         }
