@@ -356,7 +356,7 @@ impl MatrixBuilder {
     /// per-item CSV).
     pub fn push(&mut self, c: &CellInput<'_>, line: u64) {
         if self.protocol_as.is_none() && self.model_as.is_none() {
-            return self.push_cell(c, line);
+            return self.push_cell(c, (c.protocol, c.model), line);
         }
         let renamed = self.protocol_as.as_ref().map(|(primary, label)| {
             if c.protocol == &**primary {
@@ -370,19 +370,19 @@ impl MatrixBuilder {
             .as_ref()
             .and_then(|m| m.get(&model_key(c.model)))
             .map(|m| m.to_string());
-        let named = CellInput {
-            model: model.as_deref().unwrap_or(c.model),
-            protocol: renamed.as_deref().unwrap_or(c.protocol),
-            ..c.clone()
-        };
-        self.push_cell(&named, line);
+        let names = (
+            renamed.as_deref().unwrap_or(c.protocol),
+            model.as_deref().unwrap_or(c.model),
+        );
+        self.push_cell(c, names, line);
     }
 
-    /// Adds one cell: its ids, blind answers, value and texts, in an order that fixes the
-    /// text ids (texts are never renumbered, so a part joined later must intern alike).
-    fn push_cell(&mut self, c: &CellInput<'_>, line: u64) {
+    /// Adds one cell under `names`, its (protocol, model) as read (a compared run's
+    /// renamed): its ids, blind answers, value and texts, in an order that fixes the text
+    /// ids (texts are never renumbered, so a part joined later must intern alike).
+    fn push_cell(&mut self, c: &CellInput<'_>, names: (&str, &str), line: u64) {
         let cell = self.m.cell_item.len() as u32;
-        let ids = self.cell_ids(c, cell);
+        let ids = self.cell_ids(c, names, cell);
         self.last = Some(ids);
         self.cell_task.push(c.task);
         let pred_norm = c.pred.and_then(norm_fast);
@@ -397,22 +397,27 @@ impl MatrixBuilder {
         self.push_columns(c, ids, value, pred_norm.as_deref(), line);
     }
 
-    /// The protocol, model, benchmark, item and configuration ids of a cell. Consecutive
-    /// cells mostly share all but their configuration, so the previous cell's ids are
-    /// tried by comparing names before anything is hashed.
-    fn cell_ids(&mut self, c: &CellInput<'_>, cell: u32) -> LastIds {
+    /// The protocol, model (by the names given), benchmark, item and configuration ids of
+    /// a cell. Consecutive cells mostly share all but their configuration, so the previous
+    /// cell's ids are tried by comparing names before anything is hashed.
+    fn cell_ids(
+        &mut self,
+        c: &CellInput<'_>,
+        (protocol, model): (&str, &str),
+        cell: u32,
+    ) -> LastIds {
         let last = self.last;
         let m = &self.m;
         let kept = |id: Option<u32>, names: &Interner, name: &str| {
             id.filter(|&i| same(names.name(i), name))
         };
-        let protocol = match kept(last.map(|l| l.protocol), &m.protocols, c.protocol) {
+        let protocol = match kept(last.map(|l| l.protocol), &m.protocols, protocol) {
             Some(p) => p,
-            None => self.protocol_id(c.protocol),
+            None => self.protocol_id(protocol),
         };
-        let model = match kept(last.map(|l| l.model), &self.m.models, c.model) {
+        let model = match kept(last.map(|l| l.model), &self.m.models, model) {
             Some(x) => x,
-            None => self.m.models.intern(c.model),
+            None => self.m.models.intern(model),
         };
         let bench = match kept(last.map(|l| l.bench), &self.m.benchmarks, c.benchmark) {
             Some(x) => x,
