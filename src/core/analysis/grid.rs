@@ -707,6 +707,35 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
         d
     };
 
+    // The grid of ordered configurations, for `models` and `items` (of `n_items_candidate`
+    // with a selected cell), with the configurations `present` beside them but left out.
+    let spec = |ordered: Ordered,
+                models: Vec<u32>,
+                present: &[bool],
+                n_items_candidate: usize,
+                items: Vec<u32>| {
+        let Ordered {
+            configs,
+            budgets,
+            is_variant,
+            reference_pixels,
+            top,
+        } = ordered;
+        GridSpec {
+            models,
+            dropped: dropped(present, &configs),
+            budget_order: BudgetOrder::new(&budgets),
+            names: names(&configs),
+            configs,
+            budgets,
+            is_variant,
+            reference_pixels,
+            top,
+            n_items_candidate,
+            items,
+        }
+    };
+
     let mut kept = Vec::new();
     let mut avails = Vec::new();
     // A per-model grid walks its model's cells once, into a table, where it can; the
@@ -739,33 +768,16 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
             avails.push(avail);
             continue;
         }
-        let configs = filter_ids.clone().unwrap_or(avail);
-        let Ordered {
-            configs,
-            budgets,
-            is_variant,
-            reference_pixels,
-            top,
-        } = order(m, &configs, params);
-        let col_of = col_map(&configs);
+        let ordered = order(m, &filter_ids.clone().unwrap_or(avail), params);
+        let col_of = col_map(&ordered.configs);
+        let k = ordered.configs.len();
         let rows = if tabled {
-            Selection::rows_of(&table, &col_of, configs.len())
+            Selection::rows_of(&table, &col_of, k)
         } else {
-            sel.rows(mo, &col_of, configs.len())
+            sel.rows(mo, &col_of, k)
         };
-        let grid = GridSpec {
-            models: vec![mo],
-            dropped: dropped(&rows.present, &configs),
-            budget_order: BudgetOrder::new(&budgets),
-            names: names(&configs),
-            configs,
-            budgets,
-            is_variant,
-            reference_pixels,
-            top,
-            n_items_candidate: rows.candidates.len(),
-            items: rows.items,
-        };
+        let n_candidates = rows.candidates.len();
+        let grid = spec(ordered, vec![mo], &rows.present, n_candidates, rows.items);
         if grid.n() == 0 || grid.k() == 0 {
             out.excluded.push(Excluded {
                 model: m.models.name(mo).to_string(),
@@ -795,15 +807,9 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
                         .collect()
                 })
             });
-            let Ordered {
-                configs,
-                budgets,
-                is_variant,
-                reference_pixels,
-                top,
-            } = order(m, &configs, params);
-            let col_of = col_map(&configs);
-            let k = configs.len();
+            let ordered = order(m, &configs, params);
+            let col_of = col_map(&ordered.configs);
+            let k = ordered.configs.len();
             let rows: Vec<Rows> = kept.iter().map(|&mo| sel.rows(mo, &col_of, k)).collect();
             let mut candidates: Vec<u32> = rows
                 .iter()
@@ -827,19 +833,13 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
                     .zip(&r.present)
                     .for_each(|(a, b)| *a |= *b);
             }
-            let grid = std::sync::Arc::new(GridSpec {
-                models: kept.clone(),
-                dropped: dropped(&present, &configs),
-                budget_order: BudgetOrder::new(&budgets),
-                names: names(&configs),
-                configs,
-                budgets,
-                is_variant,
-                reference_pixels,
-                top,
-                n_items_candidate: candidates.len(),
+            let grid = std::sync::Arc::new(spec(
+                ordered,
+                kept.clone(),
+                &present,
+                candidates.len(),
                 items,
-            });
+            ));
             if grid.n() > 0 && grid.k() > 0 {
                 for (&mo, r) in kept.iter().zip(&rows) {
                     // Keep the rows of the shared items only (both lists are in item order).

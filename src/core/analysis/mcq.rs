@@ -710,15 +710,15 @@ fn prior_fallback(
     // What a row alone decides, once per distinct row: its harmful transitions on the
     // visual sub-grid (same budgets, visual columns only) and whether it ends in a terminal
     // regression from a visual column.
+    let right = |row: &[u8], a: usize| is_visual[a] && row[a] == 1;
+    let wrong = |row: &[u8], b: usize| is_visual[b] && row[b] == 0;
     let per_row: Vec<(u64, bool)> = rows
         .iter()
         .map(|row| {
-            let right = |a: usize| is_visual[a] && row[a] == 1;
-            let wrong = |b: usize| is_visual[b] && row[b] == 0;
-            let terminal = top_visual
-                && row[top] == 0
-                && (0..k).any(|a| is_visual[a] && g.lower(a, top) && row[a] == 1);
-            (g.budget_order.count(right, wrong), terminal)
+            let terminal =
+                top_visual && row[top] == 0 && (0..k).any(|a| right(row, a) && g.lower(a, top));
+            let harmful = g.budget_order.count(|a| right(row, a), |b| wrong(row, b));
+            (harmful, terminal)
         })
         .collect();
     // The grid's items and the model's blind answers are both in item order: walked side
@@ -738,9 +738,10 @@ fn prior_fallback(
         let (harmful, terminal) = per_row[p];
         pf.harmful_pairs += harmful as usize;
         if harmful > 0 {
-            let right = |a: usize| is_visual[a] && row[a] == 1;
-            let wrong = |b: usize| is_visual[b] && row[b] == 0;
-            pf.fallback_pairs += g.budget_order.count(right, |b| wrong(b) && matches(b)) as usize;
+            pf.fallback_pairs += g
+                .budget_order
+                .count(|a| right(row, a), |b| wrong(row, b) && matches(b))
+                as usize;
         }
         if terminal {
             pf.terminal_regressions += 1;
