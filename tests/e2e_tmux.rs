@@ -1448,3 +1448,76 @@ fn planned_frames_and_add_to_plan_in_a_real_terminal() {
         "{plan:#}"
     );
 }
+
+/// Pastes `text` into the pane as a terminal pastes it: bracketed when the program asked
+/// for bracketed paste (tmux's `paste-buffer -p`).
+fn paste(t: &Tmux, text: &str) {
+    let buffer = format!("{}-paste", t.name);
+    let set = Command::new("tmux")
+        .args(["set-buffer", "-b", &buffer, "--", text])
+        .output()
+        .expect("set-buffer");
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let out = Command::new("tmux")
+        .args(["paste-buffer", "-p", "-d", "-b", &buffer, "-t", &t.name])
+        .output()
+        .expect("paste-buffer");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::thread::sleep(Duration::from_millis(200));
+}
+
+#[test]
+fn a_paste_is_never_taken_as_tagging_commands() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-paste-{}", std::process::id()), &ds, "paster");
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    let first = item_title(&t.wait_for("evidence pathways"));
+    t.keys(&["n"]);
+    // As the issue reproduced it: a newline, then what would be pathways 3 and 4 and
+    // "done" if they were keys; and a long paste of many lines.
+    paste(&t, "see frame 12\n3 4 ");
+    let long: String = (0..400).map(|i| format!("line {i} 1 2 \n")).collect();
+    paste(&t, &long);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("saved ✓");
+    assert_eq!(item_title(&s), first, "still on the first item:\n{s}");
+    assert!(s.contains("done 0 "), "nothing marked done:\n{s}");
+    // On the queue a paste is ignored, and said so.
+    t.keys(&["q"]);
+    t.wait_for("audit queue");
+    paste(&t, "jjj\n  q");
+    t.wait_for("paste ignored");
+    t.keys(&["q"]);
+    assert!(
+        t.wait_exit(Duration::from_secs(10)),
+        "frameaudit did not quit"
+    );
+    let replay = read_audit(&ds.join("audits/paster.audit.jsonl")).expect("audit");
+    assert_eq!(replay.records.len(), 1, "one record, the note's");
+    let r = replay.records.values().next().expect("record");
+    assert_eq!(r.status, Status::Todo);
+    assert!(r.pathways.is_empty(), "{:?}", r.pathways);
+    assert!(
+        r.note.starts_with("see frame 12 3 4 line 0 1 2 "),
+        "{}",
+        r.note
+    );
+    // The long paste was cut to what one paste puts into an editor.
+    assert_eq!(
+        r.note.chars().count(),
+        "see frame 12 3 4 ".len() + frameaudit::tui::app::PASTE_MAX
+    );
+}

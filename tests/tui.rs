@@ -3200,3 +3200,38 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
         "not json"
     );
 }
+
+#[test]
+fn a_paste_is_text_for_the_editor_never_keys() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let first = app.current().expect("item");
+    app.on_key(key('n'));
+    assert!(matches!(app.input, Input::Note(_)));
+    // Pasted into the note: its newline is no Enter, and "3 4 " no pathways and no "done".
+    app.on_paste("see frame 12\n3 4 ");
+    match &app.input {
+        Input::Note(editor) => assert_eq!(editor.as_str(), "see frame 12 3 4 "),
+        other => panic!("the note editor closed: {other:?}"),
+    }
+    assert_eq!(app.current(), Some(first));
+    assert!(app.record(first).is_none_or(|r| r.pathways.is_empty()));
+    app.on_key(code(KeyCode::Enter));
+    let rec = app.record(first).expect("the note is saved").clone();
+    assert_eq!(rec.note, "see frame 12 3 4 ");
+    assert_eq!(rec.status, Status::Todo);
+
+    // With no editor open a paste is ignored, and the status line says so.
+    app.update(Action::Back);
+    let selected = app.selected;
+    app.on_paste("jjjj\n q");
+    assert_eq!(app.selected, selected);
+    assert_eq!(app.screen, Screen::Queue);
+    let notice = app.notice.as_ref().expect("said").text.clone();
+    assert!(notice.contains("paste ignored"), "{notice}");
+
+    // Into the search line it is the query, one line of it.
+    app.on_key(key('/'));
+    app.on_paste("orbit\r\nclip04");
+    assert_eq!(app.query.as_str(), "orbit clip04");
+}

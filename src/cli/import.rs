@@ -312,16 +312,20 @@ fn rerun(
     inputs.extend(common.frames_log.iter().map(PathBuf::as_path));
     inputs.extend(extra_inputs.iter().map(PathBuf::as_path));
     super::check_output(&out, &inputs, common.force)?;
+    // Inside the dataset: no link is followed, to the folder or the file.
+    let shown = |p: &Path| sanitize(&p.display().to_string()).into_owned();
     if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        crate::core::fswrite::create_dir_below(&common.output, dir)
+            .with_context(|| format!("cannot create {}", shown(dir)))?;
     }
-    super::write_atomically(&out, |w| {
+    crate::core::fswrite::write_output(&out, crate::core::fswrite::Links::Refuse, |w| {
         for c in &matched.cells {
             crate::core::text::json_to_writer(&mut *w, c)?;
             w.write_all(b"\n")?;
         }
         Ok(())
-    })?;
+    })
+    .with_context(|| format!("cannot write {}", shown(&out)))?;
     writeln!(
         err,
         "frameaudit: wrote {} intervention cells to {}",

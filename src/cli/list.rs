@@ -7,7 +7,7 @@ use anyhow::Result;
 use super::args::{ListArgs, ListFormat, ListKind};
 use crate::core::analysis::{self, Metrics};
 use crate::core::queue::{QueueKind, queue};
-use crate::core::text::sanitize;
+use crate::core::text::{sanitize, show_id};
 
 pub fn run(args: &ListArgs) -> Result<()> {
     let ds = super::load(&args.data)?;
@@ -89,9 +89,9 @@ pub fn run(args: &ListArgs) -> Result<()> {
                 writeln!(
                     out,
                     "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-                    sanitize(m.models.name(r.model)),
-                    sanitize(m.benchmarks.name(item.benchmark)),
-                    sanitize(&item.id),
+                    show_id(m.models.name(r.model)),
+                    show_id(m.benchmarks.name(item.benchmark)),
+                    show_id(&item.id),
                     r.task.as_str(),
                     pattern,
                     class,

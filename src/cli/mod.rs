@@ -270,26 +270,15 @@ fn run_cells(args: &args::CellsArgs) -> Result<()> {
     Ok(())
 }
 
-/// Writes a file through a temporary sibling and a rename, so a reader never sees half.
+/// Writes an output the user named (`-o`, `--items-out`) by the rule of
+/// [`crate::core::fswrite::write_output`]: a temporary sibling renamed over a regular file, a
+/// device or a pipe written in place, a symbolic link followed only to those.
 pub fn write_atomically(
     path: &Path,
     f: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<()>,
 ) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = crate::core::output_temp_file(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    {
-        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-        f(&mut w).with_context(|| format!("cannot write {}", path.display()))?;
-        w.flush()?;
-    }
-    tmp.as_file().sync_all()?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    crate::core::fswrite::write_output(path, crate::core::fswrite::Links::ToStreams, f)
+        .with_context(|| format!("cannot write {}", sanitize(&path.display().to_string())))
 }
 
 fn run_sql(args: &args::SqlArgs) -> Result<()> {
@@ -466,10 +455,7 @@ fn run_review(a: &args::ReviewArgs) -> Result<Next> {
         None => a.audits[0]
             .canonicalize()
             .ok()
-            .and_then(|p| {
-                let dir = p.parent()?;
-                (dir.file_name()? == "audits").then(|| dir.parent().map(Path::to_path_buf))?
-            })
+            .and_then(|p| crate::core::workspace::dataset_of_audit(&p))
             .context("give the dataset the audits were made on with --data DATASET (the audit files are not in its audits/ folder)")?,
     };
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
@@ -485,13 +471,6 @@ fn run_review(a: &args::ReviewArgs) -> Result<Next> {
         quiet: false,
     })?;
     let mut opts = tui_options(&a.tui, &a.analysis)?;
-    let reviewer = crate::core::workspace::annotator_name(opts.annotator.as_deref());
-    // Beside the annotators' audits, but not among them: audits/adjudicated/NAME.audit.jsonl.
-    opts.audit.get_or_insert_with(|| {
-        let own = crate::core::workspace::default_audit_path(&ds, &reviewer);
-        let dir = own.parent().unwrap_or(Path::new("")).join("adjudicated");
-        dir.join(own.file_name().unwrap_or_default())
-    });
     opts.review = Some(review);
     select::check_analysis(&ds.matrix, &opts.params)?;
     Ok(Next::Screens(Box::new(ds), Box::new(opts)))

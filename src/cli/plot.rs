@@ -2,7 +2,7 @@
 //! figure and model, the pathway figure of the dataset's audits, and an `index.html`.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -88,7 +88,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         })
     };
 
-    let findings = audit_findings(ds.root.as_deref());
+    let findings = audit_findings(&ds);
     sections.push(Section {
         title: "Evidence pathways (all models)".into(),
         entries: vec![draw(pathway_figure(&findings), "audits")?],
@@ -199,26 +199,12 @@ fn pick<'r>(m: &ResponseMatrix, report: &'r Report, scope: Option<&str>) -> Resu
     Ok(a)
 }
 
-/// Pathway counts of every `*.audit.jsonl` under the dataset's `audits/`; an audit that
-/// cannot be read is skipped with a warning (the figures of the report still come).
-fn audit_findings(root: Option<&Path>) -> Findings {
+/// Pathway counts of the dataset's annotators' audits (where they live:
+/// [`crate::core::workspace::audits_dir`], as the audit screens' findings count them); an
+/// audit that cannot be read is skipped with a warning (the figures of the report still come).
+fn audit_findings(ds: &crate::core::dataset::Dataset) -> Findings {
     let mut findings = Findings::default();
-    let Some(dir) = root.map(|r| r.join("audits")) else {
-        return findings;
-    };
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return findings;
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.ends_with(".audit.jsonl"))
-        })
-        .collect();
-    files.sort();
+    let files = crate::core::workspace::annotator_audits(ds);
     for f in files {
         match read_audit(&f) {
             Ok(replay) => {

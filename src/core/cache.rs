@@ -271,7 +271,7 @@ impl Inputs {
         }
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
-        let tmp = tempfile::NamedTempFile::new_in(dir)?;
+        let tmp = crate::core::fswrite::private_temp_for(&self.path)?;
         let mut w = Writer {
             inner: BufWriter::with_capacity(1 << 20, tmp.as_file()),
             sum: Checksum::default(),

@@ -385,7 +385,10 @@ fn build_matrix(
     let finished = builder.finish();
     crate::core::timing("finish matrix", t);
     let (matrix, warnings, errors) = match finished {
-        Ok((m, w)) => (Some(m), w, Diagnostics::default()),
+        Ok((m, mut w)) => {
+            look_alike_names(&m, &mut w);
+            (Some(m), w, Diagnostics::default())
+        }
         Err(d) => (None, Diagnostics::default(), d),
     };
     // Only a matrix built without a problem is cached.
@@ -399,6 +402,83 @@ fn build_matrix(
         errors,
         cache,
     })
+}
+
+/// Warns of names that differ only in how their accents are encoded (Unicode's composed and
+/// decomposed forms, NFC and NFD): they are kept apart, as the data has them, but would look
+/// the same; each is named at its first cell, and the screens show the decomposed one with
+/// its marks escaped. Only names that are not ASCII are looked at.
+fn look_alike_names(m: &ResponseMatrix, warnings: &mut Diagnostics) {
+    use crate::core::text::composed;
+    // (kind, benchmark scope, composed form) -> the names met, first one first.
+    let mut seen: std::collections::HashMap<(&str, u32, String), Vec<String>> = Default::default();
+    let mut add = |kind: &'static str, scope: u32, name: &str| {
+        if name.is_ascii() {
+            return;
+        }
+        let key = composed(name).unwrap_or_else(|| name.to_string());
+        let names = seen.entry((kind, scope, key)).or_default();
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    };
+    for name in m.models.names() {
+        add("model", u32::MAX, name);
+    }
+    for name in m.benchmarks.names() {
+        add("benchmark", u32::MAX, name);
+    }
+    for item in &m.items {
+        add("item", item.benchmark, &item.id);
+    }
+    let mut found: Vec<_> = seen.into_iter().filter(|(_, v)| v.len() > 1).collect();
+    if found.is_empty() {
+        return;
+    }
+    found.sort();
+    for ((kind, _, _), names) in found {
+        // The first cell of the first name, so the warning points into the data.
+        let first = &names[0];
+        let cell = (0..m.cell_item.len() as u32).find(|&c| {
+            let i = c as usize;
+            match kind {
+                "model" => m.models.name(m.cell_model.get(i)) == first,
+                "benchmark" => m.benchmarks.name(m.item(m.cell_item.get(i)).benchmark) == first,
+                _ => *m.item(m.cell_item.get(i)).id == **first,
+            }
+        });
+        let (file, line) = match cell {
+            Some(c) => (
+                m.files[m.cell_file.get(c as usize) as usize].clone(),
+                Some(u64::from(m.cell_line.get(c as usize))),
+            ),
+            None => (
+                m.files
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| Arc::from(Path::new(""))),
+                None,
+            ),
+        };
+        let shown: Vec<String> = names
+            .iter()
+            .map(|n| format!("{:?}", crate::core::text::show_id(n)))
+            .collect();
+        warnings.warning(
+            &file,
+            line,
+            Some(match kind {
+                "model" => "model",
+                "benchmark" => "benchmark",
+                _ => "item_id",
+            }),
+            format!(
+                "{kind}s {} differ only in how their accents are encoded (Unicode NFC and NFD): they are kept as {} {kind}s that look alike (the decomposed form is shown with its marks escaped)",
+                shown.join(" and "),
+                names.len()
+            ),
+        );
+    }
 }
 
 /// The rest of a load, once the matrix is there: `dataset.json`, the items (read by

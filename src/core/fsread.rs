@@ -254,16 +254,43 @@ pub fn open(path: &Path, limit: Limit) -> io::Result<Regular> {
 /// file is handed back. A path that cannot be opened because of what it is (a directory
 /// opened for writing) is refused the same way.
 pub fn open_with(options: &OpenOptions, path: &Path, limit: Limit) -> io::Result<Regular> {
+    open_flagged(options, path, limit, false)
+}
+
+/// [`open_with`] for a file frameaudit may create (an audit file): never through a symbolic
+/// link at the path (`O_NOFOLLOW`), which is refused with where it leads, so a link planted
+/// in a shared dataset cannot have frameaudit create or write a file elsewhere.
+pub fn open_no_follow(options: &OpenOptions, path: &Path, limit: Limit) -> io::Result<Regular> {
+    open_flagged(options, path, limit, true)
+}
+
+fn open_flagged(
+    options: &OpenOptions,
+    path: &Path,
+    limit: Limit,
+    no_follow: bool,
+) -> io::Result<Regular> {
     let mut options = options.clone();
     #[cfg(unix)]
     {
         use rustix::fs::OFlags;
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags((OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32);
+        let mut flags = OFlags::NONBLOCK | OFlags::NOCTTY;
+        if no_follow {
+            flags |= OFlags::NOFOLLOW;
+        }
+        options.custom_flags(flags.bits() as i32);
+    }
+    if no_follow {
+        #[cfg(not(unix))]
+        crate::core::fswrite::refuse_link(path)?;
     }
     let file = match options.open(path) {
         Ok(f) => f,
         Err(e) => {
+            if no_follow {
+                crate::core::fswrite::refuse_link(path)?;
+            }
             return Err(match not_regular(path) {
                 Some(kind) => refused(Refused::NotRegular(kind)),
                 None => e,

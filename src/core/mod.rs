@@ -13,6 +13,7 @@ pub mod diag;
 pub mod figures;
 pub mod frames;
 pub mod fsread;
+pub mod fswrite;
 pub mod import;
 pub mod intervene;
 pub mod load;
@@ -75,17 +76,4 @@ pub fn timing(phase: &str, since: std::time::Instant) {
             since.elapsed().as_secs_f64() * 1e3
         );
     }
-}
-
-/// A temporary file in `dir` to be renamed over an output: readable by others (0644 less
-/// the umask, like a file the user creates), not the 0600 of a private temporary file,
-/// so datasets and audits written this way can be shared on a team machine.
-pub fn output_temp_file(dir: &std::path::Path) -> std::io::Result<tempfile::NamedTempFile> {
-    let mut b = tempfile::Builder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        b.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    b.tempfile_in(dir)
 }

@@ -1,9 +1,10 @@
 //! The one rule for every path a command writes (`-o`, `--items-out`, `audit merge -o`,
 //! `plot -o`): an output is never one of the command's inputs, never a file of a dataset
 //! being read, never an annotator's audit file (known by its header line, whatever its
-//! name), and replaces an existing file only with `--force`; an import never replaces a
-//! dataset that has audits. Checked before anything is read, so a refused command writes
-//! nothing.
+//! name, merged and adjudicated ones too), and replaces an existing regular file only with
+//! `--force`; a device or a pipe is written in place, a symbolic link is refused unless it
+//! leads to one; an import never replaces a dataset that has audits. Checked before
+//! anything is read, so a refused command writes nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -73,21 +74,37 @@ impl Inputs {
                 }
             }
         }
-        if !out.exists() && !is_dangling_link(out) {
+        // What is at the path decides how it is written (core::fswrite): nothing, or a
+        // regular file, is replaced; a device or a pipe is written in place, so it needs no
+        // --force; a link is followed only to those; anything else is refused.
+        let meta = match out.symlink_metadata() {
+            Ok(m) => m,
+            Err(_) => return Ok(()),
+        };
+        if meta.file_type().is_symlink() {
+            return match std::fs::metadata(out) {
+                Ok(m) if is_stream(&m.file_type()) => Ok(()),
+                _ => Err(crate::core::fswrite::refuse_link(out)
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_else(|| format!("{shown} is a symbolic link: refused"))),
+            };
+        }
+        if is_stream(&meta.file_type()) {
             return Ok(());
         }
-        match audit_kind(out) {
-            Some(AuditKind::Annotator) => {
-                return Err(format!(
-                    "{shown} is an audit file (its first line is an audit header): frameaudit never writes over annotations"
-                ));
-            }
-            Some(AuditKind::Merged) if !force => {
-                return Err(format!(
-                    "{shown} is a merged audit that exists; --force replaces it"
-                ));
-            }
-            _ => {}
+        if !meta.is_file() {
+            let what = super::fsread::not_regular(out)
+                .map(|k| k.to_string())
+                .unwrap_or_else(|| "not a regular file".into());
+            return Err(format!(
+                "{shown} is {what}: an output is written only as a regular file, or in place into a character device or a pipe"
+            ));
+        }
+        if let Some(kind) = audit_kind(out) {
+            return Err(format!(
+                "{shown} is {kind} (its first line is an audit header): frameaudit never writes over annotations"
+            ));
         }
         if is_locked(out) {
             return Err(format!(
@@ -169,10 +186,18 @@ fn resolve(path: &Path) -> PathBuf {
     abs
 }
 
-fn is_dangling_link(p: &Path) -> bool {
-    p.symlink_metadata()
-        .is_ok_and(|m| m.file_type().is_symlink())
-        && !p.exists()
+/// A character device or a pipe, which an output is written into in place.
+fn is_stream(ft: &std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        ft.is_char_device() || ft.is_fifo()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ft;
+        false
+    }
 }
 
 /// Whether the loader reads `rel` as cells of the dataset directory `dir`: without a
@@ -185,13 +210,10 @@ fn is_read_by_loader(dir: &Path, rel: &Path) -> bool {
     name.ends_with(".jsonl") || name.ends_with(".csv")
 }
 
-enum AuditKind {
-    Annotator,
-    Merged,
-}
-
-/// Whether the file's first line is an audit header (any version), or a merged audit's.
-fn audit_kind(path: &Path) -> Option<AuditKind> {
+/// What kind of annotations a file holds, by its first line: "an audit file", "a merged
+/// audit", "an adjudicated audit" (any `frameaudit/audit*` schema); `None` for anything
+/// else. All of them are annotations, never replaced by an output.
+fn audit_kind(path: &Path) -> Option<&'static str> {
     use std::io::Read;
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() {
@@ -207,10 +229,18 @@ fn audit_kind(path: &Path) -> Option<AuditKind> {
     let line = super::load::json::strip_bom(line);
     let v: serde_json::Value = serde_json::from_slice(line).ok()?;
     let schema = v.get("schema")?.as_str()?;
+    let adjudicated = v
+        .get("adjudicates")
+        .and_then(|a| a.as_array())
+        .is_some_and(|a| !a.is_empty());
     if schema.starts_with(MERGED_SCHEMA.split('@').next().unwrap_or(MERGED_SCHEMA)) {
-        Some(AuditKind::Merged)
+        Some("a merged audit")
     } else if schema.starts_with("frameaudit/audit") {
-        Some(AuditKind::Annotator)
+        Some(if adjudicated {
+            "an adjudicated audit"
+        } else {
+            "an audit file"
+        })
     } else {
         None
     }
@@ -317,9 +347,9 @@ mod tests {
         if !made {
             return;
         }
-        // Returns (refused for existing) instead of waiting for a writer on the pipe.
-        let e = Inputs::new().check_file(&fifo, false).expect_err("exists");
-        assert!(e.contains("--force"), "{e}");
+        // Returns instead of waiting for a writer on the pipe; a pipe is written in place,
+        // nothing is replaced, so it needs no --force.
+        assert_eq!(Inputs::new().check_file(&fifo, false), Ok(()));
     }
 
     #[test]

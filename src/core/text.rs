@@ -237,6 +237,37 @@ pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// An identifier (a model, benchmark, item or configuration name) as shown: [`sanitize`]d,
+/// and, when it is not in Unicode's composed form (NFC), with its combining marks escaped
+/// (`cafe\u{301}`), so that two ids that differ only in how their accents are encoded never
+/// look the same on screen (`café` and `café`). Ids in NFC, all ASCII ones among them, are
+/// shown as [`sanitize`] shows them.
+pub fn show_id(s: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::char::is_combining_mark;
+    if s.is_ascii() || unicode_normalization::is_nfc(s) {
+        return sanitize(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_combining_mark(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(sanitize(&out).into_owned())
+}
+
+/// The composed form (NFC) of `s`, when it differs from `s`: two ids with the same composed
+/// form look alike on screen.
+pub fn composed(s: &str) -> Option<String> {
+    use unicode_normalization::UnicodeNormalization;
+    if s.is_ascii() || unicode_normalization::is_nfc(s) {
+        return None;
+    }
+    Some(s.nfc().collect())
+}
+
 /// JSON that is safe on a terminal and still the same data: serde_json escapes only the C0
 /// controls, `"` and `\`; this formatter also writes every other `is_unsafe_char` (DEL, C1,
 /// bidi controls, zero-width and other invisible characters) as a `\uXXXX` escape (a
@@ -498,5 +529,17 @@ mod tests {
                 .replace('\u{2029}', "\\u2029")
                 .replace('\u{e0041}', "\\udb40\\udc41")
         );
+    }
+
+    #[test]
+    fn ids_that_differ_only_in_their_accents_encoding_are_shown_apart() {
+        let nfc = "caf\u{e9}";
+        let nfd = "cafe\u{301}";
+        assert_eq!(show_id(nfc), nfc);
+        assert_eq!(show_id(nfd), "cafe\\u{301}");
+        assert_ne!(show_id(nfc), show_id(nfd));
+        assert_eq!(show_id("clip01-q1"), "clip01-q1");
+        assert_eq!(composed(nfd).as_deref(), Some(nfc));
+        assert_eq!(composed(nfc), None);
     }
 }

@@ -87,10 +87,12 @@ pub enum Action {
     Accept,
     /// In an editor: drop what was typed.
     Cancel,
+    /// Go on with an audit made on other data, on this data (its held changes are written).
+    GoOnWithThisData,
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 60] = [
+const NAMED: [(Action, &str, &str); 61] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -259,6 +261,11 @@ const NAMED: [(Action, &str, &str); 60] = [
     ),
     (Action::Accept, "accept", "keep what was typed"),
     (Action::Cancel, "cancel", "drop what was typed"),
+    (
+        Action::GoOnWithThisData,
+        "go_on_with_this_data",
+        "audit made on other data: go on with it on this data",
+    ),
 ];
 
 /// Former keymap-file names still accepted (not listed by [`Action::names`]), so that keymap

@@ -145,7 +145,7 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
                     "selected",
                     &format!(
                         "trajectory of {}: {}",
-                        s(app.names(i).model),
+                        super::theme::id(app.names(i).model),
                         names.join(", ")
                     ),
                 ));

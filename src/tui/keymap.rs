@@ -234,6 +234,7 @@ impl Keymap {
         let mut v = vec![
             b(Global, ch('?'), Help, Some("help")),
             b(Global, ctrl('c'), Quit, None),
+            b(Global, ch('W'), GoOnWithThisData, None),
             b(Queue, ch('j'), Down, None),
             b(Queue, code(KeyCode::Down), Down, None),
             b(Queue, ch('k'), Up, None),

@@ -44,7 +44,7 @@ use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
 use crate::core::workspace::search::{SearchResult, Searcher};
 use crate::core::workspace::session::Session;
-use crate::core::workspace::{annotator_name, default_audit_path, other_audits};
+use crate::core::workspace::{annotator_name, dataset_home, default_audit_path, other_audits};
 
 /// The plan the item screen adds to when `--plan` is not given: beside the audit file,
 /// `NAME.audit.jsonl` → `NAME.plan.json`.
@@ -109,7 +109,11 @@ fn restore_terminal() {
     let mut out = std::io::stdout();
     // Every mouse mode crossterm knows is switched off (whichever were on) while the
     // terminal is still raw, so that no click in between is echoed as text.
-    let _ = execute!(out, crossterm::event::DisableMouseCapture);
+    let _ = execute!(
+        out,
+        crossterm::event::DisableMouseCapture,
+        crossterm::event::DisableBracketedPaste
+    );
     let _ = terminal::disable_raw_mode();
     let _ = execute!(out, terminal::LeaveAlternateScreen, cursor::Show);
     let _ = out.flush();
@@ -190,10 +194,33 @@ pub fn build_app(
             .map_err(anyhow::Error::msg)?;
     }
     let annotator = annotator_name(opts.annotator.as_deref());
-    let path = opts
-        .audit
-        .clone()
-        .unwrap_or_else(|| default_audit_path(&ds, &annotator));
+    let path = match &opts.audit {
+        Some(p) => p.clone(),
+        None => {
+            // The dataset's audits folder is made without following a link: one planted in
+            // a shared dataset would have the audit written anywhere.
+            let own = default_audit_path(&ds, &annotator);
+            // A review's audit goes beside the annotators' audits, but not among them:
+            // audits/adjudicated/NAME.audit.jsonl.
+            let path = match (&opts.review, own.parent()) {
+                (Some(_), Some(dir)) => dir
+                    .join("adjudicated")
+                    .join(own.file_name().unwrap_or_default()),
+                _ => own,
+            };
+            if let Some(dir) = path.parent() {
+                crate::core::fswrite::create_dir_below(&dataset_home(&ds), dir).with_context(
+                    || {
+                        format!(
+                            "cannot make the audits folder {}",
+                            sanitize(&dir.display().to_string())
+                        )
+                    },
+                )?;
+            }
+            path
+        }
+    };
     let header = AuditHeader {
         dataset_name: ds.name.clone(),
         // Known by the time the header is written ([`Session::open_pending`]).
@@ -214,10 +241,10 @@ pub fn build_app(
         Err(e) => return Err(e).context("cannot open the audit file"),
     };
     let warnings = session.warnings.clone();
-    let file_fp = session.header.as_ref().map(|h| h.fingerprint.clone());
     let t = std::time::Instant::now();
     let mut app = App::new(ds, report, protocol, taxonomy, keymap, session);
-    app.fingerprint = file_fp.map(|file| (fp, file));
+    app.fingerprint = Some(fp);
+    app.audit_given = opts.audit.is_some();
     if let Some(review) = opts.review.clone() {
         let units = review.units.len();
         let part = format!("review: {units} disagreements");
@@ -300,7 +327,14 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     terminal::enable_raw_mode().context("cannot switch the terminal to raw mode")?;
     let _guard = TerminalGuard;
     let mut stdout = std::io::stdout();
-    execute!(stdout, terminal::EnterAlternateScreen, cursor::Hide)?;
+    // Bracketed paste: a paste arrives as one piece of text, never as keys (a newline in it
+    // would be Enter, and every letter after it a command).
+    execute!(
+        stdout,
+        terminal::EnterAlternateScreen,
+        cursor::Hide,
+        crossterm::event::EnableBracketedPaste
+    )?;
     if opts.mouse {
         execute!(stdout, EnableClickReports)?;
     }
@@ -345,6 +379,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
             let effects = match msg {
                 Msg::Input(TermEvent::Key(k)) if k.kind == KeyEventKind::Press => app.on_key(k),
                 Msg::Input(TermEvent::Mouse(m)) => app.on_mouse(m),
+                Msg::Input(TermEvent::Paste(text)) => app.on_paste(&text),
                 Msg::Input(TermEvent::Resize(w, h)) => {
                     app.term_size = (w, h);
                     Vec::new()

@@ -178,6 +178,12 @@ impl Pick {
         self.scroll = self.scroll.min(self.shown.len().saturating_sub(page));
     }
 
+    /// Pasted text, typed into the query (already made one line of printable text).
+    pub fn paste(&mut self, text: &str) {
+        self.query.insert_str(text);
+        self.narrow();
+    }
+
     /// A key, with `page` rows of the list on screen. j and k move while nothing is typed
     /// (then they are letters of the query); ↑ ↓ C-p C-n PgUp PgDn always move.
     pub fn key(&mut self, e: &KeyEvent, page: usize) -> Outcome {

@@ -24,6 +24,11 @@ pub fn s(text: &str) -> String {
     sanitize(text).into_owned()
 }
 
+/// An identifier (model, benchmark, item) as shown: see [`crate::core::text::show_id`].
+pub fn id(text: &str) -> String {
+    crate::core::text::show_id(text).into_owned()
+}
+
 /// Text with the characters at `positions` highlighted.
 pub fn highlighted(text: &str, positions: &[usize], base: Style) -> Line<'static> {
     if positions.is_empty() {

@@ -12,7 +12,7 @@ use super::app::{App, Drawn, Input, QueueHit, Screen};
 use super::fit::{fit, fit_line, fit_whole, pad, width};
 use super::keymap::Context;
 use super::research::View;
-use super::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, highlighted, panes, s};
+use super::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, highlighted, id, panes, s};
 use crate::core::analysis::Metrics;
 use crate::core::audit::Status;
 use crate::core::queue::HarmfulTransition;
@@ -127,7 +127,12 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         line1.push(Span::raw(format!(" · harmful {}%", range(h))));
         line1.push(Span::raw(format!(" · headroom +{}", range(r))));
     }
-    let save = app.session.save_state();
+    let mut save = app.session.save_state();
+    if let crate::core::workspace::session::Hold::OtherData { .. } = app.session.hold()
+        && let Some(key) = app.keymap.hint(Context::Global, Action::GoOnWithThisData)
+    {
+        save.push_str(&format!(" ({key} writes)"));
+    }
     let save_span = if let Some(err) = app.session.last_error() {
         Span::styled(
             format!(
@@ -323,9 +328,9 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     let k = widths(&|i| k_of(&app.rows[i]), 1, usize::MAX);
     let count = widths(&|i| app.rows[i].q.harmful_pairs.to_string().len(), 1, 20);
     let mut w = QueueWidths {
-        model: widths(&|i| width(&s(app.names(i).model)), 5, 22),
-        bench: widths(&|i| width(&s(app.names(i).benchmark)), 9, 16),
-        item: widths(&|i| width(&s(app.names(i).item_id)), 4, 18),
+        model: widths(&|i| width(&id(app.names(i).model)), 5, 22),
+        bench: widths(&|i| width(&id(app.names(i).benchmark)), 9, 16),
+        item: widths(&|i| width(&id(app.names(i).item_id)), 4, 18),
         per_config: 1,
         k,
         count,
@@ -402,9 +407,9 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             let selected = app.selected == Some(i as u32);
             let names = app.names(i);
             let question = app.question(i);
-            let id = s(names.item_id);
+            let shown_id = id(names.item_id);
             let id_line = fit_line(
-                highlighted(&id, &match_positions(&id, query), Style::new()),
+                highlighted(&shown_id, &match_positions(&shown_id, query), Style::new()),
                 w.item,
             );
             let question_line = fit_line(
@@ -421,8 +426,8 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
                     Span::raw(if selected { "▶" } else { " " }),
                     status_glyph(app.status(i)),
                 ])),
-                Cell::from(fit(&s(names.model), w.model)),
-                Cell::from(fit(&s(names.benchmark), w.bench)),
+                Cell::from(fit(&id(names.model), w.model)),
+                Cell::from(fit(&id(names.benchmark), w.bench)),
                 Cell::from(id_line),
                 Cell::from(Line::from(traj)),
                 Cell::from(if r.q.terminal {
@@ -561,7 +566,7 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     let legend = match app.current() {
         Some(i) => {
             let r = &app.rows[i];
-            let mut spans = vec![Span::styled(format!("▶ {}: ", s(app.names(i).model)), DIM)];
+            let mut spans = vec![Span::styled(format!("▶ {}: ", id(app.names(i).model)), DIM)];
             let glyphs = trajectory(app.metrics(i), r.q.row as usize, k_of(r), None);
             for (n, g) in app.config_names(i).iter().zip(glyphs) {
                 spans.push(Span::styled(format!("{} ", s(n)), DIM));
@@ -606,9 +611,9 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         Span::styled(
             format!(
                 "{} · {} · {}",
-                s(app.names(i).model),
-                s(app.names(i).benchmark),
-                s(app.names(i).item_id)
+                id(app.names(i).model),
+                id(app.names(i).benchmark),
+                id(app.names(i).item_id)
             ),
             ACCENT.add_modifier(Modifier::BOLD),
         ),

@@ -79,17 +79,18 @@ impl AuditFile {
             std::fs::create_dir_all(dir).map_err(io("create the directory", dir))?;
         }
         let guard_path = lock_path(path);
-        let guard = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&guard_path)
-            .map_err(io("open the lock file", &guard_path))?;
+        // Neither file is opened through a symbolic link: a link planted in a shared
+        // dataset would have the header (or an empty lock file) written anywhere.
+        let guard = crate::core::fswrite::open_no_follow(
+            OpenOptions::new().write(true).create(true).truncate(false),
+            &guard_path,
+        )
+        .map_err(io("open the lock file", &guard_path))?;
         try_lock(&guard, path)?;
         // Append mode: every write lands at the end, also after a truncation. Opened
         // without blocking and refused unless it is a regular file: a named pipe there
         // would block the read below forever.
-        let mut file = fsread::open_with(
+        let mut file = fsread::open_no_follow(
             OpenOptions::new().read(true).append(true).create(true),
             path,
             fsread::AUDIT,
@@ -151,7 +152,7 @@ impl AuditFile {
         self.file.write_all(line.as_bytes())?;
         self.file.sync_all()?;
         let dir = self.path.parent().filter(|d| !d.as_os_str().is_empty());
-        sync_dir(dir.unwrap_or(Path::new(".")))
+        crate::core::fswrite::sync_dir(dir.unwrap_or(Path::new(".")))
     }
 
     /// The path the file was opened at.
@@ -187,7 +188,7 @@ impl AuditFile {
             .unwrap_or(Path::new("."))
             .to_path_buf();
         std::fs::create_dir_all(&dir)?;
-        let mut tmp = crate::core::output_temp_file(&dir)?;
+        let mut tmp = crate::core::fswrite::temp_for(&self.path)?;
         {
             let mut w = std::io::BufWriter::new(tmp.as_file_mut());
             writeln!(w, "{}", state.header.to_line())?;
@@ -219,12 +220,12 @@ impl AuditFile {
             displaced = Some(aside);
         }
         let file = tmp.persist_noclobber(&self.path).map_err(|e| e.error)?;
-        sync_dir(&dir)?;
+        crate::core::fswrite::sync_dir(&dir)?;
         drop(file);
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .open(&self.path)?;
+        let file = crate::core::fswrite::open_no_follow(
+            OpenOptions::new().read(true).append(true),
+            &self.path,
+        )?;
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
@@ -279,20 +280,6 @@ impl Drop for AuditFile {
     }
 }
 
-/// Makes a new directory entry durable: on Unix a file's creation is only safe on disk
-/// once its directory is synced.
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        File::open(dir)?.sync_all()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        Ok(())
-    }
-}
-
 /// Replays an audit file without locking or changing it (for summaries and exports while
 /// an annotator works on it). A torn last line is ignored with a warning, not removed.
 pub fn read_audit(path: &Path) -> Result<Replay, AuditError> {
@@ -309,6 +296,21 @@ pub fn read_audit(path: &Path) -> Result<Replay, AuditError> {
         });
     }
     Ok(replay_bytes(path, &bytes, false)?.0)
+}
+
+/// The header line of the audit file at `path` (its first 64 KiB read), if it has one that
+/// reads; `None` for anything else. A quick look, not a replay: `data` events later in the
+/// file are not applied to its fingerprint.
+pub fn read_header(path: &Path) -> Option<AuditHeader> {
+    let mut head = Vec::new();
+    fsread::open(path, fsread::AUDIT)
+        .ok()?
+        .into_reader()
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
+    let line = head.split(|&b| b == b'\n').next()?;
+    super::parse_header(crate::core::load::json::strip_bom(line)).ok()
 }
 
 #[cfg(test)]

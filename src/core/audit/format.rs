@@ -114,31 +114,45 @@ struct VisitLine<'a> {
     benchmark: &'a str,
     item_id: &'a str,
 }
+#[derive(Serialize)]
+struct DataLine<'a> {
+    at: &'a str,
+    op: &'a str,
+    fingerprint: &'a str,
+}
+
 impl Event {
     /// The event as its line in the file (without the newline).
     pub fn to_line(&self) -> String {
-        let key = self.key();
-        let json = match self.state() {
-            Some(r) => crate::core::text::json_to_string(&StateLine {
-                at: &r.at,
+        let json = match self {
+            Event::Set(r) | Event::Undo(r) | Event::Redo(r) => {
+                let key = &r.key;
+                crate::core::text::json_to_string(&StateLine {
+                    at: &r.at,
+                    op: self.op(),
+                    model: &key.model,
+                    benchmark: &key.benchmark,
+                    item_id: &key.item_id,
+                    from: &r.from,
+                    to: &r.to,
+                    status: r.status,
+                    pathways: &r.pathways,
+                    primary: r.primary.as_deref(),
+                    evidence_frames: &r.evidence_frames,
+                    note: &r.note,
+                })
+            }
+            Event::Visit { key, at } => crate::core::text::json_to_string(&VisitLine {
+                at,
                 op: self.op(),
                 model: &key.model,
                 benchmark: &key.benchmark,
                 item_id: &key.item_id,
-                from: &r.from,
-                to: &r.to,
-                status: r.status,
-                pathways: &r.pathways,
-                primary: r.primary.as_deref(),
-                evidence_frames: &r.evidence_frames,
-                note: &r.note,
             }),
-            None => crate::core::text::json_to_string(&VisitLine {
-                at: self.at(),
+            Event::Data { fingerprint, at } => crate::core::text::json_to_string(&DataLine {
+                at,
                 op: self.op(),
-                model: &key.model,
-                benchmark: &key.benchmark,
-                item_id: &key.item_id,
+                fingerprint,
             }),
         };
         // Serialising strings, integers and lists of them into memory cannot fail.
@@ -164,6 +178,14 @@ pub(super) fn parse_header(text: &[u8]) -> Result<AuditHeader, (Option<String>, 
         )));
     };
     let field = |name: &str, msg: String| (Some(name.to_string()), msg);
+    // As an event line with a field twice is refused, so is a header: the last of the two
+    // would silently win.
+    if let Some(twice) = crate::core::load::json::duplicate_key(text) {
+        return Err(field(
+            &twice,
+            "appears twice in the header; a header names each field once".into(),
+        ));
+    }
     let get_str =
         |o: &serde_json::Map<String, serde_json::Value>, key: &str, path: &str| match o.get(key) {
             None => Err(field(path, "required field is missing".into())),
@@ -279,6 +301,8 @@ struct RawEvent<'a> {
     evidence_frames: J<'a>,
     #[serde(borrow, default)]
     note: J<'a>,
+    #[serde(borrow, default)]
+    fingerprint: J<'a>,
 }
 
 /// Collects every problem of one event line, so one warning says all that is wrong.
@@ -396,6 +420,13 @@ pub(super) fn parse_event(text: &[u8]) -> Result<Event, LineError> {
     let mut p = Problems::default();
     let op = p.required("op", &raw.op);
     let at = p.required("at", &raw.at);
+    if op == "data" {
+        let fingerprint = p.required("fingerprint", &raw.fingerprint);
+        return match p.0.is_empty() {
+            true => Ok(Event::Data { fingerprint, at }),
+            false => Err(LineError::Invalid(p.0.join("; "))),
+        };
+    }
     let key = UnitKey {
         model: p.required("model", &raw.model),
         benchmark: p.required("benchmark", &raw.benchmark),
@@ -466,7 +497,7 @@ pub(super) fn parse_event(text: &[u8]) -> Result<Event, LineError> {
         other => {
             p.add(
                 "op",
-                format!("unknown operation {other:?} (expected set, undo, redo or visit)"),
+                format!("unknown operation {other:?} (expected set, undo, redo, visit or data)"),
             );
             None
         }

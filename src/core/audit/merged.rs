@@ -15,7 +15,6 @@
 //! unit may have one record per annotator, and nothing is resolved.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -141,18 +140,13 @@ impl Annotated {
             _ => Path::new("."),
         };
         std::fs::create_dir_all(dir)?;
-        let mut tmp = crate::core::output_temp_file(dir)?;
-        {
-            let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        crate::core::fswrite::write_output(path, crate::core::fswrite::Links::ToStreams, |w| {
             for line in self.to_lines(created_at) {
                 w.write_all(line.as_bytes())?;
                 w.write_all(b"\n")?;
             }
-            w.flush()?;
-        }
-        tmp.as_file().sync_all()?;
-        tmp.persist(path).map_err(|e| e.error)?;
-        Ok(())
+            Ok(())
+        })
     }
 }
 
@@ -279,11 +273,39 @@ pub fn read_annotated(paths: &[PathBuf]) -> Result<Annotated, MergeError> {
                     source,
                 }
             })?;
-        let part = if is_merged(&bytes) {
+        let mut part = if is_merged(&bytes) {
             read_merged(path, &bytes)?
         } else {
             from_replay(path, read_audit(path)?)
         };
+        // Every source is compared, also those inside a merged input: a merged audit of
+        // two datasets says one fingerprint in its header but carries both.
+        let first = out
+            .as_ref()
+            .and_then(|a: &Annotated| a.sources.first())
+            .or(part.sources.first())
+            .map(|s| (s.fingerprint.clone(), s.file.clone()));
+        if let Some((first_fp, first_file)) = &first {
+            for s in part.sources.iter().filter(|s| s.fingerprint != *first_fp) {
+                let via = if s.file == path.display().to_string() {
+                    String::new()
+                } else {
+                    format!(" (merged into {})", sanitize(&path.display().to_string()))
+                };
+                let warning = format!(
+                    "warning: {}{via} was made on other data ({}) than {} ({}); its records are kept",
+                    sanitize(&s.file),
+                    sanitize(&s.fingerprint),
+                    sanitize(first_file),
+                    sanitize(first_fp)
+                );
+                let acc = match &mut out {
+                    Some(acc) => &mut acc.warnings,
+                    None => &mut part.warnings,
+                };
+                acc.push(warning);
+            }
+        }
         for s in &part.sources {
             let here = path.display().to_string();
             if let Some(first) = owner.insert(s.annotator.clone(), here.clone()) {
@@ -296,16 +318,6 @@ pub fn read_annotated(paths: &[PathBuf]) -> Result<Annotated, MergeError> {
         out = Some(match out {
             None => part,
             Some(mut acc) => {
-                if part.dataset.fingerprint != acc.dataset.fingerprint {
-                    acc.warnings.push(format!(
-                        "warning: {} was made on other data ({} {}) than the first input ({} {}); its records are kept",
-                        sanitize(&path.display().to_string()),
-                        sanitize(&part.dataset.name),
-                        sanitize(&part.dataset.fingerprint),
-                        sanitize(&acc.dataset.name),
-                        sanitize(&acc.dataset.fingerprint)
-                    ));
-                }
                 acc.sources.extend(part.sources);
                 acc.records.extend(part.records);
                 acc.warnings.extend(part.warnings);

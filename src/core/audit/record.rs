@@ -190,6 +190,14 @@ pub enum Event {
         /// When (RFC 3339).
         at: String,
     },
+    /// The annotator went on with this audit on other data: from here on it is tied to the
+    /// cells of this fingerprint (docs/formats.md §2).
+    Data {
+        /// The fingerprint of the cells the audit goes on with.
+        fingerprint: String,
+        /// When (RFC 3339).
+        at: String,
+    },
 }
 
 impl Event {
@@ -200,14 +208,16 @@ impl Event {
             Event::Undo(_) => "undo",
             Event::Redo(_) => "redo",
             Event::Visit { .. } => "visit",
+            Event::Data { .. } => "data",
         }
     }
 
-    /// The unit the event concerns.
-    pub fn key(&self) -> &UnitKey {
+    /// The unit the event concerns (`None` for a change of data).
+    pub fn key(&self) -> Option<&UnitKey> {
         match self {
-            Event::Set(r) | Event::Undo(r) | Event::Redo(r) => &r.key,
-            Event::Visit { key, .. } => key,
+            Event::Set(r) | Event::Undo(r) | Event::Redo(r) => Some(&r.key),
+            Event::Visit { key, .. } => Some(key),
+            Event::Data { .. } => None,
         }
     }
 
@@ -215,15 +225,15 @@ impl Event {
     pub fn at(&self) -> &str {
         match self {
             Event::Set(r) | Event::Undo(r) | Event::Redo(r) => &r.at,
-            Event::Visit { at, .. } => at,
+            Event::Visit { at, .. } | Event::Data { at, .. } => at,
         }
     }
 
-    /// The state the event gives its record (`None` for a visit).
+    /// The state the event gives its record (`None` for a visit or a change of data).
     pub fn state(&self) -> Option<&AuditRecord> {
         match self {
             Event::Set(r) | Event::Undo(r) | Event::Redo(r) => Some(r),
-            Event::Visit { .. } => None,
+            Event::Visit { .. } | Event::Data { .. } => None,
         }
     }
 }

@@ -41,14 +41,16 @@ impl Replay {
     /// TUI uses it to keep its state in step with what it appends.
     pub fn apply(&mut self, event: &Event) {
         self.events += 1;
-        match event.state() {
-            Some(r) if r.is_blank() => {
+        match event {
+            Event::Set(r) | Event::Undo(r) | Event::Redo(r) if r.is_blank() => {
                 self.records.remove(&r.key);
             }
-            Some(r) => {
+            Event::Set(r) | Event::Undo(r) | Event::Redo(r) => {
                 self.records.insert(r.key.clone(), r.clone());
             }
-            None => self.last_visit = Some(event.key().clone()),
+            Event::Visit { key, .. } => self.last_visit = Some(key.clone()),
+            // The audit goes on with other cells: its fingerprint is theirs from here on.
+            Event::Data { fingerprint, .. } => self.header.fingerprint.clone_from(fingerprint),
         }
     }
 }

@@ -375,10 +375,9 @@ pub(crate) fn load(
 fn write(file: &Path, text: &str) -> std::io::Result<()> {
     let dir = file.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let mut tmp = crate::core::output_temp_file(dir)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-    tmp.persist(file).map_err(|e| e.error)?;
-    Ok(())
+    crate::core::fswrite::write_output(file, crate::core::fswrite::Links::Refuse, |w| {
+        w.write_all(text.as_bytes())
+    })
 }
 
 #[cfg(test)]

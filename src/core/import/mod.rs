@@ -495,15 +495,11 @@ impl Import {
         let put = |file: &str,
                    body: &dyn Fn(&mut dyn Write) -> std::io::Result<()>|
          -> std::io::Result<()> {
-            let mut tmp = crate::core::output_temp_file(dir)?;
-            {
-                let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-                body(&mut w)?;
-                w.flush()?;
-            }
-            tmp.as_file().sync_all()?;
-            tmp.persist(dir.join(file)).map_err(|e| e.error)?;
-            Ok(())
+            crate::core::fswrite::write_output(
+                &dir.join(file),
+                crate::core::fswrite::Links::Refuse,
+                |w| body(w),
+            )
         };
         let t = std::time::Instant::now();
         let order = self.order();

@@ -535,6 +535,97 @@ pub fn parse_record<'a, T: serde::Deserialize<'a>>(
     }
 }
 
+/// The first key that appears twice in one object of the JSON `text`, at any depth, as a
+/// dotted path (`dataset.name`, `a[2].b`); `None` when every object names each key once, or
+/// when the text is not JSON (which its own reading reports). serde_json keeps the last of two
+/// equal keys without a word; a file frameaudit trusts (an audit header) must not say two
+/// things of one field.
+pub fn duplicate_key(text: &str) -> Option<String> {
+    use serde::de::DeserializeSeed;
+    use std::cell::RefCell;
+
+    struct Walk<'f> {
+        path: String,
+        found: &'f RefCell<Option<String>>,
+    }
+
+    impl<'f> Walk<'f> {
+        fn below(&self, path: String) -> Walk<'f> {
+            Walk {
+                path,
+                found: self.found,
+            }
+        }
+    }
+
+    impl<'de> DeserializeSeed<'de> for Walk<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Walk<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut i = 0;
+            while seq
+                .next_element_seed(self.below(format!("{}[{i}]", self.path)))?
+                .is_some()
+            {
+                i += 1;
+            }
+            Ok(())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = std::collections::HashSet::new();
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                let path = if self.path.is_empty() {
+                    key.to_string()
+                } else {
+                    format!("{}.{key}", self.path)
+                };
+                if !seen.insert(key.into_owned()) && self.found.borrow().is_none() {
+                    *self.found.borrow_mut() = Some(path.clone());
+                }
+                map.next_value_seed(self.below(path))?;
+            }
+            Ok(())
+        }
+    }
+
+    let found = RefCell::new(None);
+    let mut d = serde_json::Deserializer::from_str(text);
+    Walk {
+        path: String::new(),
+        found: &found,
+    }
+    .deserialize(&mut d)
+    .ok()?;
+    found.into_inner()
+}
+
 /// The field named in serde's "duplicate field `x`" message.
 fn duplicate_field(msg: &str) -> Option<String> {
     let rest = msg.strip_prefix("duplicate field `")?;
@@ -1087,5 +1178,26 @@ mod tests {
             assert_eq!(out, text);
         }
         assert_eq!(strip_bom(b"\xEF\xBB\xBF\xEF\xBB\xBF"), BOM);
+    }
+
+    #[test]
+    fn a_key_twice_in_one_object_is_found_at_any_depth() {
+        assert_eq!(duplicate_key(r#"{"a":1,"b":{"c":1}}"#), None);
+        assert_eq!(duplicate_key(r#"{"a":1,"a":2}"#).as_deref(), Some("a"));
+        assert_eq!(
+            duplicate_key(r#"{"d":{"name":"x","name":"y"}}"#).as_deref(),
+            Some("d.name")
+        );
+        assert_eq!(
+            duplicate_key(r#"{"l":[{"k":1},{"k":1,"k":2}]}"#).as_deref(),
+            Some("l[1].k")
+        );
+        // Escaped keys are keys too; equal keys in two objects are not duplicates.
+        assert_eq!(
+            duplicate_key(r#"{"a\u0062":1,"ab":2}"#).as_deref(),
+            Some("ab")
+        );
+        assert_eq!(duplicate_key(r#"[{"k":1},{"k":1}]"#), None);
+        assert_eq!(duplicate_key("not json"), None);
     }
 }

@@ -36,14 +36,10 @@ fn annotator_name_from(given: Option<&str>, var: impl Fn(&str) -> Option<String>
         .unwrap_or_else(|| "annotator".into())
 }
 
-/// Where an annotator's audit of a dataset lives by default: `audits/<annotator>.audit.jsonl`
-/// in the dataset directory (or beside a single dataset file). A name of safe characters
-/// (ASCII letters, digits, `-`, `_`, `.`, not leading) is the file name as it is; any other
-/// is reduced to those characters and followed by a hash of the whole name, so it can never
-/// leave that directory and two names never share a file (`a/b` is `a_b-<hash>`, `a_b` is
-/// `a_b`).
-pub fn default_audit_path(ds: &Dataset, annotator: &str) -> PathBuf {
-    let base = match &ds.root {
+/// The folder a dataset's own files are written in: the dataset directory, or the folder of
+/// a dataset that is one file. Below it frameaudit follows no symbolic link when it writes.
+pub fn dataset_home(ds: &Dataset) -> PathBuf {
+    match &ds.root {
         Some(root) => root.clone(),
         None => ds
             .cell_files
@@ -51,7 +47,70 @@ pub fn default_audit_path(ds: &Dataset, annotator: &str) -> PathBuf {
             .and_then(|f| f.parent())
             .map(Path::to_path_buf)
             .unwrap_or_default(),
+    }
+}
+
+/// Where a dataset's audits live, the one rule every command and screen follows:
+/// `audits/` in a dataset directory; for a dataset that is one file (a per-item CSV, a cells
+/// file, a Parquet file), `audits/<file name>/` beside it, so that two datasets in one folder
+/// never share an audit.
+pub fn audits_dir(ds: &Dataset) -> PathBuf {
+    let audits = dataset_home(ds).join("audits");
+    match (&ds.root, ds.cell_files.first().and_then(|f| f.file_name())) {
+        (None, Some(file)) => audits.join(file),
+        _ => audits,
+    }
+}
+
+/// The dataset an audit file at its default place belongs to: the directory that holds
+/// `audits/NAME.audit.jsonl`, or the file `F` beside `audits/F/NAME.audit.jsonl`; `None`
+/// elsewhere. An adjudicated audit (`audits/adjudicated/...`) belongs to the same dataset.
+pub fn dataset_of_audit(audit: &Path) -> Option<PathBuf> {
+    let mut dir = audit.parent()?;
+    if dir.file_name()? == "adjudicated" {
+        dir = dir.parent()?;
+    }
+    if dir.file_name()? == "audits" {
+        return dir.parent().map(Path::to_path_buf);
+    }
+    let parent = dir.parent()?;
+    if parent.file_name()? == "audits" {
+        let file = parent.parent()?.join(dir.file_name()?);
+        return file.is_file().then_some(file);
+    }
+    None
+}
+
+/// The annotators' audit files of a dataset (`*.audit.jsonl` in [`audits_dir`], not the
+/// adjudicated ones below it), sorted by name.
+pub fn annotator_audits(ds: &Dataset) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(audits_dir(ds)) else {
+        return Vec::new();
     };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".audit.jsonl"))
+                && p.is_file()
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Where an annotator's audit of a dataset lives by default: `<annotator>.audit.jsonl` in
+/// [`audits_dir`]. A name of safe characters (ASCII letters, digits, `-`, `_`, `.`, not
+/// leading) is the file name as it is; any other is reduced to those characters and followed
+/// by a hash of the whole name, so it can never leave that directory and two names never
+/// share a file (`a/b` is `a_b-<hash>`, `a_b` is `a_b`).
+///
+/// A dataset file's audit made before each file had its own folder (`audits/NAME.audit.jsonl`
+/// beside the file) is still found there while its header names this dataset and no audit is
+/// at the new place: records are never left behind by an upgrade.
+pub fn default_audit_path(ds: &Dataset, annotator: &str) -> PathBuf {
     let is_safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
     let reduced: String = annotator
         .chars()
@@ -71,7 +130,17 @@ pub fn default_audit_path(ds: &Dataset, annotator: &str) -> PathBuf {
         };
         format!("{stem}-{hex}")
     };
-    base.join("audits").join(format!("{safe}.audit.jsonl"))
+    let name = format!("{safe}.audit.jsonl");
+    let path = audits_dir(ds).join(&name);
+    if ds.root.is_none() && path.symlink_metadata().is_err() {
+        let legacy = dataset_home(ds).join("audits").join(&name);
+        let ours =
+            crate::core::audit::read_header(&legacy).is_some_and(|h| h.dataset_name == ds.name);
+        if ours {
+            return legacy;
+        }
+    }
+    path
 }
 
 /// Another audit file of the dataset, as the findings view counts it.

@@ -32,6 +32,33 @@ struct SaveState {
     header_due: bool,
 }
 
+/// Whether the session's changes may go to the file yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hold {
+    /// They go as they are made.
+    Open,
+    /// The file existed: they wait until the fingerprint of the cells is known and matches
+    /// the file's ([`Session::settle`]).
+    Comparing,
+    /// The file was made on other data: they wait until the annotator says to go on with it
+    /// on this data ([`Session::go_on_with_this_data`]), and are not written otherwise.
+    OtherData {
+        /// The fingerprint the file was made on.
+        file: String,
+        /// The fingerprint of the cells open now.
+        data: String,
+    },
+}
+
+/// What [`Session::settle`] found when the fingerprint became known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// The file was made on these cells: its changes are written from now on.
+    Same,
+    /// The file was made on other cells: its changes are held.
+    OtherData,
+}
+
 /// A change, for undo and redo: the record's state before and after.
 #[derive(Debug, Clone)]
 struct Change {
@@ -47,6 +74,8 @@ pub struct Session {
     undo: Vec<Change>,
     redo: Vec<Change>,
     tx: Option<Sender<Event>>,
+    /// Closed when the saver has stopped and let the file (and its locks) go.
+    saver_done: Option<Receiver<()>>,
     /// Changes not handed to the saver yet ([`Session::save`]).
     outbox: Vec<Event>,
     state: Arc<Mutex<SaveState>>,
@@ -57,6 +86,11 @@ pub struct Session {
     pub header: Option<AuditHeader>,
     /// The fingerprint a new file's header waits for (`None` when the file had a header).
     header_due: Option<Arc<OnceLock<String>>>,
+    /// The fingerprint of the cells open, being computed; an existing file's is compared
+    /// with it before anything is written to it.
+    data_fingerprint: Option<Arc<OnceLock<String>>>,
+    /// Whether changes may be written yet.
+    hold: Hold,
 }
 
 impl Session {
@@ -69,11 +103,14 @@ impl Session {
             undo: Vec::new(),
             redo: Vec::new(),
             tx: None,
+            saver_done: None,
             outbox: Vec::new(),
             state: Arc::new(Mutex::new(SaveState::default())),
             warnings: Vec::new(),
             header: None,
             header_due: None,
+            data_fingerprint: None,
+            hold: Hold::Open,
         }
     }
 
@@ -93,7 +130,9 @@ impl Session {
     /// file is created empty and locked, and the saver writes its header, with the
     /// fingerprint, as soon as that is known and before any event; until then the file is
     /// as good as absent (a crash leaves it empty, and the next start writes its header).
-    /// An existing file is read as it is: comparing its fingerprint is the caller's.
+    /// An existing file is read as it is, and nothing is written to it until the fingerprint
+    /// is known and matches the file's ([`Session::settle`]): an audit is never appended to
+    /// with records of other data unless the annotator says so.
     pub fn open_pending(
         path: &Path,
         header: &AuditHeader,
@@ -137,21 +176,77 @@ impl Session {
         s.records = records;
         s.last_visit = last_visit;
         s.warnings = warnings;
+        if header_due.is_none() {
+            s.hold = Hold::Comparing;
+            s.data_fingerprint = Some(fingerprint.clone());
+        }
         s.header = header_due.is_none().then_some(read);
         s.header_due.clone_from(&header_due);
         s.state.lock().unwrap_or_else(|p| p.into_inner()).header_due = header_due.is_some();
         let (tx, rx) = channel();
         let state = s.state.clone();
+        let (done_tx, done_rx) = channel::<()>();
         std::thread::Builder::new()
             .name("frameaudit-saver".into())
-            .spawn(move || saver(file, mirror, header_due, rx, state, wake))
+            .spawn(move || {
+                saver(file, mirror, header_due, rx, state, wake);
+                // The file is closed by now; dropping the sender says so.
+                drop(done_tx);
+            })
             .map_err(|source| AuditError::Io {
                 what: "start the saver for",
                 path: path.to_path_buf(),
                 source,
             })?;
         s.tx = Some(tx);
+        s.saver_done = Some(done_rx);
+        s.settle();
         Ok(s)
+    }
+
+    /// Compares an existing file's fingerprint with the cells' once that is known: `None`
+    /// while it is not (or when there was nothing to compare), else what was found. Changes
+    /// are written from then on when the two match, and held when they do not.
+    pub fn settle(&mut self) -> Option<Settled> {
+        if self.hold != Hold::Comparing {
+            return None;
+        }
+        let data = self.data_fingerprint.as_ref()?.get()?.clone();
+        let file = self.header.as_ref()?.fingerprint.clone();
+        if data == file {
+            self.hold = Hold::Open;
+            Some(Settled::Same)
+        } else {
+            self.hold = Hold::OtherData { file, data };
+            Some(Settled::OtherData)
+        }
+    }
+
+    /// Whether changes may be written yet, and if not why.
+    pub fn hold(&self) -> &Hold {
+        &self.hold
+    }
+
+    /// Goes on with an audit made on other data, on this data: a `data` event (the cells'
+    /// fingerprint) is written before the changes held, which then go to the file. False
+    /// when the audit was not held for other data.
+    pub fn go_on_with_this_data(&mut self, now: &str) -> bool {
+        let Hold::OtherData { data, .. } = &self.hold else {
+            return false;
+        };
+        let data = data.clone();
+        if let Some(h) = &mut self.header {
+            h.fingerprint.clone_from(&data);
+        }
+        self.outbox.insert(
+            0,
+            Event::Data {
+                fingerprint: data,
+                at: now.to_string(),
+            },
+        );
+        self.hold = Hold::Open;
+        true
     }
 
     /// Whose audit this is.
@@ -186,9 +281,10 @@ impl Session {
         !self.outbox.is_empty()
     }
 
-    /// Hands the changes made since the last call to the saver, in order.
+    /// Hands the changes made since the last call to the saver, in order; while the file
+    /// is held ([`Session::hold`]) they stay in the outbox.
     pub fn save(&mut self) {
-        if self.outbox.is_empty() {
+        if self.outbox.is_empty() || self.hold != Hold::Open {
             return;
         }
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -304,6 +400,8 @@ impl Session {
         let n = self.unsaved();
         if self.tx.is_none() {
             "not saved to a file (in memory)".into()
+        } else if matches!(self.hold, Hold::OtherData { .. }) {
+            format!("{n} held: audit of other data")
         } else if n == 0 {
             "saved ✓".into()
         } else {
@@ -314,13 +412,14 @@ impl Session {
     /// Hands over what waits ([`Session::save`]), then waits until every event is written
     /// or `timeout` passes; true when all are.
     pub fn wait_saved(&mut self, timeout: Duration) -> bool {
-        self.save();
         // A new file's header waits for the fingerprint, which is always coming (it is
-        // being computed): wait for that whatever the timeout, then for the saver. A file
-        // that had a header waits for nothing of it.
-        if let Some(fp) = &self.header_due {
+        // being computed): wait for that whatever the timeout, then for the saver. So does
+        // an existing file, whose fingerprint is compared with it before it is written to.
+        if let Some(fp) = self.header_due.as_ref().or(self.data_fingerprint.as_ref()) {
             fp.wait();
         }
+        self.settle();
+        self.save();
         let done = |s: &Session| {
             s.unsaved() == 0 && !s.state.lock().unwrap_or_else(|p| p.into_inner()).header_due
         };
@@ -338,8 +437,15 @@ impl Session {
 impl Drop for Session {
     /// What was not handed to the saver yet is handed over: the saver writes everything it
     /// was given before it stops.
+    /// Then it waits a moment for the saver to stop, so the file and its locks are let go
+    /// when the session is: the same audit can be opened again at once. A saver still
+    /// retrying a failed write (a full disk) is not waited for longer than that.
     fn drop(&mut self) {
         self.save();
+        self.tx = None;
+        if let Some(done) = self.saver_done.take() {
+            let _ = done.recv_timeout(Duration::from_secs(2));
+        }
     }
 }
 
@@ -568,8 +674,22 @@ mod tests {
         );
     }
 
+    /// Opens `path` again once the session before has let it go.
+    fn reopen(path: &Path, header: &AuditHeader, fp: &Arc<OnceLock<String>>) -> Session {
+        let end = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            match Session::open_pending(path, header, Arc::clone(fp), || {}) {
+                Ok(s) => break s,
+                Err(AuditError::Locked { .. }) if std::time::Instant::now() < end => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
     #[test]
-    fn an_existing_file_is_written_to_before_the_fingerprint_is_known() {
+    fn an_existing_file_is_written_to_once_its_fingerprint_matches() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("ann.audit.jsonl");
         let header = AuditHeader::for_tests("ann");
@@ -579,41 +699,67 @@ mod tests {
             assert!(s.wait_saved(Duration::from_secs(5)));
         }
         let fp = Arc::new(OnceLock::new());
-        // The first session's saver lets the file go as it stops.
-        let end = std::time::Instant::now() + Duration::from_secs(5);
-        let mut s = loop {
-            match Session::open_pending(&path, &header, Arc::clone(&fp), || {}) {
-                Ok(s) => break s,
-                Err(AuditError::Locked { .. }) if std::time::Instant::now() < end => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                Err(e) => panic!("{e}"),
-            }
-        };
-        assert_eq!(
-            s.header.as_ref().map(|h| h.fingerprint.as_str()),
-            Some(header.fingerprint.as_str())
-        );
+        let mut s = reopen(&path, &header, &fp);
         assert_eq!(s.records().len(), 1);
+        assert_eq!(s.hold(), &Hold::Comparing);
         s.apply(done("q2", "second"), T2);
-        // Saved, and waited for, with the fingerprint still unknown (a waiter that waited
-        // for it is let go by setting it below, so the test fails rather than hangs).
+        s.save();
+        assert_eq!(s.unsaved(), 1, "held until the fingerprint is compared");
+        assert_eq!(read_audit(&path).expect("reads").records.len(), 1);
+        fp.set(header.fingerprint.clone()).expect("set once");
+        assert_eq!(s.settle(), Some(Settled::Same));
+        assert!(s.wait_saved(Duration::from_secs(5)));
+        assert_eq!(read_audit(&path).expect("reads").records.len(), 2);
+    }
+
+    #[test]
+    fn an_audit_of_other_data_is_written_to_only_when_the_annotator_says_so() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ann.audit.jsonl");
+        let header = AuditHeader::for_tests("ann");
+        {
+            let mut s = Session::open(&path, &header, || {}).expect("opens");
+            s.apply(done("q1", "first"), T1);
+            assert!(s.wait_saved(Duration::from_secs(5)));
+        }
+        let fp = Arc::new(OnceLock::new());
+        let mut s = reopen(&path, &header, &fp);
+        s.apply(done("q2", "second"), T2);
+        // Waited for on another thread: the fingerprint comes while it waits, and the
+        // waiter gives up on a held change instead of writing it.
         let (tx, rx) = channel();
         let waiter = std::thread::spawn(move || {
-            let _ = tx.send(s.wait_saved(Duration::from_secs(5)));
+            let _ = tx.send(s.wait_saved(Duration::from_millis(300)));
             s
         });
-        let saved = rx.recv_timeout(Duration::from_secs(10));
         fp.set("sha256:other".into()).expect("set once");
+        let saved = rx.recv_timeout(Duration::from_secs(10));
         let mut s = waiter.join().expect("the waiter");
-        assert_eq!(saved, Ok(true), "{:?}", s.last_error());
-        assert_eq!(read_audit(&path).expect("reads").records.len(), 2);
-        assert!(s.wait_saved(Duration::from_secs(5)));
-        // The header read stays the file's: the caller compares the fingerprints.
+        assert_eq!(saved, Ok(false));
         assert_eq!(
-            read_audit(&path).expect("reads").header.fingerprint,
-            header.fingerprint
+            s.hold(),
+            &Hold::OtherData {
+                file: header.fingerprint.clone(),
+                data: "sha256:other".into()
+            }
         );
+        assert_eq!(s.save_state(), "1 held: audit of other data");
+        assert_eq!(read_audit(&path).expect("reads").records.len(), 1);
+        assert!(s.go_on_with_this_data(T3));
+        assert!(s.wait_saved(Duration::from_secs(5)));
+        let r = read_audit(&path).expect("reads");
+        assert_eq!(r.records.len(), 2);
+        // The audit is tied to this data from the `data` line on, which comes first.
+        assert_eq!(r.header.fingerprint, "sha256:other");
+        let text = std::fs::read_to_string(&path).expect("read");
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].contains(r#""op":"data""#), "{text}");
+        assert!(lines[3].contains(r#""item_id":"q2""#), "{text}");
+        drop(s);
+        // Opened again on this data, it is not held.
+        let fp = Arc::new(OnceLock::from("sha256:other".to_string()));
+        let s = reopen(&path, &header, &fp);
+        assert_eq!(s.hold(), &Hold::Open);
     }
 
     #[test]

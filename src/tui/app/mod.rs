@@ -386,9 +386,37 @@ pub struct App {
     pub clock: fn() -> String,
     /// The items' search texts, made once (the haystacks of each queue share them).
     item_texts: Arc<ItemTexts>,
-    /// The fingerprint of the cells while it is computed, and that of the audit file's
-    /// header, until they are compared ([`App::settle_fingerprint`]).
-    pub fingerprint: Option<(Arc<std::sync::OnceLock<String>>, String)>,
+    /// The fingerprint of the cells while it is computed, until the session compared it
+    /// with its file's ([`App::settle_fingerprint`]).
+    pub fingerprint: Option<Arc<std::sync::OnceLock<String>>>,
+    /// The audit file was named by the user (`--audit`): one made on other data is gone on
+    /// with without asking, as they asked for that file.
+    pub audit_given: bool,
+}
+
+/// The most characters a paste puts into an editor.
+pub const PASTE_MAX: usize = 4096;
+
+/// Pasted text as one line for an editor: line breaks and tabs become spaces, other control
+/// characters are dropped, and it is cut to [`PASTE_MAX`] characters (true when it was).
+pub fn paste_line(text: &str) -> (String, bool) {
+    let mut out = String::with_capacity(text.len().min(PASTE_MAX * 4));
+    let mut n = 0;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if n == PASTE_MAX {
+            return (out, true);
+        }
+        let c = match c {
+            '\r' if chars.peek() == Some(&'\n') => continue,
+            '\r' | '\n' | '\t' => ' ',
+            c if c.is_control() => continue,
+            c => c,
+        };
+        out.push(c);
+        n += 1;
+    }
+    (out, false)
 }
 
 impl App {
@@ -476,6 +504,7 @@ impl App {
             last_click: None,
             clock: now_rfc3339,
             fingerprint: None,
+            audit_given: false,
         };
         app.index_units();
         app.list_recorded_pairs();
@@ -483,17 +512,21 @@ impl App {
         app
     }
 
-    /// Once the cells' fingerprint is known, compares it with the audit file's: an audit
-    /// made on other data is said on screen, with its records that no longer match their
-    /// transition. Nothing to do before, or after it was done once.
+    /// Once the cells' fingerprint is known, has the session compare it with the audit
+    /// file's. An audit made on other data is said on screen, with its records that no longer
+    /// match their transition, and nothing is written to it until the annotator says to go on
+    /// with it on this data ([`Action::GoOnWithThisData`]), unless they named the file with
+    /// `--audit`. Nothing to do before, or after it was done once.
     pub fn settle_fingerprint(&mut self) {
-        let Some((fp, file)) = &self.fingerprint else {
+        use crate::core::workspace::session::Hold;
+        let Some(fp) = &self.fingerprint else { return };
+        if fp.get().is_none() {
             return;
-        };
-        let Some(fp) = fp.get() else { return };
-        let differs = fp != file;
+        }
         self.fingerprint = None;
-        if !differs {
+        // The session may have compared them already (the fingerprint came first).
+        self.session.settle();
+        if !matches!(self.session.hold(), Hold::OtherData { .. }) {
             return;
         }
         let stale = crate::core::workspace::stale_records(
@@ -502,8 +535,8 @@ impl App {
             &self.report,
             |k| self.row_of(k).map(|i| &self.rows[i].q),
         );
-        let note = format!(
-            "this audit was made on other data (fingerprint differs); {} record(s) no longer match their transition{}",
+        let matching = format!(
+            "{} record(s) no longer match their transition{}",
             stale.len(),
             if stale.is_empty() {
                 String::new()
@@ -511,6 +544,20 @@ impl App {
                 format!(": {}", stale.join(", "))
             }
         );
+        let note = if self.audit_given {
+            self.session.go_on_with_this_data(&(self.clock)());
+            format!(
+                "this audit was made on other data (fingerprint differs): gone on with on this data, as --audit names it; {matching}"
+            )
+        } else {
+            let key = self
+                .keymap
+                .hint(Context::Global, Action::GoOnWithThisData)
+                .unwrap_or_else(|| "W".into());
+            format!(
+                "this audit was made on other data (fingerprint differs): nothing is written to it; {key} goes on with it on this data, or quit and give --audit FILE; {matching}"
+            )
+        };
         let text = match self.notice.take() {
             Some(n) if n.error => format!("{} · {note}", n.text),
             _ => note,
@@ -520,10 +567,26 @@ impl App {
 
     /// [`App::settle_fingerprint`], waiting for the fingerprint to be known.
     pub fn wait_fingerprint(&mut self) {
-        if let Some((fp, _)) = &self.fingerprint {
+        if let Some(fp) = &self.fingerprint {
             fp.wait();
         }
         self.settle_fingerprint();
+    }
+
+    /// Goes on with an audit made on other data, on this data, as the annotator asked.
+    fn go_on_with_this_data(&mut self) -> Vec<Effect> {
+        if self.session.go_on_with_this_data(&(self.clock)()) {
+            self.notice = Some(Notice {
+                text: "this audit goes on on this data: its changes are written (a data line in the file says so)".into(),
+                error: false,
+            });
+            return vec![Effect::Save];
+        }
+        self.notice = Some(Notice {
+            text: "nothing to go on with: the audit is of this data".into(),
+            error: false,
+        });
+        Vec::new()
     }
 
     /// The queue lists at most MAX_LISTED_PAIRS transitions of a unit; a record of this
@@ -1482,6 +1545,48 @@ impl App {
         }
     }
 
+    /// Pasted text (the terminal's bracketed paste): text for the focused editor (the
+    /// picker's query, the search line, the note), made one line, never keys; with no editor
+    /// open it is ignored, and the status line says so.
+    pub fn on_paste(&mut self, text: &str) -> Vec<Effect> {
+        let (line, cut) = paste_line(text);
+        if let Some(pick) = &mut self.pick {
+            pick.paste(&line);
+        } else {
+            match (&mut self.input, self.help) {
+                (Input::Search, false) => {
+                    self.query.insert_str(&line);
+                    let effects = self.new_query();
+                    self.paste_cut_notice(cut);
+                    return effects;
+                }
+                (Input::Note(editor), false) => editor.insert_str(&line),
+                _ => {
+                    let chars = text.chars().count();
+                    self.notice = Some(Notice {
+                        text: format!(
+                            "paste ignored ({chars} character{}): a paste is never taken as keys; paste into a note (n) or the search line (/)",
+                            if chars == 1 { "" } else { "s" }
+                        ),
+                        error: true,
+                    });
+                    return Vec::new();
+                }
+            }
+        }
+        self.paste_cut_notice(cut);
+        Vec::new()
+    }
+
+    fn paste_cut_notice(&mut self, cut: bool) {
+        if cut {
+            self.notice = Some(Notice {
+                text: format!("paste cut to its first {PASTE_MAX} characters"),
+                error: true,
+            });
+        }
+    }
+
     /// A key the mode does not bind.
     fn unbound(&mut self, mode: Context, e: &KeyEvent) -> Vec<Effect> {
         match mode {
@@ -1837,6 +1942,9 @@ impl App {
                 if action != Action::Quit {
                     self.notice = None;
                 }
+                if action == Action::GoOnWithThisData {
+                    return self.go_on_with_this_data();
+                }
                 match self.screen {
                     Screen::Research(view) => self.research_update(view, action),
                     Screen::Queue | Screen::Item => self.audit_update(action),
@@ -1879,17 +1987,29 @@ impl App {
             | Action::Right
             | Action::Select
             | Action::Accept
-            | Action::Cancel => {}
+            | Action::Cancel
+            | Action::GoOnWithThisData => {}
             Action::Quit => {
                 if self.session.unsaved() > 0 && !self.confirm_quit {
                     self.confirm_quit = true;
+                    let why = if matches!(
+                        self.session.hold(),
+                        crate::core::workspace::session::Hold::OtherData { .. }
+                    ) {
+                        let key = self
+                            .keymap
+                            .hint(Context::Global, Action::GoOnWithThisData)
+                            .unwrap_or_else(|| "W".into());
+                        format!("held: the audit file was made on other data, {key} writes them on")
+                    } else {
+                        self.session
+                            .last_error()
+                            .unwrap_or_else(|| "still writing".into())
+                    };
                     self.notice = Some(Notice {
                         text: format!(
-                            "{} change(s) are not saved yet ({}). Quit anyway? Press quit again to confirm.",
+                            "{} change(s) are not saved yet ({why}). Quit anyway? Press quit again to confirm.",
                             self.session.unsaved(),
-                            self.session
-                                .last_error()
-                                .unwrap_or_else(|| "still writing".into())
                         ),
                         error: true,
                     });

@@ -88,8 +88,15 @@ impl App {
         {
             return fail(format!("cannot write {}: {e}", path.display()));
         }
-        if let Err(e) = crate::cli::write_atomically(&path, |w| w.write_all(text.as_bytes())) {
-            return fail(format!("{e:#}"));
+        let written =
+            crate::core::fswrite::write_output(&path, crate::core::fswrite::Links::Refuse, |w| {
+                w.write_all(text.as_bytes())
+            });
+        if let Err(e) = written {
+            return fail(format!(
+                "cannot write {}: {e}",
+                sanitize(&path.display().to_string())
+            ));
         }
         let mine = |strategy: &str| {
             p.entries.iter().find(|e| {
