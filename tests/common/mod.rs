@@ -163,6 +163,20 @@ pub fn run_guarded_env(
     env: &[(&str, Option<&str>)],
     guard: std::time::Duration,
 ) -> Guarded {
+    run_guarded_within(program, args, env, 4 << 20, guard)
+}
+
+/// [`run_guarded_env`] with the address space capped at `kib` KiB instead of 4 GiB: a run
+/// that needs more fails its allocation (an abort, for Rust) instead of taking the
+/// machine's memory.
+#[cfg(unix)]
+pub fn run_guarded_within(
+    program: &Path,
+    args: &[String],
+    env: &[(&str, Option<&str>)],
+    kib: u64,
+    guard: std::time::Duration,
+) -> Guarded {
     use std::io::Read;
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
@@ -175,7 +189,7 @@ pub fn run_guarded_env(
     }
     let mut child = command
         .arg("-c")
-        .arg("ulimit -v 4194304 2>/dev/null; exec \"$0\" \"$@\"")
+        .arg(format!("ulimit -v {kib} 2>/dev/null; exec \"$0\" \"$@\""))
         .arg(program)
         .args(args)
         .env("NO_COLOR", "1")
