@@ -1,18 +1,19 @@
 //! A prediction file as a table of text fields, whatever VLMEvalKit wrote it as: an xlsx
-//! sheet (calamine), a tab-separated file as pandas writes it (`"`-quoted fields possible),
-//! or JSON in the shapes pandas and `json.dump` give a data frame: a list of row objects,
-//! `{column: {row: value}}` (pandas' default), `{row: {column: value}}`, `{"columns": [...],
-//! "data": [[...]]}`, or one row object per line.
+//! sheet (calamine, within the caps of `table/xlsx.rs`), a tab-separated file as pandas
+//! writes it (`"`-quoted fields possible), or JSON in the shapes pandas and `json.dump` give
+//! a data frame: a list of row objects, `{column: {row: value}}` (pandas' default), `{row:
+//! {column: value}}`, `{"columns": [...], "data": [[...]]}`, or one row object per line.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use calamine::{Data, Reader, Xlsx};
 use serde_json::Value;
 
 use crate::core::fsread;
 
 use super::lines::LineIndex;
+
+mod xlsx;
 
 /// One row: its number as the user finds it (the sheet's row, the file's line, or the
 /// 1-based position in the JSON), and its fields in column order (`None` = empty), or why
@@ -42,7 +43,7 @@ pub fn read_table(path: &Path) -> Result<Table, String> {
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     match ext.as_str() {
-        "xlsx" => read_xlsx(path),
+        "xlsx" => xlsx::read(path).map_err(|e| e.to_string()),
         "tsv" => read_tsv(path),
         "json" => {
             let text = fsread::read_to_string(path, fsread::IMPORT)
@@ -51,49 +52,6 @@ pub fn read_table(path: &Path) -> Result<Table, String> {
         }
         _ => Err(format!("extension {ext:?} is not xlsx, tsv or json")),
     }
-}
-
-fn read_xlsx(path: &Path) -> Result<Table, String> {
-    let bytes = fsread::read(path, fsread::IMPORT).map_err(|e| format!("cannot read it: {e}"))?;
-    let mut book: Xlsx<_> =
-        Xlsx::new(std::io::Cursor::new(bytes)).map_err(|e| format!("not a readable xlsx: {e}"))?;
-    let range = book
-        .worksheet_range_at(0)
-        .ok_or("the workbook has no sheet")?
-        .map_err(|e| format!("cannot read its first sheet: {e}"))?;
-    let first_row = range.start().map_or(0, |(r, _)| u64::from(r));
-    let mut rows = range.rows();
-    let header = rows.next().ok_or("the sheet is empty")?;
-    let columns = header
-        .iter()
-        .map(|d| xlsx_text(d).unwrap_or_default().trim().to_string())
-        .collect();
-    let rows = rows
-        .enumerate()
-        .filter(|(_, r)| r.iter().any(|d| xlsx_text(d).is_some()))
-        // Sheet rows count from 1 and the header is the first one read.
-        .map(|(i, r)| {
-            (
-                first_row + i as u64 + 2,
-                Ok(r.iter().map(xlsx_text).collect()),
-            )
-        })
-        .collect();
-    Ok(Table { columns, rows })
-}
-
-/// The text of a sheet cell; numbers that are whole print without a fraction, since pandas
-/// writes integer columns (`index`) as numbers and xlsx keeps only floats.
-fn xlsx_text(d: &Data) -> Option<String> {
-    let s = match d {
-        Data::Empty | Data::Error(_) => return None,
-        Data::Int(i) => i.to_string(),
-        Data::Float(f) => number_text(*f),
-        Data::String(s) => s.clone(),
-        Data::Bool(b) => b.to_string(),
-        other => other.to_string(),
-    };
-    (!s.is_empty()).then_some(s)
 }
 
 /// A number as text: whole numbers without a fraction (`3`, not `3.0`).
