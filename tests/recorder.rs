@@ -468,6 +468,115 @@ print(vr[2].shape)
     }
 }
 
+/// A plan is input: every index must be a JSON integer (not a boolean, not a float, not
+/// even 3.0) within the entry's video, and a plan that is not one (NaN, Infinity, nesting
+/// no plan has, fields of the wrong kind) starts nothing: exit 2 and one line naming the
+/// plan file and the entry, never a traceback.
+#[test]
+fn a_malformed_plan_is_refused_in_one_line_naming_the_entry() {
+    let Some(s) = Setup::new("the recorder's malformed plan test", &[]) else {
+        return;
+    };
+    let entry = |indices: &str, extra: &str| {
+        format!(
+            r#"{{"schema": "frameaudit/plan@1", "entries": [
+ {{"model": "m", "config": "8f", "video": "v.mp4", "num_frames": 30, "indices": [1, 2], "strategy": "swap", "pass": 0}},
+ {{"model": "m", "config": "8f", "video": "w.mp4", "num_frames": 30, "indices": {indices}, "strategy": "swap", "pass": 0{extra}}}]}}"#
+        )
+    };
+    let deep = format!(
+        r#"{{"schema": "frameaudit/plan@1", "entries": {}{}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let cases: Vec<(String, &str)> = vec![
+        (
+            entry("[0, -1]", ""),
+            "entries[1]: indices[1] is -1, not a frame number",
+        ),
+        (
+            entry("[1.5]", ""),
+            "entries[1]: indices[0] is 1.5, not an integer",
+        ),
+        (
+            entry("[true]", ""),
+            "entries[1]: indices[0] is true, not an integer",
+        ),
+        (
+            entry("[3.0]", ""),
+            "entries[1]: indices[0] is 3.0, not an integer",
+        ),
+        (
+            entry("[1e300]", ""),
+            "entries[1]: indices[0] is 1e+300, not an integer",
+        ),
+        (
+            entry("[[4]]", ""),
+            "entries[1]: indices[0] is [4], not an integer",
+        ),
+        (
+            entry("[29, 30]", ""),
+            "entries[1]: indices[1] is 30, past the video's 30 frames",
+        ),
+        (
+            entry("[99999999999999999999999]", r#", "num_frames": null"#),
+            "entries[1]: indices[0] is 99999999999999999999999, past the 2147483648 frames",
+        ),
+        (
+            entry("\"0, 1\"", ""),
+            "entries[1]: indices is \"0, 1\", not a list",
+        ),
+        (entry("[]", ""), "entries[1]: indices is [], not a list"),
+        (
+            entry("[1]", r#", "pass": true"#),
+            "entries[1]: pass is true",
+        ),
+        (
+            entry("[1]", r#", "num_frames": 2.5"#),
+            "entries[1]: num_frames is 2.5",
+        ),
+        (
+            entry("[1]", r#", "config": "8f\u001b[2J""#),
+            r#"entries[1]: config is "8f\u001b[2J", not a name"#,
+        ),
+        (entry("[Infinity]", ""), "Infinity is not JSON"),
+        (entry("[-Infinity]", ""), "-Infinity is not JSON"),
+        (entry("[NaN]", ""), "NaN is not JSON"),
+        (deep, "nested too deep"),
+        (
+            r#"{"schema": "frameaudit/plan@1", "entries": {"m": 1}}"#.to_owned(),
+            "entries is {\"m\": 1}, not a list",
+        ),
+        (
+            r#"{"schema": "frameaudit/plan@1", "entries": [7]}"#.to_owned(),
+            "entries[0]: is a number, not an object",
+        ),
+    ];
+    s.write("h.py", "print('ran')\n");
+    for (n, (plan, says)) in cases.iter().enumerate() {
+        let path = s.write(&format!("plan-{n}.json"), plan);
+        let shown = path.display().to_string();
+        let log = s.path("refused.jsonl");
+        let (out, _) = s.record_with(
+            &log,
+            &["--plan", &shown, "--run", "m/8f"],
+            &["python3", "h.py"],
+            &[],
+        );
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{says}: {out:?}");
+        assert!(!err.contains("Traceback"), "{says}: {err}");
+        assert_eq!(err.lines().count(), 1, "{says}: one line, not {err}");
+        assert!(
+            err.starts_with("frameaudit_record: ") && err.contains(&shown),
+            "{says}: the plan is named in {err}"
+        );
+        assert!(err.contains(says), "{says}: {err}");
+        assert_eq!(text(&out.stdout), "", "the command did not run");
+        assert!(!log.exists(), "nothing logged");
+    }
+}
+
 #[test]
 fn an_unwritable_log_warns_and_the_command_still_runs() {
     let Some(s) = Setup::new("the recorder's unwritable-log test", &["decord"]) else {
