@@ -1712,3 +1712,65 @@ fn an_audit_exports_as_parquet_with_the_jsonl_columns_but_never_to_a_terminal() 
         assert!(String::from_utf8_lossy(&t.stdout).contains("redirect it to a file"));
     }
 }
+
+/// Issue 37, item 11: `--boot` and `--shard` are bounded when the command line is parsed
+/// (clap's error, exit 2), before the dataset is read: B is the length of vectors allocated
+/// up front (10^12 aborted, 2^64 - 1 panicked) and a unit is hashed once per shard (a
+/// billion shards never finished). The dataset here does not exist, so a bound checked any
+/// later would say that instead; at the bounds the dataset is what fails.
+#[test]
+fn boot_and_shard_are_bounded_at_parse_time() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let missing = tmp.path().join("no-such-dataset").display().to_string();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["report", "--boot", "1000000000000"],
+            "invalid value '1000000000000' for '--boot <BOOT>': 1000000000000 is not in 0..=1000000",
+        ),
+        (
+            &["plot", "-o", "x", "--boot", "18446744073709551615"],
+            "invalid value '18446744073709551615' for '--boot <BOOT>'",
+        ),
+        (&["list", "--boot", "1000001"], "is not in 0..=1000000"),
+        (
+            &["list", "--shard", "1/1000000000"],
+            "invalid value '1/1000000000' for '--shard <I/N>': expected i/n with 1 <= i <= n <= 1000",
+        ),
+        (&["--shard", "1/1001"], "for '--shard <I/N>'"),
+        (
+            &["list", "--shard", "1/2", "--overlap", "NaN"],
+            "invalid value 'NaN' for '--overlap <SHARE>': expected a share between 0 and 1",
+        ),
+    ];
+    for (args, says) in cases {
+        let (cmd, rest) = args.split_first().expect("args");
+        let mut argv = vec![*cmd];
+        if !cmd.starts_with("--") {
+            argv.push(&missing);
+        }
+        argv.extend(rest);
+        if cmd.starts_with("--") {
+            argv.push(&missing);
+        }
+        let o = frameaudit(&argv);
+        assert_eq!(o.status.code(), Some(2), "{argv:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{argv:?}: {}", stderr(&o));
+        assert!(
+            !stderr(&o).contains("no-such-dataset"),
+            "{argv:?}: {}",
+            stderr(&o)
+        );
+    }
+    for argv in [
+        vec!["report", &missing, "--boot", "1000000"],
+        vec!["list", &missing, "--shard", "1000/1000", "--overlap", "1"],
+    ] {
+        let o = frameaudit(&argv);
+        assert!(!o.status.success(), "{argv:?}");
+        assert!(
+            stderr(&o).contains("no-such-dataset") && !stderr(&o).contains("invalid value"),
+            "{argv:?}: the bound itself is accepted: {}",
+            stderr(&o)
+        );
+    }
+}

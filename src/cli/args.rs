@@ -2,10 +2,14 @@
 
 use std::path::PathBuf;
 
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::core::analysis::params::{GridMode, Params, ReferencePixels, VariantBudget};
+use crate::core::analysis::params::{
+    GridMode, MAX_BOOTSTRAP_B, Params, ReferencePixels, VariantBudget,
+};
 use crate::core::load::CellFormat;
+use crate::core::shard::Shard;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -66,23 +70,30 @@ pub struct TuiArgs {
 /// A share of the audit queue for one of several annotators.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ShardArgs {
-    /// Only shard I of N of the queue (1 <= I <= N), the same split on every run
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
+    /// Only shard I of N of the queue (1 <= I <= N <= 1000), the same split on every run
+    #[arg(long, value_name = "I/N", value_parser = |s: &str| Shard::parse(s, 0.0))]
+    pub shard: Option<Shard>,
     /// Share of the queue given to every shard, for agreement (with --shard)
-    #[arg(long, value_name = "SHARE", default_value_t = 0.0, requires = "shard")]
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0, requires = "shard",
+        value_parser = parse_overlap)]
     pub overlap: f64,
 }
 
 impl ShardArgs {
-    /// The shard asked for, if any.
-    pub fn get(&self) -> anyhow::Result<Option<crate::core::shard::Shard>> {
-        self.shard
-            .as_deref()
-            .map(|s| crate::core::shard::Shard::parse(s, self.overlap))
-            .transpose()
-            .map_err(anyhow::Error::msg)
+    /// The shard asked for, if any, with its overlap.
+    pub fn get(&self) -> Option<Shard> {
+        self.shard.map(|s| Shard {
+            overlap: self.overlap,
+            ..s
+        })
     }
+}
+
+fn parse_overlap(s: &str) -> Result<f64, String> {
+    let share = s
+        .parse::<f64>()
+        .map_err(|_| "expected a share between 0 and 1, such as 0.2".to_string())?;
+    Shard::overlap(share)
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -437,8 +448,9 @@ pub struct AnalysisArgs {
     /// Continuous regression margin δ, in points
     #[arg(long, default_value_t = 10.0, value_parser = parse_delta)]
     pub delta: f64,
-    /// Bootstrap resamples (0 disables the bootstrap)
-    #[arg(long, default_value_t = 1000)]
+    /// Bootstrap resamples, at most 1000000 (0 disables the bootstrap)
+    #[arg(long, default_value_t = 1000,
+        value_parser = RangedU64ValueParser::<usize>::new().range(0..=MAX_BOOTSTRAP_B as u64))]
     pub boot: usize,
     /// Bootstrap seed
     #[arg(long, default_value_t = 12345)]

@@ -36,7 +36,7 @@ pub fn run(args: &ListArgs) -> Result<()> {
         ListKind::All => QueueKind::All,
     };
     let mut rows = queue(&report, protocol, kind);
-    if let Some(shard) = args.shard.get()? {
+    if let Some(shard) = args.shard.get() {
         rows.retain(|r| {
             let item = m.item(r.item);
             shard.holds(

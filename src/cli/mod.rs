@@ -433,7 +433,7 @@ fn tui_options(tui: &args::TuiArgs, analysis: &args::AnalysisArgs) -> Result<Tui
         audit: tui.audit.clone(),
         taxonomy: tui.taxonomy.clone(),
         keymap: tui.keymap.clone(),
-        shard: tui.shard.get()?,
+        shard: tui.shard.get(),
         review: None,
         mouse: !tui.no_mouse,
         plan: tui.plan.clone(),
