@@ -518,3 +518,46 @@ fn many_configurations_are_drawn_without_one_label_each() {
     assert!(few_churn >= 10, "{few_churn} stable counts at 48 bars");
     assert!(many_churn < 10, "{many_churn} stable counts at 3000 bars");
 }
+
+/// Issue 37, item 14: a model name is cut to a prefix and a short hash in a file name. A
+/// 10 000-character name failed with "File name too long", leaving the figures drawn so
+/// far (or an empty folder); two long names with one prefix get files of their own, and
+/// an ordinary name keeps its file name.
+#[test]
+fn long_model_names_get_bounded_file_names() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let long = format!("org/{}", "x".repeat(10_000));
+    let longer = format!("{long}y");
+    let mut text = String::new();
+    for (config, frames) in [("4f", 4), ("8f", 8), ("16f", 16)] {
+        for item in 0..6 {
+            for model in ["m", long.as_str(), longer.as_str()] {
+                let pred = if (item + frames) % 3 == 0 { "B" } else { "A" };
+                text += &format!(
+                    "{{\"model\":\"{model}\",\"item_id\":\"q{item}\",\"config\":\"{config}\",\"frames\":{frames},\"pred\":\"{pred}\",\"gold\":\"A\"}}\n"
+                );
+            }
+        }
+    }
+    let cells = tmp.path().join("cells.jsonl");
+    std::fs::write(&cells, text).expect("write");
+    let out = tmp.path().join("figures");
+    plot(&cells, &out, &["--boot", "0"]);
+    assert!(
+        out.join("curve_m.svg").exists(),
+        "an ordinary name as it was"
+    );
+    let mut curves: Vec<String> = std::fs::read_dir(&out)
+        .expect("read the figures")
+        .map(|e| e.expect("entry").file_name().into_string().expect("utf8"))
+        .filter(|n| n.starts_with("curve_org_"))
+        .collect();
+    curves.sort();
+    assert_eq!(curves.len(), 2, "a file for each long name: {curves:?}");
+    let index = std::fs::read_to_string(out.join("index.html")).expect("index");
+    for name in &curves {
+        assert!(name.len() <= 120, "{} bytes: {name}", name.len());
+        assert!(name.starts_with("curve_org_xxxx"), "{name}");
+        assert!(index.contains(&format!("src=\"{name}\"")), "{name} indexed");
+    }
+}

@@ -2,17 +2,20 @@
 //! figure and model, the pathway figure of the dataset's audits, and an `index.html`.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
 use super::args::{PlotArgs, PlotFormat};
 use crate::core::analysis::grid::Scope;
+use crate::core::analysis::params::Params;
 use crate::core::analysis::{self, Analysis, Metrics, Report};
 use crate::core::audit::read_audit;
+use crate::core::dataset::Dataset;
 use crate::core::figures::Findings;
 use crate::core::matrix::{ResponseMatrix, Task};
+use crate::core::output::Inputs;
 use crate::core::text::sanitize;
 use crate::plot::html::{Entry, Section};
 use crate::plot::{
@@ -30,7 +33,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     // Every figure goes through the output rule; an earlier plot (its index.html) is
     // replaced only with --force, checked before anything is drawn.
     let data = super::dataset_path(&args.data);
-    let mut inputs = crate::core::output::Inputs::new();
+    let mut inputs = Inputs::new();
     inputs.add(&data);
     inputs
         .check_file(&args.output.join("index.html"), args.force)
@@ -46,8 +49,73 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         PlotFormat::Png => Format::Png,
     };
     let dir = &args.output;
+    let made = make_dirs(dir)?;
+    let mut written: Vec<PathBuf> = Vec::new();
+    let target = Target { dir, format, dpi };
+    let drawn = draw_all(&ds, a, &params, &target, &mut inputs, &mut written);
+    if drawn.is_err() {
+        undo(&made, &written);
+    }
+    drawn?;
+    println!(
+        "wrote {} files to {} in {:.2} s:",
+        written.len(),
+        sanitize(&dir.display().to_string()),
+        start.elapsed().as_secs_f64()
+    );
+    for p in &written {
+        println!("  {}", sanitize(&p.display().to_string()));
+    }
+    Ok(())
+}
+
+/// Creates the output directory and the missing directories above it; returns those it
+/// created, the deepest first.
+fn make_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
+    let made: Vec<PathBuf> = dir
+        .ancestors()
+        .filter(|d| !d.as_os_str().is_empty())
+        .take_while(|d| std::fs::symlink_metadata(d).is_err())
+        .map(Path::to_path_buf)
+        .collect();
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
+    Ok(made)
+}
+
+/// After a failure, takes back what the run made: the files it wrote into a directory it
+/// created, then those directories, deepest first, each only if empty. A directory that
+/// was there before keeps what it holds.
+fn undo(made: &[PathBuf], written: &[PathBuf]) {
+    let Some(top) = made.last() else { return };
+    for f in written.iter().filter(|f| f.starts_with(top)) {
+        let _ = std::fs::remove_file(f);
+    }
+    for d in made {
+        // remove_dir refuses a directory that is not empty: nothing else is lost.
+        let _ = std::fs::remove_dir(d);
+    }
+}
+
+/// Where the figures go and as what.
+struct Target<'a> {
+    dir: &'a Path,
+    format: Format,
+    dpi: u32,
+}
+
+/// Draws every figure into the target's directory and writes `index.html`; each file is
+/// in `written` once it is there.
+fn draw_all(
+    ds: &Dataset,
+    a: &Analysis,
+    params: &Params,
+    target: &Target,
+    inputs: &mut Inputs,
+    written: &mut Vec<PathBuf>,
+) -> Result<()> {
+    let Target { dir, format, dpi } = *target;
+    let m = &ds.matrix;
     let scope = a.key.scope_name(m);
     let views: Vec<ModelView> = a
         .grids
@@ -60,7 +128,6 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         })
         .collect();
 
-    let mut written: Vec<PathBuf> = Vec::new();
     let mut sections = Vec::new();
     let mut draw = |planned: Planned, who: &str| -> Result<Entry> {
         let file = match planned.figure {
@@ -143,15 +210,6 @@ pub fn run(args: &PlotArgs) -> Result<()> {
     );
     std::fs::write(&index, page).with_context(|| format!("cannot write {}", index.display()))?;
     written.push(index);
-    println!(
-        "wrote {} files to {} in {:.2} s:",
-        written.len(),
-        sanitize(&dir.display().to_string()),
-        start.elapsed().as_secs_f64()
-    );
-    for p in &written {
-        println!("  {}", sanitize(&p.display().to_string()));
-    }
     Ok(())
 }
 
@@ -219,4 +277,32 @@ fn audit_findings(ds: &crate::core::dataset::Dataset) -> Findings {
         }
     }
     findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed plot takes back the folders it made and what it wrote there, and leaves
+    /// a folder that was there before with what it held.
+    #[test]
+    fn a_failed_plot_leaves_no_folder_it_made() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let kept = tmp.path().join("kept.txt");
+        std::fs::write(&kept, "x").expect("write");
+        let dir = tmp.path().join("a/b/figures");
+        let made = make_dirs(&dir).expect("make");
+        assert_eq!(made.len(), 3, "{made:?}");
+        let figure = dir.join("curve_m.svg");
+        std::fs::write(&figure, "<svg/>").expect("write");
+        undo(&made, &[figure]);
+        assert!(!tmp.path().join("a").exists(), "the folders made are gone");
+        assert!(kept.exists(), "the folder that was there keeps its file");
+
+        // Into a folder that was there: nothing made, nothing taken back.
+        let made = make_dirs(tmp.path()).expect("make");
+        assert!(made.is_empty(), "{made:?}");
+        undo(&made, std::slice::from_ref(&kept));
+        assert!(kept.exists());
+    }
 }

@@ -349,7 +349,15 @@ pub fn pathway_figure<'a>(findings: &Findings) -> Planned<'a> {
     }
 }
 
-/// A model name made safe as part of a file name: `[A-Za-z0-9._-]` kept, others `_`.
+/// The longest part of a file name [`file_safe`] makes of a name: a figure's file is its
+/// kind (up to 15 characters), `_`, this and an extension, well inside the 255 bytes a
+/// file name may have.
+pub const MAX_FILE_PART: usize = 100;
+
+/// A model name made safe as part of a file name: `[A-Za-z0-9._-]` kept, others `_`; a
+/// name longer than [`MAX_FILE_PART`] is cut to a prefix and followed by `-` and the first
+/// 8 hex digits of the SHA-256 of the whole name, so long names that share a prefix still
+/// get files of their own.
 pub fn file_safe(name: &str) -> String {
     let s: String = name
         .chars()
@@ -361,7 +369,17 @@ pub fn file_safe(name: &str) -> String {
             }
         })
         .collect();
-    if s.is_empty() { "_".into() } else { s }
+    if s.is_empty() {
+        return "_".into();
+    }
+    if s.len() <= MAX_FILE_PART {
+        return s;
+    }
+    use sha2::{Digest, Sha256};
+    let hash = Sha256::digest(name.as_bytes());
+    let hex: String = hash[..4].iter().map(|b| format!("{b:02x}")).collect();
+    // `s` is ASCII, so any byte is a character boundary.
+    format!("{}-{hex}", &s[..MAX_FILE_PART - 1 - hex.len()])
 }
 
 // ----- shared drawing helpers -----
@@ -652,6 +670,30 @@ mod tests {
         assert_eq!(file_safe("Qwen2.5-VL-7B"), "Qwen2.5-VL-7B");
         assert_eq!(file_safe("org/model x\u{1b}"), "org_model_x_");
         assert_eq!(file_safe(""), "_");
+    }
+
+    /// Issue 37, item 14: a 10 000-character name made a file name the system refused.
+    #[test]
+    fn long_names_are_cut_to_a_prefix_and_a_hash() {
+        let at_bound = "m".repeat(MAX_FILE_PART);
+        assert_eq!(file_safe(&at_bound), at_bound, "kept as it is");
+        let long = format!("org/{}", "x".repeat(10_000));
+        let cut = file_safe(&long);
+        assert_eq!(cut.len(), MAX_FILE_PART, "{cut}");
+        assert!(cut.starts_with("org_xxxx"), "{cut}");
+        let (prefix, hex) = cut.rsplit_once('-').expect("a hash");
+        assert_eq!(
+            prefix,
+            file_safe(&long[..prefix.len()]),
+            "the name's prefix"
+        );
+        assert!(
+            hex.len() == 8 && hex.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{hex}"
+        );
+        let other = format!("{long}y");
+        assert_ne!(file_safe(&other), cut, "one more character, another file");
+        assert_eq!(file_safe(&long), cut, "the same name, the same file");
     }
 
     #[test]
