@@ -349,6 +349,50 @@ fn the_binary_opens_a_dataset_from_its_cache_and_reports_the_same() {
     assert_eq!(common::stdout(&out), cold);
 }
 
+/// Issue 37, item 16: a relative `XDG_CACHE_HOME` is ignored, as the XDG base directory
+/// spec says, and the cache goes where it goes when that is unset (`$HOME/.cache`), not
+/// under the working directory.
+#[test]
+fn a_relative_xdg_cache_home_is_ignored() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("ds");
+    varied(&dir);
+    // The files must have settled before they are cached (two seconds).
+    std::thread::sleep(Duration::from_millis(2100));
+    let (home, work) = (tmp.path().join("home"), tmp.path().join("work"));
+    std::fs::create_dir_all(&home).expect("mkdir");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+        .arg("report")
+        .arg(&dir)
+        .args(["--json", "--boot", "0"])
+        .current_dir(&work)
+        .env_remove("FRAMEAUDIT_CACHE_DIR")
+        .env_remove("FRAMEAUDIT_CACHE")
+        .env("XDG_CACHE_HOME", "relative-cache")
+        .env("HOME", &home)
+        .env("FRAMEAUDIT_CACHE_MIN_BYTES", "0")
+        .env("FRAMEAUDIT_TIMINGS", "1")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(
+        common::stderr(&out).contains("write the matrix cache"),
+        "{}",
+        common::stderr(&out)
+    );
+    assert!(
+        !work.join("relative-cache").exists(),
+        "a cache under the working directory"
+    );
+    let saved: Vec<_> = std::fs::read_dir(home.join(".cache/frameaudit"))
+        .expect("the cache is in $HOME/.cache/frameaudit")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "matrix"))
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+}
+
 /// Through the real binary in a terminal: the audit screens write the matrix cache once
 /// their first screen is up (in the background, not before it), and finish writing it
 /// before they exit, so the next command opens from it.

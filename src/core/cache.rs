@@ -39,24 +39,29 @@ pub fn disable() {
     DISABLED.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Where caches go: `FRAMEAUDIT_CACHE_DIR`, else `$XDG_CACHE_HOME/frameaudit`, else
-/// `~/.cache/frameaudit`; `None` when caching is off (`--no-cache`, or `FRAMEAUDIT_CACHE`
-/// set to `0` or `off`).
+/// Where caches go: `FRAMEAUDIT_CACHE_DIR`, else `$XDG_CACHE_HOME/frameaudit` when that
+/// is an absolute path, else `~/.cache/frameaudit`; `None` when caching is off
+/// (`--no-cache`, or `FRAMEAUDIT_CACHE` set to `0` or `off`).
 pub fn cache_dir() -> Option<PathBuf> {
     if DISABLED.load(std::sync::atomic::Ordering::Relaxed)
         || std::env::var("FRAMEAUDIT_CACHE").is_ok_and(|v| v == "0" || v == "off")
     {
         return None;
     }
-    let nonempty = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
+    cache_dir_from(|k| std::env::var_os(k))
+}
+
+/// [`cache_dir`] with the environment as a lookup, so that its fallbacks can be tested
+/// without changing the process's variables.
+fn cache_dir_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let nonempty = |k: &str| var(k).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(dir) = nonempty("FRAMEAUDIT_CACHE_DIR") {
         return Some(dir);
     }
+    // The XDG base directory spec: a relative path there is invalid and is ignored, as if
+    // unset (it would put the cache under whatever the working directory is).
     nonempty("XDG_CACHE_HOME")
+        .filter(|d| d.is_absolute())
         .or_else(|| nonempty("HOME").map(|h| h.join(".cache")))
         .map(|d| d.join("frameaudit"))
 }
@@ -786,4 +791,37 @@ fn valid(m: &ResponseMatrix) -> bool {
                 && (it as usize) < n_items
                 && (t as usize) < n_texts
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(vars: &[(&str, &str)]) -> Option<PathBuf> {
+        cache_dir_from(|k| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.into()))
+    }
+
+    /// Issue 37, item 16: a relative `XDG_CACHE_HOME` is ignored, as the XDG spec says;
+    /// it put the cache under the working directory.
+    #[test]
+    fn a_relative_xdg_cache_home_is_ignored() {
+        let home = [("HOME", "/home/a")];
+        assert_eq!(dir(&home), Some("/home/a/.cache/frameaudit".into()));
+        let xdg = [("XDG_CACHE_HOME", "/var/c"), home[0]];
+        assert_eq!(dir(&xdg), Some("/var/c/frameaudit".into()));
+        for rel in ["cache", "./c", "../c", ""] {
+            let vars = [("XDG_CACHE_HOME", rel), home[0]];
+            assert_eq!(dir(&vars), dir(&home), "{rel:?}: as when unset");
+            assert_eq!(dir(&[("XDG_CACHE_HOME", rel)]), None, "{rel:?} and no HOME");
+        }
+        let own = [
+            ("FRAMEAUDIT_CACHE_DIR", "mine"),
+            ("XDG_CACHE_HOME", "/var/c"),
+        ];
+        assert_eq!(
+            dir(&own),
+            Some("mine".into()),
+            "frameaudit's own variable first"
+        );
+    }
 }
