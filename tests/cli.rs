@@ -1774,3 +1774,47 @@ fn boot_and_shard_are_bounded_at_parse_time() {
         );
     }
 }
+
+/// Issue 37, item 16: a taxonomy's diagnostics are lines of their own, not one line with
+/// `\x0a` in it, and what comes from the file (its name here, with an escape and a line
+/// break in it) is still sanitized.
+#[test]
+fn taxonomy_errors_read_as_lines_with_the_data_sanitized() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let taxonomy = tmp.path().join("t\u{1b}[31m\n.json");
+    std::fs::write(
+        &taxonomy,
+        r#"{"id": "x", "version": 1, "pathways": [
+ {"id": "a", "label": "A", "description": "", "key": "1"},
+ {"id": "b", "label": "B", "description": "", "key": "12"},
+ {"id": "c", "label": "C", "description": "", "key": "1"}]}"#,
+    )
+    .expect("write");
+    let o = frameaudit(&[
+        "audit",
+        "agreement",
+        "--taxonomy",
+        taxonomy.to_str().expect("utf8"),
+        "a.audit.jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(!err.contains('\u{1b}'), "a raw escape: {err:?}");
+    let shown = format!(
+        "{}t\\x1b[31m\\x0a.json",
+        tmp.path().display().to_string() + "/"
+    );
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "frameaudit: error: the input is rejected:".to_string(),
+            format!(
+                "{shown}: error: field `pathways[1].key`: a key is one character, found \"12\""
+            ),
+            format!("{shown}: error: field `pathways[2].key`: key \"1\" is used by \"a\" too"),
+            "2 errors, 0 warnings".to_string(),
+        ],
+        "{err}"
+    );
+}

@@ -553,18 +553,26 @@ pub fn exit_code(result: Result<()>) -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("frameaudit: error: {}", sanitize(&error_text(&e)));
+            eprintln!("frameaudit: error: {}", error_text(&e));
             ExitCode::from(EXIT_PROBLEMS)
         }
     }
 }
 
-/// An error and its causes on one line; a cause its error already quotes is not repeated.
+/// An error and its causes, sanitized, on one line; a cause its error already quotes is not
+/// repeated. A rejected input's diagnostics (a taxonomy's, an agreement's audits') are the
+/// exception: each is sanitized field by field as it is written, and stands on a line of
+/// its own.
 fn error_text(e: &anyhow::Error) -> String {
-    let mut text = e.to_string();
-    for cause in e.chain().skip(1) {
-        let cause = cause.to_string();
-        if !text.ends_with(&cause) {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let cause = match cause.downcast_ref::<LoadError>() {
+            Some(rejected @ LoadError::Rejected(_)) => rejected.to_string(),
+            _ => sanitize(&cause.to_string()).into_owned(),
+        };
+        if text.is_empty() {
+            text = cause;
+        } else if !text.ends_with(&cause) {
             text.push_str(": ");
             text.push_str(&cause);
         }
