@@ -397,3 +397,18 @@ fn a_merge_warns_of_sources_made_on_other_data_also_inside_a_merged_input() {
     assert!(err.contains("made on other data"), "{err}");
     assert!(err.contains("merged into"), "{err}");
 }
+
+#[test]
+fn plot_never_writes_through_a_link_in_its_output_folder() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let demo = s(&repo().join("fixtures/demo"));
+    let out = tmp.path().join("figures");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let victim = tmp.path().join("victim.html");
+    std::fs::write(&victim, "keep").expect("write");
+    symlink(&victim, out.join("index.html")).expect("link");
+    let o = frameaudit(&["plot", &demo, "-o", &s(&out), "--force", "--boot", "0"]);
+    assert!(!o.status.success(), "{}", stdout(&o));
+    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep");
+}

@@ -208,7 +208,8 @@ fn draw_all(
         ),
         &sections,
     );
-    std::fs::write(&index, page).with_context(|| format!("cannot write {}", index.display()))?;
+    crate::plot::write_figure(&index, page.as_bytes())
+        .with_context(|| format!("cannot write {}", sanitize(&index.display().to_string())))?;
     written.push(index);
     Ok(())
 }

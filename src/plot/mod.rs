@@ -98,7 +98,7 @@ pub fn render(chart: &impl Chart, format: Format, dpi: u32, path: &Path) -> Resu
                 chart.draw(&root)?;
                 root.present()?;
             }
-            std::fs::write(path, svg).map_err(write_err)
+            write_figure(path, svg.as_bytes()).map_err(write_err)
         }
         Format::Png => {
             let scale = f64::from(dpi) / f64::from(dpi::BASE_DPI);
@@ -119,27 +119,36 @@ pub fn render(chart: &impl Chart, format: Format, dpi: u32, path: &Path) -> Resu
                 chart.draw(&root)?;
                 root.present()?;
             }
-            write_png(path, (pw, ph), dpi, &buf).map_err(|e| match e {
+            let mut bytes = Vec::new();
+            encode_png(&mut bytes, (pw, ph), dpi, &buf).map_err(|e| match e {
                 png::EncodingError::IoError(e) => write_err(e),
                 e => PlotError::Encode {
                     path: path.to_path_buf(),
                     source: e,
                 },
-            })
+            })?;
+            write_figure(path, &bytes).map_err(write_err)
         }
     }
 }
 
+/// Writes a figure's bytes as a file of the output folder: renamed into place, never
+/// through a symbolic link (the folder may be inside a shared dataset).
+pub fn write_figure(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    crate::core::fswrite::write_output(path, crate::core::fswrite::Links::Refuse, |w| {
+        w.write_all(bytes)
+    })
+}
+
 /// An RGB PNG whose pHYs chunk says its resolution, so a document that includes it sets
 /// it at its intended size.
-fn write_png(
-    path: &Path,
+fn encode_png(
+    out: &mut Vec<u8>,
     (w, h): (u32, u32),
     dpi: u32,
     rgb: &[u8],
 ) -> Result<(), png::EncodingError> {
-    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-    let mut enc = png::Encoder::new(file, w, h);
+    let mut enc = png::Encoder::new(out, w, h);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     // Dots per inch as pixels per metre, rounded as image tools do.
