@@ -296,7 +296,7 @@ fn main() {
     // Redraws.
     for (label, open) in [("queue", false), ("item", true)] {
         if open {
-            app.update(frameaudit::tui::action::Action::Open);
+            app.update(frameaudit::tui::input::action::Action::Open);
         }
         let times: Vec<f64> = (0..200)
             .map(|_| {
@@ -313,7 +313,7 @@ fn main() {
     // one analysis recomputed with the cascade sweep and the data maps) as the worker does
     // it, off the UI thread: the keystroke and its first draw ("computing…"), then the
     // build, then the draw of the built view. The bootstrap after it is timed apart.
-    use frameaudit::tui::action::Action;
+    use frameaudit::tui::input::action::Action;
     use frameaudit::tui::research::{ViewReply, answer};
     app.research.worker = true;
     app.update(Action::Back);

@@ -384,7 +384,7 @@ fn core_siblings_import_no_cycle() {
 fn tui_files_import_no_cycle() {
     assert_no_sibling_cycle(
         "tui",
-        &[("tui::view", "tui::app"), ("tui::app", "tui::keymap")],
+        &[("tui::view", "tui::app"), ("tui::app", "tui::input")],
     );
 }
 

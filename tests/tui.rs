@@ -15,9 +15,9 @@ use frameaudit::core::taxonomy::Taxonomy;
 use frameaudit::core::workspace::search::search;
 use frameaudit::core::workspace::session::Session;
 use frameaudit::term::TuiOptions;
-use frameaudit::tui::action::Action;
 use frameaudit::tui::app::{App, Effect, Input, Screen, SortKey};
-use frameaudit::tui::keymap::Keymap;
+use frameaudit::tui::input::action::Action;
+use frameaudit::tui::input::keymap::Keymap;
 use frameaudit::tui::{build_app, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -1298,14 +1298,14 @@ fn cascade_keys_move_tau_and_read_the_sweep_row() {
 #[test]
 fn findings_update_after_a_tag() {
     let mut app = demo_app();
-    let before = frameaudit::tui::findings::findings(&app);
+    let before = frameaudit::tui::view::findings::findings(&app);
     assert_eq!(before.records, 0);
     app.update(Action::Open);
     let model = app.key(app.current().expect("item")).model.clone();
     app.update(Action::TogglePathway(0));
     app.update(Action::Overview);
     app.update(Action::ShowView(5));
-    let after = frameaudit::tui::findings::findings(&app);
+    let after = frameaudit::tui::view::findings::findings(&app);
     assert_eq!(after.records, 1);
     assert_eq!(after.overall["evidence_dropped"].tagged, 1);
     assert_eq!(after.overall["evidence_dropped"].primary, 1);
@@ -1845,7 +1845,7 @@ fn the_help_scrolls_to_its_last_line_and_is_never_cut() {
         }
         app.update(Action::Help);
         // The help ends with the line editor's keys.
-        let last_line = frameaudit::tui::line_edit::KEYS[7].1;
+        let last_line = frameaudit::tui::input::line_edit::KEYS[7].1;
         let s = screen(&mut app, 80, 24);
         assert!(s.contains("↓ more"), "{s}");
         assert!(!s.contains(last_line), "all of the help fits?\n{s}");
@@ -2139,7 +2139,7 @@ fn the_class_filter_offers_the_classes_the_queue_holds_by_the_views_names() {
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use frameaudit::tui::app::Subset;
-use frameaudit::tui::pick::PickKind;
+use frameaudit::tui::input::pick::PickKind;
 
 fn ctrl(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
@@ -2562,7 +2562,7 @@ fn the_mouse_selects_and_opens_rows_and_the_wheel_moves() {
     app.on_key(key('M'));
     let list = {
         let pick = app.pick.as_ref().expect("picker");
-        frameaudit::tui::pick::list_area(area, pick)
+        frameaudit::tui::input::pick::list_area(area, pick)
     };
     app.on_mouse(mouse(MouseEventKind::ScrollDown, list.x + 2, list.y));
     assert_eq!(app.pick.as_ref().map(|p| p.cursor), Some(1));

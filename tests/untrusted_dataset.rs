@@ -13,8 +13,8 @@ use common::{frameaudit, repo, stderr, stdout};
 use frameaudit::core::dataset::load_dataset;
 use frameaudit::core::workspace::session::Hold;
 use frameaudit::term::TuiOptions;
-use frameaudit::tui::action::Action;
 use frameaudit::tui::build_app;
+use frameaudit::tui::input::action::Action;
 
 fn s(p: &Path) -> String {
     p.display().to_string()

@@ -3,24 +3,9 @@
 //! path including panics) and the event loop; `app` holds the state and the reducer,
 //! `view` draws it.
 
-pub mod action;
 pub mod app;
-mod cascade_view;
-mod charts;
-mod complementarity;
-mod datamap;
-pub mod findings;
-mod fit;
-pub mod frames_view;
-mod help;
-pub mod keymap;
-pub mod line_edit;
-mod overview;
-pub mod pick;
-mod protocols;
+pub mod input;
 pub mod research;
-mod review;
-mod theme;
 pub mod view;
 
 use std::io::{Stdout, Write};
@@ -36,7 +21,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
 use self::app::{App, Effect, Notice};
-use self::keymap::Keymap;
+use self::input::keymap::Keymap;
 use crate::core::analysis;
 use crate::core::audit::{AuditError, AuditHeader, UnitKey, fingerprint, now_rfc3339};
 use crate::core::dataset::Dataset;

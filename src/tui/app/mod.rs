@@ -12,11 +12,6 @@ use std::time::Instant;
 
 use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
-use super::action::Action;
-use super::keymap::{Context, Key, Keymap};
-use super::line_edit::{Edit, LineEdit};
-use super::pick::{Outcome, Pick, PickKind};
-use super::research::{Research, View};
 use crate::core::analysis::mcq::Class;
 use crate::core::analysis::{Metrics, Report};
 use crate::core::audit::{AuditRecord, Status, UnitKey, now_rfc3339};
@@ -30,6 +25,11 @@ use crate::core::workspace::review::Review;
 use crate::core::workspace::search::{FIELD_SEP, SearchRequest, SearchResult};
 use crate::core::workspace::session::Session;
 use crate::term::ImageMode;
+use crate::tui::input::action::Action;
+use crate::tui::input::keymap::{Context, Key, Keymap};
+use crate::tui::input::line_edit::{Edit, LineEdit};
+use crate::tui::input::pick::{Outcome, Pick, PickKind};
+use crate::tui::research::{Research, View};
 
 /// One row of the audit queue, with what the queue screen shows and searches.
 #[derive(Debug, Clone)]
@@ -116,7 +116,7 @@ pub struct Filter {
     pub tag: Option<String>,
     pub terminal_only: bool,
     /// An explicit set of items, chosen on a researcher view.
-    pub items: Option<super::research::ItemSet>,
+    pub items: Option<crate::tui::research::ItemSet>,
 }
 
 impl Filter {
@@ -1649,7 +1649,7 @@ impl App {
             PickKind::Benchmark => self.filter.benchmark,
         };
         let mut pick = Pick::new(kind, named, passing.len(), current);
-        pick.follow(super::pick::page(self.screen_area(), &pick));
+        pick.follow(crate::tui::input::pick::page(self.screen_area(), &pick));
         self.pick = Some(pick);
     }
 
@@ -1662,7 +1662,7 @@ impl App {
     fn pick_key(&mut self, e: &KeyEvent) {
         let area = self.screen_area();
         let Some(pick) = &mut self.pick else { return };
-        let page = super::pick::page(area, pick);
+        let page = crate::tui::input::pick::page(area, pick);
         match pick.key(e, page) {
             Outcome::Open => {}
             Outcome::Cancelled => self.pick = None,
@@ -1795,12 +1795,12 @@ impl App {
         let area = self.screen_area();
         let at = ratatui::layout::Position::new(m.column, m.row);
         if let Some(pick) = &mut self.pick {
-            let page = super::pick::page(area, pick);
+            let page = crate::tui::input::pick::page(area, pick);
             if let Some(d) = wheel {
                 pick.step(d, page);
                 return Vec::new();
             }
-            let list = super::pick::list_area(area, pick);
+            let list = crate::tui::input::pick::list_area(area, pick);
             if list.contains(at) {
                 let pos = pick.scroll + usize::from(at.y - list.y);
                 if pos < pick.len() {
@@ -1808,7 +1808,7 @@ impl App {
                     let value = pick.selected().and_then(|e| e.value);
                     self.apply_pick(value);
                 }
-            } else if !super::pick::popup(area, pick).contains(at) {
+            } else if !crate::tui::input::pick::popup(area, pick).contains(at) {
                 self.pick = None;
             }
             return Vec::new();

@@ -8,7 +8,7 @@ use crate::core::figures::DataMap;
 use crate::core::workspace::selections::{
     Axis, budget_order, churn_rows, class_rows, next_analysis, one_protocol_only, right_wrong_rows,
 };
-use crate::tui::action::Action;
+use crate::tui::input::action::Action;
 use crate::tui::research::*;
 
 impl App {

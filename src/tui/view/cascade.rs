@@ -11,11 +11,11 @@ use ratatui::widgets::{
     Axis, Block, Borders, Chart, Dataset, GraphType, LegendPosition, Paragraph,
 };
 
-use super::app::App;
-use super::charts::{ceil10, fg, floor10, text_at, y_axis, y_labels};
-use super::research::ViewData;
-use super::theme::{ACCENT, DIM, WARN, s};
 use crate::core::figures;
+use crate::tui::app::App;
+use crate::tui::research::ViewData;
+use crate::tui::view::charts::{ceil10, fg, floor10, text_at, y_axis, y_labels};
+use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
 
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let r = &app.research;

@@ -9,14 +9,14 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
-use super::action::Action;
-use super::app::App;
-use super::charts::research_hints;
-use super::research::ViewData;
-use super::theme::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::agreement::cohen;
 use crate::core::analysis::{Metrics, pct};
 use crate::core::workspace::selections::one_protocol_only;
+use crate::tui::app::App;
+use crate::tui::input::action::Action;
+use crate::tui::research::ViewData;
+use crate::tui::view::charts::research_hints;
+use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
 
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let m = &app.ds.matrix;

@@ -10,8 +10,8 @@ use std::cell::Cell;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 
-use super::fit::width;
 use crate::core::text::sanitize;
+use crate::tui::view::fit::width;
 
 /// The editing keys, as the help lists them (the same in every editor).
 pub const KEYS: [(&str, &str); 8] = [

@@ -8,13 +8,13 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Paragraph};
 
-use super::action::Action;
-use super::app::App;
-use super::keymap::Context;
-use super::research::{View, ViewData};
-use super::theme::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::Interval;
 use crate::core::figures::Rgb;
+use crate::tui::app::App;
+use crate::tui::input::action::Action;
+use crate::tui::input::keymap::Context;
+use crate::tui::research::{View, ViewData};
+use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
 
 /// Key hints of a researcher view ("←→ column · Enter: queue"), named as the keymap binds
 /// the keys, so a user's keymap file changes them too.
@@ -102,8 +102,8 @@ pub fn draw_tabs(f: &mut Frame, app: &App, view: View, d: &ViewData, area: Rect)
     let w = area.width as usize;
     f.render_widget(
         Paragraph::new(vec![
-            super::fit::fit_line(Line::from(tabs), w),
-            super::fit::fit_line(line, w),
+            crate::tui::view::fit::fit_line(Line::from(tabs), w),
+            crate::tui::view::fit::fit_line(line, w),
         ]),
         area,
     );
@@ -148,7 +148,7 @@ pub fn text_at(f: &mut Frame, area: Rect, dx: u16, dy: u16, line: Line) {
         height: 1,
     };
     f.render_widget(
-        Paragraph::new(super::fit::fit_line(line, r.width as usize)),
+        Paragraph::new(crate::tui::view::fit::fit_line(line, r.width as usize)),
         r,
     );
 }

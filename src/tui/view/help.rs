@@ -8,10 +8,10 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::action::Action;
-use super::app::App;
-use super::keymap::Context;
-use super::theme::{ACCENT, DIM, s};
+use crate::tui::app::App;
+use crate::tui::input::action::Action;
+use crate::tui::input::keymap::Context;
+use crate::tui::view::theme::{ACCENT, DIM, s};
 
 /// Where the help is drawn on a screen of `area`.
 pub fn popup(area: Rect) -> Rect {
@@ -89,7 +89,7 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
         keep.as_deref().unwrap_or("Enter"),
         cancel.as_deref().unwrap_or("Esc")
     )));
-    for (keys, what) in super::line_edit::KEYS {
+    for (keys, what) in crate::tui::input::line_edit::KEYS {
         lines.push(entry(keys, what));
     }
     lines
@@ -145,7 +145,7 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
                     "selected",
                     &format!(
                         "trajectory of {}: {}",
-                        super::theme::id(app.names(i).model),
+                        crate::tui::view::theme::id(app.names(i).model),
                         names.join(", ")
                     ),
                 ));
@@ -270,7 +270,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .borders(Borders::ALL)
         .title(" help ")
         .title_bottom(Line::from(Span::styled(
-            super::fit::fit(
+            crate::tui::view::fit::fit(
                 &format!("{hint}· line {} of {n} ", start + 1),
                 p.width.saturating_sub(2) as usize,
             ),

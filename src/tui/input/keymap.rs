@@ -7,8 +7,8 @@ use std::path::Path;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
 
-use super::action::Action;
 use crate::core::taxonomy::Taxonomy;
+use crate::tui::input::action::Action;
 
 /// Where a binding applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -326,7 +326,7 @@ impl Keymap {
             b(HelpMode, code(KeyCode::End), Bottom, None),
             b(HelpMode, ch('G'), Bottom, None),
         ];
-        for (i, view) in super::research::View::ALL.iter().enumerate() {
+        for (i, view) in crate::tui::research::View::ALL.iter().enumerate() {
             let desc = format!("researcher view: {}", view.title());
             let key = char::from(b'1' + i as u8);
             v.push(described(Research, ch(key), ShowView(i), desc));

@@ -13,9 +13,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use super::fit::{fit, fit_line, width};
-use super::line_edit::{Edit, LineEdit};
-use super::theme::{ACCENT, DIM};
+use crate::tui::input::line_edit::{Edit, LineEdit};
+use crate::tui::view::fit::{fit, fit_line, width};
+use crate::tui::view::theme::{ACCENT, DIM};
 
 /// Which filter a picker sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -332,7 +332,7 @@ pub fn draw(f: &mut Frame, pick: &Pick, area: Rect) {
         } else {
             Style::new()
         };
-        let label = super::theme::highlighted(&e.label, &positions, base);
+        let label = crate::tui::view::theme::highlighted(&e.label, &positions, base);
         let label = fit_line(label, label_w);
         let used: usize = label.spans.iter().map(|s| width(&s.content)).sum();
         spans.extend(label.spans);

@@ -10,14 +10,14 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::action::Action;
-use super::app::App;
-use super::charts::research_hints;
-use super::charts::{rgb, text_at};
-use super::research::ViewData;
-use super::theme::{ACCENT, DIM, WARN};
 use crate::core::analysis::mcq::Class;
 use crate::core::figures::{class_colour, class_label};
+use crate::tui::app::App;
+use crate::tui::input::action::Action;
+use crate::tui::research::ViewData;
+use crate::tui::view::charts::research_hints;
+use crate::tui::view::charts::{rgb, text_at};
+use crate::tui::view::theme::{ACCENT, DIM, WARN};
 
 /// A letter per class, so the map reads without colour.
 const GLYPHS: [char; 5] = ['R', 'W', '+', '-', '~'];

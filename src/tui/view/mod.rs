@@ -1,22 +1,35 @@
 //! Drawing: a pure function of the app state onto a ratatui frame. No I/O here. Every string
 //! from a data file goes through `sanitize` before it reaches the buffer.
 
+mod cascade;
+pub mod charts;
+mod complementarity;
+mod datamap;
+pub mod findings;
+pub mod fit;
+pub mod frames;
+mod help;
+mod overview;
+mod protocols;
+mod review;
+pub mod theme;
+
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
-use super::action::Action;
-use super::app::{App, Drawn, Input, QueueHit, Screen};
-use super::fit::{fit, fit_line, fit_whole, pad, width};
-use super::keymap::Context;
-use super::research::View;
-use super::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, highlighted, id, panes, s};
 use crate::core::analysis::Metrics;
 use crate::core::audit::Status;
 use crate::core::queue::HarmfulTransition;
 use crate::core::workspace::search::match_positions;
+use crate::tui::app::{App, Drawn, Input, QueueHit, Screen};
+use crate::tui::input::action::Action;
+use crate::tui::input::keymap::Context;
+use crate::tui::research::View;
+use fit::{fit, fit_line, fit_whole, pad, width};
+use theme::{ACCENT, DIM, RIGHT, WARN, WRONG, highlighted, id, panes, s};
 
 /// The smallest terminal the layout is designed for.
 pub const MIN_WIDTH: u16 = 80;
@@ -74,11 +87,11 @@ fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
     }
     draw_footer(f, app, footer);
     if app.help {
-        super::help::draw(f, app, area);
-        out.help = Some(super::help::bounds(app, area));
+        help::draw(f, app, area);
+        out.help = Some(help::bounds(app, area));
     }
     if let Some(pick) = &app.pick {
-        super::pick::draw(f, pick, area);
+        crate::tui::input::pick::draw(f, pick, area);
     }
     if app.no_color {
         strip_colour(f.buffer_mut());
@@ -305,7 +318,7 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     ])
     .areas(area);
     let m = &app.ds.matrix;
-    let k_of = |r: &super::app::Row| {
+    let k_of = |r: &crate::tui::app::Row| {
         app.report.analyses[r.q.analysis as usize].grids.models[r.q.model_index as usize]
             .grid
             .k()
@@ -686,7 +699,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     // In a review, the annotators' records take the place of the other models.
     let (others, others_title): (Vec<Line>, String) = match &app.review {
         Some(review) => (
-            super::review::panel(review, &app.key(i), &app.taxonomy, area.width / 2),
+            review::panel(review, &app.key(i), &app.taxonomy, area.width / 2),
             match app.keymap.hint(Context::Item, Action::TakeAnnotator) {
                 Some(k) => format!(" annotators ({}: take the next one's record) ", s(&k)),
                 None => " annotators ".into(),
@@ -716,7 +729,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         let needs = (runs as u16 + 3).max(app.taxonomy.pathways.len().div_ceil(2) as u16 + 2);
         let upper = area
             .height
-            .saturating_sub(n + 1 + super::frames_view::COMPACT_H)
+            .saturating_sub(n + 1 + frames::COMPACT_H)
             .clamp(4, needs.max(4));
         (Paragraph::new(lines), n, upper)
     } else {
@@ -1029,7 +1042,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         };
         f.render_widget(note, note_area);
     }
-    super::frames_view::draw_frames(f, app, i, frames_area, compact, out);
+    frames::draw_frames(f, app, i, frames_area, compact, out);
 }
 
 /// The note being edited: one line that scrolls sideways to keep the terminal's cursor in
@@ -1037,8 +1050,8 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
 /// keys.
 fn draw_note_editor(
     f: &mut Frame,
-    keymap: &super::keymap::Keymap,
-    editor: &super::line_edit::LineEdit,
+    keymap: &crate::tui::input::keymap::Keymap,
+    editor: &crate::tui::input::line_edit::LineEdit,
     area: Rect,
 ) {
     const LABEL: &str = "note: ";
@@ -1163,14 +1176,14 @@ fn draw_research(f: &mut Frame, app: &App, v: View, area: Rect) {
         return;
     };
     let [tabs, body] = Layout::vertical([Constraint::Length(3), Constraint::Min(5)]).areas(area);
-    super::charts::draw_tabs(f, app, v, &d, tabs);
+    charts::draw_tabs(f, app, v, &d, tabs);
     match v {
-        View::Overview => super::overview::draw(f, app, &d, body),
-        View::Complementarity => super::complementarity::draw(f, app, &d, body),
-        View::DataMap => super::datamap::draw(f, app, &d, body),
-        View::Cascade => super::cascade_view::draw(f, app, &d, body),
-        View::Protocols => super::protocols::draw(f, app, &d, body),
-        View::Findings => super::findings::draw(f, app, &d, body),
+        View::Overview => overview::draw(f, app, &d, body),
+        View::Complementarity => complementarity::draw(f, app, &d, body),
+        View::DataMap => datamap::draw(f, app, &d, body),
+        View::Cascade => cascade::draw(f, app, &d, body),
+        View::Protocols => protocols::draw(f, app, &d, body),
+        View::Findings => findings::draw(f, app, &d, body),
     }
 }
 
@@ -1186,13 +1199,13 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             .collect()
     };
     let editing: Option<Vec<(String, String)>> = if app.pick.is_some() {
-        Some(owned(&super::pick::FOOTER))
+        Some(owned(&crate::tui::input::pick::FOOTER))
     } else {
         match app.mode() {
             // The editor's own keys from the keymap, then the editing keys.
             mode @ (Context::Note | Context::Search) => {
                 let mut keys = app.keymap.mode_footer(mode);
-                keys.extend(owned(&super::line_edit::FOOTER));
+                keys.extend(owned(&crate::tui::input::line_edit::FOOTER));
                 Some(keys)
             }
             _ => None,

@@ -10,15 +10,15 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::action::Action;
-use super::app::{App, Drawn, FrameInfo, Subset, THUMB_SIDE};
-use super::fit::{fit, fit_line, fit_whole};
-use super::keymap::Context;
-use super::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
 use crate::core::frames::timestamp;
 use crate::core::rules::Provenance;
 use crate::core::text::sanitize;
 use crate::term::ImageMode;
+use crate::tui::app::{App, Drawn, FrameInfo, Subset, THUMB_SIDE};
+use crate::tui::input::action::Action;
+use crate::tui::input::keymap::Context;
+use crate::tui::view::fit::{fit, fit_line, fit_whole};
+use crate::tui::view::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
 
 const KEPT: Style = Style::new().fg(Color::Gray);
 const DROPPED: Style = Style::new().fg(Color::Red);
@@ -43,7 +43,7 @@ pub fn draw_frames(f: &mut Frame, app: &App, i: usize, area: Rect, compact: bool
         return;
     }
     let info = app.frame_info(i);
-    let [left, right] = super::theme::panes(area);
+    let [left, right] = crate::tui::view::theme::panes(area);
     let title = match (&info.video, info.num_frames) {
         (Some(v), Some(n)) => format!(
             " frames of video {} ({} frames, {}) ",

@@ -8,11 +8,11 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table};
 
-use super::app::App;
-use super::charts::fg;
-use super::research::ViewData;
-use super::theme::{ACCENT, DIM, s};
 use crate::core::figures::{Findings, PathwayTable, SERIES};
+use crate::tui::app::App;
+use crate::tui::research::ViewData;
+use crate::tui::view::charts::fg;
+use crate::tui::view::theme::{ACCENT, DIM, s};
 
 /// The findings of every record the app knows.
 pub fn findings(app: &App) -> Findings {
@@ -142,7 +142,7 @@ fn cross<'a>(
         .overall
         .keys()
         .map(|id| {
-            let mut cells = vec![Cell::from(super::fit::fit(&label(id), 22))];
+            let mut cells = vec![Cell::from(crate::tui::view::fit::fit(&label(id), 22))];
             cells.extend(names.iter().map(|n| {
                 let v = groups[*n].get(id).map_or(0, |c| c.tagged);
                 Cell::from(if v == 0 {

@@ -9,14 +9,14 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::action::Action;
-use super::app::App;
-use super::charts::research_hints;
-use super::charts::text_at;
-use super::research::ViewData;
-use super::theme::{ACCENT, DIM, WARN, s};
 use crate::core::figures::{self, Rgb};
 use crate::core::workspace::selections::right_wrong_rows;
+use crate::tui::app::App;
+use crate::tui::input::action::Action;
+use crate::tui::research::ViewData;
+use crate::tui::view::charts::research_hints;
+use crate::tui::view::charts::text_at;
+use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
 
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let r = &app.research;
@@ -137,7 +137,7 @@ fn heatmap(
         } else {
             DIM
         };
-        let n = super::fit::fit(n, cell_w as usize - 1);
+        let n = crate::tui::view::fit::fit(n, cell_w as usize - 1);
         header.push(Span::styled(
             format!("{n:>w$} ", w = cell_w as usize - 1),
             style,
@@ -150,7 +150,7 @@ fn heatmap(
         } else {
             DIM
         };
-        let n = super::fit::fit(&names[i], label_w as usize - 1);
+        let n = crate::tui::view::fit::fit(&names[i], label_w as usize - 1);
         let mut spans = vec![Span::styled(
             format!("{n:<w$}", w = label_w as usize),
             style,

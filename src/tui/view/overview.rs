@@ -13,17 +13,17 @@ use ratatui::widgets::{
     Row as TableRow, Table,
 };
 
-use super::action::Action;
-use super::app::App;
-use super::charts::research_hints;
-use super::charts::{
-    PART_GLYPHS, ceil10, fg, floor10, interval_bar, text_at, with_interval, y_axis,
-};
-use super::fit::{fit, width};
-use super::research::ViewData;
-use super::theme::{ACCENT, DIM, WARN, s};
 use crate::core::analysis::mcq::{Class, McqMetrics};
 use crate::core::figures::{self, CHURN_PARTS, class_colour, class_label};
+use crate::tui::app::App;
+use crate::tui::input::action::Action;
+use crate::tui::research::ViewData;
+use crate::tui::view::charts::research_hints;
+use crate::tui::view::charts::{
+    PART_GLYPHS, ceil10, fg, floor10, interval_bar, text_at, with_interval, y_axis,
+};
+use crate::tui::view::fit::{fit, width};
+use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
 
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let r = &app.research;
