@@ -221,7 +221,7 @@ fn main() {
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
     view::render(&mut term, &mut app).expect("draw");
     let first = t.elapsed().as_secs_f64();
-    println!("queue rows: {}", app.rows.len());
+    println!("queue rows: {}", app.queue.rows.len());
     println!("start to first screen (in process): {first:.3} s (load {load:.3} s)");
     // Its fingerprint is computed after the first screen: let it finish before the binary
     // is timed, so the two do not share the cores.
@@ -273,7 +273,7 @@ fn main() {
                     let r = rx
                         .recv_timeout(Duration::from_secs(10))
                         .expect("search result");
-                    let done = r.generation == app.search_generation;
+                    let done = r.generation == app.queue.search_generation;
                     app.on_search_result(r);
                     if done {
                         break;
@@ -289,7 +289,7 @@ fn main() {
     let (med, p90) = stats(latencies.clone());
     println!(
         "fuzzy search over {} rows, keystroke to results drawn: median {med:.1} ms, p90 {p90:.1} ms ({} keystrokes)",
-        app.rows.len(),
+        app.queue.rows.len(),
         latencies.len()
     );
 

@@ -93,13 +93,17 @@ fn a_cell_takes_at_most_20_bytes_and_a_queue_row_holds_no_strings() {
         plan: None,
     };
     let app = build_app(ds, &opts, || {}).expect("app");
-    assert!(app.rows.len() > items, "{} rows", app.rows.len());
+    assert!(
+        app.queue.rows.len() > items,
+        "{} rows",
+        app.queue.rows.len()
+    );
     // A row is its indices and counts; its transitions are listed when shown.
     assert!(std::mem::size_of::<frameaudit::tui::app::Row>() <= 40);
-    assert!(app.rows.iter().all(|r| r.q.transitions.is_none()));
+    assert!(app.queue.rows.iter().all(|r| r.q.transitions.is_none()));
     assert!(!app.pairs(0).is_empty());
     // The search texts hold each item's text once, not once per row (5 models).
-    let per_row = app.haystacks.heap_bytes() as f64 / app.rows.len() as f64;
+    let per_row = app.queue.haystacks.heap_bytes() as f64 / app.queue.rows.len() as f64;
     assert!(per_row < 24.0, "{per_row} bytes of search text a row");
 }
 

@@ -42,7 +42,7 @@ fn demo_app() -> App {
         keymap,
         Session::in_memory("tester"),
     );
-    app.started = Instant::now() - Duration::from_secs(600);
+    app.pace.started = Instant::now() - Duration::from_secs(600);
     app
 }
 
@@ -82,23 +82,27 @@ fn search_for(app: &mut App, q: &str) {
 #[test]
 fn navigation_moves_within_the_visible_rows() {
     let mut app = demo_app();
-    let n = app.visible.len();
+    let n = app.queue.visible.len();
     assert!(n > 20);
-    let first = app.selected;
-    assert_eq!(first, Some(app.visible[0]));
+    let first = app.queue.selected;
+    assert_eq!(first, Some(app.queue.visible[0]));
     app.update(Action::Down);
-    assert_eq!(app.selected, Some(app.visible[1]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[1]));
     app.update(Action::Up);
     app.update(Action::Up);
-    assert_eq!(app.selected, Some(app.visible[0]), "stops at the top");
+    assert_eq!(
+        app.queue.selected,
+        Some(app.queue.visible[0]),
+        "stops at the top"
+    );
     app.update(Action::Bottom);
-    assert_eq!(app.selected, Some(app.visible[n - 1]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[n - 1]));
     app.update(Action::Top);
-    app.page = 10;
+    app.geometry.page = 10;
     app.update(Action::PageDown);
-    assert_eq!(app.selected, Some(app.visible[10]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[10]));
     app.update(Action::PageUp);
-    assert_eq!(app.selected, Some(app.visible[0]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[0]));
 }
 
 #[test]
@@ -108,16 +112,16 @@ fn open_back_next_and_previous_items() {
     assert_eq!(app.screen, Screen::Item);
     assert_eq!(
         app.session.last_visit(),
-        Some(&app.key(app.visible[0] as usize))
+        Some(&app.key(app.queue.visible[0] as usize))
     );
     app.update(Action::NextItem);
-    assert_eq!(app.selected, Some(app.visible[1]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[1]));
     assert_eq!(
         app.session.last_visit(),
-        Some(&app.key(app.visible[1] as usize))
+        Some(&app.key(app.queue.visible[1] as usize))
     );
     app.update(Action::PrevItem);
-    assert_eq!(app.selected, Some(app.visible[0]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[0]));
     app.update(Action::Back);
     assert_eq!(app.screen, Screen::Queue);
     // Keys route through the keymap of the screen: q backs out of an item, quits the queue.
@@ -130,46 +134,60 @@ fn open_back_next_and_previous_items() {
 #[test]
 fn filters_cycle_and_keep_the_selection() {
     let mut app = demo_app();
-    let all = app.visible.len();
+    let all = app.queue.visible.len();
     // Select a row of the second model, then filter to that model: still selected.
     let target = app
+        .queue
         .visible
         .iter()
         .copied()
         .find(|&i| app.key(i as usize).model == "orbit-2b")
         .expect("row");
-    app.selected = Some(target);
+    app.queue.selected = Some(target);
     app.update(Action::FilterModel); // lumen-7b
     assert!(
-        app.visible
+        app.queue
+            .visible
             .iter()
             .all(|&i| app.key(i as usize).model == "lumen-7b")
     );
     app.update(Action::FilterModel); // orbit-2b
     assert!(
-        app.visible
+        app.queue
+            .visible
             .iter()
             .all(|&i| app.key(i as usize).model == "orbit-2b")
     );
-    assert_eq!(app.selected, Some(target), "selection survives filtering");
+    assert_eq!(
+        app.queue.selected,
+        Some(target),
+        "selection survives filtering"
+    );
     app.update(Action::ToggleTerminal);
-    assert!(app.visible.iter().all(|&i| app.rows[i as usize].q.terminal));
-    app.update(Action::ClearFilters);
-    assert_eq!(app.visible.len(), all);
-    app.update(Action::FilterBenchmark);
-    let b = app.key(app.visible[0] as usize).benchmark.clone();
     assert!(
-        app.visible
+        app.queue
+            .visible
+            .iter()
+            .all(|&i| app.queue.rows[i as usize].q.terminal)
+    );
+    app.update(Action::ClearFilters);
+    assert_eq!(app.queue.visible.len(), all);
+    app.update(Action::FilterBenchmark);
+    let b = app.key(app.queue.visible[0] as usize).benchmark.clone();
+    assert!(
+        app.queue
+            .visible
             .iter()
             .all(|&i| app.key(i as usize).benchmark == b)
     );
     app.update(Action::ClearFilters);
     app.update(Action::FilterClass);
-    let class = app.filter.class.expect("class");
+    let class = app.queue.filter.class.expect("class");
     assert!(
-        app.visible
+        app.queue
+            .visible
             .iter()
-            .all(|&i| app.rows[i as usize].q.class == class)
+            .all(|&i| app.queue.rows[i as usize].q.class == class)
     );
     app.update(Action::ClearFilters);
 
@@ -179,37 +197,38 @@ fn filters_cycle_and_keep_the_selection() {
     app.update(Action::MarkDone);
     app.update(Action::Back);
     app.update(Action::FilterStatus); // todo
-    assert_eq!(app.visible.len(), all - 1);
+    assert_eq!(app.queue.visible.len(), all - 1);
     app.update(Action::FilterStatus); // done
-    assert_eq!(app.visible.len(), 1);
+    assert_eq!(app.queue.visible.len(), 1);
     app.update(Action::ClearFilters);
     app.update(Action::FilterTag); // evidence_dropped
-    assert_eq!(app.visible.len(), 1);
+    assert_eq!(app.queue.visible.len(), 1);
     app.update(Action::FilterTag); // the next pathway: none tagged
-    assert!(app.visible.is_empty());
+    assert!(app.queue.visible.is_empty());
 }
 
 #[test]
 fn sort_keys_cycle() {
     let mut app = demo_app();
-    let ranked = app.visible.clone();
+    let ranked = app.queue.visible.clone();
     app.update(Action::CycleSort);
-    assert_eq!(app.sort, SortKey::Model);
+    assert_eq!(app.queue.sort, SortKey::Model);
     let models: Vec<&str> = app
+        .queue
         .visible
         .iter()
         .map(|&i| app.names(i as usize).model)
         .collect();
     assert!(models.windows(2).all(|w| w[0] <= w[1]));
     app.update(Action::CycleSort);
-    assert_eq!(app.sort, SortKey::Item);
+    assert_eq!(app.queue.sort, SortKey::Item);
     app.update(Action::CycleSort);
-    assert_eq!(app.sort, SortKey::Status);
+    assert_eq!(app.queue.sort, SortKey::Status);
     app.update(Action::CycleSort);
-    assert_eq!(app.sort, SortKey::Pairs);
+    assert_eq!(app.queue.sort, SortKey::Pairs);
     app.update(Action::CycleSort);
-    assert_eq!(app.sort, SortKey::Rank);
-    assert_eq!(app.visible, ranked);
+    assert_eq!(app.queue.sort, SortKey::Rank);
+    assert_eq!(app.queue.visible, ranked);
 }
 
 /// The app on cells written to a temporary dataset.
@@ -256,7 +275,8 @@ fn the_rank_compares_models_of_different_grid_sizes() {
     let tmp = tempfile::tempdir().expect("tmp");
     let mut app = app_on(tmp.path(), &cells);
     let order = |app: &App| -> Vec<String> {
-        app.visible
+        app.queue
+            .visible
             .iter()
             .map(|&i| {
                 let k = &app.key(i as usize);
@@ -270,7 +290,7 @@ fn the_rank_compares_models_of_different_grid_sizes() {
     for _ in 0..4 {
         app.update(Action::CycleSort);
     }
-    assert_eq!(app.sort, SortKey::Pairs);
+    assert_eq!(app.queue.sort, SortKey::Pairs);
     assert_eq!(order(&app), ["big/b1", "big/b2", "small/s1", "small/s2"]);
     assert!(screen(&mut app, 120, 30).contains("sort: harmful pairs"));
 }
@@ -278,35 +298,36 @@ fn the_rank_compares_models_of_different_grid_sizes() {
 #[test]
 fn search_narrows_by_question_and_clears() {
     let mut app = demo_app();
-    let all = app.visible.len();
+    let all = app.queue.visible.len();
     search_for(&mut app, "how many times");
-    assert!(!app.visible.is_empty() && app.visible.len() < all);
+    assert!(!app.queue.visible.is_empty() && app.queue.visible.len() < all);
     assert!(
-        app.visible
+        app.queue
+            .visible
             .iter()
             .all(|&i| app.question(i as usize).contains("How many times"))
     );
-    assert_eq!(app.input, Input::None);
+    assert_eq!(app.overlays.input, Input::None);
     // Esc in the queue clears filters and search.
     app.on_key(code(KeyCode::Esc));
-    assert_eq!(app.visible.len(), all);
+    assert_eq!(app.queue.visible.len(), all);
     // A stale result (older generation) is ignored.
     search_for(&mut app, "clip05");
-    let n = app.visible.len();
+    let n = app.queue.visible.len();
     app.on_search_result(frameaudit::core::workspace::search::SearchResult {
         generation: 0,
         query: "x".into(),
         matches: std::sync::Arc::new(vec![]),
         complete: true,
     });
-    assert_eq!(app.visible.len(), n);
+    assert_eq!(app.queue.visible.len(), n);
 }
 
 #[test]
 fn search_terms_match_in_any_order_and_n_moves_between_matches() {
     let mut app = demo_app();
     search_for(&mut app, "clip04 square");
-    let forward = app.visible.clone();
+    let forward = app.queue.visible.clone();
     assert!(!forward.is_empty());
     assert!(forward.iter().all(|&i| {
         let i = i as usize;
@@ -315,15 +336,15 @@ fn search_terms_match_in_any_order_and_n_moves_between_matches() {
     app.on_key(code(KeyCode::Esc));
     search_for(&mut app, "square clip04");
     assert_eq!(
-        app.visible, forward,
+        app.queue.visible, forward,
         "the same rows in any order of the terms"
     );
     // n and N move between the matches, wrapping, and say where.
-    let first = app.selected;
+    let first = app.queue.selected;
     app.on_key(key('n'));
-    assert_eq!(app.selected, Some(forward[1 % forward.len()]));
+    assert_eq!(app.queue.selected, Some(forward[1 % forward.len()]));
     assert_eq!(
-        app.notice.as_ref().map(|n| n.text.clone()),
+        app.overlays.notice.as_ref().map(|n| n.text.clone()),
         Some(format!(
             "match {} of {}",
             1 % forward.len() + 1,
@@ -331,14 +352,14 @@ fn search_terms_match_in_any_order_and_n_moves_between_matches() {
         ))
     );
     app.on_key(key('N'));
-    assert_eq!(app.selected, first);
+    assert_eq!(app.queue.selected, first);
     app.on_key(key('N'));
-    assert_eq!(app.selected, forward.last().copied(), "wraps");
+    assert_eq!(app.queue.selected, forward.last().copied(), "wraps");
     // Without a search it says how to start one.
     app.on_key(code(KeyCode::Esc));
     app.on_key(key('n'));
     assert_eq!(
-        app.notice.as_ref().map(|n| n.text.as_str()),
+        app.overlays.notice.as_ref().map(|n| n.text.as_str()),
         Some("no search: / searches")
     );
 }
@@ -415,7 +436,7 @@ fn tagging_primary_note_and_marks() {
     let HarmfulTransition {
         lower: a,
         higher: b,
-    } = app.pairs(i)[(app.pair + 1) % n];
+    } = app.pairs(i)[(app.item.pair + 1) % n];
     app.update(Action::NextTransition);
     let rec = app.record(i).expect("record");
     assert_eq!(
@@ -456,7 +477,7 @@ fn undo_and_redo_walk_the_changes() {
     assert!(app.record(i).is_none(), "back to untouched");
     app.update(Action::Undo);
     assert_eq!(
-        app.notice.as_ref().map(|n| n.text.as_str()),
+        app.overlays.notice.as_ref().map(|n| n.text.as_str()),
         Some("nothing to undo")
     );
     app.update(Action::Redo);
@@ -478,7 +499,8 @@ fn undo_and_redo_say_what_they_took_back() {
     app.update(Action::TogglePathway(0));
     app.update(Action::MarkDone);
     let notice = |app: &App| {
-        app.notice
+        app.overlays
+            .notice
             .as_ref()
             .map(|n| n.text.clone())
             .unwrap_or_default()
@@ -499,35 +521,36 @@ fn only_new_decisions_count_and_next_todo_skips_decided_items() {
     app.update(Action::Open);
     let first = app.current().expect("item");
     app.update(Action::MarkDone);
-    assert_eq!(app.marked, 1);
+    assert_eq!(app.pace.marked, 1);
     let second = app.current().expect("next");
     app.update(Action::Skip);
-    assert_eq!(app.marked, 2);
+    assert_eq!(app.pace.marked, 2);
     // Back on the first (done) item: Space moves on but is not a new decision.
     app.update(Action::PrevItem);
     app.update(Action::PrevItem);
     assert_eq!(app.current(), Some(first));
     app.update(Action::MarkDone);
-    assert_eq!(app.marked, 2, "re-marking a done item is no decision");
+    assert_eq!(app.pace.marked, 2, "re-marking a done item is no decision");
     assert_eq!(app.current(), Some(second));
     assert!(
-        app.notice
+        app.overlays
+            .notice
             .as_ref()
             .is_some_and(|n| n.text.contains("already done")),
         "{:?}",
-        app.notice
+        app.overlays.notice
     );
     // A skipped item marked done changes its decision, it is not a new one.
     app.update(Action::MarkDone);
-    assert_eq!(app.marked, 2);
+    assert_eq!(app.pace.marked, 2);
     // Undoing a decision takes it back; redoing makes it again.
     let third = app.current().expect("third");
     app.update(Action::Flag);
-    assert_eq!(app.marked, 3);
+    assert_eq!(app.pace.marked, 3);
     app.update(Action::Undo);
-    assert_eq!((app.current(), app.marked), (Some(third), 2));
+    assert_eq!((app.current(), app.pace.marked), (Some(third), 2));
     app.update(Action::Redo);
-    assert_eq!(app.marked, 3);
+    assert_eq!(app.pace.marked, 3);
     let per_min = app.items_per_minute();
     assert!(
         (per_min - 0.3).abs() < 0.01,
@@ -543,7 +566,7 @@ fn only_new_decisions_count_and_next_todo_skips_decided_items() {
     assert_eq!(app.screen, Screen::Item);
     assert_eq!(app.status(at), Status::Todo);
     assert!(![first, second, third].contains(&at));
-    let pos = |app: &App, i: usize| app.visible.iter().position(|&v| v as usize == i);
+    let pos = |app: &App, i: usize| app.queue.visible.iter().position(|&v| v as usize == i);
     assert_eq!(
         pos(&app, at),
         Some(3),
@@ -557,13 +580,13 @@ fn only_new_decisions_count_and_next_todo_skips_decided_items() {
     // Nothing left to do: it says so.
     app.update(Action::ClearFilters);
     let mut one = demo_app();
-    let keep = one.key(one.visible[0] as usize);
+    let keep = one.key(one.queue.visible[0] as usize);
     one.restrict("one".into(), |k| *k == keep);
     one.update(Action::Open);
     one.update(Action::MarkDone);
     one.update(Action::NextTodo);
     assert_eq!(
-        one.notice.as_ref().map(|n| n.text.as_str()),
+        one.overlays.notice.as_ref().map(|n| n.text.as_str()),
         Some("no other item to do in this list")
     );
 }
@@ -572,15 +595,15 @@ fn only_new_decisions_count_and_next_todo_skips_decided_items() {
 fn help_opens_and_any_key_closes_it() {
     let mut app = demo_app();
     app.on_key(key('?'));
-    assert!(app.help);
+    assert!(app.overlays.help);
     // The movement keys scroll the help; any other key closes it.
     app.on_key(key('j'));
-    assert!(app.help);
+    assert!(app.overlays.help);
     app.on_key(key('x'));
-    assert!(!app.help);
+    assert!(!app.overlays.help);
     assert_eq!(
-        app.selected,
-        Some(app.visible[0]),
+        app.queue.selected,
+        Some(app.queue.visible[0]),
         "the closing key does nothing else"
     );
 }
@@ -787,7 +810,13 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
     // Said once the fingerprint of the cells is known (it is computed past the first
     // screen).
     app.wait_fingerprint();
-    let notice = app.notice.as_ref().expect("a warning").text.clone();
+    let notice = app
+        .overlays
+        .notice
+        .as_ref()
+        .expect("a warning")
+        .text
+        .clone();
     assert!(
         notice.contains("this audit was made on other data"),
         "{notice}"
@@ -868,7 +897,7 @@ fn frame_cursor_views_and_evidence() {
     app.update(Action::FrameConfig);
     let info = app.frame_info(i);
     assert_eq!(info.panel_config, Some((hi + 1) % info.configs.len()));
-    assert_eq!(app.frame_panel.cursor, 0);
+    assert_eq!(app.item.frame_panel.cursor, 0);
 }
 
 // ----- Researcher views -----
@@ -894,10 +923,11 @@ fn report_mcq(app: &App, model: usize) -> (usize, Vec<u32>, Vec<usize>, usize) {
 
 /// The (model, item) of the queue rows shown now.
 fn shown(app: &App) -> HashSet<(u32, u32)> {
-    app.visible
+    app.queue
+        .visible
         .iter()
         .map(|&i| {
-            let q = &app.rows[i as usize].q;
+            let q = &app.queue.rows[i as usize].q;
             (q.model, q.item)
         })
         .collect()
@@ -905,7 +935,8 @@ fn shown(app: &App) -> HashSet<(u32, u32)> {
 
 /// Expected rows: those of `want` (model, item) that are in the audit queue.
 fn in_queue(app: &App, want: &HashSet<(u32, u32)>) -> HashSet<(u32, u32)> {
-    app.rows
+    app.queue
+        .rows
         .iter()
         .map(|r| (r.q.model, r.q.item))
         .filter(|x| want.contains(x))
@@ -1024,35 +1055,35 @@ fn a_churn_bar_part_filters_the_queue_to_its_items() {
     assert_eq!(want.len(), x.churn[1].correct_to_wrong);
     app.update(Action::Select);
     assert_eq!(app.screen, Screen::Queue);
-    let set = app.filter.items.as_ref().expect("item filter");
+    let set = app.queue.filter.items.as_ref().expect("item filter");
     assert_eq!(set.items, want);
     assert!(!want.is_empty());
     assert_eq!(shown(&app), in_queue(&app, &want));
     assert!(screen(&mut app, 120, 30).contains("items: lumen-7b 4f→8f lost"));
     // The clear-filters key drops it.
     app.update(Action::ClearFilters);
-    assert!(app.filter.items.is_none());
+    assert!(app.queue.filter.items.is_none());
 }
 
 /// The grid columns of the transition the item screen shows.
 fn audited(app: &App) -> HarmfulTransition {
     let i = app.current().expect("item");
-    app.pairs(i)[app.pair]
+    app.pairs(i)[app.item.pair]
 }
 
 #[test]
 fn items_open_on_the_step_where_the_answer_flips() {
     let mut app = demo_app();
     let mut changed = 0;
-    for pos in 0..app.visible.len() {
-        let i = app.visible[pos] as usize;
-        app.selected = Some(i as u32);
+    for pos in 0..app.queue.visible.len() {
+        let i = app.queue.visible[pos] as usize;
+        app.queue.selected = Some(i as u32);
         app.update(Action::Open);
         let HarmfulTransition {
             lower: a,
             higher: b,
         } = audited(&app);
-        let q = &app.rows[i].q;
+        let q = &app.queue.rows[i].q;
         let Metrics::Mcq(x) = app.metrics(i) else {
             continue;
         };
@@ -1096,15 +1127,15 @@ fn items_open_on_the_step_where_the_answer_flips() {
 fn quick_tagging_records_the_flip_not_text_only_to_the_first_wrong() {
     let mut app = demo_app();
     // A terminal regression whose first listed transition starts from text-only.
-    let pos = (0..app.visible.len())
+    let pos = (0..app.queue.visible.len())
         .find(|&p| {
-            let i = app.visible[p] as usize;
-            let q = &app.rows[i].q;
+            let i = app.queue.visible[p] as usize;
+            let q = &app.queue.rows[i].q;
             q.terminal && app.config_names(i)[app.pairs(i)[0].lower] == "textonly"
         })
         .expect("such an item in the demo");
-    let i = app.visible[pos] as usize;
-    app.selected = Some(i as u32);
+    let i = app.queue.visible[pos] as usize;
+    app.queue.selected = Some(i as u32);
     app.update(Action::Open);
     app.update(Action::TogglePathway(0));
     app.update(Action::MarkDone);
@@ -1113,7 +1144,8 @@ fn quick_tagging_records_the_flip_not_text_only_to_the_first_wrong() {
     let HarmfulTransition {
         lower: a,
         higher: b,
-    } = frameaudit::core::queue::audited_transition(&app.report, &app.rows[i].q).expect("a flip");
+    } = frameaudit::core::queue::audited_transition(&app.report, &app.queue.rows[i].q)
+        .expect("a flip");
     assert_eq!(
         (rec.from.as_str(), rec.to.as_str()),
         (names[a].as_str(), names[b].as_str())
@@ -1140,11 +1172,11 @@ fn an_item_opened_from_a_selection_opens_on_its_transition() {
     assert_eq!((app.research.focus, app.research.part), (2, 2));
     app.update(Action::Select);
     assert_eq!(app.screen, Screen::Queue);
-    assert!(app.visible.len() > 1);
+    assert!(app.queue.visible.len() > 1);
     let mut differs = 0;
-    for pos in 0..app.visible.len() {
-        let i = app.visible[pos] as usize;
-        app.selected = Some(i as u32);
+    for pos in 0..app.queue.visible.len() {
+        let i = app.queue.visible[pos] as usize;
+        app.queue.selected = Some(i as u32);
         app.update(Action::Open);
         let HarmfulTransition {
             lower: x,
@@ -1162,8 +1194,8 @@ fn an_item_opened_from_a_selection_opens_on_its_transition() {
     }
     assert!(differs > 0, "not the first listed transition");
     // Space moves on to the next item of the selection, on the same transition.
-    let first = app.visible[0];
-    app.selected = Some(first);
+    let first = app.queue.visible[0];
+    app.queue.selected = Some(first);
     app.update(Action::Open);
     app.update(Action::MarkDone);
     let HarmfulTransition {
@@ -1182,7 +1214,7 @@ fn an_item_opened_from_a_selection_opens_on_its_transition() {
     let i = app.current().expect("item");
     assert_eq!(
         Some(audited(&app)),
-        frameaudit::core::queue::audited_transition(&app.report, &app.rows[i].q)
+        frameaudit::core::queue::audited_transition(&app.report, &app.queue.rows[i].q)
     );
 }
 
@@ -1203,7 +1235,7 @@ fn a_class_filters_the_queue_to_its_items() {
         .collect();
     assert_eq!(want.len(), x.classes.get(Class::MonotonicDecreasing));
     app.update(Action::Select);
-    assert_eq!(app.filter.items.as_ref().expect("set").items, want);
+    assert_eq!(app.queue.filter.items.as_ref().expect("set").items, want);
     // Every loss item has a harmful transition, so all of them are in the queue.
     assert_eq!(shown(&app), want);
 }
@@ -1234,7 +1266,7 @@ fn a_complementarity_cell_and_a_data_map_region_filter_the_queue() {
         x.complementarity.right_wrong[k - 1][k - 2]
     );
     app.update(Action::Select);
-    assert_eq!(app.filter.items.as_ref().expect("set").items, want);
+    assert_eq!(app.queue.filter.items.as_ref().expect("set").items, want);
     assert_eq!(shown(&app), in_queue(&app, &want));
 
     // Data map: the first occupied cell with one flip.
@@ -1256,7 +1288,7 @@ fn a_complementarity_cell_and_a_data_map_region_filter_the_queue() {
         .collect();
     assert!(!want.is_empty());
     app.update(Action::Select);
-    assert_eq!(app.filter.items.as_ref().expect("set").items, want);
+    assert_eq!(app.queue.filter.items.as_ref().expect("set").items, want);
     assert_eq!(shown(&app), in_queue(&app, &want));
 }
 
@@ -1380,6 +1412,7 @@ fn two_protocols_compare_and_their_differences_reach_the_queue() {
     app.update(Action::Select);
     let m = &app.ds.matrix;
     let ids: HashSet<String> = app
+        .queue
         .filter
         .items
         .as_ref()
@@ -1394,7 +1427,7 @@ fn two_protocols_compare_and_their_differences_reach_the_queue() {
         .collect();
     assert_eq!(ids, want);
     // The queue is of main: its rows harmful under main only (3, 6, 9).
-    assert_eq!(app.visible.len(), 3);
+    assert_eq!(app.queue.visible.len(), 3);
 }
 
 #[test]
@@ -1447,19 +1480,20 @@ fn a_shard_holds_its_share_of_the_queue_and_says_so() {
     for i in 1..=3 {
         let shard = Shard::parse(&format!("{i}/3"), 0.25).expect("shard");
         let mut app = open(Some(shard));
-        assert!(!app.rows.is_empty() && app.rows.len() < whole.rows.len());
-        for i in 0..app.rows.len() {
+        assert!(!app.queue.rows.is_empty() && app.queue.rows.len() < whole.queue.rows.len());
+        for i in 0..app.queue.rows.len() {
             let k = app.key(i);
             assert!(shard.holds(&k.model, &k.benchmark, &k.item_id));
             seen.insert(k);
         }
-        assert_eq!(app.visible.len(), app.rows.len());
+        assert_eq!(app.queue.visible.len(), app.queue.rows.len());
         let s = screen(&mut app, 120, 30);
         assert!(s.contains(&format!("shard {i}/3 (+25% shared)")), "{s}");
-        assert!(s.contains(&format!("left {}", app.rows.len())), "{s}");
+        assert!(s.contains(&format!("left {}", app.queue.rows.len())), "{s}");
     }
     // The shards together are the whole queue.
-    let all: std::collections::BTreeSet<_> = (0..whole.rows.len()).map(|i| whole.key(i)).collect();
+    let all: std::collections::BTreeSet<_> =
+        (0..whole.queue.rows.len()).map(|i| whole.key(i)).collect();
     assert_eq!(seen, all);
 }
 
@@ -1543,7 +1577,7 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
     let ds = load_dataset(&ds_dir, None).expect("demo");
     let mut app = build_app(ds, &opts, || {}).expect("app");
     // The queue holds the two disagreements, not the unit both tagged alike.
-    let keys: Vec<(String, String)> = (0..app.rows.len())
+    let keys: Vec<(String, String)> = (0..app.queue.rows.len())
         .map(|i| (app.key(i).model, app.key(i).item_id))
         .collect();
     assert_eq!(keys.len(), 2);
@@ -1612,7 +1646,7 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
     assert_eq!(app.findings_records().len(), 3, "alice's");
     app.update(Action::Left);
     app.update(Action::Left);
-    assert_eq!(app.findings_source, 3);
+    assert_eq!(app.audits.findings_source, 3);
     assert_eq!(
         app.findings_records().len(),
         2,
@@ -1751,7 +1785,7 @@ fn wide_app() -> (tempfile::TempDir, App) {
         keymap,
         Session::in_memory("tester"),
     );
-    app.started = Instant::now() - Duration::from_secs(600);
+    app.pace.started = Instant::now() - Duration::from_secs(600);
     (tmp, app)
 }
 
@@ -1839,7 +1873,7 @@ fn the_footer_fits_or_ends_with_more() {
 fn the_help_scrolls_to_its_last_line_and_is_never_cut() {
     for open_item in [false, true] {
         let mut app = demo_app();
-        app.term_size = (80, 24);
+        app.geometry.term_size = (80, 24);
         if open_item {
             app.update(Action::Open);
         }
@@ -1854,7 +1888,7 @@ fn the_help_scrolls_to_its_last_line_and_is_never_cut() {
         for _ in 0..200 {
             seen.push_str(&screen(&mut app, 80, 24));
             app.on_key(key('j'));
-            assert!(app.help);
+            assert!(app.overlays.help);
         }
         let end = screen(&mut app, 80, 24);
         assert!(end.contains(last_line), "{end}");
@@ -1868,9 +1902,9 @@ fn the_help_scrolls_to_its_last_line_and_is_never_cut() {
         app.on_key(key('k'));
         assert_ne!(screen(&mut app, 80, 24), end);
         app.on_key(code(KeyCode::Home));
-        assert_eq!(app.help_scroll, 0);
+        assert_eq!(app.overlays.help_scroll, 0);
         app.on_key(key('x'));
-        assert!(!app.help, "any other key closes the help");
+        assert!(!app.overlays.help, "any other key closes the help");
     }
 }
 
@@ -1957,12 +1991,13 @@ fn wide_names_are_measured_in_cells_and_cut_with_an_ellipsis() {
         }
     };
     let target = app
+        .queue
         .visible
         .iter()
         .copied()
         .find(|&i| app.key(i as usize).model == WIDE_MODEL)
         .expect("row of the wide model");
-    app.selected = Some(target);
+    app.queue.selected = Some(target);
     check(&mut app, "queue");
     app.update(Action::Open);
     check(&mut app, "item");
@@ -2003,7 +2038,7 @@ fn without_colour_markers_and_glyphs_tell_everything() {
         let HarmfulTransition {
             lower: a,
             higher: b,
-        } = app.pairs(i)[app.pair];
+        } = app.pairs(i)[app.item.pair];
         let names = app.config_names(i);
         for c in [a, b] {
             assert!(s.contains(&format!("▸{}", names[c])), "{w}x{h}:\n{s}");
@@ -2030,7 +2065,7 @@ fn no_half_block_pictures_without_colour() {
 #[test]
 fn the_help_explains_every_column_and_glyph() {
     let mut app = demo_app();
-    app.term_size = (200, 60);
+    app.geometry.term_size = (200, 60);
     app.update(Action::Help);
     let s = screen(&mut app, 200, 60);
     for want in [
@@ -2103,12 +2138,17 @@ fn the_queue_has_a_pathway_column_at_120_columns() {
 fn the_class_filter_offers_the_classes_the_queue_holds_by_the_views_names() {
     let mut app = demo_app();
     let held: std::collections::BTreeSet<Option<Class>> =
-        app.rows.iter().map(|r| r.q.class).collect();
+        app.queue.rows.iter().map(|r| r.q.class).collect();
     let mut offered = Vec::new();
     for _ in 0..10 {
         app.update(Action::FilterClass);
-        let Some(c) = app.filter.class else { break };
-        assert!(!app.visible.is_empty(), "{c:?} offered but holds no row");
+        let Some(c) = app.queue.filter.class else {
+            break;
+        };
+        assert!(
+            !app.queue.visible.is_empty(),
+            "{c:?} offered but holds no row"
+        );
         let s = screen(&mut app, 120, 30);
         let want = format!("class={}", frameaudit::tui::view::class_filter_label(c));
         assert!(s.contains(&want), "{want} not on screen:\n{s}");
@@ -2200,12 +2240,12 @@ fn the_note_editor_moves_inserts_and_deletes_at_its_cursor() {
     app.on_key(code(KeyCode::Home));
     app.on_key(code(KeyCode::Delete));
     app.on_key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::ALT));
-    match &app.input {
+    match &app.overlays.input {
         Input::Note(ed) => assert_eq!(ed.as_str(), "quare shown at 0:25 é· 映"),
         other => panic!("not editing: {other:?}"),
     }
     app.on_key(code(KeyCode::Enter));
-    assert_eq!(app.input, Input::None);
+    assert_eq!(app.overlays.input, Input::None);
     assert_eq!(
         app.record(i).expect("record").note,
         "quare shown at 0:25 é· 映"
@@ -2215,7 +2255,7 @@ fn the_note_editor_moves_inserts_and_deletes_at_its_cursor() {
     app.on_key(key('n'));
     app.on_key(code(KeyCode::Left));
     app.on_key(ctrl('u'));
-    match &app.input {
+    match &app.overlays.input {
         Input::Note(ed) => assert_eq!(ed.as_str(), "映"),
         other => panic!("not editing: {other:?}"),
     }
@@ -2269,11 +2309,11 @@ fn the_search_line_edits_at_its_cursor() {
     assert_eq!(app.on_key(key('q')), vec![Effect::Search]);
     assert_eq!(app.on_key(key('1')), vec![Effect::Search]);
     assert_eq!(app.on_key(key(' ')), vec![Effect::Search]);
-    assert_eq!(app.query.as_str(), "q1 colour");
+    assert_eq!(app.queue.query.as_str(), "q1 colour");
     // Moving asks for nothing.
     assert!(app.on_key(code(KeyCode::End)).is_empty());
     assert_eq!(app.on_key(ctrl('w')), vec![Effect::Search]);
-    assert_eq!(app.query.as_str(), "q1 ");
+    assert_eq!(app.queue.query.as_str(), "q1 ");
     assert!(cursor_of(&mut app, 120, 30).is_some());
     app.on_key(code(KeyCode::Enter));
     assert_eq!(
@@ -2286,9 +2326,9 @@ fn the_search_line_edits_at_its_cursor() {
 #[test]
 fn the_model_picker_lists_counts_narrows_picks_and_clears() {
     let mut app = demo_app();
-    let all = app.visible.len();
+    let all = app.queue.visible.len();
     app.on_key(key('M'));
-    let pick = app.pick.as_ref().expect("a picker");
+    let pick = app.overlays.pick.as_ref().expect("a picker");
     assert_eq!(pick.kind, PickKind::Model);
     let labels: Vec<(String, usize)> = pick
         .entries()
@@ -2302,30 +2342,32 @@ fn the_model_picker_lists_counts_narrows_picks_and_clears() {
     );
     assert_eq!(labels[1..].iter().map(|x| x.1).sum::<usize>(), all);
     // The queue's keys do nothing while it is open: `j` moves its cursor.
-    let selected = app.selected;
+    let selected = app.queue.selected;
     app.on_key(key('j'));
     app.on_key(key('j'));
-    assert_eq!(app.selected, selected);
+    assert_eq!(app.queue.selected, selected);
     assert_eq!(
-        app.pick
+        app.overlays
+            .pick
             .as_ref()
             .and_then(|p| p.selected())
             .map(|e| e.label.clone()),
         Some("orbit-2b".into())
     );
     app.on_key(code(KeyCode::Enter));
-    assert!(app.pick.is_none());
+    assert!(app.overlays.pick.is_none());
     assert!(
-        app.visible
+        app.queue
+            .visible
             .iter()
             .all(|&i| app.key(i as usize).model == "orbit-2b")
     );
-    let orbit = app.visible.len();
+    let orbit = app.queue.visible.len();
     assert_eq!(
         Some(orbit),
         labels.iter().find(|x| x.0 == "orbit-2b").map(|x| x.1)
     );
-    let notice = app.notice.as_ref().expect("notice").text.clone();
+    let notice = app.overlays.notice.as_ref().expect("notice").text.clone();
     assert!(
         notice.contains("model: orbit-2b") && notice.contains(&format!("{orbit} of")),
         "{notice}"
@@ -2334,7 +2376,8 @@ fn the_model_picker_lists_counts_narrows_picks_and_clears() {
     // Typing narrows: "vis" leaves vista-13b; Enter picks the best match.
     app.on_key(key('M'));
     assert_eq!(
-        app.pick
+        app.overlays
+            .pick
             .as_ref()
             .and_then(|p| p.selected())
             .map(|e| e.label.clone()),
@@ -2342,10 +2385,11 @@ fn the_model_picker_lists_counts_narrows_picks_and_clears() {
         "the picker opens on the model in force"
     );
     type_text(&mut app, "vis");
-    assert_eq!(app.pick.as_ref().map(|p| p.len()), Some(1));
+    assert_eq!(app.overlays.pick.as_ref().map(|p| p.len()), Some(1));
     app.on_key(code(KeyCode::Enter));
     assert!(
-        app.visible
+        app.queue
+            .visible
             .iter()
             .all(|&i| app.key(i as usize).model == "vista-13b")
     );
@@ -2353,9 +2397,10 @@ fn the_model_picker_lists_counts_narrows_picks_and_clears() {
     app.on_key(key('M'));
     type_text(&mut app, "lum");
     app.on_key(code(KeyCode::Esc));
-    assert!(app.pick.is_none());
+    assert!(app.overlays.pick.is_none());
     assert!(
-        app.visible
+        app.queue
+            .visible
             .iter()
             .all(|&i| app.key(i as usize).model == "vista-13b")
     );
@@ -2363,20 +2408,20 @@ fn the_model_picker_lists_counts_narrows_picks_and_clears() {
     app.on_key(key('M'));
     app.on_key(code(KeyCode::PageUp));
     app.on_key(code(KeyCode::Enter));
-    assert_eq!(app.filter.model, None);
-    assert_eq!(app.visible.len(), all);
+    assert_eq!(app.queue.filter.model, None);
+    assert_eq!(app.queue.visible.len(), all);
     // `m` still cycles.
     app.on_key(key('m'));
-    assert!(app.filter.model.is_some());
+    assert!(app.queue.filter.model.is_some());
 }
 
 #[test]
 fn the_benchmark_picker_counts_under_the_other_filters() {
     let mut app = demo_app();
     app.update(Action::FilterModel); // lumen-7b
-    let lumen = app.visible.len();
+    let lumen = app.queue.visible.len();
     app.on_key(key('B'));
-    let pick = app.pick.as_ref().expect("a picker");
+    let pick = app.overlays.pick.as_ref().expect("a picker");
     assert_eq!(pick.kind, PickKind::Benchmark);
     let entries = pick.entries().to_vec();
     assert_eq!(entries[0].label, "all benchmarks");
@@ -2391,11 +2436,11 @@ fn the_benchmark_picker_counts_under_the_other_filters() {
     assert_eq!(entries[1..].iter().map(|e| e.count).sum::<usize>(), lumen);
     type_text(&mut app, "open");
     app.on_key(code(KeyCode::Enter));
-    assert!(app.visible.iter().all(|&i| {
+    assert!(app.queue.visible.iter().all(|&i| {
         let k = app.key(i as usize);
         k.benchmark == "clips-open" && k.model == "lumen-7b"
     }));
-    assert_eq!(app.visible.len(), entries[2].count);
+    assert_eq!(app.queue.visible.len(), entries[2].count);
 }
 
 #[test]
@@ -2418,10 +2463,10 @@ fn frame_jumps_go_to_the_next_dropped_and_added_frames_wrapping() {
     // From the higher budget's first frame, `d` shows the lower budget's frames with the
     // cursor on the first dropped one; again, the next; at the end, the first again.
     app.on_key(key('d'));
-    assert_eq!(app.frame_panel.config, Some(lo));
-    assert_eq!(app.frame_panel.subset, Subset::All);
+    assert_eq!(app.item.frame_panel.config, Some(lo));
+    assert_eq!(app.item.frame_panel.subset, Subset::All);
     assert_eq!(frame(&app), (dropped[0], lo));
-    let notice = app.notice.as_ref().expect("notice").text.clone();
+    let notice = app.overlays.notice.as_ref().expect("notice").text.clone();
     assert!(
         notice.starts_with(&format!("dropped frame 1 of {}", dropped.len())),
         "{notice}"
@@ -2433,7 +2478,8 @@ fn frame_jumps_go_to_the_next_dropped_and_added_frames_wrapping() {
     app.on_key(key('d'));
     assert_eq!(frame(&app).0, dropped[0], "wraps");
     assert!(
-        app.notice
+        app.overlays
+            .notice
             .as_ref()
             .expect("notice")
             .text
@@ -2442,14 +2488,14 @@ fn frame_jumps_go_to_the_next_dropped_and_added_frames_wrapping() {
     // `a`: the higher budget's frames, from the first added one after the cursor's time.
     let at = frame(&app).0;
     app.on_key(key('a'));
-    assert_eq!(app.frame_panel.config, Some(hi));
+    assert_eq!(app.item.frame_panel.config, Some(hi));
     let want = added.iter().copied().find(|&x| x >= at).unwrap_or(added[0]);
     assert_eq!(frame(&app), (want, hi));
     // In the "added" subset the jump keeps the subset and moves within it.
     app.update(Action::FrameSubset); // all -> dropped
     app.update(Action::FrameSubset); // dropped -> added: the cursor on the first
     app.on_key(key('a'));
-    assert_eq!(app.frame_panel.subset, Subset::Added);
+    assert_eq!(app.item.frame_panel.subset, Subset::Added);
     assert_eq!(frame(&app).0, added[1]);
     // The frame jumped to is the one `e` marks.
     app.on_key(key('e'));
@@ -2460,24 +2506,24 @@ fn frame_jumps_go_to_the_next_dropped_and_added_frames_wrapping() {
 fn a_transition_with_no_dropped_frame_says_so() {
     let mut app = demo_app();
     // A transition from a text-only configuration drops nothing (it has no frames).
-    let found = app.visible.clone().into_iter().find_map(|r| {
+    let found = app.queue.visible.clone().into_iter().find_map(|r| {
         let r = r as usize;
-        app.selected = Some(r as u32);
+        app.queue.selected = Some(r as u32);
         app.update(Action::Open);
         (0..app.pairs(r).len()).find_map(|p| {
-            app.pair = p;
+            app.item.pair = p;
             let info = app.frame_info(r);
             info.transition.dropped.is_empty().then_some((r, p))
         })
     });
     let (r, p) = found.expect("a transition that drops no frame");
-    app.selected = Some(r as u32);
-    app.pair = p;
-    let before = app.frame_panel;
+    app.queue.selected = Some(r as u32);
+    app.item.pair = p;
+    let before = app.item.frame_panel;
     app.on_key(key('d'));
-    let notice = app.notice.as_ref().expect("notice").text.clone();
+    let notice = app.overlays.notice.as_ref().expect("notice").text.clone();
     assert!(notice.starts_with("no dropped frame"), "{notice}");
-    assert_eq!(app.frame_panel, before, "nothing moves");
+    assert_eq!(app.item.frame_panel, before, "nothing moves");
 }
 
 fn mouse(kind: MouseEventKind, column: u16, row: u16) -> MouseEvent {
@@ -2492,98 +2538,102 @@ fn mouse(kind: MouseEventKind, column: u16, row: u16) -> MouseEvent {
 /// The screen row of the queue row at visible position `pos`, from a drawn screen.
 fn row_y(app: &mut App, w: u16, h: u16, pos: usize) -> u16 {
     screen(app, w, h);
-    let hit = app.queue_hit.expect("the queue was drawn");
+    let hit = app.geometry.queue_hit.expect("the queue was drawn");
     hit.area.y + (pos - hit.first) as u16
 }
 
 #[test]
 fn the_mouse_selects_and_opens_rows_and_the_wheel_moves() {
     let mut app = demo_app();
-    app.term_size = (120, 40);
+    app.geometry.term_size = (120, 40);
     let down = MouseEventKind::Down(MouseButton::Left);
     // A click selects the row under it: the screen shows its id on that line.
     let y = row_y(&mut app, 120, 40, 3);
     let s = screen(&mut app, 120, 40);
     app.on_mouse(mouse(down, 30, y));
-    assert_eq!(app.selected, Some(app.visible[3]));
-    let id = app.key(app.visible[3] as usize).item_id;
+    assert_eq!(app.queue.selected, Some(app.queue.visible[3]));
+    let id = app.key(app.queue.visible[3] as usize).item_id;
     assert!(s.lines().nth(y as usize).expect("row").contains(&id), "{s}");
     assert_eq!(app.screen, Screen::Queue);
     // A second click on it opens it.
     app.on_mouse(mouse(down, 30, y));
     assert_eq!(app.screen, Screen::Item);
-    assert_eq!(app.current(), Some(app.visible[3] as usize));
+    assert_eq!(app.current(), Some(app.queue.visible[3] as usize));
     app.update(Action::Back);
     // Clicks elsewhere (the header, past the last row) select nothing new.
     app.on_mouse(mouse(down, 30, 0));
     app.on_mouse(mouse(down, 30, 39));
-    assert_eq!(app.selected, Some(app.visible[3]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[3]));
     // A click on another row, then on the first again: two single clicks, no open.
     let y5 = row_y(&mut app, 120, 40, 5);
     app.on_mouse(mouse(down, 30, y5));
     app.on_mouse(mouse(down, 30, y));
-    assert_eq!(app.selected, Some(app.visible[3]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[3]));
     assert_eq!(app.screen, Screen::Queue);
     // The wheel moves the selection three rows a notch.
     app.on_mouse(mouse(MouseEventKind::ScrollDown, 30, y));
-    assert_eq!(app.selected, Some(app.visible[6]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[6]));
     app.on_mouse(mouse(MouseEventKind::ScrollUp, 30, y));
     app.on_mouse(mouse(MouseEventKind::ScrollUp, 30, y));
-    assert_eq!(app.selected, Some(app.visible[0]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[0]));
     // Scrolled down the queue, a click still finds the row drawn under it.
     app.update(Action::Bottom);
-    let last = app.visible.len() - 1;
+    let last = app.queue.visible.len() - 1;
     let y_last = row_y(&mut app, 120, 40, last);
     app.update(Action::Top);
     app.update(Action::Bottom);
     let y_prev = row_y(&mut app, 120, 40, last - 1);
     assert_eq!(y_prev + 1, y_last);
     app.on_mouse(mouse(down, 30, y_prev));
-    assert_eq!(app.selected, Some(app.visible[last - 1]));
+    assert_eq!(app.queue.selected, Some(app.queue.visible[last - 1]));
 
     // The wheel scrolls the help (and stops at its end, which the draw measures: the loop
     // draws after the key that opened it); a click does not close it.
     app.update(Action::Help);
     screen(&mut app, 120, 40);
     app.on_mouse(mouse(MouseEventKind::ScrollDown, 30, 10));
-    assert_eq!(app.help_scroll, 3);
+    assert_eq!(app.overlays.help_scroll, 3);
     app.on_mouse(mouse(down, 30, 10));
-    assert!(app.help);
+    assert!(app.overlays.help);
     for _ in 0..100 {
         app.on_mouse(mouse(MouseEventKind::ScrollDown, 30, 10));
     }
-    let wheeled = app.help_scroll;
+    let wheeled = app.overlays.help_scroll;
     app.on_key(code(KeyCode::End));
-    assert_eq!(wheeled, app.help_scroll, "the wheel stops at the last page");
+    assert_eq!(
+        wheeled, app.overlays.help_scroll,
+        "the wheel stops at the last page"
+    );
     app.on_key(key('x'));
     let area = ratatui::layout::Rect::new(0, 0, 120, 40);
 
     // In a picker a click on an entry picks it; outside, it cancels.
     app.on_key(key('M'));
     let list = {
-        let pick = app.pick.as_ref().expect("picker");
+        let pick = app.overlays.pick.as_ref().expect("picker");
         frameaudit::tui::input::pick::list_area(area, pick)
     };
     app.on_mouse(mouse(MouseEventKind::ScrollDown, list.x + 2, list.y));
-    assert_eq!(app.pick.as_ref().map(|p| p.cursor), Some(1));
+    assert_eq!(app.overlays.pick.as_ref().map(|p| p.cursor), Some(1));
     app.on_mouse(mouse(down, list.x + 2, list.y + 2));
-    assert!(app.pick.is_none());
+    assert!(app.overlays.pick.is_none());
     assert!(
-        app.visible
+        app.queue
+            .visible
             .iter()
             .all(|&i| app.key(i as usize).model == "orbit-2b")
     );
     app.on_key(key('M'));
     app.on_mouse(mouse(down, 0, 0));
-    assert!(app.pick.is_none(), "a click outside cancels");
-    assert!(app.filter.model.is_some());
+    assert!(app.overlays.pick.is_none(), "a click outside cancels");
+    assert!(app.queue.filter.model.is_some());
 }
 
 #[test]
 fn snapshots_of_the_picker_and_the_note_editor_at_80x24_and_120x40() {
     for (w, h) in [(80, 24), (120, 40)] {
         let mut app = demo_app();
-        app.term_size = (w, h);
+        app.geometry.term_size = (w, h);
         app.on_key(key('M'));
         insta::assert_snapshot!(
             format!("pick_model_{w}x{h}"),
@@ -2684,7 +2734,7 @@ fn a_remapped_key_shows_in_the_footer_the_help_and_the_hints() {
 fn frames_load_off_the_draw_and_show_as_half_blocks() {
     let mut app = demo_app();
     app.set_images(frameaudit::term::ImageMode::Halfblocks);
-    app.loader = Some(frameaudit::core::frames::FrameLoader::new(
+    app.frames.loader = Some(frameaudit::core::frames::FrameLoader::new(
         frameaudit::core::frames::FrameStore::new(&app.ds),
         64,
         || {},
@@ -2806,7 +2856,7 @@ fn the_editors_and_the_help_are_input_modes_of_the_keymap() {
     app.update(Action::Open);
     let i = app.current().expect("an item");
     app.on_key(key('n'));
-    assert!(matches!(app.input, Input::Note(_)));
+    assert!(matches!(app.overlays.input, Input::Note(_)));
     for c in "why?".chars() {
         app.on_key(key(c));
     }
@@ -2817,10 +2867,10 @@ fn the_editors_and_the_help_are_input_modes_of_the_keymap() {
     assert!(editing.contains("C-s saves"), "{editing}");
     // Enter is unbound in the note: it neither saves nor leaves; `?` was typed, not help.
     app.on_key(code(KeyCode::Enter));
-    assert!(matches!(app.input, Input::Note(_)));
-    assert!(!app.help);
+    assert!(matches!(app.overlays.input, Input::Note(_)));
+    assert!(!app.overlays.help);
     app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
-    assert_eq!(app.input, Input::None);
+    assert_eq!(app.overlays.input, Input::None);
     assert_eq!(app.record(i).map(|r| r.note.as_str()), Some("why?"));
 
     app.update(Action::Back);
@@ -2828,18 +2878,21 @@ fn the_editors_and_the_help_are_input_modes_of_the_keymap() {
     app.on_key(key('z'));
     app.on_key(KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL));
     assert_eq!(
-        app.input,
+        app.overlays.input,
         Input::None,
         "the remapped key cancels the search"
     );
-    assert!(app.query.is_empty());
+    assert!(app.queue.query.is_empty());
 
     app.update(Action::Help);
     screen(&mut app, 80, 24);
     app.on_key(key('J'));
-    assert_eq!(app.help_scroll, 1, "the help scrolls with its own keymap");
+    assert_eq!(
+        app.overlays.help_scroll, 1,
+        "the help scrolls with its own keymap"
+    );
     app.on_key(key('x'));
-    assert!(!app.help, "a key the help does not bind closes it");
+    assert!(!app.overlays.help, "a key the help does not bind closes it");
 }
 
 #[test]
@@ -2897,8 +2950,8 @@ fn intervention_runs_show_on_the_item_and_their_recovery_on_the_overview() {
         || {},
     )
     .expect("app");
-    let terminal: Vec<usize> = (0..app.rows.len())
-        .filter(|&i| app.rows[i].q.terminal && app.names(i).model == "lumen-7b")
+    let terminal: Vec<usize> = (0..app.queue.rows.len())
+        .filter(|&i| app.queue.rows[i].q.terminal && app.names(i).model == "lumen-7b")
         .take(4)
         .collect();
     assert_eq!(terminal.len(), 4);
@@ -2907,7 +2960,7 @@ fn intervention_runs_show_on_the_item_and_their_recovery_on_the_overview() {
         let names = app.names(i);
         let gold = app
             .ds
-            .item_meta(app.rows[i].q.item)
+            .item_meta(app.queue.rows[i].q.item)
             .and_then(|m| m.gold.clone())
             .expect("gold");
         let pred = if n < 2 { gold.clone() } else { "Z".to_string() };
@@ -2931,7 +2984,7 @@ fn intervention_runs_show_on_the_item_and_their_recovery_on_the_overview() {
     )
     .expect("app");
     let i = app.row_of(&first).expect("the unit");
-    app.selected = Some(i as u32);
+    app.queue.selected = Some(i as u32);
     app.update(Action::Open);
     let item = screen(&mut app, 120, 40);
     let run = item
@@ -3022,10 +3075,10 @@ fn strategy_runs_show_their_planned_frames_against_the_top_configurations() {
         || {},
     )
     .expect("app");
-    let i = (0..app.rows.len())
+    let i = (0..app.queue.rows.len())
         .find(|&i| app.names(i).item_id == "c1-q")
         .expect("the regression is queued");
-    app.selected = Some(i as u32);
+    app.queue.selected = Some(i as u32);
     app.update(Action::Open);
     let item = screen(&mut app, 120, 40);
     assert!(
@@ -3088,18 +3141,18 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
     };
     let mut app = build_app(load_dataset(&demo, None).expect("demo"), &opts, || {}).expect("app");
     // Rows whose transition under audit drops frames (so there is evidence to restore).
-    let with_dropped: Vec<usize> = (0..app.rows.len())
+    let with_dropped: Vec<usize> = (0..app.queue.rows.len())
         .filter(|&i| {
-            app.selected = Some(i as u32);
-            app.rows[i].q.terminal
-                && app.rows[i].q.task == frameaudit::core::matrix::Task::Mcq
+            app.queue.selected = Some(i as u32);
+            app.queue.rows[i].q.terminal
+                && app.queue.rows[i].q.task == frameaudit::core::matrix::Task::Mcq
                 && !app.frame_info(i).transition.dropped.is_empty()
         })
         .take(2)
         .collect();
     assert_eq!(with_dropped.len(), 2);
     let i = with_dropped[0];
-    app.selected = Some(i as u32);
+    app.queue.selected = Some(i as u32);
     app.update(Action::Open);
     app.update(Action::NextDropped);
     let (frame, _) = app
@@ -3107,7 +3160,7 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
         .expect("a dropped frame");
     app.update(Action::MarkEvidence);
     app.update(Action::AddToPlan);
-    let notice = app.notice.clone().expect("a notice");
+    let notice = app.overlays.notice.clone().expect("a notice");
     assert!(!notice.error, "{notice:?}");
     assert!(
         notice.text.contains("restore-evidence +1") && notice.text.contains("swap"),
@@ -3152,11 +3205,11 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
 
     // A second item, untouched: planned without evidence, so restore-evidence is skipped.
     let j = with_dropped[1];
-    app.selected = Some(j as u32);
+    app.queue.selected = Some(j as u32);
     // As moving to another item does: its first transition.
-    app.pair = 0;
+    app.item.pair = 0;
     app.update(Action::AddToPlan);
-    let notice = app.notice.clone().expect("a notice");
+    let notice = app.overlays.notice.clone().expect("a notice");
     assert!(notice.text.contains("2 transitions in"), "{notice:?}");
     assert!(
         notice.text.contains("restore-evidence skipped"),
@@ -3174,12 +3227,12 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
     );
 
     // An open-ended item is refused, and the file stays as it was.
-    let open = (0..app.rows.len())
-        .find(|&i| app.rows[i].q.task == frameaudit::core::matrix::Task::Open)
+    let open = (0..app.queue.rows.len())
+        .find(|&i| app.queue.rows[i].q.task == frameaudit::core::matrix::Task::Open)
         .expect("an open-ended row");
-    app.selected = Some(open as u32);
+    app.queue.selected = Some(open as u32);
     app.update(Action::AddToPlan);
-    let notice = app.notice.clone().expect("a notice");
+    let notice = app.overlays.notice.clone().expect("a notice");
     assert!(
         notice.error && notice.text.contains("open-ended"),
         "{notice:?}"
@@ -3188,9 +3241,9 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
 
     // A file at the plan's path that is not a plan is not replaced.
     std::fs::write(&plan_path, "not json").expect("write");
-    app.selected = Some(i as u32);
+    app.queue.selected = Some(i as u32);
     app.update(Action::AddToPlan);
-    let notice = app.notice.clone().expect("a notice");
+    let notice = app.overlays.notice.clone().expect("a notice");
     assert!(
         notice.error && notice.text.contains("is not a plan"),
         "{notice:?}"
@@ -3207,10 +3260,10 @@ fn a_paste_is_text_for_the_editor_never_keys() {
     app.update(Action::Open);
     let first = app.current().expect("item");
     app.on_key(key('n'));
-    assert!(matches!(app.input, Input::Note(_)));
+    assert!(matches!(app.overlays.input, Input::Note(_)));
     // Pasted into the note: its newline is no Enter, and "3 4 " no pathways and no "done".
     app.on_paste("see frame 12\n3 4 ");
-    match &app.input {
+    match &app.overlays.input {
         Input::Note(editor) => assert_eq!(editor.as_str(), "see frame 12 3 4 "),
         other => panic!("the note editor closed: {other:?}"),
     }
@@ -3223,15 +3276,15 @@ fn a_paste_is_text_for_the_editor_never_keys() {
 
     // With no editor open a paste is ignored, and the status line says so.
     app.update(Action::Back);
-    let selected = app.selected;
+    let selected = app.queue.selected;
     app.on_paste("jjjj\n q");
-    assert_eq!(app.selected, selected);
+    assert_eq!(app.queue.selected, selected);
     assert_eq!(app.screen, Screen::Queue);
-    let notice = app.notice.as_ref().expect("said").text.clone();
+    let notice = app.overlays.notice.as_ref().expect("said").text.clone();
     assert!(notice.contains("paste ignored"), "{notice}");
 
     // Into the search line it is the query, one line of it.
     app.on_key(key('/'));
     app.on_paste("orbit\r\nclip04");
-    assert_eq!(app.query.as_str(), "orbit clip04");
+    assert_eq!(app.queue.query.as_str(), "orbit clip04");
 }

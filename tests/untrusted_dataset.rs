@@ -265,7 +265,7 @@ fn an_audit_made_on_other_data_is_held_until_the_annotator_goes_on_with_it() {
         "{:?}",
         app.session.hold()
     );
-    let notice = app.notice.as_ref().expect("said").text.clone();
+    let notice = app.overlays.notice.as_ref().expect("said").text.clone();
     assert!(notice.contains("nothing is written to it"), "{notice}");
     assert!(notice.contains("W goes on with it"), "{notice}");
     app.update(Action::Open);
@@ -279,7 +279,7 @@ fn an_audit_made_on_other_data_is_held_until_the_annotator_goes_on_with_it() {
     );
     // Quitting asks first, and says why.
     app.update(Action::Quit);
-    let notice = app.notice.as_ref().expect("asked").text.clone();
+    let notice = app.overlays.notice.as_ref().expect("asked").text.clone();
     assert!(notice.contains("made on other data"), "{notice}");
 
     app.update(Action::GoOnWithThisData);

@@ -283,13 +283,13 @@ fn open_flagged(
     }
     if no_follow {
         #[cfg(not(unix))]
-        crate::core::fswrite::refuse_link(path)?;
+        refuse_link(path)?;
     }
     let file = match options.open(path) {
         Ok(f) => f,
         Err(e) => {
             if no_follow {
-                crate::core::fswrite::refuse_link(path)?;
+                refuse_link(path)?;
             }
             return Err(match not_regular(path) {
                 Some(kind) => refused(Refused::NotRegular(kind)),
@@ -320,6 +320,35 @@ fn open_flagged(
         len: meta.len(),
         limit,
     })
+}
+
+pub(crate) fn is_link(p: &Path) -> bool {
+    p.symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The error for a symbolic link met on the way to a write: its path and where it leads.
+pub(crate) fn link_refused(link: &Path) -> io::Error {
+    let target = std::fs::read_link(link)
+        .map(|t| crate::core::text::sanitize(&t.display().to_string()).into_owned())
+        .unwrap_or_else(|_| "?".into());
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} is a symbolic link (to {target}): refused, frameaudit does not write through links (one in a shared dataset could send its files anywhere)",
+            crate::core::text::sanitize(&link.display().to_string())
+        ),
+    )
+}
+
+/// Refuses a symbolic link at `path` (frameaudit never creates or replaces a file through
+/// one, `core::fswrite`), naming where it leads; a path with nothing at it, or
+/// anything but a link, passes.
+pub fn refuse_link(path: &Path) -> io::Result<()> {
+    if is_link(path) {
+        return Err(link_refused(path));
+    }
+    Ok(())
 }
 
 /// Reads the whole regular file at `path` (see [`open`]).

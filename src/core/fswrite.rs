@@ -13,6 +13,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 
+use crate::core::fsread;
+pub use crate::core::fsread::refuse_link;
+
 /// What an output path that is a symbolic link may lead to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Links {
@@ -37,33 +40,8 @@ fn refused(msg: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, msg)
 }
 
-/// The error for a symbolic link met on the way to a write: its path and where it leads.
-fn link_refused(link: &Path) -> io::Error {
-    let target = std::fs::read_link(link)
-        .map(|t| crate::core::text::sanitize(&t.display().to_string()).into_owned())
-        .unwrap_or_else(|_| "?".into());
-    refused(format!(
-        "{} is a symbolic link (to {target}): refused, frameaudit does not write through links (one in a shared dataset could send its files anywhere)",
-        show(link)
-    ))
-}
-
 fn show(p: &Path) -> String {
     crate::core::text::sanitize(&p.display().to_string()).into_owned()
-}
-
-fn is_link(p: &Path) -> bool {
-    p.symlink_metadata()
-        .is_ok_and(|m| m.file_type().is_symlink())
-}
-
-/// Refuses a symbolic link at `path` (naming where it leads); a path with nothing at it, or
-/// anything but a link, passes.
-pub fn refuse_link(path: &Path) -> io::Result<()> {
-    if is_link(path) {
-        return Err(link_refused(path));
-    }
-    Ok(())
 }
 
 /// Creates the directory `dir`, below the directory `root`, with any missing between them,
@@ -95,7 +73,7 @@ pub fn create_dir_below(root: &Path, dir: &Path) -> io::Result<()> {
             }
         }
         match at.symlink_metadata() {
-            Ok(m) if m.file_type().is_symlink() => return Err(link_refused(&at)),
+            Ok(m) if m.file_type().is_symlink() => return Err(fsread::link_refused(&at)),
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
                 return Err(refused(format!(
@@ -108,7 +86,7 @@ pub fn create_dir_below(root: &Path, dir: &Path) -> io::Result<()> {
                 // Made by someone else meanwhile: taken only if it is a directory.
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                     if !at.symlink_metadata().is_ok_and(|m| m.is_dir()) {
-                        return Err(link_refused(&at));
+                        return Err(fsread::link_refused(&at));
                     }
                 }
                 Err(e) => return Err(e),
@@ -130,12 +108,12 @@ pub fn open_no_follow(options: &OpenOptions, path: &Path) -> io::Result<File> {
         options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
     }
     #[cfg(not(unix))]
-    refuse_link(path)?;
+    fsread::refuse_link(path)?;
     match options.open(path) {
         Ok(f) => Ok(f),
-        Err(e) if is_link(path) => {
+        Err(e) if fsread::is_link(path) => {
             let _ = e;
-            Err(link_refused(path))
+            Err(fsread::link_refused(path))
         }
         Err(e) => Err(e),
     }
@@ -160,7 +138,7 @@ fn target(path: &Path, links: Links) -> io::Result<Target> {
         let through = std::fs::metadata(path).ok();
         match (links, through) {
             (Links::ToStreams, Some(m)) if is_stream(&m.file_type()) => m,
-            _ => return Err(link_refused(path)),
+            _ => return Err(fsread::link_refused(path)),
         }
     } else {
         meta
@@ -172,7 +150,7 @@ fn target(path: &Path, links: Links) -> io::Result<Target> {
     if is_stream(&ft) {
         return Ok(Target::InPlace);
     }
-    let what = crate::core::fsread::not_regular(path)
+    let what = fsread::not_regular(path)
         .map(|k| k.to_string())
         .unwrap_or_else(|| "not a regular file".into());
     Err(refused(format!(

@@ -4,6 +4,7 @@
 //! `view` draws it.
 
 pub mod app;
+pub mod fit;
 pub mod input;
 pub mod research;
 pub mod view;
@@ -228,19 +229,19 @@ pub fn build_app(
     let warnings = session.warnings.clone();
     let t = std::time::Instant::now();
     let mut app = App::new(ds, report, protocol, taxonomy, keymap, session);
-    app.fingerprint = Some(fp);
-    app.audit_given = opts.audit.is_some();
+    app.audits.fingerprint = Some(fp);
+    app.audits.audit_given = opts.audit.is_some();
     if let Some(review) = opts.review.clone() {
         let units = review.units.len();
         let part = format!("review: {units} disagreements");
         let keep: std::collections::BTreeSet<UnitKey> = review.units.keys().cloned().collect();
-        app.review = Some(review);
+        app.audits.review = Some(review);
         app.restrict(part, |k| keep.contains(k));
-        if app.rows.len() < units {
-            app.notice = Some(Notice {
+        if app.queue.rows.len() < units {
+            app.overlays.notice = Some(Notice {
                 text: format!(
                     "{} of the {units} disagreements are not harmful transitions of this data (another dataset or analysis?)",
-                    units - app.rows.len()
+                    units - app.queue.rows.len()
                 ),
                 error: true,
             });
@@ -254,15 +255,15 @@ pub fn build_app(
     app.no_color = no_color_env();
     app.set_images(image_mode(opts.images, app.no_color));
     app.research.params = opts.params.clone();
-    app.other_audits = other_audits(&path);
-    app.plan_path = opts
+    app.audits.other_audits = other_audits(&path);
+    app.audits.plan_path = opts
         .plan
         .clone()
         .unwrap_or_else(|| default_plan_path(&path));
     crate::core::timing("queue", t);
     let notes: Vec<String> = warnings.iter().map(|w| sanitize(w).into_owned()).collect();
     if !notes.is_empty() {
-        app.notice = Some(Notice {
+        app.overlays.notice = Some(Notice {
             text: notes.join(" · "),
             error: true,
         });
@@ -278,10 +279,10 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     let mut app = build_app(ds, &opts, move || {
         let _ = wake_tx.send(Msg::Wake);
     })?;
-    if app.images != ImageMode::None {
+    if app.frames.images != ImageMode::None {
         let frames_tx = tx.clone();
         let store = crate::core::frames::FrameStore::new(&app.ds);
-        app.loader = Some(crate::core::frames::FrameLoader::new(
+        app.frames.loader = Some(crate::core::frames::FrameLoader::new(
             store,
             512,
             move || {
@@ -325,7 +326,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     }
     let mut term = Terminal::new(CrosstermBackend::new(stdout))?;
     let size = term.size()?;
-    app.term_size = (size.width, size.height);
+    app.geometry.term_size = (size.width, size.height);
 
     let input_tx = tx.clone();
     std::thread::Builder::new()
@@ -366,7 +367,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
                 Msg::Input(TermEvent::Mouse(m)) => app.on_mouse(m),
                 Msg::Input(TermEvent::Paste(text)) => app.on_paste(&text),
                 Msg::Input(TermEvent::Resize(w, h)) => {
-                    app.term_size = (w, h);
+                    app.geometry.term_size = (w, h);
                     Vec::new()
                 }
                 Msg::Input(_) | Msg::Wake => Vec::new(),

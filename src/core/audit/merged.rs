@@ -95,11 +95,7 @@ impl Annotated {
         by.into_iter()
             .filter(|(_, v)| v.len() > 1)
             .map(|(k, v)| {
-                fn verdict(
-                    r: &AuditRecord,
-                ) -> (std::collections::BTreeSet<&String>, &Option<String>) {
-                    (r.pathways.iter().collect(), &r.primary)
-                }
+                use super::edit::verdict;
                 let first = verdict(&v[0].1);
                 let disagree = v.iter().any(|(_, r)| verdict(r) != first);
                 (k, v, disagree)

@@ -33,6 +33,7 @@
 //! writing, truncated away. Any other line that is not a valid event is skipped with a
 //! warning; everything before and after it counts. A malformed header is an error.
 
+pub mod edit;
 mod error;
 mod file;
 mod fingerprint;

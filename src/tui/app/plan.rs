@@ -36,17 +36,17 @@ impl App {
     /// Adds row `i`'s transition under audit to the plan file and says what was planned.
     pub fn add_to_plan(&mut self, i: usize) -> Notice {
         let fail = |text: String| Notice { text, error: true };
-        if self.rows[i].q.task != crate::core::matrix::Task::Mcq {
+        if self.queue.rows[i].q.task != crate::core::matrix::Task::Mcq {
             return fail(
                 "an open-ended item is not planned: recovery is of multiple-choice items".into(),
             );
         }
-        let Some(&HarmfulTransition { lower, higher }) = self.pairs(i).get(self.pair) else {
+        let Some(&HarmfulTransition { lower, higher }) = self.pairs(i).get(self.item.pair) else {
             return fail("no harmful transition to plan on this item".into());
         };
         let names = self.config_names(i);
         let (from, to) = (names[lower].clone(), names[higher].clone());
-        let path = self.plan_path.clone();
+        let path = self.audits.plan_path.clone();
         let mut transitions = match planned_in(&path) {
             Ok(t) => t,
             Err(e) => return fail(e),

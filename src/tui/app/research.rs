@@ -128,7 +128,7 @@ impl App {
                 };
                 let next = next_analysis(&self.report.analyses, r.key.analysis, axis);
                 if next == r.key.analysis {
-                    self.notice = Some(Notice {
+                    self.overlays.notice = Some(Notice {
                         text: format!(
                             "this dataset has no other {}",
                             match axis {
@@ -248,8 +248,8 @@ impl App {
             }
             View::Findings => {
                 let n = self.findings_sources().len().max(1);
-                self.findings_source =
-                    (self.findings_source as isize + dx).rem_euclid(n as isize) as usize;
+                self.audits.findings_source =
+                    (self.audits.findings_source as isize + dx).rem_euclid(n as isize) as usize;
             }
         }
     }
@@ -353,7 +353,7 @@ impl App {
     /// Narrows the queue to the items under the cursor and shows it.
     fn select_items(&mut self, view: View) {
         let Some(set) = self.selection(view) else {
-            self.notice = Some(Notice {
+            self.overlays.notice = Some(Notice {
                 text: "nothing to select on this view".into(),
                 error: false,
             });
@@ -361,17 +361,17 @@ impl App {
         };
         let total = set.items.len();
         let protocol = self.research.current().map(|d| d.analysis.key.protocol);
-        self.filter = Filter {
+        self.queue.filter = Filter {
             items: Some(set),
             ..Filter::default()
         };
-        self.query.clear();
+        self.queue.query.clear();
         self.screen = Screen::Queue;
-        self.selected = None;
+        self.queue.selected = None;
         self.refresh_visible();
         let mut text = format!(
             "{total} item(s); {} in the audit queue (items with a harmful transition)",
-            self.visible.len()
+            self.queue.visible.len()
         );
         if protocol.is_some_and(|p| p != self.protocol) {
             text.push_str(&format!(
@@ -379,6 +379,6 @@ impl App {
                 crate::core::text::sanitize(self.ds.matrix.protocols.name(self.protocol))
             ));
         }
-        self.notice = Some(Notice { text, error: false });
+        self.overlays.notice = Some(Notice { text, error: false });
     }
 }

@@ -11,7 +11,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use unicode_segmentation::{GraphemeCursor, UnicodeSegmentation};
 
 use crate::core::text::sanitize;
-use crate::tui::view::fit::width;
+use crate::tui::fit::width;
 
 /// The editing keys, as the help lists them (the same in every editor).
 pub const KEYS: [(&str, &str); 8] = [

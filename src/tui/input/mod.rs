@@ -5,4 +5,5 @@
 pub mod action;
 pub mod keymap;
 pub mod line_edit;
+pub mod mouse;
 pub mod pick;

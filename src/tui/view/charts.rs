@@ -102,8 +102,8 @@ pub fn draw_tabs(f: &mut Frame, app: &App, view: View, d: &ViewData, area: Rect)
     let w = area.width as usize;
     f.render_widget(
         Paragraph::new(vec![
-            crate::tui::view::fit::fit_line(Line::from(tabs), w),
-            crate::tui::view::fit::fit_line(line, w),
+            crate::tui::fit::fit_line(Line::from(tabs), w),
+            crate::tui::fit::fit_line(line, w),
         ]),
         area,
     );
@@ -148,7 +148,7 @@ pub fn text_at(f: &mut Frame, area: Rect, dx: u16, dy: u16, line: Line) {
         height: 1,
     };
     f.render_widget(
-        Paragraph::new(crate::tui::view::fit::fit_line(line, r.width as usize)),
+        Paragraph::new(crate::tui::fit::fit_line(line, r.width as usize)),
         r,
     );
 }

@@ -137,7 +137,7 @@ fn heatmap(
         } else {
             DIM
         };
-        let n = crate::tui::view::fit::fit(n, cell_w as usize - 1);
+        let n = crate::tui::fit::fit(n, cell_w as usize - 1);
         header.push(Span::styled(
             format!("{n:>w$} ", w = cell_w as usize - 1),
             style,
@@ -150,7 +150,7 @@ fn heatmap(
         } else {
             DIM
         };
-        let n = crate::tui::view::fit::fit(&names[i], label_w as usize - 1);
+        let n = crate::tui::fit::fit(&names[i], label_w as usize - 1);
         let mut spans = vec![Span::styled(
             format!("{n:<w$}", w = label_w as usize),
             style,

@@ -33,7 +33,7 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
                 format!(
                     "{} ",
                     app.findings_sources()
-                        .get(app.findings_source)
+                        .get(app.audits.findings_source)
                         .map_or("all annotators".into(), |s| s.label())
                 ),
                 ACCENT.add_modifier(Modifier::BOLD),
@@ -41,7 +41,7 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
             Span::styled(
                 format!(
                     "(←→ source; {} other audit file(s), this session live)",
-                    app.other_audits.len()
+                    app.audits.other_audits.len()
                 ),
                 DIM,
             ),
@@ -142,7 +142,7 @@ fn cross<'a>(
         .overall
         .keys()
         .map(|id| {
-            let mut cells = vec![Cell::from(crate::tui::view::fit::fit(&label(id), 22))];
+            let mut cells = vec![Cell::from(crate::tui::fit::fit(&label(id), 22))];
             cells.extend(names.iter().map(|n| {
                 let v = groups[*n].get(id).map_or(0, |c| c.tagged);
                 Cell::from(if v == 0 {

@@ -15,9 +15,9 @@ use crate::core::rules::Provenance;
 use crate::core::text::sanitize;
 use crate::term::ImageMode;
 use crate::tui::app::{App, Drawn, FrameInfo, Subset, THUMB_SIDE};
+use crate::tui::fit::{fit, fit_line, fit_whole};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
-use crate::tui::view::fit::{fit, fit_line, fit_whole};
 use crate::tui::view::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
 
 const KEPT: Style = Style::new().fg(Color::Gray);
@@ -344,7 +344,7 @@ fn draw_thumbnails(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, out: 
         return;
     }
     let list = app.panel_list(info);
-    let subset = match app.frame_panel.subset {
+    let subset = match app.item.frame_panel.subset {
         Subset::All => format!(
             "all {} frames of {}",
             list.len(),
@@ -385,7 +385,7 @@ fn draw_thumbnails(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, out: 
     }
     let thumb_w: u16 = 12;
     let n_fit = ((strip.width + 1) / (thumb_w + 1)).max(1) as usize;
-    let cur = app.frame_panel.cursor.min(list.len() - 1);
+    let cur = app.item.frame_panel.cursor.min(list.len() - 1);
     let start = cur
         .saturating_sub(n_fit / 2)
         .min(list.len().saturating_sub(n_fit));
@@ -440,7 +440,12 @@ fn draw_thumbnails(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, out: 
 fn draw_large(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, out: &mut Drawn) {
     let list = app.panel_list(info);
     let Some(entry) = list
-        .get(app.frame_panel.cursor.min(list.len().saturating_sub(1)))
+        .get(
+            app.item
+                .frame_panel
+                .cursor
+                .min(list.len().saturating_sub(1)),
+        )
         .cloned()
     else {
         f.render_widget(
@@ -513,7 +518,7 @@ pub fn draw_image(
     } else {
         format!("frame {} · {}", key.index, timestamp(key.index, info.fps))
     };
-    if app.images == ImageMode::None {
+    if app.frames.images == ImageMode::None {
         // Under NO_COLOR the pictures are off (half blocks are coloured text): say how to
         // get them where there is room.
         let text = if app.no_color && area.height >= 4 && area.width >= 24 {
@@ -524,7 +529,7 @@ pub fn draw_image(
         placeholder(f, area, &text, DIM);
         return;
     }
-    let Some(loader) = &app.loader else {
+    let Some(loader) = &app.frames.loader else {
         placeholder(f, area, &label, DIM);
         return;
     };
@@ -537,7 +542,7 @@ pub fn draw_image(
             Err(why) => placeholder(f, area, &format!("{label}\n{}", sanitize(why)), WRONG),
             Ok(_) => {
                 let slot = (key, area.width, area.height);
-                match app.protocols.peek(&slot) {
+                match app.frames.protocols.peek(&slot) {
                     Some(Ok(p)) => f.render_widget(ratatui_image::Image::new(p), area),
                     Some(Err(e)) => {
                         placeholder(f, area, &format!("{label}\ncannot draw: {e}"), WRONG)

@@ -254,12 +254,12 @@ pub fn bounds(app: &App, area: Rect) -> (usize, usize) {
     (max_scroll(app, area), page)
 }
 
-/// Draws the help over the screen, from line `app.help_scroll`.
+/// Draws the help over the screen, from line `app.overlays.help_scroll`.
 pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let p = popup(area);
     let lines = help_lines(app);
     let n = lines.len();
-    let start = app.help_scroll.min(max_scroll(app, area));
+    let start = app.overlays.help_scroll.min(max_scroll(app, area));
     let more = start < max_scroll(app, area);
     let hint = if more {
         " ↓ more: j/k ↓↑ PgDn PgUp scroll · any other key closes "
@@ -270,7 +270,7 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
         .borders(Borders::ALL)
         .title(" help ")
         .title_bottom(Line::from(Span::styled(
-            crate::tui::view::fit::fit(
+            crate::tui::fit::fit(
                 &format!("{hint}· line {} of {n} ", start + 1),
                 p.width.saturating_sub(2) as usize,
             ),

@@ -6,10 +6,11 @@ pub mod charts;
 mod complementarity;
 mod datamap;
 pub mod findings;
-pub mod fit;
+
 pub mod frames;
 mod help;
 mod overview;
+mod pick;
 mod protocols;
 mod review;
 pub mod theme;
@@ -25,10 +26,10 @@ use crate::core::audit::Status;
 use crate::core::queue::HarmfulTransition;
 use crate::core::workspace::search::match_positions;
 use crate::tui::app::{App, Drawn, Input, QueueHit, Screen};
+use crate::tui::fit::{fit, fit_line, fit_whole, pad, width};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 use crate::tui::research::View;
-use fit::{fit, fit_line, fit_whole, pad, width};
 use theme::{ACCENT, DIM, RIGHT, WARN, WRONG, highlighted, id, panes, s};
 
 /// The smallest terminal the layout is designed for.
@@ -86,12 +87,12 @@ fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
         Screen::Research(v) => draw_research(f, app, v, body),
     }
     draw_footer(f, app, footer);
-    if app.help {
+    if app.overlays.help {
         help::draw(f, app, area);
         out.help = Some(help::bounds(app, area));
     }
-    if let Some(pick) = &app.pick {
-        crate::tui::input::pick::draw(f, pick, area);
+    if let Some(pick) = &app.overlays.pick {
+        pick::draw(f, pick, area);
     }
     if app.no_color {
         strip_colour(f.buffer_mut());
@@ -181,7 +182,7 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     if let Some(n) = app.session.notice() {
         line2.insert(3, Span::styled(format!(" · {}", s(&n)), WARN));
     }
-    if let Some(part) = &app.part {
+    if let Some(part) = &app.queue.part {
         line2.push(Span::styled(format!(" · {}", s(part)), WARN));
     }
     let w = area.width as usize;
@@ -309,8 +310,8 @@ fn abbrev(text: &str, w: usize) -> String {
 }
 
 fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
-    let show_search = app.input == Input::Search || !app.query.is_empty();
-    let query = app.query.as_str();
+    let show_search = app.overlays.input == Input::Search || !app.queue.query.is_empty();
+    let query = app.queue.query.as_str();
     let [table_area, legend_area, search_area] = Layout::vertical([
         Constraint::Min(3),
         Constraint::Length(1),
@@ -324,22 +325,26 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             .k()
     };
     let shown_rows = |page: usize| {
-        let start = app.scroll.min(app.visible.len());
-        start..(start + page).min(app.visible.len())
+        let start = app.queue.scroll.min(app.queue.visible.len());
+        start..(start + page).min(app.queue.visible.len())
     };
     // Widths from the rows a one-row header leaves room for (a superset of those shown).
     let most = shown_rows(table_area.height.saturating_sub(2) as usize);
     let (start, end) = (most.start, most.end);
     let widths = |pick: &dyn Fn(usize) -> usize, min: usize, max: usize| {
-        app.visible[start..end]
+        app.queue.visible[start..end]
             .iter()
             .map(|&i| pick(i as usize))
             .max()
             .unwrap_or(min)
             .clamp(min, max)
     };
-    let k = widths(&|i| k_of(&app.rows[i]), 1, usize::MAX);
-    let count = widths(&|i| app.rows[i].q.harmful_pairs.to_string().len(), 1, 20);
+    let k = widths(&|i| k_of(&app.queue.rows[i]), 1, usize::MAX);
+    let count = widths(
+        &|i| app.queue.rows[i].q.harmful_pairs.to_string().len(),
+        1,
+        20,
+    );
     let mut w = QueueWidths {
         model: widths(&|i| width(&id(app.names(i).model)), 5, 22),
         bench: widths(&|i| width(&id(app.names(i).benchmark)), 9, 16),
@@ -411,13 +416,13 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         },
         first: start,
     });
-    let rows: Vec<TableRow> = app.visible[start..end]
+    let rows: Vec<TableRow> = app.queue.visible[start..end]
         .iter()
         .map(|&i| {
             let i = i as usize;
-            let r = &app.rows[i];
+            let r = &app.queue.rows[i];
             let k = k_of(r);
-            let selected = app.selected == Some(i as u32);
+            let selected = app.queue.selected == Some(i as u32);
             let names = app.names(i);
             let question = app.question(i);
             let shown_id = id(names.item_id);
@@ -462,10 +467,14 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         })
         .collect();
     let mut title = vec![Span::styled(
-        format!(" audit queue: {} of {} ", app.visible.len(), app.rows.len()),
+        format!(
+            " audit queue: {} of {} ",
+            app.queue.visible.len(),
+            app.queue.rows.len()
+        ),
         ACCENT,
     )];
-    let fl = &app.filter;
+    let fl = &app.queue.filter;
     let mut filters = Vec::new();
     if let Some(x) = fl.model {
         filters.push(format!("model={}", s(m.models.name(x))));
@@ -491,7 +500,10 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     if !filters.is_empty() {
         title.push(Span::styled(format!("[{}] ", filters.join(" · ")), WARN));
     }
-    title.push(Span::styled(format!("sort: {} ", app.sort.label()), DIM));
+    title.push(Span::styled(
+        format!("sort: {} ", app.queue.sort.label()),
+        DIM,
+    ));
     // Over the trajectory glyphs: the names of the selected row's configurations.
     let head_names = app
         .current()
@@ -535,8 +547,8 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             .title(fit_line(Line::from(title), total.saturating_sub(2))),
     );
     f.render_widget(table, table_area);
-    if app.visible.is_empty() {
-        let msg = if app.rows.is_empty() {
+    if app.queue.visible.is_empty() {
+        let msg = if app.queue.rows.is_empty() {
             "No item has a harmful transition in this analysis."
         } else {
             "No item matches the filters and search (x clears them)."
@@ -552,13 +564,13 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         let state = if app.search_pending() {
             " searching…".to_string()
         } else {
-            format!(" {} matches", app.visible.len())
+            format!(" {} matches", app.queue.visible.len())
         };
         // The query in the room the state leaves; while typed, a window that keeps the
         // terminal's cursor in sight.
         let room = total.saturating_sub(1 + width(&state));
-        let (text, cursor) = if app.input == Input::Search {
-            let v = app.query.view(room);
+        let (text, cursor) = if app.overlays.input == Input::Search {
+            let v = app.queue.query.view(room);
             (v.text, Some(v.cursor))
         } else {
             (fit(&s(query), room), None)
@@ -578,7 +590,7 @@ fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     // Below the table: the selected row's trajectory with every configuration named.
     let legend = match app.current() {
         Some(i) => {
-            let r = &app.rows[i];
+            let r = &app.queue.rows[i];
             let mut spans = vec![Span::styled(format!("▶ {}: ", id(app.names(i).model)), DIM)];
             let glyphs = trajectory(app.metrics(i), r.q.row as usize, k_of(r), None);
             for (n, g) in app.config_names(i).iter().zip(glyphs) {
@@ -603,17 +615,18 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         return;
     };
     let m = &app.ds.matrix;
-    let r = &app.rows[i];
+    let r = &app.queue.rows[i];
     let q = &r.q;
     let mg = &app.report.analyses[q.analysis as usize].grids.models[q.model_index as usize];
     let g = &mg.grid;
     let k = g.k();
     let names = app.config_names(i);
     let pairs = app.pairs(i);
-    let pair = pairs.get(app.pair).copied();
+    let pair = pairs.get(app.item.pair).copied();
     let rec = app.record(i);
     let meta = app.ds.item_meta(q.item);
     let pos = app
+        .queue
         .visible
         .iter()
         .position(|&v| v as usize == i)
@@ -630,7 +643,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             ),
             ACCENT.add_modifier(Modifier::BOLD),
         ),
-        Span::styled(format!("   [{pos}/{}]   ", app.visible.len()), DIM),
+        Span::styled(format!("   [{pos}/{}]   ", app.queue.visible.len()), DIM),
         status_glyph(rec.map_or(Status::Todo, |x| x.status)),
         Span::raw(format!(
             " {}",
@@ -659,7 +672,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             format!("{}", pairs.len())
         };
         title.push(Span::styled(
-            format!(" ({} of {of}, [ ] switch)", app.pair + 1),
+            format!(" ({} of {of}, [ ] switch)", app.item.pair + 1),
             DIM,
         ));
     }
@@ -697,7 +710,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         ),
     ]));
     // In a review, the annotators' records take the place of the other models.
-    let (others, others_title): (Vec<Line>, String) = match &app.review {
+    let (others, others_title): (Vec<Line>, String) = match &app.audits.review {
         Some(review) => (
             review::panel(review, &app.key(i), &app.taxonomy, area.width / 2),
             match app.keymap.hint(Context::Item, Action::TakeAnnotator) {
@@ -1031,7 +1044,7 @@ fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             .collect();
         f.render_widget(Paragraph::new(lines), *col);
     }
-    if let Input::Note(editor) = &app.input {
+    if let Input::Note(editor) = &app.overlays.input {
         draw_note_editor(f, &app.keymap, editor, note_area);
     } else {
         // The note wraps in its pane; on one row it shows its end.
@@ -1118,7 +1131,7 @@ fn fit_tail(line: Line<'static>, w: usize) -> Line<'static> {
 
 /// The same item's trajectories under the other models, one line each.
 fn other_models(app: &App, i: usize) -> Vec<Line<'static>> {
-    let r = &app.rows[i];
+    let r = &app.queue.rows[i];
     let m = &app.ds.matrix;
     let a = &app.report.analyses[r.q.analysis as usize];
     let mut out = Vec::new();
@@ -1198,7 +1211,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
             .map(|(k, l)| (k.to_string(), l.to_string()))
             .collect()
     };
-    let editing: Option<Vec<(String, String)>> = if app.pick.is_some() {
+    let editing: Option<Vec<(String, String)>> = if app.overlays.pick.is_some() {
         Some(owned(&crate::tui::input::pick::FOOTER))
     } else {
         match app.mode() {
@@ -1258,7 +1271,7 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
     if total > w {
         spans.push(Span::styled(more, ACCENT.add_modifier(Modifier::BOLD)));
     }
-    let notice = app.notice.as_ref().map(|n| {
+    let notice = app.overlays.notice.as_ref().map(|n| {
         fit_line(
             Line::from(Span::styled(
                 s(&n.text),

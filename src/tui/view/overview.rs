@@ -16,13 +16,13 @@ use ratatui::widgets::{
 use crate::core::analysis::mcq::{Class, McqMetrics};
 use crate::core::figures::{self, CHURN_PARTS, class_colour, class_label};
 use crate::tui::app::App;
+use crate::tui::fit::{fit, width};
 use crate::tui::input::action::Action;
 use crate::tui::research::ViewData;
 use crate::tui::view::charts::research_hints;
 use crate::tui::view::charts::{
     PART_GLYPHS, ceil10, fg, floor10, interval_bar, text_at, with_interval, y_axis,
 };
-use crate::tui::view::fit::{fit, width};
 use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
 
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {

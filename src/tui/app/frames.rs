@@ -1,0 +1,547 @@
+//! The item's frames: what each configuration of the item sampled (a pure function of the
+//! data, the row and the panel), the panel's cursor and subsets, and the drawable forms of
+//! decoded frames, made after a draw asks for them, never in one.
+
+use crate::core::analysis::Report;
+use crate::core::dataset::Dataset;
+use crate::core::queue::{HarmfulTransition, QueueRow};
+use crate::core::text::sanitize;
+use crate::term::ImageMode;
+use crate::tui::input::action::Action;
+
+use super::{App, Drawn, Notice, Screen, Slot, THUMB_SIDE};
+
+/// Which frames the frame panel shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Subset {
+    /// Every frame of the panel's configuration.
+    #[default]
+    All,
+    /// The frames the lower budget of the transition sampled and the higher did not.
+    Dropped,
+    /// The frames the higher budget sampled and the lower did not.
+    Added,
+}
+
+/// The frame panel's state on the item screen.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FramePanel {
+    /// Grid column whose frames are shown (default: the higher budget of the transition).
+    pub config: Option<usize>,
+    pub subset: Subset,
+    pub cursor: usize,
+}
+
+/// The frames one configuration sampled, for the item screen.
+#[derive(Debug, Clone)]
+pub struct ConfigFrames {
+    pub name: String,
+    /// Distinct indices, sorted.
+    pub frames: Vec<u64>,
+    /// Why there are none, or which rule gave them.
+    pub note: String,
+    /// How sure the frames are (`None` when there are none).
+    pub provenance: Option<crate::core::rules::Provenance>,
+    /// The rule that gave them, with the harness it reproduces.
+    pub rule: String,
+    /// Where the harness saved the frames it gave the model (a run's `frame_files`).
+    pub frame_files: Option<String>,
+}
+
+/// One frame in the frame panel: its index and where it sits in its configuration's sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PanelEntry {
+    pub index: u64,
+    pub config: usize,
+    pub position: usize,
+    pub of: usize,
+}
+
+/// Everything the frames view needs about an item.
+#[derive(Debug, Clone)]
+pub struct FrameInfo {
+    pub video: Option<String>,
+    pub num_frames: Option<u64>,
+    pub fps: Option<f64>,
+    pub configs: Vec<ConfigFrames>,
+    pub pair: Option<HarmfulTransition>,
+    pub transition: crate::core::sampling::Transition,
+    pub panel_config: Option<usize>,
+    /// The frames each intervention run of the item was given (docs/intervention.md §7),
+    /// against the top configuration's, whose answer the recovery compares.
+    pub interventions: Vec<PlannedFrames>,
+}
+
+/// An intervention run's frames against the original ones of the configuration it re-ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedFrames {
+    /// `↻STRATEGY` (`↻CONFIG` for the intervention protocol itself).
+    pub label: String,
+    /// The frames the run gave the model: distinct, sorted.
+    pub frames: Vec<u64>,
+    /// How they are known.
+    pub provenance: Option<crate::core::rules::Provenance>,
+    /// The grid configuration they stand against (the top).
+    pub against: usize,
+    /// Planned frames the original did not sample (restored, or brought in).
+    pub restored: Vec<u64>,
+    /// Original frames the plan left out.
+    pub left_out: Vec<u64>,
+}
+
+/// How frames are decoded and drawn.
+pub struct FrameState {
+    /// The protocol the terminal draws pictures with (or none).
+    pub images: ImageMode,
+    pub(crate) picker: ratatui_image::picker::Picker,
+    /// Decodes frames off the UI thread (none in tests: frames show as text).
+    pub loader: Option<crate::core::frames::FrameLoader>,
+    /// Drawable images per (frame, area size), so a frame is converted once per size; or
+    /// why it cannot be drawn.
+    pub(crate) protocols: lru::LruCache<Slot, Result<ratatui_image::protocol::Protocol, String>>,
+}
+
+impl FrameState {
+    /// No pictures yet: text stand-ins until [`App::set_images`] says otherwise.
+    pub fn new() -> FrameState {
+        FrameState {
+            images: ImageMode::None,
+            picker: ratatui_image::picker::Picker::halfblocks(),
+            loader: None,
+            protocols: lru::LruCache::new(
+                std::num::NonZeroUsize::new(96).unwrap_or(std::num::NonZeroUsize::MIN),
+            ),
+        }
+    }
+}
+
+impl Default for FrameState {
+    fn default() -> Self {
+        FrameState::new()
+    }
+}
+
+/// The frames every configuration of queue row `q` sampled, and the sets of the transition
+/// `pair` under audit; the panel shows `panel_config` (default: the transition's higher
+/// budget). A function of what it is given and nothing else.
+pub fn frame_info(
+    ds: &Dataset,
+    report: &Report,
+    protocol: u32,
+    q: &QueueRow,
+    pair: Option<HarmfulTransition>,
+    panel_config: Option<usize>,
+) -> FrameInfo {
+    let mg = &report.analyses[q.analysis as usize].grids.models[q.model_index as usize];
+    let k = mg.grid.k();
+    let meta = ds.item_meta(q.item);
+    let configs: Vec<ConfigFrames> = (0..k)
+        .map(|c| {
+            let cell = mg.cells[q.row as usize * k + c];
+            let (frames, rule) = crate::core::cell_frames::frames_for_cell(&ds, cell);
+            ConfigFrames {
+                name: ds.matrix.config(mg.grid.configs[c]).name.to_string(),
+                frames: crate::core::sampling::frame_set(frames),
+                note: match &rule {
+                    crate::core::cell_frames::Rule::Unknown(why) => why.clone(),
+                    other => other.explain(),
+                },
+                provenance: rule.provenance(),
+                rule: rule.name(),
+                frame_files: ds
+                    .run_entry_of_cell(cell)
+                    .and_then(|r| r.rule.frame_files.clone()),
+            }
+        })
+        .collect();
+    let transition = match pair {
+        Some(t) => {
+            crate::core::sampling::transition(&configs[t.lower].frames, &configs[t.higher].frames)
+        }
+        None => crate::core::sampling::transition(&[], &[]),
+    };
+    let panel_config = panel_config.or(pair.map(|t| t.higher)).filter(|&c| c < k);
+    let interventions = match mg.grid.top {
+        Some(top) => intervention_cells(ds, report, protocol, q)
+            .into_iter()
+            .map(|(strategy, cell)| {
+                let m = &ds.matrix;
+                let (frames, rule) = crate::core::cell_frames::frames_for_cell(&ds, cell);
+                let frames = crate::core::sampling::frame_set(frames);
+                let original = &configs[top].frames;
+                let t = crate::core::sampling::transition(original, &frames);
+                PlannedFrames {
+                    label: match strategy {
+                        Some(st) => format!("↻{st}"),
+                        None => format!("↻{}", m.config(m.cell_config.get(cell as usize)).name),
+                    },
+                    frames,
+                    provenance: rule.provenance(),
+                    against: top,
+                    restored: t.added,
+                    left_out: t.dropped,
+                }
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    FrameInfo {
+        video: meta.and_then(|m| m.video.clone()),
+        num_frames: meta.and_then(|m| m.num_frames),
+        fps: meta.and_then(|m| m.fps),
+        configs,
+        pair,
+        transition,
+        panel_config,
+        interventions,
+    }
+}
+
+/// Queue row `q`'s intervention cells (docs/measures.md §11): the model's answer to the item
+/// under each intervention protocol of the dataset, the protocol itself and each of its
+/// strategies (docs/intervention.md §7), in protocol name order, each with the strategy
+/// (`None` for the protocol itself). Primary protocol only.
+pub fn intervention_cells(
+    ds: &Dataset,
+    report: &Report,
+    protocol: u32,
+    q: &QueueRow,
+) -> Vec<(Option<String>, u32)> {
+    let m = &ds.matrix;
+    let params = &report.params;
+    if m.protocols.get(&params.primary) != Some(protocol) {
+        return Vec::new();
+    }
+    let mut out: Vec<(&str, Option<String>, u32)> = (0..m.protocols.len() as u32)
+        .filter_map(|p| {
+            let name = m.protocols.name(p);
+            let strategy = params.intervention_strategy(name)?;
+            let cell =
+                crate::core::analysis::intervention::intervention_cell(m, p, q.model, q.item)?;
+            Some((name, strategy.map(str::to_string), cell))
+        })
+        .collect();
+    out.sort_by_key(|x| x.0);
+    out.into_iter().map(|(_, s, c)| (s, c)).collect()
+}
+
+/// The frames the panel lists when it shows `subset`, in time order.
+pub fn panel_list(info: &FrameInfo, subset: Subset) -> Vec<PanelEntry> {
+    let entry = |config: usize, index: u64| {
+        let frames = &info.configs[config].frames;
+        PanelEntry {
+            index,
+            config,
+            position: frames.binary_search(&index).unwrap_or(0),
+            of: frames.len(),
+        }
+    };
+    match (subset, info.pair, info.panel_config) {
+        (Subset::Dropped, Some(HarmfulTransition { lower: a, .. }), _) => info
+            .transition
+            .dropped
+            .iter()
+            .map(|&x| entry(a, x))
+            .collect(),
+        (Subset::Added, Some(HarmfulTransition { higher: b, .. }), _) => {
+            info.transition.added.iter().map(|&x| entry(b, x)).collect()
+        }
+        (_, _, Some(c)) => info.configs[c]
+            .frames
+            .iter()
+            .map(|&x| entry(c, x))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl App {
+    /// [`frame_info`] of row `i`, on the transition under audit and the panel as it is.
+    pub fn frame_info(&self, i: usize) -> FrameInfo {
+        frame_info(
+            &self.ds,
+            &self.report,
+            self.protocol,
+            &self.queue.rows[i].q,
+            self.pairs(i).get(self.item.pair).copied(),
+            self.item.frame_panel.config,
+        )
+    }
+
+    /// [`intervention_cells`] of row `i`.
+    pub fn intervention_cells(&self, i: usize) -> Vec<(Option<String>, u32)> {
+        intervention_cells(&self.ds, &self.report, self.protocol, &self.queue.rows[i].q)
+    }
+
+    /// [`panel_list`] of the panel as it is.
+    pub fn panel_list(&self, info: &FrameInfo) -> Vec<PanelEntry> {
+        panel_list(info, self.item.frame_panel.subset)
+    }
+
+    /// Sets how frames are drawn (the picker never queries the terminal: no start delay,
+    /// no swallowed key).
+    pub fn set_images(&mut self, mode: ImageMode) {
+        use ratatui_image::picker::ProtocolType;
+        self.frames.images = mode;
+        let kind = match mode {
+            ImageMode::Kitty => ProtocolType::Kitty,
+            ImageMode::Sixel => ProtocolType::Sixel,
+            ImageMode::Iterm => ProtocolType::Iterm2,
+            ImageMode::None | ImageMode::Halfblocks => ProtocolType::Halfblocks,
+        };
+        self.frames.picker.set_protocol_type(kind);
+        self.frames.protocols.clear();
+    }
+
+    /// The frame under the cursor: (index, grid column).
+    pub fn current_frame(&self, info: &FrameInfo) -> Option<(u64, usize)> {
+        let list = self.panel_list(info);
+        list.get(
+            self.item
+                .frame_panel
+                .cursor
+                .min(list.len().saturating_sub(1)),
+        )
+        .map(|e| (e.index, e.config))
+    }
+
+    /// The loader key of a panel frame decoded at `max_side` and drawn in a slot of
+    /// `slot` cells (width, height): the loader fits it to the slot's pixels. Without a
+    /// slot (a prefetch), the frame at its decoded size, which any slot then only fits.
+    pub fn frame_key(
+        &self,
+        info: &FrameInfo,
+        e: &PanelEntry,
+        max_side: u32,
+        slot: Option<(u16, u16)>,
+    ) -> Option<crate::core::frames::FrameKey> {
+        let font = self.frames.picker.font_size();
+        let fit = slot.map(|(w, h)| {
+            (
+                u32::from(w) * u32::from(font.width),
+                u32::from(h) * u32::from(font.height),
+            )
+        });
+        let video = info.video.as_ref()?;
+        let saved = info.configs.get(e.config).and_then(|c| {
+            let t = c.frame_files.as_deref()?;
+            Some(crate::core::frames::saved_frame_path(
+                t, video, e.position, e.of,
+            ))
+        });
+        Some(crate::core::frames::FrameKey {
+            video: video.to_string(),
+            index: e.index,
+            position: Some((e.position, e.of)),
+            max_side,
+            fit,
+            saved,
+        })
+    }
+
+    /// Whether a frame is marked as evidence in the current record.
+    pub fn is_evidence(&self, index: u64) -> bool {
+        self.current()
+            .and_then(|i| self.record(i))
+            .is_some_and(|r| r.evidence_frames.contains(&index))
+    }
+
+    /// Applies what a draw asked for ([`Drawn`]): the queue's page and click areas, the
+    /// frames to load, and drawable forms of the frames that arrived. True when pictures
+    /// became drawable, so a draw now would show more.
+    pub fn after_draw(&mut self, drawn: Drawn) -> bool {
+        if let Some(page) = drawn.page {
+            self.geometry.page = page;
+        }
+        self.geometry.queue_hit = drawn.queue_hit;
+        self.geometry.help_bounds = drawn.help;
+        if let Some((last, _)) = drawn.help {
+            self.overlays.help_scroll = self.overlays.help_scroll.min(last);
+        }
+        self.request_frames(drawn.wanted);
+        let fitted = !drawn.unfitted.is_empty();
+        for slot in drawn.unfitted {
+            self.fit(slot);
+        }
+        fitted
+    }
+
+    /// Makes the drawable form of a loaded frame for a slot of cells: the loader fitted it
+    /// to the slot already (`FrameKey::fit`), so this only encodes it for the protocol.
+    pub(super) fn fit(&mut self, slot: Slot) {
+        // The loader's own copy (an `Arc`), read in place.
+        let Some(loaded) = self.frames.loader.as_ref().and_then(|l| l.get(&slot.0)) else {
+            return;
+        };
+        let Ok(img) = loaded.as_ref() else { return };
+        let size = ratatui::layout::Size::new(slot.1, slot.2);
+        let drawable = self
+            .frames
+            .picker
+            .new_protocol(
+                image::DynamicImage::ImageRgb8(img.clone()),
+                size,
+                ratatui_image::Resize::Fit(None),
+            )
+            .map_err(|e| e.to_string());
+        self.frames.protocols.put(slot, drawable);
+    }
+
+    /// Hands the frames a draw needed to the loader, and prefetches the thumbnails of the
+    /// next item of the queue so that moving on does not wait for them.
+    pub(super) fn request_frames(&mut self, wanted: Vec<crate::core::frames::FrameKey>) {
+        let Some(loader) = &self.frames.loader else {
+            return;
+        };
+        for key in wanted {
+            loader.request(key);
+        }
+        if self.screen != Screen::Item {
+            return;
+        }
+        let next = self
+            .current()
+            .and_then(|i| self.queue.visible.iter().position(|&v| v as usize == i))
+            .and_then(|p| self.queue.visible.get(p + 1))
+            .map(|&v| v as usize);
+        if let Some(n) = next {
+            // The next item as it would open: its opening transition, the panel's default.
+            let pair = self.pairs(n).get(self.opening_pair(n)).copied();
+            let info = frame_info(
+                &self.ds,
+                &self.report,
+                self.protocol,
+                &self.queue.rows[n].q,
+                pair,
+                None,
+            );
+            let keys: Vec<_> = panel_list(&info, Subset::All)
+                .iter()
+                .take(12)
+                .filter_map(|e| self.frame_key(&info, e, THUMB_SIDE, None))
+                .collect();
+            if let Some(loader) = &self.frames.loader {
+                loader.prefetch(keys);
+            }
+        }
+    }
+
+    /// Moves the frame cursor, or changes what the panel shows.
+    pub(super) fn frame_action(&mut self, action: Action) {
+        let Some(i) = self.current() else { return };
+        let info = self.frame_info(i);
+        let n = self.panel_list(&info).len();
+        let fp = &mut self.item.frame_panel;
+        match action {
+            Action::FramePrev => fp.cursor = fp.cursor.min(n.saturating_sub(1)).saturating_sub(1),
+            Action::FrameNext => fp.cursor = (fp.cursor + 1).min(n.saturating_sub(1)),
+            Action::FrameConfig => {
+                let k = info.configs.len().max(1);
+                fp.config = Some(info.panel_config.map_or(0, |c| (c + 1) % k));
+                fp.subset = Subset::All;
+                fp.cursor = 0;
+            }
+            Action::FrameSubset => {
+                fp.subset = match fp.subset {
+                    Subset::All => Subset::Dropped,
+                    Subset::Dropped => Subset::Added,
+                    Subset::Added => Subset::All,
+                };
+                fp.cursor = 0;
+            }
+            Action::MarkEvidence => {
+                if let Some((index, _)) = self.current_frame(&info) {
+                    let mut rec = self.working_record(i);
+                    crate::core::audit::edit::toggle_evidence(&mut rec, index);
+                    self.change(i, rec);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Moves the frame cursor to the next frame of the audited transition that the higher
+    /// budget dropped (or added), after the one under the cursor, wrapping. The panel keeps
+    /// what it shows when that lists such frames; else it shows the configuration that
+    /// sampled them (the lower budget for a dropped frame, the higher for an added one), so
+    /// the frames around it are in the strip too.
+    pub(super) fn jump_frame(&mut self, want: Subset) {
+        let Some(i) = self.current() else { return };
+        let info = self.frame_info(i);
+        let what = if want == Subset::Dropped {
+            "dropped"
+        } else {
+            "added"
+        };
+        let Some(HarmfulTransition {
+            lower: a,
+            higher: b,
+        }) = info.pair
+        else {
+            self.overlays.notice = Some(Notice {
+                text: format!("no transition under audit: no {what} frame"),
+                error: false,
+            });
+            return;
+        };
+        let (lo, hi) = (
+            sanitize(&info.configs[a].name),
+            sanitize(&info.configs[b].name),
+        );
+        let (frames, owner) = if want == Subset::Dropped {
+            (&info.transition.dropped, a)
+        } else {
+            (&info.transition.added, b)
+        };
+        if frames.is_empty() {
+            let text = if want == Subset::Dropped {
+                format!("no dropped frame: {hi} keeps every frame of {lo}")
+            } else {
+                format!("no added frame: {hi} samples no frame that {lo} did not")
+            };
+            self.overlays.notice = Some(Notice { text, error: false });
+            return;
+        }
+        let at = self.current_frame(&info).map(|f| f.0);
+        let lists = match self.item.frame_panel.subset {
+            Subset::All => info.panel_config == Some(owner),
+            s => s == want,
+        };
+        let next = match at {
+            // The frame under the cursor is one of them or among them: the one after it.
+            Some(x) if lists => frames.iter().position(|&f| f > x),
+            // From another configuration's frame: the first at or after its time.
+            Some(x) => frames.iter().position(|&f| f >= x),
+            None => Some(0),
+        };
+        let wrapped = next.is_none();
+        let n = next.unwrap_or(0);
+        let target = frames[n];
+        let count = frames.len();
+        if !lists {
+            self.item.frame_panel.config = Some(owner);
+            self.item.frame_panel.subset = Subset::All;
+        }
+        let info = self.frame_info(i);
+        if let Some(p) = self
+            .panel_list(&info)
+            .iter()
+            .position(|e| e.index == target)
+        {
+            self.item.frame_panel.cursor = p;
+        }
+        self.overlays.notice = Some(Notice {
+            text: format!(
+                "{what} frame {} of {count} ({lo} → {hi}): frame {target} · {}{}",
+                n + 1,
+                crate::core::frames::timestamp(target, info.fps),
+                if wrapped {
+                    " · from the first again"
+                } else {
+                    ""
+                }
+            ),
+            error: false,
+        });
+    }
+}

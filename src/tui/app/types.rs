@@ -1,0 +1,198 @@
+//! The small types the rooms of the audit screens share: a queue row, what a draw asks for,
+//! the screens, the status line, the effects the runner performs.
+
+use std::sync::Arc;
+
+use crate::core::analysis::mcq::Class;
+use crate::core::audit::Status;
+use crate::core::queue::{HarmfulTransition, QueueRow};
+use crate::core::text::sanitize;
+use crate::tui::input::keymap::Context;
+use crate::tui::input::line_edit::LineEdit;
+use crate::tui::research::View;
+
+/// One row of the audit queue, with what the queue screen shows and searches.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Its transitions are listed when needed ([`App::pairs`]); the names come from the
+    /// matrix ([`App::names`]): a queue of a million rows holds no strings per row.
+    pub q: QueueRow,
+}
+
+/// A row's listed harmful transitions, as grid columns.
+pub type Pairs = Arc<Vec<HarmfulTransition>>;
+
+/// A frame in a slot of cells (width, height): one drawable form is made per slot size.
+pub type Slot = (crate::core::frames::FrameKey, u16, u16);
+
+/// What a draw needs changed that drawing itself must not change: the queue's page height
+/// and where its rows are (for a click), frames to load, and loaded frames that have no
+/// drawable form at their size yet. `App::after_draw` applies it, so that a draw is a
+/// function of the state and nothing else.
+#[derive(Debug, Default)]
+pub struct Drawn {
+    /// Rows the queue table showed (`None` off the queue).
+    pub page: Option<usize>,
+    pub queue_hit: Option<QueueHit>,
+    /// Frames shown as "loading…": to ask the loader for.
+    pub wanted: Vec<crate::core::frames::FrameKey>,
+    /// Loaded frames and the cell size of their slot, without a protocol yet.
+    pub unfitted: Vec<Slot>,
+    /// The open help's last first line and page height, which depend on its layout.
+    pub help: Option<(usize, usize)>,
+}
+
+/// The names of a queue row's unit, borrowed from the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowNames<'a> {
+    pub model: &'a str,
+    pub benchmark: &'a str,
+    pub item_id: &'a str,
+}
+
+/// What the queue can be sorted by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// As `frameaudit list` ranks: terminal regressions first, then by the share of
+    /// comparable pairs that are harmful.
+    Rank,
+    Model,
+    Item,
+    Status,
+    /// The former rank: terminal regressions first, then by the number of harmful pairs.
+    Pairs,
+}
+
+impl SortKey {
+    pub fn label(self) -> &'static str {
+        match self {
+            SortKey::Rank => "rank",
+            SortKey::Model => "model",
+            SortKey::Item => "item",
+            SortKey::Status => "status",
+            SortKey::Pairs => "harmful pairs",
+        }
+    }
+
+    pub(super) fn next(self) -> SortKey {
+        match self {
+            SortKey::Rank => SortKey::Model,
+            SortKey::Model => SortKey::Item,
+            SortKey::Item => SortKey::Status,
+            SortKey::Status => SortKey::Pairs,
+            SortKey::Pairs => SortKey::Rank,
+        }
+    }
+}
+
+/// Queue filters; `None` means any.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filter {
+    pub model: Option<u32>,
+    pub benchmark: Option<u32>,
+    /// A trajectory class, or `Some(None)` for the open-ended items (which have none).
+    pub class: Option<Option<Class>>,
+    pub status: Option<Status>,
+    pub tag: Option<String>,
+    pub terminal_only: bool,
+    /// An explicit set of items, chosen on a researcher view.
+    pub items: Option<crate::tui::research::ItemSet>,
+}
+
+impl Filter {
+    pub fn is_empty(&self) -> bool {
+        *self == Filter::default()
+    }
+}
+
+/// A text being typed in.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Input {
+    /// None: the screen has the keys.
+    #[default]
+    None,
+    /// The search query is being edited.
+    Search,
+    /// The note of the current item, being edited.
+    Note(LineEdit),
+}
+
+/// Where the queue's rows were last drawn, so that a click finds its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueHit {
+    /// The rows' area on screen (one row a line).
+    pub area: ratatui::layout::Rect,
+    /// Position in `visible` of the row drawn first.
+    pub first: usize,
+}
+
+/// Longest side, in pixels, a thumbnail is decoded at.
+pub const THUMB_SIDE: u32 = 128;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Queue,
+    Item,
+    /// One of the researcher views.
+    Research(View),
+}
+
+impl Screen {
+    pub fn context(self) -> Context {
+        match self {
+            Screen::Queue => Context::Queue,
+            Screen::Item => Context::Item,
+            Screen::Research(_) => Context::Research,
+        }
+    }
+}
+
+/// Whose records the findings view counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FindingsSource {
+    /// Every annotator's own audit (not the adjudicated ones).
+    All,
+    Annotator(String),
+    Adjudicated,
+}
+
+impl FindingsSource {
+    pub fn label(&self) -> String {
+        match self {
+            FindingsSource::All => "all annotators".into(),
+            FindingsSource::Annotator(a) => sanitize(a).into_owned(),
+            FindingsSource::Adjudicated => "adjudicated".into(),
+        }
+    }
+}
+
+/// A message for the status line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub text: String,
+    pub error: bool,
+}
+
+/// What the runner must do after an update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    Quit,
+    /// Hand the session's new changes to its saver (`Session::save`).
+    Save,
+    /// Run the search request the app holds.
+    Search,
+    /// Build the current researcher view, or bootstrap its intervals, in the background
+    /// (`App::view_request`).
+    Research,
+}
+
+/// What the header says of the analysis (computed once).
+#[derive(Debug, Clone, Default)]
+pub struct Overview {
+    pub models: usize,
+    pub configs: usize,
+    pub items: usize,
+    /// (min, max) over the models of the pooled (`ALL`) MCQ analysis.
+    pub harmful: Option<(f64, f64)>,
+    pub headroom: Option<(f64, f64)>,
+}
