@@ -11,15 +11,18 @@ use ratatui::widgets::{
     Axis, Block, Borders, Chart, Dataset, GraphType, LegendPosition, Paragraph,
 };
 
+use crate::core::analysis::cascade::{Cascade, SweepRow};
+use crate::core::analysis::grid::ModelGrid;
+use crate::core::analysis::mcq::McqMetrics;
 use crate::core::figures;
 use crate::tui::app::App;
 use crate::tui::research::ViewData;
 use crate::tui::view::charts::{ceil10, fg, floor10, text_at, y_axis, y_labels};
 use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
 
+/// Draws the cascade explorer of the model under the cursor.
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let r = &app.research;
-    let m = &app.ds.matrix;
     let Some(x) = d.mcq(r.model) else {
         f.render_widget(
             Paragraph::new(
@@ -50,7 +53,37 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let [plot, side] = Layout::horizontal([Constraint::Min(50), Constraint::Length(46)])
         .spacing(1)
         .areas(area);
+    let at = At {
+        mg,
+        x,
+        c,
+        sweep,
+        row,
+    };
+    draw_sweep(f, app, &at, plot);
+    f.render_widget(Paragraph::new(side_lines(c, row)), side);
+}
 
+/// The model's cascade and the sweep row under the cursor.
+struct At<'a> {
+    mg: &'a ModelGrid,
+    x: &'a McqMetrics,
+    c: &'a Cascade,
+    sweep: &'a [SweepRow],
+    row: &'a SweepRow,
+}
+
+/// The sweep's curve of accuracy against mean frames, the fixed budgets (named beside their
+/// points), the selected τ and the one under the cursor.
+fn draw_sweep(f: &mut Frame, app: &App, at: &At, plot: Rect) {
+    let m = &app.ds.matrix;
+    let At {
+        mg,
+        x,
+        c,
+        sweep,
+        row,
+    } = *at;
     let curve: Vec<(f64, f64)> = sweep
         .iter()
         .map(|w| (w.mean_shared_cost, w.accuracy))
@@ -152,7 +185,11 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
             );
         }
     }
+}
 
+/// The side panel: the sweep row under the cursor (τ, accuracy, costs, reduction against
+/// the baseline), the selected τ, and where the items were answered.
+fn side_lines(c: &Cascade, row: &SweepRow) -> Vec<Line<'static>> {
     let g_m = c.stage_frames.last().copied().unwrap_or(0) as f64;
     let reduction = if g_m > 0.0 {
         format!("{:.1}%", 100.0 * (1.0 - row.mean_shared_cost / g_m))
@@ -224,5 +261,5 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
             Span::raw(format!(" {stops:>5}")),
         ]));
     }
-    f.render_widget(Paragraph::new(lines), side);
+    lines
 }

@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use crate::core::analysis::mcq::Class;
-use crate::core::figures::{class_colour, class_label};
+use crate::core::figures::{DataMap, class_colour, class_label};
 use crate::tui::app::App;
 use crate::tui::input::action::Action;
 use crate::tui::research::ViewData;
@@ -22,6 +22,8 @@ use crate::tui::view::theme::{ACCENT, DIM, WARN};
 /// A letter per class, so the map reads without colour.
 const GLYPHS: [char; 5] = ['R', 'W', '+', '-', '~'];
 
+/// Draws the data map of the model under the cursor, with its legend and the cell under
+/// the cursor beside it.
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let r = &app.research;
     let Some(map) = d.maps.get(r.model).and_then(Option::as_ref) else {
@@ -34,10 +36,17 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         );
         return;
     };
-    let k = map.k;
     let [plot, side] = Layout::horizontal([Constraint::Min(40), Constraint::Length(44)])
         .spacing(1)
         .areas(area);
+    draw_grid(f, r.map_cell, map, plot);
+    f.render_widget(Paragraph::new(side_lines(app, r.map_cell, map)), side);
+}
+
+/// The grid of counts: a cell per (right in n budgets, flips), lettered and coloured by its
+/// most common class, fainter when it holds few items; the axes below and left.
+fn draw_grid(f: &mut Frame, cursor: (usize, usize), map: &DataMap, plot: Rect) {
+    let k = map.k;
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(DIM)
@@ -73,7 +82,7 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
             let counts = map.cells.get(&(right, fl)).copied().unwrap_or_default();
             let total: usize = counts.iter().sum();
             let x0 = axis_w + right as u16 * cell_w;
-            let selected = r.map_cell == (right, fl);
+            let selected = cursor == (right, fl);
             let (text, style) = if total == 0 {
                 (" ·".to_string(), DIM)
             } else {
@@ -135,9 +144,12 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
             DIM,
         )),
     );
+}
 
-    // Side: legend, the cell under the cursor, and how to read the regions.
-    let (right, fl) = r.map_cell;
+/// The side: the legend, the cell under the cursor, and how to read the regions.
+fn side_lines(app: &App, cursor: (usize, usize), map: &DataMap) -> Vec<Line<'static>> {
+    let k = map.k;
+    let (right, fl) = cursor;
     let counts = map.cells.get(&(right, fl)).copied().unwrap_or_default();
     let mut lines = vec![Line::from(Span::styled("classes (letter, colour)", ACCENT))];
     for (i, c) in Class::ALL.iter().enumerate() {
@@ -187,5 +199,5 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     ] {
         lines.push(Line::from(Span::styled(t.to_string(), DIM)));
     }
-    f.render_widget(Paragraph::new(lines), side);
+    lines
 }

@@ -116,31 +116,90 @@ fn draw_timeline(
     only_pair: bool,
     keys: bool,
 ) {
-    let name_w = 10usize;
-    // Room for the count and the provenance word after the dots.
-    let width = (area.width as usize).saturating_sub(name_w + 16).max(10);
-    let total = info
-        .num_frames
-        .unwrap_or_else(|| {
-            info.configs
-                .iter()
-                .flat_map(|c| c.frames.iter().copied())
-                .max()
-                .map_or(1, |m| m + 1)
-        })
-        .max(1);
-    let col = |idx: u64| {
-        ((idx as f64 / total as f64) * width as f64)
+    let scale = Scale::new(info, area);
+    let mut lines = config_rows(app, info, &scale, only_pair);
+    if !only_pair {
+        lines.extend(intervention_rows(info, &scale));
+    }
+    lines.push(axis_line(info, &scale));
+    if !only_pair && let Some(rule) = rule_line(info) {
+        lines.push(rule);
+    }
+    if let Some(counts) = pair_counts(app, info) {
+        lines.push(counts);
+    }
+    if !only_pair && let Some(counts) = intervention_counts(info) {
+        lines.push(counts);
+    }
+    let w = area.width as usize;
+    let mut lines: Vec<Line> = lines.into_iter().map(|l| fit_line(l, w)).collect();
+    if keys {
+        lines.push(fit_whole(compact_keys(app), w));
+    }
+    f.render_widget(Paragraph::new(lines), area);
+}
+
+/// Where a frame index falls on a timeline row: the names' column, then `width` cells for
+/// the video's `total` frames.
+struct Scale {
+    name_w: usize,
+    width: usize,
+    total: u64,
+}
+
+impl Scale {
+    fn new(info: &FrameInfo, area: Rect) -> Scale {
+        let name_w = 10usize;
+        // Room for the count and the provenance word after the dots.
+        let width = (area.width as usize).saturating_sub(name_w + 16).max(10);
+        let total = info
+            .num_frames
+            .unwrap_or_else(|| {
+                info.configs
+                    .iter()
+                    .flat_map(|c| c.frames.iter().copied())
+                    .max()
+                    .map_or(1, |m| m + 1)
+            })
+            .max(1);
+        Scale {
+            name_w,
+            width,
+            total,
+        }
+    }
+
+    /// The cell of frame `idx`.
+    fn col(&self, idx: u64) -> usize {
+        ((idx as f64 / self.total as f64) * self.width as f64)
             .floor()
-            .min(width as f64 - 1.0) as usize
-    };
+            .min(self.width as f64 - 1.0) as usize
+    }
+
+    /// A row's name, cut to the names' column.
+    fn name(&self, name: &str, style: Style) -> Span<'static> {
+        Span::styled(
+            format!(
+                "{:<w$}",
+                s(name).chars().take(self.name_w - 1).collect::<String>(),
+                w = self.name_w
+            ),
+            style,
+        )
+    }
+}
+
+/// A row per configuration: its frames as dots on the timeline, the pair's dropped and
+/// added ones marked by glyph and colour, the cursor's frame reversed.
+fn config_rows(app: &App, info: &FrameInfo, scale: &Scale, only_pair: bool) -> Vec<Line<'static>> {
     let cursor = app.current_frame(info);
     let mut lines = Vec::new();
     for (c, cf) in info.configs.iter().enumerate() {
         if only_pair && info.pair.is_some_and(|t| c != t.lower && c != t.higher) {
             continue;
         }
-        let mut cells: Vec<(char, Style)> = vec![('·', DIM); width];
+        let mut cells: Vec<(char, Style)> = vec![('·', DIM); scale.width];
+        // The lower budget of the pair (true), the higher (false), or neither.
         let role = info.pair.and_then(|t| {
             if c == t.lower {
                 Some(true)
@@ -162,26 +221,20 @@ fn draw_timeline(
                 Some(_) => (KEPT_GLYPH, KEPT),
                 None => (KEPT_GLYPH, DIM),
             };
-            cells[col(idx)] = cell;
+            cells[scale.col(idx)] = cell;
         }
         if Some(c) == info.panel_config
             && let Some((idx, _)) = cursor
         {
-            let x = col(idx);
+            let x = scale.col(idx);
             cells[x].1 = cells[x].1.add_modifier(Modifier::REVERSED);
         }
-        let mut spans = vec![Span::styled(
-            format!(
-                "{:<w$}",
-                s(&cf.name).chars().take(name_w - 1).collect::<String>(),
-                w = name_w
-            ),
-            match role {
-                Some(true) => RIGHT,
-                Some(false) => WRONG,
-                None => Style::new(),
-            },
-        )];
+        let style = match role {
+            Some(true) => RIGHT,
+            Some(false) => WRONG,
+            None => Style::new(),
+        };
+        let mut spans = vec![scale.name(&cf.name, style)];
         if cf.frames.is_empty() {
             spans.push(Span::styled(cf.note.clone(), DIM));
         } else {
@@ -189,121 +242,124 @@ fn draw_timeline(
         }
         lines.push(Line::from(spans));
     }
-    // The intervention runs' frames against the configuration they re-ran: a frame that
-    // configuration did not sample is marked restored.
-    if !only_pair {
-        for p in &info.interventions {
-            let original = &info.configs[p.against].frames;
-            let mut cells: Vec<(char, Style)> = vec![('·', DIM); width];
-            for &idx in &p.frames {
-                cells[col(idx)] = if original.binary_search(&idx).is_ok() {
-                    (KEPT_GLYPH, KEPT)
-                } else {
-                    (RESTORED_GLYPH, RESTORED)
-                };
-            }
-            let mut spans = vec![Span::styled(
-                format!(
-                    "{:<w$}",
-                    s(&p.label).chars().take(name_w - 1).collect::<String>(),
-                    w = name_w
-                ),
-                ACCENT,
-            )];
-            spans.extend(dots(cells, p.frames.len(), p.provenance));
-            lines.push(Line::from(spans));
+    lines
+}
+
+/// The intervention runs' frames against the configuration they re-ran: a frame that
+/// configuration did not sample is marked restored.
+fn intervention_rows(info: &FrameInfo, scale: &Scale) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for p in &info.interventions {
+        let original = &info.configs[p.against].frames;
+        let mut cells: Vec<(char, Style)> = vec![('·', DIM); scale.width];
+        for &idx in &p.frames {
+            cells[scale.col(idx)] = if original.binary_search(&idx).is_ok() {
+                (KEPT_GLYPH, KEPT)
+            } else {
+                (RESTORED_GLYPH, RESTORED)
+            };
         }
+        let mut spans = vec![scale.name(&p.label, ACCENT)];
+        spans.extend(dots(cells, p.frames.len(), p.provenance));
+        lines.push(Line::from(spans));
     }
-    let axis_mid = timestamp(total / 2, info.fps);
-    let axis_end = timestamp(total.saturating_sub(1), info.fps);
-    let pad = width.saturating_sub(axis_mid.len() + axis_end.len() + 5) / 2;
-    lines.push(Line::from(Span::styled(
+    lines
+}
+
+/// The time axis under the rows: the start, the middle and the end of the video.
+fn axis_line(info: &FrameInfo, scale: &Scale) -> Line<'static> {
+    let axis_mid = timestamp(scale.total / 2, info.fps);
+    let axis_end = timestamp(scale.total.saturating_sub(1), info.fps);
+    let pad = scale
+        .width
+        .saturating_sub(axis_mid.len() + axis_end.len() + 5)
+        / 2;
+    Line::from(Span::styled(
         format!(
             "{:<w$}00:00{}{axis_mid}{}{axis_end}",
             "",
             " ".repeat(pad),
             " ".repeat(pad),
-            w = name_w
+            w = scale.name_w
         ),
         DIM,
-    )));
-    // The rule of the configuration the panel shows, in words: where its frames come from.
-    if let Some(cf) = info
-        .panel_config
-        .and_then(|c| info.configs.get(c))
-        .filter(|_| !only_pair)
-    {
-        let (word, style) = provenance_tag(cf.provenance);
-        let text = if cf.frames.is_empty() {
-            cf.note.clone()
-        } else {
-            cf.rule.clone()
-        };
-        lines.push(Line::from(vec![
-            Span::styled(format!("{}: ", s(&cf.name)), DIM),
-            Span::styled(word, style),
-            Span::styled(format!(" {}", s(&text)), DIM),
-        ]));
-    }
-    if let Some(pair) = info.pair {
-        let (lo, hi) = (&info.configs[pair.lower], &info.configs[pair.higher]);
-        let t = &info.transition;
-        lines.push(Line::from(vec![
-            Span::raw(format!("{} → {}: ", s(&lo.name), s(&hi.name))),
-            Span::styled(
-                format!(
-                    "{DROPPED_GLYPH} {} of {} frames not kept{}",
-                    t.dropped.len(),
-                    t.kept.len() + t.dropped.len(),
-                    jump_key(app, Action::NextDropped)
-                ),
-                DROPPED,
+    ))
+}
+
+/// The rule of the configuration the panel shows, in words: where its frames come from.
+fn rule_line(info: &FrameInfo) -> Option<Line<'static>> {
+    let cf = info.panel_config.and_then(|c| info.configs.get(c))?;
+    let (word, style) = provenance_tag(cf.provenance);
+    let text = if cf.frames.is_empty() {
+        cf.note.clone()
+    } else {
+        cf.rule.clone()
+    };
+    Some(Line::from(vec![
+        Span::styled(format!("{}: ", s(&cf.name)), DIM),
+        Span::styled(word, style),
+        Span::styled(format!(" {}", s(&text)), DIM),
+    ]))
+}
+
+/// The transition's counts: frames of the lower budget not kept, added, kept, with the
+/// keys that jump to them.
+fn pair_counts(app: &App, info: &FrameInfo) -> Option<Line<'static>> {
+    let pair = info.pair?;
+    let (lo, hi) = (&info.configs[pair.lower], &info.configs[pair.higher]);
+    let t = &info.transition;
+    Some(Line::from(vec![
+        Span::raw(format!("{} → {}: ", s(&lo.name), s(&hi.name))),
+        Span::styled(
+            format!(
+                "{DROPPED_GLYPH} {} of {} frames not kept{}",
+                t.dropped.len(),
+                t.kept.len() + t.dropped.len(),
+                jump_key(app, Action::NextDropped)
             ),
-            Span::raw(", "),
-            Span::styled(
-                format!(
-                    "{ADDED_GLYPH} {} added{}",
-                    t.added.len(),
-                    jump_key(app, Action::NextAdded)
-                ),
-                ADDED,
+            DROPPED,
+        ),
+        Span::raw(", "),
+        Span::styled(
+            format!(
+                "{ADDED_GLYPH} {} added{}",
+                t.added.len(),
+                jump_key(app, Action::NextAdded)
             ),
-            Span::styled(format!(", {KEPT_GLYPH} {} kept", t.kept.len()), KEPT),
-        ]));
-    }
-    if !only_pair && let Some(first) = info.interventions.first() {
-        // Counts first, the legend last: a narrow pane cuts the legend.
-        let against = s(&info.configs[first.against].name);
-        let mut spans = vec![Span::styled(format!("↻ vs {against}: "), ACCENT)];
-        for (n, p) in info.interventions.iter().enumerate() {
-            if n > 0 {
-                spans.push(Span::raw(", "));
-            }
-            spans.push(Span::raw(format!(
-                "{} ",
-                s(p.label.trim_start_matches('↻'))
-            )));
-            spans.push(Span::styled(
-                format!("{RESTORED_GLYPH}{}", p.restored.len()),
-                RESTORED,
-            ));
-            spans.push(Span::styled(
-                format!(" {DROPPED_GLYPH}{}", p.left_out.len()),
-                DROPPED,
-            ));
+            ADDED,
+        ),
+        Span::styled(format!(", {KEPT_GLYPH} {} kept", t.kept.len()), KEPT),
+    ]))
+}
+
+/// What each intervention run restored and left out against the configuration it re-ran:
+/// counts first, the legend last (a narrow pane cuts the legend).
+fn intervention_counts(info: &FrameInfo) -> Option<Line<'static>> {
+    let first = info.interventions.first()?;
+    let against = s(&info.configs[first.against].name);
+    let mut spans = vec![Span::styled(format!("↻ vs {against}: "), ACCENT)];
+    for (n, p) in info.interventions.iter().enumerate() {
+        if n > 0 {
+            spans.push(Span::raw(", "));
         }
+        spans.push(Span::raw(format!(
+            "{} ",
+            s(p.label.trim_start_matches('↻'))
+        )));
         spans.push(Span::styled(
-            format!(" ({RESTORED_GLYPH} restored, {DROPPED_GLYPH} left out)"),
-            DIM,
+            format!("{RESTORED_GLYPH}{}", p.restored.len()),
+            RESTORED,
         ));
-        lines.push(Line::from(spans));
+        spans.push(Span::styled(
+            format!(" {DROPPED_GLYPH}{}", p.left_out.len()),
+            DROPPED,
+        ));
     }
-    let w = area.width as usize;
-    let mut lines: Vec<Line> = lines.into_iter().map(|l| fit_line(l, w)).collect();
-    if keys {
-        lines.push(fit_whole(compact_keys(app), w));
-    }
-    f.render_widget(Paragraph::new(lines), area);
+    spans.push(Span::styled(
+        format!(" ({RESTORED_GLYPH} restored, {DROPPED_GLYPH} left out)"),
+        DIM,
+    ));
+    Some(Line::from(spans))
 }
 
 /// The key bound to an action on the item screen, as the footer writes it.

@@ -136,43 +136,47 @@ fn draw_curve(f: &mut Frame, app: &App, d: &ViewData, x: &McqMetrics, area: Rect
     f.render_widget(chart, area);
 }
 
+/// The models' table (every number whole; columns that do not fit are left out and the
+/// title says so) and, below, the selected model's rates with their intervals.
 fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
+    let (header, cells) = model_table(app, d);
+    let [table, rates] = Layout::vertical([
+        Constraint::Length(cells.len() as u16 + 2),
+        Constraint::Min(4),
+    ])
+    .areas(area);
+    draw_model_table(f, &header, &cells, table);
+    draw_rates(f, app, d, rates);
+}
+
+/// The models' table as text: its header and a row per MCQ model (whether it is the one
+/// under the cursor, and its cells). With intervention runs (docs/measures.md §11), their
+/// recovery rate per model: one column per intervention protocol, named by its strategy
+/// (docs/intervention.md §7).
+fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<(bool, Vec<String>)>) {
     let m = &app.ds.matrix;
     let r = &app.research;
-    let iv = r.intervals.get(&d.key);
-    let state = if r.asked == Some(d.key) {
-        "CI: computing…"
-    } else {
-        "(no CI)"
-    };
-    // Every number whole: columns as wide as their widest value; those that do not fit
-    // beside the model name are left out (the title says so), never cut.
     let mcq = || {
         d.analysis.metrics.iter().filter_map(|x| match x {
             crate::core::analysis::Metrics::Mcq(x) => Some(x),
             crate::core::analysis::Metrics::Open(_) => None,
         })
     };
-    // With intervention runs (docs/measures.md §11), their recovery rate per model: one
-    // column per intervention protocol, named by its strategy (docs/intervention.md §7).
     let mut recovery: Vec<(String, Option<String>)> = mcq()
         .flat_map(|x| x.interventions.iter())
         .map(|v| (v.protocol.clone(), v.strategy.clone()))
         .collect();
     recovery.sort();
     recovery.dedup();
-    let labels: Vec<String> = recovery
-        .iter()
-        .map(|(_, st)| match st {
-            Some(st) => format!("↻{}", s(st)),
-            None => "recov".to_string(),
-        })
-        .collect();
-    let mut header: Vec<&str> = vec![
+    let mut header: Vec<String> = [
         "model", "items", "best", "oracle", "head", "harmful", "terminal",
-    ];
-    header.extend(labels.iter().map(String::as_str));
-    let n = header.len();
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend(recovery.iter().map(|(_, st)| match st {
+        Some(st) => format!("↻{}", s(st)),
+        None => "recov".to_string(),
+    }));
     let mut cells: Vec<(bool, Vec<String>)> = Vec::new();
     for (i, (mg, x)) in d
         .analysis
@@ -205,12 +209,19 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         }
         cells.push((i == r.model, row));
     }
+    (header, cells)
+}
+
+/// Draws the models' table: columns as wide as their widest value; those that do not fit
+/// beside the model name are left out (the title says so), never cut.
+fn draw_model_table(f: &mut Frame, header: &[String], cells: &[(bool, Vec<String>)], area: Rect) {
+    let n = header.len();
     let col_w: Vec<usize> = (0..n)
         .map(|c| {
             cells
                 .iter()
                 .map(|(_, row)| width(&row[c]))
-                .chain([width(header[c])])
+                .chain([width(&header[c])])
                 .max()
                 .unwrap_or(1)
         })
@@ -243,7 +254,7 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let head: Vec<Cell> = (0..n_cols)
         .map(|j| {
             if j == 0 {
-                Cell::from(header[0])
+                Cell::from(header[0].clone())
             } else {
                 Cell::from(format!("{:>w$}", header[j], w = col_w[j]))
             }
@@ -257,18 +268,23 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     } else {
         " models (%) ".to_string()
     };
-    let [table, rates] = Layout::vertical([
-        Constraint::Length(rows.len() as u16 + 2),
-        Constraint::Min(4),
-    ])
-    .areas(area);
     f.render_widget(
         Table::new(rows, widths)
             .header(TableRow::new(head).style(DIM))
             .block(titled(fit(&title, area.width as usize))),
-        table,
+        area,
     );
-    // The selected model's rates with their intervals, on one scale.
+}
+
+/// The selected model's harmful and terminal rates with their intervals, on one scale.
+fn draw_rates(f: &mut Frame, app: &App, d: &ViewData, rates: Rect) {
+    let r = &app.research;
+    let iv = r.intervals.get(&d.key);
+    let state = if r.asked == Some(d.key) {
+        "CI: computing…"
+    } else {
+        "(no CI)"
+    };
     let Some(x) = d.mcq(r.model) else { return };
     let mi = iv.and_then(|v| v.get(r.model).copied().flatten());
     let harmful = mi.map(|i| i.harmful_rate);

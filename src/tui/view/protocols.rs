@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
 use crate::core::analysis::agreement::cohen;
-use crate::core::analysis::{Metrics, pct};
+use crate::core::analysis::{Analysis, Metrics, pct};
 use crate::core::workspace::selections::one_protocol_only;
 use crate::tui::app::App;
 use crate::tui::input::action::Action;
@@ -18,12 +18,12 @@ use crate::tui::research::ViewData;
 use crate::tui::view::charts::research_hints;
 use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
 
+/// Draws the comparison of the view's analysis with the one of another protocol chosen by
+/// the cursor (the first other one at first).
 pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     let m = &app.ds.matrix;
-    let r = &app.research;
-    let a = &d.analysis;
     let candidates = app.other_protocols();
-    let Some(other) = r.other.or_else(|| candidates.first().copied()) else {
+    let Some(other) = app.research.other.or_else(|| candidates.first().copied()) else {
         let names: Vec<String> = m.protocols.names().map(s).collect();
         f.render_widget(
             Paragraph::new(vec![
@@ -46,11 +46,23 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         );
         return;
     };
-    let b = &r_other(app, other);
-    let (pa, pb) = (
-        s(m.protocols.name(a.key.protocol)),
-        s(m.protocols.name(b.key.protocol)),
-    );
+    let b = &app.report.analyses[other];
+    let rows = model_rows(app, d, b);
+    let [table_area, list_area] = Layout::vertical([
+        Constraint::Length(rows.len() as u16 + 3),
+        Constraint::Min(3),
+    ])
+    .areas(area);
+    draw_table(f, app, d, b, rows, table_area);
+    draw_only_list(f, app, d, b, list_area);
+}
+
+/// A row per model in both analyses: its common items, the harmful rates under each, the
+/// items harmful under both and under one only, Jaccard and kappa of the harmful sets.
+fn model_rows(app: &App, d: &ViewData, b: &Analysis) -> Vec<TableRow<'static>> {
+    let m = &app.ds.matrix;
+    let r = &app.research;
+    let a = &d.analysis;
     let mut rows = Vec::new();
     for (i, (mg, x)) in a.grids.models.iter().zip(a.metrics.iter()).enumerate() {
         let Some((mg_b, xb)) = b.model(mg.model) else {
@@ -91,11 +103,19 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
             .style(style),
         );
     }
-    let [table_area, list_area] = Layout::vertical([
-        Constraint::Length(rows.len() as u16 + 3),
-        Constraint::Min(3),
-    ])
-    .areas(area);
+    rows
+}
+
+/// The table of the models, titled with the two protocols.
+fn draw_table(
+    f: &mut Frame,
+    app: &App,
+    d: &ViewData,
+    b: &Analysis,
+    rows: Vec<TableRow<'static>>,
+    table_area: Rect,
+) {
+    let (pa, pb) = protocol_names(app, d, b);
     let title = format!(" harmful items: {pa} (A) vs {pb} (B) on common items  ←→ other protocol ");
     f.render_widget(
         Table::new(
@@ -127,6 +147,23 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         ),
         table_area,
     );
+}
+
+/// The two protocols' names, the view's (A) and the other (B).
+fn protocol_names(app: &App, d: &ViewData, b: &Analysis) -> (String, String) {
+    let m = &app.ds.matrix;
+    (
+        s(m.protocols.name(d.analysis.key.protocol)),
+        s(m.protocols.name(b.key.protocol)),
+    )
+}
+
+/// The items of the model under the cursor harmful under one protocol only, as many as fit.
+fn draw_only_list(f: &mut Frame, app: &App, d: &ViewData, b: &Analysis, list_area: Rect) {
+    let m = &app.ds.matrix;
+    let r = &app.research;
+    let a = &d.analysis;
+    let (pa, pb) = protocol_names(app, d, b);
     let only = one_protocol_only(&d.analysis, r.model, b).unwrap_or_default();
     let model = a
         .grids
@@ -187,8 +224,4 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         ),
         list_area,
     );
-}
-
-fn r_other(app: &App, other: usize) -> &crate::core::analysis::Analysis {
-    &app.report.analyses[other]
 }

@@ -1,0 +1,634 @@
+//! The item screen: the unit and the transition under audit with the question, the
+//! trajectory of every configuration (and intervention runs), the blind answer, the other
+//! models (or, in a review, the annotators), the pathways and the note, and the frames.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
+
+use super::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, id, panes, s};
+use super::{frames, review, status_glyph, trajectory};
+use crate::core::analysis::Metrics;
+use crate::core::analysis::grid::ModelGrid;
+use crate::core::audit::{AuditRecord, Status};
+use crate::core::queue::HarmfulTransition;
+use crate::tui::app::{App, Drawn, Input};
+use crate::tui::fit::{fit, fit_line, width};
+use crate::tui::input::action::Action;
+use crate::tui::input::keymap::Context;
+
+/// What the parts of the item screen share about the item drawn.
+struct Shown<'a> {
+    /// Its queue row.
+    i: usize,
+    /// Its model's grid.
+    mg: &'a ModelGrid,
+    /// The names of the grid's configurations.
+    names: Vec<String>,
+    /// The transition under audit, if any.
+    pair: Option<HarmfulTransition>,
+    /// The unit's record, if any.
+    rec: Option<&'a AuditRecord>,
+    /// Intervention runs of the unit: (strategy, cell).
+    interventions: Vec<(Option<String>, u32)>,
+}
+
+impl Shown<'_> {
+    fn k(&self) -> usize {
+        self.mg.grid.k()
+    }
+
+    /// The grid's cell of configuration `c`.
+    fn cell(&self, app: &App, c: usize) -> usize {
+        self.mg.cells[app.queue.rows[self.i].q.row as usize * self.k() + c] as usize
+    }
+}
+
+/// Draws the item screen for the selected row.
+pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
+    let Some(i) = app.current() else {
+        f.render_widget(
+            Paragraph::new("No item selected (q goes back to the queue)."),
+            area,
+        );
+        return;
+    };
+    let q = &app.queue.rows[i].q;
+    let item = Shown {
+        i,
+        mg: &app.report.analyses[q.analysis as usize].grids.models[q.model_index as usize],
+        names: app.config_names(i),
+        pair: app.pairs(i).get(app.item.pair).copied(),
+        rec: app.record(i),
+        interventions: app.intervention_cells(i),
+    };
+    // In a review, the annotators' records take the place of the other models.
+    let (others, others_title): (Vec<Line>, String) = match &app.audits.review {
+        Some(review) => (
+            review::panel(review, &app.key(i), &app.taxonomy, area.width / 2),
+            match app.keymap.hint(Context::Item, Action::TakeAnnotator) {
+                Some(k) => format!(" annotators ({}: take the next one's record) ", s(&k)),
+                None => " annotators ".into(),
+            },
+        ),
+        None => (other_models(app, i), " other models ".into()),
+    };
+    let qlines = question_lines(app, &item);
+    // As many rows as the lines wrap to (a long model name wraps the title).
+    let wrapped = Paragraph::new(qlines.clone()).wrap(Wrap { trim: false });
+    let q_height = wrapped.line_count(area.width) as u16;
+    // Room for the trajectory (rows + header + border), the blind line and the other
+    // models; the frames take the rest of the screen.
+    let runs = item.k() + item.interventions.len();
+    let upper_h =
+        (runs as u16 + 3 + 2 + others.len() as u16 + 1).max(app.taxonomy.pathways.len() as u16 + 3);
+    // Too short for that and a timeline with thumbnails (80x24): the compact screen, one
+    // line each for title, question and options, no other models, and compact frames.
+    let compact = area.height < q_height + 1 + upper_h + item.k() as u16 + 8;
+    let (question_block, q_height, upper_h) = if compact {
+        let w = area.width as usize;
+        let lines: Vec<Line> = qlines.into_iter().map(|l| fit_line(l, w)).collect();
+        let n = lines.len() as u16;
+        // Only the rows the trajectory and the pathways (two columns) need: the rest goes
+        // to the frames.
+        let needs = (runs as u16 + 3).max(app.taxonomy.pathways.len().div_ceil(2) as u16 + 2);
+        let upper = area
+            .height
+            .saturating_sub(n + 1 + frames::COMPACT_H)
+            .clamp(4, needs.max(4));
+        (Paragraph::new(lines), n, upper)
+    } else {
+        (wrapped, q_height, upper_h)
+    };
+    let [top, middle, frames_area] = Layout::vertical([
+        Constraint::Length(q_height + 1),
+        Constraint::Length(upper_h),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    f.render_widget(
+        question_block.block(Block::default().borders(Borders::BOTTOM).border_style(DIM)),
+        top,
+    );
+    // Left: trajectory table (with confidence or score as a bar), blind answer, other
+    // models. Right: pathways and note. Below: the frames each budget sampled.
+    let [left, right] = panes(middle);
+    let [traj_area, blind_area, others_area] = if compact {
+        Layout::vertical([
+            Constraint::Min(3),
+            Constraint::Length(1),
+            Constraint::Length(0),
+        ])
+        .areas(left)
+    } else {
+        Layout::vertical([
+            Constraint::Length(runs as u16 + 2),
+            Constraint::Length(2),
+            Constraint::Min(2),
+        ])
+        .areas(left)
+    };
+    draw_trajectory(f, app, &item, traj_area);
+    let blind = blind_line(app, &item);
+    let blind = if compact {
+        Paragraph::new(fit_line(blind, blind_area.width as usize))
+    } else {
+        Paragraph::new(blind).wrap(Wrap { trim: true })
+    };
+    f.render_widget(blind, blind_area);
+    let others: Vec<Line> = others
+        .into_iter()
+        .map(|l| fit_line(l, others_area.width as usize))
+        .collect();
+    f.render_widget(
+        Paragraph::new(others).block(
+            Block::default()
+                .borders(Borders::TOP)
+                .title(Span::styled(others_title, ACCENT))
+                .border_style(DIM),
+        ),
+        others_area,
+    );
+    draw_pathways(f, app, item.rec, right);
+    frames::draw_frames(f, app, i, frames_area, compact, out);
+}
+
+/// The title (the unit, its place in the queue, its status, the transition under audit),
+/// the question, and the options with the gold answer.
+fn question_lines(app: &App, item: &Shown) -> Vec<Line<'static>> {
+    let m = &app.ds.matrix;
+    let i = item.i;
+    let q = &app.queue.rows[i].q;
+    let pairs = app.pairs(i);
+    let meta = app.ds.item_meta(q.item);
+    let pos = app
+        .queue
+        .visible
+        .iter()
+        .position(|&v| v as usize == i)
+        .map_or("–".into(), |p| format!("{}", p + 1));
+    let status = item.rec.map_or(Status::Todo, |x| x.status);
+    let mut title = vec![
+        Span::styled(
+            format!(
+                "{} · {} · {}",
+                id(app.names(i).model),
+                id(app.names(i).benchmark),
+                id(app.names(i).item_id)
+            ),
+            ACCENT.add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(format!("   [{pos}/{}]   ", app.queue.visible.len()), DIM),
+        status_glyph(status),
+        Span::raw(format!(" {}", status.as_str())),
+    ];
+    if let Some(HarmfulTransition {
+        lower: a,
+        higher: b,
+    }) = item.pair
+    {
+        title.push(Span::raw("   transition "));
+        title.push(Span::styled(
+            s(&item.names[a]),
+            RIGHT.add_modifier(Modifier::BOLD),
+        ));
+        title.push(Span::raw(" → "));
+        title.push(Span::styled(
+            s(&item.names[b]),
+            WRONG.add_modifier(Modifier::BOLD),
+        ));
+        let of = if (pairs.len() as u64) < q.harmful_pairs {
+            // The queue lists the first MAX_LISTED_PAIRS of the item's transitions.
+            format!("{} listed of {}", pairs.len(), q.harmful_pairs)
+        } else {
+            format!("{}", pairs.len())
+        };
+        title.push(Span::styled(
+            format!(" ({} of {of}, [ ] switch)", app.item.pair + 1),
+            DIM,
+        ));
+    }
+    if q.terminal {
+        title.push(Span::styled("  terminal regression", WARN));
+    }
+    let question = match meta {
+        None => "(no question text: the dataset has no items.jsonl entry)".into(),
+        Some(x) => x
+            .question
+            .as_deref()
+            .map_or("(no question text in items.jsonl)".into(), s),
+    };
+    let gold = meta.and_then(|x| x.gold.clone()).or_else(|| {
+        m.text(m.cell_gold.get(item.cell(app, 0)))
+            .map(str::to_owned)
+    });
+    let options = meta
+        .map(|x| x.options.iter().map(s).collect::<Vec<_>>().join("   "))
+        .unwrap_or_default();
+    vec![
+        Line::from(title),
+        Line::from(vec![Span::styled("Q ", DIM), Span::raw(question)]),
+        Line::from(vec![
+            Span::raw(options),
+            Span::styled("   gold: ", DIM),
+            Span::styled(
+                gold.as_deref().map_or("–".into(), s),
+                RIGHT.add_modifier(Modifier::BOLD),
+            ),
+        ]),
+    ]
+}
+
+/// The trajectory table: a row per configuration (the audited pair marked), then the
+/// intervention runs; fewer rows than runs show the window that holds the audited pair.
+fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
+    let x = app.metrics(item.i);
+    // The bar gives way first when the pane is narrow, so the names keep their 12 cells.
+    let bar_w = (area.width as usize).saturating_sub(38).min(10);
+    let mut rows = trajectory_rows(app, item, bar_w);
+    rows.extend(intervention_rows(app, item));
+    let runs = rows.len();
+    let fit_rows = (area.height as usize).saturating_sub(2).max(1);
+    let first = match item.pair {
+        Some(t) if runs > fit_rows => (t.higher + 1).saturating_sub(fit_rows).min(t.lower),
+        _ => 0,
+    }
+    .min(runs.saturating_sub(fit_rows));
+    let title = if runs > fit_rows {
+        format!(
+            " trajectory {}-{} of {runs} ",
+            first + 1,
+            (first + fit_rows).min(runs)
+        )
+    } else if !item.interventions.is_empty() {
+        let noun = if item.interventions.len() == 1 {
+            "run"
+        } else {
+            "runs"
+        };
+        format!(
+            " trajectory · ↻ intervention {noun} ({}) ",
+            s(&app.report.params.intervention_protocol)
+        )
+    } else {
+        " trajectory ".to_string()
+    };
+    let value_title = if matches!(x, Metrics::Open(_)) {
+        "score"
+    } else {
+        "conf"
+    };
+    let table = Table::new(
+        rows.into_iter().skip(first),
+        [
+            Constraint::Length(12),
+            Constraint::Length(6),
+            Constraint::Min(6),
+            Constraint::Length(4),
+            Constraint::Length(5),
+            Constraint::Length(bar_w as u16),
+        ],
+    )
+    .header(TableRow::new(vec!["config", "frames", "answer", "", value_title, ""]).style(DIM))
+    .block(
+        Block::default()
+            .borders(Borders::TOP)
+            .title(Span::styled(title, ACCENT))
+            .border_style(DIM),
+    );
+    f.render_widget(table, area);
+}
+
+/// A row per configuration: name (▸ and bold on the audited pair), frames, answer,
+/// verdict (or score), confidence and its bar.
+fn trajectory_rows(app: &App, item: &Shown, bar_w: usize) -> Vec<TableRow<'static>> {
+    let m = &app.ds.matrix;
+    let g = &item.mg.grid;
+    let k = item.k();
+    let row = app.queue.rows[item.i].q.row as usize;
+    let x = app.metrics(item.i);
+    let mut rows = Vec::with_capacity(k);
+    for (c, name) in item.names.iter().enumerate() {
+        let cell = item.cell(app, c);
+        let conf = m.cell_confidence.get(cell);
+        let answer = m
+            .text(m.cell_pred.get(cell))
+            .map_or("∅".into(), |p| s(p).chars().take(24).collect::<String>());
+        let (verdict, style, value) = match x {
+            Metrics::Mcq(x) => {
+                let right = x.items.row(row, k)[c] == 1;
+                let glyph = if right { "✓" } else { "✗" };
+                (
+                    glyph.to_string(),
+                    if right { RIGHT } else { WRONG },
+                    (!conf.is_nan()).then_some(conf * 100.0),
+                )
+            }
+            Metrics::Open(x) => {
+                let v = x.items.row(row, k)[c];
+                (
+                    format!("{v:.0}"),
+                    if v >= 50.0 { RIGHT } else { WRONG },
+                    Some(v),
+                )
+            }
+        };
+        // The audited pair: a marker and bold, the background colour only as an extra.
+        let (marker, row_style) = match item.pair {
+            Some(t) if c == t.lower => ("▸", audited(Color::Rgb(0, 60, 0))),
+            Some(t) if c == t.higher => ("▸", audited(Color::Rgb(80, 0, 0))),
+            _ => (" ", Style::new()),
+        };
+        let variant = if g.is_variant[c] { "*" } else { "" };
+        let shown = match x {
+            Metrics::Mcq(_) if conf.is_nan() => "–".to_string(),
+            Metrics::Mcq(_) => format!("{conf:.2}"),
+            Metrics::Open(_) => String::new(),
+        };
+        rows.push(
+            TableRow::new(vec![
+                Cell::from(fit(&format!("{marker}{}{variant}", s(name)), 12)),
+                Cell::from(format!("{}", g.frames(m, c))),
+                Cell::from(answer),
+                Cell::from(Span::styled(verdict, style)),
+                Cell::from(shown),
+                Cell::from(Span::styled(
+                    value.map_or(String::new(), |v| crate::cli::term::bar(v, 100.0, bar_w)),
+                    style,
+                )),
+            ])
+            .style(row_style),
+        );
+    }
+    rows
+}
+
+/// A row of the audited pair: bold on a background of its verdict's colour.
+fn audited(bg: Color) -> Style {
+    Style::new().bg(bg).add_modifier(Modifier::BOLD)
+}
+
+/// A row per intervention run of the unit (`↻CONFIG STRATEGY`), after the grid's.
+fn intervention_rows(app: &App, item: &Shown) -> Vec<TableRow<'static>> {
+    let m = &app.ds.matrix;
+    let mut rows = Vec::new();
+    for (strategy, cell) in &item.interventions {
+        let c = *cell as usize;
+        let right = m.cell_value.get(c) == 1.0;
+        let conf = m.cell_confidence.get(c);
+        let config = m.config(m.cell_config.get(c));
+        rows.push(TableRow::new(vec![
+            Cell::from(Span::styled(
+                fit(
+                    &match strategy {
+                        Some(st) => format!("↻{} {}", s(&config.name), s(st)),
+                        None => format!("↻{}", s(&config.name)),
+                    },
+                    12,
+                ),
+                ACCENT,
+            )),
+            Cell::from(format!("{}", config.frames)),
+            Cell::from(
+                m.text(m.cell_pred.get(c))
+                    .map_or("∅".into(), |p| s(p).chars().take(24).collect::<String>()),
+            ),
+            Cell::from(Span::styled(
+                if right { "✓" } else { "✗" },
+                if right { RIGHT } else { WRONG },
+            )),
+            Cell::from(if conf.is_nan() {
+                "–".to_string()
+            } else {
+                format!("{conf:.2}")
+            }),
+            Cell::from(""),
+        ]));
+    }
+    rows
+}
+
+/// The model's text-only answer to the item, and whether it is the wrong answer of the
+/// transition's higher budget (the language prior took over).
+fn blind_line(app: &App, item: &Shown) -> Line<'static> {
+    let m = &app.ds.matrix;
+    let q = &app.queue.rows[item.i].q;
+    let protocol = m.config(item.mg.grid.configs[0]).protocol;
+    let blind = m
+        .blind(protocol, item.mg.model, q.item)
+        .and_then(|t| m.text(t))
+        .map(str::to_owned);
+    match (&blind, item.pair) {
+        (Some(z), Some(HarmfulTransition { higher: b, .. })) => {
+            let wrong = m
+                .text(m.cell_pred_norm.get(item.cell(app, b)))
+                .unwrap_or("");
+            let (said, style) = if wrong == z {
+                (
+                    format!(
+                        " = the wrong answer at {}: the language prior took over",
+                        s(&item.names[b])
+                    ),
+                    WARN,
+                )
+            } else {
+                (
+                    format!(
+                        " ≠ the wrong answer at {} ({})",
+                        s(&item.names[b]),
+                        s(wrong)
+                    ),
+                    DIM,
+                )
+            };
+            Line::from(vec![
+                Span::styled("blind answer ", DIM),
+                Span::raw(s(z)),
+                Span::styled(said, style),
+            ])
+        }
+        (Some(z), None) => Line::from(vec![Span::styled("blind answer ", DIM), Span::raw(s(z))]),
+        (None, _) => Line::from(Span::styled(
+            "no blind answer (no text-only run of this item)",
+            DIM,
+        )),
+    }
+}
+
+/// The evidence pathways (two columns when one is too short for them all, 80x24) and the
+/// note, or the note editor while it is open.
+fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect) {
+    let mut tag_lines = Vec::new();
+    for p in &app.taxonomy.pathways {
+        let on = rec.is_some_and(|x| x.pathways.contains(&p.id));
+        let primary = rec.is_some_and(|x| x.primary.as_ref() == Some(&p.id));
+        let style = if on {
+            RIGHT.add_modifier(Modifier::BOLD)
+        } else {
+            Style::new()
+        };
+        tag_lines.push(Line::from(vec![
+            Span::styled(format!("{} ", s(&p.key)), ACCENT),
+            Span::styled(if on { "[x] " } else { "[ ] " }, style),
+            Span::styled(s(&p.label), style),
+            Span::styled(if primary { " ★ primary" } else { "" }, WARN),
+        ]));
+    }
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Span::styled(" evidence pathways ", ACCENT))
+        .border_style(DIM);
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let tags_h = (tag_lines.len() as u16).min(inner.height.saturating_sub(1));
+    let [tags_area, note_area] =
+        Layout::vertical([Constraint::Length(tags_h), Constraint::Min(1)]).areas(inner);
+    let columns: Vec<Rect> = if tag_lines.len() > tags_area.height as usize {
+        Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)])
+            .spacing(1)
+            .split(tags_area)
+            .to_vec()
+    } else {
+        vec![tags_area]
+    };
+    let per = tag_lines.len().div_ceil(columns.len());
+    for (lines, col) in tag_lines.chunks(per.max(1)).zip(&columns) {
+        let lines: Vec<Line> = lines
+            .iter()
+            .map(|l| fit_line(l.clone(), col.width as usize))
+            .collect();
+        f.render_widget(Paragraph::new(lines), *col);
+    }
+    if let Input::Note(editor) = &app.overlays.input {
+        draw_note_editor(f, &app.keymap, editor, note_area);
+        return;
+    }
+    let note = Line::from(vec![
+        Span::styled("note: ", DIM),
+        Span::raw(rec.map_or(String::new(), |x| s(&x.note))),
+    ]);
+    // The note wraps in its pane; on one row it shows its end.
+    let note = if note_area.height > 1 {
+        Paragraph::new(note).wrap(Wrap { trim: false })
+    } else {
+        Paragraph::new(fit_tail(note, note_area.width as usize))
+    };
+    f.render_widget(note, note_area);
+}
+
+/// The note being edited: one line that scrolls sideways to keep the terminal's cursor in
+/// sight, and below it (where there is room) how to leave; the footer lists the editing
+/// keys.
+fn draw_note_editor(
+    f: &mut Frame,
+    keymap: &crate::tui::input::keymap::Keymap,
+    editor: &crate::tui::input::line_edit::LineEdit,
+    area: Rect,
+) {
+    const LABEL: &str = "note: ";
+    if area.height == 0 || (area.width as usize) <= width(LABEL) {
+        return;
+    }
+    let v = editor.view(area.width as usize - width(LABEL));
+    let mut lines = vec![Line::from(vec![
+        Span::styled(LABEL, ACCENT.add_modifier(Modifier::BOLD)),
+        Span::styled(v.text, Style::new().add_modifier(Modifier::UNDERLINED)),
+    ])];
+    if area.height > 1 {
+        lines.push(fit_line(
+            Line::from(Span::styled(
+                format!(
+                    "{} (the keys are below)",
+                    keymap.hints(
+                        Context::Note,
+                        &[
+                            (&[Action::Accept], "", " saves"),
+                            (&[Action::Cancel], "", " cancels")
+                        ]
+                    )
+                ),
+                DIM,
+            )),
+            area.width as usize,
+        ));
+    }
+    f.render_widget(Paragraph::new(lines), area);
+    f.set_cursor_position((area.x + width(LABEL) as u16 + v.cursor as u16, area.y));
+}
+
+/// A line of a label and a text too long for `w` cells: the label, "…", and the end of
+/// the text (the note editor's cursor stays in sight).
+fn fit_tail(line: Line<'static>, w: usize) -> Line<'static> {
+    let total: usize = line.spans.iter().map(|s| width(&s.content)).sum();
+    if total <= w || line.spans.len() < 2 {
+        return fit_line(line, w);
+    }
+    let mut spans = line.spans;
+    let label = spans.remove(0);
+    let rest_w: usize = spans.iter().map(|s| width(&s.content)).sum();
+    let mut drop = rest_w + width(&label.content) + 1 - w;
+    let mut kept = vec![label, Span::styled("…", DIM)];
+    for sp in spans {
+        if drop == 0 {
+            kept.push(sp);
+            continue;
+        }
+        let mut text = String::new();
+        for c in sp.content.chars() {
+            let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if drop > 0 {
+                drop = drop.saturating_sub(cw);
+            } else {
+                text.push(c);
+            }
+        }
+        kept.push(Span::styled(text, sp.style));
+    }
+    fit_line(Line::from(kept), w)
+}
+
+/// The same item's trajectories under the other models, one line each.
+fn other_models(app: &App, i: usize) -> Vec<Line<'static>> {
+    let r = &app.queue.rows[i];
+    let m = &app.ds.matrix;
+    let a = &app.report.analyses[r.q.analysis as usize];
+    let mut out = Vec::new();
+    for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
+        if mg.model == r.q.model {
+            continue;
+        }
+        let Ok(row) = mg.grid.items.binary_search(&r.q.item) else {
+            out.push(Line::from(vec![
+                Span::raw(format!("{:<16} ", s(m.models.name(mg.model)))),
+                Span::styled("not in its grid", DIM),
+            ]));
+            continue;
+        };
+        let k = mg.grid.k();
+        let mut spans = vec![Span::raw(format!(
+            "{:<16} ",
+            s(m.models.name(mg.model))
+                .chars()
+                .take(16)
+                .collect::<String>()
+        ))];
+        spans.extend(trajectory(x, row, k, None));
+        let names: Vec<String> = mg
+            .grid
+            .configs
+            .iter()
+            .map(|&c| s(&m.config(c).name))
+            .collect();
+        spans.push(Span::styled(format!("  {}", names.join(" ")), DIM));
+        out.push(Line::from(spans));
+    }
+    if out.is_empty() {
+        out.push(Line::from(Span::styled(
+            "no other model in this analysis",
+            DIM,
+        )));
+    }
+    out
+}

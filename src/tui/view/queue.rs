@@ -1,0 +1,413 @@
+//! The queue screen: the table of items with a harmful transition (status, names, the
+//! trajectory's glyphs under the configurations' names, the pathway, the question), its
+//! title with the filters in force, the search line and the selected row's legend.
+
+use std::ops::Range;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table};
+
+use super::theme::{ACCENT, DIM, WARN, highlighted, id, s};
+use super::{abbrev, class_filter_label, status_glyph, trajectory};
+use crate::core::workspace::search::match_positions;
+use crate::tui::app::{App, Drawn, Input, QueueHit};
+use crate::tui::fit::{fit, fit_line, pad, width};
+
+/// Draws the queue screen and says where its rows are (for a click) and how many fit.
+pub(super) fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
+    let show_search = app.overlays.input == Input::Search || !app.queue.query.is_empty();
+    let [table_area, legend_area, search_area] = Layout::vertical([
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(u16::from(show_search)),
+    ])
+    .areas(area);
+    // Widths from the rows a one-row header leaves room for (a superset of those shown).
+    let most = shown_rows(app, table_area.height.saturating_sub(2) as usize);
+    let w = queue_widths(app, most.clone(), table_area.width as usize);
+    // The header takes two rows when the names shown have two parts (`64f` over `151k`).
+    let two_rows = w.per_config >= 3
+        && app
+            .current()
+            .is_some_and(|i| app.config_names(i).iter().any(|n| n.contains('_')));
+    let header_h: u16 = if two_rows { 2 } else { 1 };
+    let page = table_area.height.saturating_sub(1 + header_h) as usize;
+    out.page = Some(page);
+    let shown = most.start..shown_rows(app, page).end;
+    // Where each row is drawn, for a click: below the border and the header.
+    let rows_y = table_area.y + 1 + header_h;
+    out.queue_hit = Some(QueueHit {
+        area: Rect {
+            x: table_area.x,
+            y: rows_y,
+            width: table_area.width,
+            height: (shown.len() as u16).min(table_area.bottom().saturating_sub(rows_y)),
+        },
+        first: shown.start,
+    });
+    let total = table_area.width as usize;
+    let table = Table::new(queue_rows(app, &w, shown), w.columns())
+        .header(queue_header(app, &w, two_rows, header_h))
+        .block(
+            Block::default()
+                .borders(Borders::TOP)
+                .title(fit_line(queue_title(app), total.saturating_sub(2))),
+        );
+    f.render_widget(table, table_area);
+    if app.queue.visible.is_empty() {
+        let msg = if app.queue.rows.is_empty() {
+            "No item has a harmful transition in this analysis."
+        } else {
+            "No item matches the filters and search (x clears them)."
+        };
+        let inner = Rect {
+            y: table_area.y + 2,
+            height: 1,
+            ..table_area
+        };
+        f.render_widget(Paragraph::new(msg).style(DIM), inner);
+    }
+    if show_search {
+        draw_search_line(f, app, search_area);
+    }
+    f.render_widget(
+        Paragraph::new(fit_line(selected_legend(app), total)),
+        legend_area,
+    );
+}
+
+/// The positions in `visible` of the rows a table of `page` rows shows, from the scroll.
+fn shown_rows(app: &App, page: usize) -> Range<usize> {
+    let start = app.queue.scroll.min(app.queue.visible.len());
+    start..(start + page).min(app.queue.visible.len())
+}
+
+/// The configurations of a row's model grid.
+fn k_of(app: &App, r: &crate::tui::app::Row) -> usize {
+    app.report.analyses[r.q.analysis as usize].grids.models[r.q.model_index as usize]
+        .grid
+        .k()
+}
+
+/// The columns' widths for the rows at `rows` of `visible` on a table `total` cells wide:
+/// the names as wide as they need within bounds, each configuration widened for its name
+/// while the question keeps 16 cells, and on a narrow screen the names give way first.
+fn queue_widths(app: &App, rows: Range<usize>, total: usize) -> QueueWidths {
+    let widest = |cells: &dyn Fn(usize) -> usize, min: usize, max: usize| {
+        app.queue.visible[rows.clone()]
+            .iter()
+            .map(|&i| cells(i as usize))
+            .max()
+            .unwrap_or(min)
+            .clamp(min, max)
+    };
+    let mut w = QueueWidths {
+        model: widest(&|i| width(&id(app.names(i).model)), 5, 22),
+        bench: widest(&|i| width(&id(app.names(i).benchmark)), 9, 16),
+        item: widest(&|i| width(&id(app.names(i).item_id)), 4, 18),
+        per_config: 1,
+        k: widest(&|i| k_of(app, &app.queue.rows[i]), 1, usize::MAX),
+        count: widest(
+            &|i| app.queue.rows[i].q.harmful_pairs.to_string().len(),
+            1,
+            20,
+        ),
+        pathway: if total >= usize::from(PATHWAY_FROM) {
+            PATHWAY_W
+        } else {
+            0
+        },
+        question: 0,
+    };
+    // Names first: widen each configuration up to 5 cells while the question keeps 16.
+    while w.per_config < 5 && {
+        let mut wider = w;
+        wider.per_config += 1;
+        wider.used() + 16 <= total
+    } {
+        w.per_config += 1;
+    }
+    // On a narrow screen the names give way before the question does.
+    for _ in 0..40 {
+        if w.used() + 10 <= total {
+            break;
+        }
+        if w.model > 8 {
+            w.model -= 1;
+        } else if w.bench > 6 {
+            w.bench -= 1;
+        } else if w.item > 6 {
+            w.item -= 1;
+        } else {
+            break;
+        }
+    }
+    w.question = total.saturating_sub(w.used());
+    w
+}
+
+/// The table's rows at `shown` of `visible`: the selection marker and status, the names
+/// (the item id with the search's hits), the trajectory, terminal, harmful pairs, the
+/// pathway and the question.
+fn queue_rows(app: &App, w: &QueueWidths, shown: Range<usize>) -> Vec<TableRow<'static>> {
+    let query = app.queue.query.as_str();
+    let pc = w.per_config;
+    app.queue.visible[shown]
+        .iter()
+        .map(|&row| {
+            let i = row as usize;
+            let r = &app.queue.rows[i];
+            let selected = app.queue.selected == Some(row);
+            let names = app.names(i);
+            let question = app.question(i);
+            let shown_id = id(names.item_id);
+            let id_line = fit_line(
+                highlighted(&shown_id, &match_positions(&shown_id, query), Style::new()),
+                w.item,
+            );
+            let question_line = fit_line(
+                highlighted(&question, &match_positions(&question, query), DIM),
+                w.question,
+            );
+            let mut traj = Vec::with_capacity(k_of(app, r) * pc);
+            for glyph in trajectory(app.metrics(i), r.q.row as usize, k_of(app, r), None) {
+                traj.push(glyph);
+                traj.push(Span::raw(" ".repeat(pc - 1)));
+            }
+            let mut cells = vec![
+                Cell::from(Line::from(vec![
+                    Span::raw(if selected { "▶" } else { " " }),
+                    status_glyph(app.status(i)),
+                ])),
+                Cell::from(fit(&id(names.model), w.model)),
+                Cell::from(fit(&id(names.benchmark), w.bench)),
+                Cell::from(id_line),
+                Cell::from(Line::from(traj)),
+                Cell::from(if r.q.terminal {
+                    Span::styled("T", WARN)
+                } else {
+                    Span::raw(" ")
+                }),
+                Cell::from(format!("{:>w$}", r.q.harmful_pairs, w = w.count)),
+            ];
+            if w.pathway > 0 {
+                cells.push(Cell::from(fit(&pathway_text(app, i), w.pathway)));
+            }
+            cells.push(Cell::from(question_line));
+            TableRow::new(cells).style(if selected {
+                Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+            } else {
+                Style::new()
+            })
+        })
+        .collect()
+}
+
+/// The table's title: the rows shown of all, the filters in force, the sort.
+fn queue_title(app: &App) -> Line<'static> {
+    let m = &app.ds.matrix;
+    let mut title = vec![Span::styled(
+        format!(
+            " audit queue: {} of {} ",
+            app.queue.visible.len(),
+            app.queue.rows.len()
+        ),
+        ACCENT,
+    )];
+    let filter = &app.queue.filter;
+    let mut filters = Vec::new();
+    if let Some(model) = filter.model {
+        filters.push(format!("model={}", s(m.models.name(model))));
+    }
+    if let Some(bench) = filter.benchmark {
+        filters.push(format!("benchmark={}", s(m.benchmarks.name(bench))));
+    }
+    if let Some(class) = filter.class {
+        filters.push(format!("class={}", class_filter_label(class)));
+    }
+    if let Some(status) = filter.status {
+        filters.push(format!("status={}", status.as_str()));
+    }
+    if let Some(tag) = &filter.tag {
+        filters.push(format!("tag={}", s(tag)));
+    }
+    if filter.terminal_only {
+        filters.push("terminal only".into());
+    }
+    if let Some(set) = &filter.items {
+        filters.push(format!("items: {} ({})", s(&set.label), set.items.len()));
+    }
+    if !filters.is_empty() {
+        title.push(Span::styled(format!("[{}] ", filters.join(" · ")), WARN));
+    }
+    title.push(Span::styled(
+        format!("sort: {} ", app.queue.sort.label()),
+        DIM,
+    ));
+    Line::from(title)
+}
+
+/// The table's header; over the trajectory glyphs, the names of the selected row's
+/// configurations (on two rows when they have two parts).
+fn queue_header(app: &App, w: &QueueWidths, two_rows: bool, height: u16) -> TableRow<'static> {
+    let pc = w.per_config;
+    let head_names = app
+        .current()
+        .map(|i| app.config_names(i))
+        .unwrap_or_default();
+    let traj_head: Vec<Line> = if pc >= 3 && !two_rows {
+        let names: Vec<String> = head_names
+            .iter()
+            .map(|n| pad(&abbrev(&s(n), pc - 1), pc))
+            .collect();
+        vec![Line::from(names.concat())]
+    } else if pc >= 3 {
+        let mut top = Vec::new();
+        let mut bottom = Vec::new();
+        for n in &head_names {
+            let (a, b) = config_label(&s(n), pc - 1);
+            top.push(pad(&a, pc));
+            bottom.push(pad(&b, pc));
+        }
+        vec![Line::from(top.concat()), Line::from(bottom.concat())]
+    } else {
+        vec![Line::from("trajectory")]
+    };
+    let mut head = vec![
+        Cell::from("st"),
+        Cell::from(fit("model", w.model)),
+        Cell::from(fit("benchmark", w.bench)),
+        Cell::from("item"),
+        Cell::from(traj_head),
+        Cell::from("T"),
+        Cell::from(fit("#", w.count)),
+    ];
+    if w.pathway > 0 {
+        head.push(Cell::from("pathway"));
+    }
+    head.push(Cell::from("question"));
+    TableRow::new(head).height(height).style(DIM)
+}
+
+/// The search line: `/`, the query (while typed, a window that keeps the terminal's
+/// cursor in sight), and how many rows match.
+fn draw_search_line(f: &mut Frame, app: &App, area: Rect) {
+    let total = area.width as usize;
+    let state = if app.search_pending() {
+        " searching…".to_string()
+    } else {
+        format!(" {} matches", app.queue.visible.len())
+    };
+    let room = total.saturating_sub(1 + width(&state));
+    let (text, cursor) = if app.overlays.input == Input::Search {
+        let v = app.queue.query.view(room);
+        (v.text, Some(v.cursor))
+    } else {
+        (fit(&s(app.queue.query.as_str()), room), None)
+    };
+    let line = Line::from(vec![
+        Span::styled("/", ACCENT),
+        Span::raw(text),
+        Span::styled(state, DIM),
+    ]);
+    f.render_widget(Paragraph::new(fit_line(line, total)), area);
+    if let Some(c) = cursor
+        && area.height > 0
+    {
+        f.set_cursor_position((area.x + 1 + c as u16, area.y));
+    }
+}
+
+/// Below the table: the selected row's trajectory with every configuration named.
+fn selected_legend(app: &App) -> Line<'static> {
+    let Some(i) = app.current() else {
+        return Line::from(Span::styled("? explains every column", DIM));
+    };
+    let r = &app.queue.rows[i];
+    let mut spans = vec![Span::styled(format!("▶ {}: ", id(app.names(i).model)), DIM)];
+    let glyphs = trajectory(app.metrics(i), r.q.row as usize, k_of(app, r), None);
+    for (n, g) in app.config_names(i).iter().zip(glyphs) {
+        spans.push(Span::styled(format!("{} ", s(n)), DIM));
+        spans.push(g);
+        spans.push(Span::raw("  "));
+    }
+    spans.push(Span::styled("· ? explains every column", DIM));
+    Line::from(spans)
+}
+
+/// The queue's text columns, in cells, fitted to the table's width.
+#[derive(Clone, Copy)]
+struct QueueWidths {
+    model: usize,
+    bench: usize,
+    item: usize,
+    /// Cells per configuration in the trajectory (the glyph, then room for its name).
+    per_config: usize,
+    k: usize,
+    count: usize,
+    pathway: usize,
+    question: usize,
+}
+
+/// Pathway column: only where the question keeps a useful width beside it.
+const PATHWAY_W: usize = 14;
+const PATHWAY_FROM: u16 = 120;
+
+impl QueueWidths {
+    /// The cells the columns take but the question's, with the gaps between them.
+    fn used(&self) -> usize {
+        let cols = 8 + usize::from(self.pathway > 0);
+        2 + self.model
+            + self.bench
+            + self.item
+            + (self.per_config * self.k).max(10)
+            + 1
+            + self.count
+            + self.pathway
+            + (cols - 1)
+    }
+
+    fn columns(&self) -> Vec<Constraint> {
+        let mut c = vec![
+            Constraint::Length(2),
+            Constraint::Length(self.model as u16),
+            Constraint::Length(self.bench as u16),
+            Constraint::Length(self.item as u16),
+            Constraint::Length((self.per_config * self.k).max(10) as u16),
+            Constraint::Length(1),
+            Constraint::Length(self.count as u16),
+        ];
+        if self.pathway > 0 {
+            c.push(Constraint::Length(self.pathway as u16));
+        }
+        c.push(Constraint::Length(self.question as u16));
+        c
+    }
+}
+
+/// The record's primary pathway, else its tags, as the queue's pathway column shows them.
+fn pathway_text(app: &App, i: usize) -> String {
+    let Some(rec) = app.record(i) else {
+        return String::new();
+    };
+    match &rec.primary {
+        Some(p) => format!("★{}", s(p)),
+        None => rec
+            .pathways
+            .iter()
+            .map(|p| s(p))
+            .collect::<Vec<_>>()
+            .join(","),
+    }
+}
+
+/// A configuration's name over its trajectory glyph: the part before the first `_` on the
+/// first header row, the rest on the second (`64f` over `151k`), each abbreviated to its
+/// first `w` cells (an ellipsis would leave no room; the full names are below the table).
+fn config_label(name: &str, w: usize) -> (String, String) {
+    let (a, b) = name.split_once('_').unwrap_or((name, ""));
+    (abbrev(a, w), abbrev(b, w))
+}
