@@ -3288,3 +3288,42 @@ fn a_paste_is_text_for_the_editor_never_keys() {
     app.on_paste("orbit\r\nclip04");
     assert_eq!(app.queue.query.as_str(), "orbit clip04");
 }
+
+#[test]
+fn a_taxonomy_key_the_item_screen_already_uses_is_refused_naming_it() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let bundled: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(common::repo().join("assets/taxonomy.json")).expect("read"),
+    )
+    .expect("json");
+    let mut taxonomy = bundled.clone();
+    // `e` marks an evidence frame, `?` opens the help on every screen.
+    taxonomy["pathways"][0]["key"] = "e".into();
+    taxonomy["pathways"][1]["key"] = "?".into();
+    let path = tmp.path().join("taxonomy.json");
+    std::fs::write(&path, taxonomy.to_string()).expect("write");
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let mut opts = TuiOptions::plain("t", tmp.path().join("t.audit.jsonl"));
+    opts.taxonomy = Some(path);
+    let err = format!("{:#}", build_app(ds, &opts, || {}).err().expect("refused"));
+    let first = bundled["pathways"][0]["id"].as_str().expect("id");
+    let second = bundled["pathways"][1]["id"].as_str().expect("id");
+    assert!(err.contains("2 pathway key(s)"), "{err}");
+    assert!(
+        err.contains(&format!("{first:?} has the key \"e\"")),
+        "{err}"
+    );
+    assert!(
+        err.contains("mark the frame under the cursor as evidence"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{second:?} has the key \"?\"")),
+        "{err}"
+    );
+    assert!(err.contains("every screen"), "{err}");
+    // The bundled taxonomy has none.
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let opts = TuiOptions::plain("t", tmp.path().join("t2.audit.jsonl"));
+    assert!(build_app(ds, &opts, || {}).is_ok());
+}

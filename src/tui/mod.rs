@@ -60,7 +60,9 @@ pub fn image_mode(asked: ImageMode, no_color: bool) -> ImageMode {
 
 /// Messages to the event loop.
 pub enum Msg {
+    /// A key, a click, a resize or a paste.
     Input(TermEvent),
+    /// A search result.
     Search(SearchResult),
     /// A researcher view built, or its bootstrap intervals.
     Research(research::ViewReply),
@@ -178,6 +180,22 @@ pub fn build_app(
         keymap
             .apply_overrides(&text, path)
             .map_err(anyhow::Error::msg)?;
+    }
+    let conflicts = keymap.pathway_conflicts(&taxonomy);
+    if !conflicts.is_empty() {
+        let file = opts.taxonomy.as_ref().map_or_else(
+            || "the bundled taxonomy".to_string(),
+            |p| sanitize(&p.display().to_string()).into_owned(),
+        );
+        anyhow::bail!(
+            "{file}: {} pathway key(s) would never toggle their pathway: {}",
+            conflicts.len(),
+            conflicts
+                .iter()
+                .map(|c| sanitize(c).into_owned())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
     }
     let annotator = annotator_name(opts.annotator.as_deref());
     let path = match &opts.audit {

@@ -21,15 +21,22 @@ use crate::core::workspace::selections::budget_order;
 /// The researcher screens, in Tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum View {
+    /// Per model: the curve, churn and classes.
     Overview,
+    /// Which configuration is right where another is wrong.
     Complementarity,
+    /// Items by mean correctness and flips.
     DataMap,
+    /// The confidence cascade's threshold sweep.
     Cascade,
+    /// Two protocols' harmful sets compared.
     Protocols,
+    /// The audits' evidence pathways.
     Findings,
 }
 
 impl View {
+    /// Every view, in tab order.
     pub const ALL: [View; 6] = [
         View::Overview,
         View::Complementarity,
@@ -39,6 +46,7 @@ impl View {
         View::Findings,
     ];
 
+    /// The view's tab title.
     pub fn title(self) -> &'static str {
         match self {
             View::Overview => "overview",
@@ -50,6 +58,7 @@ impl View {
         }
     }
 
+    /// Its position in [`View::ALL`].
     pub fn index(self) -> usize {
         View::ALL.iter().position(|&v| v == self).unwrap_or(0)
     }
@@ -59,8 +68,11 @@ impl View {
 /// report analysis's model `i - 1` alone) and whether zero-frame configurations count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ViewKey {
+    /// The analysis shown (an index of the report's).
     pub analysis: usize,
+    /// 0: every model; n: the n-th alone.
     pub model_set: usize,
+    /// With the text-only configurations.
     pub zero_frame: bool,
     /// How many of the largest budgets are left out (0 = every configuration).
     pub config_cut: usize,
@@ -70,13 +82,16 @@ pub struct ViewKey {
 /// data map. Built once per key.
 #[derive(Debug)]
 pub struct ViewData {
+    /// What was built.
     pub key: ViewKey,
+    /// The analysis recomputed for the view.
     pub analysis: Analysis,
     /// Per model of `analysis.grids.models` (MCQ only).
     pub maps: Vec<Option<DataMap>>,
 }
 
 impl ViewData {
+    /// The MCQ metrics of the model at `model`, if it is MCQ.
     pub fn mcq(&self, model: usize) -> Option<&McqMetrics> {
         match self.analysis.metrics.get(model)? {
             Metrics::Mcq(x) => Some(x),
@@ -88,7 +103,9 @@ impl ViewData {
 /// An explicit set of (model, item) the queue is narrowed to, with what it is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ItemSet {
+    /// How the queue's title names the set.
     pub label: String,
+    /// (model, item) of the items.
     pub items: HashSet<(u32, u32)>,
     /// The transition the set is about (configuration names, lower then higher), which its
     /// items open on when it is one of their harmful transitions.
@@ -100,14 +117,18 @@ pub type Intervals = Vec<Option<McqIntervals>>;
 
 /// A finished bootstrap for a view.
 pub struct IntervalsResult {
+    /// The view the intervals are of.
     pub key: ViewKey,
+    /// Per model, the intervals (`None` where there are none).
     pub intervals: Intervals,
 }
 
 /// What the research worker is asked for a view: to build it (unless it is built) and to
 /// bootstrap its intervals (unless `b` is 0).
 pub struct ViewRequest {
+    /// The view to build.
     pub key: ViewKey,
+    /// The dataset it is built from.
     pub ds: Arc<Dataset>,
     /// The report analysis the view recomputes.
     pub analysis: AnalysisKey,
@@ -115,13 +136,17 @@ pub struct ViewRequest {
     pub params: Params,
     /// The view, when it was built already (then only its intervals are wanted).
     pub built: Option<Arc<ViewData>>,
+    /// Bootstrap resamples.
     pub b: usize,
+    /// The bootstrap's seed.
     pub seed: u64,
 }
 
 /// What the research worker sends back, in this order for one request.
 pub enum ViewReply {
+    /// A view built, its intervals to come.
     Built(Arc<ViewData>),
+    /// The intervals of a view built before.
     Intervals(IntervalsResult),
 }
 
@@ -229,6 +254,7 @@ impl ViewWorker {
         Ok(ViewWorker { worker })
     }
 
+    /// Asks for a view; one waiting is replaced.
     pub fn request(&self, r: ViewRequest) {
         self.worker.request(r);
     }
@@ -238,6 +264,7 @@ impl ViewWorker {
 pub struct Research {
     /// The run's own parameters (bootstrap size, cascade stages, grid mode...).
     pub params: Params,
+    /// The view shown.
     pub key: ViewKey,
     /// The model shown (index into the view's `grids.models`).
     pub model: usize,
@@ -255,6 +282,7 @@ pub struct Research {
     pub other: Option<usize>,
     /// Views built so far (a handful: each switch adds one).
     cache: HashMap<ViewKey, Arc<ViewData>>,
+    /// The intervals computed so far, per view.
     pub intervals: HashMap<ViewKey, Intervals>,
     /// The view last asked of the worker, while its answer is not all back: asked again
     /// only when another was asked since (the worker drops what a newer request replaced).
@@ -267,6 +295,7 @@ pub struct Research {
 }
 
 impl Research {
+    /// Nothing built yet; views are computed with `params`.
     pub fn new(params: Params) -> Research {
         Research {
             params,

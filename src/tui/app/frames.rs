@@ -28,13 +28,16 @@ pub enum Subset {
 pub struct FramePanel {
     /// Grid column whose frames are shown (default: the higher budget of the transition).
     pub config: Option<usize>,
+    /// What part of the frames it lists.
     pub subset: Subset,
+    /// Position of the cursor in the listed frames.
     pub cursor: usize,
 }
 
 /// The frames one configuration sampled, for the item screen.
 #[derive(Debug, Clone)]
 pub struct ConfigFrames {
+    /// The configuration's name.
     pub name: String,
     /// Distinct indices, sorted.
     pub frames: Vec<u64>,
@@ -51,21 +54,32 @@ pub struct ConfigFrames {
 /// One frame in the frame panel: its index and where it sits in its configuration's sample.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PanelEntry {
+    /// The frame's index in the video.
     pub index: u64,
+    /// The grid column of the configuration it belongs to.
     pub config: usize,
+    /// Its position among that configuration's frames (0-based).
     pub position: usize,
+    /// How many frames that configuration sampled.
     pub of: usize,
 }
 
 /// Everything the frames view needs about an item.
 #[derive(Debug, Clone)]
 pub struct FrameInfo {
+    /// The item's video, when known.
     pub video: Option<String>,
+    /// Frames in the video, when known.
     pub num_frames: Option<u64>,
+    /// The video's frame rate, when known.
     pub fps: Option<f64>,
+    /// Each grid configuration's frames, in grid order.
     pub configs: Vec<ConfigFrames>,
+    /// The transition under audit.
     pub pair: Option<HarmfulTransition>,
+    /// The frames the transition kept, dropped and added.
     pub transition: crate::core::sampling::Transition,
+    /// The configuration the panel shows.
     pub panel_config: Option<usize>,
     /// The frames each intervention run of the item was given (docs/intervention.md §7),
     /// against the top configuration's, whose answer the recovery compares.

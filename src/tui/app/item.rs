@@ -24,6 +24,7 @@ pub struct ItemState {
 }
 
 impl App {
+    /// Row `i`'s record in this session, if it has one.
     pub fn record(&self, i: usize) -> Option<&AuditRecord> {
         if self.session.records().is_empty() {
             return None;
@@ -31,6 +32,7 @@ impl App {
         self.session.record(&self.key(i))
     }
 
+    /// Row `i`'s status (todo without a record).
     pub fn status(&self, i: usize) -> Status {
         self.record(i).map_or(Status::Todo, |r| r.status)
     }
@@ -83,6 +85,7 @@ impl App {
         crate::core::workspace::config_names(&self.ds.matrix, &self.report, &self.queue.rows[i].q)
     }
 
+    /// The metrics of row `i`'s model grid.
     pub fn metrics(&self, i: usize) -> &Metrics {
         let q = &self.queue.rows[i].q;
         &self.report.analyses[q.analysis as usize].metrics[q.model_index as usize]

@@ -33,6 +33,7 @@ pub type Slot = (crate::core::frames::FrameKey, u16, u16);
 pub struct Drawn {
     /// Rows the queue table showed (`None` off the queue).
     pub page: Option<usize>,
+    /// Where the queue's rows were drawn (`None` off the queue).
     pub queue_hit: Option<QueueHit>,
     /// Frames shown as "loading…": to ask the loader for.
     pub wanted: Vec<crate::core::frames::FrameKey>,
@@ -45,8 +46,11 @@ pub struct Drawn {
 /// The names of a queue row's unit, borrowed from the matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowNames<'a> {
+    /// The model's name.
     pub model: &'a str,
+    /// The benchmark's name.
     pub benchmark: &'a str,
+    /// The item's id.
     pub item_id: &'a str,
 }
 
@@ -56,14 +60,18 @@ pub enum SortKey {
     /// As `frameaudit list` ranks: terminal regressions first, then by the share of
     /// comparable pairs that are harmful.
     Rank,
+    /// By model, then item.
     Model,
+    /// By item, then model.
     Item,
+    /// Todo first, then done, skipped, flagged.
     Status,
     /// The former rank: terminal regressions first, then by the number of harmful pairs.
     Pairs,
 }
 
 impl SortKey {
+    /// How the title names the sort.
     pub fn label(self) -> &'static str {
         match self {
             SortKey::Rank => "rank",
@@ -88,18 +96,24 @@ impl SortKey {
 /// Queue filters; `None` means any.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filter {
+    /// Only this model.
     pub model: Option<u32>,
+    /// Only this benchmark.
     pub benchmark: Option<u32>,
     /// A trajectory class, or `Some(None)` for the open-ended items (which have none).
     pub class: Option<Option<Class>>,
+    /// Only this audit status.
     pub status: Option<Status>,
+    /// Only records tagged with this pathway (or having it primary).
     pub tag: Option<String>,
+    /// Only items with a terminal regression.
     pub terminal_only: bool,
     /// An explicit set of items, chosen on a researcher view.
     pub items: Option<crate::tui::research::ItemSet>,
 }
 
 impl Filter {
+    /// Whether no filter is set.
     pub fn is_empty(&self) -> bool {
         *self == Filter::default()
     }
@@ -130,14 +144,18 @@ pub struct QueueHit {
 pub const THUMB_SIDE: u32 = 128;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The screen under any overlay.
 pub enum Screen {
+    /// The audit queue.
     Queue,
+    /// The item under audit.
     Item,
     /// One of the researcher views.
     Research(View),
 }
 
 impl Screen {
+    /// The keymap context of the screen.
     pub fn context(self) -> Context {
         match self {
             Screen::Queue => Context::Queue,
@@ -152,11 +170,14 @@ impl Screen {
 pub enum FindingsSource {
     /// Every annotator's own audit (not the adjudicated ones).
     All,
+    /// One annotator's records.
     Annotator(String),
+    /// The adjudicated records (a review's result).
     Adjudicated,
 }
 
 impl FindingsSource {
+    /// How the findings view names the source.
     pub fn label(&self) -> String {
         match self {
             FindingsSource::All => "all annotators".into(),
@@ -169,13 +190,16 @@ impl FindingsSource {
 /// A message for the status line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notice {
+    /// What it says.
     pub text: String,
+    /// Whether it reports a problem (shown bold and red).
     pub error: bool,
 }
 
 /// What the runner must do after an update.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
+    /// Leave the audit screens.
     Quit,
     /// Hand the session's new changes to its saver (`Session::save`).
     Save,
@@ -189,10 +213,14 @@ pub enum Effect {
 /// What the header says of the analysis (computed once).
 #[derive(Debug, Clone, Default)]
 pub struct Overview {
+    /// Models in the audited protocol's analyses.
     pub models: usize,
+    /// Configurations in them.
     pub configs: usize,
+    /// Items in them.
     pub items: usize,
     /// (min, max) over the models of the pooled (`ALL`) MCQ analysis.
     pub harmful: Option<(f64, f64)>,
+    /// (min, max) headroom over the models of the pooled MCQ analysis.
     pub headroom: Option<(f64, f64)>,
 }

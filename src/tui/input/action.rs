@@ -4,49 +4,81 @@
 /// A user intention, independent of the key that asked for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Action {
+    /// Previous row.
     Up,
+    /// Next row.
     Down,
+    /// A page up.
     PageUp,
+    /// A page down.
     PageDown,
+    /// The first row.
     Top,
+    /// The last row.
     Bottom,
+    /// Open the item.
     Open,
+    /// Back to the queue.
     Back,
+    /// Quit (asks first when changes are not saved).
     Quit,
+    /// Open the help.
     Help,
+    /// Open the search line.
     Search,
     /// The next row matching the search (wrapping); `PrevMatch` the previous.
     NextMatch,
+    /// The previous row matching the search (wrapping).
     PrevMatch,
+    /// Filter by the next model.
     FilterModel,
+    /// Filter by the next benchmark.
     FilterBenchmark,
     /// Open a picker of the models the queue holds (typing narrows it).
     PickModel,
     /// Open a picker of the benchmarks the queue holds.
     PickBenchmark,
+    /// Filter by the next trajectory class.
     FilterClass,
+    /// Filter by the next audit status.
     FilterStatus,
+    /// Filter by the next pathway tag.
     FilterTag,
+    /// Only terminal regressions, or all.
     ToggleTerminal,
+    /// Clear filters and search.
     ClearFilters,
+    /// Sort by the next key.
     CycleSort,
+    /// The next item of the queue.
     NextItem,
+    /// The previous item of the queue.
     PrevItem,
     /// The next item of the queue still to do (not done, skipped or flagged).
     NextTodo,
     /// The next harmful transition of the item (wrapping); `PrevTransition` the previous.
     NextTransition,
+    /// The previous harmful transition of the item (wrapping).
     PrevTransition,
     /// Toggle the taxonomy's pathway at this index.
     TogglePathway(usize),
+    /// The next tagged pathway becomes primary.
     CyclePrimary,
+    /// Edit the note.
     EditNote,
+    /// Mark done and go to the next item.
     MarkDone,
+    /// Skip and go to the next item.
     Skip,
+    /// Flag for review and go to the next item.
     Flag,
+    /// Undo the last change.
     Undo,
+    /// Redo the last change undone.
     Redo,
+    /// Frame cursor to the previous frame.
     FramePrev,
+    /// Frame cursor to the next frame.
     FrameNext,
     /// Show the frames of the next configuration.
     FrameConfig,
@@ -63,23 +95,33 @@ pub enum Action {
     AddToPlan,
     /// Open the researcher overview.
     Overview,
+    /// The next researcher view.
     NextView,
+    /// The previous researcher view.
     PrevView,
     /// Show the researcher view at this index (`View::ALL`).
     ShowView(usize),
+    /// Analysis: the next protocol.
     NextProtocol,
+    /// Analysis: the next task.
     NextTask,
+    /// Analysis: the next benchmark scope.
     NextScope,
+    /// Analysis: all models, or the next one alone.
     NextModelSet,
+    /// Analysis: with or without the text-only configurations.
     ToggleZeroFrame,
     /// Review: take the next annotator's pathways, primary and note for this unit.
     TakeAnnotator,
     /// Analysis: the next configuration set (all, then without the largest budgets).
     NextConfigSet,
+    /// The next model of the view.
     NextModel,
+    /// The previous model of the view.
     PrevModel,
     /// Cursor left on a researcher view (previous bar, cell, threshold).
     Left,
+    /// Cursor right.
     Right,
     /// Show the items under the cursor in the queue.
     Select,
@@ -294,6 +336,7 @@ impl Action {
             .or_else(|| ALIASES.iter().find(|(name, _)| *name == s).map(|(_, a)| *a))
     }
 
+    /// The keymap-file names of the actions, in the help's order.
     pub fn names() -> Vec<&'static str> {
         let mut v: Vec<&str> = NAMED.iter().map(|(_, n, _)| *n).collect();
         v.push("toggle_pathway_N");
@@ -301,6 +344,7 @@ impl Action {
         v
     }
 
+    /// What the action does, as the help says it.
     pub fn describe(self) -> &'static str {
         match self {
             Action::TogglePathway(_) => "toggle a pathway",

@@ -15,7 +15,9 @@ use crate::tui::input::action::Action;
 pub enum Context {
     /// Everywhere (unless a more specific binding of the screen takes the key).
     Global,
+    /// The audit queue.
     Queue,
+    /// The item screen.
     Item,
     /// The researcher views.
     Research,
@@ -38,6 +40,7 @@ impl Context {
         Context::Note,
     ];
 
+    /// The name keymap files give the context.
     pub fn as_str(self) -> &'static str {
         match self {
             Context::Global => "global",
@@ -64,12 +67,16 @@ impl Context {
 /// A key with its modifiers (Shift is folded into the character for printable keys).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
+    /// The key.
     pub code: KeyCode,
+    /// Whether Ctrl is held.
     pub ctrl: bool,
+    /// Whether Alt is held.
     pub alt: bool,
 }
 
 impl Key {
+    /// A character key.
     pub fn char(c: char) -> Key {
         Key {
             code: KeyCode::Char(c),
@@ -78,6 +85,7 @@ impl Key {
         }
     }
 
+    /// A named key (an arrow, Enter, Tab...).
     pub fn code(code: KeyCode) -> Key {
         Key {
             code,
@@ -86,6 +94,7 @@ impl Key {
         }
     }
 
+    /// A character key with Ctrl.
     pub fn ctrl(c: char) -> Key {
         Key {
             code: KeyCode::Char(c),
@@ -94,6 +103,7 @@ impl Key {
         }
     }
 
+    /// The key of a terminal event (Shift is in the character).
     pub fn from_event(e: &KeyEvent) -> Key {
         Key {
             code: e.code,
@@ -194,9 +204,13 @@ fn describe(context: Context, action: Action) -> &'static str {
 /// One binding.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Binding {
+    /// Where the binding holds.
     pub context: Context,
+    /// The key.
     pub key: Key,
+    /// What it asks for.
     pub action: Action,
+    /// What it does, for the help.
     pub desc: String,
     /// A short label when the footer shows it (the help overlay shows every binding).
     pub footer: Option<String>,
@@ -205,6 +219,7 @@ pub struct Binding {
 /// The bindings in force.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Keymap {
+    /// Every binding, the first of a context and key winning.
     pub bindings: Vec<Binding>,
 }
 
@@ -342,6 +357,46 @@ impl Keymap {
 
     /// The action a key triggers in a context (the screen's bindings before global ones;
     /// an input mode has its own only).
+    /// The taxonomy's pathways the item screen could not toggle by their keys, each said
+    /// in a sentence: a key bound on the item screen to another action comes first and
+    /// shadows the pathway; a key bound on every screen (help, quit) would be shadowed by
+    /// it. Empty when every pathway key toggles its pathway and takes no other key away.
+    pub fn pathway_conflicts(&self, taxonomy: &Taxonomy) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, p) in taxonomy.pathways.iter().enumerate() {
+            let Some(c) = p.key.chars().next() else {
+                continue;
+            };
+            let key = Key::char(c);
+            let other = |ctx: Context| {
+                self.bindings
+                    .iter()
+                    .filter(|b| b.context == ctx && b.key == key)
+                    .find(|b| b.action != Action::TogglePathway(i))
+            };
+            let first_item = self
+                .bindings
+                .iter()
+                .find(|b| b.context == Context::Item && b.key == key);
+            let shadowed = first_item.filter(|b| b.action != Action::TogglePathway(i));
+            if let Some(b) = shadowed.or_else(|| other(Context::Global)) {
+                out.push(format!(
+                    "pathway {:?} has the key {:?}, which {} already binds to \"{}\": give the pathway another key in the taxonomy, or move that key with --keymap",
+                    p.id,
+                    p.key,
+                    if b.context == Context::Global {
+                        "every screen"
+                    } else {
+                        "the item screen"
+                    },
+                    b.desc
+                ));
+            }
+        }
+        out
+    }
+
+    /// The action `key` asks for in `context` (else globally, off the input modes).
     pub fn lookup(&self, context: Context, key: Key) -> Option<Action> {
         let find = |ctx| {
             self.bindings

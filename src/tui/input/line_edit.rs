@@ -92,10 +92,12 @@ impl LineEdit {
         }
     }
 
+    /// The text.
     pub fn as_str(&self) -> &str {
         &self.text
     }
 
+    /// Whether there is no text.
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
@@ -105,6 +107,7 @@ impl LineEdit {
         self.cursor
     }
 
+    /// Empties the line.
     pub fn clear(&mut self) {
         self.text.clear();
         self.cursor = 0;
@@ -190,6 +193,7 @@ impl LineEdit {
         self.settle();
     }
 
+    /// Inserts text at the cursor and moves the cursor after it.
     pub fn insert_str(&mut self, s: &str) {
         self.text.insert_str(self.cursor, s);
         self.cursor += s.len();
@@ -223,26 +227,32 @@ impl LineEdit {
         Edit::Changed
     }
 
+    /// The cursor one character left.
     pub fn left(&mut self) -> Edit {
         self.move_to(self.prev(self.cursor))
     }
 
+    /// The cursor one character right.
     pub fn right(&mut self) -> Edit {
         self.move_to(self.next(self.cursor))
     }
 
+    /// The cursor to the start.
     pub fn home(&mut self) -> Edit {
         self.move_to(0)
     }
 
+    /// The cursor to the end.
     pub fn end(&mut self) -> Edit {
         self.move_to(self.text.len())
     }
 
+    /// The cursor to the start of the word before it.
     pub fn word_left(&mut self) -> Edit {
         self.move_to(self.word_start())
     }
 
+    /// The cursor past the end of the word after it.
     pub fn word_right(&mut self) -> Edit {
         self.move_to(self.word_end())
     }
@@ -272,10 +282,12 @@ impl LineEdit {
         self.delete(self.cursor, self.word_end())
     }
 
+    /// Deletes from the start of the line to the cursor.
     pub fn delete_to_start(&mut self) -> Edit {
         self.delete(0, self.cursor)
     }
 
+    /// Deletes from the cursor to the end of the line.
     pub fn delete_to_end(&mut self) -> Edit {
         self.delete(self.cursor, self.text.len())
     }

@@ -15,11 +15,14 @@ use crate::tui::input::line_edit::{Edit, LineEdit};
 /// Which filter a picker sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PickKind {
+    /// Filter by model.
     Model,
+    /// Filter by benchmark.
     Benchmark,
 }
 
 impl PickKind {
+    /// What the picker's title calls a value.
     pub fn noun(self) -> &'static str {
         match self {
             PickKind::Model => "model",
@@ -38,6 +41,7 @@ impl PickKind {
 /// One value of the list: `None` is the "all" entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PickEntry {
+    /// The value (`None`: "all", which clears the filter).
     pub value: Option<u32>,
     /// Sanitised, as drawn and as matched.
     pub label: String,
@@ -52,13 +56,16 @@ pub enum Outcome {
     Open,
     /// Enter on an entry: set the filter to this value (`None`: any).
     Picked(Option<u32>),
+    /// Closed without picking.
     Cancelled,
 }
 
 /// An open picker.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pick {
+    /// Which filter it sets.
     pub kind: PickKind,
+    /// What is typed to narrow it.
     pub query: LineEdit,
     entries: Vec<PickEntry>,
     /// Indices into `entries` of those the query matches, best first.
@@ -104,10 +111,12 @@ impl Pick {
         self.shown.iter().map(|&i| &self.entries[i])
     }
 
+    /// How many entries the query matches.
     pub fn len(&self) -> usize {
         self.shown.len()
     }
 
+    /// Whether the query matches none.
     pub fn is_empty(&self) -> bool {
         self.shown.is_empty()
     }

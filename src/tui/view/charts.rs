@@ -27,6 +27,7 @@ pub fn rgb((r, g, b): Rgb) -> Color {
     Color::Rgb(r, g, b)
 }
 
+/// The style of a figure colour as a terminal colour.
 pub fn fg(c: Rgb) -> Style {
     Style::new().fg(rgb(c))
 }

@@ -19,6 +19,7 @@ pub fn findings(app: &App) -> Findings {
     Findings::of(app.findings_records())
 }
 
+/// Draws the findings view: the evidence pathways of the audits, overall and per model.
 pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
     let fnd = findings(app);
     let [head, body] = Layout::vertical([Constraint::Length(2), Constraint::Min(4)]).areas(area);

@@ -35,6 +35,7 @@ use theme::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
 
 /// The smallest terminal the layout is designed for.
 pub const MIN_WIDTH: u16 = 80;
+/// The smallest terminal height the layout is designed for.
 pub const MIN_HEIGHT: u16 = 24;
 
 /// Draws the whole screen and says what it needs (see [`Drawn`]).
