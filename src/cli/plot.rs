@@ -155,7 +155,7 @@ fn draw_all(
         })
     };
 
-    let findings = audit_findings(&ds);
+    let findings = audit_findings(ds);
     sections.push(Section {
         title: "Evidence pathways (all models)".into(),
         entries: vec![draw(pathway_figure(&findings), "audits")?],

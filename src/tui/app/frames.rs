@@ -152,7 +152,7 @@ pub fn frame_info(
     let configs: Vec<ConfigFrames> = (0..k)
         .map(|c| {
             let cell = mg.cells[q.row as usize * k + c];
-            let (frames, rule) = crate::core::cell_frames::frames_for_cell(&ds, cell);
+            let (frames, rule) = crate::core::cell_frames::frames_for_cell(ds, cell);
             ConfigFrames {
                 name: ds.matrix.config(mg.grid.configs[c]).name.to_string(),
                 frames: crate::core::sampling::frame_set(frames),
@@ -180,7 +180,7 @@ pub fn frame_info(
             .into_iter()
             .map(|(strategy, cell)| {
                 let m = &ds.matrix;
-                let (frames, rule) = crate::core::cell_frames::frames_for_cell(&ds, cell);
+                let (frames, rule) = crate::core::cell_frames::frames_for_cell(ds, cell);
                 let frames = crate::core::sampling::frame_set(frames);
                 let original = &configs[top].frames;
                 let t = crate::core::sampling::transition(original, &frames);
