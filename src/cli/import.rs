@@ -253,7 +253,7 @@ fn rerun(
     extra_inputs: &[PathBuf],
 ) -> Result<()> {
     use crate::core::rerun;
-    let plan = rerun::read_plan(plan_path).map_err(anyhow::Error::msg)?;
+    let plan = crate::core::plan::Plan::read(plan_path)?;
     let ds = crate::core::dataset::load_dataset(&common.output, None).with_context(|| {
         format!(
             "--plan adds the re-run to the dataset the plan was made of: -o {} is not one",

@@ -78,19 +78,17 @@ fn run_plan(args: &PlanArgs) -> Result<()> {
             .map(|r| (r.header.annotator.as_str(), &r.records)),
     );
     let p = plan(&ds, &report, protocol, targets, &strategies, &audits);
-    let mut text = serde_json::to_string_pretty(&p)?;
-    text.push('\n');
-    super::write_atomically(&args.output, |w| w.write_all(text.as_bytes()))?;
+    super::write_atomically(&args.output, |w| p.write_to(w))?;
     let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for e in &p.entries {
-        per.entry(e.strategy).or_default().0 += 1;
+        per.entry(&e.strategy).or_default().0 += 1;
     }
     for s in &p.skipped {
-        per.entry(s.strategy).or_default().1 += 1;
+        per.entry(&s.strategy).or_default().1 += 1;
     }
     let mut err = std::io::stderr().lock();
     for s in &p.strategies {
-        let (planned, skipped) = per.get(s).copied().unwrap_or_default();
+        let (planned, skipped) = per.get(s.as_str()).copied().unwrap_or_default();
         writeln!(err, "{s}: {planned} planned, {skipped} skipped")?;
     }
     writeln!(err, "plan written to {}", args.output.display())?;

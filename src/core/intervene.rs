@@ -4,9 +4,7 @@
 //! are recorded or reproduced; a transition whose frames are assumed or unknown is listed as
 //! skipped with the reason, never planned from a guess.
 
-use std::collections::BTreeMap;
-
-use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::core::analysis::Report;
 use crate::core::analysis::pairs::HarmfulTransition;
@@ -14,14 +12,12 @@ use crate::core::audit::{AuditRecord, UnitKey};
 use crate::core::cell_frames::{Rule, frames_at_budget, frames_for_cell};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::Task;
+use crate::core::plan::{FrameSources, Plan, PlanEntry, SCHEMA, Skipped, Transition};
 use crate::core::queue::{
     QueueKind, QueueRow, audited_transition, is_harmful_pair, queue_unlisted,
 };
 use crate::core::rules::Provenance;
 use crate::core::sampling::{frame_set, transition};
-
-/// The plan file's schema string.
-pub const SCHEMA: &str = "frameaudit/plan@1";
 
 /// How the planned frames are chosen (docs/intervention.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -70,92 +66,6 @@ pub enum Targets {
     Terminal,
     /// Every harmful transition an audit record is on (its `from` and `to`).
     Audited,
-}
-
-/// Provenance of the two frame sets a plan entry starts from.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct FrameSources {
-    /// How the lower budget's frames are known (`recorded` or `reproduced`), and the rule.
-    pub lower: String,
-    /// How the higher budget's frames are known, and the rule.
-    pub higher: String,
-}
-
-/// One planned re-run of a (model, benchmark, item) at the higher configuration.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct PlanEntry {
-    /// The unit: model, benchmark and item, as in the cells.
-    pub model: String,
-    /// The item's benchmark.
-    pub benchmark: String,
-    /// The item's id.
-    pub item_id: String,
-    /// The configuration re-run (the transition's higher budget).
-    pub config: String,
-    /// The transition's lower configuration, where the item was right.
-    pub lower: String,
-    /// The video the harness opens, as `items.jsonl` names it.
-    pub video: String,
-    /// Frames of the video (`items.jsonl`), when known: every index is below it.
-    pub num_frames: Option<u64>,
-    /// The frame indices to give the model, in the order to decode them.
-    pub indices: Vec<u64>,
-    /// The strategy's name ([`Strategy::name`]).
-    pub strategy: &'static str,
-    /// Why these frames: the strategy's rule as applied here, and its evidence.
-    pub why: String,
-    /// How many frames the higher configuration sampled (distinct).
-    pub higher_frames: usize,
-    /// How many the lower configuration sampled (distinct).
-    pub lower_frames: usize,
-    /// `restore-evidence`: the evidence frames restored (the plan has this many more frames
-    /// than the higher budget).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub restored: Vec<u64>,
-    /// How the frames planned from are known.
-    pub sources: FrameSources,
-    /// The harness run this entry belongs to, for one (model, config, strategy): a
-    /// recorder steers by video, so two entries naming one video with other frames (two
-    /// questions on one clip) go to different passes, each one run of the harness.
-    pub pass: u32,
-}
-
-/// A transition with no plan for a strategy, and why.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Skipped {
-    /// The unit, as in [`PlanEntry`].
-    pub model: String,
-    /// The item's benchmark.
-    pub benchmark: String,
-    /// The item's id.
-    pub item_id: String,
-    /// The configuration that would have been re-run.
-    pub config: String,
-    /// The transition's lower configuration.
-    pub lower: String,
-    /// The strategy not planned.
-    pub strategy: &'static str,
-    /// Why not.
-    pub why: String,
-}
-
-/// A plan: what to re-run with which frames, and what could not be planned.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Plan {
-    /// [`SCHEMA`].
-    pub schema: &'static str,
-    /// The dataset's name.
-    pub dataset: String,
-    /// The protocol whose transitions are planned.
-    pub protocol: String,
-    /// `terminal` or `audited`.
-    pub targets: &'static str,
-    /// The strategies asked for, in plan order.
-    pub strategies: Vec<&'static str>,
-    /// One per (transition, strategy) planned.
-    pub entries: Vec<PlanEntry>,
-    /// One per (transition, strategy) not planned, with why.
-    pub skipped: Vec<Skipped>,
 }
 
 /// What the audits say of one harmful transition of a unit: the evidence frames marked on
@@ -228,7 +138,7 @@ fn targets<'a>(
 ) -> (Vec<Target<'a>>, Vec<Unplanned>) {
     let mut out = Vec::new();
     let mut unplanned = Vec::new();
-    let mut found = std::collections::BTreeSet::new();
+    let mut found = BTreeSet::new();
     for row in rows {
         if row.task != Task::Mcq {
             // Recovery is of multiple-choice items (docs/measures.md §11).
@@ -357,12 +267,12 @@ pub fn match_name(video: &str) -> String {
 /// for one video (by [`match_name`]), in plan order (entries with the same frames share a
 /// pass).
 fn assign_passes(entries: &mut [PlanEntry]) {
-    let mut sets: BTreeMap<(String, String, &'static str, String), Vec<Vec<u64>>> = BTreeMap::new();
+    let mut sets: BTreeMap<(String, String, String, String), Vec<Vec<u64>>> = BTreeMap::new();
     for e in entries.iter_mut() {
         let key = (
             e.model.clone(),
             e.config.clone(),
-            e.strategy,
+            e.strategy.clone(),
             match_name(&e.video),
         );
         let known = sets.entry(key).or_default();
@@ -373,7 +283,7 @@ fn assign_passes(entries: &mut [PlanEntry]) {
                 known.len() - 1
             }
         };
-        e.pass = at as u32;
+        e.pass_no = at as u64;
     }
 }
 
@@ -418,7 +328,7 @@ pub fn plan(
                 item_id: key.item_id.clone(),
                 config: to.clone(),
                 lower: from.clone(),
-                strategy: s.name(),
+                strategy: s.name().to_string(),
                 why: why.clone(),
             });
         }
@@ -449,7 +359,7 @@ pub fn plan(
                 item_id: key.item_id.clone(),
                 config: higher.clone(),
                 lower: lower.clone(),
-                strategy: s.name(),
+                strategy: s.name().to_string(),
                 why,
             };
             let planned = (|| -> Result<PlanEntry, String> {
@@ -583,7 +493,7 @@ pub fn plan(
                     video,
                     num_frames,
                     indices,
-                    strategy: s.name(),
+                    strategy: s.name().to_string(),
                     why,
                     higher_frames: hi.len(),
                     lower_frames: lo.len(),
@@ -592,7 +502,7 @@ pub fn plan(
                         lower: lo_src,
                         higher: hi_src,
                     },
-                    pass: 0,
+                    pass_no: 0,
                 })
             })();
             match planned {
@@ -603,17 +513,50 @@ pub fn plan(
     }
     assign_passes(&mut entries);
     Plan {
-        schema: SCHEMA,
+        schema: SCHEMA.to_string(),
         dataset: ds.name.clone(),
         protocol: m.protocols.name(protocol).to_string(),
         targets: match which {
             Targets::Terminal => "terminal",
             Targets::Audited => "audited",
-        },
-        strategies: strategies.iter().map(|s| s.name()).collect(),
+        }
+        .to_string(),
+        strategies: strategies.iter().map(|s| s.name().to_string()).collect(),
         entries,
         skipped,
     }
+}
+
+/// Plans `transitions` anew as `intervene plan --targets audited` plans them, by every
+/// strategy, each with the evidence frames `evidence` gives for it, marked by `annotator`:
+/// adding a transition to a plan file (the audit screens' "add to plan", docs/intervention.md
+/// §9) is planning the file's transitions and the new one together.
+pub fn plan_transitions(
+    ds: &Dataset,
+    report: &Report,
+    protocol: u32,
+    transitions: &BTreeSet<Transition>,
+    annotator: &str,
+    evidence: impl Fn(&Transition) -> Vec<u64>,
+) -> Plan {
+    let mut audits: BTreeMap<UnitKey, Vec<Audited>> = BTreeMap::new();
+    for t in transitions {
+        let (unit, lo, hi) = t;
+        audits.entry(unit.clone()).or_default().push(Audited {
+            from: lo.clone(),
+            to: hi.clone(),
+            evidence: evidence(t),
+            annotators: vec![annotator.to_string()],
+        });
+    }
+    plan(
+        ds,
+        report,
+        protocol,
+        Targets::Audited,
+        &Strategy::ALL,
+        &audits,
+    )
 }
 
 #[cfg(test)]

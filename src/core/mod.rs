@@ -20,6 +20,7 @@ pub mod load;
 pub mod matrix;
 pub mod output;
 pub mod paths;
+pub mod plan;
 pub mod queue;
 pub mod rerun;
 pub mod rules;

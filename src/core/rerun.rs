@@ -7,89 +7,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::core::import::frames_log::LoggedRun;
 use crate::core::import::{Import, ImportedCell};
-use crate::core::intervene::{SCHEMA, match_name};
-
-/// The part of a plan file a re-run is matched to (docs/intervention.md §4).
-#[derive(Debug, Clone, Deserialize)]
-pub struct PlanFile {
-    /// `frameaudit/plan@1`.
-    pub schema: String,
-    /// The dataset the plan was made of.
-    pub dataset: String,
-    /// The strategies planned.
-    pub strategies: Vec<String>,
-    /// The planned re-runs.
-    pub entries: Vec<PlannedRun>,
-    /// The transitions not planned for a strategy.
-    #[serde(default)]
-    pub skipped: Vec<SkippedRun>,
-}
-
-/// A transition a plan lists as skipped for a strategy, as read back.
-#[derive(Debug, Clone, Deserialize)]
-pub struct SkippedRun {
-    /// The unit, as in the cells.
-    pub model: String,
-    /// The item's benchmark.
-    pub benchmark: String,
-    /// The item's id.
-    pub item_id: String,
-    /// The transition's higher configuration.
-    pub config: String,
-    /// The transition's lower configuration.
-    pub lower: String,
-}
-
-/// One entry of a plan, as read back.
-#[derive(Debug, Clone, Deserialize)]
-pub struct PlannedRun {
-    /// The unit, as in the cells.
-    pub model: String,
-    /// The item's benchmark.
-    pub benchmark: String,
-    /// The item's id.
-    pub item_id: String,
-    /// The configuration re-run.
-    pub config: String,
-    /// The transition's lower configuration.
-    pub lower: String,
-    /// The video the harness opens.
-    pub video: String,
-    /// The planned frames.
-    pub indices: Vec<u64>,
-    /// The strategy's name.
-    pub strategy: String,
-    /// The harness run that applies it.
-    #[serde(rename = "pass")]
-    pub pass_no: u64,
-}
-
-/// Reads and checks a plan file.
-pub fn read_plan(path: &Path) -> Result<PlanFile, String> {
-    let bytes = crate::core::fsread::read(path, crate::core::fsread::IMPORT)
-        .map_err(|e| format!("cannot read the plan {}: {e}", path.display()))?;
-    let plan: PlanFile = serde_json::from_slice(crate::core::load::json::strip_bom(&bytes))
-        .map_err(|e| {
-            format!(
-                "{}:{}: not a frameaudit plan: {e} (column {})",
-                path.display(),
-                e.line(),
-                e.column()
-            )
-        })?;
-    if plan.schema != SCHEMA {
-        return Err(format!(
-            "{}: schema {:?}, expected {SCHEMA:?}",
-            path.display(),
-            crate::core::text::sanitize(&plan.schema)
-        ));
-    }
-    Ok(plan)
-}
+use crate::core::intervene::match_name;
+use crate::core::plan::{Plan, PlanEntry};
 
 /// Which part of a plan a re-run applied.
 #[derive(Debug, Clone)]
@@ -156,7 +79,7 @@ struct Logged {
 /// planned frames in a run that applied this plan's strategy and pass for the entry's
 /// `MODEL/CONFIG`.
 pub fn match_rerun(
-    plan: &PlanFile,
+    plan: &Plan,
     applied: &Applied<'_>,
     imp: &Import,
     logs: &[LoggedRun],
@@ -180,7 +103,7 @@ pub fn match_rerun(
     let protocol = applied
         .protocol
         .map_or_else(|| format!("intervention:{strategy}"), str::to_string);
-    let entries: Vec<&PlannedRun> = plan
+    let entries: Vec<&PlanEntry> = plan
         .entries
         .iter()
         .filter(|e| e.strategy == strategy && e.pass_no == applied.pass_no)
@@ -350,16 +273,22 @@ mod tests {
     use crate::core::import::frames_log::{Decode, LoggedPlan};
     use crate::core::import::{ImportedCell, Run};
 
-    fn entry(item: &str, video: &str, indices: &[u64]) -> PlannedRun {
-        PlannedRun {
+    fn entry(item: &str, video: &str, indices: &[u64]) -> PlanEntry {
+        PlanEntry {
             model: "m".into(),
             benchmark: "b".into(),
             item_id: item.into(),
             config: "8f".into(),
             lower: "4f".into(),
             video: video.into(),
+            num_frames: None,
             indices: indices.to_vec(),
             strategy: "nested".into(),
+            why: String::new(),
+            higher_frames: 0,
+            lower_frames: 0,
+            restored: Vec::new(),
+            sources: Default::default(),
             pass_no: 0,
         }
     }
@@ -377,9 +306,11 @@ mod tests {
 
     #[test]
     fn only_planned_units_decoded_at_their_planned_frames_are_kept() {
-        let plan = PlanFile {
-            schema: SCHEMA.into(),
+        let plan = Plan {
+            schema: crate::core::plan::SCHEMA.into(),
             dataset: "d".into(),
+            protocol: "main".into(),
+            targets: "terminal".into(),
             strategies: vec!["nested".into()],
             entries: vec![
                 entry("1", "v/one.mp4", &[0, 2, 4]),

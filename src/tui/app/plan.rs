@@ -2,34 +2,24 @@
 //! the evidence frames the annotator marked on it, joins the intervention plan file, planned
 //! by every strategy exactly as `frameaudit intervene plan --targets audited` plans it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use super::{App, Notice};
-use crate::core::audit::UnitKey;
-use crate::core::intervene::{Audited, Strategy, Targets, plan};
+use crate::core::intervene::{Strategy, plan_transitions};
+use crate::core::plan::{Plan, Transition};
 use crate::core::queue::HarmfulTransition;
 use crate::core::text::sanitize;
 
-/// A transition of a plan: the unit, its lower and its higher configuration.
-type Planned = (UnitKey, String, String);
-
 /// The transitions a plan file holds (entries and skipped ones); none when there is no
 /// file yet; an error when what is there is not a plan.
-fn planned_in(path: &std::path::Path) -> Result<BTreeSet<Planned>, String> {
-    if std::fs::symlink_metadata(path).is_err() {
-        return Ok(BTreeSet::new());
+fn planned_in(path: &std::path::Path) -> Result<BTreeSet<Transition>, String> {
+    match Plan::read_if_present(path) {
+        Ok(p) => Ok(p.map(|p| p.transitions()).unwrap_or_default()),
+        Err(e) => Err(format!(
+            "{} is not a plan ({e}): left as it is",
+            path.display()
+        )),
     }
-    let p = crate::core::rerun::read_plan(path)
-        .map_err(|e| format!("{} is not a plan ({e}): left as it is", path.display()))?;
-    let entries = p.entries.into_iter().map(|e| {
-        let key = UnitKey::new(e.model, e.benchmark, e.item_id);
-        (key, e.lower, e.config)
-    });
-    let skipped = p.skipped.into_iter().map(|e| {
-        let key = UnitKey::new(e.model, e.benchmark, e.item_id);
-        (key, e.lower, e.config)
-    });
-    Ok(entries.chain(skipped).collect())
 }
 
 impl App {
@@ -56,43 +46,26 @@ impl App {
         // Each transition with the evidence frames this annotator marked on it now (the
         // record in memory, saved or not).
         let annotator = self.session.annotator().to_string();
-        let mut audits: BTreeMap<UnitKey, Vec<Audited>> = BTreeMap::new();
-        for (unit, lo, hi) in &transitions {
-            let evidence = self
-                .session
-                .record(unit)
-                .filter(|r| &r.from == lo && &r.to == hi)
-                .map(|r| r.evidence_frames.clone())
-                .unwrap_or_default();
-            audits.entry(unit.clone()).or_default().push(Audited {
-                from: lo.clone(),
-                to: hi.clone(),
-                evidence,
-                annotators: vec![annotator.clone()],
-            });
-        }
-        let p = plan(
+        let p = plan_transitions(
             &self.ds,
             &self.report,
             self.protocol,
-            Targets::Audited,
-            &Strategy::ALL,
-            &audits,
+            &transitions,
+            &annotator,
+            |(unit, lo, hi)| {
+                self.session
+                    .record(unit)
+                    .filter(|r| &r.from == lo && &r.to == hi)
+                    .map(|r| r.evidence_frames.clone())
+                    .unwrap_or_default()
+            },
         );
-        let text = match serde_json::to_string_pretty(&p) {
-            Ok(t) => t + "\n",
-            Err(e) => return fail(format!("cannot write the plan: {e}")),
-        };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
             && let Err(e) = std::fs::create_dir_all(dir)
         {
             return fail(format!("cannot write {}: {e}", path.display()));
         }
-        let written =
-            crate::core::fswrite::write_output(&path, crate::core::fswrite::Links::Refuse, |w| {
-                w.write_all(text.as_bytes())
-            });
-        if let Err(e) = written {
+        if let Err(e) = p.write(&path, crate::core::fswrite::Links::Refuse) {
             return fail(format!(
                 "cannot write {}: {e}",
                 sanitize(&path.display().to_string())

@@ -1,0 +1,354 @@
+//! The intervention plan file (docs/intervention.md §4): one type for what `intervene plan`
+//! writes, what the audit screens add a transition to, and what a re-run's import reads
+//! back, so that the file has one shape wherever it is read or written.
+
+use std::collections::BTreeSet;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::audit::UnitKey;
+use crate::core::fswrite::{Links, write_output};
+
+/// The plan file's schema string.
+pub const SCHEMA: &str = "frameaudit/plan@1";
+
+/// Provenance of the two frame sets a plan entry starts from.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct FrameSources {
+    /// How the lower budget's frames are known (`recorded` or `reproduced`), and the rule.
+    pub lower: String,
+    /// How the higher budget's frames are known, and the rule.
+    pub higher: String,
+}
+
+/// One planned re-run of a (model, benchmark, item) at the higher configuration.
+///
+/// A re-run's import needs only the unit, the configurations, the video, the frames, the
+/// strategy and the pass; the other fields say why, and a plan file without them (written
+/// by hand, or by an older frameaudit) still reads, with them empty.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PlanEntry {
+    /// The unit: model, benchmark and item, as in the cells.
+    pub model: String,
+    /// The item's benchmark.
+    pub benchmark: String,
+    /// The item's id.
+    pub item_id: String,
+    /// The configuration re-run (the transition's higher budget).
+    pub config: String,
+    /// The transition's lower configuration, where the item was right.
+    pub lower: String,
+    /// The video the harness opens, as `items.jsonl` names it.
+    pub video: String,
+    /// Frames of the video (`items.jsonl`), when known: every index is below it.
+    #[serde(default)]
+    pub num_frames: Option<u64>,
+    /// The frame indices to give the model, in the order to decode them.
+    pub indices: Vec<u64>,
+    /// The strategy's name (`Strategy::name` of `core::intervene`).
+    pub strategy: String,
+    /// Why these frames: the strategy's rule as applied here, and its evidence.
+    #[serde(default)]
+    pub why: String,
+    /// How many frames the higher configuration sampled (distinct).
+    #[serde(default)]
+    pub higher_frames: usize,
+    /// How many the lower configuration sampled (distinct).
+    #[serde(default)]
+    pub lower_frames: usize,
+    /// `restore-evidence`: the evidence frames restored (the plan has this many more frames
+    /// than the higher budget).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restored: Vec<u64>,
+    /// How the frames planned from are known.
+    #[serde(default)]
+    pub sources: FrameSources,
+    /// The harness run this entry belongs to, for one (model, config, strategy): a
+    /// recorder steers by video, so two entries naming one video with other frames (two
+    /// questions on one clip) go to different passes, each one run of the harness.
+    #[serde(rename = "pass")]
+    pub pass_no: u64,
+}
+
+/// A transition with no plan for a strategy, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Skipped {
+    /// The unit, as in [`PlanEntry`].
+    pub model: String,
+    /// The item's benchmark.
+    pub benchmark: String,
+    /// The item's id.
+    pub item_id: String,
+    /// The configuration that would have been re-run.
+    pub config: String,
+    /// The transition's lower configuration.
+    pub lower: String,
+    /// The strategy not planned.
+    #[serde(default)]
+    pub strategy: String,
+    /// Why not.
+    #[serde(default)]
+    pub why: String,
+}
+
+/// A plan: what to re-run with which frames, and what could not be planned.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Plan {
+    /// [`SCHEMA`].
+    pub schema: String,
+    /// The dataset's name.
+    pub dataset: String,
+    /// The protocol whose transitions are planned.
+    #[serde(default)]
+    pub protocol: String,
+    /// `terminal` or `audited`.
+    #[serde(default)]
+    pub targets: String,
+    /// The strategies asked for, in plan order.
+    pub strategies: Vec<String>,
+    /// One per (transition, strategy) planned.
+    pub entries: Vec<PlanEntry>,
+    /// One per (transition, strategy) not planned, with why.
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
+}
+
+/// A transition a plan holds: the unit, its lower and its higher configuration.
+pub type Transition = (UnitKey, String, String);
+
+/// Why a plan file could not be read. The messages are whole sentences naming the file (and
+/// the line), so that each front end can print them as they are.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// The file could not be opened or read.
+    #[error("cannot read the plan {}: {why}", path.display())]
+    Read {
+        /// The plan file.
+        path: PathBuf,
+        /// What reading it said.
+        why: String,
+    },
+    /// The file is not JSON of a plan's shape.
+    #[error("{}:{line}: not a frameaudit plan: {why} (column {column})", path.display())]
+    Shape {
+        /// The plan file.
+        path: PathBuf,
+        /// Where the reader stopped.
+        line: usize,
+        /// The column there.
+        column: usize,
+        /// What the JSON reader said.
+        why: String,
+    },
+    /// The file is a plan of another schema.
+    #[error("{}: schema {schema:?}, expected {SCHEMA:?}", path.display())]
+    Schema {
+        /// The plan file.
+        path: PathBuf,
+        /// The schema it names, sanitized (it is data).
+        schema: String,
+    },
+}
+
+impl Plan {
+    /// Reads and checks the plan file at `path` (a regular file, bounded as an import).
+    pub fn read(path: &Path) -> Result<Plan, PlanError> {
+        let bytes = crate::core::fsread::read(path, crate::core::fsread::IMPORT).map_err(|e| {
+            PlanError::Read {
+                path: path.to_path_buf(),
+                why: e.to_string(),
+            }
+        })?;
+        let plan: Plan = serde_json::from_slice(crate::core::load::json::strip_bom(&bytes))
+            .map_err(|e| PlanError::Shape {
+                path: path.to_path_buf(),
+                line: e.line(),
+                column: e.column(),
+                why: e.to_string(),
+            })?;
+        if plan.schema != SCHEMA {
+            return Err(PlanError::Schema {
+                path: path.to_path_buf(),
+                schema: crate::core::text::sanitize(&plan.schema).into_owned(),
+            });
+        }
+        Ok(plan)
+    }
+
+    /// [`Plan::read`], or `None` when nothing is at `path` yet (a plan about to be begun).
+    pub fn read_if_present(path: &Path) -> Result<Option<Plan>, PlanError> {
+        if std::fs::symlink_metadata(path).is_err() {
+            return Ok(None);
+        }
+        Plan::read(path).map(Some)
+    }
+
+    /// Every transition the plan holds, planned or skipped.
+    pub fn transitions(&self) -> BTreeSet<Transition> {
+        let entries = self.entries.iter().map(|e| {
+            let key = UnitKey::new(&*e.model, &*e.benchmark, &*e.item_id);
+            (key, e.lower.clone(), e.config.clone())
+        });
+        let skipped = self.skipped.iter().map(|e| {
+            let key = UnitKey::new(&*e.model, &*e.benchmark, &*e.item_id);
+            (key, e.lower.clone(), e.config.clone())
+        });
+        entries.chain(skipped).collect()
+    }
+
+    /// Writes the plan file's text to `w`: indented JSON and a final line break.
+    pub fn write_to(&self, w: &mut (dyn Write + Send)) -> io::Result<()> {
+        let mut text = serde_json::to_string_pretty(self).map_err(io::Error::other)?;
+        text.push('\n');
+        w.write_all(text.as_bytes())
+    }
+
+    /// Writes the plan to `path` through [`write_output`] (renamed into place, a link at
+    /// `path` followed only as `links` allows).
+    pub fn write(&self, path: &Path, links: Links) -> io::Result<()> {
+        write_output(path, links, |w| self.write_to(w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(item: &str, strategy: &str) -> PlanEntry {
+        PlanEntry {
+            model: "m".into(),
+            benchmark: "b".into(),
+            item_id: item.into(),
+            config: "8f".into(),
+            lower: "4f".into(),
+            video: "v.mp4".into(),
+            num_frames: Some(30),
+            indices: vec![1, 5, 9],
+            strategy: strategy.into(),
+            why: "because".into(),
+            higher_frames: 3,
+            lower_frames: 2,
+            restored: if strategy == "restore-evidence" {
+                vec![5]
+            } else {
+                Vec::new()
+            },
+            sources: FrameSources {
+                lower: "recorded (frame_idx)".into(),
+                higher: "reproduced (linspace)".into(),
+            },
+            pass_no: 1,
+        }
+    }
+
+    fn sample() -> Plan {
+        Plan {
+            schema: SCHEMA.into(),
+            dataset: "d".into(),
+            protocol: "main".into(),
+            targets: "audited".into(),
+            strategies: vec!["restore-evidence".into(), "swap".into()],
+            entries: vec![entry("1", "restore-evidence"), entry("2", "swap")],
+            skipped: vec![Skipped {
+                model: "m".into(),
+                benchmark: "b".into(),
+                item_id: "3".into(),
+                config: "16f".into(),
+                lower: "8f".into(),
+                strategy: "swap".into(),
+                why: "no video".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_written_plan_reads_back_whole_and_writes_the_same_bytes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("p.plan.json");
+        let plan = sample();
+        plan.write(&path, Links::Refuse).expect("write");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(text.ends_with("}\n"), "{text}");
+        // `restored` is left out where it is empty, and `pass` keeps its name.
+        assert_eq!(text.matches("\"restored\"").count(), 1, "{text}");
+        assert!(text.contains("\"pass\": 1"), "{text}");
+        let back = Plan::read(&path).expect("read back");
+        assert_eq!(back, plan);
+        let mut again = Vec::new();
+        back.write_to(&mut again).expect("write again");
+        assert_eq!(String::from_utf8(again).expect("utf-8"), text);
+        let t: Vec<(String, String, String)> = back
+            .transitions()
+            .into_iter()
+            .map(|(k, lo, hi)| (k.item_id, lo, hi))
+            .collect();
+        assert_eq!(
+            t,
+            [
+                ("1".into(), "4f".into(), "8f".into()),
+                ("2".into(), "4f".into(), "8f".into()),
+                ("3".into(), "8f".into(), "16f".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_plan_with_only_what_a_rerun_needs_still_reads() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("old.json");
+        std::fs::write(
+            &path,
+            "\u{feff}{\"schema\": \"frameaudit/plan@1\", \"dataset\": \"d\", \"strategies\": [\"swap\"],\n\
+             \"entries\": [{\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": \"1\", \"config\": \"8f\",\n\
+             \"lower\": \"4f\", \"video\": \"v\", \"indices\": [2], \"strategy\": \"swap\", \"pass\": 0}],\n\
+             \"skipped\": [{\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": \"2\", \"config\": \"8f\", \"lower\": \"4f\"}]}",
+        )
+        .expect("write");
+        let p = Plan::read(&path).expect("a minimal plan reads");
+        assert_eq!(p.entries[0].indices, [2]);
+        assert_eq!(p.entries[0].num_frames, None);
+        assert_eq!(p.entries[0].sources, FrameSources::default());
+        assert_eq!(p.skipped[0].item_id, "2");
+        assert_eq!(p.transitions().len(), 2);
+        assert!(
+            Plan::read_if_present(&dir.path().join("none.json"))
+                .expect("nothing there")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_plan_is_named_with_its_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("bad.json");
+        std::fs::write(
+            &path,
+            "{\"schema\": \"frameaudit/plan@1\",\n \"entries\": 3}",
+        )
+        .expect("w");
+        let e = Plan::read(&path).expect_err("not a plan").to_string();
+        assert!(
+            e.starts_with(&format!("{}:2: not a frameaudit plan: ", path.display())),
+            "{e}"
+        );
+        std::fs::write(
+            &path,
+            "{\"schema\": \"x\\u001b[2J\", \"dataset\": \"d\", \"strategies\": [], \"entries\": []}",
+        )
+        .expect("w");
+        let e = Plan::read(&path).expect_err("another schema").to_string();
+        assert_eq!(
+            e,
+            format!(
+                "{}: schema \"x\\\\x1b[2J\", expected \"frameaudit/plan@1\"",
+                path.display()
+            )
+        );
+        let e = Plan::read(&dir.path().join("absent.json"))
+            .expect_err("absent")
+            .to_string();
+        assert!(e.starts_with("cannot read the plan "), "{e}");
+    }
+}
