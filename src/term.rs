@@ -1,6 +1,6 @@
 //! What the command line and the audit screens share about the user's terminal: which image
-//! protocol it speaks, whether colour is wanted, and how the audit screens are asked to
-//! start (the CLI builds the options, the binary hands them to the TUI).
+//! protocol it speaks, whether colour is wanted, the bars both draw, and how the audit
+//! screens are asked to start (the CLI builds the options, the binary hands them to the TUI).
 
 use std::path::PathBuf;
 
@@ -41,6 +41,19 @@ pub fn images_from_env() -> ImageMode {
 /// Whether the environment forbids colour (https://no-color.org: any non-empty value).
 pub fn no_color_env() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// A horizontal bar of `value` in [0, max] over `cols` columns, with eighth-block precision:
+/// the text report's curves and the item screen's rows draw the same bars.
+pub fn bar(value: f64, max: f64, cols: usize) -> String {
+    const EIGHTHS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+    if max <= 0.0 || !value.is_finite() {
+        return String::new();
+    }
+    let eighths = ((value / max).clamp(0.0, 1.0) * cols as f64 * 8.0).round() as usize;
+    let mut s = "█".repeat(eighths / 8);
+    s.push_str(EIGHTHS[eighths % 8]);
+    s
 }
 
 /// How the audit screens were asked to start.
@@ -85,5 +98,18 @@ impl TuiOptions {
             mouse: false,
             plan: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_scale() {
+        assert_eq!(bar(50.0, 100.0, 4), "██");
+        assert_eq!(bar(100.0, 100.0, 4), "████");
+        assert_eq!(bar(1.0 / 16.0 * 100.0, 100.0, 2), "▏");
+        assert_eq!(bar(0.0, 100.0, 4), "");
     }
 }

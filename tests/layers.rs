@@ -1,5 +1,6 @@
 //! The layers of the source hold: no two sibling modules of `src/core` import each other,
-//! directly or round a longer cycle, and neither the core nor the CLI reaches into the TUI.
+//! directly or round a longer cycle, neither the core nor the CLI reaches into the TUI, and
+//! the TUI does not reach into the CLI.
 //! The paths are read from the source text (comments and literals left out), so a cycle
 //! is named here with the lines that make it instead of being found by a reader later.
 
@@ -388,14 +389,14 @@ fn tui_files_import_no_cycle() {
     );
 }
 
-/// Every place in the files of `src/<top>` that names a path into `crate::tui`.
-fn tui_uses(top: &str) -> Vec<String> {
+/// Every place in the files of `src/<top>` that names a path into `crate::<target>`.
+fn uses(top: &str, target: &str) -> Vec<String> {
     let mut found = Vec::new();
     for s in sources(top) {
         for w in paths(&code_only(&s.text)) {
             if absolute(&s.module, &w.segments)
                 .first()
-                .is_some_and(|m| m == "tui")
+                .is_some_and(|m| m == target)
             {
                 found.push(format!(
                     "{}:{}: {}",
@@ -411,7 +412,7 @@ fn tui_uses(top: &str) -> Vec<String> {
 
 #[test]
 fn core_does_not_use_the_tui() {
-    let found = tui_uses("core");
+    let found = uses("core", "tui");
     assert!(
         found.is_empty(),
         "the core uses the TUI:\n{}",
@@ -421,10 +422,28 @@ fn core_does_not_use_the_tui() {
 
 #[test]
 fn cli_does_not_use_the_tui() {
-    let found = tui_uses("cli");
+    let found = uses("cli", "tui");
     assert!(
         found.is_empty(),
         "the CLI uses the TUI:\n{}",
         found.join("\n")
+    );
+}
+
+/// What the two front ends share lives below them (`src/term.rs`, the core), so that either
+/// can change without the other (docs/architecture.md).
+#[test]
+fn tui_does_not_use_the_cli() {
+    let found = uses("tui", "cli");
+    assert!(
+        found.is_empty(),
+        "the TUI uses the CLI:\n{}",
+        found.join("\n")
+    );
+    // The checker still sees the paths the TUI does take, so that an empty list means
+    // something.
+    assert!(
+        !uses("tui", "term").is_empty(),
+        "the checker no longer sees the TUI's imports of crate::term"
     );
 }

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use crossterm::style::Color;
 
-use super::term::{Style, bar, fit, pad, width};
+use super::term::{Style, fit, pad, width};
 use crate::core::analysis::grid::ModelGrid;
 use crate::core::analysis::mcq::McqMetrics;
 use crate::core::analysis::open::OpenMetrics;
@@ -14,6 +14,7 @@ use crate::core::analysis::{Analysis, Interval, Metrics, Report};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::ResponseMatrix;
 use crate::core::text::sanitize;
+use crate::term::bar;
 
 fn num(x: f64) -> String {
     format!("{x:.1}")

@@ -101,18 +101,6 @@ pub fn pad(s: &str, cols: usize) -> String {
     f
 }
 
-/// A horizontal bar of `value` in [0, max] over `cols` columns, with eighth-block precision.
-pub fn bar(value: f64, max: f64, cols: usize) -> String {
-    const EIGHTHS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
-    if max <= 0.0 || !value.is_finite() {
-        return String::new();
-    }
-    let eighths = ((value / max).clamp(0.0, 1.0) * cols as f64 * 8.0).round() as usize;
-    let mut s = "█".repeat(eighths / 8);
-    s.push_str(EIGHTHS[eighths % 8]);
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,13 +111,5 @@ mod tests {
         assert_eq!(fit("日本語テキスト", 5), "日本…");
         assert_eq!(fit("a\x1b[2Jb", 20), "a\\x1b[2Jb");
         assert_eq!(pad("ab", 4), "ab  ");
-    }
-
-    #[test]
-    fn bars_scale() {
-        assert_eq!(bar(50.0, 100.0, 4), "██");
-        assert_eq!(bar(100.0, 100.0, 4), "████");
-        assert_eq!(bar(1.0 / 16.0 * 100.0, 100.0, 2), "▏");
-        assert_eq!(bar(0.0, 100.0, 4), "");
     }
 }

@@ -355,7 +355,7 @@ fn trajectory_rows(app: &App, item: &Shown, bar_w: usize) -> Vec<TableRow<'stati
                 Cell::from(Span::styled(verdict, style)),
                 Cell::from(shown),
                 Cell::from(Span::styled(
-                    value.map_or(String::new(), |v| crate::cli::term::bar(v, 100.0, bar_w)),
+                    value.map_or(String::new(), |v| crate::term::bar(v, 100.0, bar_w)),
                     style,
                 )),
             ])
