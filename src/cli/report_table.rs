@@ -1,5 +1,6 @@
 //! `report --format markdown|latex|csv`: the headline numbers of every model and split as
-//! one table to paste into a paper, under comment lines that record every analysis option.
+//! one table to paste into a paper (a column per measure of `core::measures`), under
+//! comment lines that record every analysis option.
 //! The numbers are the report JSON's: CSV carries them unrounded, Markdown and LaTeX with
 //! one decimal.
 
@@ -10,6 +11,7 @@ use crate::core::analysis::params::{Params, ReferencePixels, VariantBudget};
 use crate::core::analysis::{Interval, Metrics, Report};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::{ResponseMatrix, Task};
+use crate::core::measures::{MEASURES, Measure, Unit, of_task};
 use crate::core::text::sanitize;
 
 /// Output format of the table.
@@ -56,10 +58,19 @@ impl Col {
         }
     }
 
-    fn best(label: &str, csv: &str) -> Col {
-        Col {
-            label: label.into(),
-            csv: vec!["best_fixed_config".into(), csv.into()],
+    /// The column of a measure: a measure read at a configuration fills two CSV columns
+    /// (the configuration, the value), one with an interval three.
+    fn measure(x: &Measure) -> Col {
+        let csv = x.column();
+        if x.at.is_some() {
+            Col {
+                label: x.label.into(),
+                csv: vec![x.at_column(), csv],
+            }
+        } else if x.interval.is_some() {
+            Col::est(x.label, &csv)
+        } else {
+            Col::new(x.label, &csv)
         }
     }
 }
@@ -162,9 +173,29 @@ fn config_columns(grids: &[(&[Num], &[Name])]) -> Vec<String> {
     .collect()
 }
 
+/// A measure's value in a row, as its column holds it.
+fn measure_val(c: &Measure, x: &Metrics) -> Val {
+    let v = c.value_of(x);
+    if c.at.is_some() {
+        return match (c.at_of(x), v) {
+            (Some(at), Some(v)) => Val::Best(at.to_string(), v),
+            _ => Val::Num(None),
+        };
+    }
+    match v {
+        None => Val::Num(None),
+        Some(v) if c.interval.is_some() => {
+            Val::Est(v, c.interval_of(x).map(|(lo, hi)| Interval { lo, hi }))
+        }
+        Some(v) if c.unit.decimals() == 0 => Val::Int(v as usize),
+        Some(v) => Val::Num(Some(v)),
+    }
+}
+
 /// The tables of the report, MCQ first, each only when some analysis of its task has
-/// metrics. The protocol column is there only when the rows come from several protocols.
-fn tables(m: &ResponseMatrix, report: &Report) -> Vec<Table> {
+/// metrics, with a column per measure of its task in `measures`. The protocol column is
+/// there only when the rows come from several protocols.
+fn tables(m: &ResponseMatrix, report: &Report, measures: &[Measure]) -> Vec<Table> {
     let protocols: std::collections::BTreeSet<u32> = report
         .analyses
         .iter()
@@ -207,23 +238,7 @@ fn tables(m: &ResponseMatrix, report: &Report) -> Vec<Table> {
         for c in &configs {
             cols.push(Col::new(c, &format!("{prefix}_{c}")));
         }
-        match task {
-            Task::Mcq => cols.extend([
-                Col::best("Best fixed", "best_fixed_accuracy"),
-                Col::new("Oracle", "oracle_accuracy"),
-                Col::est("Headroom", "headroom"),
-                Col::est("Harmful", "harmful_rate"),
-                Col::new("Terminal", "terminal_regression_rate"),
-                Col::new("Text overwrite", "text_overwrite_rate"),
-            ]),
-            Task::Open => cols.extend([
-                Col::best("Best fixed", "best_fixed_mean_score"),
-                Col::new("Oracle", "oracle_mean"),
-                Col::est("Oracle gap", "oracle_gap"),
-                Col::est("Regression", "regression_rate"),
-                Col::new("Terminal", "terminal_regression_rate"),
-            ]),
-        }
+        cols.extend(of_task(measures, task).map(Col::measure));
         let mut rows = Vec::new();
         for a in analyses {
             for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
@@ -247,29 +262,7 @@ fn tables(m: &ResponseMatrix, report: &Report) -> Vec<Table> {
                         None => Val::Absent,
                     });
                 }
-                match x {
-                    Metrics::Mcq(x) => {
-                        let boot = x.bootstrap.as_ref();
-                        row.extend([
-                            Val::Best(x.best_fixed.config.clone(), x.best_fixed.accuracy),
-                            Val::Num(Some(x.oracle_accuracy)),
-                            Val::Est(x.headroom, boot.map(|b| b.headroom)),
-                            Val::Est(x.harmful_rate, boot.map(|b| b.harmful_rate)),
-                            Val::Num(Some(x.terminal_regression_rate)),
-                            Val::Num(x.text_overwrite.rate),
-                        ]);
-                    }
-                    Metrics::Open(x) => {
-                        let boot = x.bootstrap.as_ref();
-                        row.extend([
-                            Val::Best(x.best_fixed.config.clone(), x.best_fixed.mean_score),
-                            Val::Num(Some(x.oracle_mean)),
-                            Val::Est(x.oracle_gap, boot.map(|b| b.oracle_gap)),
-                            Val::Est(x.regression_rate, boot.map(|b| b.regression_rate)),
-                            Val::Num(Some(x.terminal_regression_rate)),
-                        ]);
-                    }
-                }
+                row.extend(of_task(measures, task).map(|c| measure_val(c, x)));
                 rows.push(row);
             }
         }
@@ -283,9 +276,24 @@ fn tables(m: &ResponseMatrix, report: &Report) -> Vec<Table> {
     out
 }
 
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// The lines of the header: what was analysed, every analysis option, what the columns
-/// mean, and the models left out.
-fn header(ds: &Dataset, source: &str, report: &Report, format: TableFormat) -> Vec<String> {
+/// (`measures`) mean, and the models left out.
+fn header(
+    ds: &Dataset,
+    source: &str,
+    report: &Report,
+    format: TableFormat,
+    measures: &[Measure],
+) -> Vec<String> {
     let p: &Params = &report.params;
     let list = |v: &Option<Vec<String>>, none: &str| match v {
         Some(v) => v.join(","),
@@ -340,15 +348,30 @@ fn header(ds: &Dataset, source: &str, report: &Report, format: TableFormat) -> V
         TableFormat::Csv => "unrounded, as in report --json",
         _ => "rounded to one decimal (report --format csv gives them unrounded)",
     };
-    h.push(format!(
-        "values: percent of items, headroom and oracle gap in points, {rounding}"
-    ));
-    h.push(
-        "MCQ: accuracy per configuration, best fixed configuration, item-level oracle, headroom, harmful rate (items with a harmful transition), terminal regression rate, text overwrite rate".into(),
-    );
-    h.push(
-        "open-ended: mean score per configuration, best fixed, oracle mean, oracle gap, delta-regression rate, terminal regression rate".into(),
-    );
+    let points: Vec<&str> = measures
+        .iter()
+        .filter(|x| x.unit == Unit::Points)
+        .map(|x| x.describes)
+        .collect();
+    h.push(if points.is_empty() {
+        format!("values: percent of items, {rounding}")
+    } else {
+        format!(
+            "values: percent of items, {} in points, {rounding}",
+            and_list(&points)
+        )
+    });
+    for (task, name, curve) in [
+        (Task::Mcq, "MCQ", "accuracy per configuration"),
+        (Task::Open, "open-ended", "mean score per configuration"),
+    ] {
+        let mut line = format!("{name}: {curve}");
+        for x in of_task(measures, task) {
+            line.push_str(", ");
+            line.push_str(x.describes);
+        }
+        h.push(line);
+    }
     if p.bootstrap_b > 0 {
         h.push(format!(
             "intervals: 95% percentile bootstrap over items, B = {}, seed {}",
@@ -454,8 +477,22 @@ pub fn write(
     format: TableFormat,
     terminal: bool,
 ) -> io::Result<()> {
-    let head = header(ds, source, report, format);
-    let tables = tables(&ds.matrix, report);
+    write_with(out, ds, source, report, format, terminal, MEASURES)
+}
+
+/// [`write`], each task's table with the columns of `measures` (a table of
+/// `core::measures` shape).
+pub fn write_with(
+    out: &mut impl Write,
+    ds: &Dataset,
+    source: &str,
+    report: &Report,
+    format: TableFormat,
+    terminal: bool,
+    measures: &[Measure],
+) -> io::Result<()> {
+    let head = header(ds, source, report, format, measures);
+    let tables = tables(&ds.matrix, report, measures);
     // One line of text, never more: a name with a line break cannot end a comment.
     let line = |s: &str| sanitize(s).into_owned();
     match format {

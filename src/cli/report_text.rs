@@ -1,6 +1,7 @@
-//! The readable report: per analysis a table of the models, then per model the curve with
-//! inline bars, best fixed vs oracle vs headroom, harmful and terminal rates with bootstrap
-//! intervals, churn per budget step and the cascade's pick.
+//! The readable report: per analysis a table of the models (a column per measure of
+//! `core::measures`), then per model the curve with inline bars, best fixed vs oracle vs
+//! headroom, harmful and terminal rates with bootstrap intervals, churn per budget step and
+//! the cascade's pick.
 
 use std::io::{self, Write};
 
@@ -13,6 +14,7 @@ use crate::core::analysis::open::OpenMetrics;
 use crate::core::analysis::{Analysis, Interval, Metrics, Report};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::ResponseMatrix;
+use crate::core::measures::{MEASURES, Measure, Tone, of_task};
 use crate::core::text::sanitize;
 use crate::term::bar;
 
@@ -30,6 +32,18 @@ fn ci(i: Option<&Interval>) -> String {
 
 /// Writes the whole report.
 pub fn write(out: &mut impl Write, ds: &Dataset, report: &Report, st: &Style) -> io::Result<()> {
+    write_with(out, ds, report, st, MEASURES)
+}
+
+/// [`write`], the models' tables with the columns of `measures` (a table of
+/// `core::measures` shape).
+pub fn write_with(
+    out: &mut impl Write,
+    ds: &Dataset,
+    report: &Report,
+    st: &Style,
+    measures: &[Measure],
+) -> io::Result<()> {
     let m = &ds.matrix;
     let p = &report.params;
     writeln!(
@@ -57,7 +71,7 @@ pub fn write(out: &mut impl Write, ds: &Dataset, report: &Report, st: &Style) ->
         writeln!(out, "\nNo analysis: no valid cell passes the filters.")?;
     }
     for a in &report.analyses {
-        analysis(out, m, a, st)?;
+        analysis(out, m, a, st, measures)?;
     }
     if !report.protocol_comparisons.is_empty() {
         writeln!(
@@ -121,7 +135,13 @@ fn rule(out: &mut impl Write, title: &str, st: &Style) -> io::Result<()> {
     )
 }
 
-fn analysis(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &Style) -> io::Result<()> {
+fn analysis(
+    out: &mut impl Write,
+    m: &ResponseMatrix,
+    a: &Analysis,
+    st: &Style,
+    measures: &[Measure],
+) -> io::Result<()> {
     let title = format!(
         "{} · {} · {}",
         fit(m.protocols.name(a.key.protocol), 30),
@@ -155,7 +175,7 @@ fn analysis(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &Style) 
     if a.metrics.is_empty() {
         return Ok(());
     }
-    summary_table(out, m, a, st)?;
+    summary_table(out, m, a, st, measures)?;
     for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
         match x {
             Metrics::Mcq(x) => mcq_block(out, m, mg, x, st)?,
@@ -165,11 +185,14 @@ fn analysis(out: &mut impl Write, m: &ResponseMatrix, a: &Analysis, st: &Style) 
     Ok(())
 }
 
+/// The table of the models: their items and configurations, then a column per measure of
+/// the analysis's task in `measures`.
 fn summary_table(
     out: &mut impl Write,
     m: &ResponseMatrix,
     a: &Analysis,
     st: &Style,
+    measures: &[Measure],
 ) -> io::Result<()> {
     let name_w = a
         .grids
@@ -179,66 +202,38 @@ fn summary_table(
         .max()
         .unwrap_or(5)
         .clamp(5, 28);
-    match &a.metrics[0] {
-        Metrics::Mcq(_) => writeln!(
-            out,
-            "  {} {:>6} {:>3} {:>6} {:>6} {:>8} {:>7} {:>8} {:>8}",
-            st.dim(&pad("model", name_w)),
-            st.dim("items"),
-            st.dim("K"),
-            st.dim("best"),
-            st.dim("oracle"),
-            st.dim("headroom"),
-            st.dim("harmful"),
-            st.dim("terminal"),
-            st.dim("text-ow"),
-        )?,
-        Metrics::Open(_) => writeln!(
-            out,
-            "  {} {:>6} {:>3} {:>6} {:>6} {:>6} {:>7} {:>8}",
-            st.dim(&pad("model", name_w)),
-            st.dim("items"),
-            st.dim("K"),
-            st.dim("best"),
-            st.dim("oracle"),
-            st.dim("gap"),
-            st.dim("regress"),
-            st.dim("terminal"),
-        )?,
+    let columns: Vec<&Measure> = of_task(measures, a.key.task).collect();
+    let mut line = format!(
+        "  {} {:>6} {:>3}",
+        st.dim(&pad("model", name_w)),
+        st.dim("items"),
+        st.dim("K")
+    );
+    for x in &columns {
+        line.push_str(&format!(" {:>w$}", st.dim(x.short), w = x.width));
     }
+    writeln!(out, "{line}")?;
     for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
-        let name = pad(m.models.name(mg.model), name_w);
-        match x {
-            Metrics::Mcq(x) => writeln!(
-                out,
-                "  {name} {:>6} {:>3} {:>6} {:>6} {:>8} {:>7} {:>8} {:>8}",
-                x.n_items,
-                mg.grid.k(),
-                num(x.best_fixed.accuracy),
-                num(x.oracle_accuracy),
-                st.paint(
-                    &format!("{:>8}", format!("+{}", num(x.headroom))),
-                    Color::Cyan
-                ),
-                st.paint(&format!("{:>7}", num(x.harmful_rate)), Color::Red),
-                num(x.terminal_regression_rate),
-                opt(x.text_overwrite.rate),
-            )?,
-            Metrics::Open(x) => writeln!(
-                out,
-                "  {name} {:>6} {:>3} {:>6} {:>6} {:>6} {:>7} {:>8}",
-                x.n_items,
-                mg.grid.k(),
-                num(x.best_fixed.mean_score),
-                num(x.oracle_mean),
-                st.paint(
-                    &format!("{:>6}", format!("+{}", num(x.oracle_gap))),
-                    Color::Cyan
-                ),
-                st.paint(&format!("{:>7}", num(x.regression_rate)), Color::Red),
-                num(x.terminal_regression_rate),
-            )?,
+        let n_items = match x {
+            Metrics::Mcq(x) => x.n_items,
+            Metrics::Open(x) => x.n_items,
+        };
+        let mut line = format!(
+            "  {} {:>6} {:>3}",
+            pad(m.models.name(mg.model), name_w),
+            n_items,
+            mg.grid.k()
+        );
+        for c in &columns {
+            let cell = format!("{:>w$}", c.show(c.value_of(x)), w = c.width);
+            line.push(' ');
+            line.push_str(&match c.tone {
+                Tone::Gain => st.paint(&cell, Color::Cyan),
+                Tone::Harm => st.paint(&cell, Color::Red),
+                Tone::Plain => cell,
+            });
         }
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

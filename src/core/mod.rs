@@ -18,6 +18,7 @@ pub mod import;
 pub mod intervene;
 pub mod load;
 pub mod matrix;
+pub mod measures;
 pub mod output;
 pub mod paths;
 pub mod plan;
