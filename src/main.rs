@@ -1,3 +1,5 @@
+//! The `frameaudit` binary: runs the command line, or opens the audit screens it asks for.
+
 fn main() -> std::process::ExitCode {
     use frameaudit::cli::{self, Next};
     frameaudit::core::mark_start();

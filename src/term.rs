@@ -38,7 +38,7 @@ pub fn images_from_env() -> ImageMode {
     }
 }
 
-/// Whether the environment forbids colour (https://no-color.org: any non-empty value).
+/// Whether the environment forbids colour (<https://no-color.org>: any non-empty value).
 pub fn no_color_env() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }

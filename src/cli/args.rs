@@ -11,6 +11,7 @@ use crate::core::analysis::params::{
 use crate::core::load::CellFormat;
 use crate::core::shard::Shard;
 
+/// The whole command line: a command, or the dataset and options the audit screens open with.
 #[derive(Parser, Debug)]
 #[command(
     name = "frameaudit",
@@ -20,12 +21,16 @@ use crate::core::shard::Shard;
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
+    /// The command to run; none opens the audit screens (or prints the report off a terminal).
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The dataset the audit screens (or the report) open.
     #[command(flatten)]
     pub data: DatasetArgs,
+    /// How the audit screens open.
     #[command(flatten)]
     pub tui: TuiArgs,
+    /// The analysis the audit screens (or the report) run.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// Read the cells from their files even when a saved matrix of them exists, and save
@@ -55,6 +60,7 @@ pub struct TuiArgs {
     /// Leave the mouse to the terminal (for selecting text): no clicks or wheel in the TUI
     #[arg(long)]
     pub no_mouse: bool,
+    /// Only one annotator's share of the queue.
     #[command(flatten)]
     pub shard: ShardArgs,
     /// Another dataset of the same items (e.g. raw-video against cached-frame runs), read
@@ -96,17 +102,22 @@ fn parse_overlap(s: &str) -> Result<f64, String> {
     Shard::overlap(share)
 }
 
+/// `--images`: how frames are drawn, as the command line names them (`term::ImageMode`).
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImagesArg {
     /// Text only: frame index and time instead of pictures
     None,
     /// Unicode half blocks: works in every colour terminal, over SSH and in tmux
     Halfblocks,
+    /// The kitty graphics protocol
     Kitty,
+    /// Sixel graphics
     Sixel,
+    /// iTerm2's inline images (also WezTerm's)
     Iterm,
 }
 
+/// The commands of `frameaudit COMMAND`.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Every measure of the trajectory specification, as a readable report or as JSON
@@ -137,8 +148,10 @@ pub enum Command {
     Cells(CellsArgs),
 }
 
+/// `frameaudit cells`: the dataset read and the file written.
 #[derive(Args, Debug)]
 pub struct CellsArgs {
+    /// The dataset whose cells are written.
     #[command(flatten)]
     pub data: DatasetArgs,
     /// The file to write: FILE.parquet for Parquet, anything else cells JSONL
@@ -149,6 +162,7 @@ pub struct CellsArgs {
     pub force: bool,
 }
 
+/// `frameaudit sql`: the engine and the grid options the script is written for.
 #[derive(Args, Debug)]
 pub struct SqlArgs {
     /// The engine the script is written for
@@ -160,6 +174,7 @@ pub struct SqlArgs {
     pub analysis: AnalysisArgs,
 }
 
+/// The engine `frameaudit sql` writes for.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SqlDialect {
     /// DuckDB
@@ -168,12 +183,15 @@ pub enum SqlDialect {
     Spark,
 }
 
+/// `frameaudit intervene`: its subcommand.
 #[derive(Args, Debug)]
 pub struct IntervenArgs {
+    /// Which step of an intervention to run.
     #[command(subcommand)]
     pub command: IntervenCommand,
 }
 
+/// The subcommands of `frameaudit intervene`.
 #[derive(Subcommand, Debug)]
 pub enum IntervenCommand {
     /// For each terminal regression (or audited harmful transition), the frames a re-run of
@@ -181,10 +199,13 @@ pub enum IntervenCommand {
     Plan(PlanArgs),
 }
 
+/// `frameaudit intervene plan`: what to plan, from which audits, into which file.
 #[derive(Args, Debug)]
 pub struct PlanArgs {
+    /// The dataset whose transitions are planned.
     #[command(flatten)]
     pub data: DatasetArgs,
+    /// The analysis that finds the transitions (run without bootstrap or sweep).
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// Audit files whose evidence frames `restore-evidence` restores (and whose transitions
@@ -206,6 +227,7 @@ pub struct PlanArgs {
     pub force: bool,
 }
 
+/// `--strategy`, as the command line names `core::intervene::Strategy`.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanStrategy {
     /// The higher budget's frames plus the evidence frames annotators marked that it dropped
@@ -218,6 +240,7 @@ pub enum PlanStrategy {
     Swap,
 }
 
+/// `--targets`, as the command line names `core::intervene::Targets`.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanTargets {
     /// Every terminal regression: from the highest right budget below the top, to the top
@@ -226,6 +249,7 @@ pub enum PlanTargets {
     Audited,
 }
 
+/// `frameaudit review`: the audits to adjudicate and how the screens open.
 #[derive(Args, Debug)]
 pub struct ReviewArgs {
     /// Audit files of the annotators (or a merged audit)
@@ -234,16 +258,21 @@ pub struct ReviewArgs {
     /// The dataset audited (default: the folder holding the audits/ folder of the files)
     #[arg(long, value_name = "DATASET")]
     pub data: Option<PathBuf>,
+    /// How the review screens open.
     #[command(flatten)]
     pub tui: TuiArgs,
+    /// The analysis the review screens run.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 }
 
+/// `frameaudit plot`: what is drawn, in which format, into which folder.
 #[derive(Args, Debug)]
 pub struct PlotArgs {
+    /// The dataset drawn.
     #[command(flatten)]
     pub data: DatasetArgs,
+    /// The analysis drawn.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// Directory to write the figures and index.html into (created when missing)
@@ -264,13 +293,17 @@ pub struct PlotArgs {
     pub dpi: Option<u32>,
 }
 
+/// The figures' file format.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PlotFormat {
+    /// Vector figures, for papers and the browser
     #[default]
     Svg,
+    /// Raster figures at --dpi
     Png,
 }
 
+/// `frameaudit frames`: the item, and what to show of its frames.
 #[derive(Args, Debug)]
 pub struct FramesArgs {
     /// Dataset: a directory, a cells .jsonl file or a per-item .csv
@@ -287,6 +320,7 @@ pub struct FramesArgs {
     /// screens open the item)
     #[arg(long, requires = "to")]
     pub from: Option<String>,
+    /// The higher configuration of that transition
     #[arg(long, requires = "from")]
     pub to: Option<String>,
     /// Say which rule gave each configuration's frames
@@ -306,12 +340,15 @@ pub struct FramesArgs {
     pub max: usize,
 }
 
+/// `frameaudit audit`: its subcommand.
 #[derive(Args, Debug)]
 pub struct AuditArgs {
+    /// What to do with the audit files.
     #[command(subcommand)]
     pub command: AuditCommand,
 }
 
+/// The subcommands of `frameaudit audit`.
 #[derive(Subcommand, Debug)]
 pub enum AuditCommand {
     /// Pathway counts per model, benchmark and transition, and records by status
@@ -356,15 +393,19 @@ pub enum AuditCommand {
     },
 }
 
+/// The format `audit export` writes.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ExportArg {
+    /// One JSON object per record
     #[default]
     Jsonl,
+    /// One CSV row per record, with a header
     Csv,
     /// Parquet with the JSONL form's columns, to a file or a pipe
     Parquet,
 }
 
+/// Which dataset to read and how, for every command that reads one.
 #[derive(Args, Debug, Clone, Default)]
 pub struct DatasetArgs {
     /// Dataset: a directory, a cells .jsonl or .parquet file or a per-item .csv (default: the bundled demo)
@@ -377,6 +418,7 @@ pub struct DatasetArgs {
     pub quiet: bool,
 }
 
+/// `--input-format`, as the command line names `core::load::CellFormat`.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputFormat {
     /// Cells JSON Lines (docs/measures.md §1.1)
@@ -397,6 +439,7 @@ impl From<InputFormat> for CellFormat {
     }
 }
 
+/// `--grid`, as the command line names `GridMode`.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GridArg {
     /// Every model on its own grid (all its configurations and items)
@@ -406,6 +449,7 @@ pub enum GridArg {
     Joint,
 }
 
+/// `--variant-budget`, as the command line names `VariantBudget`.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum VariantBudgetArg {
     /// A resolution variant keeps its own budget
@@ -495,6 +539,8 @@ fn parse_delta(s: &str) -> Result<f64, String> {
 }
 
 impl AnalysisArgs {
+    /// The analysis parameters of these options; `no_sweep` leaves the cascade sweep out
+    /// (only the report JSON prints it).
     pub fn params(&self, no_sweep: bool) -> Params {
         Params {
             primary: self.primary.clone(),
@@ -520,10 +566,13 @@ impl AnalysisArgs {
     }
 }
 
+/// `frameaudit report`: the dataset, the analysis and how to print it.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ReportArgs {
+    /// The dataset reported on.
     #[command(flatten)]
     pub data: DatasetArgs,
+    /// The analysis reported.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// Print the report JSON of docs/measures.md §12 instead of the readable report
@@ -550,6 +599,7 @@ pub struct ReportArgs {
     pub annotations: Option<PathBuf>,
 }
 
+/// `--format` of `report`: the readable report, its JSON, or a table for a paper.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportFormat {
     /// The readable report (the default)
@@ -564,6 +614,7 @@ pub enum ReportFormat {
     Csv,
 }
 
+/// `--kind` of `list`: which items of the audit queue.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ListKind {
     /// Items with a harmful transition (MCQ) or a δ-regression (open)
@@ -575,17 +626,23 @@ pub enum ListKind {
     All,
 }
 
+/// `--format` of `list`.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ListFormat {
+    /// Tab-separated columns under a header line
     #[default]
     Tsv,
+    /// One JSON object per item
     Jsonl,
 }
 
+/// `frameaudit list`: which items of which analysis, in which format.
 #[derive(Args, Debug, Clone)]
 pub struct ListArgs {
+    /// The dataset listed.
     #[command(flatten)]
     pub data: DatasetArgs,
+    /// The analysis whose audit queue is listed.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// Which items
@@ -597,16 +654,20 @@ pub struct ListArgs {
     /// Protocol to list (default: the primary protocol)
     #[arg(long)]
     pub protocol: Option<String>,
+    /// Only one annotator's share of the list.
     #[command(flatten)]
     pub shard: ShardArgs,
 }
 
+/// `frameaudit import`: which format to import.
 #[derive(Args, Debug)]
 pub struct ImportArgs {
+    /// Which tool's results, and how to read them.
     #[command(subcommand)]
     pub format: ImportFormat,
 }
 
+/// The importers of `frameaudit import`.
 #[derive(Subcommand, Debug)]
 pub enum ImportFormat {
     /// Per-item CSV (docs/measures.md §1.7) to cells JSONL
@@ -664,8 +725,10 @@ pub struct ImportCommon {
     pub protocol: Option<String>,
 }
 
+/// `import lmms-eval`: lmms-eval's options beside the common ones.
 #[derive(Args, Debug)]
 pub struct LmmsArgs {
+    /// What every harness importer takes.
     #[command(flatten)]
     pub common: ImportCommon,
     /// LABEL=PATH: label the run(s) under PATH with configuration LABEL (e.g. 16f), instead
@@ -679,8 +742,10 @@ pub struct LmmsArgs {
     pub docs: Vec<PathBuf>,
 }
 
+/// `import vlmevalkit`: VLMEvalKit's options beside the common ones.
 #[derive(Args, Debug)]
 pub struct VlmArgs {
+    /// What every harness importer takes.
     #[command(flatten)]
     pub common: ImportCommon,
     /// Root of VLMEvalKit's extracted frames ({root}/images/{dataset}/{video}/frame-i-of-N.jpg)
@@ -688,8 +753,10 @@ pub struct VlmArgs {
     pub frames_root: Option<PathBuf>,
 }
 
+/// `import wide-csv`: the ground truth, and the names a wide table does not hold.
 #[derive(Args, Debug)]
 pub struct WideArgs {
+    /// What every harness importer takes.
     #[command(flatten)]
     pub common: ImportCommon,
     /// Ground-truth CSV
@@ -719,6 +786,7 @@ fn parse_label_path(s: &str) -> Result<(String, PathBuf), String> {
     }
 }
 
+/// `import per-item-csv`: the file converted and the cells file written.
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
     /// Input file

@@ -221,10 +221,6 @@ const COLUMNS: [&str; 13] = [
     "at",
 ];
 
-/// Writes every record of the audit at `path` (after replay, in key order) as one JSONL
-/// line or CSV row. The JSON escapes every character a terminal would act on (it parses
-/// back to the same strings); the CSV keeps every field byte for byte, except on a
-/// `terminal`, where each field is `sanitize`d first.
 /// The first columns of a Parquet export: who and which unit (the rest follow the JSONL).
 const EXPORT_KEY: [(&str, crate::core::load::parquet::Kind); 4] = {
     use crate::core::load::parquet::Kind::Str;
@@ -236,6 +232,10 @@ const EXPORT_KEY: [(&str, crate::core::load::parquet::Kind); 4] = {
     ]
 };
 
+/// Writes every record of the audit at `path` (after replay, in key order) as one JSONL
+/// line, CSV row or Parquet row. The JSON escapes every character a terminal would act on
+/// (it parses back to the same strings); the CSV keeps every field byte for byte, except on
+/// a `terminal`, where each field is `sanitize`d first.
 pub fn export(
     path: &Path,
     format: ExportFormat,

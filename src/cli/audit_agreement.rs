@@ -31,9 +31,12 @@ pub struct AgreementReport {
     pub unknown_pathways: BTreeMap<String, usize>,
 }
 
+/// One audit file of the agreement, and what was taken from it.
 #[derive(Debug, Serialize)]
 pub struct FileEntry {
+    /// The file, as given.
     pub path: String,
+    /// The annotator whose records were taken from it.
     pub annotator: String,
     /// Annotations taken from the file.
     pub units: usize,

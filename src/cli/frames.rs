@@ -64,6 +64,7 @@ fn policy_name(rule: &Rule) -> String {
     }
 }
 
+/// `frameaudit frames`: prints the frames each configuration sampled for one item.
 pub fn run(args: &FramesArgs) -> Result<()> {
     let ds = super::load(&super::args::DatasetArgs {
         dataset: Some(args.dataset.clone()),

@@ -335,6 +335,7 @@ fn rerun(
     Ok(())
 }
 
+/// `import lmms-eval`: lmms-eval sample logs into a dataset (a re-run into its own, with --plan).
 pub fn lmms_eval(a: &LmmsArgs) -> Result<()> {
     let opts = lmms_eval::LmmsOptions {
         overrides: a.config.clone(),
@@ -349,6 +350,7 @@ pub fn lmms_eval(a: &LmmsArgs) -> Result<()> {
     )
 }
 
+/// `import vlmevalkit`: VLMEvalKit predictions into a dataset (a re-run into its own, with --plan).
 pub fn vlmevalkit(a: &VlmArgs) -> Result<()> {
     let opts = vlmevalkit::VlmOptions {
         frames_root: a.frames_root.clone(),
@@ -369,6 +371,7 @@ pub fn vlmevalkit(a: &VlmArgs) -> Result<()> {
     )
 }
 
+/// `import wide-csv`: wide tables and their ground truth into a dataset.
 pub fn wide_csv(a: &WideArgs) -> Result<()> {
     let opts = wide_csv::WideOptions {
         gold: a.gold.clone(),

@@ -9,6 +9,7 @@ use crate::core::analysis::{self, Metrics};
 use crate::core::queue::{QueueKind, queue};
 use crate::core::text::{sanitize, show_id};
 
+/// `frameaudit list`: prints the audit queue for scripts.
 pub fn run(args: &ListArgs) -> Result<()> {
     let ds = super::load(&args.data)?;
     let m = &ds.matrix;

@@ -38,6 +38,7 @@ pub fn demo_dataset() -> PathBuf {
 /// A failure the user must act on, already explained; the exit code says which kind.
 #[derive(Debug)]
 pub struct Failure {
+    /// The exit code: `EXIT_PROBLEMS` for bad input, `select::EXIT_USAGE` for a usage error.
     pub code: u8,
 }
 

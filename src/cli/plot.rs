@@ -22,6 +22,7 @@ use crate::plot::{
     Format, ModelView, Planned, across_models, file_safe, model_figures, pathway_figure, render,
 };
 
+/// `frameaudit plot`: writes the figures and their index.html.
 pub fn run(args: &PlotArgs) -> Result<()> {
     let start = Instant::now();
     if args.dpi.is_some() && args.format != PlotFormat::Png {

@@ -17,8 +17,11 @@ use crate::core::text::sanitize;
 /// Output format of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
+    /// A GitHub Markdown table under HTML comments.
     Markdown,
+    /// A booktabs tabular under `%` comments.
     Latex,
+    /// One CSV of every task, numbers unrounded, under `#` comments.
     Csv,
 }
 
@@ -480,7 +483,7 @@ pub fn write(
     write_with(out, ds, source, report, format, terminal, MEASURES)
 }
 
-/// [`write`], each task's table with the columns of `measures` (a table of
+/// [`write()`], each task's table with the columns of `measures` (a table of
 /// `core::measures` shape).
 pub fn write_with(
     out: &mut impl Write,

@@ -35,7 +35,7 @@ pub fn write(out: &mut impl Write, ds: &Dataset, report: &Report, st: &Style) ->
     write_with(out, ds, report, st, MEASURES)
 }
 
-/// [`write`], the models' tables with the columns of `measures` (a table of
+/// [`write()`], the models' tables with the columns of `measures` (a table of
 /// `core::measures` shape).
 pub fn write_with(
     out: &mut impl Write,

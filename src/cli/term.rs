@@ -12,6 +12,7 @@ use crate::term::no_color_env;
 /// How plain-text output may look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Style {
+    /// Whether to colour: only on a terminal, and never under `NO_COLOR`.
     pub color: bool,
     /// Columns available.
     pub width: usize,
@@ -36,6 +37,7 @@ impl Style {
         }
     }
 
+    /// No colour, `width` columns: for files, pipes and tests.
     pub fn plain(width: usize) -> Style {
         Style {
             color: false,
@@ -43,6 +45,7 @@ impl Style {
         }
     }
 
+    /// `s` in `color` when colour is on.
     pub fn paint(&self, s: &str, color: Color) -> String {
         if self.color {
             s.with(color).to_string()
@@ -51,6 +54,7 @@ impl Style {
         }
     }
 
+    /// `s` in bold when colour is on.
     pub fn bold(&self, s: &str) -> String {
         if self.color {
             s.bold().to_string()
@@ -59,6 +63,7 @@ impl Style {
         }
     }
 
+    /// `s` dimmed when colour is on.
     pub fn dim(&self, s: &str) -> String {
         if self.color {
             s.dim().to_string()

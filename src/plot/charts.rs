@@ -72,6 +72,7 @@ fn around<DB: DrawingBackend>(
 
 // ----- 1. accuracy curve -----
 
+/// One model's accuracy by configuration, with the oracle level and the headroom.
 pub struct Curve<'a>(pub &'a ModelView<'a>);
 
 impl Chart for Curve<'_> {
@@ -222,6 +223,7 @@ impl Chart for Curve<'_> {
 
 // ----- 2. churn per budget step -----
 
+/// One model's flips at each budget step, each way.
 pub struct Churn<'a>(pub &'a ModelView<'a>);
 
 impl Chart for Churn<'_> {
@@ -362,6 +364,7 @@ impl Chart for Churn<'_> {
 
 // ----- 3. classes and rates -----
 
+/// One model's trajectory classes and its item rates.
 pub struct Classes<'a>(pub &'a ModelView<'a>);
 
 impl Chart for Classes<'_> {
@@ -537,6 +540,7 @@ impl Chart for Classes<'_> {
 
 // ----- 4. complementarity heatmaps -----
 
+/// One model's right-wrong and pair-oracle matrices as heatmaps.
 pub struct Complementarity<'a>(pub &'a ModelView<'a>);
 
 impl Complementarity<'_> {
@@ -703,12 +707,14 @@ impl Complementarity<'_> {
 
 // ----- 5. data map -----
 
+/// One model's data map: each item by its mean correctness and its variability.
 pub struct DataMapChart<'a> {
     v: &'a ModelView<'a>,
     map: DataMap,
 }
 
 impl<'a> DataMapChart<'a> {
+    /// The data map of `v`, computed from its per-item results.
     pub fn new(v: &'a ModelView<'a>) -> Self {
         DataMapChart {
             v,
@@ -798,8 +804,11 @@ impl Chart for DataMapChart<'_> {
 
 // ----- 6. cascade -----
 
+/// One model's confidence cascade: accuracy against the frames it spends per item.
 pub struct CascadeChart<'a> {
+    /// The model drawn.
     pub v: &'a ModelView<'a>,
+    /// Its cascade (a model without one gets no figure).
     pub c: &'a Cascade,
 }
 
@@ -931,6 +940,7 @@ impl Chart for CascadeChart<'_> {
 
 // ----- 7. pathways -----
 
+/// The evidence pathways the audits tagged, overall and per model.
 pub struct Pathways {
     /// Pathway ids, most tagged overall first (escaped).
     order: Vec<String>,
@@ -941,6 +951,7 @@ pub struct Pathways {
 }
 
 impl Pathways {
+    /// The figure of `f`'s pathway counts, the most tagged pathway first.
     pub fn new(f: &Findings) -> Self {
         let mut ids: Vec<(&String, &PathwayCount)> = f.overall.iter().collect();
         ids.sort_by(|a, b| b.1.tagged.cmp(&a.1.tagged).then_with(|| a.0.cmp(b.0)));
@@ -1058,6 +1069,7 @@ impl Chart for Pathways {
 /// models' grids, ordered by their own budget, then by name; a model is drawn over the
 /// configurations of its own grid.
 pub struct ModelsCurve<'a> {
+    /// The models drawn, in report order.
     pub views: &'a [ModelView<'a>],
     /// What the grids are (per model or joint), for the subtitle.
     pub grids: String,
@@ -1195,7 +1207,9 @@ impl Chart for ModelsCurve<'_> {
 
 /// The oracle headroom and the harmful rate of every model, with bootstrap intervals.
 pub struct ModelsRates<'a> {
+    /// The models drawn, in report order.
     pub views: &'a [ModelView<'a>],
+    /// What the grids are (per model or joint), for the subtitle.
     pub grids: String,
 }
 

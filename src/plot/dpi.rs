@@ -13,7 +13,9 @@ pub const BASE_DPI: u32 = 100;
 
 /// A backend that multiplies every coordinate, width, radius and font size by `scale`.
 pub struct Scaled<B> {
+    /// The backend drawn into, at the output resolution.
     pub inner: B,
+    /// Output pixels per layout pixel.
     pub scale: f64,
     /// The size charts see: the inner size divided by the scale.
     pub size: (u32, u32),

@@ -7,13 +7,17 @@ use crate::core::text::sanitize;
 
 /// One figure on the page: its file, or the note saying why it was left out.
 pub struct Entry {
+    /// The figure's file name, or why it was left out.
     pub file: Result<String, String>,
+    /// What the figure shows, under it.
     pub caption: String,
 }
 
 /// A heading and its figures.
 pub struct Section {
+    /// The section's heading.
     pub title: String,
+    /// Its figures, in the order drawn.
     pub entries: Vec<Entry>,
 }
 

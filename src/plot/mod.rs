@@ -36,18 +36,26 @@ fn register_font() -> Result<(), PlotError> {
     }
 }
 
+/// Why a figure could not be drawn or written.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
+    /// plotters failed to draw.
     #[error("drawing failed: {0}")]
     Draw(String),
+    /// The figure's file could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Write {
+        /// The figure's file.
         path: PathBuf,
+        /// What writing it said.
         source: std::io::Error,
     },
+    /// The PNG encoder refused the picture.
     #[error("cannot write {} as PNG: {source}", path.display())]
     Encode {
+        /// The figure's file.
         path: PathBuf,
+        /// What the encoder said.
         source: png::EncodingError,
     },
 }
@@ -61,11 +69,14 @@ impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for PlotE
 /// File format of the figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// Scalable vector graphics.
     Svg,
+    /// A bitmap, at a resolution the caller picks.
     Png,
 }
 
 impl Format {
+    /// The format's file name extension.
     pub fn ext(self) -> &'static str {
         match self {
             Format::Svg => "svg",
@@ -76,7 +87,9 @@ impl Format {
 
 /// Something drawn into a fixed-size picture on any plotters backend.
 pub trait Chart {
+    /// Width and height in pixels at [`dpi::BASE_DPI`].
     fn size(&self) -> (u32, u32);
+    /// Draws the chart into `root`, which is [`Chart::size`] big.
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>;
 }
 
@@ -171,11 +184,14 @@ pub struct ModelView<'a> {
     pub scope: String,
     /// Configuration names in grid order, escaped.
     pub configs: Vec<String>,
+    /// Frames of each configuration, in grid order.
     pub frames: Vec<u64>,
+    /// The model's MCQ measures.
     pub x: &'a McqMetrics,
 }
 
 impl<'a> ModelView<'a> {
+    /// The view of `model` in `scope`, its names escaped once for every figure.
     pub fn new(model: &str, scope: &str, x: &'a McqMetrics) -> Self {
         ModelView {
             model: sanitize(model).into_owned(),
@@ -191,6 +207,7 @@ impl<'a> ModelView<'a> {
         }
     }
 
+    /// Configurations of the model's grid.
     pub fn k(&self) -> usize {
         self.configs.len()
     }
@@ -198,14 +215,23 @@ impl<'a> ModelView<'a> {
 
 /// Every figure `plot` draws.
 pub enum Figure<'a> {
+    /// A model's accuracy curve.
     Curve(charts::Curve<'a>),
+    /// A model's flips at each budget step.
     Churn(charts::Churn<'a>),
+    /// A model's trajectory classes and rates.
     Classes(charts::Classes<'a>),
+    /// A model's complementarity heatmaps.
     Complementarity(charts::Complementarity<'a>),
+    /// A model's data map.
     DataMap(charts::DataMapChart<'a>),
+    /// A model's confidence cascade.
     Cascade(charts::CascadeChart<'a>),
+    /// The evidence pathways the audits tagged.
     Pathways(charts::Pathways),
+    /// Every model's accuracy curve on one axis.
     ModelsCurve(charts::ModelsCurve<'a>),
+    /// Every model's headroom and harmful rate.
     ModelsRates(charts::ModelsRates<'a>),
 }
 
@@ -243,7 +269,9 @@ impl Chart for Figure<'_> {
 pub struct Planned<'a> {
     /// File stem, e.g. `curve_Qwen2.5-VL-7B`.
     pub stem: String,
+    /// What the figure shows, for index.html.
     pub caption: String,
+    /// The figure, or why it is left out (index.html says so).
     pub figure: Result<Figure<'a>, String>,
 }
 
