@@ -3,6 +3,8 @@
 //! [`core`] loads a response matrix (model x item x configuration) and computes the measures
 //! of the trajectory-metrics specification; the command line presents them.
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod core;
 pub mod demo;

@@ -389,15 +389,15 @@ fn tui_files_import_no_cycle() {
     );
 }
 
-/// Every place in the files of `src/<top>` that names a path into `crate::<target>`.
+/// Every place in the files of `src/<top>` (a folder: `tui/app`) that names a path into
+/// `crate::<target>` (a module path: `tui::view`).
 fn uses(top: &str, target: &str) -> Vec<String> {
+    let target: Vec<&str> = target.split("::").collect();
     let mut found = Vec::new();
     for s in sources(top) {
         for w in paths(&code_only(&s.text)) {
-            if absolute(&s.module, &w.segments)
-                .first()
-                .is_some_and(|m| m == target)
-            {
+            let path = absolute(&s.module, &w.segments);
+            if path.len() >= target.len() && path.iter().zip(&target).all(|(a, b)| a == b) {
                 found.push(format!(
                     "{}:{}: {}",
                     s.file.display(),
@@ -445,5 +445,26 @@ fn tui_does_not_use_the_cli() {
     assert!(
         !uses("tui", "term").is_empty(),
         "the checker no longer sees the TUI's imports of crate::term"
+    );
+}
+
+/// The app's state and its reducer (`src/tui/app`) know nothing of how they are drawn: a
+/// view reads the state, never the other way round, so the state can be tested, and a view
+/// changed, alone (docs/architecture.md).
+#[test]
+fn tui_state_does_not_use_the_views() {
+    let found = uses("tui/app", "tui::view");
+    assert!(
+        found.is_empty(),
+        "the app's state uses the views:\n{}",
+        found.join("\n")
+    );
+    assert!(
+        !uses("tui/app", "tui::input").is_empty(),
+        "the checker no longer sees the app's imports of crate::tui::input"
+    );
+    assert!(
+        !uses("tui/view", "tui::app").is_empty(),
+        "the checker no longer sees the views' imports of crate::tui::app"
     );
 }

@@ -3122,7 +3122,11 @@ fn strategy_runs_show_their_planned_frames_against_the_top_configurations() {
     // Recovery: nested 0 of 1, swap 1 of 1 (columns in protocol name order).
     let tail: Vec<&str> = model.split_whitespace().rev().take(3).collect();
     assert_eq!(tail[1..], ["100.0", "0.0"], "{model}");
-    assert!(model.contains("50.0     50.0     0.0 100.0"), "{model}");
+    // harmful, terminal, text overwrite, then the two recoveries.
+    assert!(
+        model.contains("50.0     50.0     0.0     0.0 100.0"),
+        "{model}"
+    );
 }
 
 /// "Add this item to the plan" (docs/intervention.md §9): the transition under audit, with
@@ -3326,4 +3330,91 @@ fn a_taxonomy_key_the_item_screen_already_uses_is_refused_naming_it() {
     let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
     let opts = TuiOptions::plain("t", tmp.path().join("t2.audit.jsonl"));
     assert!(build_app(ds, &opts, || {}).is_ok());
+}
+
+/// The overview's models table takes its measure columns from the table of measures
+/// (src/core/measures.rs): an entry added there is a column of it, under its short name,
+/// with each model's value, and nothing else of the table moves.
+#[test]
+fn a_measure_added_to_the_table_of_measures_is_a_column_of_the_overview() {
+    use frameaudit::core::matrix::Task;
+    use frameaudit::core::measures::{MEASURES, Measure, Tone, Twin, Unit};
+    const ADDED: Measure = Measure {
+        key: "harmful_pair_rate",
+        label: "Harmful pairs",
+        short: "h-pairs",
+        width: 7,
+        describes: "harmful pair rate",
+        unit: Unit::Percent,
+        task: Task::Mcq,
+        tone: Tone::Plain,
+        value: |x| match x {
+            Metrics::Mcq(x) => x.harmful_pair_rate,
+            Metrics::Open(_) => None,
+        },
+        interval: None,
+        at: None,
+        sql: Twin::Computes,
+        reference: Twin::Computes,
+    };
+    let header = |text: &str| -> Vec<String> {
+        let line = text
+            .lines()
+            .find(|l| l.contains(" model ") && l.contains("items"))
+            .unwrap_or_else(|| panic!("the models table's header:\n{text}"));
+        let words: Vec<String> = line
+            .split(|c: char| c == '│' || c == '"' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect();
+        let at = words.iter().position(|w| w == "model").expect("model");
+        words[at..].to_vec()
+    };
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    let base = screen(&mut app, 200, 50);
+    let want: Vec<String> = ["model", "items"]
+        .into_iter()
+        .chain(
+            MEASURES
+                .iter()
+                .filter(|m| m.task == Task::Mcq)
+                .map(|m| m.short),
+        )
+        .map(String::from)
+        .collect();
+    assert_eq!(header(&base), want, "{base}");
+
+    let mut table = MEASURES.to_vec();
+    table.insert(2, ADDED);
+    app.research.measures = Box::leak(table.into_boxed_slice());
+    let ext = screen(&mut app, 200, 50);
+    let mut want_ext = want.clone();
+    want_ext.insert(4, "h-pairs".into());
+    assert_eq!(header(&ext), want_ext, "{ext}");
+    // Each model's row holds its harmful pair rate right after its items.
+    let data = app.research.current().expect("the overview's data").clone();
+    let m = &app.ds.matrix;
+    for (mg, x) in data
+        .analysis
+        .grids
+        .models
+        .iter()
+        .zip(data.analysis.metrics.iter())
+    {
+        let Metrics::Mcq(mx) = x else { continue };
+        let name = m.models.name(mg.model);
+        let row = ext
+            .lines()
+            .skip_while(|l| !(l.contains(" model ") && l.contains("items")))
+            .find(|l| l.contains(&format!(" {name} ")))
+            .unwrap_or_else(|| panic!("{name}'s row:\n{ext}"));
+        let words: Vec<&str> = row
+            .split(|c: char| c == '│' || c == '"' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let at = words.iter().position(|w| *w == name).expect("name");
+        assert_eq!(words[at + 1], mx.n_items.to_string(), "{row}");
+        assert_eq!(words[at + 4], ADDED.show(ADDED.value_of(x)), "{row}");
+    }
 }

@@ -1,5 +1,3 @@
-#![warn(missing_docs)]
-
 //! The core: loading, the response matrix and every measure of docs/measures.md. Nothing here knows
 //! about terminals; the CLI and the TUI only present what it computes.
 

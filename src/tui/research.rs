@@ -292,6 +292,9 @@ pub struct Research {
     /// A researcher view was opened in this session (the first opens on the queue's
     /// protocol).
     pub opened: bool,
+    /// The measures the overview's models table shows, one column each
+    /// ([`crate::core::measures::MEASURES`]).
+    pub measures: &'static [crate::core::measures::Measure],
 }
 
 impl Research {
@@ -317,6 +320,7 @@ impl Research {
             asked: None,
             worker: false,
             opened: false,
+            measures: crate::core::measures::MEASURES,
         }
     }
 

@@ -15,6 +15,8 @@ use ratatui::widgets::{
 
 use crate::core::analysis::mcq::{Class, McqMetrics};
 use crate::core::figures::{self, CHURN_PARTS, class_colour, class_label};
+use crate::core::matrix::Task;
+use crate::core::measures::{Measure, of_task};
 use crate::tui::app::App;
 use crate::tui::fit::{fit, width};
 use crate::tui::input::action::Action;
@@ -139,27 +141,34 @@ fn draw_curve(f: &mut Frame, app: &App, d: &ViewData, x: &McqMetrics, area: Rect
 /// The models' table (every number whole; columns that do not fit are left out and the
 /// title says so) and, below, the selected model's rates with their intervals.
 fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
-    let (header, cells) = model_table(app, d);
+    let (header, cells, outrank) = model_table(app, d);
     let [table, rates] = Layout::vertical([
         Constraint::Length(cells.len() as u16 + 2),
         Constraint::Min(4),
     ])
     .areas(area);
-    draw_model_table(f, &header, &cells, table);
+    draw_model_table(f, &header, &cells, outrank, table);
     draw_rates(f, app, d, rates);
 }
 
+/// A row of the models' table: whether it is the model under the cursor, and its cells.
+type ModelRow = (bool, Vec<String>);
+
 /// The models' table as text: its header and a row per MCQ model (whether it is the one
-/// under the cursor, and its cells). With intervention runs (docs/measures.md §11), their
-/// recovery rate per model: one column per intervention protocol, named by its strategy
-/// (docs/intervention.md §7).
-fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<(bool, Vec<String>)>) {
+/// under the cursor, and its cells): the number of items, then one column per MCQ measure
+/// of the table of measures (src/core/measures.rs), under its short name. With intervention
+/// runs (docs/measures.md §11), their recovery rate per model: one column per intervention
+/// protocol, named by its strategy (docs/intervention.md §7). Last, how many of the last
+/// columns (the recovery ones) outrank the measures when not all fit.
+fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<ModelRow>, usize) {
+    use crate::core::analysis::Metrics;
     let m = &app.ds.matrix;
     let r = &app.research;
+    let measures: Vec<&Measure> = of_task(r.measures, Task::Mcq).collect();
     let mcq = || {
         d.analysis.metrics.iter().filter_map(|x| match x {
-            crate::core::analysis::Metrics::Mcq(x) => Some(x),
-            crate::core::analysis::Metrics::Open(_) => None,
+            Metrics::Mcq(x) => Some(x),
+            Metrics::Open(_) => None,
         })
     };
     let mut recovery: Vec<(String, Option<String>)> = mcq()
@@ -168,17 +177,14 @@ fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<(bool, Vec<String>)
         .collect();
     recovery.sort();
     recovery.dedup();
-    let mut header: Vec<String> = [
-        "model", "items", "best", "oracle", "head", "harmful", "terminal",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut header: Vec<String> = vec!["model".into(), "items".into()];
+    header.extend(measures.iter().map(|x| x.short.to_string()));
     header.extend(recovery.iter().map(|(_, st)| match st {
         Some(st) => format!("↻{}", s(st)),
         None => "recov".to_string(),
     }));
-    let mut cells: Vec<(bool, Vec<String>)> = Vec::new();
-    for (i, (mg, x)) in d
+    let mut cells: Vec<ModelRow> = Vec::new();
+    for (i, (mg, metrics)) in d
         .analysis
         .grids
         .models
@@ -186,18 +192,11 @@ fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<(bool, Vec<String>)
         .zip(d.analysis.metrics.iter())
         .enumerate()
     {
-        let crate::core::analysis::Metrics::Mcq(x) = x else {
+        let Metrics::Mcq(x) = metrics else {
             continue;
         };
-        let mut row = vec![
-            s(m.models.name(mg.model)),
-            format!("{}", x.n_items),
-            format!("{:.1}", x.best_fixed.accuracy),
-            format!("{:.1}", x.oracle_accuracy),
-            format!("+{:.1}", x.headroom),
-            format!("{:.1}", x.harmful_rate),
-            format!("{:.1}", x.terminal_regression_rate),
-        ];
+        let mut row = vec![s(m.models.name(mg.model)), format!("{}", x.n_items)];
+        row.extend(measures.iter().map(|k| k.show(k.value_of(metrics))));
         for (protocol, _) in &recovery {
             row.push(
                 x.interventions
@@ -209,12 +208,20 @@ fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<(bool, Vec<String>)
         }
         cells.push((i == r.model, row));
     }
-    (header, cells)
+    (header, cells, recovery.len())
 }
 
 /// Draws the models' table: columns as wide as their widest value; those that do not fit
-/// beside the model name are left out (the title says so), never cut.
-fn draw_model_table(f: &mut Frame, header: &[String], cells: &[(bool, Vec<String>)], area: Rect) {
+/// beside the model name are left out (the title says so), never cut. The model's name and
+/// the items come first, then the last `outrank` columns, then the others from the left:
+/// at a narrow width the recovery of an intervention stays and the later measures go.
+fn draw_model_table(
+    f: &mut Frame,
+    header: &[String],
+    cells: &[ModelRow],
+    outrank: usize,
+    area: Rect,
+) {
     let n = header.len();
     let col_w: Vec<usize> = (0..n)
         .map(|c| {
@@ -227,21 +234,36 @@ fn draw_model_table(f: &mut Frame, header: &[String], cells: &[(bool, Vec<String
         })
         .collect();
     let name_min = 8.min(col_w[0]);
-    let mut n_cols = n;
-    while n_cols > 2
-        && name_min + col_w[1..n_cols].iter().map(|w| w + 1).sum::<usize>() > area.width as usize
-    {
-        n_cols -= 1;
+    let ranked = (1..n.min(2))
+        .chain(n - outrank.min(n - 1)..n)
+        .chain(2..n - outrank.min(n - 1));
+    let mut used = name_min;
+    let mut shown: Vec<usize> = Vec::new();
+    for c in ranked {
+        if !shown.is_empty() && used + col_w[c] + 1 > area.width as usize {
+            break;
+        }
+        used += col_w[c] + 1;
+        shown.push(c);
     }
+    shown.sort_unstable();
+    let left: Vec<&str> = (1..n)
+        .filter(|c| !shown.contains(c))
+        .map(|c| header[c].as_str())
+        .collect();
     let name_w = (area.width as usize)
-        .saturating_sub(col_w[1..n_cols].iter().map(|w| w + 1).sum::<usize>())
+        .saturating_sub(shown.iter().map(|&c| col_w[c] + 1).sum::<usize>())
         .min(col_w[0])
         .max(1);
     let rows: Vec<TableRow> = cells
         .iter()
         .map(|(selected, row)| {
             let mut c = vec![Cell::from(fit(&row[0], name_w))];
-            c.extend((1..n_cols).map(|j| Cell::from(format!("{:>w$}", row[j], w = col_w[j]))));
+            c.extend(
+                shown
+                    .iter()
+                    .map(|&j| Cell::from(format!("{:>w$}", row[j], w = col_w[j]))),
+            );
             TableRow::new(c).style(if *selected {
                 WARN.add_modifier(Modifier::BOLD)
             } else {
@@ -250,23 +272,17 @@ fn draw_model_table(f: &mut Frame, header: &[String], cells: &[(bool, Vec<String
         })
         .collect();
     let mut widths = vec![Constraint::Length(name_w as u16)];
-    widths.extend((1..n_cols).map(|j| Constraint::Length(col_w[j] as u16)));
-    let head: Vec<Cell> = (0..n_cols)
-        .map(|j| {
-            if j == 0 {
-                Cell::from(header[0].clone())
-            } else {
-                Cell::from(format!("{:>w$}", header[j], w = col_w[j]))
-            }
-        })
-        .collect();
-    let title = if n_cols < n {
-        format!(
-            " models (%; too narrow for {}) ",
-            header[n_cols..].join(", ")
-        )
-    } else {
+    widths.extend(shown.iter().map(|&j| Constraint::Length(col_w[j] as u16)));
+    let mut head = vec![Cell::from(header[0].clone())];
+    head.extend(
+        shown
+            .iter()
+            .map(|&j| Cell::from(format!("{:>w$}", header[j], w = col_w[j]))),
+    );
+    let title = if left.is_empty() {
         " models (%) ".to_string()
+    } else {
+        format!(" models (%; too narrow for {}) ", left.join(", "))
     };
     f.render_widget(
         Table::new(rows, widths)
