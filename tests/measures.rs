@@ -257,6 +257,7 @@ const ADDED: Measure = Measure {
     label: "Harmful pairs",
     short: "h-pairs",
     width: 7,
+    overview: Some("h-pairs"),
     describes: "harmful pair rate",
     unit: Unit::Percent,
     task: Task::Mcq,

@@ -3122,11 +3122,7 @@ fn strategy_runs_show_their_planned_frames_against_the_top_configurations() {
     // Recovery: nested 0 of 1, swap 1 of 1 (columns in protocol name order).
     let tail: Vec<&str> = model.split_whitespace().rev().take(3).collect();
     assert_eq!(tail[1..], ["100.0", "0.0"], "{model}");
-    // harmful, terminal, text overwrite, then the two recoveries.
-    assert!(
-        model.contains("50.0     50.0     0.0     0.0 100.0"),
-        "{model}"
-    );
+    assert!(model.contains("50.0     50.0     0.0 100.0"), "{model}");
 }
 
 /// "Add this item to the plan" (docs/intervention.md §9): the transition under audit, with
@@ -3333,7 +3329,7 @@ fn a_taxonomy_key_the_item_screen_already_uses_is_refused_naming_it() {
 }
 
 /// The overview's models table takes its measure columns from the table of measures
-/// (src/core/measures.rs): an entry added there is a column of it, under its short name,
+/// (src/core/measures.rs): an entry added there is a column of it, under its overview name,
 /// with each model's value, and nothing else of the table moves.
 #[test]
 fn a_measure_added_to_the_table_of_measures_is_a_column_of_the_overview() {
@@ -3344,6 +3340,7 @@ fn a_measure_added_to_the_table_of_measures_is_a_column_of_the_overview() {
         label: "Harmful pairs",
         short: "h-pairs",
         width: 7,
+        overview: Some("h-pairs"),
         describes: "harmful pair rate",
         unit: Unit::Percent,
         task: Task::Mcq,
@@ -3379,7 +3376,7 @@ fn a_measure_added_to_the_table_of_measures_is_a_column_of_the_overview() {
             MEASURES
                 .iter()
                 .filter(|m| m.task == Task::Mcq)
-                .map(|m| m.short),
+                .filter_map(|m| m.overview),
         )
         .map(String::from)
         .collect();

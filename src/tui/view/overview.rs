@@ -141,13 +141,13 @@ fn draw_curve(f: &mut Frame, app: &App, d: &ViewData, x: &McqMetrics, area: Rect
 /// The models' table (every number whole; columns that do not fit are left out and the
 /// title says so) and, below, the selected model's rates with their intervals.
 fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
-    let (header, cells, outrank) = model_table(app, d);
+    let (header, cells) = model_table(app, d);
     let [table, rates] = Layout::vertical([
         Constraint::Length(cells.len() as u16 + 2),
         Constraint::Min(4),
     ])
     .areas(area);
-    draw_model_table(f, &header, &cells, outrank, table);
+    draw_model_table(f, &header, &cells, table);
     draw_rates(f, app, d, rates);
 }
 
@@ -156,15 +156,16 @@ type ModelRow = (bool, Vec<String>);
 
 /// The models' table as text: its header and a row per MCQ model (whether it is the one
 /// under the cursor, and its cells): the number of items, then one column per MCQ measure
-/// of the table of measures (src/core/measures.rs), under its short name. With intervention
+/// of the table of measures (src/core/measures.rs) with an overview heading. With intervention
 /// runs (docs/measures.md §11), their recovery rate per model: one column per intervention
-/// protocol, named by its strategy (docs/intervention.md §7). Last, how many of the last
-/// columns (the recovery ones) outrank the measures when not all fit.
-fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<ModelRow>, usize) {
+/// protocol, named by its strategy (docs/intervention.md §7).
+fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<ModelRow>) {
     use crate::core::analysis::Metrics;
     let m = &app.ds.matrix;
     let r = &app.research;
-    let measures: Vec<&Measure> = of_task(r.measures, Task::Mcq).collect();
+    let measures: Vec<(&Measure, &str)> = of_task(r.measures, Task::Mcq)
+        .filter_map(|x| Some((x, x.overview?)))
+        .collect();
     let mcq = || {
         d.analysis.metrics.iter().filter_map(|x| match x {
             Metrics::Mcq(x) => Some(x),
@@ -178,7 +179,7 @@ fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<ModelRow>, usize) {
     recovery.sort();
     recovery.dedup();
     let mut header: Vec<String> = vec!["model".into(), "items".into()];
-    header.extend(measures.iter().map(|x| x.short.to_string()));
+    header.extend(measures.iter().map(|(_, heading)| heading.to_string()));
     header.extend(recovery.iter().map(|(_, st)| match st {
         Some(st) => format!("↻{}", s(st)),
         None => "recov".to_string(),
@@ -196,7 +197,7 @@ fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<ModelRow>, usize) {
             continue;
         };
         let mut row = vec![s(m.models.name(mg.model)), format!("{}", x.n_items)];
-        row.extend(measures.iter().map(|k| k.show(k.value_of(metrics))));
+        row.extend(measures.iter().map(|(k, _)| k.show(k.value_of(metrics))));
         for (protocol, _) in &recovery {
             row.push(
                 x.interventions
@@ -208,20 +209,12 @@ fn model_table(app: &App, d: &ViewData) -> (Vec<String>, Vec<ModelRow>, usize) {
         }
         cells.push((i == r.model, row));
     }
-    (header, cells, recovery.len())
+    (header, cells)
 }
 
 /// Draws the models' table: columns as wide as their widest value; those that do not fit
-/// beside the model name are left out (the title says so), never cut. The model's name and
-/// the items come first, then the last `outrank` columns, then the others from the left:
-/// at a narrow width the recovery of an intervention stays and the later measures go.
-fn draw_model_table(
-    f: &mut Frame,
-    header: &[String],
-    cells: &[ModelRow],
-    outrank: usize,
-    area: Rect,
-) {
+/// beside the model name are left out (the title says so), never cut.
+fn draw_model_table(f: &mut Frame, header: &[String], cells: &[ModelRow], area: Rect) {
     let n = header.len();
     let col_w: Vec<usize> = (0..n)
         .map(|c| {
@@ -234,36 +227,21 @@ fn draw_model_table(
         })
         .collect();
     let name_min = 8.min(col_w[0]);
-    let ranked = (1..n.min(2))
-        .chain(n - outrank.min(n - 1)..n)
-        .chain(2..n - outrank.min(n - 1));
-    let mut used = name_min;
-    let mut shown: Vec<usize> = Vec::new();
-    for c in ranked {
-        if !shown.is_empty() && used + col_w[c] + 1 > area.width as usize {
-            break;
-        }
-        used += col_w[c] + 1;
-        shown.push(c);
+    let mut n_cols = n;
+    while n_cols > 2
+        && name_min + col_w[1..n_cols].iter().map(|w| w + 1).sum::<usize>() > area.width as usize
+    {
+        n_cols -= 1;
     }
-    shown.sort_unstable();
-    let left: Vec<&str> = (1..n)
-        .filter(|c| !shown.contains(c))
-        .map(|c| header[c].as_str())
-        .collect();
     let name_w = (area.width as usize)
-        .saturating_sub(shown.iter().map(|&c| col_w[c] + 1).sum::<usize>())
+        .saturating_sub(col_w[1..n_cols].iter().map(|w| w + 1).sum::<usize>())
         .min(col_w[0])
         .max(1);
     let rows: Vec<TableRow> = cells
         .iter()
         .map(|(selected, row)| {
             let mut c = vec![Cell::from(fit(&row[0], name_w))];
-            c.extend(
-                shown
-                    .iter()
-                    .map(|&j| Cell::from(format!("{:>w$}", row[j], w = col_w[j]))),
-            );
+            c.extend((1..n_cols).map(|j| Cell::from(format!("{:>w$}", row[j], w = col_w[j]))));
             TableRow::new(c).style(if *selected {
                 WARN.add_modifier(Modifier::BOLD)
             } else {
@@ -272,17 +250,23 @@ fn draw_model_table(
         })
         .collect();
     let mut widths = vec![Constraint::Length(name_w as u16)];
-    widths.extend(shown.iter().map(|&j| Constraint::Length(col_w[j] as u16)));
-    let mut head = vec![Cell::from(header[0].clone())];
-    head.extend(
-        shown
-            .iter()
-            .map(|&j| Cell::from(format!("{:>w$}", header[j], w = col_w[j]))),
-    );
-    let title = if left.is_empty() {
-        " models (%) ".to_string()
+    widths.extend((1..n_cols).map(|j| Constraint::Length(col_w[j] as u16)));
+    let head: Vec<Cell> = (0..n_cols)
+        .map(|j| {
+            if j == 0 {
+                Cell::from(header[0].clone())
+            } else {
+                Cell::from(format!("{:>w$}", header[j], w = col_w[j]))
+            }
+        })
+        .collect();
+    let title = if n_cols < n {
+        format!(
+            " models (%; too narrow for {}) ",
+            header[n_cols..].join(", ")
+        )
     } else {
-        format!(" models (%; too narrow for {}) ", left.join(", "))
+        " models (%) ".to_string()
     };
     f.render_widget(
         Table::new(rows, widths)
