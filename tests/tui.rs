@@ -15,7 +15,7 @@ use frameaudit::core::taxonomy::Taxonomy;
 use frameaudit::core::workspace::search::search;
 use frameaudit::core::workspace::session::Session;
 use frameaudit::term::TuiOptions;
-use frameaudit::tui::app::{App, Effect, Input, Screen, SortKey};
+use frameaudit::tui::app::{App, Effect, Input, Notice, Planner, Screen, SortKey};
 use frameaudit::tui::input::action::Action;
 use frameaudit::tui::input::keymap::Keymap;
 use frameaudit::tui::{build_app, view};
@@ -3125,6 +3125,37 @@ fn strategy_runs_show_their_planned_frames_against_the_top_configurations() {
     assert!(model.contains("50.0     50.0     0.0 100.0"), "{model}");
 }
 
+/// Presses "add to plan" and, when the reducer hands the plan worker a request, runs it as
+/// the event loop does, on a plan worker's thread, and shows its answer: the notice then.
+/// Until the answer the status line says the transition is being planned.
+fn add_to_plan(app: &mut App) -> Notice {
+    let effects = app.update(Action::AddToPlan);
+    if !effects.contains(&Effect::Plan) {
+        assert!(app.take_plan_requests().is_empty());
+        return app.overlays.notice.clone().expect("a notice");
+    }
+    let waiting = app.overlays.notice.clone().expect("a notice");
+    assert!(
+        !waiting.error && waiting.text.starts_with("planning "),
+        "{waiting:?}"
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    let planner = Planner::spawn(move |n| {
+        let _ = tx.send(n);
+    })
+    .expect("the plan worker");
+    let requests = app.take_plan_requests();
+    assert_eq!(requests.len(), 1);
+    for r in requests {
+        planner.request(r);
+    }
+    let notice = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the plan worker's answer");
+    app.on_planned(notice.clone());
+    notice
+}
+
 /// "Add this item to the plan" (docs/intervention.md §9): the transition under audit, with
 /// the evidence frame just marked (not yet saved), joins the plan file, planned exactly as
 /// `intervene plan --targets audited` plans it from the saved audit; a second item adds to
@@ -3159,8 +3190,7 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
         .current_frame(&app.frame_info(i))
         .expect("a dropped frame");
     app.update(Action::MarkEvidence);
-    app.update(Action::AddToPlan);
-    let notice = app.overlays.notice.clone().expect("a notice");
+    let notice = add_to_plan(&mut app);
     assert!(!notice.error, "{notice:?}");
     assert!(
         notice.text.contains("restore-evidence +1") && notice.text.contains("swap"),
@@ -3208,8 +3238,7 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
     app.queue.selected = Some(j as u32);
     // As moving to another item does: its first transition.
     app.item.pair = 0;
-    app.update(Action::AddToPlan);
-    let notice = app.overlays.notice.clone().expect("a notice");
+    let notice = add_to_plan(&mut app);
     assert!(notice.text.contains("2 transitions in"), "{notice:?}");
     assert!(
         notice.text.contains("restore-evidence skipped"),
@@ -3231,8 +3260,7 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
         .find(|&i| app.queue.rows[i].q.task == frameaudit::core::matrix::Task::Open)
         .expect("an open-ended row");
     app.queue.selected = Some(open as u32);
-    app.update(Action::AddToPlan);
-    let notice = app.overlays.notice.clone().expect("a notice");
+    let notice = add_to_plan(&mut app);
     assert!(
         notice.error && notice.text.contains("open-ended"),
         "{notice:?}"
@@ -3242,8 +3270,7 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
     // A file at the plan's path that is not a plan is not replaced.
     std::fs::write(&plan_path, "not json").expect("write");
     app.queue.selected = Some(i as u32);
-    app.update(Action::AddToPlan);
-    let notice = app.overlays.notice.clone().expect("a notice");
+    let notice = add_to_plan(&mut app);
     assert!(
         notice.error && notice.text.contains("is not a plan"),
         "{notice:?}"
@@ -3252,6 +3279,63 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
         std::fs::read_to_string(&plan_path).expect("read"),
         "not json"
     );
+}
+
+/// Two presses of "add to plan" before the worker answers the first: the worker takes them in
+/// order, the second reading the file the first wrote, so the file holds both transitions.
+#[test]
+fn two_quick_additions_to_the_plan_both_land() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let plan_path = tmp.path().join("quick.plan.json");
+    let opts = TuiOptions {
+        plan: Some(plan_path.clone()),
+        ..TuiOptions::plain("quick", tmp.path().join("quick.audit.jsonl"))
+    };
+    let demo = common::repo().join("fixtures/demo");
+    let mut app = build_app(load_dataset(&demo, None).expect("demo"), &opts, || {}).expect("app");
+    let rows: Vec<usize> = (0..app.queue.rows.len())
+        .filter(|&i| app.queue.rows[i].q.task == frameaudit::core::matrix::Task::Mcq)
+        .take(2)
+        .collect();
+    let mut requests = Vec::new();
+    for &i in &rows {
+        app.queue.selected = Some(i as u32);
+        app.item.pair = 0;
+        assert_eq!(app.update(Action::AddToPlan), vec![Effect::Plan]);
+        requests.extend(app.take_plan_requests());
+    }
+    assert!(
+        !plan_path.exists(),
+        "the reducer wrote the plan file itself"
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    let planner = Planner::spawn(move |n| {
+        let _ = tx.send(n);
+    })
+    .expect("the plan worker");
+    for r in requests {
+        planner.request(r);
+    }
+    let answers: Vec<Notice> = (0..2)
+        .map(|_| rx.recv_timeout(Duration::from_secs(60)).expect("an answer"))
+        .collect();
+    assert!(answers[0].text.contains("1 transitions in"), "{answers:?}");
+    assert!(answers[1].text.contains("2 transitions in"), "{answers:?}");
+    let p = common::read_json(&plan_path);
+    let planned: HashSet<String> = p["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .chain(p["skipped"].as_array().expect("skipped"))
+        .map(|e| format!("{}/{}", e["model"], e["item_id"]))
+        .collect();
+    for &i in &rows {
+        let k = app.key(i);
+        assert!(
+            planned.contains(&format!("\"{}\"/\"{}\"", k.model, k.item_id)),
+            "{planned:?}"
+        );
+    }
 }
 
 #[test]

@@ -21,7 +21,7 @@ use crossterm::{cursor, execute, terminal};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-use self::app::{App, Effect, Notice};
+use self::app::{App, Effect, Notice, Planner};
 use self::input::keymap::Keymap;
 use crate::core::analysis;
 use crate::core::audit::{AuditError, AuditHeader, UnitKey, fingerprint, now_rfc3339};
@@ -66,6 +66,8 @@ pub enum Msg {
     Search(SearchResult),
     /// A researcher view built, or its bootstrap intervals.
     Research(research::ViewReply),
+    /// The plan worker's answer: what adding to the plan did.
+    Planned(Notice),
     /// Something changed in the background (a save finished): redraw.
     Wake,
     /// SIGTERM, SIGHUP or SIGINT: leave as quitting does (what is pending is saved, the
@@ -319,6 +321,11 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         let _ = search_tx.send(Msg::Search(r));
     })
     .context("cannot start the search thread")?;
+    let plan_tx = tx.clone();
+    let planner = Planner::spawn(move |n| {
+        let _ = plan_tx.send(Msg::Planned(n));
+    })
+    .context("cannot start the plan thread")?;
 
     #[cfg(unix)]
     forward_signals(tx.clone())?;
@@ -394,6 +401,10 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
                     app.on_search_result(r);
                     Vec::new()
                 }
+                Msg::Planned(n) => {
+                    app.on_planned(n);
+                    Vec::new()
+                }
                 Msg::Research(r) => {
                     app.on_research(r);
                     // A view built asks for its intervals next.
@@ -408,6 +419,11 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
                     Effect::Research => {
                         if let Some(r) = app.view_request() {
                             views.request(r);
+                        }
+                    }
+                    Effect::Plan => {
+                        for r in app.take_plan_requests() {
+                            planner.request(r);
                         }
                     }
                 }

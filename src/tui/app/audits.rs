@@ -30,6 +30,8 @@ pub struct AuditsState {
     pub findings_source: usize,
     /// The intervention plan `add_to_plan` writes (docs/intervention.md §9).
     pub plan_path: std::path::PathBuf,
+    /// Transitions to add to it, not yet handed to the plan worker.
+    pub plan_requests: Vec<super::plan::PlanRequest>,
     /// The fingerprint of the cells while it is computed, until the session compared it
     /// with its file's ([`App::settle_fingerprint`]).
     pub fingerprint: Option<Arc<std::sync::OnceLock<String>>>,

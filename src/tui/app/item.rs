@@ -254,7 +254,7 @@ impl App {
             | Action::MarkEvidence => self.frame_action(action),
             Action::AddToPlan => {
                 if let Some(i) = self.current() {
-                    self.overlays.notice = Some(self.add_to_plan(i));
+                    return self.add_to_plan(i);
                 }
             }
             Action::NextDropped => self.jump_frame(Subset::Dropped),

@@ -30,6 +30,7 @@ pub use self::frames::{
 };
 pub use self::item::ItemState;
 pub use self::overlays::{Overlays, PASTE_MAX, paste_line};
+pub use self::plan::{PlanRequest, Planner};
 pub use self::queue::QueueState;
 pub use self::types::*;
 use crate::core::analysis::Report;
@@ -150,8 +151,8 @@ impl AppConfig {
 pub struct App {
     /// Shared with the research worker, which recomputes views from it.
     pub ds: Arc<Dataset>,
-    /// The analyses the queue and the header come from.
-    pub report: Report,
+    /// The analyses the queue and the header come from (shared with the plan worker).
+    pub report: Arc<Report>,
     /// The protocol audited.
     pub protocol: u32,
     /// The pathways an annotator tags.
@@ -218,7 +219,7 @@ impl App {
         let queue = QueueState::new(&c.ds, &c.report, c.protocol);
         let mut app = App {
             ds: c.ds,
-            report: c.report,
+            report: Arc::new(c.report),
             protocol: c.protocol,
             taxonomy: c.taxonomy,
             keymap: c.keymap,
@@ -235,6 +236,7 @@ impl App {
                 other_audits: c.other_audits,
                 findings_source: 0,
                 plan_path: c.plan_path,
+                plan_requests: Vec::new(),
                 fingerprint: c.fingerprint,
                 audit_given: c.audit_given,
             },

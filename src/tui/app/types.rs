@@ -208,6 +208,9 @@ pub enum Effect {
     /// Build the current researcher view, or bootstrap its intervals, in the background
     /// (`App::view_request`).
     Research,
+    /// Add the transitions the app holds to the plan file in the background
+    /// (`App::take_plan_requests`).
+    Plan,
 }
 
 /// What the header says of the analysis (computed once).
