@@ -10,6 +10,7 @@ pub mod research;
 pub mod view;
 
 use std::io::{Stdout, Write};
+use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -21,10 +22,10 @@ use crossterm::{cursor, execute, terminal};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-use self::app::{App, Effect, Notice, Planner};
+use self::app::{App, AppConfig, Effect, Notice, Planner};
 use self::input::keymap::Keymap;
 use crate::core::analysis;
-use crate::core::audit::{AuditError, AuditHeader, UnitKey, fingerprint, now_rfc3339};
+use crate::core::audit::{AuditError, AuditHeader, fingerprint, now_rfc3339};
 use crate::core::dataset::Dataset;
 use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
@@ -143,24 +144,7 @@ pub fn build_app(
     let t = std::time::Instant::now();
     let wake = Arc::new(wake);
     let ds = Arc::new(ds);
-    let fp: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
-    {
-        let (ds, fp, wake) = (Arc::clone(&ds), Arc::clone(&fp), Arc::clone(&wake));
-        std::thread::Builder::new()
-            .name("frameaudit-fingerprint".into())
-            .spawn(move || {
-                // Needed after the first screen, not for it: the thread gives the cores to
-                // what draws it first (on Linux a thread's nice value is its own; a
-                // refusal leaves the default).
-                #[cfg(target_os = "linux")]
-                let _ = rustix::process::setpriority_process(None, 19);
-                let t = std::time::Instant::now();
-                let _ = fp.set(fingerprint(&ds.matrix));
-                crate::core::timing("fingerprint", t);
-                wake();
-            })
-            .context("cannot start the fingerprint's thread")?;
-    }
+    let fp = spawn_fingerprint(&ds, &wake)?;
     let mut params = opts.params.clone();
     // The queue needs neither intervals nor the cascade; they would slow the start.
     params.bootstrap_b = 0;
@@ -175,57 +159,11 @@ pub fn build_app(
         .or_else(|| report.analyses.first().map(|a| a.key.protocol))
         .context("the dataset has no analysis to audit")?;
     let taxonomy = Taxonomy::load(opts.taxonomy.as_deref())?;
-    let mut keymap = Keymap::default_for(&taxonomy);
-    if let Some(path) = &opts.keymap {
-        let text = crate::core::fsread::read_to_string(path, crate::core::fsread::SETTINGS)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        keymap
-            .apply_overrides(&text, path)
-            .map_err(anyhow::Error::msg)?;
-    }
-    let conflicts = keymap.pathway_conflicts(&taxonomy);
-    if !conflicts.is_empty() {
-        let file = opts.taxonomy.as_ref().map_or_else(
-            || "the bundled taxonomy".to_string(),
-            |p| sanitize(&p.display().to_string()).into_owned(),
-        );
-        anyhow::bail!(
-            "{file}: {} pathway key(s) would never toggle their pathway: {}",
-            conflicts.len(),
-            conflicts
-                .iter()
-                .map(|c| sanitize(c).into_owned())
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-    }
+    let keymap = keymap_for(opts, &taxonomy)?;
     let annotator = annotator_name(opts.annotator.as_deref());
     let path = match &opts.audit {
         Some(p) => p.clone(),
-        None => {
-            // The dataset's audits folder is made without following a link: one planted in
-            // a shared dataset would have the audit written anywhere.
-            let own = default_audit_path(&ds, &annotator);
-            // A review's audit goes beside the annotators' audits, but not among them:
-            // audits/adjudicated/NAME.audit.jsonl.
-            let path = match (&opts.review, own.parent()) {
-                (Some(_), Some(dir)) => dir
-                    .join("adjudicated")
-                    .join(own.file_name().unwrap_or_default()),
-                _ => own,
-            };
-            if let Some(dir) = path.parent() {
-                crate::core::fswrite::create_dir_below(&dataset_home(&ds), dir).with_context(
-                    || {
-                        format!(
-                            "cannot make the audits folder {}",
-                            sanitize(&dir.display().to_string())
-                        )
-                    },
-                )?;
-            }
-            path
-        }
+        None => own_audit_path(&ds, opts, &annotator)?,
     };
     let header = AuditHeader {
         dataset_name: ds.name.clone(),
@@ -246,49 +184,110 @@ pub fn build_app(
         Err(e @ AuditError::Locked { .. }) => anyhow::bail!("{e}"),
         Err(e) => return Err(e).context("cannot open the audit file"),
     };
-    let warnings = session.warnings.clone();
+    let notices = session
+        .warnings
+        .iter()
+        .map(|w| sanitize(w).into_owned())
+        .collect();
     let t = std::time::Instant::now();
-    let mut app = App::new(ds, report, protocol, taxonomy, keymap, session);
-    app.audits.fingerprint = Some(fp);
-    app.audits.audit_given = opts.audit.is_some();
-    if let Some(review) = opts.review.clone() {
-        let units = review.units.len();
-        let part = format!("review: {units} disagreements");
-        let keep: std::collections::BTreeSet<UnitKey> = review.units.keys().cloned().collect();
-        app.audits.review = Some(review);
-        app.restrict(part, |k| keep.contains(k));
-        if app.queue.rows.len() < units {
-            app.overlays.notice = Some(Notice {
-                text: format!(
-                    "{} of the {units} disagreements are not harmful transitions of this data (another dataset or analysis?)",
-                    units - app.queue.rows.len()
-                ),
-                error: true,
-            });
-        }
-    }
-    if let Some(shard) = opts.shard {
-        app.restrict(shard.label(), |k| {
-            shard.holds(&k.model, &k.benchmark, &k.item_id)
-        });
-    }
-    app.no_color = no_color_env();
-    app.set_images(image_mode(opts.images, app.no_color));
-    app.research.params = opts.params.clone();
-    app.audits.other_audits = other_audits(&path);
-    app.audits.plan_path = opts
-        .plan
-        .clone()
-        .unwrap_or_else(|| default_plan_path(&path));
+    let no_color = no_color_env();
+    let app = App::from_config(AppConfig {
+        review: opts.review.clone(),
+        shard: opts.shard,
+        no_color,
+        images: image_mode(opts.images, no_color),
+        research_params: Some(opts.params.clone()),
+        other_audits: other_audits(&path),
+        plan_path: opts
+            .plan
+            .clone()
+            .unwrap_or_else(|| default_plan_path(&path)),
+        fingerprint: Some(fp),
+        audit_given: opts.audit.is_some(),
+        notices,
+        ..AppConfig::new(ds, report, protocol, taxonomy, keymap, session)
+    });
     crate::core::timing("queue", t);
-    let notes: Vec<String> = warnings.iter().map(|w| sanitize(w).into_owned()).collect();
-    if !notes.is_empty() {
-        app.overlays.notice = Some(Notice {
-            text: notes.join(" · "),
-            error: true,
-        });
-    }
     Ok(app)
+}
+
+/// Starts the thread that computes the cells' fingerprint, at a low priority, and wakes
+/// the loop when it is known.
+fn spawn_fingerprint(
+    ds: &Arc<Dataset>,
+    wake: &Arc<impl Fn() + Send + Sync + 'static>,
+) -> Result<Arc<OnceLock<String>>> {
+    let fp: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
+    let (ds, out, wake) = (Arc::clone(ds), Arc::clone(&fp), Arc::clone(wake));
+    std::thread::Builder::new()
+        .name("frameaudit-fingerprint".into())
+        .spawn(move || {
+            // Needed after the first screen, not for it: the thread gives the cores to what
+            // draws it first (on Linux a thread's nice value is its own; a refusal leaves
+            // the default).
+            #[cfg(target_os = "linux")]
+            let _ = rustix::process::setpriority_process(None, 19);
+            let t = std::time::Instant::now();
+            let _ = out.set(fingerprint(&ds.matrix));
+            crate::core::timing("fingerprint", t);
+            wake();
+        })
+        .context("cannot start the fingerprint's thread")?;
+    Ok(fp)
+}
+
+/// The keymap: the defaults for the taxonomy with the user's keymap file over them. A
+/// pathway key that the screens already use is refused, naming it: it would never toggle.
+fn keymap_for(opts: &TuiOptions, taxonomy: &Taxonomy) -> Result<Keymap> {
+    let mut keymap = Keymap::default_for(taxonomy);
+    if let Some(path) = &opts.keymap {
+        let text = crate::core::fsread::read_to_string(path, crate::core::fsread::SETTINGS)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        keymap
+            .apply_overrides(&text, path)
+            .map_err(anyhow::Error::msg)?;
+    }
+    let conflicts = keymap.pathway_conflicts(taxonomy);
+    if !conflicts.is_empty() {
+        let file = opts.taxonomy.as_ref().map_or_else(
+            || "the bundled taxonomy".to_string(),
+            |p| sanitize(&p.display().to_string()).into_owned(),
+        );
+        anyhow::bail!(
+            "{file}: {} pathway key(s) would never toggle their pathway: {}",
+            conflicts.len(),
+            conflicts
+                .iter()
+                .map(|c| sanitize(c).into_owned())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    Ok(keymap)
+}
+
+/// The annotator's audit file in the dataset's audits folder (a review's under
+/// `adjudicated/`), the folder made without following a link: one planted in a shared
+/// dataset would have the audit written anywhere.
+fn own_audit_path(ds: &Dataset, opts: &TuiOptions, annotator: &str) -> Result<PathBuf> {
+    let own = default_audit_path(ds, annotator);
+    // A review's audit goes beside the annotators' audits, but not among them:
+    // audits/adjudicated/NAME.audit.jsonl.
+    let path = match (&opts.review, own.parent()) {
+        (Some(_), Some(dir)) => dir
+            .join("adjudicated")
+            .join(own.file_name().unwrap_or_default()),
+        _ => own,
+    };
+    if let Some(dir) = path.parent() {
+        crate::core::fswrite::create_dir_below(&dataset_home(ds), dir).with_context(|| {
+            format!(
+                "cannot make the audits folder {}",
+                sanitize(&dir.display().to_string())
+            )
+        })?;
+    }
+    Ok(path)
 }
 
 /// Runs the TUI on a loaded dataset until the user quits.
@@ -310,22 +309,8 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
             },
         ));
     }
-    let views_tx = tx.clone();
-    let views = research::ViewWorker::spawn(move |r| {
-        let _ = views_tx.send(Msg::Research(r));
-    })
-    .context("cannot start the researcher views' thread")?;
+    let workers = Workers::spawn(&tx)?;
     app.research.worker = true;
-    let search_tx = tx.clone();
-    let searcher = Searcher::spawn(move |r| {
-        let _ = search_tx.send(Msg::Search(r));
-    })
-    .context("cannot start the search thread")?;
-    let plan_tx = tx.clone();
-    let planner = Planner::spawn(move |n| {
-        let _ = plan_tx.send(Msg::Planned(n));
-    })
-    .context("cannot start the plan thread")?;
 
     #[cfg(unix)]
     forward_signals(tx.clone())?;
@@ -387,46 +372,8 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
             .into_iter()
             .chain(std::iter::from_fn(|| rx.try_recv().ok()))
         {
-            let effects = match msg {
-                Msg::Input(TermEvent::Key(k)) if k.kind == KeyEventKind::Press => app.on_key(k),
-                Msg::Input(TermEvent::Mouse(m)) => app.on_mouse(m),
-                Msg::Input(TermEvent::Paste(text)) => app.on_paste(&text),
-                Msg::Input(TermEvent::Resize(w, h)) => {
-                    app.geometry.term_size = (w, h);
-                    Vec::new()
-                }
-                Msg::Input(_) | Msg::Wake => Vec::new(),
-                Msg::Stop => vec![Effect::Quit],
-                Msg::Search(r) => {
-                    app.on_search_result(r);
-                    Vec::new()
-                }
-                Msg::Planned(n) => {
-                    app.on_planned(n);
-                    Vec::new()
-                }
-                Msg::Research(r) => {
-                    app.on_research(r);
-                    // A view built asks for its intervals next.
-                    app.ensure_view()
-                }
-            };
-            for e in effects {
-                match e {
-                    Effect::Quit => quit = true,
-                    Effect::Save => app.session.save(),
-                    Effect::Search => searcher.request(app.search_request()),
-                    Effect::Research => {
-                        if let Some(r) = app.view_request() {
-                            views.request(r);
-                        }
-                    }
-                    Effect::Plan => {
-                        for r in app.take_plan_requests() {
-                            planner.request(r);
-                        }
-                    }
-                }
+            for e in handle(&mut app, msg) {
+                quit |= workers.perform(&mut app, e);
             }
         }
         if quit {
@@ -442,6 +389,86 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         let _ = w.join();
     }
     Ok(())
+}
+
+/// A message to the app: what it asks done.
+fn handle(app: &mut App, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Input(TermEvent::Key(k)) if k.kind == KeyEventKind::Press => app.on_key(k),
+        Msg::Input(TermEvent::Mouse(m)) => app.on_mouse(m),
+        Msg::Input(TermEvent::Paste(text)) => app.on_paste(&text),
+        Msg::Input(TermEvent::Resize(w, h)) => {
+            app.geometry.term_size = (w, h);
+            Vec::new()
+        }
+        Msg::Input(_) | Msg::Wake => Vec::new(),
+        Msg::Stop => vec![Effect::Quit],
+        Msg::Search(r) => {
+            app.on_search_result(r);
+            Vec::new()
+        }
+        Msg::Planned(n) => {
+            app.on_planned(n);
+            Vec::new()
+        }
+        Msg::Research(r) => {
+            app.on_research(r);
+            // A view built asks for its intervals next.
+            app.ensure_view()
+        }
+    }
+}
+
+/// The background workers the effects go to, each answering the loop with a message.
+struct Workers {
+    views: research::ViewWorker,
+    searcher: Searcher,
+    planner: Planner,
+}
+
+impl Workers {
+    fn spawn(tx: &Sender<Msg>) -> Result<Workers> {
+        let views_tx = tx.clone();
+        let views = research::ViewWorker::spawn(move |r| {
+            let _ = views_tx.send(Msg::Research(r));
+        })
+        .context("cannot start the researcher views' thread")?;
+        let search_tx = tx.clone();
+        let searcher = Searcher::spawn(move |r| {
+            let _ = search_tx.send(Msg::Search(r));
+        })
+        .context("cannot start the search thread")?;
+        let plan_tx = tx.clone();
+        let planner = Planner::spawn(move |n| {
+            let _ = plan_tx.send(Msg::Planned(n));
+        })
+        .context("cannot start the plan thread")?;
+        Ok(Workers {
+            views,
+            searcher,
+            planner,
+        })
+    }
+
+    /// Performs one effect; true when it is quitting.
+    fn perform(&self, app: &mut App, e: Effect) -> bool {
+        match e {
+            Effect::Quit => return true,
+            Effect::Save => app.session.save(),
+            Effect::Search => self.searcher.request(app.search_request()),
+            Effect::Research => {
+                if let Some(r) = app.view_request() {
+                    self.views.request(r);
+                }
+            }
+            Effect::Plan => {
+                for r in app.take_plan_requests() {
+                    self.planner.request(r);
+                }
+            }
+        }
+        false
+    }
 }
 
 fn draw(term: &mut Terminal<CrosstermBackend<Stdout>>, app: &mut App) -> Result<()> {
