@@ -164,10 +164,15 @@ fn shown(path: &Path) -> String {
     )
 }
 
-/// The bytes of a CSV file.
+/// The bytes of a CSV file; a UTF-16 one is refused (its header would be one column of
+/// NULs, every column missing).
 fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    crate::core::fsread::read(path, crate::core::fsread::IMPORT)
-        .map_err(|e| format!("cannot read it: {e}"))
+    let data = crate::core::fsread::read(path, crate::core::fsread::IMPORT)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    match crate::core::load::encoding::wide(&data) {
+        Some(w) => Err(w.refusal()),
+        None => Ok(data),
+    }
 }
 
 /// A CSV reader that allows rows of another length, so one bad row is skipped alone.

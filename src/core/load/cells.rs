@@ -502,6 +502,11 @@ pub fn read_cells<S: CellSink>(
     sink: &mut S,
     file: &Arc<Path>,
 ) -> std::io::Result<()> {
+    let (wide, reader) = super::encoding::peek(reader)?;
+    if let Some(w) = wide {
+        sink.diags().error(file, None, None, w.refusal());
+        return Ok(());
+    }
     read_blocks(
         super::json::skip_bom(reader)?,
         size,
@@ -1104,6 +1109,69 @@ mod tests {
         assert_eq!(m.cell_value.get(0), 1.0);
         assert_eq!(m.benchmarks.name(0), "default");
         assert_eq!(m.protocols.name(0), "main");
+    }
+
+    /// A cells file in UTF-16 (as Windows PowerShell's `>` writes one) is refused by its
+    /// encoding in one message, not line by line as malformed JSON.
+    #[test]
+    fn a_utf16_cells_file_is_refused_by_its_encoding() {
+        let mut bytes = vec![0xFF, 0xFE];
+        for u in format!("{OK}\n{OK}\n").encode_utf16() {
+            bytes.extend(u.to_le_bytes());
+        }
+        let mut b = MatrixBuilder::new();
+        let file = b.add_file(std::path::Path::new("t.jsonl"));
+        read_cells(&bytes[..], None, &mut b, &file).expect("io");
+        let e: Vec<String> = b
+            .finish()
+            .expect_err("rejected")
+            .sorted()
+            .into_iter()
+            .map(|d| d.to_string())
+            .collect();
+        assert_eq!(e.len(), 1, "{e:#?}");
+        assert!(
+            e[0].starts_with("t.jsonl: error: the file is UTF-16 (little-endian, by its byte-order mark), not UTF-8")
+                && e[0].contains("iconv -f UTF-16 -t UTF-8"),
+            "{e:#?}"
+        );
+    }
+
+    /// Open-ended scores all in [0, 1] read as points out of 100 are said, with the file,
+    /// the line of the first above 0 and the field; points, a file of zeros, or multiple-
+    /// choice cells with a stray score are not.
+    #[test]
+    fn scores_on_a_zero_to_one_scale_are_warned_about() {
+        let cell = |i: usize, score: &str| {
+            format!(r#"{{"model":"M","item_id":"q{i}","config":"8f","frames":8,"score":{score}}}"#)
+        };
+        let warnings = |scores: &[&str]| -> Vec<String> {
+            let text: Vec<String> = scores.iter().enumerate().map(|(i, s)| cell(i, s)).collect();
+            let mut b = MatrixBuilder::new();
+            let file = b.add_file(std::path::Path::new("t.jsonl"));
+            read_cells(text.join("\n").as_bytes(), None, &mut b, &file).expect("io");
+            let (_, d) = b.finish().expect("valid");
+            d.sorted().into_iter().map(|d| d.to_string()).collect()
+        };
+        let w = warnings(&["0", "0.5", "0.73", "1"]);
+        assert_eq!(w.len(), 1, "{w:#?}");
+        assert!(
+            w[0].starts_with(
+                "t.jsonl:2: warning: field `score`: every score in this file lies in [0, 1] (4 scores, at most 1; the first above 0 is on this line)"
+            ) && w[0].contains("multiply them by 100"),
+            "{w:#?}"
+        );
+        // 0/1 verdicts given as scores.
+        assert_eq!(warnings(&["0", "0", "1", "0"]).len(), 1);
+        for fine in [&["0.5", "40", "0.73"][..], &["0", "0"], &["12.5"]] {
+            assert_eq!(warnings(fine), Vec::<String>::new(), "{fine:?}");
+        }
+        // A multiple-choice cell's score is not its value.
+        let mcq = r#"{"model":"M","item_id":"q","config":"8f","frames":8,"task":"mcq","score":0.5,"pred":"A","gold":"A"}"#;
+        let mut b = MatrixBuilder::new();
+        let file = b.add_file(std::path::Path::new("t.jsonl"));
+        read_cells(mcq.as_bytes(), None, &mut b, &file).expect("io");
+        assert_eq!(b.finish().expect("valid").1.warning_count(), 0);
     }
 
     #[test]

@@ -327,11 +327,17 @@ fn parse_row<S: CellSink>(
 /// Reads a per-item CSV into the sink: the header first, then blocks of rows parsed in
 /// parallel. Problems go to the sink's diagnostics; an I/O error stops the read.
 pub fn read_per_item_csv<S: CellSink>(
-    mut reader: impl Read,
+    reader: impl Read,
     size: Option<u64>,
     sink: &mut S,
     file: &Arc<Path>,
 ) -> std::io::Result<()> {
+    // A UTF-16 file's header would read as one column of NULs, every column "missing".
+    let (wide, mut reader) = super::encoding::peek(reader)?;
+    if let Some(w) = wide {
+        sink.diags().error(file, None, None, w.refusal());
+        return Ok(());
+    }
     // The header is in the first lines; read until it is complete.
     let mut head = Vec::new();
     let header_end = loop {
@@ -503,6 +509,51 @@ mod tests {
                 ),
             ];
             assert_eq!(e[..2], want, "line end {end:?}, blank {blank:?}");
+        }
+    }
+
+    /// A UTF-16 file (Excel's "Unicode Text", PowerShell's `>`) is refused by its encoding,
+    /// with the way to convert it, not read as a header of NULs whose columns are missing.
+    #[test]
+    fn a_utf16_file_is_refused_by_its_encoding() {
+        let text = format!("{HEADER}\nq,M,s,8f,8,,A,A,1,,\n");
+        for (big, mark, name) in [
+            (false, true, "UTF-16"),
+            (true, true, "UTF-16"),
+            (false, false, "UTF-16LE"),
+            (true, false, "UTF-16BE"),
+        ] {
+            let mut bytes = Vec::new();
+            for u in mark
+                .then_some(0xFEFF)
+                .into_iter()
+                .chain(text.encode_utf16())
+            {
+                bytes.extend(if big {
+                    u.to_be_bytes()
+                } else {
+                    u.to_le_bytes()
+                });
+            }
+            let mut b = MatrixBuilder::new();
+            let file = b.add_file(Path::new("p.csv"));
+            read_per_item_csv(&bytes[..], None, &mut b, &file).expect("io");
+            let e: Vec<String> = b
+                .finish()
+                .expect_err("rejected")
+                .sorted()
+                .into_iter()
+                .map(|d| d.to_string())
+                .collect();
+            assert_eq!(e.len(), 1, "{e:#?}");
+            assert!(
+                e[0].starts_with(&format!("p.csv: error: the file is {name} (")),
+                "{e:#?}"
+            );
+            assert!(
+                e[0].contains(&format!("iconv -f {name} -t UTF-8")),
+                "{e:#?}"
+            );
         }
     }
 

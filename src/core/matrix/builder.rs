@@ -40,6 +40,8 @@ pub struct MatrixBuilder {
     /// hash of their length and ends (ids of `m.texts`, `u32::MAX` when vacant): a column
     /// holds a few texts met again and again.
     recent_texts: [[u32; 16]; 4],
+    /// Per file (as `m.files` numbers them), what its open-ended cells' recorded scores span.
+    scores: Vec<ScoreSpan>,
     /// Problems found so far (cells a loader rejected, and at `finish` the spanning rules).
     pub diags: Diagnostics,
     /// While set, (primary, label): cells of protocol `primary` are read as protocol
@@ -84,6 +86,38 @@ impl Default for MatrixBuilder {
     }
 }
 
+/// What a file's recorded open-ended scores span: a file whose every score lies in [0, 1],
+/// not all 0, most likely holds fractions of 1 (or 0/1 verdicts) where points out of 100
+/// are read (docs/measures.md §1.5), which `finish` warns about.
+#[derive(Debug, Clone, Copy, Default)]
+struct ScoreSpan {
+    /// Scores recorded.
+    n: u64,
+    /// The largest.
+    max: f64,
+    /// The line of the first above 0.
+    first_positive: Option<u64>,
+}
+
+impl ScoreSpan {
+    fn add(&mut self, score: f64, line: u64) {
+        self.n += 1;
+        self.max = self.max.max(score);
+        if score > 0.0 {
+            self.first_positive.get_or_insert(line);
+        }
+    }
+
+    /// A later part of the same file joined after this one.
+    fn join(&mut self, later: &ScoreSpan) {
+        self.n += later.n;
+        self.max = self.max.max(later.max);
+        if self.first_positive.is_none() {
+            self.first_positive = later.first_positive;
+        }
+    }
+}
+
 /// Frames, budget and pixels: what must agree across a configuration's cells.
 type Props = (u64, f64, Option<u64>);
 
@@ -104,6 +138,7 @@ impl MatrixBuilder {
             last: None,
             next_config: Vec::new(),
             recent_texts: [[u32::MAX; 16]; 4],
+            scores: Vec::new(),
             diags: Diagnostics::default(),
             protocol_as: None,
             model_as: None,
@@ -264,6 +299,7 @@ impl MatrixBuilder {
         self.last = None;
         self.next_config.clear();
         self.recent_texts = [[u32::MAX; 16]; 4];
+        self.scores.clear();
         self.diags = Diagnostics::default();
     }
 
@@ -275,9 +311,17 @@ impl MatrixBuilder {
             cell_task: p_cell_task,
             zero_blind: p_zero_blind,
             field_blind: p_field_blind,
+            scores: p_scores,
             diags: p_diags,
             ..
         } = &mut *part;
+        // Parts share the file list, so a part's file numbers are those here.
+        if self.scores.len() < p_scores.len() {
+            self.scores.resize(p_scores.len(), ScoreSpan::default());
+        }
+        for (s, p) in self.scores.iter_mut().zip(p_scores.iter()) {
+            s.join(p);
+        }
         let p_diags = std::mem::take(p_diags);
         self.last = None;
         let base = self.m.cell_item.len() as u32;
@@ -389,6 +433,13 @@ impl MatrixBuilder {
         self.record_blind(c, ids, pred_norm.as_deref(), cell);
         let value = cell_value(c, pred_norm.as_deref());
         self.count_cell(value, c.frames);
+        if let (Task::Open, Some(score)) = (c.task, c.score) {
+            let file = self.m.files.len().max(1) - 1;
+            if self.scores.len() <= file {
+                self.scores.resize(file + 1, ScoreSpan::default());
+            }
+            self.scores[file].add(score, line);
+        }
         if let Some(idx) = c.frame_idx.as_deref() {
             let start = self.m.frame_pool.len() as u32;
             self.m.frame_spans.push((cell, start, idx.len() as u32));
@@ -628,6 +679,33 @@ impl MatrixBuilder {
         }
     }
 
+    /// Warns about each file whose recorded scores all lie in [0, 1], not all 0: fractions
+    /// (a Token-F1 of 0.73) or 0/1 verdicts where points out of 100 are read, which would
+    /// make every score at most one point and every δ-regression (10 points by default)
+    /// impossible. A warning, not an error: such scores are valid points, only unlikely.
+    fn check_score_scale(&mut self) {
+        for (file, span) in self.scores.iter().enumerate() {
+            let Some(line) = span.first_positive else {
+                continue;
+            };
+            if span.max > 1.0 {
+                continue;
+            }
+            let Some(path) = self.m.files.get(file) else {
+                continue;
+            };
+            self.diags.warning(
+                path,
+                Some(line),
+                Some("score"),
+                format!(
+                    "every score in this file lies in [0, 1] ({} scores, at most {}; the first above 0 is on this line): scores are points from 0 to 100 (docs/measures.md §1.3), so each reads as at most one point and no δ-regression (10 points by default) can show; if they are fractions of 1, multiply them by 100",
+                    span.n, span.max
+                ),
+            );
+        }
+    }
+
     /// The first cell of each benchmark, whose task the benchmark's other cells must share.
     fn bench_first_cells(&self) -> Vec<Option<u32>> {
         let mut bench_first: Vec<Option<u32>> = vec![None; self.m.benchmarks.len()];
@@ -719,6 +797,7 @@ impl MatrixBuilder {
         self.m.bench_task.clear();
         let canon = self.check_spanning_rules();
         self.check_reserved_names();
+        self.check_score_scale();
         let mut m = std::mem::take(&mut self.m);
         let (proto_map, model_map, bench_map) = sort_names(&mut m);
         let item_map = sort_items(&mut m, &bench_map);
@@ -1452,6 +1531,54 @@ mod tests {
         joined.join(&mut part);
         let two = joined.finish().expect("no errors").0;
         assert_same(&one, &two);
+    }
+
+    /// A file's scores read in parts are judged as a whole: the warning about a [0, 1]
+    /// scale names the first score above 0 of the file, whichever part holds it, and a
+    /// score above 1 in a later part clears it.
+    #[test]
+    fn the_score_scale_of_a_file_read_in_parts() {
+        let open = |item: &'static str, score: f64| CellInput {
+            model: "M",
+            item_id: item,
+            benchmark: "o",
+            config: "8f",
+            protocol: "main",
+            frames: 8,
+            budget: 8.0,
+            pixels: None,
+            task: Task::Open,
+            pred: None,
+            gold: Gold::None,
+            correct: None,
+            score: Some(score),
+            confidence: None,
+            blind: None,
+            frame_idx: None,
+            source_tag: None,
+            protocol_note: None,
+        };
+        let read = |parts: &[&[(&'static str, f64)]]| {
+            let mut b = MatrixBuilder::new();
+            b.add_file(Path::new("t.jsonl"));
+            let mut part = b.fork();
+            let mut line = 0;
+            for cells in parts {
+                for &(item, score) in *cells {
+                    line += 1;
+                    part.push(&open(item, score), line);
+                }
+                b.join(&mut part);
+            }
+            let (_, d) = b.finish().expect("valid");
+            d.sorted()
+                .into_iter()
+                .map(|d| (d.line, d.field.clone()))
+                .collect::<Vec<_>>()
+        };
+        let warned = read(&[&[("a", 0.0), ("b", 0.0)], &[("c", 0.4), ("d", 0.9)]]);
+        assert_eq!(warned, [(Some(3), Some("score".to_string()))]);
+        assert!(read(&[&[("a", 0.4)], &[("b", 60.0)]]).is_empty());
     }
 
     #[test]

@@ -65,6 +65,10 @@ fn number_text(f: f64) -> String {
 
 fn read_tsv(path: &Path) -> Result<Table, String> {
     let data = fsread::read(path, fsread::IMPORT).map_err(|e| format!("cannot read it: {e}"))?;
+    // Excel's "Unicode Text" is a TSV in UTF-16: refused, as its header would not read.
+    if let Some(w) = crate::core::load::encoding::wide(&data) {
+        return Err(w.refusal());
+    }
     let mut lines = LineIndex::new(&data);
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(b'\t')
