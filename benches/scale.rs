@@ -26,6 +26,14 @@
 //! stages): file size, load and report time and peak memory in process with B = 0 and
 //! B = 1000, and the wall time of `frameaudit report FILE --json`.
 //!
+//! `cargo bench --bench scale -- benchmarks [B,...]` measures instead many small
+//! benchmarks (default 12 500 and 100 000; one model, one item and two configurations each,
+//! as a per-item CSV: the shape of issue 37's input, where time grew with B²; the two
+//! configurations shared by every benchmark, then named after each): the wall time
+//! of `frameaudit list FILE` and `frameaudit report FILE --json --boot 0`, and in process
+//! the load, the analyses, the queue, the report JSON and the audit screens' first screen
+//! (its analyses, queue and first draw), each with its time per benchmark.
+//!
 //! Figures are printed; nothing is asserted (speed is measured, not tested).
 
 use std::io::Write;
@@ -154,6 +162,131 @@ fn one_item_configs(sizes: &[usize]) {
             );
             let _ = std::fs::remove_file(&path);
         }
+    }
+}
+
+/// `b` benchmarks of one item each, answered by one model under two configurations, as a
+/// per-item CSV; the answers flip at random, so about a quarter of the items are harmful.
+/// The configurations are `8f` and `32f` throughout, or with `own` named after the
+/// benchmark (`b000012-8f`): a dataset of 2b configurations.
+fn generate_benchmarks(dir: &Path, b: usize, own: bool) -> std::io::Result<PathBuf> {
+    let path = dir.join(format!("benchmarks_{b}_{own}.csv"));
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&path)?);
+    writeln!(
+        out,
+        "sample_id,model,split,config,frame_count,pixel_count,predicted_option,ground_truth_option,correct,source_tag,protocol_note"
+    )?;
+    let mut rng = SplitMix64::new(37);
+    for i in 0..b {
+        for (config, frames) in [("8f", 8), ("32f", 32)] {
+            let ok = rng.next_u64().is_multiple_of(2);
+            let prefix = if own {
+                format!("b{i:06}-")
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "q,m,b{i:06},{prefix}{config},{frames},,{},A,,,",
+                if ok { "A" } else { "B" }
+            )?;
+        }
+    }
+    out.flush()?;
+    out.get_ref().sync_all()?;
+    Ok(path)
+}
+
+/// Child mode of the `benchmarks` mode: prints the seconds of load, analyses, queue, report
+/// JSON and the audit screens' first screen (from the loaded dataset to its first draw).
+fn child_benchmarks(path: &Path) {
+    frameaudit::core::cache::disable();
+    let mut times = Vec::new();
+    let mut t = Instant::now();
+    let mut lap = |times: &mut Vec<f64>| {
+        times.push(t.elapsed().as_secs_f64());
+        t = Instant::now();
+    };
+    let ds = load_dataset(path, None).expect("load");
+    lap(&mut times);
+    let params = Params {
+        bootstrap_b: 0,
+        ..Params::default()
+    };
+    let report = frameaudit::core::analysis::run(&ds.matrix, &params, None);
+    lap(&mut times);
+    let protocol = ds.matrix.protocols.get("main").expect("main");
+    let rows = frameaudit::core::queue::queue(
+        &report,
+        protocol,
+        frameaudit::core::queue::QueueKind::Harmful,
+    );
+    assert!(!rows.is_empty());
+    lap(&mut times);
+    report
+        .write_json(&ds.matrix, std::io::sink(), false)
+        .expect("json");
+    lap(&mut times);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let opts = frameaudit::term::TuiOptions::plain("bench", tmp.path().join("bench.audit.jsonl"));
+    let mut app = frameaudit::tui::build_app(ds, &opts, || {}).expect("app");
+    let mut term =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).expect("terminal");
+    frameaudit::tui::view::render(&mut term, &mut app).expect("draw");
+    lap(&mut times);
+    app.wait_fingerprint();
+    let text: Vec<String> = times.iter().map(|s| format!("{s:.3}")).collect();
+    println!("{}", text.join(" "));
+}
+
+/// The `benchmarks` mode: many benchmarks of one item each.
+fn many_benchmarks(sizes: &[usize]) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    println!(
+        "frameaudit scale benchmark: B benchmarks of one item, one model, two configurations (shared by every benchmark, or each one's own)"
+    );
+    println!(
+        "{:>8} {:>7} {:>7} {:>7} {:>9} {:>7} {:>8} {:>7} {:>7} {:>7} {:>9}",
+        "B",
+        "configs",
+        "file MB",
+        "list s",
+        "report s",
+        "load s",
+        "analyses",
+        "queue s",
+        "json s",
+        "tui s",
+        "list us/B"
+    );
+    for (&b, own) in sizes.iter().flat_map(|b| [(b, false), (b, true)]) {
+        let path = generate_benchmarks(tmp.path(), b, own).expect("generate");
+        let mb = std::fs::metadata(&path).map_or(0.0, |m| m.len() as f64 / 1e6);
+        let p = path.to_str().expect("utf8");
+        let list = command_seconds(&["list", p], 1, None);
+        let report = command_seconds(&["report", p, "--json", "--boot", "0"], 1, None);
+        let out = Command::new(std::env::current_exe().expect("exe"))
+            .args(["--child-benchmarks", p])
+            .output()
+            .expect("child");
+        let v: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if v.len() != 5 {
+            panic!("child failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        println!(
+            "{b:>8} {:>7} {mb:>7.1} {list:>7.3} {report:>9.3} {:>7.3} {:>8.3} {:>7.3} {:>7.3} {:>7.3} {:>9.1}",
+            if own { "own" } else { "shared" },
+            v[0],
+            v[1],
+            v[2],
+            v[3],
+            v[4],
+            list / b as f64 * 1e6
+        );
+        let _ = std::fs::remove_file(&path);
     }
 }
 
@@ -290,6 +423,10 @@ fn main() {
         child(Path::new(&args[2]), args[3].parse().expect("boot"));
         return;
     }
+    if args.get(1).map(String::as_str) == Some("--child-benchmarks") {
+        child_benchmarks(Path::new(&args[2]));
+        return;
+    }
     // `cargo bench` passes `--bench`; the first other argument, if any, lists sizes.
     let mut plain = args.iter().skip(1).filter(|a| !a.starts_with('-'));
     if args.iter().any(|a| a == "configs") {
@@ -300,6 +437,16 @@ fn main() {
             .filter_map(|s| s.parse().ok())
             .collect();
         one_item_configs(&sizes);
+        return;
+    }
+    if args.iter().any(|a| a == "benchmarks") {
+        let sizes: Vec<usize> = plain
+            .find(|a| *a != "benchmarks")
+            .map_or("12500,100000", |s| s.as_str())
+            .split(',')
+            .filter_map(|s| s.parse().ok())
+            .collect();
+        many_benchmarks(&sizes);
         return;
     }
     let sizes: Vec<usize> = plain

@@ -104,7 +104,7 @@ fn child_pipeline() {
     let mut term =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).expect("terminal");
     frameaudit::tui::view::render(&mut term, &mut app).expect("draw");
-    assert!(!app.rows.is_empty());
+    assert!(!app.queue.rows.is_empty());
     app.wait_fingerprint();
 }
 

@@ -58,47 +58,105 @@ pub struct Selection<'m> {
     pub m: &'m ResponseMatrix,
     /// The analysis selected for.
     pub key: AnalysisKey,
-    in_scope: Vec<bool>,
-    model_ok: Vec<bool>,
+    /// For `ALL`, whether every benchmark is of the task (no cell is then out of scope).
+    every_bench: bool,
+    /// With a model filter, whether each model passes it.
+    model_ok: Option<Vec<bool>>,
     include_zero_frame: bool,
-    /// The protocol's configuration ids.
-    pub configs: std::ops::Range<u32>,
+    /// The configurations the selection's cells may have, numbered `0..n` ("local").
+    configs: Local,
+}
+
+/// The configurations of a selection and their local numbers: the protocol's whole range,
+/// or for a benchmark's scope only those its cells have. A benchmark's arrays indexed by
+/// configuration are then as long as its own configurations, not as all of them: with
+/// configurations named per benchmark, they grew with the benchmarks, for each benchmark.
+enum Local {
+    /// Configuration ids `start..end`, local number `id - start`.
+    Range(std::ops::Range<u32>),
+    /// Sorted configuration ids, local number the index.
+    Ids(Vec<u32>),
 }
 
 impl<'m> Selection<'m> {
     /// The selection of an analysis under the run's filters and zero-frame switch.
     pub fn new(m: &'m ResponseMatrix, key: AnalysisKey, params: &Params) -> Self {
-        let in_scope = (0..m.benchmarks.len() as u32)
-            .map(|b| {
-                m.bench_task[b as usize] == key.task
-                    && match key.scope {
-                        Scope::All => true,
-                        Scope::Benchmark(s) => s == b,
-                    }
-            })
-            .collect();
-        let model_ok = m
-            .models
-            .names()
-            .map(|name| {
-                params
-                    .models
-                    .as_ref()
-                    .is_none_or(|f| f.iter().any(|x| x == name))
-            })
-            .collect();
+        // Nothing here is as long as the benchmarks: a run has an analysis per benchmark,
+        // and a list of them per analysis made 100 000 benchmarks take a minute.
+        let model_ok = params.models.as_ref().map(|f| {
+            m.models
+                .names()
+                .map(|name| f.iter().any(|x| x == name))
+                .collect()
+        });
         Selection {
             m,
             key,
-            in_scope,
+            every_bench: key.scope == Scope::All && m.bench_task.iter().all(|&t| t == key.task),
             model_ok,
             include_zero_frame: params.include_zero_frame,
-            configs: m.protocol_configs(key.protocol),
+            configs: Self::local_configs(m, key),
+        }
+    }
+
+    /// The configurations a selection numbers: for a benchmark's scope, those of the
+    /// benchmark's cells (each model's run of them), as a range when they are one.
+    fn local_configs(m: &ResponseMatrix, key: AnalysisKey) -> Local {
+        let all = m.protocol_configs(key.protocol);
+        let Scope::Benchmark(b) = key.scope else {
+            return Local::Range(all);
+        };
+        let bench = |c: &u32| m.items[m.cell_item.get(*c as usize) as usize].benchmark;
+        let mut ids = Vec::new();
+        for model in 0..m.models.len() as u32 {
+            let group = m.group(key.protocol, model);
+            let from = group.partition_point(|c| bench(c) < b);
+            let to = from + group[from..].partition_point(|c| bench(c) <= b);
+            ids.extend(
+                group[from..to]
+                    .iter()
+                    .map(|&c| m.cell_config.get(c as usize)),
+            );
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        match (ids.first(), ids.last()) {
+            (Some(&lo), Some(&hi)) if (hi - lo) as usize + 1 == ids.len() => {
+                Local::Range(lo..hi + 1)
+            }
+            (Some(_), _) => Local::Ids(ids),
+            _ => Local::Range(all.start..all.start),
+        }
+    }
+
+    /// How many configurations the selection numbers.
+    fn n_configs(&self) -> usize {
+        match &self.configs {
+            Local::Range(r) => r.len(),
+            Local::Ids(ids) => ids.len(),
+        }
+    }
+
+    /// The configuration of a local number.
+    fn config_at(&self, local: usize) -> u32 {
+        match &self.configs {
+            Local::Range(r) => r.start + local as u32,
+            Local::Ids(ids) => ids[local],
         }
     }
 
     fn selected(&self, cell: u32) -> bool {
-        self.in_scope[self.benchmark_of(cell) as usize] && self.selected_in_scope(cell)
+        self.in_scope(self.benchmark_of(cell)) && self.selected_in_scope(cell)
+    }
+
+    /// Whether a benchmark is in the analysis's scope: of its task, and the one benchmark
+    /// of a benchmark's scope.
+    fn in_scope(&self, b: u32) -> bool {
+        self.m.bench_task[b as usize] == self.key.task
+            && match self.key.scope {
+                Scope::All => true,
+                Scope::Benchmark(s) => s == b,
+            }
     }
 
     /// The benchmark of a cell's item.
@@ -109,7 +167,7 @@ impl<'m> Selection<'m> {
 
     /// The selected cells of one model, sorted by (item, config).
     pub fn cells(&self, model: u32) -> impl Iterator<Item = u32> + '_ {
-        let group: &[u32] = if self.model_ok[model as usize] {
+        let group: &[u32] = if self.model_ok.as_ref().is_none_or(|ok| ok[model as usize]) {
             self.m.group(self.key.protocol, model)
         } else {
             &[]
@@ -118,11 +176,11 @@ impl<'m> Selection<'m> {
         // benchmark's cells are a run of it: a benchmark's scope reads that run only, not
         // every cell of the model once per benchmark.
         let (group, every_bench) = match self.key.scope {
-            Scope::All => (group, self.in_scope.iter().all(|&b| b)),
+            Scope::All => (group, self.every_bench),
             Scope::Benchmark(b) => {
                 let from = group.partition_point(|&c| self.benchmark_of(c) < b);
                 let to = from + group[from..].partition_point(|&c| self.benchmark_of(c) <= b);
-                (&group[from..to], self.in_scope[b as usize])
+                (&group[from..to], self.in_scope(b))
             }
         };
         // When every cell of the run is of a benchmark in scope, a cell's benchmark is not
@@ -151,22 +209,26 @@ impl<'m> Selection<'m> {
             .collect()
     }
 
-    fn local(&self, config: u32) -> usize {
-        (config - self.configs.start) as usize
+    /// The local number of a configuration; `None` for one the selection's cells lack.
+    fn local(&self, config: u32) -> Option<usize> {
+        match &self.configs {
+            Local::Range(r) => r.contains(&config).then(|| (config - r.start) as usize),
+            Local::Ids(ids) => ids.binary_search(&config).ok(),
+        }
     }
 
     /// `avail(m)`: configurations the model has in every benchmark of the scope where it has
     /// any selected cell (docs/measures.md §2.2), as config ids in id order.
     pub fn avail(&self, model: u32) -> Vec<u32> {
         let m = self.m;
-        let n = self.configs.len();
-        let mut all: Option<Vec<bool>> = None;
-        let mut cur = vec![false; n];
+        let n = self.n_configs();
+        // Per configuration, the benchmarks it has a cell in, each counted once (`seen`
+        // holds the last one counted): a count, not a set per benchmark intersected with
+        // the others, as that costs every configuration for every benchmark.
+        let mut count = vec![0u32; n];
+        let mut seen = vec![0u32; n];
+        let mut benches = 0u32;
         let (mut cur_bench, mut cur_item) = (None, None);
-        let fold = |cur: &mut Vec<bool>, all: &mut Option<Vec<bool>>| match all {
-            None => *all = Some(cur.clone()),
-            Some(a) => a.iter_mut().zip(cur.iter()).for_each(|(x, y)| *x &= *y),
-        };
         for cell in self.cells(model) {
             // The cells come item by item: a benchmark changes only where the item does.
             let item = m.cell_item.get(cell as usize);
@@ -174,37 +236,35 @@ impl<'m> Selection<'m> {
                 cur_item = Some(item);
                 let bench = m.items[item as usize].benchmark;
                 if cur_bench != Some(bench) {
-                    if cur_bench.is_some() {
-                        fold(&mut cur, &mut all);
-                        cur.iter_mut().for_each(|x| *x = false);
-                    }
                     cur_bench = Some(bench);
+                    benches += 1;
                 }
             }
-            cur[self.local(m.cell_config.get(cell as usize))] = true;
+            // Every cell of the selection has a local number.
+            if let Some(local) = self.local(m.cell_config.get(cell as usize))
+                && seen[local] != benches
+            {
+                seen[local] = benches;
+                count[local] += 1;
+            }
         }
-        if cur_bench.is_some() {
-            fold(&mut cur, &mut all);
-        }
-        all.unwrap_or_default()
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| **p)
-            .map(|(i, _)| self.configs.start + i as u32)
+        (0..n)
+            .filter(|&i| benches > 0 && count[i] == benches)
+            .map(|i| self.config_at(i))
             .collect()
     }
 
     /// Walks one model's selected cells item by item. For each item, `row` holds the cell of
     /// each grid column (or `None`); returns the items whose row is complete, their cells
-    /// (row-major), every item with any selected cell, and which protocol configurations
-    /// occurred.
+    /// (row-major), every item with any selected cell, and which configurations occurred
+    /// (by local number).
     fn rows(&self, model: u32, col_of: &[Option<usize>], k: usize) -> Rows {
         let m = self.m;
         let mut out = Rows {
             items: Vec::new(),
             cells: Vec::new(),
             candidates: Vec::new(),
-            present: vec![false; self.configs.len()],
+            present: vec![false; self.n_configs()],
         };
         let mut row: Vec<Option<u32>> = vec![None; k];
         let mut cur_item = None;
@@ -224,7 +284,9 @@ impl<'m> Selection<'m> {
                 }
                 cur_item = Some(item);
             }
-            let local = self.local(m.cell_config.get(cell as usize));
+            let Some(local) = self.local(m.cell_config.get(cell as usize)) else {
+                continue;
+            };
             out.present[local] = true;
             if let Some(col) = col_of[local] {
                 row[col] = Some(cell);
@@ -244,7 +306,7 @@ struct Rows {
     present: Vec<bool>,
 }
 
-/// The most configurations a protocol may have for [`Selection::table`].
+/// The most configurations a selection may have for [`Selection::table_into`].
 const TABLE_MAX_CONFIGS: usize = 32;
 
 /// One model's selected cells gathered in one walk, item by item: what
@@ -253,20 +315,20 @@ const TABLE_MAX_CONFIGS: usize = 32;
 struct Table {
     /// Each item with a selected cell, in item order.
     items: Vec<u32>,
-    /// Per item, a bit for each protocol configuration it has a selected cell of.
+    /// Per item, a bit for each configuration (local number) it has a selected cell of.
     masks: Vec<u32>,
-    /// Per item, the cell of each protocol configuration (`u32::MAX` for none).
+    /// Per item, the cell of each configuration (`u32::MAX` for none).
     cells: Vec<u32>,
-    /// Configurations of the protocol.
+    /// Configurations of the selection.
     n: usize,
 }
 
 impl Selection<'_> {
     /// Fills `t` with the [`Table`] of a model (its buffers reused from model to model);
-    /// false, and `t` untouched, when the protocol has more than [`TABLE_MAX_CONFIGS`]
+    /// false, and `t` untouched, when the selection has more than [`TABLE_MAX_CONFIGS`]
     /// configurations (a row a configuration wide stays small).
     fn table_into(&self, model: u32, t: &mut Table) -> bool {
-        let n = self.configs.len();
+        let n = self.n_configs();
         if n > TABLE_MAX_CONFIGS {
             return false;
         }
@@ -282,7 +344,9 @@ impl Selection<'_> {
                 t.masks.push(0);
                 t.cells.resize(t.cells.len() + n, u32::MAX);
             }
-            let local = self.local(m.cell_config.get(cell as usize));
+            let Some(local) = self.local(m.cell_config.get(cell as usize)) else {
+                continue;
+            };
             if let Some(mask) = t.masks.last_mut() {
                 *mask |= 1 << local;
             }
@@ -312,7 +376,7 @@ impl Selection<'_> {
         let all = all.unwrap_or(0);
         (0..t.n)
             .filter(|&i| all & (1 << i) != 0)
-            .map(|i| self.configs.start + i as u32)
+            .map(|i| self.config_at(i))
             .collect()
     }
 
@@ -678,10 +742,13 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
         ids.dedup();
         ids
     });
+    // A grid's configurations are available to a model, so each has a local number.
     let col_map = |configs: &[u32]| {
-        let mut col_of = vec![None; sel.configs.len()];
+        let mut col_of = vec![None; sel.n_configs()];
         for (i, &c) in configs.iter().enumerate() {
-            col_of[(c - sel.configs.start) as usize] = Some(i);
+            if let Some(local) = sel.local(c) {
+                col_of[local] = Some(i);
+            }
         }
         col_of
     };
@@ -695,13 +762,15 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
         // A set, not `configs.contains`: grids may have a million configurations.
         let mut in_grid = vec![false; present.len()];
         for &c in configs {
-            in_grid[(c - sel.configs.start) as usize] = true;
+            if let Some(local) = sel.local(c) {
+                in_grid[local] = true;
+            }
         }
         let mut d: Vec<u32> = present
             .iter()
             .enumerate()
             .filter(|&(i, p)| *p && !in_grid[i])
-            .map(|(i, _)| sel.configs.start + i as u32)
+            .map(|(i, _)| sel.config_at(i))
             .collect();
         by_own_budget(m, &mut d);
         d
@@ -826,7 +895,7 @@ pub fn build_grids(sel: &Selection<'_>, params: &Params) -> Grids {
             for r in rows.iter().skip(1) {
                 items.retain(|i| r.items.binary_search(i).is_ok());
             }
-            let mut present = vec![false; sel.configs.len()];
+            let mut present = vec![false; sel.n_configs()];
             for r in &rows {
                 present
                     .iter_mut()
@@ -919,9 +988,9 @@ mod tests {
                     proptest::prop_assert_eq!(&sel.avail_of(&t), &avail);
                     // The grid of every other available configuration, last first.
                     let configs: Vec<u32> = avail.iter().rev().step_by(2).copied().collect();
-                    let mut col_of = vec![None; sel.configs.len()];
+                    let mut col_of = vec![None; sel.n_configs()];
                     for (i, &c) in configs.iter().enumerate() {
-                        col_of[sel.local(c)] = Some(i);
+                        col_of[sel.local(c).expect("an available configuration")] = Some(i);
                     }
                     let walked = sel.rows(model, &col_of, configs.len());
                     let tabled = Selection::rows_of(&t, &col_of, configs.len());

@@ -456,15 +456,24 @@ fn compare_protocols(
     let Some(primary) = m.protocols.get(&params.primary) else {
         return out;
     };
-    for a in analyses.iter().filter(|a| a.key.protocol == primary) {
-        let mut others: Vec<&Analysis> = analyses
-            .iter()
-            .filter(|b| {
-                b.key.protocol != primary && b.key.task == a.key.task && b.key.scope == a.key.scope
-            })
-            .collect();
+    // The other protocols' analyses by (task, scope), each list by protocol name: looked
+    // up, not searched for, as there is an analysis per benchmark.
+    let mut by_scope: rustc_hash::FxHashMap<(Task, Scope), Vec<&Analysis>> =
+        rustc_hash::FxHashMap::default();
+    for b in analyses.iter().filter(|b| b.key.protocol != primary) {
+        by_scope
+            .entry((b.key.task, b.key.scope))
+            .or_default()
+            .push(b);
+    }
+    for others in by_scope.values_mut() {
         others.sort_by_key(|b| m.protocols.name(b.key.protocol));
-        for b in others {
+    }
+    for a in analyses.iter().filter(|a| a.key.protocol == primary) {
+        let others = by_scope
+            .get(&(a.key.task, a.key.scope))
+            .map_or(&[][..], Vec::as_slice);
+        for &b in others {
             for (mg_a, x_a) in a.grids.models.iter().zip(a.metrics.iter()) {
                 let Some((mg_b, x_b)) = b.model(mg_a.model) else {
                     continue;
