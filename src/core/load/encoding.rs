@@ -85,11 +85,12 @@ pub fn wide(head: &[u8]) -> Option<Wide> {
     }
 }
 
+/// A stream whose first bytes were read and put back in front of the rest.
+pub type Peeked<R> = std::io::Chain<std::io::Cursor<Vec<u8>>, R>;
+
 /// Reads the start of a stream to see its encoding: the wide encoding it is in, if any,
 /// and the stream whole again (the bytes read put back in front).
-pub fn peek<R: Read>(
-    mut reader: R,
-) -> std::io::Result<(Option<Wide>, std::io::Chain<std::io::Cursor<Vec<u8>>, R>)> {
+pub fn peek<R: Read>(mut reader: R) -> std::io::Result<(Option<Wide>, Peeked<R>)> {
     let mut head = vec![0u8; HEAD];
     let mut n = 0;
     while n < HEAD {
