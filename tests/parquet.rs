@@ -386,3 +386,131 @@ fn lists_and_nulls_cross_the_reading_batches_intact() {
     }
     same_report(&pq, &src);
 }
+
+/// The demo's cells with every field of the cells format given somewhere: pixels above
+/// 2^31 (an unsigned 32-bit column holds them, a signed one does not), frame lists, MCQ
+/// verdicts, open scores with fractions, and `gold` a string on some rows and a list on
+/// others.
+fn cells_of_every_field(dir: &Path) -> std::path::PathBuf {
+    let mut text = String::new();
+    let demo = jsonl(&common::repo().join("fixtures/demo/cells.jsonl"));
+    for (i, mut cell) in demo.into_iter().enumerate() {
+        let c = cell.as_object_mut().unwrap();
+        if c.get("pixels").is_some_and(|p| !p.is_null()) {
+            c.insert("pixels".into(), 3_000_000_000u64.into());
+        }
+        let frames = c["frames"].as_u64().unwrap();
+        if i % 5 == 0 && frames > 0 {
+            let idx: Vec<u64> = (0..frames).map(|k| k * 13).collect();
+            c.insert("frame_idx".into(), idx.into());
+        }
+        if c["task"] == "mcq" && i % 7 == 3 {
+            let right = c.get("pred") == c.get("gold");
+            c.insert("correct".into(), right.into());
+        }
+        if c["task"] == "open" && i % 4 == 1 {
+            c.insert("score".into(), [50.0, 62.5][i % 2].into());
+        }
+        text.push_str(&cell.to_string());
+        text.push('\n');
+    }
+    assert!(text.contains("\"gold\":[") && text.contains("\"gold\":\"A\""));
+    let path = dir.join("cells.jsonl");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn cells_duckdb_pyarrow_and_polars_write_give_the_jsonls_report() {
+    // Each writer's own types for the same cells (tests/sql/cells_to_parquet.py): DuckDB's
+    // JSON type for a `gold` of strings and lists, unsigned and narrow integers, decimals
+    // (as integers and as fixed-length bytes), dictionary, large and view strings, enums,
+    // lists of unsigned integers.
+    let dir = tempfile::tempdir().unwrap();
+    let cells = cells_of_every_field(dir.path());
+    let want = report(&cells);
+    let script = common::repo().join("tests/sql/cells_to_parquet.py");
+    for writer in [
+        "duckdb",
+        "duckdb-narrow",
+        "pyarrow",
+        "pyarrow-json",
+        "polars",
+    ] {
+        let pq = dir.path().join(format!("{writer}.parquet"));
+        let o = Command::new("python3")
+            .arg(&script)
+            .args([writer, cells.to_str().unwrap(), pq.to_str().unwrap()])
+            .output()
+            .expect("python3");
+        if o.status.code() == Some(3) {
+            eprintln!("note: the Python package of {writer} is absent; skipping its check");
+            continue;
+        }
+        assert!(
+            o.status.success(),
+            "{writer}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let d = common::json_diff(&report(&pq), &want, 0.0);
+        assert!(d.is_empty(), "{writer}:\n{}", d.join("\n"));
+    }
+}
+
+#[test]
+fn json_text_that_is_not_json_is_named_by_row_and_a_date_column_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("json.parquet");
+    // pyarrow's JSON type keeps whatever text it is given.
+    let o = Command::new("python3")
+        .args([
+            "-c",
+            r#"
+import sys
+try:
+    import pyarrow as pa, pyarrow.parquet as pq
+except ImportError:
+    sys.exit(3)
+gold = pa.array(['"A"', '{bad', '["x"', '["x", "y"]'], pa.json_())
+t = pa.table({"model": ["M"] * 4, "item_id": ["q1", "q2", "q3", "q4"], "config": ["8f"] * 4,
+              "frames": [8] * 4, "pred": ["A"] * 4, "task": ["mcq"] * 3 + ["open"],
+              "benchmark": ["b"] * 3 + ["captions"], "gold": gold})
+pq.write_table(t, sys.argv[1])
+"#,
+            bad.to_str().unwrap(),
+        ])
+        .output()
+        .expect("python3");
+    if o.status.code() == Some(3) {
+        eprintln!("note: pyarrow is absent; skipping the JSON check");
+    } else {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let o = frameaudit(&["validate", bad.to_str().unwrap(), "--no-cache"]);
+        assert_eq!(o.status.code(), Some(1));
+        let out = format!("{}{}", common::stdout(&o), stderr(&o));
+        for row in [2, 3] {
+            assert!(
+                out.contains(&format!("json.parquet:{row}: error: field `gold`"))
+                    && out.contains("is not JSON"),
+                "{out}"
+            );
+        }
+        assert!(out.contains("2 errors"), "{out}");
+    }
+    // A date is no field of a cell: the file is refused, naming the column, not read as
+    // the day number it is stored as.
+    let date = dir.path().join("date.parquet");
+    if !duckdb(&format!(
+        "COPY (SELECT 'M' AS model, 'q1' AS item_id, '8f' AS config, DATE '2020-01-01' AS frames) TO '{}' (FORMAT parquet)",
+        date.display()
+    )) {
+        return;
+    }
+    let o = frameaudit(&["validate", date.to_str().unwrap(), "--no-cache"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("date.parquet") && e.contains("column frames holds dates"),
+        "{e}"
+    );
+}

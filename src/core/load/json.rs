@@ -73,6 +73,35 @@ impl<'a> J<'a> {
             _ => None,
         }
     }
+
+    /// The value with its strings borrowed from this one: a value parsed once and kept
+    /// (an owned one) handed out again without copying its text.
+    pub fn borrowed(&self) -> J<'_> {
+        match self {
+            J::Missing => J::Missing,
+            J::Null => J::Null,
+            J::Bool(b) => J::Bool(*b),
+            J::Int(i) => J::Int(*i),
+            J::Float(x) => J::Float(*x),
+            J::Str(s) => J::Str(Cow::Borrowed(s)),
+            J::Arr(items) => J::Arr(items.iter().map(J::borrowed).collect()),
+            J::Obj => J::Obj,
+        }
+    }
+
+    /// The value owning its strings, kept apart from the text it was parsed from.
+    pub fn into_owned(self) -> J<'static> {
+        match self {
+            J::Missing => J::Missing,
+            J::Null => J::Null,
+            J::Bool(b) => J::Bool(b),
+            J::Int(i) => J::Int(i),
+            J::Float(x) => J::Float(x),
+            J::Str(s) => J::Str(Cow::Owned(s.into_owned())),
+            J::Arr(items) => J::Arr(items.into_iter().map(J::into_owned).collect()),
+            J::Obj => J::Obj,
+        }
+    }
 }
 
 /// Short rendering of a value for messages (strings quoted, long ones cut).

@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use parquet::basic::{Compression, Repetition};
 use parquet::column::reader::ColumnReader;
-use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::data_type::{
+    BoolType, ByteArray, ByteArrayType, DoubleType, FixedLenByteArray, Int64Type,
+};
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
@@ -444,6 +446,124 @@ pub fn write_rows<W: Write + Send>(
     w.finish()
 }
 
+/// How a column's stored values are taken, by its logical type (or, from older writers,
+/// its converted type): as they are stored, integers as unsigned, integers or fixed-length
+/// bytes as decimals of `scale` places, or text as the JSON value it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Taken {
+    AsStored,
+    Unsigned,
+    Decimal(u32),
+    Json,
+}
+
+/// How the values of column `d` are taken, or why they cannot be: a type whose stored
+/// value is not the value (a date, a timestamp, BSON, a UUID...) is refused, not read as
+/// the number or bytes it is stored as.
+fn taken(d: &parquet::schema::types::ColumnDescriptor) -> Result<Taken, String> {
+    use parquet::basic::{ConvertedType as C, LogicalType as L, Type as P};
+    /// The annotation, whichever of the two a writer gave.
+    enum Note {
+        None,
+        Text,
+        Json,
+        Int { signed: bool },
+        Decimal(i32),
+        Other(String),
+    }
+    let note = match d.logical_type_ref() {
+        // A column of nulls (Spark's NullType).
+        Some(L::Unknown) => Note::None,
+        Some(L::String | L::Enum) => Note::Text,
+        Some(L::Json) => Note::Json,
+        Some(L::Integer(t)) => Note::Int {
+            signed: t.is_signed,
+        },
+        Some(L::Decimal(t)) => Note::Decimal(t.scale),
+        Some(L::Date) => Note::Other("dates".into()),
+        Some(L::Time(_)) => Note::Other("times of day".into()),
+        Some(L::Timestamp(_)) => Note::Other("timestamps".into()),
+        Some(L::Bson) => Note::Other("BSON documents".into()),
+        Some(L::Uuid) => Note::Other("UUIDs".into()),
+        Some(L::Float16) => Note::Other("16-bit floats".into()),
+        Some(other) => Note::Other(format!("values of the logical type {other:?}")),
+        None => match d.converted_type() {
+            C::NONE => Note::None,
+            C::UTF8 | C::ENUM => Note::Text,
+            C::JSON => Note::Json,
+            C::UINT_8 | C::UINT_16 | C::UINT_32 | C::UINT_64 => Note::Int { signed: false },
+            C::INT_8 | C::INT_16 | C::INT_32 | C::INT_64 => Note::Int { signed: true },
+            C::DECIMAL => Note::Decimal(d.type_scale()),
+            C::DATE => Note::Other("dates".into()),
+            C::TIME_MILLIS | C::TIME_MICROS => Note::Other("times of day".into()),
+            C::TIMESTAMP_MILLIS | C::TIMESTAMP_MICROS => Note::Other("timestamps".into()),
+            C::BSON => Note::Other("BSON documents".into()),
+            C::INTERVAL => Note::Other("intervals".into()),
+            other => Note::Other(format!("values of the converted type {other}")),
+        },
+    };
+    let physical = d.physical_type();
+    let refused = |what: String| {
+        format!(
+            "column {} holds {what} (stored as {physical}), which is no field of a cell; cast it to text or a number",
+            d.name()
+        )
+    };
+    match (physical, note) {
+        (_, Note::Other(what)) => Err(refused(what)),
+        (P::BYTE_ARRAY, Note::None | Note::Text) => Ok(Taken::AsStored),
+        (P::BYTE_ARRAY, Note::Json) => Ok(Taken::Json),
+        (P::INT32 | P::INT64, Note::None | Note::Int { signed: true }) => Ok(Taken::AsStored),
+        (P::INT32 | P::INT64, Note::Int { signed: false }) => Ok(Taken::Unsigned),
+        (P::BOOLEAN | P::FLOAT | P::DOUBLE, Note::None) => Ok(Taken::AsStored),
+        (P::INT32 | P::INT64 | P::FIXED_LEN_BYTE_ARRAY, Note::Decimal(scale)) => {
+            // 10^22 is the largest power of ten a double holds exactly.
+            match u32::try_from(scale) {
+                Ok(s)
+                    if s <= 22
+                        && (physical != P::FIXED_LEN_BYTE_ARRAY || d.type_length() <= 16) =>
+                {
+                    Ok(Taken::Decimal(s))
+                }
+                _ => Err(refused(format!(
+                    "decimals of precision {} and scale {scale}",
+                    d.type_precision()
+                ))),
+            }
+        }
+        (P::FIXED_LEN_BYTE_ARRAY, _) => Err(refused("fixed-length bytes".into())),
+        (P::INT96, _) => Err(refused("timestamps".into())),
+        (_, Note::Json) => Err(refused("JSON".into())),
+        (_, Note::Text) => Err(refused("text".into())),
+        (_, Note::Int { .. }) => Err(refused("integers".into())),
+        (_, Note::Decimal(_)) => Err(refused("decimals".into())),
+    }
+}
+
+/// A decimal: `unscaled` / 10^`scale`, as JSON gives the number written with those
+/// digits (both exact in a double, the quotient is the double nearest the decimal).
+fn decimal(unscaled: i128, scale: u32) -> J<'static> {
+    if scale == 0 {
+        J::Int(unscaled)
+    } else {
+        J::Float(unscaled as f64 / 10f64.powi(scale as i32))
+    }
+}
+
+/// The integer of a decimal stored in fixed-length bytes: big-endian two's complement of
+/// at most 16 bytes (checked by [`taken`]).
+fn be_integer(b: &[u8]) -> i128 {
+    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) {
+        0xff
+    } else {
+        0
+    };
+    let mut full = [fill; 16];
+    let n = b.len().min(16);
+    full[16 - n..].copy_from_slice(&b[b.len() - n..]);
+    i128::from_be_bytes(full)
+}
+
 /// The values of one column of a row group, as read.
 enum Values {
     Bool(Vec<bool>),
@@ -452,6 +572,8 @@ enum Values {
     F32(Vec<f32>),
     F64(Vec<f64>),
     Bytes(Vec<ByteArray>),
+    /// Fixed-length bytes: decimals ([`Taken::Decimal`]).
+    Fixed(Vec<FixedLenByteArray>),
     /// A flat text column read page by page: each row's text in the chunk's dictionary or
     /// the batch's own text.
     Text(Vec<Text>),
@@ -477,6 +599,8 @@ pub struct ColumnData {
     /// The definition level at which a list element (null or not) is there.
     elem_def: i16,
     list: bool,
+    /// How its stored values are taken.
+    taken: Taken,
 }
 
 /// Why a Parquet file of cells cannot be read.
@@ -557,7 +681,7 @@ impl ColumnData {
         if self.all_null(rows) {
             return (0..rows).all(|r| each(r, &J::Null));
         }
-        if self.list {
+        if self.list || self.taken == Taken::Json {
             let mut at = Cursor::default();
             return (0..rows).all(|r| self.next_value(&mut at).is_ok_and(|v| each(r, &v)));
         }
@@ -565,10 +689,11 @@ impl ColumnData {
         let mut j = |r, v: Option<J<'c>>| each(r, &v.unwrap_or(J::Null));
         match &self.values {
             Values::Bool(v) => self.flat(rows, v, |x| Some(J::Bool(*x)), j),
-            Values::I32(v) => self.flat(rows, v, |x| Some(J::Int((*x).into())), j),
-            Values::I64(v) => self.flat(rows, v, |x| Some(J::Int((*x).into())), j),
+            Values::I32(v) => self.flat(rows, v, |x| Some(self.int((*x).into())), j),
+            Values::I64(v) => self.flat(rows, v, |x| Some(self.int(*x)), j),
             Values::F32(v) => self.flat(rows, v, |x| Some(J::Float((*x).into())), j),
             Values::F64(v) => self.flat(rows, v, |x| Some(J::Float(*x)), j),
+            Values::Fixed(v) => self.flat(rows, v, |x| Some(self.fixed(x)), j),
             Values::Bytes(_) | Values::Text(_) => self
                 .each_text(rows, |r, s| j(r, Some(s.map_or(J::Null, str))))
                 .unwrap_or(false),
@@ -601,12 +726,15 @@ impl ColumnData {
     /// The values of a flat text column's `rows` rows given to `each` (`None` where null)
     /// while it returns `true`, as [`ColumnData::each_value`] gives them; `Some(false)` when
     /// it returned `false` or at a value that is not UTF-8, `None` when the column is not
-    /// flat text.
+    /// flat text (a column of JSON text holds values of any kind).
     pub fn each_text<'c>(
         &'c self,
         rows: usize,
         each: impl FnMut(usize, Option<&'c str>) -> bool,
     ) -> Option<bool> {
+        if self.taken == Taken::Json {
+            return None;
+        }
         match (&self.values, self.list) {
             (Values::Bytes(v), false) => {
                 Some(self.flat(rows, v, |x| std::str::from_utf8(x.data()).ok(), each))
@@ -621,15 +749,24 @@ impl ColumnData {
         }
     }
 
-    /// [`ColumnData::each_text`] for a flat column of whole numbers.
+    /// [`ColumnData::each_text`] for a flat column of whole numbers (signed, or unsigned
+    /// of 32 bits at most; a wider unsigned column and decimals are left to
+    /// [`ColumnData::each_value`]).
     pub fn each_int(
         &self,
         rows: usize,
         each: impl FnMut(usize, Option<i64>) -> bool,
     ) -> Option<bool> {
-        match (&self.values, self.list) {
-            (Values::I32(v), false) => Some(self.flat(rows, v, |x| Some((*x).into()), each)),
-            (Values::I64(v), false) => Some(self.flat(rows, v, |x| Some(*x), each)),
+        match (&self.values, self.list, self.taken) {
+            (Values::I32(v), false, Taken::AsStored) => {
+                Some(self.flat(rows, v, |x| Some((*x).into()), each))
+            }
+            (Values::I32(v), false, Taken::Unsigned) => {
+                Some(self.flat(rows, v, |x| Some((*x as u32).into()), each))
+            }
+            (Values::I64(v), false, Taken::AsStored) => {
+                Some(self.flat(rows, v, |x| Some(*x), each))
+            }
             _ => None,
         }
     }
@@ -678,22 +815,64 @@ impl ColumnData {
         let at = |len: usize| if i < len { Ok(i) } else { Err(short()) };
         Ok(match &self.values {
             Values::Bool(v) => J::Bool(v[at(v.len())?]),
-            Values::I32(v) => J::Int(i128::from(v[at(v.len())?])),
-            Values::I64(v) => J::Int(i128::from(v[at(v.len())?])),
+            Values::I32(v) => self.int(v[at(v.len())?].into()),
+            Values::I64(v) => self.int(v[at(v.len())?].into()),
             Values::F32(v) => J::Float(f64::from(v[at(v.len())?])),
             Values::F64(v) => J::Float(v[at(v.len())?]),
-            Values::Bytes(v) => J::Str(Cow::Borrowed(
-                std::str::from_utf8(v[at(v.len())?].data()).map_err(|_| self.not_utf8())?,
-            )),
+            Values::Fixed(v) => self.fixed(&v[at(v.len())?]),
+            Values::Bytes(v) => {
+                let s = std::str::from_utf8(v[at(v.len())?].data()).map_err(|_| self.not_utf8())?;
+                self.text(s)?
+            }
             Values::Text(v) => {
                 let Source::Pages(chunk) = &self.reader else {
                     unreachable!("text values come from pages")
                 };
-                J::Str(Cow::Borrowed(
-                    chunk.text(v[at(v.len())?]).ok_or_else(|| self.not_utf8())?,
-                ))
+                let t = v[at(v.len())?];
+                if self.taken == Taken::Json {
+                    return chunk
+                        .json(t)
+                        .ok_or_else(|| self.not_utf8())?
+                        .map_err(|e| self.not_json(&e));
+                }
+                J::Str(Cow::Borrowed(chunk.text(t).ok_or_else(|| self.not_utf8())?))
             }
         })
+    }
+
+    /// A stored integer as its column takes it: as it is, unsigned, or a decimal.
+    fn int(&self, stored: i64) -> J<'static> {
+        match self.taken {
+            Taken::Unsigned if matches!(self.values, Values::I32(_)) => {
+                J::Int((stored as i32 as u32).into())
+            }
+            Taken::Unsigned => J::Int((stored as u64).into()),
+            Taken::Decimal(scale) => decimal(stored.into(), scale),
+            _ => J::Int(stored.into()),
+        }
+    }
+
+    /// Fixed-length bytes as their column takes them: a decimal (the only fixed-length
+    /// values [`taken`] lets through).
+    fn fixed(&self, v: &FixedLenByteArray) -> J<'static> {
+        match self.taken {
+            Taken::Decimal(scale) => decimal(be_integer(v.data()), scale),
+            _ => J::Null,
+        }
+    }
+
+    /// Text as its column takes it: as it is, or the JSON value it holds.
+    fn text<'s>(&self, s: &'s str) -> Result<J<'s>, String> {
+        if self.taken == Taken::Json {
+            serde_json::from_str(s)
+                .map_err(|e| self.not_json(&super::json::describe_json_error(&e)))
+        } else {
+            Ok(J::Str(Cow::Borrowed(s)))
+        }
+    }
+
+    fn not_json(&self, why: &str) -> String {
+        format!("{}: the text is not JSON: {why}", self.name)
     }
 
     fn not_utf8(&self) -> String {
@@ -754,6 +933,7 @@ impl ColumnData {
             ColumnReader::FloatColumnReader(r) => r.skip_records(n),
             ColumnReader::DoubleColumnReader(r) => r.skip_records(n),
             ColumnReader::ByteArrayColumnReader(r) => r.skip_records(n),
+            ColumnReader::FixedLenByteArrayColumnReader(r) => r.skip_records(n),
             _ => unreachable!("only these readers are made"),
         };
         skipped.map_err(|e| bad(path, e))
@@ -805,6 +985,7 @@ impl ColumnData {
             (ColumnReader::FloatColumnReader(r), Values::F32(v)) => read!(r, v),
             (ColumnReader::DoubleColumnReader(r), Values::F64(v)) => read!(r, v),
             (ColumnReader::ByteArrayColumnReader(r), Values::Bytes(v)) => read!(r, v),
+            (ColumnReader::FixedLenByteArrayColumnReader(r), Values::Fixed(v)) => read!(r, v),
             _ => unreachable!("the values are made for the reader's type"),
         };
         if !levels && self.list {
@@ -882,6 +1063,7 @@ fn read_columns_by(
             };
             let d = schema.column(l);
             let max_def = d.max_def_level();
+            let taken = taken(&d).map_err(|e| bad(path, e))?;
             let flat_text = pages
                 && d.physical_type() == parquet::basic::Type::BYTE_ARRAY
                 && d.max_rep_level() == 0
@@ -890,13 +1072,18 @@ fn read_columns_by(
                 let pages = rg.get_column_page_reader(l).map_err(|e| bad(path, e))?;
                 cols.push(Some(ColumnData {
                     name: wanted[j].to_string(),
-                    reader: Source::Pages(Box::new(TextChunk::new(pages, max_def))),
+                    reader: Source::Pages(Box::new(TextChunk::new(
+                        pages,
+                        max_def,
+                        taken == Taken::Json,
+                    ))),
                     values: Values::Text(Vec::new()),
                     defs: Vec::new(),
                     reps: Vec::new(),
                     max_def,
                     elem_def: max_def,
                     list: false,
+                    taken,
                 }));
                 continue;
             }
@@ -908,6 +1095,7 @@ fn read_columns_by(
                 ColumnReader::FloatColumnReader(_) => Values::F32(Vec::new()),
                 ColumnReader::DoubleColumnReader(_) => Values::F64(Vec::new()),
                 ColumnReader::ByteArrayColumnReader(_) => Values::Bytes(Vec::new()),
+                ColumnReader::FixedLenByteArrayColumnReader(_) => Values::Fixed(Vec::new()),
                 _ => {
                     return Err(bad(
                         path,
@@ -932,6 +1120,7 @@ fn read_columns_by(
                     max_def
                 },
                 list: d.max_rep_level() == 1,
+                taken,
             }));
         }
         let (wanted_rows, rows) = (range, rows);
@@ -1023,14 +1212,37 @@ mod tests {
         (a, b)
     }
 
-    fn file(props: WriterProperties, n: usize, bad: bool) -> Vec<u8> {
+    /// The rows of [`rows`] in two text columns, or (`json`) in two columns of JSON text:
+    /// strings, lists, numbers, and text that is not JSON.
+    fn file(props: WriterProperties, n: usize, bad: bool, json: bool) -> Vec<u8> {
+        let logical = if json {
+            LogicalType::Json
+        } else {
+            LogicalType::String
+        };
         let leaf = |name: &str, rep| {
             Arc::new(
                 Type::primitive_type_builder(name, Physical::BYTE_ARRAY)
                     .with_repetition(rep)
-                    .with_logical_type(Some(LogicalType::String))
+                    .with_logical_type(Some(logical.clone()))
                     .build()
                     .unwrap(),
+            )
+        };
+        let as_json = |v: &ByteArray| -> ByteArray {
+            let Ok(s) = std::str::from_utf8(v.data()) else {
+                return v.clone();
+            };
+            let quoted = serde_json::to_string(s).unwrap();
+            ByteArray::from(
+                match s.len() % 4 {
+                    0 => format!("[{quoted}, \"x\"]"),
+                    1 => quoted,
+                    2 => format!("{}", s.len()),
+                    // Bare text: not JSON ("yes"), or a number ("1").
+                    _ => s.to_string(),
+                }
+                .as_str(),
             )
         };
         let schema = Type::group_type_builder("t")
@@ -1040,7 +1252,11 @@ mod tests {
             ])
             .build()
             .unwrap();
-        let (a, b) = rows(n, bad);
+        let (mut a, mut b) = rows(n, bad);
+        if json {
+            a = a.iter().map(as_json).collect();
+            b = b.iter().map(|v| v.as_ref().map(as_json)).collect();
+        }
         let mut out = Vec::new();
         let mut w = SerializedFileWriter::new(&mut out, Arc::new(schema), Arc::new(props)).unwrap();
         // Two row groups, written in uneven batches.
@@ -1174,9 +1390,10 @@ mod tests {
                 false,
             ),
         ];
-        for bad in [false, true] {
+        for (bad, json) in [(false, false), (true, false), (false, true), (true, true)] {
             for (name, props, fast) in &layouts {
-                let data = file(props.clone(), 5000, bad);
+                let name = &format!("{name}{}", if json { ", JSON" } else { "" });
+                let data = file(props.clone(), 5000, bad, json);
                 let (crate_rows, none) = read(&data, false, 1);
                 let (page_rows, some) = read(&data, true, 1);
                 // Row ranges that start inside a row group skip to their first row.
@@ -1206,7 +1423,219 @@ mod tests {
                     assert_eq!(c, p, "{name}, bad={bad}: row {}, column {}", i / 3, i % 3);
                 }
                 assert_eq!(crate_rows.len(), page_rows.len(), "{name}");
+                // JSON text is read as the values it holds, or named as not JSON.
+                let has = |p: &str| crate_rows.iter().any(|s| s.starts_with(p));
+                assert_eq!(has("Arr([Str("), json, "{name}: lists");
+                assert_eq!(has("Int("), json, "{name}: numbers");
+                assert_eq!(
+                    crate_rows.iter().any(|s| s.contains("is not JSON")),
+                    json,
+                    "{name}: not JSON"
+                );
             }
         }
+    }
+
+    /// A leaf column `x` of `physical` (`len` bytes when fixed) with these annotations.
+    fn column(
+        physical: Physical,
+        len: i32,
+        logical: Option<LogicalType>,
+        converted: parquet::basic::ConvertedType,
+        (scale, precision): (i32, i32),
+    ) -> parquet::schema::types::ColumnDescriptor {
+        let leaf = Type::primitive_type_builder("x", physical)
+            .with_repetition(Repetition::OPTIONAL)
+            .with_length(len)
+            .with_logical_type(logical)
+            .with_converted_type(converted)
+            .with_precision(precision)
+            .with_scale(scale)
+            .build()
+            .unwrap();
+        parquet::schema::types::ColumnDescriptor::new(
+            Arc::new(leaf),
+            1,
+            0,
+            parquet::schema::types::ColumnPath::from("x"),
+        )
+    }
+
+    #[test]
+    fn each_logical_type_is_taken_as_its_value_or_refused_by_name() {
+        use parquet::basic::{ConvertedType as C, DecimalType, IntType, TimestampType};
+        let int = |bit_width, is_signed| {
+            Some(LogicalType::Integer(IntType {
+                bit_width,
+                is_signed,
+            }))
+        };
+        let dec = |scale, precision| Some(LogicalType::Decimal(DecimalType { scale, precision }));
+        // Decimals of precision 4, 18, 30 and 40 (in 20 bytes).
+        let precision = |physical, len| match (physical, len) {
+            (Physical::INT32, _) => 4,
+            (Physical::INT64, _) => 18,
+            (_, 16) => 30,
+            _ => 40,
+        };
+        let taken_as = |physical, len, logical, converted, scale: i32| {
+            let p = if scale > 0 {
+                precision(physical, len)
+            } else {
+                0
+            };
+            taken(&column(physical, len, logical, converted, (scale, p)))
+        };
+        for (physical, len, logical, converted, scale, want) in [
+            (
+                Physical::BYTE_ARRAY,
+                0,
+                Some(LogicalType::String),
+                C::UTF8,
+                0,
+                Taken::AsStored,
+            ),
+            (Physical::BYTE_ARRAY, 0, None, C::UTF8, 0, Taken::AsStored),
+            (Physical::BYTE_ARRAY, 0, None, C::NONE, 0, Taken::AsStored),
+            (
+                Physical::BYTE_ARRAY,
+                0,
+                Some(LogicalType::Enum),
+                C::ENUM,
+                0,
+                Taken::AsStored,
+            ),
+            (
+                Physical::BYTE_ARRAY,
+                0,
+                Some(LogicalType::Json),
+                C::JSON,
+                0,
+                Taken::Json,
+            ),
+            (Physical::BYTE_ARRAY, 0, None, C::JSON, 0, Taken::Json),
+            (
+                Physical::INT32,
+                0,
+                int(8, true),
+                C::INT_8,
+                0,
+                Taken::AsStored,
+            ),
+            (
+                Physical::INT32,
+                0,
+                int(32, false),
+                C::UINT_32,
+                0,
+                Taken::Unsigned,
+            ),
+            (Physical::INT32, 0, None, C::UINT_16, 0, Taken::Unsigned),
+            (
+                Physical::INT64,
+                0,
+                int(64, false),
+                C::UINT_64,
+                0,
+                Taken::Unsigned,
+            ),
+            (Physical::INT64, 0, None, C::NONE, 0, Taken::AsStored),
+            (
+                Physical::INT32,
+                0,
+                dec(2, 4),
+                C::DECIMAL,
+                2,
+                Taken::Decimal(2),
+            ),
+            (Physical::INT64, 0, None, C::DECIMAL, 4, Taken::Decimal(4)),
+            (
+                Physical::FIXED_LEN_BYTE_ARRAY,
+                16,
+                dec(2, 30),
+                C::DECIMAL,
+                2,
+                Taken::Decimal(2),
+            ),
+            (Physical::DOUBLE, 0, None, C::NONE, 0, Taken::AsStored),
+            (Physical::BOOLEAN, 0, None, C::NONE, 0, Taken::AsStored),
+        ] {
+            assert_eq!(
+                taken_as(physical, len, logical.clone(), converted, scale),
+                Ok(want),
+                "{physical} {logical:?} {converted}"
+            );
+        }
+        let ts = Some(LogicalType::Timestamp(TimestampType {
+            is_adjusted_to_u_t_c: true,
+            unit: parquet::basic::TimeUnit::MICROS,
+        }));
+        for (physical, len, logical, converted, scale, what) in [
+            (
+                Physical::INT32,
+                0,
+                Some(LogicalType::Date),
+                C::DATE,
+                0,
+                "dates",
+            ),
+            (Physical::INT32, 0, None, C::DATE, 0, "dates"),
+            (Physical::INT64, 0, ts, C::TIMESTAMP_MICROS, 0, "timestamps"),
+            (Physical::INT96, 0, None, C::NONE, 0, "timestamps"),
+            (
+                Physical::BYTE_ARRAY,
+                0,
+                Some(LogicalType::Bson),
+                C::BSON,
+                0,
+                "BSON",
+            ),
+            (
+                Physical::FIXED_LEN_BYTE_ARRAY,
+                16,
+                Some(LogicalType::Uuid),
+                C::NONE,
+                0,
+                "UUIDs",
+            ),
+            (
+                Physical::FIXED_LEN_BYTE_ARRAY,
+                2,
+                Some(LogicalType::Float16),
+                C::NONE,
+                0,
+                "16-bit",
+            ),
+            (
+                Physical::FIXED_LEN_BYTE_ARRAY,
+                4,
+                None,
+                C::NONE,
+                0,
+                "fixed-length",
+            ),
+            (
+                Physical::FIXED_LEN_BYTE_ARRAY,
+                20,
+                dec(2, 40),
+                C::DECIMAL,
+                2,
+                "decimals",
+            ),
+        ] {
+            let e = taken_as(physical, len, logical.clone(), converted, scale).unwrap_err();
+            assert!(
+                e.contains("column x holds") && e.contains(what),
+                "{logical:?}: {e}"
+            );
+        }
+        // A decimal is the number JSON gives for the same digits; fixed-length decimals
+        // are big-endian two's complement.
+        assert_eq!(decimal(41, 2), J::Float(0.41));
+        assert_eq!(decimal(-5, 1), J::Float(-0.5));
+        assert_eq!(decimal(8, 0), J::Int(8));
+        assert_eq!(be_integer(&[0xff, 0xfe]), -2);
+        assert_eq!(be_integer(&[0x01, 0x00]), 256);
+        assert_eq!(be_integer(&[0x80; 16]), i128::from_be_bytes([0x80; 16]));
     }
 }

@@ -3,8 +3,9 @@
 //! The `parquet` crate's column reader hands out each row's text as a reference-counted
 //! copy of its dictionary entry and leaves the UTF-8 check to the caller, once a row; for a
 //! column of a few distinct strings over a million rows that was most of the reading. Here
-//! the dictionary's strings are checked once per column chunk and a row is an index into
-//! them. The crate still reads the file, its footer and the pages, and decompresses them;
+//! the dictionary's strings are checked (and, in a column of JSON text, parsed) once per
+//! column chunk, and a row is an index into them. The crate still reads the file, its
+//! footer and the pages, and decompresses them;
 //! this module decodes what the Parquet format puts in a page of a flat text column: the
 //! definition levels and the values, dictionary-encoded (the RLE / bit-packing hybrid of
 //! indices) or plain. A chunk using any other encoding is read by the crate's reader
@@ -14,6 +15,8 @@ use bytes::Bytes;
 use parquet::basic::Encoding;
 use parquet::column::page::{Page, PageReader};
 use parquet::file::metadata::ColumnChunkMetaData;
+
+use super::json::{J, describe_json_error};
 
 /// Whether a flat column chunk (no repetition) uses only the encodings read here.
 pub fn fits(chunk: &ColumnChunkMetaData, max_def: i16) -> bool {
@@ -188,6 +191,10 @@ pub struct TextChunk {
     dict: String,
     entries: Vec<Option<(u32, u32)>>,
     has_dict: bool,
+    /// Whether the text is JSON, and then each dictionary entry's value, parsed once (an
+    /// error where the entry is not JSON; nothing where it is not UTF-8).
+    json: bool,
+    parsed: Vec<Result<J<'static>, String>>,
     /// The current data page: its levels left to read, their decoder and its values.
     levels_left: usize,
     defs: Option<Hybrid>,
@@ -212,13 +219,16 @@ fn u32_at(b: &[u8], at: usize) -> Option<u32> {
 }
 
 impl TextChunk {
-    pub fn new(pages: Box<dyn PageReader>, max_def: i16) -> Self {
+    /// A chunk of text, or of JSON text when `json`.
+    pub fn new(pages: Box<dyn PageReader>, max_def: i16, json: bool) -> Self {
         TextChunk {
             pages,
             max_def,
             dict: String::new(),
             entries: Vec::new(),
             has_dict: false,
+            json,
+            parsed: Vec::new(),
             levels_left: 0,
             defs: None,
             values: None,
@@ -237,6 +247,19 @@ impl TextChunk {
         s.get(a as usize..a as usize + len as usize)
     }
 
+    /// The JSON value of a row read by the last [`TextChunk::read`] in a column of JSON
+    /// text: a dictionary entry's as parsed once, a plain value's parsed now; `None` when
+    /// the text is not UTF-8, an error when it is not JSON.
+    pub fn json(&self, t: Text) -> Option<Result<J<'_>, String>> {
+        if let Text::Dict(i) = t {
+            let parsed = self.parsed.get(i as usize)?;
+            self.entries.get(i as usize).copied()??;
+            return Some(parsed.as_ref().map(J::borrowed).map_err(Clone::clone));
+        }
+        let s = self.text(t)?;
+        Some(serde_json::from_str(s).map_err(|e| describe_json_error(&e)))
+    }
+
     fn set_dict(&mut self, buf: &Bytes, n: u32, encoding: Encoding) -> Result<(), String> {
         if self.has_dict {
             return Err("a second dictionary page in one column chunk".into());
@@ -248,7 +271,16 @@ impl TextChunk {
         let mut at = 0;
         for _ in 0..n {
             let bytes = plain_at(buf, &mut at).ok_or("the dictionary page is cut short")?;
-            self.entries.push(std::str::from_utf8(bytes).ok().map(|s| {
+            let text = std::str::from_utf8(bytes).ok();
+            if self.json {
+                self.parsed.push(match text {
+                    Some(s) => serde_json::from_str::<J<'_>>(s)
+                        .map(J::into_owned)
+                        .map_err(|e| describe_json_error(&e)),
+                    None => Ok(J::Null),
+                });
+            }
+            self.entries.push(text.map(|s| {
                 let start = self.dict.len() as u32;
                 self.dict.push_str(s);
                 (start, s.len() as u32)
