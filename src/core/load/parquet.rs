@@ -816,7 +816,7 @@ impl ColumnData {
         Ok(match &self.values {
             Values::Bool(v) => J::Bool(v[at(v.len())?]),
             Values::I32(v) => self.int(v[at(v.len())?].into()),
-            Values::I64(v) => self.int(v[at(v.len())?].into()),
+            Values::I64(v) => self.int(v[at(v.len())?]),
             Values::F32(v) => J::Float(f64::from(v[at(v.len())?])),
             Values::F64(v) => J::Float(v[at(v.len())?]),
             Values::Fixed(v) => self.fixed(&v[at(v.len())?]),
