@@ -11,7 +11,7 @@ use super::CellSink;
 use super::chunk::{BLOCK, Lines, read_blocks};
 use super::json::{FieldCheck, J, PlainRecord, is_missing, read_record};
 use crate::core::diag::Diagnostics;
-use crate::core::matrix::{CellInput, Gold, Task};
+use crate::core::matrix::{CellInput, Gold, Task, TextKeys};
 
 /// The fields of a cell line as written; unknown fields are ignored.
 #[derive(Deserialize, Default, Debug, PartialEq)]
@@ -643,22 +643,26 @@ fn parquet_rows<S: CellSink>(
     name: &Arc<Path>,
 ) -> std::io::Result<()> {
     let mut row_no: u64 = first_row - 1;
+    let mut keys = Vec::new();
     super::parquet::read_columns(reader, path, group, rows, &PARQUET_FIELDS, |cols, rows| {
+        batch_keys(cols, rows, &mut keys);
         // Most batches are plain: read column by column into cells, each value once.
         if let Some(mut cells) = plain_batch(cols, rows) {
-            for cell in &mut cells {
+            for (cell, keys) in cells.iter_mut().zip(&keys) {
                 row_no += 1;
                 sink.count_record();
                 // Complete, so a cell.
                 if let Some(cell) = cell.input() {
-                    sink.push(&cell, row_no);
+                    sink.push_keyed(&cell, keys, row_no);
                 }
             }
             return Ok(());
         }
         // Row by row, as a JSONL line is read, where some row is not.
+        let mut keys = keys.iter();
         each_row(cols, rows, |row| {
             row_no += 1;
+            let keys = keys.next().copied().unwrap_or_default();
             sink.count_record();
             match row {
                 Err((f, e)) => sink
@@ -672,13 +676,38 @@ fn parquet_rows<S: CellSink>(
                         None => validate(&raw, sink.diags(), name, row_no),
                     };
                     if let Some(cell) = cell {
-                        sink.push(&cell, row_no);
+                        sink.push_keyed(&cell, &keys, row_no);
                     }
                 }
             }
         });
         Ok(())
     })
+}
+
+/// The keys of the texts of a batch's `rows` rows (`TextKeys`) into `keys`: a text column
+/// read by its pages gives a row of a dictionary entry the entry's key, so the builder
+/// takes an entry's text once however many rows hold it.
+fn batch_keys(cols: &[Option<super::parquet::ColumnData>], rows: usize, keys: &mut Vec<TextKeys>) {
+    keys.clear();
+    keys.resize(rows, TextKeys::default());
+    for (c, col) in cols.iter().enumerate() {
+        let Some(col) = col else { continue };
+        let field: fn(&mut TextKeys) -> &mut u64 = match PARQUET_FIELDS[c] {
+            "protocol" => |k| &mut k.protocol,
+            "model" => |k| &mut k.model,
+            "benchmark" => |k| &mut k.benchmark,
+            "item_id" => |k| &mut k.item_id,
+            "config" => |k| &mut k.config,
+            "pred" => |k| &mut k.pred,
+            "gold" => |k| &mut k.gold,
+            "blind" => |k| &mut k.blind,
+            "source_tag" => |k| &mut k.source_tag,
+            "protocol_note" => |k| &mut k.protocol_note,
+            _ => continue,
+        };
+        col.each_key(rows, |r, key| *field(&mut keys[r]) = key);
+    }
 }
 
 /// Calls `each` with each of the batch's `rows` rows in order: the record a JSONL line
@@ -1744,5 +1773,70 @@ mod tests {
         // A field given twice is left to serde, which names it.
         assert!(!RawCell::default().read_plain(r#"{"model":"M","model":"N"}"#));
         assert!(RawCell::default().read_plain(r#"{"x":1,"x":2}"#));
+    }
+
+    #[test]
+    fn a_parquet_dictionary_entry_is_read_once_however_many_rows_hold_it() {
+        use super::super::parquet::Writer;
+        use crate::core::matrix::MatrixBuilder;
+        // 15 models x 15 items x 15 configurations, every text long (1 KB) and one of
+        // few, so each is one entry of its column's dictionary, held by many rows.
+        let long = |what: &str, i: usize| format!("{what} {i} {}", "x".repeat(1000));
+        let names = |what: &str| (0..15).map(|i| long(what, i)).collect::<Vec<_>>();
+        let (models, items, configs) = (names("model"), names("item"), names("config"));
+        let preds = [long("pred", 0), long("pred", 1)];
+        let (bench, protocol, gold) = (long("bench", 0), long("protocol", 0), long("gold", 0));
+        let (tag, note) = (long("tag", 0), long("note", 0));
+        let cols: Vec<(String, super::super::parquet::Kind)> = PARQUET_COLUMNS
+            .iter()
+            .map(|(n, k)| (n.to_string(), *k))
+            .collect();
+        let mut data = Vec::new();
+        let mut w = Writer::new(&mut data, &cols).unwrap();
+        let mut rows = 0;
+        for (m, model) in models.iter().enumerate() {
+            for (i, item_id) in items.iter().enumerate() {
+                for (c, config) in configs.iter().enumerate() {
+                    // The zero-frame answer is the blind one every cell gives.
+                    let pred = &preds[if c == 0 { 0 } else { (m + i + c) % 2 }];
+                    let cell = CellInput {
+                        model,
+                        item_id,
+                        benchmark: &bench,
+                        config,
+                        protocol: &protocol,
+                        frames: c as u64,
+                        budget: c as f64,
+                        pixels: None,
+                        task: Task::Mcq,
+                        pred: Some(pred),
+                        gold: Gold::One(&gold),
+                        correct: None,
+                        score: None,
+                        confidence: None,
+                        blind: Some(&preds[0]),
+                        frame_idx: None,
+                        source_tag: Some(&tag),
+                        protocol_note: Some(&note),
+                    };
+                    push_parquet(&mut w.columns, &cell);
+                    rows += 1;
+                }
+            }
+        }
+        w.finish().unwrap();
+        let path = Path::new("cells.parquet");
+        let mut b = MatrixBuilder::new();
+        let name = b.add_file(path);
+        read_parquet_cells(data, path, &mut b, &name).unwrap();
+        assert_eq!((b.matrix_len(), b.diags.error_count()), (rows, 0));
+        // Each of the 53 distinct texts is read once, and each pair of a prediction and
+        // a gold compared once: not once a row (3 375 rows of 10 texts).
+        let distinct = 3 * 15 + 2 + 6;
+        assert!(
+            b.texts_read <= distinct as u64 + 2,
+            "{} texts read for {rows} rows",
+            b.texts_read
+        );
     }
 }

@@ -6,7 +6,7 @@
 use std::io::Read;
 
 use crate::core::diag::Diagnostics;
-use crate::core::matrix::CellInput;
+use crate::core::matrix::{CellInput, TextKeys};
 
 /// Where readers put the cells they read.
 pub trait CellSink: Send + Sized {
@@ -29,6 +29,11 @@ pub trait CellSink: Send + Sized {
     fn diags(&mut self) -> &mut Diagnostics;
     /// A validated cell read at `line` of the current file.
     fn push(&mut self, cell: &CellInput<'_>, line: u64);
+    /// [`CellSink::push`] with the keys of the cell's texts ([`TextKeys`]), for a sink
+    /// that does its work on a text once per key; others ignore them.
+    fn push_keyed(&mut self, cell: &CellInput<'_>, _keys: &TextKeys, line: u64) {
+        self.push(cell, line);
+    }
 }
 
 /// Where a block of input may be cut: after a complete record.

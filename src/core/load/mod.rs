@@ -39,6 +39,14 @@ impl CellSink for MatrixBuilder {
     fn push(&mut self, cell: &crate::core::matrix::CellInput<'_>, line: u64) {
         MatrixBuilder::push(self, cell, line);
     }
+    fn push_keyed(
+        &mut self,
+        cell: &crate::core::matrix::CellInput<'_>,
+        keys: &crate::core::matrix::TextKeys,
+        line: u64,
+    ) {
+        MatrixBuilder::push_keyed(self, cell, keys, line);
+    }
 }
 
 /// The format of a file of cells.

@@ -796,6 +796,26 @@ impl ColumnData {
         }
     }
 
+    /// The key of each of the batch's `rows` rows that holds an entry of its column
+    /// chunk's dictionary (`TextKeys`), given to `each` with the row; nothing for a column
+    /// not read by its pages.
+    pub fn each_key(&self, rows: usize, mut each: impl FnMut(usize, u64)) {
+        let (Source::Pages(chunk), Values::Text(v)) = (&self.reader, &self.values) else {
+            return;
+        };
+        let mut next = v.iter();
+        for r in 0..rows {
+            if self.defs.get(r).is_some_and(|&d| d < self.max_def) {
+                continue;
+            }
+            let Some(t) = next.next() else { return };
+            let key = chunk.key(*t);
+            if key != 0 {
+                each(r, key);
+            }
+        }
+    }
+
     /// Whether no row of the batch's `rows` has a value: a column of nulls.
     pub fn all_null(&self, rows: usize) -> bool {
         if self.list {

@@ -4,12 +4,15 @@
 //! copy of its dictionary entry and leaves the UTF-8 check to the caller, once a row; for a
 //! column of a few distinct strings over a million rows that was most of the reading. Here
 //! the dictionary's strings are checked (and, in a column of JSON text, parsed) once per
-//! column chunk, and a row is an index into them. The crate still reads the file, its
-//! footer and the pages, and decompresses them;
+//! column chunk, and a row is an index into them, which also names the text to the
+//! builder ([`TextChunk::key`]) so that it interns an entry once, not once a row. The crate
+//! still reads the file, its footer and the pages, and decompresses them;
 //! this module decodes what the Parquet format puts in a page of a flat text column: the
 //! definition levels and the values, dictionary-encoded (the RLE / bit-packing hybrid of
 //! indices) or plain. A chunk using any other encoding is read by the crate's reader
 //! ([`fits`] decides).
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use parquet::basic::Encoding;
@@ -183,6 +186,10 @@ enum Values {
     Plain(Bytes, usize),
 }
 
+/// The key of the next dictionary entry read anywhere: keys are never given twice while
+/// the program runs, so a key names one text for good ([`TextChunk::key`]). 0 is no key.
+static NEXT_KEY: AtomicU64 = AtomicU64::new(1);
+
 /// A flat text column chunk, read page by page.
 pub struct TextChunk {
     pages: Box<dyn PageReader>,
@@ -191,6 +198,8 @@ pub struct TextChunk {
     dict: String,
     entries: Vec<Option<(u32, u32)>>,
     has_dict: bool,
+    /// The key of the dictionary's first entry (the others follow it).
+    key_base: u64,
     /// Whether the text is JSON, and then each dictionary entry's value, parsed once (an
     /// error where the entry is not JSON; nothing where it is not UTF-8).
     json: bool,
@@ -227,6 +236,7 @@ impl TextChunk {
             dict: String::new(),
             entries: Vec::new(),
             has_dict: false,
+            key_base: 0,
             json,
             parsed: Vec::new(),
             levels_left: 0,
@@ -260,6 +270,15 @@ impl TextChunk {
         Some(serde_json::from_str(s).map_err(|e| describe_json_error(&e)))
     }
 
+    /// A row's key: the same for every row of one dictionary entry and no other text, for
+    /// as long as the program runs; 0 for a text stored in its row.
+    pub fn key(&self, t: Text) -> u64 {
+        match t {
+            Text::Dict(i) => self.key_base + u64::from(i),
+            _ => 0,
+        }
+    }
+
     fn set_dict(&mut self, buf: &Bytes, n: u32, encoding: Encoding) -> Result<(), String> {
         if self.has_dict {
             return Err("a second dictionary page in one column chunk".into());
@@ -268,6 +287,7 @@ impl TextChunk {
             return Err(format!("a dictionary page encoded {encoding}"));
         }
         self.has_dict = true;
+        self.key_base = NEXT_KEY.fetch_add(u64::from(n), Ordering::Relaxed);
         let mut at = 0;
         for _ in 0..n {
             let bytes = plain_at(buf, &mut at).ok_or("the dictionary page is cut short")?;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::{
-    CellInput, Config, Gold, InputStats, Interner, Item, NO_TEXT, ResponseMatrix, Task, norm_fast,
+    CellInput, Config, Gold, InputStats, Interner, Item, NO_TEXT, ResponseMatrix, Task, TextKeys,
+    norm_fast,
 };
 use crate::core::column::Ids;
 use crate::core::diag::Diagnostics;
@@ -42,6 +43,12 @@ pub struct MatrixBuilder {
     recent_texts: [[u32; 16]; 4],
     /// Per file (as `m.files` numbers them), what its open-ended cells' recorded scores span.
     scores: Vec<ScoreSpan>,
+    /// What the texts of the cells came to, by the keys a reader gave them.
+    memo: KeyMemo,
+    /// Texts of cells looked at by their bytes (compared, hashed or normalised) rather than
+    /// found by their key, here and in the parts joined: the work [`KeyMemo`] saves,
+    /// counted for the tests.
+    pub(crate) texts_read: u64,
     /// Problems found so far (cells a loader rejected, and at `finish` the spanning rules).
     pub diags: Diagnostics,
     /// While set, (primary, label): cells of protocol `primary` are read as protocol
@@ -67,6 +74,135 @@ pub fn model_key(name: &str) -> String {
         .filter(char::is_ascii_alphanumeric)
         .map(|c| c.to_ascii_lowercase())
         .collect()
+}
+
+/// Texts longer than this are looked up by their keys ([`TextKeys`]); a shorter one is
+/// compared in place ([`same`]) sooner than it is looked up.
+const LONG: usize = 64;
+
+/// A key of [`Memo`]: some keys stand for no text.
+trait MemoKey: Copy + Eq + std::hash::Hash {
+    fn is_none(self) -> bool;
+}
+
+impl MemoKey for u64 {
+    fn is_none(self) -> bool {
+        self == 0
+    }
+}
+
+/// Results of the builder's work on long texts, each under its key; at most
+/// [`Memo::CAP`] are kept (then all are forgotten at once), so the memory stays small
+/// whatever the input.
+struct Memo<K, V> {
+    map: FxHashMap<K, V>,
+}
+
+impl<K, V> Default for Memo<K, V> {
+    fn default() -> Self {
+        Memo {
+            map: FxHashMap::default(),
+        }
+    }
+}
+
+impl<K: MemoKey, V: Copy> Memo<K, V> {
+    const CAP: usize = 4096;
+
+    /// The result under `k`; `None` for no key or a result not kept.
+    fn get(&self, k: K) -> Option<V> {
+        if k.is_none() {
+            return None;
+        }
+        self.map.get(&k).copied()
+    }
+
+    /// Keeps `v` under `k` (nothing for no key).
+    fn put(&mut self, k: K, v: V) {
+        if k.is_none() {
+            return;
+        }
+        if self.map.len() >= Self::CAP {
+            self.map.clear();
+        }
+        self.map.insert(k, v);
+    }
+}
+
+/// The key of a cell's value: its prediction's (0 for none), its gold's and its task (a
+/// list of references is several references or unusable by the task).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct ValueKey(u64, u64, Task);
+
+impl MemoKey for ValueKey {
+    fn is_none(self) -> bool {
+        self.1 == 0
+    }
+}
+
+/// What a cell's long texts came to, by their keys ([`TextKeys`]): ids of names (a
+/// model's under the name it is read as), an item by its benchmark, a configuration by
+/// its protocol and properties, a gold's text by the form it takes, a prediction's two
+/// texts, a blind answer's normal form, a value by prediction, gold and task.
+#[derive(Default)]
+struct KeyMemo {
+    protocol: Memo<u64, u32>,
+    model: Memo<u64, u32>,
+    bench: Memo<u64, u32>,
+    item: Memo<u64, (u32, u32)>,
+    config: Memo<u64, (u32, Props, u32)>,
+    gold: Memo<u64, (GoldForm, u32)>,
+    pred: Memo<u64, (u32, u32)>,
+    blind: Memo<u64, u32>,
+    source_tag: Memo<u64, u32>,
+    protocol_note: Memo<u64, u32>,
+    value: Memo<ValueKey, f64>,
+}
+
+/// The keys of a cell's long texts: the others are read as they are.
+fn long_keys(k: &TextKeys, c: &CellInput<'_>) -> TextKeys {
+    let long = |key: u64, len: usize| if len > LONG { key } else { 0 };
+    let text = |s: Option<&str>| s.map_or(0, str::len);
+    TextKeys {
+        protocol: long(k.protocol, c.protocol.len()),
+        model: long(k.model, c.model.len()),
+        benchmark: long(k.benchmark, c.benchmark.len()),
+        item_id: long(k.item_id, c.item_id.len()),
+        config: long(k.config, c.config.len()),
+        pred: long(k.pred, text(c.pred)),
+        gold: long(k.gold, gold_len(&c.gold)),
+        blind: long(k.blind, text(c.blind)),
+        source_tag: long(k.source_tag, text(c.source_tag)),
+        protocol_note: long(k.protocol_note, text(c.protocol_note)),
+    }
+}
+
+/// The bytes of a cell's references.
+fn gold_len(g: &Gold<'_>) -> usize {
+    match g {
+        Gold::One(g) => g.len(),
+        Gold::Many(gs) => gs.iter().map(|g| g.len()).sum(),
+        Gold::None | Gold::Unusable => 0,
+    }
+}
+
+/// Which form a cell's gold takes: one text or several references (a list is unusable on
+/// a multiple-choice cell, so one key may take either).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GoldForm {
+    None,
+    One,
+    Many,
+    Unusable,
+}
+
+fn gold_form(g: &Gold<'_>) -> GoldForm {
+    match g {
+        Gold::None => GoldForm::None,
+        Gold::One(_) => GoldForm::One,
+        Gold::Many(_) => GoldForm::Many,
+        Gold::Unusable => GoldForm::Unusable,
+    }
 }
 
 /// The ids of one cell; the previous cell's are kept to skip hash lookups when the next
@@ -139,6 +275,8 @@ impl MatrixBuilder {
             next_config: Vec::new(),
             recent_texts: [[u32::MAX; 16]; 4],
             scores: Vec::new(),
+            memo: KeyMemo::default(),
+            texts_read: 0,
             diags: Diagnostics::default(),
             protocol_as: None,
             model_as: None,
@@ -300,6 +438,9 @@ impl MatrixBuilder {
         self.next_config.clear();
         self.recent_texts = [[u32::MAX; 16]; 4];
         self.scores.clear();
+        // The ids the results hold are gone with the names.
+        self.memo = KeyMemo::default();
+        self.texts_read = 0;
         self.diags = Diagnostics::default();
     }
 
@@ -313,6 +454,7 @@ impl MatrixBuilder {
             field_blind: p_field_blind,
             scores: p_scores,
             diags: p_diags,
+            texts_read: p_texts_read,
             ..
         } = &mut *part;
         // Parts share the file list, so a part's file numbers are those here.
@@ -323,6 +465,7 @@ impl MatrixBuilder {
             s.join(p);
         }
         let p_diags = std::mem::take(p_diags);
+        self.texts_read += *p_texts_read;
         self.last = None;
         let base = self.m.cell_item.len() as u32;
         let ids = self.part_ids(p, p_config_first, base);
@@ -399,39 +542,72 @@ impl MatrixBuilder {
     /// hundred bytes, and copying it at each call was a tenth of the time of reading a
     /// per-item CSV).
     pub fn push(&mut self, c: &CellInput<'_>, line: u64) {
-        if self.protocol_as.is_none() && self.model_as.is_none() {
-            return self.push_cell(c, (c.protocol, c.model), line);
-        }
-        let renamed = self.protocol_as.as_ref().map(|(primary, label)| {
-            if c.protocol == &**primary {
-                label.to_string()
-            } else {
-                format!("{label}:{}", c.protocol)
-            }
-        });
+        self.push_keyed(c, &TextKeys::default(), line);
+    }
+
+    /// [`MatrixBuilder::push`] with the keys of the cell's texts: a text met before under
+    /// its key is not looked at again ([`TextKeys`]).
+    pub fn push_keyed(&mut self, c: &CellInput<'_>, keys: &TextKeys, line: u64) {
+        let long = if *keys == TextKeys::default() {
+            *keys
+        } else {
+            long_keys(keys, c)
+        };
+        // A name known by its key is not renamed again (nor looked at).
+        let renamed = self
+            .protocol_as
+            .as_ref()
+            .filter(|_| self.memo.protocol.get(long.protocol).is_none())
+            .map(|(primary, label)| {
+                if c.protocol == &**primary {
+                    label.to_string()
+                } else {
+                    format!("{label}:{}", c.protocol)
+                }
+            });
         let model = self
             .model_as
             .as_ref()
+            .filter(|_| self.memo.model.get(long.model).is_none())
             .and_then(|m| m.get(&model_key(c.model)))
             .map(|m| m.to_string());
         let names = (
             renamed.as_deref().unwrap_or(c.protocol),
             model.as_deref().unwrap_or(c.model),
         );
-        self.push_cell(c, names, line);
+        self.push_cell(c, names, &long, keys, line);
     }
 
     /// Adds one cell under `names`, its (protocol, model) as read (a compared run's
-    /// renamed): its ids, blind answers, value and texts, in an order that fixes the text
-    /// ids (texts are never renumbered, so a part joined later must intern alike).
-    fn push_cell(&mut self, c: &CellInput<'_>, names: (&str, &str), line: u64) {
+    /// renamed; names known by their keys are not looked at): its ids, blind answers,
+    /// value and texts, in an order that fixes the text ids (texts are never renumbered,
+    /// so a part joined later must intern alike; a text known by its key was interned
+    /// before, so the order holds). `keys` are those of its long texts, `all` of all.
+    fn push_cell(
+        &mut self,
+        c: &CellInput<'_>,
+        names: (&str, &str),
+        keys: &TextKeys,
+        all: &TextKeys,
+        line: u64,
+    ) {
         let cell = self.m.cell_item.len() as u32;
-        let ids = self.cell_ids(c, names, cell);
+        let ids = self.cell_ids(c, names, keys, cell);
         self.last = Some(ids);
         self.cell_task.push(c.task);
-        let pred_norm = c.pred.and_then(norm_fast);
-        self.record_blind(c, ids, pred_norm.as_deref(), cell);
-        let value = cell_value(c, pred_norm.as_deref());
+        // The prediction's two text ids when its key is known, else its normal form.
+        let pred_ids = self.memo.pred.get(keys.pred);
+        let pred_norm = match pred_ids {
+            Some(_) => None,
+            None => c.pred.and_then(norm_fast),
+        };
+        let zero_blind = match (c.frames, pred_ids) {
+            (0, Some((_, norm))) => (norm != NO_TEXT).then_some(norm),
+            (0, None) => pred_norm.as_deref().map(|p| self.m.texts.intern(p)),
+            _ => None,
+        };
+        self.record_blind(c, keys, ids, zero_blind, cell);
+        let value = self.value(c, all, pred_ids.is_some(), pred_norm.as_deref());
         self.count_cell(value, c.frames);
         if let (Task::Open, Some(score)) = (c.task, c.score) {
             let file = self.m.files.len().max(1) - 1;
@@ -445,7 +621,45 @@ impl MatrixBuilder {
             self.m.frame_spans.push((cell, start, idx.len() as u32));
             self.m.frame_pool.extend_from_slice(idx);
         }
-        self.push_columns(c, ids, value, pred_norm.as_deref(), line);
+        self.push_columns(c, keys, ids, value, pred_ids, pred_norm.as_deref(), line);
+    }
+
+    /// A cell's value ([`cell_value`]): a verdict or a score as given, else worked out from
+    /// the prediction and the gold, once per pair of their keys (`keys`, of all its texts)
+    /// when one of the two is long. `pred_known` when `pred_norm` was not computed (the
+    /// prediction's key was known), so it is computed here if a comparison needs it.
+    fn value(
+        &mut self,
+        c: &CellInput<'_>,
+        keys: &TextKeys,
+        pred_known: bool,
+        pred_norm: Option<&str>,
+    ) -> f64 {
+        let compared = match c.task {
+            Task::Mcq => c.correct.is_none(),
+            Task::Open => c.score.is_none(),
+        };
+        // Nothing to compare: the prediction is not looked at.
+        if !compared || matches!(c.gold, Gold::None | Gold::Unusable) {
+            return cell_value(c, None);
+        }
+        // A prediction without a key is keyed by nothing only when there is none.
+        let long = c.pred.is_some_and(|p| p.len() > LONG) || gold_len(&c.gold) > LONG;
+        let key = (long && (c.pred.is_none() || keys.pred != 0))
+            .then_some(ValueKey(keys.pred, keys.gold, c.task));
+        if let Some(v) = key.and_then(|k| self.memo.value.get(k)) {
+            return v;
+        }
+        self.texts_read += 1;
+        // An open cell is scored on the prediction as given, not its normal form.
+        let v = match (c.task, pred_known) {
+            (Task::Mcq, true) => cell_value(c, c.pred.and_then(norm_fast).as_deref()),
+            _ => cell_value(c, pred_norm),
+        };
+        if let Some(k) = key {
+            self.memo.value.put(k, v);
+        }
+        v
     }
 
     /// The protocol, model (by the names given), benchmark, item and configuration ids of
@@ -455,39 +669,98 @@ impl MatrixBuilder {
         &mut self,
         c: &CellInput<'_>,
         (protocol, model): (&str, &str),
+        keys: &TextKeys,
         cell: u32,
     ) -> LastIds {
         let last = self.last;
-        let m = &self.m;
         let kept = |id: Option<u32>, names: &Interner, name: &str| {
             id.filter(|&i| same(names.name(i), name))
         };
-        let protocol = match kept(last.map(|l| l.protocol), &m.protocols, protocol) {
+        let protocol = match self.memo.protocol.get(keys.protocol) {
             Some(p) => p,
-            None => self.protocol_id(protocol),
+            None => {
+                self.texts_read += 1;
+                let p = match kept(last.map(|l| l.protocol), &self.m.protocols, protocol) {
+                    Some(p) => p,
+                    None => self.protocol_id(protocol),
+                };
+                self.memo.protocol.put(keys.protocol, p);
+                p
+            }
         };
-        let model = match kept(last.map(|l| l.model), &self.m.models, model) {
+        let model = match self.memo.model.get(keys.model) {
             Some(x) => x,
-            None => self.m.models.intern(model),
+            None => {
+                self.texts_read += 1;
+                let x = match kept(last.map(|l| l.model), &self.m.models, model) {
+                    Some(x) => x,
+                    None => self.m.models.intern(model),
+                };
+                self.memo.model.put(keys.model, x);
+                x
+            }
         };
-        let bench = match kept(last.map(|l| l.bench), &self.m.benchmarks, c.benchmark) {
+        let bench = match self.memo.bench.get(keys.benchmark) {
             Some(x) => x,
-            None => self.bench_id(c.benchmark),
+            None => {
+                self.texts_read += 1;
+                let x = match kept(last.map(|l| l.bench), &self.m.benchmarks, c.benchmark) {
+                    Some(x) => x,
+                    None => self.bench_id(c.benchmark),
+                };
+                self.memo.bench.put(keys.benchmark, x);
+                x
+            }
         };
-        let item = match last.filter(|l| l.bench == bench).map(|l| l.item) {
-            Some(i) if same(&self.m.items[i as usize].id, c.item_id) => i,
-            _ => self.item_id(bench, c.item_id),
+        let item = match self.memo.item.get(keys.item_id) {
+            Some((b, i)) if b == bench => i,
+            _ => {
+                self.texts_read += 1;
+                let i = match last.filter(|l| l.bench == bench).map(|l| l.item) {
+                    Some(i) if same(&self.m.items[i as usize].id, c.item_id) => i,
+                    _ => self.item_id(bench, c.item_id),
+                };
+                self.memo.item.put(keys.item_id, (bench, i));
+                i
+            }
         };
-        // The previous cell's configuration, else the one that followed it last time,
-        // else the lookup (a configuration is one per protocol, name and properties).
         let p = (c.frames, c.budget, c.pixels);
+        let config = match self.memo.config.get(keys.config) {
+            Some((pr, q, id)) if pr == protocol && q == p => id,
+            _ => {
+                self.texts_read += 1;
+                let id = self.config_by_name(c, protocol, p, last, cell);
+                self.memo.config.put(keys.config, (protocol, p, id));
+                id
+            }
+        };
+        LastIds {
+            protocol,
+            model,
+            bench,
+            item,
+            config,
+        }
+    }
+
+    /// A cell's configuration by its name: the previous cell's, else the one that followed
+    /// it last time, else the lookup (a configuration is one per protocol, name and
+    /// properties).
+    fn config_by_name(
+        &mut self,
+        c: &CellInput<'_>,
+        protocol: u32,
+        p: Props,
+        last: Option<LastIds>,
+        cell: u32,
+    ) -> u32 {
         let fits = |configs: &[Config], id: u32| {
             configs
                 .get(id as usize)
                 .is_some_and(|x| x.protocol == protocol && props(x) == p && same(&x.name, c.config))
         };
         let before = last.map(|l| l.config);
-        let config = match before {
+        match before {
             Some(id) if fits(&self.m.configs, id) => id,
             _ => {
                 let next = before.and_then(|b| self.next_config.get(b as usize).copied());
@@ -506,31 +779,22 @@ impl MatrixBuilder {
                     }
                 }
             }
-        };
-        LastIds {
-            protocol,
-            model,
-            bench,
-            item,
-            config,
         }
     }
 
     /// Notes the blind answers a cell gives (docs/measures.md §1.4): a zero-frame
-    /// prediction (the configuration first by name wins) and a `blind` field, which
-    /// `finish` checks for agreement.
+    /// prediction (`zero_blind`, the text id of its normal form; the configuration first
+    /// by name wins) and a `blind` field, which `finish` checks for agreement.
     fn record_blind(
         &mut self,
         c: &CellInput<'_>,
+        keys: &TextKeys,
         ids: LastIds,
-        pred_norm: Option<&str>,
+        zero_blind: Option<u32>,
         cell: u32,
     ) {
         let bkey = (ids.protocol, ids.model, ids.item);
-        if c.frames == 0
-            && let Some(p) = pred_norm
-        {
-            let pid = self.m.texts.intern(p);
+        if let Some(pid) = zero_blind {
             match self.zero_blind.get_mut(&bkey) {
                 Some(entry) if *self.m.configs[entry.0 as usize].name <= *c.config => {}
                 Some(entry) => *entry = (ids.config, pid),
@@ -539,8 +803,17 @@ impl MatrixBuilder {
                 }
             }
         }
-        if let Some(b) = c.blind.and_then(norm_fast) {
-            let bid = self.m.texts.intern(&b);
+        let bid = match self.memo.blind.get(keys.blind) {
+            Some(bid) => bid,
+            None => {
+                self.texts_read += u64::from(c.blind.is_some());
+                let b = c.blind.and_then(norm_fast);
+                let bid = b.map_or(NO_TEXT, |b| self.m.texts.intern(&b));
+                self.memo.blind.put(keys.blind, bid);
+                bid
+            }
+        };
+        if bid != NO_TEXT {
             self.field_blind.push((bkey, bid, cell));
         }
     }
@@ -559,28 +832,64 @@ impl MatrixBuilder {
     }
 
     /// Interns a cell's texts and appends it to every per-cell column.
+    #[allow(clippy::too_many_arguments)]
     fn push_columns(
         &mut self,
         c: &CellInput<'_>,
+        keys: &TextKeys,
         ids: LastIds,
         value: f64,
+        pred_ids: Option<(u32, u32)>,
         pred_norm: Option<&str>,
         line: u64,
     ) {
-        let gold_text = match &c.gold {
-            Gold::None | Gold::Unusable => None,
-            Gold::One(g) => Some(std::borrow::Cow::Borrowed(*g)),
-            Gold::Many(gs) => Some(std::borrow::Cow::Owned(gs.join(" | "))),
+        let form = gold_form(&c.gold);
+        let gold = match self.memo.gold.get(keys.gold) {
+            Some((f, id)) if f == form => id,
+            _ => {
+                self.texts_read += u64::from(form != GoldForm::None);
+                let gold_text = match &c.gold {
+                    Gold::None | Gold::Unusable => None,
+                    Gold::One(g) => Some(std::borrow::Cow::Borrowed(*g)),
+                    Gold::Many(gs) => Some(std::borrow::Cow::Owned(gs.join(" | "))),
+                };
+                let id = self.intern_cached(0, gold_text.as_deref());
+                self.memo.gold.put(keys.gold, (form, id));
+                id
+            }
         };
-        let gold = self.intern_cached(0, gold_text.as_deref());
-        let pred = self.intern_cached(3, c.pred);
-        // Mostly the prediction is already normal: one id for both.
-        let pred_norm = match (pred_norm, c.pred) {
-            (Some(n), Some(p)) if *n == *p => pred,
-            _ => self.intern_text(pred_norm),
+        let (pred, pred_norm) = match pred_ids {
+            Some(ids) => ids,
+            None => {
+                self.texts_read += u64::from(c.pred.is_some());
+                let pred = self.intern_cached(3, c.pred);
+                // Mostly the prediction is already normal: one id for both.
+                let norm = match (pred_norm, c.pred) {
+                    (Some(n), Some(p)) if *n == *p => pred,
+                    _ => self.intern_text(pred_norm),
+                };
+                self.memo.pred.put(keys.pred, (pred, norm));
+                (pred, norm)
+            }
         };
-        let source_tag = self.intern_cached(1, c.source_tag);
-        let protocol_note = self.intern_cached(2, c.protocol_note);
+        let source_tag = match self.memo.source_tag.get(keys.source_tag) {
+            Some(id) => id,
+            None => {
+                self.texts_read += u64::from(c.source_tag.is_some());
+                let id = self.intern_cached(1, c.source_tag);
+                self.memo.source_tag.put(keys.source_tag, id);
+                id
+            }
+        };
+        let protocol_note = match self.memo.protocol_note.get(keys.protocol_note) {
+            Some(id) => id,
+            None => {
+                self.texts_read += u64::from(c.protocol_note.is_some());
+                let id = self.intern_cached(2, c.protocol_note);
+                self.memo.protocol_note.put(keys.protocol_note, id);
+                id
+            }
+        };
         let m = &mut self.m;
         m.cell_item.push(ids.item);
         m.cell_model.push(ids.model);
@@ -1667,6 +1976,184 @@ mod tests {
             cached.m.configs.len() > 10,
             "both protocols, both frames of a name"
         );
+    }
+
+    /// Cells pushed with the keys of their texts give what reading every text gives: one
+    /// key's text in cells of both tasks, with and without a verdict or a score, as a
+    /// zero-frame prediction and a blind answer, a key's list of references usable on open
+    /// cells and not on multiple-choice ones, the same item key in two benchmarks, the same
+    /// configuration key with other frames (`odd`, an error at `finish`), texts without
+    /// keys among keyed ones, long texts (looked up by key) among short ones (read), names
+    /// renamed as a compared run's, and a part reused after a join (its keys met again).
+    #[test]
+    fn keys_give_what_reading_every_text_gives_on_random_cells() {
+        let pad = |s: &str| format!("{s} {}", "w".repeat(LONG));
+        let long = "a long answer with Words ".repeat(8);
+        let texts: Vec<&str> = vec!["A", "b", "C ", "", "x y", &long, "a long answer"];
+        let golds: Vec<Gold<'_>> = vec![
+            Gold::One("A"),
+            Gold::One("b"),
+            Gold::One(&long),
+            Gold::Many(vec!["x y", "a long answer"]),
+            Gold::Many(vec!["x y", &long]),
+            Gold::Many(vec!["A"]),
+            Gold::None,
+        ];
+        let models = [pad("m1"), "m2".into(), pad("m3")];
+        let items: Vec<String> = (0..60)
+            .map(|i| {
+                if i % 2 == 0 {
+                    format!("q{i}")
+                } else {
+                    pad(&format!("q{i}"))
+                }
+            })
+            .collect();
+        let eight = pad("8f");
+        let configs = [("0f", 0), (eight.as_str(), 8), ("16f", 16)];
+        let (protocol, open_bench, tag, note) = (pad("main"), pad("open"), pad("tag"), pad("n2"));
+        let note_text = note.as_str();
+        for (renamed, odd) in [(false, false), (true, false), (false, true)] {
+            let mut rng = crate::core::analysis::bootstrap::SplitMix64::new(17);
+            let mut pick = |n: usize| (rng.next_u64() % n as u64) as usize;
+            // Each text's key, or (one cell in ten) none.
+            let mut cells = Vec::new();
+            for (model, item, config, open) in (0..models.len()).flat_map(|m| {
+                (0..items.len())
+                    .flat_map(move |i| (0..configs.len()).map(move |c| (m, i, c)))
+                    .flat_map(|(m, i, c)| [(m, i, c, false), (m, i, c, true)])
+            }) {
+                let task = if open { Task::Open } else { Task::Mcq };
+                // The blind answer of a model on an item: its zero-frame prediction, and
+                // the `blind` field of some of its cells (the two agree).
+                let blind = (model * 7 + item * 3 + usize::from(open)) % texts.len();
+                let pred = if config == 0 {
+                    blind
+                } else {
+                    pick(texts.len())
+                };
+                let blind = if pick(3) == 0 { blind } else { texts.len() };
+                let (gold, note) = (pick(golds.len()), pick(3));
+                let keyed = pick(10) != 0;
+                let key = |i: usize, base: u64| if keyed { base + i as u64 } else { 0 };
+                let (name, mut frames) = configs[config];
+                if odd && pick(100) == 0 {
+                    frames = 99;
+                }
+                let c = CellInput {
+                    task,
+                    pred: Some(texts[pred]).filter(|t| !t.is_empty()),
+                    // As the checks take a list: unusable on a multiple-choice cell.
+                    gold: match &golds[gold] {
+                        Gold::Many(_) if !open => Gold::Unusable,
+                        g => g.clone(),
+                    },
+                    correct: (task == Task::Mcq && pick(4) == 0).then(|| pick(2) == 0),
+                    score: (task == Task::Open && pick(4) == 0).then_some(50.0),
+                    blind: texts.get(blind).copied(),
+                    source_tag: Some(&tag),
+                    protocol_note: ["n1", note_text].get(note).copied(),
+                    ..cell(
+                        &protocol,
+                        &models[model],
+                        if open { &open_bench } else { "mcq" },
+                        &items[item],
+                        name,
+                        frames,
+                        false,
+                    )
+                };
+                let keys = TextKeys {
+                    protocol: key(0, 10),
+                    model: key(model, 20),
+                    benchmark: key(usize::from(open), 30),
+                    item_id: key(item, 100),
+                    config: key(config, 200),
+                    pred: if c.pred.is_some() { key(pred, 300) } else { 0 },
+                    gold: if golds[gold] != Gold::None {
+                        key(gold, 400)
+                    } else {
+                        0
+                    },
+                    blind: if c.blind.is_some() {
+                        key(blind, 500)
+                    } else {
+                        0
+                    },
+                    source_tag: key(0, 600),
+                    protocol_note: if c.protocol_note.is_some() {
+                        key(note, 700)
+                    } else {
+                        0
+                    },
+                };
+                cells.push((c, keys));
+            }
+            // In a random order.
+            for i in (1..cells.len()).rev() {
+                cells.swap(i, pick(i + 1));
+            }
+            let mut read = builder();
+            let mut keyed = builder();
+            if renamed {
+                let models: FxHashMap<String, Box<str>> = [(model_key(&models[0]), "M-one".into())]
+                    .into_iter()
+                    .collect();
+                for b in [&mut read, &mut keyed] {
+                    b.protocol_as = Some((protocol.as_str().into(), "second".into()));
+                    b.model_as = Some(Arc::new(models.clone()));
+                }
+            }
+            let mut part = keyed.fork();
+            for (i, (c, keys)) in cells.iter().enumerate() {
+                read.push(c, i as u64 + 1);
+                part.push_keyed(c, keys, i as u64 + 1);
+                if i % 300 == 299 || i + 1 == cells.len() {
+                    keyed.join(&mut part);
+                }
+            }
+            // Long texts are read once a key, short ones once a cell.
+            assert!(
+                keyed.texts_read < read.texts_read * 2 / 3,
+                "{} of {}",
+                keyed.texts_read,
+                read.texts_read
+            );
+            for (a, b) in read.m.id_columns().iter().zip(keyed.m.id_columns()) {
+                assert_eq!(*a, b);
+            }
+            assert_eq!(read.m.cell_value, keyed.m.cell_value);
+            let names =
+                |b: &MatrixBuilder| b.m.texts.names().map(str::to_owned).collect::<Vec<_>>();
+            assert_eq!(names(&read), names(&keyed));
+            assert_eq!(read.zero_blind, keyed.zero_blind);
+            assert_eq!(read.field_blind, keyed.field_blind);
+            let messages = |d: &Diagnostics| {
+                d.sorted()
+                    .iter()
+                    .map(|x| x.message.clone())
+                    .collect::<Vec<_>>()
+            };
+            match (read.finish(), keyed.finish()) {
+                (Ok((a, da)), Ok((b, db))) => {
+                    assert!(!odd);
+                    assert_same(&a, &b);
+                    assert_eq!(messages(&da), messages(&db));
+                    assert_eq!(a.contradictions(), b.contradictions());
+                    assert!(!a.contradictions().is_empty(), "some verdicts contradict");
+                }
+                (Err(da), Err(db)) => {
+                    assert!(
+                        odd,
+                        "{} errors, the first {:?}",
+                        da.error_count(),
+                        messages(&da).first()
+                    );
+                    assert_eq!(messages(&da), messages(&db));
+                }
+                _ => panic!("one read failed, the other did not"),
+            }
+        }
     }
 
     /// Two matrices hold the same names, items, configurations, cells, groups and blind

@@ -123,6 +123,35 @@ pub struct CellInput<'a> {
     pub protocol_note: Option<&'a str>,
 }
 
+/// Keys of a cell's texts, from a reader that decodes each distinct text once (a Parquet
+/// dictionary's entries, docs/formats.md §7): two texts of one field with the same key are
+/// the same text, so the builder interns, normalises and compares a text once per key, not
+/// once per cell (one 2 MB prediction on every row cost its length a row). A key is never
+/// given to another text while the program runs; 0 is no key (a text read by its bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextKeys {
+    /// The key of `protocol`.
+    pub protocol: u64,
+    /// The key of `model`.
+    pub model: u64,
+    /// The key of `benchmark`.
+    pub benchmark: u64,
+    /// The key of `item_id`.
+    pub item_id: u64,
+    /// The key of `config`.
+    pub config: u64,
+    /// The key of `pred`.
+    pub pred: u64,
+    /// The key of `gold` (the whole value: a text or a list).
+    pub gold: u64,
+    /// The key of `blind`.
+    pub blind: u64,
+    /// The key of `source_tag`.
+    pub source_tag: u64,
+    /// The key of `protocol_note`.
+    pub protocol_note: u64,
+}
+
 /// Counts of the input, as the report's `input` section gives them.
 #[derive(Debug, Clone, Default)]
 pub struct InputStats {
@@ -339,6 +368,9 @@ impl ResponseMatrix {
     /// own lenient scorer decided). The verdict is what the harness counted, so it is kept;
     /// `validate` lists these cells.
     pub fn contradictions(&self) -> Vec<u32> {
+        // The text id of each gold's normal form, worked out once per gold (a long gold on
+        // every cell cost its length a cell); NO_TEXT when no prediction is that text.
+        let mut normal: rustc_hash::FxHashMap<u32, u32> = Default::default();
         (0..self.n_cells() as u32)
             .filter(|&c| {
                 let i = c as usize;
@@ -347,14 +379,16 @@ impl ResponseMatrix {
                 {
                     return false;
                 }
-                let (Some(pred), Some(gold)) = (
-                    self.text(self.cell_pred_norm.get(i)),
-                    self.text(self.cell_gold.get(i)),
-                ) else {
+                let (pred, gold) = (self.cell_pred_norm.get(i), self.cell_gold.get(i));
+                if pred == NO_TEXT || gold == NO_TEXT {
                     return false;
-                };
-                let same = norm_fast(gold).is_some_and(|g| *g == *pred);
-                same != (self.cell_value.get(i) == 1.0)
+                }
+                let gold_norm = *normal.entry(gold).or_insert_with(|| {
+                    norm_fast(self.texts.name(gold))
+                        .and_then(|g| self.texts.get(&g))
+                        .unwrap_or(NO_TEXT)
+                });
+                (pred == gold_norm) != (self.cell_value.get(i) == 1.0)
             })
             .collect()
     }
