@@ -4,6 +4,7 @@
 pub mod agreement;
 pub mod bootstrap;
 pub mod cascade;
+pub mod exact;
 pub mod grid;
 pub mod intervention;
 pub mod mcq;
