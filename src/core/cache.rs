@@ -28,7 +28,7 @@ const MIN_BYTES: u64 = 64 << 20;
 const SETTLED: Duration = Duration::from_secs(2);
 const MAGIC: &[u8; 8] = b"FAMATRIX";
 /// The layout of the file; bumped with any change of what is written.
-const LAYOUT: u32 = 3;
+const LAYOUT: u32 = 4;
 /// Bytes read at each end of a file for its stamp.
 const SAMPLE: u64 = 64 << 10;
 
@@ -258,6 +258,10 @@ impl Inputs {
     /// stamped and had settled by then. Best effort: a cache that cannot be written is
     /// left out (and says why to the caller, who may ignore it).
     pub fn store(&self, m: &ResponseMatrix) -> io::Result<()> {
+        if m.replicates.from_input() {
+            // Replicates and clusters are kept apart from the cells and not written here.
+            return Err(io::Error::other("replicate cells are not cached"));
+        }
         let now = SystemTime::now();
         let settled = self.stamps.iter().all(|s| {
             now.duration_since(s.changed())

@@ -573,6 +573,17 @@ fn finish_load(
         add_compared_runs(&mut ds_meta, c);
     }
     let run_index = index_runs(&matrix, &ds_meta, root.as_deref(), &mut diags);
+    let mut matrix = matrix;
+    // An item no cell gives a cluster is one of its video (docs/measures.md §16.6).
+    if items.iter().flatten().any(|it| it.video.is_some()) {
+        let n = matrix.items.len();
+        matrix.replicates.fill_clusters(n, |it| {
+            items
+                .get(it as usize)
+                .and_then(|m| m.as_ref())
+                .and_then(|m| m.video.clone())
+        });
+    }
     Ok(Dataset {
         root,
         name,

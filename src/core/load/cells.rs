@@ -52,10 +52,18 @@ struct RawCell<'a> {
     source_tag: J<'a>,
     #[serde(borrow, default)]
     protocol_note: J<'a>,
+    #[serde(borrow, default)]
+    replicate: J<'a>,
+    #[serde(borrow, default)]
+    nuisance: J<'a>,
+    #[serde(borrow, default)]
+    order: J<'a>,
+    #[serde(borrow, default)]
+    cluster: J<'a>,
 }
 
 /// The fields of [`RawCell`], as a line names them, in the order [`write_cell`] writes them.
-const FIELDS: [&str; 18] = [
+const FIELDS: [&str; 22] = [
     "model",
     "benchmark",
     "item_id",
@@ -74,6 +82,10 @@ const FIELDS: [&str; 18] = [
     "frame_idx",
     "source_tag",
     "protocol_note",
+    "replicate",
+    "nuisance",
+    "order",
+    "cluster",
 ];
 
 impl<'a> RawCell<'a> {
@@ -98,6 +110,10 @@ impl<'a> RawCell<'a> {
             &self.frame_idx,
             &self.source_tag,
             &self.protocol_note,
+            &self.replicate,
+            &self.nuisance,
+            &self.order,
+            &self.cluster,
         ]
     }
 }
@@ -123,6 +139,10 @@ impl<'a> PlainRecord<'a> for RawCell<'a> {
             &mut self.frame_idx,
             &mut self.source_tag,
             &mut self.protocol_note,
+            &mut self.replicate,
+            &mut self.nuisance,
+            &mut self.order,
+            &mut self.cluster,
         ];
         super::json::scan_fields(text, &FIELDS, &mut slots)
     }
@@ -157,6 +177,10 @@ struct PlainCell<'a> {
     frame_idx: Option<Vec<u64>>,
     source_tag: Option<&'a str>,
     protocol_note: Option<&'a str>,
+    replicate: Option<&'a str>,
+    nuisance: Option<&'a str>,
+    order: Option<Vec<u64>>,
+    cluster: Option<&'a str>,
 }
 
 impl<'a> PlainCell<'a> {
@@ -277,6 +301,17 @@ impl<'a> PlainCell<'a> {
             },
             16 => text(&mut self.source_tag, v),
             17 => text(&mut self.protocol_note, v),
+            18 => text(&mut self.replicate, v),
+            19 => text(&mut self.nuisance, v),
+            20 => match v {
+                J::Null => true,
+                J::Arr(items) => {
+                    self.order = items.iter().map(whole).collect();
+                    self.order.as_deref().is_some_and(is_order)
+                }
+                _ => false,
+            },
+            21 => text(&mut self.cluster, v),
             _ => true,
         }
     }
@@ -284,7 +319,11 @@ impl<'a> PlainCell<'a> {
     /// Whether [`PlainCell::input`] gives a cell: the required fields are there.
     fn complete(&self) -> bool {
         let given = |s: Option<&str>| s.is_some_and(|s| !s.is_empty());
-        self.frames.is_some() && given(self.model) && given(self.item_id) && given(self.config)
+        self.frames.is_some()
+            && given(self.model)
+            && given(self.item_id)
+            && given(self.config)
+            && given(self.replicate) == given(self.nuisance)
     }
 
     /// The cell, with the defaults [`validate`] gives; `None` where it would refuse it.
@@ -294,6 +333,11 @@ impl<'a> PlainCell<'a> {
     fn input(&mut self) -> Option<CellInput<'a>> {
         let given = |s: Option<&'a str>| s.filter(|s| !s.is_empty());
         let frames = self.frames?;
+        // A replicate without its nuisance, or a nuisance without a replicate: refused by
+        // `validate`, which names the field.
+        if given(self.replicate).is_some() != given(self.nuisance).is_some() {
+            return None;
+        }
         let task = self.task.unwrap_or(if self.score.is_some() {
             Task::Open
         } else {
@@ -324,8 +368,25 @@ impl<'a> PlainCell<'a> {
             frame_idx: self.frame_idx.take(),
             source_tag: self.source_tag,
             protocol_note: self.protocol_note,
+            replicate: given(self.replicate),
+            nuisance: given(self.nuisance),
+            order: self.order.take(),
+            cluster: given(self.cluster),
         })
     }
+}
+
+/// Whether option indices are an order of the options (docs/measures.md §16.1): each of
+/// `0..len` once.
+fn is_order(order: &[u64]) -> bool {
+    let mut seen = vec![false; order.len()];
+    order.iter().all(|&o| {
+        let fresh = seen.get(o as usize).is_some_and(|s| !s);
+        if fresh {
+            seen[o as usize] = true;
+        }
+        fresh
+    })
 }
 
 /// Validates one parsed line into a cell; `None` (with diagnostics) when it is rejected.
@@ -436,6 +497,38 @@ fn validate<'a>(
             None
         }
     };
+    let replicate = ck.opt_name("replicate", &raw.replicate);
+    let nuisance = ck.opt_name("nuisance", &raw.nuisance);
+    let cluster = ck.opt_name("cluster", &raw.cluster);
+    // A field of the wrong type is reported as such, not again as a missing pair.
+    let typed = |v: &J<'_>| is_missing(v) || matches!(v, J::Null | J::Str(_));
+    if typed(&raw.replicate) && typed(&raw.nuisance) {
+        super::json::check_replicate(&mut ck, replicate, nuisance);
+    }
+    let order = match &raw.order {
+        v if is_missing(v) => None,
+        J::Null => None,
+        J::Arr(items) => {
+            let idx: Option<Vec<u64>> = items.iter().map(whole).collect();
+            if !idx.as_deref().is_some_and(is_order) {
+                ck.fail(
+                    "order",
+                    format!(
+                        "must hold each option index 0 to {} once",
+                        items.len().saturating_sub(1)
+                    ),
+                );
+            }
+            idx
+        }
+        other => {
+            ck.fail(
+                "order",
+                format!("expected an array of integers, found {}", other.kind()),
+            );
+            None
+        }
+    };
     if !ck.ok {
         return None;
     }
@@ -458,6 +551,10 @@ fn validate<'a>(
         frame_idx,
         source_tag,
         protocol_note,
+        replicate,
+        nuisance,
+        order,
+        cluster,
     })
 }
 
@@ -935,6 +1032,7 @@ fn parquet_raw(vals: [J<'_>; PARQUET_FIELDS.len()]) -> RawCell<'_> {
         frame_idx,
         source_tag,
         protocol_note,
+        ..RawCell::default()
     }
 }
 
@@ -971,6 +1069,14 @@ struct CellOut<'a> {
     source_tag: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     protocol_note: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replicate: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nuisance: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    order: Option<&'a [u64]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<&'a str>,
 }
 
 /// The columns of cells written as Parquet, in this order, whatever the cells hold, so
@@ -1099,6 +1205,10 @@ pub fn write_cell(out: &mut impl std::io::Write, c: &CellInput<'_>) -> std::io::
         frame_idx: c.frame_idx.as_deref(),
         source_tag: c.source_tag,
         protocol_note: c.protocol_note,
+        replicate: c.replicate,
+        nuisance: c.nuisance,
+        order: c.order.as_deref(),
+        cluster: c.cluster,
     };
     crate::core::text::json_to_writer(&mut *out, &cell)?;
     out.write_all(b"\n")

@@ -789,6 +789,12 @@ impl<'d> FieldCheck<'d> {
         }
     }
 
+    /// An optional string where null and `""` are absent (`replicate`, `nuisance`,
+    /// `cluster`: docs/measures.md §16.1).
+    pub fn opt_name<'a>(&mut self, field: &str, v: &'a J<'a>) -> Option<&'a str> {
+        self.opt_str(field, v).filter(|s| !s.is_empty())
+    }
+
     /// An optional string or null.
     pub fn opt_str<'a>(&mut self, field: &str, v: &'a J<'a>) -> Option<&'a str> {
         if is_missing(v) {
@@ -860,6 +866,22 @@ impl<'d> FieldCheck<'d> {
                 None
             }
         }
+    }
+}
+
+/// The pairing rule of replicate cells (docs/measures.md §16.1): a replicate names its
+/// nuisance, and a canonical cell has none (both already absent when null or empty).
+pub fn check_replicate(ck: &mut FieldCheck<'_>, replicate: Option<&str>, nuisance: Option<&str>) {
+    match (replicate, nuisance) {
+        (Some(r), None) => ck.fail(
+            "nuisance",
+            format!("replicate {r:?} needs a non-empty nuisance (what it varies: rerun, phase, ...)"),
+        ),
+        (None, Some(n)) => ck.fail(
+            "nuisance",
+            format!("nuisance {n:?} on a canonical cell (no replicate): name the replicate, or leave the nuisance out"),
+        ),
+        _ => {}
     }
 }
 

@@ -25,12 +25,15 @@ struct Columns {
     correct: Option<usize>,
     source_tag: Option<usize>,
     protocol_note: Option<usize>,
+    replicate: Option<usize>,
+    nuisance: Option<usize>,
+    cluster: Option<usize>,
 }
 
 impl Columns {
     /// Finds the columns; `Err` lists the required ones missing and the known ones repeated.
     fn find(header: &csv::ByteRecord) -> Result<Columns, (Vec<&'static str>, Vec<&'static str>)> {
-        const KNOWN: [&str; 11] = [
+        const KNOWN: [&str; 14] = [
             "sample_id",
             "model",
             "split",
@@ -42,6 +45,9 @@ impl Columns {
             "correct",
             "source_tag",
             "protocol_note",
+            "replicate",
+            "nuisance",
+            "cluster",
         ];
         let repeated: Vec<&'static str> = KNOWN
             .into_iter()
@@ -67,6 +73,9 @@ impl Columns {
             correct: pos("correct"),
             source_tag: pos("source_tag"),
             protocol_note: pos("protocol_note"),
+            replicate: pos("replicate"),
+            nuisance: pos("nuisance"),
+            cluster: pos("cluster"),
         };
         if missing.is_empty() && repeated.is_empty() {
             Ok(cols)
@@ -251,6 +260,7 @@ fn parse_row<S: CellSink>(
         opt(c.source_tag),
         opt(c.protocol_note),
     );
+    let (replicate, nuisance, cluster) = (opt(c.replicate), opt(c.nuisance), opt(c.cluster));
     if !ok {
         sink.diags()
             .error(file, Some(line), None, "row is not valid UTF-8".into());
@@ -298,6 +308,7 @@ fn parse_row<S: CellSink>(
             None
         }
     };
+    super::json::check_replicate(&mut ck, replicate, nuisance);
     let (Some(frames), true) = (frames, ck.ok) else {
         return;
     };
@@ -320,6 +331,10 @@ fn parse_row<S: CellSink>(
         frame_idx: None,
         source_tag,
         protocol_note,
+        replicate,
+        nuisance,
+        order: None,
+        cluster,
     };
     sink.push(&cell, line);
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use super::replicates::{self, Pending, PendingRep};
 use super::{
     CellInput, Config, Gold, InputStats, Interner, Item, NO_TEXT, ResponseMatrix, Task, TextKeys,
     norm_fast,
@@ -49,6 +50,8 @@ pub struct MatrixBuilder {
     /// found by their key, here and in the parts joined: the work [`KeyMemo`] saves,
     /// counted for the tests.
     pub(crate) texts_read: u64,
+    /// Replicate cells and the clusters cells give, until `finish` keys them.
+    pending: Pending,
     /// Problems found so far (cells a loader rejected, and at `finish` the spanning rules).
     pub diags: Diagnostics,
     /// While set, (primary, label): cells of protocol `primary` are read as protocol
@@ -277,6 +280,7 @@ impl MatrixBuilder {
             scores: Vec::new(),
             memo: KeyMemo::default(),
             texts_read: 0,
+            pending: Pending::default(),
             diags: Diagnostics::default(),
             protocol_as: None,
             model_as: None,
@@ -441,6 +445,7 @@ impl MatrixBuilder {
         // The ids the results hold are gone with the names.
         self.memo = KeyMemo::default();
         self.texts_read = 0;
+        self.pending.clear();
         self.diags = Diagnostics::default();
     }
 
@@ -455,6 +460,7 @@ impl MatrixBuilder {
             scores: p_scores,
             diags: p_diags,
             texts_read: p_texts_read,
+            pending: p_pending,
             ..
         } = &mut *part;
         // Parts share the file list, so a part's file numbers are those here.
@@ -472,6 +478,8 @@ impl MatrixBuilder {
         self.join_blind(&ids, p_zero_blind, p_field_blind, base);
         self.cell_task.extend_from_slice(p_cell_task);
         append_cells(&mut self.m, p, &ids, base);
+        self.pending
+            .join(p_pending, |it| ids.items[it as usize], base);
         self.diags.merge(p_diags);
         part.clear();
     }
@@ -575,7 +583,44 @@ impl MatrixBuilder {
             renamed.as_deref().unwrap_or(c.protocol),
             model.as_deref().unwrap_or(c.model),
         );
-        self.push_cell(c, names, &long, keys, line);
+        match c.replicate {
+            None => self.push_cell(c, names, &long, keys, line),
+            Some(r) => self.push_replicate(c, names, r, line),
+        }
+    }
+
+    /// Keeps a replicate for `finish`, which checks it against the other replicates and
+    /// keys it to its canonical cell (docs/measures.md §16.1). Its `blind` is ignored.
+    fn push_replicate(
+        &mut self,
+        c: &CellInput<'_>,
+        (protocol, model): (&str, &str),
+        replicate: &str,
+        line: u64,
+    ) {
+        // The loader counted the line as a record, and `records` counts canonical cells.
+        self.m.stats.records = self.m.stats.records.saturating_sub(1);
+        let pred_norm = c.pred.and_then(norm_fast);
+        let value = cell_value(c, pred_norm.as_deref());
+        let n = &mut self.pending.names;
+        let rep = PendingRep {
+            protocol: n.intern(protocol),
+            model: n.intern(model),
+            bench: n.intern(c.benchmark),
+            item: n.intern(c.item_id),
+            config: n.intern(c.config),
+            replicate: n.intern(replicate),
+            nuisance: n.intern(c.nuisance.unwrap_or_default()),
+            cluster: c.cluster.map_or(NO_TEXT, |x| n.intern(x)),
+            frames: c.frames,
+            budget: c.budget,
+            pixels: c.pixels,
+            task: c.task,
+            value,
+            file: (self.m.files.len().max(1) - 1) as u32,
+            line: line.min(u64::from(u32::MAX)) as u32,
+        };
+        self.pending.reps.push(rep);
     }
 
     /// Adds one cell under `names`, its (protocol, model) as read (a compared run's
@@ -594,6 +639,10 @@ impl MatrixBuilder {
         let cell = self.m.cell_item.len() as u32;
         let ids = self.cell_ids(c, names, keys, cell);
         self.last = Some(ids);
+        if let Some(cluster) = c.cluster {
+            let id = self.pending.names.intern(cluster);
+            self.pending.clusters.push((ids.item, id, cell));
+        }
         self.cell_task.push(c.task);
         // The prediction's two text ids when its key is known, else its normal form.
         let pred_ids = self.memo.pred.get(keys.pred);
@@ -1111,6 +1160,12 @@ impl MatrixBuilder {
         let (proto_map, model_map, bench_map) = sort_names(&mut m);
         let item_map = sort_items(&mut m, &bench_map);
         let cfg_map = sort_configs(&mut m, &proto_map, &canon);
+        let mut config_first = vec![0u32; m.configs.len()];
+        for (old, &first) in self.config_first.iter().enumerate() {
+            if canon[old] == old as u32 {
+                config_first[cfg_map[old] as usize] = first;
+            }
+        }
         // The blind answers are keyed anew on one thread while the cells are renumbered
         // and grouped on the others: at 10M cells each takes about 0.1 s.
         let remap = |x: u32, map: &[u32]| map[x as usize];
@@ -1143,6 +1198,10 @@ impl MatrixBuilder {
             join(blind)
         });
         m.blind = blind;
+        let pending = std::mem::take(&mut self.pending);
+        if !pending.reps.is_empty() || !pending.clusters.is_empty() {
+            m.replicates = replicates::finish(pending, &m, &item_map, &config_first, &mut diags);
+        }
         self.diags = diags;
 
         if self.diags.has_errors() {
@@ -1624,6 +1683,10 @@ mod tests {
             frame_idx: (frames > 0).then(|| (0..frames).collect()),
             source_tag: None,
             protocol_note: None,
+            replicate: None,
+            nuisance: None,
+            order: None,
+            cluster: None,
         }
     }
 
@@ -1946,6 +2009,10 @@ mod tests {
                 gold: text(pick(texts.len())).map_or(Gold::None, Gold::One),
                 source_tag: text(pick(texts.len())),
                 protocol_note: text(pick(texts.len())),
+                replicate: None,
+                nuisance: None,
+                order: None,
+                cluster: None,
                 ..cell(
                     ["main", "other"][usize::from(pick(20) == 0)],
                     ["m1", "m2"][pick(2)],

@@ -11,6 +11,7 @@
 
 mod builder;
 mod interner;
+mod replicates;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use std::sync::Arc;
 pub use self::builder::{MatrixBuilder, model_key};
 pub(crate) use self::interner::ItemIndex;
 pub use self::interner::{Interner, Item};
+pub use self::replicates::{Replicate, Replicates};
 use crate::core::column::{Floats, Ids, Lines};
 use crate::core::text::norm;
 
@@ -121,6 +123,14 @@ pub struct CellInput<'a> {
     pub source_tag: Option<&'a str>,
     /// A caveat about how the cell was produced (shown only).
     pub protocol_note: Option<&'a str>,
+    /// The replicate the cell is (docs/measures.md §16.1); `None` for a canonical cell.
+    pub replicate: Option<&'a str>,
+    /// What a replicate varies (`rerun`, `phase`, ...); given exactly when `replicate` is.
+    pub nuisance: Option<&'a str>,
+    /// The option shown at each letter, as indices of the item's options (informational).
+    pub order: Option<Vec<u64>>,
+    /// The item's sampling unit for the cluster bootstrap, typically its video.
+    pub cluster: Option<&'a str>,
 }
 
 /// Keys of a cell's texts, from a reader that decodes each distinct text once (a Parquet
@@ -224,6 +234,9 @@ pub struct ResponseMatrix {
     /// and each key once: one model's answers are a run in item order, which the analyses
     /// walk beside the grid's items instead of looking each one up.
     pub(crate) blind: Vec<((u32, u32, u32), u32)>,
+
+    /// Replicate cells, apart from the canonical ones above, and the items' clusters.
+    pub replicates: Replicates,
 
     /// Cell indices grouped by (protocol, model), each group sorted by (item, config).
     pub(crate) order: Vec<u32>,

@@ -1,0 +1,443 @@
+//! Replicate cells (docs/measures.md §16.1): a cell measured again under a nuisance (a re-run,
+//! a shifted sampling grid), kept apart from the canonical cells so that no measure of §1-§15
+//! ever sees one. The builder collects them as read; `finish` checks the rules that span
+//! them and keys each to its canonical cell, or counts it an orphan.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::{Interner, NO_TEXT, ResponseMatrix, Task};
+use crate::core::diag::Diagnostics;
+
+/// One usable replicate: its canonical cell is there and valid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Replicate {
+    /// The canonical cell it repeats (same protocol, model, item and configuration).
+    pub cell: u32,
+    /// Its value by §1.3 (0/1 or a score); NaN when the replicate itself is invalid.
+    pub value: f64,
+    /// The replicate's name (an id in [`Replicates::names`]).
+    pub replicate: u32,
+    /// What it varies (an id in [`Replicates::names`]).
+    pub nuisance: u32,
+    /// Index in the matrix's `files`.
+    pub file: u32,
+    /// Line (or row) in its file.
+    pub line: u32,
+}
+
+/// The replicates of a matrix and the clusters of its items.
+#[derive(Debug, Clone, Default)]
+pub struct Replicates {
+    /// Replicate, nuisance and cluster names (and the other names the replicates gave).
+    pub names: Interner,
+    /// The usable replicates, sorted by canonical cell, then in input order.
+    pub cells: Vec<Replicate>,
+    /// Every replicate line read, valid or not, orphan or not (`input.replicate_cells`).
+    pub read: u64,
+    /// Replicates whose canonical cell is absent or invalid (`input.replicates_orphaned`).
+    pub orphaned: u64,
+    /// Every nuisance a replicate read names, in code-point order (ids in `names`).
+    pub nuisances: Vec<u32>,
+    /// Per item, its cluster (an id in `names`) or [`NO_TEXT`]; empty when no item has one.
+    pub item_cluster: Vec<u32>,
+    /// Whether some cell gave a cluster (not only the items' metadata).
+    pub cell_clusters: bool,
+}
+
+impl Replicates {
+    /// Whether the input had replicates or clusters, which the matrix cache does not hold.
+    pub fn from_input(&self) -> bool {
+        self.read > 0 || self.cell_clusters
+    }
+
+    /// The usable replicates of a canonical cell.
+    pub fn of(&self, cell: u32) -> &[Replicate] {
+        let from = self.cells.partition_point(|r| r.cell < cell);
+        let to = from + self.cells[from..].partition_point(|r| r.cell == cell);
+        &self.cells[from..to]
+    }
+
+    /// The cluster of an item, when a cell (or the item's metadata) gives one.
+    pub fn cluster(&self, item: u32) -> Option<&str> {
+        match self.item_cluster.get(item as usize) {
+            Some(&c) if c != NO_TEXT => Some(self.names.name(c)),
+            _ => None,
+        }
+    }
+
+    /// Sets the cluster of items no cell gave one (a dataset's item metadata: the video).
+    pub fn fill_clusters(&mut self, n_items: usize, of: impl Fn(u32) -> Option<String>) {
+        if self.item_cluster.is_empty() {
+            self.item_cluster = vec![NO_TEXT; n_items];
+        }
+        for (item, c) in self.item_cluster.iter_mut().enumerate() {
+            if *c == NO_TEXT
+                && let Some(name) = of(item as u32)
+            {
+                *c = self.names.intern(&name);
+            }
+        }
+        if self.item_cluster.iter().all(|&c| c == NO_TEXT) {
+            self.item_cluster.clear();
+        }
+    }
+}
+
+/// A replicate as read, its names interned in [`Pending::names`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PendingRep {
+    pub protocol: u32,
+    pub model: u32,
+    pub bench: u32,
+    pub item: u32,
+    pub config: u32,
+    pub replicate: u32,
+    pub nuisance: u32,
+    /// [`NO_TEXT`] when the line gives none.
+    pub cluster: u32,
+    pub frames: u64,
+    pub budget: f64,
+    pub pixels: Option<u64>,
+    pub task: Task,
+    pub value: f64,
+    pub file: u32,
+    pub line: u32,
+}
+
+/// What the builder keeps of replicates and clusters until `finish`.
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    pub names: Interner,
+    pub reps: Vec<PendingRep>,
+    /// Clusters canonical cells give: (builder item id, name id, cell).
+    pub clusters: Vec<(u32, u32, u32)>,
+}
+
+impl Pending {
+    pub fn clear(&mut self) {
+        self.names.clear();
+        self.reps.clear();
+        self.clusters.clear();
+    }
+
+    /// Appends a part's replicates and clusters; `item` and `base` renumber the part's
+    /// canonical items and cells.
+    pub fn join(&mut self, p: &mut Pending, item: impl Fn(u32) -> u32, base: u32) {
+        let names: Vec<u32> = p.names.names().map(|n| self.names.intern(n)).collect();
+        let n = |id: u32| {
+            if id == NO_TEXT {
+                NO_TEXT
+            } else {
+                names[id as usize]
+            }
+        };
+        self.reps.extend(p.reps.drain(..).map(|r| PendingRep {
+            protocol: n(r.protocol),
+            model: n(r.model),
+            bench: n(r.bench),
+            item: n(r.item),
+            config: n(r.config),
+            replicate: n(r.replicate),
+            nuisance: n(r.nuisance),
+            cluster: n(r.cluster),
+            ..r
+        }));
+        self.clusters.extend(
+            p.clusters
+                .drain(..)
+                .map(|(it, c, cell)| (item(it), n(c), cell + base)),
+        );
+        p.clear();
+    }
+}
+
+/// Where a replicate or a cell is, for messages.
+enum At {
+    Cell(u32),
+    Rep(usize),
+}
+
+/// An item, canonical (its id) or known only by a replicate (benchmark and item names).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum ItemKey {
+    Canonical(u32),
+    Other(u32, u32),
+}
+
+/// Checks the rules of §16.1 that span replicates (errors into `diags`, at the replicate's
+/// line), keys each replicate to its canonical cell, and gives the clusters per item.
+/// `item_map` renumbers the builder's item ids of `pending.clusters` into the matrix's;
+/// `config_first` is the first cell of each of the matrix's configurations.
+pub(crate) fn finish(
+    mut pending: Pending,
+    m: &ResponseMatrix,
+    item_map: &[u32],
+    config_first: &[u32],
+    diags: &mut Diagnostics,
+) -> Replicates {
+    let Pending {
+        ref names,
+        ref reps,
+        ..
+    } = pending;
+    let files: &[Arc<Path>] = &m.files;
+    let name = |id: u32| names.name(id);
+    let loc = |at: &At| match *at {
+        At::Cell(c) => m.cell_location(c),
+        At::Rep(r) => format!(
+            "{}:{}",
+            files[reps[r].file as usize].display(),
+            reps[r].line
+        ),
+    };
+    let error = |diags: &mut Diagnostics, r: usize, field: &str, msg: String| {
+        let rep = &reps[r];
+        diags.error(
+            &files[rep.file as usize],
+            Some(u64::from(rep.line)),
+            Some(field),
+            msg,
+        );
+    };
+    let protocol_of = |r: &PendingRep| m.protocols.get(name(r.protocol));
+    let canonical_config =
+        |r: &PendingRep| protocol_of(r).and_then(|p| m.find_config(p, name(r.config)));
+
+    let mut seen: FxHashMap<(u32, u32, u32, u32, u32, u32), usize> = FxHashMap::default();
+    let mut nuisance_of: FxHashMap<(u32, u32, u32), usize> = FxHashMap::default();
+    let mut props_of: FxHashMap<(u32, u32), usize> = FxHashMap::default();
+    let mut task_of: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut bad = vec![false; reps.len()];
+    for (i, r) in reps.iter().enumerate() {
+        let key = (r.protocol, r.model, r.bench, r.item, r.config, r.replicate);
+        if let Some(&first) = seen.get(&key) {
+            error(
+                diags,
+                i,
+                "replicate",
+                format!(
+                    "duplicate replicate cell: model {:?}, benchmark {:?}, item {:?}, config {:?}, protocol {:?}, replicate {:?} already given at {}",
+                    name(r.model),
+                    name(r.bench),
+                    name(r.item),
+                    name(r.config),
+                    name(r.protocol),
+                    name(r.replicate),
+                    loc(&At::Rep(first))
+                ),
+            );
+            bad[i] = true;
+        } else {
+            seen.insert(key, i);
+        }
+        let first = *nuisance_of
+            .entry((r.protocol, r.config, r.replicate))
+            .or_insert(i);
+        if reps[first].nuisance != r.nuisance {
+            error(
+                diags,
+                i,
+                "nuisance",
+                format!(
+                    "replicate {:?} of configuration {:?} has nuisance {:?} here but {:?} at {}",
+                    name(r.replicate),
+                    name(r.config),
+                    name(r.nuisance),
+                    name(reps[first].nuisance),
+                    loc(&At::Rep(first))
+                ),
+            );
+            bad[i] = true;
+        }
+        // Frames, budget and pixels: those of the canonical configuration, else those of
+        // the configuration's first replicate.
+        let theirs = match canonical_config(r) {
+            Some(c) => {
+                let first = config_first[c as usize];
+                let c = m.config(c);
+                Some(((c.frames, c.budget, c.pixels), m.cell_location(first)))
+            }
+            None => {
+                let first = *props_of.entry((r.protocol, r.config)).or_insert(i);
+                let f = &reps[first];
+                (first != i).then(|| ((f.frames, f.budget, f.pixels), loc(&At::Rep(first))))
+            }
+        };
+        if let Some(((frames, budget, pixels), at)) = theirs {
+            let show = |p: Option<u64>| p.map_or("null".to_string(), |p| p.to_string());
+            let mut found = Vec::new();
+            if r.frames != frames {
+                found.push(("frames", r.frames.to_string(), frames.to_string()));
+            }
+            if r.budget != budget {
+                found.push(("budget", r.budget.to_string(), budget.to_string()));
+            }
+            if r.pixels != pixels {
+                found.push(("pixels", show(r.pixels), show(pixels)));
+            }
+            for (field, this, that) in found {
+                error(
+                    diags,
+                    i,
+                    field,
+                    format!(
+                        "configuration {:?} has {field} {this} here but {that} at {at}",
+                        name(r.config)
+                    ),
+                );
+                bad[i] = true;
+            }
+        }
+        let bench_task = m
+            .benchmarks
+            .get(name(r.bench))
+            .map(|b| {
+                (
+                    m.bench_task[b as usize],
+                    String::from("its canonical cells"),
+                )
+            })
+            .or_else(|| {
+                let first = *task_of.entry(r.bench).or_insert(i);
+                (first != i).then(|| (reps[first].task, loc(&At::Rep(first))))
+            });
+        if let Some((task, at)) = bench_task
+            && task != r.task
+        {
+            error(
+                diags,
+                i,
+                "task",
+                format!(
+                    "benchmark {:?} mixes tasks: this replicate is {}, {} {}",
+                    name(r.bench),
+                    r.task.as_str(),
+                    if at == "its canonical cells" {
+                        format!("{at} are")
+                    } else {
+                        format!("the cell at {at} is")
+                    },
+                    task.as_str()
+                ),
+            );
+            bad[i] = true;
+        }
+    }
+
+    // One cluster per item, canonical cells first (in input order), then replicates.
+    let item_key = |r: &PendingRep| match m.find_item(name(r.bench), name(r.item)) {
+        Some(it) => ItemKey::Canonical(it),
+        None => ItemKey::Other(r.bench, r.item),
+    };
+    let mut cluster_of: FxHashMap<ItemKey, (u32, At)> = FxHashMap::default();
+    let mut canonical_clusters = std::mem::take(&mut pending.clusters);
+    canonical_clusters.sort_by_key(|&(_, _, cell)| cell);
+    for &(item, c, cell) in &canonical_clusters {
+        let key = ItemKey::Canonical(item_map[item as usize]);
+        match cluster_of.get(&key) {
+            Some(&(first, ref at)) if first != c => {
+                let file = &files[m.cell_file.get(cell as usize) as usize];
+                diags.error(
+                    file,
+                    Some(u64::from(m.cell_line.get(cell as usize))),
+                    Some("cluster"),
+                    format!(
+                        "item {:?} has cluster {:?} here but {:?} at {}",
+                        m.item(item_map[item as usize]).id,
+                        name(c),
+                        name(first),
+                        loc(at)
+                    ),
+                );
+            }
+            Some(_) => {}
+            None => {
+                cluster_of.insert(key, (c, At::Cell(cell)));
+            }
+        }
+    }
+    for (i, r) in reps.iter().enumerate() {
+        if r.cluster == NO_TEXT {
+            continue;
+        }
+        let key = item_key(r);
+        match cluster_of.get(&key) {
+            Some(&(first, ref at)) if first != r.cluster => {
+                let msg = format!(
+                    "item {:?} has cluster {:?} here but {:?} at {}",
+                    name(r.item),
+                    name(r.cluster),
+                    name(first),
+                    loc(at)
+                );
+                error(diags, i, "cluster", msg);
+            }
+            Some(_) => {}
+            None => {
+                cluster_of.insert(key, (r.cluster, At::Rep(i)));
+            }
+        }
+    }
+
+    // Each replicate to its canonical cell.
+    let mut cells = Vec::new();
+    let mut orphaned = 0;
+    for (r, _) in reps.iter().zip(&bad).filter(|(_, b)| !**b) {
+        let cell = (|| {
+            let p = protocol_of(r)?;
+            let model = m.models.get(name(r.model))?;
+            let ItemKey::Canonical(item) = item_key(r) else {
+                return None;
+            };
+            let config = canonical_config(r)?;
+            let group = m.group(p, model);
+            let key = (item, config);
+            let at = group
+                .binary_search_by_key(&key, |&c| {
+                    (m.cell_item.get(c as usize), m.cell_config.get(c as usize))
+                })
+                .ok()?;
+            Some(group[at]).filter(|&c| m.is_valid(c))
+        })();
+        match cell {
+            Some(cell) => cells.push(Replicate {
+                cell,
+                value: r.value,
+                replicate: r.replicate,
+                nuisance: r.nuisance,
+                file: r.file,
+                line: r.line,
+            }),
+            None => orphaned += 1,
+        }
+    }
+    cells.sort_by_key(|r| r.cell);
+    let mut nuisances: Vec<u32> = reps.iter().map(|r| r.nuisance).collect();
+    nuisances.sort_by(|&a, &b| name(a).cmp(name(b)));
+    nuisances.dedup();
+    let mut item_cluster = Vec::new();
+    if cluster_of
+        .keys()
+        .any(|k| matches!(k, ItemKey::Canonical(_)))
+    {
+        item_cluster = vec![NO_TEXT; m.items.len()];
+        for (k, &(c, _)) in &cluster_of {
+            if let ItemKey::Canonical(it) = k {
+                item_cluster[*it as usize] = c;
+            }
+        }
+    }
+    let read = reps.len() as u64;
+    Replicates {
+        names: pending.names,
+        cells,
+        read,
+        orphaned,
+        nuisances,
+        cell_clusters: !item_cluster.is_empty(),
+        item_cluster,
+    }
+}

@@ -1,0 +1,216 @@
+//! Replicate cells (docs/measures.md §16): the loaders' rules and the canonical measures
+//! untouched by replicates.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use frameaudit::core::analysis::params::Params;
+use frameaudit::core::analysis::run;
+use frameaudit::core::dataset::load_dataset;
+use frameaudit::core::diag::LoadError;
+use frameaudit::core::matrix::ResponseMatrix;
+use serde_json::Value;
+
+/// A scratch directory of its own for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "frameaudit-replicates-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// The (line, field) of every error loading `path` gives, each message naming the file.
+fn errors(path: &Path) -> Vec<(u64, String)> {
+    let Err(LoadError::Rejected(d)) = load_dataset(path, None) else {
+        panic!("{} should be rejected", path.display());
+    };
+    d.sorted()
+        .iter()
+        .map(|e| {
+            assert_eq!(&*e.file, path, "{}", e.message);
+            (e.line.expect("a line"), e.field.clone().expect("a field"))
+        })
+        .collect()
+}
+
+/// Every rule of §16.1, each broken once in one file: all are reported together, each at
+/// its line and field.
+#[test]
+fn each_replicate_rule_is_an_error_at_its_line_and_field() {
+    let dir = scratch("rules");
+    let path = dir.join("cells.jsonl");
+    let cell = |extra: &str| {
+        format!(
+            r#"{{"model":"M","item_id":"q1","config":"8f","frames":8,"gold":"A","pred":"A"{extra}}}"#
+        )
+    };
+    let lines = [
+        cell(r#","cluster":"v1""#),
+        // Two clusters for one item.
+        cell(r#","config":"16f","frames":16,"cluster":"v2""#)
+            .replace(r#""config":"8f","frames":8,"#, ""),
+        // A replicate without a nuisance.
+        cell(r#","replicate":"r1""#),
+        // A nuisance on a canonical cell.
+        cell(r#","item_id":"q2","nuisance":"rerun""#).replace(r#""item_id":"q1","#, ""),
+        cell(r#","replicate":"r2","nuisance":"rerun""#),
+        // Another nuisance for replicate r2 of 8f (another model's).
+        cell(r#","replicate":"r2","nuisance":"phase""#).replace(r#""model":"M""#, r#""model":"N""#),
+        // A replicate name of the wrong JSON type.
+        cell(r#","replicate":5,"nuisance":"rerun""#),
+        // The key of line 5 again.
+        cell(r#","replicate":"r2","nuisance":"rerun""#),
+        // Frames that are not the configuration's.
+        cell(r#","replicate":"r3","nuisance":"phase","frames":32"#).replace(r#""frames":8,"#, ""),
+        // A replicate giving the item a third cluster.
+        cell(r#","replicate":"r4","nuisance":"rerun","cluster":"v9""#),
+        // An order that is no order of the options.
+        cell(r#","replicate":"r5","nuisance":"order","order":[0,0]"#),
+        // Null and "" are absent: a canonical cell of another item, valid.
+        cell(r#","item_id":"q3","replicate":null,"nuisance":"","cluster":"""#)
+            .replace(r#""item_id":"q1","#, ""),
+    ];
+    std::fs::write(&path, lines.join("\n")).expect("write");
+    let got = errors(&path);
+    let want: Vec<(u64, String)> = [
+        (2, "cluster"),
+        (3, "nuisance"),
+        (4, "nuisance"),
+        (6, "nuisance"),
+        (7, "replicate"),
+        (8, "replicate"),
+        (9, "budget"),
+        (9, "frames"),
+        (10, "cluster"),
+        (11, "order"),
+    ]
+    .iter()
+    .map(|&(l, f)| (l, f.to_string()))
+    .collect();
+    let mut got_sorted = got.clone();
+    got_sorted.sort();
+    assert_eq!(got_sorted, want, "{got:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The per-item CSV's optional columns: a replicate row is read as one (not a duplicate
+/// of its canonical row), a row naming a nuisance without a replicate is refused.
+#[test]
+fn the_per_item_csv_reads_replicates_and_checks_them() {
+    let dir = scratch("csv");
+    let path = dir.join("per_item.csv");
+    let header = "sample_id,model,split,config,frame_count,predicted_option,ground_truth_option,replicate,nuisance,cluster";
+    let rows = [
+        "q1,M,b,8f,8,A,A,,,v1",
+        "q1,M,b,16f,16,B,A,,,v1",
+        "q1,M,b,8f,8,B,A,r1,rerun,",
+        "q1,M,b,16f,16,B,A,r1,rerun,",
+        "q1,M,b,32f,32,B,A,r1,rerun,",
+    ];
+    std::fs::write(&path, format!("{header}\n{}\n", rows.join("\n"))).expect("write");
+    let ds = load_dataset(&path, None).expect("loads");
+    let r = &ds.matrix.replicates;
+    assert_eq!((ds.matrix.stats.records, r.read, r.orphaned), (2, 3, 1));
+    assert_eq!(r.cells.len(), 2);
+    assert_eq!(r.cluster(0), Some("v1"));
+    std::fs::write(&path, format!("{header}\nq1,M,b,8f,8,A,A,,rerun,\n")).expect("write");
+    assert_eq!(errors(&path), [(2, "nuisance".to_string())]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A report as JSON with the replicate blocks and counts taken out.
+fn canonical_json(m: &ResponseMatrix, params: &Params) -> (Value, Vec<Value>) {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(o) => {
+                for k in [
+                    "replicates",
+                    "replicate_cells",
+                    "replicates_orphaned",
+                    "min_outcomes",
+                    "stable_harmful",
+                ] {
+                    o.remove(k);
+                }
+                o.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let r = run(m, params, None);
+    let mut buf = Vec::new();
+    r.write_json(m, &mut buf, false).expect("json");
+    let mut json: Value = serde_json::from_slice(&buf).expect("valid");
+    strip(&mut json);
+    let mut items = Vec::new();
+    r.write_items(m, &mut items).expect("items");
+    let mut items: Vec<Value> = items
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("line"))
+        .collect();
+    items.iter_mut().for_each(strip);
+    (json, items)
+}
+
+/// Adding replicates of every cell (flipping some answers, of every task and protocol,
+/// and orphans) changes no number of §1-§15, under the default parameters, the joint
+/// grid alike.
+#[test]
+fn replicates_change_no_canonical_number() {
+    let dir = scratch("canonical");
+    let text = std::fs::read_to_string(common::conformance("example_13_1.jsonl")).expect("read");
+    let mut with = String::new();
+    let mut added = 0;
+    for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+        with.push_str(line);
+        with.push('\n');
+        let v: Value = serde_json::from_str(line).expect("cell");
+        let mut o = v.as_object().expect("object").clone();
+        let (name, nuisance) = if i % 2 == 0 {
+            ("r1", "rerun")
+        } else {
+            ("p1", "phase")
+        };
+        o.insert("replicate".into(), name.into());
+        o.insert("nuisance".into(), nuisance.into());
+        if i % 3 == 0 {
+            o.insert("pred".into(), "Z".into());
+            o.insert("correct".into(), Value::Null);
+            o.insert("blind".into(), "Q".into());
+        }
+        with.push_str(&Value::Object(o.clone()).to_string());
+        with.push('\n');
+        // An orphan: a model with no canonical cell.
+        o.insert("model".into(), "ghost".into());
+        with.push_str(&Value::Object(o).to_string());
+        with.push('\n');
+        added += 2;
+    }
+    let plain = load_dataset(&common::conformance("example_13_1.jsonl"), None).expect("loads");
+    let path = dir.join("with.jsonl");
+    std::fs::write(&path, with).expect("write");
+    let both = load_dataset(&path, None).expect("loads");
+    assert_eq!(both.matrix.replicates.read, added);
+    assert_eq!(both.matrix.replicates.orphaned, added / 2);
+    assert_eq!(both.matrix.stats.records, plain.matrix.stats.records);
+    for params in [
+        Params::default(),
+        Params {
+            grid_mode: frameaudit::core::analysis::params::GridMode::Joint,
+            ..Params::default()
+        },
+    ] {
+        let (a, ai) = canonical_json(&plain.matrix, &params);
+        let (b, bi) = canonical_json(&both.matrix, &params);
+        let diff = common::json_diff(&b, &a, 0.0);
+        assert!(diff.is_empty(), "{diff:#?}");
+        assert_eq!(ai, bi);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
