@@ -54,7 +54,7 @@ fn no_argument_reports_on_the_demo() {
 #[test]
 fn demo_report_json_is_complete() {
     let r = json(&frameaudit(&["report", &demo(), "--json", "--boot", "50"]));
-    assert_eq!(r["spec_version"], "traj-metrics/2.0");
+    assert_eq!(r["spec_version"], "traj-metrics/2.1");
     assert_eq!(r["input"]["models"].as_array().map(Vec::len), Some(3));
     let a = analysis(&r, "clips-mcq");
     let x = &a["models"]["vista-13b"];

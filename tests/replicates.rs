@@ -1,15 +1,17 @@
-//! Replicate cells (docs/measures.md §16): the loaders' rules and the canonical measures
-//! untouched by replicates.
+//! Replicate cells and the noise floor (docs/measures.md §16): the loaders' rules, the
+//! canonical measures untouched by replicates, and the false-discovery rate of
+//! `beyond_noise` on matrices where only the nuisance flips answers.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
+use frameaudit::core::analysis::bootstrap::SplitMix64;
 use frameaudit::core::analysis::params::Params;
-use frameaudit::core::analysis::run;
+use frameaudit::core::analysis::{Metrics, run};
 use frameaudit::core::dataset::load_dataset;
 use frameaudit::core::diag::LoadError;
-use frameaudit::core::matrix::ResponseMatrix;
+use frameaudit::core::matrix::{CellInput, Gold, MatrixBuilder, ResponseMatrix, Task};
 use serde_json::Value;
 
 /// A scratch directory of its own for one test.
@@ -160,7 +162,7 @@ fn canonical_json(m: &ResponseMatrix, params: &Params) -> (Value, Vec<Value>) {
 
 /// Adding replicates of every cell (flipping some answers, of every task and protocol,
 /// and orphans) changes no number of §1-§15, under the default parameters, the joint
-/// grid alike.
+/// grid and the cluster bootstrap alike.
 #[test]
 fn replicates_change_no_canonical_number() {
     let dir = scratch("canonical");
@@ -205,6 +207,10 @@ fn replicates_change_no_canonical_number() {
             grid_mode: frameaudit::core::analysis::params::GridMode::Joint,
             ..Params::default()
         },
+        Params {
+            cluster_bootstrap: true,
+            ..Params::default()
+        },
     ] {
         let (a, ai) = canonical_json(&plain.matrix, &params);
         let (b, bi) = canonical_json(&both.matrix, &params);
@@ -212,5 +218,113 @@ fn replicates_change_no_canonical_number() {
         assert!(diff.is_empty(), "{diff:#?}");
         assert_eq!(ai, bi);
     }
+    // And the replicates are there to be measured.
+    let r = run(&both.matrix, &Params::default(), None);
+    let with_floor = r
+        .analyses
+        .iter()
+        .flat_map(|a| a.metrics.iter())
+        .filter(|x| matches!(x, Metrics::Mcq(x) if x.replicates.is_some()))
+        .count();
+    assert!(with_floor > 0);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A matrix of one model: `n` items, `k` configurations, each cell and its one replicate
+/// drawn right with the item's own chance, so budgets change nothing but the nuisance
+/// flips answers; `drop` lowers every chance at the top configuration by that much (a
+/// real budget effect).
+fn simulated(seed: u64, n: usize, k: usize, drop: f64) -> ResponseMatrix {
+    let mut rng = SplitMix64::new(seed);
+    let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    let mut b = MatrixBuilder::new();
+    b.add_file(Path::new("simulated.jsonl"));
+    let configs: Vec<(String, u64)> = (0..k).map(|c| (format!("{}f", 4 << c), 4 << c)).collect();
+    let items: Vec<String> = (0..n).map(|i| format!("q{i:04}")).collect();
+    let mut line = 0;
+    for item in &items {
+        let chance = 0.2 + 0.6 * unit();
+        for (c, (config, frames)) in configs.iter().enumerate() {
+            let p = if c == k - 1 { chance - drop } else { chance };
+            for replicate in [None, Some("r1")] {
+                let right = unit() < p;
+                line += 1;
+                b.count_record();
+                b.push(
+                    &CellInput {
+                        model: "M",
+                        item_id: item,
+                        benchmark: "sim",
+                        config,
+                        protocol: "main",
+                        frames: *frames,
+                        budget: *frames as f64,
+                        pixels: None,
+                        task: Task::Mcq,
+                        pred: None,
+                        gold: Gold::None,
+                        correct: Some(right),
+                        score: None,
+                        confidence: None,
+                        blind: None,
+                        frame_idx: None,
+                        source_tag: None,
+                        protocol_note: None,
+                        replicate,
+                        nuisance: replicate.map(|_| "rerun"),
+                        order: None,
+                        cluster: None,
+                    },
+                    line,
+                );
+            }
+        }
+    }
+    b.finish().expect("valid").0
+}
+
+/// (edges beyond noise, edges) over `matrices` simulated matrices.
+fn beyond_noise(matrices: u64, drop: f64) -> (usize, usize) {
+    let params = Params {
+        bootstrap_b: 0,
+        ..Params::default()
+    };
+    let (mut beyond, mut edges) = (0, 0);
+    for seed in 0..matrices {
+        let m = simulated(1000 + seed, 150, 4, drop);
+        let r = run(&m, &params, None);
+        // The `ALL` analysis of the single benchmark shares its results: count it once.
+        let a = &r.analyses[0];
+        for x in a.metrics.iter() {
+            let Metrics::Mcq(x) = x else { continue };
+            let rep = x.replicates.as_ref().expect("every cell has a replicate");
+            edges += rep.edges.len();
+            beyond += rep.edges.iter().filter(|e| e.beyond_noise).count();
+        }
+    }
+    (beyond, edges)
+}
+
+/// 200 matrices where only the nuisance flips answers: the share of edges called beyond
+/// noise stays at or below alpha, within three standard errors of a share of alpha. The
+/// same simulation with a real drop at the top budget finds it on most matrices, so the
+/// count is not low for want of power.
+#[test]
+fn beyond_noise_stays_within_alpha_when_only_the_nuisance_flips() {
+    let alpha = Params::default().alpha;
+    let (beyond, edges) = beyond_noise(200, 0.0);
+    assert_eq!(edges, 200 * 3);
+    let share = beyond as f64 / edges as f64;
+    eprintln!("no budget effect: {beyond} of {edges} edges beyond noise");
+    let bound = alpha + 3.0 * (alpha * (1.0 - alpha) / edges as f64).sqrt();
+    assert!(
+        share <= bound,
+        "{beyond} of {edges} edges beyond noise ({share})"
+    );
+    let (found, edges) = beyond_noise(20, 0.35);
+    eprintln!("a drop of 0.35 at the top: {found} of {edges} edges beyond noise");
+    assert!(
+        found >= 15,
+        "a real drop was found on {found} of {edges} edges"
+    );
 }

@@ -103,7 +103,7 @@ fn grid_of<'r>(
 
 #[test]
 fn worked_reports_match_the_expected_files() {
-    let cases: [(&str, &str, Params); 4] = [
+    let cases: [(&str, &str, Params); 6] = [
         (
             "example_13_1.jsonl",
             "example_13_1.report.json",
@@ -127,6 +127,20 @@ fn worked_reports_match_the_expected_files() {
             "example_13_2.zero.report.json",
             Params {
                 variant_budget: VariantBudget::Zero,
+                ..Params::default()
+            },
+        ),
+        (
+            "example_16_1.jsonl",
+            "example_16_1.report.json",
+            Params::default(),
+        ),
+        (
+            "example_16_1.jsonl",
+            "example_16_1.cluster.report.json",
+            Params {
+                cluster_bootstrap: true,
+                bootstrap_b: 200,
                 ..Params::default()
             },
         ),
@@ -454,4 +468,85 @@ fn example_13_2_variants_and_equal_budgets() {
     );
     assert_eq!(x.items.harmful_pairs, [2, 3, 0]);
     assert!(own.analyses.iter().any(|a| a.key.scope == Scope::All));
+}
+
+/// §16 on its worked example: the floor, the edges against it with their exact tests, the
+/// stable items, the counts of replicates read and orphaned, and the per-item export.
+#[test]
+fn example_16_1_floor_edges_and_stable_items() {
+    let ds = load("example_16_1.jsonl");
+    let r = report(&ds, &Params::default());
+    assert_eq!(
+        (ds.matrix.replicates.read, ds.matrix.replicates.orphaned),
+        (24, 1)
+    );
+    let x = mcq(&ds, &r, "main", "toy-rep");
+    let rep = x.replicates.as_ref().expect("replicates");
+    assert_eq!(rep.nuisances, ["phase", "rerun"]);
+    let f = &rep.floor.all;
+    assert_eq!((f.pairs, f.disagree, f.neg, f.pos), (22, 5, 3, 2));
+    let per: Vec<(usize, usize)> = rep
+        .floor
+        .per_config
+        .iter()
+        .map(|f| (f.pairs, f.neg))
+        .collect();
+    assert_eq!(per, [(4, 1), (7, 1), (5, 0), (6, 1)]);
+    // 8f -> 16f: b = 1 of n = 4 against 1 of 12 floor pairs.
+    let e = &rep.edges[1];
+    close(e.floor_nfr.expect("floor"), 100.0 / 12.0);
+    close(e.excess_p.expect("p"), 0.45);
+    // Rank 1 of 3: its own bound (1.35) is above the next rank's, 0.476... · 3 / 2.
+    close(e.excess_q.expect("q"), 10.0 / 21.0 * 3.0 / 2.0);
+    assert!(!e.beyond_noise);
+    let s = &rep.stable;
+    assert_eq!(
+        (
+            s.replicated_items,
+            s.harmful_replicated,
+            s.stable_harmful_replicated
+        ),
+        (3, 2, 1)
+    );
+    close(s.lottery_rate.expect("lottery"), 50.0);
+    assert_eq!((s.stable_harmful_items, s.stable_terminal_items), (1, 1));
+    // Only q1 is harmful under every replicate; q4 lacks a valid replicate at 16f.
+    let g = grid_of(&ds, &r, "main", "toy-rep", "M");
+    assert_eq!(items_where(&ds, g, |i| rep.items.stable_harmful[i]), ["q1"]);
+    assert_eq!(rep.items.min_outcomes, [2, 2, 2, 1]);
+    let mut lines = Vec::new();
+    r.write_items(&ds.matrix, &mut lines).expect("items");
+    let first: serde_json::Value =
+        serde_json::from_slice(lines.split(|&b| b == b'\n').next().expect("line")).expect("json");
+    assert_eq!(first["min_outcomes"], 2);
+    assert_eq!(first["stable_harmful"], true);
+}
+
+/// `nuisances` keeps only the replicates named: with `phase` alone, the floor is the phase
+/// pairs', and the block names the selection.
+#[test]
+fn example_16_1_nuisances_select_the_replicates() {
+    let ds = load("example_16_1.jsonl");
+    let r = report(
+        &ds,
+        &Params {
+            nuisances: Some(vec!["phase".into()]),
+            ..Params::default()
+        },
+    );
+    let x = mcq(&ds, &r, "main", "toy-rep");
+    let rep = x.replicates.as_ref().expect("replicates");
+    assert_eq!(rep.nuisances, ["phase"]);
+    let f = &rep.floor.all;
+    assert_eq!((f.pairs, f.neg, f.pos), (7, 0, 1));
+    assert_eq!(rep.floor.by_nuisance.keys().collect::<Vec<_>>(), ["phase"]);
+    // No replicate of a nuisance that none names: no floor at all.
+    let r = report(
+        &ds,
+        &Params {
+            nuisances: Some(vec!["order".into()]),
+            ..Params::default()
+        },
+    );
+    assert!(mcq(&ds, &r, "main", "toy-rep").replicates.is_none());
 }

@@ -499,6 +499,17 @@ pub struct AnalysisArgs {
     /// Bootstrap seed
     #[arg(long, default_value_t = 12345)]
     pub seed: u64,
+    /// Only replicates of these nuisances make the noise floor (comma-separated, e.g.
+    /// rerun,phase; default: every nuisance the replicates name)
+    #[arg(long, value_delimiter = ',')]
+    pub nuisances: Option<Vec<String>>,
+    /// False-discovery level an edge's excess over the noise floor must reach to be
+    /// beyond noise
+    #[arg(long, default_value_t = 0.05, value_parser = parse_alpha)]
+    pub alpha: f64,
+    /// Resample clusters (an item's video) instead of items in the bootstrap
+    #[arg(long)]
+    pub cluster_bootstrap: bool,
 }
 
 impl Default for AnalysisArgs {
@@ -516,6 +527,9 @@ impl Default for AnalysisArgs {
             delta: 10.0,
             boot: 1000,
             seed: 12345,
+            nuisances: None,
+            alpha: 0.05,
+            cluster_bootstrap: false,
         }
     }
 }
@@ -528,6 +542,15 @@ fn parse_reference_pixels(s: &str) -> Result<ReferencePixels, String> {
             .parse()
             .map(ReferencePixels::Value)
             .map_err(|_| format!("expected auto, none or a pixel count, found {s:?}")),
+    }
+}
+
+fn parse_alpha(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if a > 0.0 && a <= 1.0 => Ok(a),
+        _ => Err(format!(
+            "expected a number above 0 and at most 1, found {s:?}"
+        )),
     }
 }
 
@@ -562,6 +585,9 @@ impl AnalysisArgs {
             },
             cascade_stages: self.cascade_stages.clone(),
             sweep: !no_sweep,
+            nuisances: self.nuisances.clone(),
+            alpha: self.alpha,
+            cluster_bootstrap: self.cluster_bootstrap,
         }
     }
 }

@@ -186,6 +186,15 @@ pub fn check_analysis(m: &ResponseMatrix, p: &Params) -> anyhow::Result<()> {
             }
         }
     }
+    // A nuisance no replicate names would leave every floor empty.
+    if let Some(wanted) = &p.nuisances {
+        let r = &m.replicates;
+        let known: Vec<&str> = r.nuisances.iter().map(|&n| r.names.name(n)).collect();
+        let miss = missing(wanted, &known);
+        if !miss.is_empty() {
+            errors.push(explain("--nuisances", "nuisance", &miss, &known));
+        }
+    }
     // Only a warning: the default primary protocol need not be in a dataset.
     let protocols: Vec<&str> = m.protocols.names().collect();
     if !protocols.contains(&p.primary.as_str()) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare two traj-metrics/2.0 reports (or two per-item exports) as docs/measures.md §0 says.
+"""Compare two traj-metrics/2.1 reports (or two per-item exports) as docs/measures.md §0 says.
 
     python3 compare.py EXPECTED.json ACTUAL.json
     python3 compare.py --jsonl EXPECTED.jsonl ACTUAL.jsonl

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference implementation of "traj-metrics/2.0" (docs/measures.md), standard
+"""Independent reference implementation of "traj-metrics/2.1" (docs/measures.md), standard
 library only.
 
 Reads a cells JSONL file (docs/measures.md §1.1) or a per-item CSV (docs/measures.md §1.7)
@@ -15,8 +15,9 @@ import math
 import re
 import sys
 from collections import Counter
+from fractions import Fraction
 
-SPEC_VERSION = "traj-metrics/2.0"
+SPEC_VERSION = "traj-metrics/2.1"
 M64 = (1 << 64) - 1
 
 
@@ -57,6 +58,29 @@ def seqsum(values):
     for v in values:
         acc += v
     return acc
+
+
+def mcnemar_p(b, c):
+    """Section 16.3: exact two-sided McNemar p, summed over exact integers."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, x) for x in range(min(b, c) + 1))
+    return min(1.0, float(Fraction(2 * tail, 2 ** n)))
+
+
+def bh_q(family):
+    """Section 16.3: Benjamini-Hochberg q of (p, model, edge) members, in the given order;
+    ranked by (p, model, edge), q_(r) = min over s >= r of min(1, p_(s) * m / s)."""
+    order = sorted(range(len(family)), key=lambda i: family[i])
+    m = len(family)
+    q = [None] * m
+    running = math.inf
+    for r in range(m - 1, -1, -1):
+        i = order[r]
+        running = min(running, min(1.0, family[i][0] * m / (r + 1)))
+        q[i] = running
+    return q
 
 
 def rate(count, den):
@@ -773,6 +797,9 @@ def mcq_metrics(ctx, g, m, model_cells):
             "mean_correct": mean_correct,
             "variability": math.sqrt(mean_correct * (1 - mean_correct)),
             "adjacent_flips": sum(1 for k in range(K - 1) if y[k] != y[k + 1]),
+            # section 16.4; without replicates: one outcome, no stable harm
+            "min_outcomes": 1,
+            "stable_harmful": False,
         })
     harmful_items = sum(1 for h in hp_i if h > 0)
     harmful_pairs = sum(hp_i)
@@ -796,7 +823,8 @@ def mcq_metrics(ctx, g, m, model_cells):
             else:
                 sw += 1
         churn.append({"from": cfgs[a], "to": cfgs[b], "wrong_to_correct": w2c,
-                      "correct_to_wrong": c2w, "stable_correct": sc, "stable_wrong": sw})
+                      "correct_to_wrong": c2w, "stable_correct": sc, "stable_wrong": sw,
+                      "mcnemar_p": mcnemar_p(c2w, w2c), "mcnemar_q": None})
         tw += w2c
         tc += c2w
     term_count = sum(1 for t in term_i if t)
@@ -906,7 +934,8 @@ def mcq_metrics(ctx, g, m, model_cells):
                     mx = v
             hs.append(100 * (so - mx) / n)
             hr.append(100 * sh / n)
-        boot = {"B": P.boot, "seed": P.seed, "headroom": interval(hs),
+        boot = {"B": P.boot, "seed": P.seed, "cluster": False, "clusters": n,
+                "headroom": interval(hs),
                 "harmful_rate": interval(hr)}
     # intervention (primary protocol only)
     inter = None
@@ -964,6 +993,7 @@ def mcq_metrics(ctx, g, m, model_cells):
         "prior_fallback": prior,
         "cascade": cascade,
         "bootstrap": boot,
+        "replicates": None,
         "intervention": inter,
     }
     flags = {it: (hp_i[i] > 0) for i, it in enumerate(items)}
@@ -1042,7 +1072,8 @@ def open_metrics(ctx, g, m, model_cells):
                     best = acc
             gaps.append((smax - best) / n)
             rr.append(100 * sreg / n)
-        boot = {"B": P.boot, "seed": P.seed, "oracle_gap": interval(gaps),
+        boot = {"B": P.boot, "seed": P.seed, "cluster": False, "clusters": n,
+                "oracle_gap": interval(gaps),
                 "regression_rate": interval(rr)}
     metrics = {
         "grid": grid_json(g),
@@ -1173,6 +1204,13 @@ def run_analysis(ctx, protocol, task, scope, valid_cells):
         out_models[m] = met
         item_lines[m] = (g.items, pi)
         flags[m] = fl
+    if task == "mcq":
+        # section 16.3: McNemar's q over every churn entry of the analysis, ranked by
+        # (p, model, edge index)
+        fam = [(c["mcnemar_p"], m, j, c) for m in out_models
+               for j, c in enumerate(out_models[m]["churn"])]
+        for q, entry in zip(bh_q([(p, m, j) for p, m, j, _ in fam]), fam):
+            entry[3]["mcnemar_q"] = q
     summary = None
     if out_models:
         ms = [out_models[m] for m in sorted(out_models)]
@@ -1428,6 +1466,9 @@ def build_report(cells, records, params, annotations=None):
             "reference_pixels": params.reference_pixels,
             "variant_budget": params.variant_budget,
             "cascade_stages": params.cascade_stages,
+            "nuisances": None,
+            "alpha": 0.05,
+            "cluster_bootstrap": False,
         },
         "input": {
             "records": records,
@@ -1435,6 +1476,8 @@ def build_report(cells, records, params, annotations=None):
             "cells_invalid": len(cells) - len(valid),
             "zero_frame_cells": sum(1 for c in cells if c.frames == 0),
             "blind_answers": len(blind),
+            "replicate_cells": 0,
+            "replicates_orphaned": 0,
             "protocols": protocols,
             "models": sorted(set(c.model for c in cells)),
             "benchmarks": sorted(set(c.benchmark for c in cells)),

@@ -60,9 +60,89 @@ pub struct McqIntervals {
     pub terminal_rate: Interval,
 }
 
-/// MCQ bootstrap: headroom, harmful-rate and terminal-rate intervals. Every statistic depends on an item
-/// only through its 0/1 row (the harmful flag is a function of the row on a fixed grid), so
-/// resamples count rows by pattern instead of re-adding whole rows: same integers, less work.
+/// A grid's items grouped into clusters (docs/measures.md §16.6): the items of one video,
+/// clusters in the order of their first item.
+#[derive(Debug, Clone, Default)]
+pub struct Clusters {
+    /// Where each cluster's items start in `items` (one more entry than clusters).
+    start: Vec<usize>,
+    /// Grid item indices, cluster by cluster, each in item order.
+    items: Vec<u32>,
+}
+
+impl Clusters {
+    /// The clusters of grid items whose keys are `keys` (a cluster id, or `None` for an
+    /// item that is a cluster of its own).
+    pub fn of(keys: &[Option<u32>]) -> Clusters {
+        let mut id_of: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut members: Vec<Vec<u32>> = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            let c = match key {
+                Some(k) => *id_of.entry(*k).or_insert_with(|| {
+                    members.push(Vec::new());
+                    members.len() - 1
+                }),
+                None => {
+                    members.push(Vec::new());
+                    members.len() - 1
+                }
+            };
+            members[c].push(i as u32);
+        }
+        let mut start = vec![0];
+        let mut items = Vec::with_capacity(keys.len());
+        for m in members {
+            items.extend(m);
+            start.push(items.len());
+        }
+        Clusters { start, items }
+    }
+
+    /// How many clusters there are (`G`).
+    pub fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    /// True without clusters.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The grid items of cluster `g`.
+    pub fn items(&self, g: usize) -> &[u32] {
+        &self.items[self.start[g]..self.start[g + 1]]
+    }
+
+    /// Draws one resample: `G` clusters (or `n` items without clusters), with
+    /// replacement; calls `take` with each item drawn and returns how many were.
+    fn draw(
+        clusters: Option<&Clusters>,
+        n: usize,
+        rng: &mut SplitMix64,
+        mut take: impl FnMut(usize),
+    ) -> usize {
+        match clusters {
+            None => {
+                for _ in 0..n {
+                    take((rng.next_u64() % n as u64) as usize);
+                }
+                n
+            }
+            Some(c) => {
+                let g = c.len() as u64;
+                let mut drawn = 0;
+                for _ in 0..g {
+                    let items = c.items((rng.next_u64() % g) as usize);
+                    items.iter().for_each(|&i| take(i as usize));
+                    drawn += items.len();
+                }
+                drawn
+            }
+        }
+    }
+}
+
+/// MCQ bootstrap over items: [`mcq_clustered`] without clusters.
 pub fn mcq(
     y: &[u8],
     k: usize,
@@ -70,6 +150,23 @@ pub fn mcq(
     terminal: &[bool],
     b: usize,
     seed: u64,
+) -> Option<McqIntervals> {
+    mcq_clustered(y, k, harmful, terminal, b, seed, None)
+}
+
+/// MCQ bootstrap: headroom, harmful-rate and terminal-rate intervals, resampling items, or
+/// the `clusters` of items when given (each rate then over the items drawn). Every
+/// statistic depends on an item only through its 0/1 row (the harmful flag is a function of
+/// the row on a fixed grid), so resamples count rows by pattern instead of re-adding whole
+/// rows: same integers, less work.
+pub fn mcq_clustered(
+    y: &[u8],
+    k: usize,
+    harmful: &[bool],
+    terminal: &[bool],
+    b: usize,
+    seed: u64,
+    clusters: Option<&Clusters>,
 ) -> Option<McqIntervals> {
     let n = harmful.len();
     if b == 0 || n == 0 {
@@ -117,10 +214,9 @@ pub fn mcq(
     let mut terminal_rate = Vec::with_capacity(b);
     for _ in 0..b {
         counts.iter_mut().for_each(|c| *c = 0);
-        for _ in 0..n {
-            let idx = (rng.next_u64() % n as u64) as usize;
+        let n = Clusters::draw(clusters, n, &mut rng, |idx| {
             counts[class_of[idx] as usize] += 1;
-        }
+        });
         sums.iter_mut().for_each(|s| *s = 0);
         let (mut oracle, mut harm, mut term) = (0u64, 0u64, 0u64);
         for ((&(_, orc, h, t), row), &c) in classes.iter().zip(reduced.chunks_exact(d)).zip(&counts)
@@ -147,14 +243,15 @@ pub fn mcq(
     })
 }
 
-/// Open-task bootstrap: (oracle gap, regression rate) intervals. Sums run in draw order, as
-/// the formula is written.
+/// Open-task bootstrap: (oracle gap, regression rate) intervals, resampling items, or the
+/// `clusters` of items when given. Sums run in draw order, as the formula is written.
 pub fn open(
     s: &[f64],
     k: usize,
     regression: &[bool],
     b: usize,
     seed: u64,
+    clusters: Option<&Clusters>,
 ) -> Option<(Interval, Interval)> {
     let n = regression.len();
     if b == 0 || n == 0 {
@@ -172,14 +269,13 @@ pub fn open(
         sums.iter_mut().for_each(|x| *x = 0.0);
         let mut max_sum = 0.0f64;
         let mut reg = 0u64;
-        for _ in 0..n {
-            let idx = (rng.next_u64() % n as u64) as usize;
+        let n = Clusters::draw(clusters, n, &mut rng, |idx| {
             for (acc, &v) in sums.iter_mut().zip(&s[idx * k..(idx + 1) * k]) {
                 *acc += v;
             }
             max_sum += row_max[idx];
             reg += u64::from(regression[idx]);
-        }
+        });
         let best = sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         gap.push((max_sum - best) / n as f64);
         rate.push(100.0 * reg as f64 / n as f64);

@@ -173,6 +173,10 @@ pub struct Churn {
     pub stable_correct: usize,
     /// Items wrong at both.
     pub stable_wrong: usize,
+    /// McNemar's exact two-sided p of the edge's flips (docs/measures.md §16.3).
+    pub mcnemar_p: f64,
+    /// Its Benjamini–Hochberg q among the analysis's churn entries.
+    pub mcnemar_q: f64,
 }
 
 /// Flips each way summed over the ladder's edges.
@@ -277,6 +281,10 @@ pub struct McqBootstrap {
     pub b: usize,
     /// Seed of the SplitMix64 generator.
     pub seed: u64,
+    /// Whether clusters (videos) were resampled instead of items (docs/measures.md §16.6).
+    pub cluster: bool,
+    /// Clusters resampled, or items when `cluster` is false.
+    pub clusters: usize,
     /// Interval of the headroom.
     pub headroom: Interval,
     /// Interval of the visual confusion rate.
@@ -340,6 +348,9 @@ pub struct McqMetrics {
     pub cascade: Option<Cascade>,
     /// Bootstrap intervals; `None` without resamples or items.
     pub bootstrap: Option<McqBootstrap>,
+    /// The noise floor and the edges against it (docs/measures.md §16); `None` without a
+    /// replicate pair in the grid.
+    pub replicates: Option<super::noise::Replicated>,
     /// Recovery by the intervention protocol; primary protocol only.
     pub intervention: Option<Intervention>,
     /// Recovery by every intervention protocol, the protocol itself and its strategies,
@@ -586,6 +597,9 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
             correct_to_wrong: c[2],
             stable_correct: c[3],
             stable_wrong: c[0],
+            mcnemar_p: super::exact::mcnemar_p(c[2] as u64, c[1] as u64),
+            // Set with the analysis's other edges (noise::fdr).
+            mcnemar_q: 1.0,
         })
         .collect();
     let churn_totals = ChurnTotals {
@@ -672,6 +686,7 @@ pub fn compute(m: &ResponseMatrix, mg: &ModelGrid) -> McqMetrics {
         prior_fallback,
         cascade: None,
         bootstrap: None,
+        replicates: None,
         intervention: None,
         interventions: Vec::new(),
         items,

@@ -8,6 +8,7 @@ pub mod exact;
 pub mod grid;
 pub mod intervention;
 pub mod mcq;
+pub mod noise;
 pub mod open;
 pub mod pairs;
 pub mod params;
@@ -30,7 +31,7 @@ use self::params::{GridMode, Params, ParamsJson};
 use crate::core::matrix::{ResponseMatrix, Task};
 
 /// The `spec_version` of the report: the version of docs/measures.md it follows.
-pub const SPEC_VERSION: &str = "traj-metrics/2.0";
+pub const SPEC_VERSION: &str = "traj-metrics/2.1";
 
 /// `100 · count / denominator`, `None` for a zero denominator (docs/measures.md §0).
 pub fn pct(count: usize, denom: usize) -> Option<f64> {
@@ -186,27 +187,36 @@ fn model_metrics(
     mg: &ModelGrid,
     params: &Params,
 ) -> Metrics {
+    let clusters = clusters_of(m, mg, params);
+    let n_units = clusters.as_ref().map_or(mg.grid.n(), |c| c.len());
     match key.task {
         Task::Mcq => {
             let mut x = mcq::compute(m, mg);
             let k = mg.grid.k();
             x.cascade = cascade_of(m, mg, params).1;
             let harmful: Vec<bool> = x.items.harmful_pairs.iter().map(|&h| h > 0).collect();
-            let intervals = bootstrap::mcq(
+            let intervals = bootstrap::mcq_clustered(
                 &x.items.y,
                 k,
                 &harmful,
                 &x.items.terminal,
                 params.bootstrap_b,
                 params.seed,
+                clusters.as_ref(),
             );
             x.terminal_interval = intervals.map(|i| i.terminal_rate);
             x.bootstrap = intervals.map(|i| McqBootstrap {
                 b: params.bootstrap_b,
                 seed: params.seed,
+                cluster: params.cluster_bootstrap,
+                clusters: n_units,
                 headroom: i.headroom,
                 harmful_rate: i.harmful_rate,
             });
+            if !m.replicates.cells.is_empty() {
+                let (names, selected) = noise::selection(m, params.nuisances.as_deref());
+                x.replicates = noise::compute(m, mg, &x, (&names, &selected), params.alpha);
+            }
             if m.protocols.name(key.protocol) == params.primary {
                 x.interventions = intervention::per_protocol(m, params, mg, &x.items);
                 // The intervention protocol itself is one of them (§11's `intervention`).
@@ -226,16 +236,39 @@ fn model_metrics(
                 &x.items.has_regression,
                 params.bootstrap_b,
                 params.seed,
+                clusters.as_ref(),
             )
             .map(|(oracle_gap, regression_rate)| OpenBootstrap {
                 b: params.bootstrap_b,
                 seed: params.seed,
+                cluster: params.cluster_bootstrap,
+                clusters: n_units,
                 oracle_gap,
                 regression_rate,
             });
             Metrics::Open(Box::new(x))
         }
     }
+}
+
+/// The clusters a cluster bootstrap resamples (docs/measures.md §16.6): the grid's items by
+/// the cluster their cells (or their video) give; `None` for the bootstrap over items.
+fn clusters_of(m: &ResponseMatrix, mg: &ModelGrid, params: &Params) -> Option<bootstrap::Clusters> {
+    if !params.cluster_bootstrap {
+        return None;
+    }
+    let of = &m.replicates.item_cluster;
+    let keys: Vec<Option<u32>> = mg
+        .grid
+        .items
+        .iter()
+        .map(|&it| {
+            of.get(it as usize)
+                .copied()
+                .filter(|&c| c != crate::core::matrix::NO_TEXT)
+        })
+        .collect();
+    Some(bootstrap::Clusters::of(&keys))
 }
 
 /// A model's cascade and the stage data it was computed from.
@@ -380,7 +413,10 @@ pub fn run(m: &ResponseMatrix, params: &Params, agreement: Option<Agreement>) ->
     let mut results: Vec<Option<Computed>> = vec![None; keys.len()];
     let mut drain = metrics.drain(..);
     for (&a, grids) in computed.iter().zip(grids) {
-        let metrics: Arc<[Metrics]> = drain.by_ref().take(grids.models.len()).collect();
+        let mut metrics: Vec<Metrics> = drain.by_ref().take(grids.models.len()).collect();
+        let models: Vec<u32> = grids.models.iter().map(|g| g.model).collect();
+        noise::fdr(&models, &mut metrics, params.alpha);
+        let metrics: Arc<[Metrics]> = metrics.into();
         let key = keys[a];
         let pooled = if params.grid_mode == GridMode::Joint && key.task == Task::Mcq {
             pooled_cascade(m, &grids, &metrics, params)
@@ -423,9 +459,11 @@ pub fn run_one(m: &ResponseMatrix, key: AnalysisKey, params: &Params) -> Analysi
         .map_or(1, |n| n.get())
         .min(8);
     let grids = build_grids(&Selection::new(m, key, params), params);
-    let metrics: Vec<Metrics> = parallel_map(&grids.models, threads, |mg| {
+    let mut metrics: Vec<Metrics> = parallel_map(&grids.models, threads, |mg| {
         model_metrics(m, &key, mg, params)
     });
+    let models: Vec<u32> = grids.models.iter().map(|g| g.model).collect();
+    noise::fdr(&models, &mut metrics, params.alpha);
     let pooled_cascade = if params.grid_mode == GridMode::Joint && key.task == Task::Mcq {
         pooled_cascade(m, &grids, &metrics, params)
     } else {
@@ -534,6 +572,8 @@ struct InputJson {
     cells_invalid: u64,
     zero_frame_cells: u64,
     blind_answers: usize,
+    replicate_cells: u64,
+    replicates_orphaned: u64,
     protocols: Vec<String>,
     models: Vec<String>,
     benchmarks: Vec<String>,
@@ -690,6 +730,8 @@ impl Report {
                 cells_invalid: m.stats.cells_invalid,
                 zero_frame_cells: m.stats.zero_frame_cells,
                 blind_answers: m.blind_answers(),
+                replicate_cells: m.replicates.read,
+                replicates_orphaned: m.replicates.orphaned,
                 protocols: names(&m.protocols),
                 models: names(&m.models),
                 benchmarks: names(&m.benchmarks),
@@ -774,6 +816,16 @@ impl Report {
                             line.insert("mean_correct", mean.into());
                             line.insert("variability", (mean * (1.0 - mean)).sqrt().into());
                             line.insert("adjacent_flips", x.items.adjacent_flips[i].into());
+                            // §16.4: one outcome and no stable harm without replicates.
+                            let outcomes = x.replicates.as_ref().map(|r| &r.items);
+                            line.insert(
+                                "min_outcomes",
+                                outcomes.map_or(1, |o| o.min_outcomes[i]).into(),
+                            );
+                            line.insert(
+                                "stable_harmful",
+                                outcomes.is_some_and(|o| o.stable_harmful[i]).into(),
+                            );
                         }
                         Metrics::Open(x) => {
                             let row = x.items.row(i, k);

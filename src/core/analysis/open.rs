@@ -40,6 +40,10 @@ pub struct OpenBootstrap {
     pub b: usize,
     /// Seed of the SplitMix64 generator.
     pub seed: u64,
+    /// Whether clusters (videos) were resampled instead of items (docs/measures.md §16.6).
+    pub cluster: bool,
+    /// Clusters resampled, or items when `cluster` is false.
+    pub clusters: usize,
     /// Interval of the oracle gap.
     pub oracle_gap: Interval,
     /// Interval of the regression rate.

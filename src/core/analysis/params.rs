@@ -102,6 +102,13 @@ pub struct Params {
     pub cascade_stages: Option<Vec<String>>,
     /// Whether reports carry the 101-step cascade sweep (it is large).
     pub sweep: bool,
+    /// The nuisances whose replicates the measures of docs/measures.md §16 use; `None`
+    /// uses every nuisance the replicates read name.
+    pub nuisances: Option<Vec<String>>,
+    /// The false-discovery level an edge's excess must reach to be beyond noise.
+    pub alpha: f64,
+    /// Whether the bootstrap resamples clusters (videos) instead of items.
+    pub cluster_bootstrap: bool,
 }
 
 impl Default for Params {
@@ -120,6 +127,9 @@ impl Default for Params {
             variant_budget: VariantBudget::Own,
             cascade_stages: None,
             sweep: true,
+            nuisances: None,
+            alpha: 0.05,
+            cluster_bootstrap: false,
         }
     }
 }
@@ -154,6 +164,12 @@ pub struct ParamsJson<'a> {
     pub variant_budget: VariantBudget,
     /// The cascade stages given, if any.
     pub cascade_stages: &'a Option<Vec<String>>,
+    /// The nuisances selected, if any were named.
+    pub nuisances: &'a Option<Vec<String>>,
+    /// The false-discovery level of `beyond_noise`.
+    pub alpha: f64,
+    /// Whether the bootstrap resamples clusters.
+    pub cluster_bootstrap: bool,
 }
 
 impl Params {
@@ -184,6 +200,9 @@ impl Params {
             reference_pixels: self.reference_pixels,
             variant_budget: self.variant_budget,
             cascade_stages: &self.cascade_stages,
+            nuisances: &self.nuisances,
+            alpha: self.alpha,
+            cluster_bootstrap: self.cluster_bootstrap,
         }
     }
 }

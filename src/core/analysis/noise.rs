@@ -1,0 +1,318 @@
+//! The noise floor of one model's multiple-choice grid (docs/measures.md §16.2-16.4): how
+//! often an answer flips under a nuisance alone (replicates of the grid's cells), each ladder
+//! edge's negative flips against that floor with an exact test, and the items harmful under
+//! every replicate. The false-discovery pass over an analysis's edges is [`fdr`].
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::exact::{bh_q, fisher_greater_p};
+use super::grid::{ModelGrid, Name};
+use super::mcq::McqMetrics;
+use super::{Metrics, pct};
+use crate::core::matrix::ResponseMatrix;
+
+/// Replicate pairs over a set of (item, configuration, replicate) and how they disagree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Floor {
+    /// Replicate pairs: a grid cell and one replicate of it.
+    pub pairs: usize,
+    /// Pairs whose replicate's value differs from the cell's.
+    pub disagree: usize,
+    /// Pairs right in the cell, wrong in the replicate.
+    pub neg: usize,
+    /// Pairs wrong in the cell, right in the replicate.
+    pub pos: usize,
+    /// Percent of the pairs that disagree.
+    pub disagreement_rate: Option<f64>,
+    /// Percent of the pairs that turn wrong: the negative-flip floor.
+    pub negative_flip_floor: Option<f64>,
+}
+
+impl Floor {
+    fn add(&mut self, cell: u8, replicate: u8) {
+        self.pairs += 1;
+        self.neg += usize::from(cell == 1 && replicate == 0);
+        self.pos += usize::from(cell == 0 && replicate == 1);
+    }
+
+    fn merge(&mut self, o: &Floor) {
+        self.pairs += o.pairs;
+        self.neg += o.neg;
+        self.pos += o.pos;
+    }
+
+    /// The rates, once the counts are in.
+    fn rated(mut self) -> Floor {
+        self.disagree = self.neg + self.pos;
+        self.disagreement_rate = pct(self.disagree, self.pairs);
+        self.negative_flip_floor = pct(self.neg, self.pairs);
+        self
+    }
+}
+
+/// The floor over every pair, per nuisance and per grid configuration.
+#[derive(Debug, Clone, Serialize)]
+pub struct Floors {
+    /// Every pair.
+    pub all: Floor,
+    /// Per selected nuisance with a pair in the grid, by name.
+    pub by_nuisance: BTreeMap<String, Floor>,
+    /// Per grid configuration, in grid order (every nuisance selected pooled).
+    pub per_config: Vec<Floor>,
+}
+
+/// A ladder edge's negative flips against the floor of its two configurations.
+#[derive(Debug, Clone, Serialize)]
+pub struct Edge {
+    /// The lower configuration.
+    pub from: Name,
+    /// The higher configuration.
+    pub to: Name,
+    /// Grid items.
+    pub n: usize,
+    /// Items right at `from`, wrong at `to`.
+    pub correct_to_wrong: usize,
+    /// Items wrong at `from`, right at `to`.
+    pub wrong_to_correct: usize,
+    /// Percent of items turning wrong on the edge.
+    pub observed_nfr: f64,
+    /// The negative-flip floor of the edge's two configurations, pooled.
+    pub floor_nfr: Option<f64>,
+    /// `observed_nfr − floor_nfr`, in points.
+    pub excess_nfr: Option<f64>,
+    /// Fisher's one-sided p of the edge's negative flips against the floor's.
+    pub excess_p: Option<f64>,
+    /// Its Benjamini–Hochberg q within the analysis.
+    pub excess_q: Option<f64>,
+    /// Whether `excess_q ≤ alpha`.
+    pub beyond_noise: bool,
+}
+
+/// Items harmful under every replicate (§16.4).
+#[derive(Debug, Clone, Serialize)]
+pub struct Stable {
+    /// Items with at least two outcomes at every grid configuration.
+    pub replicated_items: usize,
+    /// Those harmful on the canonical cells.
+    pub harmful_replicated: usize,
+    /// Those of them harmful under every replicate.
+    pub stable_harmful_replicated: usize,
+    /// Percent of the replicated harmful items whose harm does not survive the replicates.
+    pub lottery_rate: Option<f64>,
+    /// Grid items with a stable harmful transition.
+    pub stable_harmful_items: usize,
+    /// Percent of grid items with a stable harmful transition.
+    pub stable_harmful_rate: Option<f64>,
+    /// Grid items with a stable harmful transition to the top configuration.
+    pub stable_terminal_items: usize,
+}
+
+/// Per grid item: the fewest outcomes at any configuration, and whether the harm is stable.
+#[derive(Debug, Clone, Default)]
+pub struct ItemOutcomes {
+    /// `min_k |O[i][k]|`: 1 where some configuration has no replicate.
+    pub min_outcomes: Vec<u32>,
+    /// Whether the item has a stable harmful transition.
+    pub stable_harmful: Vec<bool>,
+}
+
+/// The `replicates` block of a model's MCQ metrics.
+#[derive(Debug, Clone, Serialize)]
+pub struct Replicated {
+    /// The nuisances whose replicates count, sorted.
+    pub nuisances: Vec<String>,
+    /// The false-discovery level of `beyond_noise`.
+    pub alpha: f64,
+    /// The floor.
+    pub floor: Floors,
+    /// Every churn edge against the floor, in ladder order.
+    pub edges: Vec<Edge>,
+    /// Items harmful under every replicate.
+    pub stable: Stable,
+    /// Per-item outcomes, for the export and the queue.
+    #[serde(skip)]
+    pub items: ItemOutcomes,
+}
+
+/// The nuisances a run selects: by name, sorted; and by id of `m.replicates.names`.
+pub fn selection(m: &ResponseMatrix, wanted: Option<&[String]>) -> (Vec<String>, Vec<bool>) {
+    let r = &m.replicates;
+    let mut names: Vec<String> = match wanted {
+        None => r
+            .nuisances
+            .iter()
+            .map(|&n| r.names.name(n).to_string())
+            .collect(),
+        Some(w) => w.to_vec(),
+    };
+    names.sort();
+    names.dedup();
+    let mut selected = vec![false; r.names.len()];
+    for n in &names {
+        if let Some(id) = r.names.get(n) {
+            selected[id as usize] = true;
+        }
+    }
+    (names, selected)
+}
+
+/// The replicate measures of a model's grid; `None` when the grid has no replicate pair
+/// of a selected nuisance. `x` holds the grid's canonical measures (its values, churn and
+/// harmful items); the q-values are left for [`fdr`].
+pub fn compute(
+    m: &ResponseMatrix,
+    mg: &ModelGrid,
+    x: &McqMetrics,
+    (names, selected): (&[String], &[bool]),
+    alpha: f64,
+) -> Option<Replicated> {
+    let reps = &m.replicates;
+    if reps.cells.is_empty() {
+        return None;
+    }
+    let g = &mg.grid;
+    let (n, k) = (g.n(), g.k());
+    if n == 0 || k == 0 {
+        return None;
+    }
+    let y = &x.items.y;
+    let mut per_config = vec![Floor::default(); k];
+    let mut by_nuisance: BTreeMap<u32, Floor> = BTreeMap::new();
+    let mut items = ItemOutcomes {
+        min_outcomes: vec![u32::MAX; n],
+        stable_harmful: vec![false; n],
+    };
+    let top = g.top.unwrap_or(k - 1);
+    let (mut stable_right, mut stable_wrong) = (vec![false; k], vec![false; k]);
+    let mut stable = Stable {
+        replicated_items: 0,
+        harmful_replicated: 0,
+        stable_harmful_replicated: 0,
+        lottery_rate: None,
+        stable_harmful_items: 0,
+        stable_harmful_rate: None,
+        stable_terminal_items: 0,
+    };
+    for i in 0..n {
+        for c in 0..k {
+            let v = y[i * k + c];
+            let (mut outcomes, mut ones) = (1u32, u32::from(v));
+            for r in reps.of(mg.cells[i * k + c]) {
+                if r.value.is_nan() || !selected[r.nuisance as usize] {
+                    continue;
+                }
+                let w = u8::from(r.value == 1.0);
+                per_config[c].add(v, w);
+                by_nuisance.entry(r.nuisance).or_default().add(v, w);
+                outcomes += 1;
+                ones += u32::from(w);
+            }
+            stable_right[c] = outcomes >= 2 && ones == outcomes;
+            stable_wrong[c] = outcomes >= 2 && ones == 0;
+            items.min_outcomes[i] = items.min_outcomes[i].min(outcomes);
+        }
+        let harmful = g
+            .budget_order
+            .count(|a| stable_right[a], |b| stable_wrong[b])
+            > 0;
+        items.stable_harmful[i] = harmful;
+        stable.stable_harmful_items += usize::from(harmful);
+        stable.stable_terminal_items +=
+            usize::from(stable_wrong[top] && (0..k).any(|a| g.lower(a, top) && stable_right[a]));
+        if items.min_outcomes[i] >= 2 {
+            stable.replicated_items += 1;
+            if x.items.harmful_pairs[i] > 0 {
+                stable.harmful_replicated += 1;
+                stable.stable_harmful_replicated += usize::from(harmful);
+            }
+        }
+    }
+    let mut all = Floor::default();
+    for f in &per_config {
+        all.merge(f);
+    }
+    if all.pairs == 0 {
+        return None;
+    }
+    stable.lottery_rate = pct(
+        stable.harmful_replicated - stable.stable_harmful_replicated,
+        stable.harmful_replicated,
+    );
+    stable.stable_harmful_rate = pct(stable.stable_harmful_items, n);
+
+    let ladder = g.ladder();
+    let edges = ladder
+        .windows(2)
+        .zip(&x.churn)
+        .map(|(w, churn)| {
+            let (a, b) = (&per_config[w[0]], &per_config[w[1]]);
+            let (pairs, neg) = (a.pairs + b.pairs, a.neg + b.neg);
+            let bad = churn.correct_to_wrong;
+            let observed_nfr = 100.0 * bad as f64 / n as f64;
+            let floor_nfr = pct(neg, pairs);
+            Edge {
+                from: churn.from.clone(),
+                to: churn.to.clone(),
+                n,
+                correct_to_wrong: bad,
+                wrong_to_correct: churn.wrong_to_correct,
+                observed_nfr,
+                floor_nfr,
+                excess_nfr: floor_nfr.map(|f| observed_nfr - f),
+                excess_p: fisher_greater_p(bad as u64, n as u64, neg as u64, pairs as u64),
+                excess_q: None,
+                beyond_noise: false,
+            }
+        })
+        .collect();
+    let mut by_name: BTreeMap<String, Floor> = BTreeMap::new();
+    for (id, f) in by_nuisance {
+        by_name.insert(reps.names.name(id).to_string(), f.rated());
+    }
+    Some(Replicated {
+        nuisances: names.to_vec(),
+        alpha,
+        floor: Floors {
+            all: all.rated(),
+            by_nuisance: by_name,
+            per_config: per_config.into_iter().map(Floor::rated).collect(),
+        },
+        edges,
+        stable,
+        items,
+    })
+}
+
+/// The false-discovery pass of §16.3 over one analysis's models (`models[i]` the model id
+/// of `metrics[i]`): every churn entry's `mcnemar_q`, every edge's `excess_q` and
+/// `beyond_noise`, each family ranked by (p, model, edge).
+pub fn fdr(models: &[u32], metrics: &mut [Metrics], alpha: f64) {
+    let mut mcnemar = Vec::new();
+    let mut excess = Vec::new();
+    for (&model, x) in models.iter().zip(metrics.iter()) {
+        let Metrics::Mcq(x) = x else { continue };
+        for (j, c) in x.churn.iter().enumerate() {
+            mcnemar.push((Some(c.mcnemar_p), (model, j)));
+        }
+        if let Some(r) = &x.replicates {
+            for (j, e) in r.edges.iter().enumerate() {
+                excess.push((e.excess_p, (model, j)));
+            }
+        }
+    }
+    let (mut mq, mut eq) = (bh_q(&mcnemar).into_iter(), bh_q(&excess).into_iter());
+    for x in metrics.iter_mut() {
+        let Metrics::Mcq(x) = x else { continue };
+        for c in &mut x.churn {
+            c.mcnemar_q = mq.next().flatten().unwrap_or(1.0);
+        }
+        if let Some(r) = &mut x.replicates {
+            for e in &mut r.edges {
+                e.excess_q = eq.next().flatten();
+                e.beyond_noise = e.excess_q.is_some_and(|q| q <= alpha);
+            }
+        }
+    }
+}
