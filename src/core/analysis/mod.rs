@@ -215,7 +215,23 @@ fn model_metrics(
             });
             if !m.replicates.cells.is_empty() {
                 let (names, selected) = noise::selection(m, params.nuisances.as_deref());
-                x.replicates = noise::compute(m, mg, &x, (&names, &selected), params.alpha);
+                let canonical = noise::Canonical {
+                    y: &x.items.y,
+                    harmful_pairs: &x.items.harmful_pairs,
+                    churn: x
+                        .churn
+                        .iter()
+                        .map(|c| {
+                            (
+                                c.from.clone(),
+                                c.to.clone(),
+                                c.correct_to_wrong,
+                                c.wrong_to_correct,
+                            )
+                        })
+                        .collect(),
+                };
+                x.replicates = noise::compute(m, mg, &canonical, (&names, &selected), params.alpha);
             }
             if m.protocols.name(key.protocol) == params.primary {
                 x.interventions = intervention::per_protocol(m, params, mg, &x.items);

@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use super::exact::{bh_q, fisher_greater_p};
 use super::grid::{ModelGrid, Name};
-use super::mcq::McqMetrics;
 use super::{Metrics, pct};
 use crate::core::matrix::ResponseMatrix;
 
@@ -158,13 +157,22 @@ pub fn selection(m: &ResponseMatrix, wanted: Option<&[String]>) -> (Vec<String>,
     (names, selected)
 }
 
+/// What the floor is set against: a grid's canonical measures (§3).
+pub struct Canonical<'a> {
+    /// `y[i * k + c]`, the grid's 0/1 values.
+    pub y: &'a [u8],
+    /// Harmful pairs per grid item (§3.5).
+    pub harmful_pairs: &'a [u64],
+    /// The churn edges in ladder order: from, to, `correct_to_wrong`, `wrong_to_correct`.
+    pub churn: Vec<(Name, Name, usize, usize)>,
+}
+
 /// The replicate measures of a model's grid; `None` when the grid has no replicate pair
-/// of a selected nuisance. `x` holds the grid's canonical measures (its values, churn and
-/// harmful items); the q-values are left for [`fdr`].
+/// of a selected nuisance. The q-values are left for [`fdr`].
 pub fn compute(
     m: &ResponseMatrix,
     mg: &ModelGrid,
-    x: &McqMetrics,
+    x: &Canonical<'_>,
     (names, selected): (&[String], &[bool]),
     alpha: f64,
 ) -> Option<Replicated> {
@@ -177,7 +185,7 @@ pub fn compute(
     if n == 0 || k == 0 {
         return None;
     }
-    let y = &x.items.y;
+    let y = x.y;
     let mut per_config = vec![Floor::default(); k];
     let mut by_nuisance: BTreeMap<u32, Floor> = BTreeMap::new();
     let mut items = ItemOutcomes {
@@ -223,7 +231,7 @@ pub fn compute(
             usize::from(stable_wrong[top] && (0..k).any(|a| g.lower(a, top) && stable_right[a]));
         if items.min_outcomes[i] >= 2 {
             stable.replicated_items += 1;
-            if x.items.harmful_pairs[i] > 0 {
+            if x.harmful_pairs[i] > 0 {
                 stable.harmful_replicated += 1;
                 stable.stable_harmful_replicated += usize::from(harmful);
             }
@@ -246,18 +254,18 @@ pub fn compute(
     let edges = ladder
         .windows(2)
         .zip(&x.churn)
-        .map(|(w, churn)| {
+        .map(|(w, (from, to, bad, good))| {
             let (a, b) = (&per_config[w[0]], &per_config[w[1]]);
             let (pairs, neg) = (a.pairs + b.pairs, a.neg + b.neg);
-            let bad = churn.correct_to_wrong;
+            let bad = *bad;
             let observed_nfr = 100.0 * bad as f64 / n as f64;
             let floor_nfr = pct(neg, pairs);
             Edge {
-                from: churn.from.clone(),
-                to: churn.to.clone(),
+                from: from.clone(),
+                to: to.clone(),
                 n,
                 correct_to_wrong: bad,
-                wrong_to_correct: churn.wrong_to_correct,
+                wrong_to_correct: *good,
                 observed_nfr,
                 floor_nfr,
                 excess_nfr: floor_nfr.map(|f| observed_nfr - f),
