@@ -328,3 +328,28 @@ fn beyond_noise_stays_within_alpha_when_only_the_nuisance_flips() {
         "a real drop was found on {found} of {edges} edges"
     );
 }
+
+/// `frameaudit cells` writes replicates back, as JSONL and as Parquet, and either file
+/// reports as the worked example of §16 does.
+#[test]
+fn replicates_survive_cells_written_as_jsonl_and_parquet() {
+    let dir = scratch("written");
+    let input = common::conformance("example_16_1.jsonl");
+    let want = common::read_json(&common::conformance("example_16_1.report.json"));
+    for name in ["cells.jsonl", "cells.parquet"] {
+        let out = dir.join(name);
+        let o = common::frameaudit(&[
+            "cells",
+            input.to_str().expect("utf-8"),
+            "-o",
+            out.to_str().expect("utf-8"),
+        ]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        let o = common::frameaudit(&["report", "--json", out.to_str().expect("utf-8")]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        let got: Value = serde_json::from_slice(&o.stdout).expect("json");
+        let diff = common::json_diff(&got, &want, 1e-9);
+        assert!(diff.is_empty(), "{name}: {diff:#?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -616,8 +616,8 @@ pub fn read_cells<S: CellSink>(
 }
 
 /// The columns the Parquet reader looks up: those frameaudit writes (docs/formats.md §7).
-const PARQUET_FIELDS: [&str; 19] = {
-    let mut names = [""; 19];
+const PARQUET_FIELDS: [&str; 23] = {
+    let mut names = [""; 23];
     let mut i = 0;
     while i < names.len() {
         names[i] = PARQUET_COLUMNS[i].0;
@@ -931,6 +931,9 @@ fn typed_column<'c>(
         "blind" => Some(|c| &mut c.blind),
         "source_tag" => Some(|c| &mut c.source_tag),
         "protocol_note" => Some(|c| &mut c.protocol_note),
+        "replicate" => Some(|c| &mut c.replicate),
+        "nuisance" => Some(|c| &mut c.nuisance),
+        "cluster" => Some(|c| &mut c.cluster),
         _ => None,
     };
     if let Some(slot) = text {
@@ -1007,6 +1010,10 @@ fn parquet_raw(vals: [J<'_>; PARQUET_FIELDS.len()]) -> RawCell<'_> {
         frame_idx,
         source_tag,
         protocol_note,
+        replicate,
+        nuisance,
+        order,
+        cluster,
     ] = vals;
     // Several references of an open item travel in their own list column.
     let gold = match (gold, gold_list) {
@@ -1032,7 +1039,10 @@ fn parquet_raw(vals: [J<'_>; PARQUET_FIELDS.len()]) -> RawCell<'_> {
         frame_idx,
         source_tag,
         protocol_note,
-        ..RawCell::default()
+        replicate,
+        nuisance,
+        order,
+        cluster,
     }
 }
 
@@ -1082,7 +1092,7 @@ struct CellOut<'a> {
 /// The columns of cells written as Parquet, in this order, whatever the cells hold, so
 /// that engines reading the file find every field (docs/formats.md §7); `gold_list`
 /// carries the references of an open item with several.
-pub const PARQUET_COLUMNS: [(&str, super::parquet::Kind); 19] = {
+pub const PARQUET_COLUMNS: [(&str, super::parquet::Kind); 23] = {
     use super::parquet::Kind::*;
     [
         ("model", Str),
@@ -1104,6 +1114,10 @@ pub const PARQUET_COLUMNS: [(&str, super::parquet::Kind); 19] = {
         ("frame_idx", IntList),
         ("source_tag", Str),
         ("protocol_note", Str),
+        ("replicate", Str),
+        ("nuisance", Str),
+        ("order", IntList),
+        ("cluster", Str),
     ]
 };
 
@@ -1137,6 +1151,10 @@ pub fn push_parquet(cols: &mut [super::parquet::Column], c: &CellInput<'_>) {
         frame_idx,
         source_tag,
         protocol_note,
+        replicate,
+        nuisance,
+        order,
+        cluster,
     ] = cols
     else {
         unreachable!("one column for each of PARQUET_COLUMNS");
@@ -1177,6 +1195,10 @@ pub fn push_parquet(cols: &mut [super::parquet::Column], c: &CellInput<'_>) {
     frame_idx.push_list(c.frame_idx.as_ref().map(|v| v.iter().map(|&i| int(i))));
     source_tag.push(s(c.source_tag));
     protocol_note.push(s(c.protocol_note));
+    replicate.push(s(c.replicate));
+    nuisance.push(s(c.nuisance));
+    order.push_list(c.order.as_ref().map(|v| v.iter().map(|&i| int(i))));
+    cluster.push(s(c.cluster));
 }
 
 /// Writes one cell as a JSON line of the native format.
@@ -1624,10 +1646,13 @@ mod tests {
                 "score" => vec![Value::Null, json!(0.0), json!(50.0), json!(100.0)],
                 "confidence" => vec![Value::Null, json!(0.0), json!(0.97), json!(1.0)],
                 "frame_idx" => vec![Value::Null, json!([0, 5, 9]), json!([])],
+                "order" => vec![Value::Null, json!([1, 0]), json!([0, 2, 1])],
+                // Given in pairs below: a replicate needs its nuisance.
+                "replicate" | "nuisance" => vec![Value::Null, json!("")],
                 _ => vec![Value::Null, json!("b"), json!("A"), json!("")],
             }
         };
-        let odd: [(&str, Value); 8] = [
+        let odd: [(&str, Value); 10] = [
             ("model", json!("")),
             ("config", Value::Null),
             ("frames", json!(-1)),
@@ -1636,6 +1661,8 @@ mod tests {
             ("confidence", json!(1.5)),
             ("task", json!("MCQ")),
             ("frame_idx", json!([-1])),
+            ("nuisance", json!("rerun")),
+            ("order", json!([0, 0])),
         ];
         let mut rng = crate::core::analysis::bootstrap::SplitMix64::new(11);
         let mut rows = Vec::new();
@@ -1649,6 +1676,10 @@ mod tests {
                         f.to_string(),
                         ok[rng.next_u64() as usize % ok.len()].clone(),
                     );
+                }
+                if rng.next_u64().is_multiple_of(4) {
+                    row.insert("replicate".into(), json!("r1"));
+                    row.insert("nuisance".into(), json!("phase"));
                 }
                 let spoilt = match b % 3 {
                     0 => false,
@@ -1770,6 +1801,7 @@ mod tests {
                 "task" => &[r#""mcq""#, r#""open""#, "null"],
                 "gold" => &[r#""A""#, r#""""#, "null", r#"["a", "b"]"#, "[]", r#"[""]"#],
                 "frame_idx" => &["[0, 5, 9]", "[]", "[1.0]", "null"],
+                "order" => &["[1, 0]", "[]", "[0, 0]", "[2]", "null"],
                 _ => &[r#""M""#, r#""q 1""#, r#""""#, r#""mcq""#, "null"],
             }
         };
