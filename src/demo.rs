@@ -5,6 +5,11 @@
 //! visible causes: a one-second event that the 16-frame grid catches and the 32-frame grid
 //! skips, flashes counted differently at every budget, distractor frames that only the
 //! densest grid picks up, and a language prior that answers when the video does not.
+//! Each multiple-choice answer is measured twice more, as replicates (docs/measures.md §16):
+//! a re-run (`rerun`: the same frames, a few near-tie decisions drawn anew, as GPU
+//! nondeterminism does) and the sampling grid shifted by half a step (`phase`: the other
+//! polyphase component of the grid twice as dense, recorded in `frame_idx`), so that some
+//! harmful transitions survive every replicate and others are a lottery.
 //! `cargo run --release --example generate-demo` rebuilds `fixtures/demo` byte for byte.
 
 use std::collections::BTreeSet;
@@ -267,10 +272,41 @@ fn roll(seed: &str, salt: u64) -> f64 {
     (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
+/// The frames a budget samples: the demo's `linspace` grid.
+fn grid(frames: u64) -> Vec<u64> {
+    frame_set(linspace(CLIP_FRAMES, frames))
+}
+
+/// The grid shifted by half a step: the odd members of the grid twice as dense (its other
+/// polyphase component), as many frames as the budget.
+fn half_step_grid(frames: u64) -> Vec<u64> {
+    linspace(CLIP_FRAMES, 2 * frames)
+        .into_iter()
+        .skip(1)
+        .step_by(2)
+        .collect()
+}
+
+/// Chance that a re-run draws a cell's decisions anew (a near-tie broken the other way):
+/// about half of those change the answer, the 2-4% of a plain re-run.
+const RERUN_REDRAW: f64 = 0.07;
+
 /// A model's answer (option index) and confidence for a question under a frame budget.
 fn answer(model: &Model, q: &Question, frames: u64) -> (usize, Option<f64>) {
     let key = format!("{}|{}|{frames}", model.name, q.id);
-    let r = |salt| roll(&key, salt);
+    answer_from(model, q, frames, &grid(frames), &key)
+}
+
+/// The answer from the frames `sampled` (a budget of `frames`), its random decisions drawn
+/// from `key`.
+fn answer_from(
+    model: &Model,
+    q: &Question,
+    frames: u64,
+    sampled: &[u64],
+    key: &str,
+) -> (usize, Option<f64>) {
+    let r = |salt| roll(key, salt);
     let conf = |lo: f64, hi: f64, salt| {
         (((lo + (hi - lo) * r(salt)) * 100.0).round() / 100.0).clamp(0.0, 1.0)
     };
@@ -284,9 +320,7 @@ fn answer(model: &Model, q: &Question, frames: u64) -> (usize, Option<f64>) {
     if frames == 0 {
         return (guess(1), None);
     }
-    let sampled: BTreeSet<u64> = frame_set(linspace(CLIP_FRAMES, frames))
-        .into_iter()
-        .collect();
+    let sampled: BTreeSet<u64> = sampled.iter().copied().collect();
     let notice = model.skill * (1.0 - model.dilution * frames as f64 / CLIP_FRAMES as f64);
     let seen_evidence = sampled.intersection(&q.evidence).count();
     let seen_distractor = sampled.intersection(&q.distractor).count();
@@ -328,6 +362,124 @@ fn answer(model: &Model, q: &Question, frames: u64) -> (usize, Option<f64>) {
         return (q.gold, Some(conf(0.55, 0.95, 8)));
     }
     (guess(9), Some(conf(0.1, 0.45, 10)))
+}
+
+/// One replicate of a multiple-choice cell: its name, its nuisance, its answer and, for a
+/// shifted grid, the frames it saw.
+struct Replicate {
+    name: &'static str,
+    nuisance: &'static str,
+    answer: (usize, Option<f64>),
+    frame_idx: Option<Vec<u64>>,
+}
+
+/// The replicates of every multiple-choice cell, model by model: a re-run of every budget
+/// (text-only included), and the half-step grid of every budget with frames.
+fn replicates(qs: &[Question]) -> Vec<(&'static Model, &Question, u64, Replicate)> {
+    let mut out = Vec::new();
+    for model in &MODELS {
+        for q in qs.iter().filter(|q| !q.open) {
+            for frames in std::iter::once(0).chain(BUDGETS) {
+                let key = format!("{}|{}|{frames}", model.name, q.id);
+                let rerun = if roll(&key, 90) < RERUN_REDRAW {
+                    answer_from(model, q, frames, &grid(frames), &format!("{key}|rerun"))
+                } else {
+                    answer(model, q, frames)
+                };
+                out.push((
+                    model,
+                    q,
+                    frames,
+                    Replicate {
+                        name: "rerun-1",
+                        nuisance: "rerun",
+                        answer: rerun,
+                        frame_idx: None,
+                    },
+                ));
+                if frames > 0 {
+                    let shifted = half_step_grid(frames);
+                    out.push((
+                        model,
+                        q,
+                        frames,
+                        Replicate {
+                            name: "phase-1/2",
+                            nuisance: "phase",
+                            answer: answer_from(model, q, frames, &shifted, &key),
+                            frame_idx: Some(shifted),
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A cell of the demo as its JSON object: the model's answer `ans` (and its confidence)
+/// to `q` under a budget of `frames`.
+fn demo_cell(
+    model: &Model,
+    q: &Question,
+    frames: u64,
+    ans: usize,
+    confidence: Option<f64>,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut cell = serde_json::Map::new();
+    cell.insert("model".into(), model.name.into());
+    cell.insert(
+        "benchmark".into(),
+        if q.open { OPEN_BENCH } else { MCQ_BENCH }.into(),
+    );
+    cell.insert("item_id".into(), q.id.clone().into());
+    cell.insert(
+        "config".into(),
+        if frames == 0 {
+            "textonly".into()
+        } else {
+            format!("{frames}f")
+        }
+        .into(),
+    );
+    cell.insert("frames".into(), frames.into());
+    cell.insert(
+        "pixels".into(),
+        if frames == 0 {
+            serde_json::Value::Null
+        } else {
+            PIXELS.into()
+        },
+    );
+    if q.open {
+        cell.insert("task".into(), "open".into());
+        cell.insert("pred".into(), open_text(q, ans).into());
+        cell.insert(
+            "gold".into(),
+            serde_json::json!([
+                open_text(q, q.gold),
+                format!(
+                    "{} square",
+                    q.options[q.gold].split_once(". ").map_or("", |(_, w)| w)
+                )
+            ]),
+        );
+    } else {
+        cell.insert("task".into(), "mcq".into());
+        cell.insert(
+            "pred".into(),
+            ((b'A' + ans as u8) as char).to_string().into(),
+        );
+        cell.insert(
+            "gold".into(),
+            ((b'A' + q.gold as u8) as char).to_string().into(),
+        );
+    }
+    if let Some(c) = confidence {
+        cell.insert("confidence".into(), c.into());
+    }
+    cell.insert("source_tag".into(), "demo-sim".into());
+    cell
 }
 
 /// Open-ended answer text for an option index.
@@ -565,63 +717,22 @@ pub fn generate(dir: &Path) -> Result<()> {
         for q in &qs {
             for frames in std::iter::once(0).chain(BUDGETS) {
                 let (ans, confidence) = answer(model, q, frames);
-                let mut cell = serde_json::Map::new();
-                cell.insert("model".into(), model.name.into());
-                cell.insert(
-                    "benchmark".into(),
-                    if q.open { OPEN_BENCH } else { MCQ_BENCH }.into(),
-                );
-                cell.insert("item_id".into(), q.id.clone().into());
-                cell.insert(
-                    "config".into(),
-                    if frames == 0 {
-                        "textonly".into()
-                    } else {
-                        format!("{frames}f")
-                    }
-                    .into(),
-                );
-                cell.insert("frames".into(), frames.into());
-                cell.insert(
-                    "pixels".into(),
-                    if frames == 0 {
-                        serde_json::Value::Null
-                    } else {
-                        PIXELS.into()
-                    },
-                );
-                if q.open {
-                    cell.insert("task".into(), "open".into());
-                    cell.insert("pred".into(), open_text(q, ans).into());
-                    cell.insert(
-                        "gold".into(),
-                        serde_json::json!([
-                            open_text(q, q.gold),
-                            format!(
-                                "{} square",
-                                q.options[q.gold].split_once(". ").map_or("", |(_, w)| w)
-                            )
-                        ]),
-                    );
-                } else {
-                    cell.insert("task".into(), "mcq".into());
-                    cell.insert(
-                        "pred".into(),
-                        ((b'A' + ans as u8) as char).to_string().into(),
-                    );
-                    cell.insert(
-                        "gold".into(),
-                        ((b'A' + q.gold as u8) as char).to_string().into(),
-                    );
-                }
-                if let Some(c) = confidence {
-                    cell.insert("confidence".into(), c.into());
-                }
-                cell.insert("source_tag".into(), "demo-sim".into());
+                let cell = demo_cell(model, q, frames, ans, confidence);
                 crate::core::text::json_to_writer(&mut cells, &cell)?;
                 cells.write_all(b"\n")?;
             }
         }
+    }
+    for (model, q, frames, replicate) in replicates(&qs) {
+        let (ans, confidence) = replicate.answer;
+        let mut cell = demo_cell(model, q, frames, ans, confidence);
+        cell.insert("replicate".into(), replicate.name.into());
+        cell.insert("nuisance".into(), replicate.nuisance.into());
+        if let Some(idx) = replicate.frame_idx {
+            cell.insert("frame_idx".into(), idx.into());
+        }
+        crate::core::text::json_to_writer(&mut cells, &cell)?;
+        cells.write_all(b"\n")?;
     }
     cells.flush()?;
 

@@ -1960,6 +1960,10 @@ mod tests {
                         frame_idx: None,
                         source_tag: Some(&tag),
                         protocol_note: Some(&note),
+                        replicate: None,
+                        nuisance: None,
+                        order: None,
+                        cluster: None,
                     };
                     push_parquet(&mut w.columns, &cell);
                     rows += 1;

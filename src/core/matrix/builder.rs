@@ -1929,6 +1929,10 @@ mod tests {
             frame_idx: None,
             source_tag: None,
             protocol_note: None,
+            replicate: None,
+            nuisance: None,
+            order: None,
+            cluster: None,
         };
         let read = |parts: &[&[(&'static str, f64)]]| {
             let mut b = MatrixBuilder::new();
