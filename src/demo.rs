@@ -288,8 +288,9 @@ fn half_step_grid(frames: u64) -> Vec<u64> {
 }
 
 /// Chance that a re-run draws a cell's decisions anew (a near-tie broken the other way):
-/// about half of those change the answer, the 2-4% of a plain re-run.
-const RERUN_REDRAW: f64 = 0.07;
+/// about a tenth of those change the answer (most decisions are not close), near the 2-4%
+/// of a plain re-run.
+const RERUN_REDRAW: f64 = 0.25;
 
 /// A model's answer (option index) and confidence for a question under a frame budget.
 fn answer(model: &Model, q: &Question, frames: u64) -> (usize, Option<f64>) {

@@ -173,3 +173,45 @@ fn a_short_event_caught_at_16_frames_is_missed_at_32() {
         "only {explained} right-at-16f, wrong-at-32f items are explained by their frames"
     );
 }
+
+/// The demo's replicates (a re-run and the half-step grid of every multiple-choice cell)
+/// make a real mixture: for every model some harmful items survive every replicate and some
+/// do not, a re-run disagrees with the canonical answer on a few percent of the pairs and
+/// the shifted grid on several times more, as measured on real models.
+#[test]
+fn the_demo_has_stable_and_lottery_items() {
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let params = Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Params::default()
+    };
+    let report = run(&ds.matrix, &params, None);
+    let pooled = report
+        .analyses
+        .iter()
+        .find(|a| {
+            a.key.task == frameaudit::core::matrix::Task::Mcq
+                && ds.matrix.protocols.name(a.key.protocol) == "main"
+                && a.key.scope == frameaudit::core::analysis::grid::Scope::All
+        })
+        .expect("the pooled MCQ analysis");
+    let mut models = 0;
+    for x in pooled.metrics.iter() {
+        let Metrics::Mcq(x) = x else { continue };
+        models += 1;
+        let r = x.replicates.as_ref().expect("replicates");
+        assert_eq!(r.nuisances, ["phase", "rerun"]);
+        let s = &r.stable;
+        assert_eq!(s.replicated_items, x.n_items, "every item replicated");
+        assert!(s.stable_harmful_replicated > 0, "{s:?}");
+        assert!(s.stable_harmful_replicated < s.harmful_replicated, "{s:?}");
+        let lottery = s.lottery_rate.expect("a lottery rate");
+        assert!(lottery > 10.0 && lottery < 60.0, "{lottery}");
+        let rate = |n: &str| r.floor.by_nuisance[n].disagreement_rate.expect("pairs");
+        let (rerun, phase) = (rate("rerun"), rate("phase"));
+        assert!((1.0..=5.0).contains(&rerun), "re-run {rerun}");
+        assert!(phase > 2.0 * rerun, "phase {phase} against re-run {rerun}");
+    }
+    assert_eq!(models, 3);
+}
