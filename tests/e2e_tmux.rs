@@ -1521,3 +1521,46 @@ fn a_paste_is_never_taken_as_tagging_commands() {
         "see frame 12 3 4 ".len() + frameaudit::tui::app::PASTE_MAX
     );
 }
+
+/// The demo's queue in a real terminal says which harm survives the replicates: stable (●)
+/// and lottery (○) rows and their counts in the title, at 120x40, at 80x24 and under
+/// NO_COLOR (where the shapes alone tell them apart); `S` sorts stable first, `L` hides
+/// the lottery rows.
+#[test]
+fn the_queue_shows_stable_and_lottery_rows_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    for (tag, prelude) in [("colour", ""), ("nocolor", "export NO_COLOR=1;")] {
+        let t = Tmux::start_with(
+            &format!("fa-harm-{tag}-{}", std::process::id()),
+            &ds,
+            &format!("harm-{tag}"),
+            prelude,
+        );
+        let s = t.wait_for(" stable ");
+        assert!(s.contains(" lottery "), "{s}");
+        let row = |s: &str, glyph: char| {
+            s.lines()
+                .any(|l| l.contains("clips-mcq") && l.contains(&format!(" {glyph} ")))
+        };
+        assert!(row(&s, '●') && row(&s, '○'), "{s}");
+        resize(&t, 80, 24);
+        let s = t.wait_for("sort: rank");
+        assert!(row(&s, '●'), "{s}");
+        t.keys(&["S"]);
+        let s = t.wait_for("stable first");
+        let first = s
+            .lines()
+            .find(|l| l.contains("clips-mcq"))
+            .unwrap_or_else(|| panic!("no row:\n{s}"));
+        assert!(first.contains(" ● "), "{s}");
+        t.keys(&["L"]);
+        let s = t.wait_for("lottery hidden");
+        assert!(!row(&s, '○'), "{s}");
+        resize(&t, 120, 40);
+        t.keys(&["q"]);
+    }
+}

@@ -3499,3 +3499,76 @@ fn a_measure_added_to_the_table_of_measures_is_a_column_of_the_overview() {
         assert_eq!(words[at + 4], ADDED.show(ADDED.value_of(x)), "{row}");
     }
 }
+
+/// The queue says of each harmful row whether its harm survives the replicates (the demo's
+/// re-run and half-step grid): ● stable, ○ lottery, · unjudged, as the analysis' per-item
+/// outcomes have it; the title counts them; `S` sorts stable first and `L` hides the
+/// lottery rows (and says so in the title).
+#[test]
+fn the_queue_marks_stable_and_lottery_harm() {
+    use frameaudit::core::queue::Harm;
+    let mut app = demo_app();
+    // Each row's mark from the analysis' per-item outcomes, read independently.
+    let mut counts = [0usize; 3];
+    for r in &app.queue.rows {
+        let q = &r.q;
+        let a = &app.report.analyses[q.analysis as usize];
+        let want = match &a.metrics[q.model_index as usize] {
+            Metrics::Mcq(x) if q.harmful() => {
+                let items = &x.replicates.as_ref().expect("replicates").items;
+                let i = q.row as usize;
+                Some(if items.stable_harmful[i] {
+                    Harm::Stable
+                } else if items.min_outcomes[i] >= 2 {
+                    Harm::Lottery
+                } else {
+                    Harm::Unjudged
+                })
+            }
+            _ => None,
+        };
+        assert_eq!(q.harm, want);
+        if let Some(h) = want {
+            counts[Harm::ALL.iter().position(|&x| x == h).expect("a kind")] += 1;
+        }
+    }
+    assert!(counts[0] > 0 && counts[2] > 0, "{counts:?}");
+    let title = screen(&mut app, 120, 40);
+    let want = format!(
+        "●{} stable ·{} unjudged ○{} lottery",
+        counts[0], counts[1], counts[2]
+    );
+    assert!(title.contains(&want), "{want}\n{title}");
+
+    // Stable first, then unjudged, then lottery, then the rows without harm.
+    app.update(Action::SortStable);
+    let order: Vec<Option<Harm>> = app
+        .queue
+        .visible
+        .iter()
+        .map(|&v| app.queue.rows[v as usize].q.harm)
+        .collect();
+    let key = |h: &Option<Harm>| (h.is_none(), *h);
+    assert!(
+        order.windows(2).all(|w| key(&w[0]) <= key(&w[1])),
+        "{order:?}"
+    );
+    assert_eq!(order.first(), Some(&Some(Harm::Stable)));
+    let first = screen(&mut app, 120, 40);
+    assert!(first.contains("sort: stable first"), "{first}");
+
+    // Hiding the lottery rows leaves the others, and the title says so.
+    let before = app.queue.visible.len();
+    app.update(Action::HideLottery);
+    assert_eq!(app.queue.visible.len(), before - counts[2]);
+    assert!(
+        app.queue
+            .visible
+            .iter()
+            .all(|&v| app.queue.rows[v as usize].q.harm != Some(Harm::Lottery))
+    );
+    let hidden = screen(&mut app, 120, 40);
+    assert!(hidden.contains("lottery hidden"), "{hidden}");
+    app.update(Action::HideLottery);
+    assert_eq!(app.queue.visible.len(), before);
+}

@@ -29,6 +29,45 @@ pub enum QueueKind {
     All,
 }
 
+/// Whether an item's harm survives its replicates (docs/measures.md §16.4): the same
+/// configurations measured again under a nuisance (a re-run, the sampling grid shifted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Harm {
+    /// A harmful transition holds under every replicate: right at the lower budget and
+    /// wrong at the higher one in every outcome, with at least two outcomes at each.
+    Stable,
+    /// Too few replicates to tell: some configuration has its canonical answer alone, and
+    /// no transition is stable.
+    Unjudged,
+    /// Replicated at every configuration, and no harmful transition holds under every
+    /// replicate: the flip may be noise.
+    Lottery,
+}
+
+impl Harm {
+    /// Every kind, in the order a queue sorted by it shows them.
+    pub const ALL: [Harm; 3] = [Harm::Stable, Harm::Unjudged, Harm::Lottery];
+
+    /// A mark that reads without colour: full for a harm that holds, hollow for one that
+    /// may be noise, a dot for one not yet judged.
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Harm::Stable => "●",
+            Harm::Unjudged => "·",
+            Harm::Lottery => "○",
+        }
+    }
+
+    /// Its name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Harm::Stable => "stable",
+            Harm::Unjudged => "unjudged",
+            Harm::Lottery => "lottery",
+        }
+    }
+}
+
 /// One (model, item) of the queue. Indices point into the report, so the full grid and
 /// measures stay one lookup away.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +95,9 @@ pub struct QueueRow {
     pub harmful_pairs: u64,
     /// Whether the item is a terminal regression.
     pub terminal: bool,
+    /// Whether its harm survives the replicates; `None` for an item without harm, an
+    /// open-ended one, or a model with no replicate in the grid.
+    pub harm: Option<Harm>,
 }
 
 impl QueueRow {
@@ -278,6 +320,18 @@ pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<Qu
                 if !keep {
                     continue;
                 }
+                let harm = match x {
+                    Metrics::Mcq(x) if has_harmful => x.replicates.as_ref().map(|r| {
+                        if r.items.stable_harmful[i] {
+                            Harm::Stable
+                        } else if r.items.min_outcomes[i] >= 2 {
+                            Harm::Lottery
+                        } else {
+                            Harm::Unjudged
+                        }
+                    }),
+                    _ => None,
+                };
                 // Counted from the budget order.
                 let count = match x {
                     Metrics::Mcq(x) => x.items.harmful_pairs[i],
@@ -298,6 +352,7 @@ pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<Qu
                         transitions: None,
                         harmful_pairs: count,
                         terminal,
+                        harm,
                     },
                     comparable,
                 ));

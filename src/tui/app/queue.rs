@@ -10,6 +10,7 @@ use crossterm::event::KeyEvent;
 use crate::core::analysis::Report;
 use crate::core::audit::{Status, UnitKey};
 use crate::core::dataset::Dataset;
+use crate::core::queue::Harm;
 use crate::core::text::sanitize;
 use crate::core::workspace::haystacks::{Haystacks, ItemTexts};
 use crate::core::workspace::review::Review;
@@ -52,6 +53,20 @@ pub struct QueueState {
     /// What part of the queue this session holds, shown in the header ("shard 2/5 (+20%
     /// shared)", "review of 2 audits"); `None` for the whole queue.
     pub part: Option<String>,
+    /// The rows whose harm is stable, unjudged and a lottery (in [`Harm::ALL`] order);
+    /// `None` when no row's model has replicates.
+    pub harms: Option<[usize; 3]>,
+}
+
+/// How many rows' harm is of each kind, in [`Harm::ALL`] order; `None` without replicates.
+fn harm_counts(rows: &[Row]) -> Option<[usize; 3]> {
+    let mut counts = [0; 3];
+    let mut any = false;
+    for h in rows.iter().filter_map(|r| r.q.harm) {
+        any = true;
+        counts[Harm::ALL.iter().position(|&x| x == h).unwrap_or(0)] += 1;
+    }
+    any.then_some(counts)
 }
 
 impl QueueState {
@@ -87,6 +102,7 @@ impl QueueState {
             unit_row: Vec::new(),
             pairs_cache: std::cell::RefCell::new(None),
             part: None,
+            harms: None,
         }
     }
 }
@@ -128,6 +144,7 @@ impl App {
     pub(super) fn index_rows(&mut self) {
         let app = self;
         app.index_units();
+        app.queue.harms = harm_counts(&app.queue.rows);
         app.overview = app.compute_overview();
         app.queue.haystacks = Arc::new(app.build_haystacks());
         // Resume where the annotator left off.
@@ -237,6 +254,7 @@ impl App {
             && f.benchmark.is_none_or(|b| b == m.item(r.q.item).benchmark)
             && f.class.is_none_or(|c| r.q.class == c)
             && (!f.terminal_only || r.q.terminal)
+            && !(f.hide_lottery && r.q.harm == Some(crate::core::queue::Harm::Lottery))
             && f.items
                 .as_ref()
                 .is_none_or(|s| s.items.contains(&(r.q.model, r.q.item)))
@@ -285,6 +303,11 @@ impl App {
             SortKey::Status => v.sort_by_key(|&i| self.status(i as usize) as u8),
             SortKey::Pairs => v.sort_by(|&a, &b| {
                 crate::core::queue::by_harmful_pairs(&rows[a as usize].q, &rows[b as usize].q)
+            }),
+            // `None` sorts before any harm: rows without replicates go last.
+            SortKey::Stable => v.sort_by_key(|&a| {
+                let h = rows[a as usize].q.harm;
+                (h.is_none(), h)
             }),
         }
         self.queue.visible = v;
@@ -578,6 +601,14 @@ impl App {
             }
             Action::ToggleTerminal => {
                 q.filter.terminal_only = !q.filter.terminal_only;
+                self.refresh_visible();
+            }
+            Action::HideLottery => {
+                q.filter.hide_lottery = !q.filter.hide_lottery;
+                self.refresh_visible();
+            }
+            Action::SortStable => {
+                q.sort = SortKey::Stable;
                 self.refresh_visible();
             }
             Action::ClearFilters => {

@@ -68,6 +68,9 @@ pub enum SortKey {
     Status,
     /// The former rank: terminal regressions first, then by the number of harmful pairs.
     Pairs,
+    /// Stable harm first, then unjudged, then lottery (docs/measures.md §16.4), each in
+    /// rank order; rows without replicates last.
+    Stable,
 }
 
 impl SortKey {
@@ -79,6 +82,7 @@ impl SortKey {
             SortKey::Item => "item",
             SortKey::Status => "status",
             SortKey::Pairs => "harmful pairs",
+            SortKey::Stable => "stable first",
         }
     }
 
@@ -88,7 +92,7 @@ impl SortKey {
             SortKey::Model => SortKey::Item,
             SortKey::Item => SortKey::Status,
             SortKey::Status => SortKey::Pairs,
-            SortKey::Pairs => SortKey::Rank,
+            SortKey::Pairs | SortKey::Stable => SortKey::Rank,
         }
     }
 }
@@ -108,6 +112,8 @@ pub struct Filter {
     pub tag: Option<String>,
     /// Only items with a terminal regression.
     pub terminal_only: bool,
+    /// Hide the items whose harm is a lottery.
+    pub hide_lottery: bool,
     /// An explicit set of items, chosen on a researcher view.
     pub items: Option<crate::tui::research::ItemSet>,
 }

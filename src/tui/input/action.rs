@@ -46,6 +46,10 @@ pub enum Action {
     FilterTag,
     /// Only terminal regressions, or all.
     ToggleTerminal,
+    /// Hide the items whose harm is a lottery (does not survive the replicates), or show them.
+    HideLottery,
+    /// Sort by whether the harm survives the replicates: stable first, lottery last.
+    SortStable,
     /// Clear filters and search.
     ClearFilters,
     /// Sort by the next key.
@@ -134,7 +138,7 @@ pub enum Action {
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 61] = [
+const NAMED: [(Action, &str, &str); 63] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -179,6 +183,16 @@ const NAMED: [(Action, &str, &str); 61] = [
         Action::ToggleTerminal,
         "toggle_terminal",
         "filter: terminal regressions only",
+    ),
+    (
+        Action::HideLottery,
+        "hide_lottery",
+        "filter: hide lottery items (harm that does not survive the replicates)",
+    ),
+    (
+        Action::SortStable,
+        "sort_stable",
+        "sort: stable harm first (survives every replicate), lottery last",
     ),
     (
         Action::ClearFilters,

@@ -271,6 +271,8 @@ impl Keymap {
             b(Item, ch('A'), TakeAnnotator, None),
             b(Queue, ch('p'), FilterTag, None),
             b(Queue, ch('t'), ToggleTerminal, Some("terminal")),
+            b(Queue, ch('L'), HideLottery, None),
+            b(Queue, ch('S'), SortStable, None),
             b(Queue, ch('x'), ClearFilters, None),
             b(Queue, ch('o'), CycleSort, Some("sort")),
             b(Queue, ch('q'), Quit, Some("quit")),

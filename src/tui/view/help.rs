@@ -127,6 +127,12 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
                 "T",
                 "terminal regression: right at a lower budget, wrong at the highest",
             ));
+            if app.queue.harms.is_some() {
+                out.push(entry(
+                    "R",
+                    "replicates: ● stable (the harm holds in every re-run and shifted grid), ○ lottery (it does not), · unjudged (too few)",
+                ));
+            }
             out.push(entry(
                 "#",
                 "harmful pairs: configuration pairs right at the lower budget, wrong at the higher",

@@ -12,6 +12,7 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table};
 
 use super::theme::{ACCENT, DIM, WARN, highlighted, id, s};
 use super::{abbrev, class_filter_label, status_glyph, trajectory};
+use crate::core::queue::Harm;
 use crate::core::workspace::search::match_positions;
 use crate::tui::app::{App, Drawn, Input, QueueHit};
 use crate::tui::fit::{fit, fit_line, pad, width};
@@ -115,6 +116,7 @@ fn queue_widths(app: &App, rows: Range<usize>, total: usize) -> QueueWidths {
             1,
             20,
         ),
+        harm: usize::from(app.queue.harms.is_some()),
         pathway: if total >= usize::from(PATHWAY_FROM) {
             PATHWAY_W
         } else {
@@ -191,8 +193,15 @@ fn queue_rows(app: &App, w: &QueueWidths, shown: Range<usize>) -> Vec<TableRow<'
                 } else {
                     Span::raw(" ")
                 }),
-                Cell::from(format!("{:>w$}", r.q.harmful_pairs, w = w.count)),
             ];
+            if w.harm > 0 {
+                cells.push(Cell::from(r.q.harm.map_or(Span::raw(" "), harm_glyph)));
+            }
+            cells.push(Cell::from(format!(
+                "{:>w$}",
+                r.q.harmful_pairs,
+                w = w.count
+            )));
             if w.pathway > 0 {
                 cells.push(Cell::from(fit(&pathway_text(app, i), w.pathway)));
             }
@@ -237,8 +246,17 @@ fn queue_title(app: &App) -> Line<'static> {
     if filter.terminal_only {
         filters.push("terminal only".into());
     }
+    if filter.hide_lottery {
+        filters.push("lottery hidden".into());
+    }
     if let Some(set) = &filter.items {
         filters.push(format!("items: {} ({})", s(&set.label), set.items.len()));
+    }
+    if let Some(counts) = app.queue.harms {
+        for (h, n) in Harm::ALL.iter().zip(counts) {
+            title.push(harm_glyph(*h));
+            title.push(Span::styled(format!("{n} {} ", h.label()), DIM));
+        }
     }
     if !filters.is_empty() {
         title.push(Span::styled(format!("[{}] ", filters.join(" · ")), WARN));
@@ -283,8 +301,11 @@ fn queue_header(app: &App, w: &QueueWidths, two_rows: bool, height: u16) -> Tabl
         Cell::from("item"),
         Cell::from(traj_head),
         Cell::from("T"),
-        Cell::from(fit("#", w.count)),
     ];
+    if w.harm > 0 {
+        head.push(Cell::from("R"));
+    }
+    head.push(Cell::from(fit("#", w.count)));
     if w.pathway > 0 {
         head.push(Cell::from("pathway"));
     }
@@ -338,6 +359,15 @@ fn selected_legend(app: &App) -> Line<'static> {
     Line::from(spans)
 }
 
+/// A row's mark for whether its harm survives the replicates: a shape that reads without
+/// colour, in the colour of harm when it holds.
+fn harm_glyph(h: Harm) -> Span<'static> {
+    match h {
+        Harm::Stable => Span::styled(h.glyph(), WARN),
+        Harm::Unjudged | Harm::Lottery => Span::styled(h.glyph(), DIM),
+    }
+}
+
 /// The queue's text columns, in cells, fitted to the table's width.
 #[derive(Clone, Copy)]
 struct QueueWidths {
@@ -348,6 +378,8 @@ struct QueueWidths {
     per_config: usize,
     k: usize,
     count: usize,
+    /// 1 for the column of whether the harm survives the replicates, 0 without replicates.
+    harm: usize,
     pathway: usize,
     question: usize,
 }
@@ -359,12 +391,13 @@ const PATHWAY_FROM: u16 = 120;
 impl QueueWidths {
     /// The cells the columns take but the question's, with the gaps between them.
     fn used(&self) -> usize {
-        let cols = 8 + usize::from(self.pathway > 0);
+        let cols = 8 + usize::from(self.pathway > 0) + self.harm;
         2 + self.model
             + self.bench
             + self.item
             + (self.per_config * self.k).max(10)
             + 1
+            + self.harm
             + self.count
             + self.pathway
             + (cols - 1)
@@ -378,8 +411,11 @@ impl QueueWidths {
             Constraint::Length(self.item as u16),
             Constraint::Length((self.per_config * self.k).max(10) as u16),
             Constraint::Length(1),
-            Constraint::Length(self.count as u16),
         ];
+        if self.harm > 0 {
+            c.push(Constraint::Length(1));
+        }
+        c.push(Constraint::Length(self.count as u16));
         if self.pathway > 0 {
             c.push(Constraint::Length(self.pathway as u16));
         }
