@@ -3572,3 +3572,47 @@ fn the_queue_marks_stable_and_lottery_harm() {
     app.update(Action::HideLottery);
     assert_eq!(app.queue.visible.len(), before);
 }
+
+/// The item screen's trajectory gives each configuration's replicate outcomes after its
+/// verdict, in the order the title names the replicates with their nuisances, read from the
+/// matrix's replicate cells.
+#[test]
+fn the_item_screen_shows_each_replicate_outcome() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let text = screen(&mut app, 120, 40);
+    assert!(
+        text.contains("then replicates: phase-1/2 ~phase, rerun-1 ~rerun"),
+        "{text}"
+    );
+    let i = app.current().expect("an item");
+    let q = app.queue.rows[i].q.clone();
+    let mg = &app.report.analyses[q.analysis as usize].grids.models[q.model_index as usize];
+    let k = mg.grid.k();
+    let m = &app.ds.matrix;
+    let glyph = |v: f64| if v == 1.0 { '✓' } else { '✗' };
+    for (c, name) in app.config_names(i).iter().enumerate() {
+        let cell = mg.cells[q.row as usize * k + c];
+        let reps = m.replicates.of(cell);
+        let of = |n: &str| {
+            reps.iter()
+                .find(|x| m.replicates.names.name(x.replicate) == n)
+                .map_or(' ', |x| glyph(x.value))
+        };
+        let want = format!(
+            "{} {}{}",
+            glyph(m.cell_value.get(cell as usize)),
+            of("phase-1/2"),
+            of("rerun-1")
+        );
+        let line = text
+            .lines()
+            .find(|l| {
+                l.trim_start_matches('"')
+                    .trim_start_matches(['▸', ' '])
+                    .starts_with(&format!("{name} "))
+            })
+            .unwrap_or_else(|| panic!("no row of {name}:\n{text}"));
+        assert!(line.contains(&want), "{name}: {want:?} in {line}");
+    }
+}

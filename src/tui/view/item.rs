@@ -247,7 +247,8 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
     let x = app.metrics(item.i);
     // The bar gives way first when the pane is narrow, so the names keep their 12 cells.
     let bar_w = (area.width as usize).saturating_sub(38).min(10);
-    let mut rows = trajectory_rows(app, item, bar_w);
+    let reps = replicates_of(app, item);
+    let mut rows = trajectory_rows(app, item, &reps, bar_w);
     rows.extend(intervention_rows(app, item));
     let runs = rows.len();
     let fit_rows = (area.height as usize).saturating_sub(2).max(1);
@@ -272,8 +273,20 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
             " trajectory · ↻ intervention {noun} ({}) ",
             s(&app.report.params.intervention_protocol)
         )
+    } else if !reps.is_empty() {
+        let named: Vec<String> = reps
+            .iter()
+            .map(|&(r, n)| format!("{} ~{}", s(r), s(n)))
+            .collect();
+        format!(" trajectory · then replicates: {} ", named.join(", "))
     } else {
         " trajectory ".to_string()
+    };
+    // The verdict, then a glyph per replicate.
+    let verdict_w = if reps.is_empty() {
+        4
+    } else {
+        2 + reps.len() as u16
     };
     let value_title = if matches!(x, Metrics::Open(_)) {
         "score"
@@ -286,7 +299,7 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
             Constraint::Length(12),
             Constraint::Length(6),
             Constraint::Min(6),
-            Constraint::Length(4),
+            Constraint::Length(verdict_w),
             Constraint::Length(5),
             Constraint::Length(bar_w as u16),
         ],
@@ -301,9 +314,32 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
     f.render_widget(table, area);
 }
 
+/// The replicates (name, nuisance) of the item's multiple-choice cells, by name: the
+/// columns of outcomes after each verdict (docs/measures.md §16).
+fn replicates_of<'a>(app: &'a App, item: &Shown) -> Vec<(&'a str, &'a str)> {
+    let m = &app.ds.matrix;
+    let r = &m.replicates;
+    if r.cells.is_empty() || !matches!(app.metrics(item.i), Metrics::Mcq(_)) {
+        return Vec::new();
+    }
+    let mut out: Vec<(&str, &str)> = (0..item.k())
+        .flat_map(|c| r.of(item.cell(app, c) as u32))
+        .map(|x| (r.names.name(x.replicate), r.names.name(x.nuisance)))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// A row per configuration: name (▸ and bold on the audited pair), frames, answer,
-/// verdict (or score), confidence and its bar.
-fn trajectory_rows(app: &App, item: &Shown, bar_w: usize) -> Vec<TableRow<'static>> {
+/// verdict (or score) and the replicates' (`reps`, a glyph each, a space where one is
+/// missing), confidence and its bar.
+fn trajectory_rows(
+    app: &App,
+    item: &Shown,
+    reps: &[(&str, &str)],
+    bar_w: usize,
+) -> Vec<TableRow<'static>> {
     let m = &app.ds.matrix;
     let g = &item.mg.grid;
     let k = item.k();
@@ -352,7 +388,7 @@ fn trajectory_rows(app: &App, item: &Shown, bar_w: usize) -> Vec<TableRow<'stati
                 Cell::from(fit(&format!("{marker}{}{variant}", s(name)), 12)),
                 Cell::from(format!("{}", g.frames(m, c))),
                 Cell::from(answer),
-                Cell::from(Span::styled(verdict, style)),
+                Cell::from(Line::from(outcomes(app, cell as u32, verdict, style, reps))),
                 Cell::from(shown),
                 Cell::from(Span::styled(
                     value.map_or(String::new(), |v| crate::term::bar(v, 100.0, bar_w)),
@@ -363,6 +399,33 @@ fn trajectory_rows(app: &App, item: &Shown, bar_w: usize) -> Vec<TableRow<'stati
         );
     }
     rows
+}
+
+/// A verdict, then for each of `reps` that cell's replicate outcome (✓ ✗), a space where
+/// the replicate did not measure it.
+fn outcomes(
+    app: &App,
+    cell: u32,
+    verdict: String,
+    style: Style,
+    reps: &[(&str, &str)],
+) -> Vec<Span<'static>> {
+    let mut spans = vec![Span::styled(verdict, style)];
+    if reps.is_empty() {
+        return spans;
+    }
+    spans.push(Span::raw(" "));
+    let r = &app.ds.matrix.replicates;
+    let mine = r.of(cell);
+    for (name, _) in reps {
+        let x = mine.iter().find(|x| r.names.name(x.replicate) == *name);
+        spans.push(match x {
+            Some(x) if x.value == 1.0 => Span::styled("✓", RIGHT),
+            Some(_) => Span::styled("✗", WRONG),
+            None => Span::raw(" "),
+        });
+    }
+    spans
 }
 
 /// A row of the audited pair: bold on a background of its verdict's colour.
