@@ -3616,3 +3616,31 @@ fn the_item_screen_shows_each_replicate_outcome() {
         assert!(line.contains(&want), "{name}: {want:?} in {line}");
     }
 }
+
+/// A record written on data with replicates stores whether the item's harm survived them
+/// when it was tagged (`harm` in the audit file), and reads back with it.
+#[test]
+fn a_record_stores_whether_the_harm_was_stable() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let audit = tmp.path().join("harm.audit.jsonl");
+    let opts = TuiOptions::plain("harm", audit.clone());
+    let demo = common::repo().join("fixtures/demo");
+    let mut app = build_app(load_dataset(&demo, None).expect("demo"), &opts, || {}).expect("app");
+    app.update(Action::SortStable);
+    let first = app.queue.visible[0] as usize;
+    let want = app.queue.rows[first].q.harm.expect("a row with replicates");
+    assert_eq!(want, frameaudit::core::queue::Harm::Stable);
+    app.update(Action::Open);
+    for e in app.update(Action::MarkDone) {
+        if e == Effect::Save {
+            app.session.save();
+        }
+    }
+    assert!(app.session.wait_saved(Duration::from_secs(5)));
+    let text = std::fs::read_to_string(&audit).expect("audit");
+    assert!(text.contains(r#""harm":"stable""#), "{text}");
+    let read = read_audit(&audit).expect("reads back");
+    let rec = read.records.get(&app.key(first)).expect("the record");
+    assert_eq!(rec.harm, Some(want));
+    assert_eq!(rec.status, Status::Done);
+}

@@ -355,6 +355,7 @@ mod tests {
             evidence_frames: vec![3, 7],
             note: "a \"quoted\", note; with\nnewline".into(),
             at: "2026-11-29T12:00:00Z".into(),
+            harm: None,
         }
     }
 

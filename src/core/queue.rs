@@ -13,6 +13,7 @@
 
 use crate::core::analysis::grid::Scope;
 use crate::core::analysis::mcq::Class;
+pub use crate::core::analysis::noise::Harm;
 pub use crate::core::analysis::pairs::HarmfulTransition;
 use crate::core::analysis::pairs::MAX_LISTED_PAIRS;
 use crate::core::analysis::{Metrics, Report};
@@ -27,45 +28,6 @@ pub enum QueueKind {
     Terminal,
     /// Every item of the grids.
     All,
-}
-
-/// Whether an item's harm survives its replicates (docs/measures.md §16.4): the same
-/// configurations measured again under a nuisance (a re-run, the sampling grid shifted).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Harm {
-    /// A harmful transition holds under every replicate: right at the lower budget and
-    /// wrong at the higher one in every outcome, with at least two outcomes at each.
-    Stable,
-    /// Too few replicates to tell: some configuration has its canonical answer alone, and
-    /// no transition is stable.
-    Unjudged,
-    /// Replicated at every configuration, and no harmful transition holds under every
-    /// replicate: the flip may be noise.
-    Lottery,
-}
-
-impl Harm {
-    /// Every kind, in the order a queue sorted by it shows them.
-    pub const ALL: [Harm; 3] = [Harm::Stable, Harm::Unjudged, Harm::Lottery];
-
-    /// A mark that reads without colour: full for a harm that holds, hollow for one that
-    /// may be noise, a dot for one not yet judged.
-    pub fn glyph(self) -> &'static str {
-        match self {
-            Harm::Stable => "●",
-            Harm::Unjudged => "·",
-            Harm::Lottery => "○",
-        }
-    }
-
-    /// Its name.
-    pub fn label(self) -> &'static str {
-        match self {
-            Harm::Stable => "stable",
-            Harm::Unjudged => "unjudged",
-            Harm::Lottery => "lottery",
-        }
-    }
 }
 
 /// One (model, item) of the queue. Indices point into the report, so the full grid and
@@ -321,15 +283,9 @@ pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<Qu
                     continue;
                 }
                 let harm = match x {
-                    Metrics::Mcq(x) if has_harmful => x.replicates.as_ref().map(|r| {
-                        if r.items.stable_harmful[i] {
-                            Harm::Stable
-                        } else if r.items.min_outcomes[i] >= 2 {
-                            Harm::Lottery
-                        } else {
-                            Harm::Unjudged
-                        }
-                    }),
+                    Metrics::Mcq(x) if has_harmful => {
+                        x.replicates.as_ref().map(|r| Harm::of(&r.items, i))
+                    }
                     _ => None,
                 };
                 // Counted from the budget order.

@@ -108,6 +108,58 @@ pub struct Stable {
     pub stable_terminal_items: usize,
 }
 
+/// Whether an item's harm survives its replicates (docs/measures.md §16.4): the same
+/// configurations measured again under a nuisance (a re-run, the sampling grid shifted).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Harm {
+    /// A harmful transition holds under every replicate: right at the lower budget and
+    /// wrong at the higher one in every outcome, with at least two outcomes at each.
+    Stable,
+    /// Too few replicates to tell: some configuration has its canonical answer alone, and
+    /// no transition is stable.
+    Unjudged,
+    /// Replicated at every configuration, and no harmful transition holds under every
+    /// replicate: the flip may be noise.
+    Lottery,
+}
+
+impl Harm {
+    /// Every kind, in the order a queue sorted by it shows them.
+    pub const ALL: [Harm; 3] = [Harm::Stable, Harm::Unjudged, Harm::Lottery];
+
+    /// A mark that reads without colour: full for a harm that holds, hollow for one that
+    /// may be noise, a dot for one not yet judged.
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Harm::Stable => "●",
+            Harm::Unjudged => "·",
+            Harm::Lottery => "○",
+        }
+    }
+
+    /// Its name (as an audit file writes it).
+    pub fn label(self) -> &'static str {
+        match self {
+            Harm::Stable => "stable",
+            Harm::Unjudged => "unjudged",
+            Harm::Lottery => "lottery",
+        }
+    }
+    /// The kind of item `i` of a model's grid by its outcomes, for an item with harm.
+    pub fn of(items: &ItemOutcomes, i: usize) -> Harm {
+        if items.stable_harmful[i] {
+            Harm::Stable
+        } else if items.min_outcomes[i] >= 2 {
+            Harm::Lottery
+        } else {
+            Harm::Unjudged
+        }
+    }
+}
+
 /// Per grid item: the fewest outcomes at any configuration, and whether the harm is stable.
 #[derive(Debug, Clone, Default)]
 pub struct ItemOutcomes {

@@ -337,6 +337,7 @@ mod tests {
             evidence_frames: vec![10, 20],
             note: format!("note on {item}"),
             at: at.into(),
+            harm: None,
         }
     }
 

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::LineError;
 use super::record::{AuditRecord, Event, Status, UnitKey};
+use crate::core::analysis::noise::Harm;
 use crate::core::load::json::{J, describe_json_error, is_missing};
 
 /// The schema string of the header line of an audit file.
@@ -104,6 +105,8 @@ struct StateLine<'a> {
     primary: Option<&'a str>,
     evidence_frames: &'a [u64],
     note: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    harm: Option<crate::core::analysis::noise::Harm>,
 }
 
 #[derive(Serialize)]
@@ -140,6 +143,7 @@ impl Event {
                     primary: r.primary.as_deref(),
                     evidence_frames: &r.evidence_frames,
                     note: &r.note,
+                    harm: r.harm,
                 })
             }
             Event::Visit { key, at } => crate::core::text::json_to_string(&VisitLine {
@@ -301,6 +305,8 @@ struct RawEvent<'a> {
     evidence_frames: J<'a>,
     #[serde(borrow, default)]
     note: J<'a>,
+    #[serde(borrow, default)]
+    harm: J<'a>,
     #[serde(borrow, default)]
     fingerprint: J<'a>,
 }
@@ -476,6 +482,26 @@ pub(super) fn parse_event(text: &[u8]) -> Result<Event, LineError> {
                     String::new()
                 }
             };
+            let harm = match &raw.harm {
+                J::Missing | J::Null => None,
+                J::Str(s) => {
+                    let h = Harm::ALL.into_iter().find(|h| h.label() == *s);
+                    if h.is_none() {
+                        p.add(
+                            "harm",
+                            format!("expected stable, unjudged or lottery, found {s:?}"),
+                        );
+                    }
+                    h
+                }
+                other => {
+                    p.add(
+                        "harm",
+                        format!("expected a string or null, found {}", other.kind()),
+                    );
+                    None
+                }
+            };
             let r = AuditRecord {
                 key,
                 from,
@@ -486,6 +512,7 @@ pub(super) fn parse_event(text: &[u8]) -> Result<Event, LineError> {
                 evidence_frames,
                 note,
                 at,
+                harm,
             };
             Some(match op.as_str() {
                 "set" => Event::Set(r),
@@ -560,6 +587,7 @@ mod tests {
             evidence_frames: vec![2610],
             note: "knife \"here\"\n".into(),
             at: "2026-11-29T12:00:00Z".into(),
+            harm: None,
         };
         let e = Event::Set(r.clone());
         assert_eq!(
@@ -590,12 +618,20 @@ mod tests {
 
     #[test]
     fn audit_invalid_event_says_what_is_wrong() {
-        let line = br#"{"at":"t","op":"set","model":"m","benchmark":"b","item_id":"q","from":"a","to":"b","status":"maybe","evidence_frames":[-1]}"#;
+        let line = br#"{"at":"t","op":"set","model":"m","benchmark":"b","item_id":"q","from":"a","to":"b","status":"maybe","evidence_frames":[-1],"harm":"sure"}"#;
         let Err(LineError::Invalid(msg)) = parse_event(line) else {
             panic!("expected invalid");
         };
         assert!(msg.contains("field `status`"), "{msg}");
         assert!(msg.contains("field `evidence_frames`"), "{msg}");
+        assert!(msg.contains("field `harm`"), "{msg}");
+        // A record with its harm round-trips, and one without writes no `harm`.
+        let mut r = AuditRecord::blank(UnitKey::new("m", "b", "q"), "8f", "16f", "t");
+        assert!(!Event::Set(r.clone()).to_line().contains("harm"));
+        r.harm = Some(Harm::Lottery);
+        let line = Event::Set(r.clone()).to_line();
+        assert!(line.contains(r#""harm":"lottery""#), "{line}");
+        assert_eq!(parse_event(line.as_bytes()).expect("valid"), Event::Set(r));
         let Err(LineError::Malformed(_)) = parse_event(br#"{"at":"t","op":"se"#) else {
             panic!("expected malformed");
         };

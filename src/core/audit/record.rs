@@ -88,6 +88,9 @@ pub struct AuditRecord {
     pub note: String,
     /// When the record last changed (RFC 3339).
     pub at: String,
+    /// Whether the item's harm survived its replicates when the record last changed
+    /// (docs/measures.md §16.4); `None` without replicates.
+    pub harm: Option<crate::core::analysis::noise::Harm>,
 }
 
 impl AuditRecord {
@@ -108,6 +111,7 @@ impl AuditRecord {
             evidence_frames: Vec::new(),
             note: String::new(),
             at: at.into(),
+            harm: None,
         }
     }
 

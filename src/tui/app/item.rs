@@ -115,8 +115,10 @@ impl App {
         edit::working(self.record(i), self.key(i), &names[a], &names[b])
     }
 
-    /// Saves a changed record and refreshes what depends on it.
-    pub(super) fn change(&mut self, i: usize, rec: AuditRecord) {
+    /// Saves a changed record, with whether the item's harm survives its replicates as the
+    /// annotator sees it now, and refreshes what depends on it.
+    pub(super) fn change(&mut self, i: usize, mut rec: AuditRecord) {
+        rec.harm = self.queue.rows[i].q.harm;
         self.session.apply(rec, &(self.clock)());
         self.after_change(i);
     }
