@@ -3644,3 +3644,44 @@ fn a_record_stores_whether_the_harm_was_stable() {
     assert_eq!(rec.harm, Some(want));
     assert_eq!(rec.status, Status::Done);
 }
+
+/// With replicates the overview sets each budget step's negative flips against their floor
+/// for the model under the cursor, as the analysis has them: observed, floor, excess and q
+/// per step, `✱ beyond noise` where the excess survives, the floor per nuisance.
+#[test]
+fn the_overview_sets_each_step_against_the_noise_floor() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    // orbit-2b has a step beyond the noise in the demo.
+    let mut text = screen(&mut app, 120, 40);
+    for _ in 0..3 {
+        if text.contains("m model orbit-2b") {
+            break;
+        }
+        app.update(Action::NextModel);
+        text = screen(&mut app, 120, 40);
+    }
+    let data = app.research.current().expect("data").clone();
+    let Metrics::Mcq(x) = &data.analysis.metrics[app.research.model] else {
+        panic!("an MCQ model");
+    };
+    let r = x.replicates.as_ref().expect("replicates");
+    assert!(r.edges.iter().any(|e| e.beyond_noise));
+    for e in &r.edges {
+        let step = format!("{}→{} ", e.from, e.to);
+        let line = text
+            .lines()
+            .find(|l| l.contains(&step) && l.contains("floor"))
+            .unwrap_or_else(|| panic!("no line of {step}:\n{text}"));
+        assert!(line.contains(&format!("{:.1}", e.observed_nfr)), "{line}");
+        assert!(
+            line.contains(&format!("floor {:>4.1}", e.floor_nfr.expect("floor"))),
+            "{line}"
+        );
+        assert_eq!(line.contains("✱ beyond noise"), e.beyond_noise, "{line}");
+    }
+    for (n, f) in &r.floor.by_nuisance {
+        let want = format!("{n} {:.1}%", f.negative_flip_floor.expect("floor"));
+        assert!(text.contains(&want), "{want}\n{text}");
+    }
+}

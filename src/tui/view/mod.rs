@@ -10,6 +10,7 @@ pub mod findings;
 pub mod frames;
 mod help;
 mod item;
+mod noise;
 mod overview;
 mod pick;
 mod protocols;

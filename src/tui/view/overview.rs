@@ -148,7 +148,19 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     ])
     .areas(area);
     draw_model_table(f, &header, &cells, table);
-    draw_rates(f, app, d, rates);
+    // With replicates, the rates give room to the noise floor below them.
+    match d
+        .mcq(app.research.model)
+        .and_then(|x| x.replicates.as_ref())
+    {
+        Some(r) if rates.height >= 8 => {
+            let [rates, noise] =
+                Layout::vertical([Constraint::Length(4), Constraint::Min(1)]).areas(rates);
+            draw_rates(f, app, d, rates);
+            super::noise::draw_noise(f, r, noise);
+        }
+        _ => draw_rates(f, app, d, rates),
+    }
 }
 
 /// A row of the models' table: whether it is the model under the cursor, and its cells.
