@@ -594,6 +594,53 @@ def write_csv(R, cells, path, corrupt):
     return kind
 
 
+def add_replicates(R, cells):
+    """Section 16 of docs/measures.md: for some seeds, replicates of some cells (answers
+    flipped at times, a `blind` that must be ignored, orphans of a model with no cell),
+    clusters on the items, and the options --nuisances, --alpha and --cluster-bootstrap.
+    Returns the cells and the options."""
+    if R.random() < 0.3:
+        return cells, []
+    nuisance = {"r1": "rerun", "p1": "phase", "p2": "phase", "o1": "order"}
+    names = R.sample(sorted(nuisance), R.randint(1, 4))
+    rate = R.choice([0.3, 0.7, 1.0])
+    clusters = R.random() < 0.6
+    out = []
+    for c in cells:
+        c = dict(c)
+        if clusters and "item_id" in c:
+            c["cluster"] = "v%d" % (sum(map(ord, str(c.get("item_id")))) % 3)
+        out.append(c)
+    canonical = list(out)
+    for c in canonical:
+        for name in names:
+            if R.random() >= rate:
+                continue
+            r = dict(c)
+            r["replicate"] = name
+            r["nuisance"] = nuisance[name]
+            if R.random() < 0.3:
+                if isinstance(r.get("correct"), bool):
+                    r["correct"] = not r["correct"]
+                else:
+                    r["pred"] = R.choice(["A", "B", "C", None])
+            if R.random() < 0.1:
+                r["blind"] = "Z"
+            if R.random() < 0.05:
+                r["model"] = "ghost-of-%s-%s" % (r.get("model"), name)
+            out.append(r)
+    R.shuffle(out)
+    args = []
+    if R.random() < 0.4:
+        args.append("--cluster-bootstrap")
+    if R.random() < 0.3:
+        args += ["--alpha", R.choice(["0.2", "0.5", "1"])]
+    if R.random() < 0.3:
+        present = sorted(set(nuisance[n] for n in names))
+        args += ["--nuisances", ",".join(R.sample(present, R.randint(1, len(present))))]
+    return out, args
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write(__doc__)
@@ -613,6 +660,10 @@ def main(argv):
         cells.append({"model": "M", "item_id": "q1", "config": "8f", "frames": 8, "pred": "A",
                       "gold": "A"})
     args = gen_args(R, info, cells, outdir)
+    if not csv_mode:
+        # Their own stream, so that the rest of a seed's case is what it was before.
+        cells, more = add_replicates(random.Random(seed * 7919 + 16), cells)
+        args += more
     if csv_mode:
         write_csv(R, cells, os.path.join(outdir, "cells.csv"), corrupt)
     else:

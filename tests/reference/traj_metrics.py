@@ -159,6 +159,34 @@ class SplitMix64:
         return z ^ (z >> 31)
 
 
+def draw_units(state, n, groups):
+    """One resample: n items (groups None), or len(groups) clusters drawn as next() mod G
+    and every item of each (section 16.6); returns (item indices, new state)."""
+    if groups is None:
+        return draw_indices(state, n)
+    picks, state = draw_indices(state, len(groups))
+    return [i for g in picks for i in groups[g]], state
+
+
+def cluster_groups(ctx, items):
+    """Section 16.6: the grid items (indices) by cluster, clusters in order of their first
+    item; an item without a cluster is one of its own. None without the cluster bootstrap."""
+    if not ctx.params.cluster_bootstrap:
+        return None
+    groups = []
+    index = {}
+    for i, it in enumerate(items):
+        c = ctx.cluster_of.get(it)
+        if c is None:
+            groups.append([i])
+        elif c in index:
+            groups[index[c]].append(i)
+        else:
+            index[c] = len(groups)
+            groups.append([i])
+    return groups
+
+
 def draw_indices(state, n):
     """n draws of next() mod n from a SplitMix64 state; returns (indices, new state)."""
     out = []
@@ -192,7 +220,7 @@ def interval(vals):
 class Cell:
     __slots__ = ("model", "item_id", "benchmark", "config", "frames", "budget", "pixels",
                  "protocol", "task", "pred", "gold", "correct", "score", "confidence", "blind",
-                 "line", "valid", "y", "s", "npred")
+                 "line", "valid", "y", "s", "npred", "replicate", "nuisance", "cluster")
 
 
 def _reject(where, msg):
@@ -285,6 +313,17 @@ def cell_from_json(obj, where):
         c.task = t
     else:
         _reject(where, "field 'task' must be \"mcq\" or \"open\"")
+    # section 16.1: null and "" are absent
+    for key in ("replicate", "nuisance", "cluster"):
+        v = _opt_str(obj, key, where)
+        setattr(c, key, v if v else None)
+    if (c.replicate is None) != (c.nuisance is None):
+        _reject(where, "field 'nuisance' must be given exactly when 'replicate' is")
+    o = obj.get("order")
+    if o is not None:
+        ok = isinstance(o, list) and all(is_int_value(x) and x >= 0 for x in o)
+        if not ok or sorted(int(x) for x in o) != list(range(len(o))):
+            _reject(where, "field 'order' must hold each option index 0..m-1 once")
     return c
 
 
@@ -417,6 +456,11 @@ def read_csv(path):
 
         c = Cell()
         c.line = where
+        # section 16.1: the optional replicate, nuisance and cluster columns
+        for name in ("replicate", "nuisance", "cluster"):
+            setattr(c, name, get(name).strip() or None)
+        if (c.replicate is None) != (c.nuisance is None):
+            _reject(where, "column 'nuisance' must be given exactly when 'replicate' is")
         for name in ("sample_id", "model", "config"):
             if get(name) == "":
                 _reject(where, "required column '%s' is empty" % name)
@@ -457,6 +501,183 @@ def read_csv(path):
         c.blind = None
         cells.append(c)
     return cells, records
+
+
+def evaluate(c):
+    """docs/measures.md section 1.3: a cell's value and validity."""
+    c.npred = norm(c.pred)
+    c.y = None
+    c.s = None
+    if c.task == "mcq":
+        if c.correct is not None:
+            c.y = 1 if c.correct else 0
+            c.valid = True
+        elif isinstance(c.gold, str):
+            ng = norm(c.gold)
+            c.y = 1 if (c.npred is not None and c.npred == ng) else 0
+            c.valid = True
+        else:
+            c.valid = False
+    else:
+        if c.score is not None:
+            c.s = float(c.score)
+            c.valid = True
+        elif isinstance(c.gold, str) or (isinstance(c.gold, list) and len(c.gold) > 0):
+            c.s = token_f1_score(c.pred, c.gold)
+            c.valid = True
+        else:
+            c.valid = False
+
+
+def check_replicates(ctx, cells, reps, cfgprops, bench_task):
+    """Section 16.1: the rules that span replicates, their values, orphans, the nuisance
+    selection and the clusters; fills ctx.reps, ctx.selected, ctx.nuisance_names,
+    ctx.cluster_of and ctx.orphaned."""
+    P = ctx.params
+    keys = set()
+    props = {}
+    tasks = {}
+    nuis = {}
+    for r in reps:
+        key = (r.protocol, r.model, r.benchmark, r.item_id, r.config, r.replicate)
+        if key in keys:
+            _reject(r.line, "duplicate replicate cell %r" % (key,))
+        keys.add(key)
+        pk = (r.protocol, r.config)
+        want = cfgprops.get(pk, props.setdefault(pk, (r.frames, r.budget, r.pixels)))
+        if want != (r.frames, r.budget, r.pixels):
+            _reject(r.line, "configuration %r: differing frames, budget or pixels" % (pk,))
+        t = bench_task.get(r.benchmark, tasks.setdefault(r.benchmark, r.task))
+        if t != r.task:
+            _reject(r.line, "benchmark %r has mixed tasks" % r.benchmark)
+        n = nuis.setdefault((r.protocol, r.config, r.replicate), r.nuisance)
+        if n != r.nuisance:
+            _reject(r.line, "replicate %r of %r has two nuisances" % (r.replicate, r.config))
+    cluster_of = {}
+    for c in cells + reps:
+        if c.cluster is not None:
+            it = (c.benchmark, c.item_id)
+            if cluster_of.setdefault(it, c.cluster) != c.cluster:
+                _reject(c.line, "item %r has two clusters" % (it,))
+    ctx.cluster_of = cluster_of
+    canon = {(c.protocol, c.model, c.benchmark, c.item_id, c.config): c for c in cells}
+    ctx.reps = {}
+    ctx.orphaned = 0
+    for r in reps:
+        evaluate(r)
+        key = (r.protocol, r.model, r.benchmark, r.item_id, r.config)
+        c = canon.get(key)
+        if c is None or not c.valid:
+            ctx.orphaned += 1
+        else:
+            ctx.reps.setdefault(key, []).append(r)
+    if P.nuisances is None:
+        names = sorted(set(r.nuisance for r in reps))
+    else:
+        names = sorted(set(P.nuisances))
+    ctx.nuisance_names = names
+    ctx.selected = set(names)
+
+
+def fisher_greater(b, n, neg, pairs):
+    """Section 16.3: Fisher's exact one-sided p over exact integers; None without pairs."""
+    if pairs == 0:
+        return None
+    k = b + neg
+    if b <= max(0, k - pairs):
+        return 1.0
+    num = sum(math.comb(n, x) * math.comb(pairs, k - x) for x in range(b, min(n, k) + 1))
+    return float(Fraction(num, math.comb(n + pairs, k)))
+
+
+def floor_json(f):
+    pairs, neg, pos = f
+    return {"pairs": pairs, "disagree": neg + pos, "neg": neg, "pos": pos,
+            "disagreement_rate": rate(neg + pos, pairs), "negative_flip_floor": rate(neg, pairs)}
+
+
+def replicates_block(ctx, g, m, rows, Y, hp_i, churn, per_item):
+    """Sections 16.2-16.4 for one model's grid; None without a replicate pair. Sets the
+    per-item min_outcomes and stable_harmful."""
+    if not ctx.reps:
+        return None
+    P = ctx.params
+    cfgs = g.configs
+    K = len(cfgs)
+    n = len(g.items)
+    ti = g.top_idx
+    lower = g.lower
+    lower_to_top = [a for (a, b) in lower if b == ti]
+    pc = [[0, 0, 0] for _ in range(K)]
+    bn = {}
+    mins = []
+    stable = []
+    st = {"replicated_items": 0, "harmful_replicated": 0, "stable_harmful_replicated": 0,
+          "stable_harmful_items": 0, "stable_terminal_items": 0}
+    for i, it in enumerate(g.items):
+        sr = [False] * K
+        sw = [False] * K
+        mo = None
+        for k in range(K):
+            cell = rows[i][k]
+            outs = [Y[i][k]]
+            for r in ctx.reps.get((cell.protocol, m, it[0], it[1], cfgs[k]), []):
+                if not r.valid or r.nuisance not in ctx.selected:
+                    continue
+                neg = 1 if (Y[i][k] == 1 and r.y == 0) else 0
+                pos = 1 if (Y[i][k] == 0 and r.y == 1) else 0
+                for f in (pc[k], bn.setdefault(r.nuisance, [0, 0, 0])):
+                    f[0] += 1
+                    f[1] += neg
+                    f[2] += pos
+                outs.append(r.y)
+            sr[k] = len(outs) >= 2 and all(o == 1 for o in outs)
+            sw[k] = len(outs) >= 2 and all(o == 0 for o in outs)
+            mo = len(outs) if mo is None else min(mo, len(outs))
+        harm = any(sr[a] and sw[b] for a, b in lower)
+        mins.append(mo)
+        stable.append(harm)
+        st["stable_harmful_items"] += harm
+        st["stable_terminal_items"] += sw[ti] and any(sr[a] for a in lower_to_top)
+        if mo >= 2:
+            st["replicated_items"] += 1
+            if hp_i[i] > 0:
+                st["harmful_replicated"] += 1
+                st["stable_harmful_replicated"] += harm
+    total = [sum(f[j] for f in pc) for j in range(3)]
+    if total[0] == 0:
+        return None
+    for d, mo, h in zip(per_item, mins, stable):
+        d["min_outcomes"] = mo
+        d["stable_harmful"] = h
+    edges = []
+    for j, c in enumerate(churn):
+        a, b = j, j + 1
+        pairs = pc[a][0] + pc[b][0]
+        neg = pc[a][1] + pc[b][1]
+        bad = c["correct_to_wrong"]
+        obs = 100 * bad / n
+        fl = rate(neg, pairs)
+        edges.append({"from": c["from"], "to": c["to"], "n": n, "correct_to_wrong": bad,
+                      "wrong_to_correct": c["wrong_to_correct"], "observed_nfr": obs,
+                      "floor_nfr": fl, "excess_nfr": None if fl is None else obs - fl,
+                      "excess_p": fisher_greater(bad, n, neg, pairs), "excess_q": None,
+                      "beyond_noise": False})
+    st = {
+        "replicated_items": st["replicated_items"],
+        "harmful_replicated": st["harmful_replicated"],
+        "stable_harmful_replicated": st["stable_harmful_replicated"],
+        "lottery_rate": rate(st["harmful_replicated"] - st["stable_harmful_replicated"],
+                             st["harmful_replicated"]),
+        "stable_harmful_items": st["stable_harmful_items"],
+        "stable_harmful_rate": rate(st["stable_harmful_items"], n),
+        "stable_terminal_items": st["stable_terminal_items"],
+    }
+    return {"nuisances": ctx.nuisance_names, "alpha": P.alpha,
+            "floor": {"all": floor_json(total),
+                      "by_nuisance": {k: floor_json(bn[k]) for k in sorted(bn)},
+                      "per_config": [floor_json(f) for f in pc]},
+            "edges": edges, "stable": st}
 
 
 def validate_and_evaluate(cells):
@@ -500,28 +721,7 @@ def validate_and_evaluate(cells):
                     _reject(c.line, "conflicting blind values for %r" % (bk,))
     # values
     for c in cells:
-        c.npred = norm(c.pred)
-        c.y = None
-        c.s = None
-        if c.task == "mcq":
-            if c.correct is not None:
-                c.y = 1 if c.correct else 0
-                c.valid = True
-            elif isinstance(c.gold, str):
-                ng = norm(c.gold)
-                c.y = 1 if (c.npred is not None and c.npred == ng) else 0
-                c.valid = True
-            else:
-                c.valid = False
-        else:
-            if c.score is not None:
-                c.s = float(c.score)
-                c.valid = True
-            elif isinstance(c.gold, str) or (isinstance(c.gold, list) and len(c.gold) > 0):
-                c.s = token_f1_score(c.pred, c.gold)
-                c.valid = True
-            else:
-                c.valid = False
+        evaluate(c)
     # blind answers
     zero_pred = {}
     for c in cells:
@@ -904,8 +1104,10 @@ def mcq_metrics(ctx, g, m, model_cells):
             units = None
     # bootstrap
     boot = None
+    groups = cluster_groups(ctx, items)
     if P.boot > 0 and n > 0:
-        w = max(1, n.bit_length() + 1)
+        # a cluster resample may hold up to n * n items
+        w = max(1, (n if groups is None else n * n).bit_length() + 1)
         mask = (1 << w) - 1
         packed = []
         for i in range(n):
@@ -919,7 +1121,8 @@ def mcq_metrics(ctx, g, m, model_cells):
         hs = []
         hr = []
         for _ in range(P.boot):
-            idx, state = draw_indices(state, n)
+            idx, state = draw_units(state, n, groups)
+            nb = len(idx)
             so = 0
             sh = 0
             sp = 0
@@ -932,9 +1135,10 @@ def mcq_metrics(ctx, g, m, model_cells):
                 v = (sp >> (w * k)) & mask
                 if v > mx:
                     mx = v
-            hs.append(100 * (so - mx) / n)
-            hr.append(100 * sh / n)
-        boot = {"B": P.boot, "seed": P.seed, "cluster": False, "clusters": n,
+            hs.append(100 * (so - mx) / nb)
+            hr.append(100 * sh / nb)
+        boot = {"B": P.boot, "seed": P.seed, "cluster": groups is not None,
+                "clusters": n if groups is None else len(groups),
                 "headroom": interval(hs),
                 "harmful_rate": interval(hr)}
     # intervention (primary protocol only)
@@ -993,7 +1197,7 @@ def mcq_metrics(ctx, g, m, model_cells):
         "prior_fallback": prior,
         "cascade": cascade,
         "bootstrap": boot,
-        "replicates": None,
+        "replicates": replicates_block(ctx, g, m, rows, Y, hp_i, churn, per_item),
         "intervention": inter,
     }
     flags = {it: (hp_i[i] > 0) for i, it in enumerate(items)}
@@ -1049,6 +1253,7 @@ def open_metrics(ctx, g, m, model_cells):
             if a != b:
                 pog[a][b] = seqsum(max(S[i][a], S[i][b]) for i in range(n)) / n - max(means[a], means[b])
     boot = None
+    groups = cluster_groups(ctx, items)
     if P.boot > 0 and n > 0:
         rflag = [1 if r else 0 for r in reg_i]
         cols = [[S[i][k] for i in range(n)] for k in range(K)]
@@ -1056,7 +1261,8 @@ def open_metrics(ctx, g, m, model_cells):
         gaps = []
         rr = []
         for _ in range(P.boot):
-            idx, state = draw_indices(state, n)
+            idx, state = draw_units(state, n, groups)
+            nb = len(idx)
             smax = 0.0
             sreg = 0
             for i in idx:
@@ -1070,9 +1276,10 @@ def open_metrics(ctx, g, m, model_cells):
                     acc += col[i]
                 if best is None or acc > best:
                     best = acc
-            gaps.append((smax - best) / n)
-            rr.append(100 * sreg / n)
-        boot = {"B": P.boot, "seed": P.seed, "cluster": False, "clusters": n,
+            gaps.append((smax - best) / nb)
+            rr.append(100 * sreg / nb)
+        boot = {"B": P.boot, "seed": P.seed, "cluster": groups is not None,
+                "clusters": n if groups is None else len(groups),
                 "oracle_gap": interval(gaps),
                 "regression_rate": interval(rr)}
     metrics = {
@@ -1205,12 +1412,19 @@ def run_analysis(ctx, protocol, task, scope, valid_cells):
         item_lines[m] = (g.items, pi)
         flags[m] = fl
     if task == "mcq":
-        # section 16.3: McNemar's q over every churn entry of the analysis, ranked by
-        # (p, model, edge index)
+        # section 16.3: McNemar's q over every churn entry of the analysis, and the excess q
+        # over every edge with an excess p, each ranked by (p, model, edge index)
         fam = [(c["mcnemar_p"], m, j, c) for m in out_models
                for j, c in enumerate(out_models[m]["churn"])]
         for q, entry in zip(bh_q([(p, m, j) for p, m, j, _ in fam]), fam):
             entry[3]["mcnemar_q"] = q
+        fam = [(e["excess_p"], m, j, e) for m in out_models
+               if out_models[m]["replicates"] is not None
+               for j, e in enumerate(out_models[m]["replicates"]["edges"])
+               if e["excess_p"] is not None]
+        for q, entry in zip(bh_q([(p, m, j) for p, m, j, _ in fam]), fam):
+            entry[3]["excess_q"] = q
+            entry[3]["beyond_noise"] = q <= P.alpha
     summary = None
     if out_models:
         ms = [out_models[m] for m in sorted(out_models)]
@@ -1371,10 +1585,15 @@ def agreement(path):
 
 
 def build_report(cells, records, params, annotations=None):
+    # section 16.1: replicates apart; everything else reads canonical cells only
+    reps = [c for c in cells if c.replicate is not None]
+    cells = [c for c in cells if c.replicate is None]
+    records -= len(reps)
     cfgprops, bench_task, blind = validate_and_evaluate(cells)
     ctx = Ctx()
     ctx.params = params
     ctx.blind = blind
+    check_replicates(ctx, cells, reps, cfgprops, bench_task)
     props_by_protocol = {}
     for (p, c), v in cfgprops.items():
         props_by_protocol.setdefault(p, {})[c] = v
@@ -1466,9 +1685,9 @@ def build_report(cells, records, params, annotations=None):
             "reference_pixels": params.reference_pixels,
             "variant_budget": params.variant_budget,
             "cascade_stages": params.cascade_stages,
-            "nuisances": None,
-            "alpha": 0.05,
-            "cluster_bootstrap": False,
+            "nuisances": params.nuisances,
+            "alpha": params.alpha,
+            "cluster_bootstrap": params.cluster_bootstrap,
         },
         "input": {
             "records": records,
@@ -1476,8 +1695,8 @@ def build_report(cells, records, params, annotations=None):
             "cells_invalid": len(cells) - len(valid),
             "zero_frame_cells": sum(1 for c in cells if c.frames == 0),
             "blind_answers": len(blind),
-            "replicate_cells": 0,
-            "replicates_orphaned": 0,
+            "replicate_cells": len(reps),
+            "replicates_orphaned": ctx.orphaned,
             "protocols": protocols,
             "models": sorted(set(c.model for c in cells)),
             "benchmarks": sorted(set(c.benchmark for c in cells)),
@@ -1508,6 +1727,9 @@ def parse_args(argv):
     ap.add_argument("--delta", type=float, default=10.0)
     ap.add_argument("--boot", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=12345)
+    ap.add_argument("--nuisances")
+    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--cluster-bootstrap", action="store_true")
     ap.add_argument("--annotations")
     ap.add_argument("--items-out")
     a = ap.parse_args(argv)
@@ -1535,6 +1757,9 @@ def parse_args(argv):
     if a.seed < 0 or a.seed > M64:
         ap.error("--seed must be in [0, 2^64)")
     p.seed = a.seed
+    p.nuisances = a.nuisances.split(",") if a.nuisances is not None else None
+    p.alpha = a.alpha
+    p.cluster_bootstrap = a.cluster_bootstrap
     return a, p
 
 
