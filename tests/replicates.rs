@@ -353,3 +353,56 @@ fn replicates_survive_cells_written_as_jsonl_and_parquet() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The bootstrap by cluster takes an item's cluster from its cells, and an item no cell
+/// gives one from its video in items.jsonl (docs/measures.md §16.6): three items of one
+/// video, one of another, one whose cell's cluster outranks its video and one with
+/// neither make four clusters.
+#[test]
+fn the_cluster_bootstrap_takes_videos_from_items_jsonl() {
+    let dir = scratch("videos");
+    let mut cells = Vec::new();
+    for (i, cluster) in ["", "", "", "", "\"cluster\":\"w\",", ""]
+        .iter()
+        .enumerate()
+    {
+        for (f, pred) in [(8, if i % 2 == 0 { "A" } else { "B" }), (16, "A")] {
+            cells.push(format!(
+                r#"{{"model":"M","benchmark":"b","item_id":"q{i}",{cluster}"config":"{f}f","frames":{f},"pred":"{pred}","gold":"A"}}"#
+            ));
+        }
+    }
+    std::fs::write(dir.join("cells.jsonl"), cells.join("\n")).expect("write");
+    let items: Vec<String> = ["v1", "v1", "v2", "v1", "v9", ""]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let video = if v.is_empty() {
+                String::new()
+            } else {
+                format!(r#","video":"{v}""#)
+            };
+            format!(r#"{{"benchmark":"b","item_id":"q{i}","question":"?"{video}}}"#)
+        })
+        .collect();
+    std::fs::write(dir.join("items.jsonl"), items.join("\n")).expect("write");
+    let ds = load_dataset(&dir, None).expect("loads");
+    let params = Params {
+        cluster_bootstrap: true,
+        ..Params::default()
+    };
+    let r = run(&ds.matrix, &params, None);
+    let Metrics::Mcq(x) = &r.analyses[0].metrics[0] else {
+        panic!("an MCQ analysis")
+    };
+    let b = x.bootstrap.as_ref().expect("bootstrap");
+    // v1 (q0, q1, q3), v2 (q2), w (q4: its cell's, over its video v9), q5 alone.
+    assert_eq!((b.cluster, b.clusters), (true, 4));
+    let r = run(&ds.matrix, &Params::default(), None);
+    let Metrics::Mcq(x) = &r.analyses[0].metrics[0] else {
+        panic!("an MCQ analysis")
+    };
+    let b = x.bootstrap.as_ref().expect("bootstrap");
+    assert_eq!((b.cluster, b.clusters), (false, 6));
+    let _ = std::fs::remove_dir_all(&dir);
+}
