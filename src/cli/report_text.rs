@@ -44,6 +44,7 @@ pub fn write_with(
     st: &Style,
     measures: &[Measure],
 ) -> io::Result<()> {
+    let measures = &crate::core::measures::shown(measures, report)[..];
     let m = &ds.matrix;
     let p = &report.params;
     writeln!(
