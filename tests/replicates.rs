@@ -455,3 +455,56 @@ fn the_text_report_shows_the_floor_and_the_tables_record_the_options() {
         common::stderr(&o)
     );
 }
+
+/// The matrix cache holds the replicates and the clusters cells give: a dataset opened
+/// from it reports as from its files, with and without the bootstrap by cluster; the items'
+/// videos are read from items.jsonl again, not from the cache.
+#[test]
+fn replicates_and_clusters_survive_the_matrix_cache() {
+    let dir = scratch("cache");
+    let ds = dir.join("ds");
+    std::fs::create_dir_all(&ds).expect("dir");
+    std::fs::copy(
+        common::conformance("example_16_1.jsonl"),
+        ds.join("cells.jsonl"),
+    )
+    .expect("copy");
+    // q3 and q4 of video v2 by their cells; items.jsonl puts q1 and q2 (v1 by their cells)
+    // elsewhere, which the cells' clusters outrank.
+    std::fs::write(
+        ds.join("items.jsonl"),
+        r#"{"benchmark":"toy-rep","item_id":"q1","question":"?","video":"x"}"#,
+    )
+    .expect("items");
+    // The files must have settled before they are cached (two seconds).
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let cache = dir.join("cache");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            .arg("report")
+            .arg(&ds)
+            .arg("--json")
+            .args(args)
+            .env("FRAMEAUDIT_CACHE_DIR", &cache)
+            .env("FRAMEAUDIT_CACHE_MIN_BYTES", "0")
+            .env("FRAMEAUDIT_TIMINGS", "1")
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+        (json, common::stderr(&out))
+    };
+    let (cold, err) = run(&[]);
+    assert!(err.contains("write the matrix cache"), "{err}");
+    let (warm, err) = run(&[]);
+    assert!(err.contains("read the matrix cache"), "{err}");
+    assert_eq!(cold, warm);
+    let want = common::read_json(&common::conformance("example_16_1.report.json"));
+    assert!(common::json_diff(&warm, &want, 1e-9).is_empty());
+    let (warm, err) = run(&["--cluster-bootstrap", "--boot", "200"]);
+    assert!(err.contains("read the matrix cache"), "{err}");
+    let want = common::read_json(&common::conformance("example_16_1.cluster.report.json"));
+    let diff = common::json_diff(&warm, &want, 1e-9);
+    assert!(diff.is_empty(), "{diff:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

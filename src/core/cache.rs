@@ -258,10 +258,6 @@ impl Inputs {
     /// stamped and had settled by then. Best effort: a cache that cannot be written is
     /// left out (and says why to the caller, who may ignore it).
     pub fn store(&self, m: &ResponseMatrix) -> io::Result<()> {
-        if m.replicates.from_input() {
-            // Replicates and clusters are kept apart from the cells and not written here.
-            return Err(io::Error::other("replicate cells are not cached"));
-        }
         let now = SystemTime::now();
         let settled = self.stamps.iter().all(|s| {
             now.duration_since(s.changed())
@@ -645,7 +641,22 @@ fn write_matrix<W: Write>(w: &mut Writer<W>, m: &ResponseMatrix) -> io::Result<(
     w.array(&m.frame_pool, u64::to_le_bytes)?;
     w.rows(m.blind.iter().map(|&((p, mo, it), t)| [p, mo, it, t]))?;
     w.array(&m.order, u32::to_le_bytes)?;
-    w.array(&m.group_start, |x: usize| (x as u64).to_le_bytes())
+    w.array(&m.group_start, |x: usize| (x as u64).to_le_bytes())?;
+    // Replicates and the clusters cells give (docs/measures.md §16); the videos of
+    // items.jsonl are not the cells' and are read again with it.
+    let r = &m.replicates;
+    write_interner(w, &r.names)?;
+    w.rows(
+        r.cells
+            .iter()
+            .map(|x| [x.cell, x.replicate, x.nuisance, x.file, x.line]),
+    )?;
+    let values: Vec<u64> = r.cells.iter().map(|x| x.value.to_bits()).collect();
+    w.array(&values, u64::to_le_bytes)?;
+    w.u64(r.read)?;
+    w.u64(r.orphaned)?;
+    w.array(&r.nuisances, u32::to_le_bytes)?;
+    w.array(&r.item_cluster, u32::to_le_bytes)
 }
 
 fn read_matrix<R: Read>(r: &mut Reader<R>) -> io::Result<ResponseMatrix> {
@@ -731,6 +742,35 @@ fn read_matrix<R: Read>(r: &mut Reader<R>) -> io::Result<ResponseMatrix> {
         .into_iter()
         .map(|x| x as usize)
         .collect();
+    let names = read_interner(r)?;
+    let rows: Vec<[u32; 5]> = r.rows()?;
+    let values: Vec<u64> = r.array(u64::from_le_bytes)?;
+    if values.len() != rows.len() {
+        return Err(bad("replicate values"));
+    }
+    let cells = rows
+        .into_iter()
+        .zip(values)
+        .map(
+            |([cell, replicate, nuisance, file, line], v)| crate::core::matrix::Replicate {
+                cell,
+                value: f64::from_bits(v),
+                replicate,
+                nuisance,
+                file,
+                line,
+            },
+        )
+        .collect();
+    m.replicates = crate::core::matrix::Replicates {
+        names,
+        cells,
+        read: r.counted_u64()?,
+        orphaned: r.counted_u64()?,
+        nuisances: r.array(u32::from_le_bytes)?,
+        item_cluster: r.array(u32::from_le_bytes)?,
+        video_cluster: Vec::new(),
+    };
     Ok(m)
 }
 
@@ -795,6 +835,26 @@ fn valid(m: &ResponseMatrix) -> bool {
                 && (it as usize) < n_items
                 && (t as usize) < n_texts
         })
+        && replicates_valid(m)
+}
+
+/// [`valid`] for the replicates: sorted by a cell that exists, names and files that exist,
+/// one cluster per item or none.
+fn replicates_valid(m: &ResponseMatrix) -> bool {
+    let r = &m.replicates;
+    let name = |i: u32| (i as usize) < r.names.len();
+    r.cells.windows(2).all(|w| w[0].cell <= w[1].cell)
+        && r.cells.iter().all(|x| {
+            (x.cell as usize) < m.n_cells()
+                && name(x.replicate)
+                && name(x.nuisance)
+                && (x.file as usize) < m.files.len().max(1)
+        })
+        && r.nuisances.iter().all(|&n| name(n))
+        && (r.item_cluster.is_empty() || r.item_cluster.len() == m.items.len())
+        && r.item_cluster
+            .iter()
+            .all(|&c| c == crate::core::matrix::NO_TEXT || name(c))
 }
 
 #[cfg(test)]

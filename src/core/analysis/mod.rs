@@ -273,16 +273,11 @@ fn clusters_of(m: &ResponseMatrix, mg: &ModelGrid, params: &Params) -> Option<bo
     if !params.cluster_bootstrap {
         return None;
     }
-    let of = &m.replicates.item_cluster;
     let keys: Vec<Option<u32>> = mg
         .grid
         .items
         .iter()
-        .map(|&it| {
-            of.get(it as usize)
-                .copied()
-                .filter(|&c| c != crate::core::matrix::NO_TEXT)
-        })
+        .map(|&it| m.replicates.cluster_id(it))
         .collect();
     Some(bootstrap::Clusters::of(&keys))
 }

@@ -41,18 +41,16 @@ pub struct Replicates {
     pub orphaned: u64,
     /// Every nuisance a replicate read names, in code-point order (ids in `names`).
     pub nuisances: Vec<u32>,
-    /// Per item, its cluster (an id in `names`) or [`NO_TEXT`]; empty when no item has one.
+    /// Per item, the cluster its cells give (an id in `names`) or [`NO_TEXT`]; empty when
+    /// no cell gives one.
     pub item_cluster: Vec<u32>,
-    /// Whether some cell gave a cluster (not only the items' metadata).
-    pub cell_clusters: bool,
+    /// Per item, its video from the dataset's item metadata (an id in `names`) or
+    /// [`NO_TEXT`], for items no cell gives a cluster; empty without such videos. Kept
+    /// apart: the matrix cache holds what the cells say, not what items.jsonl does.
+    pub video_cluster: Vec<u32>,
 }
 
 impl Replicates {
-    /// Whether the input had replicates or clusters, which the matrix cache does not hold.
-    pub fn from_input(&self) -> bool {
-        self.read > 0 || self.cell_clusters
-    }
-
     /// The usable replicates of a canonical cell.
     pub fn of(&self, cell: u32) -> &[Replicate] {
         let from = self.cells.partition_point(|r| r.cell < cell);
@@ -60,28 +58,30 @@ impl Replicates {
         &self.cells[from..to]
     }
 
-    /// The cluster of an item, when a cell (or the item's metadata) gives one.
-    pub fn cluster(&self, item: u32) -> Option<&str> {
-        match self.item_cluster.get(item as usize) {
-            Some(&c) if c != NO_TEXT => Some(self.names.name(c)),
-            _ => None,
-        }
+    /// The cluster of an item (an id in `names`): the one its cells give, else its video.
+    pub fn cluster_id(&self, item: u32) -> Option<u32> {
+        [&self.item_cluster, &self.video_cluster]
+            .into_iter()
+            .filter_map(|v| v.get(item as usize).copied())
+            .find(|&c| c != NO_TEXT)
     }
 
-    /// Sets the cluster of items no cell gave one (a dataset's item metadata: the video).
+    /// The cluster of an item, when a cell (or the item's metadata) gives one.
+    pub fn cluster(&self, item: u32) -> Option<&str> {
+        self.cluster_id(item).map(|c| self.names.name(c))
+    }
+
+    /// Sets the video of each item no cell gave a cluster (a dataset's item metadata).
     pub fn fill_clusters(&mut self, n_items: usize, of: impl Fn(u32) -> Option<String>) {
-        if self.item_cluster.is_empty() {
-            self.item_cluster = vec![NO_TEXT; n_items];
-        }
-        for (item, c) in self.item_cluster.iter_mut().enumerate() {
-            if *c == NO_TEXT
-                && let Some(name) = of(item as u32)
-            {
-                *c = self.names.intern(&name);
+        let mut video = vec![NO_TEXT; n_items];
+        for (item, v) in video.iter_mut().enumerate() {
+            let from_cells = self.item_cluster.get(item).is_some_and(|&c| c != NO_TEXT);
+            if !from_cells && let Some(name) = of(item as u32) {
+                *v = self.names.intern(&name);
             }
         }
-        if self.item_cluster.iter().all(|&c| c == NO_TEXT) {
-            self.item_cluster.clear();
+        if video.iter().any(|&c| c != NO_TEXT) {
+            self.video_cluster = video;
         }
     }
 }
@@ -437,7 +437,7 @@ pub(crate) fn finish(
         read,
         orphaned,
         nuisances,
-        cell_clusters: !item_cluster.is_empty(),
         item_cluster,
+        video_cluster: Vec::new(),
     }
 }
