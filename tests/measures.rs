@@ -161,10 +161,28 @@ fn text_headings(text: &str) -> Vec<(Task, Vec<String>)> {
 
 /// Every measure of the table is a column of the text report's model tables and of the
 /// Markdown, LaTeX and CSV tables, under its names, in table order; the measures of
-/// replicates only where a model has replicates (the demo has none, example 16.1 has).
+/// replicates only where a model has replicates (the demo and example 16.1 have, example
+/// 13.1 has none).
 #[test]
 fn every_measure_is_a_column_of_the_text_report_and_of_each_table_format() {
     let (ds, report) = demo();
+    columns_of(&ds, &report, |_| true);
+    // The demo without its replicates.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo_dir = common::repo().join("fixtures/demo");
+    for name in ["dataset.json", "items.jsonl"] {
+        std::fs::copy(demo_dir.join(name), dir.path().join(name)).expect("copy");
+    }
+    let cells = std::fs::read_to_string(demo_dir.join("cells.jsonl")).expect("cells");
+    let canonical: String = cells
+        .lines()
+        .filter(|l| !l.contains("\"replicate\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(canonical.len() < cells.len());
+    std::fs::write(dir.path().join("cells.jsonl"), canonical).expect("write");
+    let ds = load_dataset(dir.path(), None).expect("loads");
+    let report = analysis::run(&ds.matrix, &Params::default(), None);
     columns_of(&ds, &report, |x| !x.replicated);
     let ds = load_dataset(&common::conformance("example_16_1.jsonl"), None).expect("loads");
     let report = analysis::run(&ds.matrix, &Params::default(), None);

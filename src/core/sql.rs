@@ -171,6 +171,7 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
              \x20        END AS y\n\
              \x20 FROM cells\n\
              \x20 WHERE coalesce(task, CASE WHEN score IS NOT NULL THEN 'open' ELSE 'mcq' END) = 'mcq'\n\
+             \x20   AND coalesce(replicate, '') = ''\n\
              ) c\n\
              WHERE {}",
             norm("pred"),

@@ -26,6 +26,7 @@ FIELDS = [
     ("score", "DOUBLE", "double"),
     ("confidence", "DOUBLE", "double"),
     ("blind", "VARCHAR", "string"),
+    ("replicate", "VARCHAR", "string"),
 ]
 TABLES = ["item_measures", "config_measures", "model_summary"]
 
