@@ -49,11 +49,9 @@ fn as_read(v: Option<f64>) -> Option<f64> {
     v.map(|v| serde_json::from_str(&serde_json::to_string(&v).expect("write")).expect("read"))
 }
 
-/// The field at a dotted `key` of a JSON object, `None` when there is no such field; a
-/// `null` on the way (a model without replicates) is the field's value.
+/// The field at a dotted `key` of a JSON object, `None` when there is no such field.
 fn at<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    key.split('.')
-        .try_fold(v, |v, k| if v.is_null() { Some(v) } else { v.get(k) })
+    key.split('.').try_fold(v, |v, k| v.get(k))
 }
 
 /// Every (task, scope, model, metrics, report JSON of those metrics) of the report.
@@ -160,58 +158,20 @@ fn text_headings(text: &str) -> Vec<(Task, Vec<String>)> {
 }
 
 /// Every measure of the table is a column of the text report's model tables and of the
-/// Markdown, LaTeX and CSV tables, under its names, in table order; the measures of
-/// replicates only where a model has replicates (the demo and example 16.1 have, example
-/// 13.1 has none).
+/// Markdown, LaTeX and CSV tables, under its names, in table order.
 #[test]
 fn every_measure_is_a_column_of_the_text_report_and_of_each_table_format() {
     let (ds, report) = demo();
-    columns_of(&ds, &report, |_| true);
-    // The demo without its replicates.
-    let dir = tempfile::tempdir().expect("tempdir");
-    let demo_dir = common::repo().join("fixtures/demo");
-    for name in ["dataset.json", "items.jsonl"] {
-        std::fs::copy(demo_dir.join(name), dir.path().join(name)).expect("copy");
-    }
-    let cells = std::fs::read_to_string(demo_dir.join("cells.jsonl")).expect("cells");
-    let canonical: String = cells
-        .lines()
-        .filter(|l| !l.contains("\"replicate\""))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    assert!(canonical.len() < cells.len());
-    std::fs::write(dir.path().join("cells.jsonl"), canonical).expect("write");
-    let ds = load_dataset(dir.path(), None).expect("loads");
-    let report = analysis::run(&ds.matrix, &Params::default(), None);
-    columns_of(&ds, &report, |x| !x.replicated);
-    let ds = load_dataset(&common::conformance("example_16_1.jsonl"), None).expect("loads");
-    let report = analysis::run(&ds.matrix, &Params::default(), None);
-    columns_of(&ds, &report, |x| x.task == Task::Mcq);
-}
-
-/// The checks of [`every_measure_is_a_column_of_the_text_report_and_of_each_table_format`]
-/// on one report, whose columns are the measures `shown` picks.
-fn columns_of(ds: &Dataset, report: &Report, shown: impl Fn(&Measure) -> bool) {
-    let tasks: Vec<Task> = [Task::Mcq, Task::Open]
-        .into_iter()
-        .filter(|t| report.analyses.iter().any(|a| a.key.task == *t))
-        .collect();
-    for task in tasks {
-        let shorts: Vec<&str> = of_task(MEASURES, task)
-            .filter(|x| shown(x))
-            .map(|x| x.short)
-            .collect();
-        let labels: Vec<&str> = of_task(MEASURES, task)
-            .filter(|x| shown(x))
-            .map(|x| x.label)
-            .collect();
-        let text = text(ds, report, MEASURES);
+    for task in [Task::Mcq, Task::Open] {
+        let shorts: Vec<&str> = of_task(MEASURES, task).map(|x| x.short).collect();
+        let labels: Vec<&str> = of_task(MEASURES, task).map(|x| x.label).collect();
+        let text = text(&ds, &report, MEASURES);
         let headings = text_headings(&text);
         assert!(headings.iter().any(|(t, _)| *t == task), "{text}");
         for (_, h) in headings.iter().filter(|(t, _)| *t == task) {
             assert_eq!(h, &shorts, "{text}");
         }
-        let md = paper(ds, report, TableFormat::Markdown, MEASURES);
+        let md = paper(&ds, &report, TableFormat::Markdown, MEASURES);
         let want = format!("| {} |", labels.join(" | "));
         let title = match task {
             Task::Mcq => "**Multiple choice",
@@ -223,7 +183,7 @@ fn columns_of(ds: &Dataset, report: &Report, shown: impl Fn(&Measure) -> bool) {
             .find(|l| l.starts_with("| Split"))
             .expect("a Markdown table");
         assert!(head.ends_with(&want), "{head} does not end with {want}");
-        let tex = paper(ds, report, TableFormat::Latex, MEASURES);
+        let tex = paper(&ds, &report, TableFormat::Latex, MEASURES);
         let want = format!("& {} \\\\", labels.join(" & "));
         let title = match task {
             Task::Mcq => "% multiple choice (",
@@ -235,7 +195,7 @@ fn columns_of(ds: &Dataset, report: &Report, shown: impl Fn(&Measure) -> bool) {
             .find(|l| l.starts_with("Split"))
             .expect("a LaTeX table");
         assert!(head.ends_with(&want), "{head} does not end with {want}");
-        for x in of_task(MEASURES, task).filter(|x| shown(x)) {
+        for x in of_task(MEASURES, task) {
             assert!(
                 md.contains(&format!(", {}", x.describes)),
                 "the header does not say what {} is",
@@ -244,7 +204,7 @@ fn columns_of(ds: &Dataset, report: &Report, shown: impl Fn(&Measure) -> bool) {
         }
     }
     // The CSV: each measure's columns, and in them the report's numbers, unrounded.
-    let csv = paper(ds, report, TableFormat::Csv, MEASURES);
+    let csv = paper(&ds, &report, TableFormat::Csv, MEASURES);
     let mut r = csv::ReaderBuilder::new()
         .comment(Some(b'#'))
         .from_reader(csv.as_bytes());
@@ -260,15 +220,15 @@ fn columns_of(ds: &Dataset, report: &Report, shown: impl Fn(&Measure) -> bool) {
             .position(|h| h == name)
             .unwrap_or_else(|| panic!("no CSV column {name}"))
     };
-    let j = json(ds, report);
-    let rows = models(ds, report, &j);
+    let j = json(&ds, &report);
+    let rows = models(&ds, &report, &j);
     assert_eq!(records.len(), rows.len());
     for (rec, (task, scope, model, metrics, _)) in records.iter().zip(&rows) {
         assert_eq!(
             (&rec[col("task")], &rec[col("split")], &rec[col("model")]),
             (task.as_str(), scope.as_str(), model.as_str())
         );
-        for x in of_task(MEASURES, *task).filter(|x| shown(x)) {
+        for x in of_task(MEASURES, *task) {
             let num =
                 |v: Option<f64>| v.map_or(String::new(), |v| serde_json::to_string(&v).expect("n"));
             let value = x.value_of(metrics);
@@ -310,7 +270,6 @@ const ADDED: Measure = Measure {
     at: None,
     sql: Twin::Computes,
     reference: Twin::Computes,
-    replicated: false,
 };
 
 /// The lines of `base` and `extended` that differ, in order; the two must have as many.

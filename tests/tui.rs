@@ -3437,7 +3437,6 @@ fn a_measure_added_to_the_table_of_measures_is_a_column_of_the_overview() {
         at: None,
         sql: Twin::Computes,
         reference: Twin::Computes,
-        replicated: false,
     };
     let header = |text: &str| -> Vec<String> {
         let line = text

@@ -510,7 +510,6 @@ pub fn write_with(
     terminal: bool,
     measures: &[Measure],
 ) -> io::Result<()> {
-    let measures = &crate::core::measures::shown(measures, report)[..];
     let head = header(ds, source, report, format, measures);
     let tables = tables(&ds.matrix, report, measures);
     // One line of text, never more: a name with a line break cannot end a comment.

@@ -44,7 +44,6 @@ pub fn write_with(
     st: &Style,
     measures: &[Measure],
 ) -> io::Result<()> {
-    let measures = &crate::core::measures::shown(measures, report)[..];
     let m = &ds.matrix;
     let p = &report.params;
     writeln!(

@@ -8,7 +8,7 @@
 //! by intervention (one value per protocol, docs/intervention.md §7) are not single values
 //! per model: each presentation lays them out itself.
 
-use crate::core::analysis::{Interval, Metrics, Report};
+use crate::core::analysis::{Interval, Metrics};
 use crate::core::matrix::Task;
 
 /// What a measure's number is.
@@ -111,9 +111,6 @@ pub struct Measure {
     /// Whether the Python reference (tests/reference/traj_metrics.py) computes it, under
     /// `key` in its report.
     pub reference: Twin,
-    /// A measure of replicates (docs/measures.md §16): shown only where some model of the
-    /// report has them, so a report without replicates reads as before.
-    pub replicated: bool,
 }
 
 impl Measure {
@@ -176,10 +173,6 @@ const NO_OPEN_SQL: Twin = Twin::Lacks(
     "the SQL script computes MCQ measures only: Token-F1 has no portable SQL form (docs/sql.md §3)",
 );
 
-/// The SQL script reads canonical cells only.
-const NO_REPLICATES_SQL: Twin =
-    Twin::Lacks("the SQL script computes nothing of replicates (docs/measures.md §16) yet");
-
 /// The measures, in the order the presentations show them: the MCQ ones, then the
 /// open-ended ones.
 pub static MEASURES: &[Measure] = &[
@@ -198,7 +191,6 @@ pub static MEASURES: &[Measure] = &[
         at: Some(|x| mcq(x).map(|x| &*x.best_fixed.config)),
         sql: Twin::Computes,
         reference: Twin::Computes,
-        replicated: false,
     },
     Measure {
         key: "oracle_accuracy",
@@ -215,7 +207,6 @@ pub static MEASURES: &[Measure] = &[
         at: None,
         sql: Twin::Computes,
         reference: Twin::Computes,
-        replicated: false,
     },
     Measure {
         key: "headroom",
@@ -232,7 +223,6 @@ pub static MEASURES: &[Measure] = &[
         at: None,
         sql: Twin::Computes,
         reference: Twin::Computes,
-        replicated: false,
     },
     Measure {
         key: "harmful_rate",
@@ -249,7 +239,6 @@ pub static MEASURES: &[Measure] = &[
         at: None,
         sql: Twin::Computes,
         reference: Twin::Computes,
-        replicated: false,
     },
     // The interval the text report prints beside it (`terminal_interval`) is no field of
     // the report JSON (docs/measures.md §12), so the table gives none.
@@ -268,7 +257,6 @@ pub static MEASURES: &[Measure] = &[
         at: None,
         sql: Twin::Computes,
         reference: Twin::Computes,
-        replicated: false,
     },
     Measure {
         key: "text_overwrite.rate",
@@ -285,41 +273,6 @@ pub static MEASURES: &[Measure] = &[
         at: None,
         sql: Twin::Computes,
         reference: Twin::Computes,
-        replicated: false,
-    },
-    Measure {
-        key: "replicates.stable.stable_harmful_rate",
-        label: "Stable harmful",
-        short: "stable",
-        width: 6,
-        overview: None,
-        describes: "stable harmful rate (harmful under every replicate)",
-        unit: Unit::Percent,
-        task: Task::Mcq,
-        tone: Tone::Harm,
-        value: |x| mcq(x)?.replicates.as_ref()?.stable.stable_harmful_rate,
-        interval: None,
-        at: None,
-        sql: NO_REPLICATES_SQL,
-        reference: Twin::Computes,
-        replicated: true,
-    },
-    Measure {
-        key: "replicates.stable.lottery_rate",
-        label: "Lottery",
-        short: "lottery",
-        width: 7,
-        overview: None,
-        describes: "lottery rate (replicated harmful items whose harm does not survive the replicates)",
-        unit: Unit::Percent,
-        task: Task::Mcq,
-        tone: Tone::Plain,
-        value: |x| mcq(x)?.replicates.as_ref()?.stable.lottery_rate,
-        interval: None,
-        at: None,
-        sql: NO_REPLICATES_SQL,
-        reference: Twin::Computes,
-        replicated: true,
     },
     Measure {
         key: "best_fixed.mean_score",
@@ -336,7 +289,6 @@ pub static MEASURES: &[Measure] = &[
         at: Some(|x| open(x).map(|x| &*x.best_fixed.config)),
         sql: NO_OPEN_SQL,
         reference: Twin::Computes,
-        replicated: false,
     },
     Measure {
         key: "oracle_mean",
@@ -353,7 +305,6 @@ pub static MEASURES: &[Measure] = &[
         at: None,
         sql: NO_OPEN_SQL,
         reference: Twin::Computes,
-        replicated: false,
     },
     Measure {
         key: "oracle_gap",
@@ -370,7 +321,6 @@ pub static MEASURES: &[Measure] = &[
         at: None,
         sql: NO_OPEN_SQL,
         reference: Twin::Computes,
-        replicated: false,
     },
     Measure {
         key: "regression_rate",
@@ -387,7 +337,6 @@ pub static MEASURES: &[Measure] = &[
         at: None,
         sql: NO_OPEN_SQL,
         reference: Twin::Computes,
-        replicated: false,
     },
     Measure {
         key: "terminal_regression_rate",
@@ -404,24 +353,8 @@ pub static MEASURES: &[Measure] = &[
         at: None,
         sql: NO_OPEN_SQL,
         reference: Twin::Computes,
-        replicated: false,
     },
 ];
-
-/// The measures of `table` a report shows: all but those of replicates when no model of
-/// the report has replicates.
-pub fn shown(table: &[Measure], report: &Report) -> Vec<Measure> {
-    let replicated = report.analyses.iter().any(|a| {
-        a.metrics
-            .iter()
-            .any(|x| matches!(x, Metrics::Mcq(x) if x.replicates.is_some()))
-    });
-    table
-        .iter()
-        .filter(|m| replicated || !m.replicated)
-        .copied()
-        .collect()
-}
 
 /// The measures of `table` that belong to `task`, in table order.
 pub fn of_task(table: &[Measure], task: Task) -> impl Iterator<Item = &Measure> {
