@@ -407,55 +407,6 @@ fn the_cluster_bootstrap_takes_videos_from_items_jsonl() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The readable report gives each model's floor, the edges beyond it and the stable and
-/// lottery rates (example 16.1's), and the paper tables record the §16 options given and
-/// say what the bootstrap resampled.
-#[test]
-fn the_text_report_shows_the_floor_and_the_tables_record_the_options() {
-    let input = common::conformance("example_16_1.jsonl");
-    let input = input.to_str().expect("utf-8");
-    let o = common::frameaudit(&["report", input]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
-    let text = common::stdout(&o);
-    for line in [
-        "24 replicate cells (1 orphans: no valid canonical cell)",
-        "noise floor 13.6% of 22 replicate pairs turn wrong (phase 0.0%, rerun 20.0%)",
-        "no edge's flips beyond noise (3 tested, q ≤ 0.05)",
-        "stable harmful 25.0% of items · lottery 50.0% of 2 harmful items",
-    ] {
-        assert!(text.contains(line), "{line:?} not in:\n{text}");
-    }
-    // With alpha 1 every tested edge is beyond noise.
-    let o = common::frameaudit(&["report", input, "--alpha", "1"]);
-    assert!(common::stdout(&o).contains("beyond noise (q ≤ 1): textonly→8f 0.0% against 18.2%"));
-    let o = common::frameaudit(&[
-        "report",
-        input,
-        "--format",
-        "csv",
-        "--nuisances",
-        "rerun",
-        "--cluster-bootstrap",
-    ]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
-    let table = common::stdout(&o);
-    for line in [
-        "#   --nuisances rerun",
-        "#   --cluster-bootstrap",
-        "# intervals: 95% percentile bootstrap over clusters",
-    ] {
-        assert!(table.contains(line), "{line:?} not in:\n{table}");
-    }
-    // A nuisance no replicate names is refused, naming the known ones.
-    let o = common::frameaudit(&["report", input, "--nuisances", "phsae"]);
-    assert!(!o.status.success());
-    assert!(
-        common::stderr(&o).contains("phsae"),
-        "{}",
-        common::stderr(&o)
-    );
-}
-
 /// The matrix cache holds the replicates and the clusters cells give: a dataset opened
 /// from it reports as from its files, with and without the bootstrap by cluster; the items'
 /// videos are read from items.jsonl again, not from the cache.

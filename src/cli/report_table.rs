@@ -347,16 +347,6 @@ fn header(
         format!("  --boot {}", p.bootstrap_b),
         format!("  --seed {}", p.seed),
     ];
-    // The options of docs/measures.md §16, when given (a run without them reads as before).
-    if let Some(n) = &p.nuisances {
-        h.push(format!("  --nuisances {}", n.join(",")));
-    }
-    if p.alpha != 0.05 {
-        h.push(format!("  --alpha {}", p.alpha));
-    }
-    if p.cluster_bootstrap {
-        h.push("  --cluster-bootstrap".into());
-    }
     let rounding = match format {
         TableFormat::Csv => "unrounded, as in report --json",
         _ => "rounded to one decimal (report --format csv gives them unrounded)",
@@ -387,14 +377,8 @@ fn header(
     }
     if p.bootstrap_b > 0 {
         h.push(format!(
-            "intervals: 95% percentile bootstrap over {}, B = {}, seed {}",
-            if p.cluster_bootstrap {
-                "clusters (an item's video)"
-            } else {
-                "items"
-            },
-            p.bootstrap_b,
-            p.seed
+            "intervals: 95% percentile bootstrap over items, B = {}, seed {}",
+            p.bootstrap_b, p.seed
         ));
     } else {
         h.push("intervals: none (--boot 0)".into());

@@ -56,7 +56,7 @@ pub fn write_with(
         out,
         "{}",
         st.dim(&format!(
-            "{} cells ({} invalid) · {} models · {} benchmarks · {} items · grids {} · bootstrap B={} seed={}{}",
+            "{} cells ({} invalid) · {} models · {} benchmarks · {} items · grids {} · bootstrap B={} seed={}",
             m.n_cells(),
             m.stats.cells_invalid,
             m.models.len(),
@@ -64,21 +64,9 @@ pub fn write_with(
             m.items.len(),
             p.grid_mode.as_str().replace('_', "-"),
             p.bootstrap_b,
-            p.seed,
-            if p.cluster_bootstrap { " by cluster" } else { "" }
+            p.seed
         ))
     )?;
-    let r = &m.replicates;
-    if r.read > 0 {
-        writeln!(
-            out,
-            "{}",
-            st.dim(&format!(
-                "{} replicate cells ({} orphans: no valid canonical cell)",
-                r.read, r.orphaned
-            ))
-        )?;
-    }
     if report.analyses.is_empty() {
         writeln!(out, "\nNo analysis: no valid cell passes the filters.")?;
     }
@@ -283,67 +271,6 @@ fn curve(
     Ok(())
 }
 
-/// The noise floor of a model's grid (docs/measures.md §16): how often a replicate alone
-/// turns an answer wrong, the edges whose flips stand out from it, stable and lottery items.
-fn noise_lines(
-    out: &mut impl Write,
-    r: &crate::core::analysis::noise::Replicated,
-    st: &Style,
-) -> io::Result<()> {
-    let f = &r.floor.all;
-    let by: Vec<String> = r
-        .floor
-        .by_nuisance
-        .iter()
-        .map(|(n, f)| format!("{} {}%", fit(n, 16), opt(f.negative_flip_floor)))
-        .collect();
-    writeln!(
-        out,
-        "    noise floor {}% of {} replicate pairs turn wrong ({})",
-        opt(f.negative_flip_floor),
-        f.pairs,
-        by.join(", ")
-    )?;
-    let beyond: Vec<String> = r
-        .edges
-        .iter()
-        .filter(|e| e.beyond_noise)
-        .map(|e| {
-            format!(
-                "{}→{} {}% against {}% (q {:.3})",
-                fit(&e.from, 16),
-                fit(&e.to, 16),
-                num(e.observed_nfr),
-                opt(e.floor_nfr),
-                e.excess_q.unwrap_or(f64::NAN)
-            )
-        })
-        .collect();
-    let judged = r.edges.iter().filter(|e| e.excess_q.is_some()).count();
-    if beyond.is_empty() {
-        writeln!(
-            out,
-            "    no edge's flips beyond noise ({judged} tested, q ≤ {})",
-            r.alpha
-        )?;
-    } else {
-        writeln!(
-            out,
-            "    beyond noise (q ≤ {}): {}",
-            r.alpha,
-            st.paint(&beyond.join(" · "), Color::Red)
-        )?;
-    }
-    let s = &r.stable;
-    writeln!(
-        out,
-        "    stable harmful {}% of items · lottery {}% of {} harmful items with replicates everywhere",
-        opt(s.stable_harmful_rate),
-        opt(s.lottery_rate),
-        s.harmful_replicated
-    )
-}
-
 fn mcq_block(
     out: &mut impl Write,
     m: &ResponseMatrix,
@@ -429,9 +356,6 @@ fn mcq_block(
             col += plain_w;
         }
         writeln!(out, "{line}")?;
-    }
-    if let Some(r) = &x.replicates {
-        noise_lines(out, r, st)?;
     }
     match &x.cascade {
         Some(c) => match &c.selected {
