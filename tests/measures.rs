@@ -49,9 +49,11 @@ fn as_read(v: Option<f64>) -> Option<f64> {
     v.map(|v| serde_json::from_str(&serde_json::to_string(&v).expect("write")).expect("read"))
 }
 
-/// The field at a dotted `key` of a JSON object, `None` when there is no such field.
+/// The field at a dotted `key` of a JSON object, `None` when there is no such field; a
+/// `null` on the way (`replicates` of a model without replicates) is the field's value.
 fn at<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    key.split('.').try_fold(v, |v, k| v.get(k))
+    key.split('.')
+        .try_fold(v, |v, k| if v.is_null() { Some(v) } else { v.get(k) })
 }
 
 /// Every (task, scope, model, metrics, report JSON of those metrics) of the report.
@@ -108,6 +110,13 @@ fn each_measure_reads_the_report_field_its_key_names() {
         );
     }
     for x in MEASURES {
+        // The demo has replicates: a measure of them has a value there, not only `null`s.
+        assert!(
+            rows.iter()
+                .any(|r| r.0 == x.task && x.value_of(r.3).is_some()),
+            "{}: no model of the demo has a value",
+            x.key
+        );
         for (task, scope, model, metrics, json) in &rows {
             let what = format!("{} of {scope} {model}", x.key);
             if *task != x.task {
@@ -214,7 +223,12 @@ fn every_measure_is_a_column_of_the_text_report_and_of_each_table_format() {
         .iter()
         .map(str::to_owned)
         .collect();
-    let records: Vec<csv::StringRecord> = r.records().map(|x| x.expect("record")).collect();
+    // The models' rows: the edges table (docs/measures.md §16.3) has rows of its own.
+    let records: Vec<csv::StringRecord> = r
+        .records()
+        .map(|x| x.expect("record"))
+        .filter(|x| &x[0] == "mcq" || &x[0] == "open")
+        .collect();
     let col = |name: &str| {
         head.iter()
             .position(|h| h == name)
@@ -248,6 +262,33 @@ fn every_measure_is_a_column_of_the_text_report_and_of_each_table_format() {
                 assert_eq!(Some(&rec[col(&x.at_column())]), x.at_of(metrics));
             }
         }
+    }
+}
+
+/// A model without replicates has no value of a measure of them: `null` in the report, a
+/// column left out where no model has one (example 13.1 has no replicate).
+#[test]
+fn measures_of_replicates_are_null_without_replicates() {
+    let ds = load_dataset(&common::conformance("example_13_1.jsonl"), None).expect("loads");
+    let report = analysis::run(&ds.matrix, &Params::default(), None);
+    let j = json(&ds, &report);
+    let rows = models(&ds, &report, &j);
+    assert!(rows.iter().any(|r| r.0 == Task::Mcq));
+    let optional: Vec<&Measure> = MEASURES.iter().filter(|x| x.optional()).collect();
+    assert!(!optional.is_empty());
+    for x in optional {
+        assert_eq!(x.task, Task::Mcq);
+        for (task, _, model, metrics, json) in &rows {
+            assert_eq!(x.value_of(metrics), None, "{} of {model}", x.key);
+            if *task == Task::Mcq {
+                assert!(json["replicates"].is_null(), "{model}");
+                assert_eq!(at(json, x.key), Some(&Value::Null));
+            }
+        }
+        let t = text(&ds, &report, MEASURES);
+        assert!(!t.contains(x.short), "{}: a column of `–`:\n{t}", x.key);
+        let md = paper(&ds, &report, TableFormat::Markdown, MEASURES);
+        assert!(!md.contains(x.label), "{}: a column of `–`:\n{md}", x.key);
     }
 }
 

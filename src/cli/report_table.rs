@@ -2,7 +2,8 @@
 //! one table to paste into a paper (a column per measure of `core::measures`), under
 //! comment lines that record every analysis option.
 //! The numbers are the report JSON's: CSV carries them unrounded, Markdown and LaTeX with
-//! one decimal.
+//! one decimal. When some model has replicates, a second table gives each ladder edge
+//! against the noise floor (docs/measures.md §16.3).
 
 use std::io::{self, Write};
 
@@ -11,7 +12,7 @@ use crate::core::analysis::params::{Params, ReferencePixels, VariantBudget};
 use crate::core::analysis::{Interval, Metrics, Report};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::{ResponseMatrix, Task};
-use crate::core::measures::{MEASURES, Measure, Unit, of_task};
+use crate::core::measures::{MEASURES, Measure, Unit, shown as with_columns};
 use crate::core::text::sanitize;
 
 /// Output format of the table.
@@ -37,6 +38,10 @@ enum Val {
     Best(String, f64),
     /// A configuration the model's grid lacks.
     Absent,
+    /// A p- or q-value; `None` where the report has `null`.
+    P(Option<f64>),
+    /// Whether an edge is beyond noise.
+    Flag(bool),
 }
 
 /// A column: its heading in Markdown and LaTeX, and the CSV columns it fills (a measure
@@ -78,11 +83,13 @@ impl Col {
     }
 }
 
-/// What a table holds: one task's measures, or the recovery by intervention runs.
+/// What a table holds: one task's measures, the recovery by intervention runs, or the
+/// ladder edges against the noise floor.
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Task(Task),
     Intervention,
+    Edges,
 }
 
 impl Kind {
@@ -91,6 +98,7 @@ impl Kind {
         match self {
             Kind::Task(t) => t.as_str(),
             Kind::Intervention => "intervention",
+            Kind::Edges => "edges",
         }
     }
 
@@ -101,6 +109,9 @@ impl Kind {
             Kind::Task(Task::Open) => "Open-ended (mean score)",
             Kind::Intervention => {
                 "Recovery by sampling intervention (multiple choice, primary protocol, %)"
+            }
+            Kind::Edges => {
+                "Ladder edges against the noise floor (multiple choice, negative flips, %)"
             }
         }
     }
@@ -158,6 +169,58 @@ fn intervention_table(m: &ResponseMatrix, report: &Report) -> Option<Table> {
             Col::new("Broken %", "broken_rate"),
             Col::est("Accuracy delta", "accuracy_delta"),
         ],
+        rows,
+    })
+}
+
+/// The edges table (docs/measures.md §16.3): one row per analysis, model with replicates
+/// and ladder edge, in report order.
+fn edges_table(m: &ResponseMatrix, report: &Report, with_protocol: bool) -> Option<Table> {
+    let mut rows = Vec::new();
+    for a in &report.analyses {
+        for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
+            let Metrics::Mcq(x) = x else { continue };
+            let Some(r) = &x.replicates else { continue };
+            for e in &r.edges {
+                let mut row = Vec::new();
+                if with_protocol {
+                    row.push(Val::Text(m.protocols.name(a.key.protocol).into()));
+                }
+                row.extend([
+                    Val::Text(a.key.scope_name(m).into()),
+                    Val::Text(m.models.name(mg.model).into()),
+                    Val::Text(e.from.to_string()),
+                    Val::Text(e.to.to_string()),
+                    Val::Num(Some(e.observed_nfr)),
+                    Val::Num(e.floor_nfr),
+                    Val::Num(e.excess_nfr),
+                    Val::P(e.excess_p),
+                    Val::P(e.excess_q),
+                    Val::Flag(e.beyond_noise),
+                ]);
+                rows.push(row);
+            }
+        }
+    }
+    let mut cols = Vec::new();
+    if with_protocol {
+        cols.push(Col::new("Protocol", "protocol"));
+    }
+    cols.extend([
+        Col::new("Split", "split"),
+        Col::new("Model", "model"),
+        Col::new("From", "from"),
+        Col::new("To", "to"),
+        Col::new("Observed", "observed_nfr"),
+        Col::new("Floor", "floor_nfr"),
+        Col::new("Excess", "excess_nfr"),
+        Col::new("p", "excess_p"),
+        Col::new("q", "excess_q"),
+        Col::new("Beyond noise", "beyond_noise"),
+    ]);
+    (!rows.is_empty()).then_some(Table {
+        kind: Kind::Edges,
+        cols,
         rows,
     })
 }
@@ -241,7 +304,12 @@ fn tables(m: &ResponseMatrix, report: &Report, measures: &[Measure]) -> Vec<Tabl
         for c in &configs {
             cols.push(Col::new(c, &format!("{prefix}_{c}")));
         }
-        cols.extend(of_task(measures, task).map(Col::measure));
+        let columns = with_columns(
+            measures,
+            task,
+            analyses.iter().flat_map(|a| a.metrics.iter()),
+        );
+        cols.extend(columns.iter().map(|x| Col::measure(x)));
         let mut rows = Vec::new();
         for a in analyses {
             for (mg, x) in a.grids.models.iter().zip(a.metrics.iter()) {
@@ -265,7 +333,7 @@ fn tables(m: &ResponseMatrix, report: &Report, measures: &[Measure]) -> Vec<Tabl
                         None => Val::Absent,
                     });
                 }
-                row.extend(of_task(measures, task).map(|c| measure_val(c, x)));
+                row.extend(columns.iter().map(|c| measure_val(c, x)));
                 rows.push(row);
             }
         }
@@ -276,7 +344,17 @@ fn tables(m: &ResponseMatrix, report: &Report, measures: &[Measure]) -> Vec<Tabl
         });
     }
     out.extend(intervention_table(m, report));
+    out.extend(edges_table(m, report, with_protocol));
     out
+}
+
+/// Whether some model of the report has replicates.
+fn replicated(report: &Report) -> bool {
+    report.analyses.iter().any(|a| {
+        a.metrics
+            .iter()
+            .any(|x| matches!(x, Metrics::Mcq(x) if x.replicates.is_some()))
+    })
 }
 
 /// `a`, `a and b`, `a, b and c`.
@@ -369,16 +447,49 @@ fn header(
         (Task::Open, "open-ended", "mean score per configuration"),
     ] {
         let mut line = format!("{name}: {curve}");
-        for x in of_task(measures, task) {
+        let metrics = report
+            .analyses
+            .iter()
+            .filter(|a| a.key.task == task)
+            .flat_map(|a| a.metrics.iter());
+        for x in with_columns(measures, task, metrics) {
             line.push_str(", ");
             line.push_str(x.describes);
         }
         h.push(line);
     }
+    if replicated(report) {
+        // Only where they change a number: a run without replicates reads as before 2.1.
+        h.insert(
+            h.iter()
+                .position(|l| l.starts_with("  --boot "))
+                .unwrap_or(h.len()),
+            format!(
+                "  --nuisances {}",
+                list(&p.nuisances, "(every nuisance read)")
+            ),
+        );
+        h.insert(
+            h.iter()
+                .position(|l| l.starts_with("  --boot "))
+                .unwrap_or(h.len()),
+            format!("  --alpha {}", p.alpha),
+        );
+        h.push(format!(
+            "edges: negative-flip rate of each ladder edge (observed), its floor over the replicates of its two configurations, excess in points, Fisher's one-sided p of the excess and its Benjamini-Hochberg q within the analysis; beyond noise when q <= {}",
+            p.alpha
+        ));
+    }
     if p.bootstrap_b > 0 {
         h.push(format!(
-            "intervals: 95% percentile bootstrap over items, B = {}, seed {}",
-            p.bootstrap_b, p.seed
+            "intervals: 95% percentile bootstrap over {}, B = {}, seed {}",
+            if p.cluster_bootstrap {
+                "clusters (videos) (--cluster-bootstrap)"
+            } else {
+                "items"
+            },
+            p.bootstrap_b,
+            p.seed
         ));
     } else {
         h.push("intervals: none (--boot 0)".into());
@@ -420,6 +531,20 @@ fn shown(v: &Val, esc: fn(&str) -> String) -> String {
         Val::Est(x, None) => one(*x),
         Val::Est(x, Some(i)) => format!("{} [{}, {}]", one(*x), one(i.lo), one(i.hi)),
         Val::Best(c, x) => format!("{} ({})", one(*x), esc(c)),
+        Val::P(None) => esc("–"),
+        Val::P(Some(p)) => p_value(*p),
+        Val::Flag(true) => "yes".into(),
+        Val::Flag(false) => "no".into(),
+    }
+}
+
+/// A p- or q-value in Markdown and LaTeX: three decimals, or two significant digits below
+/// 0.001.
+fn p_value(p: f64) -> String {
+    if p >= 0.001 || p == 0.0 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.1e}")
     }
 }
 
@@ -437,6 +562,8 @@ fn fields(v: &Val) -> Vec<String> {
             i.map_or(String::new(), |i| num(i.hi)),
         ],
         Val::Best(c, x) => vec![c.clone(), num(*x)],
+        Val::P(p) => vec![p.map_or(String::new(), num)],
+        Val::Flag(b) => vec![b.to_string()],
     }
 }
 

@@ -1,7 +1,8 @@
 //! The readable report: per analysis a table of the models (a column per measure of
 //! `core::measures`), then per model the curve with inline bars, best fixed vs oracle vs
 //! headroom, harmful and terminal rates with bootstrap intervals, churn per budget step and
-//! the cascade's pick.
+//! the cascade's pick; for a model with replicates, the noise floor, each ladder edge
+//! against it and the stable and lottery harmful items (docs/measures.md §16).
 
 use std::io::{self, Write};
 
@@ -10,11 +11,12 @@ use crossterm::style::Color;
 use super::term::{Style, fit, pad, width};
 use crate::core::analysis::grid::ModelGrid;
 use crate::core::analysis::mcq::McqMetrics;
+use crate::core::analysis::noise::Replicated;
 use crate::core::analysis::open::OpenMetrics;
 use crate::core::analysis::{Analysis, Interval, Metrics, Report};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::ResponseMatrix;
-use crate::core::measures::{MEASURES, Measure, Tone, of_task};
+use crate::core::measures::{MEASURES, Measure, Tone, shown};
 use crate::core::text::sanitize;
 use crate::term::bar;
 
@@ -202,7 +204,7 @@ fn summary_table(
         .max()
         .unwrap_or(5)
         .clamp(5, 28);
-    let columns: Vec<&Measure> = of_task(measures, a.key.task).collect();
+    let columns = shown(measures, a.key.task, a.metrics.iter());
     let mut line = format!(
         "  {} {:>6} {:>3}",
         st.dim(&pad("model", name_w)),
@@ -398,7 +400,116 @@ fn mcq_block(
             iv.items_with_intervention,
         )?;
     }
+    if let Some(r) = &x.replicates {
+        noise_block(out, r, st)?;
+    }
     Ok(())
+}
+
+/// A p- or q-value: three decimals, or two significant digits below 0.001.
+fn p_value(p: Option<f64>) -> String {
+    match p {
+        None => "–".into(),
+        Some(p) if p >= 0.001 || p == 0.0 => format!("{p:.3}"),
+        Some(p) => format!("{p:.1e}"),
+    }
+}
+
+/// The noise floor of a model's grid (all pairs, then per nuisance), each ladder edge's
+/// negative flips against it, and the stable and lottery harmful items.
+fn noise_block(out: &mut impl Write, r: &Replicated, st: &Style) -> io::Result<()> {
+    let f = &r.floor;
+    let floors: Vec<(String, &crate::core::analysis::noise::Floor)> =
+        std::iter::once(("all".to_string(), &f.all))
+            .chain(f.by_nuisance.iter().map(|(k, v)| (fit(k, 20), v)))
+            .collect();
+    let edges: Vec<String> = r
+        .edges
+        .iter()
+        .map(|e| format!("{}→{}", fit(&e.from, 16), fit(&e.to, 16)))
+        .collect();
+    let name_w = floors
+        .iter()
+        .map(|(n, _)| width(n))
+        .chain(edges.iter().map(|e| width(e)))
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    let pcent = |x: Option<f64>| x.map_or("–".into(), |x| format!("{}%", num(x)));
+    writeln!(
+        out,
+        "    noise floor over replicates ({})",
+        fit(&r.nuisances.join(", "), 60)
+    )?;
+    // Headings padded before they are dimmed: the colour's escapes take no column.
+    writeln!(
+        out,
+        "      {}",
+        st.dim(&format!(
+            "{} {:>7} {:>9} {:>9}",
+            pad("", name_w),
+            "pairs",
+            "disagree",
+            "neg-flip"
+        ))
+    )?;
+    for (name, fl) in &floors {
+        writeln!(
+            out,
+            "      {} {:>7} {:>9} {:>9}",
+            pad(name, name_w),
+            fl.pairs,
+            pcent(fl.disagreement_rate),
+            pcent(fl.negative_flip_floor)
+        )?;
+    }
+    writeln!(
+        out,
+        "    edges: negative flips against the floor (beyond noise: excess q ≤ {})",
+        r.alpha
+    )?;
+    writeln!(
+        out,
+        "      {}",
+        st.dim(&format!(
+            "{} {:>9} {:>7} {:>7} {:>8} {:>8}",
+            pad("", name_w),
+            "observed",
+            "floor",
+            "excess",
+            "excess p",
+            "q"
+        ))
+    )?;
+    for (e, name) in r.edges.iter().zip(&edges) {
+        let mark = if e.beyond_noise {
+            format!(" {}", st.paint("◀ beyond noise", Color::Red))
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "      {} {:>9} {:>7} {:>7} {:>8} {:>8}{}",
+            pad(name, name_w),
+            format!("{}%", num(e.observed_nfr)),
+            pcent(e.floor_nfr),
+            e.excess_nfr.map_or("–".into(), |x| format!("{x:+.1}")),
+            p_value(e.excess_p),
+            p_value(e.excess_q),
+            mark
+        )?;
+    }
+    let s = &r.stable;
+    writeln!(
+        out,
+        "    stable harmful {}% of items ({}) · lottery {}% of replicated harmful items ({} of {})",
+        st.paint(&opt(s.stable_harmful_rate), Color::Red),
+        s.stable_harmful_items,
+        opt(s.lottery_rate),
+        s.harmful_replicated
+            .saturating_sub(s.stable_harmful_replicated),
+        s.harmful_replicated
+    )
 }
 
 fn open_block(

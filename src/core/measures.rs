@@ -140,6 +140,13 @@ impl Measure {
         }
     }
 
+    /// Whether the measure belongs to the `replicates` block of docs/measures.md §16, which
+    /// is `null` for a model without replicates: a presentation leaves its column out
+    /// where no model has a value, so a run without replicates reads as it did before 2.1.
+    pub fn optional(&self) -> bool {
+        self.key.starts_with("replicates.")
+    }
+
     /// The key flattened into one name (`best_fixed.accuracy` is `best_fixed_accuracy`): the
     /// CSV table's column and the SQL script's.
     pub fn column(&self) -> String {
@@ -171,6 +178,14 @@ fn open(x: &Metrics) -> Option<&crate::core::analysis::open::OpenMetrics> {
 /// The SQL script has no open-ended analysis.
 const NO_OPEN_SQL: Twin = Twin::Lacks(
     "the SQL script computes MCQ measures only: Token-F1 has no portable SQL form (docs/sql.md §3)",
+);
+
+/// Neither twin computes anything of docs/measures.md §16 yet.
+const NO_REPLICATES_SQL: Twin = Twin::Lacks(
+    "the SQL script computes nothing of docs/measures.md §16 (replicates, the floor, stable items) yet",
+);
+const NO_REPLICATES_REFERENCE: Twin = Twin::Lacks(
+    "the Python reference reads no replicate and computes nothing of docs/measures.md §16 yet",
 );
 
 /// The measures, in the order the presentations show them: the MCQ ones, then the
@@ -275,6 +290,54 @@ pub static MEASURES: &[Measure] = &[
         reference: Twin::Computes,
     },
     Measure {
+        key: "replicates.floor.all.negative_flip_floor",
+        label: "Flip floor",
+        short: "nf-floor",
+        width: 8,
+        overview: None,
+        describes: "negative-flip floor (% of replicate pairs that turn wrong)",
+        unit: Unit::Percent,
+        task: Task::Mcq,
+        tone: Tone::Plain,
+        value: |x| mcq(x)?.replicates.as_ref()?.floor.all.negative_flip_floor,
+        interval: None,
+        at: None,
+        sql: NO_REPLICATES_SQL,
+        reference: NO_REPLICATES_REFERENCE,
+    },
+    Measure {
+        key: "replicates.stable.stable_harmful_rate",
+        label: "Stable harmful",
+        short: "stable-h",
+        width: 8,
+        overview: None,
+        describes: "stable harmful rate (items harmful under every replicate)",
+        unit: Unit::Percent,
+        task: Task::Mcq,
+        tone: Tone::Harm,
+        value: |x| mcq(x)?.replicates.as_ref()?.stable.stable_harmful_rate,
+        interval: None,
+        at: None,
+        sql: NO_REPLICATES_SQL,
+        reference: NO_REPLICATES_REFERENCE,
+    },
+    Measure {
+        key: "replicates.stable.lottery_rate",
+        label: "Lottery",
+        short: "lottery",
+        width: 7,
+        overview: None,
+        describes: "lottery rate (% of replicated harmful items whose harm does not survive every replicate)",
+        unit: Unit::Percent,
+        task: Task::Mcq,
+        tone: Tone::Plain,
+        value: |x| mcq(x)?.replicates.as_ref()?.stable.lottery_rate,
+        interval: None,
+        at: None,
+        sql: NO_REPLICATES_SQL,
+        reference: NO_REPLICATES_REFERENCE,
+    },
+    Measure {
         key: "best_fixed.mean_score",
         label: "Best fixed",
         short: "best",
@@ -355,6 +418,18 @@ pub static MEASURES: &[Measure] = &[
         reference: Twin::Computes,
     },
 ];
+
+/// The measures of `table` that belong to `task` and have a column among `metrics`: all
+/// but an [`Measure::optional`] one that no metrics has a value of.
+pub fn shown<'a, 'm>(
+    table: &'a [Measure],
+    task: Task,
+    metrics: impl Iterator<Item = &'m Metrics> + Clone,
+) -> Vec<&'a Measure> {
+    of_task(table, task)
+        .filter(|x| !x.optional() || metrics.clone().any(|m| x.value_of(m).is_some()))
+        .collect()
+}
 
 /// The measures of `table` that belong to `task`, in table order.
 pub fn of_task(table: &[Measure], task: Task) -> impl Iterator<Item = &Measure> {
