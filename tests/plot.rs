@@ -561,3 +561,85 @@ fn long_model_names_get_bounded_file_names() {
         assert!(index.contains(&format!("src=\"{name}\"")), "{name} indexed");
     }
 }
+
+/// Issue 39: a model with replicates gets the noise figure, listed in index.html: per
+/// ladder edge its observed negative-flip rate, its floor and q, the report's numbers, and
+/// `beyond noise` on exactly the edges beyond it; a model without replicates gets none.
+#[test]
+fn noise_figure_per_model_with_replicates() {
+    let demo = repo().join("fixtures/demo");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let printed = plot(&demo, tmp.path(), &[]);
+    let index = std::fs::read_to_string(tmp.path().join("index.html")).expect("index");
+    let p = |v: &Value| {
+        let p = f(v);
+        if p >= 0.001 || p == 0.0 {
+            format!("{p:.3}")
+        } else {
+            format!("{p:.1e}")
+        }
+    };
+    let mut beyond_total = 0;
+    for (model, x) in report_models(&demo) {
+        let r = &x["replicates"];
+        let edges = r["edges"]
+            .as_array()
+            .expect("the demo's models have replicates");
+        let file = format!("noise_{model}.svg");
+        assert!(printed.contains(&file), "{printed}");
+        assert!(
+            index.contains(&format!("src=\"{file}\"")),
+            "index lacks {file}"
+        );
+        let texts = svg_texts(&tmp.path().join(&file));
+        has(
+            &texts,
+            &format!("{model} · negative flips against the noise floor"),
+            "title",
+        );
+        for e in edges {
+            let what = format!("{model} {} → {}", e["from"], e["to"]);
+            has(
+                &texts,
+                &format!(
+                    "{} → {}",
+                    e["from"].as_str().unwrap(),
+                    e["to"].as_str().unwrap()
+                ),
+                &what,
+            );
+            has(&texts, &format!("{:.1}%", f(&e["observed_nfr"])), &what);
+            has(&texts, &format!("floor {:.1}", f(&e["floor_nfr"])), &what);
+            has(&texts, &format!("q = {}", p(&e["excess_q"])), &what);
+        }
+        let beyond = edges.iter().filter(|e| e["beyond_noise"] == true).count();
+        beyond_total += beyond;
+        // The legend's entry, and one above each edge beyond noise.
+        assert_eq!(
+            texts.iter().filter(|t| *t == "beyond noise").count(),
+            beyond + 1,
+            "{model}: {texts:?}"
+        );
+    }
+    assert!(beyond_total > 0, "no edge of the demo is beyond noise");
+
+    // The demo without its replicate cells: no noise figure, no note of one.
+    let bare = tmp.path().join("bare");
+    std::fs::create_dir_all(&bare).expect("mkdir");
+    for name in ["items.jsonl", "dataset.json"] {
+        std::fs::copy(demo.join(name), bare.join(name)).expect("copy");
+    }
+    let cells: String = std::fs::read_to_string(demo.join("cells.jsonl"))
+        .expect("cells")
+        .lines()
+        .filter(|l| !l.contains("\"replicate\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(bare.join("cells.jsonl"), cells).expect("write");
+    let out = tmp.path().join("bare-figures");
+    let printed = plot(&bare, &out, &[]);
+    assert!(!printed.contains("noise_"), "{printed}");
+    let index = std::fs::read_to_string(out.join("index.html")).expect("index");
+    assert!(!index.contains("noise_"));
+    assert!(out.join("curve_lumen-7b.svg").exists());
+}

@@ -13,6 +13,7 @@ use super::{
 use crate::core::analysis::Interval;
 use crate::core::analysis::cascade::Cascade;
 use crate::core::analysis::mcq::Class;
+use crate::core::analysis::noise::Replicated;
 use crate::core::figures::{
     CHURN_PARTS, CURVE, DataMap, Findings, GAINED, LOST, ORACLE, PathwayCount, SERIES,
     class_colour, class_label,
@@ -1379,5 +1380,164 @@ impl Panel<'_> {
             .map(|i| chart.backend_coord(&(i as f64, 0.0)).0)
             .collect();
         category_labels(root, self.names, &centres, axis_y, TICK, turned)
+    }
+}
+
+// ----- 9. negative flips against the noise floor -----
+
+/// One model's negative-flip rate per ladder edge against the floor of the edge's two
+/// configurations over replicates (docs/measures.md §16.3): a bar per edge, the floor a
+/// line across it; the edges beyond noise darker and labelled so.
+pub struct Noise<'a> {
+    /// The model.
+    pub v: &'a ModelView<'a>,
+    /// Its replicates block.
+    pub r: &'a Replicated,
+}
+
+/// A p- or q-value as the figure prints it: three decimals, or two significant digits
+/// below 0.001.
+pub fn p_label(p: f64) -> String {
+    if p >= 0.001 || p == 0.0 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+impl Chart for Noise<'_> {
+    fn size(&self) -> (u32, u32) {
+        let steps = self.r.edges.len() as u32;
+        ((150 * steps + 200).clamp(760, 1600), 620)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let (v, r) = (self.v, self.r);
+        let edges = &r.edges;
+        let steps = edges.len().max(1);
+        let (w, _) = self.size();
+        let beyond = edges.iter().filter(|e| e.beyond_noise).count();
+        title(
+            root,
+            &format!("{} · negative flips against the noise floor", v.model),
+            &format!(
+                "{} · {} items · floor over {} replicate pairs ({}) · {} of {} edges beyond noise (q ≤ {})",
+                v.scope,
+                v.x.n_items,
+                r.floor.all.pairs,
+                sanitize(&r.nuisances.join(", ")),
+                beyond,
+                edges.len(),
+                r.alpha
+            ),
+        )?;
+        let items = [
+            (
+                Mark::Box,
+                tint(LOST, 0.55),
+                "observed: % of items right before the step, wrong after".to_string(),
+            ),
+            (Mark::Box, rgb(LOST), "beyond noise".to_string()),
+            (
+                Mark::Line,
+                INK,
+                "floor: the same under replicates of the two configurations".to_string(),
+            ),
+        ];
+        let lh = legend(root, (20, 70), w as i32 - 20, &items)?;
+        let names: Vec<String> = edges
+            .iter()
+            .map(|e| format!("{} → {}", sanitize(&e.from), sanitize(&e.to)))
+            .collect();
+        let top = edges
+            .iter()
+            .map(|e| e.observed_nfr.max(e.floor_nfr.unwrap_or(0.0)))
+            .fold(0.0, f64::max);
+        let slot = (w as f64 - 110.0) / steps as f64;
+        let (turned, lab_h) = category_labels_height(root, &names, slot as i32, TICK);
+        let mut chart = ChartBuilder::on(root)
+            .margin_top(80 + lh)
+            .margin_left(20)
+            .margin_right(20)
+            .margin_bottom(12)
+            .x_label_area_size(lab_h + 34)
+            .y_label_area_size(70)
+            .build_cartesian_2d(-0.5..(steps as f64 - 0.5), 0.0..(top * 1.4).max(5.0))?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_labels(8)
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .y_desc("negative flips (% of items)")
+            .label_style(font(TICK, INK, HPos::Center, VPos::Center))
+            .axis_desc_style(font(DESC, INK, HPos::Center, VPos::Center))
+            .bold_line_style(GRID)
+            .light_line_style(TRANSPARENT)
+            .draw()?;
+        let half = 0.28;
+        let labelled = edges.len() <= MAX_POINT_LABELS;
+        for (i, e) in edges.iter().enumerate() {
+            let xc = i as f64;
+            let colour = if e.beyond_noise {
+                rgb(LOST)
+            } else {
+                tint(LOST, 0.55)
+            };
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(xc - half, 0.0), (xc + half, e.observed_nfr)],
+                colour.filled(),
+            )))?;
+            if let Some(f) = e.floor_nfr {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(xc - half - 0.06, f), (xc + half + 0.06, f)],
+                    INK.stroke_width(3),
+                )))?;
+            }
+        }
+        let (_, axis_y) = chart.backend_coord(&(0.0, 0.0));
+        let centres: Vec<i32> = (0..edges.len())
+            .map(|i| chart.backend_coord(&(i as f64, 0.0)).0)
+            .collect();
+        category_labels(root, &names, &centres, axis_y, TICK, turned)?;
+        let (x_mid, _) = chart.backend_coord(&((steps as f64 - 1.0) / 2.0, 0.0));
+        text(
+            root,
+            "budget step (lower → higher configuration)",
+            (x_mid, axis_y + lab_h + 10),
+            &font(DESC, INK, HPos::Center, VPos::Top),
+        )?;
+        // Values, q and floors are labelled while the edges are few enough to read them.
+        if !labelled {
+            return Ok(());
+        }
+        for (i, e) in edges.iter().enumerate() {
+            let xc = i as f64;
+            let (cx, ty) =
+                chart.backend_coord(&(xc, e.observed_nfr.max(e.floor_nfr.unwrap_or(0.0))));
+            let mut y = ty - 6;
+            // Bottom up: the value, its floor, q, the mark.
+            let mut stack = vec![(format!("{:.1}%", e.observed_nfr), TICK, INK)];
+            if let Some(f) = e.floor_nfr {
+                stack.push((format!("floor {f:.1}"), 13.0, MUTED));
+            }
+            if let Some(q) = e.excess_q {
+                stack.push((format!("q = {}", p_label(q)), 13.0, MUTED));
+            }
+            if e.beyond_noise {
+                stack.push(("beyond noise".to_string(), 13.0, rgb(LOST)));
+            }
+            for (s, size, colour) in stack {
+                let (_, th) = text_size(root, &s, size);
+                text(
+                    root,
+                    &s,
+                    (cx, y),
+                    &font(size, colour, HPos::Center, VPos::Bottom),
+                )?;
+                y -= th + 4;
+            }
+        }
+        Ok(())
     }
 }

@@ -233,6 +233,8 @@ pub enum Figure<'a> {
     ModelsCurve(charts::ModelsCurve<'a>),
     /// Every model's headroom and harmful rate.
     ModelsRates(charts::ModelsRates<'a>),
+    /// A model's negative flips per edge against the noise floor.
+    Noise(charts::Noise<'a>),
 }
 
 impl Chart for Figure<'_> {
@@ -247,6 +249,7 @@ impl Chart for Figure<'_> {
             Figure::Pathways(c) => c.size(),
             Figure::ModelsCurve(c) => c.size(),
             Figure::ModelsRates(c) => c.size(),
+            Figure::Noise(c) => c.size(),
         }
     }
 
@@ -261,6 +264,7 @@ impl Chart for Figure<'_> {
             Figure::Pathways(c) => c.draw(root),
             Figure::ModelsCurve(c) => c.draw(root),
             Figure::ModelsRates(c) => c.draw(root),
+            Figure::Noise(c) => c.draw(root),
         }
     }
 }
@@ -275,13 +279,14 @@ pub struct Planned<'a> {
     pub figure: Result<Figure<'a>, String>,
 }
 
-/// The figures of one model, in the order `plot` writes them.
+/// The figures of one model, in the order `plot` writes them; the noise figure only for a
+/// model with replicates (docs/measures.md §16).
 pub fn model_figures<'a>(v: &'a ModelView<'a>, file_model: &str) -> Vec<Planned<'a>> {
     let x = v.x;
     let k = v.k();
     let stem = |kind: &str| format!("{kind}_{file_model}");
     let steps_note = "one configuration, so no budget step".to_string();
-    vec![
+    let mut figures = vec![
         Planned {
             stem: stem("curve"),
             caption: format!(
@@ -333,7 +338,24 @@ pub fn model_figures<'a>(v: &'a ModelView<'a>, file_model: &str) -> Vec<Planned<
                 None => Err("no cascade (no confidences, or fewer than two visual stages)".into()),
             },
         },
-    ]
+    ];
+    if let Some(r) = &x.replicates {
+        figures.push(Planned {
+            stem: stem("noise"),
+            caption: format!(
+                "Negative flips per budget step (% of items right before it, wrong after) against the noise floor of the step's two configurations over {} replicate pairs ({}); dark bars: beyond noise (Benjamini–Hochberg q ≤ {} over Fisher's one-sided test of the excess).",
+                r.floor.all.pairs,
+                sanitize(&r.nuisances.join(", ")),
+                r.alpha
+            ),
+            figure: if r.edges.is_empty() {
+                Err("one configuration, so no budget step".into())
+            } else {
+                Ok(Figure::Noise(charts::Noise { v, r }))
+            },
+        });
+    }
+    figures
 }
 
 /// The figures across models, or why each is left out. `grids` says what the models'
