@@ -214,7 +214,7 @@ fn the_text_report_gives_each_models_floor_edges_and_stable_items() {
             assert_eq!(
                 lines[i].trim(),
                 format!(
-                    "stable harmful {:.1}% of items ({}) · lottery {:.1}% of replicated harmful items ({} of {})",
+                    "stable harmful items {:.1}% ({} items) · lottery {:.1}% of replicated harmful items ({} of {})",
                     f(&s["stable_harmful_rate"]),
                     s["stable_harmful_items"],
                     f(&s["lottery_rate"]),
@@ -269,7 +269,7 @@ fn inputs_without_replicates_read_as_before() {
         if !in_noise {
             kept.push(line);
         }
-        if line.starts_with("    stable harmful ") {
+        if line.starts_with("    stable harmful items ") {
             in_noise = false;
         }
     }

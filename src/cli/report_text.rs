@@ -502,7 +502,7 @@ fn noise_block(out: &mut impl Write, r: &Replicated, st: &Style) -> io::Result<(
     let s = &r.stable;
     writeln!(
         out,
-        "    stable harmful {}% of items ({}) · lottery {}% of replicated harmful items ({} of {})",
+        "    stable harmful items {}% ({} items) · lottery {}% of replicated harmful items ({} of {})",
         st.paint(&opt(s.stable_harmful_rate), Color::Red),
         s.stable_harmful_items,
         opt(s.lottery_rate),
