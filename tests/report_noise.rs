@@ -401,3 +401,32 @@ fn the_tables_give_each_edge_against_the_floor() {
         }
     }
 }
+
+/// A nuisance's name comes from the data: the text report, the tables and the figure's
+/// caption show its control characters as escapes, never raw.
+#[test]
+fn nuisance_names_from_the_data_are_shown_safe() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let src = common::repo().join("fixtures/demo");
+    for f in ["items.jsonl", "dataset.json"] {
+        std::fs::copy(src.join(f), tmp.path().join(f)).expect("copy");
+    }
+    let cells = std::fs::read_to_string(src.join("cells.jsonl")).expect("cells");
+    let bad = cells.replace(
+        "\"nuisance\":\"rerun\"",
+        "\"nuisance\":\"re\\u001b[31mrun\"",
+    );
+    assert_ne!(bad, cells, "the demo has no rerun replicate");
+    std::fs::write(tmp.path().join("cells.jsonl"), bad).expect("write");
+    let (ds, report) = load(tmp.path());
+    let t = text(&ds, &report, MEASURES);
+    assert!(
+        t.contains("noise floor over replicates (phase, re\\x1b[31mrun)"),
+        "{t}"
+    );
+    assert!(!t.contains('\u{1b}'), "a raw ESC in the text report");
+    for format in [TableFormat::Markdown, TableFormat::Latex] {
+        let tab = paper(&ds, &report, format, MEASURES);
+        assert!(!tab.contains('\u{1b}'), "a raw ESC in {format:?}");
+    }
+}
