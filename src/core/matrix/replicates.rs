@@ -202,9 +202,32 @@ pub(crate) fn finish(
             msg,
         );
     };
-    let protocol_of = |r: &PendingRep| m.protocols.get(name(r.protocol));
-    let canonical_config =
-        |r: &PendingRep| protocol_of(r).and_then(|p| m.find_config(p, name(r.config)));
+    // The matrix's ids of the replicates' names, each looked up once (a name is hashed by
+    // its text; a million replicates name a few protocols, models and configurations).
+    let mut protocols: FxHashMap<u32, Option<u32>> = FxHashMap::default();
+    let mut configs: FxHashMap<(u32, u32), Option<u32>> = FxHashMap::default();
+    let mut models: FxHashMap<u32, Option<u32>> = FxHashMap::default();
+    let mut items: FxHashMap<(u32, u32), Option<u32>> = FxHashMap::default();
+    let mut benches: FxHashMap<u32, Option<u32>> = FxHashMap::default();
+    for r in reps {
+        benches
+            .entry(r.bench)
+            .or_insert_with(|| m.benchmarks.get(name(r.bench)));
+        let p = *protocols
+            .entry(r.protocol)
+            .or_insert_with(|| m.protocols.get(name(r.protocol)));
+        configs
+            .entry((r.protocol, r.config))
+            .or_insert_with(|| p.and_then(|p| m.find_config(p, name(r.config))));
+        models
+            .entry(r.model)
+            .or_insert_with(|| m.models.get(name(r.model)));
+        items
+            .entry((r.bench, r.item))
+            .or_insert_with(|| m.find_item(name(r.bench), name(r.item)));
+    }
+    let protocol_of = |r: &PendingRep| protocols[&r.protocol];
+    let canonical_config = |r: &PendingRep| configs[&(r.protocol, r.config)];
 
     let mut seen: FxHashMap<(u32, u32, u32, u32, u32, u32), usize> = FxHashMap::default();
     let mut nuisance_of: FxHashMap<(u32, u32, u32), usize> = FxHashMap::default();
@@ -258,12 +281,12 @@ pub(crate) fn finish(
             Some(c) => {
                 let first = config_first[c as usize];
                 let c = m.config(c);
-                Some(((c.frames, c.budget, c.pixels), m.cell_location(first)))
+                Some(((c.frames, c.budget, c.pixels), At::Cell(first)))
             }
             None => {
                 let first = *props_of.entry((r.protocol, r.config)).or_insert(i);
                 let f = &reps[first];
-                (first != i).then(|| ((f.frames, f.budget, f.pixels), loc(&At::Rep(first))))
+                (first != i).then_some(((f.frames, f.budget, f.pixels), At::Rep(first)))
             }
         };
         if let Some(((frames, budget, pixels), at)) = theirs {
@@ -284,29 +307,26 @@ pub(crate) fn finish(
                     i,
                     field,
                     format!(
-                        "configuration {:?} has {field} {this} here but {that} at {at}",
-                        name(r.config)
+                        "configuration {:?} has {field} {this} here but {that} at {}",
+                        name(r.config),
+                        loc(&at)
                     ),
                 );
                 bad[i] = true;
             }
         }
-        let bench_task = m
-            .benchmarks
-            .get(name(r.bench))
-            .map(|b| {
-                (
-                    m.bench_task[b as usize],
-                    String::from("its canonical cells"),
-                )
-            })
+        // The task of the benchmark's canonical cells (no place), else of its first
+        // replicate; the place is written only for an error.
+        let bench_task = benches[&r.bench]
+            .map(|b| (m.bench_task[b as usize], None))
             .or_else(|| {
                 let first = *task_of.entry(r.bench).or_insert(i);
-                (first != i).then(|| (reps[first].task, loc(&At::Rep(first))))
+                (first != i).then_some((reps[first].task, Some(At::Rep(first))))
             });
         if let Some((task, at)) = bench_task
             && task != r.task
         {
+            let at = at.map_or_else(|| "its canonical cells".to_string(), |a| loc(&a));
             error(
                 diags,
                 i,
@@ -328,7 +348,7 @@ pub(crate) fn finish(
     }
 
     // One cluster per item, canonical cells first (in input order), then replicates.
-    let item_key = |r: &PendingRep| match m.find_item(name(r.bench), name(r.item)) {
+    let item_key = |r: &PendingRep| match items[&(r.bench, r.item)] {
         Some(it) => ItemKey::Canonical(it),
         None => ItemKey::Other(r.bench, r.item),
     };
@@ -388,7 +408,7 @@ pub(crate) fn finish(
     for (r, _) in reps.iter().zip(&bad).filter(|(_, b)| !**b) {
         let cell = (|| {
             let p = protocol_of(r)?;
-            let model = m.models.get(name(r.model))?;
+            let model = models[&r.model]?;
             let ItemKey::Canonical(item) = item_key(r) else {
                 return None;
             };
@@ -416,8 +436,9 @@ pub(crate) fn finish(
     }
     cells.sort_by_key(|r| r.cell);
     let mut nuisances: Vec<u32> = reps.iter().map(|r| r.nuisance).collect();
-    nuisances.sort_by(|&a, &b| name(a).cmp(name(b)));
+    nuisances.sort_unstable();
     nuisances.dedup();
+    nuisances.sort_by(|&a, &b| name(a).cmp(name(b)));
     let mut item_cluster = Vec::new();
     if cluster_of
         .keys()
