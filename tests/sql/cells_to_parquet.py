@@ -78,6 +78,9 @@ else:
             "confidence": pa.array(column("confidence"), pa.float64()),
             "frame_idx": pa.array(column("frame_idx"), pa.large_list(pa.uint32())),
             "source_tag": pa.array(column("source_tag")),
+            # Replicates (docs/measures.md §16): a dictionary and a view string.
+            "replicate": pa.array(column("replicate")).dictionary_encode(),
+            "nuisance": pa.array(column("nuisance"), pa.string_view()),
         }
         if writer == "pyarrow-json":
             text = [None if g is None else json.dumps(g) for g in column("gold")]
@@ -107,6 +110,8 @@ else:
                 "confidence": pl.Series(column("confidence"), dtype=pl.Float64),
                 "frame_idx": pl.Series(column("frame_idx"), dtype=pl.List(pl.UInt32)),
                 "source_tag": column("source_tag"),
+                "replicate": pl.Series(column("replicate"), dtype=pl.Categorical),
+                "nuisance": pl.Series(column("nuisance"), dtype=pl.String),
             }
         )
         df.write_parquet(out, compression="snappy")
