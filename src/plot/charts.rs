@@ -3,6 +3,7 @@
 //! percents and points with one decimal, counts as integers.
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
@@ -236,7 +237,6 @@ impl Chart for Churn<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
         let v = self.0;
         let x = v.x;
-        let steps = x.churn.len();
         let n = x.n_items.max(1) as f64;
         let (w, _) = self.size();
         title(
@@ -255,33 +255,8 @@ impl Chart for Churn<'_> {
             .map(|&(name, c)| (Mark::Box, rgb(c), name.to_string()))
             .collect();
         let lh = legend(root, (20, 70), w as i32 - 20, &items)?;
-        let names: Vec<String> = x
-            .churn
-            .iter()
-            .map(|c| format!("{} → {}", sanitize(&c.from), sanitize(&c.to)))
-            .collect();
-        let slot = (w as f64 - 110.0) / steps as f64;
-        let (turned, lab_h) = category_labels_height(root, &names, slot as i32, TICK);
-        let mut chart = ChartBuilder::on(root)
-            .margin_top(80 + lh)
-            .margin_left(20)
-            .margin_right(20)
-            .margin_bottom(12)
-            .x_label_area_size(lab_h + 34)
-            .y_label_area_size(70)
-            .build_cartesian_2d(-0.5..(steps as f64 - 0.5), 0.0..n * 1.14)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(0)
-            .y_labels(8)
-            .y_label_formatter(&|v| format!("{v:.0}"))
-            .y_desc("items")
-            .label_style(font(TICK, INK, HPos::Center, VPos::Center))
-            .axis_desc_style(font(DESC, INK, HPos::Center, VPos::Center))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
-            .draw()?;
+        let names: Vec<String> = x.churn.iter().map(|c| step_name(&c.from, &c.to)).collect();
+        let (mut chart, labels) = step_axes(root, w, lh, &names, n * 1.14, "items")?;
         let half = 0.28;
         let mut lab = Labeller::default();
         let mut inside = Vec::new();
@@ -348,19 +323,80 @@ impl Chart for Churn<'_> {
             text(root, &g, (start, top - 6), &style(GAINED))?;
             text(root, &l, (start + gw + 10, top - 6), &style(LOST))?;
         }
-        let (_, axis_y) = chart.backend_coord(&(0.0, 0.0));
-        let centres: Vec<i32> = (0..steps)
-            .map(|i| chart.backend_coord(&(i as f64, 0.0)).0)
-            .collect();
-        category_labels(root, &names, &centres, axis_y, TICK, turned)?;
-        let (x_mid, _) = chart.backend_coord(&((steps as f64 - 1.0) / 2.0, 0.0));
-        text(
-            root,
-            "budget step (lower → higher configuration)",
-            (x_mid, axis_y + lab_h + 10),
-            &font(DESC, INK, HPos::Center, VPos::Top),
-        )
+        step_names(root, &chart, &names, labels)
     }
+}
+
+/// A budget step as the step figures name it: `8f → 16f`.
+fn step_name(from: &str, to: &str) -> String {
+    format!("{} → {}", sanitize(from), sanitize(to))
+}
+
+/// The axes of a figure of one bar per budget step (the churn, the noise floor): the steps
+/// at 0, 1, ... on x, 0 to `y_max` on y under `y_desc`, below a legend `lh` high, room left
+/// below for the steps' names; with whether the names are turned and their height, for
+/// [`step_names`] once the bars are drawn.
+#[allow(clippy::type_complexity)]
+fn step_axes<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    w: u32,
+    lh: i32,
+    names: &[String],
+    y_max: f64,
+    y_desc: &str,
+) -> Result<
+    (
+        ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        (bool, i32),
+    ),
+    PlotError,
+> {
+    let steps = names.len().max(1);
+    let slot = (w as f64 - 110.0) / steps as f64;
+    let (turned, lab_h) = category_labels_height(root, names, slot as i32, TICK);
+    let mut chart = ChartBuilder::on(root)
+        .margin_top(80 + lh)
+        .margin_left(20)
+        .margin_right(20)
+        .margin_bottom(12)
+        .x_label_area_size(lab_h + 34)
+        .y_label_area_size(70)
+        .build_cartesian_2d(-0.5..(steps as f64 - 0.5), 0.0..y_max)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_labels(8)
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .y_desc(y_desc)
+        .label_style(font(TICK, INK, HPos::Center, VPos::Center))
+        .axis_desc_style(font(DESC, INK, HPos::Center, VPos::Center))
+        .bold_line_style(GRID)
+        .light_line_style(TRANSPARENT)
+        .draw()?;
+    Ok((chart, (turned, lab_h)))
+}
+
+/// The steps' names under the axis of [`step_axes`], and what the axis is.
+fn step_names<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    names: &[String],
+    (turned, lab_h): (bool, i32),
+) -> Result<(), PlotError> {
+    let (_, axis_y) = chart.backend_coord(&(0.0, 0.0));
+    let centres: Vec<i32> = (0..names.len())
+        .map(|i| chart.backend_coord(&(i as f64, 0.0)).0)
+        .collect();
+    category_labels(root, names, &centres, axis_y, TICK, turned)?;
+    let steps = names.len().max(1);
+    let (x_mid, _) = chart.backend_coord(&((steps as f64 - 1.0) / 2.0, 0.0));
+    text(
+        root,
+        "budget step (lower → higher configuration)",
+        (x_mid, axis_y + lab_h + 10),
+        &font(DESC, INK, HPos::Center, VPos::Top),
+    )
 }
 
 // ----- 3. classes and rates -----
@@ -1414,7 +1450,6 @@ impl Chart for Noise<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
         let (v, r) = (self.v, self.r);
         let edges = &r.edges;
-        let steps = edges.len().max(1);
         let (w, _) = self.size();
         let beyond = edges.iter().filter(|e| e.beyond_noise).count();
         title(
@@ -1445,36 +1480,19 @@ impl Chart for Noise<'_> {
             ),
         ];
         let lh = legend(root, (20, 70), w as i32 - 20, &items)?;
-        let names: Vec<String> = edges
-            .iter()
-            .map(|e| format!("{} → {}", sanitize(&e.from), sanitize(&e.to)))
-            .collect();
+        let names: Vec<String> = edges.iter().map(|e| step_name(&e.from, &e.to)).collect();
         let top = edges
             .iter()
             .map(|e| e.observed_nfr.max(e.floor_nfr.unwrap_or(0.0)))
             .fold(0.0, f64::max);
-        let slot = (w as f64 - 110.0) / steps as f64;
-        let (turned, lab_h) = category_labels_height(root, &names, slot as i32, TICK);
-        let mut chart = ChartBuilder::on(root)
-            .margin_top(80 + lh)
-            .margin_left(20)
-            .margin_right(20)
-            .margin_bottom(12)
-            .x_label_area_size(lab_h + 34)
-            .y_label_area_size(70)
-            .build_cartesian_2d(-0.5..(steps as f64 - 0.5), 0.0..(top * 1.4).max(5.0))?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(0)
-            .y_labels(8)
-            .y_label_formatter(&|v| format!("{v:.0}"))
-            .y_desc("negative flips (% of items)")
-            .label_style(font(TICK, INK, HPos::Center, VPos::Center))
-            .axis_desc_style(font(DESC, INK, HPos::Center, VPos::Center))
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
-            .draw()?;
+        let (mut chart, labels) = step_axes(
+            root,
+            w,
+            lh,
+            &names,
+            (top * 1.4).max(5.0),
+            "negative flips (% of items)",
+        )?;
         let half = 0.28;
         let labelled = edges.len() <= MAX_POINT_LABELS;
         for (i, e) in edges.iter().enumerate() {
@@ -1495,18 +1513,7 @@ impl Chart for Noise<'_> {
                 )))?;
             }
         }
-        let (_, axis_y) = chart.backend_coord(&(0.0, 0.0));
-        let centres: Vec<i32> = (0..edges.len())
-            .map(|i| chart.backend_coord(&(i as f64, 0.0)).0)
-            .collect();
-        category_labels(root, &names, &centres, axis_y, TICK, turned)?;
-        let (x_mid, _) = chart.backend_coord(&((steps as f64 - 1.0) / 2.0, 0.0));
-        text(
-            root,
-            "budget step (lower → higher configuration)",
-            (x_mid, axis_y + lab_h + 10),
-            &font(DESC, INK, HPos::Center, VPos::Top),
-        )?;
+        step_names(root, &chart, &names, labels)?;
         // Values, q and floors are labelled while the edges are few enough to read them.
         if !labelled {
             return Ok(());
