@@ -16,7 +16,7 @@ use frameaudit::core::analysis::params::Params;
 use frameaudit::core::analysis::{self, Metrics, Report};
 use frameaudit::core::dataset::{Dataset, load_dataset};
 use frameaudit::core::matrix::Task;
-use frameaudit::core::measures::{MEASURES, Measure, Tone, Twin, Unit, of_task};
+use frameaudit::core::measures::{MEASURES, Measure, Twin, of_task};
 use serde_json::Value;
 
 /// The demo, analysed with a small bootstrap (intervals present) and no sweep.
@@ -292,27 +292,6 @@ fn measures_of_replicates_are_null_without_replicates() {
     }
 }
 
-/// A measure the presentations do not know yet: the share of harmful pairs.
-const ADDED: Measure = Measure {
-    key: "harmful_pair_rate",
-    label: "Harmful pairs",
-    short: "h-pairs",
-    width: 7,
-    overview: Some("h-pairs"),
-    describes: "harmful pair rate",
-    unit: Unit::Percent,
-    task: Task::Mcq,
-    tone: Tone::Plain,
-    value: |x| match x {
-        Metrics::Mcq(x) => x.harmful_pair_rate,
-        Metrics::Open(_) => None,
-    },
-    interval: None,
-    at: None,
-    sql: Twin::Computes,
-    reference: Twin::Computes,
-};
-
 /// The lines of `base` and `extended` that differ, in order; the two must have as many.
 fn changed<'a>(base: &'a str, extended: &'a str) -> Vec<(&'a str, &'a str)> {
     let (b, e): (Vec<&str>, Vec<&str>) = (base.lines().collect(), extended.lines().collect());
@@ -331,13 +310,13 @@ fn a_measure_added_to_the_table_appears_in_the_text_report_and_every_table_forma
         .iter()
         .rposition(|x| x.task == Task::Mcq)
         .expect("an MCQ measure");
-    table.insert(last_mcq + 1, ADDED);
+    table.insert(last_mcq + 1, common::ADDED_MEASURE);
     // The added measure's value of each MCQ model, in report order.
     let values: Vec<Option<f64>> = report
         .analyses
         .iter()
         .filter(|a| a.key.task == Task::Mcq)
-        .flat_map(|a| a.metrics.iter().map(|x| ADDED.value_of(x)))
+        .flat_map(|a| a.metrics.iter().map(|x| common::ADDED_MEASURE.value_of(x)))
         .collect();
     let analyses = report
         .analyses
@@ -356,7 +335,10 @@ fn a_measure_added_to_the_table_appears_in_the_text_report_and_every_table_forma
         }
         want.push(format!(" {:>7}", "h-pairs"));
         for _ in a.metrics.iter() {
-            want.push(format!(" {:>7}", ADDED.show(*v.next().expect("a value"))));
+            want.push(format!(
+                " {:>7}",
+                common::ADDED_MEASURE.show(*v.next().expect("a value"))
+            ));
         }
     }
     assert_eq!(diff.len(), want.len(), "{diff:?}");

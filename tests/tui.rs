@@ -3417,27 +3417,9 @@ fn a_taxonomy_key_the_item_screen_already_uses_is_refused_naming_it() {
 /// with each model's value, and nothing else of the table moves.
 #[test]
 fn a_measure_added_to_the_table_of_measures_is_a_column_of_the_overview() {
+    use common::ADDED_MEASURE as ADDED;
     use frameaudit::core::matrix::Task;
-    use frameaudit::core::measures::{MEASURES, Measure, Tone, Twin, Unit};
-    const ADDED: Measure = Measure {
-        key: "harmful_pair_rate",
-        label: "Harmful pairs",
-        short: "h-pairs",
-        width: 7,
-        overview: Some("h-pairs"),
-        describes: "harmful pair rate",
-        unit: Unit::Percent,
-        task: Task::Mcq,
-        tone: Tone::Plain,
-        value: |x| match x {
-            Metrics::Mcq(x) => x.harmful_pair_rate,
-            Metrics::Open(_) => None,
-        },
-        interval: None,
-        at: None,
-        sql: Twin::Computes,
-        reference: Twin::Computes,
-    };
+    use frameaudit::core::measures::MEASURES;
     let header = |text: &str| -> Vec<String> {
         let line = text
             .lines()

@@ -6,6 +6,9 @@ pub mod tmux;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use frameaudit::core::analysis::Metrics;
+use frameaudit::core::matrix::Task;
+use frameaudit::core::measures::{Measure, Tone, Twin, Unit};
 use serde_json::Value;
 
 pub fn repo() -> PathBuf {
@@ -287,3 +290,25 @@ pub fn pyarrow_rows(file: &Path, dir: &Path) -> Option<(Vec<String>, Vec<Value>)
         .collect();
     Some((cols, v["rows"].as_array().unwrap().clone()))
 }
+
+/// A measure the presentations do not know yet, the share of harmful pairs: added to the
+/// table of measures, it must appear in every presentation (tests/measures.rs, tests/tui.rs).
+pub const ADDED_MEASURE: Measure = Measure {
+    key: "harmful_pair_rate",
+    label: "Harmful pairs",
+    short: "h-pairs",
+    width: 7,
+    overview: Some("h-pairs"),
+    describes: "harmful pair rate",
+    unit: Unit::Percent,
+    task: Task::Mcq,
+    tone: Tone::Plain,
+    value: |x| match x {
+        Metrics::Mcq(x) => x.harmful_pair_rate,
+        Metrics::Open(_) => None,
+    },
+    interval: None,
+    at: None,
+    sql: Twin::Computes,
+    reference: Twin::Computes,
+};
