@@ -686,21 +686,26 @@ fn index_runs(
 }
 
 /// The cell files of a dataset directory: `cells.jsonl` if present, else `cells.parquet`,
-/// else every `.jsonl` but `items.jsonl`, else every `.csv`; then the intervention cells under
-/// `interventions/`.
+/// else every `.jsonl` but `items.jsonl`, else every `.csv`; then the replicate cells under
+/// `replicates/`, then the intervention cells under `interventions/`.
 fn find_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     let mut files = main_cell_files(dir)?;
-    files.extend(intervention_files(dir)?);
+    files.extend(jsonl_files_under(dir, REPLICATES_DIR)?);
+    files.extend(jsonl_files_under(dir, INTERVENTIONS_DIR)?);
     Ok(files)
 }
 
 /// The folder of a dataset directory that holds intervention cells (docs/formats.md §1).
 pub const INTERVENTIONS_DIR: &str = "interventions";
 
-/// The intervention cells of a dataset directory (docs/intervention.md §6): every `.jsonl`
-/// under `interventions/`, in name order.
-fn intervention_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
-    let sub = dir.join(INTERVENTIONS_DIR);
+/// The folder of a dataset directory that holds replicate cells, one `.jsonl` per replicate
+/// an import added (docs/formats.md §1).
+pub const REPLICATES_DIR: &str = "replicates";
+
+/// The cells files of one folder of a dataset directory (`replicates/`, `interventions/`):
+/// every `.jsonl` in it, in name order; none when there is no such folder.
+fn jsonl_files_under(dir: &Path, folder: &str) -> Result<Vec<PathBuf>, LoadError> {
+    let sub = dir.join(folder);
     if !sub.is_dir() {
         return Ok(Vec::new());
     }
