@@ -219,6 +219,11 @@ pub struct PlanArgs {
     /// Which transitions to plan
     #[arg(long, value_enum, default_value_t = PlanTargets::Terminal)]
     pub targets: PlanTargets,
+    /// `--strategy phase`: the grid is shifted by s/S of its step for s = 1..S (S − 1
+    /// replicates of every item)
+    #[arg(long, value_name = "S", default_value_t = 2,
+          value_parser = clap::value_parser!(u64).range(2..=64))]
+    pub phases: u64,
     /// The plan file to write (JSON)
     #[arg(short, long, value_name = "PLAN")]
     pub output: PathBuf,
@@ -238,6 +243,10 @@ pub enum PlanStrategy {
     LowerPolicy,
     /// The lower budget's frames as they were (the control)
     Swap,
+    /// Noise floor: every item of every run, its sampling grid shifted by s/S of a step
+    Phase,
+    /// Noise floor: every item of every run, by the other uniform rules of its frame count
+    Sampler,
 }
 
 /// `--targets`, as the command line names `core::intervene::Targets`.

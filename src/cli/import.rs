@@ -299,6 +299,18 @@ fn rerun(
     if matched.not_matched.len() > 20 {
         writeln!(err, "  ... and {} more", matched.not_matched.len() - 20)?;
     }
+    if !matched.other_runs.is_empty() {
+        let runs: Vec<String> = matched
+            .other_runs
+            .iter()
+            .map(|(run, n)| format!("{} ({n})", sanitize(run)))
+            .collect();
+        writeln!(
+            err,
+            "  planned for runs these logs do not show re-run, left for their own re-run: {}",
+            runs.join(", ")
+        )?;
+    }
     if matched.cells.is_empty() {
         anyhow::bail!("no answer of the re-run matches the plan: nothing written (see above why)");
     }
@@ -306,32 +318,49 @@ fn rerun(
         writeln!(err, "frameaudit: dry run: nothing written")?;
         return Ok(());
     }
-    let out = rerun::cells_file(&common.output, &matched.protocol, common.pass_no);
+    // An intervention's cells are one file; a noise floor's, one file per replicate.
+    let mut files: std::collections::BTreeMap<PathBuf, Vec<&rerun::InterventionCell>> =
+        std::collections::BTreeMap::new();
+    for c in &matched.cells {
+        let out = match &c.replicate {
+            Some(r) => rerun::replicate_file(&common.output, r, common.pass_no),
+            None => rerun::cells_file(&common.output, &matched.protocol, common.pass_no),
+        };
+        files.entry(out).or_default().push(c);
+    }
     let mut inputs: Vec<&Path> = vec![plan_path];
     inputs.extend(common.paths.iter().map(PathBuf::as_path));
     inputs.extend(common.frames_log.iter().map(PathBuf::as_path));
     inputs.extend(extra_inputs.iter().map(PathBuf::as_path));
-    super::check_output(&out, &inputs, common.force)?;
+    for out in files.keys() {
+        super::check_output(out, &inputs, common.force)?;
+    }
     // Inside the dataset: no link is followed, to the folder or the file.
     let shown = |p: &Path| sanitize(&p.display().to_string()).into_owned();
-    if let Some(dir) = out.parent() {
-        crate::core::fswrite::create_dir_below(&common.output, dir)
-            .with_context(|| format!("cannot create {}", shown(dir)))?;
-    }
-    crate::core::fswrite::write_output(&out, crate::core::fswrite::Links::Refuse, |w| {
-        for c in &matched.cells {
-            crate::core::text::json_to_writer(&mut *w, c)?;
-            w.write_all(b"\n")?;
+    for (out, cells) in &files {
+        if let Some(dir) = out.parent() {
+            crate::core::fswrite::create_dir_below(&common.output, dir)
+                .with_context(|| format!("cannot create {}", shown(dir)))?;
         }
-        Ok(())
-    })
-    .with_context(|| format!("cannot write {}", shown(&out)))?;
-    writeln!(
-        err,
-        "frameaudit: wrote {} intervention cells to {}",
-        matched.cells.len(),
-        sanitize(&out.display().to_string())
-    )?;
+        crate::core::fswrite::write_output(out, crate::core::fswrite::Links::Refuse, |w| {
+            for c in cells {
+                crate::core::text::json_to_writer(&mut *w, c)?;
+                w.write_all(b"\n")?;
+            }
+            Ok(())
+        })
+        .with_context(|| format!("cannot write {}", shown(out)))?;
+        let what = match cells.first().and_then(|c| c.replicate.as_deref()) {
+            Some(r) => format!("cells of replicate {}", sanitize(r)),
+            None => "intervention cells".to_string(),
+        };
+        writeln!(
+            err,
+            "frameaudit: wrote {} {what} to {}",
+            cells.len(),
+            shown(out)
+        )?;
+    }
     Ok(())
 }
 

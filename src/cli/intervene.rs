@@ -43,6 +43,8 @@ fn run_plan(args: &PlanArgs) -> Result<()> {
                 PlanStrategy::Nested => Strategy::Nested,
                 PlanStrategy::LowerPolicy => Strategy::LowerPolicy,
                 PlanStrategy::Swap => Strategy::Swap,
+                PlanStrategy::Phase => Strategy::Phase,
+                PlanStrategy::Sampler => Strategy::Sampler,
             })
             .collect();
         v.sort();
@@ -77,7 +79,15 @@ fn run_plan(args: &PlanArgs) -> Result<()> {
             .iter()
             .map(|r| (r.header.annotator.as_str(), &r.records)),
     );
-    let p = plan(&ds, &report, protocol, targets, &strategies, &audits);
+    let p = plan(
+        &ds,
+        &report,
+        protocol,
+        targets,
+        &strategies,
+        &audits,
+        args.phases,
+    );
     super::write_atomically(&args.output, |w| p.write_to(w))?;
     let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for e in &p.entries {

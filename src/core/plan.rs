@@ -70,6 +70,14 @@ pub struct PlanEntry {
     /// questions on one clip) go to different passes, each one run of the harness.
     #[serde(rename = "pass")]
     pub pass_no: u64,
+    /// A noise-floor entry (`phase`, `sampler`): the replicate its re-run's answer becomes
+    /// (`phase-1/2`, `sampler-midpoint`), of the configuration itself; `None` for an
+    /// intervention.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicate: Option<String>,
+    /// With `replicate`: the nuisance it measures (`phase`, `sampler`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nuisance: Option<String>,
 }
 
 /// A transition with no plan for a strategy, and why.

@@ -36,6 +36,13 @@ pub struct InterventionCell {
     pub protocol: String,
     /// The benchmark's task.
     pub task: &'static str,
+    /// A noise-floor re-run (`phase`, `sampler`): the replicate the answer is, of the
+    /// configuration re-run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicate: Option<String>,
+    /// With `replicate`: its nuisance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nuisance: Option<String>,
 }
 
 /// A planned unit the re-run gives no usable answer for, and why.
@@ -63,6 +70,9 @@ pub struct Matched {
     /// Answers of the re-run that no entry plans (the harness ran every item; only the
     /// planned ones are kept).
     pub unplanned: usize,
+    /// Entries of runs (`MODEL/CONFIG`) that no log given shows re-run under this strategy
+    /// and pass, by run: left for their own re-run, not counted as failures of this one.
+    pub other_runs: BTreeMap<String, usize>,
 }
 
 /// What the logs say was decoded for one (run, video) under the applied strategy and pass.
@@ -100,9 +110,13 @@ pub fn match_rerun(
             ));
         }
     };
-    let protocol = applied
-        .protocol
-        .map_or_else(|| format!("intervention:{strategy}"), str::to_string);
+    // A noise floor's answers are replicates of the runs planned from, in their protocol.
+    let noise = crate::core::intervene::Strategy::parse(&strategy).is_some_and(|s| s.is_noise());
+    let protocol = match applied.protocol {
+        Some(p) => p.to_string(),
+        None if noise => plan.protocol.clone(),
+        None => format!("intervention:{strategy}"),
+    };
     let entries: Vec<&PlanEntry> = plan
         .entries
         .iter()
@@ -166,11 +180,22 @@ pub fn match_rerun(
         .keys()
         .filter(|k| !planned_units.contains(*k))
         .count();
+    let rerun: std::collections::BTreeSet<&str> = logs
+        .iter()
+        .filter_map(|r| r.plan.as_ref())
+        .filter(|p| p.strategy == strategy && p.pass_no == applied.pass_no)
+        .map(|p| &*p.run)
+        .collect();
     let mut cells = Vec::new();
     let mut not_matched = Vec::new();
+    let mut other_runs: BTreeMap<String, usize> = BTreeMap::new();
     for e in &entries {
         let unit = format!("{} {} {} at {}", e.model, e.benchmark, e.item_id, e.config);
         let run = format!("{}/{}", e.model, e.config);
+        if !rerun.contains(run.as_str()) {
+            *other_runs.entry(run).or_default() += 1;
+            continue;
+        }
         let Some(answer) = answers.get(&(&*e.model, &*e.benchmark, &*e.item_id, &*e.config)) else {
             not_matched.push(NotMatched {
                 unit,
@@ -223,7 +248,7 @@ pub fn match_rerun(
         // The model was given the planned frames: a plan of another size (`swap`,
         // `restore-evidence`) is another configuration, named after the one re-run.
         let n = crate::core::sampling::frame_set(e.indices.clone()).len() as u64;
-        if n != cell.frames {
+        if n != cell.frames && e.replicate.is_none() {
             cell.config = format!("{}@{n}f", e.config);
             cell.frames = n;
         }
@@ -231,6 +256,8 @@ pub fn match_rerun(
             cell,
             protocol: protocol.clone(),
             task: "mcq",
+            replicate: e.replicate.clone(),
+            nuisance: e.nuisance.clone(),
         });
     }
     Ok(Matched {
@@ -240,6 +267,7 @@ pub fn match_rerun(
         cells,
         not_matched,
         unplanned,
+        other_runs,
     })
 }
 
@@ -247,7 +275,24 @@ pub fn match_rerun(
 /// (pass `N > 0`: `PROTOCOL.passN.jsonl`), the protocol's `:` and other characters a file
 /// name should not hold written as `-`.
 pub fn cells_file(dataset: &Path, protocol: &str, pass_no: u64) -> std::path::PathBuf {
-    let safe: String = protocol
+    dataset
+        .join(INTERVENTIONS_DIR)
+        .join(file_name(protocol, pass_no))
+}
+
+/// The file a noise-floor re-run's replicate goes to in the dataset directory:
+/// `replicates/REPLICATE.jsonl` (pass `N > 0`: `REPLICATE.passN.jsonl`), written as
+/// [`cells_file`] writes a protocol (`phase-1/2` → `phase-1-2.jsonl`).
+pub fn replicate_file(dataset: &Path, replicate: &str, pass_no: u64) -> std::path::PathBuf {
+    dataset
+        .join(crate::core::dataset::REPLICATES_DIR)
+        .join(file_name(replicate, pass_no))
+}
+
+/// A name as a file name of a dataset's folder: characters other than ASCII letters,
+/// digits, `-`, `_` and `.` written `-`, and the pass after it.
+fn file_name(name: &str, pass_no: u64) -> String {
+    let safe: String = name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
@@ -257,12 +302,11 @@ pub fn cells_file(dataset: &Path, protocol: &str, pass_no: u64) -> std::path::Pa
             }
         })
         .collect();
-    let name = if pass_no == 0 {
+    if pass_no == 0 {
         format!("{safe}.jsonl")
     } else {
         format!("{safe}.pass{pass_no}.jsonl")
-    };
-    dataset.join(INTERVENTIONS_DIR).join(name)
+    }
 }
 
 pub use crate::core::dataset::INTERVENTIONS_DIR;
@@ -290,6 +334,8 @@ mod tests {
             restored: Vec::new(),
             sources: Default::default(),
             pass_no: 0,
+            replicate: None,
+            nuisance: None,
         }
     }
 

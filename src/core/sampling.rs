@@ -335,6 +335,56 @@ pub fn nested(t: u64, n: u64, base: u64) -> Result<Vec<u64>, String> {
     Ok((0..n).map(|j| linspace_at(t, base, step, j * k)).collect())
 }
 
+/// Left endpoints of `N` equal segments, `floor(i * T / N)` for `i` in `0..N`, in exact
+/// integer arithmetic: the uniform grid that starts at the first frame and never reaches the
+/// last. `N = 0` or `T = 0` gives nothing; `N > T` repeats indices.
+pub fn left_endpoint(t: u64, n: u64) -> Vec<u64> {
+    if n == 0 || t == 0 {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|i| (u128::from(i) * u128::from(t) / u128::from(n)) as u64)
+        .collect()
+}
+
+/// Midpoints of `N` equal segments, `floor((i + 1/2) * T / N)` for `i` in `0..N`, in exact
+/// integer arithmetic (`floor((2i + 1) * T / (2N))`). `N = 0` or `T = 0` gives nothing; `N > T`
+/// repeats indices.
+pub fn midpoint(t: u64, n: u64) -> Vec<u64> {
+    if n == 0 || t == 0 {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|i| ((2 * u128::from(i) + 1) * u128::from(t) / (2 * u128::from(n))) as u64)
+        .collect()
+}
+
+/// One frame a second, then `N` of those by `linspace`: the frames at whole seconds
+/// `floor(k * video_fps)` for `k` in `0..K`, `K = floor(T / video_fps)` (at least 1 when
+/// `T > 0`), of which the positions `linspace(K, N)` are taken. Errors: a frame rate that is
+/// not a positive finite number, or a video of fewer seconds than `N` (the positions would
+/// repeat).
+pub fn fps_then_linspace(t: u64, video_fps: f64, n: u64) -> Result<Vec<u64>, String> {
+    if !(video_fps.is_finite() && video_fps > 0.0) {
+        return Err(format!(
+            "the video's frame rate must be a positive number, found {video_fps}"
+        ));
+    }
+    if n == 0 || t == 0 {
+        return Ok(Vec::new());
+    }
+    let seconds = ((t as f64 / video_fps) as u64).max(1);
+    if seconds < n {
+        return Err(format!(
+            "the video has {seconds} whole seconds, fewer than the {n} frames asked"
+        ));
+    }
+    Ok(linspace(seconds, n)
+        .into_iter()
+        .map(|k| ((k as f64 * video_fps) as u64).min(t - 1))
+        .collect())
+}
+
 /// The distinct indices of a sample, sorted: what a budget actually showed the model.
 pub fn frame_set(mut idx: Vec<u64>) -> Vec<u64> {
     idx.sort_unstable();
@@ -409,6 +459,27 @@ mod tests {
         assert_eq!(frame_set(linspace(3, 5)), [0, 1, 2]);
         assert!(linspace(10, 0).is_empty());
         assert!(linspace(0, 4).is_empty());
+    }
+
+    #[test]
+    fn the_deployed_uniform_samplers_by_hand() {
+        // T = 100, N = 4: segments of 25 frames.
+        assert_eq!(left_endpoint(100, 4), [0, 25, 50, 75]);
+        assert_eq!(midpoint(100, 4), [12, 37, 62, 87]);
+        // Not a multiple: floor(i*10/3) and floor((2i+1)*10/6).
+        assert_eq!(left_endpoint(10, 3), [0, 3, 6]);
+        assert_eq!(midpoint(10, 3), [1, 5, 8]);
+        assert!(left_endpoint(0, 3).is_empty() && midpoint(7, 0).is_empty());
+        // Exact where binary64 would not be: T near 2^63.
+        let t = (1u64 << 63) + 1;
+        assert_eq!(left_endpoint(t, 2), [0, (1u64 << 62)]);
+        // 300 frames at 30 fps: seconds 0..10 at frames 0, 30, .., 270; linspace(10, 4)
+        // takes seconds 0, 3, 6, 9.
+        assert_eq!(fps_then_linspace(300, 30.0, 4).unwrap(), [0, 90, 180, 270]);
+        // 29.97 fps: second k is frame floor(k * 29.97).
+        assert_eq!(fps_then_linspace(300, 29.97, 2).unwrap(), [0, 269]);
+        assert!(fps_then_linspace(90, 30.0, 4).is_err());
+        assert!(fps_then_linspace(90, 0.0, 1).is_err());
     }
 
     #[test]

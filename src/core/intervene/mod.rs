@@ -19,6 +19,8 @@ use crate::core::queue::{
 use crate::core::rules::Provenance;
 use crate::core::sampling::{frame_set, transition};
 
+mod floor;
+
 /// How the planned frames are chosen (docs/intervention.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Strategy {
@@ -31,6 +33,12 @@ pub enum Strategy {
     LowerPolicy,
     /// The lower budget's frames as they were: the control.
     Swap,
+    /// Noise floor: every item of a run at its own budget, the sampling grid shifted by a
+    /// fraction of its step (docs/intervention.md §3.5).
+    Phase,
+    /// Noise floor: every item of a run at its own frame count, by the other deployed
+    /// uniform rules (docs/intervention.md §3.6).
+    Sampler,
 }
 
 impl Strategy {
@@ -42,6 +50,10 @@ impl Strategy {
         Strategy::Swap,
     ];
 
+    /// The noise-floor strategies: their re-runs are replicates of the run itself, not
+    /// interventions on a transition.
+    pub const NOISE: [Strategy; 2] = [Strategy::Phase, Strategy::Sampler];
+
     /// The strategy's name on the command line and in a plan.
     pub fn name(self) -> &'static str {
         match self {
@@ -49,12 +61,23 @@ impl Strategy {
             Strategy::Nested => "nested",
             Strategy::LowerPolicy => "lower-policy",
             Strategy::Swap => "swap",
+            Strategy::Phase => "phase",
+            Strategy::Sampler => "sampler",
         }
+    }
+
+    /// Whether the strategy plans a noise floor (replicates of every item of a run) rather
+    /// than an intervention on a harmful transition.
+    pub fn is_noise(self) -> bool {
+        Strategy::NOISE.contains(&self)
     }
 
     /// The strategy of a name.
     pub fn parse(s: &str) -> Option<Strategy> {
-        Strategy::ALL.into_iter().find(|x| x.name() == s)
+        Strategy::ALL
+            .into_iter()
+            .chain(Strategy::NOISE)
+            .find(|x| x.name() == s)
     }
 }
 
@@ -302,7 +325,8 @@ pub fn spread(t: u64, taken: &[u64], m: usize) -> Vec<u64> {
 
 /// Makes the plan of `strategies` for the transitions `which` names, in the primary
 /// protocol of `report` (its audit queue). `audits` are the audits given ([`gather`]),
-/// used by `restore-evidence` and `audited`.
+/// used by `restore-evidence` and `audited`. The noise-floor strategies plan every item of
+/// every run of the protocol instead ([`floor`]), `phase` in `phases` shifts of the grid.
 pub fn plan(
     ds: &Dataset,
     report: &Report,
@@ -310,7 +334,19 @@ pub fn plan(
     which: Targets,
     strategies: &[Strategy],
     audits: &BTreeMap<UnitKey, Vec<Audited>>,
+    phases: u64,
 ) -> Plan {
+    let noise: Vec<Strategy> = strategies
+        .iter()
+        .copied()
+        .filter(|s| s.is_noise())
+        .collect();
+    let strategies: Vec<Strategy> = strategies
+        .iter()
+        .copied()
+        .filter(|s| !s.is_noise())
+        .collect();
+    let strategies = &strategies[..];
     let m = &ds.matrix;
     let kind = match which {
         Targets::Terminal => QueueKind::Terminal,
@@ -370,6 +406,11 @@ pub fn plan(
                 let (hi, hi_src) = known_frames(ds, hi_cell, "higher")?;
                 let mut restored = Vec::new();
                 let (indices, why) = match s {
+                    // Planned per run, not per transition (the noise strategies were set
+                    // apart above).
+                    Strategy::Phase | Strategy::Sampler => {
+                        return Err("a noise-floor strategy plans runs, not transitions".into());
+                    }
                     Strategy::Swap => (
                         lo.clone(),
                         format!("control: the {} frames of {lower} as they were", lo.len()),
@@ -503,6 +544,8 @@ pub fn plan(
                         higher: hi_src,
                     },
                     pass_no: 0,
+                    replicate: None,
+                    nuisance: None,
                 })
             })();
             match planned {
@@ -511,17 +554,26 @@ pub fn plan(
             }
         }
     }
+    floor::plan_floor(ds, protocol, &noise, phases, &mut entries, &mut skipped);
     assign_passes(&mut entries);
+    let targets = if strategies.is_empty() {
+        "all"
+    } else {
+        match which {
+            Targets::Terminal => "terminal",
+            Targets::Audited => "audited",
+        }
+    };
     Plan {
         schema: SCHEMA.to_string(),
         dataset: ds.name.clone(),
         protocol: m.protocols.name(protocol).to_string(),
-        targets: match which {
-            Targets::Terminal => "terminal",
-            Targets::Audited => "audited",
-        }
-        .to_string(),
-        strategies: strategies.iter().map(|s| s.name().to_string()).collect(),
+        targets: targets.to_string(),
+        strategies: strategies
+            .iter()
+            .chain(&noise)
+            .map(|s| s.name().to_string())
+            .collect(),
         entries,
         skipped,
     }
@@ -556,6 +608,7 @@ pub fn plan_transitions(
         Targets::Audited,
         &Strategy::ALL,
         &audits,
+        0,
     )
 }
 
