@@ -320,41 +320,14 @@ fn vlmevalkit_saved_frames_are_found_in_each_datasets_folders() {
 // The shared runs (../shared/data/harness-runs), when this checkout has them
 // ---------------------------------------------------------------------------------------
 
-fn shared_runs() -> Option<PathBuf> {
-    let p = std::env::var_os("FRAMEAUDIT_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| common::repo().join("../shared"))
-        .join("data/harness-runs");
-    if p.join("truth").is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "note: {} is absent; skipping the shared harness runs",
-            p.display()
-        );
-        None
-    }
-}
-
-/// Extracts one of the shared media tars into `dir`.
-fn untar(tar: &Path, dir: &Path) {
-    std::fs::create_dir_all(dir).expect("mkdir");
-    let o = std::process::Command::new("tar")
-        .arg("xf")
-        .arg(tar)
-        .arg("-C")
-        .arg(dir)
-        .output()
-        .expect("tar");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
 #[test]
 fn shared_lmms_eval_runs_match_the_recorded_truth() {
-    let Some(shared) = shared_runs() else { return };
+    let Some(shared) = common::shared_harness_runs() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("tmp");
     let hf = tmp.path().join("hf");
-    untar(&shared.join("media/hf_home_videos.tar"), &hf);
+    common::untar(&shared.join("media/hf_home_videos.tar"), &hf);
     let ds = tmp.path().join("ds");
     let summary = import(&[
         "import",
@@ -413,11 +386,13 @@ fn shared_lmms_eval_runs_match_the_recorded_truth() {
 
 #[test]
 fn shared_vlmevalkit_runs_are_exact_or_assumed() {
-    let Some(shared) = shared_runs() else { return };
+    let Some(shared) = common::shared_harness_runs() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("tmp");
     let (hf, lmu) = (tmp.path().join("hf"), tmp.path().join("lmu"));
-    untar(&shared.join("media/hf_home_videos.tar"), &hf);
-    untar(&shared.join("media/LMUData_images.tar"), &lmu);
+    common::untar(&shared.join("media/hf_home_videos.tar"), &hf);
+    common::untar(&shared.join("media/LMUData_images.tar"), &lmu);
     let ds = tmp.path().join("ds");
     import(&[
         "import",

@@ -451,3 +451,134 @@ fn restore_evidence_adds_the_marked_frames_the_higher_budget_dropped() {
         assert!(restored.contains(&(id, vec![*dropped])), "{restored:?}");
     }
 }
+
+/// A dataset of one model on three items of 100 frames at 10 fps: configuration `4f` by the
+/// `linspace` policy, `5f` by recorded frames alone (no rule given), `0f` text-only.
+fn floor_dataset(dir: &Path) -> PathBuf {
+    let ds = dir.join("floor");
+    std::fs::create_dir_all(&ds).expect("mkdir");
+    std::fs::write(
+        ds.join("dataset.json"),
+        r#"{"schema": "frameaudit/dataset@1", "name": "floor", "configs": {"4f": {"policy": "linspace"}}}"#,
+    )
+    .expect("dataset.json");
+    let mut items = String::new();
+    let mut cells = String::new();
+    for (i, pred) in ["A", "B", "A"].iter().enumerate() {
+        items.push_str(&format!(
+            "{{\"benchmark\": \"b\", \"item_id\": \"q{i}\", \"video\": \"v{i}\", \"num_frames\": 100, \"fps\": 10.0, \"gold\": \"A\", \"options\": [\"A. x\", \"B. y\"]}}\n"
+        ));
+        cells.push_str(&format!(
+            "{{\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": \"q{i}\", \"config\": \"0f\", \"frames\": 0, \"pred\": \"{pred}\", \"gold\": \"A\"}}\n\
+             {{\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": \"q{i}\", \"config\": \"4f\", \"frames\": 4, \"pred\": \"{pred}\", \"gold\": \"A\"}}\n\
+             {{\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": \"q{i}\", \"config\": \"5f\", \"frames\": 5, \"pred\": \"{pred}\", \"gold\": \"A\", \"frame_idx\": [0, 20, 40, 60, 80]}}\n"
+        ));
+    }
+    std::fs::write(ds.join("items.jsonl"), items).expect("items");
+    std::fs::write(ds.join("cells.jsonl"), cells).expect("cells");
+    ds
+}
+
+#[test]
+fn a_phase_floor_shifts_every_item_of_every_run_by_its_rule_or_its_recorded_frames() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = floor_dataset(tmp.path());
+    let p = plan(
+        &[&s(&ds), "--strategy", "phase", "--phases", "4"],
+        &tmp.path().join("plan.json"),
+    );
+    assert_eq!(p["targets"], "all");
+    let mut got: BTreeMap<(String, String), Vec<u64>> = BTreeMap::new();
+    for e in p["entries"].as_array().expect("entries") {
+        assert_eq!(e["strategy"], "phase");
+        assert_eq!(e["nuisance"], "phase");
+        assert_eq!(e["config"], e["lower"]);
+        got.insert(
+            (
+                e["config"].as_str().expect("config").into(),
+                e["replicate"].as_str().expect("replicate").into(),
+            ),
+            u64s(&e["indices"]),
+        );
+        // The three shifts of one run are three passes of the harness for the video.
+        let s = e["replicate"].as_str().expect("replicate");
+        assert_eq!(
+            e["pass"].as_u64(),
+            Some(s[6..7].parse::<u64>().expect("s") - 1)
+        );
+    }
+    // 4f, by its rule: components 1, 2, 3 of linspace(100, 16).
+    let dense = linspace(100, 16);
+    for sh in 1..4usize {
+        let want: Vec<u64> = dense.iter().skip(sh).step_by(4).copied().collect();
+        assert_eq!(
+            got[&("4f".into(), format!("phase-{sh}/4"))],
+            want,
+            "4f phase {sh}"
+        );
+    }
+    // 5f, recorded every 20 frames with no rule: each frame moved s/4 of the way to the next.
+    assert_eq!(got[&("5f".into(), "phase-1/4".into())], [5, 25, 45, 65, 85]);
+    assert_eq!(
+        got[&("5f".into(), "phase-2/4".into())],
+        [10, 30, 50, 70, 90]
+    );
+    assert_eq!(
+        got[&("5f".into(), "phase-3/4".into())],
+        [15, 35, 55, 75, 95]
+    );
+    // Three items, two runs with frames, three shifts; the text-only run is not planned.
+    assert_eq!(got.len(), 6);
+    assert_eq!(p["entries"].as_array().expect("entries").len(), 18);
+    assert!(p["skipped"].as_array().expect("skipped").is_empty());
+}
+
+#[test]
+fn a_sampler_floor_plans_the_other_uniform_rules_of_the_run_s_count() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = floor_dataset(tmp.path());
+    let p = plan(
+        &[&s(&ds), "--strategy", "sampler"],
+        &tmp.path().join("plan.json"),
+    );
+    let mut got: BTreeMap<(String, String), Vec<u64>> = BTreeMap::new();
+    for e in p["entries"].as_array().expect("entries") {
+        assert_eq!(e["nuisance"], "sampler");
+        if e["item_id"] == "q0" {
+            got.insert(
+                (
+                    e["config"].as_str().expect("config").into(),
+                    e["replicate"].as_str().expect("replicate").into(),
+                ),
+                u64s(&e["indices"]),
+            );
+        }
+    }
+    // T = 100, N = 4: floor(25i), floor(25i + 12.5), round(33i) and seconds 0, 3, 6, 9.
+    let four = |r: &str| got.get(&("4f".to_string(), r.to_string())).cloned();
+    assert_eq!(four("sampler-left"), Some(vec![0, 25, 50, 75]));
+    assert_eq!(four("sampler-midpoint"), Some(vec![12, 37, 62, 87]));
+    // round(33i) is linspace's [0, 33, 66, 99] here: 4f's own rule, not planned again.
+    assert_eq!(four("sampler-inclusive"), None);
+    assert_eq!(four("sampler-1fps"), Some(vec![0, 30, 60, 90]));
+    // 5f was sampled at 0, 20, .., 80: the left endpoints of five segments, its own rule,
+    // which is not planned again (and says so).
+    assert_eq!(
+        got.get(&("5f".to_string(), "sampler-left".to_string())),
+        None
+    );
+    let skipped = p["skipped"].as_array().expect("skipped");
+    for (config, rule) in [("5f", "left"), ("4f", "inclusive")] {
+        let why = format!("sampler-{rule}: it is {config}'s own frames");
+        assert!(
+            skipped
+                .iter()
+                .any(|x| x["config"] == config && x["why"] == why.as_str()),
+            "{skipped:?}"
+        );
+    }
+    assert_eq!(
+        got.get(&("5f".to_string(), "sampler-midpoint".to_string())),
+        Some(&vec![10, 30, 50, 70, 90])
+    );
+}

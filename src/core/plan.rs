@@ -248,6 +248,8 @@ mod tests {
                 higher: "reproduced (linspace)".into(),
             },
             pass_no: 1,
+            replicate: None,
+            nuisance: None,
         }
     }
 

@@ -312,3 +312,35 @@ pub const ADDED_MEASURE: Measure = Measure {
     sql: Twin::Computes,
     reference: Twin::Computes,
 };
+
+/// The shared harness runs (`../shared/data/harness-runs`, or `$FRAMEAUDIT_SHARED` in its
+/// place), when this checkout has them; `None` with a printed note otherwise, as in a
+/// user's clone.
+pub fn shared_harness_runs() -> Option<PathBuf> {
+    let p = std::env::var_os("FRAMEAUDIT_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared"))
+        .join("data/harness-runs");
+    if p.join("truth").is_dir() {
+        Some(p)
+    } else {
+        eprintln!(
+            "note: {} is absent; skipping the shared harness runs",
+            p.display()
+        );
+        None
+    }
+}
+
+/// Extracts a tar (one of the shared media tars) into `dir`.
+pub fn untar(tar: &Path, dir: &Path) {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let o = Command::new("tar")
+        .arg("xf")
+        .arg(tar)
+        .arg("-C")
+        .arg(dir)
+        .output()
+        .expect("tar");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
