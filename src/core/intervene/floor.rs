@@ -268,6 +268,9 @@ fn interpolate(own: &[u64], t: u64, s: u64, phases: u64) -> Vec<u64> {
         .collect()
 }
 
+/// A deployed uniform rule: its name in the replicate's, its formula, and its frames.
+type SamplerRule = (&'static str, &'static str, Result<Vec<u64>, String>);
+
 /// The grids of the other deployed uniform rules of the run's frame count: left endpoints,
 /// midpoints, endpoint-inclusive rounding and one frame a second then `linspace`; a rule that
 /// gives the run's own frames is the run's, and is not planned.
@@ -278,7 +281,7 @@ fn sampler_grids(run: &Run<'_>) -> Vec<Result<Grid, String>> {
             "the item has no num_frames in items.jsonl, which the samplers need".to_string(),
         )];
     };
-    let rules: [(&str, &str, Result<Vec<u64>, String>); 4] = [
+    let rules: [SamplerRule; 4] = [
         ("left", "floor(i*T/N)", Ok(left_endpoint(t, n))),
         ("midpoint", "floor((i+1/2)*T/N)", Ok(midpoint(t, n))),
         (
