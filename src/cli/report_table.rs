@@ -720,7 +720,17 @@ pub fn write_with(
                 writeln!(out, "{} \\\\", cells.join(" & "))?;
                 writeln!(out, "\\midrule")?;
                 for row in &t.rows {
-                    let cells: Vec<String> = row.iter().map(|v| shown(v, latex_escape)).collect();
+                    // A number's minus is a math minus in LaTeX (text mode sets a hyphen);
+                    // numbers hold no other `-`, text cells are left as they are.
+                    let cells: Vec<String> = row
+                        .iter()
+                        .map(|v| match v {
+                            Val::Num(Some(_)) | Val::Est(..) => {
+                                shown(v, latex_escape).replace('-', "$-$")
+                            }
+                            _ => shown(v, latex_escape),
+                        })
+                        .collect();
                     writeln!(out, "{} \\\\", cells.join(" & "))?;
                 }
                 writeln!(out, "\\bottomrule")?;
