@@ -194,11 +194,32 @@ fn harness(
     bar.finish_and_clear();
     let s = imp.summary();
     let mut err = std::io::stderr().lock();
+    let replicates = if s.replicates > 0 {
+        format!(
+            ", {} replicate cells of {} re-runs",
+            s.replicates,
+            imp.reruns.len()
+        )
+    } else {
+        String::new()
+    };
     writeln!(
         err,
-        "frameaudit: {what}: {} runs, {} models, {} configurations, {} items, {} cells; {} records skipped, {} duplicates",
+        "frameaudit: {what}: {} runs, {} models, {} configurations, {} items, {} cells{replicates}; {} records skipped, {} duplicates",
         s.runs, s.models, s.configs, s.items, s.cells, s.skipped, s.duplicates
     )?;
+    for r in &imp.reruns {
+        writeln!(
+            err,
+            "  re-run: {} holds model {} under configuration {} again, asked the same as {}: imported as replicate {} (nuisance rerun) for the noise floor; {}",
+            sanitize(&r.file.display().to_string()),
+            sanitize(&format!("{:?}", r.model)),
+            sanitize(&format!("{:?}", r.config)),
+            sanitize(&r.canonical.display().to_string()),
+            sanitize(&r.replicate),
+            r.otherwise
+        )?;
+    }
     for (reason, n, at) in imp.skip_reasons() {
         let first = if n == 1 { "at" } else { "first at" };
         writeln!(
