@@ -749,6 +749,25 @@ pub struct ImportCommon {
     /// With --plan: the protocol of the cells (default intervention:STRATEGY)
     #[arg(long, requires = "plan")]
     pub protocol: Option<String>,
+    /// Import the run as replicate NAME of the canonical runs of the existing dataset -o
+    /// names (docs/measures.md §16): each answer matched by model, benchmark, item and
+    /// configuration is written to DATASET/replicates/NAME.jsonl, for the noise floor
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "nuisance",
+        conflicts_with = "plan"
+    )]
+    pub replicate: Option<String>,
+    /// With --replicate: what the replicate varies: rerun (the same run again), phase,
+    /// order, sampler, decoder, or another name
+    #[arg(
+        long,
+        value_name = "KIND",
+        requires = "replicate",
+        conflicts_with = "plan"
+    )]
+    pub nuisance: Option<String>,
 }
 
 /// `import lmms-eval`: lmms-eval's options beside the common ones.

@@ -122,7 +122,7 @@ fn harness(
     layout: videos::Layout,
     read: impl FnOnce(&mut Import, &[frames_log::LoggedRun], &dyn Fn(u64)) -> Result<(), ImportError>,
 ) -> Result<()> {
-    if !common.dry_run && common.plan.is_none() {
+    if !common.dry_run && common.plan.is_none() && common.replicate.is_none() {
         let mut inputs = crate::core::output::Inputs::new();
         inputs
             .extend(&common.paths)
@@ -246,6 +246,11 @@ fn harness(
                 .join(", ")
         );
     }
+    if let (Some(name), Some(nuisance)) = (&common.replicate, &common.nuisance) {
+        drop(err);
+        let wanted = crate::core::replicate::Wanted { name, nuisance };
+        return replicate(common, wanted, &imp, extra_inputs);
+    }
     if common.dry_run {
         writeln!(err, "frameaudit: dry run: nothing written")?;
         return Ok(());
@@ -352,6 +357,105 @@ fn rerun(
         "frameaudit: wrote {} intervention cells to {}",
         matched.cells.len(),
         sanitize(&out.display().to_string())
+    )?;
+    Ok(())
+}
+
+/// `import ... --replicate NAME --nuisance KIND -o DATASET`: the run's answers, matched to
+/// the dataset's canonical cells (core/replicate.rs), written as replicate NAME into
+/// `DATASET/replicates/NAME.jsonl`; nothing else of the dataset changes.
+fn replicate(
+    common: &ImportCommon,
+    wanted: crate::core::replicate::Wanted<'_>,
+    imp: &Import,
+    extra_inputs: &[PathBuf],
+) -> Result<()> {
+    use crate::core::replicate;
+    if let Some(r) = imp.reruns.first() {
+        anyhow::bail!(
+            "{} and {} both hold model {:?} under configuration {:?}: with --replicate, import one run at a time",
+            sanitize(&r.canonical.display().to_string()),
+            sanitize(&r.file.display().to_string()),
+            r.model,
+            r.config
+        );
+    }
+    let shown = |p: &Path| sanitize(&p.display().to_string()).into_owned();
+    let ds = crate::core::dataset::load_dataset(&common.output, None).with_context(|| {
+        format!(
+            "--replicate adds the run to an existing dataset: -o {} is not one",
+            shown(&common.output)
+        )
+    })?;
+    let out = replicate::replicates_file(&common.output, wanted.name);
+    if !common.dry_run {
+        let mut inputs: Vec<&Path> = common.paths.iter().map(PathBuf::as_path).collect();
+        inputs.extend(common.frames_log.iter().map(PathBuf::as_path));
+        inputs.extend(extra_inputs.iter().map(PathBuf::as_path));
+        inputs.extend(common.videos.as_deref());
+        super::check_output(&out, &inputs, common.force)?;
+    }
+    // The file's replicates go with it when --force replaces it.
+    let replaced = common.force.then_some(out.as_path());
+    let matched =
+        replicate::match_replicate(&ds, imp, wanted, replaced).map_err(anyhow::Error::msg)?;
+    let mut err = std::io::stderr().lock();
+    writeln!(
+        err,
+        "frameaudit: replicate {} (nuisance {}) of dataset {}: {} cells kept, each a replicate of the dataset's cell of the same model, benchmark, item and configuration; {} left out",
+        sanitize(wanted.name),
+        sanitize(wanted.nuisance),
+        sanitize(&ds.name),
+        matched.cells.len(),
+        matched.left_out.len()
+    )?;
+    // The answers left out, by reason: a missing model or configuration leaves out a run.
+    let mut by_why: Vec<(&str, usize, &str)> = Vec::new();
+    for l in &matched.left_out {
+        match by_why.iter_mut().find(|(w, _, _)| *w == l.why) {
+            Some(e) => e.1 += 1,
+            None => by_why.push((&l.why, 1, &l.unit)),
+        }
+    }
+    for (why, n, first) in by_why.iter().take(20) {
+        let first = if *n == 1 {
+            sanitize(first).into_owned()
+        } else {
+            format!("first {}", sanitize(first))
+        };
+        writeln!(err, "  left out {n}: {} ({first})", sanitize(why))?;
+    }
+    if by_why.len() > 20 {
+        writeln!(err, "  ... and {} more reasons", by_why.len() - 20)?;
+    }
+    if matched.cells.is_empty() {
+        anyhow::bail!(
+            "no answer of the run matches a canonical cell of {}: nothing written (see above why)",
+            shown(&common.output)
+        );
+    }
+    if common.dry_run {
+        writeln!(err, "frameaudit: dry run: nothing written")?;
+        return Ok(());
+    }
+    // Inside the dataset: no link is followed, to the folder or the file.
+    if let Some(dir) = out.parent() {
+        crate::core::fswrite::create_dir_below(&common.output, dir)
+            .with_context(|| format!("cannot create {}", shown(dir)))?;
+    }
+    crate::core::fswrite::write_output(&out, crate::core::fswrite::Links::Refuse, |w| {
+        for c in &matched.cells {
+            crate::core::text::json_to_writer(&mut *w, c)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+    .with_context(|| format!("cannot write {}", shown(&out)))?;
+    writeln!(
+        err,
+        "frameaudit: wrote {} replicate cells to {}",
+        matched.cells.len(),
+        shown(&out)
     )?;
     Ok(())
 }

@@ -68,6 +68,13 @@ pub struct ReplicateCell {
     /// replicates file of a dataset); beside them the loader infers it alike for both.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<&'static str>,
+    /// The configuration's budget, written apart from its canonical cells when it is not
+    /// the frames (a replicate must have its configuration's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<f64>,
+    /// The configuration's pixels, written apart from its canonical cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pixels: Option<u64>,
 }
 
 /// A run read again with the arguments of a run already read: its cells are replicates.
@@ -346,6 +353,8 @@ impl Import {
                 replicate: replicate.clone(),
                 nuisance: RERUN.into(),
                 task: None,
+                budget: None,
+                pixels: None,
             }));
         self.reruns.push(Rerun {
             model: run.model,
