@@ -532,3 +532,86 @@ fn the_shared_lmms_eval_runs_rerun_as_replicates() {
         videomme(&r)["models"][qwen_id]["replicates"]
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// The per-item CSV
+// ---------------------------------------------------------------------------------------
+
+/// `import per-item-csv` writes the optional `replicate`, `nuisance` and `cluster` columns
+/// through to the cells; with `--replicate NAME --nuisance KIND` a re-run's CSV becomes a
+/// file of replicates for a dataset's replicates/ folder (rows with a replicate keep it).
+#[test]
+fn per_item_csv_writes_replicates_through_and_makes_a_replicates_file() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let header = "sample_id,model,split,config,frame_count,predicted_option,ground_truth_option,replicate,nuisance,cluster";
+    let canonical = tmp.path().join("canonical.csv");
+    std::fs::write(
+        &canonical,
+        format!("{header}\nq1,M,b,8f,8,A,A,,,v1\nq1,M,b,16f,16,B,A,,,v1\nq2,M,b,8f,8,A,A,,,v2\nq2,M,b,16f,16,A,A,,,v2\nq1,M,b,8f,8,B,A,phase-1,phase,\n"),
+    )
+    .expect("write");
+    let ds = tmp.path().join("ds");
+    std::fs::create_dir_all(ds.join("replicates")).expect("mkdir");
+    let o = frameaudit(&[
+        "import",
+        "per-item-csv",
+        &s(&canonical),
+        "-o",
+        &s(&ds.join("cells.jsonl")),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cells = lines(&ds.join("cells.jsonl"));
+    assert_eq!(cells.len(), 5);
+    assert_eq!(cells[0]["cluster"], "v1");
+    assert_eq!(
+        (&cells[4]["replicate"], &cells[4]["nuisance"]),
+        (&json!("phase-1"), &json!("phase"))
+    );
+    assert!(cells[..4].iter().all(|c| c.get("replicate").is_none()));
+
+    // The re-run's CSV: 8f answers again, one of them already a replicate of its own.
+    let again = tmp.path().join("rerun.csv");
+    std::fs::write(
+        &again,
+        format!(
+            "{header}\nq1,M,b,8f,8,B,A,,,\nq2,M,b,8f,8,A,A,,,\nq2,M,b,8f,8,B,A,phase-1,phase,\n"
+        ),
+    )
+    .expect("write");
+    let file = ds.join("replicates/rerun-1.jsonl");
+    let o = frameaudit(&[
+        "import",
+        "per-item-csv",
+        &s(&again),
+        "--replicate",
+        "rerun-1",
+        "--nuisance",
+        "rerun",
+        "-o",
+        &s(&file),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reps: Vec<(String, String)> = lines(&file)
+        .iter()
+        .map(|c| {
+            (
+                c["replicate"].as_str().expect("replicate").into(),
+                c["nuisance"].as_str().expect("nuisance").into(),
+            )
+        })
+        .collect();
+    let r = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        reps,
+        [
+            r("rerun-1", "rerun"),
+            r("rerun-1", "rerun"),
+            r("phase-1", "phase")
+        ]
+    );
+    let rep = report(&ds);
+    assert_eq!(rep["input"]["replicate_cells"], json!(4));
+    let floor = &rep["analyses"][0]["models"]["M"]["replicates"]["floor"];
+    assert_eq!(floor["by_nuisance"]["rerun"]["pairs"], json!(2), "{floor}");
+    assert_eq!(floor["by_nuisance"]["phase"]["pairs"], json!(2), "{floor}");
+}

@@ -842,4 +842,11 @@ pub struct ConvertArgs {
     /// Replace an existing output (never an audit file, an input, or a dataset with audits)
     #[arg(long)]
     pub force: bool,
+    /// Write every row without a `replicate` as replicate NAME (docs/measures.md §16): a
+    /// re-run's CSV made a file for a dataset's replicates/ folder
+    #[arg(long, value_name = "NAME", requires = "nuisance")]
+    pub replicate: Option<String>,
+    /// With --replicate: what the replicate varies (rerun, phase, order, sampler...)
+    #[arg(long, value_name = "KIND", requires = "replicate")]
+    pub nuisance: Option<String>,
 }

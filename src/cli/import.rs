@@ -29,6 +29,8 @@ struct CellWriter<'w> {
     error: Option<std::io::Error>,
     diags: Diagnostics,
     written: u64,
+    /// `--replicate NAME --nuisance KIND`: given to every cell without a replicate.
+    replicate: Option<(&'w str, &'w str)>,
 }
 
 impl CellWriter<'_> {
@@ -53,6 +55,7 @@ impl CellSink for CellWriter<'_> {
             error: None,
             diags: Diagnostics::default(),
             written: 0,
+            replicate: self.replicate,
         }
     }
     fn join(&mut self, part: &mut Self) {
@@ -70,7 +73,15 @@ impl CellSink for CellWriter<'_> {
     }
     fn push(&mut self, cell: &CellInput<'_>, _line: u64) {
         // Writing into a Vec cannot fail.
-        let _ = write_cell(&mut self.out, cell);
+        let _ = match self.replicate {
+            Some((name, nuisance)) if cell.replicate.is_none() => {
+                let mut c = cell.clone();
+                c.replicate = Some(name);
+                c.nuisance = Some(nuisance);
+                write_cell(&mut self.out, &c)
+            }
+            _ => write_cell(&mut self.out, cell),
+        };
         self.written += 1;
         if self.out.len() > 1 << 20 {
             self.flush_part();
@@ -79,9 +90,18 @@ impl CellSink for CellWriter<'_> {
 }
 
 /// `import per-item-csv IN -o OUT`: validates the whole CSV (every rule of docs/measures.md §1.7),
-/// then writes its cells, in input order, to OUT atomically.
+/// then writes its cells, in input order, to OUT atomically (with `--replicate`, the rows
+/// without a replicate as that one).
 pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
     super::check_output(&args.output, &[&args.input], args.force)?;
+    for (flag, v) in [
+        ("--replicate", &args.replicate),
+        ("--nuisance", &args.nuisance),
+    ] {
+        if v.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            anyhow::bail!("{flag} needs a name (an empty one is a canonical cell's)");
+        }
+    }
     // Validate first: a rejected input writes nothing.
     super::load(&DatasetArgs {
         dataset: Some(args.input.clone()),
@@ -99,6 +119,7 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
             error: None,
             diags: Diagnostics::default(),
             written: 0,
+            replicate: args.replicate.as_deref().zip(args.nuisance.as_deref()),
         };
         let name: Arc<Path> = Arc::from(args.input.as_path());
         read_per_item_csv(file, None, &mut sink, &name)?;
