@@ -1238,6 +1238,9 @@ fn dry_run_writes_nothing() {
     assert!(!out.exists());
 }
 
+/// Two logs of one task, model and configuration with other arguments (here a
+/// `conv_template`) are two runs under one label: refused, naming both files; one of them
+/// relabelled with --config is a configuration of its own.
 #[test]
 fn two_runs_of_one_model_and_configuration_are_an_error() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -1253,7 +1256,7 @@ fn two_runs_of_one_model_and_configuration_are_an_error() {
         &dir,
         "20250102_100000",
         "llava_vid",
-        "pretrained=org/m,max_frames_num=16",
+        "pretrained=org/m,max_frames_num=16,conv_template=qwen_1_5",
         &["A", "B", "D"],
     );
     let out = tmp.path().join("ds");
@@ -1296,6 +1299,117 @@ fn two_runs_of_one_model_and_configuration_are_an_error() {
         3,
         "{cells}"
     );
+    assert!(!cells.contains("replicate"), "{cells}");
+}
+
+/// Logs of one task, model and configuration asked the same (wrapper and `model_args`, in
+/// any order) are re-runs (issue 39): the first in path order is the canonical run, the
+/// later ones replicates `rerun-1`, `rerun-2` of nuisance `rerun`, said in the summary with
+/// how to import them otherwise; the report's noise floor counts their pairs.
+#[test]
+fn runs_asked_the_same_are_imported_as_rerun_replicates() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("logs/org__m");
+    // 001-1 is right at 8f in the canonical run, wrong in the first re-run.
+    for (date, args, preds) in [
+        (
+            "20250101_100000",
+            "pretrained=org/m,max_frames_num=8",
+            ["C", "B", "A"],
+        ),
+        (
+            "20250101_110000",
+            "pretrained=org/m,max_frames_num=16",
+            ["A", "B", "D"],
+        ),
+        (
+            "20250102_100000",
+            "max_frames_num=8,pretrained=org/m",
+            ["A", "B", "A"],
+        ),
+        (
+            "20250103_100000",
+            "pretrained=org/m,max_frames_num=8",
+            ["C", "B", "A"],
+        ),
+    ] {
+        write_run(&dir, date, "llava_vid", args, &preds);
+    }
+    let out = tmp.path().join("ds");
+    let o = frameaudit(&[
+        "import",
+        "lmms-eval",
+        &s(&tmp.path().join("logs")),
+        "-o",
+        &s(&out),
+    ]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("2 runs, 1 models, 2 configurations, 3 items, 6 cells, 6 replicate cells of 2 re-runs; 0 records skipped, 0 duplicates"),
+        "{err}"
+    );
+    assert!(
+        err.contains("20250102_100000_samples_videomme.jsonl holds model \"org__m\" under configuration \"8f\" again, asked the same as")
+            && err.contains("20250101_100000_samples_videomme.jsonl: imported as replicate rerun-1 (nuisance rerun)")
+            && err.contains("20250103_100000_samples_videomme.jsonl holds model")
+            && err.contains("imported as replicate rerun-2")
+            && err.contains("another label with --config LABEL=PATH"),
+        "{err}"
+    );
+    let lines: Vec<Value> = std::fs::read_to_string(out.join("cells.jsonl"))
+        .expect("cells")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let reps: Vec<(String, String, String, String)> = lines
+        .iter()
+        .filter(|c| c.get("replicate").is_some())
+        .map(|c| {
+            let t = |k: &str| c[k].as_str().expect(k).to_string();
+            (t("item_id"), t("config"), t("replicate"), t("pred"))
+        })
+        .collect();
+    let rep = |i: &str, r: &str, p: &str| {
+        (
+            i.to_string(),
+            "8f".to_string(),
+            r.to_string(),
+            p.to_string(),
+        )
+    };
+    assert_eq!(
+        reps,
+        [
+            rep("001-1", "rerun-1", "A"),
+            rep("001-1", "rerun-2", "C"),
+            rep("001-2", "rerun-1", "B"),
+            rep("001-2", "rerun-2", "B"),
+            rep("002-1", "rerun-1", "A"),
+            rep("002-1", "rerun-2", "A"),
+        ]
+    );
+    assert!(
+        lines
+            .iter()
+            .filter(|c| c.get("replicate").is_some())
+            .all(|c| c["nuisance"] == "rerun")
+    );
+    let r = report(&out, &[]);
+    let a = r["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .find(|a| a["scope"] == "videomme")
+        .expect("videomme analysis");
+    let floor = &a["models"]["org__m"]["replicates"]["floor"];
+    // At 8f: 001-1 flips right to wrong in rerun-1 and stays in rerun-2; the rest agree.
+    assert_eq!(floor["all"]["pairs"], json!(6), "{floor}");
+    assert_eq!(floor["all"]["neg"], json!(1), "{floor}");
+    assert_eq!(floor["all"]["pos"], json!(0), "{floor}");
+    assert_eq!(r["input"]["replicate_cells"], json!(6));
+    // The canonical cells alone make the measures.
+    assert_eq!(a["models"]["org__m"]["correct_counts"], json!([2, 2]));
 }
 
 #[test]

@@ -27,9 +27,11 @@ fn jsonl(path: &Path) -> Vec<Value> {
 /// Cells by (model, config, item): (pred, gold, correct, frames).
 type Cells = BTreeMap<(String, String, String), (Option<String>, String, bool, u64)>;
 
+/// The canonical cells of a dataset (replicates aside).
 fn cells(dir: &Path) -> Cells {
     jsonl(&dir.join("cells.jsonl"))
         .into_iter()
+        .filter(|c| c.get("replicate").is_none())
         .map(|c| {
             let s = |k: &str| c[k].as_str().expect(k).to_string();
             (
@@ -345,6 +347,10 @@ fn each_run_keeps_its_own_rule_on_each_dataset() {
     assert_eq!(imp.summary().items, 10);
 }
 
+/// The same predictions reached through a link, or copied into another run folder, count
+/// once; a file of other predictions for the same model, dataset and budget, in an older
+/// run folder, is a re-run (issue 39): the path that sorts last stays canonical, the other
+/// gives replicates `rerun-1` of nuisance `rerun`.
 #[test]
 fn a_linked_file_counts_once_and_copies_keep_the_last_path() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -379,19 +385,100 @@ fn a_linked_file_counts_once_and_copies_keep_the_last_path() {
         [Some("B"), Some("C"), Some("A"), Some("A"), None, Some("C")],
     );
     let skips = skipped(&imp);
-    // The link is the same file as its target: not a skip. The older copies are.
-    assert_eq!(skips.len(), 2, "{skips:?}");
+    // The link is the same file as its target: not a skip. The copy is; the re-run is
+    // read, so its two bad rows are skipped.
+    assert_eq!(skips.len(), 3, "{skips:?}");
+    assert_eq!(
+        skips
+            .iter()
+            .filter(|(f, row, _)| f.ends_with(".tsv") && row.is_some())
+            .count(),
+        2,
+        "{skips:?}"
+    );
     assert!(
         skips
             .iter()
             .any(|(f, _, why)| f == name && why.contains("the same predictions as"))
     );
+    assert_eq!(imp.reruns.len(), 1, "{:?}", imp.reruns);
+    let r = &imp.reruns[0];
     assert!(
-        skips
-            .iter()
-            .any(|(f, _, why)| f.ends_with(".tsv") && why.contains("is also in"))
+        r.file
+            .ends_with("T20241231_G0/Qwen2-VL-7B-Instruct_Video-MME_8frame.tsv")
     );
-    assert!(imp.warnings.iter().any(|w| w.contains("both hold model")));
+    assert_eq!((r.replicate.as_str(), r.config.as_str()), ("rerun-1", "8f"));
+    assert_eq!(imp.summary().replicates, 6);
+    let reps: Vec<Value> = jsonl(&out.path().join("cells.jsonl"))
+        .into_iter()
+        .filter(|c| c.get("replicate").is_some())
+        .collect();
+    assert_eq!(reps.len(), 6);
+    assert!(
+        reps.iter()
+            .all(|c| c["replicate"] == "rerun-1" && c["nuisance"] == "rerun")
+    );
+    assert!(!imp.warnings.iter().any(|w| w.contains("both hold model")));
+}
+
+/// Through the binary: a VLMEvalKit work dir holding two runs of one model, dataset and
+/// budget imports the latest as canonical and the older as replicate `rerun-1`, which the
+/// report's noise floor counts.
+#[test]
+fn binary_imports_an_older_vlmevalkit_run_as_a_rerun() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let model = tmp.path().join("work").join(QWEN);
+    let src = fixtures("vlmevalkit/videomme/Qwen2-VL-7B-Instruct");
+    std::fs::create_dir_all(model.join("T20250101_G0")).expect("mkdir");
+    std::fs::create_dir_all(model.join("T20250202_G0")).expect("mkdir");
+    // The older run answered as the 64-frame file does; the latest as the 8-frame one.
+    std::fs::copy(
+        src.join("Qwen2-VL-7B-Instruct_Video-MME_64frame.tsv"),
+        model.join("T20250101_G0/Qwen2-VL-7B-Instruct_Video-MME_8frame.tsv"),
+    )
+    .expect("copy");
+    let name = "Qwen2-VL-7B-Instruct_Video-MME_8frame.xlsx";
+    std::fs::copy(src.join(name), model.join("T20250202_G0").join(name)).expect("copy");
+    std::fs::copy(
+        src.join("Qwen2-VL-7B-Instruct_Video-MME_64frame.tsv"),
+        model.join("T20250202_G0/Qwen2-VL-7B-Instruct_Video-MME_64frame.tsv"),
+    )
+    .expect("copy");
+    let out = tmp.path().join("ds");
+    let o = frameaudit(&[
+        "import",
+        "vlmevalkit",
+        &tmp.path().join("work").display().to_string(),
+        "-o",
+        &out.display().to_string(),
+    ]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "2 runs, 1 models, 2 configurations, 6 items, 12 cells, 6 replicate cells of 1 re-runs"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("T20250101_G0/Qwen2-VL-7B-Instruct_Video-MME_8frame.tsv holds model \"Qwen2-VL-7B-Instruct\" under configuration \"8f\" again")
+            && err.contains("imported as replicate rerun-1 (nuisance rerun)")
+            && err.contains("import its run folder alone"),
+        "{err}"
+    );
+    let report = frameaudit(&["report", &out.display().to_string(), "--json"]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    let r: Value = serde_json::from_slice(&report.stdout).expect("report JSON");
+    assert_eq!(r["input"]["replicate_cells"], 6);
+    let a = r["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .find(|a| a["scope"] == "videomme")
+        .expect("videomme analysis");
+    let rep = &a["models"][QWEN]["replicates"];
+    assert_eq!(rep["nuisances"], serde_json::json!(["rerun"]), "{rep}");
+    assert_eq!(rep["floor"]["all"]["pairs"], 6, "{rep}");
 }
 
 #[test]

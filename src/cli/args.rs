@@ -758,6 +758,25 @@ pub struct ImportCommon {
     /// With --plan: the protocol of the cells (default intervention:STRATEGY)
     #[arg(long, requires = "plan")]
     pub protocol: Option<String>,
+    /// Import the run as replicate NAME of the canonical runs of the existing dataset -o
+    /// names (docs/measures.md §16): each answer matched by model, benchmark, item and
+    /// configuration is written to DATASET/replicates/NAME.jsonl, for the noise floor
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "nuisance",
+        conflicts_with = "plan"
+    )]
+    pub replicate: Option<String>,
+    /// With --replicate: what the replicate varies: rerun (the same run again), phase,
+    /// order, sampler, decoder, or another name
+    #[arg(
+        long,
+        value_name = "KIND",
+        requires = "replicate",
+        conflicts_with = "plan"
+    )]
+    pub nuisance: Option<String>,
 }
 
 /// `import lmms-eval`: lmms-eval's options beside the common ones.
@@ -832,4 +851,11 @@ pub struct ConvertArgs {
     /// Replace an existing output (never an audit file, an input, or a dataset with audits)
     #[arg(long)]
     pub force: bool,
+    /// Write every row without a `replicate` as replicate NAME (docs/measures.md §16): a
+    /// re-run's CSV made a file for a dataset's replicates/ folder
+    #[arg(long, value_name = "NAME", requires = "nuisance")]
+    pub replicate: Option<String>,
+    /// With --replicate: what the replicate varies (rerun, phase, order, sampler...)
+    #[arg(long, value_name = "KIND", requires = "replicate")]
+    pub nuisance: Option<String>,
 }

@@ -29,6 +29,8 @@ struct CellWriter<'w> {
     error: Option<std::io::Error>,
     diags: Diagnostics,
     written: u64,
+    /// `--replicate NAME --nuisance KIND`: given to every cell without a replicate.
+    replicate: Option<(&'w str, &'w str)>,
 }
 
 impl CellWriter<'_> {
@@ -53,6 +55,7 @@ impl CellSink for CellWriter<'_> {
             error: None,
             diags: Diagnostics::default(),
             written: 0,
+            replicate: self.replicate,
         }
     }
     fn join(&mut self, part: &mut Self) {
@@ -70,7 +73,15 @@ impl CellSink for CellWriter<'_> {
     }
     fn push(&mut self, cell: &CellInput<'_>, _line: u64) {
         // Writing into a Vec cannot fail.
-        let _ = write_cell(&mut self.out, cell);
+        let _ = match self.replicate {
+            Some((name, nuisance)) if cell.replicate.is_none() => {
+                let mut c = cell.clone();
+                c.replicate = Some(name);
+                c.nuisance = Some(nuisance);
+                write_cell(&mut self.out, &c)
+            }
+            _ => write_cell(&mut self.out, cell),
+        };
         self.written += 1;
         if self.out.len() > 1 << 20 {
             self.flush_part();
@@ -79,9 +90,18 @@ impl CellSink for CellWriter<'_> {
 }
 
 /// `import per-item-csv IN -o OUT`: validates the whole CSV (every rule of docs/measures.md §1.7),
-/// then writes its cells, in input order, to OUT atomically.
+/// then writes its cells, in input order, to OUT atomically (with `--replicate`, the rows
+/// without a replicate as that one).
 pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
     super::check_output(&args.output, &[&args.input], args.force)?;
+    for (flag, v) in [
+        ("--replicate", &args.replicate),
+        ("--nuisance", &args.nuisance),
+    ] {
+        if v.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            anyhow::bail!("{flag} needs a name (an empty one is a canonical cell's)");
+        }
+    }
     // Validate first: a rejected input writes nothing.
     super::load(&DatasetArgs {
         dataset: Some(args.input.clone()),
@@ -99,6 +119,7 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
             error: None,
             diags: Diagnostics::default(),
             written: 0,
+            replicate: args.replicate.as_deref().zip(args.nuisance.as_deref()),
         };
         let name: Arc<Path> = Arc::from(args.input.as_path());
         read_per_item_csv(file, None, &mut sink, &name)?;
@@ -122,7 +143,7 @@ fn harness(
     layout: videos::Layout,
     read: impl FnOnce(&mut Import, &[frames_log::LoggedRun], &dyn Fn(u64)) -> Result<(), ImportError>,
 ) -> Result<()> {
-    if !common.dry_run && common.plan.is_none() {
+    if !common.dry_run && common.plan.is_none() && common.replicate.is_none() {
         let mut inputs = crate::core::output::Inputs::new();
         inputs
             .extend(&common.paths)
@@ -194,11 +215,32 @@ fn harness(
     bar.finish_and_clear();
     let s = imp.summary();
     let mut err = std::io::stderr().lock();
+    let replicates = if s.replicates > 0 {
+        format!(
+            ", {} replicate cells of {} re-runs",
+            s.replicates,
+            imp.reruns.len()
+        )
+    } else {
+        String::new()
+    };
     writeln!(
         err,
-        "frameaudit: {what}: {} runs, {} models, {} configurations, {} items, {} cells; {} records skipped, {} duplicates",
+        "frameaudit: {what}: {} runs, {} models, {} configurations, {} items, {} cells{replicates}; {} records skipped, {} duplicates",
         s.runs, s.models, s.configs, s.items, s.cells, s.skipped, s.duplicates
     )?;
+    for r in &imp.reruns {
+        writeln!(
+            err,
+            "  re-run: {} holds model {} under configuration {} again, asked the same as {}: imported as replicate {} (nuisance rerun) for the noise floor; {}",
+            sanitize(&r.file.display().to_string()),
+            sanitize(&format!("{:?}", r.model)),
+            sanitize(&format!("{:?}", r.config)),
+            sanitize(&r.canonical.display().to_string()),
+            sanitize(&r.replicate),
+            r.otherwise
+        )?;
+    }
     for (reason, n, at) in imp.skip_reasons() {
         let first = if n == 1 { "at" } else { "first at" };
         writeln!(
@@ -224,6 +266,11 @@ fn harness(
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+    }
+    if let (Some(name), Some(nuisance)) = (&common.replicate, &common.nuisance) {
+        drop(err);
+        let wanted = crate::core::replicate::Wanted { name, nuisance };
+        return replicate(common, wanted, &imp, extra_inputs);
     }
     if common.dry_run {
         writeln!(err, "frameaudit: dry run: nothing written")?;
@@ -361,6 +408,105 @@ fn rerun(
             shown(out)
         )?;
     }
+    Ok(())
+}
+
+/// `import ... --replicate NAME --nuisance KIND -o DATASET`: the run's answers, matched to
+/// the dataset's canonical cells (core/replicate.rs), written as replicate NAME into
+/// `DATASET/replicates/NAME.jsonl`; nothing else of the dataset changes.
+fn replicate(
+    common: &ImportCommon,
+    wanted: crate::core::replicate::Wanted<'_>,
+    imp: &Import,
+    extra_inputs: &[PathBuf],
+) -> Result<()> {
+    use crate::core::replicate;
+    if let Some(r) = imp.reruns.first() {
+        anyhow::bail!(
+            "{} and {} both hold model {:?} under configuration {:?}: with --replicate, import one run at a time",
+            sanitize(&r.canonical.display().to_string()),
+            sanitize(&r.file.display().to_string()),
+            r.model,
+            r.config
+        );
+    }
+    let shown = |p: &Path| sanitize(&p.display().to_string()).into_owned();
+    let ds = crate::core::dataset::load_dataset(&common.output, None).with_context(|| {
+        format!(
+            "--replicate adds the run to an existing dataset: -o {} is not one",
+            shown(&common.output)
+        )
+    })?;
+    let out = replicate::replicates_file(&common.output, wanted.name);
+    if !common.dry_run {
+        let mut inputs: Vec<&Path> = common.paths.iter().map(PathBuf::as_path).collect();
+        inputs.extend(common.frames_log.iter().map(PathBuf::as_path));
+        inputs.extend(extra_inputs.iter().map(PathBuf::as_path));
+        inputs.extend(common.videos.as_deref());
+        super::check_output(&out, &inputs, common.force)?;
+    }
+    // The file's replicates go with it when --force replaces it.
+    let replaced = common.force.then_some(out.as_path());
+    let matched =
+        replicate::match_replicate(&ds, imp, wanted, replaced).map_err(anyhow::Error::msg)?;
+    let mut err = std::io::stderr().lock();
+    writeln!(
+        err,
+        "frameaudit: replicate {} (nuisance {}) of dataset {}: {} cells kept, each a replicate of the dataset's cell of the same model, benchmark, item and configuration; {} left out",
+        sanitize(wanted.name),
+        sanitize(wanted.nuisance),
+        sanitize(&ds.name),
+        matched.cells.len(),
+        matched.left_out.len()
+    )?;
+    // The answers left out, by reason: a missing model or configuration leaves out a run.
+    let mut by_why: Vec<(&str, usize, &str)> = Vec::new();
+    for l in &matched.left_out {
+        match by_why.iter_mut().find(|(w, _, _)| *w == l.why) {
+            Some(e) => e.1 += 1,
+            None => by_why.push((&l.why, 1, &l.unit)),
+        }
+    }
+    for (why, n, first) in by_why.iter().take(20) {
+        let first = if *n == 1 {
+            sanitize(first).into_owned()
+        } else {
+            format!("first {}", sanitize(first))
+        };
+        writeln!(err, "  left out {n}: {} ({first})", sanitize(why))?;
+    }
+    if by_why.len() > 20 {
+        writeln!(err, "  ... and {} more reasons", by_why.len() - 20)?;
+    }
+    if matched.cells.is_empty() {
+        anyhow::bail!(
+            "no answer of the run matches a canonical cell of {}: nothing written (see above why)",
+            shown(&common.output)
+        );
+    }
+    if common.dry_run {
+        writeln!(err, "frameaudit: dry run: nothing written")?;
+        return Ok(());
+    }
+    // Inside the dataset: no link is followed, to the folder or the file.
+    if let Some(dir) = out.parent() {
+        crate::core::fswrite::create_dir_below(&common.output, dir)
+            .with_context(|| format!("cannot create {}", shown(dir)))?;
+    }
+    crate::core::fswrite::write_output(&out, crate::core::fswrite::Links::Refuse, |w| {
+        for c in &matched.cells {
+            crate::core::text::json_to_writer(&mut *w, c)?;
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+    .with_context(|| format!("cannot write {}", shown(&out)))?;
+    writeln!(
+        err,
+        "frameaudit: wrote {} replicate cells to {}",
+        matched.cells.len(),
+        shown(&out)
+    )?;
     Ok(())
 }
 

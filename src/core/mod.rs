@@ -21,6 +21,7 @@ pub mod output;
 pub mod paths;
 pub mod plan;
 pub mod queue;
+pub mod replicate;
 pub mod rerun;
 pub mod rules;
 pub mod sampling;

@@ -28,8 +28,12 @@
 //!
 //! **Runs.** Logs of one (model, configuration) form one run, whatever their invocation:
 //! `videomme` on Monday and `mvbench` on Tuesday at 16 frames are one configuration. Two
-//! invocations that both logged the same task for the same (model, configuration) are an
-//! error naming both files.
+//! invocations that both logged the same task for the same (model, configuration) are a
+//! **re-run** when their wrapper (`config.model`) and `model_args` are identical (the same
+//! pairs, in any order): the log read first (in path order; in one folder, the earliest
+//! `date_id`) is the canonical run, and each later one gives replicates `rerun-1`,
+//! `rerun-2`... of nuisance `rerun` (docs/measures.md §16). Otherwise, or when a log does not
+//! tell its arguments, they are an error naming both files.
 //!
 //! **Tasks.** The task name is the benchmark. The metric dict a line carries decides how it
 //! is read:
@@ -111,6 +115,8 @@ pub fn import(
     // The runs of v0.3+ logs are known before reading a line: a missing budget fails fast.
     let mut results: BTreeMap<PathBuf, Option<RunMeta>> = BTreeMap::new();
     let mut contexts: Vec<Option<RunCtx>> = vec![None; files.len()];
+    // What each log's invocation was asked, to tell a re-run from another run.
+    let mut asked: Vec<Option<String>> = vec![None; files.len()];
     for (i, f) in files.iter().enumerate() {
         let LogFile::Samples { path, date_id, .. } = f else {
             continue;
@@ -146,6 +152,7 @@ pub fn import(
             &mut warnings,
         )?;
         push_signature(imp, &meta, &ctx);
+        asked[i] = invocation(&meta);
         contexts[i] = Some(ctx);
     }
 
@@ -154,12 +161,13 @@ pub fn import(
     crate::core::timing("lmms-eval: parse", t);
     let t = std::time::Instant::now();
 
-    let mut groups: BTreeMap<(String, String), Group> = BTreeMap::new();
+    // Per (model, configuration): the canonical run, then its re-runs.
+    let mut groups: BTreeMap<(String, String), Vec<Group>> = BTreeMap::new();
     let mut items = Described::default();
     let mut notes = SamplingNotes::default();
     let mut unknown_tasks = BTreeSet::new();
     let mut shared_ids = BTreeSet::new();
-    for ((file, ctx), p) in files.iter().zip(contexts).zip(parsed) {
+    for (((file, ctx), p), mut asked) in files.iter().zip(contexts).zip(parsed).zip(asked) {
         let path = file.path();
         for (line, reason) in p.skips {
             imp.skip(path, line, reason);
@@ -183,6 +191,7 @@ pub fn import(
                     &mut warnings,
                 )?;
                 push_signature(imp, &meta, &ctx);
+                asked = invocation(&meta);
                 for c in &mut log.cells {
                     c.model.clone_from(&ctx.model);
                     c.config.clone_from(&ctx.config);
@@ -207,17 +216,18 @@ pub fn import(
             ));
         }
         notes.note(&ctx, path, &mut warnings);
-        let group = groups
+        let slots = groups
             .entry((ctx.model.clone(), ctx.config.clone()))
-            .or_insert_with(|| Group {
-                file: path.to_path_buf(),
-                frames: ctx.frames,
-                rules: BTreeMap::new(),
-                tasks: BTreeMap::new(),
-                cells: Vec::new(),
-            });
-        // Each file is read once, so a task seen before came from another log.
-        if let Some(other) = group.tasks.get(&task) {
+            .or_default();
+        // Each file is read once, so a task seen before came from another log: a re-run
+        // when it was asked the same, the first slot without the task taking it.
+        let slot = slots
+            .iter()
+            .position(|g| !g.tasks.contains_key(&task))
+            .unwrap_or(slots.len());
+        if let Some((other, first)) = slots.first().and_then(|g| g.tasks.get(&task))
+            && (asked.is_none() || asked != *first)
+        {
             return Err(ImportError::SameRun {
                 model: ctx.model,
                 config: ctx.config,
@@ -225,6 +235,16 @@ pub fn import(
                 b: path.to_path_buf(),
             });
         }
+        if slot == slots.len() {
+            slots.push(Group {
+                file: path.to_path_buf(),
+                frames: ctx.frames,
+                rules: BTreeMap::new(),
+                tasks: BTreeMap::new(),
+                cells: Vec::new(),
+            });
+        }
+        let group = &mut slots[slot];
         if group.frames != ctx.frames {
             return Err(ImportError::Frames {
                 config: ctx.config,
@@ -238,20 +258,27 @@ pub fn import(
         if let Some(rule) = ctx.rule {
             group.rules.insert(task.clone(), rule);
         }
-        group.tasks.insert(task, path.to_path_buf());
+        group.tasks.insert(task, (path.to_path_buf(), asked));
         group.cells.append(&mut log.cells);
     }
     crate::core::timing("lmms-eval: groups", t);
     let t = std::time::Instant::now();
-    for ((model, config), g) in groups {
-        imp.add_run(Run {
-            file: g.file,
-            model,
-            config,
-            frames: g.frames,
-            rules: g.rules,
-            cells: g.cells,
-        })?;
+    for ((model, config), slots) in groups {
+        for (slot, g) in slots.into_iter().enumerate() {
+            let run = Run {
+                file: g.file,
+                model: model.clone(),
+                config: config.clone(),
+                frames: g.frames,
+                rules: g.rules,
+                cells: g.cells,
+            };
+            if slot == 0 {
+                imp.add_run(run)?;
+            } else {
+                imp.add_rerun(run, RELABEL)?;
+            }
+        }
     }
     crate::core::timing("lmms-eval: runs", t);
     for unused in overrides.unused() {
@@ -363,9 +390,23 @@ struct Group {
     frames: u64,
     /// Task → the frame rule of the run on it.
     rules: BTreeMap<String, RunRule>,
-    /// Task → the log that gave it.
-    tasks: BTreeMap<String, PathBuf>,
+    /// Task → the log that gave it, and what its invocation was asked ([`invocation`]).
+    tasks: BTreeMap<String, (PathBuf, Option<String>)>,
     cells: Vec<ImportedCell>,
+}
+
+/// How a re-run is imported otherwise, for the summary.
+const RELABEL: &str =
+    "to import it as a configuration of its own, give it another label with --config LABEL=PATH";
+
+/// What an invocation was asked, as far as the run's answers go: its wrapper and its
+/// `model_args` (in any order; the frame budget is one of them). `None` when the log does
+/// not tell both, so that no two such logs are taken for a re-run.
+fn invocation(meta: &RunMeta) -> Option<String> {
+    let (wrapper, args) = (meta.wrapper.as_ref()?, meta.args.as_ref()?);
+    let mut args = args.clone();
+    args.sort();
+    Some(serde_json::json!([wrapper, args]).to_string())
 }
 
 /// Notes how the run of `ctx` shows on lmms-eval's command line (`--model W --model_args

@@ -1,8 +1,9 @@
 //! Importers: results of evaluation harnesses (lmms-eval, VLMEvalKit, wide tables) become one
 //! response matrix, written as a dataset directory. Each reader turns its files into
 //! [`Run`]s (one model under one configuration); [`Import`] checks that no two runs claim
-//! the same (model, configuration), keeps item metadata, counts what it could not use, and
-//! writes the dataset deterministically: the same inputs give the same bytes.
+//! the same (model, configuration) (a re-run of identical arguments is kept as a replicate,
+//! docs/measures.md §16), keeps item metadata, counts what it could not use, and writes the
+//! dataset deterministically: the same inputs give the same bytes.
 
 pub mod docs;
 pub mod frames_log;
@@ -51,6 +52,50 @@ pub struct ImportedCell {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame_idx: Option<Vec<u64>>,
 }
+
+/// A replicate cell (docs/measures.md §16.1): an answer of a run measured again, under a
+/// nuisance, kept apart from the canonical cells and used only for the noise floor.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplicateCell {
+    /// The answer, keyed like the canonical cell it repeats.
+    #[serde(flatten)]
+    pub cell: ImportedCell,
+    /// The replicate's name (`rerun-1`, or the name `--replicate` gave).
+    pub replicate: String,
+    /// What the replicate varies (`rerun`, `phase`, ...).
+    pub nuisance: String,
+    /// The benchmark's task, when the cell is written apart from its canonical cells (a
+    /// replicates file of a dataset); beside them the loader infers it alike for both.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<&'static str>,
+    /// The configuration's budget, written apart from its canonical cells when it is not
+    /// the frames (a replicate must have its configuration's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<f64>,
+    /// The configuration's pixels, written apart from its canonical cells.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pixels: Option<u64>,
+}
+
+/// A run read again with the arguments of a run already read: its cells are replicates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rerun {
+    /// The model.
+    pub model: String,
+    /// The configuration.
+    pub config: String,
+    /// The replicate its cells are (`rerun-N`).
+    pub replicate: String,
+    /// The file of the re-run.
+    pub file: PathBuf,
+    /// The file of the canonical run.
+    pub canonical: PathBuf,
+    /// How to import it otherwise (the importer's words: another label with `--config`...).
+    pub otherwise: &'static str,
+}
+
+/// The nuisance of a re-run of identical arguments (docs/measures.md §16.1).
+pub const RERUN: &str = "rerun";
 
 /// What a harness's output says about an item (questions, video, category...).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -195,6 +240,10 @@ pub struct Import {
     pub links: BTreeMap<String, PathBuf>,
     /// How each run read shows on a command line, to match recorder logs to runs.
     pub signatures: Vec<frames_log::Signature>,
+    /// The cells of re-runs, in reading order (written after the canonical cells).
+    replicate_cells: Vec<ReplicateCell>,
+    /// The runs read again with identical arguments, in the order added.
+    pub reruns: Vec<Rerun>,
 }
 
 /// The cells sorted by (model, benchmark, item, configuration), the first of equal keys kept.
@@ -223,8 +272,11 @@ pub struct Summary {
     pub cells: usize,
     /// Records left out.
     pub skipped: usize,
-    /// Cells dropped as repeats of an earlier (model, benchmark, item, configuration).
+    /// Cells dropped as repeats of an earlier (model, benchmark, item, configuration), or
+    /// of an earlier replicate of the same name.
     pub duplicates: usize,
+    /// Replicate cells written (re-runs' answers).
+    pub replicates: usize,
 }
 
 impl Import {
@@ -264,6 +316,77 @@ impl Import {
             self.cells.extend(run.cells);
         }
         Ok(())
+    }
+
+    /// Adds a re-run of a run already added (same model and configuration, identical
+    /// arguments: the importer tells): its cells become the replicates `rerun-N` with
+    /// nuisance `rerun`, N counting the re-runs of that (model, configuration) in the order
+    /// added. Returns the replicate's name.
+    pub fn add_rerun(&mut self, run: Run, otherwise: &'static str) -> Result<String, ImportError> {
+        let key = (run.model.clone(), run.config.clone());
+        let Some(canonical) = self.runs.get(&key).cloned() else {
+            return Err(ImportError::Other(format!(
+                "{} is read as a re-run of model {:?} under configuration {:?}, which no run read before holds",
+                crate::core::text::sanitize(&run.file.display().to_string()),
+                run.model,
+                run.config
+            )));
+        };
+        if let Some(&f) = self.configs.get(&run.config)
+            && f != run.frames
+        {
+            return Err(ImportError::Frames {
+                config: run.config,
+                a: f,
+                b: run.frames,
+            });
+        }
+        let n = 1 + self
+            .reruns
+            .iter()
+            .filter(|r| r.model == run.model && r.config == run.config)
+            .count();
+        let replicate = format!("rerun-{n}");
+        self.replicate_cells
+            .extend(run.cells.into_iter().map(|cell| ReplicateCell {
+                cell,
+                replicate: replicate.clone(),
+                nuisance: RERUN.into(),
+                task: None,
+                budget: None,
+                pixels: None,
+            }));
+        self.reruns.push(Rerun {
+            model: run.model,
+            config: run.config,
+            replicate: replicate.clone(),
+            file: run.file,
+            canonical,
+            otherwise,
+        });
+        Ok(replicate)
+    }
+
+    /// The replicate cells to write, sorted by (model, benchmark, item, configuration,
+    /// replicate), the first of equal keys kept; and how many were dropped as repeats.
+    fn replicate_order(&self) -> (Vec<&ReplicateCell>, usize) {
+        fn key(r: &ReplicateCell) -> (&str, &str, &str, &str, &str) {
+            let c = &r.cell;
+            (
+                c.model.as_str(),
+                c.benchmark.as_str(),
+                c.item_id.as_str(),
+                c.config.as_str(),
+                r.replicate.as_str(),
+            )
+        }
+        let mut v: Vec<&ReplicateCell> = self.replicate_cells.iter().collect();
+        // Stable: the first read of equal keys stays first.
+        v.sort_by(|a, b| key(a).cmp(&key(b)));
+        let n = v.len();
+        v.dedup_by(|b, a| key(a) == key(b));
+        let dropped = n - v.len();
+        (v, dropped)
     }
 
     /// Sorts the cells by ranks of their keys (a million string-keyed map inserts would
@@ -363,6 +486,12 @@ impl Import {
         &self.cells
     }
 
+    /// The cells as they are written: sorted by (model, benchmark, item, configuration),
+    /// without duplicates (re-runs' replicates aside).
+    pub fn written_cells(&self) -> impl Iterator<Item = &ImportedCell> {
+        self.order().cells.iter().map(|&i| &self.cells[i as usize])
+    }
+
     /// The frames a cell's run's rule gives it, when its item's video is known (with
     /// `reproduced_only`, only a reproduced rule counts).
     pub fn rule_indices(&self, c: &ImportedCell, reproduced_only: bool) -> Option<Vec<u64>> {
@@ -394,6 +523,7 @@ impl Import {
     /// What the import did, for the summary line.
     pub fn summary(&self) -> Summary {
         let o = self.order();
+        let (reps, rep_dups) = self.replicate_order();
         Summary {
             runs: self.runs.len(),
             models: o.models,
@@ -401,7 +531,8 @@ impl Import {
             items: o.items,
             cells: o.cells.len(),
             skipped: self.skipped.len(),
-            duplicates: o.duplicates,
+            duplicates: o.duplicates + rep_dups,
+            replicates: reps.len(),
         }
     }
 
@@ -489,7 +620,8 @@ impl Import {
 
     /// Writes `cells.jsonl`, `items.jsonl` (when any item is described) and `dataset.json`
     /// into `dir`, each through a temporary file renamed into place. Cells are sorted by
-    /// (model, benchmark, item, configuration), so the bytes depend only on the inputs.
+    /// (model, benchmark, item, configuration), so the bytes depend only on the inputs; the
+    /// re-runs' replicate cells follow the canonical ones, sorted alike.
     pub fn write(&self, dir: &Path, name: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
         let put = |file: &str,
@@ -508,6 +640,10 @@ impl Import {
         put("cells.jsonl", &|w| {
             for &i in &order.cells {
                 crate::core::text::json_to_writer(&mut *w, &self.cells[i as usize])?;
+                w.write_all(b"\n")?;
+            }
+            for r in self.replicate_order().0 {
+                crate::core::text::json_to_writer(&mut *w, r)?;
                 w.write_all(b"\n")?;
             }
             Ok(())
@@ -710,6 +846,67 @@ mod tests {
         }
         let cells = std::fs::read_to_string(da.path().join("cells.jsonl")).expect("cells");
         assert!(cells.starts_with("{\"model\":\"m1\""), "{cells}");
+    }
+
+    /// A re-run's cells are replicates `rerun-N` of nuisance `rerun`: written after the
+    /// canonical cells, not counted as their duplicates (a repeat within one replicate is).
+    #[test]
+    fn a_rerun_is_written_as_replicates() {
+        let mut imp = Import::default();
+        imp.add_run(run(
+            "a",
+            "m",
+            "8f",
+            vec![cell("m", "q1", "8f"), cell("m", "q2", "8f")],
+        ))
+        .expect("run");
+        let again = |file: &str| {
+            run(
+                file,
+                "m",
+                "8f",
+                vec![
+                    cell("m", "q2", "8f"),
+                    cell("m", "q1", "8f"),
+                    cell("m", "q1", "8f"),
+                ],
+            )
+        };
+        assert_eq!(imp.add_rerun(again("b"), "x").expect("rerun"), "rerun-1");
+        assert_eq!(imp.add_rerun(again("c"), "x").expect("rerun"), "rerun-2");
+        let s = imp.summary();
+        assert_eq!((s.runs, s.cells, s.replicates, s.duplicates), (1, 2, 4, 2));
+        let dir = tempfile::tempdir().expect("tmp");
+        imp.write(dir.path(), "x").expect("write");
+        let cells = std::fs::read_to_string(dir.path().join("cells.jsonl")).expect("cells");
+        let lines: Vec<serde_json::Value> = cells
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
+        let keys: Vec<(String, String, String)> = lines
+            .iter()
+            .map(|v| {
+                let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
+                (s("item_id"), s("replicate"), s("nuisance"))
+            })
+            .collect();
+        let k = |i: &str, r: &str, n: &str| (i.to_string(), r.to_string(), n.to_string());
+        assert_eq!(
+            keys,
+            [
+                k("q1", "", ""),
+                k("q2", "", ""),
+                k("q1", "rerun-1", "rerun"),
+                k("q1", "rerun-2", "rerun"),
+                k("q2", "rerun-1", "rerun"),
+                k("q2", "rerun-2", "rerun"),
+            ]
+        );
+        // A re-run of a run never read is an error, not a canonical run.
+        let err = imp
+            .add_rerun(run("d", "other", "8f", vec![]), "x")
+            .expect_err("no canonical run");
+        assert!(err.to_string().contains("no run read before"), "{err}");
     }
 
     #[test]

@@ -27,8 +27,11 @@
 //!   says how to link them.
 //!
 //! The same file reached twice (VLMEvalKit links the latest run's files into the model's
-//! folder) is read once. Two different files of one model, dataset and configuration keep
-//! the one whose path sorts last (VLMEvalKit's run folders `T{date}_{time}` sort by time).
+//! folder) is read once, and so are two files of the same predictions. Two different files
+//! of one model, dataset and configuration are a **re-run** (the same model and dataset name
+//! ask the same): the one whose path sorts last is the canonical run (VLMEvalKit's run
+//! folders `T{date}_{time}` sort by time, so the latest), and each other one, in path order,
+//! gives replicates `rerun-1`, `rerun-2`... of nuisance `rerun` (docs/measures.md §16).
 
 mod lines;
 mod name;
@@ -118,15 +121,20 @@ pub fn import(
 ) -> Result<(), ImportError> {
     let named = name_files(files_under(paths, &EXTENSIONS)?, imp);
     let named = drop_concat_parts(named, imp);
-    let kept = one_file_per_run(named, imp);
+    let (kept, reruns) = one_file_per_run(named, imp);
 
     let mixed = mixed_mode_calls(&kept);
     let ordered = call_orders(&kept, &mixed, &opts.commands);
-    // Cells of one model and configuration from every dataset make one run.
-    let mut runs: BTreeMap<(String, String), VlmRunCells> = BTreeMap::new();
+    // Cells of one model and configuration from every dataset make one run (the canonical
+    // one, slot 0, then its re-runs).
+    let mut runs: BTreeMap<(String, String, usize), VlmRunCells> = BTreeMap::new();
     // Frame file template → the videos whose saved frames it names.
     let mut videos: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (path, name) in &kept {
+    let all = kept
+        .iter()
+        .map(|(p, n)| (p, n, 0))
+        .chain(reruns.iter().map(|(p, n, k)| (p, n, *k)));
+    for (path, name, slot) in all {
         let table = match read_table(path) {
             Ok(t) => t,
             Err(why) => {
@@ -195,7 +203,7 @@ pub fn import(
             }
         }
         let run = runs
-            .entry((name.model.clone(), config))
+            .entry((name.model.clone(), config, slot))
             .or_insert_with(|| VlmRunCells {
                 file: path.clone(),
                 budget: name.budget,
@@ -207,7 +215,21 @@ pub fn import(
     }
 
     let mut warned = BTreeSet::new();
-    for ((model, config), run) in runs {
+    for ((model, config, slot), run) in runs {
+        if slot > 0 {
+            imp.add_rerun(
+                Run {
+                    file: run.file,
+                    rules: run.rules,
+                    frames: budget_frames(run.budget),
+                    model,
+                    config,
+                    cells: run.cells,
+                },
+                ALONE,
+            )?;
+            continue;
+        }
         if let Budget::Fps(r) = run.budget
             && warned.insert(config.clone())
         {
@@ -512,14 +534,20 @@ fn drop_concat_parts(
     out
 }
 
-/// Keeps one file of each (model, dataset, configuration): the one whose path sorts last.
-/// The others are skipped, saying which file holds the run instead.
+/// How a re-run is imported otherwise, for the summary.
+const ALONE: &str = "to import it otherwise, import its run folder alone (into another dataset, or into this one with --replicate NAME --nuisance KIND)";
+
+/// A prediction file and what its name says.
+type Named = (PathBuf, PredictionName);
+
+/// Keeps one file of each (model, dataset, configuration), the one whose path sorts last,
+/// and each other file of other predictions as a re-run: `(path, name, N)` for `rerun-N`,
+/// in path order. A file of the same predictions as one kept is skipped, saying which.
 fn one_file_per_run(
-    named: Vec<(PathBuf, PredictionName)>,
+    named: Vec<Named>,
     imp: &mut Import,
-) -> Vec<(PathBuf, PredictionName)> {
-    let mut by_run: BTreeMap<(String, String, String), Vec<(PathBuf, PredictionName)>> =
-        BTreeMap::new();
+) -> (Vec<Named>, Vec<(PathBuf, PredictionName, usize)>) {
+    let mut by_run: BTreeMap<(String, String, String), Vec<Named>> = BTreeMap::new();
     for (path, name) in named {
         by_run
             .entry((name.model.clone(), name.dataset.clone(), name.config()))
@@ -527,35 +555,41 @@ fn one_file_per_run(
             .push((path, name));
     }
     let mut kept = Vec::new();
-    for ((model, dataset, config), mut files) in by_run {
+    let mut reruns = Vec::new();
+    for mut files in by_run.into_values() {
         files.sort_by(|a, b| a.0.cmp(&b.0));
         let Some(last) = files.pop() else {
             continue;
         };
-        for (path, _) in &files {
-            let same = fsread::read(path, fsread::IMPORT).ok()
-                == fsread::read(&last.0, fsread::IMPORT).ok();
-            let why = if same {
-                "the same predictions as".to_string()
-            } else {
-                imp.warnings.push(format!(
-                    "{} and {} both hold model {model:?} on {dataset} under configuration {config}; {} is used",
-                    path.display(),
-                    last.0.display(),
-                    last.0.display()
-                ));
-                format!("model {model:?} on {dataset} under {config} is also in")
-            };
-            imp.skip(
-                path,
-                None,
-                format!("{}: {why} {}", shown(path), last.0.display()),
-            );
+        // The predictions kept so far, the canonical ones first: (bytes, path).
+        let bytes = |p: &Path| fsread::read(p, fsread::IMPORT).ok();
+        let mut seen: Vec<(Option<Vec<u8>>, PathBuf)> = vec![(bytes(&last.0), last.0.clone())];
+        let mut others = Vec::new();
+        for (path, name) in files {
+            let mine = bytes(&path);
+            if let Some((_, same)) = seen.iter().find(|(b, _)| mine.is_some() && *b == mine) {
+                imp.skip(
+                    &path,
+                    None,
+                    format!(
+                        "{}: the same predictions as {}",
+                        shown(&path),
+                        same.display()
+                    ),
+                );
+                continue;
+            }
+            seen.push((mine, path.clone()));
+            others.push((path, name));
+        }
+        for (k, (path, name)) in others.into_iter().enumerate() {
+            reruns.push((path, name, k + 1));
         }
         kept.push(last);
     }
     kept.sort_by(|a, b| a.0.cmp(&b.0));
-    kept
+    reruns.sort_by(|a, b| a.0.cmp(&b.0));
+    (kept, reruns)
 }
 
 /// What one prediction file gave.

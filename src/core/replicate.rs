@@ -1,0 +1,214 @@
+//! A run imported as a replicate (docs/measures.md §16, issue 39): each answer of the run is
+//! matched to the dataset's canonical cell of the same (model, benchmark, item,
+//! configuration) and kept as a replicate of it, under one name and nuisance, for
+//! `replicates/NAME.jsonl`; an answer without such a cell is left out, with why.
+
+use std::path::{Path, PathBuf};
+
+use crate::core::dataset::{Dataset, REPLICATES_DIR};
+use crate::core::import::{Import, ImportedCell, ReplicateCell};
+
+/// The replicate the run is read as.
+#[derive(Debug, Clone, Copy)]
+pub struct Wanted<'a> {
+    /// Its name (`rerun-1`, `phase-half`...).
+    pub name: &'a str,
+    /// What it varies (`rerun`, `phase`...).
+    pub nuisance: &'a str,
+}
+
+/// An answer of the run left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    /// `MODEL BENCHMARK ITEM at CONFIG`.
+    pub unit: String,
+    /// Why it is not kept.
+    pub why: String,
+}
+
+/// The run matched to the dataset's canonical cells.
+#[derive(Debug, Clone, Default)]
+pub struct Matched {
+    /// The replicate cells kept, in the import's order (model, benchmark, item,
+    /// configuration).
+    pub cells: Vec<ReplicateCell>,
+    /// The answers left out, in the same order.
+    pub left_out: Vec<LeftOut>,
+}
+
+/// The file a replicate's cells go to: `replicates/NAME.jsonl` in the dataset directory,
+/// the characters of NAME a file name should not hold (path separators, `:`, spaces...)
+/// written as `-`.
+pub fn replicates_file(dataset: &Path, name: &str) -> PathBuf {
+    dataset
+        .join(REPLICATES_DIR)
+        .join(format!("{}.jsonl", safe_file_name(name)))
+}
+
+/// A name made safe as one component of a file name: ASCII letters, digits, `-`, `_` and
+/// `.` are kept, anything else is `-`, and a leading `.` is `-` (no hidden file, no `..`).
+pub fn safe_file_name(name: &str) -> String {
+    name.chars()
+        .enumerate()
+        .map(|(i, c)| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') || (c == '.' && i > 0) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// Matches every answer the import would write to the dataset's canonical cell of protocol
+/// `main` with the same (model, benchmark, item, configuration). `replaced` is the file the
+/// cells will replace, when they may (its replicates are not the dataset's any more).
+/// Errors: an empty name or nuisance, and a name the dataset already gives another nuisance.
+pub fn match_replicate(
+    ds: &Dataset,
+    imp: &Import,
+    wanted: Wanted<'_>,
+    replaced: Option<&Path>,
+) -> Result<Matched, String> {
+    if wanted.name.trim().is_empty() {
+        return Err("--replicate needs a name (an empty one is a canonical cell's)".into());
+    }
+    if wanted.nuisance.trim().is_empty() {
+        return Err("--nuisance needs a name (rerun, phase, order, sampler...)".into());
+    }
+    let m = &ds.matrix;
+    let reps = &m.replicates;
+    let elsewhere = |file: u32| {
+        m.files
+            .get(file as usize)
+            .is_none_or(|f| replaced.is_none_or(|r| !same_file(f, r)))
+    };
+    let at = |file: u32, line: u32| {
+        m.files
+            .get(file as usize)
+            .map_or_else(String::new, |f| format!("{}:{line}", f.display()))
+    };
+    if let Some(r) = reps.cells.iter().find(|r| {
+        reps.names.name(r.replicate) == wanted.name
+            && reps.names.name(r.nuisance) != wanted.nuisance
+            && elsewhere(r.file)
+    }) {
+        return Err(format!(
+            "the dataset already has replicate {:?} with nuisance {:?} (at {}), and one replicate has one nuisance: give this run another --replicate name",
+            wanted.name,
+            reps.names.name(r.nuisance),
+            at(r.file, r.line)
+        ));
+    }
+    let main = m.protocols.get("main");
+    let mut out = Matched::default();
+    for c in imp.written_cells() {
+        let unit = format!("{} {} {} at {}", c.model, c.benchmark, c.item_id, c.config);
+        match canonical(ds, main, c) {
+            Err(why) => out.left_out.push(LeftOut { unit, why }),
+            Ok(cell) => {
+                if let Some(r) = reps
+                    .of(cell)
+                    .iter()
+                    .find(|r| reps.names.name(r.replicate) == wanted.name && elsewhere(r.file))
+                {
+                    out.left_out.push(LeftOut {
+                        unit,
+                        why: format!(
+                            "the dataset already has replicate {:?} of it (in {})",
+                            wanted.name,
+                            m.files
+                                .get(r.file as usize)
+                                .map_or_else(String::new, |f| f.display().to_string())
+                        ),
+                    });
+                    continue;
+                }
+                let config = m.config(m.cell_config.get(cell as usize));
+                let item = m.cell_item.get(cell as usize);
+                out.cells.push(ReplicateCell {
+                    cell: c.clone(),
+                    replicate: wanted.name.to_string(),
+                    nuisance: wanted.nuisance.to_string(),
+                    task: Some(m.item_task(item).as_str()),
+                    budget: (config.budget != config.frames as f64).then_some(config.budget),
+                    pixels: config.pixels,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a file the dataset read is `path` (both named from the dataset directory, or
+/// one through another spelling of it).
+fn same_file(file: &Path, path: &Path) -> bool {
+    file == path
+        || std::fs::canonicalize(file)
+            .ok()
+            .zip(std::fs::canonicalize(path).ok())
+            .is_some_and(|(a, b)| a == b)
+}
+
+/// The dataset's canonical cell of an imported answer, or why there is none (or why the
+/// answer cannot be its replicate).
+fn canonical(ds: &Dataset, main: Option<u32>, c: &ImportedCell) -> Result<u32, String> {
+    let m = &ds.matrix;
+    let Some(main) = main else {
+        return Err("the dataset has no cells of protocol main".into());
+    };
+    let model = m
+        .models
+        .get(&c.model)
+        .ok_or_else(|| format!("no model {:?} in the dataset", c.model))?;
+    if m.benchmarks.get(&c.benchmark).is_none() {
+        return Err(format!("no benchmark {:?} in the dataset", c.benchmark));
+    }
+    let item = m.find_item(&c.benchmark, &c.item_id).ok_or_else(|| {
+        format!(
+            "no item {:?} of benchmark {:?} in the dataset",
+            c.item_id, c.benchmark
+        )
+    })?;
+    let config = m
+        .find_config(main, &c.config)
+        .ok_or_else(|| format!("no configuration {:?} in the dataset", c.config))?;
+    let group = m.group(main, model);
+    let key = |x: u32| (m.cell_item.get(x as usize), m.cell_config.get(x as usize));
+    let at = group.partition_point(|&x| key(x) < (item, config));
+    let cell = group
+        .get(at)
+        .copied()
+        .filter(|&x| key(x) == (item, config))
+        .ok_or_else(|| {
+            format!(
+                "the dataset has no cell of model {:?} for this item at {:?}",
+                c.model, c.config
+            )
+        })?;
+    let frames = m.config(config).frames;
+    if frames != c.frames {
+        return Err(format!(
+            "configuration {:?} has {frames} frames in the dataset, {} in this run",
+            c.config, c.frames
+        ));
+    }
+    Ok(cell)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_one_safe_file_name() {
+        assert_eq!(safe_file_name("rerun-1"), "rerun-1");
+        assert_eq!(safe_file_name("phase 0.5"), "phase-0.5");
+        assert_eq!(safe_file_name("../../etc/x"), "-.-..-etc-x");
+        assert_eq!(safe_file_name(".."), "-.");
+        assert_eq!(
+            replicates_file(Path::new("ds"), "a/b:c"),
+            Path::new("ds/replicates/a-b-c.jsonl")
+        );
+    }
+}
