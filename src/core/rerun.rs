@@ -289,19 +289,10 @@ pub fn replicate_file(dataset: &Path, replicate: &str, pass_no: u64) -> std::pat
         .join(file_name(replicate, pass_no))
 }
 
-/// A name as a file name of a dataset's folder: characters other than ASCII letters,
-/// digits, `-`, `_` and `.` written `-`, and the pass after it.
+/// A name as a file name of a dataset's folder ([`crate::core::replicate::safe_file_name`]),
+/// the pass after it.
 fn file_name(name: &str, pass_no: u64) -> String {
-    let safe: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let safe = crate::core::replicate::safe_file_name(name);
     if pass_no == 0 {
         format!("{safe}.jsonl")
     } else {
