@@ -15,10 +15,11 @@ const VERSION: &[u8] = b"frameaudit/cells-fingerprint@1";
 /// order), and within each (protocol, model) by (item, configuration). The protocol and
 /// model name are written once at the head of their group; each cell then gives its
 /// benchmark, item id, configuration name, frames, budget bits, pixels, value bits (one
-/// NaN for invalid cells) and normalised prediction. Replicates (docs/measures.md §16) are
-/// left out: they change no trajectory an annotator judged, only whether its harm survives
-/// the noise, which each record keeps as it was when tagged (`harm`); so adding a noise
-/// floor to a dataset (a phase re-run, an imported rerun) leaves its audits on their data.
+/// NaN for invalid cells) and normalised prediction. Left out: the cells of the dataset's
+/// `interventions/` folder (a sampling intervention's re-run, docs/intervention.md §6) and
+/// replicates (docs/measures.md §16). Neither changes a trajectory an annotator judged (a
+/// record keeps whether its harm survived the replicates as it was when tagged, `harm`), so
+/// importing a re-run or a noise floor after annotating keeps the audits on their data.
 /// Strings are length-prefixed and optional values tagged, so no two different matrices
 /// serialise alike.
 pub fn fingerprint(m: &ResponseMatrix) -> String {
@@ -26,17 +27,38 @@ pub fn fingerprint(m: &ResponseMatrix) -> String {
     // Many small `update` calls cost more than the hashing: batch into a buffer.
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     put_str(&mut buf, VERSION);
+    // Cells read back from a re-run (`interventions/`) are left out: they judge the audits'
+    // transitions, they do not change them.
+    let intervention: Vec<bool> = m
+        .files
+        .iter()
+        .map(|f| {
+            f.parent().and_then(|d| d.file_name())
+                == Some(std::ffi::OsStr::new(
+                    crate::core::dataset::INTERVENTIONS_DIR,
+                ))
+        })
+        .collect();
     for p in 0..m.protocols.len() as u32 {
         for mo in 0..m.models.len() as u32 {
-            let cells = m.group(p, mo);
-            if cells.is_empty() {
-                continue;
-            }
-            buf.push(b'G');
-            put_str(&mut buf, m.protocols.name(p).as_bytes());
-            put_str(&mut buf, m.models.name(mo).as_bytes());
-            for &c in cells {
+            // The group's head is written with its first cell, so a group of intervention
+            // cells alone leaves no trace.
+            let mut head = false;
+            for &c in m.group(p, mo) {
                 let c = c as usize;
+                if intervention
+                    .get(m.cell_file.get(c) as usize)
+                    .copied()
+                    .unwrap_or(false)
+                {
+                    continue;
+                }
+                if !head {
+                    head = true;
+                    buf.push(b'G');
+                    put_str(&mut buf, m.protocols.name(p).as_bytes());
+                    put_str(&mut buf, m.models.name(mo).as_bytes());
+                }
                 let item = m.item(m.cell_item.get(c));
                 let cfg = m.config(m.cell_config.get(c));
                 buf.push(b'C');
@@ -138,6 +160,34 @@ mod tests {
         // A case or whitespace change of the prediction is not (it is normalised away).
         changed[1] = r#"{"model":"M","item_id":"q1","config":"16f","frames":16,"pixels":1000,"pred":" d ","gold":"A"}"#;
         assert_eq!(fingerprint(&load(&changed.join("\n"))), other);
+    }
+
+    /// A re-run's intervention cells (`interventions/`) are not part of what an audit
+    /// judges: a dataset with them has the fingerprint it had without them.
+    #[test]
+    fn audit_fingerprint_leaves_the_intervention_cells_out() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let ds = tmp.path().join("ds");
+        std::fs::create_dir_all(&ds).expect("mkdir");
+        std::fs::write(ds.join("cells.jsonl"), LINES.join("\n")).expect("cells");
+        let load_dir = || {
+            let d = crate::core::dataset::load_dataset(&ds, None).expect("dataset");
+            fingerprint(&d.matrix)
+        };
+        let before = load_dir();
+        std::fs::create_dir_all(ds.join("interventions")).expect("mkdir");
+        std::fs::write(
+            ds.join("interventions/intervention-nested.jsonl"),
+            r#"{"model":"M","item_id":"q1","config":"16f","frames":16,"pixels":1000,"pred":"A","gold":"A","protocol":"intervention:nested"}"#,
+        )
+        .expect("interventions");
+        assert_eq!(load_dir(), before);
+        // The same cell in the cells file itself is data the audits are made on.
+        let mut lines: Vec<&str> = LINES.to_vec();
+        lines.push(r#"{"model":"M","item_id":"q1","config":"16f","frames":16,"pixels":1000,"pred":"A","gold":"A","protocol":"intervention:nested"}"#);
+        std::fs::write(ds.join("cells.jsonl"), lines.join("\n")).expect("cells");
+        std::fs::remove_dir_all(ds.join("interventions")).expect("rm");
+        assert_ne!(load_dir(), before);
     }
 
     /// Replicates are not part of what an audit judges: adding them, or changing one,
