@@ -417,3 +417,29 @@ fn a_qwen_run_over_an_edit_list_is_assumed_until_the_decoder_is_known() {
         "{c}"
     );
 }
+
+#[test]
+fn a_bad_decoders_field_names_its_line_and_field() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let d = tmp.path();
+    std::fs::write(
+        d.join("cells.jsonl"),
+        "{\"model\": \"m\", \"item_id\": \"a\", \"config\": \"8f\", \"frames\": 8, \"pred\": \"A\", \"gold\": \"A\"}\n\
+         {\"model\": \"m\", \"item_id\": \"b\", \"config\": \"8f\", \"frames\": 8, \"pred\": \"A\", \"gold\": \"A\"}\n",
+    )
+    .expect("cells");
+    std::fs::write(
+        d.join("items.jsonl"),
+        "{\"item_id\": \"a\", \"num_frames\": 1050, \"fps\": 25.0, \"decoders\": {\"torchcodec\": {\"num_frames\": 1017, \"fps\": 25.0}}}\n\
+         {\"item_id\": \"b\", \"num_frames\": 10, \"decoders\": {\"ffmpeg\": {\"num_frames\": 9}}}\n",
+    )
+    .expect("items");
+    let o = frameaudit(&["validate", &s(d)]);
+    let err = format!("{}{}", common::stdout(&o), stderr(&o));
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("items.jsonl") && err.contains(":2") && err.contains("decoders"),
+        "{err}"
+    );
+    assert!(!err.contains(":1:"), "{err}");
+}

@@ -44,10 +44,11 @@ impl Provenance {
 }
 
 /// What a rule needs to know of one video, as the harness's reader reports it (decord:
-/// `len(VideoReader)`, `get_avg_fps()`).
+/// `len(VideoReader)`, `get_avg_fps()`; another decoder's count and rate where the run read
+/// with it, see [`decoder`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VideoFacts {
-    /// Frames of the video, counted as decord counts them.
+    /// Frames of the video, counted as the reader counts them.
     pub num_frames: u64,
     /// The video's average frame rate.
     pub fps: Option<f64>,
