@@ -181,6 +181,9 @@ fn harness(
                 num_frames: v.num_frames,
                 fps: v.fps,
                 duration: v.duration,
+                decoders: crate::core::rules::decoder::decoders_disagree(&v.decoders)
+                    .then_some(v.decoders),
+                discarded_packets: v.discarded_packets,
             })
         };
         let v = videos::attach(&mut imp, &index, layout, &probe);

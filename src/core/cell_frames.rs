@@ -3,6 +3,7 @@
 //! dataset meets the harnesses' rules and policies, so it sits above all three.
 
 use crate::core::dataset::{Dataset, ItemMeta};
+use crate::core::rules::decoder::{ItemVideo, RunDecoder, frames_by_decoder};
 use crate::core::rules::{FrameRule, Provenance, VideoFacts};
 use crate::core::sampling::{Policy, indices};
 
@@ -110,6 +111,40 @@ fn video_facts(meta: &ItemMeta, t: u64) -> VideoFacts {
     }
 }
 
+/// A run's rule for one item: its name says which decoder counts (and the decoders' counts
+/// where they differ on the item's video); assumed when the run's candidate decoders give
+/// the video different frames.
+fn with_decoder(rule: Rule, note: String, assumed: Option<String>) -> Rule {
+    let Rule::Run {
+        kind,
+        provenance,
+        name,
+        why,
+    } = rule
+    else {
+        return rule;
+    };
+    let name = if note.is_empty() {
+        name
+    } else {
+        format!("{name}; {note}")
+    };
+    match assumed {
+        None => Rule::Run {
+            kind,
+            provenance,
+            name,
+            why,
+        },
+        Some(reason) => Rule::Run {
+            kind,
+            provenance: Provenance::Assumed,
+            name,
+            why: format!("{reason}; {why}"),
+        },
+    }
+}
+
 /// The frames cell `cell` of the dataset saw, and how that was decided: the cell's own
 /// `frame_idx` wins (recorded); a zero-frame configuration saw nothing; then the run's rule
 /// in `dataset.json` → `runs`, then the configuration's policy in `dataset.json` →
@@ -152,7 +187,7 @@ fn frames_of(ds: &Dataset, cell: u32, budget: Option<u64>) -> (Vec<u64>, Rule) {
     }
     let bench = m.item(item).benchmark;
     enum Chosen {
-        Run(FrameRule, Rule),
+        Run(FrameRule, Option<RunDecoder>, Rule),
         Policy(Policy, Rule),
     }
     let chosen = if let Some(run) = ds.run_entry(model, bench, config_id) {
@@ -174,7 +209,7 @@ fn frames_of(ds: &Dataset, cell: u32, budget: Option<u64>) -> (Vec<u64>, Rule) {
             why: run.rule.why.clone(),
         };
         match &run.rule.rule {
-            Some(r) => Chosen::Run(r.clone(), rule),
+            Some(r) => Chosen::Run(r.clone(), run.rule.decoder.clone(), rule),
             None => return unknown(&format!("{} ({})", run.rule.name, run.rule.why)),
         }
     } else {
@@ -208,7 +243,7 @@ fn frames_of(ds: &Dataset, cell: u32, budget: Option<u64>) -> (Vec<u64>, Rule) {
     }
     let facts = video_facts(meta, t);
     let (result, rule) = match chosen {
-        Chosen::Run(r, rule) => {
+        Chosen::Run(r, decoder, rule) => {
             let r = match budget.map(|n| r.with_budget(n)) {
                 None => r,
                 Some(Ok(r)) => r,
@@ -217,7 +252,15 @@ fn frames_of(ds: &Dataset, cell: u32, budget: Option<u64>) -> (Vec<u64>, Rule) {
             if r.needs_fps() && meta.fps.is_none() {
                 return unknown("the item has no fps in items.jsonl, which its frame rule needs");
             }
-            (r.indices(&facts), rule)
+            let video = ItemVideo {
+                decord: &facts,
+                counts: meta.decoders.as_deref(),
+                discarded: meta.discarded_packets,
+            };
+            match frames_by_decoder(&r, decoder.as_ref(), &video) {
+                Ok(f) => (Ok(f.indices), with_decoder(rule, f.note, f.assumed)),
+                Err(e) => (Err(e), rule),
+            }
         }
         Chosen::Policy(p, rule) => {
             if matches!(p, Policy::Fps { .. }) {

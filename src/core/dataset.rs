@@ -42,6 +42,11 @@ pub struct ItemMeta {
     pub fps: Option<f64>,
     /// The video's length in seconds.
     pub duration: Option<f64>,
+    /// Each decoder's count and rate of the video, when some disagree with decord's
+    /// (`num_frames` and `fps` are decord's).
+    pub decoders: Option<Box<crate::core::rules::decoder::DecoderCounts>>,
+    /// The packets the video's container marks to discard (an MP4 edit list), when any.
+    pub discarded_packets: Option<u64>,
     /// The question's time window in the video, in seconds (MVBench's `start`/`end`).
     pub start: Option<f64>,
     /// End of the question's time window, in seconds.
@@ -878,6 +883,10 @@ struct RawItem<'a> {
     #[serde(borrow, default)]
     duration: J<'a>,
     #[serde(borrow, default)]
+    decoders: J<'a>,
+    #[serde(borrow, default)]
+    discarded_packets: J<'a>,
+    #[serde(borrow, default)]
     start: J<'a>,
     #[serde(borrow, default)]
     end: J<'a>,
@@ -888,7 +897,7 @@ struct RawItem<'a> {
 }
 
 /// The fields of [`RawItem`], as a line names them.
-const ITEM_FIELDS: [&str; 14] = [
+const ITEM_FIELDS: [&str; 16] = [
     "benchmark",
     "item_id",
     "question",
@@ -899,6 +908,8 @@ const ITEM_FIELDS: [&str; 14] = [
     "num_frames",
     "fps",
     "duration",
+    "decoders",
+    "discarded_packets",
     "start",
     "end",
     "category",
@@ -918,12 +929,45 @@ impl<'a> PlainRecord<'a> for RawItem<'a> {
             &mut self.num_frames,
             &mut self.fps,
             &mut self.duration,
+            &mut self.decoders,
+            &mut self.discarded_packets,
             &mut self.start,
             &mut self.end,
             &mut self.category,
             &mut self.task_type,
         ];
         super::load::json::scan_fields(text, &ITEM_FIELDS, &mut slots)
+    }
+}
+
+/// An item's `decoders` (each decoder's count of its video), read again from the line with
+/// serde since the plain scan skips objects; rare, as only awkward videos have one.
+fn decoders_of(
+    raw: &J,
+    text: &[u8],
+    ck: &mut FieldCheck,
+) -> Option<Box<crate::core::rules::decoder::DecoderCounts>> {
+    #[derive(Deserialize)]
+    struct Line {
+        decoders: Option<crate::core::rules::decoder::DecoderCounts>,
+    }
+    match raw {
+        v if is_missing(v) => None,
+        J::Null => None,
+        J::Obj => match serde_json::from_slice::<Line>(text) {
+            Ok(l) => l.decoders.map(Box::new),
+            Err(e) => {
+                ck.fail("decoders", format!("not a map of decoder counts ({e})"));
+                None
+            }
+        },
+        other => {
+            ck.fail(
+                "decoders",
+                format!("expected an object, found {}", other.kind()),
+            );
+            None
+        }
     }
 }
 
@@ -976,6 +1020,12 @@ fn parse_items(path: &Path, diags: &mut Diagnostics) -> Result<ParsedItems, Load
             num_frames: ck.non_negative_int("num_frames", &raw.num_frames, true),
             fps: ck.ranged("fps", &raw.fps, f64::MIN_POSITIVE, f64::MAX),
             duration: ck.ranged("duration", &raw.duration, 0.0, f64::MAX),
+            decoders: decoders_of(&raw.decoders, text, &mut ck),
+            discarded_packets: ck.non_negative_int(
+                "discarded_packets",
+                &raw.discarded_packets,
+                true,
+            ),
             start: ck.ranged("start", &raw.start, 0.0, f64::MAX),
             end: ck.ranged("end", &raw.end, 0.0, f64::MAX),
             category: ck.opt_str("category", &raw.category).map(str::to_owned),

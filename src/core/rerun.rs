@@ -338,6 +338,7 @@ mod tests {
             planned,
             refused: (planned == Some(false)).then(|| "IndexError: past the end".into()),
             asked: planned.map(|_| 4),
+            reader: None,
         }
     }
 

@@ -6,6 +6,10 @@
 //! opens the file, so the count here is ffprobe's packet count of that stream, not the
 //! container's header (which an edit list can make disagree): the file is read, nothing is
 //! decoded. Its frame rate is the stream's `avg_frame_rate`, as a plain division.
+//!
+//! The same run lists the stream's packets, so the probe also gives the count and rate each
+//! other decoder reports ([`Decoder`]): torchcodec skips the packets an edit list discards
+//! and times the rest, PyAV and OpenCV take the header's count.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -16,6 +20,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
+
+use crate::core::rules::decoder::{Decoder, DecoderCount, DecoderCounts};
 
 /// How long one ffprobe or ffmpeg run may take before it is killed: a damaged file can
 /// make a demuxer or decoder spin, and no caller may hang on it forever.
@@ -111,6 +117,14 @@ pub struct VideoProbe {
     pub codec: String,
     /// The container, as ffprobe names it (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, ...).
     pub container: String,
+    /// The count and rate each decoder reports, decord's included: torchcodec's exact mode
+    /// (the packets without the discard flag, over the span of their timestamps), its
+    /// approximate mode (header count, `r_frame_rate`), PyAV (header count, average rate,
+    /// and the decodable frames when fewer) and cv2 (header count, average rate). A container
+    /// without a frame count in its header (Matroska, WebM) gives none for the last three.
+    pub decoders: DecoderCounts,
+    /// The packets the container marks to discard (an MP4 edit list cutting into a GOP).
+    pub discarded_packets: u64,
 }
 
 /// The `ffprobe` program on `PATH`, if any.
@@ -168,11 +182,12 @@ pub(crate) fn probe_video_by(
         "-count_packets",
         "-show_entries",
         "stream=index,codec_name,codec_type,width,height,avg_frame_rate,r_frame_rate,\
-         nb_read_packets,duration,start_time,bit_rate:stream_disposition=default,\
-         attached_pic,hearing_impaired,visual_impaired:stream_tags=rotate:\
-         stream_side_data=rotation:format=format_name,duration",
+         nb_read_packets,nb_frames,time_base,duration,start_time,bit_rate:\
+         stream_disposition=default,attached_pic,hearing_impaired,visual_impaired:\
+         stream_tags=rotate:stream_side_data=rotation:format=format_name,duration:\
+         packet=stream_index,pts,dts,duration,flags",
         "-of",
-        "json",
+        "json=compact=1",
     ]
     .iter()
     .map(OsString::from)
@@ -218,6 +233,19 @@ struct ProbeOut {
     #[serde(default)]
     streams: Vec<ProbeStream>,
     format: Option<ProbeFormat>,
+    #[serde(default)]
+    packets: Vec<ProbePacket>,
+}
+
+/// One packet as ffprobe lists it (times in the stream's time base).
+#[derive(Deserialize)]
+struct ProbePacket {
+    stream_index: usize,
+    pts: Option<i64>,
+    dts: Option<i64>,
+    duration: Option<i64>,
+    #[serde(default)]
+    flags: String,
 }
 
 #[derive(Deserialize)]
@@ -230,6 +258,8 @@ struct ProbeStream {
     avg_frame_rate: Option<String>,
     r_frame_rate: Option<String>,
     nb_read_packets: Option<String>,
+    nb_frames: Option<String>,
+    time_base: Option<String>,
     duration: Option<String>,
     start_time: Option<String>,
     bit_rate: Option<String>,
@@ -352,6 +382,7 @@ fn parse_probe(json: &[u8]) -> Result<VideoProbe, String> {
         .or_else(|| format.and_then(|f| seconds(&f.duration)))
         .filter(|d| *d > 0.0)
         .unwrap_or(count as f64 / fps);
+    let (decoders, discarded_packets) = decoder_counts(st, &out.packets, count, fps, r);
     Ok(VideoProbe {
         num_frames: count,
         fps,
@@ -367,7 +398,102 @@ fn parse_probe(json: &[u8]) -> Result<VideoProbe, String> {
         container: format
             .and_then(|f| f.format_name.clone())
             .unwrap_or_default(),
+        decoders,
+        discarded_packets,
     })
+}
+
+/// Each decoder's count and rate of stream `st` (decord's is `count` at `fps`), and the
+/// packets marked to discard.
+fn decoder_counts(
+    st: &ProbeStream,
+    packets: &[ProbePacket],
+    count: u64,
+    fps: f64,
+    r_frame_rate: Rational,
+) -> (DecoderCounts, u64) {
+    let mut counts = DecoderCounts::new();
+    counts.insert(
+        Decoder::Decord,
+        DecoderCount {
+            num_frames: count,
+            fps: Some(fps),
+            decodable: None,
+        },
+    );
+    // torchcodec's scan (SingleStreamDecoder::scanFileAndUpdateMetadataAndIndex): packets
+    // flagged discard are skipped; the others are counted, from the least pts (dts when
+    // there is none) to the greatest pts + duration.
+    let mut kept = 0u64;
+    let mut discarded = 0u64;
+    let mut span: Option<(i64, i64)> = None;
+    for p in packets.iter().filter(|p| p.stream_index == st.index) {
+        if p.flags.contains('D') {
+            discarded += 1;
+            continue;
+        }
+        kept += 1;
+        let Some(t) = p.pts.or(p.dts) else { continue };
+        let end = p.pts.unwrap_or(t).saturating_add(p.duration.unwrap_or(0));
+        span = Some(span.map_or((t, end), |(b, e)| (b.min(t), e.max(end))));
+    }
+    let time_base = st
+        .time_base
+        .as_deref()
+        .and_then(Rational::parse)
+        .and_then(Rational::value);
+    let exact_fps = span
+        .zip(time_base)
+        .map(|((b, e), tb)| e.saturating_sub(b) as f64 * tb)
+        .filter(|secs| *secs > 0.0)
+        .map(|secs| kept as f64 / secs);
+    // Packets not listed (an ffprobe without packet entries): decord's count stands.
+    let (exact, exact_fps) = if packets.is_empty() {
+        (count, Some(fps))
+    } else {
+        (kept, exact_fps)
+    };
+    counts.insert(
+        Decoder::Torchcodec,
+        DecoderCount {
+            num_frames: exact,
+            fps: exact_fps,
+            decodable: None,
+        },
+    );
+    let header = st
+        .nb_frames
+        .as_deref()
+        .and_then(|n| n.parse::<u64>().ok())
+        .filter(|&n| n > 0);
+    if let Some(h) = header {
+        counts.insert(
+            Decoder::TorchcodecApprox,
+            DecoderCount {
+                num_frames: h,
+                fps: r_frame_rate.value().filter(|f| f.is_finite() && *f > 0.0),
+                decodable: None,
+            },
+        );
+        counts.insert(
+            Decoder::Pyav,
+            DecoderCount {
+                num_frames: h,
+                fps: Some(fps),
+                // PyAV decodes the packets libavcodec is not told to discard.
+                decodable: (exact < h).then_some(exact),
+            },
+        );
+        counts.insert(
+            Decoder::Cv2,
+            DecoderCount {
+                num_frames: h,
+                fps: Some(fps),
+                decodable: None,
+            },
+        );
+    }
+    (counts, discarded)
 }
 
 /// `file:<path>`: makes ffmpeg and ffprobe take the path as a file even when it looks like

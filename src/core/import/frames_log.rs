@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::{Import, ImportError};
 use crate::core::fsread;
+use crate::core::rules::decoder::Decoder;
 
 /// The schema of a recorder log's `start` and `run` lines.
 pub const SCHEMA: &str = "frameaudit/frames-log@1";
@@ -38,6 +39,8 @@ pub struct Decode {
     /// A planned decode: how many frames the harness had asked for (`None` when the log
     /// does not say).
     pub asked: Option<usize>,
+    /// The reader that decoded (`decord`, `torchcodec`, `pyav`...), as logged.
+    pub reader: Option<String>,
 }
 
 /// The plan a logged run applied (its `run` line's `plan`).
@@ -87,6 +90,8 @@ struct Line {
     refused: Option<String>,
     #[serde(default)]
     asked: Option<Vec<serde_json::Value>>,
+    #[serde(default)]
+    reader: Option<String>,
 }
 
 /// Whether `path` is a recorder log: its first line carries [`SCHEMA`].
@@ -176,6 +181,7 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
                         planned: parsed.planned,
                         refused: parsed.refused,
                         asked: parsed.asked.map(|a| a.len()),
+                        reader: parsed.reader,
                     }),
                     None => skips.push((line_no, "a decode before any run line".into())),
                 }
@@ -371,6 +377,17 @@ pub fn attach(
         let mut matched = matched;
         matched.sort();
         matched.dedup();
+        if let Some(d) = logged_decoder(log) {
+            let source = format!(
+                "the recorder log {}:{} logs its decodes read with {}",
+                log.file.display(),
+                log.line,
+                d.name()
+            );
+            for (model, config) in &matched {
+                imp.set_decoder(model, config, d, &source);
+            }
+        }
         // One command that made several runs (VLMEvalKit's `--data A B`): a video that
         // more than one of them used was decoded for each, and the log does not tell which
         // decode was whose, so only videos of a single run are attributed.
@@ -450,6 +467,27 @@ pub fn attach(
         ));
     }
     summary
+}
+
+/// The decoder a logged run decoded with: the reader of its decodes of more than one frame
+/// (a single-frame read is often a wrapper's look at the first frame, with another reader),
+/// else of all its decodes, when they name one decoder.
+fn logged_decoder(log: &LoggedRun) -> Option<Decoder> {
+    let readers = |whole: bool| -> BTreeSet<&str> {
+        log.decodes
+            .iter()
+            .filter(|d| !whole || d.indices.len() > 1)
+            .filter_map(|d| d.reader.as_deref())
+            .collect()
+    };
+    let mut names = readers(true);
+    if names.is_empty() {
+        names = readers(false);
+    }
+    match names.into_iter().collect::<Vec<_>>().as_slice() {
+        [one] => Decoder::from_reader(one),
+        _ => None,
+    }
 }
 
 /// Item → the file name of its video (lower case).
@@ -587,6 +625,7 @@ mod tests {
                     planned: None,
                     refused: None,
                     asked: None,
+                    reader: None,
                 },
                 Decode {
                     video: "/v/x.mp4".into(),
@@ -595,6 +634,7 @@ mod tests {
                     planned: None,
                     refused: None,
                     asked: None,
+                    reader: None,
                 },
                 Decode {
                     video: "/v/z.mp4".into(),
@@ -603,6 +643,7 @@ mod tests {
                     planned: None,
                     refused: None,
                     asked: None,
+                    reader: None,
                 },
                 Decode {
                     video: "/v/z.mp4".into(),
@@ -611,6 +652,7 @@ mod tests {
                     planned: None,
                     refused: None,
                     asked: None,
+                    reader: None,
                 },
             ],
             plan: None,

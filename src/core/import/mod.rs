@@ -124,6 +124,13 @@ pub struct ImportedItem {
     /// The video's length in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration: Option<f64>,
+    /// Each decoder's count and rate of the video, when some disagree with decord's
+    /// (`num_frames`, `fps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decoders: Option<crate::core::rules::decoder::DecoderCounts>,
+    /// The packets the video's container marks to discard (an MP4 edit list), when any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discarded_packets: Option<u64>,
     /// Start of the question's time window, in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<f64>,
@@ -160,6 +167,8 @@ impl ImportedItem {
         keep(&mut self.num_frames, o.num_frames);
         keep(&mut self.fps, o.fps);
         keep(&mut self.duration, o.duration);
+        keep(&mut self.decoders, o.decoders);
+        keep(&mut self.discarded_packets, o.discarded_packets);
         keep(&mut self.start, o.start);
         keep(&mut self.end, o.end);
         keep(&mut self.category, o.category);
@@ -507,7 +516,42 @@ impl Import {
             fps: item.fps,
             bound: item.start.zip(item.end),
         };
-        rule.rule.as_ref()?.indices(&facts).ok()
+        let video = crate::core::rules::decoder::ItemVideo {
+            decord: &facts,
+            counts: item.decoders.as_ref(),
+            discarded: item.discarded_packets,
+        };
+        crate::core::rules::decoder::frames_by_decoder(
+            rule.rule.as_ref()?,
+            rule.decoder.as_ref(),
+            &video,
+        )
+        .ok()
+        .filter(|f| !reproduced_only || f.assumed.is_none())
+        .map(|f| f.indices)
+    }
+
+    /// Gives the rules of the run (model, configuration), on every benchmark, the decoder a
+    /// recorder log says it decoded with (keeping the decoder its budget is clamped with).
+    pub fn set_decoder(
+        &mut self,
+        model: &str,
+        config: &str,
+        decoder: crate::core::rules::decoder::Decoder,
+        source: &str,
+    ) {
+        use crate::core::rules::decoder::RunDecoder;
+        for ((m, _, c), rule) in self.rules.iter_mut() {
+            if m != model || c != config || rule.rule.is_none() {
+                continue;
+            }
+            let clamp = rule.decoder.as_ref().and_then(|d| d.clamp);
+            rule.decoder = Some(RunDecoder {
+                decode: vec![decoder],
+                clamp,
+                source: source.to_string(),
+            });
+        }
     }
 
     /// The frame rule of each (model, benchmark, configuration).

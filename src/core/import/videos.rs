@@ -18,6 +18,11 @@ pub struct Probed {
     pub fps: f64,
     /// Seconds.
     pub duration: f64,
+    /// Every decoder's count and rate, when some decoder disagrees with decord's (written
+    /// to `items.jsonl` → `decoders` only then).
+    pub decoders: Option<crate::core::rules::decoder::DecoderCounts>,
+    /// The packets the container marks to discard (an edit list), when any.
+    pub discarded_packets: u64,
 }
 
 /// The video files under a folder, by file name and by stem (lower case), each with its
@@ -349,6 +354,8 @@ fn complete(item: &mut ImportedItem, file: String, p: &Probed) {
     item.num_frames = Some(p.num_frames);
     item.fps = Some(p.fps);
     item.duration = Some(p.duration);
+    item.decoders = p.decoders.clone();
+    item.discarded_packets = (p.discarded_packets > 0).then_some(p.discarded_packets);
 }
 
 #[cfg(test)]
@@ -441,6 +448,8 @@ mod tests {
                 Ok(Probed {
                     num_frames: 90,
                     fps: 30.0,
+                    decoders: None,
+                    discarded_packets: 0,
                     duration: 3.0,
                 })
             }

@@ -10,6 +10,7 @@
 //! allows (and that can have run the configuration at all) samples the same way; otherwise it
 //! is assumed, and the reason names the releases that differ.
 
+use super::decoder::{Decoder, RunDecoder};
 use super::{FrameRule, NframesCap, Provenance, Resample, ResampleMode, RunRule, TorchLinspace};
 use crate::core::sampling::Policy;
 
@@ -717,6 +718,7 @@ pub fn resolve(run: &LmmsRun, frames: u64) -> RunRule {
         ),
         why,
         frame_files: None,
+        decoder: None,
     };
     // Releases that cannot have written the results.
     let mut missing = Vec::new();
@@ -856,6 +858,7 @@ pub fn resolve(run: &LmmsRun, frames: u64) -> RunRule {
             ", tests/data/harness_vectors.jsonl"
         };
         return RunRule {
+            decoder: run_decoder(run, &rule, &ran),
             rule,
             provenance: Provenance::Reproduced,
             name,
@@ -874,6 +877,7 @@ pub fn resolve(run: &LmmsRun, frames: u64) -> RunRule {
         .collect::<Vec<_>>()
         .join("; ");
     RunRule {
+        decoder: run_decoder(run, &rule, &ran),
         rule: rule.or_else(|| Some(FrameRule::from_policy(&Policy::Linspace, frames))),
         provenance: Provenance::Assumed,
         name: format!("{name} (assumed: the releases differ)"),
@@ -884,6 +888,45 @@ pub fn resolve(run: &LmmsRun, frames: u64) -> RunRule {
         ),
         frame_files: None,
     }
+}
+
+/// Which decoders the frames of a run depend on. qwen_vl_utils reads with torchcodec
+/// whenever it is installed, else decord (qwen_vl_utils 0.0.14 `get_video_reader_backend`),
+/// and lmms-eval's results record neither the packages nor `FORCE_QWENVL_VIDEO_READER`; the
+/// other reproduced wrappers read with decord themselves.
+fn run_decoder(run: &LmmsRun, rule: &Option<FrameRule>, ran: &[usize]) -> Option<RunDecoder> {
+    let rule = rule.as_ref()?;
+    if !uses_qwen_vl_utils(run.wrapper) {
+        return Some(RunDecoder::known(
+            Decoder::Decord,
+            format!("lmms-eval's {} reads the video with decord", run.wrapper),
+        ));
+    }
+    // The chat qwen2_5_vl (0.6 on) and the simple qwen3_vl (0.7.3) clamp the budget with
+    // decord's `len(VideoReader)` whatever reader qwen_vl_utils then picks.
+    let clamp = match rule {
+        FrameRule::QwenNframes {
+            cap: NframesCap::EvenMin2 | NframesCap::Total,
+            ..
+        } => Some(Decoder::Decord),
+        _ => None,
+    };
+    let (decode, source) = if ran.iter().all(|&r| r >= pos("0.7")) {
+        (
+            vec![Decoder::Torchcodec, Decoder::Decord],
+            "lmms-eval 0.7 installs torchcodec with its [video] extra and decord with [video-legacy], and qwen_vl_utils reads with torchcodec whenever it is installed; the results record neither",
+        )
+    } else {
+        (
+            vec![Decoder::Decord, Decoder::Torchcodec],
+            "qwen_vl_utils reads with torchcodec whenever it is installed, else with decord; the results do not say which was",
+        )
+    };
+    Some(RunDecoder {
+        decode,
+        clamp,
+        source: source.into(),
+    })
 }
 
 /// The qwen_vl_utils releases a qwen rule holds for, for the rule's name.

@@ -10,6 +10,7 @@
 //! [`FrameRule::indices`] applies it to a video's [`VideoFacts`].
 
 pub mod arith;
+pub mod decoder;
 pub mod lmms_eval;
 pub mod vlmevalkit;
 mod vlmevalkit_models;
@@ -43,10 +44,11 @@ impl Provenance {
 }
 
 /// What a rule needs to know of one video, as the harness's reader reports it (decord:
-/// `len(VideoReader)`, `get_avg_fps()`).
+/// `len(VideoReader)`, `get_avg_fps()`; another decoder's count and rate where the run read
+/// with it, see [`decoder`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VideoFacts {
-    /// Frames of the video, counted as decord counts them.
+    /// Frames of the video, counted as the reader counts them.
     pub num_frames: u64,
     /// The video's average frame rate.
     pub fps: Option<f64>,
@@ -222,6 +224,27 @@ impl FrameRule {
     /// reader for them (duplicates kept where the harness repeats a frame). An error names the
     /// condition under which the harness itself fails.
     pub fn indices(&self, video: &VideoFacts) -> Result<Vec<u64>, String> {
+        self.indices_read(video, None, None)
+    }
+
+    /// [`FrameRule::indices`] as one decoder reads the video: `video` is that decoder's count
+    /// and rate, `clamp` the count the harness clamps its budget with when another decoder
+    /// gives it (a qwen_vl_utils `nframes` cap), and `decodable` the frames that actually
+    /// decode when fewer than the count (PyAV silently drops the indices from there on).
+    pub fn indices_read(
+        &self,
+        video: &VideoFacts,
+        clamp: Option<u64>,
+        decodable: Option<u64>,
+    ) -> Result<Vec<u64>, String> {
+        let mut idx = self.indices_of(video, clamp)?;
+        if let Some(k) = decodable {
+            idx.retain(|&i| i < k);
+        }
+        Ok(idx)
+    }
+
+    fn indices_of(&self, video: &VideoFacts, clamp: Option<u64>) -> Result<Vec<u64>, String> {
         let t = video.num_frames;
         match self {
             FrameRule::Policy {
@@ -245,7 +268,7 @@ impl FrameRule {
                 resample,
             } => {
                 arith::qwen_check_video(t, video.fps)?;
-                let nframes = arith::qwen_smart_nframes(cap.apply(*n, t), t)?;
+                let nframes = arith::qwen_smart_nframes(cap.apply(*n, clamp.unwrap_or(t)), t)?;
                 let idx = arith::torch_linspace_round(0, t - 1, nframes, *linspace)?;
                 Ok(apply_resample(idx, resample))
             }
@@ -420,4 +443,9 @@ pub struct RunRule {
     /// `images/Video-MME/{video}/frame-{i}-of-{n}.jpg`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_files: Option<String>,
+    /// The decoders the frames depend on (docs/frame-rules.md, "The decoder"); `None` in a
+    /// dataset written before decoders were part of the rules, and for a rule that reads no
+    /// video: then decord's count is the rule's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decoder: Option<decoder::RunDecoder>,
 }

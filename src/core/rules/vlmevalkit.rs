@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use super::decoder::{Decoder, RunDecoder};
 use super::vlmevalkit_models::{MODELS, VIDEO_LLM_CLASSES};
 use super::{FrameRule, NframesCap, Provenance, RunRule, TorchLinspace};
 use crate::core::sampling::Policy;
@@ -134,6 +135,10 @@ pub fn resolve(run: &VlmRun) -> RunRule {
                     "checked against VLMEvalKit {COMMIT} code, tests/data/harness_vectors.jsonl"
                 ),
                 frame_files: Some(files),
+                decoder: Some(RunDecoder::known(
+                    Decoder::Decord,
+                    format!("VLMEvalKit {COMMIT} saves the dataset's frames with decord"),
+                )),
             },
             None => assumed(
                 run,
@@ -212,6 +217,7 @@ fn video_llm_rule(run: &VlmRun, class: &str, head: &str) -> RunRule {
                     "VLMEvalKit {COMMIT} inference_video.py raises \"fps is not suitable\" for a model with nframe and no fps"
                 ),
                 frame_files: None,
+                decoder: None,
             };
         }
         _ => None,
@@ -243,6 +249,7 @@ fn video_llm_rule(run: &VlmRun, class: &str, head: &str) -> RunRule {
                     "checked against VLMEvalKit {COMMIT} code (inference_video.py hands the dataset's nframe/fps to the model), tests/data/harness_vectors.jsonl{llava}{qwen}"
                 ),
                 frame_files: None,
+                decoder: vlm_decoder(class, run.budget),
             }
         }
         None => assumed(
@@ -253,6 +260,27 @@ fn video_llm_rule(run: &VlmRun, class: &str, head: &str) -> RunRule {
             ),
         ),
     }
+}
+
+/// Which decoders a VIDEO_LLM run's frames depend on. The Qwen classes hand the video to
+/// qwen_vl_utils, which reads with torchcodec whenever it is installed, else decord:
+/// VLMEvalKit's requirements install decord and not torchcodec, but another package may
+/// bring it, and the results do not say; with `nframe` they clamp it with OpenCV's frame
+/// count (`CAP_PROP_FRAME_COUNT`, the header's).
+fn vlm_decoder(class: &str, budget: Budget) -> Option<RunDecoder> {
+    if class.starts_with("Qwen") {
+        return Some(RunDecoder {
+            decode: vec![Decoder::Decord, Decoder::Torchcodec],
+            clamp: matches!(budget, Budget::Frames(_)).then_some(Decoder::Cv2),
+            source: format!(
+                "VLMEvalKit {COMMIT}'s requirements install decord, not torchcodec, but qwen_vl_utils reads with torchcodec whenever it is installed; the results do not say which was"
+            ),
+        });
+    }
+    Some(RunDecoder::known(
+        Decoder::Decord,
+        format!("VLMEvalKit {COMMIT}'s {class} reads the video with decord"),
+    ))
 }
 
 /// Whether `config.py` gives the LLaVA_OneVision model a `model_path` with "video" in it.
@@ -275,6 +303,7 @@ fn assumed(run: &VlmRun, name: String, why: String) -> RunRule {
         name,
         why,
         frame_files: None,
+        decoder: None,
     }
 }
 

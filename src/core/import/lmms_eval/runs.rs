@@ -437,6 +437,7 @@ pub(super) fn resolve(
             name: "unknown".into(),
             why: "the results file names no model wrapper (config.model)".into(),
             frame_files: None,
+            decoder: None,
         },
     });
     Ok(RunCtx {
