@@ -1,7 +1,9 @@
 //! `frameaudit sql` against `frameaudit report`: the script, run by DuckDB (and by Spark
 //! where pyspark and Java are installed), gives every number of the report's MCQ measures
 //! to 1e-9, on the demo, on the real Video-MME grid and on random matrices with missing
-//! cells, equal budgets, resolution variants, several benchmarks and protocols.
+//! cells, equal budgets, resolution variants, several benchmarks and protocols; and every
+//! number of its noise floor (docs/measures.md §16: the floor, the edges with their exact
+//! p-values and q-values, the stable items) on the demo's replicates and on random ones.
 
 mod common;
 
@@ -17,6 +19,12 @@ struct Tables {
     items: BTreeMap<String, Value>,
     configs: BTreeMap<String, Value>,
     models: BTreeMap<String, Value>,
+    /// `churn_edges` (§3.6 with §16.3's McNemar test), then `replicate_floor`,
+    /// `replicate_edges` and `replicate_stable` (§16).
+    churn: BTreeMap<String, Value>,
+    floor: BTreeMap<String, Value>,
+    edges: BTreeMap<String, Value>,
+    stable: BTreeMap<String, Value>,
 }
 
 fn key(v: &Value, fields: &[&str]) -> String {
@@ -30,6 +38,8 @@ fn key(v: &Value, fields: &[&str]) -> String {
 const MODEL_KEY: [&str; 3] = ["protocol", "scope", "model"];
 const CONFIG_KEY: [&str; 4] = ["protocol", "scope", "model", "config"];
 const ITEM_KEY: [&str; 6] = ["protocol", "scope", "model", "benchmark", "item_id", "task"];
+const FLOOR_KEY: [&str; 6] = ["protocol", "scope", "model", "level", "nuisance", "config"];
+const EDGE_KEY: [&str; 4] = ["protocol", "scope", "model", "edge_index"];
 
 fn keyed(rows: &[Value], fields: &[&str]) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
@@ -91,6 +101,10 @@ fn run_sql_then(
         items: keyed(&rows("item_measures"), &ITEM_KEY),
         configs: keyed(&rows("config_measures"), &CONFIG_KEY),
         models: keyed(&rows("model_summary"), &MODEL_KEY),
+        churn: keyed(&rows("churn_edges"), &EDGE_KEY),
+        floor: keyed(&rows("replicate_floor"), &FLOOR_KEY),
+        edges: keyed(&rows("replicate_edges"), &EDGE_KEY),
+        stable: keyed(&rows("replicate_stable"), &MODEL_KEY),
     })
 }
 
@@ -116,6 +130,8 @@ fn expected(input: &Path, opts: &[&str], dir: &Path) -> Tables {
     let report: Value = serde_json::from_slice(&o.stdout).expect("report json");
     let mut models = Vec::new();
     let mut configs = Vec::new();
+    let (mut floor, mut edges, mut stable) = (Vec::new(), Vec::new(), Vec::new());
+    let mut churn = Vec::new();
     for a in report["analyses"].as_array().expect("analyses") {
         if a["task"] != "mcq" {
             continue;
@@ -142,6 +158,25 @@ fn expected(input: &Path, opts: &[&str], dir: &Path) -> Tables {
             }
             let cl = &x["classes"];
             let t = &x["text_overwrite"];
+            let r = &x["replicates"];
+            for (j, c) in x["churn"].as_array().expect("churn").iter().enumerate() {
+                let mut v = base(c.clone());
+                let o = v.as_object_mut().unwrap();
+                for (from, to) in [("from", "from_config"), ("to", "to_config")] {
+                    let name = o.remove(from).expect("an edge's configuration");
+                    o.insert(to.into(), name);
+                }
+                o.insert("edge_index".into(), json!(j));
+                o.insert("n".into(), x["n_items"].clone());
+                churn.push(v);
+            }
+            noise_rows(
+                r,
+                &x["churn"],
+                names,
+                &base,
+                (&mut floor, &mut edges, &mut stable),
+            );
             models.push(base(json!({
                 "n_items_candidate": g["n_items_candidate"], "n_items": x["n_items"],
                 "n_configs": names.len(), "comparable_pairs": x["comparable_pairs"],
@@ -167,6 +202,9 @@ fn expected(input: &Path, opts: &[&str], dir: &Path) -> Tables {
                 "oscillating": cl["oscillating"],
                 "churn_wrong_to_correct": x["churn_totals"]["wrong_to_correct"],
                 "churn_correct_to_wrong": x["churn_totals"]["correct_to_wrong"],
+                "replicates_floor_all_negative_flip_floor": r["floor"]["all"]["negative_flip_floor"],
+                "replicates_stable_stable_harmful_rate": r["stable"]["stable_harmful_rate"],
+                "replicates_stable_lottery_rate": r["stable"]["lottery_rate"],
             })));
         }
     }
@@ -175,20 +213,74 @@ fn expected(input: &Path, opts: &[&str], dir: &Path) -> Tables {
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("item line"))
         .filter(|v| v["task"] == "mcq")
-        .map(|mut v| {
-            // The script computes nothing of docs/measures.md §16 (replicates) yet.
-            if let Some(o) = v.as_object_mut() {
-                o.remove("min_outcomes");
-                o.remove("stable_harmful");
-            }
-            v
-        })
         .collect();
     Tables {
         items: keyed(&items, &ITEM_KEY),
         configs: keyed(&configs, &CONFIG_KEY),
         models: keyed(&models, &MODEL_KEY),
+        churn: keyed(&churn, &EDGE_KEY),
+        floor: keyed(&floor, &FLOOR_KEY),
+        edges: keyed(&edges, &EDGE_KEY),
+        stable: keyed(&stable, &MODEL_KEY),
     }
+}
+
+/// The rows of the §16 tables for one model, read off its `replicates` block (none when it
+/// is null) and its `churn` (the McNemar p and q of each edge).
+fn noise_rows(
+    r: &Value,
+    churn: &Value,
+    configs: &[Value],
+    base: &dyn Fn(Value) -> Value,
+    (floor, edges, stable): (&mut Vec<Value>, &mut Vec<Value>, &mut Vec<Value>),
+) {
+    if r.is_null() {
+        return;
+    }
+    let counts = |f: &Value| {
+        json!({"pairs": f["pairs"], "disagree": f["disagree"], "neg": f["neg"], "pos": f["pos"],
+               "disagreement_rate": f["disagreement_rate"],
+               "negative_flip_floor": f["negative_flip_floor"]})
+    };
+    let row = |level: &str, nuisance: Value, config: Value, index: Value, f: &Value| {
+        let mut v = base(
+            json!({"level": level, "nuisance": nuisance, "config": config,
+                                "config_index": index}),
+        );
+        v.as_object_mut()
+            .unwrap()
+            .extend(counts(f).as_object().unwrap().clone());
+        v
+    };
+    let fl = &r["floor"];
+    floor.push(row(
+        "all",
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        &fl["all"],
+    ));
+    for (name, f) in fl["by_nuisance"].as_object().expect("by_nuisance") {
+        floor.push(row("nuisance", json!(name), Value::Null, Value::Null, f));
+    }
+    let per = fl["per_config"].as_array().expect("per_config");
+    assert_eq!(per.len(), configs.len(), "a floor per grid configuration");
+    for (k, f) in per.iter().enumerate() {
+        floor.push(row("config", Value::Null, configs[k].clone(), json!(k), f));
+    }
+    for (j, e) in r["edges"].as_array().expect("edges").iter().enumerate() {
+        let c = &churn[j];
+        assert_eq!((&c["from"], &c["to"]), (&e["from"], &e["to"]));
+        edges.push(base(json!({
+            "edge_index": j, "from_config": e["from"], "to_config": e["to"], "n": e["n"],
+            "correct_to_wrong": e["correct_to_wrong"], "wrong_to_correct": e["wrong_to_correct"],
+            "observed_nfr": e["observed_nfr"], "floor_nfr": e["floor_nfr"],
+            "excess_nfr": e["excess_nfr"], "mcnemar_p": c["mcnemar_p"],
+            "mcnemar_q": c["mcnemar_q"], "excess_p": e["excess_p"], "excess_q": e["excess_q"],
+            "beyond_noise": e["beyond_noise"],
+        })));
+    }
+    stable.push(base(r["stable"].clone()));
 }
 
 /// Every difference between two keyed tables (missing rows, extra rows, fields).
@@ -215,17 +307,31 @@ fn diff(table: &str, got: &BTreeMap<String, Value>, want: &BTreeMap<String, Valu
 /// Checks the script against the report on `input` (what `report` reads) whose cells the
 /// engine reads from `cells`; false when the engine is absent.
 fn check(engine: &str, input: &Path, cells: &Path, opts: &[&str], dir: &Path) -> bool {
+    check_rows(engine, input, cells, opts, dir).is_some()
+}
+
+/// [`check`], giving the number of rows of the §16 tables compared (`None` when the engine
+/// is absent).
+fn check_rows(
+    engine: &str,
+    input: &Path,
+    cells: &Path,
+    opts: &[&str],
+    dir: &Path,
+) -> Option<usize> {
     let want = expected(input, opts, dir);
     assert!(
         !want.models.is_empty(),
         "the report has no MCQ model: nothing would be checked"
     );
-    let Some(got) = run_sql(engine, cells, opts, dir) else {
-        return false;
-    };
+    let got = run_sql(engine, cells, opts, dir)?;
     let mut d = diff("model_summary", &got.models, &want.models);
     d.extend(diff("config_measures", &got.configs, &want.configs));
     d.extend(diff("item_measures", &got.items, &want.items));
+    d.extend(diff("churn_edges", &got.churn, &want.churn));
+    d.extend(diff("replicate_floor", &got.floor, &want.floor));
+    d.extend(diff("replicate_edges", &got.edges, &want.edges));
+    d.extend(diff("replicate_stable", &got.stable, &want.stable));
     assert!(
         d.is_empty(),
         "{engine} {opts:?} on {}: {} differences, the first:\n{}",
@@ -233,7 +339,7 @@ fn check(engine: &str, input: &Path, cells: &Path, opts: &[&str], dir: &Path) ->
         d.len(),
         d.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
     );
-    true
+    Some(want.floor.len() + want.edges.len() + want.stable.len())
 }
 
 /// A small deterministic generator (SplitMix64) for the random matrices.
@@ -350,6 +456,63 @@ fn random_cells(seed: u64) -> String {
     out
 }
 
+/// `cells` with replicates added (docs/measures.md §16.1): some of every cell's replicates
+/// r1 (rerun), p1 and p2 (phase) and o1 (order), intervention cells and invalid ones
+/// included; answers flipped at times; invalid replicates (nothing to score them by); a
+/// `blind` the measures must ignore; orphans (a model or an item with no canonical cell).
+fn with_replicates(cells: &str, seed: u64) -> String {
+    let mut r = Rng(seed ^ 0x5EED_0016);
+    let nuisance = [
+        ("r1", "rerun"),
+        ("p1", "phase"),
+        ("p2", "phase"),
+        ("o1", "order"),
+    ];
+    let names: Vec<_> = nuisance.iter().filter(|_| r.chance(0.7)).collect();
+    let rate = [0.4, 0.8, 1.0][r.below(3) as usize];
+    let mut out = String::from(cells);
+    for line in cells.lines() {
+        let cell: Value = serde_json::from_str(line).expect("a generated cell");
+        for (name, what) in &names {
+            if !r.chance(rate) {
+                continue;
+            }
+            let mut rep = cell.clone();
+            let o = rep.as_object_mut().unwrap();
+            o.insert("replicate".into(), json!(name));
+            o.insert("nuisance".into(), json!(what));
+            if r.chance(0.3) {
+                match o.get("correct").and_then(Value::as_bool) {
+                    Some(c) => {
+                        o.insert("correct".into(), json!(!c));
+                    }
+                    None => {
+                        let pred = ["A", "B", "C", "D"][r.below(4) as usize];
+                        o.insert("pred".into(), json!(pred));
+                    }
+                }
+            }
+            if r.chance(0.05) {
+                o.remove("gold");
+                o.remove("correct");
+            }
+            if r.chance(0.1) {
+                o.insert("blind".into(), json!("Z"));
+            }
+            if r.chance(0.03) {
+                let ghost = format!("ghost-{}", cell["model"].as_str().unwrap_or_default());
+                o.insert("model".into(), json!(ghost));
+            } else if r.chance(0.03) {
+                let ghost = format!("gone-{}", cell["item_id"].as_str().unwrap_or_default());
+                o.insert("item_id".into(), json!(ghost));
+            }
+            out.push_str(&rep.to_string());
+            out.push('\n');
+        }
+    }
+    out
+}
+
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().expect("tempdir")
 }
@@ -359,6 +522,59 @@ fn duckdb_gives_the_reports_numbers_on_the_demo() {
     let dir = tmp();
     let demo = common::repo().join("fixtures/demo");
     check("duckdb", &demo, &demo.join("cells.jsonl"), &[], dir.path());
+}
+
+#[test]
+fn duckdb_gives_the_reports_noise_floor_on_the_demo() {
+    // The demo has rerun and phase replicates of every model; every nuisance, then phase
+    // alone (a narrower floor, other p-values and q-values) and a looser alpha.
+    let demo = common::repo().join("fixtures/demo");
+    for opts in [
+        &[][..],
+        &["--nuisances", "phase"][..],
+        &["--nuisances", "rerun", "--alpha", "0.9", "--no-zero-frame"][..],
+    ] {
+        let dir = tmp();
+        let Some(rows) = check_rows("duckdb", &demo, &demo.join("cells.jsonl"), opts, dir.path())
+        else {
+            return;
+        };
+        // 3 models x 2 scopes, each a floor over all pairs, per nuisance, per configuration,
+        // its edges and its stable items.
+        assert!(rows >= 6 * 8, "{opts:?}: only {rows} rows of §16 compared");
+    }
+}
+
+#[test]
+fn duckdb_gives_the_reports_noise_floor_on_random_matrices_with_replicates() {
+    let opt_sets: [&[&str]; 5] = [
+        &[],
+        &["--nuisances", "phase"],
+        &["--nuisances", "rerun,order", "--alpha", "0.5"],
+        &["--variant-budget", "zero", "--alpha", "1"],
+        &["--configs", "8f,32f,64f", "--no-zero-frame"],
+    ];
+    let (mut checked, mut rows) = (0, 0);
+    for seed in 1..=6u64 {
+        let dir = tmp();
+        let cells = dir.path().join("cells.jsonl");
+        std::fs::write(&cells, with_replicates(&random_cells(seed), seed)).expect("write");
+        for (j, opts) in opt_sets.iter().enumerate() {
+            if !report_runs(&cells, opts) {
+                continue;
+            }
+            let sub = dir.path().join(format!("o{j}"));
+            std::fs::create_dir(&sub).expect("mkdir");
+            let Some(n) = check_rows("duckdb", &cells, &cells, opts, &sub) else {
+                return;
+            };
+            checked += 1;
+            rows += n;
+        }
+    }
+    eprintln!("compared {checked} runs, {rows} rows of the §16 tables");
+    assert!(checked >= 20, "only {checked} runs compared");
+    assert!(rows >= 500, "only {rows} rows of §16 compared");
 }
 
 #[test]
@@ -440,21 +656,25 @@ fn duckdb_gives_the_reports_numbers_on_the_real_videomme_grid() {
 fn spark_runs_the_same_script_where_pyspark_is_installed() {
     // Spark's own run of its dialect: the shared queries and the few lines that differ
     // (literals, the ordered pattern, the result tables).
+    // With replicates: the §16 steps (the series of terms, the running log sums, the
+    // q-values' windows) run in Spark too, and give the report's numbers.
     let dir = tmp();
     let cells = dir.path().join("cells.jsonl");
-    std::fs::write(&cells, random_cells(3)).expect("write");
+    std::fs::write(&cells, with_replicates(&random_cells(3), 3)).expect("write");
     assert!(report_runs(&cells, &[]));
     if !has_java() {
         eprintln!("note: java is absent; skipping the Spark check");
         return;
     }
-    check(
+    if let Some(rows) = check_rows(
         "spark",
         &cells,
         &cells,
         &["--variant-budget", "zero"],
         dir.path(),
-    );
+    ) {
+        assert!(rows >= 50, "only {rows} rows of §16 compared");
+    }
 }
 
 fn has_java() -> bool {

@@ -140,8 +140,9 @@ pub enum Command {
     /// Sampling interventions: plan which frames a re-run gives the model instead
     Intervene(IntervenArgs),
     /// The MCQ measures as a SQL script for DuckDB or Spark, to run where the cells are
-    /// (docs/sql.md): it reads a table `cells` and creates item_measures, config_measures
-    /// and model_summary
+    /// (docs/sql.md): it reads a table `cells` and creates item_measures, config_measures,
+    /// model_summary and churn_edges, and from the replicates the noise floor
+    /// (replicate_floor, replicate_edges, replicate_stable)
     Sql(SqlArgs),
     /// Write a dataset's cells, whatever files they come from, as one cells JSONL or Parquet
     /// file (by the output's extension; docs/formats.md §7)
@@ -168,8 +169,8 @@ pub struct SqlArgs {
     /// The engine the script is written for
     #[arg(long, value_enum, default_value_t = SqlDialect::Duckdb)]
     pub dialect: SqlDialect,
-    /// Grid and selection options (per-model grids only; the bootstrap, cascade, δ and
-    /// primary options do not change the script)
+    /// Grid, selection and noise-floor options (per-model grids only; the bootstrap,
+    /// cascade, δ and primary options do not change the script)
     #[command(flatten)]
     pub analysis: AnalysisArgs,
 }

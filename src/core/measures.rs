@@ -180,10 +180,10 @@ const NO_OPEN_SQL: Twin = Twin::Lacks(
     "the SQL script computes MCQ measures only: Token-F1 has no portable SQL form (docs/sql.md §3)",
 );
 
-/// The SQL script computes nothing of docs/measures.md §16 yet (the Python reference does).
-const NO_REPLICATES_SQL: Twin = Twin::Lacks(
-    "the SQL script computes nothing of docs/measures.md §16 (replicates, the floor, stable items) yet",
-);
+/// The SQL script computes the §16 measures of the model tables as columns of
+/// `model_summary` (null for a model without replicates), beside its tables `replicate_floor`,
+/// `replicate_edges` and `replicate_stable` (docs/sql.md §2).
+const REPLICATES_SQL: Twin = Twin::Computes;
 
 /// The measures, in the order the presentations show them: the MCQ ones, then the
 /// open-ended ones.
@@ -299,7 +299,7 @@ pub static MEASURES: &[Measure] = &[
         value: |x| mcq(x)?.replicates.as_ref()?.floor.all.negative_flip_floor,
         interval: None,
         at: None,
-        sql: NO_REPLICATES_SQL,
+        sql: REPLICATES_SQL,
         reference: Twin::Computes,
     },
     Measure {
@@ -315,7 +315,7 @@ pub static MEASURES: &[Measure] = &[
         value: |x| mcq(x)?.replicates.as_ref()?.stable.stable_harmful_rate,
         interval: None,
         at: None,
-        sql: NO_REPLICATES_SQL,
+        sql: REPLICATES_SQL,
         reference: Twin::Computes,
     },
     Measure {
@@ -331,7 +331,7 @@ pub static MEASURES: &[Measure] = &[
         value: |x| mcq(x)?.replicates.as_ref()?.stable.lottery_rate,
         interval: None,
         at: None,
-        sql: NO_REPLICATES_SQL,
+        sql: REPLICATES_SQL,
         reference: Twin::Computes,
     },
     Measure {

@@ -1,13 +1,17 @@
 //! The MCQ trajectory measures as one SQL script, for a matrix held by an engine rather than
 //! by frameaudit (docs/sql.md). The script reads a table or view `cells` with the fields of
 //! the cells format as columns and creates `item_measures`, `config_measures` and
-//! `model_summary`, with the definitions of docs/measures.md §1-§4.1 for per-model grids.
+//! `model_summary`, with the definitions of docs/measures.md §1-§4.1 for per-model grids, and
+//! from the replicate cells the noise floor of §16 (`replicate_floor`, `replicate_edges`,
+//! `replicate_stable`; the steps are in `noise`).
 //!
 //! Both dialects share every query; they differ only where the engines do: how a string
 //! literal escapes a backslash, how an ordered string aggregate is written and how a result
 //! table is created.
 
 use crate::core::analysis::params::{GridMode, Params, ReferencePixels, VariantBudget};
+
+mod noise;
 
 /// The engine the script is written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +123,14 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
             lit(&format!("{WHITE_SPACE}+$"))
         )
     };
+    // §1.3: a cell's value, 1 right, 0 wrong, NULL when nothing scores it.
+    let value = format!(
+        "CASE WHEN correct IS NOT NULL THEN (CASE WHEN correct THEN 1 ELSE 0 END)\n\
+         \x20             WHEN gold IS NOT NULL THEN (CASE WHEN {} = {} THEN 1 ELSE 0 END)\n\
+         \x20        END",
+        norm("pred"),
+        norm("CAST(gold AS STRING)")
+    );
     let mut out = String::new();
     out.push_str(&format!(
         "-- frameaudit sql --dialect {}: the MCQ trajectory measures of docs/measures.md\n\
@@ -126,7 +138,11 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
          -- columns of the cells format (an absent field NULL). Creates item_measures (one row per\n\
          -- protocol, scope = benchmark, model, item), config_measures (one row per grid\n\
          -- configuration) and model_summary (one row per protocol, scope, model; scope 'ALL' pools\n\
-         -- the benchmarks). Parameters: {}.\n\n",
+         -- the benchmarks); from the replicate cells (a non-empty `replicate`, its `nuisance`), the\n\
+         -- noise floor of §16: replicate_floor, replicate_edges and replicate_stable, rows only for\n\
+         -- the models with a replicate pair. Both dialects compute the exact p-values (McNemar,\n\
+         -- Fisher), their q-values and beyond_noise, to 1e-9, as sums of terms formed from the\n\
+         -- log ratios of neighbouring terms (no lgamma). Parameters: {}.\n\n",
         dialect.name(),
         describe(params),
     ));
@@ -166,16 +182,12 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
              \x20        CAST(frames AS BIGINT) AS frames,\n\
              \x20        CAST(coalesce(budget, frames) AS DOUBLE) AS budget,\n\
              \x20        CAST(pixels AS BIGINT) AS pixels,\n\
-             \x20        CASE WHEN correct IS NOT NULL THEN (CASE WHEN correct THEN 1 ELSE 0 END)\n\
-             \x20             WHEN gold IS NOT NULL THEN (CASE WHEN {} = {} THEN 1 ELSE 0 END)\n\
-             \x20        END AS y\n\
+             \x20        {value} AS y\n\
              \x20 FROM cells\n\
              \x20 WHERE coalesce(task, CASE WHEN score IS NOT NULL THEN 'open' ELSE 'mcq' END) = 'mcq'\n\
              \x20   AND coalesce(replicate, '') = ''\n\
              ) c\n\
              WHERE {}",
-            norm("pred"),
-            norm("CAST(gold AS STRING)"),
             selected.join("\n  AND ")
         ),
     );
@@ -302,7 +314,7 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
         &mut out,
         "fa_grid_cells",
         format!(
-            "SELECT s.protocol, s.scope, s.model, s.benchmark, s.item_id, s.y,\n\
+            "SELECT s.protocol, s.scope, s.model, s.benchmark, s.item_id, s.config, s.y,\n\
              \x20      f.gi, f.b, f.frames, f.variant, CASE WHEN f.gi = f.n_ladder THEN 1 ELSE 0 END AS is_top, f.k\n\
              FROM fa_scoped s JOIN fa_configs f ON {} AND s.config = f.config",
             on("s", "f", &GRID)
@@ -331,6 +343,8 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
             on("g", "i", &ITEM)
         ),
     );
+    // §16.1, §16.4: the replicates of the grid cells, and per item its outcomes.
+    noise::item_steps(&mut out, dialect, params, &value);
     // §3.3-§3.9, §4.1: per item.
     view(
         &mut out,
@@ -375,16 +389,19 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
              \x20      CAST(i.adjacent_flips AS BIGINT) AS adjacent_flips,\n\
              \x20      i.text_right = 1 AS text_correct,\n\
              \x20      CAST(i.wrong_to_correct AS BIGINT) AS wrong_to_correct,\n\
-             \x20      CAST(i.correct_to_wrong AS BIGINT) AS correct_to_wrong\n\
-             FROM fa_item i JOIN fa_configs f ON {} AND f.gi = i.best_gi",
-            on("i", "f", &GRID)
+             \x20      CAST(i.correct_to_wrong AS BIGINT) AS correct_to_wrong,\n\
+             \x20      o.min_outcomes, o.stable_harmful = 1 AS stable_harmful, o.stable_terminal\n\
+             FROM fa_item i JOIN fa_configs f ON {} AND f.gi = i.best_gi\n\
+             JOIN fa_item_out o ON {}",
+            on("i", "f", &GRID),
+            on("i", "o", &ITEM)
         ),
     );
     out.push_str(&dialect.create_table(
         "item_measures",
         "SELECT protocol, task, scope, model, benchmark, item_id, pattern, class, best_config,\n\
          \x20      has_harmful, harmful_pairs, terminal_regression, text_overwrite, oracle_correct,\n\
-         \x20      mean_correct, variability, adjacent_flips\n\
+         \x20      mean_correct, variability, adjacent_flips, min_outcomes, stable_harmful\n\
          FROM fa_item_measures WHERE scope <> 'ALL'",
     ));
     out.push('\n');
@@ -411,7 +428,9 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
         ),
     ));
     out.push('\n');
-    // §3.2-§3.7, §4.1: per model.
+    // §16.2-§16.4: the floor, the edges against it, the stable items.
+    noise::tables(&mut out, dialect, params);
+    // §3.2-§3.7, §4.1, and three of §16: per model.
     let rate =
         |count: &str, denom: &str| format!("CAST(100 AS DOUBLE) * {count} / NULLIF({denom}, 0)");
     let summary = format!(
@@ -430,7 +449,10 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
          \x20      CASE WHEN g.n_zero_frame = 0 THEN CAST(0 AS DOUBLE) ELSE {text} END AS text_overwrite_rate,\n\
          \x20      {conditional} AS text_overwrite_conditional_rate,\n\
          \x20      t.always_correct, t.always_wrong, t.monotonic_increasing, t.monotonic_decreasing,\n\
-         \x20      t.oscillating, t.churn_wrong_to_correct, t.churn_correct_to_wrong\n\
+         \x20      t.oscillating, t.churn_wrong_to_correct, t.churn_correct_to_wrong,\n\
+         \x20      fl.negative_flip_floor AS replicates_floor_all_negative_flip_floor,\n\
+         \x20      st.stable_harmful_rate AS replicates_stable_stable_harmful_rate,\n\
+         \x20      st.lottery_rate AS replicates_stable_lottery_rate\n\
          FROM (\n\
          \x20 SELECT protocol, scope, model, count(*) AS n_items,\n\
          \x20        sum(CASE WHEN oracle_correct THEN 1 ELSE 0 END) AS oracle_count,\n\
@@ -456,7 +478,9 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
          JOIN (SELECT c.*, row_number() OVER (PARTITION BY protocol, scope, model\n\
          \x20                                    ORDER BY correct_count DESC, config_index) AS rn\n\
          \x20     FROM config_measures c) bf ON {tb} AND bf.rn = 1\n\
-         JOIN config_measures tp ON {tt} AND tp.is_top",
+         JOIN config_measures tp ON {tt} AND tp.is_top\n\
+         LEFT JOIN replicate_floor fl ON {tf} AND fl.level = 'all'\n\
+         LEFT JOIN replicate_stable st ON {ts}",
         oracle = rate("t.oracle_count", "t.n_items"),
         harmful = rate("t.harmful_items", "t.n_items"),
         pair_rate = rate("t.harmful_pairs", "t.n_items * g.comparable_pairs"),
@@ -467,6 +491,8 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
         tg = on("t", "g", &GRID),
         tb = on("t", "bf", &GRID),
         tt = on("t", "tp", &GRID),
+        tf = on("t", "fl", &GRID),
+        ts = on("t", "st", &GRID),
     );
     out.push_str(&dialect.create_table("model_summary", &summary));
     Ok(out)
@@ -485,7 +511,7 @@ fn describe(p: &Params) -> String {
             .collect()
     };
     line(format!(
-        "models {}, configs {}, zero-frame {}, reference pixels {}, variant budget {}, intervention protocol {}",
+        "models {}, configs {}, zero-frame {}, reference pixels {}, variant budget {}, intervention protocol {}, nuisances {}, alpha {}",
         list(&p.models),
         list(&p.configs),
         if p.include_zero_frame {
@@ -503,5 +529,7 @@ fn describe(p: &Params) -> String {
             VariantBudget::Zero => "zero",
         },
         p.intervention_protocol,
+        list(&p.nuisances),
+        p.alpha,
     ))
 }

@@ -27,8 +27,10 @@ FIELDS = [
     ("confidence", "DOUBLE", "double"),
     ("blind", "VARCHAR", "string"),
     ("replicate", "VARCHAR", "string"),
+    ("nuisance", "VARCHAR", "string"),
 ]
-TABLES = ["item_measures", "config_measures", "model_summary"]
+TABLES = ["item_measures", "config_measures", "model_summary", "churn_edges", "replicate_floor",
+          "replicate_edges", "replicate_stable"]
 
 
 def statements(script):
