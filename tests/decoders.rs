@@ -270,13 +270,19 @@ fn qwen_run(logs: &Path) {
 
 /// The recorder log of that run: `decodes` are (reader, video file, indices).
 fn recorder_log(path: &Path, decodes: &[(&str, &str, &[u64])]) {
+    recorder_log_with(path, &[json!({"event": "start", "pid": 1})], decodes);
+}
+
+/// [`recorder_log`] with the lines `after_run` (the processes' `start` lines,
+/// `reader_choice`...) after the run line, as the recorder writes them.
+fn recorder_log_with(path: &Path, after_run: &[Value], decodes: &[(&str, &str, &[u64])]) {
     let schema = "frameaudit/frames-log@1";
     let mut lines = vec![
-        json!({"schema": schema, "event": "start", "pid": 1}),
         json!({"schema": schema, "event": "run", "pid": 1, "command": ["lmms-eval", "--model",
             "qwen2_5_vl", "--model_args",
             "pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_num_frames=16", "--tasks", "videomme"]}),
     ];
+    lines.extend(after_run.iter().cloned());
     for (reader, video, indices) in decodes {
         lines.push(json!({"event": "decode", "pid": 1, "reader": reader,
             "video": format!("/data/videomme/data/{video}"), "indices": indices}));
@@ -416,6 +422,96 @@ fn a_qwen_run_over_an_edit_list_is_assumed_until_the_decoder_is_known() {
         c["rule"].as_str().expect("rule").contains("edit list"),
         "{c}"
     );
+}
+
+/// `frameaudit import lmms-eval LOGS -o OUT --videos VIDEOS [--frames-log LOG]`.
+fn import_run(logs: &Path, videos: &Path, out: &Path, log: Option<&Path>) {
+    let mut args = vec![
+        "import".to_string(),
+        "lmms-eval".into(),
+        s(logs),
+        "-o".into(),
+        s(out),
+        "--videos".into(),
+        s(videos),
+    ];
+    if let Some(l) = log {
+        args.extend(["--frames-log".into(), s(l)]);
+    }
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = frameaudit(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn what_picked_the_reader_makes_the_decoder_known_without_a_decode() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let videos = tmp.path().join("videos");
+    let test = "what_picked_the_reader_makes_the_decoder_known_without_a_decode";
+    if awkward(test, &videos).is_none() {
+        return;
+    }
+    let logs = tmp.path().join("logs");
+    qwen_run(&logs);
+    let log = tmp.path().join("frames.jsonl");
+    // A log of the run whose lines are `after_run` and no decode: the edit-list item's frames
+    // and the rule's text.
+    let edl = |name: &str, after_run: &[Value]| -> (Value, String) {
+        recorder_log_with(&log, after_run, &[]);
+        let out = tmp.path().join(name);
+        import_run(&logs, &videos, &out, Some(&log));
+        let c = frames_of(&out, "001-1");
+        let text = format!("{} / {}", c["rule"], c["why"]);
+        (c, text)
+    };
+    let start = |env: Value, versions: Value| json!({"event": "start", "pid": 7, "env": env, "versions": versions});
+    let both = json!({"decord": "0.6.0", "torchcodec": "0.17.0"});
+
+    // qwen_vl_utils logged its choice: torchcodec.
+    let (c, text) = edl(
+        "choice",
+        &[
+            start(json!({}), both.clone()),
+            json!({"event": "reader_choice", "pid": 7, "reader": "torchcodec", "forced": false}),
+        ],
+    );
+    assert_eq!(c["provenance"], "reproduced", "{c}");
+    assert_eq!(c["indices"], json!(EDL_TORCHCODEC_16), "{c}");
+    assert!(
+        text.contains("logs qwen_vl_utils' choice of reader: torchcodec"),
+        "{text}"
+    );
+    // FORCE_QWENVL_VIDEO_READER=decord in the environment, though torchcodec is installed.
+    let (c, text) = edl(
+        "forced",
+        &[start(
+            json!({"FORCE_QWENVL_VIDEO_READER": "decord"}),
+            both.clone(),
+        )],
+    );
+    assert_eq!(c["provenance"], "reproduced", "{c}");
+    assert_eq!(c["indices"], json!(EDL_DECORD_16), "{c}");
+    assert!(text.contains("FORCE_QWENVL_VIDEO_READER=decord"), "{text}");
+    // Nothing forced and no torchcodec installed: decord.
+    let (c, text) = edl(
+        "installed",
+        &[start(json!({}), json!({"decord": "0.6.0", "av": "18.1.0"}))],
+    );
+    assert_eq!(c["provenance"], "reproduced", "{c}");
+    assert_eq!(c["indices"], json!(EDL_DECORD_16), "{c}");
+    assert!(text.contains("decord 0.6.0 installed"), "{text}");
+    // Processes that disagree on the variable, or a recorder that logs no environment:
+    // still unknown.
+    let (c, _) = edl(
+        "differ",
+        &[
+            start(json!({"FORCE_QWENVL_VIDEO_READER": "decord"}), both.clone()),
+            start(json!({}), both.clone()),
+        ],
+    );
+    assert_eq!(c["provenance"], "assumed", "{c}");
+    let (c, _) = edl("old", &[json!({"event": "start", "pid": 7})]);
+    assert_eq!(c["provenance"], "assumed", "{c}");
 }
 
 #[test]

@@ -1173,7 +1173,10 @@ fn the_start_line_and_qwen_vl_utils_say_which_decoder_reads() {
         eprintln!(
             "note: qwen_vl_utils is not importable here; its stand-in is recorded instead (pip install --no-deps qwen-vl-utils==0.0.14 torchvision; pip install packaging requests)"
         );
-        s.write("fake/qwen_vl_utils/__init__.py", "from .vision_process import fetch_video\n");
+        s.write(
+            "fake/qwen_vl_utils/__init__.py",
+            "from .vision_process import fetch_video\n",
+        );
         s.write("fake/qwen_vl_utils/vision_process.py", QWEN_STAND_IN);
         path.push(s.path("fake"));
     }

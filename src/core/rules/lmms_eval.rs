@@ -10,7 +10,7 @@
 //! allows (and that can have run the configuration at all) samples the same way; otherwise it
 //! is assumed, and the reason names the releases that differ.
 
-use super::decoder::{Decoder, RunDecoder};
+use super::decoder::{Decoder, RunDecoder, Selector};
 use super::{FrameRule, NframesCap, Provenance, Resample, ResampleMode, RunRule, TorchLinspace};
 use crate::core::sampling::Policy;
 
@@ -926,6 +926,7 @@ fn run_decoder(run: &LmmsRun, rule: &Option<FrameRule>, ran: &[usize]) -> Option
         decode,
         clamp,
         source: source.into(),
+        selector: Some(Selector::QwenVlUtils),
     })
 }
 
