@@ -255,10 +255,15 @@ pub fn fps_middles(t: u64, video_fps: f64, rate: f64, max_frames: u64) -> Result
             "a budget of {max_frames} frames is more than the {MAX_INDICES} frames a sample may hold"
         ));
     }
+    if video_fps.is_nan() || video_fps <= 0.0 {
+        return Err(format!(
+            "read_video_custom: duration / fps divides by a frame rate of {video_fps}"
+        ));
+    }
     if (t as f64) / video_fps < max_frames as f64 {
         // Python's float floor division, then min with the integer T.
         let seg = (video_fps / rate).floor().min(t as f64);
-        if !(seg >= 1.0) {
+        if seg.is_nan() || seg < 1.0 {
             return Err(format!(
                 "read_video_custom: np.arange with a step of {video_fps} // {rate} = {seg} frames divides by zero"
             ));

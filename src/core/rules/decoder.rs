@@ -415,9 +415,77 @@ pub fn frames_by_decoder(
             dec.decode[0].name()
         )
     });
+    let indices = shown.map_err(|e| {
+        if matches!(
+            rule,
+            FrameRule::QwenNframes { .. } | FrameRule::QwenFps { .. }
+        ) {
+            // fetch_video catches any error of its reader and reads the video again with
+            // torchvision, which counts the frames that decode (torchvision 0.29 has no
+            // io.read_video: there the retry fails too).
+            format!(
+                "{e}: qwen_vl_utils' {} reader raises here, and fetch_video then retries with torchvision, whose frames are not reproduced (a recorder log records them)",
+                dec.decode[0].name()
+            )
+        } else {
+            e
+        }
+    })?;
     Ok(ItemFrames {
-        indices: shown?,
+        indices,
         assumed,
         note,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::rules::{NframesCap, TorchLinspace};
+
+    #[test]
+    fn a_qwen_reader_that_raises_names_the_torchvision_fallback() {
+        // lmms-eval 0.7.3's simple qwen3_vl at 1040 frames on the edit-list video: decord's
+        // 1050 lets 1040 through, torchcodec's 1017 raises.
+        let rule = FrameRule::QwenNframes {
+            n: 1040,
+            cap: NframesCap::Total,
+            linspace: TorchLinspace::Fma,
+            resample: None,
+        };
+        let facts = VideoFacts {
+            num_frames: 1050,
+            fps: Some(25.0),
+            bound: None,
+        };
+        let counts: DecoderCounts = [(
+            Decoder::Torchcodec,
+            DecoderCount {
+                num_frames: 1017,
+                fps: Some(25.0),
+                decodable: None,
+            },
+        )]
+        .into();
+        let video = ItemVideo {
+            decord: &facts,
+            counts: Some(&counts),
+            discarded: Some(33),
+        };
+        let dec = RunDecoder {
+            decode: vec![Decoder::Torchcodec],
+            clamp: Some(Decoder::Decord),
+            source: "logged".into(),
+            selector: None,
+        };
+        let e = frames_by_decoder(&rule, Some(&dec), &video).expect_err("past torchcodec's count");
+        assert!(e.contains("[2, 1017], but got 1040"), "{e}");
+        assert!(e.contains("retries with torchvision"), "{e}");
+        let by_decord = RunDecoder {
+            decode: vec![Decoder::Decord],
+            ..dec
+        };
+        let f = frames_by_decoder(&rule, Some(&by_decord), &video).expect("decord's 1050");
+        assert_eq!(f.indices.len(), 1040);
+    }
 }
