@@ -230,18 +230,32 @@ fn the_probe_counts_as_each_decoder_counts() {
 /// An lmms-eval 0.7.3 chat qwen2_5_vl run at 16 frames over the three videos (items 001-1,
 /// 002-1, 003-1), written under `logs`.
 fn qwen_run(logs: &Path) {
-    let dir = logs.join("Qwen__Qwen2.5-VL-7B-Instruct");
+    lmms_run(
+        logs,
+        "qwen2_5_vl",
+        "pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_num_frames=16",
+        "lmms_eval.models.chat.qwen2_5_vl.Qwen2_5_VL (chat)",
+    );
+}
+
+/// An lmms-eval 0.7.3 run of `wrapper` with `args` (whose `pretrained` names the model) over
+/// the three videos (items 001-1, 002-1, 003-1), written under `logs`.
+fn lmms_run(logs: &Path, wrapper: &str, args: &str, backend: &str) {
+    let pretrained = args
+        .split(',')
+        .find_map(|kv| kv.strip_prefix("pretrained="))
+        .expect("pretrained");
+    let sanitized = pretrained.replace('/', "__");
+    let dir = logs.join(&sanitized);
     std::fs::create_dir_all(&dir).expect("mkdir");
-    let args = "pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_num_frames=16";
     let results = json!({
         "results": {"videomme": {"alias": "videomme", "videomme_perception_score,none": 100.0,
             "videomme_perception_score_stderr,none": "N/A"}},
-        "config": {"model": "qwen2_5_vl", "model_args": args,
-            "model_backend": "lmms_eval.models.chat.qwen2_5_vl.Qwen2_5_VL (chat)",
+        "config": {"model": wrapper, "model_args": args, "model_backend": backend,
             "batch_size": "1", "gen_kwargs": ""},
         "git_hash": null, "lmms_eval_version": "0.7.3", "date": "20260101_000000",
-        "model_source": "qwen2_5_vl", "model_name": "Qwen/Qwen2.5-VL-7B-Instruct",
-        "model_name_sanitized": "Qwen__Qwen2.5-VL-7B-Instruct",
+        "model_source": wrapper, "model_name": pretrained,
+        "model_name_sanitized": sanitized,
     });
     std::fs::write(
         dir.join("20260101_000000_results.json"),
@@ -270,13 +284,35 @@ fn qwen_run(logs: &Path) {
 
 /// The recorder log of that run: `decodes` are (reader, video file, indices).
 fn recorder_log(path: &Path, decodes: &[(&str, &str, &[u64])]) {
+    recorder_log_with(path, &[json!({"event": "start", "pid": 1})], decodes);
+}
+
+/// [`recorder_log`] with the lines `after_run` (the processes' `start` lines,
+/// `reader_choice`...) after the run line, as the recorder writes them.
+fn recorder_log_with(path: &Path, after_run: &[Value], decodes: &[(&str, &str, &[u64])]) {
+    recorder_log_of(
+        path,
+        "qwen2_5_vl",
+        "pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_num_frames=16",
+        after_run,
+        decodes,
+    );
+}
+
+/// The recorder log of a run of `wrapper` with `args`.
+fn recorder_log_of(
+    path: &Path,
+    wrapper: &str,
+    args: &str,
+    after_run: &[Value],
+    decodes: &[(&str, &str, &[u64])],
+) {
     let schema = "frameaudit/frames-log@1";
     let mut lines = vec![
-        json!({"schema": schema, "event": "start", "pid": 1}),
         json!({"schema": schema, "event": "run", "pid": 1, "command": ["lmms-eval", "--model",
-            "qwen2_5_vl", "--model_args",
-            "pretrained=Qwen/Qwen2.5-VL-7B-Instruct,max_num_frames=16", "--tasks", "videomme"]}),
+            wrapper, "--model_args", args, "--tasks", "videomme"]}),
     ];
+    lines.extend(after_run.iter().cloned());
     for (reader, video, indices) in decodes {
         lines.push(json!({"event": "decode", "pid": 1, "reader": reader,
             "video": format!("/data/videomme/data/{video}"), "indices": indices}));
@@ -416,6 +452,199 @@ fn a_qwen_run_over_an_edit_list_is_assumed_until_the_decoder_is_known() {
         c["rule"].as_str().expect("rule").contains("edit list"),
         "{c}"
     );
+}
+
+/// `frameaudit import lmms-eval LOGS -o OUT --videos VIDEOS [--frames-log LOG]`.
+fn import_run(logs: &Path, videos: &Path, out: &Path, log: Option<&Path>) {
+    let mut args = vec![
+        "import".to_string(),
+        "lmms-eval".into(),
+        s(logs),
+        "-o".into(),
+        s(out),
+        "--videos".into(),
+        s(videos),
+    ];
+    if let Some(l) = log {
+        args.extend(["--frames-log".into(), s(l)]);
+    }
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = frameaudit(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn what_picked_the_reader_makes_the_decoder_known_without_a_decode() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let videos = tmp.path().join("videos");
+    let test = "what_picked_the_reader_makes_the_decoder_known_without_a_decode";
+    if awkward(test, &videos).is_none() {
+        return;
+    }
+    let logs = tmp.path().join("logs");
+    qwen_run(&logs);
+    let log = tmp.path().join("frames.jsonl");
+    // A log of the run whose lines are `after_run` and no decode: the edit-list item's frames
+    // and the rule's text.
+    let edl = |name: &str, after_run: &[Value]| -> (Value, String) {
+        recorder_log_with(&log, after_run, &[]);
+        let out = tmp.path().join(name);
+        import_run(&logs, &videos, &out, Some(&log));
+        let c = frames_of(&out, "001-1");
+        let text = format!("{} / {}", c["rule"], c["why"]);
+        (c, text)
+    };
+    let start = |env: Value, versions: Value| json!({"event": "start", "pid": 7, "env": env, "versions": versions});
+    let both = json!({"decord": "0.6.0", "torchcodec": "0.17.0"});
+
+    // qwen_vl_utils logged its choice: torchcodec.
+    let (c, text) = edl(
+        "choice",
+        &[
+            start(json!({}), both.clone()),
+            json!({"event": "reader_choice", "pid": 7, "reader": "torchcodec", "forced": false}),
+        ],
+    );
+    assert_eq!(c["provenance"], "reproduced", "{c}");
+    assert_eq!(c["indices"], json!(EDL_TORCHCODEC_16), "{c}");
+    assert!(
+        text.contains("logs qwen_vl_utils' choice of reader: torchcodec"),
+        "{text}"
+    );
+    // FORCE_QWENVL_VIDEO_READER=decord in the environment, though torchcodec is installed.
+    let (c, text) = edl(
+        "forced",
+        &[start(
+            json!({"FORCE_QWENVL_VIDEO_READER": "decord"}),
+            both.clone(),
+        )],
+    );
+    assert_eq!(c["provenance"], "reproduced", "{c}");
+    assert_eq!(c["indices"], json!(EDL_DECORD_16), "{c}");
+    assert!(text.contains("FORCE_QWENVL_VIDEO_READER=decord"), "{text}");
+    // Nothing forced and no torchcodec installed: decord.
+    let (c, text) = edl(
+        "installed",
+        &[start(json!({}), json!({"decord": "0.6.0", "av": "18.1.0"}))],
+    );
+    assert_eq!(c["provenance"], "reproduced", "{c}");
+    assert_eq!(c["indices"], json!(EDL_DECORD_16), "{c}");
+    assert!(text.contains("decord 0.6.0 installed"), "{text}");
+    // Processes that disagree on the variable, or a recorder that logs no environment:
+    // still unknown.
+    let (c, _) = edl(
+        "differ",
+        &[
+            start(json!({"FORCE_QWENVL_VIDEO_READER": "decord"}), both.clone()),
+            start(json!({}), both.clone()),
+        ],
+    );
+    assert_eq!(c["provenance"], "assumed", "{c}");
+    let (c, _) = edl("old", &[json!({"event": "start", "pid": 7})]);
+    assert_eq!(c["provenance"], "assumed", "{c}");
+}
+
+#[test]
+fn the_new_wrappers_import_with_their_decoders() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let videos = tmp.path().join("videos");
+    let test = "the_new_wrappers_import_with_their_decoders";
+    let Some((v, ffprobe)) = awkward(test, &videos) else {
+        return;
+    };
+    let edl = probe_video_with(&ffprobe, &v.edl).unwrap_or_else(|e| panic!("{e}"));
+    let (n, tc) = (edl.num_frames, count(&edl, Decoder::Torchcodec).0);
+    // The edit-list item of one wrapper's run, imported on its own (and with a log).
+    let run = |name: &str, wrapper: &str, args: &str, backend: &str, log: Option<&[Value]>| {
+        let logs = tmp.path().join(format!("logs_{name}"));
+        lmms_run(&logs, wrapper, args, backend);
+        let frames_log = log.map(|after| {
+            let p = tmp.path().join(format!("{name}.jsonl"));
+            recorder_log_of(&p, wrapper, args, after, &[]);
+            p
+        });
+        let out = tmp.path().join(name);
+        import_run(&logs, &videos, &out, frames_log.as_deref());
+        let c = frames_of(&out, "001-1");
+        let text = format!("{} / {}", c["rule"], c["why"]);
+        println!("{name}: {text}");
+        (c, text)
+    };
+    let linspace = |t: u64, k: u64| -> Vec<u64> { (0..k).map(|i| i * (t - 1) / (k - 1)).collect() };
+
+    // llava_onevision2's fixed_num_frames (refused before for want of a budget): nframes =
+    // min(K, cv2's count), then qwen_vl_utils' reader.
+    let (c, text) = run(
+        "lo2",
+        "llava_onevision2",
+        "pretrained=lmms-lab-encoder/LLaVA-OneVision-2-8B-Instruct,fixed_num_frames=16",
+        "lmms_eval.models.chat.llava_onevision2.Llava_OneVision2 (chat)",
+        None,
+    );
+    assert_eq!(c["provenance"], "assumed", "{c}");
+    assert_eq!(c["indices"], json!(EDL_TORCHCODEC_16), "{c}");
+    assert!(
+        text.contains("budget clamped with cv2's count, decoded with torchcodec or decord"),
+        "{text}"
+    );
+    // gemma3: lmms-eval's read_video, PyAV unless LMMS_VIDEO_DECODE_BACKEND says torchcodec.
+    // PyAV asks for the header's linspace and drops what does not decode.
+    let gemma3 = (
+        "gemma3",
+        "pretrained=google/gemma-3-4b-it,max_num_frames=16",
+        "lmms_eval.models.simple.gemma3.Gemma3 (simple)",
+    );
+    let (c, text) = run("g3", gemma3.0, gemma3.1, gemma3.2, None);
+    assert_eq!(c["provenance"], "assumed", "{c}");
+    let pyav: Vec<u64> = linspace(n, 16).into_iter().filter(|&i| i < tc).collect();
+    assert_eq!(pyav.len(), 15);
+    assert_eq!(c["indices"], json!(pyav), "{c}");
+    assert!(
+        text.contains(&format!("torchcodec {tc} frames, PyAV {n} ({tc} decode)")),
+        "{text}"
+    );
+    // A log whose processes had LMMS_VIDEO_DECODE_BACKEND=torchcodec: torchcodec's frames.
+    let env = json!({"event": "start", "pid": 2,
+        "env": {"LMMS_VIDEO_DECODE_BACKEND": "torchcodec"}, "versions": {"av": "18.1.0"}});
+    let (c, text) = run("g3_tc", gemma3.0, gemma3.1, gemma3.2, Some(&[env]));
+    assert_eq!(c["provenance"], "reproduced", "{c}");
+    assert_eq!(c["indices"], json!(linspace(tc, 16)), "{c}");
+    assert!(
+        text.contains("LMMS_VIDEO_DECODE_BACKEND=torchcodec"),
+        "{text}"
+    );
+    // gemma4: transformers' torchcodec count.
+    let (c, _) = run(
+        "g4",
+        "gemma4",
+        "pretrained=google/gemma-4-e4b-it,max_num_frames=16",
+        "lmms_eval.models.simple.gemma4.Gemma4 (simple)",
+        None,
+    );
+    assert_eq!(c["provenance"], "reproduced", "{c}");
+    assert_eq!(c["indices"], json!(linspace(tc, 16)), "{c}");
+    // videollama3's own loader: a frame a second and the last, whatever max_num_frames says.
+    let (c, _) = run(
+        "vl3",
+        "videollama3",
+        "pretrained=DAMO-NLP-SG/VideoLLaMA3-7B,max_num_frames=16,use_custom_video_loader=True",
+        "lmms_eval.models.simple.videollama3.VideoLLaMA3 (simple)",
+        None,
+    );
+    assert_eq!(c["provenance"], "reproduced", "{c}");
+    let mut want: Vec<u64> = (0..).map(|k| 12 + 25 * k).take_while(|&i| i < n).collect();
+    want.push(n - 1);
+    assert_eq!(c["indices"], json!(want), "{c}");
+    // Without its own loader the model's processor decodes: not reproduced.
+    let (c, text) = run(
+        "vl3_hf",
+        "videollama3",
+        "pretrained=DAMO-NLP-SG/VideoLLaMA3-7B,max_num_frames=16",
+        "lmms_eval.models.simple.videollama3.VideoLLaMA3 (simple)",
+        None,
+    );
+    assert_eq!(c["provenance"], "assumed", "{c}");
+    assert!(text.contains("use_custom_video_loader"), "{text}");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use common::{repo, runs};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn python_has(module: &str) -> bool {
     runs("python3", &["-c", &format!("import {module}")])
@@ -1065,4 +1065,225 @@ for argv in json.loads(sys.argv[1]):
         .map(|v| v["event"].as_str().unwrap_or("").to_owned())
         .collect();
     assert_eq!(kinds, ["run", "end"]);
+}
+
+/// A stand-in for qwen_vl_utils 0.0.14's `vision_process` where the real one is not
+/// installed: the same names, the same choice of reader (FORCE_QWENVL_VIDEO_READER read at
+/// import, torchcodec when findable, then decord, cached once), the same fallback to
+/// torchvision when a reader raises, and smart_nframes' ValueError past the video's count.
+const QWEN_STAND_IN: &str = r#"
+import importlib.util, math, os, sys
+from functools import lru_cache
+
+
+def smart_nframes(ele, total_frames, video_fps):
+    nframes = round(ele["nframes"] / 2) * 2
+    if not (2 <= nframes <= total_frames):
+        raise ValueError(f"nframes should in interval [2, {total_frames}], but got {nframes}.")
+    return nframes
+
+
+def _linspace(total, n):
+    return [round(i * (total - 1) / (n - 1)) for i in range(n)]
+
+
+def _read_video_decord(ele):
+    import decord
+    vr = decord.VideoReader(ele["video"])
+    total, fps = len(vr), vr.get_avg_fps()
+    idx = _linspace(total, smart_nframes(ele, total, fps))
+    return vr.get_batch(idx), dict(fps=fps, frames_indices=idx, total_num_frames=total), 2.0
+
+
+def _read_video_torchcodec(ele):
+    from torchcodec.decoders import VideoDecoder
+    d = VideoDecoder(ele["video"])
+    total, fps = d.metadata.num_frames, d.metadata.average_fps
+    idx = _linspace(total, smart_nframes(ele, total, fps))
+    return d.get_frames_at(indices=idx).data, dict(fps=fps, frames_indices=idx, total_num_frames=total), 2.0
+
+
+def _read_video_torchvision(ele):
+    raise AttributeError("module 'torchvision.io' has no attribute 'read_video'")
+
+
+VIDEO_READER_BACKENDS = {
+    "decord": _read_video_decord,
+    "torchvision": _read_video_torchvision,
+    "torchcodec": _read_video_torchcodec,
+}
+
+FORCE_QWENVL_VIDEO_READER = os.getenv("FORCE_QWENVL_VIDEO_READER", None)
+
+
+@lru_cache(maxsize=1)
+def get_video_reader_backend():
+    if FORCE_QWENVL_VIDEO_READER is not None:
+        backend = FORCE_QWENVL_VIDEO_READER
+    elif importlib.util.find_spec("torchcodec") is not None:
+        backend = "torchcodec"
+    elif importlib.util.find_spec("decord") is not None:
+        backend = "decord"
+    else:
+        backend = "torchvision"
+    print(f"qwen-vl-utils using {backend} to read video.", file=sys.stderr)
+    return backend
+
+
+def fetch_video(ele, return_video_metadata=False):
+    backend = get_video_reader_backend()
+    try:
+        video, metadata, fps = VIDEO_READER_BACKENDS[backend](ele)
+    except Exception:
+        video, metadata, fps = VIDEO_READER_BACKENDS["torchvision"](ele)
+    return (video, metadata) if return_video_metadata else video
+"#;
+
+/// What python3 finds installed of `names` (importlib.metadata), as the start line should
+/// give it.
+fn installed_versions(s: &Setup, names: &[&str]) -> serde_json::Map<String, Value> {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import importlib.metadata as m, json, sys\nout = {}\nfor n in sys.argv[1:]:\n    try: out[n] = m.version(n)\n    except m.PackageNotFoundError: pass\nprint(json.dumps(out))",
+        )
+        .args(names)
+        .current_dir(&s.root)
+        .output()
+        .expect("run python3");
+    serde_json::from_slice::<Value>(&out.stdout)
+        .expect("json")
+        .as_object()
+        .cloned()
+        .expect("an object")
+}
+
+#[test]
+fn the_start_line_and_qwen_vl_utils_say_which_decoder_reads() {
+    let Some(s) = Setup::new("the recorder's decoder-choice test", &["decord"]) else {
+        return;
+    };
+    // The real qwen_vl_utils where it is installed (with torch and torchvision), else the
+    // stand-in of the same name.
+    let real = python_has("qwen_vl_utils.vision_process");
+    let mut path: Vec<PathBuf> = Vec::new();
+    if real {
+        println!("the installed qwen_vl_utils");
+    } else {
+        eprintln!(
+            "note: qwen_vl_utils is not importable here; its stand-in is recorded instead (pip install --no-deps qwen-vl-utils==0.0.14 torchvision; pip install packaging requests)"
+        );
+        s.write(
+            "fake/qwen_vl_utils/__init__.py",
+            "from .vision_process import fetch_video\n",
+        );
+        s.write("fake/qwen_vl_utils/vision_process.py", QWEN_STAND_IN);
+        path.push(s.path("fake"));
+    }
+    let pythonpath: Vec<&Path> = path.iter().map(PathBuf::as_path).collect();
+    s.write(
+        "qwen_harness.py",
+        r#"
+from qwen_vl_utils.vision_process import fetch_video, get_video_reader_backend
+print(get_video_reader_backend())
+fetch_video({"video": "v.mp4", "nframes": 4})
+fetch_video({"video": "v.mp4", "nframes": 4})
+try:
+    # Past the video's 30 frames: the reader raises, and torchvision reads it again.
+    fetch_video({"video": "v.mp4", "nframes": 40})
+except Exception as e:
+    print("fallback failed too:", type(e).__name__)
+"#,
+    );
+    let log = s.path("forced.jsonl");
+    let (out, _) = s.record(
+        &log,
+        &[
+            "env",
+            "FORCE_QWENVL_VIDEO_READER=decord",
+            "LMMS_VIDEO_DECODE_BACKEND=torchcodec",
+            "LMMS_VIDEO_TORCHCODEC_THREADS=2",
+            "FRAMEAUDIT_UNRELATED=1",
+            "python3",
+            "qwen_harness.py",
+        ],
+        &pythonpath,
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(text(&out.stdout).starts_with("decord\n"), "{out:?}");
+    let lines = log_lines(&log);
+    let starts = events(&lines, "start");
+    assert_eq!(starts.len(), 1, "{lines:#?}");
+    // Only the variables that decide the decoder, and all of them that are set.
+    assert_eq!(
+        starts[0]["env"],
+        json!({"FORCE_QWENVL_VIDEO_READER": "decord", "LMMS_VIDEO_DECODE_BACKEND": "torchcodec",
+            "LMMS_VIDEO_TORCHCODEC_THREADS": "2"}),
+        "{}",
+        starts[0]
+    );
+    let names = [
+        "decord",
+        "torchcodec",
+        "av",
+        "torchvision",
+        "qwen-vl-utils",
+        "opencv-python-headless",
+    ];
+    let want = installed_versions(&s, &names);
+    assert!(want.contains_key("decord"), "{want:?}");
+    let versions = starts[0]["versions"].as_object().expect("versions");
+    for n in names {
+        assert_eq!(versions.get(n), want.get(n), "{n}: {versions:?}");
+    }
+    // Once per process however often it is asked, and forced.
+    let choice = events(&lines, "reader_choice");
+    assert_eq!(choice.len(), 1, "{lines:#?}");
+    assert_eq!(choice[0]["reader"], "decord");
+    assert_eq!(choice[0]["forced"], true);
+    assert_eq!(choice[0]["pid"], starts[0]["pid"]);
+    check_time(choice[0]);
+    let d = events(&lines, "decode");
+    assert!(!d.is_empty(), "{lines:#?}");
+    check_decode(d[0], "decord", &s.video(), &[0, 10, 19, 29]);
+    // The failed read is logged, with why, before torchvision's attempt.
+    let failed = events(&lines, "reader_failed");
+    assert_eq!(failed.len(), 1, "{lines:#?}");
+    assert_eq!(failed[0]["reader"], "decord");
+    assert_eq!(failed[0]["video"], s.video());
+    let why = failed[0]["error"].as_str().expect("error");
+    assert!(why.starts_with("ValueError: nframes"), "{why}");
+
+    // Not forced: qwen_vl_utils' own pick, torchcodec when it is installed.
+    let log = s.path("chosen.jsonl");
+    let (out, _) = s.record(
+        &log,
+        &[
+            "env",
+            "-u",
+            "FORCE_QWENVL_VIDEO_READER",
+            "python3",
+            "qwen_harness.py",
+        ],
+        &pythonpath,
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let lines = log_lines(&log);
+    let expect = if python_has("torchcodec") {
+        "torchcodec"
+    } else {
+        "decord"
+    };
+    let choice = events(&lines, "reader_choice");
+    assert_eq!(choice.len(), 1, "{lines:#?}");
+    assert_eq!(choice[0]["reader"], expect);
+    assert_eq!(choice[0]["forced"], false);
+    let start = events(&lines, "start");
+    assert!(
+        start[0]["env"]
+            .as_object()
+            .is_some_and(|e| !e.contains_key("FORCE_QWENVL_VIDEO_READER")),
+        "{}",
+        start[0]
+    );
 }

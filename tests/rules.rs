@@ -1237,3 +1237,137 @@ fn qwen_vl_utils_releases() {
         .count();
     assert!(differ_with_frames > 0);
 }
+
+/// The lines of tests/data/decoder_vectors.jsonl (written by tests/reference/decoder_vectors.py,
+/// which runs lmms-eval 0.7.3's own sampling code on the issue-40 videos with the real decoders).
+fn decoder_vectors() -> Vec<Value> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/decoder_vectors.jsonl");
+    let text = std::fs::read_to_string(&path).expect("decoder_vectors.jsonl");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// The frames `resolve` gives one decoder-vector line: the run's rule as the importer resolves
+/// it (lmms-eval 0.7.3, the budget of `model_args`), read with the line's decoder as a known
+/// decoder (the clamp kept), on the line's counts.
+fn decoder_case(v: &Value) -> (frameaudit::core::rules::RunRule, Result<Vec<u64>, String>) {
+    use frameaudit::core::rules::decoder::{
+        Decoder, DecoderCounts, ItemVideo, RunDecoder, frames_by_decoder,
+    };
+    let args = model_args(v["model_args"].as_str().expect("model_args"));
+    let run = LmmsRun {
+        wrapper: v["wrapper"].as_str().expect("wrapper"),
+        backend: None,
+        model_args: &args,
+        version: Some("0.7.3"),
+        task: "videomme",
+    };
+    // As the importer reads the budget: fixed_num_frames first.
+    let budget = ["fixed_num_frames", "max_num_frames"]
+        .iter()
+        .find_map(|k| args.iter().find(|(a, _)| a == k))
+        .and_then(|(_, v)| v.parse::<u64>().ok())
+        .or_else(|| lmms_eval::default_budget(&run))
+        .expect("a budget");
+    let rr = lmms_eval::resolve(&run, budget);
+    let (Some(rule), Some(candidates)) = (rr.rule.as_ref(), rr.decoder.as_ref()) else {
+        return (rr.clone(), Err("the rule names no decoder".into()));
+    };
+    let counts: DecoderCounts = serde_json::from_value(v["counts"].clone()).expect("counts");
+    let decord = counts[&Decoder::Decord];
+    let facts = VideoFacts {
+        num_frames: decord.num_frames,
+        fps: decord.fps,
+        bound: None,
+    };
+    let decoder = serde_json::from_value::<Decoder>(v["decoder"].clone()).expect("decoder");
+    let known = RunDecoder {
+        decode: vec![decoder],
+        ..candidates.clone()
+    };
+    let video = ItemVideo {
+        decord: &facts,
+        counts: Some(&counts),
+        discarded: None,
+    };
+    let got = frames_by_decoder(rule, Some(&known), &video).map(|f| f.indices);
+    (rr, got)
+}
+
+#[test]
+fn wrappers_read_by_each_decoder_match_the_harness() {
+    use frameaudit::core::rules::decoder::Decoder;
+    let lines = decoder_vectors();
+    let mut failures = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut rules = 0;
+    for v in &lines {
+        // The samplers alone, on a fake reader.
+        if let Some(r) = v.get("rule") {
+            let rule: FrameRule = serde_json::from_value(r.clone()).expect("a rule");
+            if let Err(e) = agrees(&rule, v) {
+                failures.push(format!("{} on {}: {e}", v["source"], v["video"]));
+            }
+            rules += 1;
+            continue;
+        }
+        let (rr, got) = decoder_case(v);
+        let at = format!(
+            "{} {} {} on {}",
+            v["wrapper"], v["model_args"], v["decoder"], v["video"]
+        );
+        seen.insert(v["wrapper"].as_str().expect("wrapper").to_string());
+        if rr.provenance != Provenance::Reproduced {
+            failures.push(format!(
+                "{at}: {:?} {} / {}",
+                rr.provenance, rr.name, rr.why
+            ));
+            continue;
+        }
+        // The harness's decoder is one of the rule's candidates.
+        let decoder = serde_json::from_value::<Decoder>(v["decoder"].clone()).expect("decoder");
+        let candidates = &rr.decoder.as_ref().expect("decoder").decode;
+        if !candidates.contains(&decoder) {
+            failures.push(format!("{at}: {decoder:?} is not among {candidates:?}"));
+        }
+        match (v.get("indices"), got) {
+            (Some(want), Ok(got)) => {
+                let want: Vec<u64> = serde_json::from_value(want.clone()).expect("indices");
+                if want != got {
+                    failures.push(format!("{at}:\n want {want:?}\n  got {got:?}"));
+                }
+            }
+            (Some(want), Err(e)) => failures.push(format!("{at}: want {want}, got the error {e}")),
+            (None, Ok(got)) => failures.push(format!(
+                "{at}: the harness raised {}, got {got:?}",
+                v["error"]
+            )),
+            (None, Err(e)) => {
+                // qwen_vl_utils' own condition, as it words it.
+                let harness = v["error"].as_str().unwrap_or_default();
+                let condition = harness.trim_start_matches("ValueError: ");
+                if !e.contains(condition.trim_end_matches('.')) {
+                    failures.push(format!("{at}: harness {harness}, frameaudit {e}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let want: std::collections::BTreeSet<String> = [
+        "gemma3",
+        "gemma4",
+        "llava_onevision2",
+        "qwen3_vl",
+        "videollama3",
+    ]
+    .map(String::from)
+    .into();
+    assert_eq!(seen, want, "the vectors cover each wrapper");
+    assert!(
+        rules > 3000 && lines.len() - rules >= 160,
+        "{} lines",
+        lines.len()
+    );
+}

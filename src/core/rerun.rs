@@ -400,6 +400,7 @@ mod tests {
             }),
             file: "log".into(),
             line: 1,
+            setup: Default::default(),
         }];
         let applied = Applied {
             strategy: None,

@@ -6,9 +6,11 @@ comes back as the reader gave it.  docs/recorder.md lists what is recorded exact
 """
 
 import collections.abc
+import functools
+import os
 import threading
 
-from ._record import int_list, replace_function, through, video_path, wraps_once
+from ._record import event, int_list, replace_function, through, video_path, wraps_once
 
 _tls = threading.local()
 
@@ -260,6 +262,58 @@ def _qwen_vision_process(module):
         for key, value in list(backends.items()):
             if value is original:
                 backends[key] = wrapper
+    if isinstance(backends, dict):
+        for key, value in list(backends.items()):
+            if key != "torchvision" and callable(value) and not getattr(value, "__frameaudit_wrapped__", False):
+                backends[key] = _qwen_failing(key, value)
+    replace_function(module, "get_video_reader_backend", lambda original: _qwen_choice(module, original))
+
+
+# The pid that has logged qwen_vl_utils' reader choice: once per process (a forked child
+# logs its own on its first call).
+_choice_logged = {"pid": None}
+
+
+def _qwen_choice(module, original):
+    """get_video_reader_backend (lru_cache'd in 0.0.14): logs the reader it picks, and
+    whether FORCE_QWENVL_VIDEO_READER (read when the module was imported) forced it."""
+
+    def get_video_reader_backend(*args, **kwargs):
+        reader = original(*args, **kwargs)
+        if _choice_logged["pid"] != os.getpid():
+            _choice_logged["pid"] = os.getpid()
+            forced = getattr(module, "FORCE_QWENVL_VIDEO_READER", None) is not None
+            event({"event": "reader_choice", "reader": str(reader), "forced": forced})
+        return reader
+
+    for name in ("cache_clear", "cache_info"):
+        if hasattr(original, name):
+            setattr(get_video_reader_backend, name, getattr(original, name))
+    return get_video_reader_backend
+
+
+def _qwen_failing(name, reader):
+    """One of qwen_vl_utils' readers in VIDEO_READER_BACKENDS: when it raises, fetch_video
+    reads the video again with torchvision; the log says which reader failed, and why."""
+
+    def read(ele, *args, **kwargs):
+        try:
+            return reader(ele, *args, **kwargs)
+        except Exception as err:
+            video = ele.get("video") if isinstance(ele, dict) else None
+            event(
+                {
+                    "event": "reader_failed",
+                    "reader": name,
+                    "video": video_path(video if isinstance(video, str) else None),
+                    "error": ("%s: %s" % (type(err).__name__, err))[:500],
+                }
+            )
+            raise
+
+    functools.update_wrapper(read, reader)
+    read.__frameaudit_wrapped__ = True
+    return read
 
 
 def _qwen_metadata(result):

@@ -68,7 +68,64 @@ def _start_line():
     }
     if _state["plan"] is not None:
         line["plan"] = _state["plan"]
+    line["env"] = _decoder_env()
+    line["versions"] = _versions()
     _log.write(line)
+
+
+# What decides which decoder reads a video: lmms-eval's read_video backend, qwen_vl_utils'
+# forced reader, and their thread settings (docs/recorder.md).
+DECODER_ENV = ("LMMS_VIDEO_DECODE_BACKEND", "FORCE_QWENVL_VIDEO_READER", "TORCHCODEC_NUM_THREADS", "LMMS_VIDEO_DECORD_THREADS")
+DECODER_ENV_PREFIXES = ("LMMS_VIDEO_TORCHCODEC_",)
+
+# The installed distributions whose presence or release picks the reader or changes its count
+# (qwen_vl_utils reads with torchcodec whenever it is installed; torchcodec before 0.15
+# decodes a discarded leading key frame differently).
+DISTRIBUTIONS = (
+    "decord",
+    "eva-decord",
+    "torchcodec",
+    "torch",
+    "av",
+    "torchvision",
+    "qwen-vl-utils",
+    "transformers",
+    "opencv-python",
+    "opencv-python-headless",
+    "lmms-eval",
+    "lmms_eval",
+    "vlmeval",
+)
+
+
+def _decoder_env():
+    env = {}
+    for key, value in os.environ.items():
+        if key in DECODER_ENV or key.startswith(DECODER_ENV_PREFIXES):
+            env[key] = value
+    return dict(sorted(env.items()))
+
+
+def _versions():
+    """name -> version of the DISTRIBUTIONS installed, read from their metadata without
+    importing them; computed once per process tree (a forked child has the same)."""
+    if _state.get("versions") is None:
+        found = {}
+        try:
+            import importlib.metadata as metadata
+
+            for name in DISTRIBUTIONS:
+                try:
+                    version = metadata.version(name)
+                except Exception:
+                    continue
+                # lmms-eval and lmms_eval name one distribution.
+                if version and name.replace("_", "-") not in found:
+                    found[name.replace("_", "-")] = version
+        except Exception:
+            pass
+        _state["versions"] = found
+    return _state["versions"]
 
 
 def _argv():
@@ -291,6 +348,18 @@ def _record(reader, result, indices, taken, meta, plan=None, refused=None):
         _log.write(line)
     except Exception as err:
         _log.warn("could not record a %s decode (%s: %s)" % (reader, type(err).__name__, err))
+
+
+def event(line):
+    """Logs one line of another event than a decode (``reader_choice``, ``reader_failed``),
+    with the process and the time; never raises."""
+    try:
+        out = {"event": line.pop("event"), "pid": os.getpid()}
+        out.update(line)
+        out["at"] = _log.now()
+        _log.write(out)
+    except Exception as err:
+        _log.warn("could not log an event (%s: %s)" % (type(err).__name__, err))
 
 
 def _count(n):

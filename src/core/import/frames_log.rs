@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::{Import, ImportError};
 use crate::core::fsread;
-use crate::core::rules::decoder::Decoder;
+use crate::core::rules::decoder::{Decoder, LoggedSetup};
 
 /// The schema of a recorder log's `start` and `run` lines.
 pub const SCHEMA: &str = "frameaudit/frames-log@1";
@@ -68,6 +68,8 @@ pub struct LoggedRun {
     pub file: PathBuf,
     /// The line of the `run` event.
     pub line: u64,
+    /// What the run's `start` and `reader_choice` lines say picked its decoders.
+    pub setup: LoggedSetup,
 }
 
 #[derive(Deserialize)]
@@ -92,6 +94,12 @@ struct Line {
     asked: Option<Vec<serde_json::Value>>,
     #[serde(default)]
     reader: Option<String>,
+    #[serde(default)]
+    env: Option<BTreeMap<String, serde_json::Value>>,
+    #[serde(default)]
+    versions: Option<BTreeMap<String, serde_json::Value>>,
+    #[serde(default)]
+    forced: Option<bool>,
 }
 
 /// Whether `path` is a recorder log: its first line carries [`SCHEMA`].
@@ -159,7 +167,25 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
                 plan: parsed.plan,
                 file: path.to_path_buf(),
                 line: line_no,
+                setup: LoggedSetup {
+                    at: format!("{}:{line_no}", path.display()),
+                    ..LoggedSetup::default()
+                },
             }),
+            // A process's start line: the decoder variables and the installed releases
+            // (docs/recorder.md); a start line before any run line belongs to no run.
+            Some("start") => {
+                if let Some(run) = runs.last_mut() {
+                    note_start(&mut run.setup, parsed.env, parsed.versions);
+                }
+            }
+            Some("reader_choice") => {
+                if let (Some(run), Some(reader)) = (runs.last_mut(), parsed.reader) {
+                    run.setup
+                        .reader_choices
+                        .insert((reader, parsed.forced.unwrap_or(false)));
+                }
+            }
             Some("decode") => {
                 let (Some(video), Some(indices)) = (parsed.video, parsed.indices) else {
                     skips.push((line_no, "decode without video or indices".into()));
@@ -196,6 +222,35 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
         )));
     }
     Ok(runs)
+}
+
+/// Adds one process's `start` line to its run's setup: a variable it does not list was unset
+/// in that process (when it lists any: a recorder that logs none predates them); a value
+/// that is not a string is left out.
+fn note_start(
+    setup: &mut LoggedSetup,
+    env: Option<BTreeMap<String, serde_json::Value>>,
+    versions: Option<BTreeMap<String, serde_json::Value>>,
+) {
+    if let Some(env) = env {
+        let known: BTreeSet<String> = setup.env.keys().cloned().collect();
+        let keys: BTreeSet<String> = env.keys().cloned().chain(known).collect();
+        for key in keys {
+            let value = env.get(&key).and_then(|v| v.as_str().map(str::to_string));
+            let values = setup.env.entry(key).or_default();
+            // A variable first seen now was unset in the processes logged before.
+            if values.is_empty() && setup.env_logged {
+                values.insert(None);
+            }
+            values.insert(value);
+        }
+        setup.env_logged = true;
+    }
+    for (name, v) in versions.into_iter().flatten() {
+        if let Some(v) = v.as_str() {
+            setup.versions.insert(name, v.to_string());
+        }
+    }
 }
 
 /// The recorder logs among `paths` (files, or folders searched recursively): the given
@@ -386,6 +441,11 @@ pub fn attach(
             );
             for (model, config) in &matched {
                 imp.set_decoder(model, config, d, &source);
+            }
+        } else {
+            // No decode tells it: what picked the reader, as the processes logged it.
+            for (model, config) in &matched {
+                imp.set_decoder_from_setup(model, config, &log.setup);
             }
         }
         // One command that made several runs (VLMEvalKit's `--data A B`): a video that
@@ -658,6 +718,7 @@ mod tests {
             plan: None,
             file: "log".into(),
             line: 1,
+            setup: Default::default(),
         };
         let s = attach(&mut imp, &[run], &|c| {
             if flag(c, "--model") == Some("w") {

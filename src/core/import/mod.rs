@@ -550,6 +550,36 @@ impl Import {
                 decode: vec![decoder],
                 clamp,
                 source: source.to_string(),
+                selector: None,
+            });
+        }
+    }
+
+    /// Gives the rules of the run (model, configuration) whose decoder is picked at run
+    /// time (qwen_vl_utils' reader, lmms-eval's `read_video` backend) the decoder a recorder
+    /// log's `start` and `reader_choice` lines say was picked; the others keep theirs.
+    pub fn set_decoder_from_setup(
+        &mut self,
+        model: &str,
+        config: &str,
+        setup: &crate::core::rules::decoder::LoggedSetup,
+    ) {
+        use crate::core::rules::decoder::RunDecoder;
+        for ((m, _, c), rule) in self.rules.iter_mut() {
+            if m != model || c != config || rule.rule.is_none() {
+                continue;
+            }
+            let Some(current) = rule.decoder.as_ref() else {
+                continue;
+            };
+            let Some((decoder, source)) = current.selector.and_then(|s| setup.decoder(s)) else {
+                continue;
+            };
+            rule.decoder = Some(RunDecoder {
+                decode: vec![decoder],
+                clamp: current.clamp,
+                source,
+                selector: None,
             });
         }
     }

@@ -226,6 +226,67 @@ pub fn llava_load_video(
     Ok((0..count).map(|k| k * stride).collect())
 }
 
+/// `np.linspace(0, T-1, min(n, T), dtype=int)`: lmms-eval's `read_video` (PyAV over the
+/// header's count, torchcodec over its own, then `np.unique`, which changes nothing since
+/// the count is at most T) and gemma4's `_sample_video_frames` over torchcodec's count.
+pub fn linspace_up_to(t: u64, n: u64) -> Result<Vec<u64>, String> {
+    if t == 0 {
+        return Err("the reader counts no frame in the video".into());
+    }
+    if n > MAX_INDICES {
+        return Err(format!(
+            "a budget of {n} frames is more than the {MAX_INDICES} frames a sample may hold"
+        ));
+    }
+    Ok(sampling::linspace(t, n.min(t)))
+}
+
+/// VideoLLaMA3's `read_video_custom(path, fps=rate, max_frames_num=max_frames)` (lmms-eval's
+/// videollama3 with `use_custom_video_loader`): when the video is shorter than `max_frames`
+/// seconds, `seg = min(video_fps // rate, T)` and the frames `seg//2, seg//2 + seg, …` below T,
+/// with T-1 added when missing; otherwise every frame when `T <= max_frames`, else
+/// `np.linspace(0, T-1, max_frames, dtype=int)` (which ends at T-1).
+pub fn fps_middles(t: u64, video_fps: f64, rate: f64, max_frames: u64) -> Result<Vec<u64>, String> {
+    if t == 0 {
+        return Err("decord cannot read a video without frames".into());
+    }
+    if max_frames > MAX_INDICES {
+        return Err(format!(
+            "a budget of {max_frames} frames is more than the {MAX_INDICES} frames a sample may hold"
+        ));
+    }
+    if video_fps.is_nan() || video_fps <= 0.0 {
+        return Err(format!(
+            "read_video_custom: duration / fps divides by a frame rate of {video_fps}"
+        ));
+    }
+    if (t as f64) / video_fps < max_frames as f64 {
+        // Python's float floor division, then min with the integer T.
+        let seg = (video_fps / rate).floor().min(t as f64);
+        if seg.is_nan() || seg < 1.0 {
+            return Err(format!(
+                "read_video_custom: np.arange with a step of {video_fps} // {rate} = {seg} frames divides by zero"
+            ));
+        }
+        let seg = seg as u64;
+        let count = (t - seg / 2).div_ceil(seg);
+        if count > MAX_INDICES {
+            return Err(format!(
+                "{count} frames is more than the {MAX_INDICES} frames a sample may hold"
+            ));
+        }
+        let mut ids: Vec<u64> = (0..count).map(|k| seg / 2 + k * seg).collect();
+        if !ids.contains(&(t - 1)) {
+            ids.push(t - 1);
+        }
+        return Ok(ids);
+    }
+    if t <= max_frames {
+        return Ok((0..t).collect());
+    }
+    Ok(sampling::linspace(t, max_frames))
+}
+
 /// `get_index(bound, fps, max_frame, first_idx=0, num_segments=N)` of lmms-eval's InternVL
 /// wrappers and VLMEvalKit's MVBench: the window `bound` (or ±100000 s) in frames,
 /// `start = max(0, round(s * fps))`, `end = min(round(e * fps), T-1)`,

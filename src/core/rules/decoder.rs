@@ -113,6 +113,135 @@ pub struct RunDecoder {
     pub clamp: Option<Decoder>,
     /// How the decoder is known, or why it is not.
     pub source: String,
+    /// What picks the decoder at run time, when the run's own code does not: a recorder
+    /// log's `start` lines then tell it (docs/recorder.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<Selector>,
+}
+
+/// What picks a run's decoder at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Selector {
+    /// qwen_vl_utils' `get_video_reader_backend`: `FORCE_QWENVL_VIDEO_READER`, else
+    /// torchcodec when installed, else decord, else torchvision.
+    QwenVlUtils,
+    /// lmms-eval's `read_video`: `LMMS_VIDEO_DECODE_BACKEND`, PyAV when unset.
+    LmmsReadVideo,
+}
+
+/// What a recorder log's `start` lines say of a run's environment (docs/recorder.md).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoggedSetup {
+    /// Whether a `start` line logged the decoder environment variables (a recorder that
+    /// predates them logs none, and then an unset variable says nothing).
+    pub env_logged: bool,
+    /// Each decoder variable's values across the run's processes (`None`: unset).
+    pub env: BTreeMap<String, std::collections::BTreeSet<Option<String>>>,
+    /// The installed releases, by distribution name, as the `start` lines give them.
+    pub versions: BTreeMap<String, String>,
+    /// The readers qwen_vl_utils chose (`reader_choice`), each with whether it was forced.
+    pub reader_choices: std::collections::BTreeSet<(String, bool)>,
+    /// Where the log is, for the reasons given: `file:line` of its `run` line.
+    pub at: String,
+}
+
+impl LoggedSetup {
+    /// The one value `key` had in every process of the run (`Some(None)`: unset in all),
+    /// `None` when the log does not say or the processes differ.
+    fn env(&self, key: &str) -> Option<Option<&str>> {
+        if !self.env_logged {
+            return None;
+        }
+        match self.env.get(key) {
+            None => Some(None),
+            Some(values) if values.len() == 1 => values.iter().next().map(|v| v.as_deref()),
+            Some(_) => None,
+        }
+    }
+
+    /// The decoder `selector` picked in the run the log records, and how that is known.
+    pub fn decoder(&self, selector: Selector) -> Option<(Decoder, String)> {
+        let at = &self.at;
+        match selector {
+            Selector::QwenVlUtils => {
+                let names: std::collections::BTreeSet<&str> = self
+                    .reader_choices
+                    .iter()
+                    .map(|(r, _)| r.as_str())
+                    .collect();
+                if let [one] = names.into_iter().collect::<Vec<_>>().as_slice() {
+                    let forced = self.reader_choices.iter().any(|(_, f)| *f);
+                    return Decoder::from_reader(one).map(|d| {
+                        (
+                            d,
+                            format!(
+                                "the recorder log {at} logs qwen_vl_utils' choice of reader: {}{}",
+                                d.name(),
+                                if forced {
+                                    " (forced by FORCE_QWENVL_VIDEO_READER)"
+                                } else {
+                                    ""
+                                }
+                            ),
+                        )
+                    });
+                }
+                if let Some(Some(forced)) = self.env("FORCE_QWENVL_VIDEO_READER") {
+                    return Decoder::from_reader(forced).map(|d| {
+                        (
+                            d,
+                            format!(
+                                "the recorder log {at} logs FORCE_QWENVL_VIDEO_READER={forced}, which makes qwen_vl_utils read with {}",
+                                d.name()
+                            ),
+                        )
+                    });
+                }
+                if self.env("FORCE_QWENVL_VIDEO_READER") != Some(None) || self.versions.is_empty() {
+                    return None;
+                }
+                // qwen_vl_utils 0.0.14 takes torchcodec whenever it is installed, else decord.
+                let installed = ["torchcodec", "decord", "eva-decord"]
+                    .into_iter()
+                    .find_map(|n| self.versions.get(n).map(|v| (n, v)))?;
+                let d = if installed.0 == "torchcodec" {
+                    Decoder::Torchcodec
+                } else {
+                    Decoder::Decord
+                };
+                Some((
+                    d,
+                    format!(
+                        "the recorder log {at} logs {} {} installed and no FORCE_QWENVL_VIDEO_READER, so qwen_vl_utils read with {}",
+                        installed.0,
+                        installed.1,
+                        d.name()
+                    ),
+                ))
+            }
+            Selector::LmmsReadVideo => {
+                let backend = self.env("LMMS_VIDEO_DECODE_BACKEND")?;
+                let d = match backend.unwrap_or("pyav") {
+                    "pyav" => Decoder::Pyav,
+                    "torchcodec" => Decoder::Torchcodec,
+                    _ => return None,
+                };
+                Some((
+                    d,
+                    match backend {
+                        Some(b) => format!(
+                            "the recorder log {at} logs LMMS_VIDEO_DECODE_BACKEND={b}, so lmms-eval's read_video read with {}",
+                            d.name()
+                        ),
+                        None => format!(
+                            "the recorder log {at} logs no LMMS_VIDEO_DECODE_BACKEND, so lmms-eval's read_video read with PyAV, its default"
+                        ),
+                    },
+                ))
+            }
+        }
+    }
 }
 
 impl RunDecoder {
@@ -122,6 +251,7 @@ impl RunDecoder {
             decode: vec![decoder],
             clamp: None,
             source: source.into(),
+            selector: None,
         }
     }
 
@@ -262,6 +392,10 @@ pub fn frames_by_decoder(
     if !counts.is_empty() {
         note.push_str(&format!(" ({counts})"));
     }
+    // The decoders disagree on this video and one is taken: say how it is known.
+    if dec.decode.len() == 1 && video.counts.is_some_and(decoders_disagree) {
+        note.push_str(&format!(": {}", dec.source));
+    }
     if dec.decode.contains(&Decoder::Decord) && video.discarded.is_some_and(|n| n > 0) {
         note.push_str(&format!(
             "; the file has an edit list ({} packets discarded): past the cut, decord's index i is not the picture other decoders give at i",
@@ -281,9 +415,77 @@ pub fn frames_by_decoder(
             dec.decode[0].name()
         )
     });
+    let indices = shown.map_err(|e| {
+        if matches!(
+            rule,
+            FrameRule::QwenNframes { .. } | FrameRule::QwenFps { .. }
+        ) {
+            // fetch_video catches any error of its reader and reads the video again with
+            // torchvision, which counts the frames that decode (torchvision 0.29 has no
+            // io.read_video: there the retry fails too).
+            format!(
+                "{e}: qwen_vl_utils' {} reader raises here, and fetch_video then retries with torchvision, whose frames are not reproduced (a recorder log records them)",
+                dec.decode[0].name()
+            )
+        } else {
+            e
+        }
+    })?;
     Ok(ItemFrames {
-        indices: shown?,
+        indices,
         assumed,
         note,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::rules::{NframesCap, TorchLinspace};
+
+    #[test]
+    fn a_qwen_reader_that_raises_names_the_torchvision_fallback() {
+        // lmms-eval 0.7.3's simple qwen3_vl at 1040 frames on the edit-list video: decord's
+        // 1050 lets 1040 through, torchcodec's 1017 raises.
+        let rule = FrameRule::QwenNframes {
+            n: 1040,
+            cap: NframesCap::Total,
+            linspace: TorchLinspace::Fma,
+            resample: None,
+        };
+        let facts = VideoFacts {
+            num_frames: 1050,
+            fps: Some(25.0),
+            bound: None,
+        };
+        let counts: DecoderCounts = [(
+            Decoder::Torchcodec,
+            DecoderCount {
+                num_frames: 1017,
+                fps: Some(25.0),
+                decodable: None,
+            },
+        )]
+        .into();
+        let video = ItemVideo {
+            decord: &facts,
+            counts: Some(&counts),
+            discarded: Some(33),
+        };
+        let dec = RunDecoder {
+            decode: vec![Decoder::Torchcodec],
+            clamp: Some(Decoder::Decord),
+            source: "logged".into(),
+            selector: None,
+        };
+        let e = frames_by_decoder(&rule, Some(&dec), &video).expect_err("past torchcodec's count");
+        assert!(e.contains("[2, 1017], but got 1040"), "{e}");
+        assert!(e.contains("retries with torchvision"), "{e}");
+        let by_decord = RunDecoder {
+            decode: vec![Decoder::Decord],
+            ..dec
+        };
+        let f = frames_by_decoder(&rule, Some(&by_decord), &video).expect("decord's 1050");
+        assert_eq!(f.indices.len(), 1040);
+    }
 }

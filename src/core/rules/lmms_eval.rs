@@ -10,7 +10,7 @@
 //! allows (and that can have run the configuration at all) samples the same way; otherwise it
 //! is assumed, and the reason names the releases that differ.
 
-use super::decoder::{Decoder, RunDecoder};
+use super::decoder::{Decoder, RunDecoder, Selector};
 use super::{FrameRule, NframesCap, Provenance, Resample, ResampleMode, RunRule, TorchLinspace};
 use crate::core::sampling::Policy;
 
@@ -295,6 +295,8 @@ fn budget_key_at(wrapper: &str, r: usize) -> Option<(&'static str, u64)> {
         // Before 0.3.4 InternVL2 takes no num_frame: 8 segments, whatever model_args say.
         "internvl2" if r < pos("0.3.4") => ("num_frame", 8),
         "internvl2" | "internvl3" | "internvl3_5" => ("num_frame", 32),
+        "llava_onevision2" | "gemma3" | "gemma4" => ("max_num_frames", 32),
+        "videollama3" => ("max_num_frames", 180),
         _ => return None,
     })
 }
@@ -325,8 +327,31 @@ fn since(wrapper: &str) -> Option<(&'static str, Option<&'static str>)> {
         "llava_onevision" => ("0.2.1", None),
         "internvl2" => ("0.2.1", None),
         "internvl3" | "internvl3_5" => ("0.6.0", None),
+        // Checked from the release `checked_since` names on (0.6.1 to 0.7.1 have neither of
+        // the first two); older releases are not said to lack them.
+        "llava_onevision2" => ("0.7.2", Some("0.7.2")),
+        "gemma4" => ("0.7.3", None),
+        "gemma3" | "videollama3" => ("0.2.0", None),
         _ => return None,
     })
+}
+
+/// The wrappers checked by tests/data/decoder_vectors.jsonl (their own code run on real
+/// videos with each decoder) rather than tests/data/harness_vectors.jsonl.
+fn checked_with_decoders(wrapper: &str) -> bool {
+    matches!(
+        wrapper,
+        "llava_onevision2" | "gemma3" | "gemma4" | "videollama3"
+    )
+}
+
+/// The first release whose code of the wrapper was checked, for the wrappers added with the
+/// decoders (issue 40): older releases are not reproduced.
+fn checked_since(wrapper: &str) -> Option<&'static str> {
+    match wrapper {
+        "gemma3" | "videollama3" | "llava_onevision2" | "gemma4" => Some("0.6.1"),
+        _ => None,
+    }
 }
 
 fn exists_at(wrapper: &str, r: usize) -> bool {
@@ -371,7 +396,7 @@ const QWEN_DEFAULT_FPS: f64 = 2.0;
 fn uses_qwen_vl_utils(wrapper: &str) -> bool {
     matches!(
         wrapper,
-        "qwen2_5_vl" | "qwen3_vl" | "qwen2_vl" | "llava_onevision1_5"
+        "qwen2_5_vl" | "qwen3_vl" | "qwen2_vl" | "llava_onevision1_5" | "llava_onevision2"
     )
 }
 
@@ -384,6 +409,12 @@ fn at(run: &LmmsRun, frames: u64, r: usize) -> At {
             run.wrapper
         ));
     };
+    if let Some(c) = checked_since(run.wrapper).filter(|c| r < pos(c)) {
+        return At::NotReproduced(format!(
+            "frameaudit checked lmms-eval's {} from {c} on only",
+            run.wrapper
+        ));
+    }
     if r < pos(first) {
         return At::NoWrapper;
     }
@@ -655,6 +686,62 @@ fn at(run: &LmmsRun, frames: u64, r: usize) -> At {
                 "video_decode_backend={other} reads the video with another reader"
             )),
         },
+        "llava_onevision2" => {
+            let name = "Llava_OneVision2";
+            if class == Class::Simple {
+                return At::NoWrapper;
+            }
+            // `_as_bool`: 1, true, yes, y, on.
+            let codec = run.text("use_codec").is_some_and(|v| {
+                matches!(
+                    v.trim().to_lowercase().as_str(),
+                    "1" | "true" | "yes" | "y" | "on"
+                )
+            });
+            if codec {
+                return At::NotReproduced(
+                    "use_codec hands the video to the checkpoint's own processor (video_backend=\"codec\"), whose code is not in lmms-eval".into(),
+                );
+            }
+            // `int(fixed_num_frames) if fixed_num_frames else None`.
+            if run.num("fixed_num_frames").is_some_and(|k| k != 0.0) {
+                return rule(
+                    name,
+                    qwen_nframes(n, NframesCap::Total, None),
+                    "qwen_vl_utils nframes = min(fixed_num_frames, cv2's frame count)".into(),
+                );
+            }
+            let f = fps.unwrap_or(1.0);
+            rule(
+                name,
+                qwen_fps(f, Some(n), None),
+                format!("qwen_vl_utils at fps={f} with max_frames = N"),
+            )
+        }
+        "gemma3" if r < pos("0.7.3") => At::NotReproduced(format!(
+            "lmms-eval {shown_v}'s gemma3 hands the video to the model's processor, whose decoding frameaudit does not reproduce"
+        )),
+        "gemma3" => rule(
+            "Gemma3",
+            FrameRule::LinspaceUpTo { n },
+            "read_video: np.linspace(0, T-1, min(N, T), dtype=int)".into(),
+        ),
+        "gemma4" => rule(
+            "Gemma4",
+            FrameRule::LinspaceUpTo { n },
+            "_sample_video_frames: np.linspace(0, T-1, min(N, T), dtype=int)".into(),
+        ),
+        "videollama3" if !run.truthy("use_custom_video_loader") => At::NotReproduced(
+            "without use_custom_video_loader=True the model's own processor decodes the video (fps 1, max_frames = max_num_frames), whose code is not in lmms-eval".into(),
+        ),
+        "videollama3" => rule(
+            "VideoLLaMA3",
+            FrameRule::FpsMiddles {
+                rate: 1.0,
+                max_frames: 180,
+            },
+            "read_video_custom: the middle frame of each second and the last frame, 180 at most (max_num_frames is not passed)".into(),
+        ),
         "internvl2" | "internvl3" | "internvl3_5" => {
             let name = match run.wrapper {
                 "internvl2" => "InternVL2",
@@ -854,6 +941,8 @@ pub fn resolve(run: &LmmsRun, frames: u64) -> RunRule {
         };
         let what = if rule.is_none() {
             ": the model saw no frame of the video"
+        } else if checked_with_decoders(run.wrapper) {
+            ", tests/data/decoder_vectors.jsonl"
         } else {
             ", tests/data/harness_vectors.jsonl"
         };
@@ -896,15 +985,37 @@ pub fn resolve(run: &LmmsRun, frames: u64) -> RunRule {
 /// other reproduced wrappers read with decord themselves.
 fn run_decoder(run: &LmmsRun, rule: &Option<FrameRule>, ran: &[usize]) -> Option<RunDecoder> {
     let rule = rule.as_ref()?;
-    if !uses_qwen_vl_utils(run.wrapper) {
-        return Some(RunDecoder::known(
-            Decoder::Decord,
-            format!("lmms-eval's {} reads the video with decord", run.wrapper),
-        ));
+    match run.wrapper {
+        "gemma3" => {
+            return Some(RunDecoder {
+                decode: vec![Decoder::Pyav, Decoder::Torchcodec],
+                clamp: None,
+                source: "lmms-eval's read_video decodes with PyAV unless LMMS_VIDEO_DECODE_BACKEND says torchcodec, and the results do not record it".into(),
+                selector: Some(Selector::LmmsReadVideo),
+            });
+        }
+        "gemma4" => {
+            return Some(RunDecoder::known(
+                Decoder::Torchcodec,
+                "transformers' fetch_videos reads gemma4's videos with torchcodec (exact mode) whenever it is usable",
+            ));
+        }
+        w if !uses_qwen_vl_utils(w) => {
+            return Some(RunDecoder::known(
+                Decoder::Decord,
+                format!("lmms-eval's {} reads the video with decord", run.wrapper),
+            ));
+        }
+        _ => {}
     }
     // The chat qwen2_5_vl (0.6 on) and the simple qwen3_vl (0.7.3) clamp the budget with
-    // decord's `len(VideoReader)` whatever reader qwen_vl_utils then picks.
+    // decord's `len(VideoReader)` whatever reader qwen_vl_utils then picks; llava_onevision2's
+    // fixed_num_frames with OpenCV's frame count.
     let clamp = match rule {
+        FrameRule::QwenNframes {
+            cap: NframesCap::EvenMin2 | NframesCap::Total,
+            ..
+        } if run.wrapper == "llava_onevision2" => Some(Decoder::Cv2),
         FrameRule::QwenNframes {
             cap: NframesCap::EvenMin2 | NframesCap::Total,
             ..
@@ -926,6 +1037,7 @@ fn run_decoder(run: &LmmsRun, rule: &Option<FrameRule>, ran: &[usize]) -> Option
         decode,
         clamp,
         source: source.into(),
+        selector: Some(Selector::QwenVlUtils),
     })
 }
 
@@ -1018,5 +1130,40 @@ mod tests {
         assert!(r.why.contains("not reproduced"), "{}", r.why);
         assert_eq!(default_budget(&run("some_model", &[])), None);
         assert_eq!(default_budget(&run("llava_vid", &[])), Some(20));
+    }
+
+    #[test]
+    fn the_wrappers_checked_from_0_6_1_on() {
+        let args = vec![("fixed_num_frames".to_string(), "16".to_string())];
+        // The 0.7 family: 0.7.0 and 0.7.1 have no llava_onevision2, 0.7.2 and 0.7.3 agree.
+        let r = resolve(
+            &LmmsRun {
+                version: Some("0.7"),
+                ..run("llava_onevision2", &args)
+            },
+            16,
+        );
+        assert_eq!(r.provenance, Provenance::Reproduced, "{}", r.why);
+        assert!(
+            r.why.contains("0.7.0–0.7.1 has no llava_onevision2"),
+            "{}",
+            r.why
+        );
+        assert_eq!(r.decoder.as_ref().and_then(|d| d.clamp), Some(Decoder::Cv2));
+        // Any release: the ones before 0.6.1 were not checked.
+        let r = resolve(&run("llava_onevision2", &args), 16);
+        assert_eq!(r.provenance, Provenance::Assumed, "{}", r.why);
+        assert!(r.why.contains("from 0.6.1 on only"), "{}", r.why);
+        // gemma3 before 0.7.3 hands the video to the processor.
+        let r = resolve(
+            &LmmsRun {
+                version: Some("0.7.2"),
+                ..run("gemma3", &[])
+            },
+            32,
+        );
+        assert_eq!(r.provenance, Provenance::Assumed, "{}", r.why);
+        assert!(r.why.contains("processor"), "{}", r.why);
+        assert_eq!(default_budget(&run("videollama3", &[])), Some(180));
     }
 }

@@ -121,6 +121,22 @@ pub enum FrameRule {
         /// Uniform sampling whatever the stride gives.
         force_sample: bool,
     },
+    /// `np.linspace(0, T-1, min(n, T), dtype=int)`: lmms-eval's `read_video` (gemma3; PyAV
+    /// over the header's count with the indices past the decodable frames dropped, or
+    /// torchcodec over its count) and gemma4's `_sample_video_frames` (torchcodec's count).
+    LinspaceUpTo {
+        /// The budget (`max_num_frames`).
+        n: u64,
+    },
+    /// VideoLLaMA3's `read_video_custom`: the middle frame of every `floor(video_fps / rate)`
+    /// frames plus the last frame when the video is shorter than `max_frames` seconds, else
+    /// `np.linspace(0, T-1, max_frames, dtype=int)` (every frame when `T <= max_frames`).
+    FpsMiddles {
+        /// Frames a second (1).
+        rate: f64,
+        /// `max_frames_num` (180; the wrapper's `max_num_frames` is not passed).
+        max_frames: u64,
+    },
     /// `get_index` of InternVL (lmms-eval) and MVBench (VLMEvalKit): the middles of `n` equal
     /// segments of the video, or of the question's window when `bounded` and the item has one,
     /// the window ±100000 s otherwise (which caps very long videos).
@@ -210,6 +226,13 @@ impl FrameRule {
             FrameRule::QwenFps { .. } => Err(
                 "qwen_vl_utils' fps mode takes frames a second: its count follows from the video's length, not from a budget".into(),
             ),
+            FrameRule::FpsMiddles { .. } => Err(
+                "VideoLLaMA3's loader takes a frame a second whatever the budget: its count follows from the video's length".into(),
+            ),
+            FrameRule::LinspaceUpTo { n: b } => {
+                *b = n;
+                Ok(r)
+            }
             FrameRule::Policy { n: b, .. }
             | FrameRule::QwenNframes { n: b, .. }
             | FrameRule::LlavaStride { n: b, .. }
@@ -297,6 +320,11 @@ impl FrameRule {
                 let vfps = need_fps(video, "LLaVA's load_video")?;
                 arith::llava_load_video(t, vfps, *n, *rate, *force_sample)
             }
+            FrameRule::LinspaceUpTo { n } => arith::linspace_up_to(t, *n),
+            FrameRule::FpsMiddles { rate, max_frames } => {
+                let vfps = need_fps(video, "VideoLLaMA3's read_video_custom")?;
+                arith::fps_middles(t, vfps, *rate, *max_frames)
+            }
             FrameRule::GetIndex { n, bounded } => {
                 let vfps = need_fps(video, "get_index")?;
                 let bound = if *bounded { video.bound } else { None };
@@ -309,8 +337,10 @@ impl FrameRule {
     pub fn needs_fps(&self) -> bool {
         match self {
             FrameRule::Policy { policy, .. } => policy == "fps",
-            FrameRule::QwenNframes { .. } => false,
-            FrameRule::QwenFps { .. } | FrameRule::GetIndex { .. } => true,
+            FrameRule::QwenNframes { .. } | FrameRule::LinspaceUpTo { .. } => false,
+            FrameRule::QwenFps { .. }
+            | FrameRule::GetIndex { .. }
+            | FrameRule::FpsMiddles { .. } => true,
             FrameRule::LlavaStride { n, .. } => *n > 0,
         }
     }
@@ -368,6 +398,12 @@ impl FrameRule {
             ),
             FrameRule::LlavaStride { n, rate, .. } => format!(
                 "1 frame per round(video_fps/{rate}) frames, np.linspace(0, T-1, {n}) when more than {n}"
+            ),
+            FrameRule::LinspaceUpTo { n } => {
+                format!("np.linspace(0, T-1, min({n}, T), dtype=int)")
+            }
+            FrameRule::FpsMiddles { rate, max_frames } => format!(
+                "the middle frame of every video_fps // {rate} frames and the last frame (under {max_frames} s; np.linspace(0, T-1, {max_frames}) for longer videos)"
             ),
             FrameRule::GetIndex { n, bounded } => format!(
                 "middles of {n} equal segments of {} (get_index)",

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::decoder::{Decoder, RunDecoder};
+use super::decoder::{Decoder, RunDecoder, Selector};
 use super::vlmevalkit_models::{MODELS, VIDEO_LLM_CLASSES};
 use super::{FrameRule, NframesCap, Provenance, RunRule, TorchLinspace};
 use crate::core::sampling::Policy;
@@ -275,6 +275,7 @@ fn vlm_decoder(class: &str, budget: Budget) -> Option<RunDecoder> {
             source: format!(
                 "VLMEvalKit {COMMIT}'s requirements install decord, not torchcodec, but qwen_vl_utils reads with torchcodec whenever it is installed; the results do not say which was"
             ),
+            selector: Some(Selector::QwenVlUtils),
         });
     }
     Some(RunDecoder::known(

@@ -255,8 +255,10 @@ pub(super) fn strip_bom(b: &[u8]) -> &[u8] {
 
 /// The `model_args` keys that carry the number of frames, by wrapper: `max_frames_num`
 /// (llava_onevision, llava_vid, longva), `max_num_frames` (qwen2_vl, qwen2_5_vl, qwen3_vl),
-/// `num_frames`, `num_frame` (internvl2), `nframes`.
-const BUDGET_KEYS: [&str; 5] = [
+/// `num_frames`, `num_frame` (internvl2), `nframes`, `fixed_num_frames` (llava_onevision2).
+const BUDGET_KEYS: [&str; 6] = [
+    // llava_onevision2: a fixed frame count, which wins over its max_num_frames.
+    "fixed_num_frames",
     "max_frames_num",
     "max_num_frames",
     "num_frames",
