@@ -35,6 +35,11 @@ pub struct Replicates {
     pub names: Interner,
     /// The usable replicates, sorted by canonical cell, then in input order.
     pub cells: Vec<Replicate>,
+    /// Where each canonical cell's replicates start in `cells` (one more entry than the
+    /// matrix has cells), set by [`Replicates::index`]; empty without replicates. A cell's
+    /// replicates are looked up for every grid cell of every analysis: two binary searches
+    /// over a million replicates took most of the noise floor's time.
+    pub(crate) starts: Vec<u32>,
     /// Every replicate line read, valid or not, orphan or not (`input.replicate_cells`).
     pub read: u64,
     /// Replicates whose canonical cell is absent or invalid (`input.replicates_orphaned`).
@@ -53,9 +58,37 @@ pub struct Replicates {
 impl Replicates {
     /// The usable replicates of a canonical cell.
     pub fn of(&self, cell: u32) -> &[Replicate] {
+        let c = cell as usize;
+        if let (Some(&from), Some(&to)) = (self.starts.get(c), self.starts.get(c + 1)) {
+            return self
+                .cells
+                .get(from as usize..to as usize)
+                .unwrap_or_default();
+        }
         let from = self.cells.partition_point(|r| r.cell < cell);
         let to = from + self.cells[from..].partition_point(|r| r.cell == cell);
         &self.cells[from..to]
+    }
+
+    /// Indexes `cells` (sorted by cell) by the cell of each, for a matrix of `n_cells`
+    /// cells; no index without replicates, and none for cells out of that range (a
+    /// damaged cache is refused by its checks before it is used).
+    pub(crate) fn index(&mut self, n_cells: usize) {
+        self.starts.clear();
+        let sorted = self.cells.windows(2).all(|w| w[0].cell <= w[1].cell);
+        if self.cells.is_empty() || !sorted || self.cells.len() >= u32::MAX as usize {
+            return;
+        }
+        if self.cells.iter().any(|r| r.cell as usize >= n_cells) {
+            return;
+        }
+        self.starts = vec![0; n_cells + 1];
+        for r in &self.cells {
+            self.starts[r.cell as usize + 1] += 1;
+        }
+        for c in 0..n_cells {
+            self.starts[c + 1] += self.starts[c];
+        }
     }
 
     /// The cluster of an item (an id in `names`): the one its cells give, else its video.
@@ -452,13 +485,72 @@ pub(crate) fn finish(
         }
     }
     let read = reps.len() as u64;
-    Replicates {
+    let mut replicates = Replicates {
         names: pending.names,
         cells,
+        starts: Vec::new(),
         read,
         orphaned,
         nuisances,
         item_cluster,
         video_cluster: Vec::new(),
+    };
+    replicates.index(m.n_cells());
+    replicates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::analysis::bootstrap::SplitMix64;
+
+    fn rep(cell: u32, line: u32) -> Replicate {
+        Replicate {
+            cell,
+            value: 1.0,
+            replicate: 0,
+            nuisance: 0,
+            file: 0,
+            line,
+        }
+    }
+
+    /// The index gives each cell the replicates a scan of them gives, in their order; an
+    /// index it cannot build (out-of-range or unsorted cells) is left out, and the lookup
+    /// then searches.
+    #[test]
+    fn the_index_gives_each_cell_its_replicates() {
+        let mut rng = SplitMix64::new(5);
+        for n_cells in [1usize, 2, 7, 50] {
+            let mut cells: Vec<Replicate> = (0..rng.next_u64() % 120)
+                .map(|line| rep((rng.next_u64() % n_cells as u64) as u32, line as u32))
+                .collect();
+            cells.sort_by_key(|r| r.cell);
+            let mut r = Replicates {
+                cells,
+                ..Replicates::default()
+            };
+            let scanned = |r: &Replicates, c: u32| -> Vec<Replicate> {
+                r.cells.iter().filter(|x| x.cell == c).copied().collect()
+            };
+            let searched: Vec<Vec<Replicate>> =
+                (0..n_cells as u32).map(|c| r.of(c).to_vec()).collect();
+            r.index(n_cells);
+            assert_eq!(r.starts.is_empty(), r.cells.is_empty());
+            for c in 0..n_cells as u32 {
+                assert_eq!(r.of(c), scanned(&r, c), "cell {c} of {n_cells}");
+                assert_eq!(r.of(c), searched[c as usize]);
+            }
+        }
+        let mut r = Replicates {
+            cells: vec![rep(3, 1), rep(1, 2)],
+            ..Replicates::default()
+        };
+        r.index(5);
+        assert!(r.starts.is_empty());
+        r.cells = vec![rep(1, 1), rep(9, 2)];
+        r.index(5);
+        assert!(r.starts.is_empty());
+        assert_eq!(r.of(1), [rep(1, 1)]);
     }
 }
