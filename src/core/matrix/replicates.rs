@@ -237,39 +237,101 @@ pub(crate) fn finish(
     };
     // The matrix's ids of the replicates' names, each looked up once (a name is hashed by
     // its text; a million replicates name a few protocols, models and configurations).
+    // Replicates mostly come in runs of one protocol, model and item: a replicate whose
+    // names are those of the one before is not looked up again.
     let mut protocols: FxHashMap<u32, Option<u32>> = FxHashMap::default();
     let mut configs: FxHashMap<(u32, u32), Option<u32>> = FxHashMap::default();
     let mut models: FxHashMap<u32, Option<u32>> = FxHashMap::default();
     let mut items: FxHashMap<(u32, u32), Option<u32>> = FxHashMap::default();
     let mut benches: FxHashMap<u32, Option<u32>> = FxHashMap::default();
-    for r in reps {
-        benches
-            .entry(r.bench)
-            .or_insert_with(|| m.benchmarks.get(name(r.bench)));
+    // The canonical cell of each replicate (its position in the matrix, valid or not), or
+    // NONE: one lookup each, used for the duplicates and for keying.
+    const NONE: u32 = u32::MAX;
+    let mut cell_of = vec![NONE; reps.len()];
+    // The cells of the last (protocol, model, item) looked up, sorted by configuration.
+    let mut item_cells: (Option<(u32, u32, u32)>, &[u32]) = (None, &[]);
+    for (i, r) in reps.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|p| &reps[p]);
+        let same = |f: fn(&PendingRep) -> u32| prev.is_some_and(|p| f(p) == f(r));
+        if !same(|r| r.bench) {
+            benches
+                .entry(r.bench)
+                .or_insert_with(|| m.benchmarks.get(name(r.bench)));
+        }
         let p = *protocols
             .entry(r.protocol)
             .or_insert_with(|| m.protocols.get(name(r.protocol)));
-        configs
+        let config = *configs
             .entry((r.protocol, r.config))
             .or_insert_with(|| p.and_then(|p| m.find_config(p, name(r.config))));
-        models
+        let model = *models
             .entry(r.model)
             .or_insert_with(|| m.models.get(name(r.model)));
-        items
-            .entry((r.bench, r.item))
-            .or_insert_with(|| m.find_item(name(r.bench), name(r.item)));
+        let item = if same(|r| r.bench) && same(|r| r.item) {
+            items[&(r.bench, r.item)]
+        } else {
+            *items
+                .entry((r.bench, r.item))
+                .or_insert_with(|| m.find_item(name(r.bench), name(r.item)))
+        };
+        let (Some(p), Some(model), Some(item), Some(config)) = (p, model, item, config) else {
+            continue;
+        };
+        if item_cells.0 != Some((p, model, item)) {
+            // A group's cells are sorted by (item, configuration).
+            let group = m.group(p, model);
+            let from = group.partition_point(|&c| m.cell_item.get(c as usize) < item);
+            let to = from + group[from..].partition_point(|&c| m.cell_item.get(c as usize) == item);
+            item_cells = (Some((p, model, item)), &group[from..to]);
+        }
+        let cells = item_cells.1;
+        if let Ok(at) = cells.binary_search_by_key(&config, |&c| m.cell_config.get(c as usize)) {
+            cell_of[i] = cells[at];
+        }
     }
-    let protocol_of = |r: &PendingRep| protocols[&r.protocol];
     let canonical_config = |r: &PendingRep| configs[&(r.protocol, r.config)];
 
+    // Duplicates: those of a canonical cell by sorting them by (cell, input order), which
+    // is also the order of the usable replicates; the others (orphans) by their names.
+    let mut keyed: Vec<u64> = (0..reps.len())
+        .filter(|&i| cell_of[i] != NONE)
+        .map(|i| u64::from(cell_of[i]) << 32 | i as u64)
+        .collect();
+    keyed.sort_unstable();
+    let index = |k: u64| (k & u64::from(u32::MAX)) as usize;
+    // The replicate each duplicate repeats (the first one given), by the duplicate.
+    let mut first_of: FxHashMap<usize, usize> = FxHashMap::default();
+    for run in keyed.chunk_by(|a, b| a >> 32 == b >> 32) {
+        for (j, &k) in run.iter().enumerate().skip(1) {
+            let i = index(k);
+            if let Some(&f) = run[..j]
+                .iter()
+                .find(|&&f| reps[index(f)].replicate == reps[i].replicate)
+            {
+                first_of.insert(i, index(f));
+            }
+        }
+    }
     let mut seen: FxHashMap<(u32, u32, u32, u32, u32, u32), usize> = FxHashMap::default();
+    for (i, r) in reps.iter().enumerate().filter(|&(i, _)| cell_of[i] == NONE) {
+        let key = (r.protocol, r.model, r.bench, r.item, r.config, r.replicate);
+        match seen.get(&key) {
+            Some(&first) => {
+                first_of.insert(i, first);
+            }
+            None => {
+                seen.insert(key, i);
+            }
+        }
+    }
+    drop(seen);
+
     let mut nuisance_of: FxHashMap<(u32, u32, u32), usize> = FxHashMap::default();
     let mut props_of: FxHashMap<(u32, u32), usize> = FxHashMap::default();
     let mut task_of: FxHashMap<u32, usize> = FxHashMap::default();
     let mut bad = vec![false; reps.len()];
     for (i, r) in reps.iter().enumerate() {
-        let key = (r.protocol, r.model, r.bench, r.item, r.config, r.replicate);
-        if let Some(&first) = seen.get(&key) {
+        if let Some(&first) = first_of.get(&i) {
             error(
                 diags,
                 i,
@@ -286,8 +348,6 @@ pub(crate) fn finish(
                 ),
             );
             bad[i] = true;
-        } else {
-            seen.insert(key, i);
         }
         let first = *nuisance_of
             .entry((r.protocol, r.config, r.replicate))
@@ -435,42 +495,30 @@ pub(crate) fn finish(
         }
     }
 
-    // Each replicate to its canonical cell.
-    let mut cells = Vec::new();
-    let mut orphaned = 0;
-    for (r, _) in reps.iter().zip(&bad).filter(|(_, b)| !**b) {
-        let cell = (|| {
-            let p = protocol_of(r)?;
-            let model = models[&r.model]?;
-            let ItemKey::Canonical(item) = item_key(r) else {
-                return None;
-            };
-            let config = canonical_config(r)?;
-            let group = m.group(p, model);
-            let key = (item, config);
-            let at = group
-                .binary_search_by_key(&key, |&c| {
-                    (m.cell_item.get(c as usize), m.cell_config.get(c as usize))
-                })
-                .ok()?;
-            Some(group[at]).filter(|&c| m.is_valid(c))
-        })();
-        match cell {
-            Some(cell) => cells.push(Replicate {
-                cell,
-                value: r.value,
-                replicate: r.replicate,
-                nuisance: r.nuisance,
-                file: r.file,
-                line: r.line,
-            }),
-            None => orphaned += 1,
-        }
+    // Each replicate to its canonical cell, in the order of the cells, then of the input.
+    let usable = |&&k: &&u64| !bad[index(k)] && m.is_valid((k >> 32) as u32);
+    let mut cells = Vec::with_capacity(keyed.iter().filter(usable).count());
+    for &k in keyed.iter().filter(usable) {
+        let r = &reps[index(k)];
+        cells.push(Replicate {
+            cell: (k >> 32) as u32,
+            value: r.value,
+            replicate: r.replicate,
+            nuisance: r.nuisance,
+            file: r.file,
+            line: r.line,
+        });
     }
-    cells.sort_by_key(|r| r.cell);
-    let mut nuisances: Vec<u32> = reps.iter().map(|r| r.nuisance).collect();
-    nuisances.sort_unstable();
-    nuisances.dedup();
+    let good = bad.iter().filter(|b| !**b).count();
+    let orphaned = (good - cells.len()) as u64;
+    drop(keyed);
+    let mut named = vec![false; names.len()];
+    for r in reps {
+        named[r.nuisance as usize] = true;
+    }
+    let mut nuisances: Vec<u32> = (0..names.len() as u32)
+        .filter(|&n| named[n as usize])
+        .collect();
     nuisances.sort_by(|&a, &b| name(a).cmp(name(b)));
     let mut item_cluster = Vec::new();
     if cluster_of
@@ -552,5 +600,94 @@ mod tests {
         r.index(5);
         assert!(r.starts.is_empty());
         assert_eq!(r.of(1), [rep(1, 1)]);
+    }
+
+    fn load(text: &str) -> Result<ResponseMatrix, Vec<String>> {
+        let mut b = crate::core::matrix::MatrixBuilder::new();
+        let file = b.add_file(Path::new("t.jsonl"));
+        crate::core::load::cells::read_cells(text.as_bytes(), None, &mut b, &file).expect("io");
+        match b.finish() {
+            Ok((m, _)) => Ok(m),
+            Err(d) => Err(d.sorted().iter().map(|d| d.to_string()).collect()),
+        }
+    }
+
+    fn line(item: &str, config: &str, correct: bool, rep: Option<&str>) -> String {
+        let rep = rep.map_or(String::new(), |r| {
+            format!(r#","replicate":"{r}","nuisance":"rerun""#)
+        });
+        format!(
+            r#"{{"model":"m","item_id":"{item}","config":"{config}","frames":{},"correct":{correct}{rep}}}"#,
+            config.len()
+        )
+    }
+
+    /// Replicates are keyed to their canonical cells whatever their order: before or
+    /// after the cell, in runs or scattered; kept by cell, then in input order; those of
+    /// an absent or invalid cell counted as orphans; each duplicate (of a canonical cell's
+    /// replicate or of an orphan) an error at its line naming the first.
+    #[test]
+    fn replicates_are_keyed_to_their_cells_in_any_order() {
+        let lines = [
+            line("q2", "bb", false, Some("r1")),
+            line("q1", "a", true, None),
+            line("q1", "bb", false, None),
+            line("q1", "bb", true, Some("r1")),
+            line("q2", "a", true, None),
+            line("q1", "a", false, Some("r2")),
+            line("q2", "bb", true, None),
+            line("q1", "a", true, Some("r1")),
+            line("q9", "a", true, Some("r1")),
+            line("q2", "cccc", true, Some("r1")),
+            r#"{"model":"m","item_id":"q3","config":"a","frames":1}"#.to_string(),
+            line("q3", "a", true, Some("r1")),
+        ];
+        let m = load(&lines.join("\n")).expect("loads");
+        let r = &m.replicates;
+        let got: Vec<(String, String, u32)> = r
+            .cells
+            .iter()
+            .map(|x| {
+                let c = x.cell;
+                let item = m.item(m.cell_item.get(c as usize)).id.to_string();
+                let config = m.config(m.cell_config.get(c as usize)).name.to_string();
+                (item, config, x.line)
+            })
+            .collect();
+        let want = [
+            ("q1", "a", 6),
+            ("q1", "a", 8),
+            ("q1", "bb", 4),
+            ("q2", "bb", 1),
+        ];
+        let want: Vec<(String, String, u32)> = want
+            .iter()
+            .map(|&(i, c, l)| (i.into(), c.into(), l))
+            .collect();
+        assert_eq!(got, want);
+        // q9 (no item), q2 at cccc (no configuration), q3 at a (an invalid cell).
+        assert_eq!((r.read, r.orphaned), (7, 3));
+        for (c, reps) in r
+            .cells
+            .chunk_by(|a, b| a.cell == b.cell)
+            .map(|x| (x[0].cell, x))
+        {
+            assert_eq!(r.of(c), reps);
+        }
+
+        let mut dup = lines.to_vec();
+        dup.push(line("q1", "a", false, Some("r2")));
+        dup.push(line("q9", "a", true, Some("r1")));
+        dup.push(line("q1", "a", false, Some("r2")));
+        let errors = load(&dup.join("\n")).expect_err("duplicates");
+        assert_eq!(errors.len(), 3, "{errors:#?}");
+        for (e, (at, first)) in errors.iter().zip([(13, 6), (14, 9), (15, 6)]) {
+            assert!(e.contains(&format!("t.jsonl:{at}")), "{e}");
+            assert!(e.contains("duplicate replicate cell"), "{e}");
+            assert!(
+                e.ends_with(&format!("already given at t.jsonl:{first}")),
+                "{e}"
+            );
+        }
     }
 }
