@@ -131,9 +131,9 @@ pub(crate) struct PendingRep {
     pub nuisance: u32,
     /// [`NO_TEXT`] when the line gives none.
     pub cluster: u32,
-    pub frames: u64,
-    pub budget: f64,
-    pub pixels: Option<u64>,
+    /// Its configuration's frames, budget and pixels (an index in [`Pending::props`]):
+    /// a few per input, kept once, so a replicate holds 32 bytes less.
+    pub props: u32,
     pub task: Task,
     pub value: f64,
     pub file: u32,
@@ -145,21 +145,40 @@ pub(crate) struct PendingRep {
 pub(crate) struct Pending {
     pub names: Interner,
     pub reps: Vec<PendingRep>,
+    /// The (frames, budget, pixels) the replicates give, each once.
+    pub props: Vec<Props>,
+    props_ids: FxHashMap<(u64, u64, Option<u64>), u32>,
     /// Clusters canonical cells give: (builder item id, name id, cell).
     pub clusters: Vec<(u32, u32, u32)>,
 }
+
+/// A configuration's frames, budget and pixels.
+pub(crate) type Props = (u64, f64, Option<u64>);
 
 impl Pending {
     pub fn clear(&mut self) {
         self.names.clear();
         self.reps.clear();
+        self.props.clear();
+        self.props_ids.clear();
         self.clusters.clear();
+    }
+
+    /// The index of `p` in `props`, added the first time (by its bits: the checks then
+    /// compare the values).
+    pub fn props_id(&mut self, p: Props) -> u32 {
+        let key = (p.0, p.1.to_bits(), p.2);
+        *self.props_ids.entry(key).or_insert_with(|| {
+            self.props.push(p);
+            (self.props.len() - 1) as u32
+        })
     }
 
     /// Appends a part's replicates and clusters; `item` and `base` renumber the part's
     /// canonical items and cells.
     pub fn join(&mut self, p: &mut Pending, item: impl Fn(u32) -> u32, base: u32) {
         let names: Vec<u32> = p.names.names().map(|n| self.names.intern(n)).collect();
+        let props: Vec<u32> = p.props.iter().map(|&x| self.props_id(x)).collect();
         let n = |id: u32| {
             if id == NO_TEXT {
                 NO_TEXT
@@ -176,6 +195,7 @@ impl Pending {
             replicate: n(r.replicate),
             nuisance: n(r.nuisance),
             cluster: n(r.cluster),
+            props: props[r.props as usize],
             ..r
         }));
         self.clusters.extend(
@@ -214,6 +234,7 @@ pub(crate) fn finish(
     let Pending {
         ref names,
         ref reps,
+        ref props,
         ..
     } = pending;
     let files: &[Arc<Path>] = &m.files;
@@ -379,20 +400,21 @@ pub(crate) fn finish(
             None => {
                 let first = *props_of.entry((r.protocol, r.config)).or_insert(i);
                 let f = &reps[first];
-                (first != i).then_some(((f.frames, f.budget, f.pixels), At::Rep(first)))
+                (first != i).then_some((props[f.props as usize], At::Rep(first)))
             }
         };
+        let (r_frames, r_budget, r_pixels) = props[r.props as usize];
         if let Some(((frames, budget, pixels), at)) = theirs {
             let show = |p: Option<u64>| p.map_or("null".to_string(), |p| p.to_string());
             let mut found = Vec::new();
-            if r.frames != frames {
-                found.push(("frames", r.frames.to_string(), frames.to_string()));
+            if r_frames != frames {
+                found.push(("frames", r_frames.to_string(), frames.to_string()));
             }
-            if r.budget != budget {
-                found.push(("budget", r.budget.to_string(), budget.to_string()));
+            if r_budget != budget {
+                found.push(("budget", r_budget.to_string(), budget.to_string()));
             }
-            if r.pixels != pixels {
-                found.push(("pixels", show(r.pixels), show(pixels)));
+            if r_pixels != pixels {
+                found.push(("pixels", show(r_pixels), show(pixels)));
             }
             for (field, this, that) in found {
                 error(
