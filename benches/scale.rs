@@ -34,7 +34,22 @@
 //! the load, the analyses, the queue, the report JSON and the audit screens' first screen
 //! (its analyses, queue and first draw), each with its time per benchmark.
 //!
+//! `cargo bench --bench scale -- replicates [SIZES]` measures instead the scale matrix
+//! (default 1 and 10 million cells) alone and with one replicate per cell (docs/measures.md
+//! §16), written right after its cell: half the items re-run (`rerun-1`, nuisance `rerun`,
+//! answers flipping at 3%), half on a shifted grid (`phase-1`, `phase`, 15%), so 2 and 20
+//! million lines. For the cells JSONL and the per-item CSV of both: load, analyses and peak
+//! memory in process, the wall time of `frameaudit report FILE --json --boot 0` (median of
+//! 3, 1 above 2 million cells) and its ratio to the canonical file's; for the JSONL, the
+//! audit screens' first screen in process (benches/common, as benches/tui.rs opens them:
+//! median of 3, 1 above 2 million), its peak memory and ratio, and the binary's start to
+//! its first screen in tmux by its own clock, when tmux exists.
+//!
 //! Figures are printed; nothing is asserted (speed is measured, not tested).
+
+// Parts of it only benches/tui.rs reads (the terminal of the first screen, the pane).
+#[allow(dead_code)]
+mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -62,18 +77,38 @@ fn correct(rng: &mut SplitMix64, model: usize, budget_index: usize, difficulty: 
     ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < skill.clamp(0.02, 0.98)
 }
 
-/// Writes `cells` cells (rounded to whole items) as per-item CSV and as cells JSONL.
-fn generate(dir: &Path, cells: usize) -> std::io::Result<(PathBuf, PathBuf)> {
+/// The replicate of the cells of an item in the `replicates` mode, by item: half the items
+/// re-run (answers flipping at 3%), half on a grid shifted by half a step (15%).
+fn replicate_of(item: usize) -> (&'static str, &'static str, f64) {
+    if (item / 2).is_multiple_of(2) {
+        ("rerun-1", "rerun", 0.03)
+    } else {
+        ("phase-1", "phase", 0.15)
+    }
+}
+
+/// Writes `cells` cells (rounded to whole items) as per-item CSV and as cells JSONL; with
+/// `replicates`, each cell is followed by one replicate of it ([`replicate_of`]), the
+/// canonical cells being those written without.
+fn generate(dir: &Path, cells: usize, replicates: bool) -> std::io::Result<(PathBuf, PathBuf)> {
     let items = cells / (MODELS * BUDGETS.len());
-    let csv_path = dir.join(format!("cells_{cells}.csv"));
-    let jsonl_path = dir.join(format!("cells_{cells}.jsonl"));
+    let tag = if replicates { "_replicates" } else { "" };
+    let csv_path = dir.join(format!("cells_{cells}{tag}.csv"));
+    let jsonl_path = dir.join(format!("cells_{cells}{tag}.jsonl"));
     let mut csv = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&csv_path)?);
     let mut jsonl = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&jsonl_path)?);
     writeln!(
         csv,
-        "sample_id,model,split,config,frame_count,pixel_count,predicted_option,ground_truth_option,correct,source_tag,protocol_note"
+        "sample_id,model,split,config,frame_count,pixel_count,predicted_option,ground_truth_option,correct,source_tag,protocol_note{}",
+        if replicates {
+            ",replicate,nuisance"
+        } else {
+            ""
+        }
     )?;
     let mut rng = SplitMix64::new(7);
+    // The replicates' own stream: the canonical cells are those of the file without.
+    let mut rep_rng = SplitMix64::new(11);
     let letters = ["A", "B", "C", "D"];
     for model in 0..MODELS {
         for item in 0..items {
@@ -82,23 +117,43 @@ fn generate(dir: &Path, cells: usize) -> std::io::Result<(PathBuf, PathBuf)> {
             let gold = letters[item % 4];
             for (b, &frames) in BUDGETS.iter().enumerate() {
                 let ok = correct(&mut rng, model, b, difficulty);
-                let pred = if ok {
-                    gold
-                } else {
-                    letters[(item + 1 + b % 3) % 4]
-                };
+                let wrong = letters[(item + 1 + b % 3) % 4];
+                let pred = if ok { gold } else { wrong };
                 let pixels = if frames == 0 { 0 } else { 151_200 };
                 let config = config_name(frames);
-                writeln!(
-                    csv,
-                    "{item:07},model-{model},{split},{config},{frames},{pixels},{pred},{gold},{},synthetic,",
-                    u8::from(ok)
-                )?;
                 let conf = (rng.next_u64() % 101) as f64 / 100.0;
-                writeln!(
-                    jsonl,
-                    "{{\"model\":\"model-{model}\",\"benchmark\":\"{split}\",\"item_id\":\"{item:07}\",\"config\":\"{config}\",\"frames\":{frames},\"pixels\":{pixels},\"pred\":\"{pred}\",\"gold\":\"{gold}\",\"confidence\":{conf},\"source_tag\":\"synthetic\"}}"
-                )?;
+                let mut lines = vec![(pred, ok, conf, None)];
+                if replicates {
+                    let (name, nuisance, p) = replicate_of(item);
+                    let flip = ((rep_rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < p;
+                    let ok = ok != flip;
+                    let conf = (rep_rng.next_u64() % 101) as f64 / 100.0;
+                    lines.push((
+                        if ok { gold } else { wrong },
+                        ok,
+                        conf,
+                        Some((name, nuisance)),
+                    ));
+                }
+                for (pred, ok, conf, rep) in lines {
+                    let (csv_rep, json_rep) = match rep {
+                        Some((r, n)) => (
+                            format!(",{r},{n}"),
+                            format!(",\"replicate\":\"{r}\",\"nuisance\":\"{n}\""),
+                        ),
+                        None if replicates => (",,".into(), String::new()),
+                        None => (String::new(), String::new()),
+                    };
+                    writeln!(
+                        csv,
+                        "{item:07},model-{model},{split},{config},{frames},{pixels},{pred},{gold},{},synthetic,{csv_rep}",
+                        u8::from(ok)
+                    )?;
+                    writeln!(
+                        jsonl,
+                        "{{\"model\":\"model-{model}\",\"benchmark\":\"{split}\",\"item_id\":\"{item:07}\",\"config\":\"{config}\",\"frames\":{frames},\"pixels\":{pixels},\"pred\":\"{pred}\",\"gold\":\"{gold}\",\"confidence\":{conf},\"source_tag\":\"synthetic\"{json_rep}}}"
+                    )?;
+                }
             }
         }
     }
@@ -290,6 +345,121 @@ fn many_benchmarks(sizes: &[usize]) {
     }
 }
 
+/// Child mode of the `replicates` mode: the audit screens opened on one file up to their
+/// first screen, as benches/tui.rs opens them; prints "load_s first_s peak_mib".
+fn child_first_screen(path: &Path) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut screen = common::first_screen(path, &tmp.path().join("bench.audit.jsonl"));
+    let peak = common::memory_mib("self").map_or(f64::NAN, |(_, hwm)| hwm);
+    println!("{:.3} {:.3} {peak:.0}", screen.load, screen.first);
+    // The fingerprint is computed after the first screen: not timed, but not left running
+    // into the next measurement either.
+    screen.app.wait_fingerprint();
+}
+
+/// The first screen of `path` in a fresh process, the median of `runs` by total time:
+/// (load s, first screen s, peak MiB).
+fn first_screen_seconds(path: &Path, runs: usize) -> (f64, f64, f64) {
+    let mut v: Vec<(f64, f64, f64)> = (0..runs)
+        .map(|_| {
+            let out = Command::new(std::env::current_exe().expect("exe"))
+                .args(["--child-first-screen", path.to_str().expect("utf8")])
+                .output()
+                .expect("child");
+            let v: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            if v.len() != 3 {
+                panic!("child failed: {}", String::from_utf8_lossy(&out.stderr));
+            }
+            (v[0], v[1], v[2])
+        })
+        .collect();
+    v.sort_by(|a, b| a.1.total_cmp(&b.1));
+    v[v.len() / 2]
+}
+
+/// The `replicates` mode: the scale matrix alone and with one replicate per cell.
+fn with_replicates(sizes: &[usize]) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    println!(
+        "frameaudit scale benchmark, replicates: {MODELS} models x {} budgets, two benchmarks, alone (canonical) and with one replicate per cell after it (+reps: half the items rerun-1/rerun, flipping 3%, half phase-1/phase, 15%)",
+        BUDGETS.len()
+    );
+    println!(
+        "{:>10} {:>6} {:>10} {:>8} {:>8} {:>9} {:>8} {:>8} {:>6} {:>9} {:>8} {:>6} {:>9}",
+        "canonical",
+        "input",
+        "cells",
+        "file MB",
+        "load s",
+        "analyses",
+        "peak MiB",
+        "cmd s",
+        "ratio",
+        "screen s",
+        "peak MiB",
+        "ratio",
+        "binary s"
+    );
+    let tmux = common::has_tmux();
+    for &cells in &sizes.to_vec() {
+        let t = Instant::now();
+        let canonical = generate(tmp.path(), cells, false).expect("generate");
+        let replicated = generate(tmp.path(), cells, true).expect("generate");
+        eprintln!(
+            "  generated {cells} cells and their replicates in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        let runs = if cells <= 2_000_000 { 3 } else { 1 };
+        for kind in ["jsonl", "csv"] {
+            let (mut base_cmd, mut base_screen) = (f64::NAN, f64::NAN);
+            for (label, files) in [("canonical", &canonical), ("+reps", &replicated)] {
+                let path = if kind == "csv" { &files.0 } else { &files.1 };
+                let mb = std::fs::metadata(path).map_or(0.0, |m| m.len() as f64 / 1e6);
+                let (load, analyse, peak) = in_process(path, 0);
+                let p = path.to_str().expect("utf8");
+                let cmd = command_seconds(&["report", p, "--json", "--boot", "0"], runs, None);
+                // The audit screens of the cells file (the CSV's are the same cells).
+                let (screen, screen_peak, binary) = if kind == "jsonl" {
+                    let (_, first, peak) = first_screen_seconds(path, runs);
+                    let binary = if tmux {
+                        let cache = tmp.path().join(format!("cache-{label}-{cells}"));
+                        let run = if label == "canonical" { 0 } else { 1 };
+                        common::tmux_first_screen(path, &cache, run).own
+                    } else {
+                        None
+                    };
+                    (first, peak, binary)
+                } else {
+                    (f64::NAN, f64::NAN, None)
+                };
+                if label == "canonical" {
+                    (base_cmd, base_screen) = (cmd, screen);
+                }
+                let n = if label == "canonical" {
+                    cells
+                } else {
+                    2 * cells
+                };
+                let or_dash = |v: f64, text: String| if v.is_nan() { "-".into() } else { text };
+                println!(
+                    "{cells:>10} {kind:>6} {n:>10} {mb:>8.0} {load:>8.3} {analyse:>8.3} {peak:>9.0} {cmd:>8.3} {:>6} {:>9} {:>8} {:>6} {:>9}",
+                    format!("{:.2}", cmd / base_cmd),
+                    or_dash(screen, format!("{screen:.3}")),
+                    or_dash(screen_peak, format!("{screen_peak:.0}")),
+                    or_dash(screen, format!("{:.2}", screen / base_screen)),
+                    binary.map_or("-".into(), |b| format!("{b:.3}")),
+                );
+            }
+        }
+        for f in [canonical.0, canonical.1, replicated.0, replicated.1] {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+}
+
 /// Peak resident memory of this process, in MiB.
 fn peak_mib() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -423,6 +593,10 @@ fn main() {
         child(Path::new(&args[2]), args[3].parse().expect("boot"));
         return;
     }
+    if args.get(1).map(String::as_str) == Some("--child-first-screen") {
+        child_first_screen(Path::new(&args[2]));
+        return;
+    }
     if args.get(1).map(String::as_str) == Some("--child-benchmarks") {
         child_benchmarks(Path::new(&args[2]));
         return;
@@ -447,6 +621,17 @@ fn main() {
             .filter_map(|s| s.parse().ok())
             .collect();
         many_benchmarks(&sizes);
+        return;
+    }
+    if args.iter().any(|a| a == "replicates") {
+        let sizes: Vec<usize> = plain
+            .find(|a| *a != "replicates")
+            .map_or("1,10", |s| s.as_str())
+            .split(',')
+            .filter_map(|s| s.parse::<f64>().ok())
+            .map(|m| (m * 1_000_000.0) as usize)
+            .collect();
+        with_replicates(&sizes);
         return;
     }
     let sizes: Vec<usize> = plain
@@ -477,7 +662,7 @@ fn main() {
     let mut side_by_side = Vec::new();
     for &cells in &sizes {
         let t = Instant::now();
-        let (csv, jsonl) = generate(tmp.path(), cells).expect("generate");
+        let (csv, jsonl) = generate(tmp.path(), cells, false).expect("generate");
         eprintln!(
             "  generated {cells} cells in {:.1} s",
             t.elapsed().as_secs_f64()

@@ -17,21 +17,18 @@
 //!
 //! Figures only; nothing is asserted.
 
+mod common;
+
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use frameaudit::core::analysis::bootstrap::SplitMix64;
-use frameaudit::core::dataset::load_dataset;
 use frameaudit::core::workspace::search::Searcher;
-use frameaudit::term::TuiOptions;
 use frameaudit::tui::app::Effect;
-use frameaudit::tui::{build_app, view};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use frameaudit::tui::view;
 
 const MODELS: usize = 5;
 const BUDGETS: [u64; 8] = [0, 8, 16, 24, 32, 64, 128, 256];
@@ -51,19 +48,6 @@ fn parse_cells(arg: &str) -> Option<usize> {
         },
     };
     digits.parse::<usize>().ok().map(|n| n * unit)
-}
-
-/// VmRSS and VmHWM of a process, in MiB.
-fn memory_mib(pid: &str) -> Option<(f64, f64)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-            .map(|kb| kb / 1024.0)
-    };
-    Some((field("VmRSS:")?, field("VmHWM:")?))
 }
 
 fn generate(dir: &Path, items_n: usize) -> std::io::Result<()> {
@@ -111,73 +95,18 @@ fn generate(dir: &Path, items_n: usize) -> std::io::Result<()> {
 
 /// Starts the binary in tmux and prints how long the queue took to show, and the memory
 /// the process then holds.
-fn tmux_first_screen(dir: &Path, cache: &Path, cells: usize, run: usize, label: &str) {
-    let name = format!("fa-bench-{}-{run}", std::process::id());
-    // The binary says when it drew its first screen (its phases to a file); the pane is
-    // looked at only every 100 ms, as each look starts a process that takes CPU from it.
-    let timings = cache.with_extension(format!("timings-{run}"));
-    let t = Instant::now();
-    Command::new("tmux")
-        .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
-        .arg(format!(
-            "FRAMEAUDIT_TIMINGS=1 FRAMEAUDIT_CACHE_DIR='{}' exec {} {} --annotator tmuxbench 2>'{}'",
-            cache.display(),
-            env!("CARGO_BIN_EXE_frameaudit"),
-            dir.display(),
-            timings.display()
-        ))
-        .output()
-        .expect("tmux");
-    let mut shown = None;
-    while t.elapsed() < Duration::from_secs(90) {
-        let out = Command::new("tmux")
-            .args(["capture-pane", "-p", "-t", &name])
-            .output()
-            .expect("capture");
-        if String::from_utf8_lossy(&out.stdout).contains("audit queue") {
-            shown = Some(t.elapsed().as_secs_f64());
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let own = std::fs::read_to_string(&timings).ok().and_then(|text| {
-        text.lines().find_map(|l| {
-            let ms = l.strip_prefix("timing: first screen (since the start): ")?;
-            ms.split(" ms").next()?.parse::<f64>().ok()
-        })
-    });
-    // The pane's process is frameaudit itself (`exec`). Its memory once the analyses of
-    // the first screen are settled.
-    let pid = Command::new("tmux")
-        .args(["display-message", "-p", "-t", &name, "#{pane_pid}"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    std::thread::sleep(Duration::from_secs(2));
-    let memory = memory_mib(&pid);
-    let _ = Command::new("tmux")
-        .args(["kill-session", "-t", &name])
-        .output();
-    // It leaves as quitting does (on SIGHUP): wait until it has, so the next start does not
-    // meet its lock.
-    let gone = Instant::now();
-    while !pid.is_empty()
-        && Path::new(&format!("/proc/{pid}")).exists()
-        && gone.elapsed() < Duration::from_secs(20)
-    {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    match (shown, own) {
-        (Some(s), Some(ms)) => println!(
-            "start to first screen (binary in tmux, {label}): {:.3} s by its own clock, seen on the pane within {s:.3} s",
-            ms / 1e3
+fn print_tmux_first_screen(dir: &Path, cache: &Path, cells: usize, run: usize, label: &str) {
+    let start = common::tmux_first_screen(dir, cache, run);
+    match (start.shown, start.own) {
+        (Some(s), Some(own)) => println!(
+            "start to first screen (binary in tmux, {label}): {own:.3} s by its own clock, seen on the pane within {s:.3} s"
         ),
         (Some(s), None) => println!("start to first screen (binary in tmux, {label}): {s:.3} s"),
         (None, _) => {
             println!("start to first screen (binary in tmux, {label}): not shown within 90 s")
         }
     }
-    if let Some((rss, hwm)) = memory {
+    if let Some((rss, hwm)) = start.memory {
         let per = |mib: f64| mib * 1024.0 * 1024.0 / cells as f64;
         println!(
             "binary resident after first screen ({label}): {rss:.0} MiB ({:.0} B/cell), peak {hwm:.0} MiB ({:.0} B/cell)",
@@ -212,15 +141,12 @@ fn main() {
     );
 
     // Start to first screen, in process, reading the cells (no matrix cache).
-    frameaudit::core::cache::disable();
-    let t = Instant::now();
-    let ds = load_dataset(&dir, None).expect("load");
-    let load = t.elapsed().as_secs_f64();
-    let opts = TuiOptions::plain("bench", tmp.path().join("bench.audit.jsonl"));
-    let mut app = build_app(ds, &opts, || {}).expect("app");
-    let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
-    view::render(&mut term, &mut app).expect("draw");
-    let first = t.elapsed().as_secs_f64();
+    let common::FirstScreen {
+        mut app,
+        mut term,
+        load,
+        first,
+    } = common::first_screen(&dir, &tmp.path().join("bench.audit.jsonl"));
     println!("queue rows: {}", app.queue.rows.len());
     println!("start to first screen (in process): {first:.3} s (load {load:.3} s)");
     // Its fingerprint is computed after the first screen: let it finish before the binary
@@ -228,18 +154,14 @@ fn main() {
     app.wait_fingerprint();
     assert!(app.session.wait_saved(Duration::from_secs(30)));
 
-    if Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
+    if common::has_tmux() {
         // Twice, with a cache directory of its own: the first start reads the cells and
         // saves the matrix, the second opens from that cache (as every later start does).
         let cache = tmp.path().join("cache");
         for (run, label) in [(0, "reading the cells"), (1, "from the matrix cache")] {
             let audits = dir.join("audits");
             let _ = std::fs::remove_dir_all(&audits);
-            tmux_first_screen(&dir, &cache, cells, run, label);
+            print_tmux_first_screen(&dir, &cache, cells, run, label);
         }
         println!(
             "matrix cache: {} MB",

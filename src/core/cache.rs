@@ -251,7 +251,10 @@ impl Inputs {
         let m = read_matrix(&mut r).ok()?;
         let sum = r.sum.0;
         let stored = r.u64().ok()?;
-        (stored == sum && valid(&m)).then_some(m)
+        let mut m = (stored == sum && valid(&m)).then_some(m)?;
+        let n = m.n_cells();
+        m.replicates.index(n);
+        Some(m)
     }
 
     /// Saves `m` as the matrix of these files, when they have not changed since they were
@@ -769,6 +772,7 @@ fn read_matrix<R: Read>(r: &mut Reader<R>) -> io::Result<ResponseMatrix> {
         orphaned: r.counted_u64()?,
         nuisances: r.array(u32::from_le_bytes)?,
         item_cluster: r.array(u32::from_le_bytes)?,
+        starts: Vec::new(),
         video_cluster: Vec::new(),
     };
     Ok(m)

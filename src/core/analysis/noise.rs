@@ -239,7 +239,8 @@ pub fn compute(
     }
     let y = x.y;
     let mut per_config = vec![Floor::default(); k];
-    let mut by_nuisance: BTreeMap<u32, Floor> = BTreeMap::new();
+    // Per nuisance met (a few): its id and floor, looked up by a short scan per pair.
+    let mut by_nuisance: Vec<(u32, Floor)> = Vec::new();
     let mut items = ItemOutcomes {
         min_outcomes: vec![u32::MAX; n],
         stable_harmful: vec![false; n],
@@ -265,7 +266,14 @@ pub fn compute(
                 }
                 let w = u8::from(r.value == 1.0);
                 per_config[c].add(v, w);
-                by_nuisance.entry(r.nuisance).or_default().add(v, w);
+                match by_nuisance.iter_mut().find(|(id, _)| *id == r.nuisance) {
+                    Some((_, f)) => f.add(v, w),
+                    None => {
+                        let mut f = Floor::default();
+                        f.add(v, w);
+                        by_nuisance.push((r.nuisance, f));
+                    }
+                }
                 outcomes += 1;
                 ones += u32::from(w);
             }

@@ -228,14 +228,14 @@ fn scan_spans<'a>(
 /// name the value is for, and the text after the last. Most files write every line alike,
 /// so a line of the same layout is read by comparing that text, not by reading each key
 /// and looking it up; any other line is read as [`scan_named`] reads it.
-#[derive(Debug, Default)]
-pub struct Shape {
+#[derive(Debug, Clone, Default)]
+struct Layout {
     /// Before each value, and the index of its key in the names (`None`: another key).
     leads: Vec<(Box<[u8]>, Option<usize>)>,
     tail: Box<[u8]>,
 }
 
-impl Shape {
+impl Layout {
     /// What [`scan_named`] gives a line of this layout: `Some` of whether `each` took every
     /// value; `None` when the line has another layout (`each` may have been given some of
     /// its values by then).
@@ -253,6 +253,54 @@ impl Shape {
             }
         }
         crate::core::text::same_bytes(b.get(at..)?, &self.tail).then_some(true)
+    }
+}
+
+/// The layouts [`scan_named_as`] learnt from the lines it read, a few of them: a file may
+/// mix layouts line by line (each canonical cell followed by its replicate, which has two
+/// fields more, docs/measures.md §16.1), and relearning the layout at each line cost more
+/// than reading the line by name. The layout tried first is the one that followed the
+/// layout of the line before, the last time that layout was read.
+#[derive(Debug, Default)]
+pub struct Shape {
+    layouts: Vec<Layout>,
+    /// Per layout, the layout of the line after it, the last time.
+    next: Vec<usize>,
+    /// The layout of the line read last.
+    last: usize,
+    /// The layout the next one learnt replaces once there are [`Shape::MOST`].
+    evict: usize,
+    /// How many layouts were learnt (the tests read it).
+    learnt: usize,
+}
+
+impl Shape {
+    /// The most layouts kept: a file of a few layouts keeps each; one whose lines are all
+    /// different tries these before reading by name.
+    const MOST: usize = 4;
+
+    /// Notes that the line after one of layout `self.last` was of layout `k`.
+    fn followed_by(&mut self, k: usize) {
+        if let Some(n) = self.next.get_mut(self.last) {
+            *n = k;
+        }
+        self.last = k;
+    }
+
+    /// Keeps a layout learnt, in place of an old one when there are [`Shape::MOST`].
+    fn learn(&mut self, layout: Layout) {
+        let k = if self.layouts.len() < Self::MOST {
+            self.layouts.push(layout);
+            self.next.push(self.layouts.len() - 1);
+            self.layouts.len() - 1
+        } else {
+            let k = self.evict;
+            self.evict = (k + 1) % Self::MOST;
+            self.layouts[k] = layout;
+            k
+        };
+        self.learnt += 1;
+        self.followed_by(k);
     }
 }
 
@@ -274,12 +322,18 @@ pub fn scan_named_as<'a, T: Default>(
     record: &mut T,
     mut each: impl FnMut(&mut T, usize, J<'a>) -> bool,
 ) -> bool {
-    if !shape.leads.is_empty() {
-        if let Some(taken) = shape.read(text, |i, v| each(record, i, v)) {
-            return taken;
+    let n = shape.layouts.len();
+    if n > 0 {
+        // The layout that came after the last one, then the others.
+        let first = shape.next.get(shape.last).copied().unwrap_or(0);
+        for k in std::iter::once(first).chain((0..n).filter(|&k| k != first)) {
+            if let Some(taken) = shape.layouts[k].read(text, |i, v| each(record, i, v)) {
+                shape.followed_by(k);
+                return taken;
+            }
+            // Another layout, some of whose values the record may hold.
+            *record = T::default();
         }
-        // Another layout, some of whose values the record may hold.
-        *record = T::default();
     }
     let mut leads = Vec::new();
     let mut after = 0;
@@ -289,10 +343,10 @@ pub fn scan_named_as<'a, T: Default>(
         i.is_none_or(|i| each(record, i, v))
     });
     if read && !leads.is_empty() {
-        *shape = Shape {
+        shape.learn(Layout {
             leads,
             tail: text.as_bytes()[after..].into(),
-        };
+        });
     }
     read
 }
@@ -1124,12 +1178,61 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Lines of two layouts in any order are each read as `scan_named` reads them,
+        /// through the layouts learnt from the lines before.
+        #[test]
+        fn lines_of_two_layouts_in_any_order_read_as_scan_named(
+            (a, b) in line_pairs(),
+            order in proptest::collection::vec(proptest::bool::ANY, 1..12),
+        ) {
+            let mut shape = Shape::default();
+            for line in order.iter().map(|&first| if first { &a } else { &b }) {
+                let got = by_layout(line, &mut shape);
+                let expected = by_name(line);
+                proptest::prop_assert_eq!(got.0, expected.0, "{}", line);
+                if expected.0 {
+                    proptest::prop_assert_eq!(got.1, expected.1, "{}", line);
+                }
+            }
+        }
+    }
+
+    /// A file that gives each cell's replicate after it alternates two layouts: each is
+    /// learnt once, and every line after the first two is read by its own layout.
+    #[test]
+    fn alternating_layouts_are_each_learnt_once() {
+        let canonical = r#"{"model":"M","item_id":"q1","frames":8,"gold":"A"}"#;
+        let replicate = r#"{"model":"M","item_id":"q1","frames":8,"gold":"B","replicate":"r1","nuisance":"rerun"}"#;
+        let mut shape = Shape::default();
+        for n in 0..20 {
+            let line = if n % 2 == 0 { canonical } else { replicate };
+            assert_eq!(by_layout(line, &mut shape), by_name(line), "{line}");
+        }
+        assert_eq!(shape.learnt, 2);
+        // Three layouts in turn, and a fourth now and then.
+        let other = r#"{"model":"M","item_id":"q1","frames":8}"#;
+        let fourth = r#"{"frames":8,"model":"M"}"#;
+        for n in 0..30 {
+            let line = [canonical, replicate, other][n % 3];
+            let line = if n % 10 == 9 { fourth } else { line };
+            assert_eq!(by_layout(line, &mut shape), by_name(line), "{line}");
+        }
+        assert_eq!(shape.learnt, 4);
+    }
+
     #[test]
     fn lines_of_the_learnt_layout_are_read_by_it() {
         let mut shape = Shape::default();
         let a = r#"{"model":"M","x":[1, 2],"item_id": "q1","frames":8,"gold":null}"#;
         assert_eq!(by_layout(a, &mut shape), by_name(a));
-        assert_eq!(shape.leads.len(), 5);
+        assert_eq!(shape.layouts[0].leads.len(), 5);
+        let layout = shape.layouts[0].clone();
+        let only = |layout: &Layout| {
+            let mut shape = Shape::default();
+            shape.learn(layout.clone());
+            shape
+        };
         // Other values of every kind, one of them not a plain value (left to serde).
         for (b, read) in [
             (
@@ -1155,24 +1258,14 @@ mod tests {
         ] {
             let mut got = Vec::new();
             assert_eq!(
-                shape.read(b, |i, v| {
+                layout.read(b, |i, v| {
                     got.push((i, v));
                     true
                 }),
                 read,
                 "{b}"
             );
-            assert_eq!(
-                by_layout(
-                    b,
-                    &mut Shape {
-                        leads: shape.leads.clone(),
-                        tail: shape.tail.clone()
-                    }
-                ),
-                by_name(b),
-                "{b}"
-            );
+            assert_eq!(by_layout(b, &mut only(&layout)), by_name(b), "{b}");
         }
         // A value `each` refuses is refused through the layout too.
         let b = r#"{"model":"N","x":[1],"item_id": "q2","frames":8,"gold":"A"}"#
@@ -1182,13 +1275,7 @@ mod tests {
                 !(i == 1 && v == J::Str("no".into()))
             })
         };
-        assert!(!refuse(
-            &b,
-            &mut Shape {
-                leads: shape.leads.clone(),
-                tail: shape.tail.clone()
-            }
-        ));
+        assert!(!refuse(&b, &mut only(&layout)));
     }
 
     /// The string reader against a byte loop, with a quote, a backslash, a control

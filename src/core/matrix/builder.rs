@@ -602,19 +602,33 @@ impl MatrixBuilder {
         self.m.stats.records = self.m.stats.records.saturating_sub(1);
         let pred_norm = c.pred.and_then(norm_fast);
         let value = cell_value(c, pred_norm.as_deref());
+        // Replicates mostly come in runs of one protocol, model, item, replicate: a name
+        // that is the replicate before's is not hashed again.
+        let prev = self.pending.reps.last().copied();
         let n = &mut self.pending.names;
+        let mut id = |s: &str, last: Option<u32>| match last {
+            Some(l) if n.name(l) == s => l,
+            _ => n.intern(s),
+        };
         let rep = PendingRep {
-            protocol: n.intern(protocol),
-            model: n.intern(model),
-            bench: n.intern(c.benchmark),
-            item: n.intern(c.item_id),
-            config: n.intern(c.config),
-            replicate: n.intern(replicate),
-            nuisance: n.intern(c.nuisance.unwrap_or_default()),
-            cluster: c.cluster.map_or(NO_TEXT, |x| n.intern(x)),
-            frames: c.frames,
-            budget: c.budget,
-            pixels: c.pixels,
+            protocol: id(protocol, prev.map(|p| p.protocol)),
+            model: id(model, prev.map(|p| p.model)),
+            bench: id(c.benchmark, prev.map(|p| p.bench)),
+            item: id(c.item_id, prev.map(|p| p.item)),
+            config: id(c.config, prev.map(|p| p.config)),
+            replicate: id(replicate, prev.map(|p| p.replicate)),
+            nuisance: id(c.nuisance.unwrap_or_default(), prev.map(|p| p.nuisance)),
+            cluster: c.cluster.map_or(NO_TEXT, |x| {
+                id(x, prev.map(|p| p.cluster).filter(|&p| p != NO_TEXT))
+            }),
+            props: match prev.map(|p| (p.props, self.pending.props[p.props as usize])) {
+                Some((id, (f, b, p)))
+                    if (f, b.to_bits(), p) == (c.frames, c.budget.to_bits(), c.pixels) =>
+                {
+                    id
+                }
+                _ => self.pending.props_id((c.frames, c.budget, c.pixels)),
+            },
             task: c.task,
             value,
             file: (self.m.files.len().max(1) - 1) as u32,

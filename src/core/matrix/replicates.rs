@@ -35,6 +35,11 @@ pub struct Replicates {
     pub names: Interner,
     /// The usable replicates, sorted by canonical cell, then in input order.
     pub cells: Vec<Replicate>,
+    /// Where each canonical cell's replicates start in `cells` (one more entry than the
+    /// matrix has cells), set by [`Replicates::index`]; empty without replicates. A cell's
+    /// replicates are looked up for every grid cell of every analysis: two binary searches
+    /// over a million replicates took most of the noise floor's time.
+    pub(crate) starts: Vec<u32>,
     /// Every replicate line read, valid or not, orphan or not (`input.replicate_cells`).
     pub read: u64,
     /// Replicates whose canonical cell is absent or invalid (`input.replicates_orphaned`).
@@ -53,9 +58,37 @@ pub struct Replicates {
 impl Replicates {
     /// The usable replicates of a canonical cell.
     pub fn of(&self, cell: u32) -> &[Replicate] {
+        let c = cell as usize;
+        if let (Some(&from), Some(&to)) = (self.starts.get(c), self.starts.get(c + 1)) {
+            return self
+                .cells
+                .get(from as usize..to as usize)
+                .unwrap_or_default();
+        }
         let from = self.cells.partition_point(|r| r.cell < cell);
         let to = from + self.cells[from..].partition_point(|r| r.cell == cell);
         &self.cells[from..to]
+    }
+
+    /// Indexes `cells` (sorted by cell) by the cell of each, for a matrix of `n_cells`
+    /// cells; no index without replicates, and none for cells out of that range (a
+    /// damaged cache is refused by its checks before it is used).
+    pub(crate) fn index(&mut self, n_cells: usize) {
+        self.starts.clear();
+        let sorted = self.cells.windows(2).all(|w| w[0].cell <= w[1].cell);
+        if self.cells.is_empty() || !sorted || self.cells.len() >= u32::MAX as usize {
+            return;
+        }
+        if self.cells.iter().any(|r| r.cell as usize >= n_cells) {
+            return;
+        }
+        self.starts = vec![0; n_cells + 1];
+        for r in &self.cells {
+            self.starts[r.cell as usize + 1] += 1;
+        }
+        for c in 0..n_cells {
+            self.starts[c + 1] += self.starts[c];
+        }
     }
 
     /// The cluster of an item (an id in `names`): the one its cells give, else its video.
@@ -98,9 +131,9 @@ pub(crate) struct PendingRep {
     pub nuisance: u32,
     /// [`NO_TEXT`] when the line gives none.
     pub cluster: u32,
-    pub frames: u64,
-    pub budget: f64,
-    pub pixels: Option<u64>,
+    /// Its configuration's frames, budget and pixels (an index in [`Pending::props`]):
+    /// a few per input, kept once, so a replicate holds 32 bytes less.
+    pub props: u32,
     pub task: Task,
     pub value: f64,
     pub file: u32,
@@ -112,21 +145,40 @@ pub(crate) struct PendingRep {
 pub(crate) struct Pending {
     pub names: Interner,
     pub reps: Vec<PendingRep>,
+    /// The (frames, budget, pixels) the replicates give, each once.
+    pub props: Vec<Props>,
+    props_ids: FxHashMap<(u64, u64, Option<u64>), u32>,
     /// Clusters canonical cells give: (builder item id, name id, cell).
     pub clusters: Vec<(u32, u32, u32)>,
 }
+
+/// A configuration's frames, budget and pixels.
+pub(crate) type Props = (u64, f64, Option<u64>);
 
 impl Pending {
     pub fn clear(&mut self) {
         self.names.clear();
         self.reps.clear();
+        self.props.clear();
+        self.props_ids.clear();
         self.clusters.clear();
+    }
+
+    /// The index of `p` in `props`, added the first time (by its bits: the checks then
+    /// compare the values).
+    pub fn props_id(&mut self, p: Props) -> u32 {
+        let key = (p.0, p.1.to_bits(), p.2);
+        *self.props_ids.entry(key).or_insert_with(|| {
+            self.props.push(p);
+            (self.props.len() - 1) as u32
+        })
     }
 
     /// Appends a part's replicates and clusters; `item` and `base` renumber the part's
     /// canonical items and cells.
     pub fn join(&mut self, p: &mut Pending, item: impl Fn(u32) -> u32, base: u32) {
         let names: Vec<u32> = p.names.names().map(|n| self.names.intern(n)).collect();
+        let props: Vec<u32> = p.props.iter().map(|&x| self.props_id(x)).collect();
         let n = |id: u32| {
             if id == NO_TEXT {
                 NO_TEXT
@@ -143,6 +195,7 @@ impl Pending {
             replicate: n(r.replicate),
             nuisance: n(r.nuisance),
             cluster: n(r.cluster),
+            props: props[r.props as usize],
             ..r
         }));
         self.clusters.extend(
@@ -181,6 +234,7 @@ pub(crate) fn finish(
     let Pending {
         ref names,
         ref reps,
+        ref props,
         ..
     } = pending;
     let files: &[Arc<Path>] = &m.files;
@@ -204,39 +258,101 @@ pub(crate) fn finish(
     };
     // The matrix's ids of the replicates' names, each looked up once (a name is hashed by
     // its text; a million replicates name a few protocols, models and configurations).
+    // Replicates mostly come in runs of one protocol, model and item: a replicate whose
+    // names are those of the one before is not looked up again.
     let mut protocols: FxHashMap<u32, Option<u32>> = FxHashMap::default();
     let mut configs: FxHashMap<(u32, u32), Option<u32>> = FxHashMap::default();
     let mut models: FxHashMap<u32, Option<u32>> = FxHashMap::default();
     let mut items: FxHashMap<(u32, u32), Option<u32>> = FxHashMap::default();
     let mut benches: FxHashMap<u32, Option<u32>> = FxHashMap::default();
-    for r in reps {
-        benches
-            .entry(r.bench)
-            .or_insert_with(|| m.benchmarks.get(name(r.bench)));
+    // The canonical cell of each replicate (its position in the matrix, valid or not), or
+    // NONE: one lookup each, used for the duplicates and for keying.
+    const NONE: u32 = u32::MAX;
+    let mut cell_of = vec![NONE; reps.len()];
+    // The cells of the last (protocol, model, item) looked up, sorted by configuration.
+    let mut item_cells: (Option<(u32, u32, u32)>, &[u32]) = (None, &[]);
+    for (i, r) in reps.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|p| &reps[p]);
+        let same = |f: fn(&PendingRep) -> u32| prev.is_some_and(|p| f(p) == f(r));
+        if !same(|r| r.bench) {
+            benches
+                .entry(r.bench)
+                .or_insert_with(|| m.benchmarks.get(name(r.bench)));
+        }
         let p = *protocols
             .entry(r.protocol)
             .or_insert_with(|| m.protocols.get(name(r.protocol)));
-        configs
+        let config = *configs
             .entry((r.protocol, r.config))
             .or_insert_with(|| p.and_then(|p| m.find_config(p, name(r.config))));
-        models
+        let model = *models
             .entry(r.model)
             .or_insert_with(|| m.models.get(name(r.model)));
-        items
-            .entry((r.bench, r.item))
-            .or_insert_with(|| m.find_item(name(r.bench), name(r.item)));
+        let item = if same(|r| r.bench) && same(|r| r.item) {
+            items[&(r.bench, r.item)]
+        } else {
+            *items
+                .entry((r.bench, r.item))
+                .or_insert_with(|| m.find_item(name(r.bench), name(r.item)))
+        };
+        let (Some(p), Some(model), Some(item), Some(config)) = (p, model, item, config) else {
+            continue;
+        };
+        if item_cells.0 != Some((p, model, item)) {
+            // A group's cells are sorted by (item, configuration).
+            let group = m.group(p, model);
+            let from = group.partition_point(|&c| m.cell_item.get(c as usize) < item);
+            let to = from + group[from..].partition_point(|&c| m.cell_item.get(c as usize) == item);
+            item_cells = (Some((p, model, item)), &group[from..to]);
+        }
+        let cells = item_cells.1;
+        if let Ok(at) = cells.binary_search_by_key(&config, |&c| m.cell_config.get(c as usize)) {
+            cell_of[i] = cells[at];
+        }
     }
-    let protocol_of = |r: &PendingRep| protocols[&r.protocol];
     let canonical_config = |r: &PendingRep| configs[&(r.protocol, r.config)];
 
+    // Duplicates: those of a canonical cell by sorting them by (cell, input order), which
+    // is also the order of the usable replicates; the others (orphans) by their names.
+    let mut keyed: Vec<u64> = (0..reps.len())
+        .filter(|&i| cell_of[i] != NONE)
+        .map(|i| u64::from(cell_of[i]) << 32 | i as u64)
+        .collect();
+    keyed.sort_unstable();
+    let index = |k: u64| (k & u64::from(u32::MAX)) as usize;
+    // The replicate each duplicate repeats (the first one given), by the duplicate.
+    let mut first_of: FxHashMap<usize, usize> = FxHashMap::default();
+    for run in keyed.chunk_by(|a, b| a >> 32 == b >> 32) {
+        for (j, &k) in run.iter().enumerate().skip(1) {
+            let i = index(k);
+            if let Some(&f) = run[..j]
+                .iter()
+                .find(|&&f| reps[index(f)].replicate == reps[i].replicate)
+            {
+                first_of.insert(i, index(f));
+            }
+        }
+    }
     let mut seen: FxHashMap<(u32, u32, u32, u32, u32, u32), usize> = FxHashMap::default();
+    for (i, r) in reps.iter().enumerate().filter(|&(i, _)| cell_of[i] == NONE) {
+        let key = (r.protocol, r.model, r.bench, r.item, r.config, r.replicate);
+        match seen.get(&key) {
+            Some(&first) => {
+                first_of.insert(i, first);
+            }
+            None => {
+                seen.insert(key, i);
+            }
+        }
+    }
+    drop(seen);
+
     let mut nuisance_of: FxHashMap<(u32, u32, u32), usize> = FxHashMap::default();
     let mut props_of: FxHashMap<(u32, u32), usize> = FxHashMap::default();
     let mut task_of: FxHashMap<u32, usize> = FxHashMap::default();
     let mut bad = vec![false; reps.len()];
     for (i, r) in reps.iter().enumerate() {
-        let key = (r.protocol, r.model, r.bench, r.item, r.config, r.replicate);
-        if let Some(&first) = seen.get(&key) {
+        if let Some(&first) = first_of.get(&i) {
             error(
                 diags,
                 i,
@@ -253,8 +369,6 @@ pub(crate) fn finish(
                 ),
             );
             bad[i] = true;
-        } else {
-            seen.insert(key, i);
         }
         let first = *nuisance_of
             .entry((r.protocol, r.config, r.replicate))
@@ -286,20 +400,21 @@ pub(crate) fn finish(
             None => {
                 let first = *props_of.entry((r.protocol, r.config)).or_insert(i);
                 let f = &reps[first];
-                (first != i).then_some(((f.frames, f.budget, f.pixels), At::Rep(first)))
+                (first != i).then_some((props[f.props as usize], At::Rep(first)))
             }
         };
+        let (r_frames, r_budget, r_pixels) = props[r.props as usize];
         if let Some(((frames, budget, pixels), at)) = theirs {
             let show = |p: Option<u64>| p.map_or("null".to_string(), |p| p.to_string());
             let mut found = Vec::new();
-            if r.frames != frames {
-                found.push(("frames", r.frames.to_string(), frames.to_string()));
+            if r_frames != frames {
+                found.push(("frames", r_frames.to_string(), frames.to_string()));
             }
-            if r.budget != budget {
-                found.push(("budget", r.budget.to_string(), budget.to_string()));
+            if r_budget != budget {
+                found.push(("budget", r_budget.to_string(), budget.to_string()));
             }
-            if r.pixels != pixels {
-                found.push(("pixels", show(r.pixels), show(pixels)));
+            if r_pixels != pixels {
+                found.push(("pixels", show(r_pixels), show(pixels)));
             }
             for (field, this, that) in found {
                 error(
@@ -402,42 +517,30 @@ pub(crate) fn finish(
         }
     }
 
-    // Each replicate to its canonical cell.
-    let mut cells = Vec::new();
-    let mut orphaned = 0;
-    for (r, _) in reps.iter().zip(&bad).filter(|(_, b)| !**b) {
-        let cell = (|| {
-            let p = protocol_of(r)?;
-            let model = models[&r.model]?;
-            let ItemKey::Canonical(item) = item_key(r) else {
-                return None;
-            };
-            let config = canonical_config(r)?;
-            let group = m.group(p, model);
-            let key = (item, config);
-            let at = group
-                .binary_search_by_key(&key, |&c| {
-                    (m.cell_item.get(c as usize), m.cell_config.get(c as usize))
-                })
-                .ok()?;
-            Some(group[at]).filter(|&c| m.is_valid(c))
-        })();
-        match cell {
-            Some(cell) => cells.push(Replicate {
-                cell,
-                value: r.value,
-                replicate: r.replicate,
-                nuisance: r.nuisance,
-                file: r.file,
-                line: r.line,
-            }),
-            None => orphaned += 1,
-        }
+    // Each replicate to its canonical cell, in the order of the cells, then of the input.
+    let usable = |&&k: &&u64| !bad[index(k)] && m.is_valid((k >> 32) as u32);
+    let mut cells = Vec::with_capacity(keyed.iter().filter(usable).count());
+    for &k in keyed.iter().filter(usable) {
+        let r = &reps[index(k)];
+        cells.push(Replicate {
+            cell: (k >> 32) as u32,
+            value: r.value,
+            replicate: r.replicate,
+            nuisance: r.nuisance,
+            file: r.file,
+            line: r.line,
+        });
     }
-    cells.sort_by_key(|r| r.cell);
-    let mut nuisances: Vec<u32> = reps.iter().map(|r| r.nuisance).collect();
-    nuisances.sort_unstable();
-    nuisances.dedup();
+    let good = bad.iter().filter(|b| !**b).count();
+    let orphaned = (good - cells.len()) as u64;
+    drop(keyed);
+    let mut named = vec![false; names.len()];
+    for r in reps {
+        named[r.nuisance as usize] = true;
+    }
+    let mut nuisances: Vec<u32> = (0..names.len() as u32)
+        .filter(|&n| named[n as usize])
+        .collect();
     nuisances.sort_by(|&a, &b| name(a).cmp(name(b)));
     let mut item_cluster = Vec::new();
     if cluster_of
@@ -452,13 +555,161 @@ pub(crate) fn finish(
         }
     }
     let read = reps.len() as u64;
-    Replicates {
+    let mut replicates = Replicates {
         names: pending.names,
         cells,
+        starts: Vec::new(),
         read,
         orphaned,
         nuisances,
         item_cluster,
         video_cluster: Vec::new(),
+    };
+    replicates.index(m.n_cells());
+    replicates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::analysis::bootstrap::SplitMix64;
+
+    fn rep(cell: u32, line: u32) -> Replicate {
+        Replicate {
+            cell,
+            value: 1.0,
+            replicate: 0,
+            nuisance: 0,
+            file: 0,
+            line,
+        }
+    }
+
+    /// The index gives each cell the replicates a scan of them gives, in their order; an
+    /// index it cannot build (out-of-range or unsorted cells) is left out, and the lookup
+    /// then searches.
+    #[test]
+    fn the_index_gives_each_cell_its_replicates() {
+        let mut rng = SplitMix64::new(5);
+        for n_cells in [1usize, 2, 7, 50] {
+            let mut cells: Vec<Replicate> = (0..rng.next_u64() % 120)
+                .map(|line| rep((rng.next_u64() % n_cells as u64) as u32, line as u32))
+                .collect();
+            cells.sort_by_key(|r| r.cell);
+            let mut r = Replicates {
+                cells,
+                ..Replicates::default()
+            };
+            let scanned = |r: &Replicates, c: u32| -> Vec<Replicate> {
+                r.cells.iter().filter(|x| x.cell == c).copied().collect()
+            };
+            let searched: Vec<Vec<Replicate>> =
+                (0..n_cells as u32).map(|c| r.of(c).to_vec()).collect();
+            r.index(n_cells);
+            assert_eq!(r.starts.is_empty(), r.cells.is_empty());
+            for c in 0..n_cells as u32 {
+                assert_eq!(r.of(c), scanned(&r, c), "cell {c} of {n_cells}");
+                assert_eq!(r.of(c), searched[c as usize]);
+            }
+        }
+        let mut r = Replicates {
+            cells: vec![rep(3, 1), rep(1, 2)],
+            ..Replicates::default()
+        };
+        r.index(5);
+        assert!(r.starts.is_empty());
+        r.cells = vec![rep(1, 1), rep(9, 2)];
+        r.index(5);
+        assert!(r.starts.is_empty());
+        assert_eq!(r.of(1), [rep(1, 1)]);
+    }
+
+    fn load(text: &str) -> Result<ResponseMatrix, Vec<String>> {
+        let mut b = crate::core::matrix::MatrixBuilder::new();
+        let file = b.add_file(Path::new("t.jsonl"));
+        crate::core::load::cells::read_cells(text.as_bytes(), None, &mut b, &file).expect("io");
+        match b.finish() {
+            Ok((m, _)) => Ok(m),
+            Err(d) => Err(d.sorted().iter().map(|d| d.to_string()).collect()),
+        }
+    }
+
+    fn line(item: &str, config: &str, correct: bool, rep: Option<&str>) -> String {
+        let rep = rep.map_or(String::new(), |r| {
+            format!(r#","replicate":"{r}","nuisance":"rerun""#)
+        });
+        format!(
+            r#"{{"model":"m","item_id":"{item}","config":"{config}","frames":{},"correct":{correct}{rep}}}"#,
+            config.len()
+        )
+    }
+
+    /// Replicates are keyed to their canonical cells whatever their order: before or
+    /// after the cell, in runs or scattered; kept by cell, then in input order; those of
+    /// an absent or invalid cell counted as orphans; each duplicate (of a canonical cell's
+    /// replicate or of an orphan) an error at its line naming the first.
+    #[test]
+    fn replicates_are_keyed_to_their_cells_in_any_order() {
+        let lines = [
+            line("q2", "bb", false, Some("r1")),
+            line("q1", "a", true, None),
+            line("q1", "bb", false, None),
+            line("q1", "bb", true, Some("r1")),
+            line("q2", "a", true, None),
+            line("q1", "a", false, Some("r2")),
+            line("q2", "bb", true, None),
+            line("q1", "a", true, Some("r1")),
+            line("q9", "a", true, Some("r1")),
+            line("q2", "cccc", true, Some("r1")),
+            r#"{"model":"m","item_id":"q3","config":"a","frames":1}"#.to_string(),
+            line("q3", "a", true, Some("r1")),
+        ];
+        let m = load(&lines.join("\n")).expect("loads");
+        let r = &m.replicates;
+        let got: Vec<(String, String, u32)> = r
+            .cells
+            .iter()
+            .map(|x| {
+                let c = x.cell;
+                let item = m.item(m.cell_item.get(c as usize)).id.to_string();
+                let config = m.config(m.cell_config.get(c as usize)).name.to_string();
+                (item, config, x.line)
+            })
+            .collect();
+        let want = [
+            ("q1", "a", 6),
+            ("q1", "a", 8),
+            ("q1", "bb", 4),
+            ("q2", "bb", 1),
+        ];
+        let want: Vec<(String, String, u32)> = want
+            .iter()
+            .map(|&(i, c, l)| (i.into(), c.into(), l))
+            .collect();
+        assert_eq!(got, want);
+        // q9 (no item), q2 at cccc (no configuration), q3 at a (an invalid cell).
+        assert_eq!((r.read, r.orphaned), (7, 3));
+        for (c, reps) in r
+            .cells
+            .chunk_by(|a, b| a.cell == b.cell)
+            .map(|x| (x[0].cell, x))
+        {
+            assert_eq!(r.of(c), reps);
+        }
+
+        let mut dup = lines.to_vec();
+        dup.push(line("q1", "a", false, Some("r2")));
+        dup.push(line("q9", "a", true, Some("r1")));
+        dup.push(line("q1", "a", false, Some("r2")));
+        let errors = load(&dup.join("\n")).expect_err("duplicates");
+        assert_eq!(errors.len(), 3, "{errors:#?}");
+        for (e, (at, first)) in errors.iter().zip([(13, 6), (14, 9), (15, 6)]) {
+            assert!(e.contains(&format!("t.jsonl:{at}")), "{e}");
+            assert!(e.contains("duplicate replicate cell"), "{e}");
+            assert!(
+                e.ends_with(&format!("already given at t.jsonl:{first}")),
+                "{e}"
+            );
+        }
     }
 }
