@@ -150,6 +150,13 @@ fn same_matrix(a: &ResponseMatrix, b: &ResponseMatrix) {
     assert_eq!(b.find_item("mc", "no such item"), None);
     assert_eq!(a.stats.records, b.stats.records);
     assert_eq!(a.stats.cells_invalid, b.stats.cells_invalid);
+    // The replicates, with the frames each recorded (the frame view's replicate rows).
+    let (ra, rb) = (&a.replicates, &b.replicates);
+    assert_eq!(ra.cells, rb.cells);
+    for x in &ra.cells {
+        assert_eq!(ra.frame_idx(x), rb.frame_idx(x));
+    }
+    assert_eq!(ra.frame_spans, rb.frame_spans);
 }
 
 fn inputs(cache: &Path, files: &[PathBuf]) -> Inputs {

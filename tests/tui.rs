@@ -831,6 +831,70 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
     );
 }
 
+/// The frame view gives each replicate of the transition's two configurations that recorded
+/// its frames a row of its own (`8f ~phase-1/2`): its frames as the cells file gives them,
+/// and which of them the configuration itself did not sample (the shift moved them).
+#[test]
+fn the_frame_view_shows_the_frames_each_replicate_recorded() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    let info = app.frame_info(i);
+    let pair = info.pair.expect("a harmful pair");
+    let row = app.queue.rows[i].q.clone();
+    let m = &app.ds.matrix;
+    let (model, item) = (m.models.name(row.model), m.item(row.item));
+    // The replicates' frames, read from the demo's cells file itself.
+    let text =
+        std::fs::read_to_string(common::repo().join("fixtures/demo/cells.jsonl")).expect("cells");
+    let mut want = Vec::new();
+    for c in [pair.lower, pair.higher] {
+        let config = &info.configs[c].name;
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).expect("json");
+            if v["model"] == model
+                && v["item_id"] == *item.id
+                && v["config"] == config.as_str()
+                && v["replicate"].is_string()
+                && v["frame_idx"].is_array()
+            {
+                let mut f: Vec<u64> = serde_json::from_value(v["frame_idx"].clone()).expect("f");
+                f.sort_unstable();
+                f.dedup();
+                let moved: Vec<u64> = f
+                    .iter()
+                    .copied()
+                    .filter(|x| info.configs[c].frames.binary_search(x).is_err())
+                    .collect();
+                want.push((
+                    format!("{config} ~{}", v["replicate"].as_str().expect("name")),
+                    f,
+                    moved,
+                ));
+            }
+        }
+    }
+    assert!(
+        !want.is_empty(),
+        "the demo's item has phase replicates with frames"
+    );
+    let got: Vec<(String, Vec<u64>, Vec<u64>)> = info
+        .replicates
+        .iter()
+        .map(|r| (r.label.clone(), r.frames.clone(), r.restored.clone()))
+        .collect();
+    assert_eq!(got, want);
+    assert!(
+        got.iter().any(|(_, _, moved)| !moved.is_empty()),
+        "the shift moved some frames"
+    );
+    // And the 120x40 screen draws them, by their label.
+    let screen = screen(&mut app, 120, 40);
+    for (label, _, _) in &want {
+        assert!(screen.contains(label.as_str()), "{label}\n{screen}");
+    }
+}
+
 #[test]
 fn frame_cursor_views_and_evidence() {
     let mut app = demo_app();

@@ -28,7 +28,7 @@ const MIN_BYTES: u64 = 64 << 20;
 const SETTLED: Duration = Duration::from_secs(2);
 const MAGIC: &[u8; 8] = b"FAMATRIX";
 /// The layout of the file; bumped with any change of what is written.
-const LAYOUT: u32 = 4;
+const LAYOUT: u32 = 5;
 /// Bytes read at each end of a file for its stamp.
 const SAMPLE: u64 = 64 << 10;
 
@@ -659,7 +659,13 @@ fn write_matrix<W: Write>(w: &mut Writer<W>, m: &ResponseMatrix) -> io::Result<(
     w.u64(r.read)?;
     w.u64(r.orphaned)?;
     w.array(&r.nuisances, u32::to_le_bytes)?;
-    w.array(&r.item_cluster, u32::to_le_bytes)
+    w.array(&r.item_cluster, u32::to_le_bytes)?;
+    w.rows(
+        r.frame_spans
+            .iter()
+            .map(|&((file, line), start, len)| [file, line, start, len]),
+    )?;
+    w.array(&r.frame_pool, u64::to_le_bytes)
 }
 
 fn read_matrix<R: Read>(r: &mut Reader<R>) -> io::Result<ResponseMatrix> {
@@ -774,6 +780,12 @@ fn read_matrix<R: Read>(r: &mut Reader<R>) -> io::Result<ResponseMatrix> {
         item_cluster: r.array(u32::from_le_bytes)?,
         starts: Vec::new(),
         video_cluster: Vec::new(),
+        frame_spans: r
+            .rows()?
+            .into_iter()
+            .map(|[file, line, start, len]| ((file, line), start, len))
+            .collect(),
+        frame_pool: r.array(u64::from_le_bytes)?,
     };
     Ok(m)
 }
@@ -859,6 +871,10 @@ fn replicates_valid(m: &ResponseMatrix) -> bool {
         && r.item_cluster
             .iter()
             .all(|&c| c == crate::core::matrix::NO_TEXT || name(c))
+        && r.frame_spans.windows(2).all(|w| w[0].0 < w[1].0)
+        && r.frame_spans
+            .iter()
+            .all(|&(_, start, len)| start as usize + len as usize <= r.frame_pool.len())
 }
 
 #[cfg(test)]

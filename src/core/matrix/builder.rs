@@ -634,6 +634,13 @@ impl MatrixBuilder {
             file: (self.m.files.len().max(1) - 1) as u32,
             line: line.min(u64::from(u32::MAX)) as u32,
         };
+        if let Some(idx) = &c.frame_idx {
+            let p = &mut self.pending;
+            let start = p.frame_pool.len() as u32;
+            p.frame_pool.extend_from_slice(idx);
+            p.frame_spans
+                .push(((rep.file, rep.line), start, idx.len() as u32));
+        }
         self.pending.reps.push(rep);
     }
 

@@ -53,9 +53,25 @@ pub struct Replicates {
     /// [`NO_TEXT`], for items no cell gives a cluster; empty without such videos. Kept
     /// apart: the matrix cache holds what the cells say, not what items.jsonl does.
     pub video_cluster: Vec<u32>,
+    /// The frames each replicate that records them was given (`frame_idx`), by where the
+    /// replicate was read: ((file, line), start, len) into `frame_pool`, sorted.
+    pub frame_spans: Vec<((u32, u32), u32, u32)>,
+    /// The frame indices of `frame_spans`.
+    pub frame_pool: Vec<u64>,
 }
 
 impl Replicates {
+    /// The frames replicate `r` records as given to its model, if it records them.
+    pub fn frame_idx(&self, r: &Replicate) -> Option<&[u64]> {
+        let i = self
+            .frame_spans
+            .binary_search_by_key(&(r.file, r.line), |s| s.0)
+            .ok()?;
+        let (_, start, len) = self.frame_spans[i];
+        self.frame_pool
+            .get(start as usize..(start as usize).checked_add(len as usize)?)
+    }
+
     /// The usable replicates of a canonical cell.
     pub fn of(&self, cell: u32) -> &[Replicate] {
         let c = cell as usize;
@@ -150,6 +166,10 @@ pub(crate) struct Pending {
     props_ids: FxHashMap<(u64, u64, Option<u64>), u32>,
     /// Clusters canonical cells give: (builder item id, name id, cell).
     pub clusters: Vec<(u32, u32, u32)>,
+    /// Replicates' recorded frames: ((file, line), start, len) into `frame_pool`.
+    pub frame_spans: Vec<((u32, u32), u32, u32)>,
+    /// The frame indices of `frame_spans`.
+    pub frame_pool: Vec<u64>,
 }
 
 /// A configuration's frames, budget and pixels.
@@ -162,6 +182,8 @@ impl Pending {
         self.props.clear();
         self.props_ids.clear();
         self.clusters.clear();
+        self.frame_spans.clear();
+        self.frame_pool.clear();
     }
 
     /// The index of `p` in `props`, added the first time (by its bits: the checks then
@@ -203,6 +225,13 @@ impl Pending {
                 .drain(..)
                 .map(|(it, c, cell)| (item(it), n(c), cell + base)),
         );
+        let offset = self.frame_pool.len() as u32;
+        self.frame_spans.extend(
+            p.frame_spans
+                .drain(..)
+                .map(|(at, start, len)| (at, start + offset, len)),
+        );
+        self.frame_pool.append(&mut p.frame_pool);
         p.clear();
     }
 }
@@ -555,6 +584,8 @@ pub(crate) fn finish(
         }
     }
     let read = reps.len() as u64;
+    let mut frame_spans = pending.frame_spans;
+    frame_spans.sort_unstable_by_key(|s| s.0);
     let mut replicates = Replicates {
         names: pending.names,
         cells,
@@ -564,6 +595,8 @@ pub(crate) fn finish(
         nuisances,
         item_cluster,
         video_cluster: Vec::new(),
+        frame_spans,
+        frame_pool: pending.frame_pool,
     };
     replicates.index(m.n_cells());
     replicates

@@ -84,6 +84,10 @@ pub struct FrameInfo {
     /// The frames each intervention run of the item was given (docs/intervention.md §7),
     /// against the top configuration's, whose answer the recovery compares.
     pub interventions: Vec<PlannedFrames>,
+    /// The frames each replicate of a configuration recorded (a phase or sampler re-run,
+    /// docs/measures.md §16), against that configuration's own: which frames the nuisance
+    /// moved. Replicates that record no frames (a plain re-run) have no row.
+    pub replicates: Vec<PlannedFrames>,
 }
 
 /// An intervention run's frames against the original ones of the configuration it re-ran.
@@ -199,6 +203,14 @@ pub fn frame_info(
             .collect(),
         None => Vec::new(),
     };
+    // The replicates of the transition's two configurations (of every one without a
+    // transition): the rows that say whether the flip's frames moved under the nuisance,
+    // without taking the thumbnails' room.
+    let shown: Vec<usize> = match pair {
+        Some(t) => vec![t.lower, t.higher],
+        None => (0..k).collect(),
+    };
+    let replicates = replicate_frames(ds, &configs, &shown, |c| mg.cells[q.row as usize * k + c]);
     FrameInfo {
         video: meta.and_then(|m| m.video.clone()),
         num_frames: meta.and_then(|m| m.num_frames),
@@ -208,7 +220,40 @@ pub fn frame_info(
         transition,
         panel_config,
         interventions,
+        replicates,
     }
+}
+
+/// The recorded frames of the replicates of configurations `shown` (grid columns), in
+/// grid order and by replicate name: a row `CONFIG ~NAME` each, against the configuration's
+/// own frames.
+fn replicate_frames(
+    ds: &Dataset,
+    configs: &[ConfigFrames],
+    shown: &[usize],
+    cell: impl Fn(usize) -> u32,
+) -> Vec<PlannedFrames> {
+    let r = &ds.matrix.replicates;
+    let mut out = Vec::new();
+    for &c in shown {
+        let Some(cf) = configs.get(c) else { continue };
+        let mut reps: Vec<_> = r.of(cell(c)).iter().collect();
+        reps.sort_by(|a, b| r.names.name(a.replicate).cmp(r.names.name(b.replicate)));
+        for x in reps {
+            let Some(idx) = r.frame_idx(x) else { continue };
+            let frames = crate::core::sampling::frame_set(idx.to_vec());
+            let t = crate::core::sampling::transition(&cf.frames, &frames);
+            out.push(PlannedFrames {
+                label: format!("{} ~{}", cf.name, r.names.name(x.replicate)),
+                frames,
+                provenance: Some(crate::core::rules::Provenance::Recorded),
+                against: c,
+                restored: t.added,
+                left_out: t.dropped,
+            });
+        }
+    }
+    out
 }
 
 /// Queue row `q`'s intervention cells (docs/measures.md §11): the model's answer to the item

@@ -14,6 +14,7 @@ use crate::core::frames::timestamp;
 use crate::core::rules::Provenance;
 use crate::core::text::sanitize;
 use crate::term::ImageMode;
+use crate::tui::app::PlannedFrames;
 use crate::tui::app::{App, Drawn, FrameInfo, Subset, THUMB_SIDE};
 use crate::tui::fit::{fit, fit_line, fit_whole};
 use crate::tui::input::action::Action;
@@ -65,12 +66,15 @@ pub fn draw_frames(f: &mut Frame, app: &App, i: usize, area: Rect, compact: bool
     f.render_widget(block, left);
     if compact {
         // Every configuration's row when there is room, else the audited pair's two.
-        let only_pair = inner.height < (info.configs.len() + info.interventions.len()) as u16 + 4;
+        let only_pair = inner.height
+            < (info.configs.len() + info.interventions.len() + info.replicates.len()) as u16 + 4;
         draw_timeline(f, app, &info, inner, only_pair, true);
     } else {
         let k = info.configs.len();
         let planned = info.interventions.len();
-        let timeline_h = (k as u16 + 3 + planned as u16 + u16::from(planned > 0)).min(inner.height);
+        let timeline_h =
+            (k as u16 + 3 + planned as u16 + u16::from(planned > 0) + info.replicates.len() as u16)
+                .min(inner.height);
         let [timeline, thumbs] =
             Layout::vertical([Constraint::Length(timeline_h), Constraint::Min(0)]).areas(inner);
         draw_timeline(f, app, &info, timeline, false, false);
@@ -116,10 +120,11 @@ fn draw_timeline(
     only_pair: bool,
     keys: bool,
 ) {
-    let scale = Scale::new(info, area);
+    let scale = Scale::new(info, area, !only_pair);
     let mut lines = config_rows(app, info, &scale, only_pair);
     if !only_pair {
-        lines.extend(intervention_rows(info, &scale));
+        lines.extend(planned_rows(info, &info.interventions, &scale, ACCENT));
+        lines.extend(planned_rows(info, &info.replicates, &scale, DIM));
     }
     lines.push(axis_line(info, &scale));
     if !only_pair && let Some(rule) = rule_line(info) {
@@ -148,8 +153,17 @@ struct Scale {
 }
 
 impl Scale {
-    fn new(info: &FrameInfo, area: Rect) -> Scale {
-        let name_w = 10usize;
+    fn new(info: &FrameInfo, area: Rect, replicate_rows: bool) -> Scale {
+        // Room for a replicate's longer label (`16f ~phase-1/2`), up to a third of the
+        // width; without replicate rows, the 10 columns it always had.
+        let longest = info
+            .replicates
+            .iter()
+            .filter(|_| replicate_rows)
+            .map(|r| r.label.chars().count() + 1)
+            .max()
+            .unwrap_or(0);
+        let name_w = longest.clamp(10, (area.width as usize / 3).max(10));
         // Room for the count and the provenance word after the dots.
         let width = (area.width as usize).saturating_sub(name_w + 16).max(10);
         let total = info
@@ -245,11 +259,17 @@ fn config_rows(app: &App, info: &FrameInfo, scale: &Scale, only_pair: bool) -> V
     lines
 }
 
-/// The intervention runs' frames against the configuration they re-ran: a frame that
-/// configuration did not sample is marked restored.
-fn intervention_rows(info: &FrameInfo, scale: &Scale) -> Vec<Line<'static>> {
+/// Frames given in a re-run against those of the configuration it re-ran: the intervention
+/// runs (a frame that configuration did not sample is marked restored), and the replicates
+/// of a noise floor (a frame the shift moved in is marked so, the label in `label_style`).
+fn planned_rows(
+    info: &FrameInfo,
+    rows: &[PlannedFrames],
+    scale: &Scale,
+    label_style: Style,
+) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    for p in &info.interventions {
+    for p in rows {
         let original = &info.configs[p.against].frames;
         let mut cells: Vec<(char, Style)> = vec![('·', DIM); scale.width];
         for &idx in &p.frames {
@@ -259,7 +279,7 @@ fn intervention_rows(info: &FrameInfo, scale: &Scale) -> Vec<Line<'static>> {
                 (RESTORED_GLYPH, RESTORED)
             };
         }
-        let mut spans = vec![scale.name(&p.label, ACCENT)];
+        let mut spans = vec![scale.name(&p.label, label_style)];
         spans.extend(dots(cells, p.frames.len(), p.provenance));
         lines.push(Line::from(spans));
     }
