@@ -285,6 +285,15 @@ fn decord_reads_in_the_main_process_and_its_children_are_logged() {
         .as_u64()
         .expect("pid");
     check_start(&lines, main, u64::from(recorder), &s.root);
+    // The process says once which decoding module it imported, and which release.
+    let imports: Vec<&Value> = events(&lines, "import")
+        .into_iter()
+        .filter(|v| v["pid"] == main)
+        .collect();
+    assert_eq!(imports.len(), 1, "{imports:#?}");
+    assert_eq!(imports[0]["module"], "decord");
+    assert!(imports[0]["version"].is_string(), "{}", imports[0]);
+    check_time(imports[0]);
     let video = s.video();
     let want: [&[i64]; 7] = [&[0, 5, 10], &[3], &[4], &[1, 2, 3], &[7, 28], &[29], &[12]];
     let got = decodes_of(&lines, main);

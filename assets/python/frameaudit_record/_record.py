@@ -81,6 +81,9 @@ DECODER_ENV_PREFIXES = ("LMMS_VIDEO_TORCHCODEC_",)
 # The installed distributions whose presence or release picks the reader or changes its count
 # (qwen_vl_utils reads with torchcodec whenever it is installed; torchcodec before 0.15
 # decodes a discarded leading key frame differently).
+# The distribution of each watched top-level module whose name differs from it.
+_DIST_OF = {"qwen_vl_utils": "qwen-vl-utils", "lmms_eval": "lmms-eval"}
+
 DISTRIBUTIONS = (
     "decord",
     "eva-decord",
@@ -236,6 +239,13 @@ def _patch(module):
     try:
         module.__dict__["__frameaudit_patched__"] = True
         patch(module)
+        # Which decoding module this process imported, and its release: what decides
+        # the decoder when no decode of a video is logged (docs/recorder.md).
+        top = name.split(".")[0]
+        if top not in _state.setdefault("imported", set()):
+            _state["imported"].add(top)
+            dist = _DIST_OF.get(top, top)
+            event({"event": "import", "module": top, "version": _versions().get(dist)})
     except Exception as err:
         _log.warn(
             "could not wrap the video readers of %s (%s: %s); its decodes are not recorded"
