@@ -831,6 +831,36 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
     );
 }
 
+/// `/` on the item screen goes back to the queue with the search open (it used to do
+/// nothing, and the keys typed next ran commands), and the demo's `orbit clip04` lists the
+/// rows of clip04 before those that match it only as a subsequence (`clip02-q4`).
+#[test]
+fn slash_on_the_item_screen_searches_the_queue_exact_hits_first() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    assert_eq!(app.screen, Screen::Item);
+    search_for(&mut app, "orbit clip04");
+    assert_eq!(app.screen, Screen::Queue, "the search opens on the queue");
+    let m = &app.ds.matrix;
+    let ids: Vec<String> = app
+        .queue
+        .visible
+        .iter()
+        .map(|&i| {
+            let q = &app.queue.rows[i as usize].q;
+            format!("{} {}", m.models.name(q.model), m.item(q.item).id)
+        })
+        .collect();
+    assert!(!ids.is_empty());
+    assert!(ids.iter().all(|r| r.starts_with("orbit")), "{ids:?}");
+    let first_other = ids.iter().position(|r| !r.contains("clip04"));
+    let last_exact = ids.iter().rposition(|r| r.contains("clip04"));
+    if let (Some(o), Some(e)) = (first_other, last_exact) {
+        assert!(e < o, "clip04's rows come first: {ids:?}");
+    }
+    assert!(ids[0].contains("clip04"), "{ids:?}");
+}
+
 /// The frame view gives each replicate of the transition's two configurations that recorded
 /// its frames a row of its own (`8f ~phase-1/2`): its frames as the cells file gives them,
 /// and which of them the configuration itself did not sample (the shift moved them).

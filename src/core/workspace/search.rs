@@ -4,7 +4,9 @@
 //! match fewer rows). Typing therefore never waits on matching.
 //!
 //! A query is space-separated terms; a row matches when every term matches one of its
-//! fields (fuzzily, smart case), in any order.
+//! fields (fuzzily, smart case), in any order. Rows where every term is a whole field come
+//! first, then rows where every term is inside a field, then the fuzzy rest, each in queue
+//! order: `clip04` lists `clip04-q1` before `clip02-q4`, which it matches only fuzzily.
 
 use std::sync::Arc;
 
@@ -51,6 +53,42 @@ fn matches(matcher: &SkimMatcherV2, text: &str, query: &str) -> bool {
     })
 }
 
+/// How closely a matching row answers `query`: 0 when every term is one of its fields, 1
+/// when every term is inside one of them, 2 otherwise (same smart case as the matcher).
+fn tier(text: &str, query: &str) -> u8 {
+    let mut worst = 0;
+    for term in query.split_whitespace() {
+        let sensitive = term.chars().any(char::is_uppercase);
+        let fold = |x: &str| {
+            if sensitive {
+                x.to_string()
+            } else {
+                x.to_lowercase()
+            }
+        };
+        let t = fold(term);
+        let best = text
+            .split(FIELD_SEP)
+            .map(|field| {
+                let f = fold(field.trim());
+                if f == t {
+                    0
+                } else if f.contains(&t) {
+                    1
+                } else {
+                    2
+                }
+            })
+            .min()
+            .unwrap_or(2);
+        worst = worst.max(best);
+        if worst == 2 {
+            break;
+        }
+    }
+    worst
+}
+
 /// Matches enough to fill a screen: sent as soon as found, before the scan ends.
 pub const FIRST_PAGE: usize = 200;
 
@@ -78,8 +116,9 @@ fn may_match(text: &str, query: &str) -> Option<bool> {
     Some(q.peek().is_none())
 }
 
-/// Rows of `req` matching its query, in queue order; `None` if `cancelled` said stop before
-/// the end. `first_page` receives the first [`FIRST_PAGE`] matches as soon as they are found.
+/// Rows of `req` matching its query: whole-field hits, then substring hits, then fuzzy
+/// ones, each in queue order; `None` if `cancelled` said stop before the end. `first_page`
+/// receives the first [`FIRST_PAGE`] matches found, in queue order, as soon as they are.
 pub fn search(
     req: &SearchRequest,
     cancelled: &dyn Fn() -> bool,
@@ -87,6 +126,7 @@ pub fn search(
 ) -> Option<Vec<u32>> {
     let matcher = SkimMatcherV2::default().smart_case();
     let mut hits: Vec<u32> = Vec::new();
+    let mut tiers: Vec<u8> = Vec::new();
     let mut paged = false;
     let all: Vec<u32>;
     let mut buf = String::new();
@@ -104,13 +144,17 @@ pub fn search(
         let text = req.haystacks.text(i as usize, &mut buf);
         if matches(&matcher, text, &req.query) {
             hits.push(i);
+            tiers.push(tier(text, &req.query));
             if !paged && hits.len() == FIRST_PAGE {
                 paged = true;
                 first_page(&hits);
             }
         }
     }
-    Some(hits)
+    // Stable: within a tier, the order scanned (the queue's, or the earlier result's).
+    let mut ranked: Vec<(u8, u32)> = tiers.into_iter().zip(hits).collect();
+    ranked.sort_by_key(|&(t, _)| t);
+    Some(ranked.into_iter().map(|(_, i)| i).collect())
 }
 
 /// The character positions of `text` that match the terms of `query`, for highlighting.
@@ -202,6 +246,32 @@ mod tests {
             run(&req("Colour", &hay, None)).expect("done"),
             Vec::<u32>::new()
         );
+    }
+
+    /// Whole-field and substring hits come before fuzzy ones (`clip04` is inside
+    /// `clip04-q1`, only a subsequence of `clip02-q4`), each in queue order.
+    #[test]
+    fn whole_and_substring_hits_come_before_fuzzy_ones() {
+        let row = |id: &str, model: &str| format!("{id}{FIELD_SEP}{model}{FIELD_SEP}");
+        let hay = [
+            row("clip02-q4", "orbit-2b"),
+            row("clip04-q1", "lumen-7b"),
+            row("clip04", "orbit-2b"),
+            row("clip04-q2", "orbit-2b"),
+            row("clip00-q4", "orbit-2b"),
+        ];
+        let hay: Vec<&str> = hay.iter().map(String::as_str).collect();
+        assert_eq!(
+            run(&req("clip04", &hay, None)).expect("done"),
+            vec![2, 1, 3, 0, 4]
+        );
+        assert_eq!(
+            run(&req("orbit clip04", &hay, None)).expect("done"),
+            vec![2, 3, 0, 4]
+        );
+        // Narrowing an earlier result ranks again.
+        let within = Some(vec![0, 3]);
+        assert_eq!(run(&req("clip04", &hay, within)).expect("done"), vec![3, 0]);
     }
 
     #[test]

@@ -562,7 +562,11 @@ impl App {
             Action::Top => self.move_to(0),
             Action::Bottom => self.move_to(usize::MAX),
             Action::Open => self.open(),
-            Action::Search => self.overlays.input = Input::Search,
+            Action::Search => {
+                // From the item screen too: search filters the queue, so it opens there.
+                self.screen = Screen::Queue;
+                self.overlays.input = Input::Search;
+            }
             Action::FilterModel => {
                 let models = self.distinct(|r| r.q.model);
                 self.queue.filter.model = cycle(&models, &self.queue.filter.model);

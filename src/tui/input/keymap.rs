@@ -295,6 +295,7 @@ impl Keymap {
             b(Item, ch('a'), NextAdded, None),
             b(Item, ch('e'), MarkEvidence, Some("evidence")),
             b(Item, ch('I'), AddToPlan, None),
+            described(Item, ch('/'), Search, "search the queue (back to it)".into()),
             b(Item, ch('P'), CyclePrimary, Some("primary")),
             b(Item, ch('n'), EditNote, Some("note")),
             b(Item, ch(' '), MarkDone, Some("done")),
