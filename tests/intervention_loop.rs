@@ -372,8 +372,23 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
             lo <= rate && rate <= hi,
             "{st}: {rate} outside [{lo}, {hi}]"
         );
+        // Wilson's score interval, which does not collapse at 0 or n of n.
+        let (wlo, whi) = wilson(recovered as f64, n as f64);
+        let w = &v["recovery_rate_wilson"];
+        assert!(
+            (w["lo"].as_f64().expect("lo") - wlo).abs() < 1e-9,
+            "{st}: {w}"
+        );
+        assert!(
+            (w["hi"].as_f64().expect("hi") - whi).abs() < 1e-9,
+            "{st}: {w}"
+        );
+        assert!(
+            whi - wlo > 10.0,
+            "{st}: a few items give a wide interval: {w}"
+        );
         eprintln!(
-            "recovery under {st}: {recovered} of {n} terminal regressions ({rate:.1}%, [{lo:.1}, {hi:.1}])"
+            "recovery under {st}: {recovered} of {n} terminal regressions ({rate:.1}%, bootstrap [{lo:.1}, {hi:.1}], Wilson [{wlo:.1}, {whi:.1}])"
         );
     }
     // The intervention protocols are not analysed as protocols of their own.
@@ -407,5 +422,23 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
         assert_eq!(cells[4], expected[st].0.to_string(), "{row}");
         assert_eq!(cells[6], expected[st].1.to_string(), "{row}");
+        // The recovery rate's interval in the table is Wilson's.
+        let (n, k) = expected[st];
+        let (wlo, whi) = wilson(k as f64, n as f64);
+        assert!(
+            cells[7].ends_with(&format!("[{wlo:.1}, {whi:.1}]")),
+            "{st}: {row}"
+        );
     }
+    assert!(md.contains("Wilson's 95% score interval"), "{md}");
+}
+
+/// Wilson's 95% score interval of k of n, in percent, as written in docs/measures.md §11.
+fn wilson(k: f64, n: f64) -> (f64, f64) {
+    let z = 1.959_963_984_540_054_f64;
+    let p = k / n;
+    let d = 1.0 + z * z / n;
+    let c = (p + z * z / (2.0 * n)) / d;
+    let h = z / d * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    ((100.0 * (c - h)).max(0.0), (100.0 * (c + h)).min(100.0))
 }

@@ -145,7 +145,7 @@ fn intervention_table(m: &ResponseMatrix, report: &Report) -> Option<Table> {
                     Val::Int(iv.terminal_regressions),
                     Val::Int(iv.recovered),
                     match iv.recovery_rate {
-                        Some(r) => Val::Est(r, boot.and_then(|b| b.recovery_rate)),
+                        Some(r) => Val::Est(r, v.recovery_rate_wilson),
                         None => Val::Num(None),
                     },
                     Val::Int(iv.broken),
@@ -493,6 +493,17 @@ fn header(
         ));
     } else {
         h.push("intervals: none (--boot 0)".into());
+    }
+    let recovered = report
+        .analyses
+        .iter()
+        .flat_map(|a| a.metrics.iter())
+        .any(|x| matches!(x, Metrics::Mcq(x) if !x.interventions.is_empty()));
+    if recovered {
+        h.push(
+            "recovery: the recovery rate's interval is Wilson's 95% score interval of recovered of terminal regressions (a bootstrap collapses to a point at 0 or 100 with few of them), with --boot 0 too"
+                .into(),
+        );
     }
     for a in &report.analyses {
         for e in &a.grids.excluded {

@@ -392,7 +392,7 @@ fn mcq_block(
             iv.recovered,
             iv.terminal_regressions,
             opt(iv.recovery_rate),
-            ci(boot.and_then(|b| b.recovery_rate.as_ref())),
+            ci(v.recovery_rate_wilson.as_ref()),
             iv.broken,
             iv.top_correct_items,
             iv.accuracy_delta,

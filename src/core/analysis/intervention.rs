@@ -6,7 +6,7 @@ use super::bootstrap::{SplitMix64, interval};
 use super::grid::ModelGrid;
 use super::mcq::{Intervention, McqItems, RecoveryBootstrap, StrategyRecovery};
 use super::params::Params;
-use super::pct;
+use super::{Interval, pct};
 use crate::core::matrix::{ResponseMatrix, Task};
 
 /// The intervention cell of (model, item): the valid MCQ cell of the intervention protocol
@@ -120,11 +120,32 @@ pub fn per_protocol(
             Some(StrategyRecovery {
                 protocol: name.into(),
                 strategy: strategy.map(str::to_string),
+                recovery_rate_wilson: wilson(recovery.recovered, recovery.terminal_regressions),
                 recovery,
                 bootstrap: resample(&drawn, params.bootstrap_b, params.seed),
             })
         })
         .collect()
+}
+
+/// Wilson's 95% score interval of `k` successes in `n` trials, in percent (`None` when
+/// `n = 0`): unlike a percentile bootstrap it does not collapse to a point at 0 of n or n of
+/// n, which a plan's few terminal regressions often give (9 of 9 is 70.1 to 100).
+pub fn wilson(k: usize, n: usize) -> Option<Interval> {
+    if n == 0 {
+        return None;
+    }
+    const Z: f64 = 1.959_963_984_540_054;
+    let (k, n) = (k.min(n) as f64, n as f64);
+    let p = k / n;
+    let z2 = Z * Z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = Z / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    Some(Interval {
+        lo: (100.0 * (centre - half)).max(0.0),
+        hi: (100.0 * (centre + half)).min(100.0),
+    })
 }
 
 /// The percentile intervals of the recovery rate and the accuracy delta, `b` resamples of
@@ -148,4 +169,26 @@ fn resample(drawn: &[Outcome], b: usize, seed: u64) -> Option<RecoveryBootstrap>
         recovery_rate: (!rates.is_empty()).then(|| interval(rates)),
         accuracy_delta: interval(deltas),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wilson;
+
+    #[test]
+    fn wilson_intervals_by_hand() {
+        let w = |k, n| {
+            wilson(k, n).map(|i| {
+                (
+                    (i.lo * 100.0).round() / 100.0,
+                    (i.hi * 100.0).round() / 100.0,
+                )
+            })
+        };
+        // 9 of 9: not [100, 100] as a percentile bootstrap gives.
+        assert_eq!(w(9, 9), Some((70.09, 100.0)));
+        assert_eq!(w(0, 10), Some((0.0, 27.75)));
+        assert_eq!(w(5, 10), Some((23.66, 76.34)));
+        assert_eq!(w(0, 0), None);
+    }
 }

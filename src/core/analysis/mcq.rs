@@ -409,6 +409,9 @@ pub struct StrategyRecovery {
     /// The measures of §11 over this protocol's cells.
     #[serde(flatten)]
     pub recovery: Intervention,
+    /// Wilson's 95% score interval of the recovery rate (`recovered` of
+    /// `terminal_regressions`); `None` without a terminal regression.
+    pub recovery_rate_wilson: Option<Interval>,
     /// Percentile intervals over the items with an intervention cell; `None` without
     /// resamples.
     pub bootstrap: Option<RecoveryBootstrap>,
