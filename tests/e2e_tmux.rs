@@ -1564,3 +1564,70 @@ fn the_queue_shows_stable_and_lottery_rows_in_a_real_terminal() {
         t.keys(&["q"]);
     }
 }
+
+/// Whether every ✓ / ✗ of `line` after its first `skip` characters sits right after a
+/// label (a configuration's name), not after a space.
+fn glyphs_labelled(line: &str, skip: usize) -> bool {
+    let chars: Vec<char> = line.chars().collect();
+    (skip.max(1)..chars.len())
+        .filter(|&c| chars[c] == '✓' || chars[c] == '✗')
+        .all(|c| !chars[c - 1].is_whitespace())
+}
+
+#[test]
+fn lmms_eval_models_of_different_grids_label_their_own_glyphs_in_a_real_terminal() {
+    let Some(shared) = common::shared_harness_runs() else {
+        return;
+    };
+    if !tmux_available() {
+        return;
+    }
+    // InternVL at 16f/32f/64f, LLaVA at 8f/16f/32f, Qwen with textonly and 16f_151k…:
+    // no row's glyphs may read under another model's names.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = tmp.path().join("ds");
+    let runs = shared.join("lmms-eval-0.7.3");
+    let o = common::frameaudit(&[
+        "import",
+        "lmms-eval",
+        runs.to_str().expect("utf-8 path"),
+        "-o",
+        ds.to_str().expect("utf-8 path"),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let t = Tmux::start(&format!("fa-grids-{}", std::process::id()), &ds, "grids");
+    for (w, h) in [(120, 40), (80, 24)] {
+        resize(&t, w, h);
+        let s = t.wait_for("sort: rank");
+        let header = s.lines().find(|l| l.starts_with("st ")).expect("header");
+        assert!(!header.contains("16f"), "{w}x{h}: {s}");
+        // Queue rows: the selection marker, then the status glyph.
+        let rows: Vec<&str> = s
+            .lines()
+            .filter(|l| l.starts_with("▶·") || l.starts_with(" ·"))
+            .collect();
+        assert!(rows.len() >= 3, "{w}x{h}: {s}");
+        for row in &rows {
+            assert!(glyphs_labelled(row, 2), "{w}x{h}: `{row}` in\n{s}");
+        }
+        assert!(
+            rows.iter().any(|r| r.contains("8f✓") || r.contains("8f✗")),
+            "{w}x{h}: LLaVA's 8f labelled: {s}"
+        );
+    }
+    resize(&t, 120, 40);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("other models");
+    let others: Vec<&str> = s
+        .lines()
+        .skip_while(|l| !l.starts_with(" other models"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(others.len(), 3, "three other models: {s}");
+    for l in &others {
+        let left: String = l.chars().take(68).collect();
+        assert!(glyphs_labelled(&left, 17), "`{l}` in\n{s}");
+    }
+    t.keys(&["q", "q"]);
+}

@@ -295,6 +295,219 @@ fn the_rank_compares_models_of_different_grid_sizes() {
     assert!(screen(&mut app, 120, 30).contains("sort: harmful pairs"));
 }
 
+/// Three models on different grids (as lmms-eval runs are: LLaVA at 8f-32f, InternVL at
+/// 16f-64f, Qwen with a text-only run and two-part names), each right and wrong so that
+/// every item has a harmful transition: (model, configurations with frames, item, answers).
+type GridCase = (
+    &'static str,
+    Vec<(&'static str, u32)>,
+    &'static str,
+    Vec<bool>,
+);
+
+fn mixed_grids() -> Vec<GridCase> {
+    let llava = vec![("8f", 8), ("16f", 16), ("32f", 32)];
+    let intern = vec![("16f", 16), ("32f", 32), ("64f", 64)];
+    let qwen = vec![
+        ("textonly", 0),
+        ("16f_151k", 16),
+        ("32f_151k", 32),
+        ("64f_151k", 64),
+    ];
+    vec![
+        ("llava", llava.clone(), "i1", vec![true, true, false]),
+        ("llava", llava, "i2", vec![true, false, false]),
+        ("intern", intern.clone(), "i1", vec![false, true, false]),
+        ("intern", intern, "i2", vec![true, false, true]),
+        ("qwen", qwen.clone(), "i1", vec![false, true, true, false]),
+        ("qwen", qwen, "i2", vec![true, false, true, false]),
+    ]
+}
+
+fn mixed_grids_app(dir: &std::path::Path) -> App {
+    let mut cells = String::new();
+    for (model, configs, item, right) in mixed_grids() {
+        for ((config, frames), ok) in configs.iter().zip(right) {
+            cells.push_str(&format!(
+                "{{\"model\":\"{model}\",\"item_id\":\"{item}\",\"config\":\"{config}\",\"frames\":{frames},\"correct\":{ok}}}\n"
+            ));
+        }
+    }
+    app_on(dir, &cells)
+}
+
+/// `label✓ label✗ …`: each glyph right after the name of its own configuration.
+fn labelled(labels: &[&str], right: &[bool]) -> String {
+    labels
+        .iter()
+        .zip(right)
+        .map(|(l, &ok)| format!("{l}{}", if ok { "✓" } else { "✗" }))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The screen's line that shows `model`'s row of `item`.
+fn row_line<'a>(text: &'a str, model: &str, item: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.contains(&format!(" {model} ")) && l.contains(&format!(" {item} ")))
+        .unwrap_or_else(|| panic!("no row of {model}/{item} in\n{text}"))
+}
+
+#[test]
+fn queue_rows_of_different_grids_label_their_own_glyphs() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = mixed_grids_app(tmp.path());
+    assert_eq!(
+        app.queue.visible.len(),
+        6,
+        "every item has a harmful transition"
+    );
+    for (w, h) in [(120, 30), (80, 24)] {
+        // Whichever row is selected, no row's glyphs sit under another grid's names.
+        for _ in 0..app.queue.visible.len() {
+            let text = screen(&mut app, w, h);
+            let header = text
+                .lines()
+                .find(|l| l.starts_with("\"st "))
+                .expect("header");
+            assert!(
+                header.contains("trajectory") && !header.contains("16f"),
+                "{w}x{h}: the header names no configuration of mixed grids:\n{text}"
+            );
+            for (model, configs, item, right) in mixed_grids() {
+                let short: Vec<&str> = configs
+                    .iter()
+                    .map(|(c, _)| c.split('_').next().unwrap_or(c))
+                    .collect();
+                let want = labelled(&short, &right);
+                assert!(
+                    row_line(&text, model, item).contains(&want),
+                    "{w}x{h}: {model}/{item} should read `{want}`:\n{text}"
+                );
+            }
+            app.update(Action::Down);
+        }
+    }
+    // The item screen's other models: each glyph beside its configuration's name.
+    let qwen = app
+        .queue
+        .visible
+        .iter()
+        .position(|&i| app.key(i as usize).model.as_ref() as &str == "qwen")
+        .expect("a qwen row");
+    app.queue.selected = Some(app.queue.visible[qwen]);
+    let item = app
+        .key(app.queue.visible[qwen] as usize)
+        .item_id
+        .to_string();
+    app.update(Action::Open);
+    let text = screen(&mut app, 120, 40);
+    for (model, configs, it, right) in mixed_grids() {
+        if model == "qwen" || it != item {
+            continue;
+        }
+        let names: Vec<&str> = configs.iter().map(|(c, _)| *c).collect();
+        let want = labelled(&names, &right);
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("\"{model} ")) && l.contains(&want)),
+            "the other models should list `{want}`:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn grids_too_long_to_label_show_bare_glyphs_under_no_names() {
+    // "wide" has 24 configurations, "narrow" 3: labels do not fit beside 24 glyphs, so the
+    // rows show bare glyphs and the header names no configuration rather than wrong ones.
+    let mut cells = String::new();
+    let mut runs: Vec<(&str, String)> = Vec::new();
+    for (model, k) in [("wide", 24u32), ("narrow", 3)] {
+        let mut glyphs = String::new();
+        for f in 1..=k {
+            let ok = f % 3 != 0;
+            glyphs.push(if ok { '✓' } else { '✗' });
+            cells.push_str(&format!(
+                "{{\"model\":\"{model}\",\"item_id\":\"i1\",\"config\":\"{f}f\",\"frames\":{f},\"correct\":{ok}}}\n"
+            ));
+        }
+        runs.push((model, glyphs));
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = app_on(tmp.path(), &cells);
+    assert_eq!(app.queue.visible.len(), 2);
+    for (w, h) in [(120, 30), (80, 24)] {
+        let text = screen(&mut app, w, h);
+        let header = text
+            .lines()
+            .find(|l| l.starts_with("\"st "))
+            .expect("header");
+        assert!(
+            header.contains("trajectory") && !header.contains("1f"),
+            "{w}x{h}: no configuration named over glyphs of two grids:\n{text}"
+        );
+        for (model, glyphs) in &runs {
+            let row = row_line(&text, model, "i1");
+            let after_id = &row[row.find(" i1 ").expect("item") + 4..];
+            let shown: String = after_id.chars().filter(|c| "✓✗".contains(*c)).collect();
+            assert!(
+                shown == *glyphs && !after_id.contains("f✓") && !after_id.contains("f✗"),
+                "{w}x{h}: {model}'s glyphs `{glyphs}`, bare:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rows_of_one_grid_keep_its_names_in_the_header_over_their_glyphs() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = mixed_grids_app(tmp.path());
+    // Only the qwen rows: one grid, named in the header over its glyphs.
+    for _ in 0..3 {
+        app.update(Action::FilterModel);
+        if app.current().map(|i| app.key(i).model.to_string()) == Some("qwen".into()) {
+            break;
+        }
+    }
+    assert_eq!(app.queue.visible.len(), 2);
+    for (w, h) in [(120, 30), (80, 24)] {
+        let text = screen(&mut app, w, h);
+        let lines: Vec<Vec<char>> = text.lines().map(|l| l.chars().collect()).collect();
+        let header = lines
+            .iter()
+            .position(|l| l.starts_with(&['"', 's', 't', ' ']))
+            .expect("header");
+        for (model, configs, item, right) in mixed_grids() {
+            if model != "qwen" {
+                continue;
+            }
+            let row: Vec<char> = row_line(&text, model, item).chars().collect();
+            // Each configuration's name (its first part, `64f` of `64f_151k`) starts
+            // right over that configuration's glyph.
+            let head: String = lines[header].iter().collect();
+            // The names start after the item column's.
+            let mut from = head.find(" item ").expect("item column") + 5;
+            for ((config, _), ok) in configs.iter().zip(&right) {
+                let first = config.split('_').next().unwrap_or(config);
+                let cut: String = first.chars().take(2).collect();
+                let at = head[from..]
+                    .find(&cut)
+                    .map(|b| head[..from + b].chars().count())
+                    .unwrap_or_else(|| panic!("{w}x{h}: `{cut}` not in the header:\n{text}"));
+                from = head
+                    .char_indices()
+                    .nth(at + 1)
+                    .map_or(head.len(), |(b, _)| b);
+                assert_eq!(
+                    row[at],
+                    if *ok { '✓' } else { '✗' },
+                    "{w}x{h}: {model}/{item} at {config}:\n{text}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn search_narrows_by_question_and_clears() {
     let mut app = demo_app();

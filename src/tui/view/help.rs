@@ -121,7 +121,7 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
             out.push(entry("item", "the item's id in the dataset"));
             out.push(entry(
                 "trajectory",
-                "one glyph per configuration, named (cut to fit) in the header",
+                "one glyph per configuration, named (cut to fit) in the header, or beside each glyph where the rows' models have different configurations",
             ));
             out.push(entry(
                 "T",

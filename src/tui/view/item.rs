@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
 use super::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, id, panes, s};
-use super::{frames, review, status_glyph, trajectory};
+use super::{config_labels, frames, labelled, labelled_width, review, status_glyph, trajectory};
 use crate::core::analysis::Metrics;
 use crate::core::analysis::grid::ModelGrid;
 use crate::core::audit::{AuditRecord, Status};
@@ -73,7 +73,10 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
                 None => " annotators ".into(),
             },
         ),
-        None => (other_models(app, i), " other models ".into()),
+        None => (
+            other_models(app, i, panes(area)[0].width as usize),
+            " other models ".into(),
+        ),
     };
     let qlines = question_lines(app, &item);
     // As many rows as the lines wrap to (a long model name wraps the title).
@@ -652,8 +655,10 @@ fn fit_tail(line: Line<'static>, w: usize) -> Line<'static> {
     fit_line(Line::from(kept), w)
 }
 
-/// The same item's trajectories under the other models, one line each.
-fn other_models(app: &App, i: usize) -> Vec<Line<'static>> {
+/// The same item's trajectories under the other models, one line each, every glyph after
+/// its configuration's name (`16f✓ 32f✓ 64f✗`; the short form where the full names would
+/// not fit in `w` cells), since the models' grids may differ.
+fn other_models(app: &App, i: usize, w: usize) -> Vec<Line<'static>> {
     let r = &app.queue.rows[i];
     let m = &app.ds.matrix;
     let a = &app.report.analyses[r.q.analysis as usize];
@@ -677,14 +682,19 @@ fn other_models(app: &App, i: usize) -> Vec<Line<'static>> {
                 .take(16)
                 .collect::<String>()
         ))];
-        spans.extend(trajectory(x, row, k, None));
         let names: Vec<String> = mg
             .grid
             .configs
             .iter()
             .map(|&c| s(&m.config(c).name))
             .collect();
-        spans.push(Span::styled(format!("  {}", names.join(" ")), DIM));
+        let full = usize::MAX;
+        let labels = if 17 + labelled_width(&names, full) <= w {
+            names
+        } else {
+            config_labels(&names)
+        };
+        spans.extend(labelled(trajectory(x, row, k, None), &labels, full));
         out.push(Line::from(spans));
     }
     if out.is_empty() {

@@ -231,6 +231,43 @@ fn trajectory(
     out
 }
 
+/// Labels of a grid's configurations to sit beside their glyphs: the part before the first
+/// `_` (`64f` of `64f_151k`) where those stay distinct within the grid, else the whole names.
+/// `names` are sanitized already.
+fn config_labels(names: &[String]) -> Vec<String> {
+    let short: Vec<&str> = names
+        .iter()
+        .map(|n| n.split_once('_').map_or(n.as_str(), |(a, _)| a))
+        .collect();
+    let distinct = short.iter().collect::<std::collections::HashSet<_>>().len() == short.len();
+    if distinct {
+        short.into_iter().map(str::to_string).collect()
+    } else {
+        names.to_vec()
+    }
+}
+
+/// Each glyph right after its configuration's label (cut to `w` cells), a space between
+/// (`16f✓ 32f✓ 64f✗`): where models have different grids, a glyph then never reads under
+/// another grid's name.
+fn labelled(glyphs: Vec<Span<'static>>, labels: &[String], w: usize) -> Vec<Span<'static>> {
+    let mut out = Vec::with_capacity(glyphs.len() * 3);
+    for (n, (g, l)) in glyphs.into_iter().zip(labels).enumerate() {
+        if n > 0 {
+            out.push(Span::raw(" "));
+        }
+        out.push(Span::styled(abbrev(l, w), DIM));
+        out.push(g);
+    }
+    out
+}
+
+/// The cells [`labelled`] takes for `labels` cut to `w` cells.
+fn labelled_width(labels: &[String], w: usize) -> usize {
+    let cells: usize = labels.iter().map(|l| width(&abbrev(l, w)) + 1).sum();
+    cells + labels.len().saturating_sub(1)
+}
+
 fn status_glyph(st: Status) -> Span<'static> {
     match st {
         Status::Todo => Span::styled("·", DIM),

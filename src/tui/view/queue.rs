@@ -1,6 +1,7 @@
 //! The queue screen: the table of items with a harmful transition (status, names, the
-//! trajectory's glyphs under the configurations' names, the pathway, the question), its
-//! title with the filters in force, the search line and the selected row's legend.
+//! trajectory's glyphs under the configurations' names, or each beside its own where the
+//! rows' grids differ, the pathway, the question), its title with the filters in force, the
+//! search line and the selected row's legend.
 
 use std::ops::Range;
 
@@ -11,7 +12,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table};
 
 use super::theme::{ACCENT, DIM, WARN, highlighted, id, s};
-use super::{abbrev, class_filter_label, status_glyph, trajectory};
+use super::{
+    abbrev, class_filter_label, config_labels, labelled, labelled_width, status_glyph, trajectory,
+};
 use crate::core::queue::Harm;
 use crate::core::workspace::search::match_positions;
 use crate::tui::app::{App, Drawn, Input, QueueHit};
@@ -28,12 +31,15 @@ pub(super) fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) 
     .areas(area);
     // Widths from the rows a one-row header leaves room for (a superset of those shown).
     let most = shown_rows(app, table_area.height.saturating_sub(2) as usize);
-    let w = queue_widths(app, most.clone(), table_area.width as usize);
+    let grids = shown_grids(app, most.clone());
+    let w = queue_widths(app, most.clone(), &grids, table_area.width as usize);
+    // The header names the configurations only when every row shown shares them.
+    let head_names: &[String] = match grids.as_slice() {
+        [one] if w.labels == 0 => one,
+        _ => &[],
+    };
     // The header takes two rows when the names shown have two parts (`64f` over `151k`).
-    let two_rows = w.per_config >= 3
-        && app
-            .current()
-            .is_some_and(|i| app.config_names(i).iter().any(|n| n.contains('_')));
+    let two_rows = w.per_config >= 3 && head_names.iter().any(|n| n.contains('_'));
     let header_h: u16 = if two_rows { 2 } else { 1 };
     let page = table_area.height.saturating_sub(1 + header_h) as usize;
     out.page = Some(page);
@@ -51,7 +57,7 @@ pub(super) fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) 
     });
     let total = table_area.width as usize;
     let table = Table::new(queue_rows(app, &w, shown), w.columns())
-        .header(queue_header(app, &w, two_rows, header_h))
+        .header(queue_header(head_names, &w, two_rows, header_h))
         .block(
             Block::default()
                 .borders(Borders::TOP)
@@ -93,10 +99,25 @@ fn k_of(app: &App, r: &crate::tui::app::Row) -> usize {
         .k()
 }
 
-/// The columns' widths for the rows at `rows` of `visible` on a table `total` cells wide:
-/// the names as wide as they need within bounds, each configuration widened for its name
-/// while the question keeps 16 cells, and on a narrow screen the names give way first.
-fn queue_widths(app: &App, rows: Range<usize>, total: usize) -> QueueWidths {
+/// The configurations' names (sanitized) of the grids of the rows at `rows` of `visible`,
+/// each grid once, in the order the rows show them.
+fn shown_grids(app: &App, rows: Range<usize>) -> Vec<Vec<String>> {
+    let mut grids: Vec<Vec<String>> = Vec::new();
+    for &i in &app.queue.visible[rows] {
+        let names: Vec<String> = app.config_names(i as usize).iter().map(|n| s(n)).collect();
+        if !grids.contains(&names) {
+            grids.push(names);
+        }
+    }
+    grids
+}
+
+/// The columns' widths for the rows at `rows` of `visible` (whose grids are `grids`) on a
+/// table `total` cells wide: the names as wide as they need within bounds, each
+/// configuration widened for its name while the question keeps 16 cells (in the header
+/// when the rows share one grid, else beside each glyph), and on a narrow screen the names
+/// give way first.
+fn queue_widths(app: &App, rows: Range<usize>, grids: &[Vec<String>], total: usize) -> QueueWidths {
     let widest = |cells: &dyn Fn(usize) -> usize, min: usize, max: usize| {
         app.queue.visible[rows.clone()]
             .iter()
@@ -111,6 +132,8 @@ fn queue_widths(app: &App, rows: Range<usize>, total: usize) -> QueueWidths {
         item: widest(&|i| width(&id(app.names(i).item_id)), 4, 18),
         per_config: 1,
         k: widest(&|i| k_of(app, &app.queue.rows[i]), 1, usize::MAX),
+        labels: 0,
+        labelled: 0,
         count: widest(
             &|i| app.queue.rows[i].q.harmful_pairs.to_string().len(),
             1,
@@ -124,8 +147,26 @@ fn queue_widths(app: &App, rows: Range<usize>, total: usize) -> QueueWidths {
         },
         question: 0,
     };
+    if grids.len() > 1 {
+        // Grids differ: each glyph carries its own label, as long as the question keeps 16
+        // cells, down to 3 (`16f`); the legend below names the selected row's in full.
+        let labels: Vec<Vec<String>> = grids.iter().map(|g| config_labels(g)).collect();
+        let at = |l: usize| {
+            labels
+                .iter()
+                .map(|g| labelled_width(g, l))
+                .max()
+                .unwrap_or(0)
+        };
+        w.labels = LABEL_MAX;
+        w.labelled = at(w.labels);
+        while w.labels > 3 && w.used() + 16 > total {
+            w.labels -= 1;
+            w.labelled = at(w.labels);
+        }
+    }
     // Names first: widen each configuration up to 5 cells while the question keeps 16.
-    while w.per_config < 5 && {
+    while w.labels == 0 && w.per_config < 5 && {
         let mut wider = w;
         wider.per_config += 1;
         wider.used() + 16 <= total
@@ -146,6 +187,11 @@ fn queue_widths(app: &App, rows: Range<usize>, total: usize) -> QueueWidths {
         } else {
             break;
         }
+    }
+    // Too many configurations to label on this width: bare glyphs under a header that
+    // names none (the legend below names the selected row's), never under wrong names.
+    if w.labels > 0 && w.used() + 10 > total {
+        w.labels = 0;
     }
     w.question = total.saturating_sub(w.used());
     w
@@ -174,11 +220,18 @@ fn queue_rows(app: &App, w: &QueueWidths, shown: Range<usize>) -> Vec<TableRow<'
                 highlighted(&question, &match_positions(&question, query), DIM),
                 w.question,
             );
-            let mut traj = Vec::with_capacity(k_of(app, r) * pc);
-            for glyph in trajectory(app.metrics(i), r.q.row as usize, k_of(app, r), None) {
-                traj.push(glyph);
-                traj.push(Span::raw(" ".repeat(pc - 1)));
-            }
+            let glyphs = trajectory(app.metrics(i), r.q.row as usize, k_of(app, r), None);
+            let traj = if w.labels > 0 {
+                let names: Vec<String> = app.config_names(i).iter().map(|n| s(n)).collect();
+                labelled(glyphs, &config_labels(&names), w.labels)
+            } else {
+                let mut traj = Vec::with_capacity(glyphs.len() * 2);
+                for glyph in glyphs {
+                    traj.push(glyph);
+                    traj.push(Span::raw(" ".repeat(pc - 1)));
+                }
+                traj
+            };
             let mut cells = vec![
                 Cell::from(Line::from(vec![
                     Span::raw(if selected { "▶" } else { " " }),
@@ -268,31 +321,33 @@ fn queue_title(app: &App) -> Line<'static> {
     Line::from(title)
 }
 
-/// The table's header; over the trajectory glyphs, the names of the selected row's
-/// configurations (on two rows when they have two parts).
-fn queue_header(app: &App, w: &QueueWidths, two_rows: bool, height: u16) -> TableRow<'static> {
+/// The table's header; over the trajectory glyphs, `head_names`, the configurations every
+/// row shown shares (on two rows when they have two parts), else just `trajectory` (the
+/// rows then label their own glyphs).
+fn queue_header(
+    head_names: &[String],
+    w: &QueueWidths,
+    two_rows: bool,
+    height: u16,
+) -> TableRow<'static> {
     let pc = w.per_config;
-    let head_names = app
-        .current()
-        .map(|i| app.config_names(i))
-        .unwrap_or_default();
-    let traj_head: Vec<Line> = if pc >= 3 && !two_rows {
+    let traj_head: Vec<Line> = if head_names.is_empty() || pc < 3 {
+        vec![Line::from("trajectory")]
+    } else if !two_rows {
         let names: Vec<String> = head_names
             .iter()
-            .map(|n| pad(&abbrev(&s(n), pc - 1), pc))
+            .map(|n| pad(&abbrev(n, pc - 1), pc))
             .collect();
         vec![Line::from(names.concat())]
-    } else if pc >= 3 {
+    } else {
         let mut top = Vec::new();
         let mut bottom = Vec::new();
-        for n in &head_names {
-            let (a, b) = config_label(&s(n), pc - 1);
+        for n in head_names {
+            let (a, b) = config_label(n, pc - 1);
             top.push(pad(&a, pc));
             bottom.push(pad(&b, pc));
         }
         vec![Line::from(top.concat()), Line::from(bottom.concat())]
-    } else {
-        vec![Line::from("trajectory")]
     };
     let mut head = vec![
         Cell::from("st"),
@@ -374,15 +429,24 @@ struct QueueWidths {
     model: usize,
     bench: usize,
     item: usize,
-    /// Cells per configuration in the trajectory (the glyph, then room for its name).
+    /// Cells per configuration in the trajectory (the glyph, then room for its name in the
+    /// header); unused when the rows label their glyphs.
     per_config: usize,
     k: usize,
+    /// 0 when the rows shown share one grid (named in the header), else the cells each
+    /// row's configuration labels are cut to beside their glyphs.
+    labels: usize,
+    /// The trajectory's cells when the rows label their glyphs.
+    labelled: usize,
     count: usize,
     /// 1 for the column of whether the harm survives the replicates, 0 without replicates.
     harm: usize,
     pathway: usize,
     question: usize,
 }
+
+/// The most cells a configuration's label takes beside its glyph (`textonly`).
+const LABEL_MAX: usize = 8;
 
 /// Pathway column: only where the question keeps a useful width beside it.
 const PATHWAY_W: usize = 14;
@@ -395,12 +459,22 @@ impl QueueWidths {
         2 + self.model
             + self.bench
             + self.item
-            + (self.per_config * self.k).max(10)
+            + self.trajectory()
             + 1
             + self.harm
             + self.count
             + self.pathway
             + (cols - 1)
+    }
+
+    /// The trajectory's cells: its labelled glyphs, or a glyph and its header name's room
+    /// per configuration; at least the header's `trajectory`.
+    fn trajectory(&self) -> usize {
+        if self.labels > 0 {
+            self.labelled.max(10)
+        } else {
+            (self.per_config * self.k).max(10)
+        }
     }
 
     fn columns(&self) -> Vec<Constraint> {
@@ -409,7 +483,7 @@ impl QueueWidths {
             Constraint::Length(self.model as u16),
             Constraint::Length(self.bench as u16),
             Constraint::Length(self.item as u16),
-            Constraint::Length((self.per_config * self.k).max(10) as u16),
+            Constraint::Length(self.trajectory() as u16),
             Constraint::Length(1),
         ];
         if self.harm > 0 {
