@@ -179,20 +179,30 @@ fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::
     o
 }
 
-#[test]
-fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from_the_clips() {
+/// A loop's start: the clips, the dataset, the gold table, an annotator's audit and a plan
+/// of the four strategies from it (`None`, with a printed note, when python3, ffmpeg or
+/// decord is absent).
+struct Loop {
+    _tmp: tempfile::TempDir,
+    root: std::path::PathBuf,
+    ds: std::path::PathBuf,
+    gold: std::path::PathBuf,
+    plan: std::path::PathBuf,
+}
+
+fn start_loop() -> Option<Loop> {
     for (tool, args) in [
         ("python3", &["--version"][..]),
         ("ffmpeg", &["-version"][..]),
     ] {
         if !common::runs(tool, args) {
             eprintln!("note: {tool} is absent; skipping the intervention loop test");
-            return;
+            return None;
         }
     }
     if !common::runs("python3", &["-c", "import decord, numpy"]) {
         eprintln!("note: decord or numpy is absent; skipping the intervention loop test");
-        return;
+        return None;
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let root = tmp.path().canonicalize().expect("canonical");
@@ -244,6 +254,27 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         "-o",
         &s(&plan),
     ]);
+    Some(Loop {
+        _tmp: tmp,
+        root,
+        ds,
+        gold,
+        plan,
+    })
+}
+
+#[test]
+fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from_the_clips() {
+    let Some(Loop {
+        _tmp,
+        root,
+        ds,
+        gold,
+        plan,
+    }) = start_loop()
+    else {
+        return;
+    };
     let p = common::read_json(&plan);
     let entries = p["entries"].as_array().expect("entries");
     let content: BTreeMap<String, (u64, Option<u64>)> = CLIPS
@@ -407,5 +438,103 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
         assert_eq!(cells[4], expected[st].0.to_string(), "{row}");
         assert_eq!(cells[6], expected[st].1.to_string(), "{row}");
+    }
+}
+
+/// `import wide-csv CSV --frames-log LOG --plan PLAN --strategy ST -o DATASET` of a re-run.
+fn import_rerun(l: &Loop, csv: &Path, log: &Path, st: &str) -> std::process::Output {
+    frameaudit(&[
+        "import",
+        "wide-csv",
+        &s(csv),
+        "--gold",
+        &s(&l.gold),
+        "--model",
+        MODEL,
+        "--benchmark",
+        BENCH,
+        "--frames-log",
+        &s(log),
+        "--plan",
+        &s(&l.plan),
+        "--strategy",
+        st,
+        "-o",
+        &s(&l.ds),
+    ])
+}
+
+#[test]
+fn answers_of_another_re_run_than_the_logged_one_are_refused_naming_both() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    let (nested_csv, nested_log) = (
+        l.root.join("nested.csv"),
+        l.root.join("nested.frames.jsonl"),
+    );
+    let (lower_csv, lower_log) = (
+        l.root.join("lower-policy.csv"),
+        l.root.join("lower-policy.frames.jsonl"),
+    );
+    standin(&l.root, &nested_csv, Some((&l.plan, "nested", &nested_log)));
+    standin(
+        &l.root,
+        &lower_csv,
+        Some((&l.plan, "lower-policy", &lower_log)),
+    );
+    // The lower-policy re-run's answers with the nested re-run's log: the log's run wrote
+    // nested.csv (its command's --out), not these answers.
+    let o = import_rerun(&l, &lower_csv, &nested_log, "nested");
+    let err = stderr(&o);
+    assert!(!o.status.success(), "accepted:\n{err}");
+    assert!(
+        err.contains(&s(&lower_csv)),
+        "the answers not named:\n{err}"
+    );
+    assert!(
+        err.contains(&s(&nested_log)),
+        "the logged run not named:\n{err}"
+    );
+    assert!(
+        !l.ds.join("interventions").exists(),
+        "a refused import wrote cells"
+    );
+    // Both logs given: the nested run is the only one of that strategy, and still did not
+    // write them.
+    let o = frameaudit(&[
+        "import",
+        "wide-csv",
+        &s(&lower_csv),
+        "--gold",
+        &s(&l.gold),
+        "--model",
+        MODEL,
+        "--benchmark",
+        BENCH,
+        "--frames-log",
+        &s(&nested_log),
+        "--frames-log",
+        &s(&lower_log),
+        "--plan",
+        &s(&l.plan),
+        "--strategy",
+        "nested",
+        "-o",
+        &s(&l.ds),
+    ]);
+    assert!(!o.status.success(), "accepted:\n{}", stderr(&o));
+    // Each with its own log, both are kept.
+    for (csv, log, st) in [
+        (&nested_csv, &nested_log, "nested"),
+        (&lower_csv, &lower_log, "lower-policy"),
+    ] {
+        let o = import_rerun(&l, csv, log, st);
+        assert!(o.status.success(), "{st}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("kept as protocol intervention:{st}: 6;")),
+            "{st}: {}",
+            stderr(&o)
+        );
     }
 }

@@ -186,6 +186,18 @@ pub fn match_rerun(
         .filter(|p| p.strategy == strategy && p.pass_no == applied.pass_no)
         .map(|p| &*p.run)
         .collect();
+    // The logged runs of this strategy and pass, by `MODEL/CONFIG`: an answer is kept only
+    // when one of them can have written its file.
+    let mut by_run: BTreeMap<&str, Vec<&LoggedRun>> = BTreeMap::new();
+    for r in logs {
+        if let Some(p) = &r.plan
+            && p.strategy == strategy
+            && p.pass_no == applied.pass_no
+        {
+            by_run.entry(&p.run).or_default().push(r);
+        }
+    }
+    let mut unbound: BTreeMap<String, String> = BTreeMap::new();
     let mut cells = Vec::new();
     let mut not_matched = Vec::new();
     let mut other_runs: BTreeMap<String, usize> = BTreeMap::new();
@@ -243,6 +255,20 @@ pub fn match_rerun(
             not_matched.push(NotMatched { unit, why });
             continue;
         }
+        if let Some(file) = imp.run_file(&answer.model, &answer.config) {
+            let runs = by_run.get(run.as_str()).map_or(&[][..], Vec::as_slice);
+            let whys: Vec<String> = runs
+                .iter()
+                .filter_map(|r| r.wrote(file).err().map(|why| (r, why)))
+                .map(|(r, why)| format!("the logged run {}: {why}", r.describe()))
+                .collect();
+            if whys.len() == runs.len() && !runs.is_empty() {
+                unbound
+                    .entry(format!("{} (answers of {run})", file.display()))
+                    .or_insert_with(|| whys.join("; "));
+                continue;
+            }
+        }
         let mut cell = (*answer).clone();
         cell.frame_idx = Some(e.indices.clone());
         // The model was given the planned frames: a plan of another size (`swap`,
@@ -259,6 +285,17 @@ pub fn match_rerun(
             replicate: e.replicate.clone(),
             nuisance: e.nuisance.clone(),
         });
+    }
+    if !unbound.is_empty() {
+        let list: Vec<String> = unbound
+            .iter()
+            .map(|(file, why)| format!("{file} was not written by {why}"))
+            .collect();
+        return Err(format!(
+            "answers not bound to the logged run of {strategy} pass {}: {}; give each re-run's answers with the log of that run",
+            applied.pass_no,
+            list.join("; ")
+        ));
     }
     Ok(Matched {
         strategy,
@@ -401,6 +438,8 @@ mod tests {
             file: "log".into(),
             line: 1,
             setup: Default::default(),
+            cwd: None,
+            window: (None, None),
         }];
         let applied = Applied {
             strategy: None,
