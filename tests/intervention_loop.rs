@@ -113,6 +113,21 @@ fn make_dataset(dir: &Path) {
 /// The annotator's records: each terminal regression on its flip step, from the highest
 /// budget below 16f that is right, to 16f, with the event frame marked as evidence.
 fn write_audit(path: &Path) {
+    let mut flips = Vec::new();
+    for (clip, event, distractor) in CLIPS {
+        let right = |n: u64| answer(&linspace(T, n), event, distractor) == "A";
+        let Some(lower) = [8, 4].into_iter().find(|&n| right(n)) else {
+            continue;
+        };
+        if !right(16) {
+            flips.push((clip, lower, 16, event));
+        }
+    }
+    write_audit_of(path, &flips);
+}
+
+/// An audit with one done record per `(clip, lower, higher, evidence frame)`.
+fn write_audit_of(path: &Path, flips: &[(&str, u64, u64, u64)]) {
     use frameaudit::core::audit::{AuditHeader, AuditRecord, Status, UnitKey};
     let header = AuditHeader {
         dataset_name: "standin-clips".into(),
@@ -125,16 +140,9 @@ fn write_audit(path: &Path) {
     };
     let mut session =
         frameaudit::core::workspace::session::Session::open(path, &header, || {}).expect("audit");
-    for (clip, event, distractor) in CLIPS {
-        let right = |n: u64| answer(&linspace(T, n), event, distractor) == "A";
-        let Some(lower) = [8, 4].into_iter().find(|&n| right(n)) else {
-            continue;
-        };
-        if right(16) {
-            continue;
-        }
+    for &(clip, lower, higher, event) in flips {
         let key = UnitKey::new(MODEL, BENCH, format!("{clip}-q"));
-        let mut rec = AuditRecord::blank(key, format!("{lower}f"), "16f", "");
+        let mut rec = AuditRecord::blank(key, format!("{lower}f"), format!("{higher}f"), "");
         rec.status = Status::Done;
         rec.pathways = vec!["key_frame_dropped".into()];
         rec.evidence_frames = vec![event];
@@ -145,6 +153,16 @@ fn write_audit(path: &Path) {
 
 /// Runs the stand-in at the top budget, through the recorder when `plan` is given.
 fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::process::Output {
+    standin_at(root, out, plan, 16)
+}
+
+/// Runs the stand-in at `n` frames, through the recorder when `plan` is given.
+fn standin_at(
+    root: &Path,
+    out: &Path,
+    plan: Option<(&Path, &str, &Path)>,
+    n: u64,
+) -> std::process::Output {
     let script = common::repo().join("tests/standin/harness.py");
     let mut cmd = Command::new("python3");
     if let Some((plan, strategy, log)) = plan {
@@ -154,7 +172,7 @@ fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::
             .arg(plan)
             .args([
                 "--run",
-                &format!("{MODEL}/16f"),
+                &format!("{MODEL}/{n}f"),
                 "--strategy",
                 strategy,
                 "--",
@@ -167,7 +185,13 @@ fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::
         .arg(root.join("videos"))
         .arg("--items")
         .arg(root.join("ds/items.jsonl"))
-        .args(["--frames", "16", "--config", "16f", "--out"])
+        .args([
+            "--frames",
+            &n.to_string(),
+            "--config",
+            &format!("{n}f"),
+            "--out",
+        ])
         .arg(out)
         .env("PYTHONPATH", common::repo().join("assets/python"))
         .env("PYTHONDONTWRITEBYTECODE", "1")
@@ -537,4 +561,74 @@ fn answers_of_another_re_run_than_the_logged_one_are_refused_naming_both() {
             stderr(&o)
         );
     }
+}
+
+#[test]
+fn an_audited_plan_of_two_configurations_imports_whole() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    // c7 is right at 4 frames and wrong at 8 (its red frame comes in): an audited flip below
+    // the top, beside the terminal ones to 16f.
+    let audit = l.root.join("two.audit.jsonl");
+    write_audit_of(
+        &audit,
+        &[("c1", 8, 16, 13), ("c2", 8, 16, 17), ("c7", 4, 8, 10)],
+    );
+    let plan = l.root.join("audited.json");
+    ok(&[
+        "intervene",
+        "plan",
+        &s(&l.ds),
+        "--audit",
+        &s(&audit),
+        "--targets",
+        "audited",
+        "--strategy",
+        "nested",
+        "-o",
+        &s(&plan),
+    ]);
+    let p = common::read_json(&plan);
+    let configs: Vec<&str> = p["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e["config"].as_str().expect("config"))
+        .collect();
+    assert_eq!(configs.len(), 3, "{p}");
+    assert!(configs.contains(&"8f") && configs.contains(&"16f"), "{p}");
+    let l = Loop { plan, ..l };
+    let mut written = Vec::new();
+    for n in [8, 16] {
+        let (csv, log) = (
+            l.root.join(format!("nested-{n}f.csv")),
+            l.root.join(format!("nested-{n}f.frames.jsonl")),
+        );
+        standin_at(&l.root, &csv, Some((&l.plan, "nested", &log)), n);
+        let o = import_rerun(&l, &csv, &log, "nested");
+        assert!(o.status.success(), "{n}f: {}", stderr(&o));
+        let kept = configs.iter().filter(|c| **c == format!("{n}f")).count();
+        assert!(
+            stderr(&o).contains(&format!("kept as protocol intervention:nested: {kept};")),
+            "{n}f: {}",
+            stderr(&o)
+        );
+        written.push(l.ds.join(format!("interventions/intervention-nested.{n}f.jsonl")));
+    }
+    // Each configuration's re-run has a file of its own, and the dataset reads both.
+    for f in &written {
+        assert!(f.is_file(), "{} missing", f.display());
+    }
+    let o = ok(&["report", &s(&l.ds), "--json", "--boot", "0"]);
+    let r: Value = serde_json::from_str(&stdout(&o)).expect("report json");
+    let a = r["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .find(|a| a["protocol"] == "main" && a["scope"] == BENCH)
+        .expect("the clips analysis");
+    let v = &a["models"][MODEL]["interventions"][0];
+    assert_eq!(v["strategy"], "nested", "{v}");
+    assert_eq!(v["items_with_intervention"], 3, "{v}");
 }

@@ -374,7 +374,12 @@ fn rerun(
     for c in &matched.cells {
         let out = match &c.replicate {
             Some(r) => rerun::replicate_file(&common.output, r, common.pass_no),
-            None => rerun::cells_file(&common.output, &matched.protocol, common.pass_no),
+            None => rerun::cells_file(
+                &common.output,
+                &matched.protocol,
+                &c.rerun_config,
+                common.pass_no,
+            ),
         };
         files.entry(out).or_default().push(c);
     }

@@ -43,6 +43,10 @@ pub struct InterventionCell {
     /// With `replicate`: its nuisance.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nuisance: Option<String>,
+    /// The configuration re-run (the plan entry's `config`; the cell's own may be
+    /// `CONFIG@Nf`): its file is named by it.
+    #[serde(skip)]
+    pub rerun_config: String,
 }
 
 /// A planned unit the re-run gives no usable answer for, and why.
@@ -284,6 +288,7 @@ pub fn match_rerun(
             task: "mcq",
             replicate: e.replicate.clone(),
             nuisance: e.nuisance.clone(),
+            rerun_config: e.config.clone(),
         });
     }
     if !unbound.is_empty() {
@@ -308,13 +313,25 @@ pub fn match_rerun(
     })
 }
 
-/// The file a re-run's cells go to in the dataset directory: `interventions/PROTOCOL.jsonl`
-/// (pass `N > 0`: `PROTOCOL.passN.jsonl`), the protocol's `:` and other characters a file
-/// name should not hold written as `-`.
-pub fn cells_file(dataset: &Path, protocol: &str, pass_no: u64) -> std::path::PathBuf {
+/// The file a re-run's cells go to in the dataset directory:
+/// `interventions/PROTOCOL.CONFIG.jsonl` (pass `N > 0`: `PROTOCOL.CONFIG.passN.jsonl`), by
+/// the configuration re-run (`config`, a plan entry's) so that the re-runs of one pass at two
+/// configurations (an audited plan's 16f and 32f) keep a file each; the protocol's `:` and
+/// other characters a file name should not hold written as `-`.
+pub fn cells_file(
+    dataset: &Path,
+    protocol: &str,
+    config: &str,
+    pass_no: u64,
+) -> std::path::PathBuf {
+    let name = format!(
+        "{}.{}",
+        crate::core::replicate::safe_file_name(protocol),
+        crate::core::replicate::safe_file_name(config)
+    );
     dataset
         .join(INTERVENTIONS_DIR)
-        .join(file_name(protocol, pass_no))
+        .join(file_name(&name, pass_no))
 }
 
 /// The file a noise-floor re-run's replicate goes to in the dataset directory:
@@ -501,12 +518,12 @@ mod tests {
 
     #[test]
     fn a_protocol_becomes_a_file_name() {
-        let p = cells_file(Path::new("ds"), "intervention:lower-policy", 0);
+        let p = cells_file(Path::new("ds"), "intervention:lower-policy", "16f", 0);
         assert_eq!(
             p,
-            Path::new("ds/interventions/intervention-lower-policy.jsonl")
+            Path::new("ds/interventions/intervention-lower-policy.16f.jsonl")
         );
-        let p = cells_file(Path::new("ds"), "x/../y", 2);
-        assert_eq!(p, Path::new("ds/interventions/x-..-y.pass2.jsonl"));
+        let p = cells_file(Path::new("ds"), "x/../y", "a/b", 2);
+        assert_eq!(p, Path::new("ds/interventions/x-..-y.a-b.pass2.jsonl"));
     }
 }
