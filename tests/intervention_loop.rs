@@ -563,11 +563,10 @@ fn answers_of_another_re_run_than_the_logged_one_are_refused_naming_both() {
     }
 }
 
-#[test]
-fn an_audited_plan_of_two_configurations_imports_whole() {
-    let Some(l) = start_loop() else {
-        return;
-    };
+/// An audited plan of `nested` over two configurations (c7's flip 4f→8f beside the
+/// terminal flips of c1 and c2 to 16f), re-run at 8f and 16f through the recorder and each
+/// imported with its log; the loop comes back with this plan.
+fn audited_imports(l: Loop) -> Loop {
     // c7 is right at 4 frames and wrong at 8 (its red frame comes in): an audited flip below
     // the top, beside the terminal ones to 16f.
     let audit = l.root.join("two.audit.jsonl");
@@ -599,7 +598,6 @@ fn an_audited_plan_of_two_configurations_imports_whole() {
     assert_eq!(configs.len(), 3, "{p}");
     assert!(configs.contains(&"8f") && configs.contains(&"16f"), "{p}");
     let l = Loop { plan, ..l };
-    let mut written = Vec::new();
     for n in [8, 16] {
         let (csv, log) = (
             l.root.join(format!("nested-{n}f.csv")),
@@ -614,13 +612,13 @@ fn an_audited_plan_of_two_configurations_imports_whole() {
             "{n}f: {}",
             stderr(&o)
         );
-        written.push(l.ds.join(format!("interventions/intervention-nested.{n}f.jsonl")));
     }
-    // Each configuration's re-run has a file of its own, and the dataset reads both.
-    for f in &written {
-        assert!(f.is_file(), "{} missing", f.display());
-    }
-    let o = ok(&["report", &s(&l.ds), "--json", "--boot", "0"]);
+    l
+}
+
+/// The nested row of the report's clips analysis.
+fn nested_recovery(ds: &Path) -> Value {
+    let o = ok(&["report", &s(ds), "--json", "--boot", "0"]);
     let r: Value = serde_json::from_str(&stdout(&o)).expect("report json");
     let a = r["analyses"]
         .as_array()
@@ -628,7 +626,91 @@ fn an_audited_plan_of_two_configurations_imports_whole() {
         .iter()
         .find(|a| a["protocol"] == "main" && a["scope"] == BENCH)
         .expect("the clips analysis");
-    let v = &a["models"][MODEL]["interventions"][0];
+    let v = a["models"][MODEL]["interventions"][0].clone();
     assert_eq!(v["strategy"], "nested", "{v}");
-    assert_eq!(v["items_with_intervention"], 3, "{v}");
+    v
+}
+
+#[test]
+fn an_audited_plan_of_two_configurations_imports_whole() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    let l = audited_imports(l);
+    // Each configuration's re-run has a file of its own, and the dataset reads both.
+    for n in [8, 16] {
+        let f =
+            l.ds.join(format!("interventions/intervention-nested.{n}f.jsonl"));
+        assert!(f.is_file(), "{} missing", f.display());
+    }
+    assert_eq!(nested_recovery(&l.ds)["items_with_intervention"], 3);
+}
+
+#[test]
+fn a_re_import_from_another_plan_replaces_the_strategy_s_files_of_the_old_one() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    let terminal = l.plan.clone();
+    let l = audited_imports(l);
+    let old_8f = l.ds.join("interventions/intervention-nested.8f.jsonl");
+    // Re-planned: the terminal plan re-runs nested at 16f only; the audited plan's 8f file
+    // would count beside its cells.
+    let l = Loop {
+        plan: terminal,
+        ..l
+    };
+    let (csv, log) = (
+        l.root.join("nested.csv"),
+        l.root.join("nested.frames.jsonl"),
+    );
+    standin(&l.root, &csv, Some((&l.plan, "nested", &log)));
+    let o = import_rerun(&l, &csv, &log, "nested");
+    let err = stderr(&o);
+    assert!(!o.status.success(), "accepted:\n{err}");
+    assert!(
+        err.contains(&s(&old_8f)),
+        "the old plan's file not named:\n{err}"
+    );
+    assert!(old_8f.is_file(), "removed without --force");
+    let o = frameaudit(&[
+        "import",
+        "wide-csv",
+        &s(&csv),
+        "--gold",
+        &s(&l.gold),
+        "--model",
+        MODEL,
+        "--benchmark",
+        BENCH,
+        "--frames-log",
+        &s(&log),
+        "--plan",
+        &s(&l.plan),
+        "--strategy",
+        "nested",
+        "--force",
+        "-o",
+        &s(&l.ds),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !old_8f.exists(),
+        "the old plan's file is left:\n{}",
+        stderr(&o)
+    );
+    // Only the new plan's cells count: its six nested entries, all at 16f.
+    let v = nested_recovery(&l.ds);
+    assert_eq!(v["items_with_intervention"], 6, "{v}");
+    let cells = std::fs::read_to_string(l.ds.join("interventions/intervention-nested.16f.jsonl"))
+        .expect("16f cells");
+    let plan_hash = cells
+        .lines()
+        .map(|c| serde_json::from_str::<Value>(c).expect("cell")["plan"].to_string())
+        .collect::<std::collections::BTreeSet<_>>();
+    assert_eq!(plan_hash.len(), 1, "one plan per file: {plan_hash:?}");
+    assert!(
+        plan_hash.iter().all(|h| h.starts_with("\"sha256:")),
+        "{plan_hash:?}"
+    );
 }

@@ -23,6 +23,8 @@ pub struct Applied<'a> {
     pub pass_no: u64,
     /// The protocol the cells get (`None`: `intervention:STRATEGY`).
     pub protocol: Option<&'a str>,
+    /// The plan's [`plan_hash`], recorded on each cell.
+    pub plan_hash: Option<&'a str>,
 }
 
 /// An intervention cell: an imported answer under its protocol, with the frames it was
@@ -47,6 +49,10 @@ pub struct InterventionCell {
     /// `CONFIG@Nf`): its file is named by it.
     #[serde(skip)]
     pub rerun_config: String,
+    /// The plan the re-run applied: [`plan_hash`] of its file, so that a re-import from
+    /// another plan finds the cells of this one (docs/formats.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
 }
 
 /// A planned unit the re-run gives no usable answer for, and why.
@@ -289,6 +295,7 @@ pub fn match_rerun(
             replicate: e.replicate.clone(),
             nuisance: e.nuisance.clone(),
             rerun_config: e.config.clone(),
+            plan: applied.plan_hash.map(str::to_string),
         });
     }
     if !unbound.is_empty() {
@@ -355,6 +362,61 @@ fn file_name(name: &str, pass_no: u64) -> String {
 }
 
 pub use crate::core::dataset::INTERVENTIONS_DIR;
+
+/// A plan file's bytes as the cells record them: `sha256:` and the first 16 hex digits of
+/// their SHA-256 (enough to tell one plan of a dataset from another).
+pub fn plan_hash(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(bytes);
+    let hex: String = d[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// An intervention file of the dataset that holds cells of `protocol` made from another
+/// plan than `hash` (or recording none): a re-import of the strategy replaces it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stale {
+    /// The file.
+    pub file: std::path::PathBuf,
+    /// The plan its cells record (`None`: none).
+    pub plan: Option<String>,
+}
+
+/// The files of `DATASET/interventions/` other than `keep` that hold a cell of `protocol`
+/// whose `plan` is not `hash`, in name order. A file that cannot be read is left to the
+/// dataset's loader, which says why.
+pub fn stale_files(dataset: &Path, protocol: &str, hash: &str, keep: &[&Path]) -> Vec<Stale> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        #[serde(default)]
+        protocol: Option<String>,
+        #[serde(default)]
+        plan: Option<String>,
+    }
+    let Ok(dir) = std::fs::read_dir(dataset.join(INTERVENTIONS_DIR)) else {
+        return Vec::new();
+    };
+    let mut files: Vec<std::path::PathBuf> = dir
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && !keep.contains(&p.as_path()))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let Ok(bytes) = crate::core::fsread::read(&file, crate::core::fsread::CELLS) else {
+            continue;
+        };
+        let other = bytes
+            .split(|&b| b == b'\n')
+            .filter_map(|l| serde_json::from_slice::<Line>(l).ok())
+            .find(|l| l.protocol.as_deref() == Some(protocol) && l.plan.as_deref() != Some(hash));
+        if let Some(l) = other {
+            out.push(Stale { file, plan: l.plan });
+        }
+    }
+    out
+}
 
 #[cfg(test)]
 mod tests {
@@ -462,6 +524,7 @@ mod tests {
             strategy: None,
             pass_no: 0,
             protocol: None,
+            plan_hash: None,
         };
         let m = match_rerun(&plan, &applied, &imp, &logs).expect("matched");
         assert_eq!(m.protocol, "intervention:nested");
