@@ -113,6 +113,21 @@ fn make_dataset(dir: &Path) {
 /// The annotator's records: each terminal regression on its flip step, from the highest
 /// budget below 16f that is right, to 16f, with the event frame marked as evidence.
 fn write_audit(path: &Path) {
+    let mut flips = Vec::new();
+    for (clip, event, distractor) in CLIPS {
+        let right = |n: u64| answer(&linspace(T, n), event, distractor) == "A";
+        let Some(lower) = [8, 4].into_iter().find(|&n| right(n)) else {
+            continue;
+        };
+        if !right(16) {
+            flips.push((clip, lower, 16, event));
+        }
+    }
+    write_audit_of(path, &flips);
+}
+
+/// An audit with one done record per `(clip, lower, higher, evidence frame)`.
+fn write_audit_of(path: &Path, flips: &[(&str, u64, u64, u64)]) {
     use frameaudit::core::audit::{AuditHeader, AuditRecord, Status, UnitKey};
     let header = AuditHeader {
         dataset_name: "standin-clips".into(),
@@ -125,16 +140,9 @@ fn write_audit(path: &Path) {
     };
     let mut session =
         frameaudit::core::workspace::session::Session::open(path, &header, || {}).expect("audit");
-    for (clip, event, distractor) in CLIPS {
-        let right = |n: u64| answer(&linspace(T, n), event, distractor) == "A";
-        let Some(lower) = [8, 4].into_iter().find(|&n| right(n)) else {
-            continue;
-        };
-        if right(16) {
-            continue;
-        }
+    for &(clip, lower, higher, event) in flips {
         let key = UnitKey::new(MODEL, BENCH, format!("{clip}-q"));
-        let mut rec = AuditRecord::blank(key, format!("{lower}f"), "16f", "");
+        let mut rec = AuditRecord::blank(key, format!("{lower}f"), format!("{higher}f"), "");
         rec.status = Status::Done;
         rec.pathways = vec!["key_frame_dropped".into()];
         rec.evidence_frames = vec![event];
@@ -145,6 +153,16 @@ fn write_audit(path: &Path) {
 
 /// Runs the stand-in at the top budget, through the recorder when `plan` is given.
 fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::process::Output {
+    standin_at(root, out, plan, 16)
+}
+
+/// Runs the stand-in at `n` frames, through the recorder when `plan` is given.
+fn standin_at(
+    root: &Path,
+    out: &Path,
+    plan: Option<(&Path, &str, &Path)>,
+    n: u64,
+) -> std::process::Output {
     let script = common::repo().join("tests/standin/harness.py");
     let mut cmd = Command::new("python3");
     if let Some((plan, strategy, log)) = plan {
@@ -154,7 +172,7 @@ fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::
             .arg(plan)
             .args([
                 "--run",
-                &format!("{MODEL}/16f"),
+                &format!("{MODEL}/{n}f"),
                 "--strategy",
                 strategy,
                 "--",
@@ -167,7 +185,13 @@ fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::
         .arg(root.join("videos"))
         .arg("--items")
         .arg(root.join("ds/items.jsonl"))
-        .args(["--frames", "16", "--config", "16f", "--out"])
+        .args([
+            "--frames",
+            &n.to_string(),
+            "--config",
+            &format!("{n}f"),
+            "--out",
+        ])
         .arg(out)
         .env("PYTHONPATH", common::repo().join("assets/python"))
         .env("PYTHONDONTWRITEBYTECODE", "1")
@@ -179,20 +203,30 @@ fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::
     o
 }
 
-#[test]
-fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from_the_clips() {
+/// A loop's start: the clips, the dataset, the gold table, an annotator's audit and a plan
+/// of the four strategies from it (`None`, with a printed note, when python3, ffmpeg or
+/// decord is absent).
+struct Loop {
+    _tmp: tempfile::TempDir,
+    root: std::path::PathBuf,
+    ds: std::path::PathBuf,
+    gold: std::path::PathBuf,
+    plan: std::path::PathBuf,
+}
+
+fn start_loop() -> Option<Loop> {
     for (tool, args) in [
         ("python3", &["--version"][..]),
         ("ffmpeg", &["-version"][..]),
     ] {
         if !common::runs(tool, args) {
             eprintln!("note: {tool} is absent; skipping the intervention loop test");
-            return;
+            return None;
         }
     }
     if !common::runs("python3", &["-c", "import decord, numpy"]) {
         eprintln!("note: decord or numpy is absent; skipping the intervention loop test");
-        return;
+        return None;
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let root = tmp.path().canonicalize().expect("canonical");
@@ -244,6 +278,27 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         "-o",
         &s(&plan),
     ]);
+    Some(Loop {
+        _tmp: tmp,
+        root,
+        ds,
+        gold,
+        plan,
+    })
+}
+
+#[test]
+fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from_the_clips() {
+    let Some(Loop {
+        _tmp,
+        root,
+        ds,
+        gold,
+        plan,
+    }) = start_loop()
+    else {
+        return;
+    };
     let p = common::read_json(&plan);
     let entries = p["entries"].as_array().expect("entries");
     let content: BTreeMap<String, (u64, Option<u64>)> = CLIPS
@@ -441,4 +496,254 @@ fn wilson(k: f64, n: f64) -> (f64, f64) {
     let c = (p + z * z / (2.0 * n)) / d;
     let h = z / d * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
     ((100.0 * (c - h)).max(0.0), (100.0 * (c + h)).min(100.0))
+}
+
+/// `import wide-csv CSV --frames-log LOG --plan PLAN --strategy ST -o DATASET` of a re-run.
+fn import_rerun(l: &Loop, csv: &Path, log: &Path, st: &str) -> std::process::Output {
+    frameaudit(&[
+        "import",
+        "wide-csv",
+        &s(csv),
+        "--gold",
+        &s(&l.gold),
+        "--model",
+        MODEL,
+        "--benchmark",
+        BENCH,
+        "--frames-log",
+        &s(log),
+        "--plan",
+        &s(&l.plan),
+        "--strategy",
+        st,
+        "-o",
+        &s(&l.ds),
+    ])
+}
+
+#[test]
+fn answers_of_another_re_run_than_the_logged_one_are_refused_naming_both() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    let (nested_csv, nested_log) = (
+        l.root.join("nested.csv"),
+        l.root.join("nested.frames.jsonl"),
+    );
+    let (lower_csv, lower_log) = (
+        l.root.join("lower-policy.csv"),
+        l.root.join("lower-policy.frames.jsonl"),
+    );
+    standin(&l.root, &nested_csv, Some((&l.plan, "nested", &nested_log)));
+    standin(
+        &l.root,
+        &lower_csv,
+        Some((&l.plan, "lower-policy", &lower_log)),
+    );
+    // The lower-policy re-run's answers with the nested re-run's log: the log's run wrote
+    // nested.csv (its command's --out), not these answers.
+    let o = import_rerun(&l, &lower_csv, &nested_log, "nested");
+    let err = stderr(&o);
+    assert!(!o.status.success(), "accepted:\n{err}");
+    assert!(
+        err.contains(&s(&lower_csv)),
+        "the answers not named:\n{err}"
+    );
+    assert!(
+        err.contains(&s(&nested_log)),
+        "the logged run not named:\n{err}"
+    );
+    assert!(
+        !l.ds.join("interventions").exists(),
+        "a refused import wrote cells"
+    );
+    // Both logs given: the nested run is the only one of that strategy, and still did not
+    // write them.
+    let o = frameaudit(&[
+        "import",
+        "wide-csv",
+        &s(&lower_csv),
+        "--gold",
+        &s(&l.gold),
+        "--model",
+        MODEL,
+        "--benchmark",
+        BENCH,
+        "--frames-log",
+        &s(&nested_log),
+        "--frames-log",
+        &s(&lower_log),
+        "--plan",
+        &s(&l.plan),
+        "--strategy",
+        "nested",
+        "-o",
+        &s(&l.ds),
+    ]);
+    assert!(!o.status.success(), "accepted:\n{}", stderr(&o));
+    // Each with its own log, both are kept.
+    for (csv, log, st) in [
+        (&nested_csv, &nested_log, "nested"),
+        (&lower_csv, &lower_log, "lower-policy"),
+    ] {
+        let o = import_rerun(&l, csv, log, st);
+        assert!(o.status.success(), "{st}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("kept as protocol intervention:{st}: 6;")),
+            "{st}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+/// An audited plan of `nested` over two configurations (c7's flip 4f→8f beside the
+/// terminal flips of c1 and c2 to 16f), re-run at 8f and 16f through the recorder and each
+/// imported with its log; the loop comes back with this plan.
+fn audited_imports(l: Loop) -> Loop {
+    // c7 is right at 4 frames and wrong at 8 (its red frame comes in): an audited flip below
+    // the top, beside the terminal ones to 16f.
+    let audit = l.root.join("two.audit.jsonl");
+    write_audit_of(
+        &audit,
+        &[("c1", 8, 16, 13), ("c2", 8, 16, 17), ("c7", 4, 8, 10)],
+    );
+    let plan = l.root.join("audited.json");
+    ok(&[
+        "intervene",
+        "plan",
+        &s(&l.ds),
+        "--audit",
+        &s(&audit),
+        "--targets",
+        "audited",
+        "--strategy",
+        "nested",
+        "-o",
+        &s(&plan),
+    ]);
+    let p = common::read_json(&plan);
+    let configs: Vec<&str> = p["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e["config"].as_str().expect("config"))
+        .collect();
+    assert_eq!(configs.len(), 3, "{p}");
+    assert!(configs.contains(&"8f") && configs.contains(&"16f"), "{p}");
+    let l = Loop { plan, ..l };
+    for n in [8, 16] {
+        let (csv, log) = (
+            l.root.join(format!("nested-{n}f.csv")),
+            l.root.join(format!("nested-{n}f.frames.jsonl")),
+        );
+        standin_at(&l.root, &csv, Some((&l.plan, "nested", &log)), n);
+        let o = import_rerun(&l, &csv, &log, "nested");
+        assert!(o.status.success(), "{n}f: {}", stderr(&o));
+        let kept = configs.iter().filter(|c| **c == format!("{n}f")).count();
+        assert!(
+            stderr(&o).contains(&format!("kept as protocol intervention:nested: {kept};")),
+            "{n}f: {}",
+            stderr(&o)
+        );
+    }
+    l
+}
+
+/// The nested row of the report's clips analysis.
+fn nested_recovery(ds: &Path) -> Value {
+    let o = ok(&["report", &s(ds), "--json", "--boot", "0"]);
+    let r: Value = serde_json::from_str(&stdout(&o)).expect("report json");
+    let a = r["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .find(|a| a["protocol"] == "main" && a["scope"] == BENCH)
+        .expect("the clips analysis");
+    let v = a["models"][MODEL]["interventions"][0].clone();
+    assert_eq!(v["strategy"], "nested", "{v}");
+    v
+}
+
+#[test]
+fn an_audited_plan_of_two_configurations_imports_whole() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    let l = audited_imports(l);
+    // Each configuration's re-run has a file of its own, and the dataset reads both.
+    for n in [8, 16] {
+        let f =
+            l.ds.join(format!("interventions/intervention-nested.{n}f.jsonl"));
+        assert!(f.is_file(), "{} missing", f.display());
+    }
+    assert_eq!(nested_recovery(&l.ds)["items_with_intervention"], 3);
+}
+
+#[test]
+fn a_re_import_from_another_plan_replaces_the_strategy_s_files_of_the_old_one() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    let terminal = l.plan.clone();
+    let l = audited_imports(l);
+    let old_8f = l.ds.join("interventions/intervention-nested.8f.jsonl");
+    // Re-planned: the terminal plan re-runs nested at 16f only; the audited plan's 8f file
+    // would count beside its cells.
+    let l = Loop {
+        plan: terminal,
+        ..l
+    };
+    let (csv, log) = (
+        l.root.join("nested.csv"),
+        l.root.join("nested.frames.jsonl"),
+    );
+    standin(&l.root, &csv, Some((&l.plan, "nested", &log)));
+    let o = import_rerun(&l, &csv, &log, "nested");
+    let err = stderr(&o);
+    assert!(!o.status.success(), "accepted:\n{err}");
+    assert!(
+        err.contains(&s(&old_8f)),
+        "the old plan's file not named:\n{err}"
+    );
+    assert!(old_8f.is_file(), "removed without --force");
+    let o = frameaudit(&[
+        "import",
+        "wide-csv",
+        &s(&csv),
+        "--gold",
+        &s(&l.gold),
+        "--model",
+        MODEL,
+        "--benchmark",
+        BENCH,
+        "--frames-log",
+        &s(&log),
+        "--plan",
+        &s(&l.plan),
+        "--strategy",
+        "nested",
+        "--force",
+        "-o",
+        &s(&l.ds),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !old_8f.exists(),
+        "the old plan's file is left:\n{}",
+        stderr(&o)
+    );
+    // Only the new plan's cells count: its six nested entries, all at 16f.
+    let v = nested_recovery(&l.ds);
+    assert_eq!(v["items_with_intervention"], 6, "{v}");
+    let cells = std::fs::read_to_string(l.ds.join("interventions/intervention-nested.16f.jsonl"))
+        .expect("16f cells");
+    let plan_hash = cells
+        .lines()
+        .map(|c| serde_json::from_str::<Value>(c).expect("cell")["plan"].to_string())
+        .collect::<std::collections::BTreeSet<_>>();
+    assert_eq!(plan_hash.len(), 1, "one plan per file: {plan_hash:?}");
+    assert!(
+        plan_hash.iter().all(|h| h.starts_with("\"sha256:")),
+        "{plan_hash:?}"
+    );
 }

@@ -304,6 +304,11 @@ fn rerun(
 ) -> Result<()> {
     use crate::core::rerun;
     let plan = crate::core::plan::Plan::read(plan_path)?;
+    // The plan's bytes, as read again, name it on each cell: a re-import from another plan
+    // finds the cells of this one.
+    let hash = crate::core::fsread::read(plan_path, crate::core::fsread::IMPORT)
+        .map(|b| rerun::plan_hash(&b))
+        .with_context(|| format!("cannot read {}", plan_path.display()))?;
     let ds = crate::core::dataset::load_dataset(&common.output, None).with_context(|| {
         format!(
             "--plan adds the re-run to the dataset the plan was made of: -o {} is not one",
@@ -323,6 +328,7 @@ fn rerun(
         strategy: common.strategy.as_deref(),
         pass_no: common.pass_no,
         protocol: common.protocol.as_deref(),
+        plan_hash: Some(&hash),
     };
     let matched = rerun::match_rerun(&plan, &applied, imp, logged).map_err(anyhow::Error::msg)?;
     let mut err = std::io::stderr().lock();
@@ -374,7 +380,12 @@ fn rerun(
     for c in &matched.cells {
         let out = match &c.replicate {
             Some(r) => rerun::replicate_file(&common.output, r, common.pass_no),
-            None => rerun::cells_file(&common.output, &matched.protocol, common.pass_no),
+            None => rerun::cells_file(
+                &common.output,
+                &matched.protocol,
+                &c.rerun_config,
+                common.pass_no,
+            ),
         };
         files.entry(out).or_default().push(c);
     }
@@ -382,6 +393,33 @@ fn rerun(
     inputs.extend(common.paths.iter().map(PathBuf::as_path));
     inputs.extend(common.frames_log.iter().map(PathBuf::as_path));
     inputs.extend(extra_inputs.iter().map(PathBuf::as_path));
+    // The strategy's files made from another plan (a re-planned pass, a configuration the
+    // new plan no longer re-runs) would count beside the new ones: replaced with --force.
+    let noise = matched.cells.iter().any(|c| c.replicate.is_some());
+    let keep: Vec<&Path> = files.keys().map(PathBuf::as_path).collect();
+    let stale = if noise {
+        Vec::new()
+    } else {
+        rerun::stale_files(&common.output, &matched.protocol, &hash, &keep)
+    };
+    if !stale.is_empty() && !common.force {
+        let list: Vec<String> = stale
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} (plan {})",
+                    s.file.display(),
+                    s.plan.as_deref().unwrap_or("not recorded")
+                )
+            })
+            .collect();
+        anyhow::bail!(
+            "{} cells of other plans than {} ({hash}) are in {}; --force replaces them with this re-run's",
+            sanitize(&matched.protocol),
+            sanitize(&plan_path.display().to_string()),
+            sanitize(&list.join(", "))
+        );
+    }
     for out in files.keys() {
         super::check_output(out, &inputs, common.force)?;
     }
@@ -409,6 +447,16 @@ fn rerun(
             "frameaudit: wrote {} {what} to {}",
             cells.len(),
             shown(out)
+        )?;
+    }
+    for s in &stale {
+        std::fs::remove_file(&s.file)
+            .with_context(|| format!("cannot remove {}", shown(&s.file)))?;
+        writeln!(
+            err,
+            "frameaudit: removed {} (cells of plan {})",
+            shown(&s.file),
+            sanitize(s.plan.as_deref().unwrap_or("not recorded"))
         )?;
     }
     Ok(())

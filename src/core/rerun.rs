@@ -23,6 +23,8 @@ pub struct Applied<'a> {
     pub pass_no: u64,
     /// The protocol the cells get (`None`: `intervention:STRATEGY`).
     pub protocol: Option<&'a str>,
+    /// The plan's [`plan_hash`], recorded on each cell.
+    pub plan_hash: Option<&'a str>,
 }
 
 /// An intervention cell: an imported answer under its protocol, with the frames it was
@@ -43,6 +45,14 @@ pub struct InterventionCell {
     /// With `replicate`: its nuisance.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nuisance: Option<String>,
+    /// The configuration re-run (the plan entry's `config`; the cell's own may be
+    /// `CONFIG@Nf`): its file is named by it.
+    #[serde(skip)]
+    pub rerun_config: String,
+    /// The plan the re-run applied: [`plan_hash`] of its file, so that a re-import from
+    /// another plan finds the cells of this one (docs/formats.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
 }
 
 /// A planned unit the re-run gives no usable answer for, and why.
@@ -186,6 +196,18 @@ pub fn match_rerun(
         .filter(|p| p.strategy == strategy && p.pass_no == applied.pass_no)
         .map(|p| &*p.run)
         .collect();
+    // The logged runs of this strategy and pass, by `MODEL/CONFIG`: an answer is kept only
+    // when one of them can have written its file.
+    let mut by_run: BTreeMap<&str, Vec<&LoggedRun>> = BTreeMap::new();
+    for r in logs {
+        if let Some(p) = &r.plan
+            && p.strategy == strategy
+            && p.pass_no == applied.pass_no
+        {
+            by_run.entry(&p.run).or_default().push(r);
+        }
+    }
+    let mut unbound: BTreeMap<String, String> = BTreeMap::new();
     let mut cells = Vec::new();
     let mut not_matched = Vec::new();
     let mut other_runs: BTreeMap<String, usize> = BTreeMap::new();
@@ -243,6 +265,20 @@ pub fn match_rerun(
             not_matched.push(NotMatched { unit, why });
             continue;
         }
+        if let Some(file) = imp.run_file(&answer.model, &answer.config) {
+            let runs = by_run.get(run.as_str()).map_or(&[][..], Vec::as_slice);
+            let whys: Vec<String> = runs
+                .iter()
+                .filter_map(|r| r.wrote(file).err().map(|why| (r, why)))
+                .map(|(r, why)| format!("the logged run {}: {why}", r.describe()))
+                .collect();
+            if whys.len() == runs.len() && !runs.is_empty() {
+                unbound
+                    .entry(format!("{} (answers of {run})", file.display()))
+                    .or_insert_with(|| whys.join("; "));
+                continue;
+            }
+        }
         let mut cell = (*answer).clone();
         cell.frame_idx = Some(e.indices.clone());
         // The model was given the planned frames: a plan of another size (`swap`,
@@ -258,7 +294,20 @@ pub fn match_rerun(
             task: "mcq",
             replicate: e.replicate.clone(),
             nuisance: e.nuisance.clone(),
+            rerun_config: e.config.clone(),
+            plan: applied.plan_hash.map(str::to_string),
         });
+    }
+    if !unbound.is_empty() {
+        let list: Vec<String> = unbound
+            .iter()
+            .map(|(file, why)| format!("{file} was not written by {why}"))
+            .collect();
+        return Err(format!(
+            "answers not bound to the logged run of {strategy} pass {}: {}; give each re-run's answers with the log of that run",
+            applied.pass_no,
+            list.join("; ")
+        ));
     }
     Ok(Matched {
         strategy,
@@ -271,13 +320,25 @@ pub fn match_rerun(
     })
 }
 
-/// The file a re-run's cells go to in the dataset directory: `interventions/PROTOCOL.jsonl`
-/// (pass `N > 0`: `PROTOCOL.passN.jsonl`), the protocol's `:` and other characters a file
-/// name should not hold written as `-`.
-pub fn cells_file(dataset: &Path, protocol: &str, pass_no: u64) -> std::path::PathBuf {
+/// The file a re-run's cells go to in the dataset directory:
+/// `interventions/PROTOCOL.CONFIG.jsonl` (pass `N > 0`: `PROTOCOL.CONFIG.passN.jsonl`), by
+/// the configuration re-run (`config`, a plan entry's) so that the re-runs of one pass at two
+/// configurations (an audited plan's 16f and 32f) keep a file each; the protocol's `:` and
+/// other characters a file name should not hold written as `-`.
+pub fn cells_file(
+    dataset: &Path,
+    protocol: &str,
+    config: &str,
+    pass_no: u64,
+) -> std::path::PathBuf {
+    let name = format!(
+        "{}.{}",
+        crate::core::replicate::safe_file_name(protocol),
+        crate::core::replicate::safe_file_name(config)
+    );
     dataset
         .join(INTERVENTIONS_DIR)
-        .join(file_name(protocol, pass_no))
+        .join(file_name(&name, pass_no))
 }
 
 /// The file a noise-floor re-run's replicate goes to in the dataset directory:
@@ -301,6 +362,61 @@ fn file_name(name: &str, pass_no: u64) -> String {
 }
 
 pub use crate::core::dataset::INTERVENTIONS_DIR;
+
+/// A plan file's bytes as the cells record them: `sha256:` and the first 16 hex digits of
+/// their SHA-256 (enough to tell one plan of a dataset from another).
+pub fn plan_hash(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(bytes);
+    let hex: String = d[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// An intervention file of the dataset that holds cells of `protocol` made from another
+/// plan than `hash` (or recording none): a re-import of the strategy replaces it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stale {
+    /// The file.
+    pub file: std::path::PathBuf,
+    /// The plan its cells record (`None`: none).
+    pub plan: Option<String>,
+}
+
+/// The files of `DATASET/interventions/` other than `keep` that hold a cell of `protocol`
+/// whose `plan` is not `hash`, in name order. A file that cannot be read is left to the
+/// dataset's loader, which says why.
+pub fn stale_files(dataset: &Path, protocol: &str, hash: &str, keep: &[&Path]) -> Vec<Stale> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        #[serde(default)]
+        protocol: Option<String>,
+        #[serde(default)]
+        plan: Option<String>,
+    }
+    let Ok(dir) = std::fs::read_dir(dataset.join(INTERVENTIONS_DIR)) else {
+        return Vec::new();
+    };
+    let mut files: Vec<std::path::PathBuf> = dir
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && !keep.contains(&p.as_path()))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let Ok(bytes) = crate::core::fsread::read(&file, crate::core::fsread::CELLS) else {
+            continue;
+        };
+        let other = bytes
+            .split(|&b| b == b'\n')
+            .filter_map(|l| serde_json::from_slice::<Line>(l).ok())
+            .find(|l| l.protocol.as_deref() == Some(protocol) && l.plan.as_deref() != Some(hash));
+        if let Some(l) = other {
+            out.push(Stale { file, plan: l.plan });
+        }
+    }
+    out
+}
 
 #[cfg(test)]
 mod tests {
@@ -401,11 +517,14 @@ mod tests {
             file: "log".into(),
             line: 1,
             setup: Default::default(),
+            cwd: None,
+            window: (None, None),
         }];
         let applied = Applied {
             strategy: None,
             pass_no: 0,
             protocol: None,
+            plan_hash: None,
         };
         let m = match_rerun(&plan, &applied, &imp, &logs).expect("matched");
         assert_eq!(m.protocol, "intervention:nested");
@@ -462,12 +581,12 @@ mod tests {
 
     #[test]
     fn a_protocol_becomes_a_file_name() {
-        let p = cells_file(Path::new("ds"), "intervention:lower-policy", 0);
+        let p = cells_file(Path::new("ds"), "intervention:lower-policy", "16f", 0);
         assert_eq!(
             p,
-            Path::new("ds/interventions/intervention-lower-policy.jsonl")
+            Path::new("ds/interventions/intervention-lower-policy.16f.jsonl")
         );
-        let p = cells_file(Path::new("ds"), "x/../y", 2);
-        assert_eq!(p, Path::new("ds/interventions/x-..-y.pass2.jsonl"));
+        let p = cells_file(Path::new("ds"), "x/../y", "a/b", 2);
+        assert_eq!(p, Path::new("ds/interventions/x-..-y.a-b.pass2.jsonl"));
     }
 }

@@ -70,6 +70,94 @@ pub struct LoggedRun {
     pub line: u64,
     /// What the run's `start` and `reader_choice` lines say picked its decoders.
     pub setup: LoggedSetup,
+    /// The folder the command was run in (the `run` line's `cwd`).
+    pub cwd: Option<PathBuf>,
+    /// When the run started (its `run` line's `at`) and ended (its `end` line's), to the
+    /// second.
+    pub window: (Option<std::time::SystemTime>, Option<std::time::SystemTime>),
+}
+
+/// The options by which a harness command names where its answers go: lmms-eval's
+/// `--output_path`, VLMEvalKit's `--work-dir`, and a plain `--out`/`--output` file or folder.
+const OUTPUT_FLAGS: [&str; 6] = [
+    "--output_path",
+    "--output-path",
+    "--work-dir",
+    "--work_dir",
+    "--out",
+    "--output",
+];
+
+/// Slack on a run's window: its times are logged to the second, and some file systems keep
+/// a file's time to 2 s.
+const WINDOW_SLACK: std::time::Duration = std::time::Duration::from_secs(2);
+
+impl LoggedRun {
+    /// Where the command wrote its answers, when it names it, against the run's `cwd`.
+    pub fn output_path(&self) -> Option<PathBuf> {
+        let out = OUTPUT_FLAGS.iter().find_map(|f| flag(&self.command, f))?;
+        let out = Path::new(out);
+        Some(match &self.cwd {
+            Some(cwd) if out.is_relative() => cwd.join(out),
+            _ => out.to_path_buf(),
+        })
+    }
+
+    /// `FILE:LINE` of the run line, and what is known of where and when it wrote.
+    pub fn describe(&self) -> String {
+        let mut s = format!("{}:{}", self.file.display(), self.line);
+        if let Some(out) = self.output_path() {
+            s.push_str(&format!(", output {}", out.display()));
+        }
+        let at = |t: Option<std::time::SystemTime>| {
+            t.map_or("?".to_string(), |t| {
+                humantime::format_rfc3339_seconds(t).to_string()
+            })
+        };
+        if self.window != (None, None) {
+            s.push_str(&format!(
+                ", run {} to {}",
+                at(self.window.0),
+                at(self.window.1)
+            ));
+        }
+        s
+    }
+
+    /// Whether this run can have written the answers' `file`: it lies under the command's
+    /// output path (when the command names one), and its time falls in the run's window
+    /// (where both are known). `Err` says why not.
+    pub fn wrote(&self, file: &Path) -> Result<(), String> {
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        if let Some(out) = self.output_path()
+            && !real(file).starts_with(real(&out))
+        {
+            return Err(format!(
+                "it is not under the run's output {}",
+                out.display()
+            ));
+        }
+        let Ok(mtime) = std::fs::metadata(file).and_then(|m| m.modified()) else {
+            return Ok(());
+        };
+        if let Some(start) = self.window.0
+            && mtime + WINDOW_SLACK < start
+        {
+            return Err(format!(
+                "it was written at {}, before the run started",
+                humantime::format_rfc3339_seconds(mtime)
+            ));
+        }
+        if let Some(end) = self.window.1
+            && mtime > end + WINDOW_SLACK
+        {
+            return Err(format!(
+                "it was written at {}, after the run ended",
+                humantime::format_rfc3339_seconds(mtime)
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Deserialize)]
@@ -100,6 +188,10 @@ struct Line {
     versions: Option<BTreeMap<String, serde_json::Value>>,
     #[serde(default)]
     forced: Option<bool>,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    at: Option<String>,
 }
 
 /// Whether `path` is a recorder log: its first line carries [`SCHEMA`].
@@ -171,7 +263,14 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
                     at: format!("{}:{line_no}", path.display()),
                     ..LoggedSetup::default()
                 },
+                cwd: parsed.cwd.map(PathBuf::from),
+                window: (parsed.at.as_deref().and_then(time), None),
             }),
+            Some("end") => {
+                if let Some(run) = runs.last_mut() {
+                    run.window.1 = parsed.at.as_deref().and_then(time);
+                }
+            }
             // A process's start line: the decoder variables and the installed releases
             // (docs/recorder.md); a start line before any run line belongs to no run.
             Some("start") => {
@@ -222,6 +321,11 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
         )));
     }
     Ok(runs)
+}
+
+/// A logged time (`2026-12-01T12:00:00Z`); `None` when it is not one.
+fn time(at: &str) -> Option<std::time::SystemTime> {
+    humantime::parse_rfc3339_weak(at).ok()
 }
 
 /// Adds one process's `start` line to its run's setup: a variable it does not list was unset
@@ -719,6 +823,8 @@ mod tests {
             file: "log".into(),
             line: 1,
             setup: Default::default(),
+            cwd: None,
+            window: (None, None),
         };
         let s = attach(&mut imp, &[run], &|c| {
             if flag(c, "--model") == Some("w") {

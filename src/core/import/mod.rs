@@ -490,6 +490,13 @@ impl Import {
         &mut self.cells
     }
 
+    /// The file the run of `model` under `config` was read from.
+    pub fn run_file(&self, model: &str, config: &str) -> Option<&Path> {
+        self.runs
+            .get(&(model.to_string(), config.to_string()))
+            .map(PathBuf::as_path)
+    }
+
     /// Every cell read, in reading order.
     pub fn cells(&self) -> &[ImportedCell] {
         &self.cells
