@@ -289,16 +289,10 @@ fn start_loop() -> Option<Loop> {
 
 #[test]
 fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from_the_clips() {
-    let Some(Loop {
-        _tmp,
-        root,
-        ds,
-        gold,
-        plan,
-    }) = start_loop()
-    else {
+    let Some(l) = start_loop() else {
         return;
     };
+    let (root, ds, plan) = (&l.root, &l.ds, &l.plan);
     let p = common::read_json(&plan);
     let entries = p["entries"].as_array().expect("entries");
     let content: BTreeMap<String, (u64, Option<u64>)> = CLIPS
@@ -334,37 +328,6 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         "linspace at 16 is the top's own frames"
     );
 
-    let (gold_s, plan_s, ds_s) = (s(&gold), s(&plan), s(&ds));
-    let files: BTreeMap<&str, (String, String)> = STRATEGIES
-        .into_iter()
-        .map(|st| {
-            let (csv, log) = (format!("{st}.csv"), format!("{st}.frames.jsonl"));
-            (st, (s(&root.join(csv)), s(&root.join(log))))
-        })
-        .collect();
-    // `import wide-csv` of one strategy's re-run, with its log and the plan.
-    let import_args = |st: &'static str| -> Vec<&str> {
-        let (csv, log) = &files[st];
-        vec![
-            "import",
-            "wide-csv",
-            csv,
-            "--gold",
-            &gold_s,
-            "--model",
-            MODEL,
-            "--benchmark",
-            BENCH,
-            "--frames-log",
-            log,
-            "--plan",
-            &plan_s,
-            "--strategy",
-            st,
-            "-o",
-            &ds_s,
-        ]
-    };
     for st in STRATEGIES {
         let csv = root.join(format!("{st}.csv"));
         let log = root.join(format!("{st}.frames.jsonl"));
@@ -375,7 +338,8 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
             err.contains(&format!("steering {n} video(s)")),
             "{st}: {err}"
         );
-        let o = ok(&import_args(st));
+        let o = import_rerun(&l, &csv, &[&log], st, &[]);
+        assert!(o.status.success(), "{st}: {}", stderr(&o));
         let said = stderr(&o);
         assert!(
             said.contains(&format!("kept as protocol intervention:{st}: {n};")),
@@ -387,7 +351,13 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         );
     }
     // Imported once, a second import of the same re-run is refused without --force.
-    let again = frameaudit(&import_args("swap"));
+    let again = import_rerun(
+        &l,
+        &root.join("swap.csv"),
+        &[&root.join("swap.frames.jsonl")],
+        "swap",
+        &[],
+    );
     assert!(!again.status.success(), "{}", stderr(&again));
     assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
 
@@ -498,27 +468,35 @@ fn wilson(k: f64, n: f64) -> (f64, f64) {
     ((100.0 * (c - h)).max(0.0), (100.0 * (c + h)).min(100.0))
 }
 
-/// `import wide-csv CSV --frames-log LOG --plan PLAN --strategy ST -o DATASET` of a re-run.
-fn import_rerun(l: &Loop, csv: &Path, log: &Path, st: &str) -> std::process::Output {
-    frameaudit(&[
+/// `import wide-csv` of a re-run's answers `csv`, with the recorder logs `logs`, the loop's
+/// plan and strategy `st`, into the loop's dataset; `extra` (`--force`) before `-o`.
+fn import_rerun(
+    l: &Loop,
+    csv: &Path,
+    logs: &[&Path],
+    st: &str,
+    extra: &[&str],
+) -> std::process::Output {
+    let (csv, gold, plan, ds) = (s(csv), s(&l.gold), s(&l.plan), s(&l.ds));
+    let logs: Vec<String> = logs.iter().map(|p| s(p)).collect();
+    let mut args = vec![
         "import",
         "wide-csv",
-        &s(csv),
+        &csv,
         "--gold",
-        &s(&l.gold),
+        &gold,
         "--model",
         MODEL,
         "--benchmark",
         BENCH,
-        "--frames-log",
-        &s(log),
-        "--plan",
-        &s(&l.plan),
-        "--strategy",
-        st,
-        "-o",
-        &s(&l.ds),
-    ])
+    ];
+    for log in &logs {
+        args.extend(["--frames-log", log.as_str()]);
+    }
+    args.extend(["--plan", &plan, "--strategy", st]);
+    args.extend(extra);
+    args.extend(["-o", &ds]);
+    frameaudit(&args)
 }
 
 #[test]
@@ -542,7 +520,7 @@ fn answers_of_another_re_run_than_the_logged_one_are_refused_naming_both() {
     );
     // The lower-policy re-run's answers with the nested re-run's log: the log's run wrote
     // nested.csv (its command's --out), not these answers.
-    let o = import_rerun(&l, &lower_csv, &nested_log, "nested");
+    let o = import_rerun(&l, &lower_csv, &[&nested_log], "nested", &[]);
     let err = stderr(&o);
     assert!(!o.status.success(), "accepted:\n{err}");
     assert!(
@@ -559,34 +537,14 @@ fn answers_of_another_re_run_than_the_logged_one_are_refused_naming_both() {
     );
     // Both logs given: the nested run is the only one of that strategy, and still did not
     // write them.
-    let o = frameaudit(&[
-        "import",
-        "wide-csv",
-        &s(&lower_csv),
-        "--gold",
-        &s(&l.gold),
-        "--model",
-        MODEL,
-        "--benchmark",
-        BENCH,
-        "--frames-log",
-        &s(&nested_log),
-        "--frames-log",
-        &s(&lower_log),
-        "--plan",
-        &s(&l.plan),
-        "--strategy",
-        "nested",
-        "-o",
-        &s(&l.ds),
-    ]);
+    let o = import_rerun(&l, &lower_csv, &[&nested_log, &lower_log], "nested", &[]);
     assert!(!o.status.success(), "accepted:\n{}", stderr(&o));
     // Each with its own log, both are kept.
     for (csv, log, st) in [
         (&nested_csv, &nested_log, "nested"),
         (&lower_csv, &lower_log, "lower-policy"),
     ] {
-        let o = import_rerun(&l, csv, log, st);
+        let o = import_rerun(&l, csv, &[log], st, &[]);
         assert!(o.status.success(), "{st}: {}", stderr(&o));
         assert!(
             stderr(&o).contains(&format!("kept as protocol intervention:{st}: 6;")),
@@ -637,7 +595,7 @@ fn audited_imports(l: Loop) -> Loop {
             l.root.join(format!("nested-{n}f.frames.jsonl")),
         );
         standin_at(&l.root, &csv, Some((&l.plan, "nested", &log)), n);
-        let o = import_rerun(&l, &csv, &log, "nested");
+        let o = import_rerun(&l, &csv, &[&log], "nested", &[]);
         assert!(o.status.success(), "{n}f: {}", stderr(&o));
         let kept = configs.iter().filter(|c| **c == format!("{n}f")).count();
         assert!(
@@ -698,7 +656,7 @@ fn a_re_import_from_another_plan_replaces_the_strategy_s_files_of_the_old_one() 
         l.root.join("nested.frames.jsonl"),
     );
     standin(&l.root, &csv, Some((&l.plan, "nested", &log)));
-    let o = import_rerun(&l, &csv, &log, "nested");
+    let o = import_rerun(&l, &csv, &[&log], "nested", &[]);
     let err = stderr(&o);
     assert!(!o.status.success(), "accepted:\n{err}");
     assert!(
@@ -706,26 +664,7 @@ fn a_re_import_from_another_plan_replaces_the_strategy_s_files_of_the_old_one() 
         "the old plan's file not named:\n{err}"
     );
     assert!(old_8f.is_file(), "removed without --force");
-    let o = frameaudit(&[
-        "import",
-        "wide-csv",
-        &s(&csv),
-        "--gold",
-        &s(&l.gold),
-        "--model",
-        MODEL,
-        "--benchmark",
-        BENCH,
-        "--frames-log",
-        &s(&log),
-        "--plan",
-        &s(&l.plan),
-        "--strategy",
-        "nested",
-        "--force",
-        "-o",
-        &s(&l.ds),
-    ]);
+    let o = import_rerun(&l, &csv, &[&log], "nested", &["--force"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         !old_8f.exists(),
