@@ -293,7 +293,7 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         return;
     };
     let (root, ds, plan) = (&l.root, &l.ds, &l.plan);
-    let p = common::read_json(&plan);
+    let p = common::read_json(plan);
     let entries = p["entries"].as_array().expect("entries");
     let content: BTreeMap<String, (u64, Option<u64>)> = CLIPS
         .iter()
@@ -331,7 +331,7 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
     for st in STRATEGIES {
         let csv = root.join(format!("{st}.csv"));
         let log = root.join(format!("{st}.frames.jsonl"));
-        let o = standin(&root, &csv, Some((&plan, st, &log)));
+        let o = standin(root, &csv, Some((plan, st, &log)));
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
         let n = expected[st].0;
         assert!(
@@ -361,7 +361,7 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
     assert!(!again.status.success(), "{}", stderr(&again));
     assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
 
-    let o = ok(&["report", &s(&ds), "--json", "--boot", "200"]);
+    let o = ok(&["report", &s(ds), "--json", "--boot", "200"]);
     let r: Value = serde_json::from_str(&stdout(&o)).expect("report json");
     let a = r["analyses"]
         .as_array()
@@ -432,7 +432,7 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
     // The table for the paper.
     let md = stdout(&ok(&[
         "report",
-        &s(&ds),
+        &s(ds),
         "--format",
         "markdown",
         "--boot",
