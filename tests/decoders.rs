@@ -130,18 +130,7 @@ for p in sys.argv[1:]:
         );
         return None;
     }
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(files)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "python3: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+    let lines: Vec<Value> = videokit::python(script, files)
         .lines()
         .map(|l| serde_json::from_str(l).expect("json"))
         .collect();

@@ -191,18 +191,7 @@ pub fn decord_info(files: &[&Path]) -> Vec<(u64, f64, (u32, u32))> {
                       vr = decord.VideoReader(p)\n    \
                       h, w = vr[0].shape[:2]\n    \
                       print(len(vr), repr(vr.get_avg_fps()), h, w)\n";
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(files)
-        .output()
-        .expect("run python3");
-    assert!(
-        out.status.success(),
-        "decord: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
+    python(script, files)
         .lines()
         .map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
@@ -214,4 +203,20 @@ pub fn decord_info(files: &[&Path]) -> Vec<(u64, f64, (u32, u32))> {
             )
         })
         .collect()
+}
+
+/// The standard output of one `python3 -c script FILES...` run, which must succeed.
+pub fn python(script: &str, files: &[&Path]) -> String {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(files)
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "python3: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
