@@ -320,17 +320,7 @@ fn many_benchmarks(sizes: &[usize]) {
         let p = path.to_str().expect("utf8");
         let list = command_seconds(&["list", p], 1, None);
         let report = command_seconds(&["report", p, "--json", "--boot", "0"], 1, None);
-        let out = Command::new(std::env::current_exe().expect("exe"))
-            .args(["--child-benchmarks", p])
-            .output()
-            .expect("child");
-        let v: Vec<f64> = String::from_utf8_lossy(&out.stdout)
-            .split_whitespace()
-            .filter_map(|x| x.parse().ok())
-            .collect();
-        if v.len() != 5 {
-            panic!("child failed: {}", String::from_utf8_lossy(&out.stderr));
-        }
+        let v = child_figures(&["--child-benchmarks", p], 5);
         println!(
             "{b:>8} {:>7} {mb:>7.1} {list:>7.3} {report:>9.3} {:>7.3} {:>8.3} {:>7.3} {:>7.3} {:>7.3} {:>9.1}",
             if own { "own" } else { "shared" },
@@ -362,17 +352,7 @@ fn child_first_screen(path: &Path) {
 fn first_screen_seconds(path: &Path, runs: usize) -> (f64, f64, f64) {
     let mut v: Vec<(f64, f64, f64)> = (0..runs)
         .map(|_| {
-            let out = Command::new(std::env::current_exe().expect("exe"))
-                .args(["--child-first-screen", path.to_str().expect("utf8")])
-                .output()
-                .expect("child");
-            let v: Vec<f64> = String::from_utf8_lossy(&out.stdout)
-                .split_whitespace()
-                .filter_map(|x| x.parse().ok())
-                .collect();
-            if v.len() != 3 {
-                panic!("child failed: {}", String::from_utf8_lossy(&out.stderr));
-            }
+            let v = child_figures(&["--child-first-screen", path.to_str().expect("utf8")], 3);
             (v[0], v[1], v[2])
         })
         .collect();
@@ -492,8 +472,16 @@ fn child(path: &Path, boot: usize) {
 }
 
 fn in_process(path: &Path, boot: usize) -> (f64, f64, f64) {
+    let boot = boot.to_string();
+    let v = child_figures(&["--child", path.to_str().expect("utf8"), &boot], 3);
+    (v[0], v[1], v[2])
+}
+
+/// Runs this benchmark again in a child mode (`args`), in a fresh process so its peak
+/// memory is its own, and reads the `n` figures it prints.
+fn child_figures(args: &[&str], n: usize) -> Vec<f64> {
     let out = Command::new(std::env::current_exe().expect("exe"))
-        .args(["--child", path.to_str().expect("utf8"), &boot.to_string()])
+        .args(args)
         .output()
         .expect("child");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -501,13 +489,13 @@ fn in_process(path: &Path, boot: usize) -> (f64, f64, f64) {
         .split_whitespace()
         .filter_map(|x| x.parse().ok())
         .collect();
-    if v.len() != 3 {
+    if v.len() != n {
         panic!(
             "child failed: {text} {}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    (v[0], v[1], v[2])
+    v
 }
 
 /// Median wall time of the real command over `runs` runs, reading the cells (no matrix
