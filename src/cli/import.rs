@@ -379,7 +379,7 @@ fn rerun(
         std::collections::BTreeMap::new();
     for c in &matched.cells {
         let out = match &c.replicate {
-            Some(r) => rerun::replicate_file(&common.output, r, common.pass_no),
+            Some(r) => crate::core::replicate::replicates_file(&common.output, r, common.pass_no),
             None => rerun::cells_file(
                 &common.output,
                 &matched.protocol,
@@ -488,7 +488,7 @@ fn replicate(
             shown(&common.output)
         )
     })?;
-    let out = replicate::replicates_file(&common.output, wanted.name);
+    let out = replicate::replicates_file(&common.output, wanted.name, 0);
     if !common.dry_run {
         let mut inputs: Vec<&Path> = common.paths.iter().map(PathBuf::as_path).collect();
         inputs.extend(common.frames_log.iter().map(PathBuf::as_path));

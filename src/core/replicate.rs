@@ -36,13 +36,22 @@ pub struct Matched {
     pub left_out: Vec<LeftOut>,
 }
 
-/// The file a replicate's cells go to: `replicates/NAME.jsonl` in the dataset directory,
-/// the characters of NAME a file name should not hold (path separators, `:`, spaces...)
-/// written as `-`.
-pub fn replicates_file(dataset: &Path, name: &str) -> PathBuf {
-    dataset
-        .join(REPLICATES_DIR)
-        .join(format!("{}.jsonl", safe_file_name(name)))
+/// The file a replicate's cells go to: `replicates/NAME.jsonl` in the dataset directory
+/// (`NAME.passN.jsonl` for pass `N > 0` of a noise floor's re-run), the characters of NAME a
+/// file name should not hold (path separators, `:`, spaces...) written as `-`.
+pub fn replicates_file(dataset: &Path, name: &str, pass_no: u64) -> PathBuf {
+    dataset.join(REPLICATES_DIR).join(jsonl_name(name, pass_no))
+}
+
+/// A name as a `.jsonl` file name of a dataset's folder ([`safe_file_name`]), the pass
+/// after it when it is not the first (`NAME.passN.jsonl`).
+pub fn jsonl_name(name: &str, pass_no: u64) -> String {
+    let safe = safe_file_name(name);
+    if pass_no == 0 {
+        format!("{safe}.jsonl")
+    } else {
+        format!("{safe}.pass{pass_no}.jsonl")
+    }
 }
 
 /// A name made safe as one component of a file name: ASCII letters, digits, `-`, `_` and
@@ -207,7 +216,7 @@ mod tests {
         assert_eq!(safe_file_name("../../etc/x"), "-.-..-etc-x");
         assert_eq!(safe_file_name(".."), "-.");
         assert_eq!(
-            replicates_file(Path::new("ds"), "a/b:c"),
+            replicates_file(Path::new("ds"), "a/b:c", 0),
             Path::new("ds/replicates/a-b-c.jsonl")
         );
     }

@@ -338,27 +338,7 @@ pub fn cells_file(
     );
     dataset
         .join(INTERVENTIONS_DIR)
-        .join(file_name(&name, pass_no))
-}
-
-/// The file a noise-floor re-run's replicate goes to in the dataset directory:
-/// `replicates/REPLICATE.jsonl` (pass `N > 0`: `REPLICATE.passN.jsonl`), written as
-/// [`cells_file`] writes a protocol (`phase-1/2` → `phase-1-2.jsonl`).
-pub fn replicate_file(dataset: &Path, replicate: &str, pass_no: u64) -> std::path::PathBuf {
-    dataset
-        .join(crate::core::dataset::REPLICATES_DIR)
-        .join(file_name(replicate, pass_no))
-}
-
-/// A name as a file name of a dataset's folder ([`crate::core::replicate::safe_file_name`]),
-/// the pass after it.
-fn file_name(name: &str, pass_no: u64) -> String {
-    let safe = crate::core::replicate::safe_file_name(name);
-    if pass_no == 0 {
-        format!("{safe}.jsonl")
-    } else {
-        format!("{safe}.pass{pass_no}.jsonl")
-    }
+        .join(crate::core::replicate::jsonl_name(&name, pass_no))
 }
 
 pub use crate::core::dataset::INTERVENTIONS_DIR;
