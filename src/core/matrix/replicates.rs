@@ -298,113 +298,81 @@ pub(crate) fn finish(
     // NONE: one lookup each, used for the duplicates and for keying.
     const NONE: u32 = u32::MAX;
     let mut cell_of = vec![NONE; reps.len()];
-    // The cells of the last (protocol, model, item) looked up, sorted by configuration.
-    let mut item_cells: (Option<(u32, u32, u32)>, &[u32]) = (None, &[]);
+    // The cells of the last (protocol, model, item) looked up, sorted by configuration, and
+    // where they end in their group: replicates given in the order of their canonical
+    // cells find the next item's cells right there, without a search.
+    let mut item_cells: (Option<(u32, u32, u32)>, &[u32], usize) = (None, &[], 0);
+    // The rules checked one replicate at a time, in the same pass as the lookups (each
+    // pass over a million replicates reads 64 MB): the errors are kept aside, few, and
+    // given after the duplicates' in the order (replicate, rule) they always had.
+    let mut checked: Vec<(usize, &'static str, String)> = Vec::new();
+    let mut nuisance_of: FxHashMap<(u32, u32, u32), usize> = FxHashMap::default();
+    let mut props_of: FxHashMap<(u32, u32), usize> = FxHashMap::default();
+    let mut task_of: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut named = vec![false; names.len()];
+    let mut clustered = false;
+    let (mut p, mut model, mut item, mut bench) = (None, None, None, None);
     for (i, r) in reps.iter().enumerate() {
         let prev = i.checked_sub(1).map(|p| &reps[p]);
         let same = |f: fn(&PendingRep) -> u32| prev.is_some_and(|p| f(p) == f(r));
         if !same(|r| r.bench) {
-            benches
+            bench = *benches
                 .entry(r.bench)
                 .or_insert_with(|| m.benchmarks.get(name(r.bench)));
         }
-        let p = *protocols
-            .entry(r.protocol)
-            .or_insert_with(|| m.protocols.get(name(r.protocol)));
+        if !same(|r| r.protocol) {
+            p = *protocols
+                .entry(r.protocol)
+                .or_insert_with(|| m.protocols.get(name(r.protocol)));
+        }
         let config = *configs
             .entry((r.protocol, r.config))
             .or_insert_with(|| p.and_then(|p| m.find_config(p, name(r.config))));
-        let model = *models
-            .entry(r.model)
-            .or_insert_with(|| m.models.get(name(r.model)));
-        let item = if same(|r| r.bench) && same(|r| r.item) {
-            items[&(r.bench, r.item)]
-        } else {
-            *items
+        if !same(|r| r.model) {
+            model = *models
+                .entry(r.model)
+                .or_insert_with(|| m.models.get(name(r.model)));
+        }
+        if !(same(|r| r.bench) && same(|r| r.item)) {
+            item = *items
                 .entry((r.bench, r.item))
-                .or_insert_with(|| m.find_item(name(r.bench), name(r.item)))
-        };
-        let (Some(p), Some(model), Some(item), Some(config)) = (p, model, item, config) else {
-            continue;
-        };
-        if item_cells.0 != Some((p, model, item)) {
-            // A group's cells are sorted by (item, configuration).
-            let group = m.group(p, model);
-            let from = group.partition_point(|&c| m.cell_item.get(c as usize) < item);
-            let to = from + group[from..].partition_point(|&c| m.cell_item.get(c as usize) == item);
-            item_cells = (Some((p, model, item)), &group[from..to]);
+                .or_insert_with(|| m.find_item(name(r.bench), name(r.item)));
         }
-        let cells = item_cells.1;
-        if let Ok(at) = cells.binary_search_by_key(&config, |&c| m.cell_config.get(c as usize)) {
-            cell_of[i] = cells[at];
-        }
-    }
-    let canonical_config = |r: &PendingRep| configs[&(r.protocol, r.config)];
-
-    // Duplicates: those of a canonical cell by sorting them by (cell, input order), which
-    // is also the order of the usable replicates; the others (orphans) by their names.
-    let mut keyed: Vec<u64> = (0..reps.len())
-        .filter(|&i| cell_of[i] != NONE)
-        .map(|i| u64::from(cell_of[i]) << 32 | i as u64)
-        .collect();
-    keyed.sort_unstable();
-    let index = |k: u64| (k & u64::from(u32::MAX)) as usize;
-    // The replicate each duplicate repeats (the first one given), by the duplicate.
-    let mut first_of: FxHashMap<usize, usize> = FxHashMap::default();
-    for run in keyed.chunk_by(|a, b| a >> 32 == b >> 32) {
-        for (j, &k) in run.iter().enumerate().skip(1) {
-            let i = index(k);
-            if let Some(&f) = run[..j]
-                .iter()
-                .find(|&&f| reps[index(f)].replicate == reps[i].replicate)
+        if let (Some(p), Some(model), Some(item), Some(config)) = (p, model, item, config) {
+            if item_cells.0 != Some((p, model, item)) {
+                // A group's cells are sorted by (item, configuration).
+                let group = m.group(p, model);
+                let item_of = |c: u32| m.cell_item.get(c as usize);
+                let after = match item_cells.0 {
+                    Some((p0, m0, _)) if (p0, m0) == (p, model) => item_cells.2,
+                    _ => group.len(),
+                };
+                let from = if group.get(after).is_some_and(|&c| item_of(c) == item) {
+                    after
+                } else {
+                    group.partition_point(|&c| item_of(c) < item)
+                };
+                let to = from
+                    + group[from..]
+                        .iter()
+                        .take_while(|&&c| item_of(c) == item)
+                        .count();
+                item_cells = (Some((p, model, item)), &group[from..to], to);
+            }
+            let cells = item_cells.1;
+            if let Ok(at) = cells.binary_search_by_key(&config, |&c| m.cell_config.get(c as usize))
             {
-                first_of.insert(i, index(f));
+                cell_of[i] = cells[at];
             }
         }
-    }
-    let mut seen: FxHashMap<(u32, u32, u32, u32, u32, u32), usize> = FxHashMap::default();
-    for (i, r) in reps.iter().enumerate().filter(|&(i, _)| cell_of[i] == NONE) {
-        let key = (r.protocol, r.model, r.bench, r.item, r.config, r.replicate);
-        match seen.get(&key) {
-            Some(&first) => {
-                first_of.insert(i, first);
-            }
-            None => {
-                seen.insert(key, i);
-            }
-        }
-    }
-    drop(seen);
+        named[r.nuisance as usize] = true;
+        clustered |= r.cluster != NO_TEXT;
 
-    let mut nuisance_of: FxHashMap<(u32, u32, u32), usize> = FxHashMap::default();
-    let mut props_of: FxHashMap<(u32, u32), usize> = FxHashMap::default();
-    let mut task_of: FxHashMap<u32, usize> = FxHashMap::default();
-    let mut bad = vec![false; reps.len()];
-    for (i, r) in reps.iter().enumerate() {
-        if let Some(&first) = first_of.get(&i) {
-            error(
-                diags,
-                i,
-                "replicate",
-                format!(
-                    "duplicate replicate cell: model {:?}, benchmark {:?}, item {:?}, config {:?}, protocol {:?}, replicate {:?} already given at {}",
-                    name(r.model),
-                    name(r.bench),
-                    name(r.item),
-                    name(r.config),
-                    name(r.protocol),
-                    name(r.replicate),
-                    loc(&At::Rep(first))
-                ),
-            );
-            bad[i] = true;
-        }
         let first = *nuisance_of
             .entry((r.protocol, r.config, r.replicate))
             .or_insert(i);
         if reps[first].nuisance != r.nuisance {
-            error(
-                diags,
+            checked.push((
                 i,
                 "nuisance",
                 format!(
@@ -415,12 +383,11 @@ pub(crate) fn finish(
                     name(reps[first].nuisance),
                     loc(&At::Rep(first))
                 ),
-            );
-            bad[i] = true;
+            ));
         }
         // Frames, budget and pixels: those of the canonical configuration, else those of
         // the configuration's first replicate.
-        let theirs = match canonical_config(r) {
+        let theirs = match config {
             Some(c) => {
                 let first = config_first[c as usize];
                 let c = m.config(c);
@@ -446,8 +413,7 @@ pub(crate) fn finish(
                 found.push(("pixels", show(r_pixels), show(pixels)));
             }
             for (field, this, that) in found {
-                error(
-                    diags,
+                checked.push((
                     i,
                     field,
                     format!(
@@ -455,24 +421,20 @@ pub(crate) fn finish(
                         name(r.config),
                         loc(&at)
                     ),
-                );
-                bad[i] = true;
+                ));
             }
         }
         // The task of the benchmark's canonical cells (no place), else of its first
         // replicate; the place is written only for an error.
-        let bench_task = benches[&r.bench]
-            .map(|b| (m.bench_task[b as usize], None))
-            .or_else(|| {
-                let first = *task_of.entry(r.bench).or_insert(i);
-                (first != i).then_some((reps[first].task, Some(At::Rep(first))))
-            });
+        let bench_task = bench.map(|b| (m.bench_task[b as usize], None)).or_else(|| {
+            let first = *task_of.entry(r.bench).or_insert(i);
+            (first != i).then_some((reps[first].task, Some(At::Rep(first))))
+        });
         if let Some((task, at)) = bench_task
             && task != r.task
         {
             let at = at.map_or_else(|| "its canonical cells".to_string(), |a| loc(&a));
-            error(
-                diags,
+            checked.push((
                 i,
                 "task",
                 format!(
@@ -486,8 +448,80 @@ pub(crate) fn finish(
                     },
                     task.as_str()
                 ),
+            ));
+        }
+    }
+    drop((nuisance_of, props_of, task_of));
+
+    // Duplicates: those of a canonical cell by sorting them by (cell, input order), which
+    // is also the order of the usable replicates; the others (orphans) by their names.
+    let mut keyed: Vec<u64> = (0..reps.len())
+        .filter(|&i| cell_of[i] != NONE)
+        .map(|i| u64::from(cell_of[i]) << 32 | i as u64)
+        .collect();
+    keyed.sort_unstable();
+    let index = |k: u64| (k & u64::from(u32::MAX)) as usize;
+    // The replicate each duplicate repeats (the first one given): (duplicate, first).
+    let mut duplicates: Vec<(usize, usize)> = Vec::new();
+    for run in keyed
+        .chunk_by(|a, b| a >> 32 == b >> 32)
+        .filter(|r| r.len() > 1)
+    {
+        for (j, &k) in run.iter().enumerate().skip(1) {
+            let i = index(k);
+            if let Some(&f) = run[..j]
+                .iter()
+                .find(|&&f| reps[index(f)].replicate == reps[i].replicate)
+            {
+                duplicates.push((i, index(f)));
+            }
+        }
+    }
+    let mut seen: FxHashMap<(u32, u32, u32, u32, u32, u32), usize> = FxHashMap::default();
+    for (i, r) in reps.iter().enumerate().filter(|&(i, _)| cell_of[i] == NONE) {
+        let key = (r.protocol, r.model, r.bench, r.item, r.config, r.replicate);
+        match seen.get(&key) {
+            Some(&first) => duplicates.push((i, first)),
+            None => {
+                seen.insert(key, i);
+            }
+        }
+    }
+    drop((seen, cell_of));
+    duplicates.sort_unstable();
+
+    // The errors, by replicate: its duplicate first, then the rules in the order checked.
+    let mut bad = vec![false; reps.len()];
+    let mut checked = checked.into_iter().peekable();
+    let mut duplicates = duplicates.into_iter().peekable();
+    loop {
+        let i = match (duplicates.peek(), checked.peek()) {
+            (Some(&(d, _)), Some(&(c, _, _))) => d.min(c),
+            (Some(&(d, _)), None) => d,
+            (None, Some(&(c, _, _))) => c,
+            (None, None) => break,
+        };
+        bad[i] = true;
+        if let Some((_, first)) = duplicates.next_if(|&(d, _)| d == i) {
+            let r = &reps[i];
+            error(
+                diags,
+                i,
+                "replicate",
+                format!(
+                    "duplicate replicate cell: model {:?}, benchmark {:?}, item {:?}, config {:?}, protocol {:?}, replicate {:?} already given at {}",
+                    name(r.model),
+                    name(r.bench),
+                    name(r.item),
+                    name(r.config),
+                    name(r.protocol),
+                    name(r.replicate),
+                    loc(&At::Rep(first))
+                ),
             );
-            bad[i] = true;
+        }
+        while let Some((_, field, msg)) = checked.next_if(|&(c, _, _)| c == i) {
+            error(diags, i, field, msg);
         }
     }
 
@@ -523,7 +557,7 @@ pub(crate) fn finish(
             }
         }
     }
-    for (i, r) in reps.iter().enumerate() {
+    for (i, r) in reps.iter().enumerate().filter(|_| clustered) {
         if r.cluster == NO_TEXT {
             continue;
         }
@@ -563,10 +597,6 @@ pub(crate) fn finish(
     let good = bad.iter().filter(|b| !**b).count();
     let orphaned = (good - cells.len()) as u64;
     drop(keyed);
-    let mut named = vec![false; names.len()];
-    for r in reps {
-        named[r.nuisance as usize] = true;
-    }
     let mut nuisances: Vec<u32> = (0..names.len() as u32)
         .filter(|&n| named[n as usize])
         .collect();
