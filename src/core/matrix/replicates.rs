@@ -249,6 +249,9 @@ enum ItemKey {
     Other(u32, u32),
 }
 
+/// The cells of one (protocol, model, item) of the matrix, and where they end in their group.
+type ItemCells<'m> = (Option<(u32, u32, u32)>, &'m [u32], usize);
+
 /// Checks the rules of §16.1 that span replicates (errors into `diags`, at the replicate's
 /// line), keys each replicate to its canonical cell, and gives the clusters per item.
 /// `item_map` renumbers the builder's item ids of `pending.clusters` into the matrix's;
@@ -301,7 +304,7 @@ pub(crate) fn finish(
     // The cells of the last (protocol, model, item) looked up, sorted by configuration, and
     // where they end in their group: replicates given in the order of their canonical
     // cells find the next item's cells right there, without a search.
-    let mut item_cells: (Option<(u32, u32, u32)>, &[u32], usize) = (None, &[], 0);
+    let mut item_cells: ItemCells<'_> = (None, &[], 0);
     // The rules checked one replicate at a time, in the same pass as the lookups (each
     // pass over a million replicates reads 64 MB): the errors are kept aside, few, and
     // given after the duplicates' in the order (replicate, rule) they always had.
