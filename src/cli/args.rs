@@ -846,9 +846,19 @@ fn parse_label_path(s: &str) -> Result<(String, PathBuf), String> {
 pub struct ConvertArgs {
     /// Input file
     pub input: PathBuf,
-    /// Output cells JSONL file
+    /// Output cells JSONL file; with --docs, the dataset directory to write
     #[arg(short, long)]
     pub output: PathBuf,
+    /// The benchmarks' annotation files (JSON or JSONL of questions naming their videos:
+    /// Video-MME, MVBench, MLVU), files or folders: each item's question, options and
+    /// video, found by its question id (or, for a number, its position in the task file
+    /// named like its benchmark); -o is then a dataset directory
+    #[arg(long, value_name = "PATH")]
+    pub docs: Vec<PathBuf>,
+    /// With --docs: the benchmark's videos, found by name anywhere under DIR; their frame
+    /// counts and rates are probed and the frame view decodes them
+    #[arg(long, value_name = "DIR", requires = "docs")]
+    pub videos: Option<PathBuf>,
     /// Replace an existing output (never an audit file, an input, or a dataset with audits)
     #[arg(long)]
     pub force: bool,

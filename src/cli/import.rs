@@ -93,7 +93,19 @@ impl CellSink for CellWriter<'_> {
 /// then writes its cells, in input order, to OUT atomically (with `--replicate`, the rows
 /// without a replicate as that one).
 pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
-    super::check_output(&args.output, &[&args.input], args.force)?;
+    let described = !args.docs.is_empty();
+    if described {
+        let mut inputs = crate::core::output::Inputs::new();
+        inputs
+            .extend([&args.input])
+            .extend(&args.docs)
+            .extend(args.videos.as_ref());
+        inputs
+            .check_dataset_dir(&args.output, args.force)
+            .map_err(anyhow::Error::msg)?;
+    } else {
+        super::check_output(&args.output, &[&args.input], args.force)?;
+    }
     for (flag, v) in [
         ("--replicate", &args.replicate),
         ("--nuisance", &args.nuisance),
@@ -103,7 +115,7 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
         }
     }
     // Validate first: a rejected input writes nothing.
-    super::load(&DatasetArgs {
+    let ds = super::load(&DatasetArgs {
         dataset: Some(args.input.clone()),
         input_format: Some(InputFormat::PerItemCsv),
         quiet: false,
@@ -112,7 +124,14 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
         .with_context(|| format!("cannot read {}", args.input.display()))?
         .into_reader();
     let mut written = 0;
-    super::write_atomically(&args.output, |w| {
+    let cells = if described {
+        std::fs::create_dir_all(&args.output)
+            .with_context(|| format!("cannot create {}", args.output.display()))?;
+        args.output.join("cells.jsonl")
+    } else {
+        args.output.clone()
+    };
+    super::write_atomically(&cells, |w| {
         let mut sink = CellWriter {
             out: Vec::new(),
             dest: Some(w),
@@ -129,9 +148,112 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
     })?;
     eprintln!(
         "frameaudit: wrote {written} cells to {}",
-        args.output.display()
+        sanitize(&cells.display().to_string())
     );
+    if described {
+        describe_items(args, &ds)?;
+    }
     Ok(())
+}
+
+/// `import per-item-csv --docs`: the items of the converted table described from the
+/// benchmarks' annotation files (and their videos probed, with `--videos`), written as the
+/// dataset's `items.jsonl` and `dataset.json` beside its cells.
+fn describe_items(args: &ConvertArgs, ds: &crate::core::dataset::Dataset) -> Result<()> {
+    use crate::core::import::docs;
+    let m = &ds.matrix;
+    let keys: Vec<(String, String)> = m
+        .items
+        .iter()
+        .map(|it| {
+            (
+                m.benchmarks.name(it.benchmark).to_string(),
+                it.id.to_string(),
+            )
+        })
+        .collect();
+    let sets = docs::find(&args.docs);
+    if sets.is_empty() {
+        anyhow::bail!(
+            "--docs: no annotation file under {} (a JSON array or JSON Lines of questions that each name a video: Video-MME, MVBench, MLVU)",
+            shown_paths(&args.docs)
+        );
+    }
+    let d = docs::describe(&sets, &keys);
+    let mut err = std::io::stderr().lock();
+    writeln!(
+        err,
+        "frameaudit: items: {} of {} described from {} annotation files",
+        d.items.len(),
+        keys.len(),
+        sets.len()
+    )?;
+    if let Some((b, i)) = d.unmatched.first() {
+        writeln!(
+            err,
+            "  {} items named by no annotation (first: benchmark {}, item {}): they are audited without question or frames",
+            d.unmatched.len(),
+            sanitize(&format!("{b:?}")),
+            sanitize(&format!("{i:?}"))
+        )?;
+    }
+    for ((b, i), files) in &d.ambiguous {
+        writeln!(
+            err,
+            "  warning: item {} of benchmark {} is described differently in {}: left undescribed",
+            sanitize(&format!("{i:?}")),
+            sanitize(&format!("{b:?}")),
+            sanitize(&shown_paths(files))
+        )?;
+    }
+    let mut imp = Import::default();
+    for ((b, i), item) in d.items {
+        imp.add_item(&b, &i, item);
+    }
+    if let Some(dir) = &args.videos {
+        let index = videos::VideoIndex::build(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let v = videos::attach(&mut imp, &index, videos::Layout::Any, &probe_video);
+        writeln!(
+            err,
+            "  videos: {} probed for {} items that name one ({} not found)",
+            v.videos, v.items, v.missing
+        )?;
+        for w in &imp.warnings {
+            writeln!(err, "  warning: {}", sanitize(w))?;
+        }
+    }
+    let name = args
+        .output
+        .file_name()
+        .map_or("imported".to_string(), |n| n.to_string_lossy().into_owned());
+    imp.write_items(&args.output, &name)
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    writeln!(
+        err,
+        "frameaudit: wrote {}",
+        sanitize(&args.output.display().to_string())
+    )?;
+    Ok(())
+}
+
+/// Paths as a message lists them.
+fn shown_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A video's frame count, rate and length as the importers record them.
+fn probe_video(p: &Path) -> Result<videos::Probed, String> {
+    crate::core::frames::probe_video(p).map(|v| videos::Probed {
+        num_frames: v.num_frames,
+        fps: v.fps,
+        duration: v.duration,
+        decoders: crate::core::rules::decoder::decoders_disagree(&v.decoders).then_some(v.decoders),
+        discarded_packets: v.discarded_packets,
+    })
 }
 
 /// Runs a harness importer with a progress bar (on a terminal only), prints the summary, and
@@ -176,17 +298,7 @@ fn harness(
     if let Some(dir) = &common.videos {
         bar.set_message("probing videos");
         let index = videos::VideoIndex::build(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let probe = |p: &Path| {
-            crate::core::frames::probe_video(p).map(|v| videos::Probed {
-                num_frames: v.num_frames,
-                fps: v.fps,
-                duration: v.duration,
-                decoders: crate::core::rules::decoder::decoders_disagree(&v.decoders)
-                    .then_some(v.decoders),
-                discarded_packets: v.discarded_packets,
-            })
-        };
-        let v = videos::attach(&mut imp, &index, layout, &probe);
+        let v = videos::attach(&mut imp, &index, layout, &probe_video);
         notes.push(format!(
             "videos: {} probed for {} items that name one ({} not found)",
             v.videos, v.items, v.missing
@@ -260,15 +372,7 @@ fn harness(
         writeln!(err, "  warning: {}", sanitize(w))?;
     }
     if s.cells == 0 {
-        anyhow::bail!(
-            "found no cells to import in {}",
-            common
-                .paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        anyhow::bail!("found no cells to import in {}", shown_paths(&common.paths));
     }
     if let (Some(name), Some(nuisance)) = (&common.replicate, &common.nuisance) {
         drop(err);

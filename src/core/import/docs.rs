@@ -20,6 +20,16 @@ pub struct Doc {
     pub start: Option<f64>,
     /// End of the question's time window, in seconds.
     pub end: Option<f64>,
+    /// The question's own id, where the benchmark gives one: `question_id` (Video-MME
+    /// `001-1`, MLVU `count_1`).
+    pub id: Option<String>,
+    /// The answer options as shown, lettered: Video-MME's `options` as given (`A. ...`),
+    /// MVBench's and MLVU's `candidates` lettered in order (`A. ...`).
+    pub options: Vec<String>,
+    /// The benchmark's task type of the question (`task_type`).
+    pub task_type: Option<String>,
+    /// The benchmark's category (Video-MME `domain` / `sub_category`).
+    pub category: Option<String>,
 }
 
 /// The documents of one file, in file order (lmms-eval's `doc_id` is the position).
@@ -45,6 +55,18 @@ struct RawDoc {
     start: Option<serde_json::Value>,
     #[serde(default)]
     end: Option<serde_json::Value>,
+    #[serde(default)]
+    question_id: Option<serde_json::Value>,
+    #[serde(default)]
+    options: Option<serde_json::Value>,
+    #[serde(default)]
+    candidates: Option<serde_json::Value>,
+    #[serde(default)]
+    task_type: Option<serde_json::Value>,
+    #[serde(default)]
+    domain: Option<serde_json::Value>,
+    #[serde(default)]
+    sub_category: Option<serde_json::Value>,
 }
 
 impl RawDoc {
@@ -59,6 +81,27 @@ impl RawDoc {
                 .and_then(serde_json::Value::as_f64)
                 .filter(|x| x.is_finite() && *x >= 0.0)
         };
+        let texts = |v: Option<serde_json::Value>| -> Vec<String> {
+            match v {
+                Some(serde_json::Value::Array(a)) => {
+                    a.into_iter().filter_map(|x| text(Some(x))).collect()
+                }
+                _ => Vec::new(),
+            }
+        };
+        // Video-MME's options carry their letters; candidates are lettered in order.
+        let options = match texts(self.options) {
+            given if !given.is_empty() => given,
+            _ => texts(self.candidates)
+                .into_iter()
+                .zip('A'..='Z')
+                .map(|(c, l)| format!("{l}. {c}"))
+                .collect(),
+        };
+        let category = match (text(self.domain), text(self.sub_category)) {
+            (Some(d), Some(s)) => Some(format!("{d} / {s}")),
+            (d, s) => d.or(s),
+        };
         Doc {
             start: seconds(&self.start),
             end: seconds(&self.end),
@@ -66,6 +109,10 @@ impl RawDoc {
             video: text(self.video_id)
                 .or_else(|| text(self.video))
                 .or_else(|| text(self.video_name)),
+            id: text(self.question_id),
+            options,
+            task_type: text(self.task_type),
+            category,
         }
     }
 }
@@ -188,6 +235,84 @@ pub fn matching<'a>(sets: &'a [DocSet], asked: &[(usize, &str)]) -> Option<&'a D
     }
 }
 
+/// What the annotation files say of the items of a table that names only its items
+/// ([`describe`]).
+#[derive(Debug, Default)]
+pub struct Described {
+    /// Each item found, by (benchmark, item id): its question, options, video and window.
+    pub items: std::collections::BTreeMap<(String, String), super::ImportedItem>,
+    /// Items no document names.
+    pub unmatched: Vec<(String, String)>,
+    /// Items two documents name differently (the files that do).
+    pub ambiguous: Vec<((String, String), Vec<PathBuf>)>,
+}
+
+/// Finds each of `items` (benchmark, item id) among the documents: by the document's own
+/// id (Video-MME's and MLVU's `question_id`), else, for an item id that is a number, by
+/// position in the file named like the benchmark (an MVBench task file `object_shuffle.json`
+/// for benchmark `object_shuffle`, as lmms-eval numbers its documents).
+pub fn describe(sets: &[DocSet], items: &[(String, String)]) -> Described {
+    let mut by_id: std::collections::BTreeMap<&str, Vec<(&DocSet, &Doc)>> = Default::default();
+    for set in sets {
+        for doc in &set.docs {
+            if let Some(id) = doc.id.as_deref() {
+                by_id.entry(id).or_default().push((set, doc));
+            }
+        }
+    }
+    let stem = |set: &DocSet| {
+        set.file
+            .file_stem()
+            .map(|s| squash_name(&s.to_string_lossy()))
+    };
+    let mut out = Described::default();
+    for (benchmark, item_id) in items {
+        let key = (benchmark.clone(), item_id.clone());
+        let mut found: Vec<(&DocSet, &Doc)> =
+            by_id.get(item_id.as_str()).cloned().unwrap_or_default();
+        if found.is_empty()
+            && let Ok(at) = item_id.parse::<usize>()
+        {
+            let wanted = squash_name(benchmark);
+            found = sets
+                .iter()
+                .filter(|s| stem(s).as_deref() == Some(wanted.as_str()))
+                .filter_map(|s| s.docs.get(at).map(|d| (s, d)))
+                .collect();
+        }
+        // Copies of one annotation count once; documents that differ are not guessed between.
+        found.dedup_by(|a, b| a.1 == b.1);
+        match found.as_slice() {
+            [] => out.unmatched.push(key),
+            [(_, doc)] => {
+                let item = super::ImportedItem {
+                    question: doc.question.clone(),
+                    options: doc.options.clone(),
+                    video: doc.video.clone(),
+                    start: doc.start,
+                    end: doc.end,
+                    category: doc.category.clone(),
+                    task_type: doc.task_type.clone(),
+                    ..Default::default()
+                };
+                out.items.insert(key, item);
+            }
+            many => out
+                .ambiguous
+                .push((key, many.iter().map(|(s, _)| s.file.clone()).collect())),
+        }
+    }
+    out
+}
+
+/// A benchmark or file name compared loosely: letters and digits, lower case.
+fn squash_name(s: &str) -> String {
+    s.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,5 +355,54 @@ mod tests {
         assert!(matching(&sets, &[(5, prompt)]).is_none());
         let ml = matching(&sets, &[(0, "How many dogs?\n(A) 1")]).expect("mlvu");
         assert_eq!(ml.docs[0].video.as_deref(), Some("count_1.mp4"));
+    }
+
+    /// Items are found by the documents' own ids (Video-MME, MLVU), or by position in the
+    /// task file named like their benchmark (MVBench); options come lettered; an id two
+    /// differing documents give is not guessed, one no document gives is said.
+    #[test]
+    fn describes_items_by_question_id_or_position() {
+        let dir = tempfile::tempdir().expect("tmp");
+        std::fs::write(
+            dir.path().join("videomme.json"),
+            r#"[{"videoID":"fFjv93ACGo8","question_id":"001-1","question":"What?","options":["A. a","B. b"],"domain":"Knowledge","sub_category":"History","task_type":"Counting"}]"#,
+        )
+        .expect("write");
+        std::fs::write(
+            dir.path().join("object_shuffle.json"),
+            r#"[{"video":"v0.mp4","question":"Where?","candidates":["left","right"]},{"video":"v1.mp4","question":"Which?","candidates":["x","y","z"]}]"#,
+        )
+        .expect("write");
+        std::fs::write(
+            dir.path().join("mlvu.json"),
+            r#"[{"video_name":"count_1.mp4","question_id":"dup","question":"How many?"}]"#,
+        )
+        .expect("write");
+        std::fs::write(
+            dir.path().join("other.json"),
+            r#"[{"video_name":"c2.mp4","question_id":"dup","question":"How many else?"}]"#,
+        )
+        .expect("write");
+        let sets = find(&[dir.path().to_path_buf()]);
+        let key = |b: &str, i: &str| (b.to_string(), i.to_string());
+        let asked = [
+            key("V1_short", "001-1"),
+            key("Object-Shuffle", "1"),
+            key("object_shuffle", "7"),
+            key("mlvu", "dup"),
+        ];
+        let d = describe(&sets, &asked);
+        let vm = &d.items[&asked[0]];
+        assert_eq!(vm.video.as_deref(), Some("fFjv93ACGo8"));
+        assert_eq!(vm.options, ["A. a", "B. b"]);
+        assert_eq!(vm.category.as_deref(), Some("Knowledge / History"));
+        assert_eq!(vm.task_type.as_deref(), Some("Counting"));
+        let mv = &d.items[&asked[1]];
+        assert_eq!(mv.video.as_deref(), Some("v1.mp4"));
+        assert_eq!(mv.options, ["A. x", "B. y", "C. z"]);
+        assert_eq!(d.unmatched, [asked[2].clone()]);
+        assert_eq!(d.ambiguous.len(), 1);
+        assert_eq!(d.ambiguous[0].0, asked[3]);
+        assert_eq!(d.items.len(), 2);
     }
 }

@@ -705,20 +705,11 @@ impl Import {
     /// re-runs' replicate cells follow the canonical ones, sorted alike.
     pub fn write(&self, dir: &Path, name: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
-        let put = |file: &str,
-                   body: &dyn Fn(&mut dyn Write) -> std::io::Result<()>|
-         -> std::io::Result<()> {
-            crate::core::fswrite::write_output(
-                &dir.join(file),
-                crate::core::fswrite::Links::Refuse,
-                |w| body(w),
-            )
-        };
         let t = std::time::Instant::now();
         let order = self.order();
         crate::core::timing("import: order", t);
         let t = std::time::Instant::now();
-        put("cells.jsonl", &|w| {
+        put(dir, "cells.jsonl", &|w| {
             for &i in &order.cells {
                 crate::core::text::json_to_writer(&mut *w, &self.cells[i as usize])?;
                 w.write_all(b"\n")?;
@@ -736,6 +727,24 @@ impl Import {
             .zip(&order.used_items)
             .filter_map(|(item, used)| used.then_some(item))
             .collect();
+        self.write_described(dir, name, &items)
+    }
+
+    /// Writes `items.jsonl` (every item added), the links and `dataset.json` into `dir`,
+    /// beside cells written otherwise (a per-item table converted as it stands).
+    pub fn write_items(&self, dir: &Path, name: &str) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        let items: Vec<_> = self.items.iter().collect();
+        self.write_described(dir, name, &items)
+    }
+
+    /// `items.jsonl` of `items`, the links and `dataset.json`.
+    fn write_described(
+        &self,
+        dir: &Path,
+        name: &str,
+        items: &[(&(String, String), &ImportedItem)],
+    ) -> std::io::Result<()> {
         if items.is_empty() {
             // A dataset replaced under --force keeps no items of the data it held.
             match std::fs::remove_file(dir.join("items.jsonl")) {
@@ -743,8 +752,8 @@ impl Import {
                 _ => {}
             }
         } else {
-            put("items.jsonl", &|w| {
-                for ((b, i), item) in &items {
+            put(dir, "items.jsonl", &|w| {
+                for ((b, i), item) in items {
                     let mut v = serde_json::to_value(item)?;
                     if let Some(o) = v.as_object_mut() {
                         o.insert("benchmark".into(), (*b).clone().into());
@@ -759,7 +768,7 @@ impl Import {
         for (name, target) in &self.links {
             link_into(dir, name, target)?;
         }
-        put("dataset.json", &|w| {
+        put(dir, "dataset.json", &|w| {
             let runs: Vec<RunEntry> = self
                 .rules
                 .iter()
@@ -783,6 +792,17 @@ impl Import {
             w.write_all(b"\n")
         })
     }
+}
+
+/// Writes `dir/file` atomically, refusing a link planted at that name.
+fn put(
+    dir: &Path,
+    file: &str,
+    body: &dyn Fn(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    crate::core::fswrite::write_output(&dir.join(file), crate::core::fswrite::Links::Refuse, |w| {
+        body(w)
+    })
 }
 
 /// Makes `dir/name` a symbolic link to `target` (absolute), replacing a link that was
