@@ -171,11 +171,29 @@ fn list_is_the_ranked_audit_queue() {
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
     assert!(rows.len() > 20);
-    // Terminal regressions first, then by harmful pairs, descending.
-    let keys: Vec<(u8, usize)> = rows
+    // Terminal regressions first, then items wrong with no video, then by harmful pairs,
+    // descending (the demo's grids are all of one size, so the share ranks as the count).
+    // (An open item's scores are not right or wrong: it ranks as one wrong with no video.)
+    let text_right = |r: &Vec<&str>| {
+        let at = (r[3] == "mcq")
+            .then(|| r[10].split(',').position(|c| c == "textonly"))
+            .flatten();
+        at.is_some_and(|i| r[4].as_bytes().get(i) == Some(&b'1'))
+    };
+    let keys: Vec<(u8, bool, usize)> = rows
         .iter()
-        .map(|r| (r[7].parse().expect("flag"), r[6].parse().expect("pairs")))
+        .map(|r| {
+            (
+                r[7].parse().expect("flag"),
+                !text_right(r),
+                r[6].parse().expect("pairs"),
+            )
+        })
         .collect();
+    assert!(
+        keys.iter().any(|k| !k.1) && keys.iter().any(|k| k.1),
+        "the demo has items of both kinds"
+    );
     assert!(
         keys.windows(2).all(|w| w[0] >= w[1]),
         "not ranked: {keys:?}"
@@ -200,6 +218,37 @@ fn list_is_the_ranked_audit_queue() {
     assert!(!t.is_empty() && t.iter().all(|r| r["terminal_regression"] == true));
     let all = stdout(&frameaudit(&["list", &demo(), "--kind", "all"]));
     assert_eq!(all.lines().count(), 1 + 3 * 63);
+}
+
+/// Items right with no video at all (a text-only configuration right) come after the other
+/// items of their class, however many harmful pairs they have: the head of a real queue was
+/// rows of ✓✓✗✗, the items least about vision.
+#[test]
+fn the_queue_puts_items_right_without_video_after_the_others() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = tmp.path().join("cells.jsonl");
+    let mut text = String::new();
+    // q-text: ✓✓✗✗ (4 harmful pairs); q-vision: ✗✓✗✗ (2); both terminal.
+    for (item, pattern) in [("q-text", "1100"), ("q-vision", "0100")] {
+        for ((config, frames), c) in [("textonly", 0), ("8f", 8), ("16f", 16), ("32f", 32)]
+            .into_iter()
+            .zip(pattern.chars())
+        {
+            let pred = if c == '1' { "A" } else { "B" };
+            text.push_str(&format!(
+                "{{\"model\":\"M\",\"item_id\":\"{item}\",\"config\":\"{config}\",\"frames\":{frames},\"pred\":\"{pred}\",\"gold\":\"A\"}}\n"
+            ));
+        }
+    }
+    std::fs::write(&path, text).expect("write");
+    let out = frameaudit(&["list", path.to_str().expect("utf8"), "--no-cache"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let items: Vec<String> = stdout(&out)
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').nth(2).unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(items, ["q-vision", "q-text"]);
 }
 
 #[test]
@@ -1822,4 +1871,104 @@ fn taxonomy_errors_read_as_lines_with_the_data_sanitized() {
         ],
         "{err}"
     );
+}
+
+/// `import per-item-csv --docs --videos`: the real grid's rows of the shared Video-MME
+/// questions get their question, options and video from the annotation file (by question
+/// id), the videos are probed (frame counts and rates of the shared test videos), and the
+/// dataset's frame view then has frames, marked assumed (no rule is known for the grid's
+/// runs); rows no annotation names stay undescribed and are counted. Skipped with a note
+/// without ../shared.
+#[test]
+fn per_item_csv_takes_questions_and_videos_from_annotation_files() {
+    let (Some(runs), Some(csv)) = (common::shared_harness_runs(), common::real_csv()) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let videos = tmp.path().join("hf");
+    common::untar(&runs.join("media/hf_home_videos.tar"), &videos);
+    // The grid's rows of two of the shared questions and one no annotation names.
+    let text = std::fs::read_to_string(&csv).expect("csv");
+    let mut lines = text.lines();
+    let mut small = format!("{}\n", lines.next().expect("header"));
+    for l in lines.filter(|l| {
+        ["001-1,", "005-3,", "302-1,"]
+            .iter()
+            .any(|p| l.starts_with(p))
+    }) {
+        small.push_str(l);
+        small.push('\n');
+    }
+    let input = tmp.path().join("grid.csv");
+    std::fs::write(&input, small).expect("write");
+    let ds = tmp.path().join("ds");
+    let out = frameaudit(&[
+        "import",
+        "per-item-csv",
+        input.to_str().expect("utf8"),
+        "-o",
+        ds.to_str().expect("utf8"),
+        "--docs",
+        runs.join("inputs").to_str().expect("utf8"),
+        "--videos",
+        videos.to_str().expect("utf8"),
+    ]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("items: 2 of 3 described"), "{err}");
+    assert!(err.contains("1 items named by no annotation"), "{err}");
+    let items: Vec<Value> = std::fs::read_to_string(ds.join("items.jsonl"))
+        .expect("items")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let first = items
+        .iter()
+        .find(|i| i["item_id"] == "001-1")
+        .expect("001-1");
+    assert_eq!(first["video"], "fFjv93ACGo8");
+    assert_eq!(first["options"][2], "C. option c of 001-1");
+    // The shared README's facts of the videos: 1800 frames at 30 fps, 720 at 24.
+    assert_eq!(
+        (first["num_frames"].as_u64(), first["fps"].as_f64()),
+        (Some(1800), Some(30.0))
+    );
+    let fifth = items
+        .iter()
+        .find(|i| i["item_id"] == "005-3")
+        .expect("005-3");
+    assert_eq!(
+        (fifth["num_frames"].as_u64(), fifth["fps"].as_f64()),
+        (Some(720), Some(24.0))
+    );
+    // The cells are the CSV's, beside them.
+    let plain = tmp.path().join("plain.jsonl");
+    let converted = frameaudit(&[
+        "import",
+        "per-item-csv",
+        input.to_str().expect("utf8"),
+        "-o",
+        plain.to_str().expect("utf8"),
+    ]);
+    assert!(converted.status.success(), "{}", stderr(&converted));
+    assert_eq!(
+        std::fs::read(ds.join("cells.jsonl")).expect("cells"),
+        std::fs::read(&plain).expect("plain")
+    );
+    let frames = frameaudit(&[
+        "frames",
+        ds.to_str().expect("utf8"),
+        "001-1",
+        "--json",
+        "--no-cache",
+    ]);
+    assert!(frames.status.success(), "{}", stderr(&frames));
+    let f: Value = serde_json::from_str(&stdout(&frames)).expect("json");
+    let configs = f["configs"].as_array().expect("configs");
+    let sixteen = configs
+        .iter()
+        .find(|c| c["config"] == "16f_151k")
+        .expect("16f_151k");
+    assert_eq!(sixteen["indices"].as_array().map(Vec::len), Some(16));
+    assert_eq!(sixteen["provenance"], "assumed", "{sixteen}");
 }

@@ -1,6 +1,7 @@
 //! The audit queue: every (model, benchmark, item) of a protocol's benchmark-scope analyses,
 //! with its trajectory and harmful transitions, ranked worst first: terminal regressions,
-//! then by the share of the item's comparable pairs that are harmful (a count of pairs
+//! then items wrong with no video before those a text-only configuration got right, then
+//! by the share of the item's comparable pairs that are harmful (a count of pairs
 //! grows with K², so it would favour the models with more configurations), then by the
 //! number of harmful pairs.
 //!
@@ -255,7 +256,7 @@ pub fn list_pairs(report: &Report, row: &QueueRow) -> Vec<HarmfulTransition> {
 /// rows keeps no lists it does not show.
 pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<QueueRow> {
     // Each row with its grid's number of comparable pairs, for the ranking.
-    let mut rows: Vec<(QueueRow, u64)> = Vec::new();
+    let mut rows: Vec<(QueueRow, (u64, bool))> = Vec::new();
     for (ai, a) in report.analyses.iter().enumerate() {
         if a.key.protocol != protocol || a.key.scope == Scope::All {
             continue;
@@ -296,6 +297,17 @@ pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<Qu
                     }
                     Metrics::Open(_) => 0,
                 };
+                // Right with no video at all: the answer needs no frame, so its flips are
+                // the least about vision; ranked after the others of its class.
+                let text_only_right = match x {
+                    Metrics::Mcq(x) => x
+                        .items
+                        .row(i, k)
+                        .iter()
+                        .zip(&x.grid.frames)
+                        .any(|(&v, &frames)| frames == 0 && v > 0),
+                    Metrics::Open(_) => false,
+                };
                 rows.push((
                     QueueRow {
                         analysis: ai as u32,
@@ -310,19 +322,21 @@ pub fn queue_unlisted(report: &Report, protocol: u32, kind: QueueKind) -> Vec<Qu
                         terminal,
                         harm,
                     },
-                    comparable,
+                    (comparable, text_only_right),
                 ));
             }
         }
     }
-    // Worst first: terminal, then the harmful share `h / c` compared exactly as
-    // `h_a · c_b` against `h_b · c_a`, then the count; then model, then item order; the
-    // row's place in the report breaks what ties remain, so the unstable sort gives the
-    // order a stable one would.
-    rows.sort_unstable_by(|(a, ca), (b, cb)| {
+    // Worst first: terminal, then items wrong with no video before those right with none
+    // (an item answered without frames says least about what frames do), then the harmful
+    // share `h / c` compared exactly as `h_a · c_b` against `h_b · c_a`, then the count;
+    // then model, then item order; the row's place in the report breaks what ties remain,
+    // so the unstable sort gives the order a stable one would.
+    rows.sort_unstable_by(|(a, (ca, ta)), (b, (cb, tb))| {
         let share = |x: &QueueRow, c: &u64| u128::from(x.harmful_pairs) * u128::from(*c);
         b.terminal
             .cmp(&a.terminal)
+            .then(ta.cmp(tb))
             .then(share(b, ca).cmp(&share(a, cb)))
             .then(b.harmful_pairs.cmp(&a.harmful_pairs))
             .then(a.model.cmp(&b.model))
