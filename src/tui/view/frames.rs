@@ -44,6 +44,13 @@ pub fn draw_frames(f: &mut Frame, app: &App, i: usize, area: Rect, compact: bool
         return;
     }
     let info = app.frame_info(i);
+    let none_known = info.configs.iter().all(|c| c.frames.is_empty())
+        && info.interventions.is_empty()
+        && info.replicates.iter().all(|r| r.frames.is_empty());
+    if none_known {
+        draw_folded(f, &info, area);
+        return;
+    }
     let [left, right] = crate::tui::view::theme::panes(area);
     let title = match (&info.video, info.num_frames) {
         (Some(v), Some(n)) => format!(
@@ -81,6 +88,38 @@ pub fn draw_frames(f: &mut Frame, app: &App, i: usize, area: Rect, compact: bool
         draw_thumbnails(f, app, &info, thumbs, out);
     }
     draw_large(f, app, &info, right, out);
+}
+
+/// The frames pane of an item none of whose configurations has frames known: folded to
+/// why, and how to add them, in place of a timeline of empty rows.
+fn draw_folded(f: &mut Frame, info: &FrameInfo, area: Rect) {
+    // The highest budget's reason: the lowest may be the text-only configuration's.
+    let why = info
+        .configs
+        .last()
+        .map_or("no configuration", |c| c.note.as_str());
+    let lines = vec![
+        Line::from(vec![
+            Span::styled("no frames known for this item: ", WARN),
+            Span::raw(s(why)),
+        ]),
+        Line::styled(
+            "to add them: frameaudit import per-item-csv FILE -o DATASET --docs ANNOTATIONS --videos DIR",
+            DIM,
+        ),
+        Line::styled(
+            "  (question, options and video of each item; a harness import takes --videos too, and a cell's frame_idx records its frames)",
+            DIM,
+        ),
+    ];
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Span::styled(" frames ", ACCENT))
+        .border_style(DIM);
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(block),
+        area,
+    );
 }
 
 /// The word a timeline row ends with: how sure its frames are. Never a colour alone: an
