@@ -842,6 +842,31 @@ fn snapshot_item() {
     insta::assert_snapshot!("item", screen(&mut app, 120, 40));
 }
 
+/// An item whose video is not described: the frames pane folds to why and how to add the
+/// frames, once, instead of a timeline whose every row repeats "not described".
+#[test]
+fn a_frames_pane_with_nothing_known_folds_and_says_how_to_add_frames() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut cells = String::new();
+    for (config, frames, pred) in [("textonly", 0, "A"), ("8f", 8, "A"), ("16f", 16, "B")] {
+        cells.push_str(&format!(
+            "{{\"model\":\"M\",\"item_id\":\"q1\",\"config\":\"{config}\",\"frames\":{frames},\"pred\":\"{pred}\",\"gold\":\"A\"}}\n"
+        ));
+    }
+    let mut app = app_on(tmp.path(), &cells);
+    app.update(Action::Open);
+    for (w, h) in [(120, 40), (80, 24)] {
+        let text = screen(&mut app, w, h);
+        assert!(text.contains("no frames known for this item"), "{text}");
+        assert!(text.contains("--docs"), "{text}");
+        assert_eq!(
+            text.matches("not described").count(),
+            1,
+            "said once, not per configuration: {text}"
+        );
+    }
+}
+
 #[test]
 fn a_wrapped_item_title_keeps_the_options_line() {
     let mut app = demo_app();
