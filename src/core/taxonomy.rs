@@ -20,10 +20,24 @@ pub struct Pathway {
     pub id: String,
     /// The short name shown.
     pub label: String,
+    /// A shorter name still, for narrow screens (80x24 shows the pathways in two columns
+    /// of about 16 characters); the label where none is given.
+    #[serde(default)]
+    pub short: Option<String>,
     /// What the pathway means, for the annotator.
     pub description: String,
     /// The key that toggles it (one character).
     pub key: String,
+}
+
+impl Pathway {
+    /// The name shown where the label does not fit: `short`, else the label.
+    pub fn short_label(&self) -> &str {
+        self.short
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or(&self.label)
+    }
 }
 
 /// A versioned set of pathways, in the order the annotator sees them.
@@ -79,6 +93,18 @@ impl Taxonomy {
                 );
             }
             for q in &tax.pathways[..i] {
+                if q.short_label() == p.short_label() {
+                    diags.error(
+                        &file,
+                        None,
+                        Some(&format!("{at}.short")),
+                        format!(
+                            "short label {:?} is {:?}'s too: narrow screens could not tell them apart",
+                            p.short_label(),
+                            q.id
+                        ),
+                    );
+                }
                 if q.id == p.id {
                     diags.error(
                         &file,
@@ -143,6 +169,11 @@ mod tests {
             Some("evidence_dropped")
         );
         assert!(t.get("language_prior").is_some());
+        // Short labels fit a column of 80x24's two and tell every pathway apart.
+        let shorts: std::collections::BTreeSet<&str> =
+            t.pathways.iter().map(Pathway::short_label).collect();
+        assert_eq!(shorts.len(), t.pathways.len());
+        assert!(shorts.iter().all(|s| s.chars().count() <= 10), "{shorts:?}");
     }
 
     #[test]
@@ -164,6 +195,16 @@ mod tests {
         );
         assert!(
             err.contains("field `pathways[2].key`: key \"1\" is used by \"a\" too"),
+            "{err}"
+        );
+        let short = r#"{"id": "x", "version": 1, "pathways": [
+            {"id": "a", "label": "Evidence dropped", "short": "Ev", "description": "", "key": "1"},
+            {"id": "b", "label": "Ev", "description": "", "key": "2"}]}"#;
+        let err = Taxonomy::parse(short, Path::new("t.json"))
+            .expect_err("rejected")
+            .to_string();
+        assert!(
+            err.contains("field `pathways[1].short`: short label \"Ev\" is \"a\"'s too"),
             "{err}"
         );
         let err = Taxonomy::parse("{", Path::new("t.json"))

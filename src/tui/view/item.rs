@@ -526,6 +526,16 @@ fn blind_line(app: &App, item: &Shown) -> Line<'static> {
 /// The evidence pathways (two columns when one is too short for them all, 80x24) and the
 /// note, or the note editor while it is open.
 fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect) {
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Span::styled(" evidence pathways ", ACCENT))
+        .border_style(DIM);
+    let inner = block.inner(area);
+    let n = app.taxonomy.pathways.len();
+    let tags_h = (n as u16).min(inner.height.saturating_sub(1));
+    // Two columns when one is too short: the short labels then, which tell pathways apart
+    // where the labels cut to the same prefix (`Evidence d…` twice).
+    let two = n > tags_h as usize;
     let mut tag_lines = Vec::new();
     for p in &app.taxonomy.pathways {
         let on = rec.is_some_and(|x| x.pathways.contains(&p.id));
@@ -538,20 +548,14 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
         tag_lines.push(Line::from(vec![
             Span::styled(format!("{} ", s(&p.key)), ACCENT),
             Span::styled(if on { "[x] " } else { "[ ] " }, style),
-            Span::styled(s(&p.label), style),
+            Span::styled(s(if two { p.short_label() } else { &p.label }), style),
             Span::styled(if primary { " ★ primary" } else { "" }, WARN),
         ]));
     }
-    let block = Block::default()
-        .borders(Borders::TOP)
-        .title(Span::styled(" evidence pathways ", ACCENT))
-        .border_style(DIM);
-    let inner = block.inner(area);
     f.render_widget(block, area);
-    let tags_h = (tag_lines.len() as u16).min(inner.height.saturating_sub(1));
     let [tags_area, note_area] =
         Layout::vertical([Constraint::Length(tags_h), Constraint::Min(1)]).areas(inner);
-    let columns: Vec<Rect> = if tag_lines.len() > tags_area.height as usize {
+    let columns: Vec<Rect> = if two {
         Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)])
             .spacing(1)
             .split(tags_area)
