@@ -1623,6 +1623,8 @@ fn report_table_is_the_json_numbers_with_its_options() {
         &demo,
         "--format",
         "markdown",
+        "--layout",
+        "wide",
         "--boot",
         "50",
         "--configs",
@@ -1638,7 +1640,7 @@ fn report_table_is_the_json_numbers_with_its_options() {
         "{md}"
     );
     let md = stdout(&frameaudit(&[
-        "report", &demo, "--format", "markdown", "--boot", "50",
+        "report", &demo, "--format", "markdown", "--layout", "wide", "--boot", "50",
     ]));
     let row = md
         .lines()
@@ -1646,7 +1648,7 @@ fn report_table_is_the_json_numbers_with_its_options() {
         .unwrap_or_else(|| panic!("no vista-13b row: {md}"));
     assert!(row.contains(&format!("| {cell} |")), "{row} lacks {cell}");
     let tex = stdout(&frameaudit(&[
-        "report", &demo, "--format", "latex", "--boot", "50",
+        "report", &demo, "--format", "latex", "--layout", "wide", "--boot", "50",
     ]));
     assert!(
         tex.lines().any(|l| l == "%   --variant-budget own"),

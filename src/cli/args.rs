@@ -618,6 +618,13 @@ pub struct ReportArgs {
     /// paper (CSV unrounded), under comment lines recording every analysis option
     #[arg(long, value_enum)]
     pub format: Option<ReportFormat>,
+    /// How --format markdown|latex lays the tables out: `paper` fits a page (configurations
+    /// and measures apart, wrapped to the page's width), `wide` is one row of every column
+    #[arg(long, value_enum, default_value_t = TableLayout::Paper)]
+    pub layout: TableLayout,
+    /// In the paper layout, only these configurations' columns (the analysis is unchanged)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub show_configs: Option<Vec<String>>,
     /// Indent the JSON
     #[arg(long)]
     pub pretty: bool,
@@ -648,6 +655,16 @@ pub enum ReportFormat {
     Latex,
     /// CSV with one row per model and split, numbers unrounded
     Csv,
+}
+
+/// `--layout` of `report`: how Markdown and LaTeX tables are laid out.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TableLayout {
+    /// Tables that fit a page (the default)
+    #[default]
+    Paper,
+    /// One table per task with every column
+    Wide,
 }
 
 /// `--kind` of `list`: which items of the audit queue.

@@ -210,7 +210,17 @@ fn run_report(args: &ReportArgs) -> Result<()> {
         use std::io::IsTerminal;
         let source = dataset_path(&args.data).display().to_string();
         let terminal = std::io::stdout().is_terminal();
-        report_table::write(&mut out, &ds, &source, &report, f, terminal)?;
+        let layout = match (args.layout, &args.show_configs) {
+            (args::TableLayout::Wide, None) => report_table::Layout::Wide,
+            (args::TableLayout::Paper, None) => report_table::Layout::Paper,
+            (args::TableLayout::Paper, Some(c)) => report_table::Layout::PaperShowing(c.clone()),
+            (args::TableLayout::Wide, Some(_)) => {
+                return Err(select::fail(
+                    "--show-configs picks the paper layout's columns: not with --layout wide",
+                ));
+            }
+        };
+        report_table::write(&mut out, &ds, &source, &report, f, terminal, &layout)?;
     } else if format == ReportFormat::Json {
         report.write_json(&ds.matrix, &mut out, args.pretty)?;
         writeln!(out)?;
