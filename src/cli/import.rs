@@ -112,6 +112,10 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
         .with_context(|| format!("cannot read {}", args.input.display()))?
         .into_reader();
     let mut written = 0;
+    let phase = super::progress::Phase::start(&format!(
+        "writing cells to {}",
+        super::progress::file_name(&args.output)
+    ));
     super::write_atomically(&args.output, |w| {
         let mut sink = CellWriter {
             out: Vec::new(),
@@ -127,6 +131,7 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
         written = sink.written;
         sink.error.map_or(Ok(()), Err)
     })?;
+    drop(phase);
     eprintln!(
         "frameaudit: wrote {written} cells to {}",
         args.output.display()

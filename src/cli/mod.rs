@@ -9,6 +9,7 @@ pub mod import;
 pub mod intervene;
 pub mod list;
 pub mod plot;
+pub mod progress;
 pub mod report_table;
 pub mod report_text;
 pub mod select;
@@ -97,7 +98,10 @@ fn load_by(
             demo
         }
     };
-    match read(&path) {
+    let phase = progress::Phase::start(&format!("reading {}", progress::file_name(&path)));
+    let read = read(&path);
+    drop(phase);
+    match read {
         Ok(ds) => {
             if ds.warnings.warning_count() > 0 && !args.quiet {
                 let mut err = std::io::stderr().lock();
@@ -181,7 +185,13 @@ fn run_report(args: &ReportArgs) -> Result<()> {
         None => None,
     };
     let t = std::time::Instant::now();
+    let phase = progress::Phase::start(&if params.bootstrap_b > 0 {
+        format!("analysing (bootstrap B = {})", params.bootstrap_b)
+    } else {
+        "analysing".to_string()
+    });
     let report = analysis::run(&ds.matrix, &params, agreement);
+    drop(phase);
     crate::core::timing("analyses", t);
     let t = std::time::Instant::now();
     if let Some(path) = &args.items_out {
