@@ -15,7 +15,7 @@ use crate::core::shard::Shard;
 #[derive(Parser, Debug)]
 #[command(
     name = "frameaudit",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("FRAMEAUDIT_COMMIT"), ")"),
     about = "Audit item-level scaling heterogeneity in Video LLM evaluations",
     long_about = "Audit item-level scaling heterogeneity in Video LLM evaluations.\n\nWithout a command, opens the audit screens on DATASET (default: the bundled demo); when standard input or output is not a terminal, prints its report instead.",
     args_conflicts_with_subcommands = true
@@ -147,6 +147,15 @@ pub enum Command {
     /// Write a dataset's cells, whatever files they come from, as one cells JSONL or Parquet
     /// file (by the output's extension; docs/formats.md §7)
     Cells(CellsArgs),
+    /// Print the completion script of a shell (e.g. `frameaudit completions bash >
+    /// ~/.local/share/bash-completion/completions/frameaudit`)
+    Completions {
+        /// The shell the script is for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page as roff (`frameaudit man > frameaudit.1`, `man -l frameaudit.1`)
+    Man,
 }
 
 /// `frameaudit cells`: the dataset read and the file written.

@@ -13,6 +13,7 @@ pub mod progress;
 pub mod report_table;
 pub mod report_text;
 pub mod select;
+pub mod shell;
 pub mod term;
 
 use std::io::Write;
@@ -535,6 +536,16 @@ fn run_audit(a: &AuditArgs) -> Result<()> {
 
 /// Parses the command line and runs its command, up to the audit screens (see [`Next`]).
 pub fn run() -> Result<Next> {
+    // A mistyped command would be read as a dataset path (`frameaudit DATASET`): say which
+    // command it resembles instead of that no such dataset exists.
+    if let Some(first) = std::env::args_os().nth(1)
+        && let Some(meant) = shell::meant_command(&first)
+    {
+        return Err(select::fail(&format!(
+            "{} is neither a command nor a dataset that exists; did you mean {meant}?\n  (frameaudit --help lists the commands)",
+            sanitize(&first.to_string_lossy())
+        )));
+    }
     let cli = Cli::parse();
     if cli.no_cache {
         crate::core::cache::disable();
@@ -557,6 +568,8 @@ pub fn run() -> Result<Next> {
         Some(Command::Intervene(a)) => intervene::run(a),
         Some(Command::Sql(a)) => run_sql(a),
         Some(Command::Cells(a)) => run_cells(a),
+        Some(Command::Completions { shell }) => shell::completions(*shell),
+        Some(Command::Man) => shell::man(),
     };
     done.map(|()| Next::Exit)
 }
