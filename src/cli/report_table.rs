@@ -749,7 +749,7 @@ fn show_configs(tables: &mut [Table], names: &[String]) -> io::Result<()> {
         let keep: Vec<bool> = t
             .cols
             .iter()
-            .map(|c| !c.config || names.iter().any(|n| *n == c.label))
+            .map(|c| !c.config || names.contains(&c.label))
             .collect();
         let mut sections = Vec::new();
         for &(start, name) in &t.sections {
