@@ -301,7 +301,8 @@ pub(crate) fn finish(
     // The cells of the last (protocol, model, item) looked up, sorted by configuration, and
     // where they end in their group: replicates given in the order of their canonical
     // cells find the next item's cells right there, without a search.
-    let mut item_cells: (Option<(u32, u32, u32)>, &[u32], usize) = (None, &[], 0);
+    type ItemCells<'c> = (Option<(u32, u32, u32)>, &'c [u32], usize);
+    let mut item_cells: ItemCells<'_> = (None, &[], 0);
     // The rules checked one replicate at a time, in the same pass as the lookups (each
     // pass over a million replicates reads 64 MB): the errors are kept aside, few, and
     // given after the duplicates' in the order (replicate, rule) they always had.
