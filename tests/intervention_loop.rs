@@ -435,6 +435,8 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         &s(ds),
         "--format",
         "markdown",
+        "--layout",
+        "wide",
         "--boot",
         "200",
     ]));

@@ -643,3 +643,109 @@ fn noise_figure_per_model_with_replicates() {
     assert!(!index.contains("noise_"));
     assert!(out.join("curve_lumen-7b.svg").exists());
 }
+
+/// Every `<text>` of an SVG with its position and whether it is turned.
+fn svg_placed_texts(path: &Path) -> Vec<(String, f64, f64, bool)> {
+    let svg = std::fs::read_to_string(path).expect("read svg");
+    let doc = roxmltree::Document::parse(&svg).expect("xml");
+    let num = |n: &roxmltree::Node, a: &str| n.attribute(a).and_then(|v| v.parse().ok());
+    doc.descendants()
+        .filter(|n| n.tag_name().name() == "text")
+        .map(|n| {
+            (
+                n.text().unwrap_or("").trim().to_string(),
+                num(&n, "x").unwrap_or(f64::NAN),
+                num(&n, "y").unwrap_or(f64::NAN),
+                n.attribute("transform")
+                    .is_some_and(|t| t.contains("rotate")),
+            )
+        })
+        .collect()
+}
+
+/// The datasets of the figures across models: the demo, and the real grid where present.
+fn across_models_datasets() -> Vec<std::path::PathBuf> {
+    let mut v = vec![repo().join("fixtures/demo")];
+    v.extend(real_csv());
+    v
+}
+
+/// Issue 41: the names at the ends of `models_curve`'s lines stand top to bottom as the
+/// lines end (the highest accuracy first), each name once, none over another.
+#[test]
+fn curve_end_labels_are_ordered_like_the_lines_ends() {
+    for data in across_models_datasets() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        plot(&data, tmp.path(), &[]);
+        let texts = svg_placed_texts(&tmp.path().join("models_curve.svg"));
+        let mut ends: Vec<(f64, f64, String)> = report_models(&data)
+            .into_iter()
+            .map(|(model, x)| {
+                let last = x["accuracy"]
+                    .as_array()
+                    .and_then(|a| a.last())
+                    .map(f)
+                    .expect("an accuracy");
+                // The legend is above the plot: the end label is the lowest of the name.
+                let y = texts
+                    .iter()
+                    .filter(|t| t.0 == model)
+                    .map(|t| t.2)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                (last, y, model)
+            })
+            .collect();
+        ends.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.2.cmp(&b.2)));
+        for w in ends.windows(2) {
+            assert!(
+                w[0].1 < w[1].1 || w[0].0 == w[1].0,
+                "{}: {} ends at {:.1}, above {} at {:.1}, but its name is at y {} against {}",
+                data.display(),
+                w[0].2,
+                w[0].0,
+                w[1].2,
+                w[1].0,
+                w[0].1,
+                w[1].1
+            );
+            assert!(w[1].1 - w[0].1 >= 10.0, "{} overlaps {}", w[0].2, w[1].2);
+        }
+    }
+}
+
+/// Issue 41: the model names under `models_rates`' bars stand horizontally, a long one
+/// broken over lines after a `-` (`LLaVA-NeXT-` / `Video-7B`), not turned on their side.
+#[test]
+fn rates_names_stand_horizontally() {
+    for data in across_models_datasets() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        plot(&data, tmp.path(), &[]);
+        let texts = svg_placed_texts(&tmp.path().join("models_rates.svg"));
+        for (model, _) in report_models(&data) {
+            // The name whole, or its lines one under another at one x.
+            let whole = texts.iter().any(|t| t.0 == model && !t.3);
+            let broken = texts.iter().enumerate().any(|(i, first)| {
+                let mut joined = first.0.clone();
+                let mut j = i + 1;
+                while joined.len() < model.len() && j < texts.len() {
+                    let next = &texts[j];
+                    if next.1 != first.1 || next.2 <= texts[j - 1].2 || next.3 {
+                        return false;
+                    }
+                    joined.push_str(&next.0);
+                    j += 1;
+                }
+                !first.3 && j > i + 1 && joined == model
+            });
+            assert!(
+                whole || broken,
+                "{}: {model} is not horizontal: {:?}",
+                data.display(),
+                texts
+                    .iter()
+                    .filter(|t| model.contains(t.0.as_str()) && !t.0.is_empty())
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+}

@@ -15,7 +15,7 @@ use crate::core::shard::Shard;
 #[derive(Parser, Debug)]
 #[command(
     name = "frameaudit",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("FRAMEAUDIT_COMMIT"), ")"),
     about = "Audit item-level scaling heterogeneity in Video LLM evaluations",
     long_about = "Audit item-level scaling heterogeneity in Video LLM evaluations.\n\nWithout a command, opens the audit screens on DATASET (default: the bundled demo); when standard input or output is not a terminal, prints its report instead.",
     args_conflicts_with_subcommands = true
@@ -147,6 +147,15 @@ pub enum Command {
     /// Write a dataset's cells, whatever files they come from, as one cells JSONL or Parquet
     /// file (by the output's extension; docs/formats.md §7)
     Cells(CellsArgs),
+    /// Print the completion script of a shell (e.g. `frameaudit completions bash >
+    /// ~/.local/share/bash-completion/completions/frameaudit`)
+    Completions {
+        /// The shell the script is for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page as roff (`frameaudit man > frameaudit.1`, `man -l frameaudit.1`)
+    Man,
 }
 
 /// `frameaudit cells`: the dataset read and the file written.
@@ -618,6 +627,13 @@ pub struct ReportArgs {
     /// paper (CSV unrounded), under comment lines recording every analysis option
     #[arg(long, value_enum)]
     pub format: Option<ReportFormat>,
+    /// How --format markdown|latex lays the tables out: `paper` fits a page (configurations
+    /// and measures apart, wrapped to the page's width), `wide` is one row of every column
+    #[arg(long, value_enum, default_value_t = TableLayout::Paper)]
+    pub layout: TableLayout,
+    /// In the paper layout, only these configurations' columns (the analysis is unchanged)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub show_configs: Option<Vec<String>>,
     /// Indent the JSON
     #[arg(long)]
     pub pretty: bool,
@@ -648,6 +664,16 @@ pub enum ReportFormat {
     Latex,
     /// CSV with one row per model and split, numbers unrounded
     Csv,
+}
+
+/// `--layout` of `report`: how Markdown and LaTeX tables are laid out.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TableLayout {
+    /// Tables that fit a page (the default)
+    #[default]
+    Paper,
+    /// One table per task with every column
+    Wide,
 }
 
 /// `--kind` of `list`: which items of the audit queue.

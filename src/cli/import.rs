@@ -131,6 +131,10 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
     } else {
         args.output.clone()
     };
+    let phase = super::progress::Phase::start(&format!(
+        "writing cells to {}",
+        super::progress::file_name(&cells)
+    ));
     super::write_atomically(&cells, |w| {
         let mut sink = CellWriter {
             out: Vec::new(),
@@ -146,6 +150,7 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
         written = sink.written;
         sink.error.map_or(Ok(()), Err)
     })?;
+    drop(phase);
     eprintln!(
         "frameaudit: wrote {written} cells to {}",
         sanitize(&cells.display().to_string())

@@ -9,9 +9,11 @@ pub mod import;
 pub mod intervene;
 pub mod list;
 pub mod plot;
+pub mod progress;
 pub mod report_table;
 pub mod report_text;
 pub mod select;
+pub mod shell;
 pub mod term;
 
 use std::io::Write;
@@ -97,7 +99,10 @@ fn load_by(
             demo
         }
     };
-    match read(&path) {
+    let phase = progress::Phase::start(&format!("reading {}", progress::file_name(&path)));
+    let read = read(&path);
+    drop(phase);
+    match read {
         Ok(ds) => {
             if ds.warnings.warning_count() > 0 && !args.quiet {
                 let mut err = std::io::stderr().lock();
@@ -181,7 +186,13 @@ fn run_report(args: &ReportArgs) -> Result<()> {
         None => None,
     };
     let t = std::time::Instant::now();
+    let phase = progress::Phase::start(&if params.bootstrap_b > 0 {
+        format!("analysing (bootstrap B = {})", params.bootstrap_b)
+    } else {
+        "analysing".to_string()
+    });
     let report = analysis::run(&ds.matrix, &params, agreement);
+    drop(phase);
     crate::core::timing("analyses", t);
     let t = std::time::Instant::now();
     if let Some(path) = &args.items_out {
@@ -210,7 +221,17 @@ fn run_report(args: &ReportArgs) -> Result<()> {
         use std::io::IsTerminal;
         let source = dataset_path(&args.data).display().to_string();
         let terminal = std::io::stdout().is_terminal();
-        report_table::write(&mut out, &ds, &source, &report, f, terminal)?;
+        let layout = match (args.layout, &args.show_configs) {
+            (args::TableLayout::Wide, None) => report_table::Layout::Wide,
+            (args::TableLayout::Paper, None) => report_table::Layout::Paper,
+            (args::TableLayout::Paper, Some(c)) => report_table::Layout::PaperShowing(c.clone()),
+            (args::TableLayout::Wide, Some(_)) => {
+                return Err(select::fail(
+                    "--show-configs picks the paper layout's columns: not with --layout wide",
+                ));
+            }
+        };
+        report_table::write(&mut out, &ds, &source, &report, f, terminal, &layout)?;
     } else if format == ReportFormat::Json {
         report.write_json(&ds.matrix, &mut out, args.pretty)?;
         writeln!(out)?;
@@ -515,6 +536,16 @@ fn run_audit(a: &AuditArgs) -> Result<()> {
 
 /// Parses the command line and runs its command, up to the audit screens (see [`Next`]).
 pub fn run() -> Result<Next> {
+    // A mistyped command would be read as a dataset path (`frameaudit DATASET`): say which
+    // command it resembles instead of that no such dataset exists.
+    if let Some(first) = std::env::args_os().nth(1)
+        && let Some(meant) = shell::meant_command(&first)
+    {
+        return Err(select::fail(&format!(
+            "{} is neither a command nor a dataset that exists; did you mean {meant}?\n  (frameaudit --help lists the commands)",
+            sanitize(&first.to_string_lossy())
+        )));
+    }
     let cli = Cli::parse();
     if cli.no_cache {
         crate::core::cache::disable();
@@ -537,6 +568,8 @@ pub fn run() -> Result<Next> {
         Some(Command::Intervene(a)) => intervene::run(a),
         Some(Command::Sql(a)) => run_sql(a),
         Some(Command::Cells(a)) => run_cells(a),
+        Some(Command::Completions { shell }) => shell::completions(*shell),
+        Some(Command::Man) => shell::man(),
     };
     done.map(|()| Next::Exit)
 }

@@ -49,6 +49,8 @@ enum Val {
 struct Col {
     label: String,
     csv: Vec<String>,
+    /// A configuration's value (its accuracy or mean score): `--show-configs` picks these.
+    config: bool,
 }
 
 impl Col {
@@ -56,6 +58,7 @@ impl Col {
         Col {
             label: label.into(),
             csv: vec![csv.into()],
+            config: false,
         }
     }
 
@@ -63,6 +66,7 @@ impl Col {
         Col {
             label: label.into(),
             csv: vec![csv.into(), format!("{csv}_lo"), format!("{csv}_hi")],
+            config: false,
         }
     }
 
@@ -74,6 +78,7 @@ impl Col {
             Col {
                 label: x.label.into(),
                 csv: vec![x.at_column(), csv],
+                config: false,
             }
         } else if x.interval.is_some() {
             Col::est(x.label, &csv)
@@ -122,6 +127,13 @@ struct Table {
     kind: Kind,
     cols: Vec<Col>,
     rows: Vec<Vec<Val>>,
+    /// The paper layout's shape: the first `groups` columns (protocol, split) head groups of
+    /// rows, the next `keys` (the model, a strategy, an edge) name each row, and the value
+    /// columns after them come in sections, each starting at one of `sections` (a task's
+    /// configurations, then its measures).
+    groups: usize,
+    keys: usize,
+    sections: Vec<(usize, &'static str)>,
 }
 
 /// The recovery table (docs/intervention.md §7): one row per split, model and intervention
@@ -170,6 +182,9 @@ fn intervention_table(m: &ResponseMatrix, report: &Report) -> Option<Table> {
             Col::est("Accuracy delta", "accuracy_delta"),
         ],
         rows,
+        groups: 1,
+        keys: 2,
+        sections: vec![(3, "")],
     })
 }
 
@@ -218,10 +233,14 @@ fn edges_table(m: &ResponseMatrix, report: &Report, with_protocol: bool) -> Opti
         Col::new("q", "excess_q"),
         Col::new("Beyond noise", "beyond_noise"),
     ]);
+    let groups = usize::from(with_protocol) + 1;
     (!rows.is_empty()).then_some(Table {
         kind: Kind::Edges,
         cols,
         rows,
+        groups,
+        keys: 3,
+        sections: vec![(groups + 3, "")],
     })
 }
 
@@ -302,8 +321,12 @@ fn tables(m: &ResponseMatrix, report: &Report, measures: &[Measure]) -> Vec<Tabl
             "mean_score"
         };
         for c in &configs {
-            cols.push(Col::new(c, &format!("{prefix}_{c}")));
+            cols.push(Col {
+                config: true,
+                ..Col::new(c, &format!("{prefix}_{c}"))
+            });
         }
+        let measured = cols.len();
         let columns = with_columns(
             measures,
             task,
@@ -337,10 +360,24 @@ fn tables(m: &ResponseMatrix, report: &Report, measures: &[Measure]) -> Vec<Tabl
                 rows.push(row);
             }
         }
+        let groups = usize::from(with_protocol) + 1;
         out.push(Table {
             kind: Kind::Task(task),
             cols,
             rows,
+            groups,
+            keys: 1,
+            sections: vec![
+                (
+                    groups + 1,
+                    if task == Task::Mcq {
+                        "accuracy per configuration"
+                    } else {
+                        "mean score per configuration"
+                    },
+                ),
+                (measured, "measures"),
+            ],
         });
     }
     out.extend(intervention_table(m, report));
@@ -607,6 +644,30 @@ fn latex_escape(s: &str) -> String {
     o
 }
 
+/// How Markdown and LaTeX lay the tables out (CSV is always one table of every column).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// One row per split and model with every column: as wide as the grid is.
+    Wide,
+    /// Tables that fit a page: a task's configurations and its measures apart, rows
+    /// grouped under their split, intervals and best configurations on a line below their
+    /// value, and the columns wrapped into further tables past a page's width
+    /// ([`PAGE_PT`]); `shown` keeps only these configuration columns.
+    #[default]
+    Paper,
+    /// [`Layout::Paper`] with only the named configurations' columns.
+    PaperShowing(Vec<String>),
+}
+
+/// The text width the paper layout fits its LaTeX tables into: LaTeX's article class at
+/// 10 pt (345 pt, 4.8 in), narrower than the text of the usual conference and journal
+/// templates.
+pub const PAGE_PT: f64 = 345.0;
+
+/// The width the paper layout fits a Markdown table into, in characters: what a rendered
+/// README or pull request shows without scrolling.
+const PAGE_CHARS: usize = 100;
+
 /// Writes the tables of the report in `format`; `source` is the dataset path read.
 /// `terminal`: standard output is a
 /// terminal, so the CSV's names are escaped too (a file keeps them byte for byte).
@@ -617,12 +678,373 @@ pub fn write(
     report: &Report,
     format: TableFormat,
     terminal: bool,
+    layout: &Layout,
 ) -> io::Result<()> {
-    write_with(out, ds, source, report, format, terminal, MEASURES)
+    let head = header(ds, source, report, format, MEASURES);
+    let mut tables = tables(&ds.matrix, report, MEASURES);
+    if format == TableFormat::Csv || *layout == Layout::Wide {
+        return write_tables(out, &head, &tables, format, terminal);
+    }
+    if let Layout::PaperShowing(names) = layout {
+        show_configs(&mut tables, names)?;
+    }
+    let line = |s: &str| sanitize(s).into_owned();
+    match format {
+        TableFormat::Markdown => {
+            for h in &head {
+                writeln!(out, "<!-- {} -->", line(h).replace("-->", "-- >"))?;
+            }
+        }
+        _ => {
+            for h in &head {
+                writeln!(out, "% {}", line(h))?;
+            }
+        }
+    }
+    for t in &tables {
+        for (title, cols) in paper_parts(t, format) {
+            writeln!(out)?;
+            match format {
+                TableFormat::Markdown => paper_markdown(out, t, &title, &cols)?,
+                _ => paper_latex(out, t, &title, &cols)?,
+            }
+        }
+    }
+    if tables.is_empty() {
+        write_tables(out, &[], &tables, format, terminal)?;
+    }
+    Ok(())
 }
 
-/// [`write()`], each task's table with the columns of `measures` (a table of
-/// `core::measures` shape).
+/// Keeps only the configuration columns named in `names`; a name no table has is an error
+/// that lists the names there are.
+fn show_configs(tables: &mut [Table], names: &[String]) -> io::Result<()> {
+    let there: Vec<&str> = tables
+        .iter()
+        .flat_map(|t| t.cols.iter().filter(|c| c.config))
+        .map(|c| c.label.as_str())
+        .collect();
+    let missing: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !there.contains(n))
+        .collect();
+    if !missing.is_empty() {
+        let mut known: Vec<&str> = Vec::new();
+        for n in there {
+            if !known.contains(&n) {
+                known.push(n);
+            }
+        }
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "--show-configs: no configuration {} in the tables (they have {})",
+                sanitize(&missing.join(", ")),
+                sanitize(&known.join(", "))
+            ),
+        ));
+    }
+    for t in tables {
+        let keep: Vec<bool> = t
+            .cols
+            .iter()
+            .map(|c| !c.config || names.contains(&c.label))
+            .collect();
+        let mut sections = Vec::new();
+        for &(start, name) in &t.sections {
+            let before = keep[..start].iter().filter(|k| !**k).count();
+            sections.push((start - before, name));
+        }
+        t.sections = sections;
+        let mut i = 0;
+        t.cols.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+        for row in &mut t.rows {
+            let mut i = 0;
+            row.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A value in the paper layout: its first line, and what stands below it (an interval, the
+/// best configuration), both escaped by `esc`.
+fn paper_value(v: &Val, esc: fn(&str) -> String) -> (String, Option<String>) {
+    match v {
+        Val::Est(x, Some(i)) => (one(*x), Some(format!("[{}, {}]", one(i.lo), one(i.hi)))),
+        Val::Best(c, x) => (one(*x), Some(esc(c))),
+        _ => (shown(v, esc), None),
+    }
+}
+
+/// The width of `s` in points as LaTeX's Computer Modern at 10 pt sets it, near enough to
+/// wrap columns by (the compile test in tests/report_paper.rs checks the fit).
+fn latex_pt(s: &str) -> f64 {
+    // A command (`\_`, `\textbackslash{}`) is as wide as the sign it sets.
+    let mut w = 0.0;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            // A command's name, or the one sign it escapes.
+            match chars.next() {
+                Some(n) if n.is_ascii_alphabetic() => {
+                    while chars.peek().is_some_and(char::is_ascii_alphabetic) {
+                        chars.next();
+                    }
+                }
+                _ => {}
+            }
+            w += 5.0;
+            continue;
+        }
+        w += match c {
+            '{' | '}' | '$' => 0.0,
+            'i' | 'l' | 'j' | '.' | ',' | ':' | ';' | '\'' | '!' | '|' => 2.8,
+            'f' | 't' | 'r' | ' ' | '-' | '(' | ')' | '[' | ']' => 3.9,
+            'm' => 8.4,
+            'w' => 7.3,
+            'M' | 'W' => 9.2,
+            'I' | 'J' => 3.6,
+            c if c.is_ascii_uppercase() => 7.5,
+            _ => 5.0,
+        };
+    }
+    w
+}
+
+/// The width of a value column (its heading's lines, its values and what stands below
+/// them) in points or, for Markdown, characters.
+fn col_width(t: &Table, i: usize, format: TableFormat) -> f64 {
+    let latex = format == TableFormat::Latex;
+    let mut w: f64 = 0.0;
+    if latex {
+        for l in heading_lines(&t.cols[i].label) {
+            w = w.max(latex_pt(&latex_escape(&l)));
+        }
+    } else {
+        w = t.cols[i].label.chars().count() as f64;
+    }
+    for row in &t.rows {
+        if latex {
+            let (first, below) = paper_value(&row[i], latex_escape);
+            w = w.max(latex_pt(&first));
+            if let Some(b) = below {
+                // \scriptsize is 7 pt against 10.
+                w = w.max(0.7 * latex_pt(&b));
+            }
+        } else {
+            w = w.max(shown(&row[i], markdown_escape).chars().count() as f64);
+        }
+    }
+    // The space between columns: \tabcolsep on each side, or Markdown's ` | `.
+    w + if latex { 12.0 } else { 3.0 }
+}
+
+/// The paper layout's tables of `t`: each section's value columns, wrapped where the next
+/// column would pass the page; each with its title.
+fn paper_parts(t: &Table, format: TableFormat) -> Vec<(String, Vec<usize>)> {
+    let keys = t.groups..t.groups + t.keys;
+    let page = match format {
+        TableFormat::Latex => PAGE_PT,
+        _ => PAGE_CHARS as f64,
+    };
+    let key_width: f64 = keys
+        .clone()
+        .map(|i| {
+            let mut w: f64 = if format == TableFormat::Latex {
+                latex_pt(&latex_escape(&t.cols[i].label))
+            } else {
+                t.cols[i].label.chars().count() as f64
+            };
+            for row in &t.rows {
+                w = w.max(match format {
+                    TableFormat::Latex => latex_pt(&shown(&row[i], latex_escape)),
+                    _ => shown(&row[i], markdown_escape).chars().count() as f64,
+                });
+            }
+            w + if format == TableFormat::Latex {
+                12.0
+            } else {
+                4.0
+            }
+        })
+        .sum();
+    let mut parts: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (s, &(start, name)) in t.sections.iter().enumerate() {
+        let end = t.sections.get(s + 1).map_or(t.cols.len(), |x| x.0);
+        let mut width = key_width;
+        let mut cols: Vec<usize> = Vec::new();
+        for i in start..end {
+            let w = col_width(t, i, format);
+            if !cols.is_empty() && width + w > page {
+                parts.push((name, std::mem::take(&mut cols)));
+                width = key_width;
+            }
+            width += w;
+            cols.push(i);
+        }
+        if !cols.is_empty() {
+            parts.push((name, cols));
+        }
+    }
+    let n = parts.len();
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(k, (name, cols))| {
+            let mut title = t.kind.title().to_string();
+            if !name.is_empty() {
+                title.push_str(": ");
+                title.push_str(name);
+            }
+            if n > 1 {
+                title.push_str(&format!(" ({} of {n})", k + 1));
+            }
+            (title, keys.clone().chain(cols).collect())
+        })
+        .collect()
+}
+
+/// A heading on at most two lines: a label of several words breaks after its first.
+fn heading_lines(label: &str) -> Vec<String> {
+    match label.split_once(' ') {
+        Some((a, b)) => vec![a.to_string(), b.to_string()],
+        None => vec![label.to_string()],
+    }
+}
+
+/// The group of each row: its protocol and split, joined.
+fn group_of(t: &Table, row: &[Val], esc: fn(&str) -> String) -> String {
+    row[..t.groups]
+        .iter()
+        .map(|v| shown(v, esc))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// One table of the paper layout in Markdown: a bold row heads each group.
+fn paper_markdown(out: &mut impl Write, t: &Table, title: &str, cols: &[usize]) -> io::Result<()> {
+    writeln!(out, "**{title}**")?;
+    writeln!(out)?;
+    let cells: Vec<String> = cols
+        .iter()
+        .map(|&i| markdown_escape(&t.cols[i].label))
+        .collect();
+    writeln!(out, "| {} |", cells.join(" | "))?;
+    let align: Vec<&str> = cols
+        .iter()
+        .map(|&i| if i < t.groups + t.keys { ":--" } else { "--:" })
+        .collect();
+    writeln!(out, "|{}|", align.join("|"))?;
+    let mut last: Option<String> = None;
+    for row in &t.rows {
+        let group = group_of(t, row, markdown_escape);
+        if t.groups > 0 && last.as_ref() != Some(&group) {
+            let mut cells = vec![format!("**{group}**")];
+            cells.resize(cols.len(), String::new());
+            writeln!(out, "| {} |", cells.join(" | "))?;
+            last = Some(group);
+        }
+        let cells: Vec<String> = cols
+            .iter()
+            .map(|&i| shown(&row[i], markdown_escape))
+            .collect();
+        writeln!(out, "| {} |", cells.join(" | "))?;
+    }
+    Ok(())
+}
+
+/// One table of the paper layout in LaTeX: a group's name in italics above its rows, a
+/// two-word heading on two lines, an interval or best configuration in \scriptsize below
+/// its value.
+fn paper_latex(out: &mut impl Write, t: &Table, title: &str, cols: &[usize]) -> io::Result<()> {
+    // A number's minus is a math minus (text mode sets a hyphen); names and the dash of a
+    // missing value keep theirs.
+    let num = |s: &str, v: &Val| match v {
+        Val::Num(Some(_)) | Val::Est(..) => s.replace('-', "$-$"),
+        Val::Best(..) => s.replace('-', "$-$"),
+        _ => s.to_string(),
+    };
+    writeln!(out, "% {}", title.to_lowercase())?;
+    let spec: String = cols
+        .iter()
+        .map(|&i| if i < t.groups + t.keys { 'l' } else { 'r' })
+        .collect();
+    writeln!(out, "\\begin{{tabular}}{{{spec}}}")?;
+    writeln!(out, "\\toprule")?;
+    let heads: Vec<Vec<String>> = cols
+        .iter()
+        .map(|&i| heading_lines(&t.cols[i].label))
+        .collect();
+    if heads.iter().any(|h| h.len() > 1) {
+        let first: Vec<String> = heads
+            .iter()
+            .map(|h| {
+                if h.len() > 1 {
+                    latex_escape(&h[0])
+                } else {
+                    String::new()
+                }
+            })
+            .collect();
+        writeln!(out, "{} \\\\", first.join(" & "))?;
+    }
+    let last: Vec<String> = heads
+        .iter()
+        .map(|h| latex_escape(h.last().map_or("", String::as_str)))
+        .collect();
+    writeln!(out, "{} \\\\", last.join(" & "))?;
+    writeln!(out, "\\midrule")?;
+    let mut group: Option<String> = None;
+    for row in &t.rows {
+        let g = group_of(t, row, latex_escape);
+        if t.groups > 0 && group.as_ref() != Some(&g) {
+            if group.is_some() {
+                writeln!(out, "\\addlinespace")?;
+            }
+            writeln!(
+                out,
+                "\\multicolumn{{{}}}{{l}}{{\\textit{{{g}}}}} \\\\",
+                cols.len()
+            )?;
+            group = Some(g);
+        }
+        let values: Vec<(String, Option<String>)> = cols
+            .iter()
+            .map(|&i| paper_value(&row[i], latex_escape))
+            .collect();
+        let first: Vec<String> = values
+            .iter()
+            .zip(cols)
+            .map(|((v, _), &i)| num(v, &row[i]))
+            .collect();
+        writeln!(out, "{} \\\\", first.join(" & "))?;
+        if values.iter().any(|(_, b)| b.is_some()) {
+            let below: Vec<String> = values
+                .iter()
+                .zip(cols)
+                .map(|((_, b), &i)| match b {
+                    Some(b) if matches!(row[i], Val::Best(..)) => format!("{{\\scriptsize {b}}}"),
+                    Some(b) => format!("{{\\scriptsize {}}}", num(b, &row[i])),
+                    None => String::new(),
+                })
+                .collect();
+            writeln!(out, "{} \\\\", below.join(" & "))?;
+        }
+    }
+    writeln!(out, "\\bottomrule")?;
+    writeln!(out, "\\end{{tabular}}")?;
+    Ok(())
+}
+
+/// [`write()`] in the wide layout, each task's table with the columns of `measures` (a
+/// table of `core::measures` shape).
 pub fn write_with(
     out: &mut impl Write,
     ds: &Dataset,
@@ -634,18 +1056,29 @@ pub fn write_with(
 ) -> io::Result<()> {
     let head = header(ds, source, report, format, measures);
     let tables = tables(&ds.matrix, report, measures);
+    write_tables(out, &head, &tables, format, terminal)
+}
+
+/// The wide layout (and CSV): `head` as comments, then one table per task.
+fn write_tables(
+    out: &mut impl Write,
+    head: &[String],
+    tables: &[Table],
+    format: TableFormat,
+    terminal: bool,
+) -> io::Result<()> {
     // One line of text, never more: a name with a line break cannot end a comment.
     let line = |s: &str| sanitize(s).into_owned();
     match format {
         TableFormat::Csv => {
-            for h in &head {
+            for h in head {
                 writeln!(out, "# {}", line(h))?;
             }
             // One CSV for both tasks: the union of their columns, a task column first.
             let mut names: Vec<&str> = vec!["task"];
             let mut column: rustc_hash::FxHashMap<&str, usize> =
                 [("task", 0)].into_iter().collect();
-            for t in &tables {
+            for t in tables {
                 for c in t.cols.iter().flat_map(|c| &c.csv) {
                     column.entry(c).or_insert_with(|| {
                         names.push(c);
@@ -665,7 +1098,7 @@ pub fn write_with(
             };
             w.write_record(names.iter().map(|n| keep(n.to_string())))
                 .map_err(io::Error::other)?;
-            for t in &tables {
+            for t in tables {
                 for row in &t.rows {
                     let mut rec = vec![String::new(); names.len()];
                     rec[0] = t.kind.csv().into();
@@ -685,10 +1118,10 @@ pub fn write_with(
             out.write_all(&bytes)?;
         }
         TableFormat::Markdown => {
-            for h in &head {
+            for h in head {
                 writeln!(out, "<!-- {} -->", line(h).replace("-->", "-- >"))?;
             }
-            for t in &tables {
+            for t in tables {
                 writeln!(out)?;
                 writeln!(out, "**{}**", t.kind.title())?;
                 writeln!(out)?;
@@ -715,10 +1148,10 @@ pub fn write_with(
             }
         }
         TableFormat::Latex => {
-            for h in &head {
+            for h in head {
                 writeln!(out, "% {}", line(h))?;
             }
-            for t in &tables {
+            for t in tables {
                 writeln!(out)?;
                 writeln!(out, "% {}", t.kind.title().to_lowercase())?;
                 let spec: String = t.rows[0]

@@ -9,7 +9,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::{
     Chart, INK, Labeller, MUTED, Mark, ModelView, PlotError, category_labels,
-    category_labels_height, font, legend, rgb, text, text_size, tint, title,
+    category_labels_height, font, legend, rgb, stack, text, text_size, tint, title, wrapped_names,
 };
 use crate::core::analysis::Interval;
 use crate::core::analysis::cascade::Cascade;
@@ -1181,7 +1181,6 @@ impl Chart for ModelsCurve<'_> {
             .bold_line_style(GRID)
             .light_line_style(TRANSPARENT)
             .draw()?;
-        let mut lab = Labeller::default();
         let mut ends = Vec::new();
         let column: rustc_hash::FxHashMap<&str, usize> = configs
             .iter()
@@ -1205,26 +1204,34 @@ impl Chart for ModelsCurve<'_> {
                     .iter()
                     .map(|&p| Circle::new(p, 5, colour(i).filled())),
             )?;
-            let px: Vec<(i32, i32)> = points.iter().map(|p| chart.backend_coord(p)).collect();
-            lab.reserve_path(&px);
-            for &(cx, cy) in &px {
-                lab.reserve((cx - 7, cy - 7, cx + 7, cy + 7));
-            }
-            if let Some(&last) = px.last() {
-                ends.push((i, last));
+            if let Some(last) = points.last() {
+                ends.push((i, chart.backend_coord(last)));
             }
         }
-        // Each line named at its end, so that no model is told by colour alone.
-        for (i, (x, y)) in ends {
-            let name = &self.views[i].model;
-            let (_, th) = text_size(root, name, LABEL);
-            placed(
+        // Each line named, so that no model is told by colour alone: the names in one
+        // column right of the last configuration, top to bottom as the lines end, each as
+        // near its line's end as the others leave room for, a thin leader from the end to
+        // a name that is not beside it.
+        let (_, plot_top) = chart.backend_coord(&(0.0, y1));
+        let (_, plot_bottom) = chart.backend_coord(&(0.0, y0));
+        ends.sort_by_key(|&(i, (_, y))| (y, i));
+        let th = text_size(root, "Mg", LABEL).1 + 2;
+        let column = ends.iter().map(|&(_, (x, _))| x).max().unwrap_or(0) + 14;
+        let centres: Vec<i32> = ends.iter().map(|&(_, (_, y))| y).collect();
+        let tops = stack(&centres, th, plot_top, plot_bottom);
+        for (&(i, (x, y)), &top) in ends.iter().zip(&tops) {
+            let mid = top + th / 2;
+            if x + 14 < column || (mid - y).abs() > th / 2 {
+                root.draw(&PathElement::new(
+                    vec![(x + 7, y), (column - 4, mid)],
+                    tint(SERIES[i % SERIES.len()], 0.35).stroke_width(1),
+                ))?;
+            }
+            text(
                 root,
-                &mut lab,
-                name,
-                LABEL,
-                colour(i),
-                &[(x + 12, y - th / 2), (x + 12, y - th - 4), (x + 12, y + 4)],
+                &self.views[i].model,
+                (column, mid),
+                &font(LABEL, colour(i), HPos::Left, VPos::Center),
             )?;
         }
         let (_, axis_y) = chart.backend_coord(&(0.0, y0));
@@ -1351,7 +1358,17 @@ impl Panel<'_> {
             .fold(0.0, f64::max);
         let width = area.dim_in_pixel().0 as f64;
         let slot = (width - 110.0) / n.max(1) as f64;
-        let (turned, lab_h) = category_labels_height(root, self.names, slot as i32, TICK);
+        // Names horizontal, on up to three lines, where they break to fit their bar's
+        // slot; turned only where a part of a name is wider than the slot.
+        let wrapped = wrapped_names(root, self.names, slot as i32, TICK);
+        let line_h = (TICK * 1.3) as i32;
+        let (turned, lab_h) = match &wrapped {
+            Some(lines) => {
+                let most = lines.iter().map(Vec::len).max().unwrap_or(1) as i32;
+                (false, most * line_h + 4)
+            }
+            None => category_labels_height(root, self.names, slot as i32, TICK),
+        };
         let mut chart = ChartBuilder::on(area)
             .margin_top(120)
             .margin_left(20)
@@ -1415,7 +1432,22 @@ impl Panel<'_> {
         let centres: Vec<i32> = (0..n)
             .map(|i| chart.backend_coord(&(i as f64, 0.0)).0)
             .collect();
-        category_labels(root, self.names, &centres, axis_y, TICK, turned)
+        match wrapped {
+            Some(lines) => {
+                for (name, &x) in lines.iter().zip(&centres) {
+                    for (j, l) in name.iter().enumerate() {
+                        text(
+                            root,
+                            l,
+                            (x, axis_y + 4 + j as i32 * line_h),
+                            &font(TICK, INK, HPos::Center, VPos::Top),
+                        )?;
+                    }
+                }
+                Ok(())
+            }
+            None => category_labels(root, self.names, &centres, axis_y, TICK, turned),
+        }
     }
 }
 

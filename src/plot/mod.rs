@@ -21,7 +21,7 @@ use crate::core::text::sanitize;
 /// The family every figure's text uses: DejaVu Sans, registered under the generic name so
 /// that an SVG viewer without it falls back to its own sans-serif.
 pub const FONT: &str = "sans-serif";
-static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+pub(crate) static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// Registers the bundled font with plotters once; text never depends on system fonts.
 fn register_font() -> Result<(), PlotError> {
@@ -675,6 +675,78 @@ impl Labeller {
     }
 }
 
+/// Names broken into at most three lines that each fit `slot` pixels, after a `-`, `_`,
+/// `/` or space (`LLaVA-NeXT-` / `Video-7B`), so that they can stand horizontally under
+/// their bars; `None` when some name has a part that fits no line.
+pub(crate) fn wrapped_names<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    names: &[String],
+    slot: i32,
+    size: f64,
+) -> Option<Vec<Vec<String>>> {
+    let fits = |s: &str| text_size(root, s, size).0 <= slot - 6;
+    let mut all = Vec::with_capacity(names.len());
+    for name in names {
+        let mut parts: Vec<&str> = Vec::new();
+        let mut start = 0;
+        for (i, c) in name.char_indices() {
+            if matches!(c, '-' | '_' | '/' | ' ') {
+                let end = i + c.len_utf8();
+                parts.push(&name[start..end]);
+                start = end;
+            }
+        }
+        if start < name.len() {
+            parts.push(&name[start..]);
+        }
+        let mut lines: Vec<String> = Vec::new();
+        let mut line = String::new();
+        for p in parts {
+            let longer = format!("{line}{p}");
+            if line.is_empty() || fits(longer.trim_end()) {
+                line = longer;
+            } else {
+                lines.push(line.trim_end().to_string());
+                line = p.to_string();
+            }
+        }
+        if !line.is_empty() {
+            lines.push(line.trim_end().to_string());
+        }
+        if lines.len() > 3 || !lines.iter().all(|l| fits(l)) {
+            return None;
+        }
+        all.push(lines);
+    }
+    Some(all)
+}
+
+/// The tops of labels `h` high for points at `centres` (sorted top to bottom), in the same
+/// order and none over another: each as near its point as those above it leave room for,
+/// the stack moved up where it would pass `bottom` (and never above `top`).
+pub(crate) fn stack(centres: &[i32], h: i32, top: i32, bottom: i32) -> Vec<i32> {
+    let mut tops: Vec<i32> = Vec::with_capacity(centres.len());
+    for &c in centres {
+        let want = c - h / 2;
+        tops.push(match tops.last() {
+            Some(&above) => want.max(above + h),
+            None => want.max(top),
+        });
+    }
+    // Up from the bottom: a label past it moves up, and so do those it then meets.
+    let mut limit = bottom - h;
+    for t in tops.iter_mut().rev() {
+        if *t > limit {
+            *t = limit;
+        }
+        limit = *t - h;
+    }
+    for t in &mut tops {
+        *t = (*t).max(top);
+    }
+    tops
+}
+
 /// Category names under a categorical x axis at the given pixel centres, horizontal when
 /// they fit their slot, else turned to read downwards. Returns the height they take.
 pub(crate) fn category_labels_height<DB: DrawingBackend>(
@@ -753,6 +825,23 @@ mod tests {
         let other = format!("{long}y");
         assert_ne!(file_safe(&other), cut, "one more character, another file");
         assert_eq!(file_safe(&long), cut, "the same name, the same file");
+    }
+
+    /// Labels stacked beside the ends of lines keep the ends' order, never overlap, and
+    /// stand at their own end where the others leave room.
+    #[test]
+    fn stacked_labels_keep_their_order() {
+        let tops = stack(&[100, 104, 110, 300], 20, 0, 400);
+        assert_eq!(tops[0], 90, "where it wants to be");
+        assert_eq!(tops[3], 290, "a label with room stays at its end");
+        for w in tops.windows(2) {
+            assert!(w[1] >= w[0] + 20, "{tops:?}");
+        }
+        // At the bottom the stack moves up, still in order.
+        let tops = stack(&[380, 390, 395], 20, 0, 400);
+        assert_eq!(tops, vec![340, 360, 380]);
+        let tops = stack(&[-50], 20, 0, 400);
+        assert_eq!(tops, vec![0], "never above the top");
     }
 
     #[test]

@@ -1,0 +1,142 @@
+//! Issue 41: `report --format latex|markdown` tables that fit a paper's page. The LaTeX is
+//! compiled with pdflatex (Debian: texlive-latex-base, texlive-latex-recommended for
+//! booktabs), skipped with a note where it is absent.
+
+mod common;
+
+use std::process::Command;
+
+use common::{frameaudit, real_csv, stderr, stdout};
+
+/// The datasets checked: the bundled demo, and the real grid where this checkout has it.
+fn datasets() -> Vec<String> {
+    let mut v = vec![common::repo().join("fixtures/demo").display().to_string()];
+    v.extend(real_csv().map(|p| p.display().to_string()));
+    v
+}
+
+fn table(data: &str, args: &[&str]) -> String {
+    let mut all = vec!["report", data];
+    all.extend(args);
+    let o = frameaudit(&all);
+    assert!(o.status.success(), "{all:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// pdflatex's log of `tex` set in LaTeX's article class (the narrowest common text width,
+/// 345 pt), or `None` with a note when pdflatex or booktabs is absent.
+fn compile(tex: &str) -> Option<String> {
+    let have = Command::new("kpsewhich")
+        .arg("booktabs.sty")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have || !common::runs("pdflatex", &["--version"]) {
+        eprintln!(
+            "note: pdflatex or booktabs is absent (apt-get install texlive-latex-base texlive-latex-recommended); skipping the LaTeX compile"
+        );
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("table.tex"), tex).expect("write");
+    std::fs::write(
+        dir.path().join("doc.tex"),
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\setlength{\\parindent}{0pt}\n\\begin{document}\n\\input{table}\n\\end{document}\n",
+    )
+    .expect("write");
+    let o = Command::new("pdflatex")
+        .args(["-interaction=nonstopmode", "-halt-on-error", "doc.tex"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run pdflatex");
+    let log = std::fs::read_to_string(dir.path().join("doc.log")).unwrap_or_default();
+    assert!(o.status.success(), "pdflatex failed:\n{log}");
+    assert!(dir.path().join("doc.pdf").exists(), "no PDF:\n{log}");
+    Some(log)
+}
+
+#[test]
+fn latex_tables_of_the_real_grid_and_the_demo_fit_a_page() {
+    for data in datasets() {
+        let tex = table(&data, &["--format", "latex"]);
+        assert!(tex.contains("\\begin{tabular}"), "{tex}");
+        let Some(log) = compile(&tex) else { return };
+        let overfull: Vec<&str> = log
+            .lines()
+            .filter(|l| l.starts_with("Overfull \\hbox"))
+            .collect();
+        assert!(overfull.is_empty(), "{data}: {overfull:?}\n{tex}");
+    }
+}
+
+/// The wide layout is still there for whoever wants one row of every column.
+#[test]
+fn the_wide_layout_is_one_table_per_task() {
+    let demo = &datasets()[0];
+    let tex = table(
+        demo,
+        &["--format", "latex", "--layout", "wide", "--boot", "0"],
+    );
+    let paper = table(demo, &["--format", "latex", "--boot", "0"]);
+    let n = |t: &str| t.matches("\\begin{tabular}").count();
+    assert!(n(&paper) > n(&tex), "the paper layout wraps:\n{paper}");
+    assert!(
+        tex.contains("Split & Model & Items & K & textonly"),
+        "{tex}"
+    );
+}
+
+#[test]
+fn markdown_tables_stay_within_a_rendered_page() {
+    for data in datasets() {
+        let md = table(&data, &["--format", "markdown"]);
+        let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+        assert!(!rows.is_empty(), "{md}");
+        for r in rows {
+            assert!(r.chars().count() <= 110, "{data}: {} chars: {r}", r.len());
+        }
+        // Every value is still there: one row per model under its split.
+        assert!(
+            md.contains("**Multiple choice (accuracy, %): measures"),
+            "{md}"
+        );
+    }
+}
+
+#[test]
+fn show_configs_keeps_the_named_configurations_and_refuses_unknown_ones() {
+    let demo = &datasets()[0];
+    let md = table(
+        demo,
+        &[
+            "--format",
+            "markdown",
+            "--boot",
+            "0",
+            "--show-configs",
+            "8f,32f",
+        ],
+    );
+    let head = md
+        .lines()
+        .find(|l| l.starts_with("| Model | Items | K |"))
+        .unwrap_or_else(|| panic!("no configuration table:\n{md}"));
+    assert_eq!(head, "| Model | Items | K | 8f | 32f |", "{md}");
+    // The analysis is unchanged: its header records no --configs filter.
+    assert!(md.contains("<!--   --configs (no filter) -->"), "{md}");
+    let o = frameaudit(&[
+        "report",
+        demo,
+        "--format",
+        "latex",
+        "--show-configs",
+        "8f,12f",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("no configuration 12f") && err.contains("textonly, 4f, 8f"),
+        "{err}"
+    );
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+}
