@@ -3974,3 +3974,77 @@ fn the_overview_sets_each_step_against_the_noise_floor() {
         assert!(text.contains(&want), "{want}\n{text}");
     }
 }
+
+/// Issue 41, frames ahead of the annotator: once an item is open, the frames of the rows
+/// after it in the queue are decoded in the background before the annotator opens them,
+/// two rows ahead (before, only the next row's first twelve were).
+#[test]
+fn frames_of_the_rows_ahead_are_decoded_before_they_open() {
+    use frameaudit::core::frames::{FrameKey, FrameLoader, FrameStore};
+    use frameaudit::tui::app::{THUMB_SIDE, frame_info};
+    use std::collections::HashSet;
+
+    let mut app = demo_app();
+    app.set_images(frameaudit::term::ImageMode::Halfblocks);
+    // Every frame any configuration of row `r` sampled, by video and index.
+    let frames_of = |app: &App, r: u32| -> HashSet<(String, u64)> {
+        let info = frame_info(
+            &app.ds,
+            &app.report,
+            app.protocol,
+            &app.queue.rows[r as usize].q,
+            None,
+            None,
+        );
+        let Some(video) = info.video else {
+            return HashSet::new();
+        };
+        info.configs
+            .iter()
+            .flat_map(|c| c.frames.iter().map(|&i| (video.clone(), i)))
+            .collect()
+    };
+    // A place in the queue where the row two ahead has frames of its own: neither the
+    // open row nor the next one shows them.
+    let visible = app.queue.visible.clone();
+    let (at, own) = (0..visible.len().saturating_sub(2))
+        .find_map(|p| {
+            let mut own = frames_of(&app, visible[p + 2]);
+            for r in [visible[p], visible[p + 1]] {
+                own.retain(|f| !frames_of(&app, r).contains(f));
+            }
+            (!own.is_empty()).then_some((p, own))
+        })
+        .expect("a row two ahead with frames of its own");
+    app.frames.loader = Some(FrameLoader::new(FrameStore::new(&app.ds), 512, || {}));
+    app.queue.selected = Some(visible[at]);
+    app.update(Action::Open);
+    let loaded = |app: &App| {
+        let loader = app.frames.loader.as_ref().expect("loader");
+        own.iter()
+            .filter(|(video, index)| {
+                let key = FrameKey {
+                    video: video.clone(),
+                    index: *index,
+                    position: None,
+                    max_side: THUMB_SIDE,
+                    fit: None,
+                    saved: None,
+                };
+                loader.get(&key).is_some_and(|r| r.is_ok())
+            })
+            .count()
+    };
+    let mut n = 0;
+    for _ in 0..400 {
+        screen(&mut app, 120, 40);
+        n = loaded(&app);
+        if n > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(n > 0, "none of {} frames of the row two ahead decoded", own.len());
+    assert_eq!(app.screen, Screen::Item);
+    assert_eq!(app.current(), Some(visible[at] as usize), "still on the open row");
+}

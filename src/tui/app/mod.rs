@@ -9,6 +9,7 @@
 //! an editor, a picker, the status line: `overlays.rs`), the audit files beside this one
 //! and the pace of the session (`audits.rs`), and the geometry the last draw left.
 
+mod ahead;
 mod audits;
 mod frames;
 mod item;
