@@ -25,7 +25,7 @@ use super::VideoTools;
 use super::probe::{self, Rational};
 
 /// The first line of an index file; a file of another version is made anew.
-const HEADER: &str = "frameaudit frame index 1";
+const HEADER: &str = "frameaudit frame index 2";
 
 /// The frame index of one video.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +42,9 @@ pub(crate) struct FrameIndex {
     /// For each frame index, the timestamp of the frame decord returns, or `None` where
     /// decord runs out of frames and repeats an earlier one (only in damaged files).
     pub frames: Vec<Option<i64>>,
+    /// The timestamps of the frames known to be references, sorted (see [`references`]):
+    /// a decoder that skips the frames no other frame refers to still gives them, exactly.
+    pub refs: Vec<i64>,
 }
 
 impl FrameIndex {
@@ -78,6 +81,11 @@ impl FrameIndex {
         (t > 0.0).then_some(t)
     }
 
+    /// Whether the frame of timestamp `pts` is known to be a reference frame.
+    pub fn is_reference(&self, pts: i64) -> bool {
+        self.refs.binary_search(&pts).is_ok()
+    }
+
     /// The timestamp as seconds, for messages.
     pub fn seconds(&self, pts: i64) -> f64 {
         pts as f64 * self.time_base.value().unwrap_or(0.0)
@@ -95,6 +103,11 @@ impl FrameIndex {
         s.push_str("keys");
         for (k, pts) in &self.keys {
             s.push_str(&format!(" {k}:{pts}"));
+        }
+        s.push('\n');
+        s.push_str("refs");
+        for pts in &self.refs {
+            s.push_str(&format!(" {pts}"));
         }
         s.push('\n');
         for f in &self.frames {
@@ -134,6 +147,15 @@ impl FrameIndex {
                 Some((k.parse().ok()?, pts.parse().ok()?))
             })
             .collect::<Option<Vec<(u64, i64)>>>()?;
+        let refs = lines
+            .next()?
+            .strip_prefix("refs")?
+            .split_whitespace()
+            .map(|p| p.parse().ok())
+            .collect::<Option<Vec<i64>>>()?;
+        if !refs.is_sorted() {
+            return None;
+        }
         let frames = lines
             .map(|l| match l {
                 "-" => Some(None),
@@ -149,6 +171,7 @@ impl FrameIndex {
             start: stream[4].parse().ok()?,
             keys,
             frames,
+            refs,
         })
     }
 }
@@ -158,6 +181,25 @@ struct Packet {
     pts: i64,
     key: bool,
     discard: bool,
+}
+
+/// The timestamps of the frames of `packets` (in reading order) known to be references,
+/// sorted: keyframes, and each frame read before a frame shown earlier than it. An encoder
+/// reads a frame ahead of its turn only so that the frames shown before it can refer to it
+/// (the P-frame after a run of B-frames, the middle B-frame of a pyramid); a frame no other
+/// refers to is read when it is shown. A frame this misses is only decoded the slower way.
+fn references(packets: &[Packet]) -> Vec<i64> {
+    let mut refs = Vec::new();
+    let mut later_min = i64::MAX;
+    for p in packets.iter().rev() {
+        if p.key || p.pts > later_min {
+            refs.push(p.pts);
+        }
+        later_min = later_min.min(p.pts);
+    }
+    refs.sort_unstable();
+    refs.dedup();
+    refs
 }
 
 /// decord's frame order over `packets` (in reading order); see the module doc.
@@ -182,6 +224,7 @@ fn order(packets: &[Packet]) -> (Vec<(u64, i64)>, Vec<Option<i64>>) {
         start: 0.0,
         keys,
         frames: Vec::new(),
+        refs: Vec::new(),
     };
     let frames = (0..packets.len() as u64)
         .map(|k| {
@@ -307,6 +350,7 @@ pub(crate) fn build(tools: &VideoTools, video: &Path) -> Result<FrameIndex, Stri
             .unwrap_or(0.0),
         keys,
         frames,
+        refs: references(&packets),
     })
 }
 
@@ -412,6 +456,29 @@ mod tests {
     }
 
     #[test]
+    fn frames_read_ahead_of_their_turn_are_references() {
+        // I P B B | I P Bref B B, in reading order: the P-frames come before the B-frames
+        // shown ahead of them, and the middle B of a pyramid before the two around it.
+        let p = packets(&[
+            (0, "K"),
+            (3, ""),
+            (1, ""),
+            (2, ""),
+            (4, "K"),
+            (8, ""),
+            (6, ""),
+            (5, ""),
+            (7, ""),
+            (9, ""),
+        ]);
+        // 9 is read when it is shown: nothing says another frame refers to it.
+        assert_eq!(references(&p), [0, 3, 4, 6, 8]);
+        // Without B-frames only the keyframes are known.
+        let p = packets(&[(0, "K"), (1, ""), (2, ""), (3, "K"), (4, "")]);
+        assert_eq!(references(&p), [0, 3]);
+    }
+
+    #[test]
     fn discarded_frames_shift_the_first_group_as_in_decord() {
         // A stream-copied cut: the edit list hides the first three frames of the GOP.
         // decord counts decoded frames from the start there, and seeks by timestamp from
@@ -453,6 +520,7 @@ mod tests {
             start: 0.5,
             keys: vec![(2, 20), (10, 100)],
             frames: vec![Some(0); 20],
+            refs: vec![20, 37, 100],
         };
         assert_eq!(index.key_of(0), 0);
         assert_eq!(index.key_of(2), 0);
