@@ -43,6 +43,8 @@ pub struct VideoTools {
     pub timeout: Duration,
     /// Shared by every copy made from one [`super::FrameStore`].
     pub(crate) session: Arc<Session>,
+    /// Runs at a low priority: the decode is a prefetch, which nobody waits for yet.
+    pub(crate) background: bool,
 }
 
 /// Equal when they run the same programs with the same limit.
@@ -64,7 +66,14 @@ impl VideoTools {
             ffprobe,
             timeout: super::probe::run_timeout(),
             session: Arc::default(),
+            background: false,
         }
+    }
+
+    /// These tools, running their programs at a low priority (a prefetch's decode).
+    pub(crate) fn in_background(mut self) -> VideoTools {
+        self.background = true;
+        self
     }
 
     /// Why `video` is not decoded again: a run on it timed out earlier in this session.
@@ -83,7 +92,13 @@ impl VideoTools {
         if self.session.closed.load(Ordering::SeqCst) {
             return Err(RunError::Failed("the frame loader has stopped".into()));
         }
-        let r = probe::run(program, args, self.timeout, Some(&self.session.running));
+        let r = probe::run(
+            program,
+            args,
+            self.timeout,
+            Some(&self.session.running),
+            self.background,
+        );
         if let Err(RunError::TimedOut(limit)) = &r {
             self.session.remember(video, *limit);
         }

@@ -492,11 +492,11 @@ fn work_video(shared: &Shared, notify: &dyn Fn()) {
             }
         }
         std::thread::sleep(SETTLE);
-        let batch = take_batch(&mut shared.lock().video);
+        let (batch, prefetch) = take_batch(&mut shared.lock().video);
         if batch.is_empty() {
             continue;
         }
-        let decoded = catch_unwind(AssertUnwindSafe(|| decode_batch(&batch)))
+        let decoded = catch_unwind(AssertUnwindSafe(|| decode_batch(&batch, prefetch)))
             .unwrap_or_else(|_| batch.iter().map(|(k, _)| Err(internal(k))).collect());
         for ((key, located), outcome) in batch.iter().zip(decoded) {
             let result = outcome.and_then(|()| {
@@ -516,10 +516,13 @@ fn work_video(shared: &Shared, notify: &dyn Fn()) {
 /// whether it is a prefetch): the first frame and the others of its video of the same
 /// kind. Requests of that video come all together (up to [`MAX_BATCH`]), without the
 /// prefetches, whose decode would hold them back; prefetches come [`PREFETCH_BATCH`] at a
-/// time, in the order given, so that a request waits little behind them.
-fn take_batch(waiting: &mut VecDeque<(FrameKey, Located, bool)>) -> Vec<(FrameKey, Located)> {
+/// time, in the order given, so that a request waits little behind them. Says whether the
+/// batch is of prefetches.
+fn take_batch(
+    waiting: &mut VecDeque<(FrameKey, Located, bool)>,
+) -> (Vec<(FrameKey, Located)>, bool) {
     let Some((video, prefetch)) = waiting.front().map(|(k, _, p)| (k.video.clone(), *p)) else {
-        return Vec::new();
+        return (Vec::new(), false);
     };
     let most = if prefetch { PREFETCH_BATCH } else { MAX_BATCH };
     let mut batch = Vec::new();
@@ -532,12 +535,12 @@ fn take_batch(waiting: &mut VecDeque<(FrameKey, Located, bool)>) -> Vec<(FrameKe
         }
     }
     *waiting = rest;
-    batch
+    (batch, prefetch)
 }
 
-/// Decodes the frames of `batch` (all of one video) that are not cached yet; one result
-/// per frame.
-fn decode_batch(batch: &[(FrameKey, Located)]) -> Vec<Result<(), String>> {
+/// Decodes the frames of `batch` (all of one video) that are not cached yet, at a low
+/// priority when they are `prefetch`es; one result per frame.
+fn decode_batch(batch: &[(FrameKey, Located)], prefetch: bool) -> Vec<Result<(), String>> {
     let mut results: Vec<Result<(), String>> = vec![Ok(()); batch.len()];
     let mut wanted = Vec::new();
     let mut at = Vec::new();
@@ -561,9 +564,14 @@ fn decode_batch(batch: &[(FrameKey, Located)]) -> Vec<Result<(), String>> {
         }
     }
     if let Some((video, frame_index, tools)) = target {
+        let tools = if prefetch {
+            tools.clone().in_background()
+        } else {
+            tools.clone()
+        };
         for (i, r) in at
             .into_iter()
-            .zip(decode_video(tools, video, frame_index, &wanted))
+            .zip(decode_video(&tools, video, frame_index, &wanted))
         {
             results[i] = r;
         }
@@ -683,10 +691,11 @@ mod tests {
         ]);
         let mut batches = Vec::new();
         loop {
-            let batch = take_batch(&mut waiting);
+            let (batch, prefetch) = take_batch(&mut waiting);
             if batch.is_empty() {
                 break;
             }
+            assert_eq!(prefetch, batch[0].0.index == 3 || batch[0].0.index == 6);
             let videos: Vec<&str> = batch.iter().map(|(k, _)| k.video.as_str()).collect();
             assert!(videos.iter().all(|v| *v == videos[0]), "{videos:?}");
             batches.push(batch.iter().map(|(k, _)| k.index).collect::<Vec<u64>>());

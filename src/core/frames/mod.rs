@@ -200,6 +200,7 @@ impl FrameStore {
             ffprobe: self.ffprobe.clone()?,
             timeout: self.timeout,
             session: Arc::clone(&self.session),
+            background: false,
         })
     }
 
