@@ -119,6 +119,10 @@ pub struct FrameState {
     pub(crate) protocols: lru::LruCache<Slot, Result<ratatui_image::protocol::Protocol, String>>,
     /// The queue rows whose frames the loader was last given to decode ahead.
     pub(crate) ahead: Option<Vec<u32>>,
+    /// Locates the frames the keys of `outside.rs` take out of the screens (made once).
+    pub(crate) store: std::cell::OnceCell<crate::core::frames::FrameStore>,
+    /// The full-size frame asked for, until the runner hands it to a worker.
+    pub(crate) full: Option<super::outside::FullFrameJob>,
 }
 
 impl FrameState {
@@ -132,6 +136,8 @@ impl FrameState {
                 std::num::NonZeroUsize::new(96).unwrap_or(std::num::NonZeroUsize::MIN),
             ),
             ahead: None,
+            store: std::cell::OnceCell::new(),
+            full: None,
         }
     }
 }

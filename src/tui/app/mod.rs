@@ -13,6 +13,7 @@ mod ahead;
 mod audits;
 mod frames;
 mod item;
+mod outside;
 mod overlays;
 mod plan;
 mod queue;
@@ -30,6 +31,7 @@ pub use self::frames::{
     panel_list,
 };
 pub use self::item::ItemState;
+pub use self::outside::FullFrameJob;
 pub use self::overlays::{Overlays, PASTE_MAX, paste_line};
 pub use self::plan::{PlanRequest, Planner};
 pub use self::queue::QueueState;
