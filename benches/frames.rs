@@ -345,11 +345,8 @@ fn queue_order(root: &std::path::Path, n: u64) {
         println!("queue order: skipped (needs a symbolic link)");
         return;
     }
-    let store = FrameStore::from_parts(
-        Some(tmp.path().to_path_buf()),
-        &DatasetMeta::default(),
-        &[],
-    );
+    let store =
+        FrameStore::from_parts(Some(tmp.path().to_path_buf()), &DatasetMeta::default(), &[]);
     // Item j: the last frame of GOPs j, j + 4, ... j + 56 (15 over the 60 GOPs of the
     // video), and the one before the last of GOP j: each GOP decoded whole, no two items
     // sharing one.

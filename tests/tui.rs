@@ -4044,9 +4044,17 @@ fn frames_of_the_rows_ahead_are_decoded_before_they_open() {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(n > 0, "none of {} frames of the row two ahead decoded", own.len());
+    assert!(
+        n > 0,
+        "none of {} frames of the row two ahead decoded",
+        own.len()
+    );
     assert_eq!(app.screen, Screen::Item);
-    assert_eq!(app.current(), Some(visible[at] as usize), "still on the open row");
+    assert_eq!(
+        app.current(),
+        Some(visible[at] as usize),
+        "still on the open row"
+    );
 }
 
 /// The demo in `dir` (its frames linked), with a video file for each clip and, unless
@@ -4126,7 +4134,13 @@ fn p_gives_a_player_command_for_the_seconds_around_the_frame() {
         index as f64 - 3.0,
         path.display()
     );
-    assert_eq!(notice, Notice { text: want, error: false });
+    assert_eq!(
+        notice,
+        Notice {
+            text: want,
+            error: false
+        }
+    );
 
     let tmp = tempfile::tempdir().expect("tmp");
     let mut app = demo_with_videos(tmp.path(), false);
@@ -4153,7 +4167,10 @@ fn f_writes_the_frame_under_the_cursor_at_full_size() {
     let (video, index) = frame_under_cursor(&app);
     assert_eq!(app.on_key(key('f')), vec![Effect::FullFrame]);
     let job = app.take_full_frame().expect("a job for the worker");
-    assert_eq!((job.key.video.clone(), job.key.index), (video.clone(), index));
+    assert_eq!(
+        (job.key.video.clone(), job.key.index),
+        (video.clone(), index)
+    );
     if std::env::var_os(frameaudit::core::frames::VIEWER_ENV).is_none() {
         assert_eq!(job.viewer, None, "nothing is run unless asked");
     }
@@ -4162,10 +4179,9 @@ fn f_writes_the_frame_under_the_cursor_at_full_size() {
         .expect("written");
     assert_eq!(path, out.path().join(format!("{video}-frame{index}.png")));
     let png = image::open(&path).expect("a PNG");
-    let source = image::open(
-        common::repo().join(format!("fixtures/demo/frames/{video}/{index:06}.jpg")),
-    )
-    .expect("the frame file");
+    let source =
+        image::open(common::repo().join(format!("fixtures/demo/frames/{video}/{index:06}.jpg")))
+            .expect("the frame file");
     assert_eq!(
         (png.width(), png.height()),
         (source.width(), source.height()),

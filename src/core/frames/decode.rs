@@ -677,7 +677,10 @@ mod tests {
 
     /// The inputs of a decode run as (skips non-references, seek time), one per group.
     fn inputs(args: &[OsString]) -> Vec<(bool, Option<String>)> {
-        let args: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         let mut out = Vec::new();
         let mut skip = false;
         let mut seek = None;

@@ -666,7 +666,8 @@ mod tests {
         assert!(!st.queued.contains(&key("v", 3, None).cache_key()));
         // Frames waiting for the video thread are dropped with their list too.
         let located = Located::Missing(String::new());
-        st.video.push_back((key("v", 8, None), located.clone(), true));
+        st.video
+            .push_back((key("v", 8, None), located.clone(), true));
         st.video.push_back((key("v", 6, None), located, false));
         st.in_flight.insert(key("v", 8, None).cache_key());
         assert!(!st.set_prefetch(Vec::new()));

@@ -72,7 +72,10 @@ pub fn full_frame_name(video: &str, index: u64) -> String {
         })
         .collect();
     let safe = safe.trim_start_matches('.');
-    format!("{}-frame{index}.png", if safe.is_empty() { "video" } else { safe })
+    format!(
+        "{}-frame{index}.png",
+        if safe.is_empty() { "video" } else { safe }
+    )
 }
 
 /// Decodes the frame of `key` at full size (its `max_side` and `fit` are not used; a frame

@@ -44,7 +44,10 @@ impl FullFrameJob {
             },
             Some(viewer) => match crate::core::frames::open_in_viewer(viewer, &path) {
                 Ok(()) => Notice {
-                    text: format!("{what} at full size, shown by {}: {shown}", sanitize(viewer)),
+                    text: format!(
+                        "{what} at full size, shown by {}: {shown}",
+                        sanitize(viewer)
+                    ),
                     error: false,
                 },
                 Err(why) => Notice {
@@ -59,9 +62,7 @@ impl FullFrameJob {
 impl App {
     /// The frame store the keys of this room locate frames with (made once).
     fn frame_store(&self) -> &FrameStore {
-        self.frames
-            .store
-            .get_or_init(|| FrameStore::new(&self.ds))
+        self.frames.store.get_or_init(|| FrameStore::new(&self.ds))
     }
 
     /// The frame under the cursor of the open item: its key (at no size) and its video's
@@ -93,10 +94,7 @@ impl App {
         }
         match self.frame_under_cursor() {
             Ok((key, _)) => {
-                self.notice(
-                    &format!("writing frame {} at full size…", key.index),
-                    false,
-                );
+                self.notice(&format!("writing frame {} at full size…", key.index), false);
                 self.frames.full = Some(FullFrameJob {
                     store: self.frame_store().clone(),
                     key,
