@@ -1,13 +1,14 @@
-//! Frames ahead of the annotator: which queue rows open next, and the frames of theirs the
-//! loader decodes in the background, behind everything on screen, so that in queue order an
-//! item's frames are there when it opens. A jump elsewhere gives the loader another list,
-//! which drops what the old one still had waiting.
+//! Frames ahead of the annotator: the frames of the open item the screen does not show yet
+//! and those of the queue rows that open next, which the loader decodes in the background,
+//! behind everything on screen, so that in queue order an item's frames are there when it
+//! opens. A jump elsewhere gives the loader another list, which drops what the old one
+//! still had waiting.
 
 use crate::core::frames::FrameKey;
 
 use super::{App, Screen, Subset, THUMB_SIDE, frame_info, panel_list};
 
-/// How many rows past the one open are decoded ahead.
+/// How many rows past the one open (or selected) are decoded ahead.
 pub const ROWS_AHEAD: usize = 2;
 
 /// How many frames of a row ahead are decoded: its panel's first frames, a screenful of
@@ -15,16 +16,15 @@ pub const ROWS_AHEAD: usize = 2;
 pub const FRAMES_PER_ROW: usize = 16;
 
 /// The rows (indices into the queue's rows) to decode ahead, in the order the annotator
-/// meets them: on the item screen (`open`) the `n` visible rows after `current`; on the
-/// queue screen the selected row first (the one Enter opens) and the `n - 1` after it.
+/// meets them: `current` (the open item, whose frames off screen the cursor reaches next;
+/// on the queue the selected row, which Enter opens) and the `n` visible rows after it.
 /// Nothing when `current` is not among the visible rows: where the annotator goes next is
 /// not known then.
-pub fn rows_ahead(visible: &[u32], current: Option<u32>, open: bool, n: usize) -> Vec<u32> {
+pub fn rows_ahead(visible: &[u32], current: Option<u32>, n: usize) -> Vec<u32> {
     let Some(at) = current.and_then(|c| visible.iter().position(|&v| v == c)) else {
         return Vec::new();
     };
-    let from = if open { at + 1 } else { at };
-    visible.iter().skip(from).take(n).copied().collect()
+    visible.iter().skip(at).take(n + 1).copied().collect()
 }
 
 /// The prefetch list of the rows' frames (each row's in panel order, rows in the order
@@ -46,14 +46,12 @@ pub fn prefetch_order(rows: Vec<Vec<FrameKey>>, per_row: usize) -> Vec<FrameKey>
 impl App {
     /// [`rows_ahead`] of the screen as it is: none on a researcher view.
     fn rows_ahead(&self) -> Vec<u32> {
-        let open = match self.screen {
-            Screen::Item => true,
-            Screen::Queue => false,
-            Screen::Research(_) => return Vec::new(),
-        };
-        // On the queue the selected row counts among them.
-        let n = ROWS_AHEAD + usize::from(!open);
-        rows_ahead(&self.queue.visible, self.queue.selected, open, n)
+        match self.screen {
+            Screen::Item | Screen::Queue => {
+                rows_ahead(&self.queue.visible, self.queue.selected, ROWS_AHEAD)
+            }
+            Screen::Research(_) => Vec::new(),
+        }
     }
 
     /// The frames to decode ahead now (see [`rows_ahead`]): each row as it would open (its
@@ -120,16 +118,14 @@ mod tests {
     #[test]
     fn the_rows_ahead_follow_the_queue_as_it_is_shown() {
         let visible = [7, 3, 9, 4, 1];
-        // On the item screen: the rows after the open one.
-        assert_eq!(rows_ahead(&visible, Some(3), true, 2), [9, 4]);
+        // The open (or selected) row, then the rows after it.
+        assert_eq!(rows_ahead(&visible, Some(3), 2), [3, 9, 4]);
         // At the end of the queue there is less ahead.
-        assert_eq!(rows_ahead(&visible, Some(4), true, 2), [1]);
-        assert!(rows_ahead(&visible, Some(1), true, 2).is_empty());
-        // On the queue: the selected row first.
-        assert_eq!(rows_ahead(&visible, Some(3), false, 3), [3, 9, 4]);
+        assert_eq!(rows_ahead(&visible, Some(4), 2), [4, 1]);
+        assert_eq!(rows_ahead(&visible, Some(1), 2), [1]);
         // A row filtered out, or none selected: nothing is known of what comes next.
-        assert!(rows_ahead(&visible, Some(5), true, 2).is_empty());
-        assert!(rows_ahead(&visible, None, false, 2).is_empty());
+        assert!(rows_ahead(&visible, Some(5), 2).is_empty());
+        assert!(rows_ahead(&visible, None, 2).is_empty());
     }
 
     #[test]
