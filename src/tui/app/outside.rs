@@ -156,6 +156,8 @@ impl App {
             .ok()
             .filter(|p| !p.trim().is_empty())
             .unwrap_or_else(|| "mpv".into());
+        // Absolute, so that the command runs from any folder the user pastes it into.
+        let video = std::path::absolute(&video).unwrap_or(video);
         let command = crate::core::frames::player_command(&player, &video, key.index, fps);
         self.notice(&sanitize(&command), false);
     }
