@@ -187,6 +187,35 @@ mod tests {
         assert_eq!(full_frame_name(&"x".repeat(300), 1).len(), 80 + 11);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn the_viewer_named_is_run_on_the_file_without_a_terminal() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let script = dir.path().join("viewer.sh");
+        let seen = dir.path().join("seen.txt");
+        std::fs::write(
+            &script,
+            format!("printf '%s|%s' \"$1\" \"$(cat)\" > {}\n", seen.display()),
+        )
+        .expect("script");
+        let file = dir.path().join("clip-frame3.png");
+        open_in_viewer(&format!("sh {}", script.display()), &file).expect("started");
+        // Not waited for: the file appears when the script has run.
+        let mut text = String::new();
+        for _ in 0..500 {
+            text = std::fs::read_to_string(&seen).unwrap_or_default();
+            if !text.is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // The file as its last argument, and nothing on its input.
+        assert_eq!(text, format!("{}|", file.display()));
+        assert!(open_in_viewer("  ", &file).is_err());
+        let missing = open_in_viewer("/nonexistent/viewer", &file).unwrap_err();
+        assert!(missing.contains(VIEWER_ENV), "{missing}");
+    }
+
     #[test]
     fn a_path_is_quoted_for_the_shell() {
         assert_eq!(shell_quote("/data/v-1.mp4"), "/data/v-1.mp4");
