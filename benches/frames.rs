@@ -15,7 +15,16 @@
 //! worst case of this GOP:
 //!   - the probe (`probe_video`) and the frame index, once each;
 //!   - cold through the loader (one batch), and cached;
-//!   - cold one ffmpeg run a frame (the decoder of before), for comparison.
+//!   - cold one ffmpeg run a frame (the decoder of before), for comparison;
+//!   - the first item cold: its 16 frames through the loader, none decoded before, the
+//!     video indexed (what opening the first item of a session costs);
+//!   - queue order: items of 16 frames, 15 of them the last of a GOP and no two items
+//!     sharing a GOP, opened one after the other as the audit screens open them (the thumbnails at
+//!     their slot's size, the first frame large), with the two items after the open one
+//!     prefetched as the screens prefetch them and the annotator on each item for a while
+//!     (10 s, `FRAMES_BENCH_DWELL=SECONDS`): from opening an item to its frames all there.
+//!
+//! The machine's load average is printed with the figures.
 //!
 //! `FRAMES_BENCH_VIDEO=path` uses that file instead of making one. Figures only; nothing
 //! is asserted.
@@ -206,7 +215,8 @@ fn raw_video() {
         .map(|i| ((i as f64) * (n - 1) as f64 / 15.0) as u64)
         .collect();
     let store = FrameStore::from_parts(Some(root.to_path_buf()), &DatasetMeta::default(), &[]);
-    let Some(tools) = store.tools() else {
+    // Tools of a store of their own: the loaders below close their store's session.
+    let Some(tools) = FrameStore::from_parts(None, &DatasetMeta::default(), &[]).tools() else {
         println!("raw video: skipped, no ffprobe");
         return;
     };
@@ -240,16 +250,27 @@ fn raw_video() {
         saved: None,
     };
     let keys: Vec<FrameKey> = picks.iter().map(|&i| key(i)).collect();
+    let cpu = children_cpu();
     let (cold, loader) = fetch_all(&store, &keys);
+    let cpu = children_cpu().zip(cpu).map(|(b, a)| b - a);
     let ok = picks
         .iter()
         .filter(|&&i| loader.get(&key(i)).is_some_and(|r| r.is_ok()))
         .count();
     println!(
-        "raw video: cold, through the loader: {:.0} ms for 16 frames ({ok} decoded), {:.1} frames/s",
+        "raw video: first item cold, through the loader: {:.0} ms for 16 frames ({ok} decoded), {:.1} frames/s (load {})",
         cold * 1e3,
-        16.0 / cold
+        16.0 / cold,
+        load_average()
     );
+    if let Some(cpu) = cpu {
+        // Wall time depends on what else the machine runs; the CPU time the decodes took
+        // does not: over two idle cores, the item would take about half of it.
+        println!(
+            "raw video: first item cold: {cpu:.2} s of CPU in ffmpeg (about {:.1} s over two idle cores)",
+            cpu / 2.0
+        );
+    }
     drop(loader);
     let (warm, _) = fetch_all(&store, &keys);
     println!(
@@ -282,5 +303,151 @@ fn raw_video() {
         "raw video: cold, one ffmpeg run a frame, two at a time: {:.0} ms for 16, {:.1} frames/s",
         one * 1e3,
         16.0 / one
+    );
+
+    queue_order(root, n);
+}
+
+/// Seconds of CPU (user and system) that the finished child processes of this one took,
+/// from `/proc/self/stat` (cutime, cstime; 100 ticks a second); `None` off Linux.
+fn children_cpu() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // cutime and cstime are fields 16 and 17 of the line, 14 and 15 after the name.
+    let ticks: f64 = fields.get(13)?.parse::<f64>().ok()? + fields.get(14)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// The machine's load average over 1, 5 and 15 minutes, as `/proc/loadavg` gives it.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "unknown".into(),
+        |l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    )
+}
+
+/// Items opened in queue order with the rows ahead prefetched (see the module doc), on a
+/// dataset of its own (its `videos` a link to the video of `root`, its decode cache empty).
+fn queue_order(root: &std::path::Path, n: u64) {
+    const GOP: u64 = 250;
+    const ITEMS: u64 = 4;
+    let dwell = std::env::var("FRAMES_BENCH_DWELL")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(10.0);
+    let tmp = tempfile::tempdir().expect("tmp");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(root.join("videos"), tmp.path().join("videos")).expect("link");
+    #[cfg(not(unix))]
+    {
+        println!("queue order: skipped (needs a symbolic link)");
+        return;
+    }
+    let store =
+        FrameStore::from_parts(Some(tmp.path().to_path_buf()), &DatasetMeta::default(), &[]);
+    // Item j: the last frame of GOPs j, j + 4, ... j + 56 (15 over the 60 GOPs of the
+    // video), and the one before the last of GOP j: each GOP decoded whole, no two items
+    // sharing one.
+    if n < 60 * GOP {
+        println!("queue order: skipped, the video has fewer than 60 GOPs of {GOP} frames");
+        return;
+    }
+    let item = |j: u64| -> Vec<u64> {
+        let mut frames: Vec<u64> = (0..15u64).map(|i| (j + 4 * i) * GOP + GOP - 1).collect();
+        frames.push(j * GOP + GOP - 2);
+        frames
+    };
+    // As the screens ask: the thumbnails fitted to their slot, the first frame large; the
+    // prefetches at the thumbnails' decoded size.
+    let shown = |j: u64| -> Vec<FrameKey> {
+        let mut keys: Vec<FrameKey> = item(j)
+            .into_iter()
+            .map(|i| FrameKey {
+                video: "long".into(),
+                index: i,
+                position: None,
+                max_side: THUMB,
+                fit: Some((96, 128)),
+                saved: None,
+            })
+            .collect();
+        keys.push(FrameKey {
+            max_side: 1000,
+            fit: Some((1000, 560)),
+            ..keys[0].clone()
+        });
+        keys
+    };
+    let ahead = |j: u64| -> Vec<FrameKey> {
+        (j + 1..(j + 3).min(ITEMS))
+            .flat_map(item)
+            .map(|i| FrameKey {
+                video: "long".into(),
+                index: i,
+                position: None,
+                max_side: THUMB,
+                fit: None,
+                saved: None,
+            })
+            .collect()
+    };
+    let (tx, rx) = channel();
+    let loader = FrameLoader::new(store, 512, move || {
+        let _ = tx.send(());
+    });
+    // The index first, as the first item's cold figure above has it.
+    let first = FrameKey {
+        video: "long".into(),
+        index: 0,
+        position: None,
+        max_side: THUMB,
+        fit: None,
+        saved: None,
+    };
+    loader.request(first.clone());
+    while loader.get(&first).is_none() {
+        let _ = rx.recv_timeout(Duration::from_secs(60));
+    }
+    let mut opened = Vec::new();
+    for j in 0..ITEMS {
+        let keys = shown(j);
+        let t = Instant::now();
+        for k in &keys {
+            loader.request(k.clone());
+        }
+        loader.prefetch(ahead(j));
+        while keys.iter().any(|k| loader.get(k).is_none()) {
+            let _ = rx.recv_timeout(Duration::from_secs(60));
+        }
+        let took = t.elapsed().as_secs_f64();
+        let ok = keys
+            .iter()
+            .filter(|k| loader.get(k).is_some_and(|r| r.is_ok()))
+            .count();
+        println!(
+            "queue order: item {} on screen {:.0} ms after opening it{} ({ok} of {} frames decoded; load {})",
+            j + 1,
+            took * 1e3,
+            if j == 0 {
+                " (cold)".to_string()
+            } else {
+                format!(" ({dwell:.0} s on the item before)")
+            },
+            keys.len(),
+            load_average()
+        );
+        if j > 0 {
+            opened.push(took);
+        }
+        if j + 1 < ITEMS {
+            std::thread::sleep(Duration::from_secs_f64(dwell));
+        }
+    }
+    let worst = opened.iter().copied().fold(0.0, f64::max);
+    println!(
+        "queue order: with prefetch after {dwell:.0} s on each item, items 2 to {ITEMS} on screen within {:.0} ms of opening",
+        worst * 1e3
     );
 }

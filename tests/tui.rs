@@ -3999,3 +3999,217 @@ fn the_overview_sets_each_step_against_the_noise_floor() {
         assert!(text.contains(&want), "{want}\n{text}");
     }
 }
+
+/// Issue 41, frames ahead of the annotator: once an item is open, the frames of the rows
+/// after it in the queue are decoded in the background before the annotator opens them,
+/// two rows ahead (before, only the next row's first twelve were).
+#[test]
+fn frames_of_the_rows_ahead_are_decoded_before_they_open() {
+    use frameaudit::core::frames::{FrameKey, FrameLoader, FrameStore};
+    use frameaudit::tui::app::{THUMB_SIDE, frame_info};
+    use std::collections::HashSet;
+
+    let mut app = demo_app();
+    app.set_images(frameaudit::term::ImageMode::Halfblocks);
+    // Every frame any configuration of row `r` sampled, by video and index.
+    let frames_of = |app: &App, r: u32| -> HashSet<(String, u64)> {
+        let info = frame_info(
+            &app.ds,
+            &app.report,
+            app.protocol,
+            &app.queue.rows[r as usize].q,
+            None,
+            None,
+        );
+        let Some(video) = info.video else {
+            return HashSet::new();
+        };
+        info.configs
+            .iter()
+            .flat_map(|c| c.frames.iter().map(|&i| (video.clone(), i)))
+            .collect()
+    };
+    // A place in the queue where the row two ahead has frames of its own: neither the
+    // open row nor the next one shows them.
+    let visible = app.queue.visible.clone();
+    let (at, own) = (0..visible.len().saturating_sub(2))
+        .find_map(|p| {
+            let mut own = frames_of(&app, visible[p + 2]);
+            for r in [visible[p], visible[p + 1]] {
+                own.retain(|f| !frames_of(&app, r).contains(f));
+            }
+            (!own.is_empty()).then_some((p, own))
+        })
+        .expect("a row two ahead with frames of its own");
+    app.frames.loader = Some(FrameLoader::new(FrameStore::new(&app.ds), 512, || {}));
+    app.queue.selected = Some(visible[at]);
+    app.update(Action::Open);
+    let loaded = |app: &App| {
+        let loader = app.frames.loader.as_ref().expect("loader");
+        own.iter()
+            .filter(|(video, index)| {
+                let key = FrameKey {
+                    video: video.clone(),
+                    index: *index,
+                    position: None,
+                    max_side: THUMB_SIDE,
+                    fit: None,
+                    saved: None,
+                };
+                loader.get(&key).is_some_and(|r| r.is_ok())
+            })
+            .count()
+    };
+    let mut n = 0;
+    for _ in 0..400 {
+        screen(&mut app, 120, 40);
+        n = loaded(&app);
+        if n > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        n > 0,
+        "none of {} frames of the row two ahead decoded",
+        own.len()
+    );
+    assert_eq!(app.screen, Screen::Item);
+    assert_eq!(
+        app.current(),
+        Some(visible[at] as usize),
+        "still on the open row"
+    );
+}
+
+/// The demo in `dir` (its frames linked), with a video file for each clip and, unless
+/// `fps`, no frame rate in items.jsonl.
+fn demo_with_videos(dir: &std::path::Path, fps: bool) -> App {
+    let demo = common::repo().join("fixtures/demo");
+    std::fs::create_dir_all(dir.join("videos")).expect("mkdir");
+    for f in ["cells.jsonl", "dataset.json"] {
+        std::fs::copy(demo.join(f), dir.join(f)).expect("copy");
+    }
+    let items = std::fs::read_to_string(demo.join("items.jsonl")).expect("items");
+    let items = if fps {
+        items
+    } else {
+        items.replace("\"fps\":1.0,", "")
+    };
+    std::fs::write(dir.join("items.jsonl"), items).expect("items");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(demo.join("frames"), dir.join("frames")).expect("link");
+    for i in 1..=10 {
+        std::fs::write(dir.join(format!("videos/clip{i:02}.mp4")), b"not decoded").expect("video");
+    }
+    let ds = load_dataset(dir, None).expect("demo copy");
+    let params = Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Params::default()
+    };
+    let report = run(&ds.matrix, &params, None);
+    let protocol = ds.matrix.protocols.get("main").expect("main");
+    let taxonomy = Taxonomy::load(None).expect("taxonomy");
+    let keymap = Keymap::default_for(&taxonomy);
+    App::new(
+        ds,
+        report,
+        protocol,
+        taxonomy,
+        keymap,
+        Session::in_memory("tester"),
+    )
+}
+
+/// The frame under the cursor of the open item: (video, index).
+fn frame_under_cursor(app: &App) -> (String, u64) {
+    let i = app.current().expect("open");
+    let info = app.frame_info(i);
+    let list = app.panel_list(&info);
+    let e = &list[app.item.frame_panel.cursor.min(list.len() - 1)];
+    (info.video.expect("video"), e.index)
+}
+
+/// Issue 41: `p` on the item screen gives the command that plays the seconds around the
+/// frame under the cursor (the video's path quoted for a shell, the time from the items'
+/// frame rate), and says so where the frame rate is not known instead of guessing.
+#[cfg(unix)]
+#[test]
+fn p_gives_a_player_command_for_the_seconds_around_the_frame() {
+    if std::env::var_os("FRAMEAUDIT_PLAYER").is_some() {
+        eprintln!("note: FRAMEAUDIT_PLAYER is set, the command is not mpv's: skipped");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("my data");
+    let mut app = demo_with_videos(&dir, true);
+    app.update(Action::Open);
+    for _ in 0..3 {
+        app.update(Action::FrameNext);
+    }
+    let (video, index) = frame_under_cursor(&app);
+    assert!(index > 3, "a frame past the first seconds: {index}");
+    app.on_key(key('p'));
+    let notice = app.overlays.notice.clone().expect("a notice");
+    let path = dir.join(format!("videos/{video}.mp4"));
+    // 1 fps: frame k is at k s; 3 s before it, for 6 s.
+    let want = format!(
+        "mpv --start={:.2} --length=6 '{}'",
+        index as f64 - 3.0,
+        path.display()
+    );
+    assert_eq!(
+        notice,
+        Notice {
+            text: want,
+            error: false
+        }
+    );
+
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = demo_with_videos(tmp.path(), false);
+    app.update(Action::Open);
+    app.on_key(key('p'));
+    let notice = app.overlays.notice.clone().expect("a notice");
+    assert!(notice.error, "{notice:?}");
+    assert!(
+        notice.text.contains("frame rate") && notice.text.contains("not known"),
+        "{}",
+        notice.text
+    );
+}
+
+/// Issue 41: `f` on the item screen hands the frame under the cursor to a worker that
+/// writes it at full size as a PNG file (the status line says where); no viewer is run
+/// unless the user named one.
+#[cfg(unix)]
+#[test]
+fn f_writes_the_frame_under_the_cursor_at_full_size() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    app.update(Action::FrameNext);
+    let (video, index) = frame_under_cursor(&app);
+    assert_eq!(app.on_key(key('f')), vec![Effect::FullFrame]);
+    let job = app.take_full_frame().expect("a job for the worker");
+    assert_eq!(
+        (job.key.video.clone(), job.key.index),
+        (video.clone(), index)
+    );
+    if std::env::var_os(frameaudit::core::frames::VIEWER_ENV).is_none() {
+        assert_eq!(job.viewer, None, "nothing is run unless asked");
+    }
+    let out = tempfile::tempdir().expect("tmp");
+    let path = frameaudit::core::frames::write_full_frame(&job.store, &job.key, out.path())
+        .expect("written");
+    assert_eq!(path, out.path().join(format!("{video}-frame{index}.png")));
+    let png = image::open(&path).expect("a PNG");
+    let source =
+        image::open(common::repo().join(format!("fixtures/demo/frames/{video}/{index:06}.jpg")))
+            .expect("the frame file");
+    assert_eq!(
+        (png.width(), png.height()),
+        (source.width(), source.height()),
+        "full size"
+    );
+}

@@ -69,6 +69,8 @@ pub enum Msg {
     Research(research::ViewReply),
     /// The plan worker's answer: what adding to the plan did.
     Planned(Notice),
+    /// Another background job's answer for the status line (a full-size frame written).
+    Notice(Notice),
     /// Something changed in the background (a save finished): redraw.
     Wake,
     /// SIGTERM, SIGHUP or SIGINT: leave as quitting does (what is pending is saved, the
@@ -411,6 +413,10 @@ fn handle(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.on_planned(n);
             Vec::new()
         }
+        Msg::Notice(n) => {
+            app.on_notice(n);
+            Vec::new()
+        }
         Msg::Research(r) => {
             app.on_research(r);
             // A view built asks for its intervals next.
@@ -424,6 +430,8 @@ struct Workers {
     views: research::ViewWorker,
     searcher: Searcher,
     planner: Planner,
+    /// For the answers of the one-off jobs (a full-size frame).
+    tx: Sender<Msg>,
 }
 
 impl Workers {
@@ -447,6 +455,7 @@ impl Workers {
             views,
             searcher,
             planner,
+            tx: tx.clone(),
         })
     }
 
@@ -464,6 +473,22 @@ impl Workers {
             Effect::Plan => {
                 for r in app.take_plan_requests() {
                     self.planner.request(r);
+                }
+            }
+            Effect::FullFrame => {
+                if let Some(job) = app.take_full_frame() {
+                    let tx = self.tx.clone();
+                    let spawned = std::thread::Builder::new()
+                        .name("frameaudit-full-frame".into())
+                        .spawn(move || {
+                            let _ = tx.send(Msg::Notice(job.run()));
+                        });
+                    if let Err(e) = spawned {
+                        app.on_notice(Notice {
+                            text: format!("cannot start the full-size frame's thread: {e}"),
+                            error: true,
+                        });
+                    }
                 }
             }
         }

@@ -43,6 +43,8 @@ pub struct VideoTools {
     pub timeout: Duration,
     /// Shared by every copy made from one [`super::FrameStore`].
     pub(crate) session: Arc<Session>,
+    /// Runs at a low priority: the decode is a prefetch, which nobody waits for yet.
+    pub(crate) background: bool,
 }
 
 /// Equal when they run the same programs with the same limit.
@@ -64,7 +66,14 @@ impl VideoTools {
             ffprobe,
             timeout: super::probe::run_timeout(),
             session: Arc::default(),
+            background: false,
         }
+    }
+
+    /// These tools, running their programs at a low priority (a prefetch's decode).
+    pub(crate) fn in_background(mut self) -> VideoTools {
+        self.background = true;
+        self
     }
 
     /// Why `video` is not decoded again: a run on it timed out earlier in this session.
@@ -83,7 +92,13 @@ impl VideoTools {
         if self.session.closed.load(Ordering::SeqCst) {
             return Err(RunError::Failed("the frame loader has stopped".into()));
         }
-        let r = probe::run(program, args, self.timeout, Some(&self.session.running));
+        let r = probe::run(
+            program,
+            args,
+            self.timeout,
+            Some(&self.session.running),
+            self.background,
+        );
         if let Err(RunError::TimedOut(limit)) = &r {
             self.session.remember(video, *limit);
         }
@@ -430,7 +445,7 @@ pub fn decode_video(
     let outcome: Vec<Vec<(usize, Result<(), String>)>> = std::thread::scope(|s| {
         let handles: Vec<_> = runs
             .iter()
-            .map(|run| s.spawn(|| decode_groups(tools, video, &index, run, true)))
+            .map(|run| s.spawn(|| decode_groups(tools, video, &index, run, Pass::Fast)))
             .collect();
         handles
             .into_iter()
@@ -452,15 +467,93 @@ pub fn decode_video(
     results
 }
 
-/// Decodes the frames of `groups` (keyframe, frames sorted by timestamp) in one ffmpeg run.
-/// A frame that does not come out after a seek is decoded again from the start of the
-/// video (slow, but exact), which only a file with a seek index that lies needs.
+/// How a decode reaches its frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Seeks to each group's keyframe; a group whose frames are all known references
+    /// ([`FrameIndex::is_reference`]) is decoded skipping the frames no other frame refers
+    /// to (`-skip_frame noref`: for frames at the end of a GOP about 40% less decoding,
+    /// pixels unchanged).
+    Fast,
+    /// Seeks to each group's keyframe and decodes every frame.
+    Seek,
+    /// Decodes every frame from the start of the video.
+    Start,
+}
+
+impl Pass {
+    /// The pass a frame that did not come out of this one is tried with.
+    fn next(self) -> Option<Pass> {
+        match self {
+            Pass::Fast => Some(Pass::Seek),
+            Pass::Seek => Some(Pass::Start),
+            Pass::Start => None,
+        }
+    }
+}
+
+/// The arguments of the ffmpeg run that decodes `groups` (keyframe, frames sorted by
+/// timestamp) of the video `input` (a file URL) by `pass` into `outputs` (one for each
+/// frame, in order): one input for each group, each frame picked by its exact timestamp
+/// into its own image.
+fn decode_args(
+    input: &OsString,
+    index: &FrameIndex,
+    groups: &[&(u64, Vec<Job>)],
+    pass: Pass,
+    outputs: &[OsString],
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> = ["-nostdin", "-hide_banner", "-loglevel", "error"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    // Timestamps as in the file, so that `select` can match each frame's exactly.
+    args.push("-copyts".into());
+    for (key, jobs) in groups {
+        // No trimming to the seek time: the selects pick the frames.
+        args.push("-noaccurate_seek".into());
+        if pass == Pass::Fast && jobs.iter().all(|j| index.is_reference(j.pts)) {
+            args.push("-skip_frame".into());
+            args.push("noref".into());
+        }
+        if let Some(t) = index.seek_seconds(*key).filter(|_| pass != Pass::Start) {
+            args.push("-ss".into());
+            args.push(format!("{t:.6}").into());
+        }
+        args.push("-i".into());
+        args.push(input.clone());
+    }
+    let mut out_at = 0;
+    for (input, (_, jobs)) in groups.iter().enumerate() {
+        for j in jobs {
+            args.push("-map".into());
+            args.push(format!("{input}:{}", index.stream).into());
+            args.push("-vf".into());
+            args.push(format!("select=eq(pts\\,{})", j.pts).into());
+            for a in ["-frames:v", "1", "-vsync", "passthrough", "-q:v", "3"] {
+                args.push(a.into());
+            }
+            // One image at exactly this name (no `%d` sequence pattern).
+            for a in ["-f", "image2", "-update", "1", "-y"] {
+                args.push(a.into());
+            }
+            args.push(outputs.get(out_at).cloned().unwrap_or_default());
+            out_at += 1;
+        }
+    }
+    args
+}
+
+/// Decodes the frames of `groups` (keyframe, frames sorted by timestamp) in one ffmpeg run
+/// by `pass`. A frame that does not come out is decoded again by the next pass (all frames
+/// after a seek, then from the start of the video: slow, but exact, which only a file with
+/// a seek index that lies needs).
 fn decode_groups(
     tools: &VideoTools,
     video: &Path,
     index: &FrameIndex,
     groups: &[&(u64, Vec<Job>)],
-    seek: bool,
+    pass: Pass,
 ) -> Vec<(usize, Result<(), String>)> {
     let shown = video.display().to_string();
     let fail_all = |why: String| -> Vec<(usize, Result<(), String>)> {
@@ -501,40 +594,8 @@ fn decode_groups(
             }
         }
     }
-    let mut args: Vec<OsString> = ["-nostdin", "-hide_banner", "-loglevel", "error"]
-        .iter()
-        .map(OsString::from)
-        .collect();
-    // Timestamps as in the file, so that `select` can match each frame's exactly.
-    args.push("-copyts".into());
-    for (key, _) in groups {
-        // No trimming to the seek time: the selects pick the frames.
-        args.push("-noaccurate_seek".into());
-        if let Some(t) = index.seek_seconds(*key).filter(|_| seek) {
-            args.push("-ss".into());
-            args.push(format!("{t:.6}").into());
-        }
-        args.push("-i".into());
-        args.push(file_url(video));
-    }
-    let mut out_at = 0;
-    for (input, (_, jobs)) in groups.iter().enumerate() {
-        for j in jobs {
-            args.push("-map".into());
-            args.push(format!("{input}:{}", index.stream).into());
-            args.push("-vf".into());
-            args.push(format!("select=eq(pts\\,{})", j.pts).into());
-            for a in ["-frames:v", "1", "-vsync", "passthrough", "-q:v", "3"] {
-                args.push(a.into());
-            }
-            // One image at exactly this name (no `%d` sequence pattern).
-            for a in ["-f", "image2", "-update", "1", "-y"] {
-                args.push(a.into());
-            }
-            args.push(file_url(&outputs[out_at]));
-            out_at += 1;
-        }
-    }
+    let urls: Vec<OsString> = outputs.iter().map(|o| file_url(o)).collect();
+    let args = decode_args(&file_url(video), index, groups, pass, &urls);
     if let Some(why) = tools.timed_out(video) {
         // The other run on this video timed out meanwhile.
         return groups
@@ -549,16 +610,14 @@ fn decode_groups(
     let mut done = Vec::new();
     let mut again: Vec<Job> = Vec::new();
     let mut outputs = outputs.into_iter();
-    for (key, jobs) in groups {
-        let sought = seek && index.seek_seconds(*key).is_some();
+    for (_, jobs) in groups {
         for j in jobs {
             let Some(tmp) = outputs.next() else { break };
             let written = fs::metadata(&tmp).map(|m| m.len()).unwrap_or(0);
             if written == 0 {
-                if sought {
-                    again.push(*j);
-                } else {
-                    done.push((
+                match pass.next() {
+                    Some(_) => again.push(*j),
+                    None => done.push((
                         j.at,
                         Err(format!(
                             "ffmpeg could not decode frame {} of {shown}: it gave no frame with \
@@ -566,7 +625,7 @@ fn decode_groups(
                             j.wanted.index,
                             index.seconds(j.pts)
                         )),
-                    ));
+                    )),
                 }
                 continue;
             }
@@ -580,9 +639,23 @@ fn decode_groups(
             done.push((j.at, persisted));
         }
     }
-    if !again.is_empty() {
-        let group = (0, again);
-        done.extend(decode_groups(tools, video, index, &[&group], false));
+    if let (false, Some(next)) = (again.is_empty(), pass.next()) {
+        if next == Pass::Start {
+            let group = (0, again);
+            done.extend(decode_groups(tools, video, index, &[&group], next));
+        } else {
+            // Again by keyframe, each frame after its own seek.
+            let mut regroup: Vec<(u64, Vec<Job>)> = Vec::new();
+            for j in again {
+                let key = index.key_of(j.wanted.index);
+                match regroup.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, jobs)) => jobs.push(j),
+                    None => regroup.push((key, vec![j])),
+                }
+            }
+            let refs: Vec<&(u64, Vec<Job>)> = regroup.iter().collect();
+            done.extend(decode_groups(tools, video, index, &refs, next));
+        }
     }
     done
 }
@@ -600,6 +673,69 @@ mod tests {
         assert_eq!(scale(img.clone(), 4000).dimensions(), (1600, 900));
         assert_eq!(scale(img, 0).dimensions(), (1600, 900));
         assert_eq!(scale(RgbImage::new(1000, 1), 10).dimensions(), (10, 1));
+    }
+
+    /// The inputs of a decode run as (skips non-references, seek time), one per group.
+    fn inputs(args: &[OsString]) -> Vec<(bool, Option<String>)> {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let mut out = Vec::new();
+        let mut skip = false;
+        let mut seek = None;
+        for (i, a) in args.iter().enumerate() {
+            match a.as_str() {
+                "-skip_frame" => skip = args[i + 1] == "noref",
+                "-ss" => seek = Some(args[i + 1].clone()),
+                "-i" => out.push((std::mem::take(&mut skip), seek.take())),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_group_of_reference_frames_is_decoded_skipping_the_others_first() {
+        let index = FrameIndex {
+            stream: 0,
+            time_base: super::super::probe::Rational { num: 1, den: 10 },
+            start: 0.0,
+            keys: vec![(0, 0), (10, 100), (20, 200)],
+            frames: (0..30).map(|k| Some(k * 10)).collect(),
+            refs: vec![0, 90, 100, 190, 200],
+        };
+        let wanted: Vec<Wanted> = [9, 19, 18]
+            .iter()
+            .map(|&index| Wanted {
+                index,
+                cached: PathBuf::from(format!("{index}.jpg")),
+            })
+            .collect();
+        let job = |at: usize| Job {
+            at,
+            wanted: &wanted[at],
+            pts: wanted[at].index as i64 * 10,
+        };
+        // Frame 9 is a reference; of 18 and 19 (one keyframe) only 19 is.
+        let groups = [(0, vec![job(0)]), (10, vec![job(2), job(1)])];
+        let groups: Vec<&(u64, Vec<Job>)> = groups.iter().collect();
+        let outputs = vec![OsString::from("a"); 3];
+        let input = OsString::from("file:v.mp4");
+        let fast = decode_args(&input, &index, &groups, Pass::Fast, &outputs);
+        assert_eq!(
+            inputs(&fast),
+            [(true, None), (false, Some("10.000000".into()))]
+        );
+        let seek = decode_args(&input, &index, &groups, Pass::Seek, &outputs);
+        assert_eq!(
+            inputs(&seek),
+            [(false, None), (false, Some("10.000000".into()))]
+        );
+        let start = decode_args(&input, &index, &groups, Pass::Start, &outputs);
+        assert_eq!(inputs(&start), [(false, None), (false, None)]);
+        assert_eq!(Pass::Fast.next(), Some(Pass::Seek));
+        assert_eq!(Pass::Start.next(), None);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use super::VideoTools;
 use super::probe::{self, Rational};
 
 /// The first line of an index file; a file of another version is made anew.
-const HEADER: &str = "frameaudit frame index 1";
+const HEADER: &str = "frameaudit frame index 2";
 
 /// The frame index of one video.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +42,9 @@ pub(crate) struct FrameIndex {
     /// For each frame index, the timestamp of the frame decord returns, or `None` where
     /// decord runs out of frames and repeats an earlier one (only in damaged files).
     pub frames: Vec<Option<i64>>,
+    /// The timestamps of the frames known to be references, sorted (see [`references`]):
+    /// a decoder that skips the frames no other frame refers to still gives them, exactly.
+    pub refs: Vec<i64>,
 }
 
 impl FrameIndex {
@@ -78,6 +81,11 @@ impl FrameIndex {
         (t > 0.0).then_some(t)
     }
 
+    /// Whether the frame of timestamp `pts` is known to be a reference frame.
+    pub fn is_reference(&self, pts: i64) -> bool {
+        self.refs.binary_search(&pts).is_ok()
+    }
+
     /// The timestamp as seconds, for messages.
     pub fn seconds(&self, pts: i64) -> f64 {
         pts as f64 * self.time_base.value().unwrap_or(0.0)
@@ -95,6 +103,11 @@ impl FrameIndex {
         s.push_str("keys");
         for (k, pts) in &self.keys {
             s.push_str(&format!(" {k}:{pts}"));
+        }
+        s.push('\n');
+        s.push_str("refs");
+        for pts in &self.refs {
+            s.push_str(&format!(" {pts}"));
         }
         s.push('\n');
         for f in &self.frames {
@@ -134,6 +147,15 @@ impl FrameIndex {
                 Some((k.parse().ok()?, pts.parse().ok()?))
             })
             .collect::<Option<Vec<(u64, i64)>>>()?;
+        let refs = lines
+            .next()?
+            .strip_prefix("refs")?
+            .split_whitespace()
+            .map(|p| p.parse().ok())
+            .collect::<Option<Vec<i64>>>()?;
+        if !refs.is_sorted() {
+            return None;
+        }
         let frames = lines
             .map(|l| match l {
                 "-" => Some(None),
@@ -149,6 +171,7 @@ impl FrameIndex {
             start: stream[4].parse().ok()?,
             keys,
             frames,
+            refs,
         })
     }
 }
@@ -158,6 +181,83 @@ struct Packet {
     pts: i64,
     key: bool,
     discard: bool,
+    /// Where the packet's bytes are in the file, and how many, when ffprobe says.
+    at: Option<(u64, u64)>,
+}
+
+/// The timestamps of the frames of `packets` (in reading order) known to be references,
+/// sorted: keyframes, those `is_reference` says are (an H.264 picture's own flag, see
+/// [`h264_reference`]), and each frame read before a frame shown earlier than it. An encoder
+/// reads a frame ahead of its turn only so that the frames shown before it can refer to it
+/// (the P-frame after a run of B-frames, the middle B-frame of a pyramid). A reference
+/// this misses is only decoded the slower way, and a frame wrongly counted one comes out of
+/// no decode that skips the others, and is then decoded again: never wrong pixels.
+fn references(packets: &[Packet], mut is_reference: impl FnMut(&Packet) -> bool) -> Vec<i64> {
+    let mut refs = Vec::new();
+    let mut later_min = i64::MAX;
+    for p in packets.iter().rev() {
+        if p.key || p.pts > later_min || is_reference(p) {
+            refs.push(p.pts);
+        }
+        later_min = later_min.min(p.pts);
+    }
+    refs.sort_unstable();
+    refs.dedup();
+    refs
+}
+
+/// Whether the H.264 picture whose packet is `size` bytes at `pos` is a reference, by the
+/// `nal_ref_idc` of its first slice (the flag the decoder skips non-references by), read
+/// with `read_at` (bytes at an offset of the file). The packet holds NAL units each after
+/// its length in 4 bytes (the MP4 and Matroska layout); the units before the first slice
+/// (delimiters, SEI, parameter sets) are stepped over. `None` when the bytes are not so.
+pub(crate) fn h264_reference(
+    mut read_at: impl FnMut(u64, &mut [u8]) -> std::io::Result<()>,
+    pos: u64,
+    size: u64,
+) -> Option<bool> {
+    let mut at = 0u64;
+    // A picture's first slice comes after a few units at most.
+    for _ in 0..16 {
+        if at + 5 > size {
+            return None;
+        }
+        let mut head = [0u8; 5];
+        read_at(pos + at, &mut head).ok()?;
+        let len = u64::from(u32::from_be_bytes([head[0], head[1], head[2], head[3]]));
+        if len == 0 || at + 4 + len > size || head[4] & 0x80 != 0 {
+            return None;
+        }
+        match head[4] & 0x1f {
+            // A slice of a picture (5: of an IDR picture); it has a header after the unit's
+            // (a length of 1 is a start code's `00 00 00 01`, another layout).
+            1 | 5 if len >= 2 => return Some(head[4] & 0x60 != 0),
+            // SEI, parameter sets, delimiters, fillers: step over.
+            6..=13 => at += 4 + len,
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// [`h264_reference`] of each packet of `video` that ffprobe placed, as a lookup for
+/// [`references`]; a file that cannot be read knows no more than the packet order.
+fn h264_references(video: &Path) -> impl FnMut(&Packet) -> bool {
+    let mut file = std::fs::metadata(video)
+        .ok()
+        .filter(|m| m.is_file())
+        .and_then(|_| std::fs::File::open(video).ok());
+    move |p: &Packet| {
+        let (Some(f), Some((pos, size))) = (file.as_mut(), p.at) else {
+            return false;
+        };
+        let read_at = |off: u64, buf: &mut [u8]| -> std::io::Result<()> {
+            use std::io::{Read, Seek, SeekFrom};
+            f.seek(SeekFrom::Start(off))?;
+            f.read_exact(buf)
+        };
+        h264_reference(read_at, pos, size) == Some(true)
+    }
 }
 
 /// decord's frame order over `packets` (in reading order); see the module doc.
@@ -182,6 +282,7 @@ fn order(packets: &[Packet]) -> (Vec<(u64, i64)>, Vec<Option<i64>>) {
         start: 0.0,
         keys,
         frames: Vec::new(),
+        refs: Vec::new(),
     };
     let frames = (0..packets.len() as u64)
         .map(|k| {
@@ -214,12 +315,25 @@ struct PacketOut {
     dts: Option<i64>,
     #[serde(default)]
     flags: String,
+    /// A number, which ffprobe's JSON writes as text.
+    pos: Option<serde_json::Value>,
+    /// Likewise.
+    size: Option<serde_json::Value>,
+}
+
+/// A count ffprobe writes as a number or as text.
+fn count(v: &Option<serde_json::Value>) -> Option<u64> {
+    match v.as_ref()? {
+        serde_json::Value::String(s) => s.parse().ok(),
+        n => n.as_u64(),
+    }
 }
 
 #[derive(Deserialize)]
 struct StreamOut {
     index: usize,
     time_base: Option<String>,
+    codec_name: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -240,7 +354,7 @@ pub(crate) fn build(tools: &VideoTools, video: &Path) -> Result<FrameIndex, Stri
     args.push(probe.stream_index.to_string().into());
     for a in [
         "-show_entries",
-        "packet=stream_index,pts,dts,flags:stream=index,time_base:format=start_time",
+        "packet=stream_index,pts,dts,flags,pos,size:stream=index,time_base,codec_name:format=start_time",
         "-of",
         "json",
     ] {
@@ -256,6 +370,10 @@ pub(crate) fn build(tools: &VideoTools, video: &Path) -> Result<FrameIndex, Stri
             "cannot list the frames of {shown}: ffprobe printed something other than its JSON ({e})"
         )
     })?;
+    let h264 = out
+        .streams
+        .iter()
+        .any(|s| s.index == probe.stream_index && s.codec_name.as_deref() == Some("h264"));
     let time_base = out
         .streams
         .iter()
@@ -290,6 +408,7 @@ pub(crate) fn build(tools: &VideoTools, video: &Path) -> Result<FrameIndex, Stri
             pts,
             key: p.flags.contains('K'),
             discard: p.flags.contains('D'),
+            at: count(&p.pos).zip(count(&p.size)),
         });
     }
     if packets.is_empty() {
@@ -307,6 +426,11 @@ pub(crate) fn build(tools: &VideoTools, video: &Path) -> Result<FrameIndex, Stri
             .unwrap_or(0.0),
         keys,
         frames,
+        refs: if h264 {
+            references(&packets, h264_references(video))
+        } else {
+            references(&packets, |_| false)
+        },
     })
 }
 
@@ -390,6 +514,7 @@ mod tests {
                 pts,
                 key: flags.contains('K'),
                 discard: flags.contains('D'),
+                at: None,
             })
             .collect()
     }
@@ -409,6 +534,64 @@ mod tests {
         let (keys, frames) = order(&p);
         assert_eq!(keys, vec![(0, 0), (4, 4)]);
         assert_eq!(frames, (0..7).map(Some).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn frames_read_ahead_of_their_turn_are_references() {
+        // I P B B | I P Bref B B, in reading order: the P-frames come before the B-frames
+        // shown ahead of them, and the middle B of a pyramid before the two around it.
+        let p = packets(&[
+            (0, "K"),
+            (3, ""),
+            (1, ""),
+            (2, ""),
+            (4, "K"),
+            (8, ""),
+            (6, ""),
+            (5, ""),
+            (7, ""),
+            (9, ""),
+        ]);
+        // 9 is read when it is shown: nothing says another frame refers to it.
+        assert_eq!(references(&p, |_| false), [0, 3, 4, 6, 8]);
+        // A picture's own flag adds it (9 here), where the order says nothing.
+        assert_eq!(references(&p, |q| q.pts == 9), [0, 3, 4, 6, 8, 9]);
+        // Without B-frames only the keyframes are known.
+        let p = packets(&[(0, "K"), (1, ""), (2, ""), (3, "K"), (4, "")]);
+        assert_eq!(references(&p, |_| false), [0, 3]);
+    }
+
+    #[test]
+    fn an_h264_pictures_first_slice_says_whether_it_is_a_reference() {
+        // Length-prefixed units: an SEI (type 6) of 3 bytes, then a slice (type 1) with
+        // nal_ref_idc 2 or 0.
+        let packet = |slice: u8| -> Vec<u8> {
+            let mut b = vec![0, 0, 0, 3, 0x06, 0xaa, 0xbb, 0, 0, 0, 2, slice, 0xcc];
+            b.splice(0..0, [9u8; 7]);
+            b
+        };
+        let read = |bytes: Vec<u8>| {
+            move |off: u64, buf: &mut [u8]| -> std::io::Result<()> {
+                let off = off as usize;
+                let src = bytes
+                    .get(off..off + buf.len())
+                    .ok_or(std::io::ErrorKind::UnexpectedEof)?;
+                buf.copy_from_slice(src);
+                Ok(())
+            }
+        };
+        assert_eq!(h264_reference(read(packet(0x41)), 7, 13), Some(true));
+        assert_eq!(h264_reference(read(packet(0x01)), 7, 13), Some(false));
+        // An IDR slice (type 5) with nal_ref_idc 3.
+        assert_eq!(h264_reference(read(packet(0x65)), 7, 13), Some(true));
+        // A unit that runs past the packet, start codes instead of lengths, a set
+        // forbidden bit: not known.
+        assert_eq!(h264_reference(read(packet(0x41)), 7, 12), None);
+        assert_eq!(
+            h264_reference(read(vec![0, 0, 0, 1, 0x41, 0x9a]), 0, 6),
+            None
+        );
+        assert_eq!(h264_reference(read(packet(0xc1)), 7, 13), None);
     }
 
     #[test]
@@ -453,6 +636,7 @@ mod tests {
             start: 0.5,
             keys: vec![(2, 20), (10, 100)],
             frames: vec![Some(0); 20],
+            refs: vec![20, 37, 100],
         };
         assert_eq!(index.key_of(0), 0);
         assert_eq!(index.key_of(2), 0);

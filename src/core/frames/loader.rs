@@ -1,10 +1,11 @@
 //! The background frame loader: locates, decodes and scales frames off the caller's
 //! thread (the TUI draws while ffmpeg runs), and keeps the scaled images in a bounded LRU
 //! cache. Requests are served newest first, because the frame the user looks at now
-//! matters more than the one scrolled past; prefetches fill idle time and give way to any
-//! new request. Frames of raw videos that need ffmpeg go to a thread of their own, which
-//! decodes all those waiting for one video in one batch, so image files never wait
-//! behind a video decode.
+//! matters more than the one scrolled past; prefetches (the items the user opens next)
+//! fill idle time behind every request, and a new list of them replaces the old. Frames of
+//! raw videos that need ffmpeg go to a thread of their own, which decodes all the requests
+//! waiting for one video in one batch (prefetches a few at a time, so that a request never
+//! waits long behind them), so image files never wait behind a video decode.
 
 use std::collections::{HashSet, VecDeque};
 use std::num::NonZeroUsize;
@@ -22,6 +23,11 @@ const MAX_QUEUED: usize = 512;
 /// At most this many frames of one video are decoded in one batch (a screenful of
 /// thumbnails is 8 to 64).
 const MAX_BATCH: usize = 64;
+
+/// At most this many prefetched frames are decoded in one batch: one GOP for each of the
+/// two ffmpeg runs of a batch, so that a request made meanwhile (the annotator jumped
+/// elsewhere) waits for one short decode at most, not for a whole item's.
+const PREFETCH_BATCH: usize = 2;
 
 /// How long the video thread waits, once a frame is handed to it, before it starts: the
 /// other frames of the same screen are still being located, and one ffmpeg batch for all
@@ -81,6 +87,9 @@ struct State {
     requests: VecDeque<FrameKey>,
     /// In the order given.
     prefetch: VecDeque<FrameKey>,
+    /// The cache keys of the last list given to [`FrameLoader::prefetch`], so that the
+    /// same list given again changes nothing.
+    prefetch_given: Vec<CacheKey>,
     /// The cache keys of both queues, for the duplicate check.
     queued: HashSet<CacheKey>,
     /// Keys being decoded now, or waiting for the video thread.
@@ -94,6 +103,21 @@ struct State {
 }
 
 impl State {
+    /// Nothing cached or waiting; a cache of `capacity` images (at least 1).
+    fn new(capacity: usize) -> State {
+        State {
+            cache: LruCache::new(NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN)),
+            requests: VecDeque::new(),
+            prefetch: VecDeque::new(),
+            prefetch_given: Vec::new(),
+            queued: HashSet::new(),
+            in_flight: HashSet::new(),
+            video: VecDeque::new(),
+            shutdown: false,
+            broken: None,
+        }
+    }
+
     fn cached(&mut self, key: &FrameKey) -> Option<Loaded> {
         self.cache
             .get(&key.cache_key())
@@ -106,8 +130,81 @@ impl State {
         self.queued.contains(ck) || self.in_flight.contains(ck)
     }
 
+    /// [`FrameLoader::request`]; true when there is new work to wake the threads for.
+    fn request(&mut self, key: FrameKey) -> bool {
+        if self.cached(&key).is_some() {
+            return false;
+        }
+        if let Some(why) = self.broken.clone() {
+            self.cache.put(
+                key.cache_key(),
+                Entry {
+                    result: Arc::new(Err(why)),
+                    without_position: false,
+                },
+            );
+            return false;
+        }
+        let ck = key.cache_key();
+        if let Some(at) = self.video.iter().position(|(k, ..)| k.cache_key() == ck) {
+            // Waiting for the video thread: now a request, first in line.
+            if let Some(mut entry) = self.video.remove(at) {
+                entry.2 = false;
+                self.video.push_front(entry);
+            }
+            return false;
+        }
+        if self.in_flight.contains(&ck) {
+            return false;
+        }
+        if self.queued.contains(&ck) {
+            // Already asked for: newest first means it moves to the front.
+            if let Some(at) = self.requests.iter().position(|k| k.cache_key() == ck) {
+                if let Some(k) = self.requests.remove(at) {
+                    self.requests.push_front(k);
+                }
+                return false;
+            }
+            if let Some(at) = self.prefetch.iter().position(|k| k.cache_key() == ck) {
+                self.prefetch.remove(at);
+            }
+            self.queued.remove(&ck);
+        }
+        self.queued.insert(ck);
+        self.requests.push_front(key);
+        while self.requests.len() > MAX_QUEUED {
+            if let Some(old) = self.requests.pop_back() {
+                self.queued.remove(&old.cache_key());
+            }
+        }
+        true
+    }
+
+    /// [`FrameLoader::prefetch`]; true when there is new work to wake the threads for.
+    fn set_prefetch(&mut self, keys: Vec<FrameKey>) -> bool {
+        if self.broken.is_some() {
+            return false;
+        }
+        let given: Vec<CacheKey> = keys.iter().map(FrameKey::cache_key).collect();
+        if given == self.prefetch_given {
+            return false;
+        }
+        self.clear_prefetch();
+        self.prefetch_given = given;
+        for key in keys {
+            let ck = key.cache_key();
+            if self.pending(&ck) || self.cached(&key).is_some() {
+                continue;
+            }
+            self.queued.insert(ck);
+            self.prefetch.push_back(key);
+        }
+        !self.prefetch.is_empty()
+    }
+
     /// Drops every prefetch, also those waiting for the video thread.
     fn clear_prefetch(&mut self) {
+        self.prefetch_given.clear();
         for key in self.prefetch.drain(..) {
             self.queued.remove(&key.cache_key());
         }
@@ -159,16 +256,7 @@ impl FrameLoader {
         let ffmpeg = store.ffmpeg();
         let session = store.session();
         let shared = Arc::new(Shared {
-            state: Mutex::new(State {
-                cache: LruCache::new(NonZeroUsize::new(capacity).unwrap_or(NonZeroUsize::MIN)),
-                requests: VecDeque::new(),
-                prefetch: VecDeque::new(),
-                queued: HashSet::new(),
-                in_flight: HashSet::new(),
-                video: VecDeque::new(),
-                shutdown: false,
-                broken: None,
-            }),
+            state: Mutex::new(State::new(capacity)),
             wake: Condvar::new(),
         });
         // Two decoders: a screenful of thumbnails arrives in about half the time.
@@ -203,57 +291,12 @@ impl FrameLoader {
 
     /// Asks for a frame. Returns at once: a cached key needs nothing, a pending one is
     /// not queued twice (only moved to the front), and a new one goes before every
-    /// earlier request and drops all prefetches.
+    /// earlier request and every prefetch (which wait behind it, not dropped: the list of
+    /// prefetches is the caller's to replace).
     pub fn request(&self, key: FrameKey) {
-        let mut st = self.shared.lock();
-        if st.cached(&key).is_some() {
-            return;
+        if self.shared.lock().request(key) {
+            self.shared.wake.notify_all();
         }
-        if let Some(why) = st.broken.clone() {
-            st.cache.put(
-                key.cache_key(),
-                Entry {
-                    result: Arc::new(Err(why)),
-                    without_position: false,
-                },
-            );
-            return;
-        }
-        let ck = key.cache_key();
-        if let Some(at) = st.video.iter().position(|(k, ..)| k.cache_key() == ck) {
-            // Waiting for the video thread: now a request, first in line.
-            if let Some(mut entry) = st.video.remove(at) {
-                entry.2 = false;
-                st.video.push_front(entry);
-            }
-            return;
-        }
-        if st.in_flight.contains(&ck) {
-            return;
-        }
-        if st.queued.contains(&ck) {
-            // Already asked for: newest first means it moves to the front.
-            if let Some(at) = st.requests.iter().position(|k| k.cache_key() == ck) {
-                if let Some(k) = st.requests.remove(at) {
-                    st.requests.push_front(k);
-                }
-                return;
-            }
-            if let Some(at) = st.prefetch.iter().position(|k| k.cache_key() == ck) {
-                st.prefetch.remove(at);
-            }
-            st.queued.remove(&ck);
-        }
-        st.clear_prefetch();
-        st.queued.insert(ck);
-        st.requests.push_front(key);
-        while st.requests.len() > MAX_QUEUED {
-            if let Some(old) = st.requests.pop_back() {
-                st.queued.remove(&old.cache_key());
-            }
-        }
-        drop(st);
-        self.shared.wake.notify_all();
     }
 
     /// The result for `key`: `None` while it is pending (or was never requested).
@@ -267,24 +310,11 @@ impl FrameLoader {
     }
 
     /// Loads `keys` in order when there is nothing requested, replacing earlier
-    /// prefetches. Keys cached or pending are skipped; any new request drops them all.
+    /// prefetches: those not loaded yet that `keys` does not hold are dropped (the user
+    /// moved elsewhere), also those waiting for the video thread. Keys cached or pending
+    /// are skipped; the same list given again changes nothing.
     pub fn prefetch(&self, keys: Vec<FrameKey>) {
-        let mut st = self.shared.lock();
-        if st.broken.is_some() {
-            return;
-        }
-        st.clear_prefetch();
-        for key in keys {
-            let ck = key.cache_key();
-            if st.pending(&ck) || st.cached(&key).is_some() {
-                continue;
-            }
-            st.queued.insert(ck);
-            st.prefetch.push_back(key);
-        }
-        let any = !st.prefetch.is_empty();
-        drop(st);
-        if any {
+        if self.shared.lock().set_prefetch(keys) {
             self.shared.wake.notify_all();
         }
     }
@@ -462,24 +492,11 @@ fn work_video(shared: &Shared, notify: &dyn Fn()) {
             }
         }
         std::thread::sleep(SETTLE);
-        let batch: Vec<(FrameKey, Located)> = {
-            let mut st = shared.lock();
-            let Some(first) = st.video.front().map(|(k, ..)| k.video.clone()) else {
-                continue;
-            };
-            let mut batch = Vec::new();
-            let mut rest = VecDeque::new();
-            while let Some((key, located, prefetch)) = st.video.pop_front() {
-                if key.video == first && batch.len() < MAX_BATCH {
-                    batch.push((key, located));
-                } else {
-                    rest.push_back((key, located, prefetch));
-                }
-            }
-            st.video = rest;
-            batch
-        };
-        let decoded = catch_unwind(AssertUnwindSafe(|| decode_batch(&batch)))
+        let (batch, prefetch) = take_batch(&mut shared.lock().video);
+        if batch.is_empty() {
+            continue;
+        }
+        let decoded = catch_unwind(AssertUnwindSafe(|| decode_batch(&batch, prefetch)))
             .unwrap_or_else(|_| batch.iter().map(|(k, _)| Err(internal(k))).collect());
         for ((key, located), outcome) in batch.iter().zip(decoded) {
             let result = outcome.and_then(|()| {
@@ -495,9 +512,35 @@ fn work_video(shared: &Shared, notify: &dyn Fn()) {
     }
 }
 
-/// Decodes the frames of `batch` (all of one video) that are not cached yet; one result
-/// per frame.
-fn decode_batch(batch: &[(FrameKey, Located)]) -> Vec<Result<(), String>> {
+/// The video thread's next batch, taken out of `waiting` (frames of raw videos, each with
+/// whether it is a prefetch): the first frame and the others of its video of the same
+/// kind. Requests of that video come all together (up to [`MAX_BATCH`]), without the
+/// prefetches, whose decode would hold them back; prefetches come [`PREFETCH_BATCH`] at a
+/// time, in the order given, so that a request waits little behind them. Says whether the
+/// batch is of prefetches.
+fn take_batch(
+    waiting: &mut VecDeque<(FrameKey, Located, bool)>,
+) -> (Vec<(FrameKey, Located)>, bool) {
+    let Some((video, prefetch)) = waiting.front().map(|(k, _, p)| (k.video.clone(), *p)) else {
+        return (Vec::new(), false);
+    };
+    let most = if prefetch { PREFETCH_BATCH } else { MAX_BATCH };
+    let mut batch = Vec::new();
+    let mut rest = VecDeque::new();
+    while let Some((key, located, p)) = waiting.pop_front() {
+        if key.video == video && p == prefetch && batch.len() < most {
+            batch.push((key, located));
+        } else {
+            rest.push_back((key, located, p));
+        }
+    }
+    *waiting = rest;
+    (batch, prefetch)
+}
+
+/// Decodes the frames of `batch` (all of one video) that are not cached yet, at a low
+/// priority when they are `prefetch`es; one result per frame.
+fn decode_batch(batch: &[(FrameKey, Located)], prefetch: bool) -> Vec<Result<(), String>> {
     let mut results: Vec<Result<(), String>> = vec![Ok(()); batch.len()];
     let mut wanted = Vec::new();
     let mut at = Vec::new();
@@ -521,9 +564,14 @@ fn decode_batch(batch: &[(FrameKey, Located)]) -> Vec<Result<(), String>> {
         }
     }
     if let Some((video, frame_index, tools)) = target {
+        let tools = if prefetch {
+            tools.clone().in_background()
+        } else {
+            tools.clone()
+        };
         for (i, r) in at
             .into_iter()
-            .zip(decode_video(tools, video, frame_index, &wanted))
+            .zip(decode_video(&tools, video, frame_index, &wanted))
         {
             results[i] = r;
         }
@@ -576,18 +624,83 @@ mod tests {
     }
 
     #[test]
-    fn a_new_request_drops_prefetches() {
-        let mut st = State {
-            cache: LruCache::new(NonZeroUsize::MIN),
-            requests: VecDeque::new(),
-            prefetch: VecDeque::from([key("a", 1, None)]),
-            queued: HashSet::from([key("a", 1, None).cache_key()]),
-            in_flight: HashSet::new(),
-            video: VecDeque::new(),
-            shutdown: false,
-            broken: None,
-        };
+    fn clearing_drops_every_prefetch() {
+        let mut st = State::new(1);
+        assert!(st.set_prefetch(vec![key("a", 1, None)]));
         st.clear_prefetch();
         assert!(st.prefetch.is_empty() && st.queued.is_empty());
+    }
+
+    fn waiting(st: &State) -> Vec<u64> {
+        st.prefetch.iter().map(|k| k.index).collect()
+    }
+
+    #[test]
+    fn a_request_goes_first_and_leaves_the_prefetches_behind_it() {
+        let mut st = State::new(8);
+        assert!(st.set_prefetch(vec![key("next", 1, None), key("next", 2, None)]));
+        assert!(st.request(key("now", 9, None)));
+        assert_eq!(st.requests.front().map(|k| k.index), Some(9));
+        assert_eq!(waiting(&st), [1, 2]);
+        // A request for a prefetched frame takes it out of the prefetches.
+        assert!(st.request(key("next", 2, None)));
+        assert_eq!(waiting(&st), [1]);
+        let requests: Vec<u64> = st.requests.iter().map(|k| k.index).collect();
+        assert_eq!(requests, [2, 9]);
+    }
+
+    #[test]
+    fn a_new_prefetch_list_replaces_the_old_one_and_the_same_list_changes_nothing() {
+        let mut st = State::new(8);
+        let list = |ix: &[u64]| ix.iter().map(|&i| key("v", i, None)).collect::<Vec<_>>();
+        assert!(st.set_prefetch(list(&[1, 2, 3])));
+        // The worker took frame 1: in flight, not queued.
+        let taken = st.prefetch.pop_front().expect("one waits");
+        st.queued.remove(&taken.cache_key());
+        st.in_flight.insert(taken.cache_key());
+        assert!(!st.set_prefetch(list(&[1, 2, 3])), "the same list again");
+        assert_eq!(waiting(&st), [2, 3]);
+        // The annotator jumped: the rows ahead are others.
+        assert!(st.set_prefetch(list(&[7, 2, 1])));
+        assert_eq!(waiting(&st), [7, 2], "1 is being loaded already");
+        assert!(!st.queued.contains(&key("v", 3, None).cache_key()));
+        // Frames waiting for the video thread are dropped with their list too.
+        let located = Located::Missing(String::new());
+        st.video
+            .push_back((key("v", 8, None), located.clone(), true));
+        st.video.push_back((key("v", 6, None), located, false));
+        st.in_flight.insert(key("v", 8, None).cache_key());
+        assert!(!st.set_prefetch(Vec::new()));
+        assert!(st.prefetch.is_empty());
+        let video: Vec<u64> = st.video.iter().map(|(k, ..)| k.index).collect();
+        assert_eq!(video, [6], "the request stays");
+        assert!(!st.pending(&key("v", 8, None).cache_key()));
+    }
+
+    #[test]
+    fn the_video_thread_takes_requests_together_and_prefetches_a_few_at_a_time() {
+        let located = Located::Missing(String::new());
+        let entry = |v: &str, i: u64, prefetch: bool| (key(v, i, None), located.clone(), prefetch);
+        let mut waiting = VecDeque::from([
+            entry("a", 1, false),
+            entry("b", 2, false),
+            entry("a", 3, true),
+            entry("a", 4, false),
+            entry("a", 5, true),
+            entry("a", 6, true),
+            entry("a", 7, true),
+        ]);
+        let mut batches = Vec::new();
+        loop {
+            let (batch, prefetch) = take_batch(&mut waiting);
+            if batch.is_empty() {
+                break;
+            }
+            assert_eq!(prefetch, batch[0].0.index == 3 || batch[0].0.index == 6);
+            let videos: Vec<&str> = batch.iter().map(|(k, _)| k.video.as_str()).collect();
+            assert!(videos.iter().all(|v| *v == videos[0]), "{videos:?}");
+            batches.push(batch.iter().map(|(k, _)| k.index).collect::<Vec<u64>>());
+        }
+        assert_eq!(batches, [vec![1, 4], vec![2], vec![3, 5], vec![6, 7]]);
     }
 }

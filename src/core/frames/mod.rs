@@ -24,6 +24,7 @@
 mod decode;
 mod index;
 mod loader;
+mod outside;
 mod probe;
 
 use std::collections::HashMap;
@@ -35,6 +36,10 @@ use crate::core::dataset::{Dataset, DatasetMeta, ItemMeta};
 
 pub use decode::{MAX_IMAGE_SIDE, VideoTools, Wanted, decode_video, fit_within, load_image};
 pub use loader::{FrameKey, FrameLoader};
+pub use outside::{
+    AROUND_SECS, PLAYER_ENV, VIEWER_ENV, full_frame_dir, full_frame_name, open_in_viewer,
+    player_command, shell_quote, write_full_frame,
+};
 pub use probe::{
     Rational, VideoProbe, ffprobe_beside, ffprobe_on_path, probe_video, probe_video_with,
     probe_videos,
@@ -200,6 +205,7 @@ impl FrameStore {
             ffprobe: self.ffprobe.clone()?,
             timeout: self.timeout,
             session: Arc::clone(&self.session),
+            background: false,
         })
     }
 
@@ -421,6 +427,42 @@ impl FrameStore {
             frame_index,
             tools,
         }
+    }
+
+    /// The raw video file of `video` (for a player: the frames themselves may be extracted
+    /// images), or why there is none: the same file, and the same checks of its name and
+    /// of the links on the way, as [`Self::locate`] decodes from.
+    pub fn video_file(&self, video: &str) -> Result<PathBuf, String> {
+        let Some(root) = &self.root else {
+            return Err("a single file was loaded, so there is no dataset directory".into());
+        };
+        if let Err(why) = check_relative(video) {
+            return Err(format!("the video name {video:?} {why}"));
+        }
+        let videos_dir = self.videos_dir.as_ref().map_err(Clone::clone)?;
+        let named = match self.files.get(video) {
+            Some(file) => match check_relative(file) {
+                Ok(()) => Some(format!("{videos_dir}/{file}")).filter(|r| present(&root.join(r))),
+                Err(why) => return Err(format!("the video file {file:?} {why}")),
+            },
+            None => None,
+        };
+        let Some(rel) = named.or_else(|| find_video(root, videos_dir, video)) else {
+            return Err(format!(
+                "no video file {videos_dir}/{video}.{} (nor .{})",
+                VIDEO_EXTENSIONS[0],
+                VIDEO_EXTENSIONS[1..].join(", .")
+            ));
+        };
+        self.check_links(&rel)?;
+        let path = root.join(&rel);
+        if let Some(kind) = crate::core::fsread::not_regular(&path) {
+            return Err(format!(
+                "the video {} is {kind}, not a regular file",
+                path.display()
+            ));
+        }
+        Ok(path)
     }
 
     /// Decodes into the cache, in one batch, the frames `indices` of `video` that are raw

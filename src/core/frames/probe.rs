@@ -159,7 +159,7 @@ pub fn probe_video(path: &Path) -> Result<VideoProbe, String> {
 pub fn probe_video_with(ffprobe: &Path, path: &Path) -> Result<VideoProbe, String> {
     let timeout = run_timeout();
     probe_video_by(ffprobe, path, |program, args| {
-        run(program, args, timeout, None)
+        run(program, args, timeout, None, false)
     })
 }
 
@@ -528,16 +528,21 @@ impl std::fmt::Display for RunError {
     }
 }
 
+/// The nice value of a run in the background (`background`: a prefetch).
+const BACKGROUND_NICE: i32 = 10;
+
 /// Runs `program` with `args` and no input, returns its standard output. Killed after
 /// `timeout`, with every process it started (it runs in a process group of its own, so a
 /// wrapper script's children go too and no pipe stays open behind it); a failure carries
 /// the last line of its error output.
-/// `running`, when given, holds the run's process id while it runs (see [`kill_all`]).
+/// `running`, when given, holds the run's process id while it runs (see [`kill_all`]);
+/// `background` runs it at a low priority.
 pub(crate) fn run(
     program: &Path,
     args: &[OsString],
     timeout: Duration,
     running: Option<&Mutex<HashSet<u32>>>,
+    background: bool,
 ) -> Result<Vec<u8>, RunError> {
     let mut command = Command::new(program);
     command
@@ -554,6 +559,17 @@ pub(crate) fn run(
         .spawn()
         .map_err(|e| RunError::Spawn(format!("cannot run {}: {e}", program.display())))?;
     let id = child.id();
+    #[cfg(unix)]
+    if background {
+        // Its process group (all its threads, and those it starts later) at a low
+        // priority: the cores go to what the user waits for first. A refusal leaves it.
+        let _ = rustix::process::setpriority_pgrp(
+            Some(rustix::process::Pid::from_child(&child)),
+            BACKGROUND_NICE,
+        );
+    }
+    #[cfg(not(unix))]
+    let _ = background;
     let lock = || running.map(|r| r.lock().unwrap_or_else(|e| e.into_inner()));
     if let Some(mut r) = lock() {
         r.insert(id);

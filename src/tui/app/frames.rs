@@ -9,7 +9,7 @@ use crate::core::text::sanitize;
 use crate::term::ImageMode;
 use crate::tui::input::action::Action;
 
-use super::{App, Drawn, Notice, Screen, Slot, THUMB_SIDE};
+use super::{App, Drawn, Notice, Slot};
 
 /// Which frames the frame panel shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -117,6 +117,12 @@ pub struct FrameState {
     /// Drawable images per (frame, area size), so a frame is converted once per size; or
     /// why it cannot be drawn.
     pub(crate) protocols: lru::LruCache<Slot, Result<ratatui_image::protocol::Protocol, String>>,
+    /// The queue rows whose frames the loader was last given to decode ahead.
+    pub(crate) ahead: Option<Vec<u32>>,
+    /// Locates the frames the keys of `outside.rs` take out of the screens (made once).
+    pub(crate) store: std::cell::OnceCell<crate::core::frames::FrameStore>,
+    /// The full-size frame asked for, until the runner hands it to a worker.
+    pub(crate) full: Option<super::outside::FullFrameJob>,
 }
 
 impl FrameState {
@@ -129,6 +135,9 @@ impl FrameState {
             protocols: lru::LruCache::new(
                 std::num::NonZeroUsize::new(96).unwrap_or(std::num::NonZeroUsize::MIN),
             ),
+            ahead: None,
+            store: std::cell::OnceCell::new(),
+            full: None,
         }
     }
 }
@@ -446,8 +455,8 @@ impl App {
         self.frames.protocols.put(slot, drawable);
     }
 
-    /// Hands the frames a draw needed to the loader, and prefetches the thumbnails of the
-    /// next item of the queue so that moving on does not wait for them.
+    /// Hands the frames a draw needed to the loader, and has it decode the frames of the
+    /// rows ahead behind them (`ahead.rs`), so that moving on does not wait for them.
     pub(super) fn request_frames(&mut self, wanted: Vec<crate::core::frames::FrameKey>) {
         let Some(loader) = &self.frames.loader else {
             return;
@@ -455,34 +464,7 @@ impl App {
         for key in wanted {
             loader.request(key);
         }
-        if self.screen != Screen::Item {
-            return;
-        }
-        let next = self
-            .current()
-            .and_then(|i| self.queue.visible.iter().position(|&v| v as usize == i))
-            .and_then(|p| self.queue.visible.get(p + 1))
-            .map(|&v| v as usize);
-        if let Some(n) = next {
-            // The next item as it would open: its opening transition, the panel's default.
-            let pair = self.pairs(n).get(self.opening_pair(n)).copied();
-            let info = frame_info(
-                &self.ds,
-                &self.report,
-                self.protocol,
-                &self.queue.rows[n].q,
-                pair,
-                None,
-            );
-            let keys: Vec<_> = panel_list(&info, Subset::All)
-                .iter()
-                .take(12)
-                .filter_map(|e| self.frame_key(&info, e, THUMB_SIDE, None))
-                .collect();
-            if let Some(loader) = &self.frames.loader {
-                loader.prefetch(keys);
-            }
-        }
+        self.prefetch_ahead();
     }
 
     /// Moves the frame cursor, or changes what the panel shows.

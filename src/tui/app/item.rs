@@ -259,6 +259,8 @@ impl App {
                     return self.add_to_plan(i);
                 }
             }
+            Action::FullFrame => return self.full_frame(),
+            Action::PlayerCommand => self.player_command(),
             Action::NextDropped => self.jump_frame(Subset::Dropped),
             Action::NextAdded => self.jump_frame(Subset::Added),
             Action::MarkDone => self.mark(Status::Done),

@@ -9,9 +9,11 @@
 //! an editor, a picker, the status line: `overlays.rs`), the audit files beside this one
 //! and the pace of the session (`audits.rs`), and the geometry the last draw left.
 
+mod ahead;
 mod audits;
 mod frames;
 mod item;
+mod outside;
 mod overlays;
 mod plan;
 mod queue;
@@ -29,6 +31,7 @@ pub use self::frames::{
     panel_list,
 };
 pub use self::item::ItemState;
+pub use self::outside::FullFrameJob;
 pub use self::overlays::{Overlays, PASTE_MAX, paste_line};
 pub use self::plan::{PlanRequest, Planner};
 pub use self::queue::QueueState;

@@ -217,6 +217,9 @@ pub enum Effect {
     /// Add the transitions the app holds to the plan file in the background
     /// (`App::take_plan_requests`).
     Plan,
+    /// Write the frame the app holds at full size, in the background
+    /// (`App::take_full_frame`), answering with a notice (`App::on_notice`).
+    FullFrame,
 }
 
 /// What the header says of the analysis (computed once).

@@ -94,6 +94,11 @@ pub enum Action {
     NextDropped,
     /// Frame cursor to the next frame the higher budget added (wrapping).
     NextAdded,
+    /// Write the frame under the cursor at full size to a PNG file (and show it in the
+    /// viewer `FRAMEAUDIT_VIEWER` names, if any).
+    FullFrame,
+    /// Give the command that plays the seconds around the frame under the cursor.
+    PlayerCommand,
     /// Add the item's transition, with the evidence frames marked, to the intervention
     /// plan (docs/intervention.md §9).
     AddToPlan,
@@ -138,7 +143,7 @@ pub enum Action {
 }
 
 /// Names (for keymap files) and descriptions of the actions without a parameter.
-const NAMED: [(Action, &str, &str); 63] = [
+const NAMED: [(Action, &str, &str); 65] = [
     (Action::Up, "up", "previous row"),
     (Action::Down, "down", "next row"),
     (Action::PageUp, "page_up", "page up"),
@@ -266,6 +271,16 @@ const NAMED: [(Action, &str, &str); 63] = [
         Action::NextAdded,
         "next_added",
         "frames: next added frame (the higher budget's, wraps)",
+    ),
+    (
+        Action::FullFrame,
+        "full_frame",
+        "frames: this frame at full size, as a PNG file",
+    ),
+    (
+        Action::PlayerCommand,
+        "player_command",
+        "frames: a player command for the seconds around it",
     ),
     (
         Action::AddToPlan,

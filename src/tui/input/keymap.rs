@@ -294,6 +294,8 @@ impl Keymap {
             b(Item, ch('d'), NextDropped, None),
             b(Item, ch('a'), NextAdded, None),
             b(Item, ch('e'), MarkEvidence, Some("evidence")),
+            b(Item, ch('f'), FullFrame, None),
+            b(Item, ch('p'), PlayerCommand, None),
             b(Item, ch('I'), AddToPlan, None),
             described(Item, ch('/'), Search, "search the queue (back to it)".into()),
             b(Item, ch('P'), CyclePrimary, Some("primary")),
