@@ -54,7 +54,8 @@ pub struct TuiArgs {
     /// Keymap file overriding key bindings (JSON, see the README)
     #[arg(long, value_name = "FILE")]
     pub keymap: Option<PathBuf>,
-    /// How to draw frames (default: from the environment; halfblocks work everywhere)
+    /// How to draw frames (default: asked of the terminal, `frameaudit doctor terminal`
+    /// says what it answered; halfblocks work everywhere)
     #[arg(long, value_enum)]
     pub images: Option<ImagesArg>,
     /// Leave the mouse to the terminal (for selecting text): no clicks or wheel in the TUI
@@ -147,6 +148,28 @@ pub enum Command {
     /// Write a dataset's cells, whatever files they come from, as one cells JSONL or Parquet
     /// file (by the output's extension; docs/formats.md §7)
     Cells(CellsArgs),
+    /// What frameaudit finds about its surroundings, and what to change
+    Doctor(DoctorArgs),
+}
+
+/// `frameaudit doctor`: what it checks.
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// What to check.
+    #[command(subcommand)]
+    pub what: DoctorCommand,
+}
+
+/// The subcommands of `frameaudit doctor`.
+#[derive(Subcommand, Debug)]
+pub enum DoctorCommand {
+    /// Ask the terminal (and tmux) what it draws: what was detected, which image protocol
+    /// the audit screens use and why, and what you can change (docs/terminals.md)
+    Terminal {
+        /// The protocol you would ask for with the screens' --images
+        #[arg(long, value_enum)]
+        images: Option<ImagesArg>,
+    },
 }
 
 /// `frameaudit cells`: the dataset read and the file written.
