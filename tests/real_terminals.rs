@@ -651,3 +651,94 @@ fn pictures_stay_in_their_boxes_in_real_terminals() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// tmux's `allow-passthrough` of a pane is the user's: frameaudit never turns it on unless
+/// `FRAMEAUDIT_TMUX_PASSTHROUGH=1` lets it, and then sets it back when it quits (a pane
+/// left with passthrough lets later output escape tmux). With passthrough, the outer
+/// terminal's answers never come (a detached session has none), so the query lasts its
+/// whole timeout: the Enter typed meanwhile must still open the item.
+#[test]
+fn tmux_passthrough_is_left_alone_or_restored() {
+    if !have("tmux") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = solid_dataset(tmp.path());
+    let sock = format!("fa-pass-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&sock)
+            .args(args)
+            .output()
+            .expect("tmux")
+    };
+    let text = |args: &[&str]| {
+        String::from_utf8_lossy(&tmux(args).stdout)
+            .trim()
+            .to_string()
+    };
+    for allow in [false, true] {
+        let after = tmp.path().join(format!("after-{allow}.txt"));
+        let cmd = format!(
+            "{}{} {} --annotator p{allow} --audit {}; tmux show -pv allow-passthrough > {}; sleep 30",
+            if allow {
+                "FRAMEAUDIT_TMUX_PASSTHROUGH=1 "
+            } else {
+                ""
+            },
+            env!("CARGO_BIN_EXE_frameaudit"),
+            ds.display(),
+            tmp.path().join(format!("p{allow}.audit.jsonl")).display(),
+            after.display()
+        );
+        let out = tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "p",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            &cmd,
+        ]);
+        assert!(out.status.success(), "tmux: {out:?}");
+        let wait = |want: &dyn Fn(&str) -> bool, what: &str| {
+            let end = Instant::now() + Duration::from_secs(20);
+            loop {
+                let s = text(&["capture-pane", "-p", "-t", "p"]);
+                if want(&s) {
+                    return;
+                }
+                assert!(Instant::now() < end, "waiting for {what}:\n{s}");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        };
+        wait(&|s| s.contains("audit queue"), "the queue");
+        tmux(&["send-keys", "-t", "p", "Enter"]);
+        wait(&|s| s.contains("frame 0 · 00:00"), "the item");
+        let during = text(&["show", "-pv", "-t", "p", "allow-passthrough"]);
+        if allow {
+            assert_eq!(during, "on", "allowed, frameaudit turns passthrough on");
+        } else {
+            assert_eq!(during, "", "frameaudit set the pane's allow-passthrough");
+        }
+        tmux(&["send-keys", "-t", "p", "q"]);
+        tmux(&["send-keys", "-t", "p", "q"]);
+        let end = Instant::now() + Duration::from_secs(20);
+        while !after.exists() {
+            assert!(Instant::now() < end, "frameaudit did not quit");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let left = std::fs::read_to_string(&after).expect("after");
+        assert_eq!(
+            left.trim(),
+            "",
+            "the pane's allow-passthrough after quitting"
+        );
+        tmux(&["kill-session", "-t", "p"]);
+    }
+    tmux(&["kill-server"]);
+}
