@@ -162,8 +162,13 @@ pub fn report(
     let _ = writeln!(s, "pictures");
     let _ = writeln!(
         s,
-        "  protocol        {}{}",
+        "  protocol        {}{}{}",
         detect::name(choice.mode),
+        if choice.kitty_direct {
+            " (placed directly)"
+        } else {
+            ""
+        },
         choice.cell.map_or(String::new(), |(w, h)| format!(
             ", fitted to {w}x{h} px cells"
         ))
@@ -183,7 +188,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kitty_0_26_says_why_not_kitty_and_what_to_do() {
+    fn kitty_0_26_says_how_its_images_are_placed() {
         let env = TermEnv {
             term: "xterm-kitty".into(),
             kitty_window_id: true,
@@ -205,9 +210,12 @@ mod tests {
             &c,
             Some(std::time::Duration::from_millis(3)),
         );
-        assert!(text.contains("protocol        halfblocks"), "{text}");
         assert!(
-            text.contains("kitty(0.26.5) is older than kitty 0.28"),
+            text.contains("protocol        kitty (placed directly), fitted to 8x17 px cells"),
+            "{text}"
+        );
+        assert!(
+            text.contains("the Unicode placeholders of kitty 0.28 are not there yet"),
             "{text}"
         );
         assert!(

@@ -144,6 +144,9 @@ pub struct Choice {
     pub cell: Option<(u16, u16)>,
     /// Escape sequences go through tmux's passthrough to the outer terminal.
     pub tmux_wrap: bool,
+    /// Kitty images are placed directly at their cells (kitty before 0.28, which draws no
+    /// Unicode placeholders).
+    pub kitty_direct: bool,
     /// Why this protocol, in a sentence.
     pub reason: String,
     /// What the user can change to get better pictures.
@@ -173,7 +176,14 @@ pub fn choose(
 ) -> Choice {
     let cell = a.cell();
     let mut advice = Vec::new();
+    let in_tmux = env.tmux && tmux.is_some();
+    let (through, _) = passthrough_plan(env, tmux);
+    let offers = offers(env, in_tmux, through, a);
+    let direct = offers
+        .iter()
+        .any(|o| o.mode == ImageMode::Kitty && o.works && o.direct);
     let done = |mode, reason: String, advice: Vec<String>, wrap: bool| Choice {
+        kitty_direct: mode == ImageMode::Kitty && direct,
         mode,
         cell: if mode == ImageMode::Halfblocks || mode == ImageMode::None {
             None
@@ -203,10 +213,6 @@ pub fn choose(
         }
         _ => {}
     }
-    let in_tmux = env.tmux && tmux.is_some();
-    let (through, _) = passthrough_plan(env, tmux);
-    let offers = offers(env, in_tmux, through, a);
-
     // What was asked, if it can be drawn; else why not, and the best there is.
     let asked = asked.filter(|m| *m != ImageMode::Auto);
     if let Some(want) = asked {
@@ -259,15 +265,21 @@ pub fn choose(
             name(o.mode)
         ));
     }
-    // A protocol that is there but would draw wrong says why it is not used.
-    if let Some(o) = offers.iter().find(|o| !o.works) {
-        advice.push(format!("{}: not used, {}", name(o.mode), o.why));
+    // Half blocks: say why, and what would give pictures. A protocol that is there but
+    // would draw wrong says why it is not used.
+    let unusable = offers
+        .iter()
+        .find(|o| !o.works)
+        .map(|o| format!("{} graphics not used: {}", name(o.mode), o.why));
+    if in_tmux && !through {
+        advice.push(format!(
+            "tmux: `tmux set -g allow-passthrough on` (or {PASSTHROUGH_VAR}=1, which turns \
+             it on for frameaudit's pane and back off on exit) lets kitty or iTerm2 graphics \
+             of the outer terminal through"
+        ));
     }
-    // Half blocks: say what would give pictures.
-    let why = if !a.answered && !in_tmux {
-        "the terminal did not answer the query (no sixel, kitty or iTerm2 graphics known): \
-         half blocks, which every colour terminal draws"
-            .to_string()
+    let why = if let Some(u) = unusable {
+        format!("{u}: half blocks")
     } else if in_tmux {
         let t = tmux.cloned().unwrap_or_default();
         let v = t.version.as_deref().unwrap_or("?");
@@ -276,19 +288,18 @@ pub fn choose(
         } else {
             format!("tmux {v} draws no sixel (3.4 or later, built with --enable-sixel, does)")
         };
-        if !through {
-            advice.push(format!(
-                "tmux: `tmux set -g allow-passthrough on` (or {PASSTHROUGH_VAR}=1, which turns \
-                 it on for frameaudit's pane and back off on exit) lets kitty or iTerm2 \
-                 graphics of the outer terminal through"
-            ));
-        }
-        format!(
-            "inside tmux, {sixel}, and no graphics of the outer terminal get through: half blocks"
-        )
-    } else {
-        "the terminal offers no sixel, kitty (0.28 or later) or iTerm2 graphics: half blocks"
+        let outer = if through {
+            "the outer terminal offers no graphics that tmux lets through"
+        } else {
+            "no graphics of the outer terminal get through"
+        };
+        format!("inside tmux, {sixel}, and {outer}: half blocks")
+    } else if !a.answered {
+        "the terminal did not answer the query (no sixel, kitty or iTerm2 graphics known): \
+         half blocks, which every colour terminal draws"
             .to_string()
+    } else {
+        "the terminal offers no sixel, kitty or iTerm2 graphics: half blocks".to_string()
     };
     if !in_tmux && !a.sixel() && a.version_of("xterm").is_some() {
         advice.push(
@@ -307,6 +318,8 @@ struct Offer {
     works: bool,
     why: String,
     wrap: bool,
+    /// Kitty images placed directly rather than with Unicode placeholders.
+    direct: bool,
 }
 
 /// The protocols offered, best first.
@@ -320,20 +333,29 @@ fn offers(env: &TermEnv, in_tmux: bool, through: bool, a: &Answers) -> Vec<Offer
     if outer {
         if let Some(v) = kitty {
             let n = version_numbers(v);
-            let works = n.as_slice() >= KITTY_PLACEHOLDERS.as_slice();
+            let placeholders = n.as_slice() >= KITTY_PLACEHOLDERS.as_slice();
+            // Before 0.28 kitty draws images placed directly at the cursor, which tmux (that
+            // moves text but not images) would leave behind.
+            let works = placeholders || (a.kitty_graphics && !in_tmux);
             out.push(Offer {
                 mode: ImageMode::Kitty,
                 works,
-                why: if works {
+                why: if placeholders {
                     format!("{v} draws kitty graphics with Unicode placeholders")
+                } else if works {
+                    format!(
+                        "{v} draws kitty graphics placed directly at their cells (the Unicode \
+                         placeholders of kitty 0.28 are not there yet)"
+                    )
                 } else {
                     format!(
                         "{v} is older than kitty 0.28, which first draws the Unicode \
-                         placeholders frameaudit places kitty images with (upgrade kitty for \
-                         pictures)"
+                         placeholders frameaudit places kitty images with inside tmux (upgrade \
+                         kitty, or run frameaudit outside tmux)"
                     )
                 },
                 wrap: in_tmux,
+                direct: !placeholders,
             });
         } else if let Some(v) = ghostty.filter(|_| a.kitty_graphics) {
             out.push(Offer {
@@ -341,6 +363,7 @@ fn offers(env: &TermEnv, in_tmux: bool, through: bool, a: &Answers) -> Vec<Offer
                 works: true,
                 why: format!("{v} draws kitty graphics with Unicode placeholders"),
                 wrap: in_tmux,
+                direct: false,
             });
         } else if a.kitty_graphics
             || (!in_tmux && (env.kitty_window_id || env.term.contains("kitty")))
@@ -358,6 +381,7 @@ fn offers(env: &TermEnv, in_tmux: bool, through: bool, a: &Answers) -> Vec<Offer
                         .map_or("the terminal".to_string(), |v| v.clone())
                 ),
                 wrap: in_tmux,
+                direct: false,
             });
         }
         let iterm = a.version_of("iterm2").or(a.version_of("wezterm"));
@@ -379,6 +403,7 @@ fn offers(env: &TermEnv, in_tmux: bool, through: bool, a: &Answers) -> Vec<Offer
                 works: true,
                 why: format!("{who}: iTerm2 inline images"),
                 wrap: in_tmux,
+                direct: false,
             });
         }
     }
@@ -396,6 +421,7 @@ fn offers(env: &TermEnv, in_tmux: bool, through: bool, a: &Answers) -> Vec<Offer
             works: true,
             why: format!("{who} offers sixel graphics (device attributes)"),
             wrap: false,
+            direct: false,
         });
     }
     out
@@ -486,23 +512,45 @@ mod tests {
     }
 
     #[test]
-    fn kitty_0_26_is_not_chosen_and_says_why() {
+    fn kitty_0_26_places_images_directly_never_with_placeholders() {
         let e = TermEnv {
             kitty_window_id: true,
             ..env("xterm-kitty")
         };
         let a = answered(&[62], &["kitty(0.26.5)"], true, Some((9, 20)));
         let c = auto(&e, None, &a);
+        assert_eq!(c.mode, ImageMode::Kitty);
+        assert!(c.kitty_direct, "no Unicode placeholders before 0.28");
+        assert!(c.reason.contains("placed directly"), "{}", c.reason);
+        // Inside tmux direct placements would stay behind when tmux moves the text: half
+        // blocks, saying why.
+        let t = TmuxInfo {
+            version: Some("3.3a".into()),
+            passthrough: Some("on".into()),
+        };
+        let through = Answers {
+            through_passthrough: true,
+            ..answered(
+                &[1, 2],
+                &["tmux 3.3a", "kitty(0.26.5)"],
+                true,
+                Some((9, 20)),
+            )
+        };
+        let c = auto(&tmux_env(), Some(&t), &through);
         assert_eq!(c.mode, ImageMode::Halfblocks);
-        assert!(
-            c.advice.iter().any(|x| x.contains("older than kitty 0.28")),
-            "{:?}",
-            c.advice
-        );
-        // Asked for by name it is still refused: it would draw tofu.
-        let c = choose(Some(ImageMode::Kitty), &e, None, &a);
+        assert!(c.reason.contains("older than kitty 0.28"), "{}", c.reason);
+        // Asked for by name it is still refused there: it would draw tofu.
+        let c = choose(Some(ImageMode::Kitty), &tmux_env(), Some(&t), &through);
         assert_eq!(c.mode, ImageMode::Halfblocks);
         assert!(c.advice[0].contains("--images kitty cannot work here"));
+    }
+
+    #[test]
+    fn kitty_without_a_version_is_not_trusted_with_placeholders() {
+        let a = answered(&[62], &[], true, Some((9, 20)));
+        let c = auto(&env("xterm-kitty"), None, &a);
+        assert_eq!(c.mode, ImageMode::Halfblocks);
     }
 
     #[test]
@@ -511,6 +559,7 @@ mod tests {
             let a = answered(&[62], &[v], true, Some((9, 20)));
             let c = auto(&env("xterm-kitty"), None, &a);
             assert_eq!(c.mode, ImageMode::Kitty, "{v}");
+            assert!(!c.kitty_direct, "{v}");
         }
     }
 

@@ -6,6 +6,7 @@
 pub mod app;
 pub mod fit;
 pub mod input;
+pub mod kitty;
 pub mod research;
 pub mod view;
 
@@ -502,6 +503,10 @@ fn draw(term: &mut Terminal<CrosstermBackend<Stdout>>, app: &mut App) -> Result<
     // Synchronized updates: the terminal shows a whole frame or none, never half.
     execute!(term.backend_mut(), BeginSynchronizedUpdate)?;
     view::render(term, app)?;
+    if !app.frames.deletions.is_empty() {
+        let gone = std::mem::take(&mut app.frames.deletions);
+        term.backend_mut().write_all(gone.as_bytes())?;
+    }
     execute!(term.backend_mut(), EndSynchronizedUpdate)?;
     crate::core::timing("draw", t);
     Ok(())

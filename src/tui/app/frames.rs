@@ -116,6 +116,14 @@ pub struct FrameState {
     pub cell: ratatui_image::FontSize,
     /// Escape sequences go through tmux's passthrough to the outer terminal.
     pub tmux_wrap: bool,
+    /// Kitty images are placed directly (kitty before 0.28): see `tui::kitty`.
+    pub kitty_direct: bool,
+    /// The kitty images placed on screen by the last draw (direct placement only).
+    pub placed: Vec<u32>,
+    /// What deletes the placements the last draw left off the screen, for the terminal.
+    pub deletions: String,
+    /// The cells each kitty image placed directly covers, by id.
+    pub(crate) direct_sizes: std::collections::HashMap<u32, ratatui::layout::Size>,
     /// How the protocol was chosen and why (`None` until the terminal answered, or when
     /// `--images` chose without asking).
     pub choice: Option<crate::term::detect::Choice>,
@@ -125,7 +133,26 @@ pub struct FrameState {
     pub loader: Option<crate::core::frames::FrameLoader>,
     /// Drawable images per (frame, area size), so a frame is converted once per size; or
     /// why it cannot be drawn.
-    pub(crate) protocols: lru::LruCache<Slot, Result<ratatui_image::protocol::Protocol, String>>,
+    pub(crate) protocols: lru::LruCache<Slot, Result<Drawable, String>>,
+}
+
+/// A frame ready to draw: by one of ratatui-image's protocols, or placed directly in kitty.
+pub enum Drawable {
+    /// Half blocks, sixel, kitty placeholders, iTerm2.
+    Protocol(ratatui_image::protocol::Protocol),
+    /// A kitty image placed at its cells.
+    KittyDirect(crate::tui::kitty::KittyDirect),
+}
+
+impl Drawable {
+    /// Draws it at the top-left of `area`.
+    pub fn render(&self, area: ratatui::layout::Rect, buf: &mut ratatui::buffer::Buffer) {
+        use ratatui::widgets::Widget;
+        match self {
+            Drawable::Protocol(p) => ratatui_image::Image::new(p).render(area, buf),
+            Drawable::KittyDirect(k) => k.render(area, buf),
+        }
+    }
 }
 
 /// The cell size assumed until the terminal says: 1:2, what half blocks draw.
@@ -138,6 +165,10 @@ impl FrameState {
             images: ImageMode::None,
             cell: GUESSED_CELL,
             tmux_wrap: false,
+            kitty_direct: false,
+            placed: Vec::new(),
+            deletions: String::new(),
+            direct_sizes: std::collections::HashMap::new(),
             choice: None,
             // Kitty ids are the terminal window's: start where another program's are
             // unlikely to be.
@@ -169,7 +200,7 @@ impl FrameState {
         &mut self,
         img: image::DynamicImage,
         cells: (u16, u16),
-    ) -> Result<ratatui_image::protocol::Protocol, String> {
+    ) -> Result<Drawable, String> {
         use ratatui_image::protocol::{
             Protocol, halfblocks::Halfblocks, iterm2::Iterm2, kitty::Kitty, sixel::Sixel,
         };
@@ -192,6 +223,18 @@ impl FrameState {
         );
         let drawn = match self.images {
             ImageMode::Sixel => Sixel::new(img, covered, self.tmux_wrap).map(Protocol::Sixel),
+            ImageMode::Kitty if self.kitty_direct => {
+                let id = self.next_id;
+                self.next_id = self.next_id.wrapping_add(1).max(1);
+                // As many as the drawable forms kept, at most (the cache forgets the rest).
+                if self.direct_sizes.len() > 4 * self.protocols.cap().get() {
+                    self.direct_sizes.clear();
+                }
+                self.direct_sizes.insert(id, covered);
+                return Ok(Drawable::KittyDirect(crate::tui::kitty::KittyDirect::new(
+                    &img, covered, id,
+                )));
+            }
             ImageMode::Kitty => {
                 let id = self.next_id;
                 self.next_id = self.next_id.wrapping_add(1).max(1);
@@ -203,7 +246,18 @@ impl FrameState {
                 Halfblocks::new(img, covered).map(Protocol::Halfblocks)
             }
         };
-        drawn.map_err(|e| e.to_string())
+        drawn.map(Drawable::Protocol).map_err(|e| e.to_string())
+    }
+
+    /// After a draw: the kitty images placed directly that its buffer holds (`now`); those
+    /// of the draw before that it no longer holds are to be deleted ([`FrameState::deletions`]).
+    pub fn settle_placements(&mut self, now: Vec<u32>) {
+        for id in &self.placed {
+            if now.binary_search(id).is_err() {
+                self.deletions.push_str(&crate::tui::kitty::delete(*id));
+            }
+        }
+        self.placed = now;
     }
 }
 
@@ -429,6 +483,7 @@ impl App {
             .cell
             .map_or(GUESSED_CELL, |(w, h)| ratatui_image::FontSize::new(w, h));
         self.frames.tmux_wrap = choice.tmux_wrap;
+        self.frames.kitty_direct = choice.kitty_direct;
         self.frames.choice = Some(choice);
         self.frames.protocols.clear();
     }

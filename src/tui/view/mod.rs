@@ -53,11 +53,37 @@ pub fn render<B: ratatui::backend::Backend>(
     app: &mut App,
 ) -> Result<(), B::Error> {
     let mut drawn = Drawn::default();
-    term.draw(|f| drawn = draw(f, app))?;
+    let direct = app.frames.kitty_direct;
+    let mut placed = Vec::new();
+    let done = term.draw(|f| {
+        drawn = draw(f, app);
+        if direct {
+            crate::tui::kitty::unplace_covered(f.buffer_mut(), |id| {
+                app.frames.direct_sizes.get(&id).copied()
+            });
+        }
+    })?;
+    if direct {
+        placed = crate::tui::kitty::placed(done.buffer);
+    }
     if app.after_draw(drawn) {
         let mut again = Drawn::default();
-        term.draw(|f| again = draw(f, app))?;
+        let done = term.draw(|f| {
+            again = draw(f, app);
+            if direct {
+                crate::tui::kitty::unplace_covered(f.buffer_mut(), |id| {
+                    app.frames.direct_sizes.get(&id).copied()
+                });
+            }
+        })?;
+        if direct {
+            placed = crate::tui::kitty::placed(done.buffer);
+        }
         app.after_draw(again);
+    }
+    if direct {
+        // Kitty keeps a placement until told: those the screen no longer holds go.
+        app.frames.settle_placements(placed);
     }
     Ok(())
 }
