@@ -27,6 +27,17 @@ const PALETTE: [[u8; 3]; 8] = [
 ];
 const COLS: u32 = 120;
 const ROWS: u32 = 40;
+/// The grid after the window is made smaller.
+const SMALL: (u32, u32) = (100, 36);
+
+/// The reference screens: the first row, and the boxes after opening the item, after moving
+/// one frame on, and after the window was made [`SMALL`].
+struct Reference {
+    first: String,
+    opened: Vec<Slot>,
+    moved: Vec<Slot>,
+    resized: Vec<Slot>,
+}
 
 fn have(tool: &str) -> bool {
     let found = Command::new("sh")
@@ -85,9 +96,8 @@ struct Slot {
 }
 
 /// The screen's text in tmux with pictures as text stand-ins (the boxes are where pictures
-/// go in every protocol): the first row and the boxes, after opening the item and after
-/// moving one frame on.
-fn reference(ds: &Path, dir: &Path) -> Option<(String, Vec<Slot>, Vec<Slot>)> {
+/// go in every protocol).
+fn reference(ds: &Path, dir: &Path) -> Option<Reference> {
     if !have("tmux") {
         return None;
     }
@@ -135,9 +145,26 @@ fn reference(ds: &Path, dir: &Path) -> Option<(String, Vec<Slot>, Vec<Slot>)> {
     let opened = screen("frame 0 · 00:00 · 8f 1/8");
     tmux(&["send-keys", "-t", "ref", "Right"]);
     let moved = screen("frame 1 · 00:01 · 8f 2/8");
+    let (w, h) = (SMALL.0.to_string(), SMALL.1.to_string());
+    tmux(&["resize-window", "-t", "ref", "-x", &w, "-y", &h]);
+    let end = Instant::now() + Duration::from_secs(20);
+    let resized = loop {
+        let s = screen("frame 1 · 00:01");
+        let b = boxes(&s);
+        // Redrawn (not the old screen cut): the large box ends at the new right edge.
+        if b.iter().any(|x| x.w > 30 && x.x + x.w == SMALL.0) {
+            break b;
+        }
+        assert!(Instant::now() < end, "tmux did not resize:\n{s}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
     tmux(&["kill-server"]);
-    let first = opened.lines().next().unwrap_or("").to_string();
-    Some((first, boxes(&opened), boxes(&moved)))
+    Some(Reference {
+        first: opened.lines().next().unwrap_or("").to_string(),
+        opened: boxes(&opened),
+        moved: boxes(&moved),
+        resized,
+    })
 }
 
 /// The boxes drawn with ┌┐└┘ that hold a frame's label (`#3`, `frame 3 · …`).
@@ -392,7 +419,7 @@ fn near(p: &Rgb<u8>, c: &[u8; 3]) -> bool {
     p.0.iter().zip(c).all(|(a, b)| a.abs_diff(*b) <= 40)
 }
 
-/// The window's part of a screenshot, and its cell size.
+/// A window's picture, and its cell size.
 struct Screen {
     img: RgbImage,
     cw: u32,
@@ -400,10 +427,11 @@ struct Screen {
 }
 
 impl Screen {
-    fn new(img: RgbImage) -> Screen {
+    /// The picture of a window of `grid` (columns, rows).
+    fn new(img: RgbImage, grid: (u32, u32)) -> Screen {
         Screen {
-            cw: img.width() / COLS,
-            ch: img.height() / ROWS,
+            cw: img.width() / grid.0,
+            ch: img.height() / grid.1,
             img,
         }
     }
@@ -503,16 +531,17 @@ impl Screen {
 fn wait_screen(
     d: &Display,
     w: &Window,
+    grid: (u32, u32),
     path: &Path,
     ok: impl Fn(&Screen) -> bool,
 ) -> (Screen, bool) {
     let end = Instant::now() + Duration::from_secs(20);
     loop {
-        let s = Screen::new(d.shot(&w.id, path));
+        let s = Screen::new(d.shot(&w.id, path), grid);
         if ok(&s) {
             // Once more after the terminal settles: what stays is checked.
             std::thread::sleep(Duration::from_millis(400));
-            return (Screen::new(d.shot(&w.id, path)), true);
+            return (Screen::new(d.shot(&w.id, path), grid), true);
         }
         if Instant::now() > end {
             return (s, false);
@@ -572,7 +601,13 @@ fn check(name: &str, s: &Screen, first: &str, slots: &[Slot]) -> Vec<String> {
 fn pictures_stay_in_their_boxes_in_real_terminals() {
     let tmp = tempfile::tempdir().expect("tmp");
     let ds = solid_dataset(tmp.path());
-    let Some((first, opened, moved)) = reference(&ds, tmp.path()) else {
+    let Some(Reference {
+        first,
+        opened,
+        moved,
+        resized,
+    }) = reference(&ds, tmp.path())
+    else {
         return;
     };
     assert!(
@@ -615,7 +650,9 @@ fn pictures_stay_in_their_boxes_in_real_terminals() {
         tried += 1;
         let shot = tmp.path().join(format!("{name}.png"));
         // The queue first (its header), then the item.
-        let (queue, ok) = wait_screen(&d, &w, &shot, |s| s.header_mismatches(&first) <= 3);
+        let (queue, ok) = wait_screen(&d, &w, (COLS, ROWS), &shot, |s| {
+            s.header_mismatches(&first) <= 3
+        });
         keep(&queue, &format!("{name}-queue"));
         assert!(
             ok,
@@ -626,7 +663,9 @@ fn pictures_stay_in_their_boxes_in_real_terminals() {
         d.xdotool(&["mousemove", &cx.to_string(), &cy.to_string()]);
         d.xdotool(&["key", "Return"]);
         let big = |slots: &[Slot]| *slots.iter().max_by_key(|s| s.w * s.h).expect("slots");
-        let (open, ok) = wait_screen(&d, &w, &shot, |s| s.share(&big(&opened), 0) > 0.15);
+        let (open, ok) = wait_screen(&d, &w, (COLS, ROWS), &shot, |s| {
+            s.share(&big(&opened), 0) > 0.15
+        });
         if !ok {
             problems.push(format!("{name}: frame 0 never showed in the large box"));
         }
@@ -638,12 +677,35 @@ fn pictures_stay_in_their_boxes_in_real_terminals() {
             &opened,
         ));
         d.xdotool(&["key", "Right"]);
-        let (next, ok) = wait_screen(&d, &w, &shot, |s| s.share(&big(&moved), 1) > 0.15);
+        let (next, ok) = wait_screen(&d, &w, (COLS, ROWS), &shot, |s| {
+            s.share(&big(&moved), 1) > 0.15
+        });
         if !ok {
             problems.push(format!("{name}: frame 1 never showed after →"));
         }
         keep(&next, &format!("{name}-moved"));
         problems.extend(check(&format!("{name}, after →"), &next, &first, &moved));
+        // Smaller: every picture redrawn in the new boxes, nothing left where they were.
+        let (cw, ch) = (next.cw, next.ch);
+        let (pw, ph) = ((SMALL.0 * cw).to_string(), (SMALL.1 * ch).to_string());
+        d.xdotool(&["windowsize", &w.id, &pw, &ph]);
+        let (small, ok) = wait_screen(&d, &w, SMALL, &shot, |s| {
+            s.img.width() == SMALL.0 * cw
+                && s.img.height() == SMALL.1 * ch
+                && s.share(&big(&resized), 1) > 0.15
+        });
+        if ok {
+            keep(&small, &format!("{name}-resized"));
+            problems.extend(check(&format!("{name}, resized"), &small, &first, &resized));
+        } else {
+            eprintln!(
+                "note: {name} did not take the size {}x{} ({}x{} px); resize not checked",
+                SMALL.0,
+                SMALL.1,
+                small.img.width(),
+                small.img.height()
+            );
+        }
         drop(w);
     }
     if tried == 0 {
