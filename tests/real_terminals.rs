@@ -462,6 +462,18 @@ impl Screen {
         n as f64 / all.max(1) as f64
     }
 
+    /// How many pixels of a slot are neither its frame's colour nor the background: what a
+    /// `loading…` stand-in or its box left behind.
+    fn leftover(&self, s: &Slot, bg: &Rgb<u8>) -> f64 {
+        let (n, all) =
+            self.cells(s.x, s.y, s.w, s.h)
+                .fold((0usize, 0usize), |(n, all), (_, _, p)| {
+                    let other = !near(p, &PALETTE[s.frame]) && !near(p, &bg.0);
+                    (n + other as usize, all + 1)
+                });
+        n as f64 / all.max(1) as f64
+    }
+
     /// The pixels of frame `f`'s colour outside the slots that show it: those of a 2x2
     /// block of that colour (a glyph's anti-aliased edge is never one).
     fn stray(&self, slots: &[Slot], f: usize) -> Vec<(u32, u32)> {
@@ -572,7 +584,17 @@ fn check(name: &str, s: &Screen, first: &str, slots: &[Slot]) -> Vec<String> {
             "{name}: the header is not on the first row ({m} of 80 cells unlike {first:?})"
         ));
     }
+    let bg = s.background();
     for slot in slots {
+        let left = s.leftover(slot, &bg);
+        if left > 0.01 {
+            problems.push(format!(
+                "{name}: {:.1}% of frame {}'s box {slot:?} is neither the frame nor the \
+                 background (a stand-in left behind)",
+                left * 100.0,
+                slot.frame
+            ));
+        }
         let share = s.share(slot, slot.frame);
         if share < 0.15 {
             problems.push(format!(
