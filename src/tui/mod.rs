@@ -365,6 +365,12 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
                 });
                 let choice = crate::term::detect::choose(Some(asked), &env, tmux.as_ref(), &a);
                 let _ = input_tx.send(Msg::Terminal(Box::new(choice)));
+                // crossterm hears of resizes once it reads: one during the query is caught
+                // up with here, after it listens (a resize from then on it reports itself).
+                let _ = crossterm::event::poll(Duration::ZERO);
+                if let Ok((w, h)) = terminal::size() {
+                    let _ = input_tx.send(Msg::Input(TermEvent::Resize(w, h)));
+                }
             }
             while let Ok(e) = crossterm::event::read() {
                 if input_tx.send(Msg::Input(e)).is_err() {
