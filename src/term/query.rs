@@ -19,6 +19,10 @@ use super::detect::{Answers, TermEnv, TmuxInfo};
 /// so only pictures wait for it.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_millis(1500);
 
+/// How long the rest of an escape sequence may take after its ESC before the ESC is taken
+/// for the Esc key.
+const ESC_WAIT: Duration = Duration::from_millis(50);
+
 /// The query: XTVERSION, the kitty graphics query (a 1x1 image, never shown), primary
 /// device attributes (sixel), the cell size in pixels, and a status report that every
 /// terminal answers last. With `passthrough`, the version, kitty and status queries go to
@@ -79,17 +83,28 @@ fn key(code: KeyCode, modifiers: KeyModifiers) -> Item {
 
 impl Reader {
     /// The items in `bytes` (what a read gave); a sequence cut at the end waits for the
-    /// next call, except a lone ESC, which is the Esc key.
+    /// next call. A lone ESC at the end waits too: see [`Reader::lone_esc`].
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<Item> {
         let mut out = Vec::new();
         for &b in bytes {
             self.byte(b, &mut out);
         }
-        if matches!(self.state, State::Esc) {
-            self.state = State::Ground;
-            out.push(key(KeyCode::Esc, KeyModifiers::NONE));
-        }
         out
+    }
+
+    /// Whether the bytes so far end with a lone ESC: the Esc key, unless the rest of a
+    /// sequence follows (over SSH an answer may arrive in two pieces).
+    pub fn lone_esc(&self) -> bool {
+        matches!(self.state, State::Esc)
+    }
+
+    /// Nothing followed a lone ESC: it was the Esc key.
+    pub fn flush(&mut self) -> Vec<Item> {
+        if self.lone_esc() {
+            self.state = State::Ground;
+            return vec![key(KeyCode::Esc, KeyModifiers::NONE)];
+        }
+        Vec::new()
     }
 
     fn byte(&mut self, b: u8, out: &mut Vec<Item>) {
@@ -371,8 +386,21 @@ fn read_until(
     let mut reader = Reader::default();
     let mut seen = 0;
     let mut buf = [0u8; 1024];
+    let mut take = |items: Vec<Item>, seen: &mut usize| {
+        for item in items {
+            match item {
+                Item::Status => *seen += 1,
+                Item::Input(e) => typed(e),
+                other => record(a, &other),
+            }
+        }
+    };
     while seen < statuses {
-        let left = ANSWER_TIMEOUT.saturating_sub(start.elapsed());
+        let mut left = ANSWER_TIMEOUT.saturating_sub(start.elapsed());
+        if reader.lone_esc() {
+            // The rest of a sequence comes at once, or the ESC was the Esc key.
+            left = left.min(ESC_WAIT);
+        }
         if left.is_zero() {
             break;
         }
@@ -382,6 +410,10 @@ fn read_until(
         )];
         let timeout = rustix::event::Timespec::try_from(left).ok();
         match rustix::event::poll(&mut fds, timeout.as_ref()) {
+            Ok(0) if reader.lone_esc() => {
+                take(reader.flush(), &mut seen);
+                continue;
+            }
             Ok(0) => break,
             Ok(_) => {}
             Err(rustix::io::Errno::INTR) => continue,
@@ -391,14 +423,9 @@ fn read_until(
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        for item in reader.feed(&buf[..n]) {
-            match item {
-                Item::Status => seen += 1,
-                Item::Input(e) => typed(e),
-                other => record(a, &other),
-            }
-        }
+        take(reader.feed(&buf[..n]), &mut seen);
     }
+    take(reader.flush(), &mut seen);
     a.answered = seen > 0;
 }
 
@@ -566,6 +593,14 @@ mod tests {
         items.extend(r.feed(b";6c\x1b_Gi=31;ENOENT:x\x1b\\q\x1b"));
         assert_eq!(items[0], Item::DeviceAttributes(vec![63, 1, 2, 4, 6]));
         assert_eq!(items[1], Item::KittyGraphics(false));
+        // An answer cut right after its ESC (over SSH) is still an answer, not Esc and keys.
+        assert!(r.lone_esc());
+        items.extend(r.feed(b"[0n"));
+        assert_eq!(items.last(), Some(&Item::Status));
+        assert_eq!(keys(&items), vec![KeyCode::Char('q')]);
+        // Nothing after it: the Esc key.
+        items.extend(r.feed(b"\x1b"));
+        items.extend(r.flush());
         assert_eq!(keys(&items), vec![KeyCode::Char('q'), KeyCode::Esc]);
     }
 
