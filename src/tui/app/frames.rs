@@ -741,3 +741,38 @@ impl App {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(w: u32, h: u32) -> image::DynamicImage {
+        image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(w, h, image::Rgb([9, 9, 9])))
+    }
+
+    /// xterm -fs 9 has 9x18 cells: a frame fitted to a 12x12 slot covers no more cells
+    /// than the slot, and a sixel picture ends on a whole band of six rows inside it.
+    #[test]
+    fn pictures_are_fitted_to_the_terminals_cells() {
+        let mut fs = FrameState::new();
+        fs.images = ImageMode::Sixel;
+        fs.cell = ratatui_image::FontSize::new(9, 18);
+        assert_eq!(fs.slot_pixels((12, 12)), (108, 216));
+        assert_eq!(fs.slot_pixels((5, 3)), (45, 54));
+        assert_eq!(fs.slot_pixels((5, 1)), (45, 18));
+        assert_eq!(fs.slot_pixels((5, 5)), (45, 90));
+        assert_eq!(fs.slot_pixels((5, 4)), (45, 72));
+        // A frame bigger than the slot is scaled down to it; its aspect kept.
+        let Ok(Drawable::Protocol(p)) = fs.drawable(frame(1280, 720), (12, 12)) else {
+            panic!("no sixel");
+        };
+        assert_eq!(p.size(), ratatui::layout::Size::new(12, 4));
+        // Kitty before 0.28: placed directly, as many cells as the picture covers.
+        fs.images = ImageMode::Kitty;
+        fs.kitty_direct = true;
+        let Ok(Drawable::KittyDirect(k)) = fs.drawable(frame(100, 50), (12, 12)) else {
+            panic!("no kitty");
+        };
+        assert_eq!(k.size(), ratatui::layout::Size::new(12, 3));
+    }
+}
