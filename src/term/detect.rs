@@ -366,10 +366,25 @@ fn offers(env: &TermEnv, in_tmux: bool, through: bool, a: &Answers) -> Vec<Offer
                 direct: false,
             });
         } else if a.kitty_graphics
-            || (!in_tmux && (env.kitty_window_id || env.term.contains("kitty")))
+            && !in_tmux
+            && a.versions.is_empty()
+            && (env.kitty_window_id || env.term.contains("kitty"))
         {
-            // WezTerm and Konsole answer the graphics query but draw no placeholders; a
-            // kitty that gave no version is too old to say.
+            // A kitty too old to give its version: images placed directly, which every
+            // kitty with the graphics protocol draws.
+            out.push(Offer {
+                mode: ImageMode::Kitty,
+                works: true,
+                why: format!(
+                    "kitty (TERM={}, no version given) draws kitty graphics placed directly at \
+                     their cells",
+                    env.term
+                ),
+                wrap: false,
+                direct: true,
+            });
+        } else if a.kitty_graphics {
+            // WezTerm and Konsole answer the graphics query but draw no placeholders.
             out.push(Offer {
                 mode: ImageMode::Kitty,
                 works: false,
@@ -547,9 +562,12 @@ mod tests {
     }
 
     #[test]
-    fn kitty_without_a_version_is_not_trusted_with_placeholders() {
+    fn kitty_without_a_version_places_images_directly() {
         let a = answered(&[62], &[], true, Some((9, 20)));
         let c = auto(&env("xterm-kitty"), None, &a);
+        assert_eq!((c.mode, c.kitty_direct), (ImageMode::Kitty, true));
+        // Another terminal answering the query without a version: not trusted.
+        let c = auto(&env("xterm-256color"), None, &a);
         assert_eq!(c.mode, ImageMode::Halfblocks);
     }
 
