@@ -106,6 +106,8 @@ fn reference(ds: &Path, dir: &Path) -> Option<Reference> {
         Command::new("tmux")
             .arg("-L")
             .arg(&sock)
+            // The user's tmux.conf stays out: the pane's options are tmux's defaults.
+            .args(["-f", "/dev/null"])
             .args(args)
             .output()
             .expect("tmux")
@@ -773,6 +775,8 @@ fn tmux_passthrough_is_left_alone_or_restored() {
         Command::new("tmux")
             .arg("-L")
             .arg(&sock)
+            // The user's tmux.conf stays out: the pane's options are tmux's defaults.
+            .args(["-f", "/dev/null"])
             .args(args)
             .output()
             .expect("tmux")
@@ -845,4 +849,76 @@ fn tmux_passthrough_is_left_alone_or_restored() {
         tmux(&["kill-session", "-t", "p"]);
     }
     tmux(&["kill-server"]);
+}
+
+/// `frameaudit doctor terminal` in a tmux pane: it asks the terminal (tmux answers), names
+/// tmux's version and passthrough, the protocol and why, even with its output in a file.
+#[test]
+fn doctor_terminal_in_tmux_says_what_it_found() {
+    if !have("tmux") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("doctor.txt");
+    let sock = format!("fa-doc-{}", std::process::id());
+    let cmd = format!(
+        "{} doctor terminal > {} 2>&1; sleep 30",
+        env!("CARGO_BIN_EXE_frameaudit"),
+        out.display()
+    );
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&sock)
+            // The user's tmux.conf stays out: the pane's options are tmux's defaults.
+            .args(["-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("tmux")
+    };
+    let started = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "d",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        &cmd,
+    ]);
+    assert!(started.status.success(), "tmux: {started:?}");
+    let end = Instant::now() + Duration::from_secs(20);
+    let text = loop {
+        let t = std::fs::read_to_string(&out).unwrap_or_default();
+        if t.contains("why") {
+            break t;
+        }
+        assert!(Instant::now() < end, "no report:\n{t}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    tmux(&["kill-server"]);
+    let version = String::from_utf8_lossy(
+        &Command::new("tmux")
+            .args(["-V"])
+            .output()
+            .expect("tmux -V")
+            .stdout,
+    )
+    .trim()
+    .trim_start_matches("tmux ")
+    .to_string();
+    assert!(
+        text.contains(&format!("tmux            {version}, allow-passthrough off")),
+        "{text}"
+    );
+    assert!(
+        text.contains("answered in"),
+        "tmux answers the query:\n{text}"
+    );
+    assert!(
+        text.contains(&format!("version         tmux {version}")),
+        "{text}"
+    );
+    assert!(text.contains("protocol        "), "{text}");
 }
