@@ -4,6 +4,9 @@
 
 use std::path::PathBuf;
 
+pub mod detect;
+pub mod query;
+
 use crate::core::analysis::params::Params;
 use crate::core::shard::Shard;
 use crate::core::workspace::review::Review;
@@ -21,10 +24,14 @@ pub enum ImageMode {
     Sixel,
     /// iTerm2's inline images (also WezTerm's).
     Iterm,
+    /// Asked of the terminal when the screens start (`term::detect`): no `--images` given.
+    /// Half blocks until it answers.
+    Auto,
 }
 
-/// The image protocol to use when none is asked for: from the environment only (querying
-/// the terminal can take seconds under tmux and swallow a key press).
+/// The image protocol `frameaudit frames` prints with when none is asked for: from the
+/// environment only (it prints through viuer, whose kitty images are placed directly, which
+/// kitty before 0.28 draws too). The audit screens ask the terminal instead (`detect`).
 pub fn images_from_env() -> ImageMode {
     let var = |k: &str| std::env::var(k).unwrap_or_default();
     if std::env::var_os("TMUX").is_some() {

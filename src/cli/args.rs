@@ -54,7 +54,8 @@ pub struct TuiArgs {
     /// Keymap file overriding key bindings (JSON, see the README)
     #[arg(long, value_name = "FILE")]
     pub keymap: Option<PathBuf>,
-    /// How to draw frames (default: from the environment; halfblocks work everywhere)
+    /// How to draw frames (default: asked of the terminal, `frameaudit doctor terminal`
+    /// says what it answered; halfblocks work everywhere)
     #[arg(long, value_enum)]
     pub images: Option<ImagesArg>,
     /// Leave the mouse to the terminal (for selecting text): no clicks or wheel in the TUI
@@ -156,6 +157,28 @@ pub enum Command {
     },
     /// Print the manual page as roff (`frameaudit man > frameaudit.1`, `man -l frameaudit.1`)
     Man,
+    /// What frameaudit finds about its surroundings, and what to change
+    Doctor(DoctorArgs),
+}
+
+/// `frameaudit doctor`: what it checks.
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// What to check.
+    #[command(subcommand)]
+    pub what: DoctorCommand,
+}
+
+/// The subcommands of `frameaudit doctor`.
+#[derive(Subcommand, Debug)]
+pub enum DoctorCommand {
+    /// Ask the terminal (and tmux) what it draws: what was detected, which image protocol
+    /// the audit screens use and why, and what you can change (docs/terminals.md)
+    Terminal {
+        /// The protocol you would ask for with the screens' --images
+        #[arg(long, value_enum)]
+        images: Option<ImagesArg>,
+    },
 }
 
 /// `frameaudit cells`: the dataset read and the file written.

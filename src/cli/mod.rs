@@ -4,6 +4,7 @@ pub mod args;
 pub mod audit;
 pub mod audit_agreement;
 mod cells_out;
+pub mod doctor;
 pub mod frames;
 pub mod import;
 pub mod intervene;
@@ -437,17 +438,21 @@ fn run_default(cli: &Cli) -> Result<Next> {
     Ok(Next::Screens(Box::new(ds), Box::new(opts)))
 }
 
+/// The image mode `--images` names.
+fn image_mode_of(arg: args::ImagesArg) -> ImageMode {
+    use self::args::ImagesArg;
+    match arg {
+        ImagesArg::None => ImageMode::None,
+        ImagesArg::Halfblocks => ImageMode::Halfblocks,
+        ImagesArg::Kitty => ImageMode::Kitty,
+        ImagesArg::Sixel => ImageMode::Sixel,
+        ImagesArg::Iterm => ImageMode::Iterm,
+    }
+}
+
 /// The options of the audit screens from their arguments.
 fn tui_options(tui: &args::TuiArgs, analysis: &args::AnalysisArgs) -> Result<TuiOptions> {
-    use self::args::ImagesArg;
-    let images = match tui.images {
-        None => crate::term::images_from_env(),
-        Some(ImagesArg::None) => ImageMode::None,
-        Some(ImagesArg::Halfblocks) => ImageMode::Halfblocks,
-        Some(ImagesArg::Kitty) => ImageMode::Kitty,
-        Some(ImagesArg::Sixel) => ImageMode::Sixel,
-        Some(ImagesArg::Iterm) => ImageMode::Iterm,
-    };
+    let images = tui.images.map(image_mode_of).unwrap_or(ImageMode::Auto);
     Ok(TuiOptions {
         params: analysis.params(true),
         images,
@@ -570,6 +575,11 @@ pub fn run() -> Result<Next> {
         Some(Command::Cells(a)) => run_cells(a),
         Some(Command::Completions { shell }) => shell::completions(*shell),
         Some(Command::Man) => shell::man(),
+        Some(Command::Doctor(a)) => match &a.what {
+            args::DoctorCommand::Terminal { images } => {
+                doctor::terminal(images.map(image_mode_of).unwrap_or(ImageMode::Auto))
+            }
+        },
     };
     done.map(|()| Next::Exit)
 }

@@ -6,6 +6,7 @@
 pub mod app;
 pub mod fit;
 pub mod input;
+pub mod kitty;
 pub mod research;
 pub mod view;
 
@@ -71,6 +72,8 @@ pub enum Msg {
     Planned(Notice),
     /// Another background job's answer for the status line (a full-size frame written).
     Notice(Notice),
+    /// How the terminal draws pictures, once it answered (`term::detect`).
+    Terminal(Box<crate::term::detect::Choice>),
     /// Something changed in the background (a save finished): redraw.
     Wake,
     /// SIGTERM, SIGHUP or SIGINT: leave as quitting does (what is pending is saved, the
@@ -300,7 +303,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     let mut app = build_app(ds, &opts, move || {
         let _ = wake_tx.send(Msg::Wake);
     })?;
-    if app.frames.images != ImageMode::None {
+    if app.frames.images != ImageMode::None || opts.images == ImageMode::Auto {
         let frames_tx = tx.clone();
         let store = crate::core::frames::FrameStore::new(&app.ds);
         app.frames.loader = Some(crate::core::frames::FrameLoader::new(
@@ -340,10 +343,37 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     let size = term.size()?;
     app.geometry.term_size = (size.width, size.height);
 
+    draw(&mut term, &mut app)?;
+    crate::core::timing_since_start("first screen");
+    // The terminal is asked what it draws after the first screen, which never waits for it;
+    // the input thread reads the answers first, handing on keys typed meanwhile.
+    let asked = opts.images;
+    let probe = matches!(
+        asked,
+        ImageMode::Auto | ImageMode::Kitty | ImageMode::Sixel | ImageMode::Iterm
+    )
+    .then(crate::term::query::Probe::start);
+    let query = probe.as_ref().map(|p| {
+        let sent = crate::term::query::send(p.through);
+        (p.env.clone(), p.tmux.clone(), p.through, sent)
+    });
     let input_tx = tx.clone();
     std::thread::Builder::new()
         .name("frameaudit-input".into())
         .spawn(move || {
+            if let Some((env, tmux, through, sent)) = query {
+                let a = crate::term::query::read_answers(sent, through, |e| {
+                    let _ = input_tx.send(Msg::Input(e));
+                });
+                let choice = crate::term::detect::choose(Some(asked), &env, tmux.as_ref(), &a);
+                let _ = input_tx.send(Msg::Terminal(Box::new(choice)));
+                // crossterm hears of resizes once it reads: one during the query is caught
+                // up with here, after it listens (a resize from then on it reports itself).
+                let _ = crossterm::event::poll(Duration::ZERO);
+                if let Ok((w, h)) = terminal::size() {
+                    let _ = input_tx.send(Msg::Input(TermEvent::Resize(w, h)));
+                }
+            }
             while let Ok(e) = crossterm::event::read() {
                 if input_tx.send(Msg::Input(e)).is_err() {
                     break;
@@ -351,8 +381,6 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
             }
         })?;
 
-    draw(&mut term, &mut app)?;
-    crate::core::timing_since_start("first screen");
     // The matrix cache is written while the annotator looks at the first screen, not
     // before it.
     let cache_writer = pending_cache.and_then(|c| {
@@ -401,6 +429,11 @@ fn handle(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Input(TermEvent::Paste(text)) => app.on_paste(&text),
         Msg::Input(TermEvent::Resize(w, h)) => {
             app.geometry.term_size = (w, h);
+            app.on_resize(crate::term::query::cell_from_winsize());
+            Vec::new()
+        }
+        Msg::Terminal(choice) => {
+            app.set_choice(*choice);
             Vec::new()
         }
         Msg::Input(_) | Msg::Wake => Vec::new(),
@@ -501,6 +534,10 @@ fn draw(term: &mut Terminal<CrosstermBackend<Stdout>>, app: &mut App) -> Result<
     // Synchronized updates: the terminal shows a whole frame or none, never half.
     execute!(term.backend_mut(), BeginSynchronizedUpdate)?;
     view::render(term, app)?;
+    if !app.frames.deletions.is_empty() {
+        let gone = std::mem::take(&mut app.frames.deletions);
+        term.backend_mut().write_all(gone.as_bytes())?;
+    }
     execute!(term.backend_mut(), EndSynchronizedUpdate)?;
     crate::core::timing("draw", t);
     Ok(())

@@ -111,12 +111,29 @@ pub struct PlannedFrames {
 pub struct FrameState {
     /// The protocol the terminal draws pictures with (or none).
     pub images: ImageMode,
-    pub(crate) picker: ratatui_image::picker::Picker,
+    /// The terminal's cell size in pixels that pictures are fitted to: its own answer once
+    /// known (`term::detect`), else a 1:2 guess that only half blocks may use.
+    pub cell: ratatui_image::FontSize,
+    /// Escape sequences go through tmux's passthrough to the outer terminal.
+    pub tmux_wrap: bool,
+    /// Kitty images are placed directly (kitty before 0.28): see `tui::kitty`.
+    pub kitty_direct: bool,
+    /// The kitty images placed on screen by the last draw (direct placement only).
+    pub placed: Vec<u32>,
+    /// What deletes the placements the last draw left off the screen, for the terminal.
+    pub deletions: String,
+    /// The cells each kitty image placed directly covers, by id.
+    pub(crate) direct_sizes: std::collections::HashMap<u32, ratatui::layout::Size>,
+    /// How the protocol was chosen and why (`None` until the terminal answered, or when
+    /// `--images` chose without asking).
+    pub choice: Option<crate::term::detect::Choice>,
+    /// The next kitty image id (each drawable frame has its own).
+    pub(crate) next_id: u32,
     /// Decodes frames off the UI thread (none in tests: frames show as text).
     pub loader: Option<crate::core::frames::FrameLoader>,
     /// Drawable images per (frame, area size), so a frame is converted once per size; or
     /// why it cannot be drawn.
-    pub(crate) protocols: lru::LruCache<Slot, Result<ratatui_image::protocol::Protocol, String>>,
+    pub(crate) protocols: lru::LruCache<Slot, Result<Drawable, String>>,
     /// The queue rows whose frames the loader was last given to decode ahead.
     pub(crate) ahead: Option<Vec<u32>>,
     /// Locates the frames the keys of `outside.rs` take out of the screens (made once).
@@ -125,12 +142,43 @@ pub struct FrameState {
     pub(crate) full: Option<super::outside::FullFrameJob>,
 }
 
+/// A frame ready to draw: by one of ratatui-image's protocols, or placed directly in kitty.
+pub enum Drawable {
+    /// Half blocks, sixel, kitty placeholders, iTerm2.
+    Protocol(ratatui_image::protocol::Protocol),
+    /// A kitty image placed at its cells.
+    KittyDirect(crate::tui::kitty::KittyDirect),
+}
+
+impl Drawable {
+    /// Draws it at the top-left of `area`.
+    pub fn render(&self, area: ratatui::layout::Rect, buf: &mut ratatui::buffer::Buffer) {
+        use ratatui::widgets::Widget;
+        match self {
+            Drawable::Protocol(p) => ratatui_image::Image::new(p).render(area, buf),
+            Drawable::KittyDirect(k) => k.render(area, buf),
+        }
+    }
+}
+
+/// The cell size assumed until the terminal says: 1:2, what half blocks draw.
+pub const GUESSED_CELL: ratatui_image::FontSize = ratatui_image::FontSize::new(10, 20);
+
 impl FrameState {
     /// No pictures yet: text stand-ins until [`App::set_images`] says otherwise.
     pub fn new() -> FrameState {
         FrameState {
             images: ImageMode::None,
-            picker: ratatui_image::picker::Picker::halfblocks(),
+            cell: GUESSED_CELL,
+            tmux_wrap: false,
+            kitty_direct: false,
+            placed: Vec::new(),
+            deletions: String::new(),
+            direct_sizes: std::collections::HashMap::new(),
+            choice: None,
+            // Kitty ids are the terminal window's: start where another program's are
+            // unlikely to be.
+            next_id: (std::process::id() & 0xffff) << 8 | 1,
             loader: None,
             protocols: lru::LruCache::new(
                 std::num::NonZeroUsize::new(96).unwrap_or(std::num::NonZeroUsize::MIN),
@@ -139,6 +187,86 @@ impl FrameState {
             store: std::cell::OnceCell::new(),
             full: None,
         }
+    }
+
+    /// The pixels a picture drawn in a slot of `cells` (width, height) may cover: the
+    /// cells' pixels, and for sixel whole bands of six rows within them (a last band that
+    /// reached past the slot's cells would make the terminal scroll at the screen's foot).
+    pub fn slot_pixels(&self, cells: (u16, u16)) -> (u32, u32) {
+        let w = u32::from(cells.0) * u32::from(self.cell.width);
+        let h = u32::from(cells.1) * u32::from(self.cell.height);
+        if self.images == ImageMode::Sixel {
+            (w, h - h % 6)
+        } else {
+            (w, h)
+        }
+    }
+
+    /// The drawable form of a frame for a slot of `cells`: scaled to fit the slot's pixels
+    /// if it does not already, given the cells it covers (never more than the slot's), and
+    /// encoded for the protocol.
+    pub fn drawable(
+        &mut self,
+        img: image::DynamicImage,
+        cells: (u16, u16),
+    ) -> Result<Drawable, String> {
+        use ratatui_image::protocol::{
+            Protocol, halfblocks::Halfblocks, iterm2::Iterm2, kitty::Kitty, sixel::Sixel,
+        };
+        let (pw, ph) = self.slot_pixels(cells);
+        if pw == 0 || ph == 0 {
+            return Err("no room".into());
+        }
+        let img = if img.width() > pw || img.height() > ph {
+            img.resize(pw, ph, image::imageops::FilterType::Triangle)
+        } else {
+            img
+        };
+        let (fw, fh) = (
+            u32::from(self.cell.width.max(1)),
+            u32::from(self.cell.height.max(1)),
+        );
+        let covered = ratatui::layout::Size::new(
+            (img.width().div_ceil(fw) as u16).clamp(1, cells.0),
+            (img.height().div_ceil(fh) as u16).clamp(1, cells.1),
+        );
+        let drawn = match self.images {
+            ImageMode::Sixel => Sixel::new(img, covered, self.tmux_wrap).map(Protocol::Sixel),
+            ImageMode::Kitty if self.kitty_direct => {
+                let id = self.next_id;
+                self.next_id = self.next_id.wrapping_add(1).max(1);
+                // As many as the drawable forms kept, at most (the cache forgets the rest).
+                if self.direct_sizes.len() > 4 * self.protocols.cap().get() {
+                    self.direct_sizes.clear();
+                }
+                self.direct_sizes.insert(id, covered);
+                return Ok(Drawable::KittyDirect(crate::tui::kitty::KittyDirect::new(
+                    &img, covered, id,
+                )));
+            }
+            ImageMode::Kitty => {
+                let id = self.next_id;
+                self.next_id = self.next_id.wrapping_add(1).max(1);
+                Kitty::new(img, covered, id, self.tmux_wrap, false).map(Protocol::Kitty)
+            }
+            ImageMode::Iterm => Iterm2::new(img, covered, self.tmux_wrap).map(Protocol::ITerm2),
+            // Half blocks are text: the whole slot, two picture rows a cell.
+            ImageMode::None | ImageMode::Halfblocks | ImageMode::Auto => {
+                Halfblocks::new(img, covered).map(Protocol::Halfblocks)
+            }
+        };
+        drawn.map(Drawable::Protocol).map_err(|e| e.to_string())
+    }
+
+    /// After a draw: the kitty images placed directly that its buffer holds (`now`); those
+    /// of the draw before that it no longer holds are to be deleted ([`FrameState::deletions`]).
+    pub fn settle_placements(&mut self, now: Vec<u32>) {
+        for id in &self.placed {
+            if now.binary_search(id).is_err() {
+                self.deletions.push_str(&crate::tui::kitty::delete(*id));
+            }
+        }
+        self.placed = now;
     }
 }
 
@@ -346,19 +474,40 @@ impl App {
         panel_list(info, self.item.frame_panel.subset)
     }
 
-    /// Sets how frames are drawn (the picker never queries the terminal: no start delay,
-    /// no swallowed key).
+    /// Sets how frames are drawn. `Auto` draws half blocks until the terminal has answered
+    /// ([`App::set_choice`]).
     pub fn set_images(&mut self, mode: ImageMode) {
-        use ratatui_image::picker::ProtocolType;
-        self.frames.images = mode;
-        let kind = match mode {
-            ImageMode::Kitty => ProtocolType::Kitty,
-            ImageMode::Sixel => ProtocolType::Sixel,
-            ImageMode::Iterm => ProtocolType::Iterm2,
-            ImageMode::None | ImageMode::Halfblocks => ProtocolType::Halfblocks,
+        self.frames.images = match mode {
+            ImageMode::Auto => crate::tui::image_mode(ImageMode::Halfblocks, self.no_color),
+            m => m,
         };
-        self.frames.picker.set_protocol_type(kind);
         self.frames.protocols.clear();
+    }
+
+    /// Draws frames as the terminal's answers decided (`term::detect::choose`): its
+    /// protocol (half blocks give way to text under `NO_COLOR`), fitted to its cells.
+    pub fn set_choice(&mut self, choice: crate::term::detect::Choice) {
+        self.frames.images = crate::tui::image_mode(choice.mode, self.no_color);
+        self.frames.cell = choice
+            .cell
+            .map_or(GUESSED_CELL, |(w, h)| ratatui_image::FontSize::new(w, h));
+        self.frames.tmux_wrap = choice.tmux_wrap;
+        self.frames.kitty_direct = choice.kitty_direct;
+        self.frames.choice = Some(choice);
+        self.frames.protocols.clear();
+    }
+
+    /// The terminal was resized: a font change resizes the cells too, which the window size
+    /// says where the terminal fills it in. Pictures are made again for the new cells.
+    pub fn on_resize(&mut self, cell_from_winsize: Option<(u16, u16)>) {
+        let pixels = !matches!(self.frames.images, ImageMode::Halfblocks | ImageMode::None);
+        if let Some((w, h)) = cell_from_winsize.filter(|_| pixels) {
+            let now = self.frames.cell;
+            if (w, h) != (now.width, now.height) {
+                self.frames.cell = ratatui_image::FontSize::new(w, h);
+                self.frames.protocols.clear();
+            }
+        }
     }
 
     /// The frame under the cursor: (index, grid column).
@@ -383,13 +532,7 @@ impl App {
         max_side: u32,
         slot: Option<(u16, u16)>,
     ) -> Option<crate::core::frames::FrameKey> {
-        let font = self.frames.picker.font_size();
-        let fit = slot.map(|(w, h)| {
-            (
-                u32::from(w) * u32::from(font.width),
-                u32::from(h) * u32::from(font.height),
-            )
-        });
+        let fit = slot.map(|cells| self.frames.slot_pixels(cells));
         let video = info.video.as_ref()?;
         let saved = info.configs.get(e.config).and_then(|c| {
             let t = c.frame_files.as_deref()?;
@@ -442,16 +585,10 @@ impl App {
             return;
         };
         let Ok(img) = loaded.as_ref() else { return };
-        let size = ratatui::layout::Size::new(slot.1, slot.2);
-        let drawable = self
-            .frames
-            .picker
-            .new_protocol(
-                image::DynamicImage::ImageRgb8(img.clone()),
-                size,
-                ratatui_image::Resize::Fit(None),
-            )
-            .map_err(|e| e.to_string());
+        let drawable = self.frames.drawable(
+            image::DynamicImage::ImageRgb8(img.clone()),
+            (slot.1, slot.2),
+        );
         self.frames.protocols.put(slot, drawable);
     }
 
@@ -584,5 +721,40 @@ impl App {
             ),
             error: false,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(w: u32, h: u32) -> image::DynamicImage {
+        image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(w, h, image::Rgb([9, 9, 9])))
+    }
+
+    /// xterm -fs 9 has 9x18 cells: a frame fitted to a 12x12 slot covers no more cells
+    /// than the slot, and a sixel picture ends on a whole band of six rows inside it.
+    #[test]
+    fn pictures_are_fitted_to_the_terminals_cells() {
+        let mut fs = FrameState::new();
+        fs.images = ImageMode::Sixel;
+        fs.cell = ratatui_image::FontSize::new(9, 18);
+        assert_eq!(fs.slot_pixels((12, 12)), (108, 216));
+        assert_eq!(fs.slot_pixels((5, 3)), (45, 54));
+        assert_eq!(fs.slot_pixels((5, 1)), (45, 18));
+        assert_eq!(fs.slot_pixels((5, 5)), (45, 90));
+        assert_eq!(fs.slot_pixels((5, 4)), (45, 72));
+        // A frame bigger than the slot is scaled down to it; its aspect kept.
+        let Ok(Drawable::Protocol(p)) = fs.drawable(frame(1280, 720), (12, 12)) else {
+            panic!("no sixel");
+        };
+        assert_eq!(p.size(), ratatui::layout::Size::new(12, 4));
+        // Kitty before 0.28: placed directly, as many cells as the picture covers.
+        fs.images = ImageMode::Kitty;
+        fs.kitty_direct = true;
+        let Ok(Drawable::KittyDirect(k)) = fs.drawable(frame(100, 50), (12, 12)) else {
+            panic!("no kitty");
+        };
+        assert_eq!(k.size(), ratatui::layout::Size::new(12, 3));
     }
 }

@@ -658,7 +658,7 @@ pub fn draw_image(
             Ok(_) => {
                 let slot = (key, area.width, area.height);
                 match app.frames.protocols.peek(&slot) {
-                    Some(Ok(p)) => f.render_widget(ratatui_image::Image::new(p), area),
+                    Some(Ok(p)) => p.render(area, f.buffer_mut()),
                     Some(Err(e)) => {
                         placeholder(f, area, &format!("{label}\ncannot draw: {e}"), WRONG)
                     }

@@ -52,14 +52,38 @@ pub fn render<B: ratatui::backend::Backend>(
     term: &mut ratatui::Terminal<B>,
     app: &mut App,
 ) -> Result<(), B::Error> {
+    let direct = app.frames.kitty_direct;
+    let mut placed = Vec::new();
     let mut drawn = Drawn::default();
-    term.draw(|f| drawn = draw(f, app))?;
+    let done = term.draw(|f| drawn = draw_placing(f, app))?;
+    if direct {
+        placed = crate::tui::kitty::placed(done.buffer);
+    }
     if app.after_draw(drawn) {
         let mut again = Drawn::default();
-        term.draw(|f| again = draw(f, app))?;
+        let done = term.draw(|f| again = draw_placing(f, app))?;
+        if direct {
+            placed = crate::tui::kitty::placed(done.buffer);
+        }
         app.after_draw(again);
     }
+    if direct {
+        // Kitty keeps a placement until told: those the screen no longer holds go.
+        app.frames.settle_placements(placed);
+    }
     Ok(())
+}
+
+/// [`draw`], and with kitty images placed directly, none left under something drawn over
+/// them.
+fn draw_placing(f: &mut Frame, app: &App) -> Drawn {
+    let drawn = draw(f, app);
+    if app.frames.kitty_direct {
+        crate::tui::kitty::unplace_covered(f.buffer_mut(), |id| {
+            app.frames.direct_sizes.get(&id).copied()
+        });
+    }
+    drawn
 }
 
 fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
