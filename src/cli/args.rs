@@ -827,6 +827,10 @@ pub struct ImportCommon {
         conflicts_with = "plan"
     )]
     pub nuisance: Option<String>,
+    /// FROM=TO: write model FROM (as the harness names it, e.g. `OpenGVLab__InternVL3-8B`)
+    /// as TO, so runs of two harnesses line up by name; repeat for each model
+    #[arg(long = "model-name", value_name = "FROM=TO", value_parser = parse_rename)]
+    pub model_name: Vec<(String, String)>,
 }
 
 /// `import lmms-eval`: lmms-eval's options beside the common ones.
@@ -881,6 +885,15 @@ pub struct WideArgs {
     /// Benchmark name
     #[arg(long)]
     pub benchmark: Option<String>,
+}
+
+fn parse_rename(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
+            Ok((a.to_string(), b.trim().to_string()))
+        }
+        _ => Err(format!("expected FROM=TO (two model names), found {s:?}")),
+    }
 }
 
 fn parse_label_path(s: &str) -> Result<(String, PathBuf), String> {

@@ -299,6 +299,10 @@ fn harness(
     }
     let read_result = read(&mut imp, &logged, &|n| bar.inc(n));
     read_result.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let renames: std::collections::BTreeMap<String, String> =
+        common.model_name.iter().cloned().collect();
+    imp.rename_models(&renames)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut notes: Vec<String> = Vec::new();
     if let Some(dir) = &common.videos {
         bar.set_message("probing videos");

@@ -699,6 +699,50 @@ impl Import {
         v
     }
 
+    /// Gives models the names `names` maps them to (`--model-name FROM=TO`): in every cell,
+    /// replicate, run, rule, re-run and the signatures recorder logs are matched by, so a
+    /// harness's `OpenGVLab__InternVL3-8B` lines up with another's `InternVL3-8B`. Two models
+    /// mapped to one name are refused (their answers would merge), naming both.
+    pub fn rename_models(&mut self, names: &BTreeMap<String, String>) -> Result<(), ImportError> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let to = |m: &str| names.get(m).cloned().unwrap_or_else(|| m.to_string());
+        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        for (model, _) in self.runs.keys() {
+            let new = to(model);
+            if let Some(other) = seen.insert(new.clone(), model.clone())
+                && other != *model
+            {
+                return Err(ImportError::Other(format!(
+                    "--model-name gives models {other:?} and {model:?} one name {new:?}: their answers would be taken for one model's"
+                )));
+            }
+        }
+        self.runs = std::mem::take(&mut self.runs)
+            .into_iter()
+            .map(|((m, c), f)| ((to(&m), c), f))
+            .collect();
+        self.rules = std::mem::take(&mut self.rules)
+            .into_iter()
+            .map(|((m, b, c), r)| ((to(&m), b, c), r))
+            .collect();
+        for c in &mut self.cells {
+            c.model = to(&c.model);
+        }
+        for r in &mut self.replicate_cells {
+            r.cell.model = to(&r.cell.model);
+        }
+        for r in &mut self.reruns {
+            r.model = to(&r.model);
+        }
+        for s in &mut self.signatures {
+            s.model = to(&s.model);
+        }
+        self.order = std::cell::OnceCell::new();
+        Ok(())
+    }
+
     /// Writes `cells.jsonl`, `items.jsonl` (when any item is described) and `dataset.json`
     /// into `dir`, each through a temporary file renamed into place. Cells are sorted by
     /// (model, benchmark, item, configuration), so the bytes depend only on the inputs; the
@@ -892,6 +936,38 @@ mod tests {
         assert!(
             err.to_string()
                 .contains("a.jsonl and b.jsonl both hold model \"m\" under configuration \"8f\""),
+            "{err}"
+        );
+    }
+
+    /// `--model-name`: every cell, run and rule of a model takes the new name; two models
+    /// given one name are refused, naming both.
+    #[test]
+    fn models_are_renamed_everywhere_and_never_merged() {
+        let mut imp = Import::default();
+        imp.add_run(run(
+            "a",
+            "OpenGVLab__InternVL3-8B",
+            "8f",
+            vec![cell("OpenGVLab__InternVL3-8B", "q1", "8f")],
+        ))
+        .expect("a");
+        imp.add_run(run("b", "other", "8f", vec![cell("other", "q1", "8f")]))
+            .expect("b");
+        let mut names = BTreeMap::new();
+        names.insert(
+            "OpenGVLab__InternVL3-8B".to_string(),
+            "InternVL3-8B".to_string(),
+        );
+        imp.rename_models(&names).expect("renamed");
+        let models: std::collections::BTreeSet<&str> =
+            imp.written_cells().map(|c| c.model.as_str()).collect();
+        assert_eq!(models, ["InternVL3-8B", "other"].into_iter().collect());
+        assert_eq!(imp.run_file("InternVL3-8B", "8f"), Some(Path::new("a")));
+        names.insert("other".to_string(), "InternVL3-8B".to_string());
+        let err = imp.rename_models(&names).expect_err("merged");
+        assert!(
+            err.to_string().contains("one name \"InternVL3-8B\""),
             "{err}"
         );
     }
