@@ -36,6 +36,52 @@ fn cut(text: &str, w: usize) -> String {
     out
 }
 
+/// `text` in at most `w` cells, cut in the middle where it does not fit: its start and its
+/// end stay (`OpenGV…VL3_5-8B`), as model names differ in their ends (versions, sizes)
+/// more often than in their starts.
+pub fn fit_middle(text: &str, w: usize) -> String {
+    if width(text) <= w {
+        return text.to_string();
+    }
+    if w < 6 {
+        return cut(text, w);
+    }
+    let tail_w = (w - 1) / 2;
+    let head = cut(text, w - tail_w);
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > tail_w {
+            break;
+        }
+        used += cw;
+        tail.push(c);
+    }
+    tail.reverse();
+    format!("{head}{}", tail.into_iter().collect::<String>())
+}
+
+/// Model names as the screens show them: a leading organisation (`OpenGVLab__`,
+/// `Qwen/`) left out where the names stay apart without it. The full name is in the
+/// legend, the pickers and every file.
+pub fn short_names(names: &[&str]) -> Vec<String> {
+    let strip = |n: &str| -> String {
+        let after = |sep: &str| n.split_once(sep).map(|(_, rest)| rest);
+        match after("__").or_else(|| after("/")) {
+            Some(rest) if !rest.is_empty() => rest.to_string(),
+            _ => n.to_string(),
+        }
+    };
+    let short: Vec<String> = names.iter().map(|n| strip(n)).collect();
+    let distinct: std::collections::BTreeSet<&String> = short.iter().collect();
+    if distinct.len() == names.len() {
+        short
+    } else {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+}
+
 /// `text` fitted into `w` cells and padded with spaces to exactly `w`.
 pub fn pad(text: &str, w: usize) -> String {
     let t = fit(text, w);
@@ -139,5 +185,23 @@ mod tests {
         let cut = fit_whole(l, 12);
         let text: String = cut.spans.iter().map(|s| s.content.as_ref()).collect();
         assert_eq!(text, "done 1…");
+    }
+
+    /// A name too wide keeps its start and its end, so `InternVL3-8B` and
+    /// `InternVL3_5-8B` stay apart in 10 cells where a cut at the end gave one prefix.
+    #[test]
+    fn names_cut_in_the_middle_and_lose_their_organisation() {
+        let a = fit_middle("OpenGVLab__InternVL3-8B", 14);
+        let b = fit_middle("OpenGVLab__InternVL3_5-8B", 14);
+        assert_ne!(a, b);
+        assert_eq!(width(&a), 14);
+        assert!(a.ends_with("VL3-8B") && b.ends_with("3_5-8B"), "{a} {b}");
+        assert_eq!(fit_middle("short", 14), "short");
+        assert_eq!(
+            short_names(&["OpenGVLab__InternVL3-8B", "Qwen/Qwen2.5-VL-7B", "plain"]),
+            ["InternVL3-8B", "Qwen2.5-VL-7B", "plain"]
+        );
+        // Left whole where leaving the organisation out would make two models one.
+        assert_eq!(short_names(&["a__m", "b__m"]), ["a__m", "b__m"]);
     }
 }

@@ -56,6 +56,9 @@ pub struct QueueState {
     /// The rows whose harm is stable, unjudged and a lottery (in [`Harm::ALL`] order);
     /// `None` when no row's model has replicates.
     pub harms: Option<[usize; 3]>,
+    /// Each model's name as the screens' narrow columns show it (`fit::short_names`), by
+    /// model id.
+    pub model_labels: Vec<String>,
 }
 
 /// How many rows' harm is of each kind, in [`Harm::ALL`] order; `None` without replicates.
@@ -103,6 +106,16 @@ impl QueueState {
             pairs_cache: std::cell::RefCell::new(None),
             part: None,
             harms: None,
+            model_labels: {
+                let names: Vec<String> = ds
+                    .matrix
+                    .models
+                    .names()
+                    .map(|n| crate::core::text::show_id(n).into_owned())
+                    .collect();
+                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+                crate::tui::fit::short_names(&refs)
+            },
         }
     }
 }
@@ -207,6 +220,14 @@ impl App {
             benchmark: m.benchmarks.name(item.benchmark),
             item_id: &item.id,
         }
+    }
+
+    /// Model `model`'s name as a narrow column shows it (whole names are in the legend).
+    pub fn model_label(&self, model: u32) -> &str {
+        self.queue
+            .model_labels
+            .get(model as usize)
+            .map_or("", String::as_str)
     }
 
     /// The audit key of row `i`.

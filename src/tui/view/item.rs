@@ -4,7 +4,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table, Wrap};
 
@@ -15,7 +15,7 @@ use crate::core::analysis::grid::ModelGrid;
 use crate::core::audit::{AuditRecord, Status};
 use crate::core::queue::HarmfulTransition;
 use crate::tui::app::{App, Drawn, Input};
-use crate::tui::fit::{fit, fit_line, width};
+use crate::tui::fit::{fit, fit_line, fit_middle, pad, width};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 
@@ -374,10 +374,11 @@ fn trajectory_rows(
                 )
             }
         };
-        // The audited pair: a marker and bold, the background colour only as an extra.
+        // The audited pair: a marker, bold and underlined, on the terminal's own background.
+        // A dark green or red background under black bold text and a red ✗ was the least
+        // readable row in a real xterm (black on white by default), and these two matter most.
         let (marker, row_style) = match item.pair {
-            Some(t) if c == t.lower => ("▸", audited(Color::Rgb(0, 60, 0))),
-            Some(t) if c == t.higher => ("▸", audited(Color::Rgb(80, 0, 0))),
+            Some(t) if c == t.lower || c == t.higher => ("▸", AUDITED),
             _ => (" ", Style::new()),
         };
         let variant = if g.is_variant[c] { "*" } else { "" };
@@ -431,10 +432,8 @@ fn outcomes(
     spans
 }
 
-/// A row of the audited pair: bold on a background of its verdict's colour.
-fn audited(bg: Color) -> Style {
-    Style::new().bg(bg).add_modifier(Modifier::BOLD)
-}
+/// A row of the audited pair.
+const AUDITED: Style = Style::new().add_modifier(Modifier::BOLD.union(Modifier::UNDERLINED));
 
 /// A row per intervention run of the unit (`↻CONFIG STRATEGY`), after the grid's.
 fn intervention_rows(app: &App, item: &Shown) -> Vec<TableRow<'static>> {
@@ -673,18 +672,18 @@ fn other_models(app: &App, i: usize, w: usize) -> Vec<Line<'static>> {
         }
         let Ok(row) = mg.grid.items.binary_search(&r.q.item) else {
             out.push(Line::from(vec![
-                Span::raw(format!("{:<16} ", s(m.models.name(mg.model)))),
+                Span::raw(format!(
+                    "{} ",
+                    pad(&fit_middle(app.model_label(mg.model), 16), 16)
+                )),
                 Span::styled("not in its grid", DIM),
             ]));
             continue;
         };
         let k = mg.grid.k();
         let mut spans = vec![Span::raw(format!(
-            "{:<16} ",
-            s(m.models.name(mg.model))
-                .chars()
-                .take(16)
-                .collect::<String>()
+            "{} ",
+            pad(&fit_middle(app.model_label(mg.model), 16), 16)
         ))];
         let names: Vec<String> = mg
             .grid

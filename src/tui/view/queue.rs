@@ -18,7 +18,7 @@ use super::{
 use crate::core::queue::Harm;
 use crate::core::workspace::search::match_positions;
 use crate::tui::app::{App, Drawn, Input, QueueHit};
-use crate::tui::fit::{fit, fit_line, pad, width};
+use crate::tui::fit::{fit, fit_line, fit_middle, pad, width};
 
 /// Draws the queue screen and says where its rows are (for a click) and how many fit.
 pub(super) fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
@@ -127,7 +127,11 @@ fn queue_widths(app: &App, rows: Range<usize>, grids: &[Vec<String>], total: usi
             .clamp(min, max)
     };
     let mut w = QueueWidths {
-        model: widest(&|i| width(&id(app.names(i).model)), 5, 22),
+        model: widest(
+            &|i| width(app.model_label(app.queue.rows[i].q.model)),
+            5,
+            22,
+        ),
         bench: widest(&|i| width(&id(app.names(i).benchmark)), 9, 16),
         item: widest(&|i| width(&id(app.names(i).item_id)), 4, 18),
         per_config: 1,
@@ -237,7 +241,7 @@ fn queue_rows(app: &App, w: &QueueWidths, shown: Range<usize>) -> Vec<TableRow<'
                     Span::raw(if selected { "▶" } else { " " }),
                     status_glyph(app.status(i)),
                 ])),
-                Cell::from(fit(&id(names.model), w.model)),
+                Cell::from(fit_middle(app.model_label(r.q.model), w.model)),
                 Cell::from(fit(&id(names.benchmark), w.bench)),
                 Cell::from(id_line),
                 Cell::from(Line::from(traj)),
