@@ -1272,10 +1272,13 @@ fn frames_pictures_never_wait_for_a_terminal_that_does_not_answer() {
         env!("CARGO_BIN_EXE_frameaudit"),
         demo()
     );
-    let args: Vec<String> = ["-qfec", cmd.as_str(), "/dev/null"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    // script's typescript goes to a file of our own, never the machine's /dev/null.
+    let typescript = tempfile::NamedTempFile::new().expect("typescript");
+    let args = vec![
+        "-qfec".to_string(),
+        cmd.clone(),
+        typescript.path().display().to_string(),
+    ];
     let env = [
         ("TERM", Some("xterm-256color")),
         ("TMUX", None),

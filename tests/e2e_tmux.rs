@@ -757,8 +757,11 @@ fn frameaudit_in(ds: &Path, annotator: &str) -> String {
 fn frameaudit_pty(args: &[&str]) -> String {
     let quoted: Vec<String> = args.iter().map(|a| common::tmux::shell_quote(a)).collect();
     let cmd = format!("{} {}", env!("CARGO_BIN_EXE_frameaudit"), quoted.join(" "));
+    // script's typescript goes to a file of our own, never the machine's /dev/null.
+    let typescript = tempfile::NamedTempFile::new().expect("typescript");
     let out = Command::new("timeout")
-        .args(["20", "script", "-qec", &cmd, "/dev/null"])
+        .args(["20", "script", "-qec", &cmd])
+        .arg(typescript.path())
         .stdin(std::process::Stdio::null())
         .output()
         .expect("script");

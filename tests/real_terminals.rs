@@ -95,23 +95,30 @@ struct Slot {
     frame: usize,
 }
 
+/// A tmux server of its own (`-L sock`) reading an empty configuration written in `dir`:
+/// the user's tmux.conf stays out, so the pane's options are tmux's defaults.
+fn private_tmux(sock: String, dir: &Path) -> impl Fn(&[&str]) -> std::process::Output {
+    let conf = dir.join("tmux.conf");
+    std::fs::write(&conf, "").expect("tmux.conf");
+    move |args: &[&str]| {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&sock)
+            .arg("-f")
+            .arg(&conf)
+            .args(args)
+            .output()
+            .expect("tmux")
+    }
+}
+
 /// The screen's text in tmux with pictures as text stand-ins (the boxes are where pictures
 /// go in every protocol).
 fn reference(ds: &Path, dir: &Path) -> Option<Reference> {
     if !have("tmux") {
         return None;
     }
-    let sock = format!("fa-real-{}", std::process::id());
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&sock)
-            // The user's tmux.conf stays out: the pane's options are tmux's defaults.
-            .args(["-f", "/dev/null"])
-            .args(args)
-            .output()
-            .expect("tmux")
-    };
+    let tmux = private_tmux(format!("fa-real-{}", std::process::id()), dir);
     let cmd = format!(
         "{} {} --annotator ref --audit {} --images none",
         env!("CARGO_BIN_EXE_frameaudit"),
@@ -770,17 +777,7 @@ fn tmux_passthrough_is_left_alone_or_restored() {
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let ds = solid_dataset(tmp.path());
-    let sock = format!("fa-pass-{}", std::process::id());
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&sock)
-            // The user's tmux.conf stays out: the pane's options are tmux's defaults.
-            .args(["-f", "/dev/null"])
-            .args(args)
-            .output()
-            .expect("tmux")
-    };
+    let tmux = private_tmux(format!("fa-pass-{}", std::process::id()), tmp.path());
     let text = |args: &[&str]| {
         String::from_utf8_lossy(&tmux(args).stdout)
             .trim()
@@ -832,7 +829,9 @@ fn tmux_passthrough_is_left_alone_or_restored() {
         } else {
             assert_eq!(during, "", "frameaudit set the pane's allow-passthrough");
         }
+        // One key at a time, each seen to act: back to the queue, then quit.
         tmux(&["send-keys", "-t", "p", "q"]);
+        wait(&|s| s.contains("audit queue"), "the queue again after q");
         tmux(&["send-keys", "-t", "p", "q"]);
         let end = Instant::now() + Duration::from_secs(20);
         while !after.exists() {
@@ -866,16 +865,7 @@ fn doctor_terminal_in_tmux_says_what_it_found() {
         env!("CARGO_BIN_EXE_frameaudit"),
         out.display()
     );
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&sock)
-            // The user's tmux.conf stays out: the pane's options are tmux's defaults.
-            .args(["-f", "/dev/null"])
-            .args(args)
-            .output()
-            .expect("tmux")
-    };
+    let tmux = private_tmux(sock, tmp.path());
     let started = tmux(&[
         "new-session",
         "-d",

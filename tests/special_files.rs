@@ -125,10 +125,13 @@ fn a_named_pipe_as_the_audit_file_is_refused() {
         demo.display(),
         fifo.display()
     );
-    let args: Vec<String> = ["-qfec", &cmd, "/dev/null"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    // script's typescript goes to a file of our own, never the machine's /dev/null.
+    let typescript = tempfile::NamedTempFile::new().expect("typescript");
+    let args = vec![
+        "-qfec".to_string(),
+        cmd.clone(),
+        typescript.path().display().to_string(),
+    ];
     let g = run_guarded(Path::new("script"), &args, GUARD);
     refused(&g, &fifo, "named pipe (FIFO)");
 }

@@ -55,6 +55,7 @@ pub fn frameaudit_on_terminal(args: &[&str]) -> Option<Output> {
         eprintln!("note: script (util-linux) is absent; skipping the checks on a terminal");
         return None;
     }
+    let typescript = tempfile::NamedTempFile::new().expect("typescript");
     let mut line = String::from("exec \"$FA_BIN\"");
     let mut cmd = Command::new("script");
     for (i, a) in args.iter().enumerate() {
@@ -64,7 +65,9 @@ pub fn frameaudit_on_terminal(args: &[&str]) -> Option<Output> {
     cmd.env("FA_BIN", env!("CARGO_BIN_EXE_frameaudit"))
         .env("NO_COLOR", "1")
         .env("SHELL", "/bin/sh")
-        .args(["-qec", &line, "/dev/null"])
+        .args(["-qec", &line])
+        // script's typescript goes to a file of our own, never the machine's /dev/null.
+        .arg(typescript.path())
         .stdin(std::process::Stdio::null());
     Some(cmd.output().expect("run script"))
 }
