@@ -458,6 +458,36 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         );
     }
     assert!(md.contains("Wilson's 95% score interval"), "{md}");
+    // A plan of terminal regressions only: every item re-run at the top was wrong there, so
+    // broken (0 of 0) and the accuracy delta (the re-runs' accuracy again) say nothing and
+    // are left out of the table and the text (docs/intervention.md §7).
+    let head = md
+        .lines()
+        .find(|l| l.starts_with("| Split | Model | Strategy |"))
+        .unwrap_or_else(|| panic!("no recovery table heading:\n{md}"));
+    assert!(
+        !head.contains("Broken") && !head.contains("Accuracy delta"),
+        "{head}"
+    );
+    let text = stdout(&ok(&["report", &s(ds), "--boot", "200"]));
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("intervention intervention:"))
+        .collect();
+    for st in STRATEGIES {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(&format!("intervention:{st}: recovers"))),
+            "no {st} line:\n{text}"
+        );
+    }
+    for l in lines {
+        assert!(
+            !l.contains("breaks") && !l.contains("accuracy"),
+            "broken or the accuracy delta in a terminal plan's line: {l}"
+        );
+    }
 }
 
 /// Wilson's 95% score interval of k of n, in percent, as written in docs/measures.md §11.
@@ -636,7 +666,52 @@ fn an_audited_plan_of_two_configurations_imports_whole() {
             l.ds.join(format!("interventions/intervention-nested.{n}f.jsonl"));
         assert!(f.is_file(), "{} missing", f.display());
     }
-    assert_eq!(nested_recovery(&l.ds)["items_with_intervention"], 3);
+    // The truth the stand-in implies, from the plan's frames: the 16f re-runs (c1, c2) are
+    // of terminal regressions, the 8f one (c7, right at 4f) of a transition below the top.
+    let p = common::read_json(&l.plan);
+    let (mut top, mut below) = ((0, 0), (0, 0));
+    for e in p["entries"].as_array().expect("entries") {
+        let item = e["item_id"].as_str().expect("item");
+        let &(_, event, distractor) = CLIPS
+            .iter()
+            .find(|c| format!("{}-q", c.0) == item)
+            .expect("clip");
+        let idx: Vec<u64> = serde_json::from_value(e["indices"].clone()).expect("indices");
+        let right = usize::from(answer(&idx, event, distractor) == "A");
+        let at = if e["config"] == "16f" {
+            &mut top
+        } else {
+            &mut below
+        };
+        at.0 += 1;
+        at.1 += right;
+    }
+    assert_eq!((top.0, below.0), (2, 1), "{p}");
+    let v = nested_recovery(&l.ds);
+    // The 8f re-run is not counted as recovering the 16f terminal regression it never ran.
+    assert_eq!(v["items_with_intervention"], top.0, "{v}");
+    assert_eq!(v["terminal_regressions"], top.0, "{v}");
+    assert_eq!(v["recovered"], top.1, "{v}");
+    // It is the recovery of its own transition, 4f to 8f.
+    assert_eq!(v["transition_regressions"], below.0, "{v}");
+    assert_eq!(v["transition_recovered"], below.1, "{v}");
+    assert_eq!(v["transitions"][0]["config"], "8f", "{v}");
+    assert_eq!(v["transitions"][0]["regressions"], below.0, "{v}");
+    let text = stdout(&ok(&["report", &s(&l.ds), "--boot", "0"]));
+    assert!(
+        text.contains(&format!(
+            "intervention intervention:nested: recovers {} of {} terminal regressions",
+            top.1, top.0
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "intervention intervention:nested: recovers {} of {} transitions below the top",
+            below.1, below.0
+        )),
+        "{text}"
+    );
 }
 
 #[test]
