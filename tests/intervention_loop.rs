@@ -688,6 +688,10 @@ fn an_audited_plan_of_two_configurations_imports_whole() {
     }
     assert_eq!((top.0, below.0), (2, 1), "{p}");
     let v = nested_recovery(&l.ds);
+    eprintln!(
+        "audited nested: {} of {} terminal regressions, {} of {} transitions below the top",
+        top.1, top.0, below.1, below.0
+    );
     // The 8f re-run is not counted as recovering the 16f terminal regression it never ran.
     assert_eq!(v["items_with_intervention"], top.0, "{v}");
     assert_eq!(v["terminal_regressions"], top.0, "{v}");
