@@ -767,3 +767,67 @@ fn a_re_import_from_another_plan_replaces_the_strategy_s_files_of_the_old_one() 
         "{plan_hash:?}"
     );
 }
+
+#[test]
+fn frames_lists_an_item_s_intervention_runs_with_their_frames_and_where_they_come_from() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    let l = audited_imports(l);
+    let p = common::read_json(&l.plan);
+    let entry = p["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .find(|e| e["item_id"] == "c7-q")
+        .expect("c7's entry")
+        .clone();
+    let indices: Vec<u64> = serde_json::from_value(entry["indices"].clone()).expect("indices");
+    let log = l.root.join("nested-8f.frames.jsonl");
+    let answers = l.root.join("nested-8f.csv");
+    let o = ok(&["frames", &s(&l.ds), "c7-q", "--json"]);
+    let j: Value = serde_json::from_str(&stdout(&o)).expect("frames json");
+    let runs = j["interventions"].as_array().expect("interventions");
+    assert_eq!(runs.len(), 1, "{j}");
+    let r = &runs[0];
+    assert_eq!(r["protocol"], "intervention:nested", "{r}");
+    assert_eq!(r["config"], "8f", "{r}");
+    assert_eq!(r["frame_idx"], json!(indices), "{r}");
+    assert!(
+        r["plan"].as_str().is_some_and(|h| h.starts_with("sha256:")),
+        "{r}"
+    );
+    let w = &r["rerun"];
+    assert_eq!(w["plan_file"], s(&l.plan), "{r}");
+    assert_eq!(w["targets"], "audited", "{r}");
+    assert_eq!(w["strategy"], "nested", "{r}");
+    assert_eq!(w["pass"], 0, "{r}");
+    assert_eq!(
+        (&w["lower"], &w["config"]),
+        (&json!("4f"), &json!("8f")),
+        "{r}"
+    );
+    assert_eq!(w["log"], s(&log), "{r}");
+    assert_eq!(w["log_line"], 1, "{r}");
+    assert_eq!(w["answers"], s(&answers), "{r}");
+    assert_eq!(
+        r["file"], "interventions/intervention-nested.8f.jsonl",
+        "{r}"
+    );
+    // The text says the same.
+    let text = stdout(&ok(&["frames", &s(&l.ds), "c7-q", "--no-images"]));
+    let first = format!(
+        "↻ intervention:nested 8f  {:>3} frames  [recorded]: {}@",
+        indices.len(),
+        indices[0]
+    );
+    assert!(text.contains(&first), "{text}");
+    for want in [
+        format!("from plan {}", s(&l.plan)),
+        "targets audited, strategy nested pass 0, transition 4f -> 8f".into(),
+        format!("recorder log {} (run at line 1)", s(&log)),
+        format!("answers {}", s(&answers)),
+    ] {
+        assert!(text.contains(&want), "no {want:?}:\n{text}");
+    }
+}

@@ -433,11 +433,13 @@ fn rerun(
             sanitize(&ds.name)
         );
     }
+    let plan_file = plan_path.display().to_string();
     let applied = rerun::Applied {
         strategy: common.strategy.as_deref(),
         pass_no: common.pass_no,
         protocol: common.protocol.as_deref(),
         plan_hash: Some(&hash),
+        plan_file: Some(&plan_file),
     };
     let matched = rerun::match_rerun(&plan, &applied, imp, logged).map_err(anyhow::Error::msg)?;
     let mut err = std::io::stderr().lock();
