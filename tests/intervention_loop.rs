@@ -831,3 +831,68 @@ fn frames_lists_an_item_s_intervention_runs_with_their_frames_and_where_they_com
         assert!(text.contains(&want), "no {want:?}:\n{text}");
     }
 }
+
+#[test]
+fn messages_say_what_is_wrong_when_the_audit_and_the_logs_were_given() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    // An audit on c1's flip only: restore-evidence of the other terminal regressions is
+    // skipped because no record given is on them, not for want of --audit.
+    let audit = l.root.join("c1.audit.jsonl");
+    write_audit_of(&audit, &[("c1", 8, 16, 13)]);
+    let plan = l.root.join("c1.json");
+    ok(&[
+        "intervene",
+        "plan",
+        &s(&l.ds),
+        "--audit",
+        &s(&audit),
+        "--strategy",
+        "restore-evidence",
+        "-o",
+        &s(&plan),
+    ]);
+    let p = common::read_json(&plan);
+    let skipped = p["skipped"].as_array().expect("skipped");
+    let c3 = skipped
+        .iter()
+        .find(|x| x["item_id"] == "c3-q")
+        .unwrap_or_else(|| panic!("c3 not skipped: {p}"));
+    let why = c3["why"].as_str().expect("why");
+    assert!(
+        why.contains("none of the audit records given (--audit) is on this unit")
+            && !why.contains("give --audit"),
+        "{why}"
+    );
+    // Two re-runs of one configuration (nested and swap, both 16f) in one import under
+    // --plan: no advice to re-label with --config, which the plan would not match.
+    let mut answers = Vec::new();
+    let mut logs = Vec::new();
+    for st in ["nested", "swap"] {
+        let (csv, log) = (
+            l.root.join(format!("{st}.csv")),
+            l.root.join(format!("{st}.frames.jsonl")),
+        );
+        standin(&l.root, &csv, Some((&l.plan, st, &log)));
+        answers.push(s(&csv));
+        logs.push(s(&log));
+    }
+    let (gold, plan, ds) = (s(&l.gold), s(&l.plan), s(&l.ds));
+    let mut args = vec!["import", "wide-csv", &answers[0], &answers[1]];
+    args.extend(["--gold", &gold, "--model", MODEL, "--benchmark", BENCH]);
+    for log in &logs {
+        args.extend(["--frames-log", log.as_str()]);
+    }
+    args.extend(["--plan", &plan, "--strategy", "nested", "-o", &ds]);
+    let o = frameaudit(&args);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    // The second table's column is left out (an earlier file holds it), and the import
+    // says so, under --plan as without it.
+    assert!(
+        err.contains("skipped 1: swap.csv: column 16f left out: an earlier file holds model"),
+        "{err}"
+    );
+    assert!(!err.contains("--config"), "{err}");
+}

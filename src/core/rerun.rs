@@ -175,13 +175,23 @@ pub fn match_rerun(
         .filter_map(|r| r.plan.as_ref())
         .map(|p| (&*p.strategy, p.pass_no))
         .collect();
-    if applied_plans.is_empty() {
+    let log_files: std::collections::BTreeSet<String> =
+        logs.iter().map(|r| r.file.display().to_string()).collect();
+    let log_files = log_files.into_iter().collect::<Vec<_>>().join(", ");
+    if logs.is_empty() {
         return Err(
-            "no frames log given records a run that applied a plan: run the harness under \
-             `python3 -m frameaudit_record --plan PLAN --run MODEL/CONFIG`, and give its log \
-             with --frames-log"
+            "no frames log was given (--frames-log) or found beside the answers: give the \
+             recorder's log of this re-run (`python3 -m frameaudit_record --log LOG --plan PLAN \
+             --run MODEL/CONFIG -- HARNESS ...`) with --frames-log"
                 .into(),
         );
+    }
+    if applied_plans.is_empty() {
+        return Err(format!(
+            "the frames logs given ({log_files}) record no run that applied a plan: the recorder \
+             was run without --plan; run the harness again under `python3 -m frameaudit_record \
+             --plan PLAN --run MODEL/CONFIG` and give that log"
+        ));
     }
     if !applied_plans.contains(&(&*strategy, applied.pass_no)) {
         let seen: Vec<String> = applied_plans
@@ -257,10 +267,24 @@ pub fn match_rerun(
             continue;
         }
         let Some(answer) = answers.get(&(&*e.model, &*e.benchmark, &*e.item_id, &*e.config)) else {
-            not_matched.push(NotMatched {
-                unit,
-                why: "the re-run has no answer for it".into(),
-            });
+            // Answered at another configuration: the harness ran at another budget than
+            // the one the recorder was told (`--run MODEL/CONFIG`) re-runs.
+            let elsewhere: Vec<&str> = answers
+                .range((&*e.model, &*e.benchmark, &*e.item_id, "")..)
+                .take_while(|(k, _)| (k.0, k.1, k.2) == (&*e.model, &*e.benchmark, &*e.item_id))
+                .map(|(k, _)| k.3)
+                .collect();
+            let why = if elsewhere.is_empty() {
+                "the re-run has no answer for it".into()
+            } else {
+                format!(
+                    "the re-run answered it under configuration {}, not {} (the configuration the plan re-runs and the recorder's --run named): run the harness at {}'s budget",
+                    elsewhere.join(", "),
+                    e.config,
+                    e.config
+                )
+            };
+            not_matched.push(NotMatched { unit, why });
             continue;
         };
         let at = logged.get(&(run.clone(), match_name(&e.video)));
@@ -296,8 +320,8 @@ pub fn match_rerun(
                 e.video
             )),
             None => Some(format!(
-                "no decode of its video {:?} is logged for run {run}, strategy {strategy}, pass {} (give the recorder's log with --frames-log)",
-                e.video, applied.pass_no
+                "the logs given ({log_files}) show run {run} under {strategy} pass {} but no decode of its video {:?} through decord's get_batch: the harness did not open it in that run (another benchmark or subset, a video of another name), or read it otherwise (the recorder steers get_batch only)",
+                applied.pass_no, e.video
             )),
         };
         if let Some(why) = why {
@@ -327,8 +351,15 @@ pub fn match_rerun(
         cell.frame_idx = Some(e.indices.clone());
         // The model was given the planned frames: a plan of another size (`swap`,
         // `restore-evidence`) is another configuration, named after the one re-run.
+        // Of another size than the configuration's own frames: its distinct frames as the
+        // plan counted them (`higher_frames`, which a nominal 32f run of a short video
+        // may hold fewer of than 32), else the answer's nominal count.
         let n = crate::core::sampling::frame_set(e.indices.clone()).len() as u64;
-        if n != cell.frames && e.replicate.is_none() {
+        let own = match e.higher_frames {
+            0 => cell.frames,
+            h => h as u64,
+        };
+        if n != own && e.replicate.is_none() {
             cell.config = format!("{}@{n}f", e.config);
             cell.frames = n;
         }
@@ -683,10 +714,17 @@ mod tests {
             [
                 ("m b 2 at", "video"),
                 ("m b 3 at", "recorder"),
-                ("m b 4 at", "decode"),
+                ("m b 4 at", "logs"),
                 ("m b 5 at", "re-run"),
                 ("m b 6 at", "harness")
             ]
+        );
+        // The log was given: the advice is not to give it, but what it shows.
+        let never = &m.not_matched[2].why;
+        assert!(
+            never.contains("the logs given (log) show run m/8f under nested pass 0")
+                && !never.contains("--frames-log"),
+            "{never}"
         );
         // Logs of another pass, or of no plan, are refused by name.
         let other = Applied {
@@ -702,14 +740,95 @@ mod tests {
         unplanned[0].plan = None;
         let e = match_rerun(&plan, &applied, &imp, &unplanned).expect_err("no plan");
         assert!(
-            e.contains("no frames log given records a run that applied a plan"),
+            e.contains("the frames logs given (log) record no run that applied a plan"),
             "{e}"
         );
+        let e = match_rerun(&plan, &applied, &imp, &[]).expect_err("no log");
+        assert!(e.contains("no frames log was given"), "{e}");
         let wrong = Applied {
             strategy: Some("swap"),
             ..applied
         };
         assert!(match_rerun(&plan, &wrong, &imp, &logs).is_err());
+    }
+
+    #[test]
+    fn a_re_run_at_another_budget_and_the_planned_count_of_a_short_video_are_said_as_they_are() {
+        // Item 1 planned at 8f, answered by a harness run at 4f; item 2 planned with the 3
+        // distinct frames a nominal 8f run of its short video gave (`higher_frames`).
+        let short = PlanEntry {
+            higher_frames: 3,
+            ..entry("2", "two.mp4", &[0, 1, 2])
+        };
+        let plan = Plan {
+            schema: crate::core::plan::SCHEMA.into(),
+            dataset: "d".into(),
+            protocol: "main".into(),
+            targets: "terminal".into(),
+            strategies: vec!["nested".into()],
+            entries: vec![entry("1", "one.mp4", &[0, 2, 4]), short],
+            skipped: Vec::new(),
+        };
+        let cell = |id: &str, config: &str, frames| ImportedCell {
+            model: "m".into(),
+            benchmark: "b".into(),
+            item_id: id.into(),
+            config: config.into(),
+            frames,
+            pred: Some("A".into()),
+            gold: Some("A".into()),
+            correct: None,
+            source_tag: None,
+            frame_idx: None,
+        };
+        let mut imp = Import::default();
+        for (config, frames, id) in [("4f", 4, "1"), ("8f", 8, "2")] {
+            imp.add_run(Run {
+                file: format!("{config}.csv").into(),
+                model: "m".into(),
+                config: config.into(),
+                frames,
+                rules: Default::default(),
+                cells: vec![cell(id, config, frames)],
+            })
+            .expect("run");
+        }
+        let logs = vec![LoggedRun {
+            command: vec!["h".into()],
+            decodes: vec![
+                decode("one.mp4", &[0, 2, 4], Some(true)),
+                decode("two.mp4", &[0, 1, 2], Some(true)),
+            ],
+            plan: Some(LoggedPlan {
+                run: "m/8f".into(),
+                strategy: "nested".into(),
+                pass_no: 0,
+            }),
+            file: "log".into(),
+            line: 1,
+            setup: Default::default(),
+            cwd: None,
+            window: (None, None),
+        }];
+        let applied = Applied {
+            strategy: None,
+            pass_no: 0,
+            protocol: None,
+            plan_hash: None,
+            plan_file: None,
+        };
+        let m = match_rerun(&plan, &applied, &imp, &logs).expect("matched");
+        let why = &m.not_matched[0].why;
+        assert!(
+            why.contains("answered it under configuration 4f, not 8f"),
+            "{why}"
+        );
+        // The same 3 frames as the configuration's own: 8f, not 8f@3f.
+        assert_eq!(m.cells.len(), 1);
+        assert_eq!(
+            (&*m.cells[0].cell.config, m.cells[0].cell.frames),
+            ("8f", 8)
+        );
     }
 
     #[test]
