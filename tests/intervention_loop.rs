@@ -896,3 +896,197 @@ fn messages_say_what_is_wrong_when_the_audit_and_the_logs_were_given() {
     );
     assert!(!err.contains("--config"), "{err}");
 }
+
+/// `intervene runs PLAN --harness command --json` for the stand-in, into `dir`; each listed
+/// re-run run as printed (the recorder's command, then the harness's); then `import reruns
+/// dir` into the loop's dataset, `extra` (`--force`) given. Returns the re-runs listed.
+fn run_listed(l: &Loop, plan: &Path, dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let template = format!(
+        "python3 {} --videos {} --items {} --frames {{frames}} --config {{config}} --out {{out}}/answers.csv",
+        s(&common::repo().join("tests/standin/harness.py")),
+        s(&l.root.join("videos")),
+        s(&l.root.join("ds/items.jsonl")),
+    );
+    let o = ok(&[
+        "intervene",
+        "runs",
+        &s(plan),
+        "--harness",
+        "command",
+        "--command",
+        &template,
+        "--dir",
+        &s(dir),
+        "--json",
+    ]);
+    let runs: Vec<Value> = serde_json::from_str(&stdout(&o)).expect("runs json");
+    // The text lists the same re-runs, with commands a shell reads back.
+    let text = stdout(&ok(&[
+        "intervene",
+        "runs",
+        &s(plan),
+        "--harness",
+        "command",
+        "--command",
+        &template,
+        "--dir",
+        &s(dir),
+    ]));
+    assert_eq!(
+        text.matches("python3 -m frameaudit_record").count(),
+        runs.len(),
+        "{text}"
+    );
+    for r in &runs {
+        std::fs::create_dir_all(r["out"].as_str().expect("out")).expect("mkdir");
+        let argv: Vec<String> = r["recorder"]
+            .as_array()
+            .expect("recorder")
+            .iter()
+            .chain(r["harness"].as_array().expect("harness"))
+            .map(|a| a.as_str().expect("arg").to_string())
+            .collect();
+        let o = Command::new(&argv[0])
+            .args(&argv[1..])
+            .env("PYTHONPATH", common::repo().join("assets/python"))
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("FRAMEAUDIT_RECORD_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the listed command");
+        assert!(o.status.success(), "{argv:?}: {}", stderr(&o));
+    }
+    let (gold, plan, ds) = (s(&l.gold), s(plan), s(&l.ds));
+    let dir = s(dir);
+    let mut args = vec![
+        "import",
+        "reruns",
+        &dir,
+        "--plan",
+        &plan,
+        "--gold",
+        &gold,
+        "--model",
+        MODEL,
+        "--benchmark",
+        BENCH,
+    ];
+    args.extend(extra);
+    args.extend(["-o", &ds]);
+    let o = frameaudit(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    runs
+}
+
+/// Per strategy: (terminal re-runs, right), (re-runs below the top, right).
+type Truth = BTreeMap<String, ((usize, usize), (usize, usize))>;
+
+/// The [`Truth`] the plan's frames and the clips' content imply.
+fn truth(plan: &Path, top: &str) -> Truth {
+    let p = common::read_json(plan);
+    let mut out = Truth::new();
+    for e in p["entries"].as_array().expect("entries") {
+        let item = e["item_id"].as_str().expect("item");
+        let &(_, event, distractor) = CLIPS
+            .iter()
+            .find(|c| format!("{}-q", c.0) == item)
+            .expect("clip");
+        let idx: Vec<u64> = serde_json::from_value(e["indices"].clone()).expect("indices");
+        let right = usize::from(answer(&idx, event, distractor) == "A");
+        let at = out
+            .entry(e["strategy"].as_str().expect("strategy").into())
+            .or_default();
+        let at = if e["config"] == top {
+            &mut at.0
+        } else {
+            &mut at.1
+        };
+        at.0 += 1;
+        at.1 += right;
+    }
+    out
+}
+
+/// Each strategy's row of the report against `want`.
+fn check_recoveries(ds: &Path, want: &Truth) {
+    let o = ok(&["report", &s(ds), "--json", "--boot", "0"]);
+    let r: Value = serde_json::from_str(&stdout(&o)).expect("report json");
+    let a = r["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .find(|a| a["protocol"] == "main" && a["scope"] == BENCH)
+        .expect("the clips analysis");
+    let ivs = a["models"][MODEL]["interventions"]
+        .as_array()
+        .expect("interventions");
+    assert_eq!(ivs.len(), want.len(), "{ivs:#?}");
+    for v in ivs {
+        let st = v["strategy"].as_str().expect("strategy");
+        let ((n, k), (tn, tk)) = want[st];
+        assert_eq!(
+            (&v["terminal_regressions"], &v["recovered"]),
+            (&json!(n), &json!(k)),
+            "{st}: {v}"
+        );
+        assert_eq!(
+            (&v["transition_regressions"], &v["transition_recovered"]),
+            (&json!(tn), &json!(tk)),
+            "{st}: {v}"
+        );
+        eprintln!("{st}: terminal {k} of {n}, below the top {tk} of {tn}");
+    }
+}
+
+#[test]
+fn the_re_runs_listed_for_a_plan_run_as_printed_and_imported_as_a_folder_give_the_truth() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    // The terminal plan of four strategies: one re-run each, all at 16f.
+    let dir = l.root.join("reruns");
+    let runs = run_listed(&l, &l.plan, &dir, &[]);
+    assert_eq!(runs.len(), 4, "{runs:#?}");
+    let want = truth(&l.plan, "16f");
+    assert_eq!(want.len(), 4);
+    check_recoveries(&l.ds, &want);
+
+    // An audited plan of nested and swap over two configurations (c7's 4f→8f beside the
+    // terminal flips of c1 and c2): four re-runs, two per pass of each strategy's
+    // configurations, sorted out of one folder; it replaces the terminal plan's files of
+    // those strategies (--force).
+    let audit = l.root.join("two.audit.jsonl");
+    write_audit_of(
+        &audit,
+        &[("c1", 8, 16, 13), ("c2", 8, 16, 17), ("c7", 4, 8, 10)],
+    );
+    let plan = l.root.join("audited.json");
+    ok(&[
+        "intervene",
+        "plan",
+        &s(&l.ds),
+        "--audit",
+        &s(&audit),
+        "--targets",
+        "audited",
+        "--strategy",
+        "nested",
+        "--strategy",
+        "swap",
+        "-o",
+        &s(&plan),
+    ]);
+    let dir = l.root.join("reruns-audited");
+    let runs = run_listed(&l, &plan, &dir, &["--force"]);
+    let configs: std::collections::BTreeSet<&str> = runs
+        .iter()
+        .map(|r| r["config"].as_str().expect("config"))
+        .collect();
+    assert_eq!(configs, ["16f", "8f"].into_iter().collect(), "{runs:#?}");
+    let mut want = truth(&plan, "16f");
+    for st in ["lower-policy", "restore-evidence"] {
+        want.insert(st.into(), truth(&l.plan, "16f")[st]);
+    }
+    assert_eq!((want["nested"].0.0, want["nested"].1.0), (2, 1), "{want:?}");
+    check_recoveries(&l.ds, &want);
+}
