@@ -458,6 +458,36 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         );
     }
     assert!(md.contains("Wilson's 95% score interval"), "{md}");
+    // A plan of terminal regressions only: every item re-run at the top was wrong there, so
+    // broken (0 of 0) and the accuracy delta (the re-runs' accuracy again) say nothing and
+    // are left out of the table and the text (docs/intervention.md §7).
+    let head = md
+        .lines()
+        .find(|l| l.starts_with("| Split | Model | Strategy |"))
+        .unwrap_or_else(|| panic!("no recovery table heading:\n{md}"));
+    assert!(
+        !head.contains("Broken") && !head.contains("Accuracy delta"),
+        "{head}"
+    );
+    let text = stdout(&ok(&["report", &s(ds), "--boot", "200"]));
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("intervention intervention:"))
+        .collect();
+    for st in STRATEGIES {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(&format!("intervention:{st}: recovers"))),
+            "no {st} line:\n{text}"
+        );
+    }
+    for l in lines {
+        assert!(
+            !l.contains("breaks") && !l.contains("accuracy"),
+            "broken or the accuracy delta in a terminal plan's line: {l}"
+        );
+    }
 }
 
 /// Wilson's 95% score interval of k of n, in percent, as written in docs/measures.md §11.
@@ -636,7 +666,56 @@ fn an_audited_plan_of_two_configurations_imports_whole() {
             l.ds.join(format!("interventions/intervention-nested.{n}f.jsonl"));
         assert!(f.is_file(), "{} missing", f.display());
     }
-    assert_eq!(nested_recovery(&l.ds)["items_with_intervention"], 3);
+    // The truth the stand-in implies, from the plan's frames: the 16f re-runs (c1, c2) are
+    // of terminal regressions, the 8f one (c7, right at 4f) of a transition below the top.
+    let p = common::read_json(&l.plan);
+    let (mut top, mut below) = ((0, 0), (0, 0));
+    for e in p["entries"].as_array().expect("entries") {
+        let item = e["item_id"].as_str().expect("item");
+        let &(_, event, distractor) = CLIPS
+            .iter()
+            .find(|c| format!("{}-q", c.0) == item)
+            .expect("clip");
+        let idx: Vec<u64> = serde_json::from_value(e["indices"].clone()).expect("indices");
+        let right = usize::from(answer(&idx, event, distractor) == "A");
+        let at = if e["config"] == "16f" {
+            &mut top
+        } else {
+            &mut below
+        };
+        at.0 += 1;
+        at.1 += right;
+    }
+    assert_eq!((top.0, below.0), (2, 1), "{p}");
+    let v = nested_recovery(&l.ds);
+    eprintln!(
+        "audited nested: {} of {} terminal regressions, {} of {} transitions below the top",
+        top.1, top.0, below.1, below.0
+    );
+    // The 8f re-run is not counted as recovering the 16f terminal regression it never ran.
+    assert_eq!(v["items_with_intervention"], top.0, "{v}");
+    assert_eq!(v["terminal_regressions"], top.0, "{v}");
+    assert_eq!(v["recovered"], top.1, "{v}");
+    // It is the recovery of its own transition, 4f to 8f.
+    assert_eq!(v["transition_regressions"], below.0, "{v}");
+    assert_eq!(v["transition_recovered"], below.1, "{v}");
+    assert_eq!(v["transitions"][0]["config"], "8f", "{v}");
+    assert_eq!(v["transitions"][0]["regressions"], below.0, "{v}");
+    let text = stdout(&ok(&["report", &s(&l.ds), "--boot", "0"]));
+    assert!(
+        text.contains(&format!(
+            "intervention intervention:nested: recovers {} of {} terminal regressions",
+            top.1, top.0
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "intervention intervention:nested: recovers {} of {} transitions below the top",
+            below.1, below.0
+        )),
+        "{text}"
+    );
 }
 
 #[test]
@@ -687,4 +766,327 @@ fn a_re_import_from_another_plan_replaces_the_strategy_s_files_of_the_old_one() 
         plan_hash.iter().all(|h| h.starts_with("\"sha256:")),
         "{plan_hash:?}"
     );
+}
+
+#[test]
+fn frames_lists_an_item_s_intervention_runs_with_their_frames_and_where_they_come_from() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    let l = audited_imports(l);
+    let p = common::read_json(&l.plan);
+    let entry = p["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .find(|e| e["item_id"] == "c7-q")
+        .expect("c7's entry")
+        .clone();
+    let indices: Vec<u64> = serde_json::from_value(entry["indices"].clone()).expect("indices");
+    let log = l.root.join("nested-8f.frames.jsonl");
+    let answers = l.root.join("nested-8f.csv");
+    let o = ok(&["frames", &s(&l.ds), "c7-q", "--json"]);
+    let j: Value = serde_json::from_str(&stdout(&o)).expect("frames json");
+    let runs = j["interventions"].as_array().expect("interventions");
+    assert_eq!(runs.len(), 1, "{j}");
+    let r = &runs[0];
+    assert_eq!(r["protocol"], "intervention:nested", "{r}");
+    assert_eq!(r["config"], "8f", "{r}");
+    assert_eq!(r["frame_idx"], json!(indices), "{r}");
+    assert!(
+        r["plan"].as_str().is_some_and(|h| h.starts_with("sha256:")),
+        "{r}"
+    );
+    let w = &r["rerun"];
+    assert_eq!(w["plan_file"], s(&l.plan), "{r}");
+    assert_eq!(w["targets"], "audited", "{r}");
+    assert_eq!(w["strategy"], "nested", "{r}");
+    assert_eq!(w["pass"], 0, "{r}");
+    assert_eq!(
+        (&w["lower"], &w["config"]),
+        (&json!("4f"), &json!("8f")),
+        "{r}"
+    );
+    assert_eq!(w["log"], s(&log), "{r}");
+    assert_eq!(w["log_line"], 1, "{r}");
+    assert_eq!(w["answers"], s(&answers), "{r}");
+    assert_eq!(
+        r["file"], "interventions/intervention-nested.8f.jsonl",
+        "{r}"
+    );
+    // The text says the same.
+    let text = stdout(&ok(&["frames", &s(&l.ds), "c7-q", "--no-images"]));
+    let first = format!(
+        "↻ intervention:nested 8f  {:>3} frames  [recorded]: {}@",
+        indices.len(),
+        indices[0]
+    );
+    assert!(text.contains(&first), "{text}");
+    for want in [
+        format!("from plan {}", s(&l.plan)),
+        "targets audited, strategy nested pass 0, transition 4f -> 8f".into(),
+        format!("recorder log {} (run at line 1)", s(&log)),
+        format!("answers {}", s(&answers)),
+    ] {
+        assert!(text.contains(&want), "no {want:?}:\n{text}");
+    }
+}
+
+#[test]
+fn messages_say_what_is_wrong_when_the_audit_and_the_logs_were_given() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    // An audit on c1's flip only: restore-evidence of the other terminal regressions is
+    // skipped because no record given is on them, not for want of --audit.
+    let audit = l.root.join("c1.audit.jsonl");
+    write_audit_of(&audit, &[("c1", 8, 16, 13)]);
+    let plan = l.root.join("c1.json");
+    ok(&[
+        "intervene",
+        "plan",
+        &s(&l.ds),
+        "--audit",
+        &s(&audit),
+        "--strategy",
+        "restore-evidence",
+        "-o",
+        &s(&plan),
+    ]);
+    let p = common::read_json(&plan);
+    let skipped = p["skipped"].as_array().expect("skipped");
+    let c3 = skipped
+        .iter()
+        .find(|x| x["item_id"] == "c3-q")
+        .unwrap_or_else(|| panic!("c3 not skipped: {p}"));
+    let why = c3["why"].as_str().expect("why");
+    assert!(
+        why.contains("none of the audit records given (--audit) is on this unit")
+            && !why.contains("give --audit"),
+        "{why}"
+    );
+    // Two re-runs of one configuration (nested and swap, both 16f) in one import under
+    // --plan: no advice to re-label with --config, which the plan would not match.
+    let mut answers = Vec::new();
+    let mut logs = Vec::new();
+    for st in ["nested", "swap"] {
+        let (csv, log) = (
+            l.root.join(format!("{st}.csv")),
+            l.root.join(format!("{st}.frames.jsonl")),
+        );
+        standin(&l.root, &csv, Some((&l.plan, st, &log)));
+        answers.push(s(&csv));
+        logs.push(s(&log));
+    }
+    let (gold, plan, ds) = (s(&l.gold), s(&l.plan), s(&l.ds));
+    let mut args = vec!["import", "wide-csv", &answers[0], &answers[1]];
+    args.extend(["--gold", &gold, "--model", MODEL, "--benchmark", BENCH]);
+    for log in &logs {
+        args.extend(["--frames-log", log.as_str()]);
+    }
+    args.extend(["--plan", &plan, "--strategy", "nested", "-o", &ds]);
+    let o = frameaudit(&args);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    // The second table's column is left out (an earlier file holds it), and the import
+    // says so, under --plan as without it.
+    assert!(
+        err.contains("skipped 1: swap.csv: column 16f left out: an earlier file holds model"),
+        "{err}"
+    );
+    assert!(!err.contains("--config"), "{err}");
+}
+
+/// `intervene runs PLAN --harness command --json` for the stand-in, into `dir`; each listed
+/// re-run run as printed (the recorder's command, then the harness's); then `import reruns
+/// dir` into the loop's dataset, `extra` (`--force`) given. Returns the re-runs listed.
+fn run_listed(l: &Loop, plan: &Path, dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let template = format!(
+        "python3 {} --videos {} --items {} --frames {{frames}} --config {{config}} --out {{out}}/answers.csv",
+        s(&common::repo().join("tests/standin/harness.py")),
+        s(&l.root.join("videos")),
+        s(&l.root.join("ds/items.jsonl")),
+    );
+    let o = ok(&[
+        "intervene",
+        "runs",
+        &s(plan),
+        "--harness",
+        "command",
+        "--command",
+        &template,
+        "--dir",
+        &s(dir),
+        "--json",
+    ]);
+    let runs: Vec<Value> = serde_json::from_str(&stdout(&o)).expect("runs json");
+    // The text lists the same re-runs, with commands a shell reads back.
+    let text = stdout(&ok(&[
+        "intervene",
+        "runs",
+        &s(plan),
+        "--harness",
+        "command",
+        "--command",
+        &template,
+        "--dir",
+        &s(dir),
+    ]));
+    assert_eq!(
+        text.matches("python3 -m frameaudit_record").count(),
+        runs.len(),
+        "{text}"
+    );
+    for r in &runs {
+        std::fs::create_dir_all(r["out"].as_str().expect("out")).expect("mkdir");
+        let argv: Vec<String> = r["recorder"]
+            .as_array()
+            .expect("recorder")
+            .iter()
+            .chain(r["harness"].as_array().expect("harness"))
+            .map(|a| a.as_str().expect("arg").to_string())
+            .collect();
+        let o = Command::new(&argv[0])
+            .args(&argv[1..])
+            .env("PYTHONPATH", common::repo().join("assets/python"))
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("FRAMEAUDIT_RECORD_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the listed command");
+        assert!(o.status.success(), "{argv:?}: {}", stderr(&o));
+    }
+    let (gold, plan, ds) = (s(&l.gold), s(plan), s(&l.ds));
+    let dir = s(dir);
+    let mut args = vec![
+        "import",
+        "reruns",
+        &dir,
+        "--plan",
+        &plan,
+        "--gold",
+        &gold,
+        "--model",
+        MODEL,
+        "--benchmark",
+        BENCH,
+    ];
+    args.extend(extra);
+    args.extend(["-o", &ds]);
+    let o = frameaudit(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    runs
+}
+
+/// Per strategy: (terminal re-runs, right), (re-runs below the top, right).
+type Truth = BTreeMap<String, ((usize, usize), (usize, usize))>;
+
+/// The [`Truth`] the plan's frames and the clips' content imply.
+fn truth(plan: &Path, top: &str) -> Truth {
+    let p = common::read_json(plan);
+    let mut out = Truth::new();
+    for e in p["entries"].as_array().expect("entries") {
+        let item = e["item_id"].as_str().expect("item");
+        let &(_, event, distractor) = CLIPS
+            .iter()
+            .find(|c| format!("{}-q", c.0) == item)
+            .expect("clip");
+        let idx: Vec<u64> = serde_json::from_value(e["indices"].clone()).expect("indices");
+        let right = usize::from(answer(&idx, event, distractor) == "A");
+        let at = out
+            .entry(e["strategy"].as_str().expect("strategy").into())
+            .or_default();
+        let at = if e["config"] == top {
+            &mut at.0
+        } else {
+            &mut at.1
+        };
+        at.0 += 1;
+        at.1 += right;
+    }
+    out
+}
+
+/// Each strategy's row of the report against `want`.
+fn check_recoveries(ds: &Path, want: &Truth) {
+    let o = ok(&["report", &s(ds), "--json", "--boot", "0"]);
+    let r: Value = serde_json::from_str(&stdout(&o)).expect("report json");
+    let a = r["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .find(|a| a["protocol"] == "main" && a["scope"] == BENCH)
+        .expect("the clips analysis");
+    let ivs = a["models"][MODEL]["interventions"]
+        .as_array()
+        .expect("interventions");
+    assert_eq!(ivs.len(), want.len(), "{ivs:#?}");
+    for v in ivs {
+        let st = v["strategy"].as_str().expect("strategy");
+        let ((n, k), (tn, tk)) = want[st];
+        assert_eq!(
+            (&v["terminal_regressions"], &v["recovered"]),
+            (&json!(n), &json!(k)),
+            "{st}: {v}"
+        );
+        assert_eq!(
+            (&v["transition_regressions"], &v["transition_recovered"]),
+            (&json!(tn), &json!(tk)),
+            "{st}: {v}"
+        );
+        eprintln!("{st}: terminal {k} of {n}, below the top {tk} of {tn}");
+    }
+}
+
+#[test]
+fn the_re_runs_listed_for_a_plan_run_as_printed_and_imported_as_a_folder_give_the_truth() {
+    let Some(l) = start_loop() else {
+        return;
+    };
+    // The terminal plan of four strategies: one re-run each, all at 16f.
+    let dir = l.root.join("reruns");
+    let runs = run_listed(&l, &l.plan, &dir, &[]);
+    assert_eq!(runs.len(), 4, "{runs:#?}");
+    let want = truth(&l.plan, "16f");
+    assert_eq!(want.len(), 4);
+    check_recoveries(&l.ds, &want);
+
+    // An audited plan of nested and swap over two configurations (c7's 4f→8f beside the
+    // terminal flips of c1 and c2): four re-runs, two per pass of each strategy's
+    // configurations, sorted out of one folder; it replaces the terminal plan's files of
+    // those strategies (--force).
+    let audit = l.root.join("two.audit.jsonl");
+    write_audit_of(
+        &audit,
+        &[("c1", 8, 16, 13), ("c2", 8, 16, 17), ("c7", 4, 8, 10)],
+    );
+    let plan = l.root.join("audited.json");
+    ok(&[
+        "intervene",
+        "plan",
+        &s(&l.ds),
+        "--audit",
+        &s(&audit),
+        "--targets",
+        "audited",
+        "--strategy",
+        "nested",
+        "--strategy",
+        "swap",
+        "-o",
+        &s(&plan),
+    ]);
+    let dir = l.root.join("reruns-audited");
+    let runs = run_listed(&l, &plan, &dir, &["--force"]);
+    let configs: std::collections::BTreeSet<&str> = runs
+        .iter()
+        .map(|r| r["config"].as_str().expect("config"))
+        .collect();
+    assert_eq!(configs, ["16f", "8f"].into_iter().collect(), "{runs:#?}");
+    let mut want = truth(&plan, "16f");
+    for st in ["lower-policy", "restore-evidence"] {
+        want.insert(st.into(), truth(&l.plan, "16f")[st]);
+    }
+    assert_eq!((want["nested"].0.0, want["nested"].1.0), (2, 1), "{want:?}");
+    check_recoveries(&l.ds, &want);
 }

@@ -229,7 +229,41 @@ pub struct IntervenArgs {
 pub enum IntervenCommand {
     /// For each terminal regression (or audited harmful transition), the frames a re-run of
     /// the higher budget should use, per strategy, as a JSON plan (docs/intervention.md)
-    Plan(PlanArgs),
+    Plan(Box<PlanArgs>),
+    /// The re-runs a plan needs, one per strategy, pass, model and configuration, each with
+    /// its recorder and harness command (docs/intervention.md §8)
+    Runs(RunsArgs),
+}
+
+/// `frameaudit intervene runs`: the plan, the harness and where the re-runs go.
+#[derive(Args, Debug)]
+pub struct RunsArgs {
+    /// The plan (from `intervene plan`)
+    pub plan: PathBuf,
+    /// The harness whose command is printed
+    #[arg(long, value_enum, default_value_t = RunsHarness::LmmsEval)]
+    pub harness: RunsHarness,
+    /// With --harness command: the harness command, split as a shell would (no expansion);
+    /// {model}, {config}, {frames}, {benchmark} and {out} are replaced for each re-run
+    #[arg(long, value_name = "TEMPLATE")]
+    pub command: Option<String>,
+    /// The folder the re-runs and their recorder logs go to (`import reruns DIR` reads it)
+    #[arg(long, value_name = "DIR", default_value = "reruns")]
+    pub dir: PathBuf,
+    /// Print JSON for scripts: one object per re-run, each command as an argument list
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--harness` of `intervene runs`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunsHarness {
+    /// lmms-eval (python3 -m lmms_eval)
+    LmmsEval,
+    /// VLMEvalKit (python run.py)
+    Vlmevalkit,
+    /// Any command, given with --command
+    Command,
 }
 
 /// `frameaudit intervene plan`: what to plan, from which audits, into which file.
@@ -763,6 +797,47 @@ pub enum ImportFormat {
     Vlmevalkit(VlmArgs),
     /// Wide tables (one row per item, one column per configuration) to a dataset directory
     WideCsv(WideArgs),
+    /// A folder of a plan's re-runs (as `intervene runs` lays them out), each output with its
+    /// recorder log, sorted into one import per strategy and pass
+    Reruns(RerunsArgs),
+}
+
+/// `import reruns`: the folder, the plan, the dataset, and what a wide table does not hold.
+#[derive(Args, Debug)]
+pub struct RerunsArgs {
+    /// The folder holding the re-runs and their recorder logs
+    pub dir: PathBuf,
+    /// The plan the re-runs applied
+    #[arg(long, value_name = "PLAN")]
+    pub plan: PathBuf,
+    /// The dataset the plan was made of
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Replace the strategies' existing intervention files
+    #[arg(long)]
+    pub force: bool,
+    /// Read and match everything, write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// For re-runs that wrote wide tables (neither lmms-eval nor VLMEvalKit): the ground
+    /// truth CSV
+    #[arg(long, value_name = "FILE")]
+    pub gold: Option<PathBuf>,
+    /// With --gold: its key column
+    #[arg(long, default_value = "question_id")]
+    pub gold_key: String,
+    /// With --gold: its answer column
+    #[arg(long, default_value = "answer")]
+    pub gold_col: String,
+    /// With --gold: the model name of the wide tables
+    #[arg(long)]
+    pub model: Option<String>,
+    /// With --gold: the benchmark name of the wide tables
+    #[arg(long)]
+    pub benchmark: Option<String>,
+    /// FROM=TO: the model names the dataset was imported with (`import --model-name`)
+    #[arg(long = "model-name", value_name = "FROM=TO", value_parser = parse_rename)]
+    pub model_name: Vec<(String, String)>,
 }
 
 /// What every harness importer takes.

@@ -52,6 +52,9 @@ struct FramesJson {
     fps: Option<f64>,
     configs: Vec<ConfigJson>,
     transition: Option<TransitionJson>,
+    /// The item's intervention runs of this model (docs/intervention.md §6), with where
+    /// each comes from.
+    interventions: Vec<crate::core::rerun::RecordedRerun>,
 }
 
 fn policy_name(rule: &Rule) -> String {
@@ -230,6 +233,23 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         .into())
     };
 
+    // The item's intervention runs of the model shown, from the dataset's files: the
+    // cells record where each comes from, which the matrix does not keep.
+    let model_name = m.models.name(mg.model);
+    let reruns: Vec<crate::core::rerun::RecordedRerun> = ds
+        .root
+        .as_deref()
+        .map(|root| {
+            crate::core::rerun::recorded_reruns(
+                root,
+                m.benchmarks.name(m.item(item).benchmark),
+                &m.item(item).id,
+            )
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| r.model == model_name)
+        .collect();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
@@ -274,6 +294,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                 dropped: t.dropped.clone(),
                 added: t.added.clone(),
             }),
+            interventions: reruns,
         };
         crate::core::text::json_to_writer(&mut out, &j)?;
         writeln!(out)?;
@@ -348,6 +369,9 @@ pub fn run(args: &FramesArgs) -> Result<()> {
                 .collect::<Vec<_>>()
                 .join(" ")
         )?;
+    }
+    for r in &reruns {
+        rerun_lines(&mut out, r, fps)?;
     }
     if nothing {
         out.flush()?;
@@ -454,4 +478,56 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// One intervention run of the item: its frames, then where it comes from (plan, strategy,
+/// pass, transition, recorder log, answers, file).
+fn rerun_lines(
+    out: &mut impl Write,
+    r: &crate::core::rerun::RecordedRerun,
+    fps: Option<f64>,
+) -> std::io::Result<()> {
+    let list: Vec<String> = r
+        .frame_idx
+        .iter()
+        .map(|&i| format!("{i}@{}", timestamp(i, fps)))
+        .collect();
+    writeln!(
+        out,
+        "↻ {} {}  {:>3} frames  [recorded]: {}",
+        sanitize(&r.protocol),
+        sanitize(&r.config),
+        frame_set(r.frame_idx.clone()).len(),
+        list.join(" ")
+    )?;
+    let plan = r.plan.as_deref().unwrap_or("not recorded");
+    match &r.rerun {
+        Some(p) => {
+            let log = if p.log.is_empty() {
+                "not recorded".to_string()
+            } else {
+                format!("{} (run at line {})", p.log, p.log_line)
+            };
+            writeln!(
+                out,
+                "    from plan {} ({}), targets {}, strategy {} pass {}, transition {} -> {}; recorder log {}; answers {}; in {}",
+                sanitize(p.plan_file.as_deref().unwrap_or("(file not recorded)")),
+                sanitize(plan),
+                sanitize(&p.targets),
+                sanitize(&p.strategy),
+                p.pass,
+                sanitize(&p.lower),
+                sanitize(&p.config),
+                sanitize(&log),
+                sanitize(p.answers.as_deref().unwrap_or("not recorded")),
+                sanitize(&r.file)
+            )
+        }
+        None => writeln!(
+            out,
+            "    from plan {}; imported before cells recorded where they come from; in {}",
+            sanitize(plan),
+            sanitize(&r.file)
+        ),
+    }
 }

@@ -298,7 +298,16 @@ fn harness(
         }
     }
     let read_result = read(&mut imp, &logged, &|n| bar.inc(n));
-    read_result.map_err(|e| anyhow::anyhow!("{e}"))?;
+    read_result.map_err(|e| match e {
+        // Under --plan the plan names the configuration re-run: another label is no way out.
+        ImportError::SameRun {
+            model,
+            config,
+            a,
+            b,
+        } if common.plan.is_some() => same_rerun(&model, &config, &a, &b),
+        e => anyhow::anyhow!("{e}"),
+    })?;
     let renames: std::collections::BTreeMap<String, String> =
         common.model_name.iter().cloned().collect();
     imp.rename_models(&renames)
@@ -416,6 +425,9 @@ fn rerun(
     extra_inputs: &[PathBuf],
 ) -> Result<()> {
     use crate::core::rerun;
+    if let Some(r) = imp.reruns.first() {
+        return Err(same_rerun(&r.model, &r.config, &r.canonical, &r.file));
+    }
     let plan = crate::core::plan::Plan::read(plan_path)?;
     // The plan's bytes, as read again, name it on each cell: a re-import from another plan
     // finds the cells of this one.
@@ -437,11 +449,13 @@ fn rerun(
             sanitize(&ds.name)
         );
     }
+    let plan_file = plan_path.display().to_string();
     let applied = rerun::Applied {
         strategy: common.strategy.as_deref(),
         pass_no: common.pass_no,
         protocol: common.protocol.as_deref(),
         plan_hash: Some(&hash),
+        plan_file: Some(&plan_file),
     };
     let matched = rerun::match_rerun(&plan, &applied, imp, logged).map_err(anyhow::Error::msg)?;
     let mut err = std::io::stderr().lock();
@@ -457,6 +471,17 @@ fn rerun(
         matched.not_matched.len(),
         matched.unplanned
     )?;
+    // What the importer left out of the answers (a second file of one configuration, say)
+    // decides which answers were matched: said here as without --plan.
+    for (reason, n, at) in imp.skip_reasons() {
+        let first = if n == 1 { "at" } else { "first at" };
+        writeln!(
+            err,
+            "  skipped {n}: {} ({first} {})",
+            sanitize(&reason),
+            sanitize(&at)
+        )?;
+    }
     for n in matched.not_matched.iter().take(20) {
         writeln!(
             err,
@@ -573,6 +598,18 @@ fn rerun(
         )?;
     }
     Ok(())
+}
+
+/// Two answers files of one (model, configuration) under `--plan`: two re-runs (passes,
+/// strategies) of one configuration, which one import cannot tell apart.
+fn same_rerun(model: &str, config: &str, a: &Path, b: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{} and {} both hold model {:?} under configuration {:?}: two re-runs of one configuration (other passes or strategies) in one import under --plan; import each re-run's output on its own, with its recorder log (--frames-log), --strategy and --pass",
+        sanitize(&a.display().to_string()),
+        sanitize(&b.display().to_string()),
+        sanitize(model),
+        sanitize(config)
+    )
 }
 
 /// `import ... --replicate NAME --nuisance KIND -o DATASET`: the run's answers, matched to
@@ -727,4 +764,21 @@ pub fn wide_csv(a: &WideArgs) -> Result<()> {
         videos::Layout::Any,
         |imp, _, progress| wide_csv::import(&a.common.paths, &opts, imp, progress),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn two_re_runs_of_one_configuration_under_a_plan_are_not_told_to_take_another_label() {
+        let e = super::same_rerun(
+            "m",
+            "16f",
+            std::path::Path::new("a/samples.jsonl"),
+            std::path::Path::new("b/samples.jsonl"),
+        )
+        .to_string();
+        assert!(e.contains("a/samples.jsonl and b/samples.jsonl"), "{e}");
+        assert!(e.contains("two re-runs of one configuration"), "{e}");
+        assert!(!e.contains("--config"), "{e}");
+    }
 }

@@ -15,6 +15,7 @@ use crate::core::intervene::{Strategy, Targets, gather, plan};
 pub fn run(args: &IntervenArgs) -> Result<()> {
     match &args.command {
         IntervenCommand::Plan(a) => run_plan(a),
+        IntervenCommand::Runs(a) => super::reruns::list(a),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod plot;
 pub mod progress;
 pub mod report_table;
 pub mod report_text;
+pub mod reruns;
 pub mod select;
 pub mod shell;
 pub mod term;
@@ -566,6 +567,7 @@ pub fn run() -> Result<Next> {
             ImportFormat::LmmsEval(x) => import::lmms_eval(x),
             ImportFormat::Vlmevalkit(x) => import::vlmevalkit(x),
             ImportFormat::WideCsv(x) => import::wide_csv(x),
+            ImportFormat::Reruns(x) => reruns::import(x),
         },
         Some(Command::Audit(a)) => run_audit(a),
         Some(Command::Frames(a)) => frames::run(a),

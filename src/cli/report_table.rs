@@ -140,6 +140,7 @@ struct Table {
 /// protocol of the primary protocol's MCQ analyses.
 fn intervention_table(m: &ResponseMatrix, report: &Report) -> Option<Table> {
     let mut rows = Vec::new();
+    let (mut below, mut top_right) = (false, false);
     for a in &report.analyses {
         if m.protocols.name(a.key.protocol) != report.params.primary {
             continue;
@@ -149,6 +150,9 @@ fn intervention_table(m: &ResponseMatrix, report: &Report) -> Option<Table> {
             for v in &x.interventions {
                 let iv = &v.recovery;
                 let boot = v.bootstrap.as_ref();
+                // Broken and the accuracy delta carry nothing when no item re-run at the
+                // top was right there (a plan of terminal regressions only): blank.
+                let informative = iv.top_correct_items > 0;
                 rows.push(vec![
                     Val::Text(a.key.scope_name(m).into()),
                     Val::Text(m.models.name(mg.model).into()),
@@ -160,27 +164,71 @@ fn intervention_table(m: &ResponseMatrix, report: &Report) -> Option<Table> {
                         Some(r) => Val::Est(r, v.recovery_rate_wilson),
                         None => Val::Num(None),
                     },
-                    Val::Int(iv.broken),
-                    Val::Num(iv.broken_rate),
-                    Val::Est(iv.accuracy_delta, boot.map(|b| b.accuracy_delta)),
+                    Val::Int(v.below.transition_regressions),
+                    Val::Int(v.below.transition_recovered),
+                    match v.below.transition_recovery_rate {
+                        Some(r) => Val::Est(r, v.below.transition_recovery_rate_wilson),
+                        None => Val::Num(None),
+                    },
+                    if informative {
+                        Val::Int(iv.broken)
+                    } else {
+                        Val::Num(None)
+                    },
+                    Val::Num(iv.broken_rate.filter(|_| informative)),
+                    match iv.accuracy_delta {
+                        Some(d) if informative => Val::Est(d, boot.map(|b| b.accuracy_delta)),
+                        _ => Val::Num(None),
+                    },
                 ]);
+                below |= v.below.transition_regressions > 0;
+                top_right |= informative;
             }
         }
     }
-    (!rows.is_empty()).then(|| Table {
+    if rows.is_empty() {
+        return None;
+    }
+    let mut cols = vec![
+        Col::new("Split", "split"),
+        Col::new("Model", "model"),
+        Col::new("Strategy", "strategy"),
+        Col::new("Items", "items_with_intervention"),
+        Col::new("Terminal", "terminal_regressions"),
+        Col::new("Recovered", "recovered"),
+        Col::est("Recovery", "recovery_rate"),
+        Col::new("Transitions below top", "transition_regressions"),
+        Col::new("Transitions recovered", "transition_recovered"),
+        Col::est("Transition recovery", "transition_recovery_rate"),
+        Col::new("Broken", "broken"),
+        Col::new("Broken %", "broken_rate"),
+        Col::est("Accuracy delta", "accuracy_delta"),
+    ];
+    // Columns that hold nothing in any row are left out of the table (docs/intervention.md
+    // §7): the transitions without an audited plan below the top, broken and the accuracy
+    // delta when every plan targets terminal regressions only.
+    let keep: Vec<bool> = (0..cols.len())
+        .map(|c| match c {
+            7..=9 => below,
+            10..=12 => top_right,
+            _ => true,
+        })
+        .collect();
+    let mut c = 0;
+    cols.retain(|_| {
+        c += 1;
+        keep[c - 1]
+    });
+    for row in &mut rows {
+        let mut c = 0;
+        row.retain(|_| {
+            c += 1;
+            keep[c - 1]
+        });
+    }
+    Some(Table {
         kind: Kind::Intervention,
-        cols: vec![
-            Col::new("Split", "split"),
-            Col::new("Model", "model"),
-            Col::new("Strategy", "strategy"),
-            Col::new("Items", "items_with_intervention"),
-            Col::new("Terminal", "terminal_regressions"),
-            Col::new("Recovered", "recovered"),
-            Col::est("Recovery", "recovery_rate"),
-            Col::new("Broken", "broken"),
-            Col::new("Broken %", "broken_rate"),
-            Col::est("Accuracy delta", "accuracy_delta"),
-        ],
+        cols,
         rows,
         groups: 1,
         keys: 2,
@@ -538,7 +586,7 @@ fn header(
         .any(|x| matches!(x, Metrics::Mcq(x) if !x.interventions.is_empty()));
     if recovered {
         h.push(
-            "recovery: the recovery rate's interval is Wilson's 95% score interval of recovered of terminal regressions (a bootstrap collapses to a point at 0 or 100 with few of them), with --boot 0 too"
+            "recovery: the recovery rate's interval is Wilson's 95% score interval of recovered of terminal regressions (a bootstrap collapses to a point at 0 or 100 with few of them), with --boot 0 too; the transition recovery's, of the re-runs of a configuration below the top (an audited plan's), likewise; broken and the accuracy delta are blank (their columns left out) where no item re-run at the top was right there, as in a plan of terminal regressions only"
                 .into(),
         );
     }

@@ -10,7 +10,7 @@ use crossterm::style::Color;
 
 use super::term::{Style, fit, pad, width};
 use crate::core::analysis::grid::ModelGrid;
-use crate::core::analysis::mcq::McqMetrics;
+use crate::core::analysis::mcq::{McqMetrics, StrategyRecovery};
 use crate::core::analysis::noise::Replicated;
 use crate::core::analysis::open::OpenMetrics;
 use crate::core::analysis::{Analysis, Interval, Metrics, Report};
@@ -383,25 +383,70 @@ fn mcq_block(
         )?,
     }
     for v in &x.interventions {
-        let iv = &v.recovery;
-        let boot = v.bootstrap.as_ref();
-        writeln!(
+        intervention_line(out, v)?;
+    }
+    if let Some(r) = &x.replicates {
+        noise_block(out, r, st)?;
+    }
+    Ok(())
+}
+
+/// The recovery by one intervention protocol (docs/intervention.md §7): of the terminal
+/// regressions by the top's re-runs, then of the transitions below the top by theirs.
+/// Broken and the accuracy delta are left out when no item re-run at the top was right
+/// there (a plan of terminal regressions only): broken is then 0 of 0, and the delta the
+/// re-runs' accuracy again.
+fn intervention_line(out: &mut impl Write, v: &StrategyRecovery) -> io::Result<()> {
+    let iv = &v.recovery;
+    let name = sanitize(&v.protocol);
+    if iv.items_with_intervention > 0 {
+        write!(
             out,
-            "    intervention {}: recovers {} of {} terminal regressions ({}%{}), breaks {} of {} right at top; accuracy {:+.1}{} points over {} items",
-            sanitize(&v.protocol),
+            "    intervention {name}: recovers {} of {} terminal regressions ({}%{})",
             iv.recovered,
             iv.terminal_regressions,
             opt(iv.recovery_rate),
             ci(v.recovery_rate_wilson.as_ref()),
-            iv.broken,
-            iv.top_correct_items,
-            iv.accuracy_delta,
-            ci(boot.map(|b| &b.accuracy_delta)),
-            iv.items_with_intervention,
         )?;
+        match iv.accuracy_delta {
+            Some(delta) if iv.top_correct_items > 0 => writeln!(
+                out,
+                ", breaks {} of {} right at top; accuracy {delta:+.1}{} points over {} items",
+                iv.broken,
+                iv.top_correct_items,
+                ci(v.bootstrap.as_ref().map(|b| &b.accuracy_delta)),
+                iv.items_with_intervention,
+            )?,
+            _ => writeln!(
+                out,
+                " over {} items re-run at the top, all wrong there",
+                iv.items_with_intervention
+            )?,
+        }
     }
-    if let Some(r) = &x.replicates {
-        noise_block(out, r, st)?;
+    if v.below.transition_regressions > 0 {
+        let per: Vec<String> = v
+            .below
+            .transitions
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} {} of {}",
+                    sanitize(&t.config),
+                    t.recovered,
+                    t.regressions
+                )
+            })
+            .collect();
+        writeln!(
+            out,
+            "    intervention {name}: recovers {} of {} transitions below the top ({}%{}; {})",
+            v.below.transition_recovered,
+            v.below.transition_regressions,
+            opt(v.below.transition_recovery_rate),
+            ci(v.below.transition_recovery_rate_wilson.as_ref()),
+            per.join(", ")
+        )?;
     }
     Ok(())
 }

@@ -25,6 +25,41 @@ pub struct Applied<'a> {
     pub protocol: Option<&'a str>,
     /// The plan's [`plan_hash`], recorded on each cell.
     pub plan_hash: Option<&'a str>,
+    /// The plan file as given, recorded on each cell's [`Provenance`].
+    pub plan_file: Option<&'a str>,
+}
+
+/// Where an intervention cell comes from (docs/intervention.md §6), recorded on it as
+/// `rerun`: which plan, entry and logged run gave it. `frameaudit frames` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct Provenance {
+    /// The plan file as the import was given it.
+    #[serde(default)]
+    pub plan_file: Option<String>,
+    /// The plan's `targets` (`terminal`, `audited`, `all`).
+    #[serde(default)]
+    pub targets: String,
+    /// The strategy applied.
+    #[serde(default)]
+    pub strategy: String,
+    /// The pass applied.
+    #[serde(default)]
+    pub pass: u64,
+    /// The configuration re-run (the plan entry's `config`).
+    #[serde(default)]
+    pub config: String,
+    /// The transition's lower configuration (the plan entry's `lower`).
+    #[serde(default)]
+    pub lower: String,
+    /// The recorder's log that shows the planned frames decoded, and the line of its run.
+    #[serde(default)]
+    pub log: String,
+    /// The `run` line of that log.
+    #[serde(default)]
+    pub log_line: u64,
+    /// The harness's answers file the answer was read from, when the importer knows it.
+    #[serde(default)]
+    pub answers: Option<String>,
 }
 
 /// An intervention cell: an imported answer under its protocol, with the frames it was
@@ -53,6 +88,8 @@ pub struct InterventionCell {
     /// another plan finds the cells of this one (docs/formats.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
+    /// Where the cell comes from.
+    pub rerun: Provenance,
 }
 
 /// A planned unit the re-run gives no usable answer for, and why.
@@ -87,9 +124,10 @@ pub struct Matched {
 
 /// What the logs say was decoded for one (run, video) under the applied strategy and pass.
 #[derive(Default)]
-struct Logged {
-    /// Planned decodes: the frames decoded, and how many the harness had asked for.
-    planned: Vec<(Vec<u64>, Option<usize>)>,
+struct Logged<'a> {
+    /// Planned decodes: the frames decoded, how many the harness had asked for, and the
+    /// logged run.
+    planned: Vec<(Vec<u64>, Option<usize>, Option<&'a LoggedRun>)>,
     refused: Vec<String>,
     other: usize,
 }
@@ -137,13 +175,23 @@ pub fn match_rerun(
         .filter_map(|r| r.plan.as_ref())
         .map(|p| (&*p.strategy, p.pass_no))
         .collect();
-    if applied_plans.is_empty() {
+    let log_files: std::collections::BTreeSet<String> =
+        logs.iter().map(|r| r.file.display().to_string()).collect();
+    let log_files = log_files.into_iter().collect::<Vec<_>>().join(", ");
+    if logs.is_empty() {
         return Err(
-            "no frames log given records a run that applied a plan: run the harness under \
-             `python3 -m frameaudit_record --plan PLAN --run MODEL/CONFIG`, and give its log \
-             with --frames-log"
+            "no frames log was given (--frames-log) or found beside the answers: give the \
+             recorder's log of this re-run (`python3 -m frameaudit_record --log LOG --plan PLAN \
+             --run MODEL/CONFIG -- HARNESS ...`) with --frames-log"
                 .into(),
         );
+    }
+    if applied_plans.is_empty() {
+        return Err(format!(
+            "the frames logs given ({log_files}) record no run that applied a plan: the recorder \
+             was run without --plan; run the harness again under `python3 -m frameaudit_record \
+             --plan PLAN --run MODEL/CONFIG` and give that log"
+        ));
     }
     if !applied_plans.contains(&(&*strategy, applied.pass_no)) {
         let seen: Vec<String> = applied_plans
@@ -169,7 +217,7 @@ pub fn match_rerun(
                 .entry((p.run.clone(), match_name(&d.video)))
                 .or_default();
             match d.planned {
-                Some(true) => at.planned.push((d.indices.clone(), d.asked)),
+                Some(true) => at.planned.push((d.indices.clone(), d.asked, Some(run))),
                 Some(false) => at
                     .refused
                     .push(d.refused.clone().unwrap_or_else(|| "refused".into())),
@@ -219,21 +267,36 @@ pub fn match_rerun(
             continue;
         }
         let Some(answer) = answers.get(&(&*e.model, &*e.benchmark, &*e.item_id, &*e.config)) else {
-            not_matched.push(NotMatched {
-                unit,
-                why: "the re-run has no answer for it".into(),
-            });
+            // Answered at another configuration: the harness ran at another budget than
+            // the one the recorder was told (`--run MODEL/CONFIG`) re-runs.
+            let elsewhere: Vec<&str> = answers
+                .range((&*e.model, &*e.benchmark, &*e.item_id, "")..)
+                .take_while(|(k, _)| (k.0, k.1, k.2) == (&*e.model, &*e.benchmark, &*e.item_id))
+                .map(|(k, _)| k.3)
+                .collect();
+            let why = if elsewhere.is_empty() {
+                "the re-run has no answer for it".into()
+            } else {
+                format!(
+                    "the re-run answered it under configuration {}, not {} (the configuration the plan re-runs and the recorder's --run named): run the harness at {}'s budget",
+                    elsewhere.join(", "),
+                    e.config,
+                    e.config
+                )
+            };
+            not_matched.push(NotMatched { unit, why });
             continue;
         };
         let at = logged.get(&(run.clone(), match_name(&e.video)));
-        let hit = at.and_then(|l| l.planned.iter().find(|(x, _)| *x == e.indices));
+        let hit = at.and_then(|l| l.planned.iter().find(|(x, ..)| *x == e.indices));
         let why = match at {
             // A wrapper that decodes more than it gives the model picks again among the
             // decoded frames (lmms-eval's qwen2_vl decodes at 2 fps): the model did not get
             // the planned frames.
             Some(_)
-                if hit
-                    .is_some_and(|(_, asked)| asked.is_some_and(|n| n as u64 > answer.frames)) =>
+                if hit.is_some_and(|(_, asked, _)| {
+                    asked.is_some_and(|n| n as u64 > answer.frames)
+                }) =>
             {
                 Some(format!(
                     "the harness decoded {} frames of its video {:?} to give the model {}: it picks again among the decoded frames, so the model did not get the planned ones",
@@ -257,16 +320,21 @@ pub fn match_rerun(
                 e.video
             )),
             None => Some(format!(
-                "no decode of its video {:?} is logged for run {run}, strategy {strategy}, pass {} (give the recorder's log with --frames-log)",
-                e.video, applied.pass_no
+                "the logs given ({log_files}) show run {run} under {strategy} pass {} but no decode of its video {:?} through decord's get_batch: the harness did not open it in that run (another benchmark or subset, a video of another name), or read it otherwise (the recorder steers get_batch only)",
+                applied.pass_no, e.video
             )),
         };
         if let Some(why) = why {
             not_matched.push(NotMatched { unit, why });
             continue;
         }
-        if let Some(file) = imp.run_file(&answer.model, &answer.config) {
-            let runs = by_run.get(run.as_str()).map_or(&[][..], Vec::as_slice);
+        let file = imp.run_file(&answer.model, &answer.config);
+        // The logged run: the one that wrote the answers, else the one that decoded.
+        let runs = by_run.get(run.as_str()).map_or(&[][..], Vec::as_slice);
+        let logged_run = file
+            .and_then(|f| runs.iter().copied().find(|r| r.wrote(f).is_ok()))
+            .or(hit.and_then(|h| h.2));
+        if let Some(file) = file {
             let whys: Vec<String> = runs
                 .iter()
                 .filter_map(|r| r.wrote(file).err().map(|why| (r, why)))
@@ -283,8 +351,15 @@ pub fn match_rerun(
         cell.frame_idx = Some(e.indices.clone());
         // The model was given the planned frames: a plan of another size (`swap`,
         // `restore-evidence`) is another configuration, named after the one re-run.
+        // Of another size than the configuration's own frames: its distinct frames as the
+        // plan counted them (`higher_frames`, which a nominal 32f run of a short video
+        // may hold fewer of than 32), else the answer's nominal count.
         let n = crate::core::sampling::frame_set(e.indices.clone()).len() as u64;
-        if n != cell.frames && e.replicate.is_none() {
+        let own = match e.higher_frames {
+            0 => cell.frames,
+            h => h as u64,
+        };
+        if n != own && e.replicate.is_none() {
             cell.config = format!("{}@{n}f", e.config);
             cell.frames = n;
         }
@@ -296,6 +371,17 @@ pub fn match_rerun(
             nuisance: e.nuisance.clone(),
             rerun_config: e.config.clone(),
             plan: applied.plan_hash.map(str::to_string),
+            rerun: Provenance {
+                plan_file: applied.plan_file.map(str::to_string),
+                targets: plan.targets.clone(),
+                strategy: strategy.clone(),
+                pass: applied.pass_no,
+                config: e.config.clone(),
+                lower: e.lower.clone(),
+                log: logged_run.map_or(String::new(), |r| r.file.display().to_string()),
+                log_line: logged_run.map_or(0, |r| r.line),
+                answers: file.map(|f| f.display().to_string()),
+            },
         });
     }
     if !unbound.is_empty() {
@@ -393,6 +479,89 @@ pub fn stale_files(dataset: &Path, protocol: &str, hash: &str, keep: &[&Path]) -
             .find(|l| l.protocol.as_deref() == Some(protocol) && l.plan.as_deref() != Some(hash));
         if let Some(l) = other {
             out.push(Stale { file, plan: l.plan });
+        }
+    }
+    out
+}
+
+/// An intervention run of one item as its file in `DATASET/interventions/` records it
+/// (`frameaudit frames` lists them).
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordedRerun {
+    /// The model.
+    pub model: String,
+    /// The intervention protocol (`intervention:STRATEGY`).
+    pub protocol: String,
+    /// The cell's configuration (`CONFIG` or `CONFIG@Nf`).
+    pub config: String,
+    /// The frames the model was given.
+    pub frame_idx: Vec<u64>,
+    /// The plan's hash (`None`: not recorded).
+    pub plan: Option<String>,
+    /// The file, relative to the dataset.
+    pub file: String,
+    /// Where it comes from (`None`: imported before cells recorded it).
+    pub rerun: Option<Provenance>,
+}
+
+/// The intervention runs of item `item_id` of `benchmark` recorded in
+/// `DATASET/interventions/`, by file name then line. Lines that do not parse are left to
+/// the dataset's loader, which says why.
+pub fn recorded_reruns(dataset: &Path, benchmark: &str, item_id: &str) -> Vec<RecordedRerun> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        model: String,
+        benchmark: String,
+        item_id: serde_json::Value,
+        config: String,
+        #[serde(default)]
+        protocol: Option<String>,
+        #[serde(default)]
+        frame_idx: Option<Vec<u64>>,
+        #[serde(default)]
+        plan: Option<String>,
+        #[serde(default)]
+        rerun: Option<Provenance>,
+    }
+    let Ok(dir) = std::fs::read_dir(dataset.join(INTERVENTIONS_DIR)) else {
+        return Vec::new();
+    };
+    let mut files: Vec<std::path::PathBuf> = dir
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let Ok(bytes) = crate::core::fsread::read(&file, crate::core::fsread::CELLS) else {
+            continue;
+        };
+        let name = file
+            .strip_prefix(dataset)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        for l in bytes.split(|&b| b == b'\n') {
+            let Ok(l) = serde_json::from_slice::<Line>(l) else {
+                continue;
+            };
+            let id = match &l.item_id {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            if l.benchmark != benchmark || id != item_id {
+                continue;
+            }
+            out.push(RecordedRerun {
+                model: l.model,
+                protocol: l.protocol.unwrap_or_else(|| "intervention".into()),
+                config: l.config,
+                frame_idx: l.frame_idx.unwrap_or_default(),
+                plan: l.plan,
+                file: name.clone(),
+                rerun: l.rerun,
+            });
         }
     }
     out
@@ -505,6 +674,7 @@ mod tests {
             pass_no: 0,
             protocol: None,
             plan_hash: None,
+            plan_file: Some("p.json"),
         };
         let m = match_rerun(&plan, &applied, &imp, &logs).expect("matched");
         assert_eq!(m.protocol, "intervention:nested");
@@ -518,6 +688,20 @@ mod tests {
             m.cells[0].cell.config, "8f@3f",
             "3 planned frames of a run of 8"
         );
+        // Where it comes from: the plan, its entry and the logged run that decoded it.
+        let w = &m.cells[0].rerun;
+        assert_eq!(
+            (
+                w.plan_file.as_deref(),
+                &*w.targets,
+                &*w.strategy,
+                w.pass,
+                &*w.lower,
+                &*w.config
+            ),
+            (Some("p.json"), "terminal", "nested", 0, "4f", "8f")
+        );
+        assert_eq!((&*w.log, w.log_line), ("log", 1));
         let why: Vec<(&str, &str)> = m
             .not_matched
             .iter()
@@ -530,10 +714,17 @@ mod tests {
             [
                 ("m b 2 at", "video"),
                 ("m b 3 at", "recorder"),
-                ("m b 4 at", "decode"),
+                ("m b 4 at", "logs"),
                 ("m b 5 at", "re-run"),
                 ("m b 6 at", "harness")
             ]
+        );
+        // The log was given: the advice is not to give it, but what it shows.
+        let never = &m.not_matched[2].why;
+        assert!(
+            never.contains("the logs given (log) show run m/8f under nested pass 0")
+                && !never.contains("--frames-log"),
+            "{never}"
         );
         // Logs of another pass, or of no plan, are refused by name.
         let other = Applied {
@@ -549,14 +740,95 @@ mod tests {
         unplanned[0].plan = None;
         let e = match_rerun(&plan, &applied, &imp, &unplanned).expect_err("no plan");
         assert!(
-            e.contains("no frames log given records a run that applied a plan"),
+            e.contains("the frames logs given (log) record no run that applied a plan"),
             "{e}"
         );
+        let e = match_rerun(&plan, &applied, &imp, &[]).expect_err("no log");
+        assert!(e.contains("no frames log was given"), "{e}");
         let wrong = Applied {
             strategy: Some("swap"),
             ..applied
         };
         assert!(match_rerun(&plan, &wrong, &imp, &logs).is_err());
+    }
+
+    #[test]
+    fn a_re_run_at_another_budget_and_the_planned_count_of_a_short_video_are_said_as_they_are() {
+        // Item 1 planned at 8f, answered by a harness run at 4f; item 2 planned with the 3
+        // distinct frames a nominal 8f run of its short video gave (`higher_frames`).
+        let short = PlanEntry {
+            higher_frames: 3,
+            ..entry("2", "two.mp4", &[0, 1, 2])
+        };
+        let plan = Plan {
+            schema: crate::core::plan::SCHEMA.into(),
+            dataset: "d".into(),
+            protocol: "main".into(),
+            targets: "terminal".into(),
+            strategies: vec!["nested".into()],
+            entries: vec![entry("1", "one.mp4", &[0, 2, 4]), short],
+            skipped: Vec::new(),
+        };
+        let cell = |id: &str, config: &str, frames| ImportedCell {
+            model: "m".into(),
+            benchmark: "b".into(),
+            item_id: id.into(),
+            config: config.into(),
+            frames,
+            pred: Some("A".into()),
+            gold: Some("A".into()),
+            correct: None,
+            source_tag: None,
+            frame_idx: None,
+        };
+        let mut imp = Import::default();
+        for (config, frames, id) in [("4f", 4, "1"), ("8f", 8, "2")] {
+            imp.add_run(Run {
+                file: format!("{config}.csv").into(),
+                model: "m".into(),
+                config: config.into(),
+                frames,
+                rules: Default::default(),
+                cells: vec![cell(id, config, frames)],
+            })
+            .expect("run");
+        }
+        let logs = vec![LoggedRun {
+            command: vec!["h".into()],
+            decodes: vec![
+                decode("one.mp4", &[0, 2, 4], Some(true)),
+                decode("two.mp4", &[0, 1, 2], Some(true)),
+            ],
+            plan: Some(LoggedPlan {
+                run: "m/8f".into(),
+                strategy: "nested".into(),
+                pass_no: 0,
+            }),
+            file: "log".into(),
+            line: 1,
+            setup: Default::default(),
+            cwd: None,
+            window: (None, None),
+        }];
+        let applied = Applied {
+            strategy: None,
+            pass_no: 0,
+            protocol: None,
+            plan_hash: None,
+            plan_file: None,
+        };
+        let m = match_rerun(&plan, &applied, &imp, &logs).expect("matched");
+        let why = &m.not_matched[0].why;
+        assert!(
+            why.contains("answered it under configuration 4f, not 8f"),
+            "{why}"
+        );
+        // The same 3 frames as the configuration's own: 8f, not 8f@3f.
+        assert_eq!(m.cells.len(), 1);
+        assert_eq!(
+            (&*m.cells[0].cell.config, m.cells[0].cell.frames),
+            ("8f", 8)
+        );
     }
 
     #[test]

@@ -372,10 +372,12 @@ pub struct McqMetrics {
 }
 
 /// Recovery by an intervention (docs/measures.md §11), in the MCQ metrics of the primary
-/// protocol; `intervention::per_protocol` computes it.
+/// protocol; `intervention::per_protocol` computes it, over the re-runs of the top
+/// configuration (terminal recovery; [`Transitions`] has those below it).
 #[derive(Debug, Clone, Serialize)]
 pub struct Intervention {
-    /// Grid items that have an intervention cell; the counts below are over these.
+    /// Grid items that have an intervention cell of the top configuration; the counts
+    /// below are over these.
     pub items_with_intervention: usize,
     /// Terminal regressions of the primary grid (§3.7).
     pub terminal_regressions: usize,
@@ -389,12 +391,43 @@ pub struct Intervention {
     pub broken: usize,
     /// `100 · broken / top_correct_items`; `None` when no item is right at the top.
     pub broken_rate: Option<f64>,
-    /// Accuracy (percent) of the intervention cells.
-    pub accuracy_intervention: f64,
+    /// Accuracy (percent) of the intervention cells; `None` without a re-run of the top.
+    pub accuracy_intervention: Option<f64>,
     /// Accuracy (percent) at the top configuration over the same items.
-    pub accuracy_top: f64,
+    pub accuracy_top: Option<f64>,
     /// `accuracy_intervention − accuracy_top`, in points.
-    pub accuracy_delta: f64,
+    pub accuracy_delta: Option<f64>,
+}
+
+/// The recovery of the harmful transitions below the top configuration by their re-runs
+/// (docs/measures.md §11): an audited plan re-runs the higher configuration of each
+/// transition it holds, and a re-run of one below the top says nothing of the top.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Transitions {
+    /// Re-runs of a configuration below the top, of items wrong there and right at a lower
+    /// budget (a harmful transition into it, as an audited plan re-runs it).
+    pub transition_regressions: usize,
+    /// Those whose re-run is right.
+    pub transition_recovered: usize,
+    /// `100 · transition_recovered / transition_regressions`; `None` without one.
+    pub transition_recovery_rate: Option<f64>,
+    /// Wilson's 95% score interval of the rate; `None` without a transition.
+    pub transition_recovery_rate_wilson: Option<Interval>,
+    /// The same per configuration re-run, in grid order.
+    pub transitions: Vec<TransitionRecovery>,
+}
+
+/// The recovery of the harmful transitions into one configuration below the top.
+#[derive(Debug, Clone, Serialize)]
+pub struct TransitionRecovery {
+    /// The configuration re-run (the transition's higher one).
+    pub config: String,
+    /// Items wrong there after being right at a lower budget, with a re-run of it.
+    pub regressions: usize,
+    /// Those whose re-run is right.
+    pub recovered: usize,
+    /// `100 · recovered / regressions`.
+    pub recovery_rate: Option<f64>,
 }
 
 /// The recovery by one intervention protocol: the intervention protocol itself or one of
@@ -412,6 +445,9 @@ pub struct StrategyRecovery {
     /// Wilson's 95% score interval of the recovery rate (`recovered` of
     /// `terminal_regressions`); `None` without a terminal regression.
     pub recovery_rate_wilson: Option<Interval>,
+    /// The recovery of the transitions below the top.
+    #[serde(flatten)]
+    pub below: Transitions,
     /// Percentile intervals over the items with an intervention cell; `None` without
     /// resamples.
     pub bootstrap: Option<RecoveryBootstrap>,

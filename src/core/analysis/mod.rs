@@ -239,7 +239,7 @@ fn model_metrics(
                 x.intervention = x
                     .interventions
                     .iter()
-                    .find(|v| v.strategy.is_none())
+                    .find(|v| v.strategy.is_none() && v.recovery.items_with_intervention > 0)
                     .map(|v| v.recovery.clone());
             }
             Metrics::Mcq(Box::new(x))

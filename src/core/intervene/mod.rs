@@ -464,7 +464,9 @@ pub fn plan(
                     }
                     Strategy::RestoreEvidence => {
                         if on.is_empty() {
-                            return Err("no audit record for this unit (give --audit)".into());
+                            return Err(
+                                "none of the audit records given (--audit) is on this unit".into(),
+                            );
                         }
                         // The records on this transition; for a terminal regression also
                         // those on the flip step from the same lower budget (the audit queue

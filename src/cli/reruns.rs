@@ -1,0 +1,457 @@
+//! The re-runs of a plan as a researcher runs them (docs/intervention.md §8): `intervene runs`
+//! lists each re-run a plan needs with its recorder and harness command, laid out in one
+//! folder, and `import reruns` reads that folder back, sorting its runs into one import per
+//! strategy and pass by what each recorder log says it applied.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+
+use super::args::{ImportCommon, LmmsArgs, RerunsArgs, RunsArgs, RunsHarness, VlmArgs, WideArgs};
+use crate::core::import::frames_log;
+use crate::core::plan::Plan;
+use crate::core::replicate::safe_file_name;
+use crate::core::text::sanitize;
+
+/// One re-run a plan needs: a harness run of one model and configuration under one
+/// strategy and pass.
+#[derive(Debug, Serialize)]
+struct Rerun {
+    strategy: String,
+    pass: u64,
+    model: String,
+    config: String,
+    /// The benchmarks of its planned items, in plan order.
+    benchmarks: Vec<String>,
+    /// Its planned items, in plan order.
+    items: Vec<String>,
+    /// The folder the harness writes to.
+    out: String,
+    /// The recorder's log.
+    log: String,
+    /// The recorder's command, the harness's after its `--`.
+    recorder: Vec<String>,
+    /// The harness's command.
+    harness: Vec<String>,
+    /// What limits the run to the planned items, or why nothing does.
+    note: String,
+}
+
+/// The frame count a configuration's name starts with (`16f`, `64f-448px`), if it does.
+fn frames_of(config: &str) -> Option<u64> {
+    let digits: String = config.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// The re-runs of `plan`, in plan order, with their commands for `args.harness`.
+fn reruns(plan: &Plan, plan_path: &Path, args: &RunsArgs) -> Result<Vec<Rerun>> {
+    let template = match (args.harness, &args.command) {
+        (RunsHarness::Command, Some(t)) => Some(
+            shlex::split(t)
+                .filter(|v| !v.is_empty())
+                .with_context(|| format!("--command {t:?} is not a command a shell would split"))?,
+        ),
+        (RunsHarness::Command, None) => {
+            anyhow::bail!("--harness command needs the harness's command with --command")
+        }
+        (_, Some(_)) => anyhow::bail!("--command goes with --harness command"),
+        (_, None) => None,
+    };
+    // (strategy, pass, model, config) → (benchmarks, items)
+    type Key = (String, u64, String, String);
+    let mut order: Vec<Key> = Vec::new();
+    let mut units: BTreeMap<Key, (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for e in &plan.entries {
+        let key = (
+            e.strategy.clone(),
+            e.pass_no,
+            e.model.clone(),
+            e.config.clone(),
+        );
+        let at = units.entry(key.clone()).or_insert_with(|| {
+            order.push(key);
+            Default::default()
+        });
+        if !at.0.contains(&e.benchmark) {
+            at.0.push(e.benchmark.clone());
+        }
+        at.1.push(e.item_id.clone());
+    }
+    let shown = |p: &Path| p.display().to_string();
+    let mut out = Vec::new();
+    for key in order {
+        let (benchmarks, items) = units.remove(&key).unwrap_or_default();
+        let (strategy, pass, model, config) = key;
+        let folder = args
+            .dir
+            .join(format!("{}.pass{pass}", safe_file_name(&strategy)));
+        let name = format!("{}__{}", safe_file_name(&model), safe_file_name(&config));
+        let run_out = folder.join(&name);
+        let log = folder.join(format!("{name}.frames.jsonl"));
+        let frames = frames_of(&config).map_or("FRAMES".to_string(), |n| n.to_string());
+        let tasks = benchmarks.join(",");
+        let (harness, note) = match (args.harness, &template) {
+            (RunsHarness::Command, Some(t)) => (
+                t.iter()
+                    .map(|a| {
+                        a.replace("{model}", &model)
+                            .replace("{config}", &config)
+                            .replace("{frames}", &frames)
+                            .replace("{benchmark}", &tasks)
+                            .replace("{out}", &shown(&run_out))
+                    })
+                    .collect(),
+                "the command given with --command".to_string(),
+            ),
+            (RunsHarness::Vlmevalkit, _) => (
+                vec![
+                    "python".into(),
+                    "run.py".into(),
+                    "--data".into(),
+                    tasks.clone(),
+                    "--model".into(),
+                    model.clone(),
+                    "--work-dir".into(),
+                    shown(&run_out),
+                ],
+                format!(
+                    "VLMEvalKit has no option to run chosen items of a dataset: it runs all of {tasks}, and the import keeps the {} planned; --data takes VLMEvalKit's name of the benchmark at this frame count (Video-MME_16frame), and its frame cache must be off (LMUData on a fresh folder, docs/recorder.md)",
+                    items.len()
+                ),
+            ),
+            _ => {
+                let mut v: Vec<String> = [
+                    "python3",
+                    "-m",
+                    "lmms_eval",
+                    "--model",
+                    "WRAPPER",
+                    "--model_args",
+                ]
+                .map(String::from)
+                .to_vec();
+                v.push(format!(
+                    "pretrained={},max_frames_num={frames}",
+                    model.replace("__", "/")
+                ));
+                v.extend(["--tasks".into(), tasks.clone()]);
+                v.extend(["--batch_size".into(), "1".into()]);
+                v.extend([
+                    "--output_path".into(),
+                    shown(&run_out),
+                    "--log_samples".into(),
+                ]);
+                // lmms-eval 0.7.3 runs a window of document indices (--offset, --limit):
+                // of use only where the items are keyed by their doc_id.
+                let ids: Option<Vec<u64>> = items.iter().map(|i| i.parse().ok()).collect();
+                let note = match ids
+                    .as_deref()
+                    .and_then(|v| Some((v.iter().min()?, v.iter().max()?)))
+                {
+                    Some((&lo, &hi)) if benchmarks.len() == 1 => {
+                        v.extend([
+                            "--offset".into(),
+                            lo.to_string(),
+                            "--limit".into(),
+                            (hi - lo + 1).to_string(),
+                        ]);
+                        format!(
+                            "lmms-eval runs documents {lo} to {hi} (--offset, --limit): the {} planned items are keyed by doc_id",
+                            items.len()
+                        )
+                    }
+                    _ => format!(
+                        "lmms-eval 0.7.3 has no option to run chosen items (--offset and --limit take a window of document indices, which these item ids do not give): it runs all of {tasks}, and the import keeps the {} planned; WRAPPER is the model's lmms-eval wrapper (llava_vid, qwen2_5_vl...)",
+                        items.len()
+                    ),
+                };
+                (v, note)
+            }
+        };
+        let mut recorder: Vec<String> = ["python3", "-m", "frameaudit_record", "--log"]
+            .map(String::from)
+            .to_vec();
+        recorder.push(shown(&log));
+        recorder.extend(["--plan".into(), shown(plan_path)]);
+        recorder.extend(["--run".into(), format!("{model}/{config}")]);
+        recorder.extend(["--strategy".into(), strategy.clone()]);
+        recorder.extend(["--pass".into(), pass.to_string(), "--".into()]);
+        out.push(Rerun {
+            strategy,
+            pass,
+            model,
+            config,
+            benchmarks,
+            items,
+            out: shown(&run_out),
+            log: shown(&log),
+            recorder,
+            harness,
+            note,
+        });
+    }
+    Ok(out)
+}
+
+/// A command as a shell reads it back.
+fn quoted(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| shlex::try_quote(a).map_or_else(|_| format!("{a:?}"), |q| q.into_owned()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `frameaudit intervene runs PLAN`: every re-run the plan needs, with its commands.
+pub fn list(args: &RunsArgs) -> Result<()> {
+    let plan = Plan::read(&args.plan)?;
+    let runs = reruns(&plan, &args.plan, args)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        crate::core::text::json_to_writer(&mut out, &runs)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "# {} re-runs of plan {} (dataset {}): run each, then `frameaudit import reruns {} --plan {} -o DATASET`",
+        runs.len(),
+        sanitize(&args.plan.display().to_string()),
+        sanitize(&plan.dataset),
+        sanitize(&args.dir.display().to_string()),
+        sanitize(&args.plan.display().to_string()),
+    )?;
+    writeln!(
+        out,
+        "# the recorder is frameaudit's assets/python/frameaudit_record: export PYTHONPATH=/path/to/frameaudit/assets/python"
+    )?;
+    for r in &runs {
+        writeln!(
+            out,
+            "\n# {} pass {}: {}/{}, {} planned item(s) of {}",
+            sanitize(&r.strategy),
+            r.pass,
+            sanitize(&r.model),
+            sanitize(&r.config),
+            r.items.len(),
+            sanitize(&r.benchmarks.join(", "))
+        )?;
+        writeln!(out, "# {}", sanitize(&r.note))?;
+        writeln!(
+            out,
+            "mkdir -p {}",
+            sanitize(&quoted(std::slice::from_ref(&r.out)))
+        )?;
+        writeln!(
+            out,
+            "{} \\\n    {}",
+            sanitize(&quoted(&r.recorder)),
+            sanitize(&quoted(&r.harness))
+        )?;
+    }
+    Ok(())
+}
+
+/// Which importer reads a logged run's output, by its command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Harness {
+    LmmsEval,
+    VlmEvalKit,
+    Wide,
+}
+
+fn harness_of(command: &[String]) -> Harness {
+    if command
+        .iter()
+        .any(|a| a == "lmms_eval" || a.ends_with("lmms_eval/__main__.py"))
+    {
+        Harness::LmmsEval
+    } else if command
+        .iter()
+        .any(|a| Path::new(a).file_name().is_some_and(|n| n == "run.py"))
+    {
+        Harness::VlmEvalKit
+    } else {
+        Harness::Wide
+    }
+}
+
+/// The recorder logs under `dir` (depth-first, in name order; links not followed).
+fn logs_under(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
+    let mut entries: Vec<std::fs::DirEntry> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("cannot read {}", dir.display()))?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for e in entries {
+        let kind = e.file_type()?;
+        let path = e.path();
+        if kind.is_dir() && depth < 8 {
+            logs_under(&path, depth + 1, out)?;
+        } else if kind.is_file() && frames_log::is_frames_log(&path) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// `frameaudit import reruns DIR --plan PLAN -o DATASET`: every logged re-run under DIR,
+/// sorted by the strategy and pass its log says it applied, each group imported as
+/// `import HARNESS OUTPUTS --frames-log LOGS --plan PLAN --strategy S --pass N` would.
+pub fn import(args: &RerunsArgs) -> Result<()> {
+    let mut logs = Vec::new();
+    logs_under(&args.dir, 0, &mut logs)?;
+    // (strategy, pass) → harness → (outputs, logs)
+    type Group = BTreeMap<Harness, (Vec<PathBuf>, Vec<PathBuf>)>;
+    let mut groups: BTreeMap<(String, u64), Group> = BTreeMap::new();
+    let mut unplanned = Vec::new();
+    let mut no_output = Vec::new();
+    for log in &logs {
+        let mut skips = Vec::new();
+        let runs = frames_log::read(log, &mut skips).map_err(|e| anyhow::anyhow!("{e}"))?;
+        for run in runs {
+            let Some(p) = &run.plan else {
+                unplanned.push(format!("{}:{}", log.display(), run.line));
+                continue;
+            };
+            let Some(output) = run.output_path() else {
+                no_output.push(format!("{}:{}", log.display(), run.line));
+                continue;
+            };
+            let at = groups
+                .entry((p.strategy.clone(), p.pass_no))
+                .or_default()
+                .entry(harness_of(&run.command))
+                .or_default();
+            if !at.0.contains(&output) {
+                at.0.push(output);
+            }
+            if !at.1.contains(log) {
+                at.1.push(log.clone());
+            }
+        }
+    }
+    let mut err = std::io::stderr().lock();
+    writeln!(
+        err,
+        "frameaudit: re-runs in {}: {} recorder logs, {} imports ({})",
+        sanitize(&args.dir.display().to_string()),
+        logs.len(),
+        groups.values().map(BTreeMap::len).sum::<usize>(),
+        sanitize(
+            &groups
+                .keys()
+                .map(|(s, p)| format!("{s} pass {p}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    )?;
+    if !unplanned.is_empty() {
+        writeln!(
+            err,
+            "  runs that applied no plan, left out: {}",
+            sanitize(&unplanned.join(", "))
+        )?;
+    }
+    if !no_output.is_empty() {
+        writeln!(
+            err,
+            "  runs whose command names no output (--output_path, --work-dir, --out), left out: {}",
+            sanitize(&no_output.join(", "))
+        )?;
+    }
+    drop(err);
+    if groups.is_empty() {
+        anyhow::bail!(
+            "no recorder log under {} records a re-run under a plan with its output",
+            args.dir.display()
+        );
+    }
+    let mut failed = Vec::new();
+    for ((strategy, pass), by_harness) in &groups {
+        for (harness, (outputs, logs)) in by_harness {
+            let common = ImportCommon {
+                paths: outputs.clone(),
+                output: args.output.clone(),
+                force: args.force,
+                dry_run: args.dry_run,
+                videos: None,
+                frames_log: logs.clone(),
+                plan: Some(args.plan.clone()),
+                strategy: Some(strategy.clone()),
+                pass_no: *pass,
+                protocol: None,
+                replicate: None,
+                nuisance: None,
+                model_name: args.model_name.clone(),
+            };
+            let done = match harness {
+                Harness::LmmsEval => super::import::lmms_eval(&LmmsArgs {
+                    common,
+                    config: Vec::new(),
+                    docs: Vec::new(),
+                }),
+                Harness::VlmEvalKit => super::import::vlmevalkit(&VlmArgs {
+                    common,
+                    frames_root: None,
+                }),
+                Harness::Wide => match &args.gold {
+                    Some(gold) => super::import::wide_csv(&WideArgs {
+                        common,
+                        gold: gold.clone(),
+                        gold_key: args.gold_key.clone(),
+                        gold_col: args.gold_col.clone(),
+                        id_col: None,
+                        model: args.model.clone(),
+                        benchmark: args.benchmark.clone(),
+                    }),
+                    None => Err(anyhow::anyhow!(
+                        "its runs are neither lmms-eval's nor VLMEvalKit's: read as wide tables, they need --gold (and --model, --benchmark)"
+                    )),
+                },
+            };
+            if let Err(e) = done {
+                eprintln!(
+                    "frameaudit: {} pass {pass}: {}",
+                    sanitize(strategy),
+                    sanitize(&format!("{e:#}"))
+                );
+                failed.push(format!("{strategy} pass {pass}"));
+            }
+        }
+    }
+    if !failed.is_empty() {
+        anyhow::bail!(
+            "the re-runs of {} were not imported (see above why)",
+            sanitize(&failed.join(", "))
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_harness_is_told_by_its_command() {
+        let cmd = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        assert_eq!(
+            harness_of(&cmd("python3 -m lmms_eval --model llava_vid")),
+            Harness::LmmsEval
+        );
+        assert_eq!(
+            harness_of(&cmd("python /opt/VLMEvalKit/run.py --data x")),
+            Harness::VlmEvalKit
+        );
+        assert_eq!(
+            harness_of(&cmd("python3 harness.py --out a.csv")),
+            Harness::Wide
+        );
+        assert_eq!(frames_of("64f-448px"), Some(64));
+        assert_eq!(frames_of("textonly"), None);
+    }
+}
