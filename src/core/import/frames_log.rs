@@ -172,8 +172,10 @@ struct Line {
     video: Option<String>,
     #[serde(default)]
     indices: Option<Vec<serde_json::Value>>,
+    /// A `run` line's plan (an object); a `start` line's is how the plan was taken
+    /// (`"applied"`, or why not), which [`run_plan`] leaves aside.
     #[serde(default)]
-    plan: Option<LoggedPlan>,
+    plan: Option<serde_json::Value>,
     #[serde(default)]
     planned: Option<bool>,
     #[serde(default)]
@@ -192,6 +194,13 @@ struct Line {
     cwd: Option<String>,
     #[serde(default)]
     at: Option<String>,
+}
+
+/// The plan of a `run` line: an object, or none.
+fn run_plan(v: Option<serde_json::Value>) -> Result<Option<LoggedPlan>, serde_json::Error> {
+    v.filter(|v| !v.is_null())
+        .map(serde_json::from_value)
+        .transpose()
 }
 
 /// Whether `path` is a recorder log: its first line carries [`SCHEMA`].
@@ -256,7 +265,13 @@ pub fn read(path: &Path, skips: &mut Vec<(u64, String)>) -> Result<Vec<LoggedRun
             Some("run") => runs.push(LoggedRun {
                 command: parsed.command.unwrap_or_default(),
                 decodes: Vec::new(),
-                plan: parsed.plan,
+                plan: match run_plan(parsed.plan) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        skips.push((line_no, format!("malformed plan of a run line: {e}")));
+                        continue;
+                    }
+                },
                 file: path.to_path_buf(),
                 line: line_no,
                 setup: LoggedSetup {
@@ -743,6 +758,32 @@ mod tests {
         let other = write_log(&[r#"{"doc_id": 0}"#]);
         assert!(!is_frames_log(other.path()));
         assert!(read(other.path(), &mut Vec::new()).is_err());
+    }
+
+    /// A planned run's `start` line says how the plan was taken (`"plan": "applied"`, a
+    /// string, where the `run` line's plan is an object): it is read, with its decoder
+    /// setup, not skipped as malformed.
+    #[test]
+    fn a_planned_start_line_is_read_with_its_setup() {
+        let f = write_log(&[
+            r#"{"schema": "frameaudit/frames-log@1", "event": "run", "command": ["python3"], "plan": {"path": "p.json", "run": "m/8f", "strategy": "swap", "pass": 0}}"#,
+            r#"{"schema": "frameaudit/frames-log@1", "event": "start", "pid": 2, "plan": "applied", "env": {"LMMS_VIDEO_DECODE_BACKEND": "decord"}, "versions": {}}"#,
+        ]);
+        let mut skips = Vec::new();
+        let runs = read(f.path(), &mut skips).expect("log");
+        assert!(skips.is_empty(), "{skips:?}");
+        assert!(runs[0].plan.is_some());
+        assert!(runs[0].setup.env_logged);
+        let bad = write_log(&[
+            r#"{"schema": "frameaudit/frames-log@1", "event": "run", "command": ["python3"], "plan": "not an object"}"#,
+        ]);
+        let mut skips = Vec::new();
+        let runs = read(bad.path(), &mut skips).expect("log");
+        assert!(runs.is_empty());
+        assert!(
+            skips[0].1.contains("malformed plan of a run line"),
+            "{skips:?}"
+        );
     }
 
     #[test]
