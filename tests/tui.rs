@@ -23,8 +23,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 /// The app on the demo with an in-memory session and a fixed clock.
-fn demo_app() -> App {
-    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+/// The audit screens on `ds` (protocol `main`, no bootstrap), as annotator `annotator`
+/// in memory.
+fn app_of(ds: frameaudit::core::dataset::Dataset, annotator: &str) -> App {
     let params = Params {
         bootstrap_b: 0,
         sweep: false,
@@ -34,14 +35,19 @@ fn demo_app() -> App {
     let protocol = ds.matrix.protocols.get("main").expect("main");
     let taxonomy = Taxonomy::load(None).expect("taxonomy");
     let keymap = Keymap::default_for(&taxonomy);
-    let mut app = App::new(
+    App::new(
         ds,
         report,
         protocol,
         taxonomy,
         keymap,
-        Session::in_memory("tester"),
-    );
+        Session::in_memory(annotator),
+    )
+}
+
+fn demo_app() -> App {
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let mut app = app_of(ds, "tester");
     app.pace.started = Instant::now() - Duration::from_secs(600);
     app
 }
@@ -235,23 +241,7 @@ fn sort_keys_cycle() {
 fn app_on(dir: &std::path::Path, cells: &str) -> App {
     std::fs::write(dir.join("cells.jsonl"), cells).expect("write");
     let ds = load_dataset(dir, None).expect("dataset");
-    let params = Params {
-        bootstrap_b: 0,
-        sweep: false,
-        ..Params::default()
-    };
-    let report = run(&ds.matrix, &params, None);
-    let protocol = ds.matrix.protocols.get("main").expect("main");
-    let taxonomy = Taxonomy::load(None).expect("taxonomy");
-    let keymap = Keymap::default_for(&taxonomy);
-    App::new(
-        ds,
-        report,
-        protocol,
-        taxonomy,
-        keymap,
-        Session::in_memory("t"),
-    )
+    app_of(ds, "t")
 }
 
 #[test]
@@ -1707,23 +1697,7 @@ fn two_protocol_app() -> App {
     let file = dir.join("cells.jsonl");
     std::fs::write(&file, lines).expect("write");
     let ds = load_dataset(&file, None).expect("load");
-    let params = Params {
-        bootstrap_b: 0,
-        sweep: false,
-        ..Params::default()
-    };
-    let report = run(&ds.matrix, &params, None);
-    let protocol = ds.matrix.protocols.get("main").expect("main");
-    let taxonomy = Taxonomy::load(None).expect("taxonomy");
-    let keymap = Keymap::default_for(&taxonomy);
-    App::new(
-        ds,
-        report,
-        protocol,
-        taxonomy,
-        keymap,
-        Session::in_memory("t"),
-    )
+    app_of(ds, "t")
 }
 
 #[test]
@@ -2100,23 +2074,7 @@ fn wide_app() -> (tempfile::TempDir, App) {
     )
     .expect("write");
     let ds = load_dataset(tmp.path(), None).expect("dataset");
-    let params = Params {
-        bootstrap_b: 0,
-        sweep: false,
-        ..Params::default()
-    };
-    let report = run(&ds.matrix, &params, None);
-    let protocol = ds.matrix.protocols.get("main").expect("main");
-    let taxonomy = Taxonomy::load(None).expect("taxonomy");
-    let keymap = Keymap::default_for(&taxonomy);
-    let mut app = App::new(
-        ds,
-        report,
-        protocol,
-        taxonomy,
-        keymap,
-        Session::in_memory("tester"),
-    );
+    let mut app = app_of(ds, "tester");
     app.pace.started = Instant::now() - Duration::from_secs(600);
     (tmp, app)
 }
@@ -4103,23 +4061,7 @@ fn demo_with_videos(dir: &std::path::Path, fps: bool) -> App {
         std::fs::write(dir.join(format!("videos/clip{i:02}.mp4")), b"not decoded").expect("video");
     }
     let ds = load_dataset(dir, None).expect("demo copy");
-    let params = Params {
-        bootstrap_b: 0,
-        sweep: false,
-        ..Params::default()
-    };
-    let report = run(&ds.matrix, &params, None);
-    let protocol = ds.matrix.protocols.get("main").expect("main");
-    let taxonomy = Taxonomy::load(None).expect("taxonomy");
-    let keymap = Keymap::default_for(&taxonomy);
-    App::new(
-        ds,
-        report,
-        protocol,
-        taxonomy,
-        keymap,
-        Session::in_memory("tester"),
-    )
+    app_of(ds, "tester")
 }
 
 /// The frame under the cursor of the open item: (video, index).
