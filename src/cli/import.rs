@@ -227,11 +227,7 @@ fn describe_items(args: &ConvertArgs, ds: &crate::core::dataset::Dataset) -> Res
             writeln!(err, "  warning: {}", sanitize(w))?;
         }
     }
-    let name = args
-        .output
-        .file_name()
-        .map_or("imported".to_string(), |n| n.to_string_lossy().into_owned());
-    imp.write_items(&args.output, &name)
+    imp.write_items(&args.output, &dataset_name(&args.output))
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     writeln!(
         err,
@@ -239,6 +235,12 @@ fn describe_items(args: &ConvertArgs, ds: &crate::core::dataset::Dataset) -> Res
         sanitize(&args.output.display().to_string())
     )?;
     Ok(())
+}
+
+/// The name an imported dataset gets: its directory's.
+fn dataset_name(dir: &Path) -> String {
+    dir.file_name()
+        .map_or("imported".to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// Paths as a message lists them.
@@ -401,11 +403,7 @@ fn harness(
         writeln!(err, "frameaudit: dry run: nothing written")?;
         return Ok(());
     }
-    let name = common
-        .output
-        .file_name()
-        .map_or("imported".to_string(), |n| n.to_string_lossy().into_owned());
-    imp.write(&common.output, &name)
+    imp.write(&common.output, &dataset_name(&common.output))
         .with_context(|| format!("cannot write {}", common.output.display()))?;
     writeln!(
         err,
