@@ -607,6 +607,24 @@ mod tests {
         }
     }
 
+    /// A run of command `h` logged applying the plan's `nested` pass 0 to `m/8f`.
+    fn nested_run(decodes: Vec<Decode>) -> LoggedRun {
+        LoggedRun {
+            command: vec!["h".into()],
+            decodes,
+            plan: Some(LoggedPlan {
+                run: "m/8f".into(),
+                strategy: "nested".into(),
+                pass_no: 0,
+            }),
+            file: "log".into(),
+            line: 1,
+            setup: Default::default(),
+            cwd: None,
+            window: (None, None),
+        }
+    }
+
     #[test]
     fn only_planned_units_decoded_at_their_planned_frames_are_kept() {
         let plan = Plan {
@@ -647,28 +665,15 @@ mod tests {
             cells: ["1", "2", "3", "4", "6", "7"].map(cell).to_vec(),
         })
         .expect("run");
-        let logs = vec![LoggedRun {
-            command: vec!["h".into()],
-            decodes: vec![
-                decode("/data/one.mp4", &[0, 2, 4], Some(true)),
-                decode("/data/two.mp4", &[1, 2], Some(true)),
-                decode("/data/three.avi", &[0, 1], Some(false)),
-                Decode {
-                    asked: Some(20),
-                    ..decode("six.mp4", &[1, 2], Some(true))
-                },
-            ],
-            plan: Some(LoggedPlan {
-                run: "m/8f".into(),
-                strategy: "nested".into(),
-                pass_no: 0,
-            }),
-            file: "log".into(),
-            line: 1,
-            setup: Default::default(),
-            cwd: None,
-            window: (None, None),
-        }];
+        let logs = vec![nested_run(vec![
+            decode("/data/one.mp4", &[0, 2, 4], Some(true)),
+            decode("/data/two.mp4", &[1, 2], Some(true)),
+            decode("/data/three.avi", &[0, 1], Some(false)),
+            Decode {
+                asked: Some(20),
+                ..decode("six.mp4", &[1, 2], Some(true))
+            },
+        ])];
         let applied = Applied {
             strategy: None,
             pass_no: 0,
@@ -793,23 +798,10 @@ mod tests {
             })
             .expect("run");
         }
-        let logs = vec![LoggedRun {
-            command: vec!["h".into()],
-            decodes: vec![
-                decode("one.mp4", &[0, 2, 4], Some(true)),
-                decode("two.mp4", &[0, 1, 2], Some(true)),
-            ],
-            plan: Some(LoggedPlan {
-                run: "m/8f".into(),
-                strategy: "nested".into(),
-                pass_no: 0,
-            }),
-            file: "log".into(),
-            line: 1,
-            setup: Default::default(),
-            cwd: None,
-            window: (None, None),
-        }];
+        let logs = vec![nested_run(vec![
+            decode("one.mp4", &[0, 2, 4], Some(true)),
+            decode("two.mp4", &[0, 1, 2], Some(true)),
+        ])];
         let applied = Applied {
             strategy: None,
             pass_no: 0,
