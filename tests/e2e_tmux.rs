@@ -1543,26 +1543,28 @@ fn the_queue_shows_stable_and_lottery_rows_in_a_real_terminal() {
             &format!("harm-{tag}"),
             prelude,
         );
-        let s = t.wait_for(" stable ");
-        assert!(s.contains(" lottery "), "{s}");
         let row = |s: &str, glyph: char| {
             s.lines()
                 .any(|l| l.contains("clips-mcq") && l.contains(&format!(" {glyph} ")))
         };
-        assert!(row(&s, '●') && row(&s, '○'), "{s}");
+        // Each wait names everything read of the screen after it: the title can be drawn
+        // before the rows under it.
+        t.wait_until("the counts and both kinds of row", |s| {
+            s.contains(" stable ") && s.contains(" lottery ") && row(s, '●') && row(s, '○')
+        });
         resize(&t, 80, 24);
-        let s = t.wait_for("sort: rank");
-        assert!(row(&s, '●'), "{s}");
+        t.wait_until("a stable row at 80x24", |s| {
+            s.contains("sort: rank") && row(s, '●')
+        });
         t.keys(&["S"]);
-        let s = t.wait_for("stable first");
-        let first = s
-            .lines()
-            .find(|l| l.contains("clips-mcq"))
-            .unwrap_or_else(|| panic!("no row:\n{s}"));
-        assert!(first.contains(" ● "), "{s}");
+        t.wait_until("a stable row first", |s| {
+            s.contains("stable first")
+                && (s.lines().find(|l| l.contains("clips-mcq"))).is_some_and(|l| l.contains(" ● "))
+        });
         t.keys(&["L"]);
-        let s = t.wait_for("lottery hidden");
-        assert!(!row(&s, '○'), "{s}");
+        t.wait_until("no lottery row", |s| {
+            s.contains("lottery hidden") && row(s, '●') && !row(s, '○')
+        });
         resize(&t, 120, 40);
         t.keys(&["q"]);
     }

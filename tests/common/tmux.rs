@@ -122,15 +122,22 @@ impl Tmux {
 
     /// Waits until the screen shows `text`.
     pub fn wait_for(&self, text: &str) -> String {
+        self.wait_until(&format!("{text:?}"), |s| s.contains(text))
+    }
+
+    /// The screen once `ready` holds of it (within 20 s), `what` naming what was awaited
+    /// when it never does. A screen is drawn in parts: a test that looks for a title and
+    /// then reads rows can see the title before the rows; `ready` states all it reads.
+    pub fn wait_until(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
         let end = Instant::now() + Duration::from_secs(20);
         loop {
             let s = self.screen();
-            if s.contains(text) {
+            if ready(&s) {
                 return s;
             }
             assert!(
                 Instant::now() < end,
-                "timed out waiting for {text:?}; screen:\n{s}"
+                "timed out waiting for {what}; screen:\n{s}"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
