@@ -959,29 +959,39 @@ fn unwrapped(screen: &str) -> String {
 /// `limit` seconds.
 #[cfg(unix)]
 fn hung_videos(tmp: &Path, limit: u32) -> (PathBuf, String) {
-    use std::os::unix::fs::PermissionsExt;
     let ds = demo_copy(tmp);
     std::fs::create_dir_all(ds.join("videos")).expect("mkdir");
     for i in 1..=20 {
         std::fs::write(ds.join(format!("videos/clip{i:02}.mp4")), b"hangs").expect("video");
     }
+    let prelude = hanging_tools(tmp, limit, &["ffmpeg", "ffprobe"], None);
+    (ds, prelude)
+}
+
+/// Programs `names` in `<tmp>/tools` that write their process id to `<tmp>/runs` and
+/// sleep, and `ffprobe` there running `real_ffprobe` when given; the shell prelude that
+/// puts them first on `PATH` with the time limit `limit` seconds.
+#[cfg(unix)]
+fn hanging_tools(tmp: &Path, limit: u32, names: &[&str], real_ffprobe: Option<&str>) -> String {
+    use std::os::unix::fs::PermissionsExt;
     let tools = tmp.join("tools");
     std::fs::create_dir_all(&tools).expect("mkdir");
     let runs = tmp.join("runs");
-    for name in ["ffmpeg", "ffprobe"] {
+    let hang = format!(
+        "#!/bin/sh\necho $$ >> {}\nexec sleep 600\n",
+        common::tmux::shell_quote(&runs.display().to_string())
+    );
+    let real = real_ffprobe.map(|p| ("ffprobe", format!("#!/bin/sh\nexec {p} \"$@\"\n")));
+    let scripts = names.iter().map(|n| (*n, hang.clone())).chain(real);
+    for (name, script) in scripts {
         let p = tools.join(name);
-        let script = format!(
-            "#!/bin/sh\necho $$ >> {}\nexec sleep 600\n",
-            common::tmux::shell_quote(&runs.display().to_string())
-        );
         std::fs::write(&p, script).expect("write");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
-    let prelude = format!(
+    format!(
         "export PATH={}:\"$PATH\" FRAMEAUDIT_FFMPEG_TIMEOUT={limit};",
         common::tmux::shell_quote(&tools.display().to_string())
-    );
-    (ds, prelude)
+    )
 }
 
 /// Raw videos whose decodes hang: the placeholders say the decode timed out, and frames
@@ -1045,18 +1055,87 @@ fn quitting_kills_the_decodes_under_way() {
     t.wait_for("audit queue");
     t.keys(&["Enter"]);
     t.wait_for("frames of video");
-    let pids = || -> Vec<i32> {
-        std::fs::read_to_string(tmp.path().join("runs"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect()
+    wait_for_runs(&t, tmp.path(), 1);
+    quit_and_check_no_run_outlives(&t, tmp.path());
+}
+
+/// Quitting while the full-size frame asked for (`f`) is being decoded, by a worker of its
+/// own, kills that decode too. The videos are real and probed by the real ffprobe; only
+/// ffmpeg hangs.
+#[cfg(unix)]
+#[test]
+fn quitting_kills_a_full_size_frame_s_decode() {
+    if !tmux_available() || !common::runs("ffmpeg", &["-version"]) {
+        eprintln!("note: tmux or ffmpeg is absent; skipping");
+        return;
+    }
+    let Some(ffprobe) = common::which("ffprobe") else {
+        eprintln!("note: ffprobe is absent; skipping");
+        return;
     };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    std::fs::create_dir_all(ds.join("videos")).expect("mkdir");
+    for i in 1..=20 {
+        let made = Command::new("ffmpeg")
+            .args(["-v", "error", "-y", "-f", "lavfi", "-i"])
+            .arg("testsrc=size=32x32:rate=1:duration=64")
+            .args(["-c:v", "mpeg4", "-pix_fmt", "yuv420p"])
+            .arg(ds.join(format!("videos/clip{i:02}.mp4")))
+            .status()
+            .expect("run ffmpeg");
+        assert!(made.success(), "ffmpeg could not make clip {i}");
+    }
+    let shown = ffprobe.display().to_string();
+    let prelude = hanging_tools(tmp.path(), 300, &["ffmpeg"], Some(&shown));
+    let t = Tmux::start_with(
+        &format!("fa-fullquit-{}", std::process::id()),
+        &ds,
+        "fullquit",
+        &prelude,
+    );
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    t.wait_for("frames of video");
+    let before = wait_for_runs(&t, tmp.path(), 1);
+    t.keys(&["f"]);
+    t.wait_for("at full size");
+    wait_for_runs(&t, tmp.path(), before + 1);
+    quit_and_check_no_run_outlives(&t, tmp.path());
+}
+
+/// The process ids the hanging programs of [`hanging_tools`] wrote.
+#[cfg(unix)]
+fn runs_started(tmp: &Path) -> Vec<i32> {
+    std::fs::read_to_string(tmp.join("runs"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// Waits until at least `n` hanging runs have started; how many have.
+#[cfg(unix)]
+fn wait_for_runs(t: &Tmux, tmp: &Path, n: usize) -> usize {
     let end = Instant::now() + Duration::from_secs(30);
-    while pids().is_empty() {
-        assert!(Instant::now() < end, "no decode started:\n{}", t.screen());
+    loop {
+        let started = runs_started(tmp).len();
+        if started >= n {
+            return started;
+        }
+        assert!(
+            Instant::now() < end,
+            "{started} of {n} decodes started:\n{}",
+            t.screen()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Quits frameaudit and checks that every hanging run it started is gone (killed, not
+/// left to sleep on); kills those left before failing.
+#[cfg(unix)]
+fn quit_and_check_no_run_outlives(t: &Tmux, tmp: &Path) {
     t.keys(&["q", "q"]);
     assert!(
         t.wait_exit(Duration::from_secs(20)),
@@ -1067,9 +1146,9 @@ fn quitting_kills_the_decodes_under_way() {
         std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
     };
     let end = Instant::now() + Duration::from_secs(20);
-    while pids().iter().any(alive) {
+    while runs_started(tmp).iter().any(alive) {
         if Instant::now() > end {
-            let left: Vec<i32> = pids().into_iter().filter(|p| alive(p)).collect();
+            let left: Vec<i32> = runs_started(tmp).into_iter().filter(|p| alive(p)).collect();
             for p in &left {
                 let _ = Command::new("kill")
                     .args(["-KILL", &p.to_string()])

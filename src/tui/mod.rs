@@ -295,6 +295,15 @@ fn own_audit_path(ds: &Dataset, opts: &TuiOptions, annotator: &str) -> Result<Pa
     Ok(path)
 }
 
+/// Closes a frame store when dropped ([`crate::core::frames::FrameStore::close`]).
+struct CloseDecodes(crate::core::frames::FrameStore);
+
+impl Drop for CloseDecodes {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 /// Runs the TUI on a loaded dataset until the user quits.
 pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     let pending_cache = ds.pending_cache.take();
@@ -303,9 +312,13 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     let mut app = build_app(ds, &opts, move || {
         let _ = wake_tx.send(Msg::Wake);
     })?;
+    // One store for the frame loader and the full-size frames (`f`): its decodes are
+    // killed on every way out of here, those of `f`'s worker too.
+    let store = crate::core::frames::FrameStore::new(&app.ds);
+    let _ = app.frames.store.set(store.clone());
+    let _decodes = CloseDecodes(store.clone());
     if app.frames.images != ImageMode::None || opts.images == ImageMode::Auto {
         let frames_tx = tx.clone();
-        let store = crate::core::frames::FrameStore::new(&app.ds);
         app.frames.loader = Some(crate::core::frames::FrameLoader::new(
             store,
             512,

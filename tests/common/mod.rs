@@ -84,6 +84,14 @@ pub fn runs(program: &str, args: &[&str]) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// Where `program` is on `PATH`, when it is there.
+#[allow(dead_code)]
+pub fn which(program: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

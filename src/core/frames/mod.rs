@@ -178,6 +178,12 @@ impl FrameStore {
         Arc::clone(&self.session)
     }
 
+    /// Kills every ffmpeg and ffprobe run under way for this store and its copies, and
+    /// starts no other: what a program that is quitting does, so that no decode outlives it.
+    pub fn close(&self) {
+        self.session.close();
+    }
+
     /// Why frames of `video` (the video file) are not decoded: a run on it timed out
     /// earlier in this session. `None` while it may be tried.
     pub fn timed_out(&self, video: &Path) -> Option<String> {
