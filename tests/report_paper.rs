@@ -140,3 +140,37 @@ fn show_configs_keeps_the_named_configurations_and_refuses_unknown_ones() {
     );
     assert!(stdout(&o).is_empty(), "{}", stdout(&o));
 }
+
+/// `--show-configs` is a table's: CSV keeps only the named configurations' columns too
+/// (it was ignored there), and a report that is no table refuses it rather than ignore it.
+#[test]
+fn show_configs_also_picks_csv_columns_and_is_refused_without_a_table() {
+    let demo = &datasets()[0];
+    let csv = table(
+        demo,
+        &["--format", "csv", "--boot", "0", "--show-configs", "8f,32f"],
+    );
+    let head = csv
+        .lines()
+        .find(|l| !l.starts_with('#'))
+        .unwrap_or_else(|| panic!("no header:\n{csv}"));
+    let accs: Vec<&str> = head.split(',').filter(|c| c.starts_with("acc_")).collect();
+    assert_eq!(accs, ["acc_8f", "acc_32f"], "{head}");
+    // Every row has the header's number of fields.
+    let width = head.split(',').count();
+    for row in csv.lines().filter(|l| !l.starts_with('#')) {
+        assert_eq!(row.split(',').count(), width, "{row}");
+    }
+    for format in [&[][..], &["--json"][..], &["--format", "text"][..]] {
+        let mut args = vec!["report", demo.as_str(), "--show-configs", "8f"];
+        args.extend(format);
+        let o = frameaudit(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("--show-configs picks the columns of a table"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    }
+}

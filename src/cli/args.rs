@@ -688,7 +688,8 @@ pub struct ReportArgs {
     /// and measures apart, wrapped to the page's width), `wide` is one row of every column
     #[arg(long, value_enum, default_value_t = TableLayout::Paper)]
     pub layout: TableLayout,
-    /// In the paper layout, only these configurations' columns (the analysis is unchanged)
+    /// Only these configurations' columns, in the paper layout and in CSV (the analysis
+    /// is unchanged)
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub show_configs: Option<Vec<String>>,
     /// Indent the JSON

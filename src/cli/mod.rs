@@ -219,6 +219,11 @@ fn run_report(args: &ReportArgs) -> Result<()> {
         ReportFormat::Csv => Some(report_table::TableFormat::Csv),
         ReportFormat::Json | ReportFormat::Text => None,
     };
+    if table.is_none() && args.show_configs.is_some() {
+        return Err(select::fail(
+            "--show-configs picks the columns of a table: give --format markdown, latex or csv",
+        ));
+    }
     if let Some(f) = table {
         use std::io::IsTerminal;
         let source = dataset_path(&args.data).display().to_string();

@@ -730,11 +730,12 @@ pub fn write(
 ) -> io::Result<()> {
     let head = header(ds, source, report, format, MEASURES);
     let mut tables = tables(&ds.matrix, report, MEASURES);
-    if format == TableFormat::Csv || *layout == Layout::Wide {
-        return write_tables(out, &head, &tables, format, terminal);
-    }
     if let Layout::PaperShowing(names) = layout {
         show_configs(&mut tables, names)?;
+    }
+    // CSV is one row of every column, for a script to lay out (the columns shown too).
+    if format == TableFormat::Csv || *layout == Layout::Wide {
+        return write_tables(out, &head, &tables, format, terminal);
     }
     let line = |s: &str| sanitize(s).into_owned();
     match format {
