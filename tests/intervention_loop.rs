@@ -415,6 +415,17 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         expected["lower-policy"].1, 0,
         "linspace at 16 is the top's own frames"
     );
+    // A terminal plan's restore-evidence entries are made from the annotator's evidence
+    // frames, and their cells say whose; nested ones read no audit record.
+    for (st, by) in [("restore-evidence", json!(["ann"])), ("nested", json!([]))] {
+        let cells =
+            std::fs::read_to_string(ds.join(format!("interventions/intervention-{st}.16f.jsonl")))
+                .expect("cells");
+        for c in cells.lines() {
+            let c: Value = serde_json::from_str(c).expect("cell");
+            assert_eq!(c["rerun"]["annotators"], by, "{st}: {c}");
+        }
+    }
     // Imported once, a second import of the same re-run is refused without --force.
     let again = import_rerun(
         &l,
@@ -861,6 +872,10 @@ fn frames_lists_an_item_s_intervention_runs_with_their_frames_and_where_they_com
     );
     assert_eq!(w["log"], s(&log), "{r}");
     assert_eq!(w["log_line"], 1, "{r}");
+    // The annotator whose record on c7's 4f -> 8f the plan entry was made from (the audit
+    // header's), from the plan onto the cell.
+    assert_eq!(entry["annotators"], json!(["ann"]), "{entry}");
+    assert_eq!(w["annotators"], json!(["ann"]), "{r}");
     assert_eq!(w["answers"], s(&answers), "{r}");
     assert_eq!(
         r["file"], "interventions/intervention-nested.8f.jsonl",
@@ -876,7 +891,7 @@ fn frames_lists_an_item_s_intervention_runs_with_their_frames_and_where_they_com
     assert!(text.contains(&first), "{text}");
     for want in [
         format!("from plan {}", s(&l.plan)),
-        "targets audited, strategy nested pass 0, transition 4f -> 8f".into(),
+        "targets audited, strategy nested pass 0, transition 4f -> 8f, audited by ann;".into(),
         format!("recorder log {} (run at line 1)", s(&log)),
         format!("answers {}", s(&answers)),
     ] {

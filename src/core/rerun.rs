@@ -60,6 +60,10 @@ pub struct Provenance {
     /// The harness's answers file the answer was read from, when the importer knows it.
     #[serde(default)]
     pub answers: Option<String>,
+    /// The annotators whose audit records the plan entry was planned from (the entry's
+    /// `annotators`); empty when none were, or in a cell imported before cells recorded them.
+    #[serde(default)]
+    pub annotators: Vec<String>,
 }
 
 /// An intervention cell: an imported answer under its protocol, with the frames it was
@@ -381,6 +385,7 @@ pub fn match_rerun(
                 log: logged_run.map_or(String::new(), |r| r.file.display().to_string()),
                 log_line: logged_run.map_or(0, |r| r.line),
                 answers: file.map(|f| f.display().to_string()),
+                annotators: e.annotators.clone(),
             },
         });
     }
@@ -589,6 +594,7 @@ mod tests {
             lower_frames: 0,
             restored: Vec::new(),
             sources: Default::default(),
+            annotators: Vec::new(),
             pass_no: 0,
             replicate: None,
             nuisance: None,
@@ -634,7 +640,10 @@ mod tests {
             targets: "terminal".into(),
             strategies: vec!["nested".into()],
             entries: vec![
-                entry("1", "v/one.mp4", &[0, 2, 4]),
+                PlanEntry {
+                    annotators: vec!["ann".into()],
+                    ..entry("1", "v/one.mp4", &[0, 2, 4])
+                },
                 entry("2", "two.mp4", &[1, 3]),
                 entry("3", "three", &[5, 6]),
                 entry("4", "four.mp4", &[7]),
@@ -707,6 +716,7 @@ mod tests {
             (Some("p.json"), "terminal", "nested", 0, "4f", "8f")
         );
         assert_eq!((&*w.log, w.log_line), ("log", 1));
+        assert_eq!(w.annotators, ["ann"], "the entry's annotators");
         let why: Vec<(&str, &str)> = m
             .not_matched
             .iter()
