@@ -372,6 +372,7 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
     let p = common::read_json(plan);
     let entries = p["entries"].as_array().expect("entries");
     let mut seens = Seens::new();
+    let before = fingerprint(ds);
     for st in STRATEGIES {
         let csv = root.join(format!("{st}.csv"));
         let log = root.join(format!("{st}.frames.jsonl"));
@@ -415,6 +416,9 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         expected["lower-policy"].1, 0,
         "linspace at 16 is the top's own frames"
     );
+    // Their runs are in dataset.json, and the audits' fingerprint is as it was.
+    check_runs(ds);
+    assert_eq!(fingerprint(ds), before);
     // A terminal plan's restore-evidence entries are made from the annotator's evidence
     // frames, and their cells say whose; nested ones read no audit record.
     for (st, by) in [("restore-evidence", json!(["ann"])), ("nested", json!([]))] {
@@ -564,6 +568,55 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
             "broken or the accuracy delta in a terminal plan's line: {l}"
         );
     }
+}
+
+/// The dataset's fingerprint, as an audit header records it.
+fn fingerprint(ds: &Path) -> String {
+    let d = frameaudit::core::dataset::load_dataset(ds, None).expect("dataset");
+    frameaudit::core::audit::fingerprint(&d.matrix)
+}
+
+/// `dataset.json` after re-runs were imported: the file as `make_dataset` wrote it, with one
+/// run per (protocol, model, benchmark, configuration) of the cells in `interventions/` (no
+/// more: those of removed files go with them), each of the plan's frames recorded on its
+/// cells; and the dataset loads without a word on them.
+fn check_runs(ds: &Path) {
+    let meta = common::read_json(&ds.join("dataset.json"));
+    assert_eq!(
+        (&meta["schema"], &meta["name"]),
+        (&json!("frameaudit/dataset@1"), &json!("standin-clips")),
+        "{meta}"
+    );
+    let configs: Vec<&String> = meta["configs"]
+        .as_object()
+        .expect("configs")
+        .keys()
+        .collect();
+    assert_eq!(configs, ["16f", "4f", "8f"], "{meta}");
+    let key = |v: &Value| {
+        ["protocol", "model", "benchmark", "config"].map(|f| v[f].as_str().expect(f).to_string())
+    };
+    let mut cells = std::collections::BTreeSet::new();
+    for f in std::fs::read_dir(ds.join("interventions")).expect("interventions") {
+        let text = std::fs::read_to_string(f.expect("entry").path()).expect("cells");
+        cells.extend(
+            text.lines()
+                .map(|c| key(&serde_json::from_str(c).expect("cell"))),
+        );
+    }
+    let runs = meta["runs"].as_array().expect("runs");
+    for r in runs {
+        assert_eq!(
+            (&r["rule"], &r["provenance"]),
+            (&Value::Null, &json!("recorded")),
+            "{r}"
+        );
+    }
+    let listed: std::collections::BTreeSet<_> = runs.iter().map(key).collect();
+    assert_eq!(listed.len(), runs.len(), "a run listed twice: {meta}");
+    assert_eq!(listed, cells, "{meta}");
+    let o = ok(&["validate", &s(ds)]);
+    assert!(!stderr(&o).contains("runs"), "{}", stderr(&o));
 }
 
 /// Wilson's 95% score interval of k of n, in percent, as written in docs/measures.md §11.
@@ -815,6 +868,13 @@ fn a_re_import_from_another_plan_replaces_the_strategy_s_files_of_the_old_one() 
         "the old plan's file is left:\n{}",
         stderr(&o)
     );
+    // Its run goes with it.
+    assert!(
+        stderr(&o).contains("runs removed with their cells: standin-7b clips 8f"),
+        "{}",
+        stderr(&o)
+    );
+    check_runs(&l.ds);
     // Only the new plan's cells count: its six nested entries, all at 16f.
     let v = nested_recovery(&l.ds);
     assert_eq!(v["items_with_intervention"], 6, "{v}");
@@ -1173,4 +1233,5 @@ fn the_re_runs_listed_for_a_plan_run_as_printed_and_imported_as_a_folder_give_th
     }
     assert_eq!((want["nested"].0.0, want["nested"].1.0), (2, 1), "{want:?}");
     check_recoveries(&l.ds, &want);
+    check_runs(&l.ds);
 }
