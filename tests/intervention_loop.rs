@@ -2,7 +2,9 @@
 //! dataset's terminal regressions, applied through the frame recorder to a stand-in harness
 //! (tests/standin/harness.py) that decodes real videos with decord and answers from the
 //! pixels it is given, read back with `import --plan`, and the recovery `report` prints
-//! checked against a count made here from the plan and the clips' content alone.
+//! checked against a count made here from the clips' content alone. The clips are
+//! frame-coded (each frame shows its index in its pixels): what the stand-in was given is
+//! read from the pixels and checked against the plan, frame for frame.
 
 mod common;
 
@@ -53,18 +55,31 @@ fn ok(args: &[&str]) -> std::process::Output {
     o
 }
 
-/// A grey clip of `T` frames with a white frame at `event` and a red one at `distractor`.
+/// Bits of the frame index each clip's frames carry (`T` = 32 frames need 5; one spare).
+const BITS: u32 = 6;
+
+/// A frame-coded clip of `T` frames, 64x64 (tests/standin/harness.py reads it): the top
+/// half grey, white at `event` and red at `distractor`; below it a black strip with the
+/// frame's own index in `BITS` 8x16 blocks, bit `b` white at x = 8 + 8b when set.
 fn make_clip(path: &Path, event: u64, distractor: Option<u64>) {
-    let mut vf = format!("drawbox=x=0:y=0:w=32:h=32:color=white:t=fill:enable='eq(n\\,{event})'");
-    if let Some(d) = distractor {
-        vf.push_str(&format!(
-            ",drawbox=x=0:y=0:w=32:h=32:color=red:t=fill:enable='eq(n\\,{d})'"
-        ));
-    }
+    let half = |colour: &str, at: u64| {
+        format!("drawbox=x=0:y=0:w=64:h=32:color={colour}:t=fill:enable='eq(n\\,{at})'")
+    };
+    let mut vf = vec![half("white", event)];
+    vf.extend(distractor.map(|d| half("red", d)));
+    vf.push("drawbox=x=0:y=40:w=64:h=16:color=black:t=fill".into());
+    vf.extend((0..BITS).map(|b| {
+        format!(
+            "drawbox=x={}:y=40:w=8:h=16:color=white:t=fill:enable='mod(floor(n/{})\\,2)'",
+            8 + 8 * b,
+            1u64 << b
+        )
+    }));
     let made = Command::new("ffmpeg")
         .args(["-v", "error", "-y", "-f", "lavfi", "-i"])
-        .arg(format!("color=c=gray:s=32x32:r=8:d={}", T / 8))
-        .args(["-vf", &vf, "-c:v", "mpeg4", "-q:v", "2", "-g", "1"])
+        .arg(format!("color=c=gray:s=64x64:r=8:d={}", T / 8))
+        .args(["-vf", &vf.join(",")])
+        .args(["-c:v", "mpeg4", "-q:v", "2", "-g", "1"])
         .args(["-pix_fmt", "yuv420p"])
         .arg(path)
         .status()
@@ -151,19 +166,73 @@ fn write_audit_of(path: &Path, flips: &[(&str, u64, u64, u64)]) {
     assert!(session.wait_saved(std::time::Duration::from_secs(5)));
 }
 
-/// Runs the stand-in at the top budget, through the recorder when `plan` is given.
-fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::process::Output {
-    standin_at(root, out, plan, 16)
+/// What the stand-in was given, read from the pixels: each item's decoded frame indices.
+type Seen = BTreeMap<String, Vec<u64>>;
+
+/// The [`Seen`] of each re-run, by (strategy, pass, configuration).
+type Seens = BTreeMap<(String, u64, String), Seen>;
+
+/// The frame count a configuration's name gives (`16f`).
+fn frames_of(config: &str) -> u64 {
+    config
+        .strip_suffix('f')
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no frame count in {config}"))
 }
 
-/// Runs the stand-in at `n` frames, through the recorder when `plan` is given.
+/// The stand-in's `--seen` file of a run of `config`, checked from the pixels against the
+/// plan, when the run applied one (its `strategy` and `pass`): every planned item was
+/// given its entry's `indices`, frame for frame, every other item the harness's own
+/// `linspace` of the configuration's frame count.
+fn seen_in(path: &Path, config: &str, plan: Option<(&Path, &str, u64)>) -> Seen {
+    let seen: Seen = serde_json::from_value(common::read_json(path)).expect("seen");
+    let mut want: Seen = CLIPS
+        .iter()
+        .map(|c| (format!("{}-q", c.0), linspace(T, frames_of(config))))
+        .collect();
+    if let Some((plan, strategy, pass)) = plan {
+        let p = common::read_json(plan);
+        for e in p["entries"].as_array().expect("entries") {
+            if e["model"] == MODEL
+                && e["strategy"] == strategy
+                && e["pass"] == pass
+                && e["config"] == config
+            {
+                let item = e["item_id"].as_str().expect("item").to_string();
+                want.insert(
+                    item,
+                    serde_json::from_value(e["indices"].clone()).expect("indices"),
+                );
+            }
+        }
+    }
+    for (item, frames) in &want {
+        assert_eq!(
+            seen.get(item),
+            Some(frames),
+            "{}: {item} was given other frames than {plan:?} says",
+            path.display()
+        );
+    }
+    assert_eq!(seen.len(), want.len(), "{}: {seen:?}", path.display());
+    seen
+}
+
+/// Runs the stand-in at the top budget, through the recorder when `plan` is given.
+fn standin(root: &Path, out: &Path, plan: Option<(&Path, &str, &Path)>) -> std::process::Output {
+    standin_at(root, out, plan, 16).0
+}
+
+/// Runs the stand-in at `n` frames, through the recorder when `plan` is given; with what
+/// it was given, checked against the plan ([`seen_in`]).
 fn standin_at(
     root: &Path,
     out: &Path,
     plan: Option<(&Path, &str, &Path)>,
     n: u64,
-) -> std::process::Output {
+) -> (std::process::Output, Seen) {
     let script = common::repo().join("tests/standin/harness.py");
+    let seen = out.with_extension("seen.json");
     let mut cmd = Command::new("python3");
     if let Some((plan, strategy, log)) = plan {
         cmd.args(["-m", "frameaudit_record", "--log"])
@@ -193,6 +262,8 @@ fn standin_at(
             "--out",
         ])
         .arg(out)
+        .arg("--seen")
+        .arg(&seen)
         .env("PYTHONPATH", common::repo().join("assets/python"))
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env_remove("FRAMEAUDIT_RECORD_LOG")
@@ -200,7 +271,8 @@ fn standin_at(
         .output()
         .expect("run python3");
     assert!(o.status.success(), "the stand-in failed: {o:?}");
-    o
+    let seen = seen_in(&seen, &format!("{n}f"), plan.map(|(p, st, _)| (p, st, 0)));
+    (o, seen)
 }
 
 /// A loop's start: the clips, the dataset, the gold table, an annotator's audit and a plan
@@ -243,10 +315,14 @@ fn start_loop() -> Option<Loop> {
     }
     std::fs::write(&gold, g).expect("gold");
 
-    // The stand-in reads the clips as the dataset says: unsteered, its answers at 16 frames
-    // are the dataset's.
-    let plain = root.join("plain.csv");
-    standin(&root, &plain, None);
+    // The clips' frame codes read back exactly: unsteered, the stand-in is given its own
+    // linspace at every budget, and at `T` every frame ([`seen_in`] checks it from the
+    // pixels).
+    for n in BUDGETS.into_iter().chain([T]) {
+        standin_at(&root, &root.join(format!("plain-{n}f.csv")), None, n);
+    }
+    // It reads the clips as the dataset says: its answers at 16 frames are the dataset's.
+    let plain = root.join("plain-16f.csv");
     let table = std::fs::read_to_string(&plain).expect("csv");
     for (clip, event, distractor) in CLIPS {
         let want = answer(&linspace(T, 16), event, distractor);
@@ -295,45 +371,15 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
     let (root, ds, plan) = (&l.root, &l.ds, &l.plan);
     let p = common::read_json(plan);
     let entries = p["entries"].as_array().expect("entries");
-    let content: BTreeMap<String, (u64, Option<u64>)> = CLIPS
-        .iter()
-        .map(|&(c, e, d)| (format!("{c}-q"), (e, d)))
-        .collect();
-    // The count made here: an entry recovers when its planned frames hold the event and
-    // not the distractor.
-    let mut expected: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for e in entries {
-        let item = e["item_id"].as_str().expect("item");
-        let (event, distractor) = content[item];
-        let idx: Vec<u64> = serde_json::from_value(e["indices"].clone()).expect("indices");
-        let right = answer(&idx, event, distractor) == "A";
-        let at = expected
-            .entry(e["strategy"].as_str().expect("strategy").to_string())
-            .or_default();
-        at.0 += 1;
-        at.1 += usize::from(right);
-    }
-    // Six terminal regressions (c6 stays right at 16 frames), one entry each per strategy
-    // but restore-evidence, planned only where 16f dropped the event frame (c1, c2).
-    for st in ["nested", "lower-policy", "swap"] {
-        assert_eq!(expected[st].0, 6, "{st}: {expected:?}");
-    }
-    assert_eq!(expected["restore-evidence"].0, 2, "{expected:?}");
-    assert_eq!(
-        expected["swap"].1, 6,
-        "the lower budget's own frames were right"
-    );
-    assert_eq!(
-        expected["lower-policy"].1, 0,
-        "linspace at 16 is the top's own frames"
-    );
-
+    let mut seens = Seens::new();
+    let before = fingerprint(ds);
     for st in STRATEGIES {
         let csv = root.join(format!("{st}.csv"));
         let log = root.join(format!("{st}.frames.jsonl"));
-        let o = standin(root, &csv, Some((plan, st, &log)));
+        let (o, seen) = standin_at(root, &csv, Some((plan, st, &log)), 16);
+        seens.insert((st.into(), 0, "16f".into()), seen);
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
-        let n = expected[st].0;
+        let n = entries.iter().filter(|e| e["strategy"] == st).count();
         assert!(
             err.contains(&format!("steering {n} video(s)")),
             "{st}: {err}"
@@ -349,6 +395,40 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
             said.contains(&format!("answers not planned (left out): {}", 7 - n)),
             "{st}: {said}"
         );
+    }
+    // The count made here, from the frames the stand-in read from its pixels: an entry
+    // recovers when they hold the event and not the distractor.
+    let expected: BTreeMap<String, (usize, usize)> = truth(plan, "16f", &seens)
+        .into_iter()
+        .map(|(st, (top, _))| (st, top))
+        .collect();
+    // Six terminal regressions (c6 stays right at 16 frames), one entry each per strategy
+    // but restore-evidence, planned only where 16f dropped the event frame (c1, c2).
+    for st in ["nested", "lower-policy", "swap"] {
+        assert_eq!(expected[st].0, 6, "{st}: {expected:?}");
+    }
+    assert_eq!(expected["restore-evidence"].0, 2, "{expected:?}");
+    assert_eq!(
+        expected["swap"].1, 6,
+        "the lower budget's own frames were right"
+    );
+    assert_eq!(
+        expected["lower-policy"].1, 0,
+        "linspace at 16 is the top's own frames"
+    );
+    // Their runs are in dataset.json, and the audits' fingerprint is as it was.
+    check_runs(ds);
+    assert_eq!(fingerprint(ds), before);
+    // A terminal plan's restore-evidence entries are made from the annotator's evidence
+    // frames, and their cells say whose; nested ones read no audit record.
+    for (st, by) in [("restore-evidence", json!(["ann"])), ("nested", json!([]))] {
+        let cells =
+            std::fs::read_to_string(ds.join(format!("interventions/intervention-{st}.16f.jsonl")))
+                .expect("cells");
+        for c in cells.lines() {
+            let c: Value = serde_json::from_str(c).expect("cell");
+            assert_eq!(c["rerun"]["annotators"], by, "{st}: {c}");
+        }
     }
     // Imported once, a second import of the same re-run is refused without --force.
     let again = import_rerun(
@@ -490,6 +570,55 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
     }
 }
 
+/// The dataset's fingerprint, as an audit header records it.
+fn fingerprint(ds: &Path) -> String {
+    let d = frameaudit::core::dataset::load_dataset(ds, None).expect("dataset");
+    frameaudit::core::audit::fingerprint(&d.matrix)
+}
+
+/// `dataset.json` after re-runs were imported: the file as `make_dataset` wrote it, with one
+/// run per (protocol, model, benchmark, configuration) of the cells in `interventions/` (no
+/// more: those of removed files go with them), each of the plan's frames recorded on its
+/// cells; and the dataset loads without a word on them.
+fn check_runs(ds: &Path) {
+    let meta = common::read_json(&ds.join("dataset.json"));
+    assert_eq!(
+        (&meta["schema"], &meta["name"]),
+        (&json!("frameaudit/dataset@1"), &json!("standin-clips")),
+        "{meta}"
+    );
+    let configs: Vec<&String> = meta["configs"]
+        .as_object()
+        .expect("configs")
+        .keys()
+        .collect();
+    assert_eq!(configs, ["16f", "4f", "8f"], "{meta}");
+    let key = |v: &Value| {
+        ["protocol", "model", "benchmark", "config"].map(|f| v[f].as_str().expect(f).to_string())
+    };
+    let mut cells = std::collections::BTreeSet::new();
+    for f in std::fs::read_dir(ds.join("interventions")).expect("interventions") {
+        let text = std::fs::read_to_string(f.expect("entry").path()).expect("cells");
+        cells.extend(
+            text.lines()
+                .map(|c| key(&serde_json::from_str(c).expect("cell"))),
+        );
+    }
+    let runs = meta["runs"].as_array().expect("runs");
+    for r in runs {
+        assert_eq!(
+            (&r["rule"], &r["provenance"]),
+            (&Value::Null, &json!("recorded")),
+            "{r}"
+        );
+    }
+    let listed: std::collections::BTreeSet<_> = runs.iter().map(key).collect();
+    assert_eq!(listed.len(), runs.len(), "a run listed twice: {meta}");
+    assert_eq!(listed, cells, "{meta}");
+    let o = ok(&["validate", &s(ds)]);
+    assert!(!stderr(&o).contains("runs"), "{}", stderr(&o));
+}
+
 /// Wilson's 95% score interval of k of n, in percent, as written in docs/measures.md §11.
 fn wilson(k: f64, n: f64) -> (f64, f64) {
     let z = 1.959_963_984_540_054_f64;
@@ -588,8 +717,9 @@ fn answers_of_another_re_run_than_the_logged_one_are_refused_naming_both() {
 
 /// An audited plan of `nested` over two configurations (c7's flip 4f→8f beside the
 /// terminal flips of c1 and c2 to 16f), re-run at 8f and 16f through the recorder and each
-/// imported with its log; the loop comes back with this plan.
-fn audited_imports(l: Loop) -> Loop {
+/// imported with its log; the loop comes back with this plan, and what each re-run gave the
+/// stand-in.
+fn audited_imports(l: Loop) -> (Loop, Seens) {
     // c7 is right at 4 frames and wrong at 8 (its red frame comes in): an audited flip below
     // the top, beside the terminal ones to 16f.
     let audit = l.root.join("two.audit.jsonl");
@@ -621,12 +751,14 @@ fn audited_imports(l: Loop) -> Loop {
     assert_eq!(configs.len(), 3, "{p}");
     assert!(configs.contains(&"8f") && configs.contains(&"16f"), "{p}");
     let l = Loop { plan, ..l };
+    let mut seens = Seens::new();
     for n in [8, 16] {
         let (csv, log) = (
             l.root.join(format!("nested-{n}f.csv")),
             l.root.join(format!("nested-{n}f.frames.jsonl")),
         );
-        standin_at(&l.root, &csv, Some((&l.plan, "nested", &log)), n);
+        let (_, seen) = standin_at(&l.root, &csv, Some((&l.plan, "nested", &log)), n);
+        seens.insert(("nested".into(), 0, format!("{n}f")), seen);
         let o = import_rerun(&l, &csv, &[&log], "nested", &[]);
         assert!(o.status.success(), "{n}f: {}", stderr(&o));
         let kept = configs.iter().filter(|c| **c == format!("{n}f")).count();
@@ -636,7 +768,7 @@ fn audited_imports(l: Loop) -> Loop {
             stderr(&o)
         );
     }
-    l
+    (l, seens)
 }
 
 /// The nested row of the report's clips analysis.
@@ -659,34 +791,18 @@ fn an_audited_plan_of_two_configurations_imports_whole() {
     let Some(l) = start_loop() else {
         return;
     };
-    let l = audited_imports(l);
+    let (l, seens) = audited_imports(l);
     // Each configuration's re-run has a file of its own, and the dataset reads both.
     for n in [8, 16] {
         let f =
             l.ds.join(format!("interventions/intervention-nested.{n}f.jsonl"));
         assert!(f.is_file(), "{} missing", f.display());
     }
-    // The truth the stand-in implies, from the plan's frames: the 16f re-runs (c1, c2) are
-    // of terminal regressions, the 8f one (c7, right at 4f) of a transition below the top.
-    let p = common::read_json(&l.plan);
-    let (mut top, mut below) = ((0, 0), (0, 0));
-    for e in p["entries"].as_array().expect("entries") {
-        let item = e["item_id"].as_str().expect("item");
-        let &(_, event, distractor) = CLIPS
-            .iter()
-            .find(|c| format!("{}-q", c.0) == item)
-            .expect("clip");
-        let idx: Vec<u64> = serde_json::from_value(e["indices"].clone()).expect("indices");
-        let right = usize::from(answer(&idx, event, distractor) == "A");
-        let at = if e["config"] == "16f" {
-            &mut top
-        } else {
-            &mut below
-        };
-        at.0 += 1;
-        at.1 += right;
-    }
-    assert_eq!((top.0, below.0), (2, 1), "{p}");
+    // The truth the stand-in implies, from the frames it read from its pixels: the 16f
+    // re-runs (c1, c2) are of terminal regressions, the 8f one (c7, right at 4f) of a
+    // transition below the top.
+    let (top, below) = truth(&l.plan, "16f", &seens)["nested"];
+    assert_eq!((top.0, below.0), (2, 1), "{seens:?}");
     let v = nested_recovery(&l.ds);
     eprintln!(
         "audited nested: {} of {} terminal regressions, {} of {} transitions below the top",
@@ -724,7 +840,7 @@ fn a_re_import_from_another_plan_replaces_the_strategy_s_files_of_the_old_one() 
         return;
     };
     let terminal = l.plan.clone();
-    let l = audited_imports(l);
+    let (l, _) = audited_imports(l);
     let old_8f = l.ds.join("interventions/intervention-nested.8f.jsonl");
     // Re-planned: the terminal plan re-runs nested at 16f only; the audited plan's 8f file
     // would count beside its cells.
@@ -752,6 +868,13 @@ fn a_re_import_from_another_plan_replaces_the_strategy_s_files_of_the_old_one() 
         "the old plan's file is left:\n{}",
         stderr(&o)
     );
+    // Its run goes with it.
+    assert!(
+        stderr(&o).contains("runs removed with their cells: standin-7b clips 8f"),
+        "{}",
+        stderr(&o)
+    );
+    check_runs(&l.ds);
     // Only the new plan's cells count: its six nested entries, all at 16f.
     let v = nested_recovery(&l.ds);
     assert_eq!(v["items_with_intervention"], 6, "{v}");
@@ -773,7 +896,7 @@ fn frames_lists_an_item_s_intervention_runs_with_their_frames_and_where_they_com
     let Some(l) = start_loop() else {
         return;
     };
-    let l = audited_imports(l);
+    let (l, _) = audited_imports(l);
     let p = common::read_json(&l.plan);
     let entry = p["entries"]
         .as_array()
@@ -809,6 +932,10 @@ fn frames_lists_an_item_s_intervention_runs_with_their_frames_and_where_they_com
     );
     assert_eq!(w["log"], s(&log), "{r}");
     assert_eq!(w["log_line"], 1, "{r}");
+    // The annotator whose record on c7's 4f -> 8f the plan entry was made from (the audit
+    // header's), from the plan onto the cell.
+    assert_eq!(entry["annotators"], json!(["ann"]), "{entry}");
+    assert_eq!(w["annotators"], json!(["ann"]), "{r}");
     assert_eq!(w["answers"], s(&answers), "{r}");
     assert_eq!(
         r["file"], "interventions/intervention-nested.8f.jsonl",
@@ -824,7 +951,7 @@ fn frames_lists_an_item_s_intervention_runs_with_their_frames_and_where_they_com
     assert!(text.contains(&first), "{text}");
     for want in [
         format!("from plan {}", s(&l.plan)),
-        "targets audited, strategy nested pass 0, transition 4f -> 8f".into(),
+        "targets audited, strategy nested pass 0, transition 4f -> 8f, audited by ann;".into(),
         format!("recorder log {} (run at line 1)", s(&log)),
         format!("answers {}", s(&answers)),
     ] {
@@ -899,10 +1026,11 @@ fn messages_say_what_is_wrong_when_the_audit_and_the_logs_were_given() {
 
 /// `intervene runs PLAN --harness command --json` for the stand-in, into `dir`; each listed
 /// re-run run as printed (the recorder's command, then the harness's); then `import reruns
-/// dir` into the loop's dataset, `extra` (`--force`) given. Returns the re-runs listed.
-fn run_listed(l: &Loop, plan: &Path, dir: &Path, extra: &[&str]) -> Vec<Value> {
+/// dir` into the loop's dataset, `extra` (`--force`) given. Returns the re-runs listed and
+/// what each gave the stand-in, checked against the plan ([`seen_in`]).
+fn run_listed(l: &Loop, plan: &Path, dir: &Path, extra: &[&str]) -> (Vec<Value>, Seens) {
     let template = format!(
-        "python3 {} --videos {} --items {} --frames {{frames}} --config {{config}} --out {{out}}/answers.csv",
+        "python3 {} --videos {} --items {} --frames {{frames}} --config {{config}} --out {{out}}/answers.csv --seen {{out}}/seen.json",
         s(&common::repo().join("tests/standin/harness.py")),
         s(&l.root.join("videos")),
         s(&l.root.join("ds/items.jsonl")),
@@ -937,8 +1065,10 @@ fn run_listed(l: &Loop, plan: &Path, dir: &Path, extra: &[&str]) -> Vec<Value> {
         runs.len(),
         "{text}"
     );
+    let mut seens = Seens::new();
     for r in &runs {
-        std::fs::create_dir_all(r["out"].as_str().expect("out")).expect("mkdir");
+        let out = Path::new(r["out"].as_str().expect("out"));
+        std::fs::create_dir_all(out).expect("mkdir");
         let argv: Vec<String> = r["recorder"]
             .as_array()
             .expect("recorder")
@@ -955,6 +1085,13 @@ fn run_listed(l: &Loop, plan: &Path, dir: &Path, extra: &[&str]) -> Vec<Value> {
             .output()
             .expect("run the listed command");
         assert!(o.status.success(), "{argv:?}: {}", stderr(&o));
+        let run = (
+            r["strategy"].as_str().expect("strategy").to_string(),
+            r["pass"].as_u64().expect("pass"),
+            r["config"].as_str().expect("config").to_string(),
+        );
+        let seen = seen_in(&out.join("seen.json"), &run.2, Some((plan, &run.0, run.1)));
+        seens.insert(run, seen);
     }
     let (gold, plan, ds) = (s(&l.gold), s(plan), s(&l.ds));
     let dir = s(dir);
@@ -975,14 +1112,15 @@ fn run_listed(l: &Loop, plan: &Path, dir: &Path, extra: &[&str]) -> Vec<Value> {
     args.extend(["-o", &ds]);
     let o = frameaudit(&args);
     assert!(o.status.success(), "{}", stderr(&o));
-    runs
+    (runs, seens)
 }
 
 /// Per strategy: (terminal re-runs, right), (re-runs below the top, right).
 type Truth = BTreeMap<String, ((usize, usize), (usize, usize))>;
 
-/// The [`Truth`] the plan's frames and the clips' content imply.
-fn truth(plan: &Path, top: &str) -> Truth {
+/// The [`Truth`] the clips' content implies for the frames each planned item was given,
+/// as the stand-in read them from its pixels in its re-run (`seens`).
+fn truth(plan: &Path, top: &str, seens: &Seens) -> Truth {
     let p = common::read_json(plan);
     let mut out = Truth::new();
     for e in p["entries"].as_array().expect("entries") {
@@ -991,11 +1129,17 @@ fn truth(plan: &Path, top: &str) -> Truth {
             .iter()
             .find(|c| format!("{}-q", c.0) == item)
             .expect("clip");
-        let idx: Vec<u64> = serde_json::from_value(e["indices"].clone()).expect("indices");
-        let right = usize::from(answer(&idx, event, distractor) == "A");
-        let at = out
-            .entry(e["strategy"].as_str().expect("strategy").into())
-            .or_default();
+        let strategy = e["strategy"].as_str().expect("strategy");
+        let run = (
+            strategy.to_string(),
+            e["pass"].as_u64().expect("pass"),
+            e["config"].as_str().expect("config").to_string(),
+        );
+        let seen = &seens
+            .get(&run)
+            .unwrap_or_else(|| panic!("no re-run of {run:?}"))[item];
+        let right = usize::from(answer(seen, event, distractor) == "A");
+        let at = out.entry(strategy.into()).or_default();
         let at = if e["config"] == top {
             &mut at.0
         } else {
@@ -1045,9 +1189,9 @@ fn the_re_runs_listed_for_a_plan_run_as_printed_and_imported_as_a_folder_give_th
     };
     // The terminal plan of four strategies: one re-run each, all at 16f.
     let dir = l.root.join("reruns");
-    let runs = run_listed(&l, &l.plan, &dir, &[]);
+    let (runs, terminal) = run_listed(&l, &l.plan, &dir, &[]);
     assert_eq!(runs.len(), 4, "{runs:#?}");
-    let want = truth(&l.plan, "16f");
+    let want = truth(&l.plan, "16f", &terminal);
     assert_eq!(want.len(), 4);
     check_recoveries(&l.ds, &want);
 
@@ -1077,16 +1221,17 @@ fn the_re_runs_listed_for_a_plan_run_as_printed_and_imported_as_a_folder_give_th
         &s(&plan),
     ]);
     let dir = l.root.join("reruns-audited");
-    let runs = run_listed(&l, &plan, &dir, &["--force"]);
+    let (runs, seens) = run_listed(&l, &plan, &dir, &["--force"]);
     let configs: std::collections::BTreeSet<&str> = runs
         .iter()
         .map(|r| r["config"].as_str().expect("config"))
         .collect();
     assert_eq!(configs, ["16f", "8f"].into_iter().collect(), "{runs:#?}");
-    let mut want = truth(&plan, "16f");
+    let mut want = truth(&plan, "16f", &seens);
     for st in ["lower-policy", "restore-evidence"] {
-        want.insert(st.into(), truth(&l.plan, "16f")[st]);
+        want.insert(st.into(), truth(&l.plan, "16f", &terminal)[st]);
     }
     assert_eq!((want["nested"].0.0, want["nested"].1.0), (2, 1), "{want:?}");
     check_recoveries(&l.ds, &want);
+    check_runs(&l.ds);
 }

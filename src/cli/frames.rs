@@ -508,9 +508,15 @@ fn rerun_lines(
             } else {
                 format!("{} (run at line {})", p.log, p.log_line)
             };
+            // Whose audit records the entry was planned from, when any were.
+            let by = if p.annotators.is_empty() {
+                String::new()
+            } else {
+                format!(", audited by {}", p.annotators.join(", "))
+            };
             writeln!(
                 out,
-                "    from plan {} ({}), targets {}, strategy {} pass {}, transition {} -> {}; recorder log {}; answers {}; in {}",
+                "    from plan {} ({}), targets {}, strategy {} pass {}, transition {} -> {}{}; recorder log {}; answers {}; in {}",
                 sanitize(p.plan_file.as_deref().unwrap_or("(file not recorded)")),
                 sanitize(plan),
                 sanitize(&p.targets),
@@ -518,6 +524,7 @@ fn rerun_lines(
                 p.pass,
                 sanitize(&p.lower),
                 sanitize(&p.config),
+                sanitize(&by),
                 sanitize(&log),
                 sanitize(p.answers.as_deref().unwrap_or("not recorded")),
                 sanitize(&r.file)

@@ -595,6 +595,38 @@ fn rerun(
             sanitize(s.plan.as_deref().unwrap_or("not recorded"))
         )?;
     }
+    // The runs go into dataset.json as other imports' runs do; a noise floor's replicates
+    // are of runs it has already.
+    if !noise {
+        let cells: Vec<&rerun::InterventionCell> = files.values().flatten().copied().collect();
+        let runs = rerun::record_runs(&common.output, &ds.name, &matched.protocol, &cells)
+            .context(
+                "the intervention cells are written, but dataset.json does not list their runs",
+            )?;
+        let list = |v: &[String]| sanitize(&v.join(", ")).into_owned();
+        if !runs.written.is_empty() {
+            writeln!(
+                err,
+                "frameaudit: dataset.json: runs of {}: {}",
+                sanitize(&matched.protocol),
+                list(&runs.written)
+            )?;
+        }
+        if !runs.removed.is_empty() {
+            writeln!(
+                err,
+                "frameaudit: dataset.json: runs removed with their cells: {}",
+                list(&runs.removed)
+            )?;
+        }
+        if !runs.left_out.is_empty() {
+            writeln!(
+                err,
+                "frameaudit: dataset.json: runs not listed, an entry for every protocol gives their rule already: {}",
+                list(&runs.left_out)
+            )?;
+        }
+    }
     Ok(())
 }
 

@@ -65,6 +65,12 @@ pub struct PlanEntry {
     /// How the frames planned from are known.
     #[serde(default)]
     pub sources: FrameSources,
+    /// The annotators (the `annotator` of each audit file's header) whose records the entry
+    /// was planned from: those on the transition under `--targets audited`, those whose
+    /// evidence frames `restore-evidence` restores. Empty when no audit record went into it
+    /// (and in a plan written before plans recorded them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub annotators: Vec<String>,
     /// The harness run this entry belongs to, for one (model, config, strategy): a
     /// recorder steers by video, so two entries naming one video with other frames (two
     /// questions on one clip) go to different passes, each one run of the harness.
@@ -247,6 +253,11 @@ mod tests {
                 lower: "recorded (frame_idx)".into(),
                 higher: "reproduced (linspace)".into(),
             },
+            annotators: if strategy == "restore-evidence" {
+                vec!["ann".into()]
+            } else {
+                Vec::new()
+            },
             pass_no: 1,
             replicate: None,
             nuisance: None,
@@ -281,8 +292,10 @@ mod tests {
         plan.write(&path, Links::Refuse).expect("write");
         let text = std::fs::read_to_string(&path).expect("read");
         assert!(text.ends_with("}\n"), "{text}");
-        // `restored` is left out where it is empty, and `pass` keeps its name.
+        // `restored` and `annotators` are left out where they are empty, and `pass` keeps
+        // its name.
         assert_eq!(text.matches("\"restored\"").count(), 1, "{text}");
+        assert_eq!(text.matches("\"annotators\"").count(), 1, "{text}");
         assert!(text.contains("\"pass\": 1"), "{text}");
         let back = Plan::read(&path).expect("read back");
         assert_eq!(back, plan);
@@ -320,6 +333,10 @@ mod tests {
         assert_eq!(p.entries[0].indices, [2]);
         assert_eq!(p.entries[0].num_frames, None);
         assert_eq!(p.entries[0].sources, FrameSources::default());
+        assert!(
+            p.entries[0].annotators.is_empty(),
+            "a plan without annotators"
+        );
         assert_eq!(p.skipped[0].item_id, "2");
         assert_eq!(p.transitions().len(), 2);
         assert!(

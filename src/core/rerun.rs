@@ -60,6 +60,10 @@ pub struct Provenance {
     /// The harness's answers file the answer was read from, when the importer knows it.
     #[serde(default)]
     pub answers: Option<String>,
+    /// The annotators whose audit records the plan entry was planned from (the entry's
+    /// `annotators`); empty when none were, or in a cell imported before cells recorded them.
+    #[serde(default)]
+    pub annotators: Vec<String>,
 }
 
 /// An intervention cell: an imported answer under its protocol, with the frames it was
@@ -381,6 +385,7 @@ pub fn match_rerun(
                 log: logged_run.map_or(String::new(), |r| r.file.display().to_string()),
                 log_line: logged_run.map_or(0, |r| r.line),
                 answers: file.map(|f| f.display().to_string()),
+                annotators: e.annotators.clone(),
             },
         });
     }
@@ -482,6 +487,209 @@ pub fn stale_files(dataset: &Path, protocol: &str, hash: &str, keep: &[&Path]) -
         }
     }
     out
+}
+
+/// A run of intervention cells: (model, benchmark, configuration).
+type RunKey = (String, String, String);
+
+/// What [`record_runs`] did to `dataset.json` → `runs`, each run as `MODEL BENCHMARK CONFIG`.
+#[derive(Debug, Default, PartialEq)]
+pub struct RunsRecorded {
+    /// The runs written (anew where the protocol had them).
+    pub written: Vec<String>,
+    /// The protocol's runs removed: none of their cells is left in `interventions/`.
+    pub removed: Vec<String>,
+    /// Runs not written: an entry without `protocol` (for every protocol) already gives
+    /// the rule of that model, benchmark and configuration name, and the loader would read
+    /// a second entry as the same run given twice.
+    pub left_out: Vec<String>,
+}
+
+/// Why `dataset.json` could not record the intervention runs.
+#[derive(Debug, thiserror::Error)]
+pub enum RunsError {
+    /// The file could not be read or written.
+    #[error("cannot {what} {}: {source}", path.display())]
+    Io {
+        /// `read` or `write`.
+        what: &'static str,
+        /// `DATASET/dataset.json`.
+        path: std::path::PathBuf,
+        /// What the file system said.
+        source: std::io::Error,
+    },
+    /// The file is not a dataset description a run can be added to.
+    #[error("{}: {why}", path.display())]
+    Shape {
+        /// `DATASET/dataset.json`.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+/// The (protocol, run) an entry of `dataset.json` → `runs` gives a rule for, when it names
+/// its model, benchmark and configuration (an entry for every benchmark is left alone).
+fn run_key(v: &serde_json::Value) -> Option<(Option<&str>, RunKey)> {
+    let s = |f: &str| v.get(f).and_then(serde_json::Value::as_str);
+    let key = (
+        s("model")?.to_string(),
+        s("benchmark")?.to_string(),
+        s("config")?.to_string(),
+    );
+    Some((s("protocol"), key))
+}
+
+/// The runs of `protocol` whose cells are in `DATASET/interventions/` now. A file that
+/// cannot be read is left to the dataset's loader, which says why.
+fn runs_in_files(dataset: &Path, protocol: &str) -> std::collections::BTreeSet<RunKey> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        model: String,
+        benchmark: String,
+        config: String,
+        #[serde(default)]
+        protocol: Option<String>,
+    }
+    let Ok(dir) = std::fs::read_dir(dataset.join(INTERVENTIONS_DIR)) else {
+        return Default::default();
+    };
+    let mut out = std::collections::BTreeSet::new();
+    for file in dir.flatten().map(|e| e.path()) {
+        if file.extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        let Ok(bytes) = crate::core::fsread::read(&file, crate::core::fsread::CELLS) else {
+            continue;
+        };
+        out.extend(
+            bytes
+                .split(|&b| b == b'\n')
+                .filter_map(|l| serde_json::from_slice::<Line>(l).ok())
+                .filter(|l| l.protocol.as_deref() == Some(protocol))
+                .map(|l| (l.model, l.benchmark, l.config)),
+        );
+    }
+    out
+}
+
+/// Records the runs of `protocol`'s intervention cells in `DATASET/dataset.json` → `runs`
+/// (docs/intervention.md §6), after an import wrote `cells` into `interventions/`: one entry
+/// per (model, benchmark, configuration) of `cells`, of that protocol, whose frames are the
+/// plan's, recorded on each cell (no rule computes them); the protocol's entries whose cells
+/// are gone from the folder are removed. Every other entry and field of the file is kept;
+/// a dataset without the file (named `name`) gets one. The cells are not touched, so the
+/// audits' fingerprint is not either.
+pub fn record_runs(
+    dataset: &Path,
+    name: &str,
+    protocol: &str,
+    cells: &[&InterventionCell],
+) -> Result<RunsRecorded, RunsError> {
+    use crate::core::dataset::RunEntry;
+    use crate::core::rules::{Provenance as Known, RunRule};
+    let path = dataset.join("dataset.json");
+    let shape = |why: &str| RunsError::Shape {
+        path: path.clone(),
+        why: why.to_string(),
+    };
+    let mut meta: serde_json::Value =
+        match crate::core::fsread::read_to_string(&path, crate::core::fsread::DATASET_JSON) {
+            Ok(text) => serde_json::from_str(crate::core::load::json::strip_bom_str(&text))
+                .map_err(|e| shape(&e.to_string()))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                serde_json::json!({"schema": "frameaudit/dataset@1", "name": name})
+            }
+            Err(source) => {
+                return Err(RunsError::Io {
+                    what: "read",
+                    path,
+                    source,
+                });
+            }
+        };
+    let runs = meta
+        .as_object_mut()
+        .ok_or_else(|| shape("not a JSON object"))?
+        .entry("runs")
+        .or_insert_with(|| serde_json::Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(|| shape("runs is not a list"))?;
+    let mut new: BTreeMap<RunKey, &InterventionCell> = BTreeMap::new();
+    for c in cells {
+        let key = (
+            c.cell.model.clone(),
+            c.cell.benchmark.clone(),
+            c.cell.config.clone(),
+        );
+        new.entry(key).or_insert(c);
+    }
+    let shown = |(m, b, c): &RunKey| format!("{m} {b} {c}");
+    let mut out = RunsRecorded::default();
+    new.retain(|key, _| {
+        let every = runs
+            .iter()
+            .filter_map(run_key)
+            .any(|(p, k)| p.is_none() && k == *key);
+        if every {
+            out.left_out.push(shown(key));
+        }
+        !every
+    });
+    let present = runs_in_files(dataset, protocol);
+    runs.retain(|v| match run_key(v) {
+        Some((Some(p), k)) if p == protocol => {
+            if new.contains_key(&k) {
+                false
+            } else if present.contains(&k) {
+                true
+            } else {
+                out.removed.push(shown(&k));
+                false
+            }
+        }
+        _ => true,
+    });
+    for (key, c) in &new {
+        let w = &c.rerun;
+        let entry = RunEntry {
+            protocol: Some(protocol.to_string()),
+            model: key.0.clone(),
+            benchmark: Some(key.1.clone()),
+            config: key.2.clone(),
+            rule: RunRule {
+                rule: None,
+                provenance: Known::Recorded,
+                name: format!(
+                    "{protocol}: a re-run of {} given the plan's frames through the frame recorder",
+                    w.config
+                ),
+                why: format!(
+                    "plan {} ({}), strategy {}; each cell records the frames it was given as frame_idx",
+                    w.plan_file.as_deref().unwrap_or("(file not recorded)"),
+                    c.plan.as_deref().unwrap_or("not recorded"),
+                    w.strategy
+                ),
+                frame_files: None,
+                decoder: None,
+            },
+        };
+        runs.push(serde_json::to_value(entry).map_err(|e| shape(&e.to_string()))?);
+        out.written.push(shown(key));
+    }
+    if out.written.is_empty() && out.removed.is_empty() {
+        return Ok(out);
+    }
+    crate::core::fswrite::write_output(&path, crate::core::fswrite::Links::Refuse, |w| {
+        crate::core::text::json_to_writer_pretty(&mut *w, &meta)?;
+        w.write_all(b"\n")
+    })
+    .map_err(|source| RunsError::Io {
+        what: "write",
+        path: path.clone(),
+        source,
+    })?;
+    Ok(out)
 }
 
 /// An intervention run of one item as its file in `DATASET/interventions/` records it
@@ -589,6 +797,7 @@ mod tests {
             lower_frames: 0,
             restored: Vec::new(),
             sources: Default::default(),
+            annotators: Vec::new(),
             pass_no: 0,
             replicate: None,
             nuisance: None,
@@ -605,6 +814,11 @@ mod tests {
             asked: planned.map(|_| 4),
             reader: None,
         }
+    }
+
+    /// Model m's right answer to item `item` of benchmark b under `config`.
+    fn imported(item: &str, config: &str) -> ImportedCell {
+        crate::core::import::tests::cell("m", item, config)
     }
 
     /// A run of command `h` logged applying the plan's `nested` pass 0 to `m/8f`.
@@ -634,7 +848,10 @@ mod tests {
             targets: "terminal".into(),
             strategies: vec!["nested".into()],
             entries: vec![
-                entry("1", "v/one.mp4", &[0, 2, 4]),
+                PlanEntry {
+                    annotators: vec!["ann".into()],
+                    ..entry("1", "v/one.mp4", &[0, 2, 4])
+                },
                 entry("2", "two.mp4", &[1, 3]),
                 entry("3", "three", &[5, 6]),
                 entry("4", "four.mp4", &[7]),
@@ -643,18 +860,7 @@ mod tests {
             ],
             skipped: Vec::new(),
         };
-        let cell = |id: &str| ImportedCell {
-            model: "m".into(),
-            benchmark: "b".into(),
-            item_id: id.into(),
-            config: "8f".into(),
-            frames: 8,
-            pred: Some("A".into()),
-            gold: Some("A".into()),
-            correct: None,
-            source_tag: None,
-            frame_idx: None,
-        };
+        let cell = |id: &str| imported(id, "8f");
         let mut imp = Import::default();
         imp.add_run(Run {
             file: "f".into(),
@@ -707,6 +913,7 @@ mod tests {
             (Some("p.json"), "terminal", "nested", 0, "4f", "8f")
         );
         assert_eq!((&*w.log, w.log_line), ("log", 1));
+        assert_eq!(w.annotators, ["ann"], "the entry's annotators");
         let why: Vec<(&str, &str)> = m
             .not_matched
             .iter()
@@ -775,16 +982,8 @@ mod tests {
             skipped: Vec::new(),
         };
         let cell = |id: &str, config: &str, frames| ImportedCell {
-            model: "m".into(),
-            benchmark: "b".into(),
-            item_id: id.into(),
-            config: config.into(),
             frames,
-            pred: Some("A".into()),
-            gold: Some("A".into()),
-            correct: None,
-            source_tag: None,
-            frame_idx: None,
+            ..imported(id, config)
         };
         let mut imp = Import::default();
         for (config, frames, id) in [("4f", 4, "1"), ("8f", 8, "2")] {
@@ -832,5 +1031,114 @@ mod tests {
         );
         let p = cells_file(Path::new("ds"), "x/../y", "a/b", 2);
         assert_eq!(p, Path::new("ds/interventions/x-..-y.a-b.pass2.jsonl"));
+    }
+
+    #[test]
+    fn dataset_json_lists_the_runs_of_the_cells_in_the_folder_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ds = dir.path();
+        const P: &str = "intervention:nested";
+        let cell = |item: &str, config: &str| InterventionCell {
+            cell: ImportedCell {
+                frame_idx: Some(vec![1, 2]),
+                ..imported(item, config)
+            },
+            protocol: P.into(),
+            task: "mcq",
+            replicate: None,
+            nuisance: None,
+            rerun_config: "8f".into(),
+            plan: Some("sha256:00".into()),
+            rerun: Provenance {
+                plan_file: Some("p.json".into()),
+                targets: "audited".into(),
+                strategy: "nested".into(),
+                pass: 0,
+                config: "8f".into(),
+                lower: "4f".into(),
+                log: "log".into(),
+                log_line: 1,
+                answers: None,
+                annotators: Vec::new(),
+            },
+        };
+        // The import wrote 8f and 8f@3f cells; a 16f file of the same plan is left from an
+        // earlier pass, a 32f run's cells are gone.
+        let (a, b) = (cell("1", "8f"), cell("2", "8f@3f"));
+        let folder = ds.join(INTERVENTIONS_DIR);
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        let line = |c: &InterventionCell| serde_json::to_string(c).expect("cell") + "\n";
+        std::fs::write(folder.join("p.8f.jsonl"), line(&a) + &line(&b)).expect("cells");
+        std::fs::write(folder.join("p.16f.jsonl"), line(&cell("3", "16f"))).expect("cells");
+        let old = |config: &str| {
+            serde_json::json!({"protocol": P, "model": "m", "benchmark": "b", "config": config,
+                "rule": null, "provenance": "recorded", "name": "old", "why": "old"})
+        };
+        std::fs::write(
+            ds.join("dataset.json"),
+            serde_json::json!({"schema": "frameaudit/dataset@1", "name": "d",
+                "configs": {"8f": {"policy": "linspace"}}, "videos_dir": "videos",
+                "runs": [
+                    // For every protocol: a second entry of m b 8f@3f would be one too many.
+                    {"model": "m", "benchmark": "b", "config": "8f@3f", "rule": null,
+                     "provenance": "assumed", "name": "harness", "why": "guess"},
+                    old("8f"), old("16f"), old("32f")]})
+            .to_string(),
+        )
+        .expect("dataset.json");
+        let done = record_runs(ds, "d", P, &[&a, &b]).expect("recorded");
+        assert_eq!(
+            done,
+            RunsRecorded {
+                written: vec!["m b 8f".into()],
+                removed: vec!["m b 32f".into()],
+                left_out: vec!["m b 8f@3f".into()],
+            }
+        );
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(ds.join("dataset.json")).expect("read"))
+                .expect("json");
+        assert_eq!(meta["configs"]["8f"]["policy"], "linspace", "{meta}");
+        assert_eq!(meta["videos_dir"], "videos", "{meta}");
+        let runs: Vec<(&str, &str, &str)> = meta["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .map(|r| {
+                let s = |f: &str| r[f].as_str().unwrap_or("-");
+                (s("protocol"), s("config"), s("name"))
+            })
+            .collect();
+        assert_eq!(
+            runs,
+            [
+                ("-", "8f@3f", "harness"),
+                (P, "16f", "old"),
+                (
+                    P,
+                    "8f",
+                    "intervention:nested: a re-run of 8f given the plan's frames through the frame recorder"
+                )
+            ],
+            "{meta}"
+        );
+        // The file reads back as the loader reads it: the new entry is a run.
+        let entries: Vec<crate::core::dataset::RunEntry> =
+            serde_json::from_value(meta["runs"].clone()).expect("run entries");
+        assert_eq!(
+            entries[2].rule.provenance,
+            crate::core::rules::Provenance::Recorded
+        );
+        // A dataset without dataset.json gets one; one that is no object is named.
+        std::fs::remove_file(ds.join("dataset.json")).expect("rm");
+        record_runs(ds, "d", P, &[&a]).expect("recorded");
+        let meta = std::fs::read_to_string(ds.join("dataset.json")).expect("read");
+        assert!(meta.contains("\"name\": \"d\""), "{meta}");
+        std::fs::write(ds.join("dataset.json"), "[1]").expect("write");
+        let e = record_runs(ds, "d", P, &[&a]).expect_err("not an object");
+        assert!(
+            e.to_string().contains("dataset.json: not a JSON object"),
+            "{e}"
+        );
     }
 }

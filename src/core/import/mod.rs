@@ -896,10 +896,11 @@ pub fn frames_from_label(label: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn cell(model: &str, item: &str, config: &str) -> ImportedCell {
+    /// `model`'s right answer A to item `item` of benchmark b under `config` (8 frames).
+    pub(crate) fn cell(model: &str, item: &str, config: &str) -> ImportedCell {
         ImportedCell {
             model: model.into(),
             benchmark: "b".into(),

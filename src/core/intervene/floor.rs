@@ -121,6 +121,7 @@ pub(super) fn plan_floor(
                                 lower: run.own_source.clone(),
                                 higher: g.source,
                             },
+                            annotators: Vec::new(),
                             pass_no: 0,
                             replicate: Some(g.replicate),
                             nuisance: Some(s.name().to_string()),

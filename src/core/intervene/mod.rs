@@ -388,6 +388,19 @@ pub fn plan(
         let video = meta.and_then(|x| x.video.clone());
         let num_frames = meta.and_then(|x| x.num_frames);
         let on = audits.get(&key).map_or(&[][..], Vec::as_slice);
+        // The records on this transition; for a terminal regression also those on the flip
+        // step from the same lower budget (the audit queue opens it there): their evidence
+        // is of the lower budget's frames.
+        let on_it: Vec<&Audited> = on
+            .iter()
+            .filter(|a| a.from == lower && (a.to == higher || which == Targets::Terminal))
+            .collect();
+        let by: Vec<String> = on_it
+            .iter()
+            .flat_map(|a| a.annotators.iter().cloned())
+            .collect::<BTreeSet<String>>()
+            .into_iter()
+            .collect();
         for &s in strategies {
             let skip = |why: String| Skipped {
                 model: key.model.clone(),
@@ -468,15 +481,6 @@ pub fn plan(
                                 "none of the audit records given (--audit) is on this unit".into(),
                             );
                         }
-                        // The records on this transition; for a terminal regression also
-                        // those on the flip step from the same lower budget (the audit queue
-                        // opens it there): their evidence is of the lower budget's frames.
-                        let on_it: Vec<&Audited> = on
-                            .iter()
-                            .filter(|a| {
-                                a.from == lower && (a.to == higher || which == Targets::Terminal)
-                            })
-                            .collect();
                         if on_it.is_empty() {
                             return Err(format!(
                                 "the audit records of this unit are on other transitions than {lower} → {higher}"
@@ -488,12 +492,6 @@ pub fn plan(
                                 .flat_map(|a| a.evidence.iter().copied())
                                 .collect(),
                         );
-                        let mut annotators: Vec<&str> = on_it
-                            .iter()
-                            .flat_map(|a| a.annotators.iter().map(String::as_str))
-                            .collect();
-                        annotators.sort_unstable();
-                        annotators.dedup();
                         let dropped = transition(&lo, &hi).dropped;
                         restored = evidence
                             .iter()
@@ -514,7 +512,7 @@ pub fn plan(
                                 "the {} frames of {higher} plus {} evidence frame(s) of {lower} it dropped, marked by {}: the budget grows by {}",
                                 hi.len(),
                                 restored.len(),
-                                annotators.join(", "),
+                                by.join(", "),
                                 restored.len()
                             ),
                         )
@@ -544,6 +542,13 @@ pub fn plan(
                     sources: FrameSources {
                         lower: lo_src,
                         higher: hi_src,
+                    },
+                    // Under --targets audited the records chose the transition; of a
+                    // terminal one only restore-evidence reads them.
+                    annotators: if which == Targets::Audited || s == Strategy::RestoreEvidence {
+                        by.clone()
+                    } else {
+                        Vec::new()
                     },
                     pass_no: 0,
                     replicate: None,
