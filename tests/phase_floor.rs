@@ -19,6 +19,27 @@ const LLAVA: &str = "lmms-lab__LLaVA-NeXT-Video-7B";
 /// The LLaVA-NeXT-Video runs re-run: configuration and the run's date id.
 const RUNS: [(&str, u64, &str); 2] = [("8f", 8, "20261201_155640"), ("16f", 16, "20261201_155652")];
 
+/// A program `lmms-eval` in `root/bin` that runs the stand-in (tests/standin/lmms_rerun.py)
+/// with its arguments, as pip's `lmms-eval` runs lmms-eval.
+#[cfg(unix)]
+fn lmms_eval_program(root: &Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = root.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let program = bin.join("lmms-eval");
+    let script = common::repo().join("tests/standin/lmms_rerun.py");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\nexec python3 {} \"$@\"\n",
+            common::tmux::shell_quote(&s(&script))
+        ),
+    )
+    .expect("write");
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    program
+}
+
 fn s(p: &Path) -> String {
     p.display().to_string()
 }
@@ -145,12 +166,15 @@ fn a_phase_floor_planned_rerun_through_the_recorder_and_imported_gives_the_floor
     );
     assert_eq!(planned.keys().filter(|(c, _)| c == "16f").count(), 9);
 
-    // The re-runs, each through the recorder with the plan.
+    // The re-runs, each through the recorder with the plan, by a program named as the one
+    // pip installs for lmms-eval (`lmms-eval`), so that `import reruns` tells them apart.
     let runs_dir = shared.join(format!("lmms-eval-0.7.3/videomme/{LLAVA}"));
     let out = root.join("rerun");
+    let program = lmms_eval_program(&root);
+    std::fs::create_dir_all(root.join("logs")).expect("mkdir");
     let mut logs = Vec::new();
     for (config, _, date) in RUNS {
-        let log = root.join(format!("{config}.frames.jsonl"));
+        let log = root.join(format!("logs/{config}.frames.jsonl"));
         let o = Command::new("python3")
             .args(["-m", "frameaudit_record", "--log"])
             .arg(&log)
@@ -158,8 +182,7 @@ fn a_phase_floor_planned_rerun_through_the_recorder_and_imported_gives_the_floor
             .arg(&plan_path)
             .args(["--run", &format!("{LLAVA}/{config}"), "--strategy", "phase"])
             .arg("--")
-            .arg("python3")
-            .arg(common::repo().join("tests/standin/lmms_rerun.py"))
+            .arg(&program)
             .arg("--run")
             .arg(runs_dir.join(format!("{date}_results.json")))
             .arg("--videos")
@@ -221,6 +244,34 @@ fn a_phase_floor_planned_rerun_through_the_recorder_and_imported_gives_the_floor
     );
     let replicates = jsonl(&ds.join("replicates/phase-1-2.jsonl"));
     assert_eq!(replicates.len(), 21);
+
+    // The same re-runs sorted out of their logs' folder by `import reruns` give the same
+    // replicates, into a dataset imported alike (of the same name: the plan names it).
+    let sorted = root.join("sorted/ds");
+    ok(&[
+        "import",
+        "lmms-eval",
+        &s(&shared.join("lmms-eval-0.7.3")),
+        "--videos",
+        &s(&hf),
+        "-o",
+        &s(&sorted),
+    ]);
+    let said = ok(&[
+        "import",
+        "reruns",
+        &s(&root.join("logs")),
+        "--plan",
+        &s(&plan_path),
+        "-o",
+        &s(&sorted),
+    ]);
+    assert!(said.contains("1 imports (phase pass 0)"), "{said}");
+    assert_eq!(
+        jsonl(&sorted.join("replicates/phase-1-2.jsonl")),
+        replicates,
+        "{said}"
+    );
 
     // The stand-in's answers, and the canonical cells' correctness, by (config, item).
     let mut answers: BTreeMap<(String, String), String> = BTreeMap::new();

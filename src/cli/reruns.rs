@@ -264,9 +264,12 @@ enum Harness {
 }
 
 fn harness_of(command: &[String]) -> Harness {
+    // `python -m lmms_eval`, `accelerate launch -m lmms_eval`, its main file, or the
+    // `lmms-eval` program pip installs (lmms-eval 0.7.3's console script).
+    let program = |a: &String| Path::new(a).file_name().is_some_and(|n| n == "lmms-eval");
     if command
         .iter()
-        .any(|a| a == "lmms_eval" || a.ends_with("lmms_eval/__main__.py"))
+        .any(|a| a == "lmms_eval" || a.ends_with("lmms_eval/__main__.py") || program(a))
     {
         Harness::LmmsEval
     } else if command
@@ -443,6 +446,12 @@ mod tests {
             harness_of(&cmd("python3 -m lmms_eval --model llava_vid")),
             Harness::LmmsEval
         );
+        for console in [
+            "lmms-eval --model qwen2_5_vl",
+            "/venv/bin/lmms-eval --tasks x",
+        ] {
+            assert_eq!(harness_of(&cmd(console)), Harness::LmmsEval, "{console}");
+        }
         assert_eq!(
             harness_of(&cmd("python /opt/VLMEvalKit/run.py --data x")),
             Harness::VlmEvalKit
