@@ -676,14 +676,28 @@ fn index_runs(
                 format!("{where_}: no such configuration"),
             );
         }
+        // An entry of the configuration's own protocol is taken over one for every
+        // protocol, in any order (an intervention's run beside the harness run of the
+        // configuration it re-ran, docs/intervention.md §6); two alike, the last is used.
+        let own = |j: usize| meta.runs[j].protocol.is_some();
         for c in configs {
-            if index.insert((model, bench, c), i).is_some() {
-                diags.warning(
-                    &file,
-                    None,
-                    Some("runs"),
-                    format!("{where_}: the run is given twice; the last entry is used"),
-                );
+            match index.entry((model, bench, c)) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(i);
+                }
+                std::collections::hash_map::Entry::Occupied(mut o) => {
+                    if own(*o.get()) == own(i) {
+                        diags.warning(
+                            &file,
+                            None,
+                            Some("runs"),
+                            format!("{where_}: the run is given twice; the last entry is used"),
+                        );
+                        o.insert(i);
+                    } else if own(i) {
+                        o.insert(i);
+                    }
+                }
             }
         }
     }
@@ -1155,6 +1169,44 @@ mod tests {
                 (list.len(), list.is_empty())
             );
         }
+    }
+
+    /// A run entry of a configuration's own protocol is taken over one for every protocol,
+    /// in either order and without a warning; two entries alike still warn.
+    #[test]
+    fn a_protocol_s_own_run_entry_is_taken_over_one_for_every_protocol() {
+        let cells = concat!(
+            r#"{"model":"m","item_id":"q","config":"8f","frames":8,"pred":"A","gold":"A"}"#,
+            "\n",
+            r#"{"model":"m","item_id":"q","config":"8f","frames":8,"pred":"B","gold":"A","protocol":"intervention:nested"}"#,
+            "\n",
+        );
+        let every = r#"{"model": "m", "config": "8f", "rule": {"kind": "policy", "policy": "linspace", "n": 8}, "provenance": "reproduced", "name": "every", "why": "t"}"#;
+        let own = r#"{"protocol": "intervention:nested", "model": "m", "config": "8f", "rule": null, "provenance": "recorded", "name": "own", "why": "t"}"#;
+        let names = |runs: &[&str]| {
+            let dir = tempfile::tempdir().expect("tempdir");
+            std::fs::write(dir.path().join("cells.jsonl"), cells).expect("cells");
+            let meta = format!(
+                r#"{{"schema": "frameaudit/dataset@1", "runs": [{}]}}"#,
+                runs.join(",")
+            );
+            std::fs::write(dir.path().join("dataset.json"), meta).expect("dataset.json");
+            let ds = load_dataset(dir.path(), None).expect("load");
+            let m = &ds.matrix;
+            let name = |protocol: &str| {
+                let p = m.protocols.get(protocol).expect("protocol");
+                let c = m.find_config(p, "8f").expect("8f");
+                let model = m.models.get("m").expect("m");
+                let b = m.benchmarks.get("default").expect("benchmark");
+                ds.run_entry(model, b, c).map(|r| r.rule.name.clone())
+            };
+            let twice = (ds.warnings.sorted().iter()).any(|d| d.message.contains("given twice"));
+            (name("main"), name("intervention:nested"), twice)
+        };
+        let want = (Some("every".into()), Some("own".into()), false);
+        assert_eq!(names(&[every, own]), want);
+        assert_eq!(names(&[own, every]), want);
+        assert!(names(&[every, every]).2, "two alike still warn");
     }
 
     #[test]

@@ -499,10 +499,6 @@ pub struct RunsRecorded {
     pub written: Vec<String>,
     /// The protocol's runs removed: none of their cells is left in `interventions/`.
     pub removed: Vec<String>,
-    /// Runs not written: an entry without `protocol` (for every protocol) already gives
-    /// the rule of that model, benchmark and configuration name, and the loader would read
-    /// a second entry as the same run given twice.
-    pub left_out: Vec<String>,
 }
 
 /// Why `dataset.json` could not record the intervention runs.
@@ -625,17 +621,9 @@ pub fn record_runs(
         new.entry(key).or_insert(c);
     }
     let shown = |(m, b, c): &RunKey| format!("{m} {b} {c}");
+    // An entry for every protocol of the same names (the harness run re-run) stays: the
+    // loader takes the protocol's own entry over it for the intervention's cells.
     let mut out = RunsRecorded::default();
-    new.retain(|key, _| {
-        let every = runs
-            .iter()
-            .filter_map(run_key)
-            .any(|(p, k)| p.is_none() && k == *key);
-        if every {
-            out.left_out.push(shown(key));
-        }
-        !every
-    });
     let present = runs_in_files(dataset, protocol);
     runs.retain(|v| match run_key(v) {
         Some((Some(p), k)) if p == protocol => {
@@ -1079,7 +1067,7 @@ mod tests {
             serde_json::json!({"schema": "frameaudit/dataset@1", "name": "d",
                 "configs": {"8f": {"policy": "linspace"}}, "videos_dir": "videos",
                 "runs": [
-                    // For every protocol: a second entry of m b 8f@3f would be one too many.
+                    // For every protocol: kept, beside the protocol's own entry.
                     {"model": "m", "benchmark": "b", "config": "8f@3f", "rule": null,
                      "provenance": "assumed", "name": "harness", "why": "guess"},
                     old("8f"), old("16f"), old("32f")]})
@@ -1090,9 +1078,8 @@ mod tests {
         assert_eq!(
             done,
             RunsRecorded {
-                written: vec!["m b 8f".into()],
+                written: vec!["m b 8f".into(), "m b 8f@3f".into()],
                 removed: vec!["m b 32f".into()],
-                left_out: vec!["m b 8f@3f".into()],
             }
         );
         let meta: serde_json::Value =
@@ -1117,6 +1104,11 @@ mod tests {
                 (
                     P,
                     "8f",
+                    "intervention:nested: a re-run of 8f given the plan's frames through the frame recorder"
+                ),
+                (
+                    P,
+                    "8f@3f",
                     "intervention:nested: a re-run of 8f given the plan's frames through the frame recorder"
                 )
             ],
