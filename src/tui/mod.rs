@@ -314,8 +314,9 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     })?;
     // One store for the frame loader and the full-size frames (`f`): its decodes are
     // killed on every way out of here, those of `f`'s worker too.
-    let store = crate::core::frames::FrameStore::new(&app.ds);
-    let _ = app.frames.store.set(store.clone());
+    let store = (app.frames.store)
+        .get_or_init(|| crate::core::frames::FrameStore::new(&app.ds))
+        .clone();
     let _decodes = CloseDecodes(store.clone());
     if app.frames.images != ImageMode::None || opts.images == ImageMode::Auto {
         let frames_tx = tx.clone();
