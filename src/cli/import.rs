@@ -376,15 +376,7 @@ fn harness(
             r.otherwise
         )?;
     }
-    for (reason, n, at) in imp.skip_reasons() {
-        let first = if n == 1 { "at" } else { "first at" };
-        writeln!(
-            err,
-            "  skipped {n}: {} ({first} {})",
-            sanitize(&reason),
-            sanitize(&at)
-        )?;
-    }
+    write_skips(&mut err, &imp)?;
     for n in &notes {
         writeln!(err, "  {}", sanitize(n))?;
     }
@@ -415,6 +407,21 @@ fn harness(
 
 /// `import ... --plan PLAN -o DATASET`: the re-run's planned answers, matched to the plan
 /// (core/rerun.rs), written as intervention cells into the dataset the plan was made of.
+/// What the importer left out of the answers, by reason: a line each with the count and
+/// where the first one is.
+fn write_skips(err: &mut impl Write, imp: &Import) -> std::io::Result<()> {
+    for (reason, n, at) in imp.skip_reasons() {
+        let first = if n == 1 { "at" } else { "first at" };
+        writeln!(
+            err,
+            "  skipped {n}: {} ({first} {})",
+            sanitize(&reason),
+            sanitize(&at)
+        )?;
+    }
+    Ok(())
+}
+
 fn rerun(
     common: &ImportCommon,
     plan_path: &Path,
@@ -471,15 +478,7 @@ fn rerun(
     )?;
     // What the importer left out of the answers (a second file of one configuration, say)
     // decides which answers were matched: said here as without --plan.
-    for (reason, n, at) in imp.skip_reasons() {
-        let first = if n == 1 { "at" } else { "first at" };
-        writeln!(
-            err,
-            "  skipped {n}: {} ({first} {})",
-            sanitize(&reason),
-            sanitize(&at)
-        )?;
-    }
+    write_skips(&mut err, imp)?;
     for n in matched.not_matched.iter().take(20) {
         writeln!(
             err,
