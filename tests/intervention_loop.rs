@@ -715,32 +715,33 @@ fn answers_of_another_re_run_than_the_logged_one_are_refused_naming_both() {
     }
 }
 
-/// An audited plan of `nested` over two configurations (c7's flip 4f→8f beside the
-/// terminal flips of c1 and c2 to 16f), re-run at 8f and 16f through the recorder and each
-/// imported with its log; the loop comes back with this plan, and what each re-run gave the
-/// stand-in.
-fn audited_imports(l: Loop) -> (Loop, Seens) {
-    // c7 is right at 4 frames and wrong at 8 (its red frame comes in): an audited flip below
-    // the top, beside the terminal ones to 16f.
+/// The plan of `strategies` over the audited flips (`--targets audited`): c7 is right at 4
+/// frames and wrong at 8 (its red frame comes in), an audited flip below the top, beside
+/// the terminal flips of c1 and c2 to 16f.
+fn audited_plan(l: &Loop, strategies: &[&str]) -> std::path::PathBuf {
     let audit = l.root.join("two.audit.jsonl");
     write_audit_of(
         &audit,
         &[("c1", 8, 16, 13), ("c2", 8, 16, 17), ("c7", 4, 8, 10)],
     );
     let plan = l.root.join("audited.json");
-    ok(&[
-        "intervene",
-        "plan",
-        &s(&l.ds),
-        "--audit",
-        &s(&audit),
-        "--targets",
-        "audited",
-        "--strategy",
-        "nested",
-        "-o",
-        &s(&plan),
-    ]);
+    let (ds, audit_s, plan_s) = (s(&l.ds), s(&audit), s(&plan));
+    let mut args = vec!["intervene", "plan", &ds, "--audit", &audit_s];
+    args.extend(["--targets", "audited"]);
+    for st in strategies {
+        args.extend(["--strategy", st]);
+    }
+    args.extend(["-o", &plan_s]);
+    ok(&args);
+    plan
+}
+
+/// An audited plan of `nested` over two configurations (c7's flip 4f→8f beside the
+/// terminal flips of c1 and c2 to 16f), re-run at 8f and 16f through the recorder and each
+/// imported with its log; the loop comes back with this plan, and what each re-run gave the
+/// stand-in.
+fn audited_imports(l: Loop) -> (Loop, Seens) {
+    let plan = audited_plan(&l, &["nested"]);
     let p = common::read_json(&plan);
     let configs: Vec<&str> = p["entries"]
         .as_array()
@@ -1199,27 +1200,7 @@ fn the_re_runs_listed_for_a_plan_run_as_printed_and_imported_as_a_folder_give_th
     // terminal flips of c1 and c2): four re-runs, two per pass of each strategy's
     // configurations, sorted out of one folder; it replaces the terminal plan's files of
     // those strategies (--force).
-    let audit = l.root.join("two.audit.jsonl");
-    write_audit_of(
-        &audit,
-        &[("c1", 8, 16, 13), ("c2", 8, 16, 17), ("c7", 4, 8, 10)],
-    );
-    let plan = l.root.join("audited.json");
-    ok(&[
-        "intervene",
-        "plan",
-        &s(&l.ds),
-        "--audit",
-        &s(&audit),
-        "--targets",
-        "audited",
-        "--strategy",
-        "nested",
-        "--strategy",
-        "swap",
-        "-o",
-        &s(&plan),
-    ]);
+    let plan = audited_plan(&l, &["nested", "swap"]);
     let dir = l.root.join("reruns-audited");
     let (runs, seens) = run_listed(&l, &plan, &dir, &["--force"]);
     let configs: std::collections::BTreeSet<&str> = runs

@@ -83,16 +83,21 @@ fn a_phase_floor_planned_rerun_through_the_recorder_and_imported_gives_the_floor
     let root = tmp.path().canonicalize().expect("canonical");
     let hf = root.join("hf");
     common::untar(&shared.join("media/hf_home_videos.tar"), &hf);
+    // The shared lmms-eval runs with their videos, as a dataset at `out`.
+    let import_runs = |out: &Path| {
+        let runs = s(&shared.join("lmms-eval-0.7.3"));
+        ok(&[
+            "import",
+            "lmms-eval",
+            &runs,
+            "--videos",
+            &s(&hf),
+            "-o",
+            &s(out),
+        ])
+    };
     let ds = root.join("ds");
-    ok(&[
-        "import",
-        "lmms-eval",
-        &s(&shared.join("lmms-eval-0.7.3")),
-        "--videos",
-        &s(&hf),
-        "-o",
-        &s(&ds),
-    ]);
+    import_runs(&ds);
 
     // The plan: one shifted grid per item of every run.
     let plan_path = root.join("plan.json");
@@ -248,15 +253,7 @@ fn a_phase_floor_planned_rerun_through_the_recorder_and_imported_gives_the_floor
     // The same re-runs sorted out of their logs' folder by `import reruns` give the same
     // replicates, into a dataset imported alike (of the same name: the plan names it).
     let sorted = root.join("sorted/ds");
-    ok(&[
-        "import",
-        "lmms-eval",
-        &s(&shared.join("lmms-eval-0.7.3")),
-        "--videos",
-        &s(&hf),
-        "-o",
-        &s(&sorted),
-    ]);
+    import_runs(&sorted);
     let said = ok(&[
         "import",
         "reruns",
