@@ -41,6 +41,18 @@ use image::{Rgb, RgbImage};
 
 const THUMB: u32 = 128;
 
+/// Frame `index` of `video` at thumbnail size, as the frame view asks for it.
+fn thumb(video: &str, index: u64) -> FrameKey {
+    FrameKey {
+        video: video.into(),
+        index,
+        position: None,
+        max_side: THUMB,
+        fit: None,
+        saved: None,
+    }
+}
+
 fn main() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("frames/v");
@@ -83,14 +95,7 @@ fn main() {
         &items,
     );
 
-    let key = |i: u64| FrameKey {
-        video: "v".into(),
-        index: i,
-        position: None,
-        max_side: THUMB,
-        fit: None,
-        saved: None,
-    };
+    let key = |i: u64| thumb("v", i);
     let keys: Vec<FrameKey> = (0..16).map(key).collect();
     let (cold, loader) = fetch_all(&store, &keys);
     let cold = cold * 1e3;
@@ -241,14 +246,7 @@ fn raw_video() {
     );
 
     // Cold through the loader: 16 frames not decoded yet.
-    let key = |i: u64| FrameKey {
-        video: "long".into(),
-        index: i,
-        position: None,
-        max_side: THUMB,
-        fit: None,
-        saved: None,
-    };
+    let key = |i: u64| thumb("long", i);
     let keys: Vec<FrameKey> = picks.iter().map(|&i| key(i)).collect();
     let cpu = children_cpu();
     let (cold, loader) = fetch_all(&store, &keys);
@@ -365,12 +363,8 @@ fn queue_order(root: &std::path::Path, n: u64) {
         let mut keys: Vec<FrameKey> = item(j)
             .into_iter()
             .map(|i| FrameKey {
-                video: "long".into(),
-                index: i,
-                position: None,
-                max_side: THUMB,
                 fit: Some((96, 128)),
-                saved: None,
+                ..thumb("long", i)
             })
             .collect();
         keys.push(FrameKey {
@@ -383,14 +377,7 @@ fn queue_order(root: &std::path::Path, n: u64) {
     let ahead = |j: u64| -> Vec<FrameKey> {
         (j + 1..(j + 3).min(ITEMS))
             .flat_map(item)
-            .map(|i| FrameKey {
-                video: "long".into(),
-                index: i,
-                position: None,
-                max_side: THUMB,
-                fit: None,
-                saved: None,
-            })
+            .map(|i| thumb("long", i))
             .collect()
     };
     let (tx, rx) = channel();
@@ -398,14 +385,7 @@ fn queue_order(root: &std::path::Path, n: u64) {
         let _ = tx.send(());
     });
     // The index first, as the first item's cold figure above has it.
-    let first = FrameKey {
-        video: "long".into(),
-        index: 0,
-        position: None,
-        max_side: THUMB,
-        fit: None,
-        saved: None,
-    };
+    let first = thumb("long", 0);
     loader.request(first.clone());
     while loader.get(&first).is_none() {
         let _ = rx.recv_timeout(Duration::from_secs(60));
