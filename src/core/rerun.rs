@@ -1021,17 +1021,15 @@ mod tests {
         assert_eq!(p, Path::new("ds/interventions/x-..-y.a-b.pass2.jsonl"));
     }
 
-    #[test]
-    fn dataset_json_lists_the_runs_of_the_cells_in_the_folder_and_keeps_the_rest() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let ds = dir.path();
-        const P: &str = "intervention:nested";
-        let cell = |item: &str, config: &str| InterventionCell {
+    /// An intervention cell of the nested pass 0 re-run of m at 8f (from 4f), planned
+    /// with `p.json`, giving frames 1 and 2.
+    fn nested_cell(item: &str, config: &str) -> InterventionCell {
+        InterventionCell {
             cell: ImportedCell {
                 frame_idx: Some(vec![1, 2]),
                 ..imported(item, config)
             },
-            protocol: P.into(),
+            protocol: "intervention:nested".into(),
             task: "mcq",
             replicate: None,
             nuisance: None,
@@ -1049,15 +1047,22 @@ mod tests {
                 answers: None,
                 annotators: Vec::new(),
             },
-        };
+        }
+    }
+
+    #[test]
+    fn dataset_json_lists_the_runs_of_the_cells_in_the_folder_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ds = dir.path();
+        const P: &str = "intervention:nested";
         // The import wrote 8f and 8f@3f cells; a 16f file of the same plan is left from an
         // earlier pass, a 32f run's cells are gone.
-        let (a, b) = (cell("1", "8f"), cell("2", "8f@3f"));
+        let (a, b) = (nested_cell("1", "8f"), nested_cell("2", "8f@3f"));
         let folder = ds.join(INTERVENTIONS_DIR);
         std::fs::create_dir_all(&folder).expect("mkdir");
         let line = |c: &InterventionCell| serde_json::to_string(c).expect("cell") + "\n";
         std::fs::write(folder.join("p.8f.jsonl"), line(&a) + &line(&b)).expect("cells");
-        std::fs::write(folder.join("p.16f.jsonl"), line(&cell("3", "16f"))).expect("cells");
+        std::fs::write(folder.join("p.16f.jsonl"), line(&nested_cell("3", "16f"))).expect("cells");
         let old = |config: &str| {
             serde_json::json!({"protocol": P, "model": "m", "benchmark": "b", "config": config,
                 "rule": null, "provenance": "recorded", "name": "old", "why": "old"})
@@ -1132,5 +1137,36 @@ mod tests {
             e.to_string().contains("dataset.json: not a JSON object"),
             "{e}"
         );
+    }
+
+    /// A dataset is untrusted: a `dataset.json` planted as a link to a file elsewhere is
+    /// not written through (the file it leads to stays as it was), and one planted as a
+    /// named pipe is refused at once, not waited on. Nodes made here, in a temp dir.
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_dataset_json_is_neither_written_through_nor_waited_on() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (ds, elsewhere) = (tmp.path().join("ds"), tmp.path().join("elsewhere.json"));
+        std::fs::create_dir_all(&ds).expect("mkdir");
+        let outside = r#"{"schema": "frameaudit/dataset@1", "name": "other"}"#;
+        std::fs::write(&elsewhere, outside).expect("write");
+        std::os::unix::fs::symlink(&elsewhere, ds.join("dataset.json")).expect("symlink");
+        let cell = nested_cell("1", "8f");
+        let e = record_runs(&ds, "d", "intervention:nested", &[&cell]).expect_err("a link");
+        assert!(e.to_string().contains("dataset.json"), "{e}");
+        assert_eq!(std::fs::read_to_string(&elsewhere).expect("read"), outside);
+        std::fs::remove_file(ds.join("dataset.json")).expect("rm");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            ds.join("dataset.json"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .expect("mkfifo");
+        let e = record_runs(&ds, "d", "intervention:nested", &[&cell]).expect_err("a pipe");
+        assert!(e.to_string().contains("cannot read"), "{e}");
+        let kind = std::fs::symlink_metadata(ds.join("dataset.json")).expect("stat");
+        assert!(std::os::unix::fs::FileTypeExt::is_fifo(&kind.file_type()));
     }
 }
