@@ -40,10 +40,10 @@ struct Rerun {
     note: String,
 }
 
-/// The frame count a configuration's name starts with (`16f`, `64f-448px`), if it does.
+/// The frame count a configuration's name gives (`16f`, `64f-448px`), as the importers
+/// read it; none for a text-only one, which no plan re-runs.
 fn frames_of(config: &str) -> Option<u64> {
-    let digits: String = config.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
+    crate::core::import::frames_from_label(config).filter(|&n| n > 0)
 }
 
 /// The re-runs of `plan`, in plan order, with their commands for `args.harness`.
@@ -462,5 +462,7 @@ mod tests {
         );
         assert_eq!(frames_of("64f-448px"), Some(64));
         assert_eq!(frames_of("textonly"), None);
+        // A rate is no frame count.
+        assert_eq!(frames_of("2fps"), None);
     }
 }
