@@ -783,7 +783,12 @@ fn tmux_passthrough_is_left_alone_or_restored() {
             .trim()
             .to_string()
     };
+    // Each run has a session of its own, left until the server is killed: killing the
+    // server's only session makes it exit, and a session started at that moment meets a
+    // dying server ("server exited unexpectedly").
     for allow in [false, true] {
+        let session = format!("p{allow}");
+        let session = session.as_str();
         let after = tmp.path().join(format!("after-{allow}.txt"));
         let cmd = format!(
             "{}{} {} --annotator p{allow} --audit {}; tmux show -pv allow-passthrough > {}; sleep 30",
@@ -801,7 +806,7 @@ fn tmux_passthrough_is_left_alone_or_restored() {
             "new-session",
             "-d",
             "-s",
-            "p",
+            session,
             "-x",
             "120",
             "-y",
@@ -812,7 +817,7 @@ fn tmux_passthrough_is_left_alone_or_restored() {
         let wait = |want: &dyn Fn(&str) -> bool, what: &str| {
             let end = Instant::now() + Duration::from_secs(20);
             loop {
-                let s = text(&["capture-pane", "-p", "-t", "p"]);
+                let s = text(&["capture-pane", "-p", "-t", session]);
                 if want(&s) {
                     return;
                 }
@@ -821,18 +826,18 @@ fn tmux_passthrough_is_left_alone_or_restored() {
             }
         };
         wait(&|s| s.contains("audit queue"), "the queue");
-        tmux(&["send-keys", "-t", "p", "Enter"]);
+        tmux(&["send-keys", "-t", session, "Enter"]);
         wait(&|s| s.contains("frame 0 · 00:00"), "the item");
-        let during = text(&["show", "-pv", "-t", "p", "allow-passthrough"]);
+        let during = text(&["show", "-pv", "-t", session, "allow-passthrough"]);
         if allow {
             assert_eq!(during, "on", "allowed, frameaudit turns passthrough on");
         } else {
             assert_eq!(during, "", "frameaudit set the pane's allow-passthrough");
         }
         // One key at a time, each seen to act: back to the queue, then quit.
-        tmux(&["send-keys", "-t", "p", "q"]);
+        tmux(&["send-keys", "-t", session, "q"]);
         wait(&|s| s.contains("audit queue"), "the queue again after q");
-        tmux(&["send-keys", "-t", "p", "q"]);
+        tmux(&["send-keys", "-t", session, "q"]);
         let end = Instant::now() + Duration::from_secs(20);
         while !after.exists() {
             assert!(Instant::now() < end, "frameaudit did not quit");
@@ -845,7 +850,6 @@ fn tmux_passthrough_is_left_alone_or_restored() {
             "",
             "the pane's allow-passthrough after quitting"
         );
-        tmux(&["kill-session", "-t", "p"]);
     }
     tmux(&["kill-server"]);
 }
