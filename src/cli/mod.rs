@@ -74,11 +74,13 @@ pub fn load_with(
 }
 
 /// Loads the dataset for the audit screens: its matrix cache is left for them to write
-/// once the first screen is up ([`crate::core::dataset::load_deferring_cache`]).
+/// once the first screen is up, and large replicate files for them to read behind it
+/// ([`crate::core::dataset::load_canonical_first`]).
 pub fn load_for_screens(args: &DatasetArgs) -> Result<Dataset> {
     let format = args.input_format.map(Into::into);
     load_by(args, |path| {
-        crate::core::dataset::load_deferring_cache(path, format)
+        let min_bytes = crate::core::dataset::defer_min_bytes();
+        crate::core::dataset::load_canonical_first(path, format, min_bytes)
     })
 }
 

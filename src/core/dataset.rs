@@ -170,6 +170,9 @@ pub struct Dataset {
     /// The matrix cache left to write by [`load_deferring_cache`]; `None` once written, or
     /// when the load calls for none.
     pub pending_cache: Option<PendingCache>,
+    /// The replicate files [`load_canonical_first`] left unread: this dataset has no
+    /// replicates yet, and the whole one is read by [`DeferredReplicates::load`].
+    pub deferred: Option<DeferredReplicates>,
 }
 
 impl Dataset {
@@ -252,7 +255,7 @@ pub fn load_compared(
     compared: Option<&Compared<'_>>,
     format: Option<CellFormat>,
 ) -> Result<Dataset, LoadError> {
-    let mut ds = load_leaving_cache(path, compared, format)?;
+    let mut ds = load_leaving_cache(path, compared, format, None)?;
     if let Some(c) = ds.pending_cache.take() {
         c.write(&ds.matrix);
     }
@@ -264,7 +267,106 @@ pub fn load_compared(
 /// write it in the background once the first screen is up, so a cold start does not wait
 /// for it.
 pub fn load_deferring_cache(path: &Path, format: Option<CellFormat>) -> Result<Dataset, LoadError> {
-    load_leaving_cache(path, None, format)
+    load_leaving_cache(path, None, format, None)
+}
+
+/// Loads a dataset as [`load_deferring_cache`] does, except that a dataset directory whose
+/// `replicates/` files are large (`min_bytes` or more together, [`defer_min_bytes`]) and
+/// not in the matrix cache is read without them: the result has no replicates and says
+/// which files it left in [`Dataset::deferred`]. Replicates change none of the canonical
+/// cells (docs/measures.md §16.1), so the audit screens show their queue from this and read
+/// the whole dataset behind it.
+pub fn load_canonical_first(
+    path: &Path,
+    format: Option<CellFormat>,
+    min_bytes: u64,
+) -> Result<Dataset, LoadError> {
+    load_leaving_cache(path, None, format, Some(min_bytes))
+}
+
+/// The replicate files a load left unread ([`load_canonical_first`]).
+#[derive(Debug, Clone)]
+pub struct DeferredReplicates {
+    /// The dataset, to be read whole.
+    pub path: PathBuf,
+    format: Option<CellFormat>,
+    /// The files left unread.
+    pub files: Vec<PathBuf>,
+    /// Their size together, in bytes.
+    pub bytes: u64,
+}
+
+impl DeferredReplicates {
+    /// Reads the whole dataset, replicates included, as [`load_deferring_cache`] does, and
+    /// checks that its canonical cells are those of `first`, the dataset as read without
+    /// them: an error (file and line) when a cell of the replicates' folder is not a
+    /// replicate, or when the other files changed between the two reads.
+    pub fn load(&self, first: &ResponseMatrix) -> Result<Dataset, LoadError> {
+        let full = load_deferring_cache(&self.path, self.format)?;
+        let m = &full.matrix;
+        let folder: Vec<bool> = m
+            .files
+            .iter()
+            .map(|f| self.files.iter().any(|d| **d == **f))
+            .collect();
+        let stray = (0..m.n_cells() as u32).find(|&c| folder[m.cell_file.get(c as usize) as usize]);
+        let message = if let Some(c) = stray {
+            let at = m.cell_location(c);
+            format!(
+                "{}: a cell without `replicate` in the replicates' folder, which the audit screens read after their first screen, without it: \
+                 move the dataset's own cells out of {REPLICATES_DIR}/, or open it with FRAMEAUDIT_DEFER_MIN_BYTES=off to read it whole first",
+                crate::core::text::sanitize(&at)
+            )
+        } else if !same_canonical_names(first, m) {
+            "the dataset's cells changed between the first screen's read and the whole read: open it again".to_string()
+        } else {
+            return Ok(full);
+        };
+        Err(LoadError::Dataset {
+            path: self.path.clone(),
+            message,
+        })
+    }
+}
+
+/// Whether two matrices have the same number of canonical cells, and the same protocols,
+/// models, benchmarks and items under the same ids.
+fn same_canonical_names(a: &ResponseMatrix, b: &ResponseMatrix) -> bool {
+    a.n_cells() == b.n_cells()
+        && a.protocols.names().eq(b.protocols.names())
+        && a.models.names().eq(b.models.names())
+        && a.benchmarks.names().eq(b.benchmarks.names())
+        && a.items.len() == b.items.len()
+        && a.items
+            .iter()
+            .zip(&b.items)
+            .all(|(x, y)| x.id == y.id && x.benchmark == y.benchmark)
+}
+
+/// The smallest size of a dataset's `replicates/` files that the audit screens leave for
+/// later ([`load_canonical_first`]): `FRAMEAUDIT_DEFER_MIN_BYTES` (`off`: none), else
+/// 32 MiB (about 150 000 replicate lines, a tenth of a second to read on two cores).
+pub fn defer_min_bytes() -> u64 {
+    match std::env::var("FRAMEAUDIT_DEFER_MIN_BYTES").ok().as_deref() {
+        Some("off") => u64::MAX,
+        v => v.and_then(|v| v.parse().ok()).unwrap_or(32 << 20),
+    }
+}
+
+/// The files of `files` in the `replicates/` folder of `root`, and their size together.
+fn replicate_files(root: &Path, files: &[PathBuf]) -> (Vec<PathBuf>, u64) {
+    let folder = root.join(REPLICATES_DIR);
+    let reps: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| f.parent() == Some(folder.as_path()))
+        .cloned()
+        .collect();
+    // A file that cannot be looked at counts as large: the whole read names its problem.
+    let bytes = reps
+        .iter()
+        .map(|f| std::fs::metadata(f).map_or(u64::MAX, |m| m.len()))
+        .fold(0u64, u64::saturating_add);
+    (reps, bytes)
 }
 
 /// A matrix cache a load left to write: its inputs were read without a problem.
@@ -285,6 +387,7 @@ fn load_leaving_cache(
     path: &Path,
     compared: Option<&Compared<'_>>,
     format: Option<CellFormat>,
+    defer: Option<u64>,
 ) -> Result<Dataset, LoadError> {
     let meta = std::fs::metadata(path).map_err(|source| LoadError::Io {
         path: path.to_path_buf(),
@@ -310,11 +413,21 @@ fn load_leaving_cache(
                 (parsed, diags)
             })
         });
-        let built = build_matrix(compared, format, cell_files);
+        let defer = root.as_deref().zip(defer).filter(|_| compared.is_none());
+        let built = build_matrix(compared, format, cell_files, defer);
         let items = items.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         (built, items)
     });
-    finish_load(path, compared, root, built?, items)
+    let mut built = built?;
+    let deferred = built.deferred.take();
+    let mut ds = finish_load(path, compared, root, built, items)?;
+    ds.deferred = deferred.map(|(files, bytes)| DeferredReplicates {
+        path: path.to_path_buf(),
+        format,
+        files,
+        bytes,
+    });
+    Ok(ds)
 }
 
 /// A matrix as [`build_matrix`] made it, or the problems that kept it from being made.
@@ -325,15 +438,20 @@ struct Built {
     warnings: Diagnostics,
     errors: Diagnostics,
     cache: Option<PendingCache>,
+    /// The replicate files left unread, and their size ([`load_canonical_first`]).
+    deferred: Option<(Vec<PathBuf>, u64)>,
 }
 
 /// The matrix of the cell files: from the matrix cache when a large dataset was read
 /// before (core/cache.rs; a compared one is always read from its files), else read, built
-/// and finished.
+/// and finished. With `defer` (the dataset directory and a size), replicate files of that
+/// size or more together are left unread when the cache does not hold them
+/// ([`load_canonical_first`]).
 fn build_matrix(
     compared: Option<&Compared<'_>>,
     format: Option<CellFormat>,
     mut cell_files: Vec<PathBuf>,
+    defer: Option<(&Path, u64)>,
 ) -> Result<Built, LoadError> {
     let cache = compared
         .is_none()
@@ -348,7 +466,15 @@ fn build_matrix(
             warnings: Diagnostics::default(),
             errors: Diagnostics::default(),
             cache: None,
+            deferred: None,
         });
+    }
+    let deferred = defer.and_then(|(root, min_bytes)| {
+        let (files, bytes) = replicate_files(root, &cell_files);
+        (!files.is_empty() && bytes >= min_bytes).then_some((files, bytes))
+    });
+    if let Some((files, _)) = &deferred {
+        cell_files.retain(|f| !files.contains(f));
     }
     let mut builder = MatrixBuilder::new();
     for f in &cell_files {
@@ -396,9 +522,10 @@ fn build_matrix(
         }
         Err(d) => (None, Diagnostics::default(), d),
     };
-    // Only a matrix built without a problem is cached.
+    // Only a matrix built without a problem, and of all the files, is cached.
     let cache = cache
         .filter(|_| matrix.is_some() && warnings.error_count() + warnings.warning_count() == 0)
+        .filter(|_| deferred.is_none())
         .map(PendingCache);
     Ok(Built {
         cell_files,
@@ -406,6 +533,7 @@ fn build_matrix(
         warnings,
         errors,
         cache,
+        deferred,
     })
 }
 
@@ -501,6 +629,7 @@ fn finish_load(
         warnings,
         errors: mut diags,
         cache,
+        deferred: _,
     } = built;
     let mut ds_meta = DatasetMeta::default();
     let mut items = Vec::new();
@@ -599,6 +728,7 @@ fn finish_load(
         warnings: diags,
         run_index,
         pending_cache: cache,
+        deferred: None,
     })
 }
 

@@ -74,6 +74,9 @@ pub enum Msg {
     Notice(Notice),
     /// How the terminal draws pictures, once it answered (`term::detect`).
     Terminal(Box<crate::term::detect::Choice>),
+    /// The whole dataset, read with the replicates the first screen went without, and
+    /// the analyses made from it; or why it was rejected.
+    Replicates(Box<Result<(Arc<Dataset>, analysis::Report), anyhow::Error>>),
     /// Something changed in the background (a save finished): redraw.
     Wake,
     /// SIGTERM, SIGHUP or SIGINT: leave as quitting does (what is pending is saved, the
@@ -150,11 +153,7 @@ pub fn build_app(
     let wake = Arc::new(wake);
     let ds = Arc::new(ds);
     let fp = spawn_fingerprint(&ds, &wake)?;
-    let mut params = opts.params.clone();
-    // The queue needs neither intervals nor the cascade; they would slow the start.
-    params.bootstrap_b = 0;
-    params.sweep = false;
-    params.cascade_stages = Some(Vec::new());
+    let params = queue_params(opts);
     let report = analysis::run(&ds.matrix, &params, None);
     crate::core::timing("analyses", t);
     let protocol = ds
@@ -214,6 +213,56 @@ pub fn build_app(
     });
     crate::core::timing("queue", t);
     Ok(app)
+}
+
+/// The parameters of the analyses the queue is made from: the run's, without intervals or
+/// the cascade, which the queue does not need and which would slow the start.
+pub fn queue_params(opts: &TuiOptions) -> analysis::params::Params {
+    let mut params = opts.params.clone();
+    params.bootstrap_b = 0;
+    params.sweep = false;
+    params.cascade_stages = Some(Vec::new());
+    params
+}
+
+/// Reads the whole dataset, with the replicate files the first screen went without, and
+/// makes the queue's analyses from it, on a thread of its own; the answer goes to the loop
+/// as [`Msg::Replicates`]. The matrix cache of the whole dataset is then written, and the
+/// handle is joined before the program ends, as the cache writer's is.
+fn spawn_replicates(
+    deferred: crate::core::dataset::DeferredReplicates,
+    first: Arc<Dataset>,
+    opts: &TuiOptions,
+    tx: Sender<Msg>,
+) -> Result<std::thread::JoinHandle<()>> {
+    let params = queue_params(opts);
+    std::thread::Builder::new()
+        .name("frameaudit-replicates".into())
+        .spawn(move || {
+            let t = std::time::Instant::now();
+            let path = sanitize(&deferred.path.display().to_string()).into_owned();
+            let read = deferred.load(&first.matrix);
+            // The screens hold the first read until the whole one takes its place.
+            drop(first);
+            let reply = match read {
+                Ok(mut full) => {
+                    let cache = full.pending_cache.take();
+                    let report = analysis::run(&full.matrix, &params, None);
+                    let full = Arc::new(full);
+                    let _ = tx.send(Msg::Replicates(Box::new(Ok((Arc::clone(&full), report)))));
+                    crate::core::timing("replicates read", t);
+                    if let Some(c) = cache {
+                        c.write(&full.matrix);
+                    }
+                    return;
+                }
+                Err(e) => anyhow::Error::new(e).context(format!(
+                    "{path}, read whole with its replicates once the first screen was up"
+                )),
+            };
+            let _ = tx.send(Msg::Replicates(Box::new(Err(reply))));
+        })
+        .context("cannot start the replicates' thread")
 }
 
 /// Starts the thread that computes the cells' fingerprint, at a low priority, and wakes
@@ -307,11 +356,13 @@ impl Drop for CloseDecodes {
 /// Runs the TUI on a loaded dataset until the user quits.
 pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     let pending_cache = ds.pending_cache.take();
+    let deferred = ds.deferred.take();
     let (tx, rx): (Sender<Msg>, Receiver<Msg>) = channel();
     let wake_tx = tx.clone();
     let mut app = build_app(ds, &opts, move || {
         let _ = wake_tx.send(Msg::Wake);
     })?;
+    app.queue.replicates_reading = deferred.is_some();
     // One store for the frame loader and the full-size frames (`f`): its decodes are
     // killed on every way out of here, those of `f`'s worker too.
     let store = (app.frames.store)
@@ -359,6 +410,11 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
 
     draw(&mut term, &mut app)?;
     crate::core::timing_since_start("first screen");
+    // The replicates left for later are read now that the first screen is up.
+    let replicates = match deferred {
+        Some(d) => Some(spawn_replicates(d, Arc::clone(&app.ds), &opts, tx.clone())?),
+        None => None,
+    };
     // The terminal is asked what it draws after the first screen, which never waits for it;
     // the input thread reads the answers first, handing on keys typed meanwhile.
     let asked = opts.images;
@@ -404,6 +460,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
             .spawn(move || c.write(&ds.matrix))
             .ok()
     });
+    let mut rejected = None;
     loop {
         let first = match rx.recv_timeout(Duration::from_millis(1000)) {
             Ok(m) => Some(m),
@@ -416,6 +473,23 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
             .into_iter()
             .chain(std::iter::from_fn(|| rx.try_recv().ok()))
         {
+            if let Msg::Replicates(reply) = msg {
+                match *reply {
+                    Ok((full, report)) => {
+                        for e in app.attach_replicates(full, report) {
+                            quit |= workers.perform(&mut app, e);
+                        }
+                    }
+                    // Rejected as a start would have been: the screens close, what is
+                    // saved stays saved, and the problems are printed once the terminal is
+                    // given back.
+                    Err(problems) => {
+                        rejected = Some(problems);
+                        quit = true;
+                    }
+                }
+                continue;
+            }
             for e in handle(&mut app, msg) {
                 quit |= workers.perform(&mut app, e);
             }
@@ -432,7 +506,13 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     if let Some(w) = cache_writer {
         let _ = w.join();
     }
-    Ok(())
+    if let Some(r) = replicates {
+        let _ = r.join();
+    }
+    match rejected {
+        Some(problems) => Err(problems),
+        None => Ok(()),
+    }
 }
 
 /// A message to the app: what it asks done.
@@ -450,7 +530,8 @@ fn handle(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.set_choice(*choice);
             Vec::new()
         }
-        Msg::Input(_) | Msg::Wake => Vec::new(),
+        // Handled by the loop itself ([`run`]).
+        Msg::Input(_) | Msg::Wake | Msg::Replicates(_) => Vec::new(),
         Msg::Stop => vec![Effect::Quit],
         Msg::Search(r) => {
             app.on_search_result(r);

@@ -76,6 +76,10 @@ pub struct ViewKey {
     pub zero_frame: bool,
     /// How many of the largest budgets are left out (0 = every configuration).
     pub config_cut: usize,
+    /// Which dataset the view is of: 0 for the one the screens opened with, one more each
+    /// time it was replaced ([`Research::forget_views`]), so that a view the worker built
+    /// from the one before never passes for a view of this one.
+    pub data: u32,
 }
 
 /// One analysis as the views draw it: measures with the cascade sweep, and each model's
@@ -307,6 +311,7 @@ impl Research {
                 model_set: 0,
                 zero_frame: true,
                 config_cut: 0,
+                data: 0,
             },
             model: 0,
             focus: 0,
@@ -322,6 +327,15 @@ impl Research {
             opened: false,
             measures: crate::core::measures::MEASURES,
         }
+    }
+
+    /// Forgets every view built and asked for: the dataset they were built from was
+    /// replaced (its replicates read), so they are built again from the new one.
+    pub fn forget_views(&mut self) {
+        self.cache.clear();
+        self.intervals.clear();
+        self.asked = None;
+        self.key.data += 1;
     }
 
     /// The parameters a view of `key` is recomputed with: the run's, with the sweep, the

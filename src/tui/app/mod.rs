@@ -17,6 +17,7 @@ mod outside;
 mod overlays;
 mod plan;
 mod queue;
+mod replicates;
 mod research;
 mod types;
 

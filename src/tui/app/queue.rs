@@ -56,13 +56,17 @@ pub struct QueueState {
     /// The rows whose harm is stable, unjudged and a lottery (in [`Harm::ALL`] order);
     /// `None` when no row's model has replicates.
     pub harms: Option<[usize; 3]>,
+    /// The dataset's replicates are still being read: the screens opened on its canonical
+    /// cells ([`crate::core::dataset::load_canonical_first`]), and no row's harm is judged
+    /// yet.
+    pub replicates_reading: bool,
     /// Each model's name as the screens' narrow columns show it (`fit::short_names`), by
     /// model id.
     pub model_labels: Vec<String>,
 }
 
 /// How many rows' harm is of each kind, in [`Harm::ALL`] order; `None` without replicates.
-fn harm_counts(rows: &[Row]) -> Option<[usize; 3]> {
+pub(super) fn harm_counts(rows: &[Row]) -> Option<[usize; 3]> {
     let mut counts = [0; 3];
     let mut any = false;
     for h in rows.iter().filter_map(|r| r.q.harm) {
@@ -106,6 +110,7 @@ impl QueueState {
             pairs_cache: std::cell::RefCell::new(None),
             part: None,
             harms: None,
+            replicates_reading: false,
             model_labels: {
                 let names: Vec<String> = ds
                     .matrix

@@ -309,6 +309,9 @@ fn queue_title(app: &App) -> Line<'static> {
     if let Some(set) = &filter.items {
         filters.push(format!("items: {} ({})", s(&set.label), set.items.len()));
     }
+    if app.queue.replicates_reading {
+        title.push(Span::styled("replicates: reading… ", WARN));
+    }
     if let Some(counts) = app.queue.harms {
         for (h, n) in Harm::ALL.iter().zip(counts) {
             title.push(harm_glyph(*h));

@@ -1,0 +1,333 @@
+//! The audit screens open a dataset with large replicate files on its canonical cells and
+//! read the replicates behind the first screen (core::dataset::load_canonical_first,
+//! tui/app/replicates.rs): the first read leaves exactly the replicate files, the whole read
+//! gives what a plain load gives, the queue then judges every row as a screen opened on the
+//! whole dataset does, and a replicate file that is not only replicates closes the screens
+//! with its file and line.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use frameaudit::core::analysis::run;
+use frameaudit::core::dataset::{Dataset, load_canonical_first, load_dataset};
+use frameaudit::term::TuiOptions;
+use frameaudit::tui::app::{App, Screen, SortKey};
+use frameaudit::tui::{build_app, queue_params, view};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::Value;
+
+/// The demo laid out as an import of replicates leaves a dataset: its canonical cells in
+/// `cells.jsonl`, its replicate cells in `replicates/demo.jsonl`. Returns the dataset and
+/// how many replicate lines it has.
+fn split_demo(dir: &Path) -> (PathBuf, usize) {
+    let src = common::repo().join("fixtures/demo");
+    let dst = dir.join("demo");
+    std::fs::create_dir_all(dst.join("replicates")).expect("mkdir");
+    for f in ["items.jsonl", "dataset.json"] {
+        std::fs::copy(src.join(f), dst.join(f)).expect("copy");
+    }
+    let text = std::fs::read_to_string(src.join("cells.jsonl")).expect("cells");
+    let (reps, cells): (Vec<&str>, Vec<&str>) = text.lines().partition(|l| {
+        let v: Value = serde_json::from_str(l).expect("json line");
+        v.get("replicate").is_some_and(|r| !r.is_null())
+    });
+    std::fs::write(dst.join("cells.jsonl"), cells.join("\n") + "\n").expect("write");
+    std::fs::write(dst.join("replicates/demo.jsonl"), reps.join("\n") + "\n").expect("write");
+    (dst, reps.len())
+}
+
+/// The report of a matrix as JSON (no bootstrap), to compare two reads by.
+fn report_json(ds: &Dataset) -> Value {
+    let params = frameaudit::core::analysis::params::Params {
+        bootstrap_b: 0,
+        ..Default::default()
+    };
+    let mut buf = Vec::new();
+    run(&ds.matrix, &params, None)
+        .write_json(&ds.matrix, &mut buf, false)
+        .expect("json");
+    serde_json::from_slice(&buf).expect("valid")
+}
+
+#[test]
+fn the_first_read_leaves_only_the_replicate_files_and_the_whole_read_is_the_plain_load() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, n_reps) = split_demo(tmp.path());
+    assert!(n_reps > 1000, "the demo has replicates: {n_reps}");
+    let reps = ds.join("replicates/demo.jsonl");
+    let size = std::fs::metadata(&reps).expect("size").len();
+
+    let first = load_canonical_first(&ds, None, size).expect("first read");
+    let deferred = first
+        .deferred
+        .as_ref()
+        .expect("the replicates are left for later");
+    assert_eq!(deferred.files, std::slice::from_ref(&reps));
+    assert_eq!(deferred.bytes, size);
+    assert_eq!(first.cell_files, [ds.join("cells.jsonl")]);
+    assert_eq!(first.matrix.replicates.read, 0, "no replicate read first");
+    assert!(first.pending_cache.is_none(), "a part is never cached");
+
+    // Below the size, everything is read at once, as by every other command.
+    let whole = load_canonical_first(&ds, None, size + 1).expect("whole");
+    assert!(whole.deferred.is_none());
+    assert_eq!(whole.matrix.replicates.read, n_reps as u64);
+
+    let full = deferred.load(&first.matrix).expect("whole read");
+    assert_eq!(full.matrix.replicates.read, n_reps as u64);
+    let plain = load_dataset(&ds, None).expect("plain");
+    assert_eq!(report_json(&full), report_json(&plain));
+    // The canonical part alone gives the same canonical measures (§16.1): the report
+    // differs only where replicates are counted.
+    let first_json = report_json(&first).to_string();
+    assert!(
+        !first_json.contains("beyond_noise"),
+        "no noise floor without replicates"
+    );
+    assert!(report_json(&full).to_string().contains("beyond_noise"));
+}
+
+#[test]
+fn a_cell_without_replicate_in_the_replicates_folder_is_named_by_file_and_line() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, _) = split_demo(tmp.path());
+    let reps = ds.join("replicates/demo.jsonl");
+    // The first canonical line, given a new item, as the replicates file's third line.
+    let cells = std::fs::read_to_string(ds.join("cells.jsonl")).expect("cells");
+    let mut stray: Value = serde_json::from_str(cells.lines().next().expect("line")).expect("j");
+    stray["item_id"] = Value::from("not-a-replicate");
+    let text = std::fs::read_to_string(&reps).expect("reps");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines.insert(2, stray.to_string());
+    std::fs::write(&reps, lines.join("\n") + "\n").expect("write");
+
+    let first = load_canonical_first(&ds, None, 0).expect("first read");
+    let err = first
+        .deferred
+        .as_ref()
+        .expect("deferred")
+        .load(&first.matrix)
+        .expect_err("a canonical cell among the replicates");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&format!("{}:3", reps.display())),
+        "file and line named: {msg}"
+    );
+    assert!(msg.contains("FRAMEAUDIT_DEFER_MIN_BYTES=off"), "{msg}");
+}
+
+fn screen(app: &mut App, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    view::render(&mut term, app).expect("draw");
+    term.backend().to_string()
+}
+
+/// The queue's rows as (model, item, harm), in the order shown.
+fn rows(app: &App) -> Vec<(u32, u32, Option<frameaudit::core::queue::Harm>)> {
+    app.queue
+        .visible
+        .iter()
+        .map(|&i| {
+            let q = &app.queue.rows[i as usize].q;
+            (q.model, q.item, q.harm)
+        })
+        .collect()
+}
+
+#[test]
+fn the_queue_judges_its_rows_once_the_replicates_arrive_as_if_opened_on_them() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, _) = split_demo(tmp.path());
+    let opts = |name: &str| TuiOptions::plain("tester", tmp.path().join(name));
+
+    // Opened on everything at once: what the queue must come to.
+    let whole = load_dataset(&ds, None).expect("whole");
+    let mut want = build_app(whole, &opts("whole.audit.jsonl"), || {}).expect("app");
+    assert!(want.queue.harms.is_some(), "the demo's rows are judged");
+
+    let mut first = load_canonical_first(&ds, None, 0).expect("first read");
+    let deferred = first.deferred.take().expect("deferred");
+    let mut app = build_app(first, &opts("first.audit.jsonl"), || {}).expect("app");
+    app.queue.replicates_reading = true;
+    let before = screen(&mut app, 120, 40);
+    assert!(before.contains("replicates: reading…"), "{before}");
+    assert!(!before.contains("stable"), "nothing judged yet:\n{before}");
+    assert!(rows(&app).iter().all(|r| r.2.is_none()));
+    // The annotator moves and sorts meanwhile: both are kept.
+    app.queue.sort = SortKey::Stable;
+    app.refresh_visible();
+    let selected = app.queue.visible[3];
+    app.queue.selected = Some(selected);
+    let key = app.key(selected as usize);
+
+    let full = deferred.load(&app.ds.matrix).expect("whole read");
+    let report = run(&full.matrix, &queue_params(&opts("x")), None);
+    let effects = app.attach_replicates(std::sync::Arc::new(full), report);
+    assert!(effects.is_empty(), "no researcher view open");
+    assert!(!app.queue.replicates_reading);
+    assert_eq!(app.queue.harms, want.queue.harms);
+    assert_eq!(
+        app.key(app.queue.selected.expect("selection") as usize),
+        key
+    );
+    assert_eq!(app.screen, Screen::Queue);
+    want.queue.sort = SortKey::Stable;
+    want.refresh_visible();
+    assert_eq!(
+        rows(&app),
+        rows(&want),
+        "rows, order and harm as opened whole"
+    );
+    let after = screen(&mut app, 120, 40);
+    assert!(!after.contains("replicates: reading…"), "{after}");
+    let title = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("audit queue"))
+            .map(str::to_string)
+    };
+    assert_eq!(title(&after), title(&screen(&mut want, 120, 40)));
+}
+
+#[test]
+fn a_researcher_view_built_before_the_replicates_is_built_again_with_their_floor() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, _) = split_demo(tmp.path());
+    let opts = TuiOptions::plain("tester", tmp.path().join("a.audit.jsonl"));
+    let mut first = load_canonical_first(&ds, None, 0).expect("first read");
+    let deferred = first.deferred.take().expect("deferred");
+    let mut app = build_app(first, &opts, || {}).expect("app");
+    // Without a worker (as in tests), a view is built as it is opened.
+    app.on_key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char('O'),
+        crossterm::event::KeyModifiers::NONE,
+    ));
+    assert!(
+        matches!(app.screen, Screen::Research(_)),
+        "the overview is open"
+    );
+    let before = screen(&mut app, 140, 45);
+    assert!(
+        !before.contains("vs noise"),
+        "no floor without replicates:\n{before}"
+    );
+
+    let full = deferred.load(&app.ds.matrix).expect("whole read");
+    let report = run(&full.matrix, &queue_params(&opts), None);
+    let effects = app.attach_replicates(std::sync::Arc::new(full), report);
+    assert!(effects.is_empty(), "built at once without a worker");
+    let after = screen(&mut app, 140, 45);
+    assert!(
+        after.contains("vs noise"),
+        "the floor once replicates are in:\n{after}"
+    );
+}
+
+/// The binary in tmux on the split demo with every replicate file left for later
+/// (`FRAMEAUDIT_DEFER_MIN_BYTES=0`): its phases go to `timings`, its exit status to
+/// `status`.
+fn start_deferred(name: &str, ds: &Path, dir: &Path) -> (common::tmux::Tmux, PathBuf, PathBuf) {
+    use common::tmux::shell_quote;
+    let timings = dir.join(format!("{name}.timings"));
+    let status = dir.join(format!("{name}.status"));
+    let prelude = format!(
+        "export FRAMEAUDIT_DEFER_MIN_BYTES=0 FRAMEAUDIT_TIMINGS=1 FRAMEAUDIT_CACHE=off; {} {} --annotator tester --audit {} 2> {}; echo exit=$? > {}; exit",
+        env!("CARGO_BIN_EXE_frameaudit"),
+        shell_quote(&ds.display().to_string()),
+        shell_quote(
+            &dir.join(format!("{name}.audit.jsonl"))
+                .display()
+                .to_string()
+        ),
+        shell_quote(&timings.display().to_string()),
+        shell_quote(&status.display().to_string()),
+    );
+    let t = common::tmux::Tmux::run(&format!("{name}-{}", std::process::id()), &[], &prelude);
+    (t, timings, status)
+}
+
+/// Waits (20 s at most) for `path` to hold something, and gives it.
+fn wait_file(path: &Path) -> String {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if !text.is_empty() || std::time::Instant::now() > end {
+            return text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn in_tmux_the_queue_shows_first_and_then_judges_its_rows() {
+    if !common::tmux::tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, _) = split_demo(tmp.path());
+    let (t, timings, status) = start_deferred("fa-behind", &ds, tmp.path());
+    let s = t.wait_until("the judged queue", |s| {
+        s.contains("audit queue") && s.contains("stable") && s.contains("lottery")
+    });
+    assert!(!s.contains("replicates: reading"), "{s}");
+    // The same counts as the queue of the demo read whole (its cells, one file).
+    let whole = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let opts = TuiOptions::plain("tester", tmp.path().join("whole.audit.jsonl"));
+    let mut want = build_app(whole, &opts, || {}).expect("app");
+    let want_screen = screen(&mut want, 120, 40);
+    let counts = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("audit queue"))
+            .and_then(|l| l.split("sort:").next())
+            .map(|l| l.trim().trim_start_matches('"').trim())
+            .map(str::to_string)
+    };
+    assert_eq!(counts(&s), counts(&want_screen));
+    t.keys(&["q"]);
+    assert_eq!(wait_file(&status).trim(), "exit=0");
+    let phases = std::fs::read_to_string(&timings).expect("timings");
+    let at = |what: &str| {
+        phases
+            .find(what)
+            .unwrap_or_else(|| panic!("no {what:?} in:\n{phases}"))
+    };
+    assert!(
+        at("first screen") < at("replicates read"),
+        "the first screen is drawn before the replicates are read:\n{phases}"
+    );
+}
+
+#[test]
+fn in_tmux_a_rejected_replicate_file_closes_the_screens_naming_file_line_and_field() {
+    if !common::tmux::tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, _) = split_demo(tmp.path());
+    // The fifth replicate line loses its nuisance: rejected (docs/measures.md §16.1).
+    let reps = ds.join("replicates/demo.jsonl");
+    let text = std::fs::read_to_string(&reps).expect("reps");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut bad: Value = serde_json::from_str(&lines[4]).expect("json");
+    bad.as_object_mut().expect("object").remove("nuisance");
+    lines[4] = bad.to_string();
+    std::fs::write(&reps, lines.join("\n") + "\n").expect("write");
+
+    let (_t, timings, status) = start_deferred("fa-behind-bad", &ds, tmp.path());
+    // The exit status of a dataset rejected at the start.
+    assert_eq!(
+        wait_file(&status).trim(),
+        "exit=1",
+        "the problems' exit status"
+    );
+    let err = std::fs::read_to_string(&timings).expect("stderr");
+    assert!(
+        err.contains("first screen"),
+        "the screens had opened:\n{err}"
+    );
+    assert!(
+        err.contains(&format!("{}:5", reps.display())) && err.contains("nuisance"),
+        "file, line and field named:\n{err}"
+    );
+}
