@@ -41,9 +41,13 @@
 //! million lines. For the cells JSONL and the per-item CSV of both: load, analyses and peak
 //! memory in process, the wall time of `frameaudit report FILE --json --boot 0` (median of
 //! 3, 1 above 2 million cells) and its ratio to the canonical file's; for the JSONL, the
-//! audit screens' first screen in process (benches/common, as benches/tui.rs opens them:
-//! median of 3, 1 above 2 million), its peak memory and ratio, and the binary's start to
-//! its first screen in tmux by its own clock, when tmux exists.
+//! audit screens' first screen in process (benches/common, as the binary opens them: median
+//! of 3, 1 above 2 million), its peak memory and ratio, and the binary's start to its first
+//! screen in tmux by its own clock, when tmux exists. The same cells are also laid out as a
+//! dataset directory, as imports of replicates leave one (`cells.jsonl`, and
+//! `replicates/rerun-1.jsonl`, `replicates/phase-1.jsonl`; input `dataset`): the screens
+//! open on its canonical cells and read the replicates behind the first screen, and
+//! `judged s` is the time from the start until the queue's rows are judged.
 //!
 //! Figures are printed; nothing is asserted (speed is measured, not tested).
 
@@ -87,9 +91,17 @@ fn replicate_of(item: usize) -> (&'static str, &'static str, f64) {
     }
 }
 
+/// The dataset directory [`generate`] writes with `replicates`: the same cells laid out as
+/// an import of replicates leaves them, the canonical ones in `cells.jsonl` and each
+/// replicate's in `replicates/NAME.jsonl`.
+fn dataset_dir(dir: &Path, cells: usize) -> PathBuf {
+    dir.join(format!("dataset_{cells}"))
+}
+
 /// Writes `cells` cells (rounded to whole items) as per-item CSV and as cells JSONL; with
 /// `replicates`, each cell is followed by one replicate of it ([`replicate_of`]), the
-/// canonical cells being those written without.
+/// canonical cells being those written without, and the same lines go to a dataset
+/// directory too ([`dataset_dir`]).
 fn generate(dir: &Path, cells: usize, replicates: bool) -> std::io::Result<(PathBuf, PathBuf)> {
     let items = cells / (MODELS * BUDGETS.len());
     let tag = if replicates { "_replicates" } else { "" };
@@ -106,6 +118,20 @@ fn generate(dir: &Path, cells: usize, replicates: bool) -> std::io::Result<(Path
             ""
         }
     )?;
+    let ds = dataset_dir(dir, cells);
+    let mut layout = if replicates {
+        std::fs::create_dir_all(ds.join("replicates"))?;
+        let open = |p: PathBuf| {
+            std::fs::File::create(p).map(|f| std::io::BufWriter::with_capacity(1 << 20, f))
+        };
+        let mut reps = std::collections::BTreeMap::new();
+        for name in ["rerun-1", "phase-1"] {
+            reps.insert(name, open(ds.join(format!("replicates/{name}.jsonl")))?);
+        }
+        Some((open(ds.join("cells.jsonl"))?, reps))
+    } else {
+        None
+    };
     let mut rng = SplitMix64::new(7);
     // The replicates' own stream: the canonical cells are those of the file without.
     let mut rep_rng = SplitMix64::new(11);
@@ -149,17 +175,28 @@ fn generate(dir: &Path, cells: usize, replicates: bool) -> std::io::Result<(Path
                         "{item:07},model-{model},{split},{config},{frames},{pixels},{pred},{gold},{},synthetic,{csv_rep}",
                         u8::from(ok)
                     )?;
-                    writeln!(
-                        jsonl,
+                    let line = format!(
                         "{{\"model\":\"model-{model}\",\"benchmark\":\"{split}\",\"item_id\":\"{item:07}\",\"config\":\"{config}\",\"frames\":{frames},\"pixels\":{pixels},\"pred\":\"{pred}\",\"gold\":\"{gold}\",\"confidence\":{conf},\"source_tag\":\"synthetic\"{json_rep}}}"
-                    )?;
+                    );
+                    writeln!(jsonl, "{line}")?;
+                    if let Some((cells, reps)) = &mut layout {
+                        match rep.and_then(|(name, _)| reps.get_mut(name)) {
+                            Some(f) => writeln!(f, "{line}")?,
+                            None => writeln!(cells, "{line}")?,
+                        }
+                    }
                 }
             }
         }
     }
     // On disk before anything is timed: the kernel's writeback would take CPU from the
     // runs measured.
-    for mut f in [csv, jsonl] {
+    let mut files = vec![csv, jsonl];
+    if let Some((cells, reps)) = layout {
+        files.push(cells);
+        files.extend(reps.into_values());
+    }
+    for mut f in files {
         f.flush()?;
         f.get_ref().sync_all()?;
     }
@@ -335,29 +372,46 @@ fn many_benchmarks(sizes: &[usize]) {
     }
 }
 
-/// Child mode of the `replicates` mode: the audit screens opened on one file up to their
-/// first screen, as benches/tui.rs opens them; prints "load_s first_s peak_mib".
+/// Child mode of the `replicates` mode: the audit screens opened on one input up to their
+/// first screen, as the binary opens them, then until the replicates it left for later are
+/// read and judged; prints "load_s first_s judged_s peak_mib" (judged NaN when nothing
+/// was left for later; the peak is the whole run's).
 fn child_first_screen(path: &Path) {
     let tmp = tempfile::tempdir().expect("tmp");
     let mut screen = common::first_screen(path, &tmp.path().join("bench.audit.jsonl"));
+    let judged = screen.judge().unwrap_or(f64::NAN);
     let peak = common::memory_mib("self").map_or(f64::NAN, |(_, hwm)| hwm);
-    println!("{:.3} {:.3} {peak:.0}", screen.load, screen.first);
+    println!(
+        "{:.3} {:.3} {judged:.3} {peak:.0}",
+        screen.load, screen.first
+    );
     // The fingerprint is computed after the first screen: not timed, but not left running
     // into the next measurement either.
     screen.app.wait_fingerprint();
 }
 
-/// The first screen of `path` in a fresh process, the median of `runs` by total time:
-/// (load s, first screen s, peak MiB).
+/// The first screen of `path` in a fresh process, the median of `runs` by its time:
+/// (first screen s, replicates judged s or NaN, peak MiB).
 fn first_screen_seconds(path: &Path, runs: usize) -> (f64, f64, f64) {
     let mut v: Vec<(f64, f64, f64)> = (0..runs)
         .map(|_| {
-            let v = child_figures(&["--child-first-screen", path.to_str().expect("utf8")], 3);
-            (v[0], v[1], v[2])
+            let v = child_figures(&["--child-first-screen", path.to_str().expect("utf8")], 4);
+            (v[1], v[2], v[3])
         })
         .collect();
-    v.sort_by(|a, b| a.1.total_cmp(&b.1));
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
     v[v.len() / 2]
+}
+
+/// The size of an input in MB: a file's, or a dataset directory's cells files together.
+fn input_mb(path: &Path) -> f64 {
+    fn bytes(p: &Path) -> u64 {
+        match std::fs::read_dir(p) {
+            Ok(entries) => entries.flatten().map(|e| bytes(&e.path())).sum(),
+            Err(_) => std::fs::metadata(p).map_or(0, |m| m.len()),
+        }
+    }
+    bytes(path) as f64 / 1e6
 }
 
 /// The `replicates` mode: the scale matrix alone and with one replicate per cell.
@@ -368,7 +422,7 @@ fn with_replicates(sizes: &[usize]) {
         BUDGETS.len()
     );
     println!(
-        "{:>10} {:>6} {:>10} {:>8} {:>8} {:>9} {:>8} {:>8} {:>6} {:>9} {:>8} {:>6} {:>9}",
+        "{:>10} {:>7} {:>10} {:>8} {:>8} {:>9} {:>8} {:>8} {:>6} {:>9} {:>8} {:>6} {:>9} {:>9}",
         "canonical",
         "input",
         "cells",
@@ -381,6 +435,7 @@ fn with_replicates(sizes: &[usize]) {
         "screen s",
         "peak MiB",
         "ratio",
+        "judged s",
         "binary s"
     );
     let tmux = common::has_tmux();
@@ -393,27 +448,34 @@ fn with_replicates(sizes: &[usize]) {
             t.elapsed().as_secs_f64()
         );
         let runs = if cells <= 2_000_000 { 3 } else { 1 };
-        for kind in ["jsonl", "csv"] {
+        // The dataset directory as imports leave it (replicates/NAME.jsonl): its canonical
+        // cells are the canonical cells file's.
+        let directory = dataset_dir(tmp.path(), cells);
+        for kind in ["jsonl", "csv", "dataset"] {
             let (mut base_cmd, mut base_screen) = (f64::NAN, f64::NAN);
             for (label, files) in [("canonical", &canonical), ("+reps", &replicated)] {
-                let path = if kind == "csv" { &files.0 } else { &files.1 };
-                let mb = std::fs::metadata(path).map_or(0.0, |m| m.len() as f64 / 1e6);
+                let path = match kind {
+                    "csv" => &files.0,
+                    "dataset" if label == "+reps" => &directory,
+                    _ => &files.1,
+                };
+                let mb = input_mb(path);
                 let (load, analyse, peak) = in_process(path, 0);
                 let p = path.to_str().expect("utf8");
                 let cmd = command_seconds(&["report", p, "--json", "--boot", "0"], runs, None);
-                // The audit screens of the cells file (the CSV's are the same cells).
-                let (screen, screen_peak, binary) = if kind == "jsonl" {
-                    let (_, first, peak) = first_screen_seconds(path, runs);
+                // The audit screens of the cells (the CSV's are the same as the file's).
+                let (screen, judged, screen_peak, binary) = if kind != "csv" {
+                    let (first, judged, peak) = first_screen_seconds(path, runs);
                     let binary = if tmux {
-                        let cache = tmp.path().join(format!("cache-{label}-{cells}"));
+                        let cache = tmp.path().join(format!("cache-{kind}-{label}-{cells}"));
                         let run = if label == "canonical" { 0 } else { 1 };
                         common::tmux_first_screen(path, &cache, run).own
                     } else {
                         None
                     };
-                    (first, peak, binary)
+                    (first, judged, peak, binary)
                 } else {
-                    (f64::NAN, f64::NAN, None)
+                    (f64::NAN, f64::NAN, f64::NAN, None)
                 };
                 if label == "canonical" {
                     (base_cmd, base_screen) = (cmd, screen);
@@ -425,15 +487,17 @@ fn with_replicates(sizes: &[usize]) {
                 };
                 let or_dash = |v: f64, text: String| if v.is_nan() { "-".into() } else { text };
                 println!(
-                    "{cells:>10} {kind:>6} {n:>10} {mb:>8.0} {load:>8.3} {analyse:>8.3} {peak:>9.0} {cmd:>8.3} {:>6} {:>9} {:>8} {:>6} {:>9}",
+                    "{cells:>10} {kind:>7} {n:>10} {mb:>8.0} {load:>8.3} {analyse:>8.3} {peak:>9.0} {cmd:>8.3} {:>6} {:>9} {:>8} {:>6} {:>9} {:>9}",
                     format!("{:.2}", cmd / base_cmd),
                     or_dash(screen, format!("{screen:.3}")),
                     or_dash(screen_peak, format!("{screen_peak:.0}")),
                     or_dash(screen, format!("{:.2}", screen / base_screen)),
+                    or_dash(judged, format!("{judged:.3}")),
                     binary.map_or("-".into(), |b| format!("{b:.3}")),
                 );
             }
         }
+        let _ = std::fs::remove_dir_all(&directory);
         for f in [canonical.0, canonical.1, replicated.0, replicated.1] {
             let _ = std::fs::remove_file(f);
         }

@@ -17,6 +17,8 @@
 //!
 //! Figures only; nothing is asserted.
 
+// Parts of it only benches/scale.rs reads (the replicates judged behind the first screen).
+#[allow(dead_code)]
 mod common;
 
 use std::io::Write;
@@ -146,6 +148,7 @@ fn main() {
         mut term,
         load,
         first,
+        ..
     } = common::first_screen(&dir, &tmp.path().join("bench.audit.jsonl"));
     println!("queue rows: {}", app.queue.rows.len());
     println!("start to first screen (in process): {first:.3} s (load {load:.3} s)");

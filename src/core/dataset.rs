@@ -297,34 +297,18 @@ pub struct DeferredReplicates {
 }
 
 impl DeferredReplicates {
-    /// Reads the whole dataset, replicates included, as [`load_deferring_cache`] does, and
-    /// checks that its canonical cells are those of `first`, the dataset as read without
-    /// them: an error (file and line) when a cell of the replicates' folder is not a
-    /// replicate, or when the other files changed between the two reads.
+    /// Reads the whole dataset, replicates included, as [`load_deferring_cache`] does
+    /// (which refuses a cell of `replicates/` that is not a replicate), and checks that its
+    /// canonical cells are those of `first`, the dataset as read without them: an error
+    /// when the files changed between the two reads.
     pub fn load(&self, first: &ResponseMatrix) -> Result<Dataset, LoadError> {
         let full = load_deferring_cache(&self.path, self.format)?;
-        let m = &full.matrix;
-        let folder: Vec<bool> = m
-            .files
-            .iter()
-            .map(|f| self.files.iter().any(|d| **d == **f))
-            .collect();
-        let stray = (0..m.n_cells() as u32).find(|&c| folder[m.cell_file.get(c as usize) as usize]);
-        let message = if let Some(c) = stray {
-            let at = m.cell_location(c);
-            format!(
-                "{}: a cell without `replicate` in the replicates' folder, which the audit screens read after their first screen, without it: \
-                 move the dataset's own cells out of {REPLICATES_DIR}/, or open it with FRAMEAUDIT_DEFER_MIN_BYTES=off to read it whole first",
-                crate::core::text::sanitize(&at)
-            )
-        } else if !same_canonical_names(first, m) {
-            "the dataset's cells changed between the first screen's read and the whole read: open it again".to_string()
-        } else {
+        if same_canonical_names(first, &full.matrix) {
             return Ok(full);
-        };
+        }
         Err(LoadError::Dataset {
             path: self.path.clone(),
-            message,
+            message: "its cells changed between the read of the first screen and the whole read (with the replicates): open it again".into(),
         })
     }
 }
@@ -614,6 +598,34 @@ fn look_alike_names(m: &ResponseMatrix, warnings: &mut Diagnostics) {
     }
 }
 
+/// The canonical cells of a dataset directory's `replicates/` folder, an error each: the
+/// folder holds replicate cells only (docs/formats.md §1), which the audit screens may read
+/// after their first screen ([`load_canonical_first`]) with nothing of the queue changed.
+fn stray_cells(root: &Path, m: &ResponseMatrix, diags: &mut Diagnostics) {
+    let folder = root.join(REPLICATES_DIR);
+    let stray: Vec<bool> = m
+        .files
+        .iter()
+        .map(|f| f.parent() == Some(&*folder))
+        .collect();
+    if !stray.contains(&true) {
+        return;
+    }
+    for c in 0..m.n_cells() {
+        let file = m.cell_file.get(c) as usize;
+        if stray[file] {
+            diags.error(
+                &m.files[file],
+                Some(u64::from(m.cell_line.get(c))),
+                Some("replicate"),
+                format!(
+                    "a cell of {REPLICATES_DIR}/ must be a replicate (with `replicate` and `nuisance`); the dataset's own cells go in its cells file"
+                ),
+            );
+        }
+    }
+}
+
 /// The rest of a load, once the matrix is there: `dataset.json`, the items (read by
 /// [`parse_items`]) and the checks that need both.
 fn finish_load(
@@ -649,6 +661,9 @@ fn finish_load(
     let Some(matrix) = matrix else {
         return Err(LoadError::Rejected(diags));
     };
+    if let Some(root) = root.as_deref().filter(|_| compared.is_none()) {
+        stray_cells(root, &matrix, &mut diags);
+    }
     if diags.has_errors() {
         return Err(LoadError::Rejected(diags));
     }
