@@ -333,3 +333,41 @@ fn in_tmux_a_rejected_replicate_file_closes_the_screens_naming_file_line_and_fie
         "file, line and field named:\n{err}"
     );
 }
+
+/// The queue while the replicates are read, and once they are in, at 80x24 without colour:
+/// the title says they are being read, then gives the counts; the R column comes with them.
+#[test]
+fn the_queue_while_its_replicates_are_read_and_after() {
+    use frameaudit::core::analysis::params::Params;
+    use frameaudit::core::taxonomy::Taxonomy;
+    use frameaudit::core::workspace::session::Session;
+    use frameaudit::tui::input::keymap::Keymap;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, _) = split_demo(tmp.path());
+    let mut first = load_canonical_first(&ds, None, 0).expect("first read");
+    let deferred = first.deferred.take().expect("deferred");
+    let params = Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Params::default()
+    };
+    let report = run(&first.matrix, &params, None);
+    let protocol = first.matrix.protocols.get("main").expect("main");
+    let taxonomy = Taxonomy::load(None).expect("taxonomy");
+    let keymap = Keymap::default_for(&taxonomy);
+    let mut app = App::new(
+        first,
+        report,
+        protocol,
+        taxonomy,
+        keymap,
+        Session::in_memory("tester"),
+    );
+    app.no_color = true;
+    app.queue.replicates_reading = true;
+    insta::assert_snapshot!("queue_replicates_reading", screen(&mut app, 80, 24));
+    let full = deferred.load(&app.ds.matrix).expect("whole read");
+    let report = run(&full.matrix, &params, None);
+    app.attach_replicates(std::sync::Arc::new(full), report);
+    insta::assert_snapshot!("queue_replicates_read", screen(&mut app, 80, 24));
+}
