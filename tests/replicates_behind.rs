@@ -371,3 +371,42 @@ fn the_queue_while_its_replicates_are_read_and_after() {
     app.attach_replicates(std::sync::Arc::new(full), report);
     insta::assert_snapshot!("queue_replicates_read", screen(&mut app, 80, 24));
 }
+
+/// Quitting while the replicates are still read does not wait for the read: the screens
+/// close at once, and the read is left behind (its end never logged).
+#[test]
+fn in_tmux_quitting_while_the_replicates_are_read_does_not_wait_for_them() {
+    use std::io::Write;
+    if !common::tmux::tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, _) = split_demo(tmp.path());
+    // 150 MB of replicates of items the dataset does not have (orphans: counted, not
+    // errors), to be read after the demo's small first screen.
+    let f = std::fs::File::create(ds.join("replicates/zz-orphans.jsonl")).expect("create");
+    let mut out = std::io::BufWriter::new(f);
+    for i in 0..700_000 {
+        writeln!(
+            out,
+            "{{\"model\":\"lumen-7b\",\"benchmark\":\"clips-mcq\",\"item_id\":\"orphan-{i:07}\",\"config\":\"8f\",\"frames\":8,\"pixels\":151200,\"pred\":\"A\",\"gold\":\"B\",\"source_tag\":\"filler filler filler filler filler filler filler filler\",\"replicate\":\"rerun-9\",\"nuisance\":\"rerun\"}}"
+        )
+        .expect("write");
+    }
+    out.flush().expect("flush");
+    drop(out);
+    // The dataset is valid: a read waited for would end, and log its end.
+    let o = common::frameaudit(&["validate", &ds.display().to_string()]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let (t, timings, status) = start_deferred("fa-behind-quit", &ds, tmp.path());
+    t.wait_for("replicates: reading");
+    t.keys(&["q"]);
+    let quit = std::time::Instant::now();
+    assert_eq!(wait_file(&status).trim(), "exit=0");
+    let waited = quit.elapsed();
+    let phases = std::fs::read_to_string(&timings).expect("timings");
+    assert!(
+        !phases.contains("replicates read"),
+        "quitting waited for the read ({waited:?}):\n{phases}"
+    );
+}

@@ -227,8 +227,9 @@ pub fn queue_params(opts: &TuiOptions) -> analysis::params::Params {
 
 /// Reads the whole dataset, with the replicate files the first screen went without, and
 /// makes the queue's analyses from it, on a thread of its own; the answer goes to the loop
-/// as [`Msg::Replicates`]. The matrix cache of the whole dataset is then written, and the
-/// handle is joined before the program ends, as the cache writer's is.
+/// as [`Msg::Replicates`]. The matrix cache of the whole dataset is then written: once the
+/// answer came, the handle is joined before the program ends, as the cache writer's is;
+/// before, quitting does not wait for the read.
 fn spawn_replicates(
     deferred: crate::core::dataset::DeferredReplicates,
     first: Arc<Dataset>,
@@ -239,6 +240,10 @@ fn spawn_replicates(
     std::thread::Builder::new()
         .name("frameaudit-replicates".into())
         .spawn(move || {
+            // Keys typed meanwhile go first: the parsing threads it starts share its nice
+            // value (a refusal leaves the default).
+            #[cfg(target_os = "linux")]
+            let _ = rustix::process::setpriority_process(None, 5);
             let t = std::time::Instant::now();
             let path = sanitize(&deferred.path.display().to_string()).into_owned();
             let read = deferred.load(&first.matrix);
@@ -461,6 +466,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
             .ok()
     });
     let mut rejected = None;
+    let mut replicates_in = false;
     loop {
         let first = match rx.recv_timeout(Duration::from_millis(1000)) {
             Ok(m) => Some(m),
@@ -474,6 +480,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
             .chain(std::iter::from_fn(|| rx.try_recv().ok()))
         {
             if let Msg::Replicates(reply) = msg {
+                replicates_in = true;
                 match *reply {
                     Ok((full, report)) => {
                         for e in app.attach_replicates(full, report) {
@@ -506,7 +513,8 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     if let Some(w) = cache_writer {
         let _ = w.join();
     }
-    if let Some(r) = replicates {
+    // Writing the whole dataset's cache is finished; a read still going is left behind.
+    if let Some(r) = replicates.filter(|_| replicates_in) {
         let _ = r.join();
     }
     match rejected {
