@@ -366,10 +366,27 @@ fn the_queue_while_its_replicates_are_read_and_after() {
     app.no_color = true;
     app.queue.replicates_reading = true;
     insta::assert_snapshot!("queue_replicates_reading", screen(&mut app, 80, 24));
+    // The item screen says so too, over its trajectory.
+    app.on_key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Enter,
+        crossterm::event::KeyModifiers::NONE,
+    ));
+    let item = screen(&mut app, 120, 40);
+    assert!(item.contains("trajectory · replicates: reading…"), "{item}");
+    app.on_key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Esc,
+        crossterm::event::KeyModifiers::NONE,
+    ));
     let full = deferred.load(&app.ds.matrix).expect("whole read");
     let report = run(&full.matrix, &params, None);
     app.attach_replicates(std::sync::Arc::new(full), report);
     insta::assert_snapshot!("queue_replicates_read", screen(&mut app, 80, 24));
+    app.on_key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Enter,
+        crossterm::event::KeyModifiers::NONE,
+    ));
+    let item = screen(&mut app, 120, 40);
+    assert!(item.contains("trajectory · then replicates:"), "{item}");
 }
 
 /// Quitting while the replicates are still read does not wait for the read: the screens
