@@ -524,6 +524,131 @@ pub enum RunsError {
     },
 }
 
+/// A JSON object's fields in the order its text gives them, each value as written
+/// (`dataset.json`, rewritten by [`record_runs`] without reordering or reformatting what it
+/// does not change).
+struct Members(Vec<(String, Box<serde_json::value::RawValue>)>);
+
+impl<'de> serde::Deserialize<'de> for Members {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Members, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Members;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Members, A::Error> {
+                let mut out = Vec::new();
+                while let Some(field) = map.next_entry()? {
+                    out.push(field);
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// A run entry of `dataset.json` → `runs`: its text, and its value.
+struct RunText {
+    /// As the file has it, or as a new entry is written (pretty, its own indent).
+    text: String,
+    /// A new entry: its lines are indented to the list's depth when written.
+    new: bool,
+    value: serde_json::Value,
+}
+
+impl Members {
+    /// The fields of `text`, which must be a JSON object.
+    fn parse(text: &str) -> Result<Members, &'static str> {
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(v) if v.is_object() => serde_json::from_str(text).map_err(|_| "not valid JSON"),
+            Ok(_) => Err("not a JSON object"),
+            Err(_) => Err("not valid JSON"),
+        }
+    }
+
+    /// An object of these string fields.
+    fn new(fields: &[(&str, &str)]) -> Members {
+        Members(
+            fields
+                .iter()
+                .map(|&(k, v)| {
+                    let text = crate::core::text::json_to_string(v).expect("a string");
+                    let raw = serde_json::value::RawValue::from_string(text).expect("JSON");
+                    (k.to_string(), raw)
+                })
+                .collect(),
+        )
+    }
+
+    /// The entries of its `runs` (none without the field).
+    fn runs(&self) -> Result<Vec<RunText>, &'static str> {
+        let mut found = self.0.iter().filter(|(k, _)| k == "runs");
+        let Some((_, raw)) = found.next() else {
+            return Ok(Vec::new());
+        };
+        if found.next().is_some() {
+            return Err("runs is given twice");
+        }
+        let entries: Vec<Box<serde_json::value::RawValue>> =
+            serde_json::from_str(raw.get()).map_err(|_| "runs is not a list")?;
+        entries
+            .into_iter()
+            .map(|e| {
+                let value = serde_json::from_str(e.get()).map_err(|_| "runs is not a list")?;
+                Ok(RunText {
+                    text: e.get().to_string(),
+                    new: false,
+                    value,
+                })
+            })
+            .collect()
+    }
+
+    /// Its text with `runs` in place of its own (last, when it had none): two spaces an
+    /// indent, every other field's value as it was written, and each kept entry too.
+    fn with_runs(&self, runs: &[RunText]) -> String {
+        let entry = |r: &RunText| {
+            if r.new {
+                r.text.replace('\n', "\n    ")
+            } else {
+                r.text.clone()
+            }
+        };
+        let list = if runs.is_empty() {
+            "[]".to_string()
+        } else {
+            let entries: Vec<String> = runs.iter().map(entry).collect();
+            format!("[\n    {}\n  ]", entries.join(",\n    "))
+        };
+        let mut fields: Vec<(&str, &str)> = self
+            .0
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str(),
+                    if k == "runs" { list.as_str() } else { v.get() },
+                )
+            })
+            .collect();
+        if !self.0.iter().any(|(k, _)| k == "runs") {
+            fields.push(("runs", &list));
+        }
+        let fields: Vec<String> = fields
+            .iter()
+            .map(|(k, v)| {
+                let key = crate::core::text::json_to_string(k).expect("a string");
+                format!("  {key}: {v}")
+            })
+            .collect();
+        format!("{{\n{}\n}}\n", fields.join(",\n"))
+    }
+}
+
 /// The (protocol, run) an entry of `dataset.json` → `runs` gives a rule for, when it names
 /// its model, benchmark and configuration (an entry for every benchmark is left alone).
 fn run_key(v: &serde_json::Value) -> Option<(Option<&str>, RunKey)> {
@@ -589,28 +714,22 @@ pub fn record_runs(
         path: path.clone(),
         why: why.to_string(),
     };
-    let mut meta: serde_json::Value =
-        match crate::core::fsread::read_to_string(&path, crate::core::fsread::DATASET_JSON) {
-            Ok(text) => serde_json::from_str(crate::core::load::json::strip_bom_str(&text))
-                .map_err(|e| shape(&e.to_string()))?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                serde_json::json!({"schema": "frameaudit/dataset@1", "name": name})
-            }
-            Err(source) => {
-                return Err(RunsError::Io {
-                    what: "read",
-                    path,
-                    source,
-                });
-            }
-        };
-    let runs = meta
-        .as_object_mut()
-        .ok_or_else(|| shape("not a JSON object"))?
-        .entry("runs")
-        .or_insert_with(|| serde_json::Value::Array(Vec::new()))
-        .as_array_mut()
-        .ok_or_else(|| shape("runs is not a list"))?;
+    // The file is kept as its author wrote it: its fields in their order and their text,
+    // the run entries kept too; only entries are removed and added.
+    let meta = match crate::core::fsread::read_to_string(&path, crate::core::fsread::DATASET_JSON) {
+        Ok(text) => Members::parse(crate::core::load::json::strip_bom_str(&text)).map_err(shape)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Members::new(&[("schema", "frameaudit/dataset@1"), ("name", name)])
+        }
+        Err(source) => {
+            return Err(RunsError::Io {
+                what: "read",
+                path,
+                source,
+            });
+        }
+    };
+    let mut runs = meta.runs().map_err(shape)?;
     let mut new: BTreeMap<RunKey, &InterventionCell> = BTreeMap::new();
     for c in cells {
         let key = (
@@ -625,7 +744,7 @@ pub fn record_runs(
     // loader takes the protocol's own entry over it for the intervention's cells.
     let mut out = RunsRecorded::default();
     let present = runs_in_files(dataset, protocol);
-    runs.retain(|v| match run_key(v) {
+    runs.retain(|r| match run_key(&r.value) {
         Some((Some(p), k)) if p == protocol => {
             if new.contains_key(&k) {
                 false
@@ -662,15 +781,22 @@ pub fn record_runs(
                 decoder: None,
             },
         };
-        runs.push(serde_json::to_value(entry).map_err(|e| shape(&e.to_string()))?);
+        let text =
+            crate::core::text::json_to_string_pretty(&entry).map_err(|e| shape(&e.to_string()))?;
+        let value = serde_json::from_str(&text).map_err(|e| shape(&e.to_string()))?;
+        runs.push(RunText {
+            text,
+            new: true,
+            value,
+        });
         out.written.push(shown(key));
     }
     if out.written.is_empty() && out.removed.is_empty() {
         return Ok(out);
     }
+    let text = meta.with_runs(&runs);
     crate::core::fswrite::write_output(&path, crate::core::fswrite::Links::Refuse, |w| {
-        crate::core::text::json_to_writer_pretty(&mut *w, &meta)?;
-        w.write_all(b"\n")
+        w.write_all(text.as_bytes())
     })
     .map_err(|source| RunsError::Io {
         what: "write",
@@ -1048,6 +1174,59 @@ mod tests {
                 annotators: Vec::new(),
             },
         }
+    }
+
+    #[test]
+    fn dataset_json_keeps_its_fields_order_and_text_when_runs_are_recorded() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ds = dir.path();
+        const P: &str = "intervention:nested";
+        let a = nested_cell("1", "8f");
+        let folder = ds.join(INTERVENTIONS_DIR);
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        let line = serde_json::to_string(&a).expect("cell") + "\n";
+        std::fs::write(folder.join("p.8f.jsonl"), line).expect("cells");
+        // Fields out of code-point order, a value on one line, an entry written by hand.
+        let harness = r#"{"model": "m", "benchmark": "b", "config": "8f@3f", "rule": null, "provenance": "assumed", "name": "harness", "why": "guess"}"#;
+        let configs = r#"{"8f": {"policy": "linspace"},   "16f": {"policy": "linspace"}}"#;
+        let before = format!(
+            "{{\n  \"name\": \"d\",\n  \"schema\": \"frameaudit/dataset@1\",\n  \"configs\": {configs},\n  \"runs\": [\n    {harness}\n  ],\n  \"videos_dir\": \"videos\"\n}}\n"
+        );
+        std::fs::write(ds.join("dataset.json"), &before).expect("dataset.json");
+        record_runs(ds, "d", P, &[&a]).expect("recorded");
+        let after = std::fs::read_to_string(ds.join("dataset.json")).expect("read");
+        let keys: Vec<usize> = [
+            "\"name\"",
+            "\"schema\"",
+            "\"configs\"",
+            "\"runs\"",
+            "\"videos_dir\"",
+        ]
+        .iter()
+        .map(|k| after.find(k).unwrap_or(usize::MAX))
+        .collect();
+        assert!(
+            keys.windows(2).all(|w| w[0] < w[1]),
+            "fields in their order:\n{after}"
+        );
+        assert!(after.contains(configs), "a value as written:\n{after}");
+        assert!(after.contains(harness), "a kept entry as written:\n{after}");
+        // The new entry is written as the loader's RunEntry is, its fields in that order.
+        let new = &after[after.find(harness).expect("harness") + harness.len()..];
+        assert!(
+            new.find("\"protocol\"") < new.find("\"model\""),
+            "the new entry's fields in their order:\n{after}"
+        );
+        let meta: crate::core::dataset::DatasetMeta =
+            serde_json::from_str(&after).expect("the loader reads it");
+        assert_eq!(meta.runs.len(), 2);
+        assert_eq!(meta.runs[1].protocol.as_deref(), Some(P));
+        // Another import of the same cells changes nothing, so the file stays as it is.
+        record_runs(ds, "d", P, &[&a]).expect("recorded");
+        assert_eq!(
+            std::fs::read_to_string(ds.join("dataset.json")).expect("read"),
+            after
+        );
     }
 
     #[test]
