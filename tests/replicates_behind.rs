@@ -9,6 +9,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use crossterm::event::{KeyCode, KeyModifiers};
 use frameaudit::core::analysis::run;
 use frameaudit::core::dataset::{Dataset, load_canonical_first, load_dataset};
 use frameaudit::term::TuiOptions;
@@ -120,6 +121,11 @@ fn a_cell_without_replicate_in_the_replicates_folder_is_named_by_file_line_and_f
     assert!(err.to_string().contains("1 error"), "{err}");
 }
 
+/// A key pressed, without modifiers.
+fn press(app: &mut App, code: KeyCode) {
+    app.on_key(crossterm::event::KeyEvent::new(code, KeyModifiers::NONE));
+}
+
 fn screen(app: &mut App, w: u16, h: u16) -> String {
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
     view::render(&mut term, app).expect("draw");
@@ -149,10 +155,13 @@ fn the_queue_judges_its_rows_once_the_replicates_arrive_as_if_opened_on_them() {
     let mut want = build_app(whole, &opts("whole.audit.jsonl"), || {}).expect("app");
     assert!(want.queue.harms.is_some(), "the demo's rows are judged");
 
-    let mut first = load_canonical_first(&ds, None, 0).expect("first read");
-    let deferred = first.deferred.take().expect("deferred");
+    let first = load_canonical_first(&ds, None, 0).expect("first read");
+    let deferred = first.deferred.clone().expect("deferred");
     let mut app = build_app(first, &opts("first.audit.jsonl"), || {}).expect("app");
-    app.queue.replicates_reading = true;
+    assert!(
+        app.replicates_reading(),
+        "the screens know what they went without"
+    );
     let before = screen(&mut app, 120, 40);
     assert!(before.contains("replicates: reading…"), "{before}");
     assert!(!before.contains("stable"), "nothing judged yet:\n{before}");
@@ -168,7 +177,7 @@ fn the_queue_judges_its_rows_once_the_replicates_arrive_as_if_opened_on_them() {
     let report = run(&full.matrix, &queue_params(&opts("x")), None);
     let effects = app.attach_replicates(std::sync::Arc::new(full), report);
     assert!(effects.is_empty(), "no researcher view open");
-    assert!(!app.queue.replicates_reading);
+    assert!(!app.replicates_reading());
     assert_eq!(app.queue.harms, want.queue.harms);
     assert_eq!(
         app.key(app.queue.selected.expect("selection") as usize),
@@ -197,14 +206,11 @@ fn a_researcher_view_built_before_the_replicates_is_built_again_with_their_floor
     let tmp = tempfile::tempdir().expect("tmp");
     let (ds, _) = split_demo(tmp.path());
     let opts = TuiOptions::plain("tester", tmp.path().join("a.audit.jsonl"));
-    let mut first = load_canonical_first(&ds, None, 0).expect("first read");
-    let deferred = first.deferred.take().expect("deferred");
+    let first = load_canonical_first(&ds, None, 0).expect("first read");
+    let deferred = first.deferred.clone().expect("deferred");
     let mut app = build_app(first, &opts, || {}).expect("app");
     // Without a worker (as in tests), a view is built as it is opened.
-    app.on_key(crossterm::event::KeyEvent::new(
-        crossterm::event::KeyCode::Char('O'),
-        crossterm::event::KeyModifiers::NONE,
-    ));
+    press(&mut app, KeyCode::Char('O'));
     assert!(
         matches!(app.screen, Screen::Research(_)),
         "the overview is open"
@@ -338,53 +344,23 @@ fn in_tmux_a_rejected_replicate_file_closes_the_screens_naming_file_line_and_fie
 /// the title says they are being read, then gives the counts; the R column comes with them.
 #[test]
 fn the_queue_while_its_replicates_are_read_and_after() {
-    use frameaudit::core::analysis::params::Params;
-    use frameaudit::core::taxonomy::Taxonomy;
-    use frameaudit::core::workspace::session::Session;
-    use frameaudit::tui::input::keymap::Keymap;
     let tmp = tempfile::tempdir().expect("tmp");
     let (ds, _) = split_demo(tmp.path());
-    let mut first = load_canonical_first(&ds, None, 0).expect("first read");
-    let deferred = first.deferred.take().expect("deferred");
-    let params = Params {
-        bootstrap_b: 0,
-        sweep: false,
-        ..Params::default()
-    };
-    let report = run(&first.matrix, &params, None);
-    let protocol = first.matrix.protocols.get("main").expect("main");
-    let taxonomy = Taxonomy::load(None).expect("taxonomy");
-    let keymap = Keymap::default_for(&taxonomy);
-    let mut app = App::new(
-        first,
-        report,
-        protocol,
-        taxonomy,
-        keymap,
-        Session::in_memory("tester"),
-    );
+    let first = load_canonical_first(&ds, None, 0).expect("first read");
+    let deferred = first.deferred.clone().expect("deferred");
+    let mut app = common::app_of(first, "tester");
     app.no_color = true;
-    app.queue.replicates_reading = true;
     insta::assert_snapshot!("queue_replicates_reading", screen(&mut app, 80, 24));
     // The item screen says so too, over its trajectory.
-    app.on_key(crossterm::event::KeyEvent::new(
-        crossterm::event::KeyCode::Enter,
-        crossterm::event::KeyModifiers::NONE,
-    ));
+    press(&mut app, KeyCode::Enter);
     let item = screen(&mut app, 120, 40);
     assert!(item.contains("trajectory · replicates: reading…"), "{item}");
-    app.on_key(crossterm::event::KeyEvent::new(
-        crossterm::event::KeyCode::Esc,
-        crossterm::event::KeyModifiers::NONE,
-    ));
+    press(&mut app, KeyCode::Esc);
     let full = deferred.load(&app.ds.matrix).expect("whole read");
-    let report = run(&full.matrix, &params, None);
+    let report = run(&full.matrix, &app.report.params, None);
     app.attach_replicates(std::sync::Arc::new(full), report);
     insta::assert_snapshot!("queue_replicates_read", screen(&mut app, 80, 24));
-    app.on_key(crossterm::event::KeyEvent::new(
-        crossterm::event::KeyCode::Enter,
-        crossterm::event::KeyModifiers::NONE,
-    ));
+    press(&mut app, KeyCode::Enter);
     let item = screen(&mut app, 120, 40);
     assert!(item.contains("trajectory · then replicates:"), "{item}");
 }

@@ -11,39 +11,15 @@ use frameaudit::core::analysis::run;
 use frameaudit::core::audit::{Status, read_audit};
 use frameaudit::core::dataset::load_dataset;
 use frameaudit::core::queue::HarmfulTransition;
-use frameaudit::core::taxonomy::Taxonomy;
 use frameaudit::core::workspace::search::search;
-use frameaudit::core::workspace::session::Session;
 use frameaudit::term::TuiOptions;
 use frameaudit::tui::app::{App, Effect, Input, Notice, Planner, Screen, SortKey};
 use frameaudit::tui::input::action::Action;
-use frameaudit::tui::input::keymap::Keymap;
 use frameaudit::tui::{build_app, view};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-/// The app on the demo with an in-memory session and a fixed clock.
-/// The audit screens on `ds` (protocol `main`, no bootstrap), as annotator `annotator`
-/// in memory.
-fn app_of(ds: frameaudit::core::dataset::Dataset, annotator: &str) -> App {
-    let params = Params {
-        bootstrap_b: 0,
-        sweep: false,
-        ..Params::default()
-    };
-    let report = run(&ds.matrix, &params, None);
-    let protocol = ds.matrix.protocols.get("main").expect("main");
-    let taxonomy = Taxonomy::load(None).expect("taxonomy");
-    let keymap = Keymap::default_for(&taxonomy);
-    App::new(
-        ds,
-        report,
-        protocol,
-        taxonomy,
-        keymap,
-        Session::in_memory(annotator),
-    )
-}
+use common::app_of;
 
 fn demo_app() -> App {
     let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");

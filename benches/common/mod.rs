@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use frameaudit::core::dataset::{DeferredReplicates, defer_min_bytes, load_canonical_first};
+use frameaudit::core::dataset::{defer_min_bytes, load_canonical_first};
 use frameaudit::term::TuiOptions;
 use frameaudit::tui::app::App;
 use frameaudit::tui::{build_app, view};
@@ -36,9 +36,6 @@ pub struct FirstScreen {
     /// Seconds from the start to the first screen drawn (the load, the analyses of the
     /// queue, the audit file, the first draw).
     pub first: f64,
-    /// The replicate files the first screen went without, as the binary leaves them
-    /// (`load_canonical_first`); [`FirstScreen::judge`] reads them.
-    pub deferred: Option<DeferredReplicates>,
     /// The options the screens were opened with.
     pub opts: TuiOptions,
     /// When the opening started.
@@ -50,7 +47,8 @@ impl FirstScreen {
     /// behind it, and gives them to the screens: the seconds from the start until the
     /// queue's rows are judged, or `None` when nothing was left for later.
     pub fn judge(&mut self) -> Option<f64> {
-        let deferred = self.deferred.take()?;
+        // The replicate files the first screen went without, as the binary leaves them.
+        let deferred = self.app.ds.deferred.clone()?;
         let full = deferred.load(&self.app.ds.matrix).expect("whole read");
         let params = frameaudit::tui::queue_params(&self.opts);
         let report = frameaudit::core::analysis::run(&full.matrix, &params, None);
@@ -65,12 +63,10 @@ impl FirstScreen {
 pub fn first_screen(dataset: &Path, audit: &Path) -> FirstScreen {
     frameaudit::core::cache::disable();
     let t = Instant::now();
-    let mut ds = load_canonical_first(dataset, None, defer_min_bytes()).expect("load");
+    let ds = load_canonical_first(dataset, None, defer_min_bytes()).expect("load");
     let load = t.elapsed().as_secs_f64();
-    let deferred = ds.deferred.take();
     let opts = TuiOptions::plain("bench", audit.to_path_buf());
     let mut app = build_app(ds, &opts, || {}).expect("app");
-    app.queue.replicates_reading = deferred.is_some();
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
     view::render(&mut term, &mut app).expect("draw");
     let first = t.elapsed().as_secs_f64();
@@ -79,7 +75,6 @@ pub fn first_screen(dataset: &Path, audit: &Path) -> FirstScreen {
         term,
         load,
         first,
-        deferred,
         opts,
         started: t,
     }

@@ -361,13 +361,11 @@ impl Drop for CloseDecodes {
 /// Runs the TUI on a loaded dataset until the user quits.
 pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     let pending_cache = ds.pending_cache.take();
-    let deferred = ds.deferred.take();
     let (tx, rx): (Sender<Msg>, Receiver<Msg>) = channel();
     let wake_tx = tx.clone();
     let mut app = build_app(ds, &opts, move || {
         let _ = wake_tx.send(Msg::Wake);
     })?;
-    app.queue.replicates_reading = deferred.is_some();
     // One store for the frame loader and the full-size frames (`f`): its decodes are
     // killed on every way out of here, those of `f`'s worker too.
     let store = (app.frames.store)
@@ -416,7 +414,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     draw(&mut term, &mut app)?;
     crate::core::timing_since_start("first screen");
     // The replicates left for later are read now that the first screen is up.
-    let replicates = match deferred {
+    let replicates = match app.ds.deferred.clone() {
         Some(d) => Some(spawn_replicates(d, Arc::clone(&app.ds), &opts, tx.clone())?),
         None => None,
     };

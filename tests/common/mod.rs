@@ -33,6 +33,34 @@ pub fn real_csv() -> Option<PathBuf> {
     }
 }
 
+/// The audit screens on `ds` (protocol `main`, no bootstrap), as annotator `annotator`
+/// in memory.
+pub fn app_of(
+    ds: frameaudit::core::dataset::Dataset,
+    annotator: &str,
+) -> frameaudit::tui::app::App {
+    use frameaudit::core::analysis::params::Params;
+    use frameaudit::core::taxonomy::Taxonomy;
+    use frameaudit::tui::input::keymap::Keymap;
+    let params = Params {
+        bootstrap_b: 0,
+        sweep: false,
+        ..Params::default()
+    };
+    let report = frameaudit::core::analysis::run(&ds.matrix, &params, None);
+    let protocol = ds.matrix.protocols.get("main").expect("main");
+    let taxonomy = Taxonomy::load(None).expect("taxonomy");
+    let keymap = Keymap::default_for(&taxonomy);
+    frameaudit::tui::app::App::new(
+        ds,
+        report,
+        protocol,
+        taxonomy,
+        keymap,
+        frameaudit::core::workspace::session::Session::in_memory(annotator),
+    )
+}
+
 /// Runs the frameaudit binary.
 pub fn frameaudit(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_frameaudit"))

@@ -56,10 +56,6 @@ pub struct QueueState {
     /// The rows whose harm is stable, unjudged and a lottery (in [`Harm::ALL`] order);
     /// `None` when no row's model has replicates.
     pub harms: Option<[usize; 3]>,
-    /// The dataset's replicates are still being read: the screens opened on its canonical
-    /// cells ([`crate::core::dataset::load_canonical_first`]), and no row's harm is judged
-    /// yet.
-    pub replicates_reading: bool,
     /// Each model's name as the screens' narrow columns show it (`fit::short_names`), by
     /// model id.
     pub model_labels: Vec<String>,
@@ -110,7 +106,6 @@ impl QueueState {
             pairs_cache: std::cell::RefCell::new(None),
             part: None,
             harms: None,
-            replicates_reading: false,
             model_labels: {
                 let names: Vec<String> = ds
                     .matrix

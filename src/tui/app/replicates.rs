@@ -16,6 +16,13 @@ use crate::core::queue::{QueueKind, queue_unlisted};
 use super::{App, Effect, Notice, Screen};
 
 impl App {
+    /// The dataset's replicates are still being read: the screens opened on its canonical
+    /// cells, which left them for later (`Dataset::deferred`), and no row's harm is judged
+    /// yet.
+    pub fn replicates_reading(&self) -> bool {
+        self.ds.deferred.is_some()
+    }
+
     /// The whole dataset arrived, read with its replicates and checked to have the same
     /// canonical cells, and `report` made from it as the first one was: they take the place
     /// of the first ones. A researcher view on screen is built again from them (the
@@ -39,7 +46,6 @@ impl App {
         }
         self.ds = full;
         self.report = Arc::new(report);
-        self.queue.replicates_reading = false;
         self.index_units();
         self.queue.harms = super::queue::harm_counts(&self.queue.rows);
         self.overview = self.compute_overview();

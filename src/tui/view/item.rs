@@ -282,7 +282,7 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
             .map(|&(r, n)| format!("{} ~{}", s(r), s(n)))
             .collect();
         format!(" trajectory · then replicates: {} ", named.join(", "))
-    } else if app.queue.replicates_reading {
+    } else if app.replicates_reading() {
         " trajectory · replicates: reading… ".to_string()
     } else {
         " trajectory ".to_string()

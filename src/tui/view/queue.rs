@@ -309,7 +309,7 @@ fn queue_title(app: &App) -> Line<'static> {
     if let Some(set) = &filter.items {
         filters.push(format!("items: {} ({})", s(&set.label), set.items.len()));
     }
-    if app.queue.replicates_reading {
+    if app.replicates_reading() {
         title.push(Span::styled("replicates: reading… ", WARN));
     }
     if let Some(counts) = app.queue.harms {
