@@ -1,6 +1,7 @@
-//! The audit screens open a dataset with large replicate files on its canonical cells and
-//! read the replicates behind the first screen (core::dataset::load_canonical_first,
-//! tui/app/replicates.rs): the first read leaves exactly the replicate files, the whole read
+//! The audit screens open a dataset with large replicate files, or a large cells file with
+//! replicate lines, on its canonical cells and read the replicates behind the first screen
+//! (core::dataset::load_canonical_first, tui/app/replicates.rs): the first read leaves
+//! exactly the replicate files, or passes over exactly the replicate lines, the whole read
 //! gives what a plain load gives, the queue then judges every row as a screen opened on the
 //! whole dataset does, and a replicate file that is not only replicates closes the screens
 //! with its file and line.
@@ -88,6 +89,48 @@ fn the_first_read_leaves_only_the_replicate_files_and_the_whole_read_is_the_plai
         "no noise floor without replicates"
     );
     assert!(report_json(&full).to_string().contains("beyond_noise"));
+}
+
+/// The demo as it is bundled: its replicate lines among its canonical lines, in one
+/// `cells.jsonl`. Returns the dataset and how many replicate lines it has.
+fn interleaved_demo(dir: &Path) -> (PathBuf, u64) {
+    let src = common::repo().join("fixtures/demo");
+    let dst = dir.join("demo");
+    std::fs::create_dir_all(&dst).expect("mkdir");
+    for f in ["items.jsonl", "dataset.json", "cells.jsonl"] {
+        std::fs::copy(src.join(f), dst.join(f)).expect("copy");
+    }
+    let (_, n) = split_demo(&dir.join("split"));
+    (dst, n as u64)
+}
+
+#[test]
+fn in_one_cells_file_the_first_read_passes_over_the_replicate_lines() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, n_reps) = interleaved_demo(tmp.path());
+    let cells = ds.join("cells.jsonl");
+    let size = std::fs::metadata(&cells).expect("size").len();
+    // The dataset directory, and its cells file opened alone.
+    for path in [&ds, &cells] {
+        let first = load_canonical_first(path, None, size).expect("first read");
+        let deferred = first.deferred.as_ref().expect("the replicates are left");
+        assert!(deferred.files.is_empty(), "no file left unread");
+        assert_eq!(deferred.skimmed, n_reps, "every replicate line passed over");
+        assert_eq!(first.matrix.replicates.read, 0, "no replicate read first");
+        assert!(first.pending_cache.is_none(), "a part is never cached");
+        let plain = load_dataset(path, None).expect("plain");
+        assert_eq!(first.matrix.n_cells(), plain.matrix.n_cells());
+        assert_eq!(first.matrix.cell_line, plain.matrix.cell_line);
+        assert_eq!(first.matrix.stats.records, plain.matrix.stats.records);
+        let full = deferred.load(&first.matrix).expect("whole read");
+        assert!(full.deferred.is_none());
+        assert_eq!(full.matrix.replicates.read, n_reps);
+        assert_eq!(report_json(&full), report_json(&plain));
+        // Below the size, everything is read at once.
+        let whole = load_canonical_first(path, None, size + 1).expect("whole");
+        assert!(whole.deferred.is_none());
+        assert_eq!(whole.matrix.replicates.read, n_reps);
+    }
 }
 
 /// A cell of `replicates/` that is not a replicate is refused by every load (the audit
@@ -274,14 +317,31 @@ fn in_tmux_the_queue_shows_first_and_then_judges_its_rows() {
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let (ds, _) = split_demo(tmp.path());
-    let (t, timings, status) = start_deferred("fa-behind", &ds, tmp.path());
+    queue_first_then_judged("fa-behind", &ds, tmp.path());
+}
+
+#[test]
+fn in_tmux_the_queue_of_one_cells_file_shows_first_and_then_judges_its_rows() {
+    if !common::tmux::tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, _) = interleaved_demo(tmp.path());
+    queue_first_then_judged("fa-behind-one", &ds.join("cells.jsonl"), tmp.path());
+}
+
+/// The binary in tmux on `ds` with its replicates left for later: its queue comes to the
+/// counts of the demo opened whole, and its first screen was drawn before the replicates
+/// were read.
+fn queue_first_then_judged(name: &str, ds: &Path, tmp: &Path) {
+    let (t, timings, status) = start_deferred(name, ds, tmp);
     let s = t.wait_until("the judged queue", |s| {
         s.contains("audit queue") && s.contains("stable") && s.contains("lottery")
     });
     assert!(!s.contains("replicates: reading"), "{s}");
     // The same counts as the queue of the demo read whole (its cells, one file).
     let whole = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
-    let opts = TuiOptions::plain("tester", tmp.path().join("whole.audit.jsonl"));
+    let opts = TuiOptions::plain("tester", tmp.join(format!("{name}-whole.audit.jsonl")));
     let mut want = build_app(whole, &opts, || {}).expect("app");
     let want_screen = screen(&mut want, 120, 40);
     let counts = |s: &str| {

@@ -270,10 +270,12 @@ pub fn load_deferring_cache(path: &Path, format: Option<CellFormat>) -> Result<D
     load_leaving_cache(path, None, format, None)
 }
 
-/// Loads a dataset as [`load_deferring_cache`] does, except that a dataset directory whose
-/// `replicates/` files are large (`min_bytes` or more together, [`defer_min_bytes`]) and
-/// not in the matrix cache is read without them: the result has no replicates and says
-/// which files it left in [`Dataset::deferred`]. Replicates change none of the canonical
+/// Loads a dataset as [`load_deferring_cache`] does, except that replicates are left for
+/// later when the matrix cache does not hold the dataset: a dataset directory's
+/// `replicates/` files when they are large (`min_bytes` or more together,
+/// [`defer_min_bytes`]) are not read, and in cells JSONL files of that size or more the
+/// lines that are certainly replicates are passed over. The result then has no replicates
+/// and says what it left in [`Dataset::deferred`]. Replicates change none of the canonical
 /// cells (docs/measures.md §16.1), so the audit screens show their queue from this and read
 /// the whole dataset behind it.
 pub fn load_canonical_first(
@@ -284,7 +286,7 @@ pub fn load_canonical_first(
     load_leaving_cache(path, None, format, Some(min_bytes))
 }
 
-/// The replicate files a load left unread ([`load_canonical_first`]).
+/// The replicates a load left unread ([`load_canonical_first`]).
 #[derive(Debug, Clone)]
 pub struct DeferredReplicates {
     /// The dataset, to be read whole.
@@ -294,6 +296,8 @@ pub struct DeferredReplicates {
     pub files: Vec<PathBuf>,
     /// Their size together, in bytes.
     pub bytes: u64,
+    /// The replicate lines passed over in the files that were read.
+    pub skimmed: u64,
 }
 
 impl DeferredReplicates {
@@ -345,12 +349,17 @@ fn replicate_files(root: &Path, files: &[PathBuf]) -> (Vec<PathBuf>, u64) {
         .filter(|f| f.parent() == Some(folder.as_path()))
         .cloned()
         .collect();
-    // A file that cannot be looked at counts as large: the whole read names its problem.
-    let bytes = reps
+    let bytes = size_of(&reps);
+    (reps, bytes)
+}
+
+/// The size of files together. A file that cannot be looked at counts as large: the whole
+/// read names its problem.
+fn size_of(files: &[PathBuf]) -> u64 {
+    files
         .iter()
         .map(|f| std::fs::metadata(f).map_or(u64::MAX, |m| m.len()))
-        .fold(0u64, u64::saturating_add);
-    (reps, bytes)
+        .fold(0u64, u64::saturating_add)
 }
 
 /// A matrix cache a load left to write: its inputs were read without a problem.
@@ -397,7 +406,9 @@ fn load_leaving_cache(
                 (parsed, diags)
             })
         });
-        let defer = root.as_deref().zip(defer).filter(|_| compared.is_none());
+        let defer = defer
+            .map(|min_bytes| (root.as_deref(), min_bytes))
+            .filter(|_| compared.is_none());
         let built = build_matrix(compared, format, cell_files, defer);
         let items = items.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         (built, items)
@@ -405,11 +416,12 @@ fn load_leaving_cache(
     let mut built = built?;
     let deferred = built.deferred.take();
     let mut ds = finish_load(path, compared, root, built, items)?;
-    ds.deferred = deferred.map(|(files, bytes)| DeferredReplicates {
+    ds.deferred = deferred.map(|u| DeferredReplicates {
         path: path.to_path_buf(),
         format,
-        files,
-        bytes,
+        files: u.files,
+        bytes: u.bytes,
+        skimmed: u.skimmed,
     });
     Ok(ds)
 }
@@ -423,19 +435,26 @@ struct Built {
     errors: Diagnostics,
     cache: Option<PendingCache>,
     /// The replicate files left unread, and their size ([`load_canonical_first`]).
-    deferred: Option<(Vec<PathBuf>, u64)>,
+    deferred: Option<Unread>,
+}
+
+/// What a load left for the whole read ([`load_canonical_first`]).
+struct Unread {
+    files: Vec<PathBuf>,
+    bytes: u64,
+    skimmed: u64,
 }
 
 /// The matrix of the cell files: from the matrix cache when a large dataset was read
 /// before (core/cache.rs; a compared one is always read from its files), else read, built
-/// and finished. With `defer` (the dataset directory and a size), replicate files of that
-/// size or more together are left unread when the cache does not hold them
-/// ([`load_canonical_first`]).
+/// and finished. With `defer` (the dataset directory, if the input is one, and a size),
+/// replicates are left for later as [`load_canonical_first`] says when the cache does not
+/// hold them.
 fn build_matrix(
     compared: Option<&Compared<'_>>,
     format: Option<CellFormat>,
     mut cell_files: Vec<PathBuf>,
-    defer: Option<(&Path, u64)>,
+    defer: Option<(Option<&Path>, u64)>,
 ) -> Result<Built, LoadError> {
     let cache = compared
         .is_none()
@@ -453,17 +472,41 @@ fn build_matrix(
             deferred: None,
         });
     }
-    let deferred = defer.and_then(|(root, min_bytes)| {
-        let (files, bytes) = replicate_files(root, &cell_files);
-        (!files.is_empty() && bytes >= min_bytes).then_some((files, bytes))
-    });
-    if let Some((files, _)) = &deferred {
-        cell_files.retain(|f| !files.contains(f));
+    let (reps, rep_bytes) = defer
+        .and_then(|(root, _)| root)
+        .map_or_else(Default::default, |root| replicate_files(root, &cell_files));
+    let unread = defer
+        .filter(|&(_, min_bytes)| !reps.is_empty() && rep_bytes >= min_bytes)
+        .map(|_| (reps.clone(), rep_bytes));
+    if unread.is_some() {
+        cell_files.retain(|f| !reps.contains(f));
     }
+    // In the other files of cells, when they are large, the replicate lines are passed
+    // over, to be read with the rest behind the first screen.
+    let others: Vec<PathBuf> = cell_files
+        .iter()
+        .filter(|f| !reps.contains(f))
+        .cloned()
+        .collect();
+    let skim = defer.is_some_and(|(_, min_bytes)| size_of(&others) >= min_bytes);
     let mut builder = MatrixBuilder::new();
     for f in &cell_files {
+        builder.skim_replicates = skim && others.contains(f);
         read_cell_file(f, format, &mut builder)?;
     }
+    let skimmed = builder.replicates_skimmed;
+    let deferred = match unread {
+        Some((files, bytes)) => Some(Unread {
+            files,
+            bytes,
+            skimmed,
+        }),
+        None => (skimmed > 0).then(|| Unread {
+            files: Vec::new(),
+            bytes: 0,
+            skimmed,
+        }),
+    };
     if let Some(c) = compared {
         let meta = std::fs::metadata(c.path).map_err(|source| LoadError::Io {
             path: c.path.to_path_buf(),

@@ -558,12 +558,45 @@ fn validate<'a>(
     })
 }
 
-/// Parses a block of cells JSONL (whole lines) whose first line is `first_line`.
+/// The key of a replicate's name in a cells line.
+const REPLICATE_KEY: &[u8] = b"\"replicate\"";
+
+/// Whether a cells line is a replicate, told from its bytes without parsing it: its only
+/// object (the line holds one `{`) has the key `replicate` with a string value that is not
+/// empty. In valid JSON those bytes can mean nothing else: a string cannot hold an unescaped
+/// quote, nor an array a key. A line of invalid JSON may pass too: the whole read, which
+/// takes up every line passed over, names its problem.
+/// `keys` are where [`REPLICATE_KEY`] starts in the line, found with those of the whole
+/// block.
+fn names_a_replicate(line: &[u8], mut keys: impl Iterator<Item = usize>) -> bool {
+    let named = keys.any(|at| {
+        let value = line[at + REPLICATE_KEY.len()..]
+            .trim_ascii_start()
+            .strip_prefix(b":")
+            .map(<[u8]>::trim_ascii_start);
+        matches!(value, Some([b'"', c, ..]) if *c != b'"')
+    });
+    named
+        && memchr::memchr(b'{', line)
+            .is_some_and(|open| memchr::memchr(b'{', &line[open + 1..]).is_none())
+}
+
+/// Parses a block of cells JSONL (whole lines) whose first line is `first_line`. When the
+/// sink skims replicates ([`CellSink::skims_replicates`]), the lines that certainly are
+/// replicates are passed over unread and counted instead ([`CellSink::skip_replicate`]).
 pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>, sink: &mut S) {
     // One UTF-8 check for the block when it passes (lines are cut at `\n`, so on character
     // boundaries); line by line otherwise.
     let whole = std::str::from_utf8(block).ok();
     let mut shape = super::json::Shape::default();
+    // Where the block names a replicate, when the sink passes over replicate lines: one
+    // search of the block, not one per line.
+    let mut marks = sink
+        .skims_replicates()
+        .then(|| memchr::memmem::find_iter(block, REPLICATE_KEY))
+        .into_iter()
+        .flatten()
+        .peekable();
     let mut start = 0;
     let ends = memchr::memchr_iter(b'\n', block).chain(std::iter::once(block.len()));
     for (i, end) in ends.enumerate() {
@@ -573,9 +606,15 @@ pub fn parse_block<S: CellSink>(block: &[u8], first_line: u64, file: &Arc<Path>,
         if text.is_empty() {
             continue;
         }
+        while marks.next_if(|&at| at < from).is_some() {}
+        let lead = from + bytes.len() - bytes.trim_ascii_start().len();
+        let keys = std::iter::from_fn(|| marks.next_if(|&at| at < end)).map(|at| at - lead);
+        if names_a_replicate(text, keys) {
+            sink.skip_replicate();
+            continue;
+        }
         sink.count_record();
         let line = first_line + i as u64;
-        let lead = from + bytes.len() - bytes.trim_ascii_start().len();
         let str = super::chunk::text_at(block, whole, lead..lead + text.len());
         if let Some(cell) = str.and_then(|t| PlainCell::cell_as(t, &mut shape)) {
             sink.push(&cell, line);
@@ -1984,5 +2023,133 @@ mod tests {
             "{} texts read for {rows} rows",
             b.texts_read
         );
+    }
+
+    fn skims(line: &str) -> bool {
+        let keys = memchr::memmem::find_iter(line.as_bytes(), REPLICATE_KEY);
+        names_a_replicate(line.as_bytes(), keys)
+    }
+
+    #[test]
+    fn a_replicate_line_is_told_from_its_bytes_and_nothing_else_is() {
+        for line in [
+            r#"{"model":"M","item_id":"q","config":"8f","frames":8,"replicate":"rerun-1","nuisance":"rerun"}"#,
+            r#"{"replicate" : "p", "model": "M"}"#,
+            r#"{"replicate":" "}"#,
+            r#"{"pred":"replicate","replicate":"r"}"#,
+        ] {
+            assert!(skims(line), "{line}");
+        }
+        for line in [
+            r#"{"model":"M","replicate":""}"#,
+            r#"{"model":"M","replicate":null}"#,
+            r#"{"model":"M","replicate":1}"#,
+            r#"{"model":"M","extra":{"replicate":"r"}}"#,
+            r#"{"model":"M","pred":"{","replicate":"r"}"#,
+            r#"{"model":"M","pred":"\"replicate\":\"r\""}"#,
+            r#"{"model":"M","pred":"replicate"}"#,
+            r#"{"model":"M","extra":["replicate","r"]}"#,
+            r#""replicate":"r""#,
+        ] {
+            assert!(!skims(line), "{line}");
+        }
+    }
+
+    /// A line of cells JSONL of fields that name a replicate, or look as if they did.
+    fn replicate_like_lines() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        const PARTS: &[&str] = &[
+            r#""replicate":"r1""#,
+            r#""replicate": "r1""#,
+            r#""replicate" :"""#,
+            r#""replicate":"""#,
+            r#""replicate":null"#,
+            r#""replicate":1"#,
+            r#""replicate":["r"]"#,
+            r#""extra":{"replicate":"r"}"#,
+            r#""extra":[{"replicate":"r"}]"#,
+            r#""pred":"\"replicate\":\"x\"""#,
+            r#""pred":"\\"replicate":"x""#,
+            r#""pred":"replicate""#,
+            r#""pred":"{""#,
+            r#""nuisance":"rerun""#,
+            r#""model":"M""#,
+            r#""item_id":"q""#,
+            r#""config":"8f""#,
+            r#""frames":8"#,
+        ];
+        (
+            proptest::collection::vec(0..PARTS.len(), 0..7),
+            proptest::sample::select(vec![("{", "}"), ("{", ""), ("", "}"), ("[", "]")]),
+        )
+            .prop_map(|(picks, (open, close))| {
+                let parts: Vec<&str> = picks.iter().map(|&i| PARTS[i]).collect();
+                format!("{open}{}{close}", parts.join(","))
+            })
+    }
+
+    proptest::proptest! {
+        /// A line passed over as a replicate is never a canonical cell: serde refuses it
+        /// (the whole read names its problem), or it names a replicate.
+        #[test]
+        fn a_line_passed_over_as_a_replicate_is_one_or_is_refused(
+            line in proptest::prop_oneof![
+                replicate_like_lines(),
+                crate::core::load::json::testing::lines(&FIELDS),
+            ],
+        ) {
+            let read = serde_json::from_str::<RawCell>(&line);
+            if let (true, Ok(raw)) = (skims(&line), read) {
+                proptest::prop_assert!(
+                    matches!(&raw.replicate, J::Str(r) if !r.is_empty()),
+                    "{} read as {:?}", line, raw.replicate
+                );
+            }
+        }
+    }
+
+    /// A reader that skims replicates reads the canonical cells of a file as one that does
+    /// not, and counts the replicate lines it passed over, block boundaries or not.
+    #[test]
+    fn skimming_leaves_the_canonical_cells_and_counts_the_replicates() {
+        let mut text = String::new();
+        for i in 0..5000 {
+            text.push_str(&format!(
+                "{{\"model\":\"M\",\"item_id\":\"q{i}\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}}\n"
+            ));
+            if i % 3 == 0 {
+                text.push_str(&format!(
+                    "{{\"model\":\"M\",\"item_id\":\"q{i}\",\"config\":\"8f\",\"frames\":8,\"pred\":\"B\",\"gold\":\"A\",\"replicate\":\"r\",\"nuisance\":\"rerun\"}}\n"
+                ));
+            }
+        }
+        let read = |skim: bool, block: usize| {
+            let mut b = MatrixBuilder::new();
+            b.skim_replicates = skim;
+            let file = b.add_file(std::path::Path::new("t.jsonl"));
+            read_blocks(
+                text.as_bytes(),
+                None,
+                block,
+                &Lines,
+                1,
+                &mut b,
+                &|x: &[u8], line, s: &mut MatrixBuilder| parse_block(x, line, &file, s),
+            )
+            .expect("io");
+            let skimmed = b.replicates_skimmed;
+            let (m, _) = b.finish().expect("valid");
+            (m, skimmed)
+        };
+        let (whole, none) = read(false, BLOCK);
+        assert_eq!((none, whole.replicates.read), (0, 1667));
+        for block in [BLOCK, 4096, 1000] {
+            let (first, skimmed) = read(true, block);
+            assert_eq!(skimmed, 1667, "block {block}");
+            assert_eq!(first.replicates.read, 0);
+            assert_eq!(first.n_cells(), whole.n_cells());
+            assert_eq!(first.cell_line, whole.cell_line, "lines are counted still");
+            assert_eq!(first.stats.records, whole.stats.records);
+        }
     }
 }

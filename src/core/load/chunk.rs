@@ -25,6 +25,13 @@ pub trait CellSink: Send + Sized {
     }
     /// Counts one record (a line or row), valid or not.
     fn count_record(&mut self);
+    /// Whether a reader may pass over the lines it can tell cheaply are replicates, unread
+    /// and unchecked, for a whole read to take up later ([`CellSink::skip_replicate`]).
+    fn skims_replicates(&self) -> bool {
+        false
+    }
+    /// Counts one replicate line passed over unread.
+    fn skip_replicate(&mut self) {}
     /// Where the problems of the input go.
     fn diags(&mut self) -> &mut Diagnostics;
     /// A validated cell read at `line` of the current file.

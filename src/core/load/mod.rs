@@ -33,6 +33,12 @@ impl CellSink for MatrixBuilder {
     fn count_record(&mut self) {
         MatrixBuilder::count_record(self);
     }
+    fn skims_replicates(&self) -> bool {
+        self.skim_replicates
+    }
+    fn skip_replicate(&mut self) {
+        self.replicates_skimmed += 1;
+    }
     fn diags(&mut self) -> &mut crate::core::diag::Diagnostics {
         &mut self.diags
     }

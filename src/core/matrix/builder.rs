@@ -61,6 +61,12 @@ pub struct MatrixBuilder {
     /// checkpoint ([`model_key`]): an lmms-eval run names Qwen2.5-VL
     /// `Qwen__Qwen2.5-VL-7B-Instruct`, a VLMEvalKit one `Qwen2.5-VL-7B-Instruct`.
     pub model_as: Option<std::sync::Arc<FxHashMap<String, Box<str>>>>,
+    /// While set, a reader passes over the lines it can tell cheaply are replicates
+    /// (cells JSONL: [`crate::core::load::cells::parse_block`]), for the audit screens to
+    /// show the canonical cells first and read the whole input behind them.
+    pub skim_replicates: bool,
+    /// The replicate lines passed over so far, here and in the parts joined.
+    pub replicates_skimmed: u64,
 }
 
 /// A model's name reduced to its checkpoint's: the part after the last `/` or `__`,
@@ -284,6 +290,8 @@ impl MatrixBuilder {
             diags: Diagnostics::default(),
             protocol_as: None,
             model_as: None,
+            skim_replicates: false,
+            replicates_skimmed: 0,
         }
     }
 
@@ -392,6 +400,7 @@ impl MatrixBuilder {
         b.m.files = self.m.files.clone();
         b.protocol_as.clone_from(&self.protocol_as);
         b.model_as.clone_from(&self.model_as);
+        b.skim_replicates = self.skim_replicates;
         b
     }
 
@@ -445,6 +454,7 @@ impl MatrixBuilder {
         // The ids the results hold are gone with the names.
         self.memo = KeyMemo::default();
         self.texts_read = 0;
+        self.replicates_skimmed = 0;
         self.pending.clear();
         self.diags = Diagnostics::default();
     }
@@ -460,6 +470,7 @@ impl MatrixBuilder {
             scores: p_scores,
             diags: p_diags,
             texts_read: p_texts_read,
+            replicates_skimmed: p_skimmed,
             pending: p_pending,
             ..
         } = &mut *part;
@@ -472,6 +483,7 @@ impl MatrixBuilder {
         }
         let p_diags = std::mem::take(p_diags);
         self.texts_read += *p_texts_read;
+        self.replicates_skimmed += *p_skimmed;
         self.last = None;
         let base = self.m.cell_item.len() as u32;
         let ids = self.part_ids(p, p_config_first, base);
