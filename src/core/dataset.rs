@@ -475,38 +475,30 @@ fn build_matrix(
     let (reps, rep_bytes) = defer
         .and_then(|(root, _)| root)
         .map_or_else(Default::default, |root| replicate_files(root, &cell_files));
-    let unread = defer
-        .filter(|&(_, min_bytes)| !reps.is_empty() && rep_bytes >= min_bytes)
-        .map(|_| (reps.clone(), rep_bytes));
-    if unread.is_some() {
+    let min_bytes = defer.map_or(u64::MAX, |(_, min_bytes)| min_bytes);
+    // The replicates/ files, when they are large, are not read; in the other files of
+    // cells, when they are large, the replicate lines are passed over.
+    let unread = !reps.is_empty() && rep_bytes >= min_bytes;
+    if unread {
         cell_files.retain(|f| !reps.contains(f));
     }
-    // In the other files of cells, when they are large, the replicate lines are passed
-    // over, to be read with the rest behind the first screen.
     let others: Vec<PathBuf> = cell_files
         .iter()
         .filter(|f| !reps.contains(f))
         .cloned()
         .collect();
-    let skim = defer.is_some_and(|(_, min_bytes)| size_of(&others) >= min_bytes);
+    let skim = defer.is_some() && size_of(&others) >= min_bytes;
     let mut builder = MatrixBuilder::new();
     for f in &cell_files {
-        builder.skim_replicates = skim && others.contains(f);
+        builder.skim_replicates = skim && !reps.contains(f);
         read_cell_file(f, format, &mut builder)?;
     }
     let skimmed = builder.replicates_skimmed;
-    let deferred = match unread {
-        Some((files, bytes)) => Some(Unread {
-            files,
-            bytes,
-            skimmed,
-        }),
-        None => (skimmed > 0).then(|| Unread {
-            files: Vec::new(),
-            bytes: 0,
-            skimmed,
-        }),
-    };
+    let deferred = (unread || skimmed > 0).then(|| Unread {
+        files: if unread { reps } else { Vec::new() },
+        bytes: if unread { rep_bytes } else { 0 },
+        skimmed,
+    });
     if let Some(c) = compared {
         let meta = std::fs::metadata(c.path).map_err(|source| LoadError::Io {
             path: c.path.to_path_buf(),
