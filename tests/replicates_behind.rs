@@ -463,3 +463,40 @@ fn in_tmux_quitting_while_the_replicates_are_read_does_not_wait_for_them() {
         "quitting waited for the read ({waited:?}):\n{phases}"
     );
 }
+
+/// Screens that close at once (here a replicate file that is a named pipe, refused by the
+/// read behind the first screen) wait for the terminal's answers to their query: answers
+/// arriving after they left would be read, and printed, by the shell. The terminal is a
+/// pseudo-terminal that answers 0.4 s late (tests/pty/late_answers.py).
+#[test]
+fn screens_closed_at_once_leave_no_terminal_answers_for_the_shell() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, _) = split_demo(tmp.path());
+    if !common::mkfifo(&ds.join("replicates/planted.jsonl")) {
+        return;
+    }
+    let err = tmp.path().join("stderr.txt");
+    let o = std::process::Command::new("python3")
+        .arg(common::repo().join("tests/pty/late_answers.py"))
+        .arg("0.4")
+        .arg(&err)
+        .arg(env!("CARGO_BIN_EXE_frameaudit"))
+        .arg(&ds)
+        .args(["--annotator", "tester", "--audit"])
+        .arg(tmp.path().join("a.audit.jsonl"))
+        .env("FRAMEAUDIT_DEFER_MIN_BYTES", "0")
+        .env("FRAMEAUDIT_CACHE", "off")
+        .output();
+    let Ok(o) = o else {
+        eprintln!("note: python3 is absent; skipping the late-answers check");
+        return;
+    };
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let got: Value = serde_json::from_slice(&o.stdout).expect("the driver's JSON");
+    let stderr = std::fs::read_to_string(&err).expect("stderr");
+    assert_eq!(got["asked"], true, "the terminal was asked: {got}");
+    assert_eq!(got["status"], 1, "the pipe is refused:\n{stderr}");
+    assert!(stderr.contains("named pipe"), "{stderr}");
+    assert_eq!(got["left"], "", "answers left for the shell: {got}");
+    assert_eq!(got["answered_after_exit"], false, "{got}");
+}

@@ -430,6 +430,10 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         let sent = crate::term::query::send(p.through);
         (p.env.clone(), p.tmux.clone(), p.through, sent)
     });
+    // Until the input thread has read the answers (it says so with `Msg::Terminal`).
+    let mut asking = query
+        .as_ref()
+        .map(|_| std::time::Instant::now() + crate::term::query::ANSWER_TIMEOUT);
     let input_tx = tx.clone();
     std::thread::Builder::new()
         .name("frameaudit-input".into())
@@ -477,6 +481,9 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
             .into_iter()
             .chain(std::iter::from_fn(|| rx.try_recv().ok()))
         {
+            if let Msg::Terminal(_) = msg {
+                asking = None;
+            }
             if let Msg::Replicates(reply) = msg {
                 replicates_in = true;
                 match *reply {
@@ -504,6 +511,17 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         }
         app.settle_fingerprint();
         draw(&mut term, &mut app)?;
+    }
+    // Answers to the terminal's query still on their way would be read by the shell once
+    // the screens close, and printed there: screens closed at once (a rejected read, a
+    // quick `q`) wait for them, at most as long as the query may take.
+    if let Some(until) = asking {
+        while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+            match rx.recv_timeout(left + Duration::from_millis(100)) {
+                Ok(Msg::Terminal(_)) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
     }
     // Leave only once the file holds everything (or the user confirmed quitting without).
     app.session.wait_saved(Duration::from_secs(2));
