@@ -133,6 +133,51 @@ fn in_one_cells_file_the_first_read_passes_over_the_replicate_lines() {
     }
 }
 
+/// A dataset whose small `replicates/` file is read at once while its cells file's
+/// replicate lines are passed over: the first read keeps no replicate, or its rows would be
+/// judged on part of their evidence (and a record saved then would keep that judgement).
+#[test]
+fn a_first_read_that_leaves_some_replicates_for_later_keeps_none() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (ds, n_reps) = interleaved_demo(tmp.path());
+    let cells = ds.join("cells.jsonl");
+    let text = std::fs::read_to_string(&cells).expect("cells");
+    let (reruns, rest): (Vec<&str>, Vec<&str>) = text.lines().partition(|l| {
+        let v: Value = serde_json::from_str(l).expect("json line");
+        v["nuisance"] == "rerun"
+    });
+    std::fs::create_dir_all(ds.join("replicates")).expect("mkdir");
+    let reps = ds.join("replicates/rerun.jsonl");
+    std::fs::write(&reps, reruns.join("\n") + "\n").expect("write");
+    std::fs::write(&cells, rest.join("\n") + "\n").expect("write");
+    let size = std::fs::metadata(&cells).expect("size").len();
+    assert!(std::fs::metadata(&reps).expect("size").len() < size);
+    let n_reruns = reruns.len() as u64;
+    assert!(n_reruns > 0 && n_reruns < n_reps, "{n_reruns} of {n_reps}");
+
+    let first = load_canonical_first(&ds, None, size).expect("first read");
+    let deferred = first
+        .deferred
+        .clone()
+        .expect("some replicates left for later");
+    assert!(deferred.files.is_empty(), "the small file is read");
+    assert_eq!(deferred.skimmed, n_reps - n_reruns);
+    assert_eq!(first.matrix.replicates.read, 0, "none kept");
+    assert!(first.matrix.replicates.cells.is_empty());
+    let app = common::app_of(first, "tester");
+    assert!(app.replicates_reading());
+    assert!(
+        rows(&app).iter().all(|r| r.2.is_none()),
+        "no row judged yet"
+    );
+    assert_eq!(app.queue.harms, None);
+
+    let full = deferred.load(&app.ds.matrix).expect("whole read");
+    assert_eq!(full.matrix.replicates.read, n_reps);
+    let plain = load_dataset(&ds, None).expect("plain");
+    assert_eq!(report_json(&full), report_json(&plain));
+}
+
 /// A cell of `replicates/` that is not a replicate is refused by every load (the audit
 /// screens, which read that folder after their first screen, could not rank it first).
 #[test]

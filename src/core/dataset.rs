@@ -535,8 +535,14 @@ fn build_matrix(
     let finished = builder.finish();
     crate::core::timing("finish matrix", t);
     let (matrix, warnings, errors) = match finished {
-        Ok((m, mut w)) => {
+        Ok((mut m, mut w)) => {
             look_alike_names(&m, &mut w);
+            // Replicates read beside those left for later (a small replicates/ folder, a
+            // line not told from its bytes) would judge rows on part of their evidence:
+            // the first read has none.
+            if deferred.is_some() {
+                m.replicates = std::mem::take(&mut m.replicates).clusters_only();
+            }
             (Some(m), w, Diagnostics::default())
         }
         Err(d) => (None, Diagnostics::default(), d),

@@ -107,6 +107,16 @@ impl Replicates {
         }
     }
 
+    /// The clusters alone, without a replicate: as if none had been read.
+    pub fn clusters_only(self) -> Replicates {
+        Replicates {
+            names: self.names,
+            item_cluster: self.item_cluster,
+            video_cluster: self.video_cluster,
+            ..Replicates::default()
+        }
+    }
+
     /// The cluster of an item (an id in `names`): the one its cells give, else its video.
     pub fn cluster_id(&self, item: u32) -> Option<u32> {
         [&self.item_cluster, &self.video_cluster]
