@@ -31,13 +31,16 @@ fn split_demo(dir: &Path) -> (PathBuf, usize) {
         std::fs::copy(src.join(f), dst.join(f)).expect("copy");
     }
     let text = std::fs::read_to_string(src.join("cells.jsonl")).expect("cells");
-    let (reps, cells): (Vec<&str>, Vec<&str>) = text.lines().partition(|l| {
-        let v: Value = serde_json::from_str(l).expect("json line");
-        v.get("replicate").is_some_and(|r| !r.is_null())
-    });
+    let (reps, cells): (Vec<&str>, Vec<&str>) = text.lines().partition(|l| is_replicate(l));
     std::fs::write(dst.join("cells.jsonl"), cells.join("\n") + "\n").expect("write");
     std::fs::write(dst.join("replicates/demo.jsonl"), reps.join("\n") + "\n").expect("write");
     (dst, reps.len())
+}
+
+/// Whether a cells line is a replicate.
+fn is_replicate(line: &str) -> bool {
+    let v: Value = serde_json::from_str(line).expect("json line");
+    v.get("replicate").is_some_and(|r| !r.is_null())
 }
 
 /// The report of a matrix as JSON (no bootstrap), to compare two reads by.
@@ -100,7 +103,8 @@ fn interleaved_demo(dir: &Path) -> (PathBuf, u64) {
     for f in ["items.jsonl", "dataset.json", "cells.jsonl"] {
         std::fs::copy(src.join(f), dst.join(f)).expect("copy");
     }
-    let (_, n) = split_demo(&dir.join("split"));
+    let text = std::fs::read_to_string(dst.join("cells.jsonl")).expect("cells");
+    let n = text.lines().filter(|l| is_replicate(l)).count();
     (dst, n as u64)
 }
 
