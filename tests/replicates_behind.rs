@@ -324,7 +324,7 @@ fn a_researcher_view_built_before_the_replicates_is_built_again_with_their_floor
     );
 }
 
-/// The binary in tmux on the split demo with every replicate file left for later
+/// The binary in tmux on `ds` with its replicates left for later whatever their size
 /// (`FRAMEAUDIT_DEFER_MIN_BYTES=0`): its phases go to `timings`, its exit status to
 /// `status`.
 fn start_deferred(name: &str, ds: &Path, dir: &Path) -> (common::tmux::Tmux, PathBuf, PathBuf) {
