@@ -170,8 +170,9 @@ pub struct Dataset {
     /// The matrix cache left to write by [`load_deferring_cache`]; `None` once written, or
     /// when the load calls for none.
     pub pending_cache: Option<PendingCache>,
-    /// The replicate files [`load_canonical_first`] left unread: this dataset has no
-    /// replicates yet, and the whole one is read by [`DeferredReplicates::load`].
+    /// The replicates [`load_canonical_first`] left unread (files, and lines passed over):
+    /// this dataset has no replicates yet, and the whole one is read by
+    /// [`DeferredReplicates::load`].
     pub deferred: Option<DeferredReplicates>,
 }
 
@@ -331,9 +332,10 @@ fn same_canonical_names(a: &ResponseMatrix, b: &ResponseMatrix) -> bool {
             .all(|(x, y)| x.id == y.id && x.benchmark == y.benchmark)
 }
 
-/// The smallest size of a dataset's `replicates/` files that the audit screens leave for
-/// later ([`load_canonical_first`]): `FRAMEAUDIT_DEFER_MIN_BYTES` (`off`: none), else
-/// 32 MiB (about 150 000 replicate lines, a tenth of a second to read on two cores).
+/// The smallest size of a dataset's `replicates/` files, or of its other cells files,
+/// from which the audit screens leave their replicates for later ([`load_canonical_first`]):
+/// `FRAMEAUDIT_DEFER_MIN_BYTES` (`off`: never), else 32 MiB (about 150 000 replicate
+/// lines, a tenth of a second to read on two cores).
 pub fn defer_min_bytes() -> u64 {
     match std::env::var("FRAMEAUDIT_DEFER_MIN_BYTES").ok().as_deref() {
         Some("off") => u64::MAX,
@@ -355,9 +357,9 @@ fn replicate_files(root: &Path, files: &[PathBuf]) -> (Vec<PathBuf>, u64) {
 
 /// The size of files together. A file that cannot be looked at counts as large: the whole
 /// read names its problem.
-fn size_of(files: &[PathBuf]) -> u64 {
+fn size_of<'a>(files: impl IntoIterator<Item = &'a PathBuf>) -> u64 {
     files
-        .iter()
+        .into_iter()
         .map(|f| std::fs::metadata(f).map_or(u64::MAX, |m| m.len()))
         .fold(0u64, u64::saturating_add)
 }
@@ -434,7 +436,7 @@ struct Built {
     warnings: Diagnostics,
     errors: Diagnostics,
     cache: Option<PendingCache>,
-    /// The replicate files left unread, and their size ([`load_canonical_first`]).
+    /// The replicates left for the whole read ([`load_canonical_first`]).
     deferred: Option<Unread>,
 }
 
@@ -482,12 +484,8 @@ fn build_matrix(
     if unread {
         cell_files.retain(|f| !reps.contains(f));
     }
-    let others: Vec<PathBuf> = cell_files
-        .iter()
-        .filter(|f| !reps.contains(f))
-        .cloned()
-        .collect();
-    let skim = defer.is_some() && size_of(&others) >= min_bytes;
+    let others = cell_files.iter().filter(|f| !reps.contains(f));
+    let skim = defer.is_some() && size_of(others) >= min_bytes;
     let mut builder = MatrixBuilder::new();
     for f in &cell_files {
         builder.skim_replicates = skim && !reps.contains(f);

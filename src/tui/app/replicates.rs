@@ -1,9 +1,10 @@
-//! The replicates read behind the first screen: a dataset whose replicate files are large
-//! opens on its canonical cells (`core::dataset::load_canonical_first`), and the whole
-//! dataset, with the analyses made from it, takes their place once it is read. Replicates
-//! change no canonical cell (checked as it is read, `DeferredReplicates::load`), so the
-//! queue keeps its rows, order, filters and selection; what changes is whether each row's
-//! harm survives them, the views' noise floor, and the replicates each screen shows.
+//! The replicates read behind the first screen: a large dataset with replicates (in
+//! `replicates/` files, or among the lines of its cells files) opens on its canonical cells
+//! (`core::dataset::load_canonical_first`), and the whole dataset, with the analyses made
+//! from it, takes their place once it is read. Replicates change no canonical cell
+//! (checked as it is read, `DeferredReplicates::load`), so the queue keeps its rows, order,
+//! filters and selection; what changes is whether each row's harm survives them, the views'
+//! noise floor, and the replicates each screen shows.
 
 use std::sync::Arc;
 
