@@ -27,6 +27,11 @@ fn varied(dir: &Path) -> Vec<PathBuf> {
         x ^= x << 17;
         x
     };
+    let replicate = |line: &str, name: &str, nuisance: &str| {
+        let open = line.strip_suffix('}').unwrap_or(line);
+        format!(r#"{open},"replicate":"{name}","nuisance":"{nuisance}"}}"#)
+    };
+    let mut earlier = Vec::new();
     let mut files = Vec::new();
     for part in 0..2 {
         let path = dir.join(format!("part{part}.jsonl"));
@@ -88,6 +93,31 @@ fn varied(dir: &Path) -> Vec<PathBuf> {
                         )
                     };
                     writeln!(f, "{line}").expect("write");
+                    // Replicates: beside their cell, some answering otherwise (or with no
+                    // gold: a replicate of no value), and in the second file some of the
+                    // first's, so that their lines jump back and forth.
+                    if r % 3 == 0 {
+                        let (from, to) = match r % 4 {
+                            0 => (r#""pred":"A""#, r#""pred":"B""#),
+                            1 => (r#""gold":"A""#, r#""gold":null"#),
+                            _ => (r#""pred":"a cat"#, r#""pred":"the cat"#),
+                        };
+                        writeln!(
+                            f,
+                            "{}",
+                            replicate(&line.replacen(from, to, 1), "rerun-1", "rerun")
+                        )
+                        .expect("write");
+                    }
+                    if part == 0 && r % 5 == 0 {
+                        earlier.push(replicate(&line, "phase-1", "phase"));
+                    }
+                    if part == 1
+                        && r % 2 == 0
+                        && let Some(rep) = earlier.pop()
+                    {
+                        writeln!(f, "{rep}").expect("write");
+                    }
                     if r % 13 == 0 {
                         writeln!(f).expect("a blank line");
                     }
@@ -152,7 +182,23 @@ fn same_matrix(a: &ResponseMatrix, b: &ResponseMatrix) {
     assert_eq!(a.stats.cells_invalid, b.stats.cells_invalid);
     // The replicates, with the frames each recorded (the frame view's replicate rows).
     let (ra, rb) = (&a.replicates, &b.replicates);
-    assert_eq!(ra.cells, rb.cells);
+    let bits = |r: &frameaudit::core::matrix::Replicates| -> Vec<_> {
+        r.cells
+            .iter()
+            .map(|x| {
+                (
+                    x.cell,
+                    x.value.to_bits(),
+                    x.replicate,
+                    x.nuisance,
+                    x.file,
+                    x.line,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(bits(ra), bits(rb));
+    assert_eq!((ra.read, ra.orphaned), (rb.read, rb.orphaned));
     for x in &ra.cells {
         assert_eq!(ra.frame_idx(x), rb.frame_idx(x));
     }
@@ -191,6 +237,18 @@ fn a_matrix_read_back_from_its_cache_is_the_matrix_read_from_its_files() {
     for (k, (path, files, format)) in cases.into_iter().enumerate() {
         let ds = load_dataset(&path, None).expect("load");
         assert_eq!(ds.cell_files, files, "{}", path.display());
+        if k == 0 {
+            // The varied replicates are as meant: of both files, lines falling as well as
+            // rising in cell order, some of no value.
+            let reps = &ds.matrix.replicates.cells;
+            assert!(reps.iter().any(|x| x.file == 1) && reps.iter().any(|x| x.file == 0));
+            assert!(reps.windows(2).any(|w| w[1].line < w[0].line));
+            assert!(reps.iter().any(|x| x.value.is_nan()));
+            assert!(
+                reps.iter()
+                    .any(|x| ![0.0, 1.0].contains(&x.value) && !x.value.is_nan())
+            );
+        }
         let cache = tmp.path().join(format!("cache{k}"));
         let c = Inputs::in_dir(&cache, 0, Duration::ZERO, &files, format).expect("applies");
         assert!(c.load().is_none(), "no cache yet");
