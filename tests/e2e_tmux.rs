@@ -529,6 +529,12 @@ fn audit_state(path: &Path) -> Vec<(String, Status, Vec<String>)> {
         .collect()
 }
 
+/// How many records the audit file at `path` holds; 0 while it does not replay (between
+/// the moment a file is moved aside and its successor put in place).
+fn records_in(path: &Path) -> usize {
+    read_audit(path).map_or(0, |r| r.records.len())
+}
+
 /// The "done N" count of the header.
 fn done_count(screen: &str) -> usize {
     screen
@@ -745,6 +751,84 @@ fn an_audit_deleted_or_replaced_while_open_is_written_again_and_stays_locked() {
     t.keys(&["3", "Space"]);
     t.wait_for("done 3 ");
     assert!(eventually(|| audit_state(&audit).len() == 3));
+    // Emptied in place (the same file, cut to nothing): noticed, though the path still
+    // names the file, and written again whole; nothing is appended after a lost header.
+    let before = std::fs::read(&audit).expect("read");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&audit)
+        .and_then(|f| f.set_len(0))
+        .expect("truncate");
+    t.wait_for("was changed by another program");
+    assert!(eventually(|| records_in(&audit) == 3));
+    // Copied over in place with an older state: the same.
+    t.keys(&["4", "Space"]);
+    t.wait_for("done 4 ");
+    assert!(eventually(|| records_in(&audit) == 4));
+    std::fs::write(&audit, &before).expect("copy over");
+    assert!(eventually(|| records_in(&audit) == 4));
+    // The folder deleted, lock file and all: both made again, so a second instance is
+    // still kept out.
+    std::fs::remove_dir_all(ds.join("audits")).expect("rm -r");
+    t.wait_for("was deleted while open");
+    assert!(eventually(|| records_in(&audit) == 4));
+    assert!(ds.join("audits/.gone.audit.jsonl.lock").exists());
+    let second = frameaudit_in(&ds, "gone");
+    assert!(second.contains("is open in another frameaudit"), "{second}");
+}
+
+#[test]
+fn a_folder_swapped_for_a_link_is_not_written_through_and_sigterm_says_what_was_lost() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let status = tmp.path().join("status");
+    let args = [
+        ds.display().to_string(),
+        "--annotator".into(),
+        "swap".into(),
+    ];
+    let t = Tmux::run_recording_exit(&format!("fa-swap-{}", std::process::id()), &args, &status);
+    remain_on_exit(&t);
+    t.wait_for("audit queue");
+    t.keys(&["Enter", "1", "Space"]);
+    t.wait_for("done 1 ");
+    t.wait_for("saved ✓");
+    // The audits folder moved away and a link to a folder outside the dataset put in its
+    // place: never written through.
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&outside).expect("mkdir");
+    std::fs::rename(ds.join("audits"), tmp.path().join("moved")).expect("mv");
+    std::os::unix::fs::symlink(&outside, ds.join("audits")).expect("ln -s");
+    t.keys(&["2", "Space"]);
+    t.wait_for("NOT SAVED");
+    assert_eq!(std::fs::read_dir(&outside).expect("ls").count(), 0);
+    // SIGTERM leaves without asking: what was not saved is said, and the exit is not 0.
+    let pid = t.child_pid().expect("frameaudit under the shell");
+    let out = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .output()
+        .expect("kill");
+    assert!(out.status.success());
+    assert!(eventually(|| pane_format(&t, "#{pane_dead}") == "1"));
+    let status = std::fs::read_to_string(&status).unwrap_or_default();
+    assert_eq!(status.trim(), "exit=1", "{}", t.screen());
+    // The whole pane, its history too, lines joined where they wrapped.
+    let out = Command::new("tmux")
+        .args(["capture-pane", "-p", "-J", "-S", "-", "-t", &t.name])
+        .output()
+        .expect("capture-pane");
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains(" change(s) were not saved to"), "{s}");
+    assert!(s.contains("is a symbolic link"), "{s}");
+    assert_eq!(std::fs::read_dir(&outside).expect("ls").count(), 0);
+    // The first tag is where it was saved.
+    assert_eq!(
+        audit_state(&tmp.path().join("moved/swap.audit.jsonl")).len(),
+        1
+    );
 }
 
 /// What a second `frameaudit DS --annotator NAME` prints when it starts in a terminal of

@@ -165,9 +165,16 @@ pub fn build_app(
     let taxonomy = Taxonomy::load(opts.taxonomy.as_deref())?;
     let keymap = keymap_for(opts, &taxonomy)?;
     let annotator = annotator_name(opts.annotator.as_deref());
-    let path = match &opts.audit {
-        Some(p) => p.clone(),
-        None => own_audit_path(&ds, opts, &annotator)?,
+    // The folders of an audit in the dataset are made again, if deleted while it is open,
+    // without following a link; a file the user named is theirs, wherever it leads.
+    let (path, root) = match &opts.audit {
+        Some(p) => (
+            p.clone(),
+            p.parent()
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_default(),
+        ),
+        None => (own_audit_path(&ds, opts, &annotator)?, dataset_home(&ds)),
     };
     let header = AuditHeader {
         dataset_name: ds.name.clone(),
@@ -183,7 +190,9 @@ pub fn build_app(
             .map(|r| r.sources.clone())
             .unwrap_or_default(),
     };
-    let session = match Session::open_pending(&path, &header, Arc::clone(&fp), move || wake()) {
+    let opened =
+        Session::open_pending_below(&root, &path, &header, Arc::clone(&fp), move || wake());
+    let session = match opened {
         Ok(s) => s,
         Err(e @ AuditError::Locked { .. }) => anyhow::bail!("{e}"),
         Err(e) => return Err(e).context("cannot open the audit file"),
@@ -524,7 +533,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         }
     }
     // Leave only once the file holds everything (or the user confirmed quitting without).
-    app.session.wait_saved(Duration::from_secs(2));
+    let saved = app.session.wait_saved(Duration::from_secs(2));
     // A cache half written is never used, but it would cost the next start its speed.
     if let Some(w) = cache_writer {
         let _ = w.join();
@@ -535,6 +544,21 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     }
     match rejected {
         Some(problems) => Err(problems),
+        // Changes the file could not take (a full disk, a folder that became a link, an
+        // audit another frameaudit opened meanwhile), also on SIGTERM or SIGHUP, which
+        // leave without asking: said once the terminal is back, and the exit is not 0.
+        None if !saved => Err(anyhow::anyhow!(
+            "{} change(s) were not saved to {}{}",
+            app.session.unsaved(),
+            app.session.path().map_or_else(
+                || "the audit file".into(),
+                |p| sanitize(&p.display().to_string()).into_owned()
+            ),
+            app.session
+                .last_error()
+                .map(|e| format!(": {}", sanitize(&e)))
+                .unwrap_or_default()
+        )),
         None => Ok(()),
     }
 }

@@ -16,7 +16,26 @@ use crate::core::fsread;
 pub struct AuditFile {
     file: File,
     path: PathBuf,
-    _guard: File,
+    /// The folder below which the file's folders are made again, when they are deleted
+    /// while it is open, without following a link: the dataset, for an audit inside one.
+    root: PathBuf,
+    guard: File,
+    /// The file's length and modification time after frameaudit last wrote it: another
+    /// program's write to it (a copy over it, a truncation) shows as a change.
+    written: Option<(u64, std::time::SystemTime)>,
+}
+
+/// What the path of an open audit file names now ([`AuditFile::at_path`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtPath {
+    /// The file, as frameaudit last wrote it.
+    Same,
+    /// Nothing: the file (or its folder) was deleted.
+    Gone,
+    /// Another file (renamed or copied there, a link, a pipe).
+    Replaced,
+    /// The file, but written by someone else since (copied over, emptied, edited).
+    Changed,
 }
 
 /// The lock file of the audit file at `path`: `.NAME.lock` in its directory.
@@ -66,6 +85,18 @@ impl AuditFile {
         path: &Path,
         header_if_new: Option<&AuditHeader>,
     ) -> Result<(AuditFile, Option<Replay>), AuditError> {
+        AuditFile::open_or_blank_below(&folder_of(path), path, header_if_new)
+    }
+
+    /// [`AuditFile::open_or_blank`] for a file inside `root` (the dataset): the folders
+    /// between them are made, now and whenever they are deleted while the file is open,
+    /// without following a link, so a link planted there is refused rather than written
+    /// through.
+    pub fn open_or_blank_below(
+        root: &Path,
+        path: &Path,
+        header_if_new: Option<&AuditHeader>,
+    ) -> Result<(AuditFile, Option<Replay>), AuditError> {
         let io = |what: &'static str, p: &Path| {
             let p = p.to_path_buf();
             move |source| AuditError::Io {
@@ -74,19 +105,10 @@ impl AuditFile {
                 source,
             }
         };
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        if let Some(dir) = dir {
-            std::fs::create_dir_all(dir).map_err(io("create the directory", dir))?;
-        }
-        let guard_path = lock_path(path);
-        // Neither file is opened through a symbolic link: a link planted in a shared
-        // dataset would have the header (or an empty lock file) written anywhere.
-        let guard = crate::core::fswrite::open_no_follow(
-            OpenOptions::new().write(true).create(true).truncate(false),
-            &guard_path,
-        )
-        .map_err(io("open the lock file", &guard_path))?;
-        try_lock(&guard, path)?;
+        let dir = folder_of(path);
+        crate::core::fswrite::create_dir_below(root, &dir)
+            .map_err(io("create the directory", &dir))?;
+        let guard = open_guard(path)?;
         // Append mode: every write lands at the end, also after a truncation. Opened
         // without blocking and refused unless it is a regular file: a named pipe there
         // would block the read below forever.
@@ -105,7 +127,9 @@ impl AuditFile {
         let mut opened = AuditFile {
             file,
             path: path.to_path_buf(),
-            _guard: guard,
+            root: root.to_path_buf(),
+            guard,
+            written: None,
         };
 
         // Only NULs and blanks is what a crash while writing the header can leave on some
@@ -113,6 +137,7 @@ impl AuditFile {
         // newline may be someone's file, so it is never overwritten.
         if bytes.iter().all(|&b| b == 0 || b.is_ascii_whitespace()) {
             let Some(header) = header_if_new else {
+                opened.note_written().map_err(io("look at", path))?;
                 return Ok((opened, None));
             };
             opened
@@ -140,7 +165,34 @@ impl AuditFile {
                 .and_then(|()| opened.file.sync_all())
                 .map_err(io("truncate the torn last line of", path))?;
         }
+        opened.note_written().map_err(io("look at", path))?;
         Ok((opened, Some(replay)))
+    }
+
+    /// Notes the file as frameaudit leaves it, to tell another program's writes from its
+    /// own ([`AtPath::Changed`]).
+    fn note_written(&mut self) -> std::io::Result<()> {
+        let meta = self.file.metadata()?;
+        self.written = Some((meta.len(), meta.modified()?));
+        Ok(())
+    }
+
+    /// Keeps the lock file beside the audit file: made again and locked when it was
+    /// deleted (with its folder) while the file was open, so that a second frameaudit
+    /// is still kept out. Fails when another frameaudit made it and holds it meanwhile.
+    pub fn keep_guard(&mut self) -> std::io::Result<()> {
+        if same_file(&lock_path(&self.path), &self.guard) {
+            return Ok(());
+        }
+        crate::core::fswrite::create_dir_below(&self.root, &folder_of(&self.path))?;
+        self.guard = open_guard(&self.path).map_err(|e| match e {
+            AuditError::Locked { .. } => std::io::Error::other(format!(
+                "another frameaudit opened {} after its lock file was deleted: only one may write it, so close the other one",
+                crate::core::text::sanitize(&self.path.display().to_string())
+            )),
+            other => std::io::Error::other(other.to_string()),
+        })?;
+        Ok(())
     }
 
     /// Writes `header` as the whole content of a file opened empty
@@ -151,8 +203,8 @@ impl AuditFile {
         self.file.set_len(0)?;
         self.file.write_all(line.as_bytes())?;
         self.file.sync_all()?;
-        let dir = self.path.parent().filter(|d| !d.as_os_str().is_empty());
-        crate::core::fswrite::sync_dir(dir.unwrap_or(Path::new(".")))
+        crate::core::fswrite::sync_dir(&folder_of(&self.path))?;
+        self.note_written()
     }
 
     /// The path the file was opened at.
@@ -160,34 +212,49 @@ impl AuditFile {
         &self.path
     }
 
-    /// Whether the path still names the open file: false once it was deleted, renamed or
-    /// replaced by another file (writes would then go where no one reads them).
+    /// Whether the path still names the open file as frameaudit last wrote it: false once
+    /// it was deleted, renamed, replaced by another file, or written by another program
+    /// (writes would then go where no one reads them, or after someone else's lines).
     pub fn at_path(&self) -> bool {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            match (std::fs::metadata(&self.path), self.file.metadata()) {
-                (Ok(at), Ok(open)) => at.dev() == open.dev() && at.ino() == open.ino(),
-                _ => false,
+        self.what_is_at_path() == AtPath::Same
+    }
+
+    /// What the path names now.
+    pub fn what_is_at_path(&self) -> AtPath {
+        match std::fs::symlink_metadata(&self.path) {
+            Err(_) => AtPath::Gone,
+            Ok(_) if !same_file(&self.path, &self.file) => AtPath::Replaced,
+            Ok(at) => {
+                let now = at.modified().ok().map(|t| (at.len(), t));
+                if now.is_some() && now == self.written {
+                    AtPath::Same
+                } else {
+                    AtPath::Changed
+                }
             }
-        }
-        #[cfg(not(unix))]
-        {
-            self.path.is_file()
         }
     }
 
     /// Writes `state` (its header, each record's state, the last visit) as a new file at
     /// the path, durably, and goes on appending to it. A file found at the path is not
     /// lost: it is moved aside first, to `NAME.displaced-N`, whose path is returned.
+    /// The folders are made again below the dataset without following a link, and the
+    /// lock file with them ([`AuditFile::keep_guard`]). A file another frameaudit holds
+    /// open is left where it is: this fails instead.
     pub fn rewrite(&mut self, state: &super::Replay) -> std::io::Result<Option<PathBuf>> {
-        let dir = self
-            .path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
-        std::fs::create_dir_all(&dir)?;
+        let dir = folder_of(&self.path);
+        self.keep_guard()?;
+        let found = std::fs::symlink_metadata(&self.path);
+        if found.as_ref().is_ok_and(|m| m.is_file()) && !same_file(&self.path, &self.file) {
+            let theirs =
+                crate::core::fswrite::open_no_follow(OpenOptions::new().read(true), &self.path)?;
+            if let Err(TryLockError::WouldBlock) = theirs.try_lock() {
+                return Err(std::io::Error::other(format!(
+                    "{} is now open in another frameaudit: only one may write it, so close the other one",
+                    crate::core::text::sanitize(&self.path.display().to_string())
+                )));
+            }
+        }
         let mut tmp = crate::core::fswrite::temp_for(&self.path)?;
         {
             let mut w = std::io::BufWriter::new(tmp.as_file_mut());
@@ -206,7 +273,7 @@ impl AuditFile {
         }
         tmp.as_file().sync_all()?;
         let mut displaced = None;
-        if self.path.symlink_metadata().is_ok() {
+        if found.is_ok() {
             let name = self
                 .path
                 .file_name()
@@ -236,6 +303,7 @@ impl AuditFile {
             Err(TryLockError::Error(e)) => return Err(e),
         }
         self.file = file;
+        self.note_written()?;
         Ok(displaced)
     }
 
@@ -260,12 +328,14 @@ impl AuditFile {
     ) -> std::io::Result<()> {
         let before = self.file.metadata()?.len();
         match write(&mut self.file, bytes) {
-            Ok(()) => Ok(()),
+            Ok(()) => self.note_written(),
             Err(e) => {
                 // Part of the line may have reached the file, or be cached but unsynced:
                 // cut back to the last complete line either way.
                 let _ = self.file.set_len(before);
                 let _ = self.file.sync_data();
+                // Our own write and cut: not another program's.
+                let _ = self.note_written();
                 Err(e)
             }
         }
@@ -277,6 +347,48 @@ impl Drop for AuditFile {
         // Closing the handle releases the lock too (also on kill -9); unlocking first only
         // frees it without waiting for the close.
         let _ = self.file.unlock();
+    }
+}
+
+/// The folder of the file at `path` (`.` for a bare name).
+fn folder_of(path: &Path) -> PathBuf {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+/// Opens and locks the lock file of the audit file at `path`, never through a symbolic
+/// link: one planted in a shared dataset would have an empty file made anywhere.
+fn open_guard(path: &Path) -> Result<File, AuditError> {
+    let guard_path = lock_path(path);
+    let guard = crate::core::fswrite::open_no_follow(
+        OpenOptions::new().write(true).create(true).truncate(false),
+        &guard_path,
+    )
+    .map_err(|source| AuditError::Io {
+        what: "open the lock file",
+        path: guard_path,
+        source,
+    })?;
+    try_lock(&guard, path)?;
+    Ok(guard)
+}
+
+/// Whether `path` (not followed if a link) names the open `file`.
+fn same_file(path: &Path, file: &File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::symlink_metadata(path), file.metadata()) {
+            (Ok(at), Ok(open)) => at.dev() == open.dev() && at.ino() == open.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        path.is_file()
     }
 }
 
@@ -599,6 +711,83 @@ mod tests {
         );
         drop(f);
         AuditFile::open(&path, &header("alice")).expect("open after drop");
+    }
+
+    #[test]
+    fn a_file_another_frameaudit_holds_is_never_pushed_aside() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (mut first, replay) = AuditFile::open(&path, &header("alice")).expect("open");
+        first
+            .append(&Event::Set(record("q1", Status::Done, &["a"], "t1")))
+            .expect("append");
+        // The file and its lock file deleted, and a second frameaudit opening the path
+        // before the first noticed.
+        std::fs::remove_file(&path).expect("rm");
+        std::fs::remove_file(lock_path(&path)).expect("rm lock");
+        let (mut second, _) = AuditFile::open(&path, &header("alice")).expect("second");
+        second
+            .append(&Event::Set(record("q2", Status::Done, &["b"], "t2")))
+            .expect("append");
+        let theirs = std::fs::read(&path).expect("read");
+        assert!(!first.at_path());
+        let err = first.rewrite(&replay).expect_err("refused");
+        assert!(err.to_string().contains("another frameaudit"), "{err}");
+        assert_eq!(std::fs::read(&path).expect("read"), theirs);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("ls")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "nothing moved aside: {names:?}");
+        assert!(second.at_path());
+    }
+
+    #[test]
+    fn a_folder_that_becomes_a_link_is_not_written_through() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("ds");
+        let path = root.join("audits/a.audit.jsonl");
+        let (mut f, replay) =
+            AuditFile::open_or_blank_below(&root, &path, Some(&header("alice"))).expect("open");
+        let replay = replay.expect("a new file's replay");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir(&outside).expect("mkdir");
+        std::fs::rename(root.join("audits"), dir.path().join("moved")).expect("mv");
+        std::os::unix::fs::symlink(&outside, root.join("audits")).expect("ln -s");
+        assert!(f.keep_guard().is_err());
+        let err = f.rewrite(&replay).expect_err("refused");
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert_eq!(std::fs::read_dir(&outside).expect("ls").count(), 0);
+        // The link gone, the folder is made again and the file written there.
+        std::fs::remove_file(root.join("audits")).expect("rm link");
+        f.rewrite(&replay).expect("written again");
+        assert!(f.at_path());
+        assert!(lock_path(&path).exists());
+        assert!(matches!(
+            AuditFile::open(&path, &header("alice")),
+            Err(AuditError::Locked { .. })
+        ));
+    }
+
+    #[test]
+    fn a_write_by_another_program_is_told_from_ours() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        assert_eq!(f.what_is_at_path(), AtPath::Same);
+        f.append(&Event::Set(record("q1", Status::Done, &["a"], "t1")))
+            .expect("append");
+        assert_eq!(f.what_is_at_path(), AtPath::Same, "our own append");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .and_then(|w| w.set_len(0))
+            .expect("truncate");
+        assert_eq!(f.what_is_at_path(), AtPath::Changed);
+        std::fs::remove_file(&path).expect("rm");
+        assert_eq!(f.what_is_at_path(), AtPath::Gone);
+        std::fs::write(&path, "x\n").expect("another file");
+        assert_eq!(f.what_is_at_path(), AtPath::Replaced);
     }
 
     #[test]

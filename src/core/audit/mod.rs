@@ -44,7 +44,7 @@ mod replay;
 
 pub use self::error::AuditError;
 use self::error::LineError;
-pub use self::file::{AuditFile, read_audit, read_header};
+pub use self::file::{AtPath, AuditFile, read_audit, read_header};
 pub use self::fingerprint::fingerprint;
 pub use self::format::{AUDIT_SCHEMA, AuditHeader};
 use self::format::{parse_event, parse_header};

@@ -13,7 +13,9 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::core::audit::{AuditError, AuditFile, AuditHeader, AuditRecord, Event, Replay, UnitKey};
+use crate::core::audit::{
+    AtPath, AuditError, AuditFile, AuditHeader, AuditRecord, Event, Replay, UnitKey,
+};
 
 /// What the saver has done so far.
 #[derive(Debug, Default)]
@@ -91,6 +93,8 @@ pub struct Session {
     data_fingerprint: Option<Arc<OnceLock<String>>>,
     /// Whether changes may be written yet.
     hold: Hold,
+    /// The audit file; `None` in memory.
+    path: Option<std::path::PathBuf>,
 }
 
 impl Session {
@@ -111,6 +115,7 @@ impl Session {
             header_due: None,
             data_fingerprint: None,
             hold: Hold::Open,
+            path: None,
         }
     }
 
@@ -139,11 +144,25 @@ impl Session {
         fingerprint: Arc<OnceLock<String>>,
         wake: impl Fn() + Send + 'static,
     ) -> Result<Session, AuditError> {
+        let folder = path.parent().unwrap_or(Path::new(""));
+        Session::open_pending_below(folder, path, header, fingerprint, wake)
+    }
+
+    /// [`Session::open_pending`] for an audit file inside `root` (the dataset): its folders
+    /// are made again without following a link when they are deleted while it is open
+    /// ([`AuditFile::open_or_blank_below`]).
+    pub fn open_pending_below(
+        root: &Path,
+        path: &Path,
+        header: &AuditHeader,
+        fingerprint: Arc<OnceLock<String>>,
+        wake: impl Fn() + Send + 'static,
+    ) -> Result<Session, AuditError> {
         let known = fingerprint.get().map(|fp| AuditHeader {
             fingerprint: fp.clone(),
             ..header.clone()
         });
-        let (file, replay) = AuditFile::open_or_blank(path, known.as_ref())?;
+        let (file, replay) = AuditFile::open_or_blank_below(root, path, known.as_ref())?;
         let (replay, header_due) = match replay {
             Some(replay) => (replay, None),
             None => (Replay::new(header.clone()), Some(fingerprint.clone())),
@@ -173,6 +192,7 @@ impl Session {
             ..
         } = replay;
         let mut s = Session::in_memory(&read.annotator);
+        s.path = Some(path.to_path_buf());
         s.records = records;
         s.last_visit = last_visit;
         s.warnings = warnings;
@@ -247,6 +267,11 @@ impl Session {
         );
         self.hold = Hold::Open;
         true
+    }
+
+    /// The audit file written to; `None` in memory.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 
     /// Whose audit this is.
@@ -511,23 +536,36 @@ fn saver(
                 }
             }
         }
-        if !file.at_path() {
+        // The lock file goes with a deleted folder: made again at once, so that no second
+        // frameaudit opens the file meanwhile.
+        if let Err(err) = file.keep_guard() {
+            lock().last_error = Some(err.to_string());
+            wake();
+            continue;
+        }
+        let at = file.what_is_at_path();
+        if at != AtPath::Same {
             lock().stale = true;
             changed = true;
             match file.rewrite(&mirror) {
                 Ok(displaced) => {
                     let n = mirror.records.len();
+                    let what = match at {
+                        AtPath::Changed => "changed by another program",
+                        AtPath::Replaced => "replaced",
+                        _ => "deleted",
+                    };
                     let mut st = lock();
                     st.stale = false;
                     st.last_error = None;
                     st.notice = Some(match displaced {
                         Some(d) => format!(
-                            "audit file was replaced while open: written again ({n} records); the file found there kept as {}",
+                            "audit file was {what} while open: written again ({n} records); the file found there kept as {}",
                             d.file_name().unwrap_or_default().to_string_lossy()
                         ),
-                        None => format!(
-                            "audit file was deleted while open: written again ({n} records)"
-                        ),
+                        None => {
+                            format!("audit file was {what} while open: written again ({n} records)")
+                        }
                     });
                 }
                 Err(err) => {
