@@ -303,6 +303,41 @@ fn bad_items_and_dataset_json_are_reported() {
     }
 }
 
+/// An item's numbers out of range name the range in words and the number found in short
+/// (their bounds were written as 310-digit decimals: `f64::MIN_POSITIVE`, `f64::MAX`).
+#[test]
+fn numbers_out_of_range_are_said_in_short() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("cells.jsonl"),
+        "{\"model\":\"M\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("items.jsonl"),
+        concat!(
+            "{\"item_id\":\"q1\",\"fps\":-1e308,\"duration\":-1e308}\n",
+            "{\"item_id\":\"q2\",\"start\":-0.5,\"end\":-1e308}\n",
+            "{\"item_id\":\"q3\",\"fps\":0,\"num_frames\":1e300}\n",
+        ),
+    )
+    .expect("write");
+    let out = frameaudit(&["validate", dir.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out).replace(&dir.display().to_string(), "D");
+    for want in [
+        "D/items.jsonl:1: error: field `fps`: must be a finite number > 0, found -1e308\n",
+        "D/items.jsonl:1: error: field `duration`: must be a finite number >= 0, found -1e308\n",
+        "D/items.jsonl:2: error: field `start`: must be a finite number >= 0, found -0.5\n",
+        "D/items.jsonl:2: error: field `end`: must be a finite number >= 0, found -1e308\n",
+        "D/items.jsonl:3: error: field `fps`: must be a finite number > 0, found 0\n",
+        "D/items.jsonl:3: error: field `num_frames`: must be an integer >= 0, found 1e300\n",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+}
+
 #[test]
 fn validate_demo_is_clean() {
     let out = frameaudit(&["validate", &demo()]);

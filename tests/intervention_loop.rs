@@ -1216,3 +1216,142 @@ fn the_re_runs_listed_for_a_plan_run_as_printed_and_imported_as_a_folder_give_th
     check_recoveries(&l.ds, &want);
     check_runs(&l.ds);
 }
+
+/// Runs whose names meet as file names: `a/b`, `a-b`, `a b` and `A-b` (one file on a file
+/// system that ignores case) are all `a-b`, and `x__y` at `z` and `x` at `y__z` both
+/// `x__y__z`.
+const MEETING: [(&str, &str); 6] = [
+    ("a/b", "16f"),
+    ("a-b", "16f"),
+    ("a b", "16f"),
+    ("A-b", "16f"),
+    ("x__y", "z"),
+    ("x", "y__z"),
+];
+
+/// `intervene runs` gives each (model, configuration) of [`MEETING`] a folder and a
+/// recorder log of its own, the same each time the plan is listed and in each strategy's
+/// folder. Each listed command run through the recorder (python3 only: the harness writes
+/// the model's name into its folder) leaves a log of that one run, and the answers in each
+/// folder are bound to the logged run of their own model alone, as `import reruns` binds
+/// them (`LoggedRun::wrote`).
+#[test]
+fn re_runs_whose_names_meet_as_file_names_get_folders_and_logs_of_their_own() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = tmp.path().canonicalize().expect("canonical");
+    let mut entries = Vec::new();
+    for strategy in ["swap", "nested"] {
+        for (model, config) in MEETING {
+            entries.push(
+                json!({"model": model, "benchmark": BENCH, "item_id": "c1-q",
+                "config": config, "lower": "8f", "video": "c1", "num_frames": T,
+                "indices": [0, 9, 18], "strategy": strategy, "pass": 0}),
+            );
+        }
+    }
+    let plan = root.join("plan.json");
+    std::fs::write(
+        &plan,
+        json!({"schema": "frameaudit/plan@1", "dataset": "d", "strategies": ["swap", "nested"],
+            "entries": entries})
+        .to_string(),
+    )
+    .expect("plan");
+    let dir = root.join("reruns");
+    let list = || {
+        stdout(&ok(&[
+            "intervene",
+            "runs",
+            &s(&plan),
+            "--harness",
+            "command",
+            "--command",
+            "python3 -c 'import sys; open(sys.argv[2], \"w\").write(sys.argv[4])' --out {out}/answers.txt --model {model}",
+            "--dir",
+            &s(&dir),
+            "--json",
+        ]))
+    };
+    let text = list();
+    assert_eq!(list(), text, "the same plan, the same names");
+    let runs: Vec<Value> = serde_json::from_str(&text).expect("runs json");
+    assert_eq!(runs.len(), 2 * MEETING.len(), "{runs:#?}");
+    let field = |r: &Value, k: &str| r[k].as_str().expect(k).to_string();
+    for key in ["out", "log"] {
+        let distinct: std::collections::BTreeSet<String> =
+            runs.iter().map(|r| field(r, key).to_lowercase()).collect();
+        assert_eq!(distinct.len(), runs.len(), "{key}: {distinct:#?}");
+    }
+    // A run's name is its (model, configuration)'s in every strategy's folder.
+    let name = |r: &Value| {
+        let out = field(r, "out");
+        Path::new(&out)
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned()
+    };
+    for r in &runs[..MEETING.len()] {
+        let twin = &runs[MEETING.len()..]
+            .iter()
+            .find(|t| t["model"] == r["model"] && t["config"] == r["config"])
+            .expect("the nested run");
+        assert_eq!(name(r), name(twin));
+        assert_eq!(field(r, "log"), format!("{}.frames.jsonl", field(r, "out")));
+    }
+
+    if !common::runs("python3", &["--version"]) {
+        eprintln!("note: python3 is absent; skipping the recorder's run of the listed re-runs");
+        return;
+    }
+    for r in &runs {
+        std::fs::create_dir_all(field(r, "out")).expect("mkdir");
+        let argv: Vec<String> = r["recorder"]
+            .as_array()
+            .expect("recorder")
+            .iter()
+            .chain(r["harness"].as_array().expect("harness"))
+            .map(|a| a.as_str().expect("arg").to_string())
+            .collect();
+        let o = Command::new(&argv[0])
+            .args(&argv[1..])
+            .env("PYTHONPATH", common::repo().join("assets/python"))
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env_remove("FRAMEAUDIT_RECORD_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the listed command");
+        assert!(o.status.success(), "{argv:?}: {}", stderr(&o));
+    }
+    use frameaudit::core::import::frames_log;
+    let logged: Vec<frames_log::LoggedRun> = runs
+        .iter()
+        .map(|r| {
+            let mut skips = Vec::new();
+            let mut l = frames_log::read(Path::new(&field(r, "log")), &mut skips).expect("log");
+            assert_eq!(l.len(), 1, "{}: one run, none over it", field(r, "log"));
+            l.remove(0)
+        })
+        .collect();
+    for (r, l) in runs.iter().zip(&logged) {
+        let model = field(r, "model");
+        let p = l.plan.as_ref().expect("the plan applied");
+        assert_eq!(p.run, format!("{model}/{}", field(r, "config")));
+        assert_eq!(p.strategy, field(r, "strategy"));
+        let answers = Path::new(&field(r, "out")).join("answers.txt");
+        assert_eq!(std::fs::read_to_string(&answers).expect("answers"), model);
+        for (other, ol) in runs.iter().zip(&logged) {
+            let bound = ol.wrote(&answers);
+            if std::ptr::eq(other, r) {
+                assert_eq!(bound, Ok(()), "{}", answers.display());
+            } else {
+                assert!(
+                    bound.is_err(),
+                    "{} bound to {}",
+                    answers.display(),
+                    ol.describe()
+                );
+            }
+        }
+    }
+}

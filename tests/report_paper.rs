@@ -1,9 +1,11 @@
 //! Issue 41: `report --format latex|markdown` tables that fit a paper's page. The LaTeX is
 //! compiled with pdflatex (Debian: texlive-latex-base, texlive-latex-recommended for
-//! booktabs), skipped with a note where it is absent.
+//! booktabs) and its PDF read back with pdftotext (poppler-utils), each skipped with a note
+//! where it is absent.
 
 mod common;
 
+use std::path::Path;
 use std::process::Command;
 
 use common::{frameaudit, real_csv, stderr, stdout};
@@ -26,6 +28,12 @@ fn table(data: &str, args: &[&str]) -> String {
 /// pdflatex's log of `tex` set in LaTeX's article class (the narrowest common text width,
 /// 345 pt), or `None` with a note when pdflatex or booktabs is absent.
 fn compile(tex: &str) -> Option<String> {
+    let dir = tempfile::tempdir().expect("tmp");
+    compile_in(tex, dir.path())
+}
+
+/// [`compile`] in `dir`, which keeps `doc.pdf`.
+fn compile_in(tex: &str, dir: &Path) -> Option<String> {
     let have = Command::new("kpsewhich")
         .arg("booktabs.sty")
         .output()
@@ -36,22 +44,21 @@ fn compile(tex: &str) -> Option<String> {
         );
         return None;
     }
-    let dir = tempfile::tempdir().expect("tmp");
-    std::fs::write(dir.path().join("table.tex"), tex).expect("write");
+    std::fs::write(dir.join("table.tex"), tex).expect("write");
     std::fs::write(
-        dir.path().join("doc.tex"),
+        dir.join("doc.tex"),
         "\\documentclass{article}\n\\usepackage{booktabs}\n\\setlength{\\parindent}{0pt}\n\\begin{document}\n\\input{table}\n\\end{document}\n",
     )
     .expect("write");
     let o = Command::new("pdflatex")
         .args(["-interaction=nonstopmode", "-halt-on-error", "doc.tex"])
-        .current_dir(dir.path())
+        .current_dir(dir)
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run pdflatex");
-    let log = std::fs::read_to_string(dir.path().join("doc.log")).unwrap_or_default();
-    assert!(o.status.success(), "pdflatex failed:\n{log}");
-    assert!(dir.path().join("doc.pdf").exists(), "no PDF:\n{log}");
+    let log = std::fs::read_to_string(dir.join("doc.log")).unwrap_or_default();
+    assert!(o.status.success(), "pdflatex failed:\n{log}\n{tex}");
+    assert!(dir.join("doc.pdf").exists(), "no PDF:\n{log}");
     Some(log)
 }
 
@@ -66,6 +73,69 @@ fn latex_tables_of_the_real_grid_and_the_demo_fit_a_page() {
             .filter(|l| l.starts_with("Overfull \\hbox"))
             .collect();
         assert!(overfull.is_empty(), "{data}: {overfull:?}\n{tex}");
+    }
+}
+
+/// The demo with its models renamed `HOSTILE`, in a folder of `dir`.
+fn hostile_demo(dir: &Path) -> String {
+    let demo = common::repo().join("fixtures/demo");
+    let to = dir.join("demo");
+    std::fs::create_dir(&to).expect("mkdir");
+    for f in ["dataset.json", "items.jsonl"] {
+        std::fs::copy(demo.join(f), to.join(f)).expect("copy");
+    }
+    let mut cells = std::fs::read_to_string(demo.join("cells.jsonl")).expect("cells");
+    for (old, new) in HOSTILE {
+        let quoted = |s: &str| serde_json::to_string(s).expect("json");
+        cells = cells.replace(&quoted(old), &quoted(new));
+    }
+    std::fs::write(to.join("cells.jsonl"), cells).expect("cells");
+    to.display().to_string()
+}
+
+/// Model names LaTeX read as something else: a row starting with `[` or `*` is an argument
+/// of the `\\` (or `\midrule`) before it (`[oops]` stops pdflatex with "Missing number",
+/// `[3cm]` is 3 cm of space, `*` vanishes), and the article class's OT1 font sets `<`, `>`,
+/// `|`, `"` as `¡`, `¿`, `—`, `”`, `--` as an en dash and `'`, `` ` `` as curly quotes.
+const HOSTILE: [(&str, &str); 3] = [
+    ("lumen-7b", "[oops]lumen"),
+    ("orbit-2b", "*orbit<a>|b\"c--d"),
+    ("vista-13b", "[3cm]vista's `x`"),
+];
+
+/// Such names compile in both layouts and come out of the PDF as they were written (read
+/// with pdftotext, skipped with a note where it is absent).
+#[test]
+fn hostile_model_names_compile_and_read_back_from_the_pdf_as_written() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let data = hostile_demo(tmp.path());
+    for layout in ["paper", "wide"] {
+        let tex = table(&data, &["--format", "latex", "--layout", layout]);
+        let dir = tmp.path().join(layout);
+        std::fs::create_dir(&dir).expect("mkdir");
+        if compile_in(&tex, &dir).is_none() {
+            return;
+        }
+        if !common::runs("pdftotext", &["-v"]) {
+            eprintln!(
+                "note: pdftotext is absent (apt-get install poppler-utils); skipping the check of the PDF's text"
+            );
+            return;
+        }
+        let o = Command::new("pdftotext")
+            .args(["doc.pdf", "doc.txt"])
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run pdftotext");
+        assert!(o.status.success(), "pdftotext: {}", stderr(&o));
+        let text = std::fs::read_to_string(dir.join("doc.txt")).expect("text");
+        for (_, name) in HOSTILE {
+            assert!(
+                text.contains(name),
+                "{layout}: {name} not in the PDF:\n{text}\n{tex}"
+            );
+        }
     }
 }
 

@@ -1,7 +1,6 @@
 //! `frameaudit plot`: runs the report's analysis and writes its figures, one file per
 //! figure and model, the pathway figure of the dataset's audits, and an `index.html`.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -16,6 +15,7 @@ use crate::core::dataset::Dataset;
 use crate::core::figures::Findings;
 use crate::core::matrix::{ResponseMatrix, Task};
 use crate::core::output::Inputs;
+use crate::core::paths::UniqueNames;
 use crate::core::text::sanitize;
 use crate::plot::html::{Entry, Section};
 use crate::plot::{
@@ -177,16 +177,10 @@ fn draw_all(
         title: "All models".into(),
         entries,
     });
-    let mut used = HashSet::new();
+    let mut used = UniqueNames::new();
     for v in &views {
         // Two names that sanitise alike still get files of their own.
-        let base = file_safe(&v.model);
-        let mut name = base.clone();
-        let mut n = 1;
-        while !used.insert(name.clone()) {
-            n += 1;
-            name = format!("{base}-{n}");
-        }
+        let name = used.give(&file_safe(&v.model));
         let mut entries = Vec::new();
         for planned in model_figures(v, &name) {
             entries.push(draw(planned, &v.model)?);

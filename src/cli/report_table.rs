@@ -674,9 +674,15 @@ fn markdown_escape(s: &str) -> String {
     o
 }
 
+/// A name as LaTeX text that sets it sign for sign in the article class's default font
+/// (OT1, where `<`, `>`, `|` and `"` set other glyphs and `--`, `''`, `!`` are ligatures):
+/// never a command, and never an argument of the `\\`, `\midrule` or `\addlinespace`
+/// before it, which take a `*` or a `[...]` that starts the next row (blanks skipped).
 fn latex_escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
-    for c in sanitize(s).chars() {
+    let text = sanitize(s);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
         match c {
             '\\' => o.push_str("\\textbackslash{}"),
             '~' => o.push_str("\\textasciitilde{}"),
@@ -685,6 +691,22 @@ fn latex_escape(s: &str) -> String {
                 o.push('\\');
                 o.push(c);
             }
+            '[' | '*' => {
+                o.push('{');
+                o.push(c);
+                o.push('}');
+            }
+            '<' => o.push_str("\\textless{}"),
+            '>' => o.push_str("\\textgreater{}"),
+            '|' => o.push_str("\\textbar{}"),
+            // OT1 has straight quotes in its typewriter font only (`\textquotedbl` needs
+            // T1, which the preamble the docs give does not load); its roman `'` and `` ` ``
+            // are curly quotes.
+            '"' => o.push_str("\\texttt{\\char34}"),
+            '\'' => o.push_str("\\texttt{\\char13}"),
+            '`' => o.push_str("\\texttt{\\char18}"),
+            // `{}` between two hyphens keeps them from the `--` and `---` ligatures.
+            '-' if chars.peek() == Some(&'-') => o.push_str("-{}"),
             '–' => o.push_str("--"),
             _ => o.push(c),
         }
@@ -841,15 +863,25 @@ fn latex_pt(s: &str) -> f64 {
     while let Some(c) = chars.next() {
         if c == '\\' {
             // A command's name, or the one sign it escapes.
+            let mut name = String::new();
             match chars.next() {
                 Some(n) if n.is_ascii_alphabetic() => {
-                    while chars.peek().is_some_and(char::is_ascii_alphabetic) {
-                        chars.next();
+                    name.push(n);
+                    while let Some(n) = chars.next_if(char::is_ascii_alphabetic) {
+                        name.push(n);
                     }
                 }
                 _ => {}
             }
-            w += 5.0;
+            match name.as_str() {
+                // A font, not a sign: the `\char` in it is.
+                "texttt" => {}
+                "char" => {
+                    while chars.next_if(char::is_ascii_digit).is_some() {}
+                    w += 5.0;
+                }
+                _ => w += 5.0,
+            }
             continue;
         }
         w += match c {
@@ -1240,4 +1272,45 @@ fn write_tables(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row after `\\` (or `\midrule`) that starts with `[` or `*` was read as the
+    /// command's argument: `[3cm]lumen` a 3 cm space, `*orbit` a starred `\\`.
+    #[test]
+    fn latex_names_never_start_an_argument_nor_set_other_glyphs() {
+        assert_eq!(latex_escape("[3cm]lumen"), "{[}3cm]lumen");
+        assert_eq!(latex_escape("*orbit"), "{*}orbit");
+        assert_eq!(
+            latex_escape("a<b>c|d"),
+            "a\\textless{}b\\textgreater{}c\\textbar{}d"
+        );
+        assert_eq!(
+            latex_escape("say \"hi\""),
+            "say \\texttt{\\char34}hi\\texttt{\\char34}"
+        );
+        assert_eq!(
+            latex_escape("it's `x`"),
+            "it\\texttt{\\char13}s \\texttt{\\char18}x\\texttt{\\char18}"
+        );
+        // `--` and `---` would set dashes.
+        assert_eq!(latex_escape("a-b--c---d"), "a-b-{}-c-{}-{}-d");
+        // What was escaped before still is; a missing value is still an en dash.
+        assert_eq!(
+            latex_escape("a_b & 50% \\ ~^"),
+            "a\\_b \\& 50\\% \\textbackslash{} \\textasciitilde{}\\textasciicircum{}"
+        );
+        assert_eq!(latex_escape("–"), "--");
+    }
+
+    /// The width estimate counts a typewriter quote as the one sign it sets, and `-{}` as
+    /// its hyphen.
+    #[test]
+    fn a_quote_in_typewriter_is_one_sign_wide() {
+        assert_eq!(latex_pt("a\\texttt{\\char34}b"), latex_pt("axb"));
+        assert_eq!(latex_pt("a-{}b"), latex_pt("a-b"));
+    }
 }

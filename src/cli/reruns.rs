@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::args::{ImportCommon, LmmsArgs, RerunsArgs, RunsArgs, RunsHarness, VlmArgs, WideArgs};
 use crate::core::import::frames_log;
+use crate::core::paths::UniqueNames;
 use crate::core::plan::Plan;
 use crate::core::replicate::safe_file_name;
 use crate::core::text::sanitize;
@@ -80,16 +81,36 @@ fn reruns(plan: &Plan, plan_path: &Path, args: &RunsArgs) -> Result<Vec<Rerun>> 
         }
         at.1.push(e.item_id.clone());
     }
+    // A folder per strategy and a name per (model, configuration), given over the whole
+    // plan in plan order: names made safe for a file can meet (`a/b`, `a b` and `a-b` are
+    // all `a-b`; `x__y` at `z` and `x` at `y__z` both `x__y__z`), and the later one gets
+    // `-2`, so no two re-runs share an output or a log, and the same plan gives the same
+    // names every time.
+    let mut folders: BTreeMap<String, String> = BTreeMap::new();
+    let mut names: BTreeMap<(String, String), String> = BTreeMap::new();
+    let (mut given_folders, mut given_names) = (UniqueNames::new(), UniqueNames::new());
+    for (strategy, _, model, config) in &order {
+        folders
+            .entry(strategy.clone())
+            .or_insert_with(|| given_folders.give(&safe_file_name(strategy)));
+        names
+            .entry((model.clone(), config.clone()))
+            .or_insert_with(|| {
+                given_names.give(&format!(
+                    "{}__{}",
+                    safe_file_name(model),
+                    safe_file_name(config)
+                ))
+            });
+    }
     let shown = |p: &Path| p.display().to_string();
     let mut out = Vec::new();
     for key in order {
         let (benchmarks, items) = units.remove(&key).unwrap_or_default();
         let (strategy, pass, model, config) = key;
-        let folder = args
-            .dir
-            .join(format!("{}.pass{pass}", safe_file_name(&strategy)));
-        let name = format!("{}__{}", safe_file_name(&model), safe_file_name(&config));
-        let run_out = folder.join(&name);
+        let folder = args.dir.join(format!("{}.pass{pass}", folders[&strategy]));
+        let name = &names[&(model.clone(), config.clone())];
+        let run_out = folder.join(name);
         let log = folder.join(format!("{name}.frames.jsonl"));
         let frames = frames_of(&config).map_or("FRAMES".to_string(), |n| n.to_string());
         let tasks = benchmarks.join(",");
@@ -464,5 +485,32 @@ mod tests {
         assert_eq!(frames_of("textonly"), None);
         // A rate is no frame count.
         assert_eq!(frames_of("2fps"), None);
+    }
+
+    /// Strategies whose names meet as file names get folders of their own (their runs'
+    /// names, the same (model, configuration), are the same in both).
+    #[test]
+    fn strategies_whose_names_meet_get_folders_of_their_own() {
+        let entry = |strategy: &str| {
+            serde_json::json!({"model": "m", "benchmark": "b", "item_id": "1", "config": "16f",
+                "lower": "8f", "video": "v", "indices": [1], "strategy": strategy, "pass": 0})
+        };
+        let plan: Plan = serde_json::from_value(serde_json::json!({
+            "schema": "frameaudit/plan@1", "dataset": "d", "strategies": ["a/b", "a b"],
+            "entries": [entry("a/b"), entry("a b")]}))
+        .expect("plan");
+        let args = RunsArgs {
+            plan: "plan.json".into(),
+            harness: RunsHarness::LmmsEval,
+            command: None,
+            dir: "reruns".into(),
+            json: true,
+        };
+        let runs = reruns(&plan, &args.plan, &args).expect("runs");
+        let outs: Vec<&str> = runs.iter().map(|r| r.out.as_str()).collect();
+        assert_eq!(
+            outs,
+            ["reruns/a-b.pass0/m__16f", "reruns/a-b-2.pass0/m__16f"]
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! File names from data: the `frame_name` template of `dataset.json`, the `frame_files`
-//! template of a run, and the check that a name from a data file stays inside the directory
-//! it is joined to. Pure string work, imported by both `dataset` and `frames`.
+//! template of a run, the check that a name from a data file stays inside the directory
+//! it is joined to, and names made unique among the files one command writes. Pure string
+//! work, imported by both `dataset` and `frames`.
 
 use std::path::{Component, Path};
 
@@ -144,9 +145,46 @@ pub fn saved_frame_path(template: &str, video: &str, i: usize, n: usize) -> Stri
         .replace("{n}", &n.to_string())
 }
 
+/// File names made of names from data, each given out once: names made safe for a file
+/// name can meet (`a/b` and `a b` both `a_b`), so a name already given comes back as
+/// `NAME-2`, `NAME-3`... Compared without case, as the usual macOS and Windows file systems
+/// compare them. Asked in a fixed order, the same names get the same files every time.
+#[derive(Debug, Default)]
+pub struct UniqueNames {
+    given: std::collections::HashSet<String>,
+}
+
+impl UniqueNames {
+    /// No name given yet.
+    pub fn new() -> UniqueNames {
+        UniqueNames::default()
+    }
+
+    /// `base`, or `base-N` with the smallest N from 2 that no name given yet has.
+    pub fn give(&mut self, base: &str) -> String {
+        let mut name = base.to_string();
+        let mut n = 1;
+        while !self.given.insert(name.to_lowercase()) {
+            n += 1;
+            name = format!("{base}-{n}");
+        }
+        name
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unique_names_number_the_names_already_given() {
+        let mut u = UniqueNames::new();
+        let got: Vec<String> = ["a_b", "a_b", "A_B", "a_b-2", "c", "a_b"]
+            .iter()
+            .map(|b| u.give(b))
+            .collect();
+        assert_eq!(got, ["a_b", "a_b-2", "A_B-3", "a_b-2-2", "c", "a_b-4"]);
+    }
 
     #[test]
     fn placeholders_render() {

@@ -112,7 +112,7 @@ impl fmt::Display for J<'_> {
             J::Null => write!(f, "null"),
             J::Bool(b) => write!(f, "{b}"),
             J::Int(i) => write!(f, "{i}"),
-            J::Float(x) => write!(f, "{x}"),
+            J::Float(x) => write!(f, "{}", short_number(*x)),
             J::Str(s) if s.chars().count() > 40 => {
                 let cut: String = s.chars().take(40).collect();
                 write!(f, "{cut:?}...")
@@ -121,6 +121,16 @@ impl fmt::Display for J<'_> {
             J::Arr(_) => write!(f, "[...]"),
             J::Obj => write!(f, "{{...}}"),
         }
+    }
+}
+
+/// A number as a message shows it: as written where that is short, else in exponent form
+/// (`-1e308`, not the 309 digits `{}` writes).
+pub fn short_number(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e16).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
     }
 }
 
@@ -900,16 +910,45 @@ impl<'d> FieldCheck<'d> {
 
     /// An optional number in `[lo, hi]` or null.
     pub fn ranged(&mut self, field: &str, v: &J<'_>, lo: f64, hi: f64) -> Option<f64> {
+        let what = format!("a number in [{}, {}]", short_number(lo), short_number(hi));
+        self.number_where(field, v, |x| (lo..=hi).contains(&x), &what)
+    }
+
+    /// An optional finite number > 0 (`fps`) or null.
+    pub fn positive(&mut self, field: &str, v: &J<'_>) -> Option<f64> {
+        self.number_where(
+            field,
+            v,
+            |x| x > 0.0 && x.is_finite(),
+            "a finite number > 0",
+        )
+    }
+
+    /// An optional finite number >= 0 (`duration`, `start`, `end`) or null.
+    pub fn non_negative(&mut self, field: &str, v: &J<'_>) -> Option<f64> {
+        self.number_where(
+            field,
+            v,
+            |x| x >= 0.0 && x.is_finite(),
+            "a finite number >= 0",
+        )
+    }
+
+    /// An optional number that `ok` takes, or null; else an error that it must be `what`.
+    fn number_where(
+        &mut self,
+        field: &str,
+        v: &J<'_>,
+        ok: impl Fn(f64) -> bool,
+        what: &str,
+    ) -> Option<f64> {
         if is_missing(v) || matches!(v, J::Null) {
             return None;
         }
         match v.as_f64() {
-            Some(x) if (lo..=hi).contains(&x) => Some(x),
-            Some(x) => {
-                self.fail(
-                    field,
-                    format!("must be a number in [{lo}, {hi}], found {x}"),
-                );
+            Some(x) if ok(x) => Some(x),
+            Some(_) => {
+                self.fail(field, format!("must be {what}, found {v}"));
                 None
             }
             None => {
@@ -1092,6 +1131,22 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_in_messages_are_short() {
+        for (x, shown) in [
+            (-1e308, "-1e308"),
+            (f64::MAX, "1.7976931348623157e308"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (0.0, "0"),
+            (0.5, "0.5"),
+            (64.0, "64"),
+            (123456.25, "123456.25"),
+            (1e16, "1e16"),
+        ] {
+            assert_eq!(short_number(x), shown);
+        }
+    }
 
     /// What `scan_named` or `scan_named_as` gives a line: whether it read it, and the
     /// values it gave, in order.
