@@ -2231,6 +2231,34 @@ fn no_text_runs_into_the_next_pane_of_the_item_screen() {
     }
 }
 
+/// The row of the pathway tagged under `key`, on a screen of text.
+fn pathway_row<'a>(s: &'a str, key: &str) -> &'a str {
+    let tagged = format!("{key} [x] ");
+    s.lines()
+        .find(|l| l.contains(&tagged))
+        .unwrap_or_else(|| panic!("no row tagged {key}:\n{s}"))
+}
+
+#[test]
+fn the_primary_pathway_keeps_its_star_where_its_label_is_cut() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    // Distractor (10 characters) first, so it is the primary; then Dropped.
+    app.update(Action::TogglePathway(2));
+    app.update(Action::TogglePathway(0));
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        assert!(pathway_row(&s, "3").contains('★'), "{w}x{h}:\n{s}");
+        assert_eq!(s.matches('★').count(), 1, "{w}x{h}:\n{s}");
+    }
+    app.update(Action::CyclePrimary);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        assert!(pathway_row(&s, "1").contains('★'), "{w}x{h}:\n{s}");
+        assert_eq!(s.matches('★').count(), 1, "{w}x{h}:\n{s}");
+    }
+}
+
 #[test]
 fn wide_names_are_measured_in_cells_and_cut_with_an_ellipsis() {
     let (_tmp, mut app) = wide_app();

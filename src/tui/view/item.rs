@@ -546,12 +546,12 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
         } else {
             Style::new()
         };
-        tag_lines.push(Line::from(vec![
+        tag_lines.push((
             Span::styled(format!("{} ", s(&p.key)), ACCENT),
             Span::styled(if on { "[x] " } else { "[ ] " }, style),
             Span::styled(s(if two { p.short_label() } else { &p.label }), style),
-            Span::styled(if primary { " ★ primary" } else { "" }, WARN),
-        ]));
+            primary,
+        ));
     }
     f.render_widget(block, area);
     let [tags_area, note_area] =
@@ -568,7 +568,7 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
     for (lines, col) in tag_lines.chunks(per.max(1)).zip(&columns) {
         let lines: Vec<Line> = lines
             .iter()
-            .map(|l| fit_line(l.clone(), col.width as usize))
+            .map(|(k, b, l, p)| pathway_line(k, b, l, *p, col.width as usize))
             .collect();
         f.render_widget(Paragraph::new(lines), *col);
     }
@@ -587,6 +587,39 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
         Paragraph::new(fit_tail(note, note_area.width as usize))
     };
     f.render_widget(note, note_area);
+}
+
+/// A pathway's line in `w` cells: key, box, label and, on the primary one, "★ primary".
+/// Where that does not fit the word goes first, then the label is cut: the ★ stays, as
+/// nothing else on the screen says which pathway is primary.
+fn pathway_line(
+    key: &Span<'static>,
+    tick: &Span<'static>,
+    label: &Span<'static>,
+    primary: bool,
+    w: usize,
+) -> Line<'static> {
+    let head = width(&key.content) + width(&tick.content);
+    let star = [" ★ primary", " ★"]
+        .into_iter()
+        .find(|m| head + width(&label.content) + width(m) <= w)
+        .unwrap_or(" ★");
+    if !primary {
+        return fit_line(
+            Line::from(vec![key.clone(), tick.clone(), label.clone()]),
+            w,
+        );
+    }
+    let room = w.saturating_sub(head + width(star));
+    fit_line(
+        Line::from(vec![
+            key.clone(),
+            tick.clone(),
+            Span::styled(fit(&label.content, room), label.style),
+            Span::styled(star, WARN),
+        ]),
+        w,
+    )
 }
 
 /// The note being edited: one line that scrolls sideways to keep the terminal's cursor in
