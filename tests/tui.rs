@@ -2231,6 +2231,29 @@ fn no_text_runs_into_the_next_pane_of_the_item_screen() {
     }
 }
 
+#[test]
+fn at_80x24_the_item_title_keeps_the_terminal_flag_and_the_pair_count() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    assert!(
+        app.queue.rows[i].q.terminal,
+        "the demo's first item is terminal"
+    );
+    let count = format!("({}/{})", app.item.pair + 1, app.pairs(i).len());
+    let s = screen(&mut app, 80, 24);
+    let title = s
+        .lines()
+        .find(|l| l.contains("clip04-q1"))
+        .unwrap_or_else(|| panic!("no title:\n{s}"));
+    assert!(title.contains("terminal"), "{title}");
+    assert!(title.contains(&count), "{count} not in {title}");
+    // The wide screen keeps the long wording.
+    let s = screen(&mut app, 120, 40);
+    assert!(s.contains("terminal regression"), "{s}");
+    assert!(s.contains("[ ] switch)"), "{s}");
+}
+
 /// The row of the pathway tagged under `key`, on a screen of text.
 fn pathway_row<'a>(s: &'a str, key: &str) -> &'a str {
     let tagged = format!("{key} [x] ");
