@@ -2254,6 +2254,31 @@ fn at_80x24_the_item_title_keeps_the_terminal_flag_and_the_pair_count() {
     assert!(s.contains("[ ] switch)"), "{s}");
 }
 
+#[test]
+fn at_80_columns_the_research_views_name_their_model() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    let models: Vec<String> = {
+        let data = app.research.current().expect("data").clone();
+        data.analysis
+            .grids
+            .models
+            .iter()
+            .map(|mg| app.ds.matrix.models.name(mg.model).to_string())
+            .collect()
+    };
+    assert!(models.len() > 1);
+    for view in [0, 1, 2, 3] {
+        app.update(Action::ShowView(view));
+        for _ in 0..models.len() {
+            let s = screen(&mut app, 80, 24);
+            let want = format!("model {}", models[app.research.model]);
+            assert!(s.contains(&want), "view {view}: {want} not on\n{s}");
+            app.update(Action::NextModel);
+        }
+    }
+}
+
 /// The row of the pathway tagged under `key`, on a screen of text.
 fn pathway_row<'a>(s: &'a str, key: &str) -> &'a str {
     let tagged = format!("{key} [x] ");
