@@ -2279,6 +2279,42 @@ fn at_80_columns_the_research_views_name_their_model() {
     }
 }
 
+#[test]
+fn at_80x24_the_overview_lists_every_class() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        for c in Class::ALL {
+            let label = frameaudit::core::figures::class_label(c);
+            assert!(s.contains(label), "{w}x{h}: {label} missing\n{s}");
+        }
+    }
+}
+
+#[test]
+fn at_80x24_the_data_map_axis_labels_stay_apart() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    app.update(Action::ShowView(2));
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        let axis = s
+            .lines()
+            .find(|l| l.contains("0.00") && l.contains("1.00"))
+            .unwrap_or_else(|| panic!("{w}x{h}: no x axis\n{s}"));
+        let axis = axis.trim_matches('"');
+        // The labels, then the side panel's keys.
+        let labels = axis
+            .split_whitespace()
+            .take_while(|t| t.starts_with(|c: char| c.is_ascii_digit()));
+        for label in labels {
+            assert_eq!(label.len(), 4, "{w}x{h}: labels run together: {axis}");
+            assert!(label.parse::<f64>().is_ok(), "{w}x{h}: {axis}");
+        }
+    }
+}
+
 /// The row of the pathway tagged under `key`, on a screen of text.
 fn pathway_row<'a>(s: &'a str, key: &str) -> &'a str {
     let tagged = format!("{key} [x] ");
