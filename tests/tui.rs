@@ -2315,6 +2315,68 @@ fn at_80x24_the_data_map_axis_labels_stay_apart() {
     }
 }
 
+#[test]
+fn at_80x24_the_cascade_side_panel_is_whole() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    app.update(Action::ShowView(3));
+    let data = app.research.current().expect("data").clone();
+    let Metrics::Mcq(x) = &data.analysis.metrics[app.research.model] else {
+        panic!("an MCQ model");
+    };
+    let c = x.cascade.as_ref().expect("cascade");
+    let sweep = c.sweep.as_ref().expect("sweep");
+    let row = &sweep[app.research.tau];
+    let sel = c.selected.as_ref().expect("a selected τ");
+    let s = screen(&mut app, 80, 24);
+    for want in [
+        format!("{:.1}% ({} right)", row.accuracy, row.correct),
+        format!(
+            "selected τ {:.2}: {:.1}% at {:.1} frames",
+            sel.tau, sel.accuracy, sel.mean_shared_cost
+        ),
+    ] {
+        assert!(s.contains(&want), "{want} not on\n{s}");
+    }
+    // Where items were answered: each stage's count.
+    for (j, stops) in row.stop_counts.iter().enumerate() {
+        let name = format!("{:<14}", c.stages[j].to_string());
+        // The side panel: the last 46 columns.
+        let line = text_rows(&buffer(&mut app, 80, 24))
+            .into_iter()
+            .map(|r| r.chars().skip(80 - 46).collect::<String>())
+            .find(|side| side.starts_with(&name))
+            .unwrap_or_else(|| panic!("no line of {}:\n{s}", c.stages[j]));
+        assert!(
+            line.split_whitespace().any(|t| t == stops.to_string()),
+            "{stops} not in {line}"
+        );
+    }
+    assert!(cut_numbers(&s).is_empty(), "{s}");
+}
+
+#[test]
+fn without_colour_the_cascade_tells_its_two_tau_points_by_glyph() {
+    let mut app = demo_app();
+    app.no_color = true;
+    app.update(Action::Overview);
+    app.update(Action::ShowView(3));
+    // Move τ off the selected one, so both points are drawn.
+    for _ in 0..5 {
+        app.update(Action::Down);
+    }
+    let s = screen(&mut app, 120, 40);
+    // Each glyph on the plot and named in the legend and the side panel.
+    for (glyph, name) in [('◆', "selected τ"), ('✚', "τ")] {
+        let named = format!("{glyph} {name}");
+        assert!(s.matches(&named).count() >= 2, "{named}:\n{s}");
+        assert!(
+            s.matches(glyph).count() >= 3,
+            "{glyph} not on the plot:\n{s}"
+        );
+    }
+}
+
 /// The row of the pathway tagged under `key`, on a screen of text.
 fn pathway_row<'a>(s: &'a str, key: &str) -> &'a str {
     let tagged = format!("{key} [x] ");
