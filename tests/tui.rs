@@ -2064,6 +2064,10 @@ fn snapshots_at_80x24_and_120x40_with_and_without_colour() {
         for (w, h) in [(80, 24), (120, 40)] {
             let mut app = demo_app();
             app.no_color = no_color;
+            if no_color {
+                // A run under NO_COLOR without --images (the pictures give way to text).
+                app.set_images(frameaudit::term::ImageMode::Auto);
+            }
             insta::assert_snapshot!(format!("queue_{w}x{h}{tag}"), screen(&mut app, w, h));
             app.update(Action::Open);
             insta::assert_snapshot!(format!("item_{w}x{h}{tag}"), screen(&mut app, w, h));
@@ -2451,6 +2455,8 @@ fn without_colour_markers_and_glyphs_tell_everything() {
     use ratatui::style::{Color, Modifier};
     let mut app = demo_app();
     app.no_color = true;
+    // As a run under NO_COLOR without --images: half blocks asked for, given way to text.
+    app.set_images(frameaudit::term::ImageMode::Auto);
     for (w, h) in [(80, 24), (120, 40)] {
         let buf = buffer(&mut app, w, h);
         assert!(
@@ -2488,6 +2494,24 @@ fn without_colour_markers_and_glyphs_tell_everything() {
         // No picture; the large view says how to get one.
         assert!(s.contains("NO_COLOR: no pictures"), "{w}x{h}:\n{s}");
     }
+}
+
+#[test]
+fn pictures_turned_off_by_images_none_say_so_under_no_color() {
+    use frameaudit::term::ImageMode;
+    let mut app = demo_app();
+    app.no_color = true;
+    app.set_images(ImageMode::None);
+    app.update(Action::Open);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        assert!(s.contains("--images none: no pictures"), "{w}x{h}:\n{s}");
+        assert!(!s.contains("NO_COLOR:"), "{w}x{h}:\n{s}");
+    }
+    // Half blocks asked for: NO_COLOR is the reason.
+    app.set_images(ImageMode::Halfblocks);
+    let s = screen(&mut app, 120, 40);
+    assert!(s.contains("NO_COLOR: no pictures"), "{s}");
 }
 
 #[test]
