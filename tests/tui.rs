@@ -2297,6 +2297,24 @@ fn at_80x24_the_overview_lists_every_class() {
 }
 
 #[test]
+fn the_overview_says_one_item_not_one_items() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    // Every bar part of every step; the demo has parts of a single item.
+    let mut seen = false;
+    for focus in 0..5 {
+        for part in 0..4 {
+            app.research.focus = focus;
+            app.research.part = part;
+            let s = screen(&mut app, 120, 40);
+            seen |= s.contains(": 1 item (");
+            assert!(!s.contains(": 1 items"), "{s}");
+        }
+    }
+    assert!(seen, "no bar part of one item in the demo");
+}
+
+#[test]
 fn at_80x24_the_data_map_axis_labels_stay_apart() {
     let mut app = demo_app();
     app.update(Action::Overview);

@@ -473,11 +473,12 @@ fn draw_churn(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
             Line::from(vec![
                 Span::styled("▶ ", WARN),
                 Span::raw(format!(
-                    "{}→{} {}: {} items ({})",
+                    "{}→{} {}: {} {} ({})",
                     s(&c.from),
                     s(&c.to),
                     CHURN_PARTS[r.part].0,
                     counts[r.part],
+                    if counts[r.part] == 1 { "item" } else { "items" },
                     research_hints(
                         app,
                         &[
