@@ -2064,6 +2064,10 @@ fn snapshots_at_80x24_and_120x40_with_and_without_colour() {
         for (w, h) in [(80, 24), (120, 40)] {
             let mut app = demo_app();
             app.no_color = no_color;
+            if no_color {
+                // A run under NO_COLOR without --images (the pictures give way to text).
+                app.set_images(frameaudit::term::ImageMode::Auto);
+            }
             insta::assert_snapshot!(format!("queue_{w}x{h}{tag}"), screen(&mut app, w, h));
             app.update(Action::Open);
             insta::assert_snapshot!(format!("item_{w}x{h}{tag}"), screen(&mut app, w, h));
@@ -2232,6 +2236,198 @@ fn no_text_runs_into_the_next_pane_of_the_item_screen() {
 }
 
 #[test]
+fn at_80x24_the_item_title_keeps_the_terminal_flag_and_the_pair_count() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    assert!(
+        app.queue.rows[i].q.terminal,
+        "the demo's first item is terminal"
+    );
+    let count = format!("({}/{})", app.item.pair + 1, app.pairs(i).len());
+    let s = screen(&mut app, 80, 24);
+    let title = s
+        .lines()
+        .find(|l| l.contains("clip04-q1"))
+        .unwrap_or_else(|| panic!("no title:\n{s}"));
+    assert!(title.contains("terminal"), "{title}");
+    assert!(title.contains(&count), "{count} not in {title}");
+    // The wide screen keeps the long wording.
+    let s = screen(&mut app, 120, 40);
+    assert!(s.contains("terminal regression"), "{s}");
+    assert!(s.contains("[ ] switch)"), "{s}");
+}
+
+#[test]
+fn at_80_columns_the_research_views_name_their_model() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    let models: Vec<String> = {
+        let data = app.research.current().expect("data").clone();
+        data.analysis
+            .grids
+            .models
+            .iter()
+            .map(|mg| app.ds.matrix.models.name(mg.model).to_string())
+            .collect()
+    };
+    assert!(models.len() > 1);
+    for view in [0, 1, 2, 3] {
+        app.update(Action::ShowView(view));
+        for _ in 0..models.len() {
+            let s = screen(&mut app, 80, 24);
+            let want = format!("model {}", models[app.research.model]);
+            assert!(s.contains(&want), "view {view}: {want} not on\n{s}");
+            app.update(Action::NextModel);
+        }
+    }
+}
+
+#[test]
+fn at_80x24_the_overview_lists_every_class() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        for c in Class::ALL {
+            let label = frameaudit::core::figures::class_label(c);
+            assert!(s.contains(label), "{w}x{h}: {label} missing\n{s}");
+        }
+    }
+}
+
+#[test]
+fn the_overview_says_one_item_not_one_items() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    // Every bar part of every step; the demo has parts of a single item.
+    let mut seen = false;
+    for focus in 0..5 {
+        for part in 0..4 {
+            app.research.focus = focus;
+            app.research.part = part;
+            let s = screen(&mut app, 120, 40);
+            seen |= s.contains(": 1 item (");
+            assert!(!s.contains(": 1 items"), "{s}");
+        }
+    }
+    assert!(seen, "no bar part of one item in the demo");
+}
+
+#[test]
+fn at_80x24_the_data_map_axis_labels_stay_apart() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    app.update(Action::ShowView(2));
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        let axis = s
+            .lines()
+            .find(|l| l.contains("0.00") && l.contains("1.00"))
+            .unwrap_or_else(|| panic!("{w}x{h}: no x axis\n{s}"));
+        let axis = axis.trim_matches('"');
+        // The labels, then the side panel's keys.
+        let labels = axis
+            .split_whitespace()
+            .take_while(|t| t.starts_with(|c: char| c.is_ascii_digit()));
+        for label in labels {
+            assert_eq!(label.len(), 4, "{w}x{h}: labels run together: {axis}");
+            assert!(label.parse::<f64>().is_ok(), "{w}x{h}: {axis}");
+        }
+    }
+}
+
+#[test]
+fn at_80x24_the_cascade_side_panel_is_whole() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    app.update(Action::ShowView(3));
+    let data = app.research.current().expect("data").clone();
+    let Metrics::Mcq(x) = &data.analysis.metrics[app.research.model] else {
+        panic!("an MCQ model");
+    };
+    let c = x.cascade.as_ref().expect("cascade");
+    let sweep = c.sweep.as_ref().expect("sweep");
+    let row = &sweep[app.research.tau];
+    let sel = c.selected.as_ref().expect("a selected τ");
+    let s = screen(&mut app, 80, 24);
+    for want in [
+        format!("{:.1}% ({} right)", row.accuracy, row.correct),
+        format!(
+            "selected τ {:.2}: {:.1}% at {:.1} frames",
+            sel.tau, sel.accuracy, sel.mean_shared_cost
+        ),
+    ] {
+        assert!(s.contains(&want), "{want} not on\n{s}");
+    }
+    // Where items were answered: each stage's count.
+    for (j, stops) in row.stop_counts.iter().enumerate() {
+        let name = format!("{:<14}", c.stages[j].to_string());
+        // The side panel: the last 46 columns.
+        let line = text_rows(&buffer(&mut app, 80, 24))
+            .into_iter()
+            .map(|r| r.chars().skip(80 - 46).collect::<String>())
+            .find(|side| side.starts_with(&name))
+            .unwrap_or_else(|| panic!("no line of {}:\n{s}", c.stages[j]));
+        assert!(
+            line.split_whitespace().any(|t| t == stops.to_string()),
+            "{stops} not in {line}"
+        );
+    }
+    assert!(cut_numbers(&s).is_empty(), "{s}");
+}
+
+#[test]
+fn without_colour_the_cascade_tells_its_two_tau_points_by_glyph() {
+    let mut app = demo_app();
+    app.no_color = true;
+    app.update(Action::Overview);
+    app.update(Action::ShowView(3));
+    // Move τ off the selected one, so both points are drawn.
+    for _ in 0..5 {
+        app.update(Action::Down);
+    }
+    let s = screen(&mut app, 120, 40);
+    // Each glyph on the plot and named in the legend and the side panel.
+    for (glyph, name) in [('◆', "selected τ"), ('✚', "τ")] {
+        let named = format!("{glyph} {name}");
+        assert!(s.matches(&named).count() >= 2, "{named}:\n{s}");
+        assert!(
+            s.matches(glyph).count() >= 3,
+            "{glyph} not on the plot:\n{s}"
+        );
+    }
+}
+
+/// The row of the pathway tagged under `key`, on a screen of text.
+fn pathway_row<'a>(s: &'a str, key: &str) -> &'a str {
+    let tagged = format!("{key} [x] ");
+    s.lines()
+        .find(|l| l.contains(&tagged))
+        .unwrap_or_else(|| panic!("no row tagged {key}:\n{s}"))
+}
+
+#[test]
+fn the_primary_pathway_keeps_its_star_where_its_label_is_cut() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    // Distractor (10 characters) first, so it is the primary; then Dropped.
+    app.update(Action::TogglePathway(2));
+    app.update(Action::TogglePathway(0));
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        assert!(pathway_row(&s, "3").contains('★'), "{w}x{h}:\n{s}");
+        assert_eq!(s.matches('★').count(), 1, "{w}x{h}:\n{s}");
+    }
+    app.update(Action::CyclePrimary);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        assert!(pathway_row(&s, "1").contains('★'), "{w}x{h}:\n{s}");
+        assert_eq!(s.matches('★').count(), 1, "{w}x{h}:\n{s}");
+    }
+}
+
+#[test]
 fn wide_names_are_measured_in_cells_and_cut_with_an_ellipsis() {
     let (_tmp, mut app) = wide_app();
     let check = |app: &mut App, what: &str| {
@@ -2277,6 +2473,8 @@ fn without_colour_markers_and_glyphs_tell_everything() {
     use ratatui::style::{Color, Modifier};
     let mut app = demo_app();
     app.no_color = true;
+    // As a run under NO_COLOR without --images: half blocks asked for, given way to text.
+    app.set_images(frameaudit::term::ImageMode::Auto);
     for (w, h) in [(80, 24), (120, 40)] {
         let buf = buffer(&mut app, w, h);
         assert!(
@@ -2314,6 +2512,24 @@ fn without_colour_markers_and_glyphs_tell_everything() {
         // No picture; the large view says how to get one.
         assert!(s.contains("NO_COLOR: no pictures"), "{w}x{h}:\n{s}");
     }
+}
+
+#[test]
+fn pictures_turned_off_by_images_none_say_so_under_no_color() {
+    use frameaudit::term::ImageMode;
+    let mut app = demo_app();
+    app.no_color = true;
+    app.set_images(ImageMode::None);
+    app.update(Action::Open);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, w, h);
+        assert!(s.contains("--images none: no pictures"), "{w}x{h}:\n{s}");
+        assert!(!s.contains("NO_COLOR:"), "{w}x{h}:\n{s}");
+    }
+    // Half blocks asked for: NO_COLOR is the reason.
+    app.set_images(ImageMode::Halfblocks);
+    let s = screen(&mut app, 120, 40);
+    assert!(s.contains("NO_COLOR: no pictures"), "{s}");
 }
 
 #[test]

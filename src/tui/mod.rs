@@ -208,7 +208,8 @@ pub fn build_app(
         review: opts.review.clone(),
         shard: opts.shard,
         no_color,
-        images: image_mode(opts.images, no_color),
+        // As asked: `set_images` gives half blocks way under NO_COLOR and notes why.
+        images: opts.images,
         research_params: Some(opts.params.clone()),
         other_audits: other_audits(&path),
         plan_path: opts

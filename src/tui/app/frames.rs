@@ -111,6 +111,9 @@ pub struct PlannedFrames {
 pub struct FrameState {
     /// The protocol the terminal draws pictures with (or none).
     pub images: ImageMode,
+    /// `NO_COLOR` is why there are no pictures: half blocks were asked for or chosen (not
+    /// `--images none`, which the placeholders name first).
+    pub no_color_off: bool,
     /// The terminal's cell size in pixels that pictures are fitted to: its own answer once
     /// known (`term::detect`), else a 1:2 guess that only half blocks may use.
     pub cell: ratatui_image::FontSize,
@@ -169,6 +172,7 @@ impl FrameState {
     pub fn new() -> FrameState {
         FrameState {
             images: ImageMode::None,
+            no_color_off: false,
             cell: GUESSED_CELL,
             tmux_wrap: false,
             kitty_direct: false,
@@ -477,10 +481,13 @@ impl App {
     /// Sets how frames are drawn. `Auto` draws half blocks until the terminal has answered
     /// ([`App::set_choice`]).
     pub fn set_images(&mut self, mode: ImageMode) {
-        self.frames.images = match mode {
-            ImageMode::Auto => crate::tui::image_mode(ImageMode::Halfblocks, self.no_color),
+        let asked = match mode {
+            ImageMode::Auto => ImageMode::Halfblocks,
             m => m,
         };
+        self.frames.images = crate::tui::image_mode(asked, self.no_color);
+        self.frames.no_color_off =
+            self.frames.images == ImageMode::None && asked != ImageMode::None;
         self.frames.protocols.clear();
     }
 
@@ -488,6 +495,8 @@ impl App {
     /// protocol (half blocks give way to text under `NO_COLOR`), fitted to its cells.
     pub fn set_choice(&mut self, choice: crate::term::detect::Choice) {
         self.frames.images = crate::tui::image_mode(choice.mode, self.no_color);
+        self.frames.no_color_off =
+            self.frames.images == ImageMode::None && choice.mode != ImageMode::None;
         self.frames.cell = choice
             .cell
             .map_or(GUESSED_CELL, |(w, h)| ratatui_image::FontSize::new(w, h));

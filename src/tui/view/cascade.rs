@@ -50,7 +50,9 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     };
     let Some(row) = sweep.get(r.tau) else { return };
     let mg = &d.analysis.grids.models[r.model];
-    let [plot, side] = Layout::horizontal([Constraint::Min(50), Constraint::Length(46)])
+    // The side panel keeps its width (its lines end in numbers) and the plot takes the rest:
+    // at 80 columns a narrower plot, not cut figures.
+    let [plot, side] = Layout::horizontal([Constraint::Min(30), Constraint::Length(SIDE_W)])
         .spacing(1)
         .areas(area);
     let at = At {
@@ -63,6 +65,14 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     draw_sweep(f, app, &at, plot);
     f.render_widget(Paragraph::new(side_lines(c, row)), side);
 }
+
+/// The side panel's width: its longest line, the selected τ's, whole.
+const SIDE_W: u16 = 46;
+
+/// The selected τ's point, and the one under the cursor: glyphs of their own (not only
+/// colours), named in the legend and the side panel.
+const SELECTED_GLYPH: &str = "◆";
+const CURSOR_GLYPH: &str = "✚";
 
 /// The model's cascade and the sweep row under the cursor.
 struct At<'a> {
@@ -91,12 +101,11 @@ fn draw_sweep(f: &mut Frame, app: &App, at: &At, plot: Rect) {
     let fixed: Vec<(f64, f64)> = (0..mg.grid.k())
         .map(|col| (mg.grid.frames(m, col) as f64, x.accuracy[col]))
         .collect();
-    let here = vec![(row.mean_shared_cost, row.accuracy)];
-    let chosen: Vec<(f64, f64)> = c
+    let here = (row.mean_shared_cost, row.accuracy);
+    let chosen = c
         .selected
         .as_ref()
-        .map(|sel| vec![(sel.mean_shared_cost, sel.accuracy)])
-        .unwrap_or_default();
+        .map(|sel| (sel.mean_shared_cost, sel.accuracy));
     let xmax = curve.iter().chain(&fixed).map(|p| p.0).fold(1.0, f64::max);
     let xmax = (xmax * 1.05).ceil();
     let ys = curve.iter().chain(&fixed).map(|p| p.1);
@@ -116,23 +125,19 @@ fn draw_sweep(f: &mut Frame, app: &App, at: &At, plot: Rect) {
             .style(fg(figures::ORACLE).add_modifier(Modifier::BOLD))
             .data(&fixed),
     ];
-    if !chosen.is_empty() {
+    // The two τ points are drawn as glyphs over the chart (below); these entries name them
+    // in the legend.
+    if chosen.is_some() {
         datasets.push(
             Dataset::default()
-                .name("selected τ")
-                .marker(Marker::Block)
-                .graph_type(GraphType::Scatter)
-                .style(fg(figures::RIGHT))
-                .data(&chosen),
+                .name(format!("{SELECTED_GLYPH} selected τ"))
+                .style(fg(figures::RIGHT)),
         );
     }
     datasets.push(
         Dataset::default()
-            .name(format!("τ = {:.2}", row.tau))
-            .marker(Marker::Block)
-            .graph_type(GraphType::Scatter)
-            .style(WARN)
-            .data(&here),
+            .name(format!("{CURSOR_GLYPH} τ = {:.2}", row.tau))
+            .style(WARN),
     );
     let chart = Chart::new(datasets)
         .block(
@@ -172,9 +177,14 @@ fn draw_sweep(f: &mut Frame, app: &App, at: &At, plot: Rect) {
         height: plot.height.saturating_sub(3),
     };
     if graph.width > 1 && graph.height > 1 {
-        for (col, &(fx, fy)) in fixed.iter().enumerate() {
-            let dx = (fx / xmax * f64::from(graph.width - 1)).round() as u16;
-            let dy = ((hi - fy) / (hi - lo) * f64::from(graph.height - 1)).round() as u16;
+        let cell = |(fx, fy): (f64, f64)| {
+            (
+                (fx / xmax * f64::from(graph.width - 1)).round() as u16,
+                ((hi - fy) / (hi - lo) * f64::from(graph.height - 1)).round() as u16,
+            )
+        };
+        for (col, &point) in fixed.iter().enumerate() {
+            let (dx, dy) = cell(point);
             let name = s(m.config(mg.grid.configs[col]).name.as_ref());
             text_at(
                 f,
@@ -182,6 +192,21 @@ fn draw_sweep(f: &mut Frame, app: &App, at: &At, plot: Rect) {
                 dx + 1,
                 dy,
                 Line::from(Span::styled(name, fg(figures::ORACLE))),
+            );
+        }
+        // The cursor's last, over the selected one where they meet.
+        let marks = chosen
+            .iter()
+            .map(|&p| (p, SELECTED_GLYPH, fg(figures::RIGHT)))
+            .chain([(here, CURSOR_GLYPH, WARN)]);
+        for (point, glyph, style) in marks {
+            let (dx, dy) = cell(point);
+            text_at(
+                f,
+                graph,
+                dx,
+                dy,
+                Line::from(Span::styled(glyph, style.add_modifier(Modifier::BOLD))),
             );
         }
     }
@@ -199,7 +224,7 @@ fn side_lines(c: &Cascade, row: &SweepRow) -> Vec<Line<'static>> {
     let bold = Style::new().add_modifier(Modifier::BOLD);
     let mut lines = vec![
         Line::from(vec![
-            Span::styled("τ ", ACCENT),
+            Span::styled(format!("{CURSOR_GLYPH} τ "), WARN),
             Span::styled(format!("{:.2}", row.tau), WARN.add_modifier(Modifier::BOLD)),
             Span::styled("  (←→ 0.01, ↑↓ 0.10)", DIM),
         ]),
@@ -230,7 +255,7 @@ fn side_lines(c: &Cascade, row: &SweepRow) -> Vec<Line<'static>> {
     if let Some(sel) = &c.selected {
         lines.push(Line::from(Span::styled(
             format!(
-                "selected τ {:.2}: {:.1}% at {:.1} frames",
+                "{SELECTED_GLYPH} selected τ {:.2}: {:.1}% at {:.1} frames",
                 sel.tau, sel.accuracy, sel.mean_shared_cost
             ),
             fg(figures::RIGHT),

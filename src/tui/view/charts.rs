@@ -77,7 +77,12 @@ pub fn draw_tabs(f: &mut Frame, app: &App, view: View, d: &ViewData, area: Rect)
         .get(app.research.model)
         .map_or("–".into(), |mg| s(m.models.name(mg.model)));
     let key = |k: &str| Span::styled(format!("{k} "), ACCENT);
+    // The model first: `m` switches it and the views show nothing else naming it, and the
+    // line is cut at its end on a narrow screen (80 columns end in the configurations).
     let line = Line::from(vec![
+        key("m"),
+        Span::styled(format!("model {model}"), WARN.add_modifier(Modifier::BOLD)),
+        Span::raw("  "),
         key("P"),
         Span::raw(format!(
             "protocol {}  ",
@@ -97,8 +102,6 @@ pub fn draw_tabs(f: &mut Frame, app: &App, view: View, d: &ViewData, area: Rect)
         }),
         key("C"),
         Span::raw(config_set(app, d)),
-        key("m"),
-        Span::styled(format!("model {model}"), WARN.add_modifier(Modifier::BOLD)),
     ]);
     let w = area.width as usize;
     f.render_widget(
@@ -167,13 +170,13 @@ pub fn floor10(v: f64) -> f64 {
 /// How the analysis line names the configuration set: `configs all` or `configs ≤ 32f`.
 fn config_set(app: &App, d: &ViewData) -> String {
     if d.key.config_cut == 0 {
-        return "configs all  ".into();
+        return "configs all".into();
     }
     let m = &app.ds.matrix;
     let top = crate::core::workspace::selections::budget_order(m, &d.analysis)
         .last()
         .map_or("–".into(), |&c| s(m.config(c).name.as_ref()));
-    format!("configs ≤ {top}  ")
+    format!("configs ≤ {top}")
 }
 
 /// The y labels of a percent chart from `lo` to `hi`: bottom, middle and top.

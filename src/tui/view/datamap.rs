@@ -122,18 +122,19 @@ fn draw_grid(f: &mut Frame, cursor: (usize, usize), map: &DataMap, plot: Rect) {
         }
     }
     let base = 1 + rows as u16 * cell_h;
-    let mut xl = vec![Span::raw(" ".repeat(axis_w as usize))];
-    for right in 0..cols {
-        xl.push(Span::styled(
-            format!(
-                "{:<w$}",
-                format!("{:.2}", map.x(right)),
-                w = cell_w as usize
-            ),
+    let labels: Vec<String> = (0..cols)
+        .map(|right| format!("{:.2}", map.x(right)))
+        .collect();
+    text_at(
+        f,
+        inner,
+        0,
+        base,
+        Line::from(Span::styled(
+            x_labels(&labels, axis_w as usize, cell_w as usize),
             DIM,
-        ));
-    }
-    text_at(f, inner, 0, base, Line::from(xl));
+        )),
+    );
     text_at(
         f,
         inner,
@@ -144,6 +145,33 @@ fn draw_grid(f: &mut Frame, cursor: (usize, usize), map: &DataMap, plot: Rect) {
             DIM,
         )),
     );
+}
+
+/// The x axis's labels under columns `cell_w` cells wide after `axis_w`: each column's
+/// where they fit with a space between; else every n-th, the last one always (where it
+/// would run into the one before, that one gives way).
+fn x_labels(labels: &[String], axis_w: usize, cell_w: usize) -> String {
+    if labels.is_empty() {
+        return String::new();
+    }
+    let label_w = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) + 1;
+    let every = label_w.div_ceil(cell_w.max(1)).max(1);
+    let last = labels.len().saturating_sub(1);
+    let mut chosen: Vec<usize> = (0..labels.len()).step_by(every).collect();
+    if chosen.last() != Some(&last) {
+        if chosen.last().is_some_and(|&c| (last - c) < every) {
+            chosen.pop();
+        }
+        chosen.push(last);
+    }
+    let mut out = " ".repeat(axis_w);
+    for c in chosen {
+        let at = axis_w + c * cell_w;
+        let have = out.chars().count();
+        out.push_str(&" ".repeat(at.saturating_sub(have)));
+        out.push_str(&labels[c]);
+    }
+    out
 }
 
 /// The side: the legend, the cell under the cursor, and how to read the regions.

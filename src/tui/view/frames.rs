@@ -33,6 +33,9 @@ const RESTORED_GLYPH: char = '◆';
 /// Why frames are text under `NO_COLOR`, and how to see them.
 pub const NO_COLOR_PICTURES: &str = "NO_COLOR: no pictures; unset it, or use --images kitty";
 
+/// Why frames are text when `--images none` turned them off (`NO_COLOR` or not).
+pub const IMAGES_NONE_PICTURES: &str = "--images none: no pictures";
+
 /// Rows of the compact frames (80x24): the title, the audited pair's timeline, its axis,
 /// the counts and the keys; the frame under the cursor beside them.
 pub const COMPACT_H: u16 = 6;
@@ -634,10 +637,15 @@ pub fn draw_image(
         format!("frame {} · {}", key.index, timestamp(key.index, info.fps))
     };
     if app.frames.images == ImageMode::None {
-        // Under NO_COLOR the pictures are off (half blocks are coloured text): say how to
-        // get them where there is room.
+        // Under NO_COLOR say why there are no pictures where there is room: NO_COLOR when it
+        // turned half blocks off (and how to get pictures), else `--images none`, asked for.
+        let why = if app.frames.no_color_off {
+            NO_COLOR_PICTURES
+        } else {
+            IMAGES_NONE_PICTURES
+        };
         let text = if app.no_color && area.height >= 4 && area.width >= 24 {
-            format!("{label}\n{NO_COLOR_PICTURES}")
+            format!("{label}\n{why}")
         } else {
             label
         };

@@ -78,9 +78,9 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             " other models ".into(),
         ),
     };
-    let qlines = question_lines(app, &item);
+    let qlines = question_lines(app, &item, None);
     // As many rows as the lines wrap to (a long model name wraps the title).
-    let wrapped = Paragraph::new(qlines.clone()).wrap(Wrap { trim: false });
+    let wrapped = Paragraph::new(qlines).wrap(Wrap { trim: false });
     let q_height = wrapped.line_count(area.width) as u16;
     // Room for the trajectory (rows + header + border), the blind line and the other
     // models; the frames take the rest of the screen.
@@ -92,7 +92,10 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     let compact = area.height < q_height + 1 + upper_h + item.k() as u16 + 8;
     let (question_block, q_height, upper_h) = if compact {
         let w = area.width as usize;
-        let lines: Vec<Line> = qlines.into_iter().map(|l| fit_line(l, w)).collect();
+        let lines: Vec<Line> = question_lines(app, &item, Some(w))
+            .into_iter()
+            .map(|l| fit_line(l, w))
+            .collect();
         let n = lines.len() as u16;
         // Only the rows the trajectory and the pathways (two columns) need: the rest goes
         // to the frames.
@@ -159,8 +162,10 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
 }
 
 /// The title (the unit, its place in the queue, its status, the transition under audit),
-/// the question, and the options with the gold answer.
-fn question_lines(app: &App, item: &Shown) -> Vec<Line<'static>> {
+/// the question, and the options with the gold answer. With `narrow` (the compact screen,
+/// where the title is one line of that many cells) a title that does not fit is told in
+/// short words, the terminal flag before the transition, so both survive 80 columns.
+fn question_lines(app: &App, item: &Shown, narrow: Option<usize>) -> Vec<Line<'static>> {
     let m = &app.ds.matrix;
     let i = item.i;
     let q = &app.queue.rows[i].q;
@@ -216,6 +221,12 @@ fn question_lines(app: &App, item: &Shown) -> Vec<Line<'static>> {
     if q.terminal {
         title.push(Span::styled("  terminal regression", WARN));
     }
+    let title = match narrow {
+        Some(w) if title.iter().map(|x| width(&x.content)).sum::<usize>() > w => {
+            short_title(app, item, &pos, status, w)
+        }
+        _ => title,
+    };
     let question = match meta {
         None => "(no question text: the dataset has no items.jsonl entry)".into(),
         Some(x) => x
@@ -242,6 +253,59 @@ fn question_lines(app: &App, item: &Shown) -> Vec<Line<'static>> {
             ),
         ]),
     ]
+}
+
+/// The title in at most `w` cells where possible: `unit [3/79] ✓ done  terminal  8f → 16f
+/// (4/6)`; the unit's names are cut in the middle when even that does not fit.
+fn short_title(app: &App, item: &Shown, pos: &str, status: Status, w: usize) -> Vec<Span<'static>> {
+    let i = item.i;
+    let q = &app.queue.rows[i].q;
+    let mut rest = vec![
+        Span::styled(format!(" [{pos}/{}] ", app.queue.visible.len()), DIM),
+        status_glyph(status),
+        Span::raw(format!(" {}", status.as_str())),
+    ];
+    if q.terminal {
+        rest.push(Span::styled("  terminal", WARN));
+    }
+    if let Some(HarmfulTransition {
+        lower: a,
+        higher: b,
+    }) = item.pair
+    {
+        let listed = app.pairs(i).len();
+        rest.push(Span::raw("  "));
+        rest.push(Span::styled(
+            s(&item.names[a]),
+            RIGHT.add_modifier(Modifier::BOLD),
+        ));
+        rest.push(Span::raw(" → "));
+        rest.push(Span::styled(
+            s(&item.names[b]),
+            WRONG.add_modifier(Modifier::BOLD),
+        ));
+        let of = if (listed as u64) < q.harmful_pairs {
+            format!("{listed} of {}", q.harmful_pairs)
+        } else {
+            format!("{listed}")
+        };
+        rest.push(Span::styled(format!(" ({}/{of})", app.item.pair + 1), DIM));
+    }
+    let names = format!(
+        "{} · {} · {}",
+        id(app.names(i).model),
+        id(app.names(i).benchmark),
+        id(app.names(i).item_id)
+    );
+    let room = w
+        .saturating_sub(rest.iter().map(|x| width(&x.content)).sum())
+        .max(12);
+    let mut title = vec![Span::styled(
+        fit_middle(&names, room),
+        ACCENT.add_modifier(Modifier::BOLD),
+    )];
+    title.extend(rest);
+    title
 }
 
 /// The trajectory table: a row per configuration (the audited pair marked), then the
@@ -546,12 +610,12 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
         } else {
             Style::new()
         };
-        tag_lines.push(Line::from(vec![
+        tag_lines.push((
             Span::styled(format!("{} ", s(&p.key)), ACCENT),
             Span::styled(if on { "[x] " } else { "[ ] " }, style),
             Span::styled(s(if two { p.short_label() } else { &p.label }), style),
-            Span::styled(if primary { " ★ primary" } else { "" }, WARN),
-        ]));
+            primary,
+        ));
     }
     f.render_widget(block, area);
     let [tags_area, note_area] =
@@ -568,7 +632,7 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
     for (lines, col) in tag_lines.chunks(per.max(1)).zip(&columns) {
         let lines: Vec<Line> = lines
             .iter()
-            .map(|l| fit_line(l.clone(), col.width as usize))
+            .map(|(k, b, l, p)| pathway_line(k, b, l, *p, col.width as usize))
             .collect();
         f.render_widget(Paragraph::new(lines), *col);
     }
@@ -587,6 +651,39 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
         Paragraph::new(fit_tail(note, note_area.width as usize))
     };
     f.render_widget(note, note_area);
+}
+
+/// A pathway's line in `w` cells: key, box, label and, on the primary one, "★ primary".
+/// Where that does not fit the word goes first, then the label is cut: the ★ stays, as
+/// nothing else on the screen says which pathway is primary.
+fn pathway_line(
+    key: &Span<'static>,
+    tick: &Span<'static>,
+    label: &Span<'static>,
+    primary: bool,
+    w: usize,
+) -> Line<'static> {
+    let head = width(&key.content) + width(&tick.content);
+    let star = [" ★ primary", " ★"]
+        .into_iter()
+        .find(|m| head + width(&label.content) + width(m) <= w)
+        .unwrap_or(" ★");
+    if !primary {
+        return fit_line(
+            Line::from(vec![key.clone(), tick.clone(), label.clone()]),
+            w,
+        );
+    }
+    let room = w.saturating_sub(head + width(star));
+    fit_line(
+        Line::from(vec![
+            key.clone(),
+            tick.clone(),
+            Span::styled(fit(&label.content, room), label.style),
+            Span::styled(star, WARN),
+        ]),
+        w,
+    )
 }
 
 /// The note being edited: one line that scrolls sideways to keep the terminal's cursor in

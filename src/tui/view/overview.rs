@@ -473,11 +473,12 @@ fn draw_churn(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
             Line::from(vec![
                 Span::styled("▶ ", WARN),
                 Span::raw(format!(
-                    "{}→{} {}: {} items ({})",
+                    "{}→{} {}: {} {} ({})",
                     s(&c.from),
                     s(&c.to),
                     CHURN_PARTS[r.part].0,
                     counts[r.part],
+                    if counts[r.part] == 1 { "item" } else { "items" },
                     research_hints(
                         app,
                         &[
@@ -500,6 +501,11 @@ fn draw_classes(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
     f.render_widget(block, area);
     let n = x.n_items.max(1);
     let bar_w = (inner.width as usize).saturating_sub(32).max(4);
+    let classes = Class::ALL.len();
+    // A blank row between classes where there is room for them and the keys (12 rows),
+    // else one row each: the smallest screen (80x24) has 7 rows here.
+    let h = inner.height as usize;
+    let step = if h >= 2 * classes + 2 { 2 } else { 1 };
     for (i, c) in Class::ALL.iter().enumerate() {
         let count = x.classes.get(*c);
         let selected = r.focus == steps + i;
@@ -513,7 +519,7 @@ fn draw_classes(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
             f,
             inner,
             0,
-            (i * 2) as u16,
+            (i * step) as u16,
             Line::from(vec![
                 Span::styled(if selected { "▶ " } else { "  " }, WARN),
                 Span::styled(format!("{:<13}", class_label(*c)), label_style),
@@ -526,11 +532,16 @@ fn draw_classes(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
             ]),
         );
     }
+    // The keys below the classes, a row apart where there is one.
+    if h <= (classes - 1) * step + 1 {
+        return;
+    }
+    let keys_row = (classes * step + 1).min(h - 1);
     text_at(
         f,
         inner,
         0,
-        11,
+        keys_row as u16,
         Line::from(Span::styled(
             research_hints(
                 app,
