@@ -4131,3 +4131,68 @@ fn f_writes_the_frame_under_the_cursor_at_full_size() {
         "full size"
     );
 }
+
+/// The queue's title line of a screen.
+fn queue_title_line(s: &str) -> String {
+    s.lines()
+        .find(|l| l.contains(" audit queue: "))
+        .unwrap_or_else(|| panic!("no queue title:\n{s}"))
+        .to_string()
+}
+
+/// The count the title gives before `label` (`●42 stable` → 42), if it gives one.
+fn title_count(title: &str, label: &str) -> Option<usize> {
+    let words: Vec<&str> = title.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == label)?;
+    let digits: String = words[at.checked_sub(1)?]
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// The rows the title says it shows (`audit queue: 24 of 79`).
+fn title_shown(title: &str) -> usize {
+    title_count(title, "of").expect("rows shown")
+}
+
+/// Black-box report item 1: the title's replicate counts are of the rows shown, under
+/// every filter and the search, as the review's restricted queue already had them.
+#[test]
+fn the_queue_titles_replicate_counts_count_the_rows_shown() {
+    use frameaudit::core::queue::Harm;
+    let mut app = demo_app();
+    let check = |app: &mut App, what: &str| {
+        let title = queue_title_line(&screen(app, 120, 40));
+        assert_eq!(title_shown(&title), app.queue.visible.len(), "{what}: {title}");
+        for h in Harm::ALL {
+            let rows = app
+                .queue
+                .visible
+                .iter()
+                .filter(|&&i| app.queue.rows[i as usize].q.harm == Some(h))
+                .count();
+            assert_eq!(
+                title_count(&title, h.label()),
+                Some(rows),
+                "{what}, {}: {title}",
+                h.label()
+            );
+        }
+    };
+    check(&mut app, "no filter");
+    app.update(Action::FilterModel);
+    check(&mut app, "model");
+    app.update(Action::ToggleTerminal);
+    check(&mut app, "model, terminal");
+    app.update(Action::ClearFilters);
+    app.update(Action::FilterClass);
+    check(&mut app, "class");
+    app.update(Action::ClearFilters);
+    app.update(Action::FilterStatus);
+    app.update(Action::FilterStatus);
+    check(&mut app, "status done (none)");
+    app.update(Action::ClearFilters);
+    search_for(&mut app, "colour");
+    check(&mut app, "search");
+}

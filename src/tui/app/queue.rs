@@ -53,23 +53,26 @@ pub struct QueueState {
     /// What part of the queue this session holds, shown in the header ("shard 2/5 (+20%
     /// shared)", "review of 2 audits"); `None` for the whole queue.
     pub part: Option<String>,
-    /// The rows whose harm is stable, unjudged and a lottery (in [`Harm::ALL`] order);
-    /// `None` when no row's model has replicates.
+    /// Of the rows shown (`visible`: the filters and search count, as a review's or
+    /// shard's restriction does), those whose harm is stable, unjudged and a lottery (in
+    /// [`Harm::ALL`] order); `None` when no row of the queue has replicates.
     pub harms: Option<[usize; 3]>,
     /// Each model's name as the screens' narrow columns show it (`fit::short_names`), by
     /// model id.
     pub model_labels: Vec<String>,
 }
 
-/// How many rows' harm is of each kind, in [`Harm::ALL`] order; `None` without replicates.
-pub(super) fn harm_counts(rows: &[Row]) -> Option<[usize; 3]> {
+/// How many of the rows at `shown` have a harm of each kind, in [`Harm::ALL`] order;
+/// `None` when no row of `rows` has replicates (the R column is then left out).
+pub(super) fn harm_counts(rows: &[Row], shown: &[u32]) -> Option<[usize; 3]> {
+    if rows.iter().all(|r| r.q.harm.is_none()) {
+        return None;
+    }
     let mut counts = [0; 3];
-    let mut any = false;
-    for h in rows.iter().filter_map(|r| r.q.harm) {
-        any = true;
+    for h in shown.iter().filter_map(|&i| rows[i as usize].q.harm) {
         counts[Harm::ALL.iter().position(|&x| x == h).unwrap_or(0)] += 1;
     }
-    any.then_some(counts)
+    Some(counts)
 }
 
 impl QueueState {
@@ -157,7 +160,6 @@ impl App {
     pub(super) fn index_rows(&mut self) {
         let app = self;
         app.index_units();
-        app.queue.harms = harm_counts(&app.queue.rows);
         app.overview = app.compute_overview();
         app.queue.haystacks = Arc::new(app.build_haystacks());
         // Resume where the annotator left off.
@@ -331,6 +333,8 @@ impl App {
                 (h.is_none(), h)
             }),
         }
+        // The title's counts are of the rows shown, so they follow every filter.
+        self.queue.harms = harm_counts(&self.queue.rows, &v);
         self.queue.visible = v;
         self.follow_selection();
     }
