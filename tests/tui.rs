@@ -4196,3 +4196,66 @@ fn the_queue_titles_replicate_counts_count_the_rows_shown() {
     search_for(&mut app, "colour");
     check(&mut app, "search");
 }
+
+/// Black-box report item 2: docs/measures.md §16 judges the harm of multiple-choice items
+/// only (open-ended replicates are read, "no measure uses them"), so an open-ended row's R
+/// cell says it is not judged (`–`, not a blank) and the title's counts add up to the rows
+/// shown.
+#[test]
+fn open_ended_rows_are_marked_not_judged_and_the_title_adds_up() {
+    let mut app = demo_app();
+    let open = |app: &App| {
+        app.queue
+            .visible
+            .iter()
+            .filter(|&&i| app.queue.rows[i as usize].q.class.is_none())
+            .count()
+    };
+    let adds_up = |app: &mut App, what: &str| {
+        let title = queue_title_line(&screen(app, 120, 40));
+        let sum: usize = ["stable", "unjudged", "lottery", "open-ended"]
+            .iter()
+            .filter_map(|l| title_count(&title, l))
+            .sum();
+        assert_eq!(sum, title_shown(&title), "{what}: {title}");
+        assert_eq!(
+            title_count(&title, "open-ended"),
+            Some(open(app)).filter(|&n| n > 0),
+            "{what}: {title}"
+        );
+    };
+    adds_up(&mut app, "no filter");
+    assert!(open(&app) > 0, "the demo has open-ended rows");
+    // The class filter's last value is the open-ended items.
+    while app.queue.filter.class != Some(None) {
+        app.update(Action::FilterClass);
+    }
+    adds_up(&mut app, "open-ended only");
+    let rows = text_rows(&buffer(&mut app, 120, 40));
+    let header = rows
+        .iter()
+        .find(|l| l.starts_with("st "))
+        .expect("header");
+    let r_col = header
+        .chars()
+        .collect::<Vec<_>>()
+        .windows(3)
+        .position(|w| w == [' ', 'R', ' '])
+        .expect("an R column")
+        + 1;
+    let cells: Vec<char> = rows
+        .iter()
+        .filter(|l| l.contains("clips-open"))
+        .map(|l| l.chars().nth(r_col).unwrap_or(' '))
+        .collect();
+    assert_eq!(cells.len(), open(&app).min(cells.len()));
+    assert!(!cells.is_empty());
+    assert!(cells.iter().all(|&c| c == '–'), "{cells:?}\n{}", rows.join("\n"));
+    app.update(Action::Help);
+    let help = screen(&mut app, 120, 100);
+    assert!(
+        help.lines()
+            .any(|l| l.contains('–') && l.contains("not judged") && l.contains("open-ended")),
+        "{help}"
+    );
+}

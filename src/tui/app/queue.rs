@@ -20,7 +20,9 @@ use crate::tui::input::line_edit::LineEdit;
 use crate::tui::input::mouse::{DOUBLE_CLICK, Pointer, WHEEL_STEP};
 use crate::tui::input::pick::{Outcome, Pick, PickKind};
 
-use super::{App, Effect, Filter, Input, Notice, Pairs, Row, RowNames, Screen, SortKey};
+use super::{
+    App, Effect, Filter, HarmCounts, Input, Notice, Pairs, Row, RowNames, Screen, SortKey,
+};
 
 /// The queue: its rows, what filters, search and sort show of them, and the selection.
 pub struct QueueState {
@@ -54,23 +56,27 @@ pub struct QueueState {
     /// shared)", "review of 2 audits"); `None` for the whole queue.
     pub part: Option<String>,
     /// Of the rows shown (`visible`: the filters and search count, as a review's or
-    /// shard's restriction does), those whose harm is stable, unjudged and a lottery (in
-    /// [`Harm::ALL`] order); `None` when no row of the queue has replicates.
-    pub harms: Option<[usize; 3]>,
+    /// shard's restriction does), how many the R column marks with each glyph
+    /// ([`Row::shown_harm`]); `None` when no row of the queue has replicates.
+    pub harms: Option<HarmCounts>,
     /// Each model's name as the screens' narrow columns show it (`fit::short_names`), by
     /// model id.
     pub model_labels: Vec<String>,
 }
 
-/// How many of the rows at `shown` have a harm of each kind, in [`Harm::ALL`] order;
-/// `None` when no row of `rows` has replicates (the R column is then left out).
-pub(super) fn harm_counts(rows: &[Row], shown: &[u32]) -> Option<[usize; 3]> {
+/// How many of the rows at `shown` the R column marks with each glyph
+/// ([`Row::shown_harm`]), so the counts add up to the rows shown; `None` when no row of
+/// `rows` has replicates (the R column is then left out).
+pub(super) fn harm_counts(rows: &[Row], shown: &[u32]) -> Option<HarmCounts> {
     if rows.iter().all(|r| r.q.harm.is_none()) {
         return None;
     }
-    let mut counts = [0; 3];
-    for h in shown.iter().filter_map(|&i| rows[i as usize].q.harm) {
-        counts[Harm::ALL.iter().position(|&x| x == h).unwrap_or(0)] += 1;
+    let mut counts = HarmCounts::default();
+    for &i in shown {
+        match rows[i as usize].shown_harm() {
+            Some(h) => counts.by_harm[Harm::ALL.iter().position(|&x| x == h).unwrap_or(0)] += 1,
+            None => counts.open_ended += 1,
+        }
     }
     Some(counts)
 }
@@ -327,9 +333,10 @@ impl App {
             SortKey::Pairs => v.sort_by(|&a, &b| {
                 crate::core::queue::by_harmful_pairs(&rows[a as usize].q, &rows[b as usize].q)
             }),
-            // `None` sorts before any harm: rows without replicates go last.
+            // As the R column shows them; `None` sorts before any harm: the open-ended
+            // rows, which the replicates do not judge, go last.
             SortKey::Stable => v.sort_by_key(|&a| {
-                let h = rows[a as usize].q.harm;
+                let h = rows[a as usize].shown_harm();
                 (h.is_none(), h)
             }),
         }

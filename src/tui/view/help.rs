@@ -130,7 +130,7 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
             if app.queue.harms.is_some() {
                 out.push(entry(
                     "R",
-                    "replicates: ● stable (the harm holds in every re-run and shifted grid), ○ lottery (it does not), · unjudged (too few)",
+                    "replicates: ● stable (the harm holds in every re-run and shifted grid), ○ lottery (it does not), · unjudged (too few), – not judged: open-ended (replicates judge multiple-choice answers only)",
                 ));
             }
             out.push(entry(

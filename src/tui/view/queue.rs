@@ -252,7 +252,9 @@ fn queue_rows(app: &App, w: &QueueWidths, shown: Range<usize>) -> Vec<TableRow<'
                 }),
             ];
             if w.harm > 0 {
-                cells.push(Cell::from(r.q.harm.map_or(Span::raw(" "), harm_glyph)));
+                cells.push(Cell::from(
+                    r.shown_harm().map_or(Span::styled(NOT_JUDGED, DIM), harm_glyph),
+                ));
             }
             cells.push(Cell::from(format!(
                 "{:>w$}",
@@ -313,9 +315,16 @@ fn queue_title(app: &App) -> Line<'static> {
         title.push(Span::styled("replicates: reading… ", WARN));
     }
     if let Some(counts) = app.queue.harms {
-        for (h, n) in Harm::ALL.iter().zip(counts) {
+        for (h, n) in Harm::ALL.iter().zip(counts.by_harm) {
             title.push(harm_glyph(*h));
             title.push(Span::styled(format!("{n} {} ", h.label()), DIM));
+        }
+        // Said only when some are shown, so the counts add up to the rows shown.
+        if counts.open_ended > 0 {
+            title.push(Span::styled(
+                format!("{NOT_JUDGED}{} open-ended ", counts.open_ended),
+                DIM,
+            ));
         }
     }
     if !filters.is_empty() {
@@ -420,6 +429,10 @@ fn selected_legend(app: &App) -> Line<'static> {
     spans.push(Span::styled("· ? explains every column", DIM));
     Line::from(spans)
 }
+
+/// The R column's mark for an open-ended row: the replicates judge multiple-choice
+/// answers only (docs/measures.md §16), so it is not judged, which a blank would not say.
+pub(super) const NOT_JUDGED: &str = "–";
 
 /// A row's mark for whether its harm survives the replicates: a shape that reads without
 /// colour, in the colour of harm when it holds.
