@@ -4259,3 +4259,43 @@ fn open_ended_rows_are_marked_not_judged_and_the_title_adds_up() {
         "{help}"
     );
 }
+
+/// Black-box report item 3: each key once in the help (`O` is bound on every screen and
+/// on the queue), the item help names the `◆` of the re-run timeline rows, and the
+/// too-small notice keeps its way out on a tiny terminal.
+#[test]
+fn help_lists_each_key_once_explains_the_rerun_glyph_and_the_small_notice_fits() {
+    let mut app = demo_app();
+    app.update(Action::Help);
+    let help = screen(&mut app, 120, 100);
+    let line = help
+        .lines()
+        .find(|l| l.contains("researcher views: overview"))
+        .unwrap_or_else(|| panic!("{help}"));
+    let keys: Vec<&str> = line
+        .split("researcher views")
+        .next()
+        .and_then(|keys| keys.rsplit('│').next())
+        .unwrap_or("")
+        .split_whitespace()
+        .filter(|k| !k.is_empty())
+        .collect();
+    let mut distinct = keys.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(keys.len(), distinct.len(), "{line}");
+    app.on_key(code(KeyCode::Esc));
+    app.update(Action::Open);
+    app.update(Action::Help);
+    let help = screen(&mut app, 120, 100);
+    assert!(
+        help.lines().any(|l| l.contains('◆') && l.contains("re-run")),
+        "{help}"
+    );
+    for (w, h) in [(20, 5), (30, 4), (12, 3), (79, 23)] {
+        let s = screen(&mut app, w, h);
+        assert!(s.contains("q quits"), "{w}x{h}:\n{s}");
+    }
+    let s = screen(&mut app, 20, 5);
+    assert!(s.contains("80x24"), "{s}");
+}

@@ -50,7 +50,13 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
             continue;
         }
         match actions.iter_mut().find(|(a, _, _, _)| *a == b.action) {
-            Some(entry) => entry.1.push(b.key.label()),
+            // A key bound on every screen and again on this one is listed once.
+            Some(entry) => {
+                let label = b.key.label();
+                if !entry.1.contains(&label) {
+                    entry.1.push(label);
+                }
+            }
             None => actions.push((
                 b.action,
                 vec![b.key.label()],
@@ -182,6 +188,10 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
                 "dropped: the lower budget had it, the higher did not",
             ));
             out.push(entry("+", "added: new at the higher budget"));
+            out.push(entry(
+                "◆",
+                "on a re-run's row (a replicate, an intervention run): a frame the configuration it re-ran did not sample (the shift moved it in, the run restored it)",
+            ));
             out.push(entry("★", "an evidence frame of this audit"));
             out.push(entry("reverse", "the frame under the cursor"));
             out.push(entry(
