@@ -2389,11 +2389,11 @@ fn the_queue_has_a_pathway_column_at_120_columns() {
     app.update(Action::Open);
     app.update(Action::TogglePathway(0));
     app.update(Action::Back);
-    let id = app.taxonomy.pathways[0].id.clone();
+    let short = app.taxonomy.pathways[0].short_label().to_string();
     let s = text_rows(&buffer(&mut app, 120, 40)).join("\n");
     assert!(s.contains("pathway"), "{s}");
     let selected = s.lines().find(|l| l.starts_with('▶')).expect("row");
-    assert!(selected.contains(&id[..8]), "{selected}");
+    assert!(selected.contains(&short), "{selected}");
     let narrow = screen(&mut app, 80, 24);
     assert!(!narrow.contains("pathway"), "{narrow}");
 }
@@ -4298,4 +4298,34 @@ fn help_lists_each_key_once_explains_the_rerun_glyph_and_the_small_notice_fits()
     }
     let s = screen(&mut app, 20, 5);
     assert!(s.contains("80x24"), "{s}");
+}
+
+/// Black-box report item 4: the pathway column names a pathway by the taxonomy's short
+/// label (`★Distractor`), not its id (`★distractor_a…`).
+#[test]
+fn the_queue_pathway_column_shows_the_short_labels() {
+    let mut app = demo_app();
+    let p = app
+        .taxonomy
+        .pathways
+        .iter()
+        .position(|p| p.id == "distractor_added")
+        .expect("the demo's taxonomy");
+    let short = app.taxonomy.pathways[p].short_label().to_string();
+    let id = app.taxonomy.pathways[p].id.clone();
+    app.update(Action::Open);
+    app.update(Action::TogglePathway(p));
+    app.update(Action::Back);
+    let s = text_rows(&buffer(&mut app, 120, 40)).join("\n");
+    let selected = s.lines().find(|l| l.starts_with('▶')).expect("row");
+    assert!(selected.contains(&short), "{selected}");
+    assert!(!selected.contains(&id[..8]), "{selected}");
+    app.update(Action::Open);
+    if app.record(app.current().expect("row")).and_then(|r| r.primary.clone()).is_none() {
+        app.update(Action::CyclePrimary);
+    }
+    app.update(Action::Back);
+    let s = text_rows(&buffer(&mut app, 120, 40)).join("\n");
+    let selected = s.lines().find(|l| l.starts_with('▶')).expect("row");
+    assert!(selected.contains(&format!("★{short}")), "{selected}");
 }

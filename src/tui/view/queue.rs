@@ -518,17 +518,20 @@ impl QueueWidths {
     }
 }
 
-/// The record's primary pathway, else its tags, as the queue's pathway column shows them.
+/// The record's primary pathway, else its tags, as the queue's pathway column shows them:
+/// by the taxonomy's short labels (an id the taxonomy does not hold, from another
+/// taxonomy's audit, as it is).
 fn pathway_text(app: &App, i: usize) -> String {
     let Some(rec) = app.record(i) else {
         return String::new();
     };
+    let name = |id: &str| s(app.taxonomy.get(id).map_or(id, |p| p.short_label()));
     match &rec.primary {
-        Some(p) => format!("★{}", s(p)),
+        Some(p) => format!("★{}", name(p.as_str())),
         None => rec
             .pathways
             .iter()
-            .map(|p| s(p))
+            .map(|p| name(p.as_str()))
             .collect::<Vec<_>>()
             .join(","),
     }
