@@ -258,7 +258,7 @@ fn the_rank_compares_models_of_different_grid_sizes() {
     }
     assert_eq!(app.queue.sort, SortKey::Pairs);
     assert_eq!(order(&app), ["big/b1", "big/b2", "small/s1", "small/s2"]);
-    assert!(screen(&mut app, 120, 30).contains("sort: harmful pairs"));
+    assert!(screen(&mut app, 120, 30).contains("sort: terminal, harmful pairs"));
 }
 
 /// Three models on different grids (as lmms-eval runs are: LLaVA at 8f-32f, InternVL at
@@ -4328,4 +4328,39 @@ fn the_queue_pathway_column_shows_the_short_labels() {
     let s = text_rows(&buffer(&mut app, 120, 40)).join("\n");
     let selected = s.lines().find(|l| l.starts_with('▶')).expect("row");
     assert!(selected.contains(&format!("★{short}")), "{selected}");
+}
+
+/// Black-box report item 5: the `o` sort after status puts terminal regressions first,
+/// then more harmful pairs first; its name in the title and the help say both.
+#[test]
+fn the_harmful_pairs_sort_says_it_puts_terminal_regressions_first() {
+    let mut app = demo_app();
+    while app.queue.sort != SortKey::Pairs {
+        app.update(Action::CycleSort);
+    }
+    let rows: Vec<(bool, u64)> = app
+        .queue
+        .visible
+        .iter()
+        .map(|&i| {
+            let q = &app.queue.rows[i as usize].q;
+            (q.terminal, q.harmful_pairs)
+        })
+        .collect();
+    assert!(
+        rows.windows(2)
+            .all(|w| w[0].0 > w[1].0 || (w[0].0 == w[1].0 && w[0].1 >= w[1].1)),
+        "{rows:?}"
+    );
+    assert!(rows.iter().any(|r| !r.0) && rows.iter().any(|r| r.0));
+    let title = queue_title_line(&screen(&mut app, 200, 40));
+    let sort = title.split("sort: ").nth(1).expect("sort named");
+    assert!(sort.contains("terminal"), "{title}");
+    app.update(Action::Help);
+    let help = screen(&mut app, 120, 100);
+    assert!(
+        help.lines()
+            .any(|l| l.contains("terminal regressions first") && l.contains("harmful pairs")),
+        "{help}"
+    );
 }

@@ -103,7 +103,7 @@ impl SortKey {
             SortKey::Model => "model",
             SortKey::Item => "item",
             SortKey::Status => "status",
-            SortKey::Pairs => "harmful pairs",
+            SortKey::Pairs => "terminal, harmful pairs",
             SortKey::Stable => "stable first",
         }
     }

@@ -8,7 +8,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use crate::tui::app::App;
+use crate::tui::app::{App, SortKey};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 use crate::tui::view::theme::{ACCENT, DIM, s};
@@ -161,6 +161,26 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
                         names.join(", ")
                     ),
                 ));
+            }
+            out.push(heading("Sorts (in the order the sort key cycles)"));
+            for (sort, means) in [
+                (
+                    SortKey::Rank,
+                    "as `frameaudit list` ranks: terminal regressions first; items right with no video after the others; then by the share of the item's comparable pairs that are harmful",
+                ),
+                (SortKey::Model, "by model, then item"),
+                (SortKey::Item, "by item, then model"),
+                (SortKey::Status, "to do, done, skipped, flagged"),
+                (
+                    SortKey::Pairs,
+                    "terminal regressions first, then by the number of harmful pairs, most first (the former rank)",
+                ),
+                (
+                    SortKey::Stable,
+                    "its own key, not in the cycle: stable, unjudged, lottery, then the open-ended rows, each in rank order",
+                ),
+            ] {
+                out.push(entry(sort.label(), means));
             }
         }
         Context::Item => {
