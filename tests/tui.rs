@@ -4164,7 +4164,11 @@ fn the_queue_titles_replicate_counts_count_the_rows_shown() {
     let mut app = demo_app();
     let check = |app: &mut App, what: &str| {
         let title = queue_title_line(&screen(app, 120, 40));
-        assert_eq!(title_shown(&title), app.queue.visible.len(), "{what}: {title}");
+        assert_eq!(
+            title_shown(&title),
+            app.queue.visible.len(),
+            "{what}: {title}"
+        );
         for h in Harm::ALL {
             let rows = app
                 .queue
@@ -4232,10 +4236,7 @@ fn open_ended_rows_are_marked_not_judged_and_the_title_adds_up() {
     }
     adds_up(&mut app, "open-ended only");
     let rows = text_rows(&buffer(&mut app, 120, 40));
-    let header = rows
-        .iter()
-        .find(|l| l.starts_with("st "))
-        .expect("header");
+    let header = rows.iter().find(|l| l.starts_with("st ")).expect("header");
     let r_col = header
         .chars()
         .collect::<Vec<_>>()
@@ -4250,7 +4251,11 @@ fn open_ended_rows_are_marked_not_judged_and_the_title_adds_up() {
         .collect();
     assert_eq!(cells.len(), open(&app).min(cells.len()));
     assert!(!cells.is_empty());
-    assert!(cells.iter().all(|&c| c == '–'), "{cells:?}\n{}", rows.join("\n"));
+    assert!(
+        cells.iter().all(|&c| c == '–'),
+        "{cells:?}\n{}",
+        rows.join("\n")
+    );
     app.update(Action::Help);
     let help = screen(&mut app, 120, 100);
     assert!(
@@ -4289,7 +4294,8 @@ fn help_lists_each_key_once_explains_the_rerun_glyph_and_the_small_notice_fits()
     app.update(Action::Help);
     let help = screen(&mut app, 120, 100);
     assert!(
-        help.lines().any(|l| l.contains('◆') && l.contains("re-run")),
+        help.lines()
+            .any(|l| l.contains('◆') && l.contains("re-run")),
         "{help}"
     );
     for (w, h) in [(20, 5), (30, 4), (12, 3), (79, 23)] {
@@ -4321,7 +4327,11 @@ fn the_queue_pathway_column_shows_the_short_labels() {
     assert!(selected.contains(&short), "{selected}");
     assert!(!selected.contains(&id[..8]), "{selected}");
     app.update(Action::Open);
-    if app.record(app.current().expect("row")).and_then(|r| r.primary.clone()).is_none() {
+    if app
+        .record(app.current().expect("row"))
+        .and_then(|r| r.primary.clone())
+        .is_none()
+    {
         app.update(Action::CyclePrimary);
     }
     app.update(Action::Back);

@@ -253,7 +253,8 @@ fn queue_rows(app: &App, w: &QueueWidths, shown: Range<usize>) -> Vec<TableRow<'
             ];
             if w.harm > 0 {
                 cells.push(Cell::from(
-                    r.shown_harm().map_or(Span::styled(NOT_JUDGED, DIM), harm_glyph),
+                    r.shown_harm()
+                        .map_or(Span::styled(NOT_JUDGED, DIM), harm_glyph),
                 ));
             }
             cells.push(Cell::from(format!(
