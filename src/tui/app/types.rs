@@ -25,10 +25,7 @@ impl Row {
     /// replicates are read, no measure uses them); a multiple-choice item of a model
     /// without replicates is unjudged (one outcome per configuration is too few).
     pub fn shown_harm(&self) -> Option<Harm> {
-        match self.q.class {
-            None => None,
-            Some(_) => Some(self.q.harm.unwrap_or(Harm::Unjudged)),
-        }
+        self.q.class.map(|_| self.q.harm.unwrap_or(Harm::Unjudged))
     }
 }
 
