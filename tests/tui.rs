@@ -4373,3 +4373,19 @@ fn the_harmful_pairs_sort_says_it_puts_terminal_regressions_first() {
         "{help}"
     );
 }
+
+/// The title keeps the sort in sight at 80 columns: when the replicate counts with their
+/// names (`●42 stable … –13 open-ended`) would push it off, the counts go without names.
+#[test]
+fn at_80_columns_the_queue_title_keeps_its_counts_and_the_sort() {
+    let mut app = demo_app();
+    let title = queue_title_line(&screen(&mut app, 80, 24));
+    let c = app.queue.harms.expect("the demo has replicates");
+    let [stable, unjudged, lottery] = c.by_harm;
+    assert!(title.contains("sort: rank"), "{title}");
+    let counts = format!("●{stable} ·{unjudged} ○{lottery} –{} ", c.open_ended);
+    assert!(title.contains(&counts), "{counts} in {title}");
+    let wide = queue_title_line(&screen(&mut app, 120, 40));
+    let named = format!("–{} open-ended sort: rank", c.open_ended);
+    assert!(wide.contains(&named), "{wide}");
+}

@@ -58,11 +58,10 @@ pub(super) fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) 
     let total = table_area.width as usize;
     let table = Table::new(queue_rows(app, &w, shown), w.columns())
         .header(queue_header(head_names, &w, two_rows, header_h))
-        .block(
-            Block::default()
-                .borders(Borders::TOP)
-                .title(fit_line(queue_title(app), total.saturating_sub(2))),
-        );
+        .block(Block::default().borders(Borders::TOP).title(fit_line(
+            queue_title(app, total.saturating_sub(2)),
+            total.saturating_sub(2),
+        )));
     f.render_widget(table, table_area);
     if app.queue.visible.is_empty() {
         let msg = if app.queue.rows.is_empty() {
@@ -275,8 +274,19 @@ fn queue_rows(app: &App, w: &QueueWidths, shown: Range<usize>) -> Vec<TableRow<'
         .collect()
 }
 
-/// The table's title: the rows shown of all, the filters in force, the sort.
-fn queue_title(app: &App) -> Line<'static> {
+/// The table's title: the rows shown of all, the replicate counts, the filters in force,
+/// the sort; the counts without their names (the help names the glyphs) when the whole
+/// title would not fit in `room` cells.
+fn queue_title(app: &App, room: usize) -> Line<'static> {
+    let full = queue_title_with(app, true);
+    if full.width() <= room {
+        return full;
+    }
+    queue_title_with(app, false)
+}
+
+/// [`queue_title`], with the counts' names or without.
+fn queue_title_with(app: &App, named: bool) -> Line<'static> {
     let m = &app.ds.matrix;
     let mut title = vec![Span::styled(
         format!(
@@ -316,14 +326,21 @@ fn queue_title(app: &App) -> Line<'static> {
         title.push(Span::styled("replicates: reading… ", WARN));
     }
     if let Some(counts) = app.queue.harms {
+        let name = |label: &str| {
+            if named {
+                format!(" {label} ")
+            } else {
+                " ".to_string()
+            }
+        };
         for (h, n) in Harm::ALL.iter().zip(counts.by_harm) {
             title.push(harm_glyph(*h));
-            title.push(Span::styled(format!("{n} {} ", h.label()), DIM));
+            title.push(Span::styled(format!("{n}{}", name(h.label())), DIM));
         }
         // Said only when some are shown, so the counts add up to the rows shown.
         if counts.open_ended > 0 {
             title.push(Span::styled(
-                format!("{NOT_JUDGED}{} open-ended ", counts.open_ended),
+                format!("{NOT_JUDGED}{}{}", counts.open_ended, name("open-ended")),
                 DIM,
             ));
         }
