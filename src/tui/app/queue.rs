@@ -20,7 +20,9 @@ use crate::tui::input::line_edit::LineEdit;
 use crate::tui::input::mouse::{DOUBLE_CLICK, Pointer, WHEEL_STEP};
 use crate::tui::input::pick::{Outcome, Pick, PickKind};
 
-use super::{App, Effect, Filter, Input, Notice, Pairs, Row, RowNames, Screen, SortKey};
+use super::{
+    App, Effect, Filter, HarmCounts, Input, Notice, Pairs, Row, RowNames, Screen, SortKey,
+};
 
 /// The queue: its rows, what filters, search and sort show of them, and the selection.
 pub struct QueueState {
@@ -53,23 +55,30 @@ pub struct QueueState {
     /// What part of the queue this session holds, shown in the header ("shard 2/5 (+20%
     /// shared)", "review of 2 audits"); `None` for the whole queue.
     pub part: Option<String>,
-    /// The rows whose harm is stable, unjudged and a lottery (in [`Harm::ALL`] order);
-    /// `None` when no row's model has replicates.
-    pub harms: Option<[usize; 3]>,
+    /// Of the rows shown (`visible`: the filters and search count, as a review's or
+    /// shard's restriction does), how many the R column marks with each glyph
+    /// ([`Row::shown_harm`]); `None` when no row of the queue has replicates.
+    pub harms: Option<HarmCounts>,
     /// Each model's name as the screens' narrow columns show it (`fit::short_names`), by
     /// model id.
     pub model_labels: Vec<String>,
 }
 
-/// How many rows' harm is of each kind, in [`Harm::ALL`] order; `None` without replicates.
-pub(super) fn harm_counts(rows: &[Row]) -> Option<[usize; 3]> {
-    let mut counts = [0; 3];
-    let mut any = false;
-    for h in rows.iter().filter_map(|r| r.q.harm) {
-        any = true;
-        counts[Harm::ALL.iter().position(|&x| x == h).unwrap_or(0)] += 1;
+/// How many of the rows at `shown` the R column marks with each glyph
+/// ([`Row::shown_harm`]), so the counts add up to the rows shown; `None` when no row of
+/// `rows` has replicates (the R column is then left out).
+pub(super) fn harm_counts(rows: &[Row], shown: &[u32]) -> Option<HarmCounts> {
+    if rows.iter().all(|r| r.q.harm.is_none()) {
+        return None;
     }
-    any.then_some(counts)
+    let mut counts = HarmCounts::default();
+    for &i in shown {
+        match rows[i as usize].shown_harm() {
+            Some(h) => counts.by_harm[Harm::ALL.iter().position(|&x| x == h).unwrap_or(0)] += 1,
+            None => counts.open_ended += 1,
+        }
+    }
+    Some(counts)
 }
 
 impl QueueState {
@@ -157,7 +166,6 @@ impl App {
     pub(super) fn index_rows(&mut self) {
         let app = self;
         app.index_units();
-        app.queue.harms = harm_counts(&app.queue.rows);
         app.overview = app.compute_overview();
         app.queue.haystacks = Arc::new(app.build_haystacks());
         // Resume where the annotator left off.
@@ -325,12 +333,15 @@ impl App {
             SortKey::Pairs => v.sort_by(|&a, &b| {
                 crate::core::queue::by_harmful_pairs(&rows[a as usize].q, &rows[b as usize].q)
             }),
-            // `None` sorts before any harm: rows without replicates go last.
+            // As the R column shows them; `None` sorts before any harm: the open-ended
+            // rows, which the replicates do not judge, go last.
             SortKey::Stable => v.sort_by_key(|&a| {
-                let h = rows[a as usize].q.harm;
+                let h = rows[a as usize].shown_harm();
                 (h.is_none(), h)
             }),
         }
+        // The title's counts are of the rows shown, so they follow every filter.
+        self.queue.harms = harm_counts(&self.queue.rows, &v);
         self.queue.visible = v;
         self.follow_selection();
     }

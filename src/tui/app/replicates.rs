@@ -48,7 +48,6 @@ impl App {
         self.ds = full;
         self.report = Arc::new(report);
         self.index_units();
-        self.queue.harms = super::queue::harm_counts(&self.queue.rows);
         self.overview = self.compute_overview();
         self.research.forget_views();
         self.refresh_visible();

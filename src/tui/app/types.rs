@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::core::analysis::mcq::Class;
 use crate::core::audit::Status;
-use crate::core::queue::{HarmfulTransition, QueueRow};
+use crate::core::queue::{Harm, HarmfulTransition, QueueRow};
 use crate::core::text::sanitize;
 use crate::tui::input::keymap::Context;
 use crate::tui::input::line_edit::LineEdit;
@@ -17,6 +17,25 @@ pub struct Row {
     /// Its transitions are listed when needed ([`App::pairs`]); the names come from the
     /// matrix ([`App::names`]): a queue of a million rows holds no strings per row.
     pub q: QueueRow,
+}
+
+impl Row {
+    /// Whether the row's harm survives the replicates, as the queue's R column says it:
+    /// `None` for an open-ended item, which docs/measures.md §16.4 does not judge (its
+    /// replicates are read, no measure uses them); a multiple-choice item of a model
+    /// without replicates is unjudged (one outcome per configuration is too few).
+    pub fn shown_harm(&self) -> Option<Harm> {
+        self.q.class.map(|_| self.q.harm.unwrap_or(Harm::Unjudged))
+    }
+}
+
+/// Of the rows shown, how many the R column marks with each glyph.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HarmCounts {
+    /// Stable, unjudged and lottery rows, in [`Harm::ALL`] order.
+    pub by_harm: [usize; 3],
+    /// Open-ended rows, which the replicates do not judge.
+    pub open_ended: usize,
 }
 
 /// A row's listed harmful transitions, as grid columns.
@@ -69,7 +88,7 @@ pub enum SortKey {
     /// The former rank: terminal regressions first, then by the number of harmful pairs.
     Pairs,
     /// Stable harm first, then unjudged, then lottery (docs/measures.md §16.4), each in
-    /// rank order; rows without replicates last.
+    /// rank order; open-ended rows, which the replicates do not judge, last.
     Stable,
 }
 
@@ -81,7 +100,7 @@ impl SortKey {
             SortKey::Model => "model",
             SortKey::Item => "item",
             SortKey::Status => "status",
-            SortKey::Pairs => "harmful pairs",
+            SortKey::Pairs => "terminal, harmful pairs",
             SortKey::Stable => "stable first",
         }
     }

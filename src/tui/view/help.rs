@@ -8,7 +8,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use crate::tui::app::App;
+use crate::tui::app::{App, SortKey};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 use crate::tui::view::theme::{ACCENT, DIM, s};
@@ -50,7 +50,13 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
             continue;
         }
         match actions.iter_mut().find(|(a, _, _, _)| *a == b.action) {
-            Some(entry) => entry.1.push(b.key.label()),
+            // A key bound on every screen and again on this one is listed once.
+            Some(entry) => {
+                let label = b.key.label();
+                if !entry.1.contains(&label) {
+                    entry.1.push(label);
+                }
+            }
             None => actions.push((
                 b.action,
                 vec![b.key.label()],
@@ -130,7 +136,7 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
             if app.queue.harms.is_some() {
                 out.push(entry(
                     "R",
-                    "replicates: ● stable (the harm holds in every re-run and shifted grid), ○ lottery (it does not), · unjudged (too few)",
+                    "replicates: ● stable (the harm holds in every re-run and shifted grid), ○ lottery (it does not), · unjudged (too few), – not judged: open-ended (replicates judge multiple-choice answers only)",
                 ));
             }
             out.push(entry(
@@ -155,6 +161,26 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
                         names.join(", ")
                     ),
                 ));
+            }
+            out.push(heading("Sorts (in the order the sort key cycles)"));
+            for (sort, means) in [
+                (
+                    SortKey::Rank,
+                    "as `frameaudit list` ranks: terminal regressions first; items right with no video after the others; then by the share of the item's comparable pairs that are harmful",
+                ),
+                (SortKey::Model, "by model, then item"),
+                (SortKey::Item, "by item, then model"),
+                (SortKey::Status, "to do, done, skipped, flagged"),
+                (
+                    SortKey::Pairs,
+                    "terminal regressions first, then by the number of harmful pairs, most first (the former rank)",
+                ),
+                (
+                    SortKey::Stable,
+                    "its own key, not in the cycle: stable, unjudged, lottery, then the open-ended rows, each in rank order",
+                ),
+            ] {
+                out.push(entry(sort.label(), means));
             }
         }
         Context::Item => {
@@ -182,6 +208,10 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
                 "dropped: the lower budget had it, the higher did not",
             ));
             out.push(entry("+", "added: new at the higher budget"));
+            out.push(entry(
+                "◆",
+                "on a re-run's row (a replicate, an intervention run): a frame the configuration it re-ran did not sample (the shift moved it in, the run restored it)",
+            ));
             out.push(entry("★", "an evidence frame of this audit"));
             out.push(entry("reverse", "the frame under the cursor"));
             out.push(entry(

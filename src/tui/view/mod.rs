@@ -86,19 +86,32 @@ fn draw_placing(f: &mut Frame, app: &App) -> Drawn {
     drawn
 }
 
+/// The notice on a terminal below the least size: the longest wording that fits once
+/// wrapped, down to the way out alone, which a tiny window must still show.
+fn too_small(area: Rect) -> Paragraph<'static> {
+    let (w, h) = (area.width, area.height);
+    let wordings = [
+        format!(
+            "frameaudit needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is {w}x{h}.\nMake the window larger (q quits)."
+        ),
+        format!("Too small: {w}x{h},\nneeds {MIN_WIDTH}x{MIN_HEIGHT}.\nq quits."),
+        format!("needs {MIN_WIDTH}x{MIN_HEIGHT}\nq quits"),
+        "q quits".to_string(),
+    ];
+    let paragraph = |text: &str| {
+        Paragraph::new(text.to_string())
+            .alignment(Alignment::Center)
+            .wrap(Wrap { trim: true })
+    };
+    let fits = |text: &&String| paragraph(text).line_count(w) <= usize::from(h);
+    let text = wordings.iter().find(fits).unwrap_or(&wordings[3]);
+    paragraph(text)
+}
+
 fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
     let area = f.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        let msg = format!(
-            "frameaudit needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is {}x{}.\nMake the window larger (q quits).",
-            area.width, area.height
-        );
-        f.render_widget(
-            Paragraph::new(msg)
-                .alignment(Alignment::Center)
-                .wrap(Wrap { trim: true }),
-            area,
-        );
+        f.render_widget(too_small(area), area);
         return;
     }
     let [header, body, footer] = Layout::vertical([

@@ -58,11 +58,10 @@ pub(super) fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) 
     let total = table_area.width as usize;
     let table = Table::new(queue_rows(app, &w, shown), w.columns())
         .header(queue_header(head_names, &w, two_rows, header_h))
-        .block(
-            Block::default()
-                .borders(Borders::TOP)
-                .title(fit_line(queue_title(app), total.saturating_sub(2))),
-        );
+        .block(Block::default().borders(Borders::TOP).title(fit_line(
+            queue_title(app, total.saturating_sub(2)),
+            total.saturating_sub(2),
+        )));
     f.render_widget(table, table_area);
     if app.queue.visible.is_empty() {
         let msg = if app.queue.rows.is_empty() {
@@ -252,7 +251,10 @@ fn queue_rows(app: &App, w: &QueueWidths, shown: Range<usize>) -> Vec<TableRow<'
                 }),
             ];
             if w.harm > 0 {
-                cells.push(Cell::from(r.q.harm.map_or(Span::raw(" "), harm_glyph)));
+                cells.push(Cell::from(
+                    r.shown_harm()
+                        .map_or(Span::styled(NOT_JUDGED, DIM), harm_glyph),
+                ));
             }
             cells.push(Cell::from(format!(
                 "{:>w$}",
@@ -272,8 +274,19 @@ fn queue_rows(app: &App, w: &QueueWidths, shown: Range<usize>) -> Vec<TableRow<'
         .collect()
 }
 
-/// The table's title: the rows shown of all, the filters in force, the sort.
-fn queue_title(app: &App) -> Line<'static> {
+/// The table's title: the rows shown of all, the replicate counts, the filters in force,
+/// the sort; the counts without their names (the help names the glyphs) when the whole
+/// title would not fit in `room` cells.
+fn queue_title(app: &App, room: usize) -> Line<'static> {
+    let full = queue_title_with(app, true);
+    if full.width() <= room {
+        return full;
+    }
+    queue_title_with(app, false)
+}
+
+/// [`queue_title`], with the counts' names or without.
+fn queue_title_with(app: &App, named: bool) -> Line<'static> {
     let m = &app.ds.matrix;
     let mut title = vec![Span::styled(
         format!(
@@ -313,9 +326,23 @@ fn queue_title(app: &App) -> Line<'static> {
         title.push(Span::styled("replicates: reading… ", WARN));
     }
     if let Some(counts) = app.queue.harms {
-        for (h, n) in Harm::ALL.iter().zip(counts) {
+        let name = |label: &str| {
+            if named {
+                format!(" {label} ")
+            } else {
+                " ".to_string()
+            }
+        };
+        for (h, n) in Harm::ALL.iter().zip(counts.by_harm) {
             title.push(harm_glyph(*h));
-            title.push(Span::styled(format!("{n} {} ", h.label()), DIM));
+            title.push(Span::styled(format!("{n}{}", name(h.label())), DIM));
+        }
+        // Said only when some are shown, so the counts add up to the rows shown.
+        if counts.open_ended > 0 {
+            title.push(Span::styled(
+                format!("{NOT_JUDGED}{}{}", counts.open_ended, name("open-ended")),
+                DIM,
+            ));
         }
     }
     if !filters.is_empty() {
@@ -421,6 +448,10 @@ fn selected_legend(app: &App) -> Line<'static> {
     Line::from(spans)
 }
 
+/// The R column's mark for an open-ended row: the replicates judge multiple-choice
+/// answers only (docs/measures.md §16), so it is not judged, which a blank would not say.
+pub(super) const NOT_JUDGED: &str = "–";
+
 /// A row's mark for whether its harm survives the replicates: a shape that reads without
 /// colour, in the colour of harm when it holds.
 fn harm_glyph(h: Harm) -> Span<'static> {
@@ -505,17 +536,20 @@ impl QueueWidths {
     }
 }
 
-/// The record's primary pathway, else its tags, as the queue's pathway column shows them.
+/// The record's primary pathway, else its tags, as the queue's pathway column shows them:
+/// by the taxonomy's short labels (an id the taxonomy does not hold, from another
+/// taxonomy's audit, as it is).
 fn pathway_text(app: &App, i: usize) -> String {
     let Some(rec) = app.record(i) else {
         return String::new();
     };
+    let name = |id: &str| s(app.taxonomy.get(id).map_or(id, |p| p.short_label()));
     match &rec.primary {
-        Some(p) => format!("★{}", s(p)),
+        Some(p) => format!("★{}", name(p.as_str())),
         None => rec
             .pathways
             .iter()
-            .map(|p| s(p))
+            .map(|p| name(p.as_str()))
             .collect::<Vec<_>>()
             .join(","),
     }
