@@ -784,14 +784,7 @@ fn a_folder_swapped_for_a_link_is_not_written_through_and_sigterm_says_what_was_
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let ds = demo_copy(tmp.path());
-    let status = tmp.path().join("status");
-    let args = [
-        ds.display().to_string(),
-        "--annotator".into(),
-        "swap".into(),
-    ];
-    let t = Tmux::run_recording_exit(&format!("fa-swap-{}", std::process::id()), &args, &status);
-    remain_on_exit(&t);
+    let (t, status) = run_keeping_status(tmp.path(), &ds, "fa-swap", "swap");
     t.wait_for("audit queue");
     t.keys(&["Enter", "1", "Space"]);
     t.wait_for("done 1 ");
@@ -806,15 +799,7 @@ fn a_folder_swapped_for_a_link_is_not_written_through_and_sigterm_says_what_was_
     t.wait_for("NOT SAVED");
     assert_eq!(std::fs::read_dir(&outside).expect("ls").count(), 0);
     // SIGTERM leaves without asking: what was not saved is said, and the exit is not 0.
-    let pid = t.child_pid().expect("frameaudit under the shell");
-    let out = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .output()
-        .expect("kill");
-    assert!(out.status.success());
-    assert!(eventually(|| pane_format(&t, "#{pane_dead}") == "1"));
-    let status = std::fs::read_to_string(&status).unwrap_or_default();
-    assert_eq!(status.trim(), "exit=1", "{}", t.screen());
+    assert_eq!(terminate(&t, &status), "exit=1", "{}", t.screen());
     // The whole pane, its history too, lines joined where they wrapped.
     let out = Command::new("tmux")
         .args(["capture-pane", "-p", "-J", "-S", "-", "-t", &t.name])
@@ -1346,6 +1331,36 @@ fn under_no_color_frames_are_text_and_say_how_to_get_pictures() {
     );
     assert!(s.contains("▸"), "the audited rows are not marked:\n{s}");
 }
+/// frameaudit on a copy of the demo as `annotator`, under a shell that writes its exit
+/// status to the returned file (tmux 3.3 does not always reap a pane's process that ends on
+/// a signal it handled, leaving `pane_dead_status` empty); the pane stays once it ends.
+fn run_keeping_status(tmp: &Path, ds: &Path, name: &str, annotator: &str) -> (Tmux, PathBuf) {
+    let status = tmp.join("status");
+    let args = [
+        ds.display().to_string(),
+        "--annotator".into(),
+        annotator.into(),
+    ];
+    let t = Tmux::run_recording_exit(&format!("{name}-{}", std::process::id()), &args, &status);
+    remain_on_exit(&t);
+    (t, status)
+}
+
+/// Sends SIGTERM to the frameaudit of [`run_keeping_status`] and waits for its pane to end;
+/// the exit status it recorded.
+fn terminate(t: &Tmux, status: &Path) -> String {
+    let pid = t.child_pid().expect("frameaudit under the shell");
+    let out = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .output()
+        .expect("kill");
+    assert!(out.status.success());
+    assert!(eventually(|| pane_format(t, "#{pane_dead}") == "1"));
+    std::fs::read_to_string(status)
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
 
 /// A tmux format of `t`'s pane: `#{alternate_on}`, `#{mouse_any_flag}`, `#{pane_dead}`...
 fn pane_format(t: &Tmux, format: &str) -> String {
@@ -1439,30 +1454,13 @@ fn sigterm_saves_and_gives_the_terminal_back_and_no_mouse_leaves_it_alone() {
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let ds = demo_copy(tmp.path());
-    // The exit status comes from a shell around frameaudit: tmux 3.3 does not always reap
-    // a pane's process that ends on a signal it handled, leaving `pane_dead_status` empty.
-    let status = tmp.path().join("status");
-    let args = [
-        ds.display().to_string(),
-        "--annotator".into(),
-        "term".into(),
-    ];
-    let t = Tmux::run_recording_exit(&format!("fa-term-{}", std::process::id()), &args, &status);
-    remain_on_exit(&t);
+    let (t, status) = run_keeping_status(tmp.path(), &ds, "fa-term", "term");
     t.wait_for("audit queue");
     t.keys(&["Enter", "3"]);
     t.wait_for("[x] Distractor");
     assert_eq!(pane_format(&t, TERMINAL_STATE), "1 1 1");
-    let pid = t.child_pid().expect("frameaudit under the shell");
-    let out = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .output()
-        .expect("kill");
-    assert!(out.status.success());
-    assert!(eventually(|| pane_format(&t, "#{pane_dead}") == "1"));
+    assert_eq!(terminate(&t, &status), "exit=0", "a clean exit");
     assert_eq!(pane_format(&t, TERMINAL_STATE), "0 0 0");
-    let status = std::fs::read_to_string(&status).unwrap_or_default();
-    assert_eq!(status.trim(), "exit=0", "a clean exit");
     let replay = read_audit(&ds.join("audits/term.audit.jsonl")).expect("audit file");
     let rec = replay.records.values().next().expect("the tag was saved");
     assert_eq!(rec.pathways, ["distractor_added"]);
