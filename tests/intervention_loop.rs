@@ -363,6 +363,27 @@ fn start_loop() -> Option<Loop> {
     })
 }
 
+/// Runs a re-run as `intervene runs --json` lists it: the recorder around the harness, the
+/// recorder's package on the path, no log asked of the environment.
+fn run_one_listed(r: &serde_json::Value) {
+    let argv: Vec<String> = r["recorder"]
+        .as_array()
+        .expect("recorder")
+        .iter()
+        .chain(r["harness"].as_array().expect("harness"))
+        .map(|a| a.as_str().expect("arg").to_string())
+        .collect();
+    let o = Command::new(&argv[0])
+        .args(&argv[1..])
+        .env("PYTHONPATH", common::repo().join("assets/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env_remove("FRAMEAUDIT_RECORD_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the listed command");
+    assert!(o.status.success(), "{argv:?}: {}", stderr(&o));
+}
+
 #[test]
 fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from_the_clips() {
     let Some(l) = start_loop() else {
@@ -1070,22 +1091,7 @@ fn run_listed(l: &Loop, plan: &Path, dir: &Path, extra: &[&str]) -> (Vec<Value>,
     for r in &runs {
         let out = Path::new(r["out"].as_str().expect("out"));
         std::fs::create_dir_all(out).expect("mkdir");
-        let argv: Vec<String> = r["recorder"]
-            .as_array()
-            .expect("recorder")
-            .iter()
-            .chain(r["harness"].as_array().expect("harness"))
-            .map(|a| a.as_str().expect("arg").to_string())
-            .collect();
-        let o = Command::new(&argv[0])
-            .args(&argv[1..])
-            .env("PYTHONPATH", common::repo().join("assets/python"))
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env_remove("FRAMEAUDIT_RECORD_LOG")
-            .stdin(Stdio::null())
-            .output()
-            .expect("run the listed command");
-        assert!(o.status.success(), "{argv:?}: {}", stderr(&o));
+        run_one_listed(r);
         let run = (
             r["strategy"].as_str().expect("strategy").to_string(),
             r["pass"].as_u64().expect("pass"),
@@ -1306,22 +1312,7 @@ fn re_runs_whose_names_meet_as_file_names_get_folders_and_logs_of_their_own() {
     }
     for r in &runs {
         std::fs::create_dir_all(field(r, "out")).expect("mkdir");
-        let argv: Vec<String> = r["recorder"]
-            .as_array()
-            .expect("recorder")
-            .iter()
-            .chain(r["harness"].as_array().expect("harness"))
-            .map(|a| a.as_str().expect("arg").to_string())
-            .collect();
-        let o = Command::new(&argv[0])
-            .args(&argv[1..])
-            .env("PYTHONPATH", common::repo().join("assets/python"))
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env_remove("FRAMEAUDIT_RECORD_LOG")
-            .stdin(Stdio::null())
-            .output()
-            .expect("run the listed command");
-        assert!(o.status.success(), "{argv:?}: {}", stderr(&o));
+        run_one_listed(r);
     }
     use frameaudit::core::import::frames_log;
     let logged: Vec<frames_log::LoggedRun> = runs
