@@ -265,20 +265,29 @@ fn is_locked(path: &Path) -> bool {
     }
 }
 
-/// The non-empty audit files in `dir` (by name or by header).
+/// The non-empty audit files in `dir` and the folders below it (by name or by header): an
+/// annotator's audit of a dataset file lives in `audits/FILE/`, a review's in
+/// `audits/adjudicated/`. Folders are entered, not links to them, a few levels deep.
 fn audit_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut v: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_file()
-                && std::fs::metadata(p).is_ok_and(|m| m.len() > 0)
-                && (p.to_string_lossy().ends_with(".audit.jsonl") || audit_kind(p).is_some())
-        })
-        .collect();
+    let mut v = Vec::new();
+    let mut folders = vec![(dir.to_path_buf(), 0)];
+    while let Some((folder, depth)) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for p in entries.flatten().map(|e| e.path()) {
+            if std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_dir()) {
+                if depth < 4 {
+                    folders.push((p, depth + 1));
+                }
+            } else if p.is_file()
+                && std::fs::metadata(&p).is_ok_and(|m| m.len() > 0)
+                && (p.to_string_lossy().ends_with(".audit.jsonl") || audit_kind(&p).is_some())
+            {
+                v.push(p);
+            }
+        }
+    }
     v.sort();
     v
 }
@@ -370,5 +379,15 @@ mod tests {
         std::fs::write(ds.join("audits/a.audit.jsonl"), format!("{HEADER}\n")).expect("w");
         let e = inputs.check_dataset_dir(&ds, true).expect_err("refused");
         assert!(e.contains("1 audit file(s)"), "{e}");
+        // Audits in the folders below count too: a review's, and those of a dataset file.
+        std::fs::remove_file(ds.join("audits/a.audit.jsonl")).expect("rm");
+        assert_eq!(inputs.check_dataset_dir(&ds, true), Ok(()));
+        for (k, below) in ["adjudicated", "per_item.csv"].iter().enumerate() {
+            std::fs::create_dir_all(ds.join("audits").join(below)).expect("mkdir");
+            let audit = ds.join("audits").join(below).join("r.audit.jsonl");
+            std::fs::write(audit, format!("{HEADER}\n")).expect("w");
+            let e = inputs.check_dataset_dir(&ds, true).expect_err("refused");
+            assert!(e.contains(&format!("{} audit file(s)", k + 1)), "{e}");
+        }
     }
 }
