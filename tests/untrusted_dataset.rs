@@ -419,3 +419,23 @@ fn plot_never_writes_through_a_link_in_its_output_folder() {
     assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep");
 }
+
+#[test]
+fn an_import_refused_for_a_linked_file_writes_none_of_the_dataset() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("ds");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let victim = tmp.path().join("victim.txt");
+    std::fs::write(&victim, "keep").expect("write");
+    // The last file an import writes is the link: the ones before it are not written
+    // either, so the folder never holds half of the new data.
+    symlink(&victim, out.join("dataset.json")).expect("link");
+    let runs = repo().join("fixtures/harness-runs/lmms-eval-0.7.3/logs/OpenGVLab__InternVL3-8B");
+    let o = frameaudit(&["import", "lmms-eval", &s(&runs), "-o", &s(&out), "--force"]);
+    assert!(!o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep");
+    for f in ["cells.jsonl", "items.jsonl"] {
+        assert!(!out.join(f).exists(), "{f} was written");
+    }
+}

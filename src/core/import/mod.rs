@@ -749,6 +749,7 @@ impl Import {
     /// re-runs' replicate cells follow the canonical ones, sorted alike.
     pub fn write(&self, dir: &Path, name: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
+        refuse_linked_files(dir)?;
         let t = std::time::Instant::now();
         let order = self.order();
         crate::core::timing("import: order", t);
@@ -778,6 +779,7 @@ impl Import {
     /// beside cells written otherwise (a per-item table converted as it stands).
     pub fn write_items(&self, dir: &Path, name: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
+        refuse_linked_files(dir)?;
         let items: Vec<_> = self.items.iter().collect();
         self.write_described(dir, name, &items)
     }
@@ -836,6 +838,15 @@ impl Import {
             w.write_all(b"\n")
         })
     }
+}
+
+/// Refuses a dataset directory where one of the files an import writes is a link, before
+/// any is written: each is written through a temporary file that refuses a link, but one
+/// refused half way would leave the files before it of the new data, the rest of the old.
+fn refuse_linked_files(dir: &Path) -> std::io::Result<()> {
+    crate::core::output::DATASET_FILES
+        .iter()
+        .try_for_each(|f| crate::core::fswrite::refuse_link(&dir.join(f)))
 }
 
 /// Writes `dir/file` atomically, refusing a link planted at that name.
