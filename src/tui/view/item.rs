@@ -198,15 +198,7 @@ fn question_lines(app: &App, item: &Shown, narrow: Option<usize>) -> Vec<Line<'s
     }) = item.pair
     {
         title.push(Span::raw("   transition "));
-        title.push(Span::styled(
-            s(&item.names[a]),
-            RIGHT.add_modifier(Modifier::BOLD),
-        ));
-        title.push(Span::raw(" → "));
-        title.push(Span::styled(
-            s(&item.names[b]),
-            WRONG.add_modifier(Modifier::BOLD),
-        ));
+        title.extend(transition_spans(item, a, b));
         let of = if (pairs.len() as u64) < q.harmful_pairs {
             // The queue lists the first MAX_LISTED_PAIRS of the item's transitions.
             format!("{} listed of {}", pairs.len(), q.harmful_pairs)
@@ -255,6 +247,15 @@ fn question_lines(app: &App, item: &Shown, narrow: Option<usize>) -> Vec<Line<'s
     ]
 }
 
+/// The audited transition's two configurations, right one then wrong one: `8f → 16f`.
+fn transition_spans(item: &Shown, a: usize, b: usize) -> [Span<'static>; 3] {
+    [
+        Span::styled(s(&item.names[a]), RIGHT.add_modifier(Modifier::BOLD)),
+        Span::raw(" → "),
+        Span::styled(s(&item.names[b]), WRONG.add_modifier(Modifier::BOLD)),
+    ]
+}
+
 /// The title in at most `w` cells where possible: `unit [3/79] ✓ done  terminal  8f → 16f
 /// (4/6)`; the unit's names are cut in the middle when even that does not fit.
 fn short_title(app: &App, item: &Shown, pos: &str, status: Status, w: usize) -> Vec<Span<'static>> {
@@ -275,15 +276,7 @@ fn short_title(app: &App, item: &Shown, pos: &str, status: Status, w: usize) -> 
     {
         let listed = app.pairs(i).len();
         rest.push(Span::raw("  "));
-        rest.push(Span::styled(
-            s(&item.names[a]),
-            RIGHT.add_modifier(Modifier::BOLD),
-        ));
-        rest.push(Span::raw(" → "));
-        rest.push(Span::styled(
-            s(&item.names[b]),
-            WRONG.add_modifier(Modifier::BOLD),
-        ));
+        rest.extend(transition_spans(item, a, b));
         let of = if (listed as u64) < q.harmful_pairs {
             format!("{listed} of {}", q.harmful_pairs)
         } else {
