@@ -351,7 +351,7 @@ impl Drop for AuditFile {
 }
 
 /// The folder of the file at `path` (`.` for a bare name).
-fn folder_of(path: &Path) -> PathBuf {
+pub(crate) fn folder_of(path: &Path) -> PathBuf {
     path.parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."))

@@ -35,7 +35,7 @@
 
 pub mod edit;
 mod error;
-mod file;
+pub(crate) mod file;
 mod fingerprint;
 mod format;
 pub mod merged;

@@ -144,8 +144,8 @@ impl Session {
         fingerprint: Arc<OnceLock<String>>,
         wake: impl Fn() + Send + 'static,
     ) -> Result<Session, AuditError> {
-        let folder = path.parent().unwrap_or(Path::new(""));
-        Session::open_pending_below(folder, path, header, fingerprint, wake)
+        let folder = crate::core::audit::file::folder_of(path);
+        Session::open_pending_below(&folder, path, header, fingerprint, wake)
     }
 
     /// [`Session::open_pending`] for an audit file inside `root` (the dataset): its folders
