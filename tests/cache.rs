@@ -199,8 +199,8 @@ fn same_matrix(a: &ResponseMatrix, b: &ResponseMatrix) {
     };
     assert_eq!(bits(ra), bits(rb));
     assert_eq!((ra.read, ra.orphaned), (rb.read, rb.orphaned));
-    for x in &ra.cells {
-        assert_eq!(ra.frame_idx(x), rb.frame_idx(x));
+    for x in ra.cells.iter() {
+        assert_eq!(ra.frame_idx(&x), rb.frame_idx(&x));
     }
     assert_eq!(ra.frame_spans, rb.frame_spans);
 }
@@ -240,7 +240,7 @@ fn a_matrix_read_back_from_its_cache_is_the_matrix_read_from_its_files() {
         if k == 0 {
             // The varied replicates are as meant: of both files, lines falling as well as
             // rising in cell order, some of no value.
-            let reps = &ds.matrix.replicates.cells;
+            let reps: Vec<_> = ds.matrix.replicates.cells.iter().collect();
             assert!(reps.iter().any(|x| x.file == 1) && reps.iter().any(|x| x.file == 0));
             assert!(reps.windows(2).any(|w| w[1].line < w[0].line));
             assert!(reps.iter().any(|x| x.value.is_nan()));

@@ -20,7 +20,7 @@ use std::time::{Duration, SystemTime};
 use crate::core::column::{Floats, Ids, Lines};
 use crate::core::load::CellFormat;
 use crate::core::matrix::{
-    Config, InputStats, Interner, Item, ItemIndex, Replicate, ResponseMatrix, Task,
+    Config, InputStats, Interner, Item, ItemIndex, RepColumns, ResponseMatrix, Task, starts_of,
 };
 
 /// Files of cells smaller than this in all are read from the files: they load fast anyway.
@@ -253,9 +253,20 @@ impl Inputs {
         let m = read_matrix(&mut r).ok()?;
         let sum = r.sum.0;
         let stored = r.u64().ok()?;
-        let mut m = (stored == sum && valid(&m)).then_some(m)?;
-        let n = m.n_cells();
-        m.replicates.index(n);
+        if stored != sum {
+            return None;
+        }
+        // The replicates' checks and index beside the cells' checks: at ten million
+        // replicates they take as long (docs/cache.md).
+        let (cells_ok, starts) = std::thread::scope(|s| {
+            let reps = s.spawn(|| {
+                let r = &m.replicates;
+                replicates_valid(&m).then(|| starts_of(&r.cells.cell, m.n_cells()))
+            });
+            (valid(&m), reps.join().ok().flatten())
+        });
+        let mut m = m;
+        m.replicates.starts = starts.filter(|_| cells_ok)?;
         Some(m)
     }
 
@@ -772,77 +783,50 @@ fn read_matrix<R: Read>(r: &mut Reader<R>) -> io::Result<ResponseMatrix> {
 /// lines as steps from the replicate before (they are sorted by cell, and their lines
 /// mostly rise by one or two), so that a million replicates take a few bytes each, not 28,
 /// and are read back in a few passes without a copy of each row.
-fn write_replicate_cells<W: Write>(w: &mut Writer<W>, cells: &[Replicate]) -> io::Result<()> {
-    let steps = |of: fn(&Replicate) -> u32| -> Ids {
+fn write_replicate_cells<W: Write>(w: &mut Writer<W>, cells: &RepColumns) -> io::Result<()> {
+    let steps = |of: &[u32]| -> Ids {
         let mut last = 0u32;
-        cells
-            .iter()
-            .map(|x| {
-                let step = of(x).wrapping_sub(last);
-                last = of(x);
+        of.iter()
+            .map(|&x| {
+                let step = x.wrapping_sub(last);
+                last = x;
                 step
             })
             .collect()
     };
-    write_ids(w, &steps(|x| x.cell))?;
-    write_ids(w, &steps(|x| x.line))?;
-    let names: [fn(&Replicate) -> u32; 3] = [|x| x.replicate, |x| x.nuisance, |x| x.file];
-    for of in names {
-        write_ids(w, &cells.iter().map(of).collect())?;
+    write_ids(w, &steps(&cells.cell))?;
+    write_ids(w, &steps(&cells.line))?;
+    for ids in [&cells.replicate, &cells.nuisance, &cells.file] {
+        write_ids(w, ids)?;
     }
-    write_floats(w, &cells.iter().map(|x| x.value).collect())
+    write_floats(w, &cells.value)
 }
 
-/// Replicates written by [`write_replicate_cells`].
-fn read_replicate_cells<R: Read>(r: &mut Reader<R>) -> io::Result<Vec<Replicate>> {
-    let (cell_steps, line_steps) = (read_ids(r)?, read_ids(r)?);
-    let [replicates, nuisances, files] = [(); 3].map(|_| read_ids(r));
-    let (replicates, nuisances, files) = (replicates?, nuisances?, files?);
-    let values = read_floats(r)?;
-    let n = cell_steps.len();
-    if [&line_steps, &replicates, &nuisances, &files]
-        .iter()
-        .any(|c| c.len() != n)
-        || values.len() != n
-    {
-        return Err(bad("replicate columns"));
-    }
-    let mut cells: Vec<Replicate> = Vec::with_capacity(n);
-    let mut cell = 0u32;
-    cell_steps.for_each_chunk(|steps| {
-        cells.extend(steps.iter().map(|&step| {
-            cell = cell.wrapping_add(step);
-            Replicate {
-                cell,
-                value: 0.0,
-                replicate: 0,
-                nuisance: 0,
-                file: 0,
-                line: 0,
-            }
-        }))
-    });
-    // The other columns, one pass each over the rows.
-    let fill = |cells: &mut [Replicate], ids: &Ids, set: &mut dyn FnMut(&mut Replicate, u32)| {
-        let mut rows = cells.iter_mut();
-        ids.for_each_chunk(|c| c.iter().zip(&mut rows).for_each(|(&id, x)| set(x, id)));
+/// Replicates written by [`write_replicate_cells`]: the columns as read, the cells and
+/// lines summed back from their steps.
+fn read_replicate_cells<R: Read>(r: &mut Reader<R>) -> io::Result<RepColumns> {
+    let sums = |steps: Ids| -> Vec<u32> {
+        let mut out = Vec::with_capacity(steps.len());
+        let mut at = 0u32;
+        steps.for_each_chunk(|steps| {
+            out.extend(steps.iter().map(|&step| {
+                at = at.wrapping_add(step);
+                at
+            }))
+        });
+        out
     };
-    let mut line = 0u32;
-    fill(&mut cells, &line_steps, &mut |x, step| {
-        line = line.wrapping_add(step);
-        x.line = line;
-    });
-    fill(&mut cells, &replicates, &mut |x, id| x.replicate = id);
-    fill(&mut cells, &nuisances, &mut |x, id| x.nuisance = id);
-    fill(&mut cells, &files, &mut |x, id| x.file = id);
-    for (x, v) in cells.iter_mut().zip(values.iter()) {
-        x.value = v;
-    }
-    Ok(cells)
+    let cell = sums(read_ids(r)?);
+    let line = sums(read_ids(r)?);
+    let [replicates, nuisances, files] = [(); 3].map(|_| read_ids(r));
+    let names = [replicates?, nuisances?, files?];
+    let value = read_floats(r)?;
+    RepColumns::from_parts(cell, value, names, line).ok_or_else(|| bad("replicate columns"))
 }
 
 /// Whether every id of a loaded matrix points where it may, so that a damaged cache that
-/// passed its checksum still cannot send a lookup out of bounds.
+/// passed its checksum still cannot send a lookup out of bounds; the replicates apart
+/// ([`replicates_valid`]).
 fn valid(m: &ResponseMatrix) -> bool {
     let n = m.n_cells();
     let (n_items, n_configs, n_texts) = (m.items.len(), m.configs.len(), m.texts.len());
@@ -902,7 +886,6 @@ fn valid(m: &ResponseMatrix) -> bool {
                 && (it as usize) < n_items
                 && (t as usize) < n_texts
         })
-        && replicates_valid(m)
 }
 
 /// [`valid`] for the replicates: sorted by a cell that exists, names and files that exist,
@@ -910,13 +893,12 @@ fn valid(m: &ResponseMatrix) -> bool {
 fn replicates_valid(m: &ResponseMatrix) -> bool {
     let r = &m.replicates;
     let name = |i: u32| (i as usize) < r.names.len();
-    r.cells.windows(2).all(|w| w[0].cell <= w[1].cell)
-        && r.cells.iter().all(|x| {
-            (x.cell as usize) < m.n_cells()
-                && name(x.replicate)
-                && name(x.nuisance)
-                && (x.file as usize) < m.files.len().max(1)
-        })
+    let c = &r.cells;
+    c.cell.windows(2).all(|w| w[0] <= w[1])
+        && c.cell.last().is_none_or(|&x| (x as usize) < m.n_cells())
+        && c.replicate.iter().all(name)
+        && c.nuisance.iter().all(name)
+        && c.file.iter().all(|f| (f as usize) < m.files.len().max(1))
         && r.nuisances.iter().all(|&n| name(n))
         && (r.item_cluster.is_empty() || r.item_cluster.len() == m.items.len())
         && r.item_cluster

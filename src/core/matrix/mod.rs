@@ -19,7 +19,8 @@ use std::sync::Arc;
 pub use self::builder::{MatrixBuilder, model_key};
 pub(crate) use self::interner::ItemIndex;
 pub use self::interner::{Interner, Item};
-pub use self::replicates::{Replicate, Replicates};
+pub(crate) use self::replicates::starts_of;
+pub use self::replicates::{Of, RepColumns, Replicate, Replicates};
 use crate::core::column::{Floats, Ids, Lines};
 use crate::core::text::norm;
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::{Interner, NO_TEXT, ResponseMatrix, Task};
+use crate::core::column::{Floats, Ids};
 use crate::core::diag::Diagnostics;
 
 /// One usable replicate: its canonical cell is there and valid.
@@ -28,13 +29,162 @@ pub struct Replicate {
     pub line: u32,
 }
 
+/// The usable replicates as columns, one entry per replicate in each: a replicate takes
+/// about 11 bytes in memory instead of a [`Replicate`]'s 32, and the matrix cache's columns
+/// become these without a pass over the rows (at 10 million replicates, building the rows
+/// took most of reading the cache). A [`Replicate`] is read across them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RepColumns {
+    /// The canonical cell of each.
+    pub(crate) cell: Vec<u32>,
+    /// The value of each by §1.3, NaN when invalid.
+    pub(crate) value: Floats,
+    /// The replicate's name (an id in [`Replicates::names`]).
+    pub(crate) replicate: Ids,
+    /// The nuisance (an id in [`Replicates::names`]).
+    pub(crate) nuisance: Ids,
+    /// The index in the matrix's `files`.
+    pub(crate) file: Ids,
+    /// The line (or row) in its file.
+    pub(crate) line: Vec<u32>,
+}
+
+impl RepColumns {
+    /// Replicates held.
+    pub fn len(&self) -> usize {
+        self.cell.len()
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.cell.is_empty()
+    }
+
+    /// Replicate `i`. Panics when `i` is out of range, as indexing does.
+    #[inline]
+    pub fn get(&self, i: usize) -> Replicate {
+        Replicate {
+            cell: self.cell[i],
+            value: self.value.get(i),
+            replicate: self.replicate.get(i),
+            nuisance: self.nuisance.get(i),
+            file: self.file.get(i),
+            line: self.line[i],
+        }
+    }
+
+    /// Every replicate, in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = Replicate> + ExactSizeIterator + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Appends a replicate.
+    pub fn push(&mut self, r: Replicate) {
+        self.cell.push(r.cell);
+        self.value.push(r.value);
+        self.replicate.push(r.replicate);
+        self.nuisance.push(r.nuisance);
+        self.file.push(r.file);
+        self.line.push(r.line);
+    }
+
+    /// Gives back spare room once complete.
+    fn shrink_to_fit(&mut self) {
+        self.cell.shrink_to_fit();
+        self.value.shrink_to_fit();
+        self.replicate.shrink_to_fit();
+        self.nuisance.shrink_to_fit();
+        self.file.shrink_to_fit();
+        self.line.shrink_to_fit();
+    }
+
+    /// The columns, each checked to hold one entry per replicate.
+    pub(crate) fn from_parts(
+        cell: Vec<u32>,
+        value: Floats,
+        [replicate, nuisance, file]: [Ids; 3],
+        line: Vec<u32>,
+    ) -> Option<Self> {
+        let n = cell.len();
+        let same = value.len() == n
+            && [&replicate, &nuisance, &file].iter().all(|c| c.len() == n)
+            && line.len() == n;
+        same.then_some(RepColumns {
+            cell,
+            value,
+            replicate,
+            nuisance,
+            file,
+            line,
+        })
+    }
+}
+
+impl FromIterator<Replicate> for RepColumns {
+    fn from_iter<T: IntoIterator<Item = Replicate>>(iter: T) -> Self {
+        let mut c = RepColumns::default();
+        for r in iter {
+            c.push(r);
+        }
+        c.shrink_to_fit();
+        c
+    }
+}
+
+/// The replicates of one canonical cell ([`Replicates::of`]): a range of the columns.
+#[derive(Debug, Clone)]
+pub struct Of<'a> {
+    cols: &'a RepColumns,
+    range: std::ops::Range<usize>,
+}
+
+impl<'a> Of<'a> {
+    /// Replicates of the cell.
+    pub fn len(&self) -> usize {
+        self.range.len()
+    }
+
+    /// True when the cell has none.
+    pub fn is_empty(&self) -> bool {
+        self.range.is_empty()
+    }
+
+    /// Each replicate of the cell, in input order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = Replicate> + ExactSizeIterator + 'a {
+        let cols = self.cols;
+        self.range.clone().map(move |i| cols.get(i))
+    }
+
+    /// Each replicate's (value, nuisance), reading those two columns only.
+    #[inline]
+    pub fn outcomes(&self) -> impl Iterator<Item = (f64, u32)> + 'a {
+        let cols = self.cols;
+        self.range
+            .clone()
+            .map(move |i| (cols.value.get(i), cols.nuisance.get(i)))
+    }
+
+    /// The replicates as rows.
+    pub fn to_vec(&self) -> Vec<Replicate> {
+        self.iter().collect()
+    }
+}
+
+impl<'a> IntoIterator for Of<'a> {
+    type Item = Replicate;
+    type IntoIter = Box<dyn Iterator<Item = Replicate> + 'a>;
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
 /// The replicates of a matrix and the clusters of its items.
 #[derive(Debug, Clone, Default)]
 pub struct Replicates {
     /// Replicate, nuisance and cluster names (and the other names the replicates gave).
     pub names: Interner,
     /// The usable replicates, sorted by canonical cell, then in input order.
-    pub cells: Vec<Replicate>,
+    pub cells: RepColumns,
     /// Where each canonical cell's replicates start in `cells` (one more entry than the
     /// matrix has cells), set by [`Replicates::index`]; empty without replicates. A cell's
     /// replicates are looked up for every grid cell of every analysis: two binary searches
@@ -73,38 +223,30 @@ impl Replicates {
     }
 
     /// The usable replicates of a canonical cell.
-    pub fn of(&self, cell: u32) -> &[Replicate] {
+    pub fn of(&self, cell: u32) -> Of<'_> {
+        Of {
+            cols: &self.cells,
+            range: self.range_of(cell),
+        }
+    }
+
+    /// Where the replicates of a canonical cell are in `cells`.
+    #[inline]
+    pub fn range_of(&self, cell: u32) -> std::ops::Range<usize> {
         let c = cell as usize;
         if let (Some(&from), Some(&to)) = (self.starts.get(c), self.starts.get(c + 1)) {
-            return self
-                .cells
-                .get(from as usize..to as usize)
-                .unwrap_or_default();
+            return from as usize..to as usize;
         }
-        let from = self.cells.partition_point(|r| r.cell < cell);
-        let to = from + self.cells[from..].partition_point(|r| r.cell == cell);
-        &self.cells[from..to]
+        let cells = &self.cells.cell;
+        let from = cells.partition_point(|&x| x < cell);
+        let to = from + cells[from..].partition_point(|&x| x == cell);
+        from..to
     }
 
     /// Indexes `cells` (sorted by cell) by the cell of each, for a matrix of `n_cells`
-    /// cells; no index without replicates, and none for cells out of that range (a
-    /// damaged cache is refused by its checks before it is used).
+    /// cells ([`starts_of`]).
     pub(crate) fn index(&mut self, n_cells: usize) {
-        self.starts.clear();
-        let sorted = self.cells.windows(2).all(|w| w[0].cell <= w[1].cell);
-        if self.cells.is_empty() || !sorted || self.cells.len() >= u32::MAX as usize {
-            return;
-        }
-        if self.cells.iter().any(|r| r.cell as usize >= n_cells) {
-            return;
-        }
-        self.starts = vec![0; n_cells + 1];
-        for r in &self.cells {
-            self.starts[r.cell as usize + 1] += 1;
-        }
-        for c in 0..n_cells {
-            self.starts[c + 1] += self.starts[c];
-        }
+        self.starts = starts_of(&self.cells.cell, n_cells);
     }
 
     /// The clusters alone, without a replicate: as if none had been read.
@@ -143,6 +285,28 @@ impl Replicates {
             self.video_cluster = video;
         }
     }
+}
+
+/// Where the replicates of each cell start in `cells` (the canonical cell of each, sorted),
+/// for a matrix of `n_cells` cells: one more entry than it has cells. Empty without
+/// replicates, and when it cannot be built (cells out of that range or unsorted: a damaged
+/// cache is refused by its checks before it is used), and lookups then search.
+pub(crate) fn starts_of(cells: &[u32], n_cells: usize) -> Vec<u32> {
+    let sorted = cells.windows(2).all(|w| w[0] <= w[1]);
+    if cells.is_empty() || !sorted || cells.len() >= u32::MAX as usize {
+        return Vec::new();
+    }
+    if cells.last().is_some_and(|&c| c as usize >= n_cells) {
+        return Vec::new();
+    }
+    let mut starts = vec![0; n_cells + 1];
+    for &c in cells {
+        starts[c as usize + 1] += 1;
+    }
+    for c in 0..n_cells {
+        starts[c + 1] += starts[c];
+    }
+    starts
 }
 
 /// A replicate as read, its names interned in [`Pending::names`].
@@ -595,18 +759,21 @@ pub(crate) fn finish(
 
     // Each replicate to its canonical cell, in the order of the cells, then of the input.
     let usable = |&&k: &&u64| !bad[index(k)] && m.is_valid((k >> 32) as u32);
-    let mut cells = Vec::with_capacity(keyed.iter().filter(usable).count());
-    for &k in keyed.iter().filter(usable) {
-        let r = &reps[index(k)];
-        cells.push(Replicate {
-            cell: (k >> 32) as u32,
-            value: r.value,
-            replicate: r.replicate,
-            nuisance: r.nuisance,
-            file: r.file,
-            line: r.line,
-        });
-    }
+    let cells: RepColumns = keyed
+        .iter()
+        .filter(usable)
+        .map(|&k| {
+            let r = &reps[index(k)];
+            Replicate {
+                cell: (k >> 32) as u32,
+                value: r.value,
+                replicate: r.replicate,
+                nuisance: r.nuisance,
+                file: r.file,
+                line: r.line,
+            }
+        })
+        .collect();
     let good = bad.iter().filter(|b| !**b).count();
     let orphaned = (good - cells.len()) as u64;
     drop(keyed);
@@ -673,31 +840,31 @@ mod tests {
                 .collect();
             cells.sort_by_key(|r| r.cell);
             let mut r = Replicates {
-                cells,
+                cells: cells.iter().copied().collect(),
                 ..Replicates::default()
             };
-            let scanned = |r: &Replicates, c: u32| -> Vec<Replicate> {
-                r.cells.iter().filter(|x| x.cell == c).copied().collect()
+            let scanned = |c: u32| -> Vec<Replicate> {
+                cells.iter().filter(|x| x.cell == c).copied().collect()
             };
             let searched: Vec<Vec<Replicate>> =
                 (0..n_cells as u32).map(|c| r.of(c).to_vec()).collect();
             r.index(n_cells);
             assert_eq!(r.starts.is_empty(), r.cells.is_empty());
             for c in 0..n_cells as u32 {
-                assert_eq!(r.of(c), scanned(&r, c), "cell {c} of {n_cells}");
-                assert_eq!(r.of(c), searched[c as usize]);
+                assert_eq!(r.of(c).to_vec(), scanned(c), "cell {c} of {n_cells}");
+                assert_eq!(r.of(c).to_vec(), searched[c as usize]);
             }
         }
         let mut r = Replicates {
-            cells: vec![rep(3, 1), rep(1, 2)],
+            cells: [rep(3, 1), rep(1, 2)].into_iter().collect(),
             ..Replicates::default()
         };
         r.index(5);
         assert!(r.starts.is_empty());
-        r.cells = vec![rep(1, 1), rep(9, 2)];
+        r.cells = [rep(1, 1), rep(9, 2)].into_iter().collect();
         r.index(5);
         assert!(r.starts.is_empty());
-        assert_eq!(r.of(1), [rep(1, 1)]);
+        assert_eq!(r.of(1).to_vec(), [rep(1, 1)]);
     }
 
     fn load(text: &str) -> Result<ResponseMatrix, Vec<String>> {
@@ -765,12 +932,12 @@ mod tests {
         assert_eq!(got, want);
         // q9 (no item), q2 at cccc (no configuration), q3 at a (an invalid cell).
         assert_eq!((r.read, r.orphaned), (7, 3));
-        for (c, reps) in r
-            .cells
+        let rows: Vec<Replicate> = r.cells.iter().collect();
+        for (c, reps) in rows
             .chunk_by(|a, b| a.cell == b.cell)
             .map(|x| (x[0].cell, x))
         {
-            assert_eq!(r.of(c), reps);
+            assert_eq!(r.of(c).to_vec(), reps);
         }
 
         let mut dup = lines.to_vec();

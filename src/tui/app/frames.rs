@@ -381,7 +381,7 @@ fn replicate_frames(
         let mut reps: Vec<_> = r.of(cell(c)).iter().collect();
         reps.sort_by(|a, b| r.names.name(a.replicate).cmp(r.names.name(b.replicate)));
         for x in reps {
-            let Some(idx) = r.frame_idx(x) else { continue };
+            let Some(idx) = r.frame_idx(&x) else { continue };
             let frames = crate::core::sampling::frame_set(idx.to_vec());
             let t = crate::core::sampling::transition(&cf.frames, &frames);
             out.push(PlannedFrames {
