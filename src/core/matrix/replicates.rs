@@ -181,7 +181,7 @@ impl<'a> IntoIterator for Of<'a> {
 /// The replicates of a matrix and the clusters of its items.
 #[derive(Debug, Clone, Default)]
 pub struct Replicates {
-    /// Replicate, nuisance and cluster names (and the other names the replicates gave).
+    /// Replicate, nuisance and cluster names.
     pub names: Interner,
     /// The usable replicates, sorted by canonical cell, then in input order.
     pub cells: RepColumns,
@@ -758,6 +758,19 @@ pub(crate) fn finish(
     }
 
     // Each replicate to its canonical cell, in the order of the cells, then of the input.
+    // The names kept: those the usable replicates, the nuisances and the clusters give,
+    // not the models', items' and configurations' the lookups needed (a replicate per
+    // item names every item again: reading them back from the matrix cache took as long
+    // as its replicates).
+    let mut kept = Interner::default();
+    let mut kept_id = vec![NO_TEXT; names.len()];
+    let mut keep = |id: u32| -> u32 {
+        let at = &mut kept_id[id as usize];
+        if *at == NO_TEXT {
+            *at = kept.intern(name(id));
+        }
+        *at
+    };
     let usable = |&&k: &&u64| !bad[index(k)] && m.is_valid((k >> 32) as u32);
     let cells: RepColumns = keyed
         .iter()
@@ -767,8 +780,8 @@ pub(crate) fn finish(
             Replicate {
                 cell: (k >> 32) as u32,
                 value: r.value,
-                replicate: r.replicate,
-                nuisance: r.nuisance,
+                replicate: keep(r.replicate),
+                nuisance: keep(r.nuisance),
                 file: r.file,
                 line: r.line,
             }
@@ -781,6 +794,7 @@ pub(crate) fn finish(
         .filter(|&n| named[n as usize])
         .collect();
     nuisances.sort_by(|&a, &b| name(a).cmp(name(b)));
+    let nuisances: Vec<u32> = nuisances.into_iter().map(&mut keep).collect();
     let mut item_cluster = Vec::new();
     if cluster_of
         .keys()
@@ -792,12 +806,15 @@ pub(crate) fn finish(
                 item_cluster[*it as usize] = c;
             }
         }
+        for c in item_cluster.iter_mut().filter(|c| **c != NO_TEXT) {
+            *c = keep(*c);
+        }
     }
     let read = reps.len() as u64;
     let mut frame_spans = pending.frame_spans;
     frame_spans.sort_unstable_by_key(|s| s.0);
     let mut replicates = Replicates {
-        names: pending.names,
+        names: kept,
         cells,
         starts: Vec::new(),
         read,
@@ -932,6 +949,11 @@ mod tests {
         assert_eq!(got, want);
         // q9 (no item), q2 at cccc (no configuration), q3 at a (an invalid cell).
         assert_eq!((r.read, r.orphaned), (7, 3));
+        // Only the names the replicates keep, not the items' and configurations' that
+        // keyed them.
+        let mut kept: Vec<&str> = r.names.names().collect();
+        kept.sort_unstable();
+        assert_eq!(kept, ["r1", "r2", "rerun"]);
         let rows: Vec<Replicate> = r.cells.iter().collect();
         for (c, reps) in rows
             .chunk_by(|a, b| a.cell == b.cell)
