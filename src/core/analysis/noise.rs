@@ -30,12 +30,6 @@ pub struct Floor {
 }
 
 impl Floor {
-    fn add(&mut self, cell: u8, replicate: u8) {
-        self.pairs += 1;
-        self.neg += usize::from(cell == 1 && replicate == 0);
-        self.pos += usize::from(cell == 0 && replicate == 1);
-    }
-
     fn merge(&mut self, o: &Floor) {
         self.pairs += o.pairs;
         self.neg += o.neg;
@@ -238,9 +232,17 @@ pub fn compute(
         return None;
     }
     let y = x.y;
-    let mut per_config = vec![Floor::default(); k];
-    // Per nuisance met (a few): its id and floor, looked up by a short scan per pair.
-    let mut by_nuisance: Vec<(u32, Floor)> = Vec::new();
+    // The selected nuisances, each a slot; the pairs counted per (configuration, slot,
+    // cell's value, replicate's value), one add a pair, and made floors after.
+    const NO_SLOT: usize = usize::MAX;
+    let mut slot_of = vec![NO_SLOT; selected.len()];
+    let mut slot_ids: Vec<u32> = Vec::new();
+    for (id, _) in selected.iter().enumerate().filter(|(_, s)| **s) {
+        slot_of[id] = slot_ids.len();
+        slot_ids.push(id as u32);
+    }
+    let slots = slot_ids.len();
+    let mut tally = vec![0usize; k * slots * 4];
     let mut items = ItemOutcomes {
         min_outcomes: vec![u32::MAX; n],
         stable_harmful: vec![false; n],
@@ -260,22 +262,15 @@ pub fn compute(
         for c in 0..k {
             let v = y[i * k + c];
             let (mut outcomes, mut ones) = (1u32, u32::from(v));
-            for r in reps.of(mg.cells[i * k + c]) {
-                if r.value.is_nan() || !selected[r.nuisance as usize] {
+            for (value, nuisance) in reps.of(mg.cells[i * k + c]).outcomes() {
+                let slot = slot_of.get(nuisance as usize).copied().unwrap_or(NO_SLOT);
+                if slot == NO_SLOT || value.is_nan() {
                     continue;
                 }
-                let w = u8::from(r.value == 1.0);
-                per_config[c].add(v, w);
-                match by_nuisance.iter_mut().find(|(id, _)| *id == r.nuisance) {
-                    Some((_, f)) => f.add(v, w),
-                    None => {
-                        let mut f = Floor::default();
-                        f.add(v, w);
-                        by_nuisance.push((r.nuisance, f));
-                    }
-                }
+                let w = usize::from(value == 1.0);
+                tally[(c * slots + slot) * 4 + usize::from(v == 1) * 2 + w] += 1;
                 outcomes += 1;
-                ones += u32::from(w);
+                ones += w as u32;
             }
             stable_right[c] = outcomes >= 2 && ones == outcomes;
             stable_wrong[c] = outcomes >= 2 && ones == 0;
@@ -297,6 +292,26 @@ pub fn compute(
             }
         }
     }
+    // The floor of the pairs of `tally` entries `at` (each the four counts of one
+    // configuration and slot).
+    let floor = |at: &mut dyn Iterator<Item = usize>| {
+        let mut f = Floor::default();
+        for t in at {
+            let n = &tally[t * 4..t * 4 + 4];
+            f.pairs += n.iter().sum::<usize>();
+            f.neg += n[2];
+            f.pos += n[1];
+        }
+        f
+    };
+    let per_config: Vec<Floor> = (0..k)
+        .map(|c| floor(&mut (c * slots..(c + 1) * slots)))
+        .collect();
+    let by_nuisance = slot_ids
+        .iter()
+        .enumerate()
+        .map(|(slot, &id)| (id, floor(&mut (0..k).map(|c| c * slots + slot))))
+        .filter(|(_, f)| f.pairs > 0);
     let mut all = Floor::default();
     for f in &per_config {
         all.merge(f);
