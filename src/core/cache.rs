@@ -803,9 +803,10 @@ fn write_replicate_cells<W: Write>(w: &mut Writer<W>, cells: &RepColumns) -> io:
 }
 
 /// Replicates written by [`write_replicate_cells`]: the columns as read, the cells and
-/// lines summed back from their steps.
+/// lines summed back from their steps, each on a thread of its own while the next columns
+/// are read.
 fn read_replicate_cells<R: Read>(r: &mut Reader<R>) -> io::Result<RepColumns> {
-    let sums = |steps: Ids| -> Vec<u32> {
+    fn sums(steps: Ids) -> Vec<u32> {
         let mut out = Vec::with_capacity(steps.len());
         let mut at = 0u32;
         steps.for_each_chunk(|steps| {
@@ -815,13 +816,21 @@ fn read_replicate_cells<R: Read>(r: &mut Reader<R>) -> io::Result<RepColumns> {
             }))
         });
         out
-    };
-    let cell = sums(read_ids(r)?);
-    let line = sums(read_ids(r)?);
-    let [replicates, nuisances, files] = [(); 3].map(|_| read_ids(r));
-    let names = [replicates?, nuisances?, files?];
-    let value = read_floats(r)?;
-    RepColumns::from_parts(cell, value, names, line).ok_or_else(|| bad("replicate columns"))
+    }
+    std::thread::scope(|s| {
+        let cell = read_ids(r)?;
+        let cell = s.spawn(move || sums(cell));
+        let line = read_ids(r)?;
+        let line = s.spawn(move || sums(line));
+        let [replicates, nuisances, files] = [(); 3].map(|_| read_ids(r));
+        let names = [replicates?, nuisances?, files?];
+        let value = read_floats(r)?;
+        let joined = |h: std::thread::ScopedJoinHandle<'_, Vec<u32>>| {
+            h.join().map_err(|_| bad("replicate columns"))
+        };
+        let (cell, line) = (joined(cell)?, joined(line)?);
+        RepColumns::from_parts(cell, value, names, line).ok_or_else(|| bad("replicate columns"))
+    })
 }
 
 /// Whether every id of a loaded matrix points where it may, so that a damaged cache that
