@@ -30,7 +30,7 @@ const MIN_BYTES: u64 = 64 << 20;
 const SETTLED: Duration = Duration::from_secs(2);
 const MAGIC: &[u8; 8] = b"FAMATRIX";
 /// The layout of the file; bumped with any change of what is written.
-const LAYOUT: u32 = 6;
+const LAYOUT: u32 = 7;
 /// Bytes read at each end of a file for its stamp.
 const SAMPLE: u64 = 64 << 10;
 
@@ -598,7 +598,7 @@ fn read_lines<R: Read>(r: &mut Reader<R>) -> io::Result<Lines> {
     match r.u8()? {
         0 => {
             let len = r.u32()?;
-            let runs: Vec<[u32; 3]> = r.rows()?;
+            let runs: Vec<[u32; 4]> = r.rows()?;
             Lines::from_runs(&runs, len).ok_or_else(|| bad("line runs"))
         }
         1 => Ok(Lines::Plain(r.array(u32::from_le_bytes)?)),

@@ -537,15 +537,26 @@ impl FromIterator<f64> for Floats {
 }
 
 /// One stretch of [`Lines`]: cells `cell..` (up to the next run) were read `per` a line
-/// from line `line` on.
+/// from line `line` on, every `gap`th line (one cell a line `gap` apart: a file whose cells
+/// are interleaved with other rows, such as the replicates after each cell).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Run {
     cell: u32,
     line: u32,
     per: u32,
+    gap: u32,
 }
 
-/// The input line of each cell, in cell order, stored as runs of consecutive lines that
+impl Run {
+    /// The line of the run's `n`th cell (wrapping: a damaged cache gives a wrong line,
+    /// never a panic).
+    fn line_of(&self, n: u32) -> u32 {
+        self.line
+            .wrapping_add((n / self.per).wrapping_mul(self.gap))
+    }
+}
+
+/// The input line of each cell, in cell order, stored as runs of evenly spaced lines that
 /// hold the same number of cells each. Falls back to one `u32` a cell when the runs would
 /// take more room (lines that jump about).
 #[derive(Debug, Clone, PartialEq)]
@@ -595,7 +606,7 @@ impl Lines {
                 assert!(i < *len as usize, "cell {i} of {len}");
                 let at = runs.partition_point(|r| r.cell as usize <= i) - 1;
                 let r = runs[at];
-                r.line + (i as u32 - r.cell) / r.per
+                r.line_of(i as u32 - r.cell)
             }
         }
     }
@@ -620,20 +631,31 @@ impl Lines {
         *len += 1;
         if let Some(r) = runs.last_mut() {
             let n = cell - r.cell;
-            // Unsettled, the run's cells are all on its first line (`per == n`).
+            // Unsettled, the run's cells are all on its first line (`per == n`): the next
+            // line sets the gap.
             if !*settled && line == r.line {
                 r.per = n + 1;
                 return;
             }
-            if line == r.line + n / r.per {
+            if !*settled && line > r.line {
+                r.gap = line - r.line;
                 *settled = true;
                 return;
             }
+            let next = u64::from(r.line) + u64::from(n / r.per) * u64::from(r.gap);
+            if *settled && u64::from(line) == next {
+                return;
+            }
         }
-        runs.push(Run { cell, line, per: 1 });
+        runs.push(Run {
+            cell,
+            line,
+            per: 1,
+            gap: 1,
+        });
         *settled = false;
-        // Runs cost 12 bytes: past a third of the cells, one number a cell is smaller.
-        if runs.len() > 1024 && runs.len() * 3 > *len as usize {
+        // Runs cost 16 bytes: past a quarter of the cells, one number a cell is smaller.
+        if runs.len() > 1024 && runs.len() * 4 > *len as usize {
             let plain: Vec<u32> = (0..*len as usize).map(|i| self.get(i)).collect();
             *self = Lines::Plain(plain);
         }
@@ -672,7 +694,7 @@ impl Lines {
                 for (k, r) in runs.iter().enumerate() {
                     let end = runs.get(k + 1).map_or(*len, |n| n.cell);
                     for c in r.cell..end {
-                        self.push(r.line + (c - r.cell) / r.per);
+                        self.push(r.line_of(c - r.cell));
                     }
                 }
             }
@@ -681,28 +703,37 @@ impl Lines {
 }
 
 impl Lines {
-    /// The runs as `(first cell, first line, cells a line)`, or the lines themselves.
-    pub(crate) fn parts(&self) -> Result<(Vec<[u32; 3]>, u32), &[u32]> {
+    /// The runs as `(first cell, first line, cells a line, line gap)`, or the lines
+    /// themselves.
+    pub(crate) fn parts(&self) -> Result<(Vec<[u32; 4]>, u32), &[u32]> {
         match self {
-            Lines::Runs { runs, len, .. } => {
-                Ok((runs.iter().map(|r| [r.cell, r.line, r.per]).collect(), *len))
-            }
+            Lines::Runs { runs, len, .. } => Ok((
+                runs.iter()
+                    .map(|r| [r.cell, r.line, r.per, r.gap])
+                    .collect(),
+                *len,
+            )),
             Lines::Plain(v) => Err(v),
         }
     }
 
     /// Runs from [`Lines::parts`]; `None` unless they start at cell 0, rise, and each holds
     /// at least one cell a line.
-    pub(crate) fn from_runs(runs: &[[u32; 3]], len: u32) -> Option<Self> {
+    pub(crate) fn from_runs(runs: &[[u32; 4]], len: u32) -> Option<Self> {
         let ok = runs.first().is_none_or(|r| r[0] == 0)
             && runs.windows(2).all(|w| w[0][0] < w[1][0])
             && runs.last().is_none_or(|r| r[0] < len)
             && (len == 0) == runs.is_empty()
-            && runs.iter().all(|r| r[2] >= 1);
+            && runs.iter().all(|r| r[2] >= 1 && r[3] >= 1);
         ok.then(|| Lines::Runs {
             runs: runs
                 .iter()
-                .map(|&[cell, line, per]| Run { cell, line, per })
+                .map(|&[cell, line, per, gap]| Run {
+                    cell,
+                    line,
+                    per,
+                    gap,
+                })
                 .collect(),
             len,
             // Appending after a loaded column starts a new run: same lines, maybe one run
@@ -757,6 +788,33 @@ mod tests {
             both.extend(&want);
             assert_eq!(joined, both.iter().copied().collect::<Lines>());
             assert_eq!(joined.iter().collect::<Vec<_>>(), both);
+        }
+    }
+
+    /// Cells on every other line (a file whose replicates follow their cells), every
+    /// third, or two cells a line four lines apart: a run each, not one a cell.
+    #[test]
+    fn evenly_spaced_lines_take_a_run() {
+        let cases: [Vec<u32>; 4] = [
+            (0..10_000).map(|i| 1 + 2 * i).collect(),
+            (0..10_000).map(|i| 2 + 3 * i).collect(),
+            (0..10_000).map(|i| 5 + 4 * (i / 2)).collect(),
+            // Spaced, then consecutive after a jump, then spaced again.
+            (0..3000)
+                .map(|i| 1 + 2 * i)
+                .chain(10_000..13_000)
+                .chain((0..3000).map(|i| 20_000 + 5 * i))
+                .collect(),
+        ];
+        for (k, want) in cases.into_iter().enumerate() {
+            let l: Lines = want.iter().copied().collect();
+            let Lines::Runs { runs, .. } = &l else {
+                panic!("case {k}: runs expected")
+            };
+            assert!(runs.len() <= 3, "case {k}: {} runs", runs.len());
+            assert_eq!(l.iter().collect::<Vec<_>>(), want, "case {k}");
+            let (parts, len) = l.parts().expect("runs");
+            assert_eq!(Lines::from_runs(&parts, len), Some(l.clone()));
         }
     }
 
