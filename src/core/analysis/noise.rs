@@ -10,7 +10,8 @@ use serde::Serialize;
 use super::exact::{bh_q, fisher_greater_p};
 use super::grid::{ModelGrid, Name};
 use super::{Metrics, pct};
-use crate::core::matrix::ResponseMatrix;
+use crate::core::column::Ids;
+use crate::core::matrix::{Replicates, ResponseMatrix};
 
 /// Replicate pairs over a set of (item, configuration, replicate) and how they disagree.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -258,28 +259,18 @@ pub fn compute(
         stable_harmful_rate: None,
         stable_terminal_items: 0,
     };
-    for i in 0..n {
+    let on_item = |i: usize, outcomes: &[u32], ones: &[u32]| {
         for c in 0..k {
-            let v = y[i * k + c];
-            let (mut outcomes, mut ones) = (1u32, u32::from(v));
-            for (value, nuisance) in reps.of(mg.cells[i * k + c]).outcomes() {
-                let slot = slot_of.get(nuisance as usize).copied().unwrap_or(NO_SLOT);
-                if slot == NO_SLOT || value.is_nan() {
-                    continue;
-                }
-                let w = usize::from(value == 1.0);
-                tally[(c * slots + slot) * 4 + usize::from(v == 1) * 2 + w] += 1;
-                outcomes += 1;
-                ones += w as u32;
-            }
-            stable_right[c] = outcomes >= 2 && ones == outcomes;
-            stable_wrong[c] = outcomes >= 2 && ones == 0;
-            items.min_outcomes[i] = items.min_outcomes[i].min(outcomes);
+            stable_right[c] = outcomes[c] >= 2 && ones[c] == outcomes[c];
+            stable_wrong[c] = outcomes[c] >= 2 && ones[c] == 0;
         }
-        let harmful = g
-            .budget_order
-            .count(|a| stable_right[a], |b| stable_wrong[b])
-            > 0;
+        items.min_outcomes[i] = outcomes.iter().copied().min().unwrap_or(u32::MAX);
+        // Stable harm needs a configuration stably right and one stably wrong.
+        let harmful = stable_right.contains(&true)
+            && stable_wrong.contains(&true)
+            && g.budget_order
+                .count(|a| stable_right[a], |b| stable_wrong[b])
+                > 0;
         items.stable_harmful[i] = harmful;
         stable.stable_harmful_items += usize::from(harmful);
         stable.stable_terminal_items +=
@@ -290,6 +281,58 @@ pub fn compute(
                 stable.harmful_replicated += 1;
                 stable.stable_harmful_replicated += usize::from(harmful);
             }
+        }
+    };
+    let walk = Walk {
+        reps,
+        cells: &mg.cells[..n * k],
+        y,
+        k,
+        slots,
+    };
+    // Each replicate's outcome as the floor counts it: (slot, right), or none (no value,
+    // or a nuisance not selected). Read from the columns' own bytes when both are a byte
+    // wide, the usual case (a few nuisances, values 0 and 1): a table per byte, no
+    // dispatch per replicate; else by id.
+    let (codes, table, raw) = reps.cells.value.parts();
+    let class = |v: f64| (!v.is_nan()).then_some(usize::from(v == 1.0));
+    match (raw, codes, &reps.cells.nuisance) {
+        (None, Ids::U8(values), Ids::U8(nuisances)) => {
+            // A stored byte is the id + 1 (0 for none).
+            let slot_of_byte: [usize; 256] = std::array::from_fn(|b| {
+                b.checked_sub(1)
+                    .and_then(|id| slot_of.get(id).copied())
+                    .unwrap_or(NO_SLOT)
+            });
+            let class_of_byte: [Option<usize>; 256] = std::array::from_fn(|b| {
+                b.checked_sub(1)
+                    .and_then(|code| table.get(code).copied())
+                    .and_then(class)
+            });
+            walk.run(
+                &mut tally,
+                |j| {
+                    let slot = slot_of_byte[usize::from(nuisances[j])];
+                    let w = class_of_byte[usize::from(values[j])]?;
+                    (slot != NO_SLOT).then_some((slot, w))
+                },
+                on_item,
+            );
+        }
+        _ => {
+            let cols = &reps.cells;
+            walk.run(
+                &mut tally,
+                |j| {
+                    let slot = slot_of
+                        .get(cols.nuisance.get(j) as usize)
+                        .copied()
+                        .unwrap_or(NO_SLOT);
+                    let w = class(cols.value.get(j))?;
+                    (slot != NO_SLOT).then_some((slot, w))
+                },
+                on_item,
+            );
         }
     }
     // The floor of the pairs of `tally` entries `at` (each the four counts of one
@@ -368,6 +411,55 @@ pub fn compute(
     })
 }
 
+/// One pass of [`compute`] over a grid's cells and their replicates.
+struct Walk<'a> {
+    reps: &'a Replicates,
+    /// The grid's cells, `k` an item.
+    cells: &'a [u32],
+    y: &'a [u8],
+    k: usize,
+    slots: usize,
+}
+
+impl Walk<'_> {
+    /// Counts each pair into `tally` by (configuration, slot, cell's value, replicate's
+    /// value), `outcome` giving replicate `j`'s slot and value (or none: it does not
+    /// count), and gives each item its outcomes and right ones per configuration, its
+    /// own cell's included.
+    #[inline]
+    fn run(
+        &self,
+        tally: &mut [usize],
+        outcome: impl Fn(usize) -> Option<(usize, usize)>,
+        mut on_item: impl FnMut(usize, &[u32], &[u32]),
+    ) {
+        let k = self.k;
+        let (mut outcomes, mut ones) = (vec![0u32; k], vec![0u32; k]);
+        for (i, (cells, y)) in self
+            .cells
+            .chunks_exact(k)
+            .zip(self.y.chunks_exact(k))
+            .enumerate()
+        {
+            for c in 0..k {
+                let v = y[c];
+                let (mut o, mut right) = (1u32, u32::from(v));
+                for j in self.reps.range_of(cells[c]) {
+                    let Some((slot, w)) = outcome(j) else {
+                        continue;
+                    };
+                    tally[(c * self.slots + slot) * 4 + usize::from(v == 1) * 2 + w] += 1;
+                    o += 1;
+                    right += w as u32;
+                }
+                outcomes[c] = o;
+                ones[c] = right;
+            }
+            on_item(i, &outcomes, &ones);
+        }
+    }
+}
+
 /// The false-discovery pass of §16.3 over one analysis's models (`models[i]` the model id
 /// of `metrics[i]`): every churn entry's `mcnemar_q`, every edge's `excess_q` and
 /// `beyond_noise`, each family ranked by (p, model, edge).
@@ -397,5 +489,51 @@ pub fn fdr(models: &[u32], metrics: &mut [Metrics], alpha: f64) {
                 e.beyond_noise = e.excess_q.is_some_and(|q| q <= alpha);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::core::analysis::params::Params;
+    use crate::core::column::Floats;
+
+    fn report(m: &ResponseMatrix) -> String {
+        let params = Params {
+            bootstrap_b: 0,
+            ..Params::default()
+        };
+        let mut out = Vec::new();
+        crate::core::analysis::run(m, &params, None)
+            .write_json(m, &mut out, false)
+            .expect("json");
+        String::from_utf8(out).expect("utf8")
+    }
+
+    /// The floor read from byte-wide columns (the table per byte) and from any other
+    /// width (by id) is the same: the demo's replicates with their nuisances and values
+    /// widened to four bytes a replicate give the same report.
+    #[test]
+    fn the_floor_is_the_same_whatever_the_width_of_the_columns() {
+        let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
+        let mut m = crate::core::dataset::load_dataset(&demo, None)
+            .expect("the demo loads")
+            .matrix;
+        let narrow = report(&m);
+        assert!(
+            narrow.contains("\"negative_flip_floor\""),
+            "the demo has a floor"
+        );
+        let cols = &mut m.replicates.cells;
+        assert!(matches!(cols.nuisance, Ids::U8(_)), "the demo's are a byte");
+        let wide = |ids: &Ids| Ids::U32(ids.iter().map(|id| id.wrapping_add(1)).collect());
+        cols.nuisance = wide(&cols.nuisance);
+        let (codes, table, raw) = cols.value.parts();
+        assert!(raw.is_none());
+        cols.value = Floats::from_parts(wide(codes), table.to_vec(), None).expect("codes");
+        assert!(matches!(cols.nuisance, Ids::U32(_)));
+        assert_eq!(report(&m), narrow);
     }
 }
