@@ -138,30 +138,15 @@ pub struct Of<'a> {
     range: std::ops::Range<usize>,
 }
 
-impl<'a> Of<'a> {
-    /// Replicates of the cell.
-    pub fn len(&self) -> usize {
-        self.range.len()
-    }
-
+impl Of<'_> {
     /// True when the cell has none.
     pub fn is_empty(&self) -> bool {
         self.range.is_empty()
     }
 
     /// Each replicate of the cell, in input order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = Replicate> + ExactSizeIterator + 'a {
-        let cols = self.cols;
-        self.range.clone().map(move |i| cols.get(i))
-    }
-
-    /// Each replicate's (value, nuisance), reading those two columns only.
-    #[inline]
-    pub fn outcomes(&self) -> impl Iterator<Item = (f64, u32)> + 'a {
-        let cols = self.cols;
-        self.range
-            .clone()
-            .map(move |i| (cols.value.get(i), cols.nuisance.get(i)))
+    pub fn iter(&self) -> Self {
+        self.clone()
     }
 
     /// The replicates as rows.
@@ -170,13 +155,19 @@ impl<'a> Of<'a> {
     }
 }
 
-impl<'a> IntoIterator for Of<'a> {
+impl Iterator for Of<'_> {
     type Item = Replicate;
-    type IntoIter = Box<dyn Iterator<Item = Replicate> + 'a>;
-    fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
+
+    fn next(&mut self) -> Option<Replicate> {
+        self.range.next().map(|i| self.cols.get(i))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.range.size_hint()
     }
 }
+
+impl ExactSizeIterator for Of<'_> {}
 
 /// The replicates of a matrix and the clusters of its items.
 #[derive(Debug, Clone, Default)]
