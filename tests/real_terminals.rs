@@ -137,13 +137,20 @@ fn reference(ds: &Path, dir: &Path) -> Option<Reference> {
         &cmd,
     ]);
     assert!(out.status.success(), "tmux: {out:?}");
+    let capture =
+        || String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", "ref"]).stdout).into_owned();
+    // The screen once it shows `want` and has settled: a capture can fall between the
+    // writes of one draw (the title there, the boxes below not yet), so the same screen
+    // must come twice, 100 ms apart.
     let screen = |want: &str| {
         let end = Instant::now() + Duration::from_secs(20);
         loop {
-            let s = String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", "ref"]).stdout)
-                .into_owned();
+            let s = capture();
             if s.contains(want) {
-                return s;
+                std::thread::sleep(Duration::from_millis(100));
+                if capture() == s {
+                    return s;
+                }
             }
             assert!(Instant::now() < end, "waiting for {want:?}:\n{s}");
             std::thread::sleep(Duration::from_millis(50));
