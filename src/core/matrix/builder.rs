@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use super::replicates::{self, Pending, PendingRep};
+use super::replicates::{self, NO_CELL, Pending, PendingRep};
 use super::{
     CellInput, Config, Gold, InputStats, Interner, Item, NO_TEXT, ResponseMatrix, Task, TextKeys,
     norm_fast,
@@ -223,6 +223,8 @@ struct LastIds {
     bench: u32,
     item: u32,
     config: u32,
+    /// The cell these are the ids of.
+    cell: u32,
 }
 
 impl Default for MatrixBuilder {
@@ -614,20 +616,42 @@ impl MatrixBuilder {
         self.m.stats.records = self.m.stats.records.saturating_sub(1);
         let pred_norm = c.pred.and_then(norm_fast);
         let value = cell_value(c, pred_norm.as_deref());
+        // Its canonical cell, when that came just before it (as most files give them).
+        let last = self.last.filter(|l| self.names_of(l, c, protocol, model));
+        let cell = last.map_or(NO_CELL, |l| l.cell);
         // Replicates mostly come in runs of one protocol, model, item, replicate: a name
-        // that is the replicate before's is not hashed again.
+        // that is the replicate before's is not hashed again; nor is the configuration of
+        // a replicate after its cell, known by the cell's configuration.
         let prev = self.pending.reps.last().copied();
-        let n = &mut self.pending.names;
+        let Pending {
+            names: n,
+            config_names,
+            ..
+        } = &mut self.pending;
         let mut id = |s: &str, last: Option<u32>| match last {
-            Some(l) if n.name(l) == s => l,
+            Some(l) if same(n.name(l), s) => l,
             _ => n.intern(s),
         };
+        let config = match last {
+            Some(l) => {
+                let at = l.config as usize;
+                if config_names.len() <= at {
+                    config_names.resize(at + 1, NO_TEXT);
+                }
+                if config_names[at] == NO_TEXT {
+                    config_names[at] = id(c.config, None);
+                }
+                config_names[at]
+            }
+            None => id(c.config, prev.map(|p| p.config)),
+        };
         let rep = PendingRep {
+            cell,
             protocol: id(protocol, prev.map(|p| p.protocol)),
             model: id(model, prev.map(|p| p.model)),
             bench: id(c.benchmark, prev.map(|p| p.bench)),
             item: id(c.item_id, prev.map(|p| p.item)),
-            config: id(c.config, prev.map(|p| p.config)),
+            config,
             replicate: id(replicate, prev.map(|p| p.replicate)),
             nuisance: id(c.nuisance.unwrap_or_default(), prev.map(|p| p.nuisance)),
             cluster: c.cluster.map_or(NO_TEXT, |x| {
@@ -654,6 +678,17 @@ impl MatrixBuilder {
                 .push(((rep.file, rep.line), start, idx.len() as u32));
         }
         self.pending.reps.push(rep);
+    }
+
+    /// Whether `last` are the ids of a replicate's cell: of its protocol and model `names`
+    /// (as renamed), benchmark, item and configuration.
+    fn names_of(&self, last: &LastIds, c: &CellInput<'_>, protocol: &str, model: &str) -> bool {
+        let m = &self.m;
+        same(&m.items[last.item as usize].id, c.item_id)
+            && same(&m.configs[last.config as usize].name, c.config)
+            && same(m.models.name(last.model), model)
+            && same(m.benchmarks.name(last.bench), c.benchmark)
+            && same(m.protocols.name(last.protocol), protocol)
     }
 
     /// Adds one cell under `names`, its (protocol, model) as read (a compared run's
@@ -822,6 +857,7 @@ impl MatrixBuilder {
             bench,
             item,
             config,
+            cell,
         }
     }
 

@@ -300,9 +300,16 @@ pub(crate) fn starts_of(cells: &[u32], n_cells: usize) -> Vec<u32> {
     starts
 }
 
+/// No cell (of [`PendingRep::cell`]).
+pub(crate) const NO_CELL: u32 = u32::MAX;
+
 /// A replicate as read, its names interned in [`Pending::names`].
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PendingRep {
+    /// The canonical cell read just before it when that has its names (protocol, model,
+    /// benchmark, item and configuration), else [`NO_CELL`]: most files give each
+    /// replicate after its cell, and `finish` then needs no lookup by name.
+    pub cell: u32,
     pub protocol: u32,
     pub model: u32,
     pub bench: u32,
@@ -325,6 +332,9 @@ pub(crate) struct PendingRep {
 #[derive(Debug, Default)]
 pub(crate) struct Pending {
     pub names: Interner,
+    /// The id in `names` of the builder's configurations (by their id there; [`NO_TEXT`]
+    /// until a replicate read after its cell names one).
+    pub config_names: Vec<u32>,
     pub reps: Vec<PendingRep>,
     /// The (frames, budget, pixels) the replicates give, each once.
     pub props: Vec<Props>,
@@ -343,6 +353,7 @@ pub(crate) type Props = (u64, f64, Option<u64>);
 impl Pending {
     pub fn clear(&mut self) {
         self.names.clear();
+        self.config_names.clear();
         self.reps.clear();
         self.props.clear();
         self.props_ids.clear();
@@ -383,6 +394,11 @@ impl Pending {
             nuisance: n(r.nuisance),
             cluster: n(r.cluster),
             props: props[r.props as usize],
+            cell: if r.cell == NO_CELL {
+                NO_CELL
+            } else {
+                r.cell + base
+            },
             ..r
         }));
         self.clusters.extend(
@@ -479,60 +495,81 @@ pub(crate) fn finish(
     let mut task_of: FxHashMap<u32, usize> = FxHashMap::default();
     let mut named = vec![false; names.len()];
     let mut clustered = false;
+    // A replicate read right after its canonical cell knows the cell (`PendingRep::cell`):
+    // the one the lookup by name finds, when the canonical cells gave no error (no two of
+    // them share their names).
+    let hints = !diags.has_errors();
     let (mut p, mut model, mut item, mut bench) = (None, None, None, None);
     for (i, r) in reps.iter().enumerate() {
         let prev = i.checked_sub(1).map(|p| &reps[p]);
         let same = |f: fn(&PendingRep) -> u32| prev.is_some_and(|p| f(p) == f(r));
-        if !same(|r| r.bench) {
-            bench = *benches
-                .entry(r.bench)
-                .or_insert_with(|| m.benchmarks.get(name(r.bench)));
-        }
-        if !same(|r| r.protocol) {
-            p = *protocols
-                .entry(r.protocol)
-                .or_insert_with(|| m.protocols.get(name(r.protocol)));
-        }
-        let config = *configs
-            .entry((r.protocol, r.config))
-            .or_insert_with(|| p.and_then(|p| m.find_config(p, name(r.config))));
-        if !same(|r| r.model) {
-            model = *models
-                .entry(r.model)
-                .or_insert_with(|| m.models.get(name(r.model)));
-        }
-        if !(same(|r| r.bench) && same(|r| r.item)) {
-            item = *items
-                .entry((r.bench, r.item))
-                .or_insert_with(|| m.find_item(name(r.bench), name(r.item)));
-        }
-        if let (Some(p), Some(model), Some(item), Some(config)) = (p, model, item, config) {
-            if item_cells.0 != Some((p, model, item)) {
-                // A group's cells are sorted by (item, configuration).
-                let group = m.group(p, model);
-                let item_of = |c: u32| m.cell_item.get(c as usize);
-                let after = match item_cells.0 {
-                    Some((p0, m0, _)) if (p0, m0) == (p, model) => item_cells.2,
-                    _ => group.len(),
-                };
-                let from = if group.get(after).is_some_and(|&c| item_of(c) == item) {
-                    after
-                } else {
-                    group.partition_point(|&c| item_of(c) < item)
-                };
-                let to = from
-                    + group[from..]
-                        .iter()
-                        .take_while(|&&c| item_of(c) == item)
-                        .count();
-                item_cells = (Some((p, model, item)), &group[from..to], to);
+        let config = if hints && r.cell != NO_CELL {
+            let cell = r.cell as usize;
+            cell_of[i] = r.cell;
+            let (config, it) = (m.cell_config.get(cell), m.cell_item.get(cell));
+            (p, model, bench) = (
+                Some(m.config(config).protocol),
+                Some(m.cell_model.get(cell)),
+                Some(m.item(it).benchmark),
+            );
+            if !(same(|r| r.bench) && same(|r| r.item)) {
+                item = *items.entry((r.bench, r.item)).or_insert(Some(it));
             }
-            let cells = item_cells.1;
-            if let Ok(at) = cells.binary_search_by_key(&config, |&c| m.cell_config.get(c as usize))
-            {
-                cell_of[i] = cells[at];
+            Some(config)
+        } else {
+            if !same(|r| r.bench) {
+                bench = *benches
+                    .entry(r.bench)
+                    .or_insert_with(|| m.benchmarks.get(name(r.bench)));
             }
-        }
+            if !same(|r| r.protocol) {
+                p = *protocols
+                    .entry(r.protocol)
+                    .or_insert_with(|| m.protocols.get(name(r.protocol)));
+            }
+            let config = *configs
+                .entry((r.protocol, r.config))
+                .or_insert_with(|| p.and_then(|p| m.find_config(p, name(r.config))));
+            if !same(|r| r.model) {
+                model = *models
+                    .entry(r.model)
+                    .or_insert_with(|| m.models.get(name(r.model)));
+            }
+            if !(same(|r| r.bench) && same(|r| r.item)) {
+                item = *items
+                    .entry((r.bench, r.item))
+                    .or_insert_with(|| m.find_item(name(r.bench), name(r.item)));
+            }
+            if let (Some(p), Some(model), Some(item), Some(config)) = (p, model, item, config) {
+                if item_cells.0 != Some((p, model, item)) {
+                    // A group's cells are sorted by (item, configuration).
+                    let group = m.group(p, model);
+                    let item_of = |c: u32| m.cell_item.get(c as usize);
+                    let after = match item_cells.0 {
+                        Some((p0, m0, _)) if (p0, m0) == (p, model) => item_cells.2,
+                        _ => group.len(),
+                    };
+                    let from = if group.get(after).is_some_and(|&c| item_of(c) == item) {
+                        after
+                    } else {
+                        group.partition_point(|&c| item_of(c) < item)
+                    };
+                    let to = from
+                        + group[from..]
+                            .iter()
+                            .take_while(|&&c| item_of(c) == item)
+                            .count();
+                    item_cells = (Some((p, model, item)), &group[from..to], to);
+                }
+                let cells = item_cells.1;
+                if let Ok(at) =
+                    cells.binary_search_by_key(&config, |&c| m.cell_config.get(c as usize))
+                {
+                    cell_of[i] = cells[at];
+                }
+            }
+            config
+        };
         named[r.nuisance as usize] = true;
         clustered |= r.cluster != NO_TEXT;
 
@@ -967,5 +1004,116 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    /// A replicate read right after its canonical cell is keyed by that cell, with no
+    /// lookup by name: the same cells as when the replicates come apart from their cells,
+    /// in one piece or in parallel parts. With two canonical cells of one key (an error),
+    /// the lookup decides, so each replicate of that key is still checked against the
+    /// others.
+    #[test]
+    fn a_replicate_after_its_cell_is_keyed_as_any_other() {
+        let (mut after, mut apart) = (Vec::new(), Vec::new());
+        let (mut reps, mut elsewhere) = (Vec::new(), Vec::new());
+        for k in 0..6_000 {
+            let (item, config) = (format!("q{}", k / 3), ["a", "bb", "cccc"][k % 3]);
+            let cell = line(&item, config, k % 2 == 0, None);
+            after.push(cell.clone());
+            apart.push(cell);
+            // Most cells have a replicate after them; some have one elsewhere, some none.
+            let rep = line(&item, config, k % 5 == 0, Some(["r1", "r2"][k % 2]));
+            match k % 7 {
+                0 => {
+                    elsewhere.push(rep.clone());
+                    reps.push(rep);
+                }
+                1 => {}
+                _ => {
+                    after.push(rep.clone());
+                    reps.push(rep);
+                }
+            }
+        }
+        after.extend(elsewhere);
+        apart.extend(reps);
+        // In one piece, and in parts of 32 kB read in parallel and joined.
+        let load_as = |lines: &[String], parts: bool| {
+            use crate::core::load::{cells::parse_block, chunk};
+            let text = lines.join("\n");
+            let mut b = crate::core::matrix::MatrixBuilder::new();
+            let file = b.add_file(Path::new("t.jsonl"));
+            if parts {
+                let parse = |block: &[u8], line, b: &mut _| parse_block(block, line, &file, b);
+                chunk::read_blocks(
+                    text.as_bytes(),
+                    None,
+                    64 << 10,
+                    &chunk::Lines,
+                    1,
+                    &mut b,
+                    &parse,
+                )
+                .expect("io");
+            } else {
+                parse_block(text.as_bytes(), 1, &file, &mut b);
+            }
+            b.finish().expect("loads").0
+        };
+        let keyed = |lines: &[String], parts: bool| {
+            let m = load_as(lines, parts);
+            let r = &m.replicates;
+            let name = |id: u32| r.names.name(id).to_string();
+            let got: Vec<(u32, u64, String, String)> = r
+                .cells
+                .iter()
+                .map(|x| {
+                    (
+                        x.cell,
+                        x.value.to_bits(),
+                        name(x.replicate),
+                        name(x.nuisance),
+                    )
+                })
+                .collect();
+            (got, r.read, r.orphaned)
+        };
+        let a = keyed(&after, false);
+        assert_eq!(a.0.len(), (0..6_000).filter(|k| k % 7 != 1).count());
+        assert_eq!(a, keyed(&apart, false));
+        assert_eq!(a, keyed(&after, true));
+        assert_eq!(a, keyed(&apart, true));
+
+        let twice = [
+            line("q1", "a", true, None),
+            line("q1", "a", true, Some("r1")),
+            line("q1", "a", false, None),
+            line("q1", "a", false, Some("r1")),
+        ];
+        let errors = load(&twice.join("\n")).expect_err("duplicates");
+        assert!(errors[0].contains("duplicate cell"), "{errors:#?}");
+        assert!(
+            errors.iter().any(|e| e.contains("t.jsonl:4")
+                && e.contains("duplicate replicate cell")
+                && e.ends_with("already given at t.jsonl:2")),
+            "{errors:#?}"
+        );
+
+        // The rules name the configuration of a replicate keyed by its cell.
+        let phase = line("q2", "a", true, Some("r1")).replace("rerun", "phase");
+        let lines = [
+            line("q1", "a", true, None),
+            line("q1", "a", true, Some("r1")),
+            line("q1", "bb", true, None),
+            line("q1", "bb", true, Some("r1")),
+            line("q2", "a", true, None),
+            phase,
+        ];
+        let errors = load(&lines.join("\n")).expect_err("two nuisances");
+        assert_eq!(
+            errors,
+            [
+                "t.jsonl:6: error: field `nuisance`: replicate \"r1\" of configuration \"a\" has nuisance \"phase\" here but \"rerun\" at t.jsonl:2"
+            ]
+        );
     }
 }
