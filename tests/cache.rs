@@ -362,6 +362,32 @@ fn a_damaged_cache_is_ignored_never_trusted() {
     assert!(c.load().is_some());
 }
 
+/// A cache whose replicates are out of the order of their cells, or name a cell the matrix
+/// does not have, is refused though its checksum is good: each cell's replicates are found
+/// through an index built from that order.
+#[test]
+fn a_cache_of_replicates_out_of_order_or_range_is_refused() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("ds");
+    let files = varied(&dir);
+    let c = inputs(&tmp.path().join("cache"), &files);
+    let mut m = load_dataset(&dir, None).expect("load").matrix;
+    let good: Vec<_> = m.replicates.cells.iter().collect();
+    assert!(good.len() > 2 && good[0].cell < good[good.len() - 1].cell);
+    let mut unsorted = good.clone();
+    unsorted.swap(0, good.len() - 1);
+    let mut past = good.clone();
+    past.last_mut().expect("one").cell = m.n_cells() as u32;
+    for (what, bad) in [("unsorted", unsorted), ("past the cells", past)] {
+        m.replicates.cells = bad.into_iter().collect();
+        c.store(&m).expect("store");
+        assert!(c.load().is_none(), "{what}");
+    }
+    m.replicates.cells = good.into_iter().collect();
+    c.store(&m).expect("store");
+    assert!(c.load().is_some());
+}
+
 /// `report DIR --json ARGS` with the cache in `cache` whatever the size, and the timings:
 /// its stdout and stderr (the timings say whether it read or wrote the cache).
 fn cached_report(dir: &Path, cache: &Path, args: &[&str]) -> (String, String) {

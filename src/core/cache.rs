@@ -261,7 +261,11 @@ impl Inputs {
         let (cells_ok, starts) = std::thread::scope(|s| {
             let reps = s.spawn(|| {
                 let r = &m.replicates;
-                replicates_valid(&m).then(|| starts_of(&r.cells.cell, m.n_cells()))
+                // The index is built only from cells sorted and in range: none is a
+                // damaged cache.
+                replicates_valid(&m)
+                    .then(|| starts_of(&r.cells.cell, m.n_cells()))
+                    .filter(|starts| !starts.is_empty() || r.cells.is_empty())
             });
             (valid(&m), reps.join().ok().flatten())
         });
@@ -897,15 +901,14 @@ fn valid(m: &ResponseMatrix) -> bool {
         })
 }
 
-/// [`valid`] for the replicates: sorted by a cell that exists, names and files that exist,
+/// [`valid`] for the replicates: names and files that exist,
 /// one cluster per item or none.
 fn replicates_valid(m: &ResponseMatrix) -> bool {
     let r = &m.replicates;
     let name = |i: u32| (i as usize) < r.names.len();
     let c = &r.cells;
-    c.cell.windows(2).all(|w| w[0] <= w[1])
-        && c.cell.last().is_none_or(|&x| (x as usize) < m.n_cells())
-        && c.replicate.iter().all(name)
+    // The cells' order and range are checked as their index is built (`starts_of`).
+    c.replicate.iter().all(name)
         && c.nuisance.iter().all(name)
         && c.file.iter().all(|f| (f as usize) < m.files.len().max(1))
         && r.nuisances.iter().all(|&n| name(n))
