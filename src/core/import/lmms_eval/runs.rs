@@ -128,6 +128,9 @@ pub(super) struct RunMeta {
     /// `lmms_eval_version`, when it names one (lmms-eval writes `unknown@unknown` when it
     /// cannot tell).
     pub version: Option<String>,
+    /// The line of the results file that gives `config.model_args`, for messages about
+    /// its values.
+    pub args_line: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -159,6 +162,7 @@ impl RunConfig<'_> {
             sanitized: None,
             backend: self.model_backend.text(),
             version: None,
+            args_line: None,
         }
     }
 }
@@ -202,13 +206,105 @@ pub(super) fn read_results(path: &Path) -> Result<Option<RunMeta>, ImportError> 
             json_error_text(&e)
         ))
     })?;
+    // The text as read above (Python's NaN made null), for the checks by type.
+    let raw = strip_bom(&bytes);
+    let nan_free = python_json_to_json(raw);
+    let text = nan_free.as_deref().unwrap_or(raw);
+    let problems = results_problems(text, path);
+    if !problems.is_empty() {
+        // On one line, as an error is said (its text escaped whole).
+        return Err(ImportError::Other(problems.join("; ")));
+    }
     let mut meta = r.config.0.map(|c| c.meta()).unwrap_or_default();
+    meta.args_line = key_line(text, "config", "model_args");
     meta.sanitized = r.model_name_sanitized.text();
     meta.version = r
         .lmms_eval_version
         .text()
         .filter(|v| !v.is_empty() && !v.starts_with("unknown"));
     Ok(Some(meta))
+}
+
+/// The 1-based line of the key `key` in a JSON text, the first after the key `within`
+/// when given: where a message sends the reader of a pretty-printed results file.
+fn key_line(text: &[u8], within: &str, key: &str) -> Option<u64> {
+    let find = |from: usize, k: &str| {
+        memchr::memmem::find(&text[from..], format!("\"{k}\"").as_bytes()).map(|at| from + at)
+    };
+    let at = find(find(0, within)?, key)?;
+    Some(1 + memchr::memchr_iter(b'\n', &text[..at]).count() as u64)
+}
+
+/// Every field of a results file that frameaudit reads and that has a type lmms-eval never
+/// writes there, each named with its line: read leniently, such a field would pass for an
+/// absent one (a `config.model_args` of numbers as "no model_args").
+fn results_problems(text: &[u8], path: &Path) -> Vec<String> {
+    use serde_json::Value;
+    let Ok(Value::Object(root)) = serde_json::from_slice::<Value>(text) else {
+        return Vec::new();
+    };
+    /// A field, its value, the types it may have and what they are called.
+    type Field<'v> = (
+        &'static str,
+        Option<&'v Value>,
+        fn(&Value) -> bool,
+        &'static str,
+    );
+    let string: fn(&Value) -> bool = Value::is_string;
+    let args: fn(&Value) -> bool = |v| v.is_string() || v.is_object();
+    let object: fn(&Value) -> bool = Value::is_object;
+    let config = root.get("config");
+    let inner = |k: &str| config.and_then(Value::as_object).and_then(|c| c.get(k));
+    let fields: [Field<'_>; 6] = [
+        ("config", config, object, "an object"),
+        ("config.model", inner("model"), string, "a string"),
+        (
+            "config.model_args",
+            inner("model_args"),
+            args,
+            "a string or an object",
+        ),
+        (
+            "config.model_backend",
+            inner("model_backend"),
+            string,
+            "a string",
+        ),
+        (
+            "model_name_sanitized",
+            root.get("model_name_sanitized"),
+            string,
+            "a string",
+        ),
+        (
+            "lmms_eval_version",
+            root.get("lmms_eval_version"),
+            string,
+            "a string",
+        ),
+    ];
+    fields
+        .into_iter()
+        .filter_map(|(field, v, ok, expected)| {
+            let v = v.filter(|v| !v.is_null() && !ok(v))?;
+            let line = match field.split_once('.') {
+                Some((within, key)) => key_line(text, within, key),
+                None => key_line(text, field, field),
+            };
+            let found = match v {
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::String(_) => "a string",
+                Value::Array(_) => "an array",
+                _ => "an object",
+            };
+            Some(format!(
+                "{}{}: field `{field}`: expected {expected}, found {found}",
+                path.display(),
+                line.map_or(String::new(), |l| format!(":{l}"))
+            ))
+        })
+        .collect()
 }
 
 /// The lmms-eval version family a samples file's shape tells, for results files that do not
@@ -366,29 +462,33 @@ pub(super) fn resolve(
                 .map(|(a, v)| (a.clone(), v.clone()))
         })
     };
-    let bad = |key: &str, v: &str, what: &str| {
-        ImportError::Other(format!(
-            "{}: model_args {key}={v} is not {what}",
-            file.display()
-        ))
+    // Every value that is not what its key needs, together, named where model_args were
+    // read: the results file (and its line) or the log's own args.
+    let mut bad: Vec<String> = Vec::new();
+    let mut value = |keys: &[&str], what: &str, read: &dyn Fn(&str) -> Option<f64>| {
+        let (k, v) = arg(keys)?;
+        let x = read(&v);
+        if x.is_none() {
+            bad.push(format!("{k}={v} is not {what}"));
+        }
+        x
     };
-    let budget = match arg(&BUDGET_KEYS) {
-        Some((k, v)) => Some(whole(&v).ok_or_else(|| bad(&k, &v, "a frame count"))?),
-        None => None,
-    };
-    let fps = match arg(&FPS_KEYS) {
-        Some((k, v)) => Some(
-            v.parse::<f64>()
-                .ok()
-                .filter(|f| f.is_finite() && *f > 0.0)
-                .ok_or_else(|| bad(&k, &v, "a frame rate"))?,
-        ),
-        None => None,
-    };
-    let max_pixels = match arg(&["max_pixels"]) {
-        Some((k, v)) => Some(whole(&v).ok_or_else(|| bad(&k, &v, "a pixel count"))?),
-        None => None,
-    };
+    let count = |v: &str| whole(v).map(|n| n as f64);
+    let rate = |v: &str| v.parse::<f64>().ok().filter(|f| f.is_finite() && *f > 0.0);
+    let budget = value(&BUDGET_KEYS, "a frame count", &count).map(|n| n as u64);
+    let fps = value(&FPS_KEYS, "a frame rate", &rate);
+    let max_pixels = value(&["max_pixels"], "a pixel count", &count).map(|n| n as u64);
+    if !bad.is_empty() {
+        let at = match source {
+            Source::Results(Some(r)) => format!(
+                "{}{}: field `config.model_args`",
+                r.display(),
+                meta.args_line.map_or(String::new(), |l| format!(":{l}"))
+            ),
+            _ => format!("{}: model_args", file.display()),
+        };
+        return Err(ImportError::Other(format!("{at}: {}", bad.join("; "))));
+    }
     let lmms = rules::lmms_eval::LmmsRun {
         wrapper: meta.wrapper.as_deref().unwrap_or_default(),
         backend: meta.backend.as_deref(),
@@ -618,6 +718,7 @@ mod tests {
             sanitized: None,
             backend: None,
             version: Some("0.7".into()),
+            args_line: Some(7),
         }
     }
 
@@ -694,6 +795,56 @@ mod tests {
             "{e}"
         );
         assert!(ctx("pretrained=a/b", "some_model", Some("fast")).is_err());
+        // Every bad value together, named where model_args were read.
+        let e = ctx(
+            "pretrained=a/b,max_frames_num=many,fps=-1,max_pixels=big",
+            "llava_vid",
+            None,
+        )
+        .expect_err("bad")
+        .to_string();
+        assert_eq!(
+            e,
+            "logs/m/x_results.json:7: field `config.model_args`: max_frames_num=many is not a frame count; fps=-1 is not a frame rate; max_pixels=big is not a pixel count"
+        );
+    }
+
+    /// A results file's fields of a type lmms-eval never writes are each named, with their
+    /// lines, all together; a field of the right type, or null, is read as before.
+    #[test]
+    fn every_mistyped_field_of_a_results_file_is_named() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let path = tmp.path().join("r_results.json");
+        let write = |text: &str| std::fs::write(&path, text).expect("write");
+        write(
+            "{\n  \"results\": {\"model\": 1},\n  \"config\": {\n    \"model\": [\"llava_vid\"],\n    \"model_args\": 16,\n    \"model_backend\": null\n  },\n  \"model_name_sanitized\": \"a__b\",\n  \"lmms_eval_version\": NaN\n}\n",
+        );
+        let e = read_results(&path).expect_err("mistyped").to_string();
+        let p = path.display();
+        assert_eq!(
+            e,
+            format!(
+                "{p}:4: field `config.model`: expected a string, found an array; {p}:5: field `config.model_args`: expected a string or an object, found a number"
+            )
+        );
+        write("{\"config\": 3, \"lmms_eval_version\": {\"v\": 1}}");
+        let e = read_results(&path).expect_err("mistyped").to_string();
+        assert!(
+            e.contains(&format!(
+                "{p}:1: field `config`: expected an object, found a number"
+            )),
+            "{e}"
+        );
+        assert!(
+            e.contains("field `lmms_eval_version`: expected a string, found an object"),
+            "{e}"
+        );
+        write(
+            "{\n\"config\": {\"model\": \"llava_vid\",\n\"model_args\": \"pretrained=a/b,max_frames_num=8\"}}",
+        );
+        let m = read_results(&path).expect("read").expect("there");
+        assert_eq!(m.wrapper.as_deref(), Some("llava_vid"));
+        assert_eq!(m.args_line, Some(3));
     }
 
     #[test]
