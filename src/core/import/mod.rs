@@ -707,6 +707,24 @@ impl Import {
         if names.is_empty() {
             return Ok(());
         }
+        // A FROM no cell names is most likely mistyped: said, as nothing is renamed by it.
+        let models: std::collections::BTreeSet<&str> = self
+            .cells
+            .iter()
+            .map(|c| c.model.as_str())
+            .chain(self.replicate_cells.iter().map(|r| r.cell.model.as_str()))
+            .collect();
+        let unknown: Vec<String> = names
+            .iter()
+            .filter(|(from, _)| !models.contains(from.as_str()))
+            .map(|(from, to)| {
+                format!(
+                    "--model-name {from}={to}: no model of this import is named {from:?}, so nothing was renamed by it (its models: {})",
+                    models.iter().copied().collect::<Vec<_>>().join(", ")
+                )
+            })
+            .collect();
+        self.warnings.extend(unknown);
         let to = |m: &str| names.get(m).cloned().unwrap_or_else(|| m.to_string());
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         for (model, _) in self.runs.keys() {
@@ -971,7 +989,15 @@ pub(crate) mod tests {
             "OpenGVLab__InternVL3-8B".to_string(),
             "InternVL3-8B".to_string(),
         );
+        names.insert("other-typo".to_string(), "x".to_string());
         imp.rename_models(&names).expect("renamed");
+        assert_eq!(
+            imp.warnings,
+            [
+                "--model-name other-typo=x: no model of this import is named \"other-typo\", so nothing was renamed by it (its models: OpenGVLab__InternVL3-8B, other)"
+            ]
+        );
+        names.remove("other-typo");
         let models: std::collections::BTreeSet<&str> =
             imp.written_cells().map(|c| c.model.as_str()).collect();
         assert_eq!(models, ["InternVL3-8B", "other"].into_iter().collect());
