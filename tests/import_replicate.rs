@@ -434,6 +434,44 @@ fn links_in_the_dataset_are_not_followed() {
 // The shared lmms-eval runs (../shared/data/harness-runs), when this checkout has them
 // ---------------------------------------------------------------------------------------
 
+/// `import --force` over a dataset with replicates keeps them and says so; `validate`
+/// counts those the new cells leave without a canonical cell.
+#[test]
+fn replicates_a_forced_import_keeps_are_said_and_counted() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = canonical(tmp.path());
+    let o = import_replicate(&rerun(tmp.path()), &ds, "rerun-1", "rerun", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let validate = || {
+        let o = frameaudit(&["validate", &s(&ds)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8(o.stdout).expect("utf-8")
+    };
+    assert!(!validate().contains("note:"), "{}", validate());
+    // The 16-frame run alone replaces the dataset: the replicates at 8 frames match nothing.
+    let logs = tmp.path().join("only16/org__m");
+    write_run(
+        &logs,
+        "20250101_110000",
+        "pretrained=org/m,max_frames_num=16",
+        [Some("A"), Some("B"), Some("D"), None],
+    );
+    let o = frameaudit(&["import", "lmms-eval", &s(&logs), "-o", &s(&ds), "--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "note: the replicates of the dataset replaced stay (replicates/rerun-1.jsonl)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let said = validate();
+    assert!(
+        said.contains("note: 3 of the 3 replicate cells have no valid canonical cell"),
+        "{said}"
+    );
+}
+
 fn shared_videomme() -> Option<PathBuf> {
     let p = std::env::var_os("FRAMEAUDIT_SHARED")
         .map(PathBuf::from)

@@ -395,6 +395,9 @@ fn harness(
         writeln!(err, "frameaudit: dry run: nothing written")?;
         return Ok(());
     }
+    // A dataset replaced under --force keeps its replicates: said, as they count for the
+    // new cells they match.
+    let kept = replicate_files(&common.output);
     imp.write(&common.output, &dataset_name(&common.output))
         .with_context(|| format!("cannot write {}", common.output.display()))?;
     writeln!(
@@ -402,7 +405,31 @@ fn harness(
         "frameaudit: wrote {}",
         sanitize(&common.output.display().to_string())
     )?;
+    if !kept.is_empty() {
+        writeln!(
+            err,
+            "  note: the replicates of the dataset replaced stay ({}): they count as replicates of the new cells they match, and `frameaudit validate {}` counts those that match none; delete them if they are of other runs",
+            sanitize(&kept.join(", ")),
+            sanitize(&common.output.display().to_string())
+        )?;
+    }
     Ok(())
+}
+
+/// The replicate files of a dataset (`replicates/*.jsonl`, regular files only), by name.
+fn replicate_files(dataset: &Path) -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir(dataset.join("replicates")) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = dir
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".jsonl"))
+        .map(|n| format!("replicates/{n}"))
+        .collect();
+    names.sort();
+    names
 }
 
 /// `import ... --plan PLAN -o DATASET`: the re-run's planned answers, matched to the plan

@@ -361,6 +361,16 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
             if odd.len() > 200 {
                 writeln!(out, "... and {} more such cells", odd.len() - 200)?;
             }
+            let reps = &m.replicates;
+            if reps.orphaned > 0 {
+                writeln!(
+                    out,
+                    "{}: note: {} of the {} replicate cells have no valid canonical cell of their model, item and configuration: they are counted, never used (docs/measures.md §16.1)",
+                    sanitize(&path.display().to_string()),
+                    reps.orphaned,
+                    reps.read
+                )?;
+            }
             writeln!(
                 out,
                 "{}: {} cells ({} valid, {} invalid), {} models, {} benchmarks, {} items, {} configurations, {} protocols; {}",
