@@ -216,7 +216,7 @@ pub(super) fn read_results(path: &Path) -> Result<Option<RunMeta>, ImportError> 
         return Err(ImportError::Other(problems.join("; ")));
     }
     let mut meta = r.config.0.map(|c| c.meta()).unwrap_or_default();
-    meta.args_line = key_line(text, "config", "model_args");
+    meta.args_line = key_line(text, &["config", "model_args"]);
     meta.sanitized = r.model_name_sanitized.text();
     meta.version = r
         .lmms_eval_version
@@ -225,14 +225,48 @@ pub(super) fn read_results(path: &Path) -> Result<Option<RunMeta>, ImportError> 
     Ok(Some(meta))
 }
 
-/// The 1-based line of the key `key` in a JSON text, the first after the key `within`
-/// when given: where a message sends the reader of a pretty-printed results file.
-fn key_line(text: &[u8], within: &str, key: &str) -> Option<u64> {
-    let find = |from: usize, k: &str| {
-        memchr::memmem::find(&text[from..], format!("\"{k}\"").as_bytes()).map(|at| from + at)
-    };
-    let at = find(find(0, within)?, key)?;
-    Some(1 + memchr::memchr_iter(b'\n', &text[..at]).count() as u64)
+/// The 1-based line of a key of a JSON object text: `path[0]` a key of the outer object,
+/// each next one a key of the object the one before holds. Where a message sends the reader
+/// of a pretty-printed results file; `None` when the text does not have the key there.
+fn key_line(text: &[u8], path: &[&str]) -> Option<u64> {
+    // Object and array depth; how many keys of `path` were found, each one deeper.
+    let (mut depth, mut found, mut i) = (0usize, 0usize, 0usize);
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+                let name = text.get(start + 1..i)?;
+                i += 1;
+                let is_key = text[i.min(text.len())..].trim_ascii_start().first() == Some(&b':');
+                if is_key
+                    && depth == found + 1
+                    && path.get(found).is_some_and(|k| name == k.as_bytes())
+                {
+                    found += 1;
+                    if found == path.len() {
+                        let lines = memchr::memchr_iter(b'\n', &text[..start]).count();
+                        return Some(1 + lines as u64);
+                    }
+                }
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                // Out of the value of the last key found: the next one is not in it.
+                if depth <= found && found > 0 {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Every field of a results file that frameaudit reads and that has a type lmms-eval never
@@ -287,10 +321,8 @@ fn results_problems(text: &[u8], path: &Path) -> Vec<String> {
         .into_iter()
         .filter_map(|(field, v, ok, expected)| {
             let v = v.filter(|v| !v.is_null() && !ok(v))?;
-            let line = match field.split_once('.') {
-                Some((within, key)) => key_line(text, within, key),
-                None => key_line(text, field, field),
-            };
+            let keys: Vec<&str> = field.split('.').collect();
+            let line = key_line(text, &keys);
             let found = match v {
                 Value::Bool(_) => "a boolean",
                 Value::Number(_) => "a number",
@@ -817,7 +849,7 @@ mod tests {
         let path = tmp.path().join("r_results.json");
         let write = |text: &str| std::fs::write(&path, text).expect("write");
         write(
-            "{\n  \"results\": {\"model\": 1},\n  \"config\": {\n    \"model\": [\"llava_vid\"],\n    \"model_args\": 16,\n    \"model_backend\": null\n  },\n  \"model_name_sanitized\": \"a__b\",\n  \"lmms_eval_version\": NaN\n}\n",
+            "{\n  \"results\": {\"config\": {\"model\": 1}, \"x\": \"\\\"config\\\":\"},\n  \"config\": {\n    \"model\": [\"llava_vid\"],\n    \"model_args\": 16,\n    \"model_backend\": null\n  },\n  \"model_name_sanitized\": \"a__b\",\n  \"lmms_eval_version\": NaN\n}\n",
         );
         let e = read_results(&path).expect_err("mistyped").to_string();
         let p = path.display();
