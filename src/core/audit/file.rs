@@ -326,9 +326,23 @@ impl AuditFile {
         bytes: &[u8],
         write: impl FnOnce(&mut File, &[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        let before = self.file.metadata()?.len();
+        let found = self.file.metadata()?;
+        let before = found.len();
+        let as_left = self
+            .written
+            .is_none_or(|w| found.modified().is_ok_and(|t| (before, t) == w));
         match write(&mut self.file, bytes) {
-            Ok(()) => self.note_written(),
+            Ok(()) => {
+                // Taken for our own only when the file is what this line made of it as we
+                // left it. Emptied or cut by another program meanwhile (the line then lands
+                // at its new end), it is left for `what_is_at_path` to see as changed, and
+                // the saver writes the whole state again, header first.
+                let meta = self.file.metadata()?;
+                if as_left && meta.len() == before + bytes.len() as u64 {
+                    self.written = Some((meta.len(), meta.modified()?));
+                }
+                Ok(())
+            }
             Err(e) => {
                 // Part of the line may have reached the file, or be cached but unsynced:
                 // cut back to the last complete line either way.
@@ -788,6 +802,40 @@ mod tests {
         assert_eq!(f.what_is_at_path(), AtPath::Gone);
         std::fs::write(&path, "x\n").expect("another file");
         assert_eq!(f.what_is_at_path(), AtPath::Replaced);
+    }
+
+    /// A file emptied by another program just before or while a line is appended (the
+    /// line then lands at the start, with no header before it) is seen as changed, not
+    /// taken for the file as frameaudit wrote it: one CI run had lost its header so.
+    #[test]
+    fn a_file_emptied_under_an_append_is_seen_as_changed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        let mut line = Event::Set(record("q1", Status::Done, &["a"], "t1")).to_line();
+        line.push('\n');
+        f.append_bytes(line.as_bytes(), |file, bytes| {
+            file.set_len(0)?;
+            file.write_all(bytes)?;
+            file.sync_data()
+        })
+        .expect("append");
+        assert_eq!(
+            f.what_is_at_path(),
+            AtPath::Changed,
+            "emptied while appending"
+        );
+        // Emptied after the last look and before the append.
+        let (mut f, _) =
+            AuditFile::open(&dir.path().join("b.audit.jsonl"), &header("bob")).expect("open");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("b.audit.jsonl"))
+            .and_then(|w| w.set_len(0))
+            .expect("truncate");
+        f.append(&Event::Set(record("q1", Status::Done, &["a"], "t1")))
+            .expect("append");
+        assert_eq!(f.what_is_at_path(), AtPath::Changed, "emptied before");
     }
 
     #[test]
