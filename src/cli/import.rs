@@ -416,20 +416,14 @@ fn harness(
     Ok(())
 }
 
-/// The replicate files of a dataset (`replicates/*.jsonl`, regular files only), by name.
+/// The replicate files of a dataset, as a load reads them, named within it.
 fn replicate_files(dataset: &Path) -> Vec<String> {
-    let Ok(dir) = std::fs::read_dir(dataset.join("replicates")) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = dir
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".jsonl"))
-        .map(|n| format!("replicates/{n}"))
-        .collect();
-    names.sort();
-    names
+    use crate::core::dataset::{REPLICATES_DIR, replicate_cell_files};
+    replicate_cell_files(dataset)
+        .iter()
+        .filter_map(|f| f.file_name())
+        .map(|n| format!("{REPLICATES_DIR}/{}", n.to_string_lossy()))
+        .collect()
 }
 
 /// `import ... --plan PLAN -o DATASET`: the re-run's planned answers, matched to the plan

@@ -898,6 +898,12 @@ fn find_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     Ok(files)
 }
 
+/// The replicate cell files of a dataset directory (`replicates/*.jsonl`), as a load reads
+/// them; none when the folder cannot be listed.
+pub fn replicate_cell_files(dir: &Path) -> Vec<PathBuf> {
+    jsonl_files_under(dir, REPLICATES_DIR).unwrap_or_default()
+}
+
 /// The folder of a dataset directory that holds intervention cells (docs/formats.md §1).
 pub const INTERVENTIONS_DIR: &str = "interventions";
 
