@@ -197,8 +197,12 @@ pub(super) fn read_results(path: &Path) -> Result<Option<RunMeta>, ImportError> 
             )));
         }
     };
-    let mut fixed = None;
-    let r: ResultsFile = from_python_json(strip_bom(&bytes), &mut fixed).map_err(|e| {
+    // Python's NaN and Infinity made null once, for the read and for the checks by type
+    // (valid JSON has none, and is read as it is).
+    let raw = strip_bom(&bytes);
+    let nan_free = python_json_to_json(raw);
+    let text = nan_free.as_deref().unwrap_or(raw);
+    let r: ResultsFile = serde_json::from_slice(text).map_err(|e| {
         ImportError::Other(format!(
             "{}: line {}: malformed results file: {}",
             path.display(),
@@ -206,10 +210,6 @@ pub(super) fn read_results(path: &Path) -> Result<Option<RunMeta>, ImportError> 
             json_error_text(&e)
         ))
     })?;
-    // The text as read above (Python's NaN made null), for the checks by type.
-    let raw = strip_bom(&bytes);
-    let nan_free = python_json_to_json(raw);
-    let text = nan_free.as_deref().unwrap_or(raw);
     let problems = results_problems(text, path);
     if !problems.is_empty() {
         // On one line, as an error is said (its text escaped whole).
