@@ -289,6 +289,36 @@ fn a_run_imported_as_a_replicate_feeds_the_noise_floor() {
     assert_eq!(snapshot(&ds), before);
 }
 
+/// Two replicate names that share a file (`phase 1` and `phase/1` are both
+/// `replicates/phase-1.jsonl`): the second is refused, with --force and --dry-run too, and
+/// the first one's cells stay.
+#[test]
+fn a_name_whose_file_holds_another_replicate_is_refused() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = canonical(tmp.path());
+    let logs = rerun(tmp.path());
+    let o = import_replicate(&logs, &ds, "phase 1", "phase", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = ds.join("replicates/phase-1.jsonl");
+    let before = std::fs::read(&file).expect("read");
+    for extra in [&[][..], &["--force"][..], &["--dry-run"][..]] {
+        let o = import_replicate(&logs, &ds, "phase/1", "phase", extra);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{extra:?}: {err}");
+        assert!(
+            err.contains("replicate \"phase/1\" would be written to")
+                && err.contains("phase-1.jsonl, which holds replicate \"phase 1\"")
+                && err.contains("give this run another --replicate name"),
+            "{extra:?}: {err}"
+        );
+        assert_eq!(std::fs::read(&file).expect("read"), before, "{extra:?}");
+    }
+    // The same name replaces its own file with --force, as before.
+    let o = import_replicate(&logs, &ds, "phase 1", "phase", &["--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(lines(&file).len(), 3);
+}
+
 /// A cell that already has a replicate of the name (here a re-run the plain import found)
 /// is left out, saying where; a run none of whose answers match writes nothing.
 #[test]

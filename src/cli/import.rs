@@ -682,6 +682,14 @@ fn replicate(
         )
     })?;
     let out = replicate::replicates_file(&common.output, wanted.name, 0);
+    if let Some(other) = replicate::other_name_in(&ds, &out, wanted.name) {
+        anyhow::bail!(
+            "replicate {:?} would be written to {}, which holds replicate {:?}: the two names differ only in characters a file name cannot hold, and writing one would replace the other (even with --force); give this run another --replicate name",
+            sanitize(wanted.name),
+            shown(&out),
+            sanitize(&other)
+        );
+    }
     if !common.dry_run {
         let mut inputs: Vec<&Path> = common.paths.iter().map(PathBuf::as_path).collect();
         inputs.extend(common.frames_log.iter().map(PathBuf::as_path));

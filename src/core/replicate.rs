@@ -149,6 +149,28 @@ pub fn match_replicate(
     Ok(out)
 }
 
+/// The name of another replicate the dataset already reads from `file`, the file that
+/// replicate `name` is written to: two names that differ only in characters a file name
+/// cannot hold (`phase 1`, `phase/1`) share a file, and writing one would replace the
+/// other's cells.
+pub fn other_name_in(ds: &Dataset, file: &Path, name: &str) -> Option<String> {
+    let m = &ds.matrix;
+    let reps = &m.replicates;
+    let mut from_file = vec![None; m.files.len()];
+    reps.cells.iter().find_map(|r| {
+        let other = reps.names.name(r.replicate);
+        if other == name {
+            return None;
+        }
+        let here = *from_file.get_mut(r.file as usize)?.get_or_insert_with(|| {
+            m.files
+                .get(r.file as usize)
+                .is_some_and(|f| same_file(f, file))
+        });
+        here.then(|| other.to_string())
+    })
+}
+
 /// Whether a file the dataset read is `path` (both named from the dataset directory, or
 /// one through another spelling of it).
 fn same_file(file: &Path, path: &Path) -> bool {
