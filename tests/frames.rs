@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use frameaudit::core::dataset::{DatasetMeta, ItemMeta};
 use frameaudit::core::frames::{
-    FFMPEG_HINT, FrameKey, FrameLoader, FrameStore, Located, ffmpeg_on_path, load_image,
+    FFMPEG_HINT, FrameKey, FrameLoader, FrameStore, Located, Trimmed, ffmpeg_on_path, load_image,
+    trim_frame_cache,
 };
 use image::{Rgb, RgbImage};
 
@@ -886,4 +887,256 @@ fn hung_video(real: Option<(PathBuf, PathBuf)>) {
     // Images still land.
     loader.request(key("still", 1));
     assert!(loader.get(&key("still", 1)).is_some_and(|r| r.is_ok()));
+}
+
+/// Writes `bytes` bytes at `path` (creating its folders), last written and read at
+/// `secs` after the epoch.
+fn aged_file(path: &Path, bytes: usize, secs: u64) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, vec![7u8; bytes]).expect("write");
+    let t = std::time::UNIX_EPOCH + Duration::from_secs(secs);
+    let f = std::fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open");
+    f.set_times(std::fs::FileTimes::new().set_accessed(t).set_modified(t))
+        .expect("set times");
+}
+
+/// The names of the files below `dir`, relative to it, sorted.
+fn files_below(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                walk(&p, base, out);
+            } else {
+                out.push(p.strip_prefix(base).expect("below").display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+const LATER: u64 = 4_000_000_000;
+
+/// Past its limit the decode cache loses the frames used longest ago (by the later of
+/// their write and their last read), down to 80% of the limit; what is not a decoded frame
+/// (a decode's temporary file, anything else) is neither counted nor removed.
+#[test]
+fn the_frame_cache_is_held_to_its_limit_least_recently_used_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let frames = root.join(".frameaudit-cache/frames");
+    for i in 0..10u64 {
+        aged_file(
+            &frames.join(format!("v/{i}.jpg")),
+            1000,
+            1_000_000 + i * 3600,
+        );
+    }
+    // A video whose name holds a folder; used between frames 4 and 5.
+    aged_file(&frames.join("a/b/7.jpg"), 1000, 1_000_000 + 4 * 3600 + 60);
+    aged_file(&frames.join("v/.decode-x1.jpg"), 5000, 1);
+    aged_file(&frames.join("v/notes.txt"), 5000, 1);
+    // Frame 0 was shown last: read after every other was written.
+    let f = std::fs::File::open(frames.join("v/0.jpg")).expect("open");
+    let t = std::time::UNIX_EPOCH + Duration::from_secs(1_000_000 + 20 * 3600);
+    f.set_times(std::fs::FileTimes::new().set_accessed(t))
+        .expect("set atime");
+
+    // Within the limit: nothing goes.
+    let now = std::time::UNIX_EPOCH + Duration::from_secs(LATER);
+    let t = trim_frame_cache(root, 11_000, now);
+    assert_eq!(
+        t,
+        Trimmed {
+            before: 11_000,
+            after: 11_000,
+            removed: 0
+        }
+    );
+    // Past it: down to 4000 bytes of the 5000 allowed, the least recently used first.
+    let t = trim_frame_cache(root, 5000, now);
+    assert_eq!(
+        t,
+        Trimmed {
+            before: 11_000,
+            after: 4000,
+            removed: 7
+        }
+    );
+    assert_eq!(
+        files_below(&frames),
+        [
+            "v/.decode-x1.jpg",
+            "v/0.jpg",
+            "v/7.jpg",
+            "v/8.jpg",
+            "v/9.jpg",
+            "v/notes.txt"
+        ]
+    );
+}
+
+/// A frame written or read within the last minute stays, whatever the limit: another
+/// frameaudit on the same dataset may have just decoded it.
+#[test]
+fn the_frame_cache_keeps_what_was_used_in_the_last_minute() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let frames = root.join(".frameaudit-cache/frames");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    aged_file(&frames.join("v/1.jpg"), 1000, now - 3600);
+    aged_file(&frames.join("v/2.jpg"), 1000, now - 10);
+    let t = trim_frame_cache(root, 0, std::time::SystemTime::now());
+    assert_eq!(t.removed, 1);
+    assert_eq!(files_below(&frames), ["v/2.jpg"]);
+}
+
+/// The dataset is untrusted: a link in the cache (a video's folder, a frame, the cache
+/// itself) is neither followed nor removed, so nothing outside the cache is touched.
+#[cfg(unix)]
+#[test]
+fn trimming_the_frame_cache_never_follows_a_link() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outside = dir.path().join("outside");
+    for i in 1..=3 {
+        aged_file(&outside.join(format!("{i}.jpg")), 1000, 1_000_000);
+    }
+    let root = dir.path().join("ds");
+    let frames = root.join(".frameaudit-cache/frames");
+    aged_file(&frames.join("w/5.jpg"), 1000, 1_000_000);
+    symlink(&outside, frames.join("v")).expect("link a video folder out");
+    symlink(outside.join("2.jpg"), frames.join("w/2.jpg")).expect("link a frame out");
+    let now = std::time::UNIX_EPOCH + Duration::from_secs(LATER);
+    let t = trim_frame_cache(&root, 0, now);
+    assert_eq!(
+        t,
+        Trimmed {
+            before: 1000,
+            after: 0,
+            removed: 1
+        }
+    );
+    assert_eq!(files_below(&outside), ["1.jpg", "2.jpg", "3.jpg"]);
+    assert!(frames.join("w/2.jpg").is_symlink() && frames.join("v").is_symlink());
+
+    // The cache folder itself a link out: nothing at all.
+    let root2 = dir.path().join("ds2");
+    std::fs::create_dir_all(&root2).expect("mkdir");
+    let cache_out = dir.path().join("cache-out");
+    aged_file(&cache_out.join("frames/v/1.jpg"), 1000, 1_000_000);
+    symlink(&cache_out, root2.join(".frameaudit-cache")).expect("link the cache out");
+    assert_eq!(trim_frame_cache(&root2, 0, now), Trimmed::default());
+    assert_eq!(files_below(&cache_out), ["frames/v/1.jpg"]);
+    // And `frames` a link out.
+    let root3 = dir.path().join("ds3");
+    std::fs::create_dir_all(root3.join(".frameaudit-cache")).expect("mkdir");
+    symlink(
+        cache_out.join("frames"),
+        root3.join(".frameaudit-cache/frames"),
+    )
+    .expect("link");
+    assert_eq!(trim_frame_cache(&root3, 0, now), Trimmed::default());
+    assert_eq!(files_below(&cache_out), ["frames/v/1.jpg"]);
+}
+
+/// Through the decoder, as the audit screens fill the cache: a frame read from the cache
+/// is marked as used (its access time, not its modification time), and a decode that takes
+/// the cache past its limit removes the frames used longest ago, never the ones it wrote.
+#[test]
+fn decoding_past_the_frame_cache_limit_removes_the_least_recently_used() {
+    let Some(ffmpeg) =
+        ffmpeg_or_note("decoding_past_the_frame_cache_limit_removes_the_least_recently_used")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    make_video(&ffmpeg, root);
+    let frames = root.join(".frameaudit-cache/frames/clip");
+    let size_of = |names: &mut dyn Iterator<Item = u64>| -> u64 {
+        names
+            .map(|i| {
+                std::fs::metadata(frames.join(format!("{i}.jpg")))
+                    .map(|m| m.len())
+                    .unwrap_or(0)
+            })
+            .sum()
+    };
+    // Frames 0..10 decoded without a limit, then aged by an hour and more, frame 0 the
+    // oldest.
+    let s = store(root, DatasetMeta::default(), &[("clip", 10.0)]).with_frame_cache_limit(None);
+    for i in 0..10 {
+        load_image(&s.locate("clip", i, None), 1000, true).expect("decodes");
+    }
+    let first = size_of(&mut (0..10));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    // The video older still, so that the aged frames are not taken for stale ones.
+    let t = std::time::UNIX_EPOCH + Duration::from_secs(now - 3 * 3600);
+    let f = std::fs::File::options()
+        .write(true)
+        .open(root.join("videos/clip.mp4"))
+        .expect("open");
+    f.set_times(std::fs::FileTimes::new().set_accessed(t).set_modified(t))
+        .expect("age");
+    for i in 0..10 {
+        let p = frames.join(format!("{i}.jpg"));
+        let t = std::time::UNIX_EPOCH + Duration::from_secs(now - 7200 + i * 60);
+        let f = std::fs::File::options().write(true).open(&p).expect("open");
+        f.set_times(std::fs::FileTimes::new().set_accessed(t).set_modified(t))
+            .expect("age");
+    }
+    // Frame 3 shown again: read from the cache, it becomes the most recently used of them.
+    let p3 = frames.join("3.jpg");
+    let modified = std::fs::metadata(&p3)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    let s = s.with_frame_cache_limit(Some(first * 3 / 2));
+    load_image(&s.locate("clip", 3, None), 1000, true).expect("from the cache");
+    let meta = std::fs::metadata(&p3).expect("meta");
+    assert_eq!(
+        meta.modified().expect("mtime"),
+        modified,
+        "not decoded again"
+    );
+    let read = meta.accessed().expect("atime");
+    assert!(
+        read.elapsed().unwrap_or_default() < Duration::from_secs(600),
+        "the read marks frame 3 used: {read:?}"
+    );
+    // Read again: a file system mounted `relatime` leaves the read time as it is (it was
+    // set after the last change), so only frameaudit's own mark moves it.
+    std::thread::sleep(Duration::from_millis(30));
+    load_image(&s.locate("clip", 3, None), 1000, true).expect("from the cache");
+    let again = std::fs::metadata(&p3)
+        .and_then(|m| m.accessed())
+        .expect("atime");
+    assert!(
+        again > read,
+        "the second read marks it too: {read:?} {again:?}"
+    );
+    // Ten more frames: past 1.5 times the first ten, so the cache is trimmed to 1.2 times.
+    for i in 20..30 {
+        load_image(&s.locate("clip", i, None), 1000, true).expect("decodes");
+    }
+    let kept: Vec<u64> = (0..30)
+        .filter(|i| frames.join(format!("{i}.jpg")).exists())
+        .collect();
+    assert!(kept.ends_with(&(20..30).collect::<Vec<_>>()), "{kept:?}");
+    assert!(kept.contains(&3), "the frame read lately stays: {kept:?}");
+    assert!(!kept.contains(&0), "the oldest goes: {kept:?}");
+    let total = size_of(&mut kept.iter().copied());
+    assert!(total <= first * 3 / 2 * 4 / 5 + 1, "{total} of {first}");
 }

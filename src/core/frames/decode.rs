@@ -118,9 +118,19 @@ pub(crate) struct Session {
     running: Mutex<HashSet<u32>>,
     /// Set by [`Session::close`]: nothing is run any more.
     closed: AtomicBool,
+    /// The decode cache's size limit, and how full it is.
+    budget: super::trim::Budget,
 }
 
 impl Session {
+    /// A session whose decodes hold the cache to `budget`.
+    pub(crate) fn with_budget(budget: super::trim::Budget) -> Session {
+        Session {
+            budget,
+            ..Session::default()
+        }
+    }
+
     /// Kills every run under way and starts no other.
     pub(crate) fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
@@ -214,7 +224,11 @@ fn load(located: &Located, allow_ffmpeg: bool) -> Result<RgbImage, DecodeError> 
             let tools = tools.as_ref().filter(|_| allow_ffmpeg);
             if cache_is_fresh(cached, video) {
                 match (read_image(cached), tools) {
-                    (Ok(img), _) => return Ok(img),
+                    (Ok(img), _) => {
+                        // Shown now: the last a trim of the cache removes.
+                        super::trim::touch(cached);
+                        return Ok(img);
+                    }
                     // A damaged cache entry (a full disk, an edited file) is decoded anew
                     // when possible rather than shown as broken forever.
                     (Err(_), Some(_)) => {
@@ -461,9 +475,19 @@ pub fn decode_video(
             *slot = r;
         }
     }
-    for (at, first) in twice {
+    for &(at, first) in &twice {
         results[at] = results[first].clone();
     }
+    // What the decode added to the cache, which is trimmed when past its limit.
+    let written: u64 = wanted
+        .iter()
+        .zip(&results)
+        .enumerate()
+        .filter(|(at, (_, r))| r.is_ok() && !twice.iter().any(|t| t.0 == *at))
+        .filter_map(|(_, (w, _))| fs::symlink_metadata(&w.cached).ok())
+        .map(|m| m.len())
+        .sum();
+    tools.session.budget.written(written);
     results
 }
 

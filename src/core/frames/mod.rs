@@ -26,6 +26,7 @@ mod index;
 mod loader;
 mod outside;
 mod probe;
+mod trim;
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -43,6 +44,11 @@ pub use outside::{
 pub use probe::{
     Rational, VideoProbe, ffprobe_beside, ffprobe_on_path, probe_video, probe_video_with,
     probe_videos,
+};
+pub use trim::{
+    DEFAULT_LIMIT as FRAME_CACHE_DEFAULT_LIMIT, LIMIT_ENV as FRAME_CACHE_LIMIT_ENV, Trimmed,
+    limit_from_env as frame_cache_limit, limit_problem as frame_cache_limit_problem,
+    parse_limit as parse_frame_cache_limit, trim as trim_frame_cache,
 };
 
 // The name checks live in a leaf module so that `dataset` can use them without importing
@@ -151,6 +157,7 @@ impl FrameStore {
                 fps.entry(video.clone()).or_insert(f);
             }
         }
+        let root_for_budget = root.clone();
         FrameStore {
             real_root: root.as_deref().and_then(|r| std::fs::canonicalize(r).ok()),
             root,
@@ -162,7 +169,10 @@ impl FrameStore {
             ffmpeg: ffmpeg_on_path(),
             ffprobe: probe::ffprobe_on_path(),
             timeout: probe::run_timeout(),
-            session: Arc::default(),
+            session: Arc::new(decode::Session::with_budget(trim::Budget::new(
+                root_for_budget,
+                trim::limit_from_env(),
+            ))),
         }
     }
 
@@ -170,6 +180,16 @@ impl FrameStore {
     /// `FRAMEAUDIT_FFMPEG_TIMEOUT` seconds).
     pub fn with_decode_timeout(mut self, timeout: Duration) -> FrameStore {
         self.timeout = timeout;
+        self
+    }
+
+    /// Holds the decode cache to `limit` bytes (`None`: no limit) instead of what
+    /// `FRAMEAUDIT_FRAME_CACHE` says (default 4 GiB); before the store is copied.
+    pub fn with_frame_cache_limit(mut self, limit: Option<u64>) -> FrameStore {
+        self.session = Arc::new(decode::Session::with_budget(trim::Budget::new(
+            self.root.clone(),
+            limit,
+        )));
         self
     }
 
