@@ -1106,6 +1106,27 @@ fn a_hung_video_says_why_in_its_placeholders() {
     t.wait_exit(Duration::from_secs(20));
 }
 
+/// A frame cache limit that is not a size is said on the status line when the screens
+/// open (the default is used).
+#[test]
+fn a_frame_cache_limit_that_is_not_a_size_is_said_on_screen() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start_with(
+        &format!("fa-cache-limit-{}", std::process::id()),
+        &ds,
+        "limit",
+        "export FRAMEAUDIT_FRAME_CACHE=4X;",
+    );
+    t.wait_for("audit queue");
+    t.wait_for("FRAMEAUDIT_FRAME_CACHE=\"4X\": the unit is not one of k, M, G, T");
+    t.keys(&["q"]);
+    t.wait_exit(Duration::from_secs(20));
+}
+
 /// Quitting while decodes hang kills them: none outlives frameaudit.
 #[cfg(unix)]
 #[test]

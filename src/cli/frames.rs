@@ -175,6 +175,9 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         ))
     };
     let store = FrameStore::new(&ds);
+    if let Some(problem) = crate::core::frames::frame_cache_limit_problem() {
+        eprintln!("frameaudit: warning: {}", sanitize(&problem));
+    }
     let col = |name: &str| {
         names.iter().position(|n| n == name).ok_or_else(|| {
             let grid: Vec<&str> = names.iter().map(String::as_str).collect();

@@ -382,6 +382,12 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         .get_or_init(|| crate::core::frames::FrameStore::new(&app.ds))
         .clone();
     let _decodes = CloseDecodes(store.clone());
+    if let Some(problem) = crate::core::frames::frame_cache_limit_problem() {
+        app.overlays.notice = Some(app::Notice {
+            text: crate::core::text::sanitize(&problem).into_owned(),
+            error: true,
+        });
+    }
     if app.frames.images != ImageMode::None || opts.images == ImageMode::Auto {
         let frames_tx = tx.clone();
         app.frames.loader = Some(crate::core::frames::FrameLoader::new(

@@ -46,6 +46,9 @@ pub fn parse_limit(value: &str) -> Result<Option<u64>, String> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(v.len());
     let (number, unit) = v.split_at(split);
+    let n: f64 = number
+        .parse()
+        .map_err(|_| format!("{LIMIT_ENV}={value:?}: not a size such as 4G, 500M or off"))?;
     let scale: u64 = match unit.trim().to_ascii_lowercase().trim_end_matches("ib") {
         "" | "b" => 1,
         "k" => 1 << 10,
@@ -58,9 +61,6 @@ pub fn parse_limit(value: &str) -> Result<Option<u64>, String> {
             ));
         }
     };
-    let n: f64 = number
-        .parse()
-        .map_err(|_| format!("{LIMIT_ENV}={value:?}: not a size such as 4G, 500M or off"))?;
     let bytes = n * scale as f64;
     if !bytes.is_finite() || bytes >= u64::MAX as f64 {
         return Err(format!("{LIMIT_ENV}={value:?}: too large"));
@@ -378,7 +378,7 @@ mod tests {
         assert_eq!(parse_limit("0"), Ok(Some(0)));
         assert_eq!(parse_limit("off"), Ok(None));
         assert!(parse_limit("4X").unwrap_err().contains("unit"));
-        assert!(parse_limit("lots").is_err());
+        assert!(parse_limit("lots").unwrap_err().contains("not a size"));
         assert!(parse_limit("").is_err());
         assert!(parse_limit("1e30T").is_err());
     }
