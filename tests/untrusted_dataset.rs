@@ -439,3 +439,68 @@ fn an_import_refused_for_a_linked_file_writes_none_of_the_dataset() {
         assert!(!out.join(f).exists(), "{f} was written");
     }
 }
+
+/// A model name holding escapes and a bidi override: `intervene runs` prints commands that
+/// show it inert (no raw escape reaches the terminal) and that a shell reads back as the
+/// very name, so the printed command re-runs the model the plan names.
+#[test]
+fn rerun_commands_quote_hostile_names_exactly_and_inert() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = tmp.path().join("ds");
+    std::fs::create_dir_all(&ds).expect("mkdir");
+    let src = repo().join("fixtures/demo");
+    for f in ["items.jsonl", "dataset.json"] {
+        std::fs::copy(src.join(f), ds.join(f)).expect("copy");
+    }
+    let hostile = "lumen\u{1b}]0;pwned\u{7}\u{202e}'7b";
+    let cells = std::fs::read_to_string(src.join("cells.jsonl")).expect("read");
+    std::fs::write(
+        ds.join("cells.jsonl"),
+        cells.replace(
+            "\"model\":\"lumen-7b\"",
+            &format!("\"model\":{}", serde_json::json!(hostile)),
+        ),
+    )
+    .expect("write");
+    let plan = tmp.path().join("plan.json");
+    let o = frameaudit(&["intervene", "plan", &s(&ds), "-o", &s(&plan)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = frameaudit(&[
+        "intervene",
+        "runs",
+        &s(&plan),
+        "--dir",
+        &s(&tmp.path().join("runs")),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        !text
+            .chars()
+            .any(|c| c != '\n' && frameaudit::core::text::is_unsafe_char(c)),
+        "{text:?}"
+    );
+    let command = text
+        .lines()
+        .find(|l| l.starts_with("python3 -m frameaudit_record") && l.contains("lumen"))
+        .expect("a command of the model");
+    let run = command
+        .split(" --run ")
+        .nth(1)
+        .and_then(|r| r.split(" --strategy").next())
+        .expect("--run");
+    assert!(
+        run.starts_with("$'lumen\\x1b]0;pwned\\x07\\u202e\\'7b/"),
+        "{run}"
+    );
+    let Ok(back) = std::process::Command::new("bash")
+        .args(["-c", &format!("printf %s {run}")])
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+    else {
+        eprintln!("note: bash is not here: the command is not read back");
+        return;
+    };
+    let back = String::from_utf8(back.stdout).expect("utf-8");
+    assert!(back.starts_with(&format!("{hostile}/")), "{back:?}");
+}

@@ -220,7 +220,7 @@ fn reruns(plan: &Plan, plan_path: &Path, args: &RunsArgs) -> Result<Vec<Rerun>> 
 /// A command as a shell reads it back.
 fn quoted(argv: &[String]) -> String {
     argv.iter()
-        .map(|a| shlex::try_quote(a).map_or_else(|_| format!("{a:?}"), |q| q.into_owned()))
+        .map(|a| crate::core::text::shell_quote(a))
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -237,6 +237,43 @@ pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `text` quoted for a shell, exactly and inert on a terminal: plain words (letters,
+/// digits, `/._-+,:=@%`) as they are; other text in single quotes, each single quote in it
+/// written `'\''` (POSIX); text holding a character that must not reach a terminal raw
+/// ([`is_unsafe_char`]: an escape, a bidi control...) in bash's and zsh's `$'...'`, that
+/// character written as an escape the shell turns back into it (`\x1b`, `\u202e`), so the
+/// printed command is safe to show and still the same command when pasted.
+pub fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c));
+    if plain {
+        return text.to_string();
+    }
+    if !text.chars().any(is_unsafe_char) {
+        return format!("'{}'", text.replace('\'', r"'\''"));
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    out.push_str("$'");
+    for c in text.chars() {
+        let code = c as u32;
+        match c {
+            '\\' => out.push_str(r"\\"),
+            '\'' => out.push_str(r"\'"),
+            // A byte escape for ASCII only: `\xHH` above 0x7f would be one raw byte.
+            _ if is_unsafe_char(c) && code < 0x80 => out.push_str(&format!("\\x{code:02x}")),
+            _ if is_unsafe_char(c) && code <= 0xffff => {
+                out.push_str(&format!("\\u{code:04x}"));
+            }
+            _ if is_unsafe_char(c) => out.push_str(&format!("\\U{code:08x}")),
+            _ => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 /// An identifier (a model, benchmark, item or configuration name) as shown: [`sanitize`]d,
 /// and, when it is not in Unicode's composed form (NFC), with its combining marks escaped
 /// (`cafe\u{301}`), so that two ids that differ only in how their accents are encoded never
@@ -381,6 +418,41 @@ pub fn json_to_string_pretty<T: ?Sized + serde::Serialize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_is_quoted_for_the_shell_exactly_and_inert() {
+        assert_eq!(shell_quote("/data/v-1.mp4"), "/data/v-1.mp4");
+        assert_eq!(shell_quote("my video.mp4"), "'my video.mp4'");
+        assert_eq!(shell_quote("it's $(rm).mp4"), r"'it'\''s $(rm).mp4'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("m\u{1b}]0;x\u{7}"), r"$'m\x1b]0;x\x07'");
+        assert_eq!(shell_quote("a\u{202e}b'c\\"), r"$'a\u202eb\'c\\'");
+        assert_eq!(shell_quote("\u{9b}1"), r"$'\u009b1'");
+        assert_eq!(shell_quote("\u{e0041}"), r"$'\U000e0041'");
+        // What a shell reads back is the text itself, and the quoted form is inert.
+        let texts = [
+            "plain",
+            "two words",
+            "it's",
+            "back\\slash $HOME `x` \"q\"",
+            "M\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{202e}\u{200b}'s\\x1b",
+            "caf\u{e9} \u{e0041}\u{2066}1\u{7f}",
+            "\u{1b}5",
+        ];
+        for t in texts {
+            let q = shell_quote(t);
+            assert!(!q.chars().any(is_unsafe_char), "{q:?}");
+            let Ok(out) = std::process::Command::new("bash")
+                .args(["-c", &format!("printf %s {q}")])
+                .env("LC_ALL", "C.UTF-8")
+                .output()
+            else {
+                eprintln!("note: bash is not here: the round trip is not checked");
+                return;
+            };
+            assert_eq!(String::from_utf8_lossy(&out.stdout), t, "{q}");
+        }
+    }
 
     proptest::proptest! {
         /// The positions of three bytes are those a byte-by-byte scan finds, with the bytes

@@ -39,7 +39,7 @@ pub use decode::{MAX_IMAGE_SIDE, VideoTools, Wanted, decode_video, fit_within, l
 pub use loader::{FrameKey, FrameLoader};
 pub use outside::{
     AROUND_SECS, PLAYER_ENV, VIEWER_ENV, full_frame_dir, full_frame_name, open_in_viewer,
-    player_command, shell_quote, write_full_frame,
+    player_command, write_full_frame,
 };
 pub use probe::{
     Rational, VideoProbe, ffprobe_beside, ffprobe_on_path, probe_video, probe_video_with,

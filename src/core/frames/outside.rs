@@ -135,20 +135,6 @@ pub fn open_in_viewer(command: &str, file: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// `text` quoted for a POSIX shell: in single quotes, each single quote in it written
-/// `'\''`; plain words (letters, digits, `/._-+,:=@%`) as they are.
-pub fn shell_quote(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c));
-    if plain {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
-}
-
 /// The command that plays the [`AROUND_SECS`] seconds around frame `index` of the video
 /// file `video` at `fps` frames per second, for the player `player` (a program name or
 /// path: `mpv`, `ffplay`, `vlc`; any other is given mpv's options): from half that before
@@ -157,12 +143,12 @@ pub fn player_command(player: &str, video: &Path, index: u64, fps: f64) -> Strin
     let at = index as f64 / fps;
     let start = (at - AROUND_SECS / 2.0).max(0.0);
     let end = start + AROUND_SECS;
-    let file = shell_quote(&video.display().to_string());
+    let file = crate::core::text::shell_quote(&video.display().to_string());
     let name = Path::new(player)
         .file_stem()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let program = shell_quote(player);
+    let program = crate::core::text::shell_quote(player);
     match name.as_str() {
         "ffplay" => format!("{program} -ss {start:.2} -t {AROUND_SECS} {file}"),
         "vlc" | "cvlc" => {
@@ -214,14 +200,6 @@ mod tests {
         assert!(open_in_viewer("  ", &file).is_err());
         let missing = open_in_viewer("/nonexistent/viewer", &file).unwrap_err();
         assert!(missing.contains(VIEWER_ENV), "{missing}");
-    }
-
-    #[test]
-    fn a_path_is_quoted_for_the_shell() {
-        assert_eq!(shell_quote("/data/v-1.mp4"), "/data/v-1.mp4");
-        assert_eq!(shell_quote("my video.mp4"), "'my video.mp4'");
-        assert_eq!(shell_quote("it's $(rm).mp4"), r"'it'\''s $(rm).mp4'");
-        assert_eq!(shell_quote(""), "''");
     }
 
     #[test]

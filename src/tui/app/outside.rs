@@ -146,9 +146,7 @@ impl App {
                 "the frame rate of {} is not known (items.jsonl gives no fps), so frame {} has no time: {}",
                 sanitize(&key.video),
                 key.index,
-                sanitize(&crate::core::frames::shell_quote(
-                    &video.display().to_string()
-                ))
+                crate::core::text::shell_quote(&video.display().to_string())
             );
             return self.notice(&text, true);
         };
