@@ -45,11 +45,7 @@ pub use probe::{
     Rational, VideoProbe, ffprobe_beside, ffprobe_on_path, probe_video, probe_video_with,
     probe_videos,
 };
-pub use trim::{
-    DEFAULT_LIMIT as FRAME_CACHE_DEFAULT_LIMIT, LIMIT_ENV as FRAME_CACHE_LIMIT_ENV, Trimmed,
-    limit_from_env as frame_cache_limit, limit_problem as frame_cache_limit_problem,
-    parse_limit as parse_frame_cache_limit, trim as trim_frame_cache,
-};
+pub use trim::{Trimmed, limit_problem as frame_cache_limit_problem, trim as trim_frame_cache};
 
 // The name checks live in a leaf module so that `dataset` can use them without importing
 // the frame readers, which import `dataset`.

@@ -29,7 +29,7 @@ pub const DEFAULT_LIMIT: u64 = 4 << 30;
 /// after every decode.
 pub const KEEP_SHARE: f64 = 0.8;
 
-/// A frame written this recently is never removed.
+/// A frame written or read this recently is never removed.
 pub const GRACE: Duration = Duration::from_secs(60);
 
 /// How deep the videos' folders go below `frames/` (a video's name may hold `/`).
@@ -49,8 +49,13 @@ pub fn parse_limit(value: &str) -> Result<Option<u64>, String> {
     let n: f64 = number
         .parse()
         .map_err(|_| format!("{LIMIT_ENV}={value:?}: not a size such as 4G, 500M or off"))?;
-    let scale: u64 = match unit.trim().to_ascii_lowercase().trim_end_matches("ib") {
-        "" | "b" => 1,
+    let unit = unit.trim().to_ascii_lowercase();
+    let unit = unit
+        .strip_suffix("ib")
+        .or_else(|| unit.strip_suffix('b'))
+        .unwrap_or(&unit);
+    let scale: u64 = match unit {
+        "" => 1,
         "k" => 1 << 10,
         "m" => 1 << 20,
         "g" => 1 << 30,
@@ -375,6 +380,8 @@ mod tests {
         assert_eq!(parse_limit("1.5GiB"), Ok(Some(3 << 29)));
         assert_eq!(parse_limit("750k"), Ok(Some(750 << 10)));
         assert_eq!(parse_limit("1000"), Ok(Some(1000)));
+        assert_eq!(parse_limit("1000b"), Ok(Some(1000)));
+        assert_eq!(parse_limit("2GB"), Ok(Some(2 << 30)));
         assert_eq!(parse_limit("0"), Ok(Some(0)));
         assert_eq!(parse_limit("off"), Ok(None));
         assert!(parse_limit("4X").unwrap_err().contains("unit"));
