@@ -24,6 +24,10 @@
 //!     prefetched as the screens prefetch them and the annotator on each item for a while
 //!     (10 s, `FRAMES_BENCH_DWELL=SECONDS`): from opening an item to its frames all there.
 //!
+//! First, the decode cache's size limit (docs/cache.md): a cache of 20 000 frame files in
+//! 200 videos' folders, the walk that measures it (within the limit: nothing removed) and
+//! a trim that removes half of it (`cargo bench --bench frames -- trim`: only these).
+//!
 //! The machine's load average is printed with the figures.
 //!
 //! `FRAMES_BENCH_VIDEO=path` uses that file instead of making one. Figures only; nothing
@@ -53,7 +57,48 @@ fn thumb(video: &str, index: u64) -> FrameKey {
     }
 }
 
+/// The decode cache's trim: a walk of 20 000 frames, then a trim of half of them.
+fn trim_figures() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let frames = tmp.path().join(".frameaudit-cache/frames");
+    let (videos, per_video, size) = (200u64, 100u64, 1000usize);
+    for v in 0..videos {
+        let dir = frames.join(format!("video{v:03}"));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        for i in 0..per_video {
+            let path = dir.join(format!("{i}.jpg"));
+            std::fs::write(&path, vec![0u8; size]).expect("write");
+            // Used in turn, an hour ago and before.
+            let t = std::time::SystemTime::now() - Duration::from_secs(3600 + v * per_video + i);
+            let f = std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .expect("open");
+            f.set_times(std::fs::FileTimes::new().set_accessed(t).set_modified(t))
+                .expect("times");
+        }
+    }
+    let total = videos * per_video * size as u64;
+    let now = std::time::SystemTime::now();
+    let t = Instant::now();
+    let within = frameaudit::core::frames::trim_frame_cache(tmp.path(), total, now);
+    let walk = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let trimmed = frameaudit::core::frames::trim_frame_cache(tmp.path(), total * 5 / 8, now);
+    let cut = t.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "frame cache of {} frames: measured in {walk:.1} ms ({} removed); trimmed to 80% of 5/8 in {cut:.1} ms ({} removed)",
+        videos * per_video,
+        within.removed,
+        trimmed.removed
+    );
+}
+
 fn main() {
+    trim_figures();
+    if std::env::args().skip(1).any(|a| a == "trim") {
+        return;
+    }
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("frames/v");
     std::fs::create_dir_all(&dir).expect("mkdir");
