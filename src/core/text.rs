@@ -237,6 +237,18 @@ pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// What kind of JSON value `v` is, as a message names it ("a string", "an array"...).
+pub fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
 /// `text` quoted for a shell, exactly and inert on a terminal: plain words (letters,
 /// digits, `/._-+,:=@%`) as they are; other text in single quotes, each single quote in it
 /// written `'\''` (POSIX); text holding a character that must not reach a terminal raw

@@ -178,7 +178,7 @@ pub(super) fn parse_header(text: &[u8]) -> Result<AuditHeader, (Option<String>, 
     let Some(obj) = v.as_object() else {
         return Err(whole(format!(
             "expected a JSON object, found {}",
-            value_kind(&v)
+            crate::core::text::json_kind(&v)
         )));
     };
     let field = |name: &str, msg: String| (Some(name.to_string()), msg);
@@ -196,7 +196,10 @@ pub(super) fn parse_header(text: &[u8]) -> Result<AuditHeader, (Option<String>, 
             Some(serde_json::Value::String(s)) => Ok(s.clone()),
             Some(other) => Err(field(
                 path,
-                format!("expected a string, found {}", value_kind(other)),
+                format!(
+                    "expected a string, found {}",
+                    crate::core::text::json_kind(other)
+                ),
             )),
         };
     let get_obj = |key: &str| match obj.get(key) {
@@ -204,7 +207,10 @@ pub(super) fn parse_header(text: &[u8]) -> Result<AuditHeader, (Option<String>, 
         Some(serde_json::Value::Object(o)) => Ok(o),
         Some(other) => Err(field(
             key,
-            format!("expected an object, found {}", value_kind(other)),
+            format!(
+                "expected an object, found {}",
+                crate::core::text::json_kind(other)
+            ),
         )),
     };
     let schema = get_str(obj, "schema", "schema")?;
@@ -253,7 +259,10 @@ pub(super) fn parse_header(text: &[u8]) -> Result<AuditHeader, (Option<String>, 
         Some(other) => {
             return Err(field(
                 "adjudicates",
-                format!("expected an array of strings, found {}", value_kind(other)),
+                format!(
+                    "expected an array of strings, found {}",
+                    crate::core::text::json_kind(other)
+                ),
             ));
         }
     };
@@ -266,17 +275,6 @@ pub(super) fn parse_header(text: &[u8]) -> Result<AuditHeader, (Option<String>, 
         created_at,
         adjudicates,
     })
-}
-
-fn value_kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
-    }
 }
 
 #[derive(Deserialize)]

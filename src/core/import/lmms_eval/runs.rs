@@ -323,13 +323,7 @@ fn results_problems(text: &[u8], path: &Path) -> Vec<String> {
             let v = v.filter(|v| !v.is_null() && !ok(v))?;
             let keys: Vec<&str> = field.split('.').collect();
             let line = key_line(text, &keys);
-            let found = match v {
-                Value::Bool(_) => "a boolean",
-                Value::Number(_) => "a number",
-                Value::String(_) => "a string",
-                Value::Array(_) => "an array",
-                _ => "an object",
-            };
+            let found = crate::core::text::json_kind(v);
             Some(format!(
                 "{}{}: field `{field}`: expected {expected}, found {found}",
                 path.display(),
