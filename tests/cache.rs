@@ -519,3 +519,150 @@ fn the_audit_screens_write_the_cache_the_next_command_opens_from() {
     assert!(!warm_err.contains("write the matrix cache"), "{warm_err}");
     assert_eq!(warm, report(&["--no-cache"]).0);
 }
+
+/// The caches are held to their limit, those used longest ago going first: "used" is the
+/// later of the write and the last read, the cache just written always stays, and only
+/// regular files named as caches are counted or removed (a link named as one, to a file
+/// elsewhere, stays, and so does that file).
+#[test]
+fn pruning_removes_the_caches_used_longest_ago_and_nothing_else() {
+    use std::fs::FileTimes;
+    use std::time::SystemTime;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("cache");
+    std::fs::create_dir(&dir).expect("mkdir");
+    let ago = |s: u64| SystemTime::now() - Duration::from_secs(s);
+    // (name, bytes, written, read) in seconds ago.
+    let files = [
+        ("aaaaaaaaaaaaaaaaaaaaaaaa.matrix", 100, 500, 500), // oldest
+        ("bbbbbbbbbbbbbbbbbbbbbbbb.matrix", 100, 900, 10),  // old, read lately
+        ("cccccccccccccccccccccccc.matrix", 100, 400, 400),
+        ("dddddddddddddddddddddddd.matrix", 100, 300, 300),
+        ("eeeeeeeeeeeeeeeeeeeeeeee.matrix", 100, 1000, 1000), // oldest, but just written
+        ("notes.matrix", 5000, 2000, 2000),
+        ("README", 5000, 2000, 2000),
+    ];
+    for (name, len, written, read) in files {
+        let f = std::fs::File::create(dir.join(name)).expect("create");
+        f.set_len(len).expect("size");
+        let times = FileTimes::new()
+            .set_modified(ago(written))
+            .set_accessed(ago(read));
+        f.set_times(times).expect("times");
+    }
+    let outside = tmp.path().join("outside");
+    std::fs::write(&outside, vec![b'x'; 10_000]).expect("write");
+    let link = dir.join("ffffffffffffffffffffffff.matrix");
+    std::os::unix::fs::symlink(&outside, &link).expect("ln -s");
+    let keep = dir.join("eeeeeeeeeeeeeeeeeeeeeeee.matrix");
+    // 500 bytes of caches, 250 allowed: a, c and d go (oldest used first), e stays.
+    let removed = frameaudit::core::cache::prune(&dir, 250, &keep);
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "README",
+            "bbbbbbbbbbbbbbbbbbbbbbbb.matrix",
+            "eeeeeeeeeeeeeeeeeeeeeeee.matrix",
+            "ffffffffffffffffffffffff.matrix",
+            "notes.matrix",
+        ]
+    );
+    assert_eq!(removed, 3);
+    assert_eq!(std::fs::read(&outside).expect("read").len(), 10_000);
+    // Within the limit, nothing goes.
+    assert_eq!(frameaudit::core::cache::prune(&dir, 250, &keep), 0);
+}
+
+/// Through the binary: with a limit that holds two datasets' caches, opening a third
+/// removes the cache used longest ago, and a cache read from counts as used.
+#[test]
+fn the_binary_holds_the_caches_to_their_limit() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let sets: Vec<PathBuf> = ["a", "b", "c"]
+        .iter()
+        .map(|n| {
+            let dir = tmp.path().join(n);
+            varied(&dir);
+            dir
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(2100));
+    let cache = tmp.path().join("cache");
+    let report = |dir: &Path, limit: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            .arg("report")
+            .arg(dir)
+            .args(["--json", "--boot", "0"])
+            .env("FRAMEAUDIT_CACHE_DIR", &cache)
+            .env("FRAMEAUDIT_CACHE_MIN_BYTES", "0")
+            .env("FRAMEAUDIT_CACHE_LIMIT", limit)
+            .env("FRAMEAUDIT_TIMINGS", "1")
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        let err = common::stderr(&out);
+        if err.contains("read the matrix cache") {
+            "read"
+        } else if err.contains("write the matrix cache") {
+            "wrote"
+        } else {
+            panic!("no cache: {err}")
+        }
+    };
+    let sizes = || -> Vec<u64> {
+        std::fs::read_dir(&cache)
+            .expect("list")
+            .map(|e| e.expect("entry").metadata().expect("stat").len())
+            .collect()
+    };
+    assert_eq!(report(&sets[0], "off"), "wrote");
+    // A first read: on a `relatime` mount the system marks it itself, not a second one.
+    assert_eq!(report(&sets[0], "off"), "read");
+    assert_eq!(report(&sets[1], "off"), "wrote");
+    let two: u64 = sizes().iter().sum();
+    assert_eq!(sizes().len(), 2);
+    // Room for two caches and a half.
+    let limit = (two + two / 4).to_string();
+    // `a` read again: used after `b`.
+    assert_eq!(report(&sets[0], &limit), "read");
+    assert_eq!(report(&sets[2], &limit), "wrote");
+    assert_eq!(sizes().len(), 2, "one cache removed");
+    assert_eq!(report(&sets[0], &limit), "read", "a was used lately: kept");
+    assert_eq!(report(&sets[2], &limit), "read", "c was just written: kept");
+    assert_eq!(report(&sets[1], &limit), "wrote", "b was used longest ago");
+}
+
+/// A cache limit that is not a size is said by a command that reads a dataset, inert, and
+/// the default is used.
+#[test]
+fn a_cache_limit_that_is_not_a_size_is_said() {
+    let demo = common::repo().join("fixtures/demo");
+    let run = |value: &str| {
+        Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            .arg("report")
+            .arg(&demo)
+            .env("NO_COLOR", "1")
+            .env("FRAMEAUDIT_CACHE_LIMIT", value)
+            .output()
+            .expect("run")
+    };
+    let o = run("lots\u{1b}[2J");
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let err = common::stderr(&o);
+    assert!(
+        err.contains("frameaudit: warning: FRAMEAUDIT_CACHE_LIMIT=")
+            && err.contains("not a size such as 4G, 500M or off; the default, 4G, is used")
+            && !err.contains('\u{1b}'),
+        "{err:?}"
+    );
+    for fine in ["500M", "off", "2GiB"] {
+        let o = run(fine);
+        let err = common::stderr(&o);
+        assert!(!err.contains("FRAMEAUDIT_CACHE_LIMIT"), "{fine}: {err}");
+    }
+}

@@ -1106,10 +1106,10 @@ fn a_hung_video_says_why_in_its_placeholders() {
     t.wait_exit(Duration::from_secs(20));
 }
 
-/// A frame cache limit that is not a size is said on the status line when the screens
-/// open (the default is used).
+/// A frame cache limit, and a matrix cache limit, that is not a size is said on the status
+/// line when the screens open (the default is used).
 #[test]
-fn a_frame_cache_limit_that_is_not_a_size_is_said_on_screen() {
+fn a_cache_limit_that_is_not_a_size_is_said_on_screen() {
     if !tmux_available() {
         return;
     }
@@ -1119,10 +1119,11 @@ fn a_frame_cache_limit_that_is_not_a_size_is_said_on_screen() {
         &format!("fa-cache-limit-{}", std::process::id()),
         &ds,
         "limit",
-        "export FRAMEAUDIT_FRAME_CACHE=4X;",
+        "export FRAMEAUDIT_FRAME_CACHE=4X FRAMEAUDIT_CACHE_LIMIT=lots;",
     );
     t.wait_for("audit queue");
     t.wait_for("FRAMEAUDIT_FRAME_CACHE=\"4X\": the unit is not one of k, M, G, T");
+    t.wait_for("; FRAMEAUDIT_CACHE_LIMIT=\"lots\"");
     t.keys(&["q"]);
     t.wait_exit(Duration::from_secs(20));
 }

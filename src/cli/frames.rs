@@ -175,7 +175,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         ))
     };
     let store = FrameStore::new(&ds);
-    if let Some(problem) = crate::core::frames::frame_cache_limit_problem() {
+    if let Some(problem) = crate::core::frames::FRAME_CACHE_LIMIT.problem() {
         eprintln!("frameaudit: warning: {}", sanitize(&problem));
     }
     let col = |name: &str| {

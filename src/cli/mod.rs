@@ -103,6 +103,9 @@ fn load_by(
             demo
         }
     };
+    if let Some(problem) = crate::core::cache::LIMIT.problem().filter(|_| !args.quiet) {
+        eprintln!("frameaudit: warning: {}", sanitize(&problem));
+    }
     let phase = progress::Phase::start(&format!("reading {}", progress::file_name(&path)));
     let read = read(&path);
     drop(phase);

@@ -11,6 +11,9 @@
 //!
 //! Only loads without problems are saved: a load with warnings is read from its files every
 //! time, so that its warnings are always those of the files.
+//!
+//! The caches together are held to [`LIMIT`]: after one is written, those used longest ago
+//! are removed until the rest fit.
 
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -33,6 +36,14 @@ const MAGIC: &[u8; 8] = b"FAMATRIX";
 const LAYOUT: u32 = 7;
 /// Bytes read at each end of a file for its stamp.
 const SAMPLE: u64 = 64 << 10;
+
+/// The limit of all the caches in the cache directory together: `FRAMEAUDIT_CACHE_LIMIT`,
+/// a size (`4G`, `500M`...) or `off`; 4 GiB without it, the caches of about 20 datasets of
+/// ten million cells.
+pub const LIMIT: crate::core::limit::SizeLimit = crate::core::limit::SizeLimit {
+    var: "FRAMEAUDIT_CACHE_LIMIT",
+    default: 4 << 30,
+};
 
 static DISABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -256,6 +267,7 @@ impl Inputs {
         if stored != sum {
             return None;
         }
+        let file = r.inner.into_inner();
         // The replicates' checks and index beside the cells' checks: at ten million
         // replicates they take as long (docs/cache.md).
         let (cells_ok, starts) = std::thread::scope(|s| {
@@ -271,6 +283,9 @@ impl Inputs {
         });
         let mut m = m;
         m.replicates.starts = starts.filter(|_| cells_ok)?;
+        // Read now: the last to go when the caches pass their limit. Best effort.
+        let now = std::fs::FileTimes::new().set_accessed(SystemTime::now());
+        let _ = file.set_times(now);
         Some(m)
     }
 
@@ -313,8 +328,55 @@ impl Inputs {
         drop(w);
         tmp.as_file().sync_all()?;
         tmp.persist(&self.path).map_err(|e| e.error)?;
+        if let Some(limit) = LIMIT.from_env() {
+            prune(dir, limit, &self.path);
+        }
         Ok(())
     }
+}
+
+/// Removes the caches in `dir` used longest ago (the later of their writing and their
+/// last read) until those left hold at most `limit` bytes; never `keep`, the one just
+/// written. Only regular files named as caches (`<hash>.matrix`) are counted and
+/// removed, so a file of the user's or a link put there is left alone. Best effort: a
+/// file that cannot be read or removed is passed over. Returns how many were removed.
+pub fn prune(dir: &Path, limit: u64, keep: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut caches: Vec<(SystemTime, u64, PathBuf)> = entries
+        .flatten()
+        .filter(|e| is_cache_name(&e.file_name()))
+        .filter_map(|e| {
+            // The entry's own metadata: a link is not followed, and is not a file.
+            let meta = e.metadata().ok().filter(std::fs::Metadata::is_file)?;
+            let used = meta.modified().ok()?.max(meta.accessed().ok()?);
+            Some((used, meta.len(), e.path()))
+        })
+        .collect();
+    let mut total: u64 = caches.iter().map(|c| c.1).sum();
+    caches.sort();
+    let mut removed = 0;
+    for (_, len, path) in caches {
+        if total <= limit {
+            break;
+        }
+        if path == keep {
+            continue;
+        }
+        if std::fs::remove_file(&path).is_ok() {
+            total -= len;
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether `name` is a cache file's: 24 hex digits and `.matrix`.
+fn is_cache_name(name: &std::ffi::OsStr) -> bool {
+    name.to_str()
+        .and_then(|n| n.strip_suffix(".matrix"))
+        .is_some_and(|h| h.len() == 24 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// A cache file is read whole into the matrix it holds.

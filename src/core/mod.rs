@@ -14,6 +14,7 @@ pub mod fsread;
 pub mod fswrite;
 pub mod import;
 pub mod intervene;
+pub mod limit;
 pub mod load;
 pub mod matrix;
 pub mod measures;

@@ -382,9 +382,16 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         .get_or_init(|| crate::core::frames::FrameStore::new(&app.ds))
         .clone();
     let _decodes = CloseDecodes(store.clone());
-    if let Some(problem) = crate::core::frames::frame_cache_limit_problem() {
+    let problems: Vec<String> = [
+        crate::core::frames::FRAME_CACHE_LIMIT.problem(),
+        crate::core::cache::LIMIT.problem(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !problems.is_empty() {
         app.overlays.notice = Some(app::Notice {
-            text: crate::core::text::sanitize(&problem).into_owned(),
+            text: crate::core::text::sanitize(&problems.join("; ")).into_owned(),
             error: true,
         });
     }

@@ -45,7 +45,7 @@ pub use probe::{
     Rational, VideoProbe, ffprobe_beside, ffprobe_on_path, probe_video, probe_video_with,
     probe_videos,
 };
-pub use trim::{Trimmed, limit_problem as frame_cache_limit_problem, trim as trim_frame_cache};
+pub use trim::{LIMIT as FRAME_CACHE_LIMIT, Trimmed, trim as trim_frame_cache};
 
 // The name checks live in a leaf module so that `dataset` can use them without importing
 // the frame readers, which import `dataset`.
@@ -167,7 +167,7 @@ impl FrameStore {
             timeout: probe::run_timeout(),
             session: Arc::new(decode::Session::with_budget(trim::Budget::new(
                 root_for_budget,
-                trim::limit_from_env(),
+                trim::LIMIT.from_env(),
             ))),
         }
     }

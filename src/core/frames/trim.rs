@@ -1,7 +1,7 @@
 //! The decode cache's size limit: the frames ffmpeg decodes are kept as JPEG files under
 //! `<root>/.frameaudit-cache/frames/`, full size, a few hundred kB each at 1080p, so a day
 //! of auditing long videos would fill a shared disk. The cache is held to
-//! `FRAMEAUDIT_FRAME_CACHE` (default [`DEFAULT_LIMIT`]): past it, the frames shown least
+//! `FRAMEAUDIT_FRAME_CACHE` (default 4 GiB, [`LIMIT`]): past it, the frames shown least
 //! recently go first (a frame read from the cache has its access time set to now; its
 //! modification time stays that of the decode, which tells a stale frame from a fresh one),
 //! down to [`KEEP_SHARE`] of the limit, and a frame written or read in the last [`GRACE`]
@@ -18,12 +18,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-/// The environment variable of the limit: a size (`4G`, `500M`, `750k`, bytes without a
-/// unit), or `off` for none.
-pub const LIMIT_ENV: &str = "FRAMEAUDIT_FRAME_CACHE";
-
-/// The limit without [`LIMIT_ENV`]: 4 GiB, about 15 000 frames of a 1080p video.
-pub const DEFAULT_LIMIT: u64 = 4 << 30;
+/// The limit: `FRAMEAUDIT_FRAME_CACHE`, a size (`4G`, `500M`, `750k`, bytes without a
+/// unit) or `off` for none; 4 GiB without it, about 15 000 frames of a 1080p video.
+pub const LIMIT: crate::core::limit::SizeLimit = crate::core::limit::SizeLimit {
+    var: "FRAMEAUDIT_FRAME_CACHE",
+    default: 4 << 30,
+};
 
 /// A trim leaves the cache at this share of the limit, so that it does not run again
 /// after every decode.
@@ -34,61 +34,6 @@ pub const GRACE: Duration = Duration::from_secs(60);
 
 /// How deep the videos' folders go below `frames/` (a video's name may hold `/`).
 const MAX_DEPTH: usize = 16;
-
-/// The limit in bytes that `value` (of [`LIMIT_ENV`]) sets: `None` for no limit, an error
-/// for a value that is not a size.
-pub fn parse_limit(value: &str) -> Result<Option<u64>, String> {
-    let v = value.trim();
-    if v.eq_ignore_ascii_case("off") || v.eq_ignore_ascii_case("none") {
-        return Ok(None);
-    }
-    let split = v
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(v.len());
-    let (number, unit) = v.split_at(split);
-    let n: f64 = number
-        .parse()
-        .map_err(|_| format!("{LIMIT_ENV}={value:?}: not a size such as 4G, 500M or off"))?;
-    let unit = unit.trim().to_ascii_lowercase();
-    let unit = unit
-        .strip_suffix("ib")
-        .or_else(|| unit.strip_suffix('b'))
-        .unwrap_or(&unit);
-    let scale: u64 = match unit {
-        "" => 1,
-        "k" => 1 << 10,
-        "m" => 1 << 20,
-        "g" => 1 << 30,
-        "t" => 1 << 40,
-        _ => {
-            return Err(format!(
-                "{LIMIT_ENV}={value:?}: the unit is not one of k, M, G, T"
-            ));
-        }
-    };
-    let bytes = n * scale as f64;
-    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
-        return Err(format!("{LIMIT_ENV}={value:?}: too large"));
-    }
-    Ok(Some(bytes as u64))
-}
-
-/// The limit the environment sets: [`LIMIT_ENV`] when it is a size or `off`, else
-/// [`DEFAULT_LIMIT`] (an unreadable value is said by [`limit_problem`]).
-pub fn limit_from_env() -> Option<u64> {
-    match std::env::var(LIMIT_ENV) {
-        Ok(v) => parse_limit(&v).unwrap_or(Some(DEFAULT_LIMIT)),
-        Err(_) => Some(DEFAULT_LIMIT),
-    }
-}
-
-/// Why [`LIMIT_ENV`] is not read, when it is set to something that is not a size.
-pub fn limit_problem() -> Option<String> {
-    let v = std::env::var(LIMIT_ENV).ok()?;
-    parse_limit(&v)
-        .err()
-        .map(|e| format!("{e}; the default, 4G, is used"))
-}
 
 /// One decoded frame of the cache.
 #[derive(Debug, Clone)]
@@ -372,23 +317,6 @@ mod imp {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_are_read_with_binary_units() {
-        assert_eq!(parse_limit("4G"), Ok(Some(4 << 30)));
-        assert_eq!(parse_limit(" 500m "), Ok(Some(500 << 20)));
-        assert_eq!(parse_limit("1.5GiB"), Ok(Some(3 << 29)));
-        assert_eq!(parse_limit("750k"), Ok(Some(750 << 10)));
-        assert_eq!(parse_limit("1000"), Ok(Some(1000)));
-        assert_eq!(parse_limit("1000b"), Ok(Some(1000)));
-        assert_eq!(parse_limit("2GB"), Ok(Some(2 << 30)));
-        assert_eq!(parse_limit("0"), Ok(Some(0)));
-        assert_eq!(parse_limit("off"), Ok(None));
-        assert!(parse_limit("4X").unwrap_err().contains("unit"));
-        assert!(parse_limit("lots").unwrap_err().contains("not a size"));
-        assert!(parse_limit("").is_err());
-        assert!(parse_limit("1e30T").is_err());
-    }
 
     #[test]
     fn frame_names_are_digits_dot_jpg() {
