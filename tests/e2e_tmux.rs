@@ -229,7 +229,12 @@ fn resizing_at_any_time_keeps_a_sane_screen() {
     };
     resize("70", "20");
     t.wait_for("needs a terminal of at least 80x24");
+    // Keys do nothing on a screen that cannot be seen: no item opens, no tag is set.
+    t.keys(&["Enter", "4", "Space"]);
+    std::thread::sleep(Duration::from_millis(300));
     resize("100", "30");
+    let s = t.wait_for("audit queue");
+    assert!(s.contains("done 0"), "{s}");
     t.keys(&["Enter"]);
     let s = t.wait_for("evidence pathways");
     assert!(s.lines().all(|l| l.chars().count() <= 100), "{s}");

@@ -878,6 +878,34 @@ fn small_terminals_get_a_message() {
     );
 }
 
+/// Below the least size only the way out is drawn, so no key acts on the hidden screen:
+/// a tag, a mark or a paste does nothing, and `q` quits from any screen (asking
+/// once, on that screen too, when changes are not saved yet).
+#[test]
+fn a_terminal_too_small_takes_no_key_but_quit() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    app.geometry.term_size = (40, 12);
+    for c in ['4', ' ', 'd', '?', 'O'] {
+        assert!(app.on_key(key(c)).is_empty(), "{c:?}");
+    }
+    assert!(app.on_paste("a note").is_empty());
+    assert!(app.record(i).is_none(), "nothing tagged or marked");
+    assert_eq!(app.screen, Screen::Item, "still on the item");
+    assert!(!app.overlays.help, "no help opened");
+    assert_eq!(
+        app.on_key(key('q')),
+        vec![Effect::Quit],
+        "q quits the item screen"
+    );
+    // A first q that asked, changes not being saved yet: the small screen says so.
+    app.overlays.confirm_quit = true;
+    let s = screen(&mut app, 60, 20);
+    assert!(s.contains("not saved yet: q again quits"), "{s}");
+    assert_eq!(app.on_key(key('q')), vec![Effect::Quit]);
+}
+
 #[test]
 fn hostile_text_is_drawn_inert() {
     let tmp = tempfile::tempdir().expect("tmp");

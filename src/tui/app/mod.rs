@@ -296,6 +296,14 @@ impl App {
         if e.kind != crossterm::event::KeyEventKind::Press {
             return Vec::new();
         }
+        if self.too_small() {
+            // Nothing is on screen but the way out: no key acts on what cannot be seen.
+            let key = Key::from_event(&e);
+            let quits = [Context::Queue, Context::Global]
+                .iter()
+                .any(|&c| self.keymap.lookup(c, key) == Some(Action::Quit));
+            return if quits { self.quit() } else { Vec::new() };
+        }
         if self.overlays.pick.is_some() {
             self.pick_key(&e);
             return Vec::new();
@@ -312,7 +320,7 @@ impl App {
     /// within [`crate::tui::input::mouse::DOUBLE_CLICK`] opens it; in a picker a click picks
     /// an entry, outside it cancels.
     pub fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
-        let Some(p) = pointer(&m) else {
+        let Some(p) = pointer(&m).filter(|_| !self.too_small()) else {
             return Vec::new();
         };
         if self.overlays.pick.is_some() {
@@ -393,6 +401,12 @@ impl App {
             Some(effects) => effects,
             None => self.item_update(action),
         }
+    }
+
+    /// Whether the terminal is below the least size, where only the way out is drawn.
+    pub fn too_small(&self) -> bool {
+        let (w, h) = self.geometry.term_size;
+        w < crate::tui::view::MIN_WIDTH || h < crate::tui::view::MIN_HEIGHT
     }
 
     /// Quitting, which asks first when changes are not saved yet (written, or held: an

@@ -58,6 +58,9 @@ impl App {
     /// picker's query, the search line, the note), made one line, never keys; with no editor
     /// open it is ignored, and the status line says so.
     pub fn on_paste(&mut self, text: &str) -> Vec<Effect> {
+        if self.too_small() {
+            return Vec::new();
+        }
         let (line, cut) = paste_line(text);
         if let Some(pick) = &mut self.overlays.pick {
             pick.paste(&line);

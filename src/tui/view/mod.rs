@@ -87,16 +87,23 @@ fn draw_placing(f: &mut Frame, app: &App) -> Drawn {
 }
 
 /// The notice on a terminal below the least size: the longest wording that fits once
-/// wrapped, down to the way out alone, which a tiny window must still show.
-fn too_small(area: Rect) -> Paragraph<'static> {
+/// wrapped, down to the way out alone, which a tiny window must still show. Keys do
+/// nothing there but quit ([`App::on_key`]); `confirm`: a first `q` asked to quit with
+/// changes not saved yet, and a second one quits.
+fn too_small(area: Rect, confirm: bool) -> Paragraph<'static> {
     let (w, h) = (area.width, area.height);
+    let q = if confirm {
+        "not saved yet: q again quits"
+    } else {
+        "q quits"
+    };
     let wordings = [
         format!(
-            "frameaudit needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is {w}x{h}.\nMake the window larger (q quits)."
+            "frameaudit needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is {w}x{h}.\nMake the window larger ({q})."
         ),
-        format!("Too small: {w}x{h},\nneeds {MIN_WIDTH}x{MIN_HEIGHT}.\nq quits."),
-        format!("needs {MIN_WIDTH}x{MIN_HEIGHT}\nq quits"),
-        "q quits".to_string(),
+        format!("Too small: {w}x{h},\nneeds {MIN_WIDTH}x{MIN_HEIGHT}.\n{q}."),
+        format!("needs {MIN_WIDTH}x{MIN_HEIGHT}\n{q}"),
+        q.to_string(),
     ];
     let paragraph = |text: &str| {
         Paragraph::new(text.to_string())
@@ -111,7 +118,7 @@ fn too_small(area: Rect) -> Paragraph<'static> {
 fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
     let area = f.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        f.render_widget(too_small(area), area);
+        f.render_widget(too_small(area, app.overlays.confirm_quit), area);
         return;
     }
     let [header, body, footer] = Layout::vertical([
