@@ -906,6 +906,34 @@ fn a_terminal_too_small_takes_no_key_but_quit() {
     assert_eq!(app.on_key(key('q')), vec![Effect::Quit]);
 }
 
+/// A window made smaller keeps the queue's selection on screen: the list scrolls to it on
+/// the draw that finds the page shorter, so Enter opens a row the annotator can see.
+#[test]
+fn a_smaller_window_keeps_the_selected_row_on_screen() {
+    let mut app = demo_app();
+    app.geometry.term_size = (120, 40);
+    screen(&mut app, 120, 40);
+    app.update(Action::Bottom);
+    let big = screen(&mut app, 120, 40);
+    let marked = |s: &str| {
+        s.lines()
+            .filter(|l| {
+                l.contains("▶·") || l.contains("▶●") || l.contains("▶○") || l.contains("▶–")
+            })
+            .count()
+    };
+    assert_eq!(marked(&big), 1, "{big}");
+    app.geometry.term_size = (80, 24);
+    let small = screen(&mut app, 80, 24);
+    assert_eq!(marked(&small), 1, "the selected row is shown:\n{small}");
+    let last = big.lines().find(|l| marked(l) == 1).expect("row");
+    let id = last
+        .split_whitespace()
+        .find(|w| w.starts_with("clip"))
+        .expect("item id");
+    assert!(small.contains(id), "{id}: {small}");
+}
+
 #[test]
 fn hostile_text_is_drawn_inert() {
     let tmp = tempfile::tempdir().expect("tmp");

@@ -567,11 +567,16 @@ impl App {
     }
 
     /// Applies what a draw asked for ([`Drawn`]): the queue's page and click areas, the
-    /// frames to load, and drawable forms of the frames that arrived. True when pictures
-    /// became drawable, so a draw now would show more.
+    /// frames to load, and drawable forms of the frames that arrived. True when a draw now
+    /// would show more: pictures became drawable, or the queue scrolled to keep its
+    /// selection on a page that changed size (a resize).
     pub fn after_draw(&mut self, drawn: Drawn) -> bool {
+        let mut scrolled = false;
         if let Some(page) = drawn.page {
             self.geometry.page = page;
+            let before = self.queue.scroll;
+            self.follow_selection();
+            scrolled = self.queue.scroll != before;
         }
         self.geometry.queue_hit = drawn.queue_hit;
         self.geometry.help_bounds = drawn.help;
@@ -583,7 +588,7 @@ impl App {
         for slot in drawn.unfitted {
             self.fit(slot);
         }
-        fitted
+        fitted || scrolled
     }
 
     /// Makes the drawable form of a loaded frame for a slot of cells: the loader fitted it
