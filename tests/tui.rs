@@ -934,6 +934,46 @@ fn a_smaller_window_keeps_the_selected_row_on_screen() {
     assert!(small.contains(id), "{id}: {small}");
 }
 
+/// `]` on an item with a record moves the record to the next transition (the transition
+/// examined is part of it), and says so; on an item of one harmful pair nothing moves and
+/// nothing is said.
+#[test]
+fn moving_a_tagged_record_to_another_transition_is_said() {
+    let mut app = demo_app();
+    let rows = app.queue.visible.clone();
+    let (mut moved, mut single) = (false, false);
+    for r in rows {
+        app.queue.selected = Some(r);
+        app.update(Action::Open);
+        let i = app.current().expect("item");
+        app.update(Action::TogglePathway(0));
+        let before = app.record(i).expect("record").clone();
+        app.update(Action::NextTransition);
+        let after = app.record(i).expect("record").clone();
+        let notice = app.overlays.notice.as_ref().map(|n| n.text.clone());
+        if (after.from.as_str(), after.to.as_str()) != (before.from.as_str(), before.to.as_str()) {
+            assert_eq!(after.pathways, before.pathways, "the tags go with it");
+            let said = notice.expect("said");
+            assert!(
+                said.contains(&format!("is now on {} → {}", after.from, after.to)),
+                "{said}"
+            );
+            moved = true;
+        } else {
+            assert_eq!(notice, None, "nothing moved, nothing said");
+            single = true;
+        }
+        app.update(Action::Back);
+        if moved && single {
+            break;
+        }
+    }
+    assert!(
+        moved && single,
+        "the demo has items of one and of several pairs"
+    );
+}
+
 #[test]
 fn hostile_text_is_drawn_inert() {
     let tmp = tempfile::tempdir().expect("tmp");

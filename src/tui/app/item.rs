@@ -273,7 +273,8 @@ impl App {
     }
 
     /// The next (or previous) harmful transition of the item, wrapping; the transition
-    /// examined is part of the record once there is one.
+    /// examined is part of the record once there is one, so the record moves with it, and
+    /// the status line says so.
     pub(super) fn next_transition(&mut self, forward: bool) {
         let Some(i) = self.current() else { return };
         let n = self.pairs(i).len().max(1);
@@ -283,9 +284,15 @@ impl App {
         } else {
             (self.item.pair + n - 1) % n
         };
-        if self.record(i).is_some() {
+        if self.record(i).is_some() && n > 1 {
             let rec = self.working_record(i);
+            let text = sanitize(&format!(
+                "the item's record (its tags, note and evidence frames) is now on {} → {}; u takes it back",
+                rec.from, rec.to
+            ))
+            .into_owned();
             self.change(i, rec);
+            self.overlays.notice = Some(Notice { text, error: false });
         }
     }
 
