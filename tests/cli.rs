@@ -297,7 +297,7 @@ fn bad_items_and_dataset_json_are_reported() {
         "D/items.jsonl:3: error: field `item_id`: item \"q1\" of benchmark \"default\" is already described at line 2",
         "D/items.jsonl:4: warning: field `item_id`: item \"ghost\" of benchmark \"default\" has no cells",
         "D/items.jsonl:5: error: expected a JSON object (one item), found an array",
-        "D/dataset.json: error: field `configs`: configuration \"8f\": unknown policy \"zigzag\"",
+        "D/dataset.json:1: error: field `configs`: configuration \"8f\": unknown policy \"zigzag\"",
     ] {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
     }

@@ -12,8 +12,7 @@ use serde::Deserialize;
 use crate::core::diag::{Diagnostics, LoadError};
 use crate::core::fsread;
 use crate::core::load::json::{
-    FieldCheck, J, PlainRecord, describe_json_error, for_each_line, is_missing, read_record,
-    strip_bom, strip_bom_str,
+    FieldCheck, J, PlainRecord, for_each_line, is_missing, read_record, strip_bom, strip_bom_str,
 };
 use crate::core::load::{CellFormat, read_cell_file};
 use crate::core::matrix::{MatrixBuilder, ResponseMatrix};
@@ -976,48 +975,9 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
             source,
         })?;
     let file: Arc<Path> = Arc::from(path);
-    match serde_json::from_str::<DatasetMeta>(strip_bom_str(&text)) {
-        Ok(meta) => {
-            if let Some(schema) = &meta.schema
-                && !schema.starts_with("frameaudit/dataset@")
-            {
-                diags.warning(
-                    &file,
-                    None,
-                    Some("schema"),
-                    format!("unknown schema {schema:?}; expected \"frameaudit/dataset@1\""),
-                );
-            }
-            for (name, c) in &meta.configs {
-                if !POLICIES.contains(&c.policy.as_str()) {
-                    diags.error(
-                        &file,
-                        None,
-                        Some("configs"),
-                        format!(
-                            "configuration {name:?}: unknown policy {:?}; known policies: {}",
-                            c.policy,
-                            POLICIES.join(", ")
-                        ),
-                    );
-                }
-                if c.policy == "nested" && c.base.is_none() {
-                    diags.error(&file, None, Some("configs"), format!("configuration {name:?}: policy \"nested\" needs \"base\" (the largest budget)"));
-                }
-            }
-            check_meta_paths(&meta, &file, diags);
-            Ok(meta)
-        }
-        Err(e) => {
-            diags.error(
-                &file,
-                Some(e.line() as u64),
-                None,
-                format!("malformed dataset.json: {}", describe_json_error(&e)),
-            );
-            Ok(DatasetMeta::default())
-        }
-    }
+    let meta = crate::core::load::dataset_json::read(strip_bom_str(&text), &file, diags);
+    check_meta_paths(&meta, &file, diags);
+    Ok(meta)
 }
 
 /// Warns about the folders and file names of `dataset.json` that the frame readers refuse
