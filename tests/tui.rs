@@ -1344,6 +1344,45 @@ fn mcq_of(app: &App, a: usize, model: usize) -> &frameaudit::core::analysis::mcq
     }
 }
 
+/// The visual configurations cut to a smaller top budget: the text-only one is left out
+/// before the cut (naming it among the kept ones left the analysis nothing, and the
+/// overview said it was open-ended), in either order of the two switches.
+#[test]
+fn visual_only_and_a_smaller_top_budget_go_together() {
+    for zero_first in [true, false] {
+        let mut app = demo_app();
+        app.update(Action::Overview);
+        let k = app.research.current().expect("view").analysis.grids.models[0]
+            .grid
+            .k();
+        if zero_first {
+            app.update(Action::ToggleZeroFrame);
+            app.update(Action::NextConfigSet);
+        } else {
+            app.update(Action::NextConfigSet);
+            app.update(Action::ToggleZeroFrame);
+        }
+        let d = app.research.current().expect("view").clone();
+        assert_eq!(d.analysis.grids.models.len(), 3, "zero first: {zero_first}");
+        assert_eq!(
+            d.analysis.grids.models[0].grid.k(),
+            k - 2,
+            "no textonly, no 64f"
+        );
+        assert!(d.mcq(0).is_some());
+        let s = screen(&mut app, 120, 40);
+        assert!(
+            s.contains("C configs ≤ 32f") && !s.contains("open-ended"),
+            "{s}"
+        );
+        // The cycle has one step fewer: 32f, 16f, 8f (two configurations), then all.
+        for _ in 0..3 {
+            app.update(Action::NextConfigSet);
+        }
+        assert_eq!(app.research.key.config_cut, 0, "zero first: {zero_first}");
+    }
+}
+
 #[test]
 fn switching_analysis_changes_the_figures() {
     let mut app = demo_app();

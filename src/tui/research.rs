@@ -354,7 +354,12 @@ impl Research {
             params.models = Some(vec![m.models.name(mg.model).to_string()]);
         }
         if key.config_cut > 0 {
-            let configs = budget_order(m, base);
+            // The visual configurations only, when the view leaves the zero-frame one out:
+            // naming it among the kept ones would leave the analysis nothing.
+            let configs: Vec<u32> = budget_order(m, base)
+                .into_iter()
+                .filter(|&c| key.zero_frame || !m.config(c).is_zero_frame())
+                .collect();
             let keep = configs.len().saturating_sub(key.config_cut).max(2);
             params.configs = Some(
                 configs[..keep.min(configs.len())]

@@ -157,11 +157,13 @@ impl App {
             Action::ToggleZeroFrame => r.key.zero_frame = !r.key.zero_frame,
             Action::NextConfigSet => {
                 // All, then without the largest budget, the two largest... down to two.
-                let n = self
-                    .report
-                    .analyses
-                    .get(r.key.analysis)
-                    .map_or(0, |a| budget_order(&self.ds.matrix, a).len());
+                let m = &self.ds.matrix;
+                let n = self.report.analyses.get(r.key.analysis).map_or(0, |a| {
+                    budget_order(m, a)
+                        .into_iter()
+                        .filter(|&c| r.key.zero_frame || !m.config(c).is_zero_frame())
+                        .count()
+                });
                 r.key.config_cut = (r.key.config_cut + 1) % n.saturating_sub(1).max(1);
             }
             Action::NextModel | Action::PrevModel => {
