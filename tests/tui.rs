@@ -974,6 +974,59 @@ fn moving_a_tagged_record_to_another_transition_is_said() {
     );
 }
 
+/// Paging down the help shows every line once the box has scrolled past it: lines that
+/// wrap take several rows, and a page down used to skip as many lines as the box has rows
+/// (a pathway's description was never on screen). Paging up comes back to the top.
+#[test]
+fn paging_through_the_help_skips_no_line() {
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut app = demo_app();
+        app.update(Action::Open);
+        app.update(Action::Help);
+        let mut seen = String::new();
+        let mut pages = 0;
+        loop {
+            let s = screen(&mut app, w, h);
+            // The box's text, as one string: a wrapped description is cut across rows. The
+            // box is centred, at most 100 wide, one row below the top.
+            let bw = (w - 8).min(100) as usize;
+            let x = (w as usize - bw) / 2;
+            for row in s.lines().skip(2).take(h as usize - 4) {
+                let row: String = row
+                    .trim_matches('"')
+                    .chars()
+                    .skip(x + 1)
+                    .take(bw - 2)
+                    .collect();
+                seen.push_str(&row);
+                seen.push(' ');
+            }
+            let before = app.overlays.help_scroll;
+            app.update(Action::PageDown);
+            pages += 1;
+            if app.overlays.help_scroll == before || pages > 50 {
+                break;
+            }
+        }
+        let squash = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let seen = squash(&seen);
+        let tax = app.taxonomy.clone();
+        for p in &tax.pathways {
+            let words: Vec<&str> = p.description.split_whitespace().take(4).collect();
+            assert!(
+                seen.contains(&words.join(" ")),
+                "{w}x{h}: {:?} never shown in {pages} pages",
+                p.label
+            );
+        }
+        for _ in 0..pages {
+            app.update(Action::PageUp);
+            screen(&mut app, w, h);
+        }
+        assert_eq!(app.overlays.help_scroll, 0, "{w}x{h}");
+    }
+}
+
 #[test]
 fn hostile_text_is_drawn_inert() {
     let tmp = tempfile::tempdir().expect("tmp");

@@ -580,8 +580,8 @@ impl App {
         }
         self.geometry.queue_hit = drawn.queue_hit;
         self.geometry.help_bounds = drawn.help;
-        if let Some((last, _)) = drawn.help {
-            self.overlays.help_scroll = self.overlays.help_scroll.min(last);
+        if let Some(b) = drawn.help {
+            self.overlays.help_scroll = self.overlays.help_scroll.min(b.last);
         }
         self.request_frames(drawn.wanted);
         let fitted = !drawn.unfitted.is_empty();

@@ -60,9 +60,9 @@ pub struct Geometry {
     pub term_size: (u16, u16),
     /// Rows the queue table can show (set by the view from the terminal size).
     pub page: usize,
-    /// The help's last first line and page height, as last drawn (`None` before a draw:
-    /// then scrolling is not bounded until the draw that follows).
-    pub help_bounds: Option<(usize, usize)>,
+    /// The help's scrolling, as last drawn (`None` before a draw: then scrolling is not
+    /// bounded until the draw that follows).
+    pub help_bounds: Option<HelpBounds>,
     /// Where the view last drew the queue's rows (`None` off the queue).
     pub queue_hit: Option<QueueHit>,
     /// The last click on a queue row (visible position's row, when), for double clicks.

@@ -9,7 +9,7 @@ use crate::tui::input::line_edit::Edit;
 use crate::tui::input::mouse::WHEEL_STEP;
 use crate::tui::input::pick::Pick;
 
-use super::{App, Effect, Input, Notice};
+use super::{App, Effect, HelpBounds, Input, Notice};
 
 /// What lies over the screen: the help, an editor, a picker, the status line.
 #[derive(Debug, Default)]
@@ -124,12 +124,16 @@ impl App {
     /// An action while the help is open: the movement actions scroll it (never past its
     /// last page), any other closes it.
     pub(super) fn help_update(&mut self, action: Action) {
-        let (last, page) = self.geometry.help_bounds.unwrap_or((usize::MAX, 1));
+        let HelpBounds { last, down, up } = self.geometry.help_bounds.unwrap_or(HelpBounds {
+            last: usize::MAX,
+            down: 1,
+            up: 1,
+        });
         self.overlays.help_scroll = match action {
             Action::Down => self.overlays.help_scroll.saturating_add(1),
             Action::Up => self.overlays.help_scroll.saturating_sub(1),
-            Action::PageDown => self.overlays.help_scroll.saturating_add(page),
-            Action::PageUp => self.overlays.help_scroll.saturating_sub(page),
+            Action::PageDown => self.overlays.help_scroll.saturating_add(down),
+            Action::PageUp => self.overlays.help_scroll.saturating_sub(up),
             Action::Top => 0,
             Action::Bottom => last,
             _ => {
@@ -188,10 +192,7 @@ impl App {
     }
     /// The wheel over the help scrolls it by [`WHEEL_STEP`] lines, never past its last page.
     pub(super) fn help_wheel(&mut self, d: isize) {
-        let last = self
-            .geometry
-            .help_bounds
-            .map_or(usize::MAX, |(last, _)| last);
+        let last = self.geometry.help_bounds.map_or(usize::MAX, |b| b.last);
         self.overlays.help_scroll = self
             .overlays
             .help_scroll

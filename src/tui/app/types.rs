@@ -58,8 +58,21 @@ pub struct Drawn {
     pub wanted: Vec<crate::core::frames::FrameKey>,
     /// Loaded frames and the cell size of their slot, without a protocol yet.
     pub unfitted: Vec<Slot>,
-    /// The open help's last first line and page height, which depend on its layout.
-    pub help: Option<(usize, usize)>,
+    /// The open help's scrolling, which depends on its layout.
+    pub help: Option<HelpBounds>,
+}
+
+/// The open help's scrolling as last drawn: its last first line, and how many lines a page
+/// down and a page up move from the line on top. A line that wraps takes several rows, so
+/// a page is as many lines as fill the box, not as many as it has rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HelpBounds {
+    /// The first line of the last page: scrolling stops there.
+    pub last: usize,
+    /// The lines shown whole from the top line: a page down shows the next one first.
+    pub down: usize,
+    /// The lines before the top line that fill a page: a page up ends just above it.
+    pub up: usize,
 }
 
 /// The names of a queue row's unit, borrowed from the matrix.

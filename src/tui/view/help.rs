@@ -8,7 +8,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use crate::tui::app::{App, SortKey};
+use crate::tui::app::{App, HelpBounds, SortKey};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 use crate::tui::view::theme::{ACCENT, DIM, s};
@@ -284,10 +284,30 @@ pub fn max_scroll(app: &App, area: Rect) -> usize {
     0
 }
 
-/// The help's last first line and its page height, for scrolling.
-pub fn bounds(app: &App, area: Rect) -> (usize, usize) {
-    let page = usize::from(popup(area).height.saturating_sub(3)).max(1);
-    (max_scroll(app, area), page)
+/// How the help scrolls from the line now on top: its last first line, and the lines a
+/// page down and a page up move by (each at least one).
+pub fn bounds(app: &App, area: Rect) -> HelpBounds {
+    let p = popup(area);
+    let rows = p.height.saturating_sub(2) as usize;
+    let hs = heights(&help_lines(app), p.width.saturating_sub(2));
+    let last = max_scroll(app, area);
+    let start = app.overlays.help_scroll.min(last);
+    // How many lines, taken in order, fill `rows` whole.
+    let fill = |lines: &mut dyn Iterator<Item = &usize>| {
+        let mut used = 0;
+        lines
+            .take_while(|&&h| {
+                used += h;
+                used <= rows
+            })
+            .count()
+            .max(1)
+    };
+    HelpBounds {
+        last,
+        down: fill(&mut hs[start..].iter()),
+        up: fill(&mut hs[..start].iter().rev()),
+    }
 }
 
 /// Draws the help over the screen, from line `app.overlays.help_scroll`.
