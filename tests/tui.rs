@@ -1027,6 +1027,28 @@ fn paging_through_the_help_skips_no_line() {
     }
 }
 
+/// The blind answer is shown as the model gave it, not in the normal form answers are
+/// compared in (upper case): an open-ended answer read in capitals was not the model's.
+#[test]
+fn the_blind_answer_is_shown_as_given() {
+    let mut app = demo_app();
+    let row = app
+        .queue
+        .visible
+        .iter()
+        .copied()
+        .find(|&r| {
+            let n = app.names(r as usize);
+            n.model == "orbit-2b" && n.item_id == "clip11-o1"
+        })
+        .expect("the demo's open-ended item of orbit-2b");
+    app.queue.selected = Some(row);
+    app.update(Action::Open);
+    let s = screen(&mut app, 120, 40);
+    assert!(s.contains("blind answer a red square in the corner"), "{s}");
+    assert!(!s.contains("RED SQUARE"), "{s}");
+}
+
 #[test]
 fn hostile_text_is_drawn_inert() {
     let tmp = tempfile::tempdir().expect("tmp");

@@ -544,11 +544,23 @@ fn blind_line(app: &App, item: &Shown) -> Line<'static> {
         .blind(protocol, item.mg.model, q.item)
         .and_then(|t| m.text(t))
         .map(str::to_owned);
+    // Answers are compared in their normal form (upper case, no punctuation), and shown as
+    // the model gave them: the blind one as the text-only cell of the grid has it, when it
+    // is that cell's (else, from a `blind` field, only its normal form is kept).
+    let as_given = |cell: usize| m.text(m.cell_pred.get(cell)).unwrap_or("");
+    let shown_blind = |z: &str| {
+        (0..item.k())
+            .filter(|&c| m.config(item.mg.grid.configs[c]).is_zero_frame())
+            .map(|c| item.cell(app, c))
+            .find(|&cell| m.text(m.cell_pred_norm.get(cell)) == Some(z))
+            .map_or_else(|| z.to_string(), |cell| as_given(cell).to_string())
+    };
     match (&blind, item.pair) {
         (Some(z), Some(HarmfulTransition { higher: b, .. })) => {
             let wrong = m
                 .text(m.cell_pred_norm.get(item.cell(app, b)))
                 .unwrap_or("");
+            let z_shown = shown_blind(z);
             let (said, style) = if wrong == z {
                 (
                     format!(
@@ -562,18 +574,21 @@ fn blind_line(app: &App, item: &Shown) -> Line<'static> {
                     format!(
                         " ≠ the wrong answer at {} ({})",
                         s(&item.names[b]),
-                        s(wrong)
+                        s(as_given(item.cell(app, b)))
                     ),
                     DIM,
                 )
             };
             Line::from(vec![
                 Span::styled("blind answer ", DIM),
-                Span::raw(s(z)),
+                Span::raw(s(&z_shown)),
                 Span::styled(said, style),
             ])
         }
-        (Some(z), None) => Line::from(vec![Span::styled("blind answer ", DIM), Span::raw(s(z))]),
+        (Some(z), None) => Line::from(vec![
+            Span::styled("blind answer ", DIM),
+            Span::raw(s(&shown_blind(z))),
+        ]),
         (None, _) => Line::from(Span::styled(
             "no blind answer (no text-only run of this item)",
             DIM,
