@@ -378,6 +378,46 @@ fn ids_that_differ_only_in_their_accents_encoding_are_warned_of_and_shown_apart(
     let listed = stdout(&o);
     assert!(listed.contains("cafe\\u{301}"), "{listed}");
     assert!(listed.contains("caf\u{e9}"), "{listed}");
+    // The warning quotes the ids as shown, its backslash not doubled.
+    assert!(
+        stdout(&o).contains("\"cafe\\u{301}\"") || stderr(&o).contains("\"cafe\\u{301}\""),
+        "{}",
+        stderr(&o)
+    );
+    // Two models alike: the report's text and its tables tell them apart as well.
+    let models: String = text
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("json");
+            let m = v["model"].as_str().expect("model").to_string();
+            if m == "lumen-7b" {
+                v["model"] = "caf\u{e9}".into();
+            } else if m == "orbit-2b" {
+                v["model"] = "cafe\u{301}".into();
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    let file = tmp.path().join("models.jsonl");
+    std::fs::write(&file, models).expect("write");
+    for format in ["text", "markdown", "latex"] {
+        let o = frameaudit(&["report", &s(&file), "--format", format, "--boot", "0"]);
+        let out = stdout(&o);
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        let decomposed = if format == "latex" {
+            "cafe\\textbackslash{}u\\{301\\}"
+        } else if format == "markdown" {
+            "cafe\\\\u{301}"
+        } else {
+            "cafe\\u{301}"
+        };
+        assert!(out.contains(decomposed), "{format}: {out}");
+        assert!(out.contains("caf\u{e9}"), "{format}: {out}");
+        assert!(
+            !out.contains("cafe\u{301}"),
+            "{format}: the raw decomposed id"
+        );
+    }
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::core::analysis::{Interval, Metrics, Report};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::{ResponseMatrix, Task};
 use crate::core::measures::{MEASURES, Measure, Unit, shown as with_columns};
-use crate::core::text::sanitize;
+use crate::core::text::{sanitize, show_id};
 
 /// Output format of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -665,7 +665,7 @@ fn fields(v: &Val) -> Vec<String> {
 
 fn markdown_escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
-    for c in sanitize(s).chars() {
+    for c in show_id(s).chars() {
         if matches!(c, '\\' | '|' | '*' | '`' | '<' | '>' | '[' | ']') {
             o.push('\\');
         }
@@ -680,7 +680,7 @@ fn markdown_escape(s: &str) -> String {
 /// before it, which take a `*` or a `[...]` that starts the next row (blanks skipped).
 fn latex_escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
-    let text = sanitize(s);
+    let text = show_id(s);
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {

@@ -200,7 +200,7 @@ fn summary_table(
         .grids
         .models
         .iter()
-        .map(|g| width(m.models.name(g.model)))
+        .map(|g| width(&crate::core::text::show_id(m.models.name(g.model))))
         .max()
         .unwrap_or(5)
         .clamp(5, 28);

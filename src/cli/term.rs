@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use crossterm::style::{Color, Stylize};
 use unicode_width::UnicodeWidthStr;
 
-use crate::core::text::sanitize;
+use crate::core::text::show_id;
 use crate::term::no_color_env;
 
 /// How plain-text output may look.
@@ -78,9 +78,11 @@ pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)
 }
 
-/// Data text made safe and cut to at most `max` columns (with an ellipsis when cut).
+/// A name from the data (a model, benchmark, configuration) made safe and cut to at most
+/// `max` columns (with an ellipsis when cut): shown as [`show_id`] shows it, so two names
+/// that differ only in how their accents are encoded never look the same.
 pub fn fit(s: &str, max: usize) -> String {
-    let s = sanitize(s);
+    let s = show_id(s);
     if width(&s) <= max {
         return s.into_owned();
     }

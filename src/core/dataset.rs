@@ -617,7 +617,7 @@ fn look_alike_names(m: &ResponseMatrix, warnings: &mut Diagnostics) {
         };
         let shown: Vec<String> = names
             .iter()
-            .map(|n| format!("{:?}", crate::core::text::show_id(n)))
+            .map(|n| format!("\"{}\"", crate::core::text::show_id(n)))
             .collect();
         warnings.warning(
             &file,
