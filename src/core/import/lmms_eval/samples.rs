@@ -200,6 +200,16 @@ pub(super) struct Answer {
     pub frame_idx: Option<Vec<u64>>,
 }
 
+/// Refuses an answer field of a metric's dict that holds an array or an object: no answer
+/// can be read from it, and the cell would be kept without one, unsaid.
+fn plain(v: &Scalar, why: &'static str) -> Result<(), &'static str> {
+    if matches!(v, Scalar::Other) {
+        Err(why)
+    } else {
+        Ok(())
+    }
+}
+
 impl Sample<'_> {
     /// The answer of this sample, or why it cannot be used.
     pub(super) fn answer(&self) -> Result<Answer, &'static str> {
@@ -268,6 +278,14 @@ impl Sample<'_> {
             .question_id
             .text()
             .ok_or("videomme_perception_score has no question_id")?;
+        plain(
+            &m.pred_answer,
+            "videomme_perception_score's pred_answer is an array or an object",
+        )?;
+        plain(
+            &m.answer,
+            "videomme_perception_score's answer is an array or an object",
+        )?;
         let gold = m.answer.text();
         let pred = match &m.pred_answer {
             Scalar::Null => self.resp_letter(n_options(&gold, 0)),
@@ -299,6 +317,14 @@ impl Sample<'_> {
         // MVBench has no question ids, and `doc` (with the video) is gone from v0.4 on:
         // the document index within the task is the only key every version shares.
         let id = self.doc_id.text().ok_or("sample has no doc_id")?;
+        plain(
+            &m.pred_answer,
+            "mvbench_accuracy's pred_answer is an array or an object",
+        )?;
+        plain(
+            &m.gt_answer,
+            "mvbench_accuracy's gt_answer is an array or an object",
+        )?;
         let gold = m.gt_answer.text();
         let n = n_options(&gold, doc.map_or(0, |d| d.candidates.0.len()));
         let pred = match m.pred_answer.str() {
@@ -321,6 +347,11 @@ impl Sample<'_> {
 
     fn lvb(&self, m: &Lvb) -> Result<Answer, &'static str> {
         let id = m.id.text().ok_or("lvb_acc has no id")?;
+        plain(
+            &m.parsed_pred,
+            "lvb_acc's parsed_pred is an array or an object",
+        )?;
+        plain(&m.answer, "lvb_acc's answer is an array or an object")?;
         let gold = m.answer.text();
         let pred = match &m.parsed_pred {
             Scalar::Null => self.resp_letter(n_options(&gold, 5)),
@@ -345,6 +376,14 @@ impl Sample<'_> {
             .question_id
             .text()
             .ok_or("mlvu_percetion_score has no question_id")?;
+        plain(
+            &m.pred_answer,
+            "mlvu_percetion_score's pred_answer is an array or an object",
+        )?;
+        plain(
+            &m.answer,
+            "mlvu_percetion_score's answer is an array or an object",
+        )?;
         let gold = m.answer.text();
         let pred = match &m.pred_answer {
             Scalar::Null => self.resp_letter(n_options(&gold, 0)),
@@ -695,6 +734,46 @@ mod tests {
     fn answer(line: &str) -> Result<Answer, &'static str> {
         let s: Sample = serde_json::from_str(line).expect("json");
         s.answer()
+    }
+
+    /// An answer field holding an array or an object is a sample skipped, and why, never
+    /// a cell kept without its answer.
+    #[test]
+    fn an_answer_that_is_not_text_is_a_skip_said() {
+        let cases = [
+            (
+                r#"{"doc_id": 1, "videomme_perception_score": {"question_id": 7, "pred_answer": ["x"], "answer": "A"}}"#,
+                "videomme_perception_score's pred_answer",
+            ),
+            (
+                r#"{"doc_id": 1, "videomme_perception_score": {"question_id": 7, "pred_answer": "A", "answer": {}}}"#,
+                "videomme_perception_score's answer",
+            ),
+            (
+                r#"{"doc_id": 1, "mvbench_accuracy": {"pred_answer": {"a": 1}, "gt_answer": "A", "score": 1}}"#,
+                "mvbench_accuracy's pred_answer",
+            ),
+            (
+                r#"{"doc_id": 1, "lvb_acc": {"id": "q", "parsed_pred": [1], "answer": "A"}}"#,
+                "lvb_acc's parsed_pred",
+            ),
+            (
+                r#"{"doc_id": 1, "mlvu_percetion_score": {"question_id": "q", "pred_answer": "A", "answer": [2]}}"#,
+                "mlvu_percetion_score's answer",
+            ),
+        ];
+        for (line, why) in cases {
+            match answer(line) {
+                Err(e) => assert!(e.starts_with(why), "{e}"),
+                Ok(a) => panic!("{why}: read as {:?}", a.pred),
+            }
+        }
+        // A null answer is a sample whose model gave none: kept.
+        let a = answer(
+            r#"{"doc_id": 1, "videomme_perception_score": {"question_id": 7, "pred_answer": null, "answer": "A"}}"#,
+        )
+        .expect("kept");
+        assert_eq!(a.pred, None);
     }
 
     #[test]
