@@ -72,6 +72,29 @@ fn a_named_pipe_as_the_cells_file_is_refused() {
     refused(&g, &fifo, "named pipe (FIFO), not a regular file");
 }
 
+/// A `cells.jsonl` that is a link leading nowhere is refused by its name (it was passed
+/// over, and the dataset said to have no cells); a named pipe among a folder's other cells
+/// files is refused by name too, not left out of the data.
+#[test]
+fn a_broken_link_or_a_pipe_among_the_cells_files_is_refused_by_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ds = dir.path().join("dangling");
+    std::fs::create_dir(&ds).expect("mkdir");
+    let cells = ds.join("cells.jsonl");
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), &cells).expect("ln -s");
+    let g = run(&["validate", &ds.display().to_string()]);
+    refused(&g, &cells, "cannot read");
+    assert!(!text(&g).contains("without cells"), "{}", text(&g));
+    let ds = demo_copy(dir.path());
+    std::fs::rename(ds.join("cells.jsonl"), ds.join("real.jsonl")).expect("mv");
+    let fifo = ds.join("a.jsonl");
+    if !mkfifo(&fifo) {
+        return;
+    }
+    let g = run(&["validate", &ds.display().to_string()]);
+    refused(&g, &fifo, "named pipe (FIFO), not a regular file");
+}
+
 #[test]
 fn a_named_pipe_as_items_or_dataset_json_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -933,9 +933,10 @@ fn jsonl_files_under(dir: &Path, folder: &str) -> Result<Vec<PathBuf>, LoadError
 fn main_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     for name in ["cells.jsonl", "cells.parquet"] {
         let cells = dir.join(name);
-        // Anything at that name is the file of cells: one that is not a regular file is
-        // refused by name when it is read, not passed over.
-        if cells.is_file() || fsread::not_regular(&cells).is_some() {
+        // Anything at that name is the file of cells: one that is not a regular file (a
+        // FIFO, a link that leads nowhere or round in a loop) is refused by name when it is
+        // read, not passed over.
+        if cells.symlink_metadata().is_ok() {
             return Ok(vec![cells]);
         }
     }
@@ -947,7 +948,9 @@ fn main_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     let mut csv = Vec::new();
     for e in entries.flatten() {
         let p = e.path();
-        if !p.is_file() {
+        // A folder is no file of cells; anything else of the name is read as one, and a
+        // node that is not a regular file refused by name rather than passed over.
+        if p.is_dir() {
             continue;
         }
         let name = e.file_name().to_string_lossy().into_owned();
