@@ -2,6 +2,8 @@
 //! `items.jsonl` says about each item (question, options, video) and what `dataset.json`
 //! says about sampling and where frames live.
 
+mod json;
+
 use std::collections::BTreeMap;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -978,7 +980,7 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
             source,
         })?;
     let file: Arc<Path> = Arc::from(path);
-    let meta = crate::core::load::dataset_json::read(strip_bom_str(&text), &file, diags);
+    let meta = json::read(strip_bom_str(&text), &file, diags);
     check_meta_paths(&meta, &file, diags);
     Ok(meta)
 }

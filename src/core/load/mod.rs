@@ -3,7 +3,6 @@
 
 pub mod cells;
 pub mod chunk;
-pub mod dataset_json;
 pub mod encoding;
 pub mod json;
 pub mod parquet;

@@ -406,7 +406,7 @@ impl App {
     /// Whether the terminal is below the least size, where only the way out is drawn.
     pub fn too_small(&self) -> bool {
         let (w, h) = self.geometry.term_size;
-        w < crate::tui::view::MIN_WIDTH || h < crate::tui::view::MIN_HEIGHT
+        w < MIN_WIDTH || h < MIN_HEIGHT
     }
 
     /// Quitting, which asks first when changes are not saved yet (written, or held: an

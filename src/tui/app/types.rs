@@ -62,6 +62,12 @@ pub struct Drawn {
     pub help: Option<HelpBounds>,
 }
 
+/// The smallest terminal width the layout is designed for: below it (or below
+/// [`MIN_HEIGHT`]) only the way out is drawn, and no key but quit acts.
+pub const MIN_WIDTH: u16 = 80;
+/// The smallest terminal height the layout is designed for.
+pub const MIN_HEIGHT: u16 = 24;
+
 /// The open help's scrolling as last drawn: its last first line, and how many lines a page
 /// down and a page up move from the line on top. A line that wraps takes several rows, so
 /// a page is as many lines as fill the box, not as many as it has rows.

@@ -34,10 +34,7 @@ use crate::tui::input::keymap::Context;
 use crate::tui::research::View;
 use theme::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
 
-/// The smallest terminal the layout is designed for.
-pub const MIN_WIDTH: u16 = 80;
-/// The smallest terminal height the layout is designed for.
-pub const MIN_HEIGHT: u16 = 24;
+pub use crate::tui::app::{MIN_HEIGHT, MIN_WIDTH};
 
 /// Draws the whole screen and says what it needs (see [`Drawn`]).
 pub fn draw(f: &mut Frame, app: &App) -> Drawn {

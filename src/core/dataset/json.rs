@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::core::dataset::{DatasetMeta, RunEntry};
+use super::{DatasetMeta, RunEntry};
 use crate::core::diag::Diagnostics;
 use crate::core::load::json::describe_json_error;
 use crate::core::sampling::{ConfigSampling, Policy};
