@@ -1047,6 +1047,14 @@ fn the_blind_answer_is_shown_as_given() {
     let s = screen(&mut app, 120, 40);
     assert!(s.contains("blind answer a red square in the corner"), "{s}");
     assert!(!s.contains("RED SQUARE"), "{s}");
+    // The trajectory's answers take the room there is, and say where they are cut.
+    assert!(s.contains("a purple square in the corner"), "{s}");
+    let s = screen(&mut app, 80, 24);
+    let row = s
+        .lines()
+        .find(|l| l.contains(" 8f ") && l.contains("a pur"))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(row.contains("a pur…"), "{row}");
 }
 
 #[test]

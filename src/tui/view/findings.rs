@@ -90,14 +90,16 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
         let tagged = c.tagged * w / max;
         let primary = (c.primary * w / max).min(tagged);
         let colour = fg(SERIES[i % SERIES.len()]);
+        let counts = format!(" {} ({} primary)", c.tagged, c.primary);
+        // The name gives way to the bar and the counts, cut with "…" (never the counts).
+        let name_w = (overall.width as usize)
+            .saturating_sub(w + crate::tui::fit::width(&counts) + 1)
+            .clamp(6, 25);
         lines.push(Line::from(vec![
-            Span::raw(format!(
-                "{:<26}",
-                label(id).chars().take(25).collect::<String>()
-            )),
+            Span::raw(format!("{} ", crate::tui::fit::pad(&label(id), name_w))),
             Span::styled("█".repeat(primary), colour),
             Span::styled("▒".repeat(tagged - primary), colour),
-            Span::raw(format!(" {} ({} primary)", c.tagged, c.primary)),
+            Span::raw(counts),
         ]));
     }
     lines.push(Line::from(Span::styled(
@@ -108,18 +110,17 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
         Paragraph::new(lines).block(titled(" pathways, all records ")),
         overall,
     );
-    f.render_widget(
-        cross(" by benchmark (tagged) ", &fnd.by_benchmark, &fnd, &label),
-        bench,
-    );
-    f.render_widget(
-        cross(" by model (tagged) ", &fnd.by_model, &fnd, &label),
-        by_model,
-    );
-    f.render_widget(
-        cross(" by transition (tagged) ", &fnd.by_transition, &fnd, &label),
-        by_transition,
-    );
+    for (title, groups, at) in [
+        (" by benchmark (tagged) ", &fnd.by_benchmark, bench),
+        (" by model (tagged) ", &fnd.by_model, by_model),
+        (
+            " by transition (tagged) ",
+            &fnd.by_transition,
+            by_transition,
+        ),
+    ] {
+        f.render_widget(cross(title, groups, &fnd, &label, at.width), at);
+    }
 }
 
 fn titled(t: &str) -> Block<'static> {
@@ -130,20 +131,32 @@ fn titled(t: &str) -> Block<'static> {
 }
 
 /// A table: a row per pathway, a column per group (model, benchmark or transition).
+/// A table of pathways by group, `width` cells wide: the pathways' names take what the
+/// groups' columns leave (up to 22), cut with "…".
 fn cross<'a>(
     title: &str,
     groups: &std::collections::BTreeMap<String, PathwayTable>,
     fnd: &Findings,
     label: &dyn Fn(&str) -> String,
+    width: u16,
 ) -> Table<'a> {
     let names: Vec<&String> = groups.keys().take(6).collect();
+    let group_w: Vec<u16> = names
+        .iter()
+        .map(|n| s(n).chars().count().clamp(3, 16) as u16)
+        .collect();
+    let others = group_w.iter().sum::<u16>() + group_w.len() as u16;
+    let name_w = width.saturating_sub(others + 1).clamp(6, 22);
     let mut header = vec![Cell::from("pathway")];
     header.extend(names.iter().map(|n| Cell::from(s(n))));
     let rows: Vec<TableRow> = fnd
         .overall
         .keys()
         .map(|id| {
-            let mut cells = vec![Cell::from(crate::tui::fit::fit(&label(id), 22))];
+            let mut cells = vec![Cell::from(crate::tui::fit::fit(
+                &label(id),
+                name_w as usize,
+            ))];
             cells.extend(names.iter().map(|n| {
                 let v = groups[*n].get(id).map_or(0, |c| c.tagged);
                 Cell::from(if v == 0 {
@@ -155,12 +168,8 @@ fn cross<'a>(
             TableRow::new(cells)
         })
         .collect();
-    let mut widths = vec![Constraint::Length(23)];
-    widths.extend(
-        names
-            .iter()
-            .map(|n| Constraint::Length(s(n).chars().count().clamp(3, 16) as u16)),
-    );
+    let mut widths = vec![Constraint::Length(name_w + 1)];
+    widths.extend(group_w.into_iter().map(Constraint::Length));
     Table::new(rows, widths)
         .header(TableRow::new(header).style(DIM))
         .block(titled(title))

@@ -308,7 +308,16 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
     // The bar gives way first when the pane is narrow, so the names keep their 12 cells.
     let bar_w = (area.width as usize).saturating_sub(38).min(10);
     let reps = replicates_of(app, item);
-    let mut rows = trajectory_rows(app, item, &reps, bar_w);
+    // The verdict, then a glyph per replicate.
+    let verdict_w = if reps.is_empty() {
+        4
+    } else {
+        2 + reps.len() as u16
+    };
+    // The answer takes what the other columns and the five gaps between them leave.
+    let answer_w =
+        (area.width as usize).saturating_sub(12 + 6 + verdict_w as usize + 5 + bar_w + 5);
+    let mut rows = trajectory_rows(app, item, &reps, (answer_w.max(6), bar_w));
     rows.extend(intervention_rows(app, item));
     let runs = rows.len();
     let fit_rows = (area.height as usize).saturating_sub(2).max(1);
@@ -343,12 +352,6 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
         " trajectory · replicates: reading… ".to_string()
     } else {
         " trajectory ".to_string()
-    };
-    // The verdict, then a glyph per replicate.
-    let verdict_w = if reps.is_empty() {
-        4
-    } else {
-        2 + reps.len() as u16
     };
     let value_title = if matches!(x, Metrics::Open(_)) {
         "score"
@@ -393,14 +396,14 @@ fn replicates_of<'a>(app: &'a App, item: &Shown) -> Vec<(&'a str, &'a str)> {
     out
 }
 
-/// A row per configuration: name (▸ and bold on the audited pair), frames, answer,
-/// verdict (or score) and the replicates' (`reps`, a glyph each, a space where one is
-/// missing), confidence and its bar.
+/// A row per configuration: name (▸ and bold on the audited pair), frames, answer (cut
+/// with `…` to `answer_w` columns), verdict (or score) and the replicates' (`reps`, a glyph
+/// each, a space where one is missing), confidence and its bar (`bar_w` columns).
 fn trajectory_rows(
     app: &App,
     item: &Shown,
     reps: &[(&str, &str)],
-    bar_w: usize,
+    (answer_w, bar_w): (usize, usize),
 ) -> Vec<TableRow<'static>> {
     let m = &app.ds.matrix;
     let g = &item.mg.grid;
@@ -413,7 +416,7 @@ fn trajectory_rows(
         let conf = m.cell_confidence.get(cell);
         let answer = m
             .text(m.cell_pred.get(cell))
-            .map_or("∅".into(), |p| s(p).chars().take(24).collect::<String>());
+            .map_or("∅".into(), |p| fit(&s(p), answer_w));
         let (verdict, style, value) = match x {
             Metrics::Mcq(x) => {
                 let right = x.items.row(row, k)[c] == 1;
