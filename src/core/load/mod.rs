@@ -96,8 +96,12 @@ pub fn read_cell_file(
         source,
     };
     let file = fsread::open(path, fsread::CELLS).map_err(io_err)?;
-    let name = builder.add_file(path);
-    read_cells_into(path, file, format, builder, &name).map_err(io_err)
+    let format = format.unwrap_or_else(|| CellFormat::from_path(path));
+    let name = match format {
+        CellFormat::PerItemCsv => builder.add_per_item_csv(path),
+        CellFormat::Cells | CellFormat::Parquet => builder.add_file(path),
+    };
+    read_cells_into(path, file, Some(format), builder, &name).map_err(io_err)
 }
 
 /// Reads one opened file of cells into any sink, in the given format or the one its name

@@ -98,10 +98,18 @@ fn digits(s: &str) -> Option<u64> {
     })
 }
 
-/// The header: its columns and field count, and where the rows start.
+/// The header: its columns, its fields' names (trimmed) and their count.
 struct Header {
     cols: Columns,
+    names: csv::ByteRecord,
     len: usize,
+}
+
+impl Header {
+    /// The name of column `i`, for a message.
+    fn name(&self, i: usize) -> String {
+        String::from_utf8_lossy(self.names.get(i).unwrap_or_default()).into_owned()
+    }
 }
 
 /// The line, counted from 0 in `block`, of the record the reader positioned at `pos` reads
@@ -201,11 +209,62 @@ fn parse_quoted<S: CellSink>(
             }
         }
         let line = first_line + rec.position().map_or(0, |p| record_line(block, p));
+        if quoting_went_wrong(&rec, line, h, file, sink) {
+            continue;
+        }
         fields.clear();
         fields.extend((0..rec.len()).filter_map(|i| rec.range(i)));
         let whole = std::str::from_utf8(rec.as_slice()).ok();
         parse_row(rec.as_slice(), whole, &fields, line, h, file, sink);
     }
+}
+
+/// The quoting mistakes the csv reader reads as text, said for the record at `line` (true
+/// when there were any, the record then left out): a quote after a space, which CSV keeps
+/// as a character of the value (` "001-1"` reads `"001-1"`, an id no other file has), and
+/// a quote never closed, which takes the line ends after it into its field, so that the row
+/// seems only to have too few fields.
+fn quoting_went_wrong<S: CellSink>(
+    rec: &csv::ByteRecord,
+    line: u64,
+    h: &Header,
+    file: &Arc<Path>,
+    sink: &mut S,
+) -> bool {
+    if rec.len() != h.len {
+        let ends = rec
+            .iter()
+            .map(|f| f.iter().filter(|&&b| b == b'\n').count())
+            .sum::<usize>();
+        if ends == 0 {
+            return false;
+        }
+        sink.count_record();
+        let msg = format!(
+            "row has {} fields but the header has {}, and its quoted text runs over {ends} line end{}: a closing quote is likely missing on this line",
+            rec.len(),
+            h.len,
+            if ends == 1 { "" } else { "s" }
+        );
+        sink.diags().error(file, Some(line), None, msg);
+        return true;
+    }
+    let mut bad = false;
+    for (i, f) in rec.iter().enumerate() {
+        let after = f.trim_ascii_start();
+        if after.len() < f.len() && after.starts_with(b"\"") {
+            let shown = String::from_utf8_lossy(f.trim_ascii());
+            let msg = format!(
+                "a quote after a space is part of the value in CSV, so this reads {shown:?}: remove the space before the opening quote"
+            );
+            sink.diags().error(file, Some(line), Some(&h.name(i)), msg);
+            bad = true;
+        }
+    }
+    if bad {
+        sink.count_record();
+    }
+    bad
 }
 
 /// One record read at `line`: its bytes (the fields' text), the same as text when they are
@@ -433,6 +492,7 @@ pub fn read_per_item_csv<S: CellSink>(
     let h = Header {
         cols,
         len: trimmed.len(),
+        names: trimmed,
     };
     let rest = std::io::Cursor::new(head[end..].to_vec()).chain(reader);
     read_blocks(
@@ -453,7 +513,7 @@ mod tests {
 
     fn load(text: &str) -> Result<crate::core::matrix::ResponseMatrix, Vec<String>> {
         let mut b = MatrixBuilder::new();
-        let file = b.add_file(Path::new("p.csv"));
+        let file = b.add_per_item_csv(Path::new("p.csv"));
         read_per_item_csv(text.as_bytes(), None, &mut b, &file).expect("io");
         match b.finish() {
             Ok((m, _)) => Ok(m),
@@ -629,6 +689,7 @@ mod tests {
         let h = Header {
             cols: Columns::find(&header).expect("header"),
             len: header.len(),
+            names: header,
         };
         let file: Arc<Path> = Arc::from(Path::new("p.csv"));
         let mut sink = Record::default();
@@ -692,5 +753,60 @@ mod tests {
         let text = format!("{HEADER}\nq,\"M,1\",s,8f,8,,A,A,1,,\nq,M,s,16f,16,,A,A,1,,\n");
         let m = load(&text).expect("valid");
         assert_eq!(m.models.names().collect::<Vec<_>>(), ["M", "M,1"]);
+    }
+
+    /// A space before an opening quote keeps the quotes in the value (RFC 4180, and the csv
+    /// reader): said, naming the column, rather than read as an id with quotes in it. A
+    /// quote inside a value, or a whole field quoted, is no mistake.
+    #[test]
+    fn a_quote_after_a_space_is_said() {
+        let text = format!(
+            "{HEADER}\n \"q1\",M,s,8f,8,,A,A,1,,\nq2,M, \"s\" ,8f,8,,A,A,1,,\nq3,\"M\",s,8f,8,,A,A,1,,\n"
+        );
+        let e = load(&text).expect_err("rejected");
+        assert_eq!(
+            e,
+            [
+                "p.csv:2: error: field `sample_id`: a quote after a space is part of the value in CSV, so this reads \"\\\"q1\\\"\": remove the space before the opening quote",
+                "p.csv:3: error: field `split`: a quote after a space is part of the value in CSV, so this reads \"\\\"s\\\"\": remove the space before the opening quote",
+            ]
+        );
+        let fine =
+            format!("{HEADER}\nq1,M 5\" tall,s,8f,8,,A,A,1,,\n\"q2\",\" M\",s,8f,8,,A,A,1,,\n");
+        let m = load(&fine).expect("valid");
+        assert_eq!(m.models.names().collect::<Vec<_>>(), ["M", "M 5\" tall"]);
+    }
+
+    /// A quote never closed takes the rest of the file into one field: the error says so at
+    /// the line the quote opened, instead of only a field count.
+    #[test]
+    fn an_unclosed_quote_is_said_where_it_opened() {
+        let text = format!(
+            "{HEADER}\nq1,M,s,8f,8,,A,A,1,,\n\"q2,M,s,8f,8,,A,A,1,,\nq3,M,s,8f,8,,A,A,1,,\n"
+        );
+        let e = load(&text).expect_err("rejected");
+        assert_eq!(
+            e,
+            [
+                "p.csv:3: error: row has 1 fields but the header has 11, and its quoted text runs over 2 line ends: a closing quote is likely missing on this line"
+            ]
+        );
+    }
+
+    /// The checks across rows name the CSV's columns, and a frame count at odds with the
+    /// configuration's is one error (its budget is its frame count), not two.
+    #[test]
+    fn errors_across_rows_name_the_csv_columns() {
+        let text = format!(
+            "{HEADER}\nq1,M,s,8f,8,,A,A,1,,\nq2,M,s,8f,9,,A,A,1,,\nq3,M,s,8f,8,7,A,A,1,,\n"
+        );
+        let e = load(&text).expect_err("rejected");
+        assert_eq!(
+            e,
+            [
+                "p.csv:3: error: field `frame_count`: configuration \"8f\" has frames 9 here but 8 at line 2",
+                "p.csv:4: error: field `pixel_count`: configuration \"8f\" has pixels 7 here but null at line 2",
+            ]
+        );
     }
 }

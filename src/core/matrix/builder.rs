@@ -67,7 +67,21 @@ pub struct MatrixBuilder {
     pub skim_replicates: bool,
     /// The replicate lines passed over so far, here and in the parts joined.
     pub replicates_skimmed: u64,
+    /// The per-item CSV files read, whose problems name the CSV's own columns.
+    per_item_csv: Vec<Arc<Path>>,
 }
+
+/// The per-item CSV's column for each cell field the checks across rows name (docs/measures.md
+/// §1.7): its budget is its frame count.
+const PER_ITEM_CSV_COLUMNS: [(&str, &str); 7] = [
+    ("item_id", "sample_id"),
+    ("benchmark", "split"),
+    ("frames", "frame_count"),
+    ("budget", "frame_count"),
+    ("pixels", "pixel_count"),
+    ("pred", "predicted_option"),
+    ("gold", "ground_truth_option"),
+];
 
 /// A model's name reduced to its checkpoint's: the part after the last `/` or `__`,
 /// letters and digits only, lower case.
@@ -294,6 +308,7 @@ impl MatrixBuilder {
             model_as: None,
             skim_replicates: false,
             replicates_skimmed: 0,
+            per_item_csv: Vec::new(),
         }
     }
 
@@ -302,6 +317,14 @@ impl MatrixBuilder {
         let file: Arc<Path> = Arc::from(path);
         self.m.files.push(file.clone());
         self.last = None;
+        file
+    }
+
+    /// Registers a per-item CSV file, as [`MatrixBuilder::add_file`]; the problems found
+    /// across its rows name its columns (`frame_count`, not `frames`).
+    pub fn add_per_item_csv(&mut self, path: &Path) -> Arc<Path> {
+        let file = self.add_file(path);
+        self.per_item_csv.push(file.clone());
         file
     }
 
@@ -1270,6 +1293,9 @@ impl MatrixBuilder {
         let pending = std::mem::take(&mut self.pending);
         if !pending.reps.is_empty() || !pending.clusters.is_empty() {
             m.replicates = replicates::finish(pending, &m, &item_map, &config_first, &mut diags);
+        }
+        for file in &self.per_item_csv {
+            diags.rename_fields(file, &PER_ITEM_CSV_COLUMNS);
         }
         self.diags = diags;
 
