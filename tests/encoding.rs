@@ -116,3 +116,47 @@ fn importers_refuse_utf16_tables_and_ground_truth() {
     let e = wide_csv::import(&[table], &opts, &mut imp, &|_| {}).expect_err("no gold");
     assert!(refuses(&e.to_string()), "{e}");
 }
+
+/// A dataset folder's `items.jsonl` and `dataset.json` in UTF-16 are refused by their
+/// encoding: the items file gave one "malformed JSON" error a line, dataset.json a bare
+/// "stream did not contain valid UTF-8". A dataset.json in another 8-bit encoding is said
+/// at its line.
+#[test]
+fn a_dataset_s_items_and_description_in_utf16_are_refused_by_name() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let data = tmp.path().join("d");
+    std::fs::create_dir(&data).expect("dir");
+    std::fs::write(
+        data.join("cells.jsonl"),
+        "{\"model\":\"M\",\"item_id\":\"q\",\"config\":\"8f\",\"frames\":8,\"correct\":true}\n",
+    )
+    .expect("cells");
+    let d = data.to_str().expect("utf-8");
+    for (file, text) in [
+        (
+            "items.jsonl",
+            "{\"item_id\":\"q\",\"question\":\"Why?\"}\n{\"item_id\":\"r\"}\n",
+        ),
+        ("dataset.json", "{\"name\":\"d\"}\n"),
+    ] {
+        let path = data.join(file);
+        std::fs::write(&path, utf16(text)).expect("write");
+        let out = frameaudit(&["validate", d]);
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert!(!out.status.success(), "{file}: {said}");
+        assert!(refuses(&said), "{file}: {said}");
+        assert!(
+            said.contains(&format!("{file}: error: the file is UTF-16")),
+            "{file}: {said}"
+        );
+        assert!(said.contains("1 error"), "{file}: {said}");
+        std::fs::remove_file(&path).expect("rm");
+    }
+    std::fs::write(data.join("dataset.json"), b"{\n\"name\": \"caf\xe9\"\n}\n").expect("latin-1");
+    let out = frameaudit(&["validate", d]);
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(
+        said.contains("dataset.json:2: error: not valid UTF-8 (byte 13 of the line)"),
+        "{said}"
+    );
+}

@@ -974,13 +974,31 @@ fn main_cell_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
 }
 
 fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta, LoadError> {
-    let text =
-        fsread::read_to_string(path, fsread::DATASET_JSON).map_err(|source| LoadError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let bytes = fsread::read(path, fsread::DATASET_JSON).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let file: Arc<Path> = Arc::from(path);
-    let meta = json::read(strip_bom_str(&text), &file, diags);
+    if let Some(w) = crate::core::load::encoding::wide(&bytes) {
+        diags.error(&file, None, None, w.refusal());
+        return Ok(DatasetMeta::default());
+    }
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let before = &bytes[..e.valid_up_to()];
+            let line = 1 + memchr::memchr_iter(b'\n', before).count();
+            let column = before.len() - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1) + 1;
+            diags.error(
+                &file,
+                Some(line as u64),
+                None,
+                format!("not valid UTF-8 (byte {column} of the line): the file must be UTF-8"),
+            );
+            return Ok(DatasetMeta::default());
+        }
+    };
+    let meta = json::read(strip_bom_str(text), &file, diags);
     check_meta_paths(&meta, &file, diags);
     Ok(meta)
 }
@@ -1154,8 +1172,22 @@ fn parse_items(path: &Path, diags: &mut Diagnostics) -> Result<ParsedItems, Load
         path: path.to_path_buf(),
         source,
     })?;
-    let reader = BufReader::new(file_handle.into_reader());
     let file: Arc<Path> = Arc::from(path);
+    // A UTF-16 file would read as one "malformed JSON" error a line.
+    let io_err = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (wide, reader) =
+        crate::core::load::encoding::peek(file_handle.into_reader()).map_err(io_err)?;
+    if let Some(w) = wide {
+        diags.error(&file, None, None, w.refusal());
+        return Ok(ParsedItems {
+            file,
+            items: Vec::new(),
+        });
+    }
+    let reader = BufReader::new(reader);
     let mut items = Vec::new();
     // Items whose `video` or `video_file` the frame readers refuse.
     let mut outside = 0usize;
