@@ -211,6 +211,16 @@ fn a_cell_without_replicate_in_the_replicates_folder_is_named_by_file_line_and_f
     assert!(err.to_string().contains(&want), "{want} in: {err}");
     // Only that one: the replicates around it are fine.
     assert!(err.to_string().contains("1 error"), "{err}");
+
+    // A canonical line copied as is (a key the cells file already has) is the same mistake,
+    // said as such, not as a duplicate of the cells file's line.
+    lines[2] = cells.lines().next().expect("line").to_string();
+    std::fs::write(&reps, lines.join("\n") + "\n").expect("write");
+    let err = load_dataset(&ds, None).expect_err("refused");
+    let err = err.to_string();
+    assert!(err.contains(&want), "{want} in: {err}");
+    assert!(!err.contains("duplicate"), "{err}");
+    assert!(err.contains("1 error"), "{err}");
 }
 
 /// A key pressed, without modifiers.

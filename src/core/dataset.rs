@@ -344,16 +344,14 @@ pub fn defer_min_bytes() -> u64 {
     }
 }
 
-/// The files of `files` in the `replicates/` folder of `root`, and their size together.
-fn replicate_files(root: &Path, files: &[PathBuf]) -> (Vec<PathBuf>, u64) {
+/// The files of `files` in the `replicates/` folder of `root`.
+fn replicate_files(root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
     let folder = root.join(REPLICATES_DIR);
-    let reps: Vec<PathBuf> = files
+    files
         .iter()
         .filter(|f| f.parent() == Some(folder.as_path()))
         .cloned()
-        .collect();
-    let bytes = size_of(&reps);
-    (reps, bytes)
+        .collect()
 }
 
 /// The size of files together. A file that cannot be looked at counts as large: the whole
@@ -409,10 +407,8 @@ fn load_leaving_cache(
                 (parsed, diags)
             })
         });
-        let defer = defer
-            .map(|min_bytes| (root.as_deref(), min_bytes))
-            .filter(|_| compared.is_none());
-        let built = build_matrix(compared, format, cell_files, defer);
+        let defer = defer.filter(|_| compared.is_none());
+        let built = build_matrix(compared, format, cell_files, root.as_deref(), defer);
         let items = items.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         (built, items)
     });
@@ -450,14 +446,15 @@ struct Unread {
 
 /// The matrix of the cell files: from the matrix cache when a large dataset was read
 /// before (core/cache.rs; a compared one is always read from its files), else read, built
-/// and finished. With `defer` (the dataset directory, if the input is one, and a size),
-/// replicates are left for later as [`load_canonical_first`] says when the cache does not
-/// hold them.
+/// and finished. `root` is the dataset directory, if the input is one: its `replicates/`
+/// files hold replicates only. With `defer` (a size), replicates are left for later as
+/// [`load_canonical_first`] says when the cache does not hold them.
 fn build_matrix(
     compared: Option<&Compared<'_>>,
     format: Option<CellFormat>,
     mut cell_files: Vec<PathBuf>,
-    defer: Option<(Option<&Path>, u64)>,
+    root: Option<&Path>,
+    defer: Option<u64>,
 ) -> Result<Built, LoadError> {
     let cache = compared
         .is_none()
@@ -475,10 +472,9 @@ fn build_matrix(
             deferred: None,
         });
     }
-    let (reps, rep_bytes) = defer
-        .and_then(|(root, _)| root)
-        .map_or_else(Default::default, |root| replicate_files(root, &cell_files));
-    let min_bytes = defer.map_or(u64::MAX, |(_, min_bytes)| min_bytes);
+    let reps = root.map_or_else(Vec::new, |root| replicate_files(root, &cell_files));
+    let rep_bytes = if defer.is_some() { size_of(&reps) } else { 0 };
+    let min_bytes = defer.unwrap_or(u64::MAX);
     // The replicates/ files, when they are large, are not read; in the other files of
     // cells, when they are large, the replicate lines are passed over.
     let unread = !reps.is_empty() && rep_bytes >= min_bytes;
@@ -489,9 +485,12 @@ fn build_matrix(
     let skim = defer.is_some() && size_of(others) >= min_bytes;
     let mut builder = MatrixBuilder::new();
     for f in &cell_files {
-        builder.skim_replicates = skim && !reps.contains(f);
+        let replicates = reps.contains(f);
+        builder.skim_replicates = skim && !replicates;
+        builder.replicates_only = replicates;
         read_cell_file(f, format, &mut builder)?;
     }
+    builder.replicates_only = false;
     let skimmed = builder.replicates_skimmed;
     let deferred = (unread || skimmed > 0).then(|| Unread {
         files: if unread { reps } else { Vec::new() },
@@ -638,34 +637,6 @@ fn look_alike_names(m: &ResponseMatrix, warnings: &mut Diagnostics) {
     }
 }
 
-/// The canonical cells of a dataset directory's `replicates/` folder, an error each: the
-/// folder holds replicate cells only (docs/formats.md §1), which the audit screens may read
-/// after their first screen ([`load_canonical_first`]) with nothing of the queue changed.
-fn stray_cells(root: &Path, m: &ResponseMatrix, diags: &mut Diagnostics) {
-    let folder = root.join(REPLICATES_DIR);
-    let stray: Vec<bool> = m
-        .files
-        .iter()
-        .map(|f| f.parent() == Some(&*folder))
-        .collect();
-    if !stray.contains(&true) {
-        return;
-    }
-    for c in 0..m.n_cells() {
-        let file = m.cell_file.get(c) as usize;
-        if stray[file] {
-            diags.error(
-                &m.files[file],
-                Some(u64::from(m.cell_line.get(c))),
-                Some("replicate"),
-                format!(
-                    "a cell of {REPLICATES_DIR}/ must be a replicate (with `replicate` and `nuisance`); the dataset's own cells go in its cells file"
-                ),
-            );
-        }
-    }
-}
-
 /// The rest of a load, once the matrix is there: `dataset.json`, the items (read by
 /// [`parse_items`]) and the checks that need both.
 fn finish_load(
@@ -701,9 +672,6 @@ fn finish_load(
     let Some(matrix) = matrix else {
         return Err(LoadError::Rejected(diags));
     };
-    if let Some(root) = root.as_deref().filter(|_| compared.is_none()) {
-        stray_cells(root, &matrix, &mut diags);
-    }
     if diags.has_errors() {
         return Err(LoadError::Rejected(diags));
     }

@@ -67,6 +67,9 @@ pub struct MatrixBuilder {
     pub skim_replicates: bool,
     /// The replicate lines passed over so far, here and in the parts joined.
     pub replicates_skimmed: u64,
+    /// While set, the file read holds replicates only (a dataset's `replicates/` folder,
+    /// docs/formats.md §1): a cell without `replicate` is an error, not a canonical cell.
+    pub replicates_only: bool,
     /// The per-item CSV files read, whose problems name the CSV's own columns.
     per_item_csv: Vec<Arc<Path>>,
 }
@@ -308,6 +311,7 @@ impl MatrixBuilder {
             model_as: None,
             skim_replicates: false,
             replicates_skimmed: 0,
+            replicates_only: false,
             per_item_csv: Vec::new(),
         }
     }
@@ -426,6 +430,7 @@ impl MatrixBuilder {
         b.protocol_as.clone_from(&self.protocol_as);
         b.model_as.clone_from(&self.model_as);
         b.skim_replicates = self.skim_replicates;
+        b.replicates_only = self.replicates_only;
         b
     }
 
@@ -621,6 +626,20 @@ impl MatrixBuilder {
             model.as_deref().unwrap_or(c.model),
         );
         match c.replicate {
+            None if self.replicates_only => {
+                let file = self
+                    .m
+                    .files
+                    .last()
+                    .cloned()
+                    .unwrap_or_else(|| Arc::from(Path::new("")));
+                self.diags.error(
+                    &file,
+                    Some(line),
+                    Some("replicate"),
+                    "a cell of replicates/ must be a replicate (with `replicate` and `nuisance`); the dataset's own cells go in its cells file".into(),
+                );
+            }
             None => self.push_cell(c, names, &long, keys, line),
             Some(r) => self.push_replicate(c, names, r, line),
         }
