@@ -668,6 +668,30 @@ fn undo_and_redo_walk_the_changes() {
     assert_eq!(app.status(i), Status::Done);
 }
 
+/// The mark on the queue's last row goes back to the queue, where `u` takes it back and
+/// Ctrl-r makes it again, by keys as an annotator presses them.
+#[test]
+fn the_last_mark_of_the_queue_is_taken_back_from_the_queue() {
+    let mut app = demo_app();
+    app.update(Action::Bottom);
+    app.on_key(code(KeyCode::Enter));
+    let i = app.current().expect("last item");
+    app.on_key(key(' '));
+    assert_eq!(app.screen, Screen::Queue);
+    assert_eq!(app.status(i), Status::Done);
+    assert!(
+        screen(&mut app, 120, 40).contains("end of the queue: done · u takes it back"),
+        "{}",
+        screen(&mut app, 120, 40)
+    );
+    app.on_key(key('u'));
+    assert_eq!(app.screen, Screen::Queue);
+    assert_eq!(app.status(i), Status::Todo);
+    assert_eq!(app.current(), Some(i), "the undone row is selected");
+    app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    assert_eq!(app.status(i), Status::Done);
+}
+
 #[test]
 fn undo_and_redo_say_what_they_took_back() {
     let mut app = demo_app();

@@ -207,7 +207,7 @@ impl App {
         } else {
             self.screen = Screen::Queue;
             self.overlays.notice = Some(Notice {
-                text: "end of the queue".into(),
+                text: format!("end of the queue: {} · u takes it back", status.as_str()),
                 error: false,
             });
         }

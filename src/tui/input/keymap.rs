@@ -275,6 +275,9 @@ impl Keymap {
             b(Queue, ch('S'), SortStable, None),
             b(Queue, ch('x'), ClearFilters, None),
             b(Queue, ch('o'), CycleSort, Some("sort")),
+            // The last mark of the queue leaves the item screen: it can be taken back here.
+            b(Queue, ch('u'), Undo, None),
+            b(Queue, ctrl('r'), Redo, None),
             b(Queue, ch('q'), Quit, Some("quit")),
             b(Queue, code(KeyCode::Tab), NextTodo, None),
             b(Queue, code(KeyCode::Esc), ClearFilters, None),
