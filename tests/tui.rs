@@ -692,6 +692,26 @@ fn the_last_mark_of_the_queue_is_taken_back_from_the_queue() {
     assert_eq!(app.status(i), Status::Done);
 }
 
+/// At 80x24 the frame's caption keeps its subset mark (as the timeline's glyph) rather
+/// than cutting it; at 120x40 it is in words.
+#[test]
+fn the_frame_caption_keeps_its_subset_at_80_columns() {
+    let mut app = demo_app();
+    app.on_key(code(KeyCode::Enter));
+    app.on_key(key('v'));
+    let small = screen(&mut app, 80, 24);
+    let line = small
+        .lines()
+        .find(|l| l.contains(" frame 9 · 00:09"))
+        .unwrap_or_else(|| panic!("{small}"));
+    assert!(line.contains("· 8f 2/8 · × ─"), "{line}");
+    let large = screen(&mut app, 120, 40);
+    assert!(
+        large.contains(" frame 9 · 00:09 · 8f 2/8 · × dropped ─"),
+        "{large}"
+    );
+}
+
 #[test]
 fn undo_and_redo_say_what_they_took_back() {
     let mut app = demo_app();
@@ -2347,8 +2367,17 @@ fn at_80x24_the_item_shows_the_frames_and_e_marks_the_frame_shown() {
     app.update(Action::MarkEvidence);
     let i = app.current().expect("item");
     assert_eq!(app.record(i).expect("record").evidence_frames, [shown]);
+    // In words where the caption has room, else as the star alone (the subset's word goes
+    // first).
     let s = screen(&mut app, 80, 24);
-    assert!(s.contains("★ evidence"), "{s}");
+    let at = format!(" frame {shown} · ");
+    let caption = s
+        .lines()
+        .find_map(|l| l.find(&at).map(|i| &l[i..]))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(caption.contains(" ★ "), "{caption}");
+    assert!(!caption.contains('…'), "{caption}");
+    assert!(screen(&mut app, 120, 40).contains("★ evidence"));
 }
 
 #[test]

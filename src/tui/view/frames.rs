@@ -573,34 +573,56 @@ fn draw_large(f: &mut Frame, app: &App, info: &FrameInfo, area: Rect, out: &mut 
         );
         return;
     };
-    let mut caption = vec![Span::styled(
-        format!(
-            " frame {} · {} ",
-            entry.index,
-            timestamp(entry.index, info.fps)
-        ),
-        ACCENT.add_modifier(Modifier::BOLD),
-    )];
-    if app.is_evidence(entry.index) {
-        caption.push(Span::styled("★ evidence ", WARN));
-    }
-    caption.push(Span::styled(
-        format!(
-            "· {} {}/{} ",
-            s(&info.configs[entry.config].name),
-            entry.position + 1,
-            entry.of
-        ),
-        DIM,
-    ));
-    if info.transition.dropped.binary_search(&entry.index).is_ok() {
-        caption.push(Span::styled(format!("· {DROPPED_GLYPH} dropped "), DROPPED));
-    } else if info.transition.added.binary_search(&entry.index).is_ok() {
-        caption.push(Span::styled(format!("· {ADDED_GLYPH} added "), ADDED));
-    }
+    // The marks in words, or (when the caption would be cut, at 80 columns) as the glyphs
+    // the timeline and its legend use, so the subset is never what is cut.
+    let caption = |words: bool, evidence_word: bool| {
+        let mut caption = vec![Span::styled(
+            format!(
+                " frame {} · {} ",
+                entry.index,
+                timestamp(entry.index, info.fps)
+            ),
+            ACCENT.add_modifier(Modifier::BOLD),
+        )];
+        if app.is_evidence(entry.index) {
+            let star = if evidence_word {
+                "★ evidence "
+            } else {
+                "★ "
+            };
+            caption.push(Span::styled(star, WARN));
+        }
+        caption.push(Span::styled(
+            format!(
+                "· {} {}/{} ",
+                s(&info.configs[entry.config].name),
+                entry.position + 1,
+                entry.of
+            ),
+            DIM,
+        ));
+        let word = |w: &'static str| if words { w } else { "" };
+        if info.transition.dropped.binary_search(&entry.index).is_ok() {
+            caption.push(Span::styled(
+                format!("· {DROPPED_GLYPH}{} ", word(" dropped")),
+                DROPPED,
+            ));
+        } else if info.transition.added.binary_search(&entry.index).is_ok() {
+            caption.push(Span::styled(
+                format!("· {ADDED_GLYPH}{} ", word(" added")),
+                ADDED,
+            ));
+        }
+        Line::from(caption)
+    };
+    let caption = [(true, true), (false, true)]
+        .into_iter()
+        .map(|(words, evidence)| caption(words, evidence))
+        .find(|c| c.width() <= area.width as usize)
+        .unwrap_or_else(|| caption(false, false));
     let block = Block::default()
         .borders(Borders::TOP)
-        .title(fit_line(Line::from(caption), area.width as usize))
+        .title(fit_line(caption, area.width as usize))
         .border_style(DIM);
     let inner = block.inner(area);
     f.render_widget(block, area);
