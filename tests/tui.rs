@@ -220,6 +220,63 @@ fn app_on(dir: &std::path::Path, cells: &str) -> App {
     app_of(ds, "t")
 }
 
+/// The overview's cursor starts on the first budget step that loses items, not on a part
+/// with none (where Enter would give an empty queue); so it moves for another model, and
+/// a cursor the user put on an empty part stays there.
+#[test]
+fn the_overview_cursor_starts_on_items_a_budget_lost() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut cells = String::new();
+    // Model a loses items only at 8f→16f, model b only at 4f→8f.
+    for (model, item, right) in [
+        ("a", "q1", [true, true, false]),
+        ("a", "q2", [false, true, true]),
+        ("a", "q3", [true, true, true]),
+        ("b", "q1", [true, false, false]),
+        ("b", "q2", [false, true, true]),
+        ("b", "q3", [true, false, true]),
+    ] {
+        for (f, ok) in [4, 8, 16].into_iter().zip(right) {
+            cells.push_str(&format!(
+                "{{\"model\":\"{model}\",\"item_id\":\"{item}\",\"config\":\"{f}f\",\"frames\":{f},\"correct\":{ok}}}\n"
+            ));
+        }
+    }
+    let mut app = app_on(tmp.path(), &cells);
+    app.update(Action::Overview);
+    let cursor = |app: &mut App| {
+        let s = screen(app, 120, 40);
+        s.lines()
+            .find_map(|l| l.trim_matches('"').strip_prefix("▶ ").map(str::to_string))
+            .unwrap_or_else(|| panic!("{s}"))
+    };
+    assert!(
+        cursor(&mut app).starts_with("8f→16f lost: 1 item "),
+        "{}",
+        cursor(&mut app)
+    );
+    app.update(Action::NextModel);
+    assert!(
+        cursor(&mut app).starts_with("4f→8f lost: 2 items "),
+        "{}",
+        cursor(&mut app)
+    );
+    // Put on b's empty part by the user, it stays there.
+    app.update(Action::Right);
+    assert!(
+        cursor(&mut app).starts_with("8f→16f lost: 0 items "),
+        "{}",
+        cursor(&mut app)
+    );
+    app.update(Action::Back);
+    app.update(Action::Overview);
+    assert!(
+        cursor(&mut app).starts_with("8f→16f lost: 0 items "),
+        "{}",
+        cursor(&mut app)
+    );
+}
+
 #[test]
 fn the_rank_compares_models_of_different_grid_sizes() {
     // "big" has 8 configurations, "small" 3. big/b1 is right up to 4f then wrong: 16
@@ -2001,6 +2058,31 @@ fn snapshot_research_views() {
     app.update(Action::Overview);
     app.update(Action::ShowView(5));
     insta::assert_snapshot!("research_findings_tagged", screen(&mut app, 120, 40));
+}
+
+/// At 80x24 the complementarity and data map views keep their titles whole (shorter ones)
+/// and wrap their sentences instead of cutting them at the edge.
+#[test]
+fn snapshot_research_views_at_80x24() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    app.update(Action::ShowView(1));
+    let s = screen(&mut app, 80, 24);
+    for whole in [
+        " right at row, wrong at column (%) ",
+        " pair-oracle gain (points) ",
+        "23 the other way round",
+        "(41.1%)",
+        "over the better",
+        "of the two",
+    ] {
+        assert!(s.contains(whole), "{whole:?} in\n{s}");
+    }
+    insta::assert_snapshot!("research_complementarity_80x24", s);
+    app.update(Action::ShowView(2));
+    let s = screen(&mut app, 80, 24);
+    assert!(s.contains(" data map: flips vs correctness "), "{s}");
+    insta::assert_snapshot!("research_datamap_80x24", s);
 }
 
 #[test]

@@ -36,6 +36,15 @@ fn cut(text: &str, w: usize) -> String {
     out
 }
 
+/// The first of `choices` (longest first) that fits in `w` cells, else the last cut with
+/// "…": a pane's title in words where there is room, shorter where there is not.
+pub fn fit_first(choices: &[&str], w: usize) -> String {
+    match choices.iter().find(|c| width(c) <= w) {
+        Some(c) => (*c).to_string(),
+        None => fit(choices.last().copied().unwrap_or_default(), w),
+    }
+}
+
 /// `text` in at most `w` cells, cut in the middle where it does not fit: its start and its
 /// end stay (`OpenGV…VL3_5-8B`), as model names differ in their ends (versions, sizes)
 /// more often than in their starts.

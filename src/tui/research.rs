@@ -264,6 +264,10 @@ impl ViewWorker {
     }
 }
 
+/// The churn bar's `lost` part (index into `CHURN_PARTS`): where the overview's cursor
+/// starts, on the items a larger budget lost.
+pub const LOST_PART: usize = 2;
+
 /// The researcher views' state.
 pub struct Research {
     /// The run's own parameters (bootstrap size, cascade stages, grid mode...).
@@ -276,6 +280,9 @@ pub struct Research {
     pub focus: usize,
     /// Which part of the churn bar (index into `CHURN_PARTS`).
     pub part: usize,
+    /// The overview's cursor is to be checked once the view shown is built: it opened, or
+    /// another model or analysis is shown ([`crate::tui::app::App`]'s `settle_focus`).
+    pub settle: bool,
     /// Complementarity cursor: (right at, wrong at) grid columns.
     pub cell: (usize, usize),
     /// Data map cursor: (right, flips).
@@ -315,7 +322,8 @@ impl Research {
             },
             model: 0,
             focus: 0,
-            part: 2,
+            part: LOST_PART,
+            settle: true,
             cell: (0, 1),
             map_cell: (0, 0),
             tau: 50,

@@ -57,6 +57,7 @@ impl App {
         for r in replies {
             self.on_research(r);
         }
+        self.settle_focus();
         Vec::new()
     }
 
@@ -94,7 +95,11 @@ impl App {
                 if self.research.params.bootstrap_b == 0 && self.research.asked == Some(d.key) {
                     self.research.asked = None;
                 }
+                let now = d.key == self.research.key;
                 self.research.insert(d);
+                if now {
+                    self.settle_focus();
+                }
             }
             ViewReply::Intervals(r) => {
                 if self.research.asked == Some(r.key) {
@@ -108,6 +113,50 @@ impl App {
     /// An action on a researcher view; what the views do not do themselves (help, quit,
     /// back) is what every screen does.
     pub(super) fn research_update(&mut self, view: View, action: Action) -> Vec<Effect> {
+        let shown = (self.research.key, self.research.model);
+        let effects = self.research_action(view, action);
+        if (self.research.key, self.research.model) != shown {
+            self.research.settle = true;
+            self.settle_focus();
+        }
+        effects
+    }
+
+    /// The overview's cursor, on a churn part with no items, moved to the first budget step
+    /// that loses items (its `lost` part), once the view it points into is there: when the
+    /// views open and when another model or analysis is shown. A cursor the user moved is
+    /// left where it is.
+    fn settle_focus(&mut self) {
+        let r = &mut self.research;
+        if !r.settle {
+            return;
+        }
+        let Some(d) = r.current().cloned() else {
+            return;
+        };
+        r.settle = false;
+        let Some(x) = d.mcq(r.model) else {
+            return;
+        };
+        let Some(c) = x.churn.get(r.focus) else {
+            return;
+        };
+        let counts = [
+            c.stable_correct,
+            c.wrong_to_correct,
+            c.correct_to_wrong,
+            c.stable_wrong,
+        ];
+        if counts.get(r.part).is_some_and(|&n| n > 0) {
+            return;
+        }
+        if let Some(i) = x.churn.iter().position(|c| c.correct_to_wrong > 0) {
+            r.focus = i;
+            r.part = LOST_PART;
+        }
+    }
+
+    fn research_action(&mut self, view: View, action: Action) -> Vec<Effect> {
         let all = View::ALL.len();
         let r = &mut self.research;
         match action {

@@ -7,7 +7,9 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use crate::tui::fit::fit_first;
 
 use crate::core::figures::{self, Rgb};
 use crate::core::workspace::selections::right_wrong_rows;
@@ -60,7 +62,10 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     heatmap(
         f,
         left,
-        " right at row, wrong at column (% of items) ",
+        &[
+            " right at row, wrong at column (% of items) ",
+            " right at row, wrong at column (%) ",
+        ],
         &names,
         &c.right_wrong,
         figures::LOST,
@@ -69,7 +74,10 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
     heatmap(
         f,
         right,
-        " pair-oracle gain over the better config (points) ",
+        &[
+            " pair-oracle gain over the better config (points) ",
+            " pair-oracle gain (points) ",
+        ],
         &names,
         &c.pair_oracle_gain,
         figures::GAINED,
@@ -102,13 +110,15 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
             DIM,
         )),
     ];
-    f.render_widget(Paragraph::new(lines), info);
+    // Wrapped: at 80 columns the sentences are longer than the screen is wide.
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), info);
 }
 
+/// A heatmap under the first of `titles` that fits its width.
 fn heatmap(
     f: &mut Frame,
     area: Rect,
-    title: &str,
+    titles: &[&str],
     names: &[String],
     v: &[Vec<f64>],
     colour: Rgb,
@@ -117,7 +127,7 @@ fn heatmap(
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(DIM)
-        .title(Span::styled(title.to_string(), ACCENT));
+        .title(Span::styled(fit_first(titles, area.width as usize), ACCENT));
     let inner = block.inner(area);
     f.render_widget(block, area);
     let k = names.len();

@@ -51,7 +51,14 @@ fn draw_grid(f: &mut Frame, cursor: (usize, usize), map: &DataMap, plot: Rect) {
         .borders(Borders::TOP)
         .border_style(DIM)
         .title(Span::styled(
-            " data map: variability (flip share) vs mean correctness ",
+            crate::tui::fit::fit_first(
+                &[
+                    " data map: variability (flip share) vs mean correctness ",
+                    " data map: flip share vs mean correctness ",
+                    " data map: flips vs correctness ",
+                ],
+                plot.width as usize,
+            ),
             ACCENT,
         ));
     let inner = block.inner(plot);
