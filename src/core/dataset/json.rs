@@ -165,14 +165,65 @@ fn runs(v: &Value, bad: &mut impl FnMut(&[Seg], String)) -> Vec<RunEntry> {
     let mut out = Vec::new();
     for (i, r) in list.iter().enumerate() {
         let path = [Seg::Key("runs".into()), Seg::Index(i)];
-        let read = object(r)
-            .and_then(|_| serde_json::from_value::<RunEntry>(r.clone()).map_err(|e| e.to_string()));
+        let read = object(r).and_then(|_| {
+            serde_json::from_value::<RunEntry>(r.clone()).map_err(|e| run_field_error(r, &e))
+        });
         match read {
             Ok(run) => out.push(run),
             Err(why) => bad(&path, format!("run {}: {why}", i + 1)),
         }
     }
     out
+}
+
+/// What is wrong in a run serde refused, naming the run's field at fault: serde reads the
+/// rule's fields flattened into the run's, so its own message (`missing field \`n\``,
+/// `expected u64`) names neither `rule` nor the run's field. Each field is read alone to
+/// find the one at fault; serde's words stay when none is (an unknown combination).
+fn run_field_error(run: &Value, whole: &serde_json::Error) -> String {
+    use crate::core::rules::{FrameRule, Provenance, decoder::RunDecoder};
+    fn check<T: serde::de::DeserializeOwned>(v: &Value) -> Result<(), String> {
+        serde_json::from_value::<T>(v.clone())
+            .map(drop)
+            .map_err(|e| plain(&e.to_string()))
+    }
+    let fields: [(&str, bool, fn(&Value) -> Result<(), String>); 10] = [
+        ("model", true, check::<String>),
+        ("config", true, check::<String>),
+        ("protocol", false, check::<Option<String>>),
+        ("benchmark", false, check::<Option<String>>),
+        ("rule", true, check::<Option<FrameRule>>),
+        ("provenance", true, check::<Provenance>),
+        ("name", true, check::<String>),
+        ("why", true, check::<String>),
+        ("frame_files", false, check::<Option<String>>),
+        ("decoder", false, check::<Option<RunDecoder>>),
+    ];
+    let mut said = Vec::new();
+    for (name, required, check) in fields {
+        match run.get(name) {
+            None if required => said.push(format!("`{name}` is missing")),
+            None => {}
+            Some(v) => {
+                if let Err(why) = check(v) {
+                    said.push(format!("`{name}`: {why}"));
+                }
+            }
+        }
+    }
+    if said.is_empty() {
+        plain(&whole.to_string())
+    } else {
+        said.join("; ")
+    }
+}
+
+/// serde's type names in words.
+fn plain(msg: &str) -> String {
+    msg.replace("expected u64", "expected a whole number >= 0")
+        .replace("expected u32", "expected a whole number >= 0")
+        .replace("expected usize", "expected a whole number >= 0")
+        .replace("expected f64", "expected a number")
 }
 
 /// Refuses anything but a JSON object where a record is read.
@@ -366,6 +417,39 @@ mod tests {
             "{p:#?}"
         );
         assert_eq!(p.len(), 7, "{p:#?}");
+    }
+
+    /// A run's problem names the run's field at fault (serde reads the rule flattened into
+    /// the run, and its words named neither), every one of them, in plain words.
+    #[test]
+    fn a_run_s_problem_names_its_field() {
+        let run = |rule: &str, provenance: &str| {
+            format!(
+                "{{\"model\": \"m\", \"config\": \"8f\", \"rule\": {rule}, \"provenance\": \"{provenance}\", \"name\": \"n\", \"why\": \"w\"}}"
+            )
+        };
+        let text = format!(
+            "{{\"runs\": [\n{},\n{},\n{},\n{}\n]}}",
+            run(r#"{"kind": "policy", "policy": "linspace"}"#, "reproduced"),
+            run(
+                r#"{"kind": "get_index", "n": "8", "bounded": true}"#,
+                "sure"
+            ),
+            run(
+                r#"{"kind": "get_index", "n": 8, "bounded": true}"#,
+                "assumed"
+            ),
+            r#"{"model": "m", "config": "8f", "rule": null, "provenance": "recorded"}"#,
+        );
+        let p = problems(&text);
+        assert_eq!(
+            p,
+            [
+                "dataset.json:2: error: field `runs[0]`: run 1: `rule`: missing field `n`",
+                "dataset.json:3: error: field `runs[1]`: run 2: `rule`: invalid type: string \"8\", expected a whole number >= 0; `provenance`: unknown variant `sure`, expected one of `recorded`, `reproduced`, `assumed`",
+                "dataset.json:5: error: field `runs[3]`: run 4: `name` is missing; `why` is missing",
+            ]
+        );
     }
 
     #[test]
