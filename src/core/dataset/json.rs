@@ -187,7 +187,9 @@ fn run_field_error(run: &Value, whole: &serde_json::Error) -> String {
             .map(drop)
             .map_err(|e| plain(&e.to_string()))
     }
-    let fields: [(&str, bool, fn(&Value) -> Result<(), String>); 10] = [
+    /// A field's name, whether it is required, and its check.
+    type Field = (&'static str, bool, fn(&Value) -> Result<(), String>);
+    let fields: [Field; 10] = [
         ("model", true, check::<String>),
         ("config", true, check::<String>),
         ("protocol", false, check::<Option<String>>),
