@@ -406,7 +406,7 @@ impl App {
     /// Whether the terminal is below the least size, where only the way out is drawn.
     pub fn too_small(&self) -> bool {
         let (w, h) = self.geometry.term_size;
-        w < MIN_WIDTH || h < MIN_HEIGHT
+        below_least_size(w, h)
     }
 
     /// Quitting, which asks first when changes are not saved yet (written, or held: an

@@ -68,6 +68,13 @@ pub const MIN_WIDTH: u16 = 80;
 /// The smallest terminal height the layout is designed for.
 pub const MIN_HEIGHT: u16 = 24;
 
+/// Whether a terminal of `width` x `height` is below the least size: the one test both
+/// the drawing (which then shows only the way out) and the keys (of which only quit then
+/// acts) make.
+pub fn below_least_size(width: u16, height: u16) -> bool {
+    width < MIN_WIDTH || height < MIN_HEIGHT
+}
+
 /// The open help's scrolling as last drawn: its last first line, and how many lines a page
 /// down and a page up move from the line on top. A line that wraps takes several rows, so
 /// a page is as many lines as fill the box, not as many as it has rows.

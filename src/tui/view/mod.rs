@@ -114,7 +114,7 @@ fn too_small(area: Rect, confirm: bool) -> Paragraph<'static> {
 
 fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
     let area = f.area();
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+    if crate::tui::app::below_least_size(area.width, area.height) {
         f.render_widget(too_small(area, app.overlays.confirm_quit), area);
         return;
     }
