@@ -642,27 +642,6 @@ fn the_binary_holds_the_caches_to_their_limit() {
 #[test]
 fn a_cache_limit_that_is_not_a_size_is_said() {
     let demo = common::repo().join("fixtures/demo");
-    let run = |value: &str| {
-        Command::new(env!("CARGO_BIN_EXE_frameaudit"))
-            .arg("report")
-            .arg(&demo)
-            .env("NO_COLOR", "1")
-            .env("FRAMEAUDIT_CACHE_LIMIT", value)
-            .output()
-            .expect("run")
-    };
-    let o = run("lots\u{1b}[2J");
-    assert!(o.status.success(), "{}", common::stderr(&o));
-    let err = common::stderr(&o);
-    assert!(
-        err.contains("frameaudit: warning: FRAMEAUDIT_CACHE_LIMIT=")
-            && err.contains("not a size such as 4G, 500M or off; the default, 4G, is used")
-            && !err.contains('\u{1b}'),
-        "{err:?}"
-    );
-    for fine in ["500M", "off", "2GiB"] {
-        let o = run(fine);
-        let err = common::stderr(&o);
-        assert!(!err.contains("FRAMEAUDIT_CACHE_LIMIT"), "{fine}: {err}");
-    }
+    let demo = demo.to_str().expect("utf-8");
+    common::a_size_limit_that_is_not_a_size_is_said("FRAMEAUDIT_CACHE_LIMIT", &["report", demo]);
 }

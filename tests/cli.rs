@@ -870,31 +870,10 @@ fn frames_command_lists_explains_and_prints_json() {
 /// A frame cache limit that is not a size is said, inert, and the default used.
 #[test]
 fn a_frame_cache_limit_that_is_not_a_size_is_said() {
-    let run = |value: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_frameaudit"))
-            .args(["frames", &demo(), "clip01-q1", "--no-images"])
-            .env("NO_COLOR", "1")
-            .env("FRAMEAUDIT_FRAME_CACHE", value)
-            .output()
-            .expect("run frameaudit")
-    };
-    let o = run("lots\u{1b}[2J");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let err = stderr(&o);
-    assert!(
-        err.contains("frameaudit: warning: FRAMEAUDIT_FRAME_CACHE=")
-            && err.contains("not a size such as 4G, 500M or off; the default, 4G, is used")
-            && !err.contains('\u{1b}'),
-        "{err:?}"
+    common::a_size_limit_that_is_not_a_size_is_said(
+        "FRAMEAUDIT_FRAME_CACHE",
+        &["frames", &demo(), "clip01-q1", "--no-images"],
     );
-    for fine in ["500M", "off", "2GiB"] {
-        let o = run(fine);
-        assert!(
-            !stderr(&o).contains("FRAMEAUDIT_FRAME_CACHE"),
-            "{fine}: {}",
-            stderr(&o)
-        );
-    }
 }
 
 /// Escape sequences a hostile data file might carry: a window title, a screen clear and an

@@ -120,6 +120,34 @@ pub fn which(program: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// A size limit read from the environment variable `var` (the matrix and frame caches')
+/// that is not a size: `args` still succeed, with one warning naming the variable and the
+/// default, escapes of the value not passed through; sizes as written are taken without a
+/// word.
+pub fn a_size_limit_that_is_not_a_size_is_said(var: &str, args: &[&str]) {
+    let run = |value: &str| {
+        Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env(var, value)
+            .output()
+            .expect("run frameaudit")
+    };
+    let o = run("lots\u{1b}[2J");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("frameaudit: warning: {var}="))
+            && err.contains("not a size such as 4G, 500M or off; the default, 4G, is used")
+            && !err.contains('\u{1b}'),
+        "{err:?}"
+    );
+    for fine in ["500M", "off", "2GiB"] {
+        let err = stderr(&run(fine));
+        assert!(!err.contains(var), "{fine}: {err}");
+    }
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
