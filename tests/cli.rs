@@ -2023,3 +2023,49 @@ fn per_item_csv_takes_questions_and_videos_from_annotation_files() {
     assert_eq!(sixteen["indices"].as_array().map(Vec::len), Some(16));
     assert_eq!(sixteen["provenance"], "assumed", "{sixteen}");
 }
+
+/// A dataset replaced with `import --force` keeps the `videos` link an earlier import made
+/// (this one linked none): said, with where it leads, since frames are found through it.
+#[test]
+fn a_videos_link_kept_by_a_forced_import_is_said() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let logs = common::repo().join("fixtures/formats/lmms-eval");
+    let ds = tmp.path().join("ds");
+    let videos = tmp.path().join("old-videos");
+    std::fs::create_dir(&videos).expect("dir");
+    let import = |force: bool| {
+        let mut args = vec![
+            "import",
+            "lmms-eval",
+            logs.to_str().expect("utf-8"),
+            "-o",
+            ds.to_str().expect("utf-8"),
+        ];
+        if force {
+            args.push("--force");
+        }
+        frameaudit(&args)
+    };
+    let first = import(false);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(
+        !stderr(&first).contains("note: the link"),
+        "{}",
+        stderr(&first)
+    );
+    std::os::unix::fs::symlink(&videos, ds.join("videos")).expect("link");
+    let again = import(true);
+    let err = stderr(&again);
+    assert!(again.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "note: the link videos → {} of the dataset replaced stays",
+            videos.display()
+        )) && err.contains("--videos DIR"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_link(ds.join("videos")).expect("still a link"),
+        videos
+    );
+}

@@ -398,6 +398,7 @@ fn harness(
     // A dataset replaced under --force keeps its replicates: said, as they count for the
     // new cells they match.
     let kept = replicate_files(&common.output);
+    let kept_links = stale_links(&common.output, &imp);
     imp.write(&common.output, &dataset_name(&common.output))
         .with_context(|| format!("cannot write {}", common.output.display()))?;
     writeln!(
@@ -413,7 +414,37 @@ fn harness(
             sanitize(&common.output.display().to_string())
         )?;
     }
+    for (name, target) in kept_links {
+        writeln!(
+            err,
+            "  note: the link {name} → {} of the dataset replaced stays, and frames are looked for through it: remove it if it is of other data, or give this import {}",
+            sanitize(&target.display().to_string()),
+            if name == "videos" {
+                "--videos DIR"
+            } else {
+                "--frames-root DIR"
+            }
+        )?;
+    }
     Ok(())
+}
+
+/// The links an earlier import made in a dataset (`videos`, `images`) that this import
+/// does not make again, and where they lead: they stay, and frames are found through them.
+fn stale_links(dataset: &Path, imp: &Import) -> Vec<(&'static str, PathBuf)> {
+    ["videos", "images"]
+        .into_iter()
+        .filter(|name| !imp.links.contains_key(*name))
+        .filter_map(|name| {
+            let at = dataset.join(name);
+            let link = std::fs::symlink_metadata(&at)
+                .ok()?
+                .file_type()
+                .is_symlink();
+            link.then(|| std::fs::read_link(&at).ok().map(|t| (name, t)))
+                .flatten()
+        })
+        .collect()
 }
 
 /// The replicate files of a dataset, as a load reads them, named within it.
