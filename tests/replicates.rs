@@ -85,7 +85,6 @@ fn each_replicate_rule_is_an_error_at_its_line_and_field() {
         (6, "nuisance"),
         (7, "replicate"),
         (8, "replicate"),
-        (9, "budget"),
         (9, "frames"),
         (10, "cluster"),
         (11, "order"),

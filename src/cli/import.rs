@@ -415,15 +415,15 @@ fn harness(
         )?;
     }
     for (name, target) in kept_links {
+        let what = if name == "videos" {
+            "the frames of the items' videos are decoded from what it leads to"
+        } else {
+            "the frames a run's `frame_files` names are read through it"
+        };
         writeln!(
             err,
-            "  note: the link {name} → {} of the dataset replaced stays, and frames are looked for through it: remove it if it is of other data, or give this import {}",
+            "  note: the link {name} → {}, which an earlier import made, stays in the dataset replaced, and {what}: remove it if it leads to other data",
             sanitize(&target.display().to_string()),
-            if name == "videos" {
-                "--videos DIR"
-            } else {
-                "--frames-root DIR"
-            }
         )?;
     }
     Ok(())

@@ -535,6 +535,13 @@ fn build_matrix(
     let (matrix, warnings, errors) = match finished {
         Ok((mut m, mut w)) => {
             look_alike_names(&m, &mut w);
+            // The warnings of a per-item CSV name its columns (`sample_id`, not `item_id`).
+            let csv = |f: &&PathBuf| {
+                format.unwrap_or_else(|| CellFormat::from_path(f)) == CellFormat::PerItemCsv
+            };
+            for f in cell_files.iter().filter(csv) {
+                w.rename_fields(f, &crate::core::matrix::PER_ITEM_CSV_COLUMNS);
+            }
             // Replicates read beside those left for later (a small replicates/ folder, a
             // line not told from its bytes) would judge rows on part of their evidence:
             // the first read has none.

@@ -134,36 +134,16 @@ impl Diagnostics {
     }
 
     /// Names the fields of `file`'s diagnostics as its format does: each `(field, column)`
-    /// of `names` renames `field`. Two diagnostics of one line that come to name the same
-    /// column say one problem of it (the CSV's `frame_count` is both frames and budget):
-    /// the later is dropped.
+    /// of `names` renames `field` (a per-item CSV's `frame_count` for `frames`).
     pub fn rename_fields(&mut self, file: &Path, names: &[(&str, &str)]) {
-        let mut renamed: Vec<(Severity, Option<u64>, &str)> = Vec::new();
-        let (mut errors, mut warnings) = (0, 0);
-        self.items.retain_mut(|d| {
-            if *d.file != *file {
-                return true;
-            }
-            let Some(&(_, column)) = names
+        for d in self.items.iter_mut().filter(|d| *d.file == *file) {
+            if let Some(&(_, column)) = names
                 .iter()
                 .find(|(field, _)| d.field.as_deref() == Some(*field))
-            else {
-                return true;
-            };
-            let key = (d.severity, d.line, column);
-            if renamed.contains(&key) {
-                match d.severity {
-                    Severity::Error => errors += 1,
-                    Severity::Warning => warnings += 1,
-                }
-                return false;
+            {
+                d.field = Some(column.to_owned());
             }
-            renamed.push(key);
-            d.field = Some(column.to_owned());
-            true
-        });
-        self.errors -= errors;
-        self.warnings -= warnings;
+        }
     }
 
     /// Errors found, kept or not.

@@ -194,7 +194,7 @@ fn run_field_error(run: &Value, whole: &serde_json::Error) -> String {
         ("config", true, check::<String>),
         ("protocol", false, check::<Option<String>>),
         ("benchmark", false, check::<Option<String>>),
-        ("rule", true, check::<Option<FrameRule>>),
+        ("rule", false, check::<Option<FrameRule>>),
         ("provenance", true, check::<Provenance>),
         ("name", true, check::<String>),
         ("why", true, check::<String>),
@@ -431,7 +431,7 @@ mod tests {
             )
         };
         let text = format!(
-            "{{\"runs\": [\n{},\n{},\n{},\n{}\n]}}",
+            "{{\"runs\": [\n{},\n{},\n{},\n{},\n{}\n]}}",
             run(r#"{"kind": "policy", "policy": "linspace"}"#, "reproduced"),
             run(
                 r#"{"kind": "get_index", "n": "8", "bounded": true}"#,
@@ -442,6 +442,8 @@ mod tests {
                 "assumed"
             ),
             r#"{"model": "m", "config": "8f", "rule": null, "provenance": "recorded"}"#,
+            // No rule is a rule of null, not a problem.
+            r#"{"model": "m", "config": "4f", "provenance": "sure", "name": "n", "why": "w"}"#,
         );
         let p = problems(&text);
         assert_eq!(
@@ -450,6 +452,7 @@ mod tests {
                 "dataset.json:2: error: field `runs[0]`: run 1: `rule`: missing field `n`",
                 "dataset.json:3: error: field `runs[1]`: run 2: `rule`: invalid type: string \"8\", expected a whole number >= 0; `provenance`: unknown variant `sure`, expected one of `recorded`, `reproduced`, `assumed`",
                 "dataset.json:5: error: field `runs[3]`: run 4: `name` is missing; `why` is missing",
+                "dataset.json:6: error: field `runs[4]`: run 5: `provenance`: unknown variant `sure`, expected one of `recorded`, `reproduced`, `assumed`",
             ]
         );
     }

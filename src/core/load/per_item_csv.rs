@@ -31,6 +31,24 @@ struct Columns {
 }
 
 impl Columns {
+    /// Whether column `i` is one frameaudit reads.
+    fn reads(&self, i: usize) -> bool {
+        [self.sample_id, self.model, self.config, self.frame_count].contains(&i)
+            || [
+                self.split,
+                self.pixel_count,
+                self.predicted_option,
+                self.ground_truth_option,
+                self.correct,
+                self.source_tag,
+                self.protocol_note,
+                self.replicate,
+                self.nuisance,
+                self.cluster,
+            ]
+            .contains(&Some(i))
+    }
+
     /// Finds the columns; `Err` lists the required ones missing and the known ones repeated.
     fn find(header: &csv::ByteRecord) -> Result<Columns, (Vec<&'static str>, Vec<&'static str>)> {
         const KNOWN: [&str; 14] = [
@@ -199,6 +217,7 @@ fn parse_quoted<S: CellSink>(
     let mut fields: Vec<Range<usize>> = Vec::with_capacity(h.len);
     loop {
         let start = first_line + record_line(block, rdr.position());
+        let from = rdr.position().byte() as usize;
         match rdr.read_byte_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {}
@@ -209,7 +228,9 @@ fn parse_quoted<S: CellSink>(
             }
         }
         let line = first_line + rec.position().map_or(0, |p| record_line(block, p));
-        if quoting_went_wrong(&rec, line, h, file, sink) {
+        let to = rdr.position().byte() as usize;
+        let raw = &block[from.min(block.len())..to.min(block.len())];
+        if quoting_went_wrong(raw, &rec, line, h, file, sink) {
             continue;
         }
         fields.clear();
@@ -219,47 +240,93 @@ fn parse_quoted<S: CellSink>(
     }
 }
 
-/// The quoting mistakes the csv reader reads as text, said for the record at `line` (true
-/// when there were any, the record then left out): a quote after a space, which CSV keeps
-/// as a character of the value (` "001-1"` reads `"001-1"`, an id no other file has), and
-/// a quote never closed, which takes the line ends after it into its field, so that the row
-/// seems only to have too few fields.
+/// How a record's text is quoted, read as the csv reader reads it (RFC 4180): a quote
+/// opens a quoted field only as the field's first character; inside, `""` is a quote and
+/// `"` closes it.
+struct Quoting {
+    /// The fields (by position) whose text starts with spaces and then a quote, which CSV
+    /// keeps as a character of the value.
+    spaced: Vec<usize>,
+    /// A quoted field is still open where the record ends (at the end of the file).
+    unclosed: bool,
+}
+
+fn quoting(raw: &[u8]) -> Quoting {
+    // The blank lines the reader passed over before the record.
+    let lead = raw
+        .iter()
+        .take_while(|&&b| b == b'\n' || b == b'\r')
+        .count();
+    let raw = &raw[lead..];
+    let mut q = Quoting {
+        spaced: Vec::new(),
+        unclosed: false,
+    };
+    let (mut field, mut start, mut quoted) = (0, true, false);
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        if quoted {
+            if c == b'"' {
+                if raw.get(i + 1) == Some(&b'"') {
+                    i += 1;
+                } else {
+                    quoted = false;
+                }
+            }
+        } else if c == b',' {
+            (field, start) = (field + 1, true);
+        } else if c == b'\n' || c == b'\r' {
+            break;
+        } else if start {
+            start = false;
+            if c == b'"' {
+                quoted = true;
+            } else if c == b' ' || c == b'\t' {
+                let rest = raw[i..].iter().position(|&b| b != b' ' && b != b'\t');
+                if rest.is_some_and(|r| raw[i + r] == b'"') {
+                    q.spaced.push(field);
+                }
+            }
+        }
+        i += 1;
+    }
+    q.unclosed = quoted;
+    q
+}
+
+/// The quoting mistakes the csv reader reads as text, said for the record at `line`, whose
+/// text is `raw` (true when there were any, the record then left out): a quote after a
+/// space in a column frameaudit reads, which CSV keeps as a character of the value
+/// (` "001-1"` reads `"001-1"`, an id no other file has), and a quote never closed, which
+/// takes the rest of the file into its field.
 fn quoting_went_wrong<S: CellSink>(
+    raw: &[u8],
     rec: &csv::ByteRecord,
     line: u64,
     h: &Header,
     file: &Arc<Path>,
     sink: &mut S,
 ) -> bool {
-    if rec.len() != h.len {
-        let ends = rec
-            .iter()
-            .map(|f| f.iter().filter(|&&b| b == b'\n').count())
-            .sum::<usize>();
-        if ends == 0 {
-            return false;
-        }
+    let q = quoting(raw);
+    if q.unclosed {
         sink.count_record();
+        let ends = rec.iter().flatten().filter(|&&b| b == b'\n').count();
         let msg = format!(
-            "row has {} fields but the header has {}, and its quoted text runs over {ends} line end{}: a closing quote is likely missing on this line",
-            rec.len(),
-            h.len,
+            "a quote opened on this line is never closed, so the rest of the file ({ends} line end{}) was read into one field: close the quote",
             if ends == 1 { "" } else { "s" }
         );
         sink.diags().error(file, Some(line), None, msg);
         return true;
     }
     let mut bad = false;
-    for (i, f) in rec.iter().enumerate() {
-        let after = f.trim_ascii_start();
-        if after.len() < f.len() && after.starts_with(b"\"") {
-            let shown = String::from_utf8_lossy(f.trim_ascii());
-            let msg = format!(
-                "a quote after a space is part of the value in CSV, so this reads {shown:?}: remove the space before the opening quote"
-            );
-            sink.diags().error(file, Some(line), Some(&h.name(i)), msg);
-            bad = true;
-        }
+    for i in q.spaced.into_iter().filter(|&i| h.cols.reads(i)) {
+        let shown = String::from_utf8_lossy(rec.get(i).unwrap_or_default().trim_ascii());
+        let msg = format!(
+            "a quote after a space is part of the value in CSV, so this reads {shown:?}: remove the space before the opening quote"
+        );
+        sink.diags().error(file, Some(line), Some(&h.name(i)), msg);
+        bad = true;
     }
     if bad {
         sink.count_record();
@@ -771,8 +838,11 @@ mod tests {
                 "p.csv:3: error: field `split`: a quote after a space is part of the value in CSV, so this reads \"\\\"s\\\"\": remove the space before the opening quote",
             ]
         );
-        let fine =
-            format!("{HEADER}\nq1,M 5\" tall,s,8f,8,,A,A,1,,\n\"q2\",\" M\",s,8f,8,,A,A,1,,\n");
+        // A quote inside a value, a whole field quoted (its value may start with spaces and
+        // a quote, or a line end and a quote), and a column frameaudit does not read.
+        let fine = format!(
+            "{HEADER},comment\nq1,M 5\" tall,s,8f,8,,A,A,1,,,\n\"q2\",\" M\",s,8f,8,,A,A,1,,\" \"\"as is\"\"\", \"ok\" said\nq3,M,s,8f,8,,A,A,1,,\"\n\"\"x\"\"\",\n"
+        );
         let m = load(&fine).expect("valid");
         assert_eq!(m.models.names().collect::<Vec<_>>(), ["M", "M 5\" tall"]);
     }
@@ -788,8 +858,24 @@ mod tests {
         assert_eq!(
             e,
             [
-                "p.csv:3: error: row has 1 fields but the header has 11, and its quoted text runs over 2 line ends: a closing quote is likely missing on this line"
+                "p.csv:3: error: a quote opened on this line is never closed, so the rest of the file (2 line ends) was read into one field: close the quote"
             ]
+        );
+        // In the last column the field count is right: still said.
+        let text = format!("{HEADER}\nq1,M,s,8f,8,,A,A,1,,\"open\nq2,M,s,8f,8,,A,A,1,,\n");
+        let e = load(&text).expect_err("rejected");
+        assert_eq!(
+            e,
+            [
+                "p.csv:2: error: a quote opened on this line is never closed, so the rest of the file (2 line ends) was read into one field: close the quote"
+            ]
+        );
+        // A quote closed over two lines, in a row a field short, is only that.
+        let text = format!("{HEADER}\nq1,M,s,8f,8,,A,A,1,\"two\nlines\"\n");
+        let e = load(&text).expect_err("rejected");
+        assert_eq!(
+            e,
+            ["p.csv:2: error: row has 10 fields but the header has 11"]
         );
     }
 

@@ -76,7 +76,7 @@ pub struct MatrixBuilder {
 
 /// The per-item CSV's column for each cell field the checks across rows name (docs/measures.md
 /// §1.7): its budget is its frame count.
-const PER_ITEM_CSV_COLUMNS: [(&str, &str); 7] = [
+pub const PER_ITEM_CSV_COLUMNS: [(&str, &str); 7] = [
     ("item_id", "sample_id"),
     ("benchmark", "split"),
     ("frames", "frame_count"),
@@ -287,6 +287,13 @@ type Props = (u64, f64, Option<u64>);
 
 fn props(c: &Config) -> Props {
     (c.frames, c.budget, c.pixels)
+}
+
+/// Whether both configurations' budgets are their frame counts (a per-item CSV's always
+/// are, a cell without `budget` too): a difference of budget is then the difference of
+/// frames, said once, as `frames`.
+pub(crate) fn budgets_are_frames(a: Props, b: Props) -> bool {
+    a.1 == a.0 as f64 && b.1 == b.0 as f64
 }
 
 impl MatrixBuilder {
@@ -1200,7 +1207,7 @@ impl MatrixBuilder {
         if mine.frames != theirs.frames {
             found.push(("frames", mine.frames.to_string(), theirs.frames.to_string()));
         }
-        if mine.budget != theirs.budget {
+        if mine.budget != theirs.budget && !budgets_are_frames(props(mine), props(theirs)) {
             found.push(("budget", mine.budget.to_string(), theirs.budget.to_string()));
         }
         if mine.pixels != theirs.pixels {

@@ -16,7 +16,7 @@ mod replicates;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use self::builder::{MatrixBuilder, model_key};
+pub use self::builder::{MatrixBuilder, PER_ITEM_CSV_COLUMNS, model_key};
 pub(crate) use self::interner::ItemIndex;
 pub use self::interner::{Interner, Item};
 pub(crate) use self::replicates::starts_of;

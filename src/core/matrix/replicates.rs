@@ -611,7 +611,11 @@ pub(crate) fn finish(
             if r_frames != frames {
                 found.push(("frames", r_frames.to_string(), frames.to_string()));
             }
-            if r_budget != budget {
+            let both = super::builder::budgets_are_frames(
+                (r_frames, r_budget, r_pixels),
+                (frames, budget, pixels),
+            );
+            if r_budget != budget && !both {
                 found.push(("budget", r_budget.to_string(), budget.to_string()));
             }
             if r_pixels != pixels {
