@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 use super::replicates::{self, NO_CELL, Pending, PendingRep};
 use super::{
     CellInput, Config, Gold, InputStats, Interner, Item, NO_TEXT, ResponseMatrix, Task, TextKeys,
-    norm_fast,
+    budget_is_frames, norm_fast,
 };
 use crate::core::column::Ids;
 use crate::core::diag::Diagnostics;
@@ -287,13 +287,6 @@ type Props = (u64, f64, Option<u64>);
 
 fn props(c: &Config) -> Props {
     (c.frames, c.budget, c.pixels)
-}
-
-/// Whether both configurations' budgets are their frame counts (a per-item CSV's always
-/// are, a cell without `budget` too): a difference of budget is then the difference of
-/// frames, said once, as `frames`.
-pub(crate) fn budgets_are_frames(a: Props, b: Props) -> bool {
-    a.1 == a.0 as f64 && b.1 == b.0 as f64
 }
 
 impl MatrixBuilder {
@@ -1207,7 +1200,9 @@ impl MatrixBuilder {
         if mine.frames != theirs.frames {
             found.push(("frames", mine.frames.to_string(), theirs.frames.to_string()));
         }
-        if mine.budget != theirs.budget && !budgets_are_frames(props(mine), props(theirs)) {
+        let both = budget_is_frames(mine.frames, mine.budget)
+            && budget_is_frames(theirs.frames, theirs.budget);
+        if mine.budget != theirs.budget && !both {
             found.push(("budget", mine.budget.to_string(), theirs.budget.to_string()));
         }
         if mine.pixels != theirs.pixels {

@@ -611,10 +611,8 @@ pub(crate) fn finish(
             if r_frames != frames {
                 found.push(("frames", r_frames.to_string(), frames.to_string()));
             }
-            let both = super::builder::budgets_are_frames(
-                (r_frames, r_budget, r_pixels),
-                (frames, budget, pixels),
-            );
+            let both = super::budget_is_frames(r_frames, r_budget)
+                && super::budget_is_frames(frames, budget);
             if r_budget != budget && !both {
                 found.push(("budget", r_budget.to_string(), budget.to_string()));
             }
