@@ -262,12 +262,7 @@ impl Chart for Churn<'_> {
         let mut inside = Vec::new();
         let mut beside = Vec::new();
         for (i, c) in x.churn.iter().enumerate() {
-            let parts = [
-                c.stable_correct,
-                c.wrong_to_correct,
-                c.correct_to_wrong,
-                c.stable_wrong,
-            ];
+            let parts = c.parts();
             let xc = i as f64;
             let mut base = 0.0;
             for (p, &count) in parts.iter().enumerate() {

@@ -179,6 +179,19 @@ pub struct Churn {
     pub mcnemar_q: f64,
 }
 
+impl Churn {
+    /// The edge's items in the churn bar's parts, in `core::figures::CHURN_PARTS` order:
+    /// right at both, gained, lost, wrong at both.
+    pub fn parts(&self) -> [usize; 4] {
+        [
+            self.stable_correct,
+            self.wrong_to_correct,
+            self.correct_to_wrong,
+            self.stable_wrong,
+        ]
+    }
+}
+
 /// Flips each way summed over the ladder's edges.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChurnTotals {

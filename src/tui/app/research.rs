@@ -141,12 +141,7 @@ impl App {
         let Some(c) = x.churn.get(r.focus) else {
             return;
         };
-        let counts = [
-            c.stable_correct,
-            c.wrong_to_correct,
-            c.correct_to_wrong,
-            c.stable_wrong,
-        ];
+        let counts = c.parts();
         if counts.get(r.part).is_some_and(|&n| n > 0) {
             return;
         }

@@ -375,12 +375,7 @@ fn draw_churn(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
     let bar_w = slot.saturating_sub(2).max(2);
     let n = x.n_items.max(1);
     for (j, c) in x.churn.iter().enumerate() {
-        let parts = [
-            c.stable_correct,
-            c.wrong_to_correct,
-            c.correct_to_wrong,
-            c.stable_wrong,
-        ];
+        let parts = c.parts();
         // Heights by largest remainder so the parts always fill the bar exactly.
         let exact: Vec<f64> = parts
             .iter()
@@ -459,12 +454,7 @@ fn draw_churn(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
     }
     if r.focus < steps {
         let c = &x.churn[r.focus];
-        let counts = [
-            c.stable_correct,
-            c.wrong_to_correct,
-            c.correct_to_wrong,
-            c.stable_wrong,
-        ];
+        let counts = c.parts();
         text_at(
             f,
             inner,
