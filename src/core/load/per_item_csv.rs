@@ -12,6 +12,24 @@ use super::json::FieldCheck;
 use crate::core::diag::Loc;
 use crate::core::matrix::{CellInput, Gold, Task};
 
+/// The columns frameaudit reads (docs/measures.md §1.7); any other is ignored.
+const KNOWN: [&str; 14] = [
+    "sample_id",
+    "model",
+    "split",
+    "config",
+    "frame_count",
+    "pixel_count",
+    "predicted_option",
+    "ground_truth_option",
+    "correct",
+    "source_tag",
+    "protocol_note",
+    "replicate",
+    "nuisance",
+    "cluster",
+];
+
 /// Column positions, found by header name.
 struct Columns {
     sample_id: usize,
@@ -31,42 +49,8 @@ struct Columns {
 }
 
 impl Columns {
-    /// Whether column `i` is one frameaudit reads.
-    fn reads(&self, i: usize) -> bool {
-        [self.sample_id, self.model, self.config, self.frame_count].contains(&i)
-            || [
-                self.split,
-                self.pixel_count,
-                self.predicted_option,
-                self.ground_truth_option,
-                self.correct,
-                self.source_tag,
-                self.protocol_note,
-                self.replicate,
-                self.nuisance,
-                self.cluster,
-            ]
-            .contains(&Some(i))
-    }
-
     /// Finds the columns; `Err` lists the required ones missing and the known ones repeated.
     fn find(header: &csv::ByteRecord) -> Result<Columns, (Vec<&'static str>, Vec<&'static str>)> {
-        const KNOWN: [&str; 14] = [
-            "sample_id",
-            "model",
-            "split",
-            "config",
-            "frame_count",
-            "pixel_count",
-            "predicted_option",
-            "ground_truth_option",
-            "correct",
-            "source_tag",
-            "protocol_note",
-            "replicate",
-            "nuisance",
-            "cluster",
-        ];
         let repeated: Vec<&'static str> = KNOWN
             .into_iter()
             .filter(|k| header.iter().filter(|h| *h == k.as_bytes()).count() > 1)
@@ -116,14 +100,25 @@ fn digits(s: &str) -> Option<u64> {
     })
 }
 
-/// The header: its columns, its fields' names (trimmed) and their count.
+/// The header: its columns, and its fields' names (trimmed), as many as a row has fields.
 struct Header {
     cols: Columns,
     names: csv::ByteRecord,
-    len: usize,
 }
 
 impl Header {
+    /// How many fields a row has.
+    fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether column `i` is one frameaudit reads.
+    fn reads(&self, i: usize) -> bool {
+        self.names
+            .get(i)
+            .is_some_and(|n| KNOWN.iter().any(|k| k.as_bytes() == n))
+    }
+
     /// The name of column `i`, for a message.
     fn name(&self, i: usize) -> String {
         String::from_utf8_lossy(self.names.get(i).unwrap_or_default()).into_owned()
@@ -177,7 +172,7 @@ fn parse_plain<S: CellSink>(
         let whole = super::chunk::text_at(block, text, start..end);
         parse_row(&block[start..end], whole, fields, line, h, file, sink);
     };
-    let mut fields: Vec<Range<usize>> = Vec::with_capacity(h.len);
+    let mut fields: Vec<Range<usize>> = Vec::with_capacity(h.len());
     let (mut start, mut from, mut line) = (0, 0, first_line);
     for i in crate::core::text::positions_of3(block, b',', b'\n', b'\r') {
         if block[i] == b',' {
@@ -214,7 +209,7 @@ fn parse_quoted<S: CellSink>(
         .flexible(true)
         .from_reader(block);
     let mut rec = csv::ByteRecord::new();
-    let mut fields: Vec<Range<usize>> = Vec::with_capacity(h.len);
+    let mut fields: Vec<Range<usize>> = Vec::with_capacity(h.len());
     loop {
         let start = first_line + record_line(block, rdr.position());
         let from = rdr.position().byte() as usize;
@@ -320,7 +315,7 @@ fn quoting_went_wrong<S: CellSink>(
         return true;
     }
     let mut bad = false;
-    for i in q.spaced.into_iter().filter(|&i| h.cols.reads(i)) {
+    for i in q.spaced.into_iter().filter(|&i| h.reads(i)) {
         let shown = String::from_utf8_lossy(rec.get(i).unwrap_or_default().trim_ascii());
         let msg = format!(
             "a quote after a space is part of the value in CSV, so this reads {shown:?}: remove the space before the opening quote"
@@ -351,11 +346,11 @@ fn parse_row<S: CellSink>(
         return;
     }
     sink.count_record();
-    if fields.len() != h.len {
+    if fields.len() != h.len() {
         let msg = format!(
             "row has {} fields but the header has {}",
             fields.len(),
-            h.len
+            h.len()
         );
         sink.diags().error(file, Some(line), None, msg);
         return;
@@ -558,7 +553,6 @@ pub fn read_per_item_csv<S: CellSink>(
     };
     let h = Header {
         cols,
-        len: trimmed.len(),
         names: trimmed,
     };
     let rest = std::io::Cursor::new(head[end..].to_vec()).chain(reader);
@@ -755,7 +749,6 @@ mod tests {
         }
         let h = Header {
             cols: Columns::find(&header).expect("header"),
-            len: header.len(),
             names: header,
         };
         let file: Arc<Path> = Arc::from(Path::new("p.csv"));
