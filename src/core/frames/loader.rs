@@ -202,6 +202,20 @@ impl State {
         !self.prefetch.is_empty()
     }
 
+    /// The next key to load, the newest request else the next prefetch (and whether it is
+    /// a prefetch), taken off its queue and put in flight in one step: a request for it
+    /// made between the two would find it in neither and queue it a second time.
+    fn take(&mut self) -> Option<(FrameKey, bool)> {
+        let taken = match self.requests.pop_front() {
+            Some(k) => (k, false),
+            None => (self.prefetch.pop_front()?, true),
+        };
+        let ck = taken.0.cache_key();
+        self.queued.remove(&ck);
+        self.in_flight.insert(ck);
+        Some(taken)
+    }
+
     /// Drops every prefetch, also those waiting for the video thread.
     fn clear_prefetch(&mut self) {
         self.prefetch_given.clear();
@@ -341,33 +355,25 @@ impl Drop for FrameLoader {
 /// holding the lock, caches the result and calls `notify`.
 fn work(shared: &Shared, store: &FrameStore, notify: &dyn Fn()) {
     loop {
-        let (key, prefetched) = {
+        let (key, prefetched, base) = {
             let mut st = shared.lock();
-            loop {
+            let (key, prefetched) = loop {
                 if st.shutdown {
                     return;
                 }
-                if let Some(k) = st.requests.pop_front() {
-                    break (k, false);
-                }
-                if let Some(k) = st.prefetch.pop_front() {
-                    break (k, true);
+                if let Some(taken) = st.take() {
+                    break taken;
                 }
                 st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
-            }
-        };
-        let ck = key.cache_key();
-        let base = {
-            let mut st = shared.lock();
-            st.queued.remove(&ck);
-            st.in_flight.insert(ck.clone());
+            };
             // The frame decoded already at its size (a prefetch, another slot): only fitted.
-            key.fit.and_then(|_| {
+            let base = key.fit.and_then(|_| {
                 st.cached(&FrameKey {
                     fit: None,
                     ..key.clone()
                 })
-            })
+            });
+            (key, prefetched, base)
         };
         if let Some(base) = base {
             let result = catch_unwind(AssertUnwindSafe(|| (*base).clone()))
@@ -650,14 +656,26 @@ mod tests {
     }
 
     #[test]
+    fn a_key_taken_by_a_worker_is_not_queued_again() {
+        let mut st = State::new(8);
+        assert!(st.request(key("v", 1, None)));
+        let (taken, prefetched) = st.take().expect("one waits");
+        assert_eq!((taken.index, prefetched), (1, false));
+        // The same frame asked for again while it decodes: one load, one result.
+        assert!(!st.request(key("v", 1, None)));
+        assert!(st.requests.is_empty() && st.queued.is_empty());
+        assert!(st.pending(&key("v", 1, None).cache_key()));
+        assert!(st.take().is_none());
+    }
+
+    #[test]
     fn a_new_prefetch_list_replaces_the_old_one_and_the_same_list_changes_nothing() {
         let mut st = State::new(8);
         let list = |ix: &[u64]| ix.iter().map(|&i| key("v", i, None)).collect::<Vec<_>>();
         assert!(st.set_prefetch(list(&[1, 2, 3])));
         // The worker took frame 1: in flight, not queued.
-        let taken = st.prefetch.pop_front().expect("one waits");
-        st.queued.remove(&taken.cache_key());
-        st.in_flight.insert(taken.cache_key());
+        let (taken, prefetched) = st.take().expect("one waits");
+        assert_eq!((taken.index, prefetched), (1, true));
         assert!(!st.set_prefetch(list(&[1, 2, 3])), "the same list again");
         assert_eq!(waiting(&st), [2, 3]);
         // The annotator jumped: the rows ahead are others.
