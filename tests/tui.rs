@@ -749,6 +749,61 @@ fn the_last_mark_of_the_queue_is_taken_back_from_the_queue() {
     assert_eq!(app.status(i), Status::Done);
 }
 
+/// The notices that offer undo name its key as the keymap binds it, and say nothing of it
+/// where it is unbound.
+#[test]
+fn the_notices_that_offer_undo_name_its_key_as_bound() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = app_with_keymap(
+        &tmp,
+        r#"{"bindings": [
+            {"context": "queue", "key": "z", "action": "undo"},
+            {"context": "queue", "key": "u", "action": "none"},
+            {"context": "item", "key": "z", "action": "undo"},
+            {"context": "item", "key": "u", "action": "none"}
+        ]}"#,
+    );
+    app.update(Action::Bottom);
+    app.on_key(code(KeyCode::Enter));
+    let i = app.current().expect("last item");
+    app.on_key(key(' '));
+    let notice = |app: &App| app.overlays.notice.as_ref().map(|n| n.text.clone());
+    assert_eq!(
+        notice(&app).as_deref(),
+        Some("end of the queue: done · z takes it back")
+    );
+    app.on_key(key('z'));
+    assert_eq!(app.status(i), Status::Todo, "z takes it back");
+
+    // Moving a record to another transition of its item.
+    let rows = app.queue.visible.clone();
+    let moved = rows.into_iter().any(|r| {
+        app.queue.selected = Some(r);
+        app.update(Action::Open);
+        app.update(Action::TogglePathway(0));
+        app.on_key(key(']'));
+        let said = notice(&app).unwrap_or_default();
+        app.update(Action::Back);
+        said.contains("is now on")
+    });
+    assert!(moved, "the demo has items of several transitions");
+    app.update(Action::Open);
+    app.on_key(key(']'));
+    let said = notice(&app).expect("said");
+    assert!(said.ends_with("; z takes it back"), "{said}");
+
+    // Unbound: the notice offers no key.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = app_with_keymap(
+        &tmp,
+        r#"{"bindings": [{"context": "queue", "key": "u", "action": "none"}]}"#,
+    );
+    app.update(Action::Bottom);
+    app.on_key(code(KeyCode::Enter));
+    app.on_key(key(' '));
+    assert_eq!(notice(&app).as_deref(), Some("end of the queue: done"));
+}
+
 /// At 80x24 the frame's caption keeps its subset mark (as the timeline's glyph) rather
 /// than cutting it; at 120x40 it is in words.
 #[test]

@@ -207,7 +207,11 @@ impl App {
         } else {
             self.screen = Screen::Queue;
             self.overlays.notice = Some(Notice {
-                text: format!("end of the queue: {} · u takes it back", status.as_str()),
+                text: format!(
+                    "end of the queue: {}{}",
+                    status.as_str(),
+                    self.takes_it_back(Context::Queue, " · ")
+                ),
                 error: false,
             });
         }
@@ -287,13 +291,23 @@ impl App {
         if self.record(i).is_some() && n > 1 {
             let rec = self.working_record(i);
             let text = sanitize(&format!(
-                "the item's record (its tags, note and evidence frames) is now on {} → {}; u takes it back",
-                rec.from, rec.to
+                "the item's record (its tags, note and evidence frames) is now on {} → {}{}",
+                rec.from,
+                rec.to,
+                self.takes_it_back(Context::Item, "; ")
             ))
             .into_owned();
             self.change(i, rec);
             self.overlays.notice = Some(Notice { text, error: false });
         }
+    }
+
+    /// "`sep`K takes it back", K being the undo key of `context` as the keymap binds it;
+    /// nothing when undo is unbound there, since a notice naming a dead key would mislead.
+    fn takes_it_back(&self, context: Context, sep: &str) -> String {
+        self.keymap
+            .hint(context, Action::Undo)
+            .map_or_else(String::new, |k| format!("{sep}{k} takes it back"))
     }
 
     /// Takes the last change back (or re-applies the last one taken back), goes to its row
