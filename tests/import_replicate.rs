@@ -518,20 +518,27 @@ fn shared_videomme() -> Option<PathBuf> {
     }
 }
 
-/// Copies one run (results and samples) of the shared runs into `dir`.
-fn copy_run(from: &Path, date: &str, dir: &Path) {
+/// Copies one run (results and samples) of the shared runs into `dir`, as the run of
+/// `as_date` (its date_id, in the names and the text): another invocation of the same
+/// arguments, or the same one when `as_date` is `date`.
+fn copy_run(from: &Path, date: &str, dir: &Path, as_date: &str) {
     std::fs::create_dir_all(dir).expect("mkdir");
-    for f in [
-        format!("{date}_results.json"),
-        format!("{date}_samples_videomme.jsonl"),
-    ] {
-        std::fs::copy(from.join(&f), dir.join(&f)).expect("copy");
+    for f in ["results.json", "samples_videomme.jsonl"] {
+        let text = std::fs::read_to_string(from.join(format!("{date}_{f}"))).expect("read");
+        std::fs::write(
+            dir.join(format!("{as_date}_{f}")),
+            text.replace(date, as_date),
+        )
+        .expect("write");
     }
 }
 
-/// The 13 runs lmms-eval 0.7.3 wrote: Qwen2.5-VL's 16-frame run given again is a re-run,
-/// imported as `rerun-1` beside the canonical runs, or with --replicate into the dataset of
-/// the canonical runs; either way its 12 answers pair with the canonical ones, unchanged.
+/// The 13 runs lmms-eval 0.7.3 wrote: Qwen2.5-VL's 16-frame run given again, as another
+/// invocation (another date_id), is a re-run, imported as `rerun-1` beside the canonical
+/// runs, or with --replicate into the dataset of the canonical runs; either way its 12
+/// answers pair with the canonical ones, unchanged. The same invocation given again (a
+/// copy of its files) is no re-run: in one import it counts once, and with --replicate it
+/// is refused, since a run is no replicate of itself (its floor would be 0).
 #[test]
 fn the_shared_lmms_eval_runs_rerun_as_replicates() {
     let Some(runs) = shared_videomme() else {
@@ -551,7 +558,9 @@ fn the_shared_lmms_eval_runs_rerun_as_replicates() {
         .next()
         .expect("the 16-frame run of Qwen2.5-VL");
     let again = tmp.path().join("again/Qwen__Qwen2.5-VL-7B-Instruct");
-    copy_run(&qwen, &date, &again);
+    copy_run(&qwen, &date, &again, "20270101_000000");
+    let copy = tmp.path().join("copy/Qwen__Qwen2.5-VL-7B-Instruct");
+    copy_run(&qwen, &date, &copy, &date);
 
     // Together in one import: the copy is a re-run.
     let both = tmp.path().join("both");
@@ -599,6 +608,40 @@ fn the_shared_lmms_eval_runs_rerun_as_replicates() {
         videomme(&r2)["models"][qwen_id]["replicates"],
         videomme(&r)["models"][qwen_id]["replicates"]
     );
+
+    // The copy of the run beside it counts once: no re-run.
+    let once = tmp.path().join("once");
+    let o = frameaudit(&[
+        "import",
+        "lmms-eval",
+        &s(&runs),
+        &s(&tmp.path().join("copy")),
+        "-o",
+        &s(&once),
+    ]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("13 runs") && !err.contains("re-run") && err.contains("1 records skipped"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "_samples_videomme.jsonl (the same run, {date}, and the same bytes), counted once"
+        )),
+        "{err}"
+    );
+    // With --replicate, the run itself is refused, answer by answer.
+    let o = import_replicate(&copy, &once, "rerun-1", "rerun", &[]);
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "left out 12: it is the canonical cell's own answer: both come from run {date}"
+        )),
+        "{err}"
+    );
+    assert!(!once.join("replicates").exists());
 }
 
 // ---------------------------------------------------------------------------------------

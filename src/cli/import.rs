@@ -761,6 +761,9 @@ fn replicate(
     if by_why.len() > 20 {
         writeln!(err, "  ... and {} more reasons", by_why.len() - 20)?;
     }
+    if let Some(w) = &matched.warning {
+        writeln!(err, "  warning: {}", sanitize(w))?;
+    }
     if matched.cells.is_empty() {
         anyhow::bail!(
             "no answer of the run matches a canonical cell of {}: nothing written (see above why)",

@@ -34,6 +34,9 @@ pub struct Matched {
     pub cells: Vec<ReplicateCell>,
     /// The answers left out, in the same order.
     pub left_out: Vec<LeftOut>,
+    /// A doubt about the whole run, for the user: every answer kept is its canonical
+    /// cell's, from a source of the same name.
+    pub warning: Option<String>,
 }
 
 /// The file a replicate's cells go to: `replicates/NAME.jsonl` in the dataset directory
@@ -111,11 +114,28 @@ pub fn match_replicate(
     }
     let main = m.protocols.get("main");
     let mut out = Matched::default();
+    // Kept answers that equal their canonical cell's, from a source of the same name.
+    let mut echoes = 0;
     for c in imp.written_cells() {
         let unit = format!("{} {} {} at {}", c.model, c.benchmark, c.item_id, c.config);
         match canonical(ds, main, c) {
             Err(why) => out.left_out.push(LeftOut { unit, why }),
             Ok(cell) => {
+                let tag = m.text(m.cell_source_tag.get(cell as usize));
+                let same_source = tag.is_some() && tag == c.source_tag.as_deref();
+                if same_source && imp.tags_name_runs {
+                    out.left_out.push(LeftOut {
+                        unit,
+                        why: format!(
+                            "it is the canonical cell's own answer: both come from run {}, and a replicate must be another run",
+                            tag.unwrap_or_default()
+                        ),
+                    });
+                    continue;
+                }
+                if same_source && same_answer(m, cell, c) {
+                    echoes += 1;
+                }
                 if let Some(r) = reps
                     .of(cell)
                     .iter()
@@ -146,7 +166,21 @@ pub fn match_replicate(
             }
         }
     }
+    if echoes > 0 && echoes == out.cells.len() {
+        out.warning = Some(format!(
+            "each of the {echoes} answers kept is its canonical cell's, from a source of the same name: if this is the canonical run's file again, the replicate shows no noise where there is some (a floor of 0); a run of its own that answered alike is fine"
+        ));
+    }
     Ok(out)
+}
+
+/// Whether an imported answer is the canonical cell's: the same prediction and the same
+/// correctness.
+fn same_answer(m: &crate::core::matrix::ResponseMatrix, cell: u32, c: &ImportedCell) -> bool {
+    let pred = m.text(m.cell_pred.get(cell as usize));
+    let value = m.cell_value.get(cell as usize);
+    let correct = (!value.is_nan()).then_some(value == 1.0);
+    pred == c.pred.as_deref() && correct == c.correct
 }
 
 /// The name of another replicate the dataset already reads from `file`, the file that
@@ -230,6 +264,82 @@ fn canonical(ds: &Dataset, main: Option<u32>, c: &ImportedCell) -> Result<u32, S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::import::Run;
+
+    /// A dataset of model M at 8f on q1 (answered A, right) and q2 (B, wrong), its cells
+    /// tagged `tag`, and the import of a run that answered `preds` on them, tagged `tag`.
+    fn alike(dir: &Path, tag: &str, preds: [&str; 2], tags_name_runs: bool) -> Matched {
+        let line = |item: &str, pred: &str| {
+            serde_json::json!({
+                "model": "M", "benchmark": "b", "item_id": item, "config": "8f",
+                "frames": 8, "pred": pred, "gold": "A", "correct": pred == "A",
+                "source_tag": tag,
+            })
+            .to_string()
+        };
+        let cells = dir.join("cells.jsonl");
+        std::fs::write(
+            &cells,
+            format!("{}\n{}\n", line("q1", "A"), line("q2", "B")),
+        )
+        .expect("write");
+        let ds = crate::core::dataset::load_dataset(&cells, None).expect("dataset");
+        let mut imp = Import::default();
+        imp.tags_name_runs = tags_name_runs;
+        let cell = |item: &str, pred: &str| ImportedCell {
+            model: "M".into(),
+            benchmark: "b".into(),
+            item_id: item.into(),
+            config: "8f".into(),
+            frames: 8,
+            pred: Some(pred.into()),
+            gold: Some("A".into()),
+            correct: Some(pred == "A"),
+            source_tag: Some(tag.into()),
+            frame_idx: None,
+        };
+        imp.add_run(Run {
+            file: dir.join("run"),
+            model: "M".into(),
+            config: "8f".into(),
+            frames: 8,
+            rules: Default::default(),
+            cells: vec![cell("q1", preds[0]), cell("q2", preds[1])],
+        })
+        .expect("run");
+        let wanted = Wanted {
+            name: "again",
+            nuisance: "rerun",
+        };
+        match_replicate(&ds, &imp, wanted, None).expect("matched")
+    }
+
+    #[test]
+    fn a_run_that_is_its_canonical_cells_again_is_refused_or_doubted() {
+        let dir = tempfile::tempdir().expect("tmp");
+        // A file name two runs may share: every answer alike is doubted, not refused.
+        let m = alike(dir.path(), "vlmevalkit:x.xlsx", ["A", "B"], false);
+        assert_eq!(m.cells.len(), 2);
+        let w = m.warning.expect("doubted");
+        assert!(
+            w.starts_with("each of the 2 answers kept is its canonical cell's"),
+            "{w}"
+        );
+        // One answer other: a run of its own.
+        let m = alike(dir.path(), "vlmevalkit:x.xlsx", ["A", "C"], false);
+        assert_eq!((m.cells.len(), m.warning), (2, None));
+        // A tag that names the run: the canonical cells' own run, answer by answer.
+        let m = alike(dir.path(), "20250101_100000", ["A", "C"], true);
+        assert!(m.cells.is_empty());
+        assert_eq!(m.left_out.len(), 2);
+        assert!(
+            m.left_out[0]
+                .why
+                .contains("both come from run 20250101_100000"),
+            "{:?}",
+            m.left_out
+        );
+    }
 
     #[test]
     fn names_become_one_safe_file_name() {

@@ -156,6 +156,9 @@ pub fn import(
         contexts[i] = Some(ctx);
     }
 
+    // A samples file's date_id, with its model and benchmark, is one invocation; an old
+    // log's tag is only its folder's name.
+    imp.tags_name_runs = files.iter().all(|f| matches!(f, LogFile::Samples { .. }));
     let t = std::time::Instant::now();
     let parsed = parse_all(&files, &contexts, progress);
     crate::core::timing("lmms-eval: parse", t);
@@ -219,13 +222,36 @@ pub fn import(
         let slots = groups
             .entry((ctx.model.clone(), ctx.config.clone()))
             .or_default();
+        // A copy of a log read already (a backup folder beside the run) is the same
+        // invocation (its date_id) with the same bytes: it counts once. A re-run is another
+        // invocation, or one started in the same second that answered otherwise.
+        let date_id = match file {
+            LogFile::Samples { date_id, .. } => Some(date_id.as_str()),
+            LogFile::Json { .. } => None,
+        };
+        if let Some(original) = slots.iter().find_map(|g| {
+            let (read, _, tag) = g.tasks.get(&task)?;
+            (date_id.is_some() && tag.as_deref() == date_id && same_bytes(read, path))
+                .then_some(read)
+        }) {
+            imp.skip(
+                path,
+                None,
+                format!(
+                    "a copy of {} (the same run, {}, and the same bytes), counted once",
+                    original.display(),
+                    date_id.unwrap_or_default()
+                ),
+            );
+            continue;
+        }
         // Each file is read once, so a task seen before came from another log: a re-run
         // when it was asked the same, the first slot without the task taking it.
         let slot = slots
             .iter()
             .position(|g| !g.tasks.contains_key(&task))
             .unwrap_or(slots.len());
-        if let Some((other, first)) = slots.first().and_then(|g| g.tasks.get(&task))
+        if let Some((other, first, _)) = slots.first().and_then(|g| g.tasks.get(&task))
             && (asked.is_none() || asked != *first)
         {
             return Err(ImportError::SameRun {
@@ -258,7 +284,10 @@ pub fn import(
         if let Some(rule) = ctx.rule {
             group.rules.insert(task.clone(), rule);
         }
-        group.tasks.insert(task, (path.to_path_buf(), asked));
+        group.tasks.insert(
+            task,
+            (path.to_path_buf(), asked, date_id.map(str::to_owned)),
+        );
         group.cells.append(&mut log.cells);
     }
     crate::core::timing("lmms-eval: groups", t);
@@ -390,9 +419,22 @@ struct Group {
     frames: u64,
     /// Task → the frame rule of the run on it.
     rules: BTreeMap<String, RunRule>,
-    /// Task → the log that gave it, and what its invocation was asked ([`invocation`]).
-    tasks: BTreeMap<String, (PathBuf, Option<String>)>,
+    /// Task → the log that gave it, what its invocation was asked ([`invocation`]), and
+    /// its date_id (a samples file's).
+    tasks: BTreeMap<String, (PathBuf, Option<String>, Option<String>)>,
     cells: Vec<ImportedCell>,
+}
+
+/// Whether two files hold the same bytes (false when one cannot be read).
+fn same_bytes(a: &Path, b: &Path) -> bool {
+    use crate::core::fsread;
+    match (
+        fsread::read(a, fsread::IMPORT),
+        fsread::read(b, fsread::IMPORT),
+    ) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
 }
 
 /// How a re-run is imported otherwise, for the summary.

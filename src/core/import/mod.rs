@@ -253,6 +253,9 @@ pub struct Import {
     replicate_cells: Vec<ReplicateCell>,
     /// The runs read again with identical arguments, in the order added.
     pub reruns: Vec<Rerun>,
+    /// Whether a cell's `source_tag` names the one run it comes from (lmms-eval's date_id,
+    /// with the model and the benchmark), not only a file name two runs may share.
+    pub tags_name_runs: bool,
 }
 
 /// The cells sorted by (model, benchmark, item, configuration), the first of equal keys kept.
