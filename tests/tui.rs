@@ -4302,6 +4302,86 @@ fn a_taxonomy_key_the_item_screen_already_uses_is_refused_naming_it() {
     assert!(build_app(ds, &opts, || {}).is_ok());
 }
 
+/// The error of `build_app` on the demo with the keymap file of `bytes`.
+fn keymap_error(tmp: &tempfile::TempDir, bytes: &[u8]) -> String {
+    let path = tmp.path().join("keys.json");
+    std::fs::write(&path, bytes).expect("write");
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let mut opts = TuiOptions::plain("t", tmp.path().join("t.audit.jsonl"));
+    opts.keymap = Some(path);
+    format!("{:#}", build_app(ds, &opts, || {}).err().expect("refused"))
+}
+
+/// Every problem of a keymap file is said at once, each at its line and field, one per
+/// line of the message: a key bound twice on a screen, a field the format lacks and a
+/// pathway the taxonomy lacks are problems too, not silently taken.
+#[test]
+fn a_keymap_file_s_problems_are_said_together_at_their_lines() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = r#"{"bindings": [
+        {"context": "items", "key": "x", "action": "undo"},
+        {"context": "item", "key": "Ctrl-", "action": "fly"},
+        {"context": "item", "key": "z", "action": "undo"},
+        {"context": "item", "key": "z", "action": "redo"},
+        {"context": "item", "key": "y", "acton": "redo"},
+        {"context": "item", "key": "w", "action": "toggle_pathway_12"}
+    ]}"#;
+    let err = keymap_error(&tmp, text.as_bytes());
+    for expected in [
+        "keys.json:2: error: field `bindings[0].context`: expected one of",
+        "keys.json:3: error: field `bindings[1].key`: unknown key \"Ctrl-\"",
+        "keys.json:3: error: field `bindings[1].action`: unknown action \"fly\"",
+        "keys.json:5: error: field `bindings[3].key`: \"z\" is bound on the item screen by bindings[2] (line 4) already",
+        "keys.json:6: error: field `bindings[4]`: unknown field `acton`",
+        "keys.json:7: error: field `bindings[5].action`: \"toggle_pathway_12\" toggles pathway 12, but the taxonomy has",
+    ] {
+        assert!(
+            err.lines().any(|l| l.contains(expected)),
+            "{expected}\n{err}"
+        );
+    }
+    // The column of the misspelt field is the line's.
+    assert!(
+        err.contains("expected one of `context`, `key`, `action`, `desc` (column 47)"),
+        "{err}"
+    );
+    assert!(!err.contains("\\x0a"), "{err}");
+    // A misspelt top-level field, and bytes that are not UTF-8, are said at their line.
+    let err = keymap_error(&tmp, br#"{"bindigns": []}"#);
+    assert!(
+        err.contains("keys.json:1: error: malformed keymap: unknown field `bindigns`"),
+        "{err}"
+    );
+    let err = keymap_error(
+        &tmp,
+        b"{\"bindings\": [\n  {\"context\": \"item\", \"key\": \"\xe9\"}]}",
+    );
+    assert!(
+        err.contains("keys.json:2: error: not valid UTF-8 (byte 31 of the line)"),
+        "{err}"
+    );
+}
+
+/// A pathway key the keymap file takes for another action is said to be the keymap's
+/// doing, naming its file, not the taxonomy's.
+#[test]
+fn a_pathway_key_clash_made_by_the_keymap_names_the_keymap() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let err = keymap_error(
+        &tmp,
+        br#"{"bindings": [{"context": "item", "key": "1", "action": "mark_done"}]}"#,
+    );
+    assert!(
+        err.contains("keys.json: 1 pathway key(s) clash with other keys (bind that key to another action in the keymap"),
+        "{err}"
+    );
+    assert!(
+        err.contains("has the key \"1\", which the item screen binds to"),
+        "{err}"
+    );
+    assert!(!err.contains("bundled taxonomy"), "{err}");
+}
+
 /// The overview's models table takes its measure columns from the table of measures
 /// (src/core/measures.rs): an entry added there is a column of it, under its overview name,
 /// with each model's value, and nothing else of the table moves.

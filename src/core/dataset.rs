@@ -954,24 +954,8 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
         source,
     })?;
     let file: Arc<Path> = Arc::from(path);
-    if let Some(w) = crate::core::load::encoding::wide(&bytes) {
-        diags.error(&file, None, None, w.refusal());
+    let Some(text) = crate::core::load::encoding::utf8_or_said(&bytes, &file, diags) else {
         return Ok(DatasetMeta::default());
-    }
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            let before = &bytes[..e.valid_up_to()];
-            let line = 1 + memchr::memchr_iter(b'\n', before).count();
-            let column = before.len() - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1) + 1;
-            diags.error(
-                &file,
-                Some(line as u64),
-                None,
-                format!("not valid UTF-8 (byte {column} of the line): the file must be UTF-8"),
-            );
-            return Ok(DatasetMeta::default());
-        }
     };
     let meta = json::read(strip_bom_str(text), &file, diags);
     check_meta_paths(&meta, &file, diags);

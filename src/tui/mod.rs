@@ -306,24 +306,39 @@ fn spawn_fingerprint(
 }
 
 /// The keymap: the defaults for the taxonomy with the user's keymap file over them. A
-/// pathway key that the screens already use is refused, naming it: it would never toggle.
+/// pathway key that clashes with another key is refused, naming it and the file that made the clash.
 fn keymap_for(opts: &TuiOptions, taxonomy: &Taxonomy) -> Result<Keymap> {
     let mut keymap = Keymap::default_for(taxonomy);
     if let Some(path) = &opts.keymap {
-        let text = crate::core::fsread::read_to_string(path, crate::core::fsread::SETTINGS)
+        let bytes = crate::core::fsread::read(path, crate::core::fsread::SETTINGS)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        keymap
-            .apply_overrides(&text, path)
-            .map_err(anyhow::Error::msg)?;
+        keymap.apply_overrides(&bytes, path, taxonomy.pathways.len())?;
     }
     let conflicts = keymap.pathway_conflicts(taxonomy);
     if !conflicts.is_empty() {
-        let file = opts.taxonomy.as_ref().map_or_else(
-            || "the bundled taxonomy".to_string(),
-            |p| sanitize(&p.display().to_string()).into_owned(),
-        );
+        // The file that made the clash: the keymap when the taxonomy's keys clash with no
+        // default key.
+        let by_keymap = opts.keymap.as_ref().filter(|_| {
+            Keymap::default_for(taxonomy)
+                .pathway_conflicts(taxonomy)
+                .is_empty()
+        });
+        let (file, mend) = match (by_keymap, &opts.taxonomy) {
+            (Some(k), _) => (
+                sanitize(&k.display().to_string()).into_owned(),
+                "bind that key to another action in the keymap, or give the pathway another key in the taxonomy",
+            ),
+            (None, Some(t)) => (
+                sanitize(&t.display().to_string()).into_owned(),
+                "give the pathway another key in the taxonomy, or move that key with --keymap",
+            ),
+            (None, None) => (
+                "the bundled taxonomy".to_string(),
+                "move that key with --keymap",
+            ),
+        };
         anyhow::bail!(
-            "{file}: {} pathway key(s) would never toggle their pathway: {}",
+            "{file}: {} pathway key(s) clash with other keys ({mend}): {}",
             conflicts.len(),
             conflicts
                 .iter()

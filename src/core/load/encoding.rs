@@ -105,6 +105,34 @@ pub fn peek<R: Read>(mut reader: R) -> std::io::Result<(Option<Wide>, Peeked<R>)
     Ok((wide(&head), std::io::Cursor::new(head).chain(reader)))
 }
 
+/// `bytes` as text, or the error said at its line: a file's other encoding (UTF-16, with
+/// the command that converts it), or the line and byte where it stops being UTF-8.
+pub fn utf8_or_said<'a>(
+    bytes: &'a [u8],
+    file: &std::sync::Arc<std::path::Path>,
+    diags: &mut crate::core::diag::Diagnostics,
+) -> Option<&'a str> {
+    if let Some(w) = wide(bytes) {
+        diags.error(file, None, None, w.refusal());
+        return None;
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            let before = &bytes[..e.valid_up_to()];
+            let line = 1 + memchr::memchr_iter(b'\n', before).count();
+            let column = before.len() - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1) + 1;
+            diags.error(
+                file,
+                Some(line as u64),
+                None,
+                format!("not valid UTF-8 (byte {column} of the line): the file must be UTF-8"),
+            );
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

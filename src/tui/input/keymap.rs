@@ -3,10 +3,14 @@
 //! replace any binding.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
+use crate::core::diag::{Diagnostics, LoadError};
+use crate::core::load::json::describe_json_error;
 use crate::core::taxonomy::Taxonomy;
 use crate::tui::input::action::Action;
 
@@ -387,17 +391,15 @@ impl Keymap {
                 .iter()
                 .find(|b| b.context == Context::Item && b.key == key);
             let shadowed = first_item.filter(|b| b.action != Action::TogglePathway(i));
-            if let Some(b) = shadowed.or_else(|| other(Context::Global)) {
+            if let Some(b) = shadowed {
                 out.push(format!(
-                    "pathway {:?} has the key {:?}, which {} already binds to \"{}\": give the pathway another key in the taxonomy, or move that key with --keymap",
-                    p.id,
-                    p.key,
-                    if b.context == Context::Global {
-                        "every screen"
-                    } else {
-                        "the item screen"
-                    },
-                    b.desc
+                    "pathway {:?} has the key {:?}, which the item screen binds to \"{}\", so the key never toggles the pathway",
+                    p.id, p.key, b.desc
+                ));
+            } else if let Some(b) = other(Context::Global) {
+                out.push(format!(
+                    "pathway {:?} has the key {:?}, which every screen binds to \"{}\", so the item screen could not do that",
+                    p.id, p.key, b.desc
                 ));
             }
         }
@@ -491,13 +493,24 @@ impl Keymap {
 
     /// Applies a user keymap file: `{"bindings": [{"context": "item", "key": "d",
     /// "action": "mark_done"}, ...]}`. A binding replaces whatever the key did in that
-    /// context; `"action": "none"` unbinds the key.
-    pub fn apply_overrides(&mut self, text: &str, path: &Path) -> Result<(), String> {
+    /// context; `"action": "none"` unbinds the key. Every problem of the file is said
+    /// together, each at its line and field: an unknown context, key, action or field, a
+    /// key the file binds twice in one context, a pathway the taxonomy (`pathways` long)
+    /// does not have.
+    pub fn apply_overrides(
+        &mut self,
+        bytes: &[u8],
+        path: &Path,
+        pathways: usize,
+    ) -> Result<(), LoadError> {
         #[derive(Deserialize)]
-        struct File {
-            bindings: Vec<Entry>,
+        #[serde(deny_unknown_fields)]
+        struct File<'a> {
+            #[serde(borrow)]
+            bindings: Vec<&'a RawValue>,
         }
         #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
         struct Entry {
             context: String,
             key: String,
@@ -505,39 +518,132 @@ impl Keymap {
             #[serde(default)]
             desc: Option<String>,
         }
-        let f: File = serde_json::from_str(text)
-            .map_err(|e| format!("{}: malformed keymap: {e}", path.display()))?;
+        let file: Arc<Path> = Arc::from(path);
+        let mut diags = Diagnostics::default();
+        let rejected = |diags| Err(LoadError::Rejected(diags));
+        let Some(text) = crate::core::load::encoding::utf8_or_said(bytes, &file, &mut diags) else {
+            return rejected(diags);
+        };
+        let f: File = match serde_json::from_str(text) {
+            Ok(f) => f,
+            Err(e) => {
+                diags.error(
+                    &file,
+                    Some(e.line() as u64),
+                    None,
+                    format!("malformed keymap: {}", describe_json_error(&e)),
+                );
+                return rejected(diags);
+            }
+        };
         let footers: Vec<(Context, Action, String)> = self
             .bindings
             .iter()
             .filter_map(|b| Some((b.context, b.action, b.footer.clone()?)))
             .collect();
-        let mut errors = Vec::new();
-        for (i, e) in f.bindings.iter().enumerate() {
-            let at = format!("{}: bindings[{i}]", path.display());
-            let Some(context) = Context::parse(&e.context) else {
-                errors.push(format!(
-                    "{at}.context: expected one of {}, found {:?}",
-                    Context::ALL.map(Context::as_str).join(", "),
-                    e.context
-                ));
+        // The file's own bindings: (context, key, entry, line), for a key bound twice.
+        let mut given: Vec<(Context, Key, usize, u64)> = Vec::new();
+        for (i, raw) in f.bindings.iter().enumerate() {
+            // A borrowed raw value is a slice of `text`: its line is where it starts.
+            let start = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+            let before = &text.as_bytes()[..start.min(text.len())];
+            let line = 1 + before.iter().filter(|&&b| b == b'\n').count() as u64;
+            let column = before.len()
+                - before
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |n| n + 1);
+            let at = |field: &str| format!("bindings[{i}].{field}");
+            let e: Entry = match serde_json::from_str(raw.get()) {
+                Ok(e) => e,
+                Err(err) => {
+                    // serde counts from the entry's start: on its first line, the line's
+                    // column is further on by where the entry starts.
+                    let said = err.to_string();
+                    let said = said.rfind(" at line ").map_or(&*said, |n| &said[..n]);
+                    let col = err.column() + if err.line() <= 1 { column } else { 0 };
+                    diags.error(
+                        &file,
+                        Some(line + err.line().saturating_sub(1) as u64),
+                        Some(&format!("bindings[{i}]")),
+                        format!("{said} (column {col})"),
+                    );
+                    continue;
+                }
+            };
+            let context = Context::parse(&e.context);
+            if context.is_none() {
+                diags.error(
+                    &file,
+                    Some(line),
+                    Some(&at("context")),
+                    format!(
+                        "expected one of {}, found {:?}",
+                        Context::ALL.map(Context::as_str).join(", "),
+                        e.context
+                    ),
+                );
+            }
+            let key = Key::parse(&e.key);
+            if key.is_none() {
+                diags.error(
+                    &file,
+                    Some(line),
+                    Some(&at("key")),
+                    format!("unknown key {:?}", e.key),
+                );
+            }
+            let action = match e.action.as_str() {
+                "none" => Some(None),
+                name => match Action::parse(name) {
+                    Some(Action::TogglePathway(p)) if p >= pathways => {
+                        diags.error(
+                            &file,
+                            Some(line),
+                            Some(&at("action")),
+                            format!(
+                                "{name:?} toggles pathway {}, but the taxonomy has {pathways}",
+                                p + 1
+                            ),
+                        );
+                        continue;
+                    }
+                    Some(a) => Some(Some(a)),
+                    None => {
+                        diags.error(
+                            &file,
+                            Some(line),
+                            Some(&at("action")),
+                            format!(
+                                "unknown action {:?}; actions: {}",
+                                e.action,
+                                Action::names().join(", ")
+                            ),
+                        );
+                        None
+                    }
+                },
+            };
+            let (Some(context), Some(key), Some(action)) = (context, key, action) else {
                 continue;
             };
-            let Some(key) = Key::parse(&e.key) else {
-                errors.push(format!("{at}.key: unknown key {:?}", e.key));
-                continue;
-            };
-            self.bindings
-                .retain(|b| !(b.context == context && b.key == key));
-            if e.action == "none" {
+            if let Some((_, _, j, l)) = given.iter().find(|g| g.0 == context && g.1 == key) {
+                diags.error(
+                    &file,
+                    Some(line),
+                    Some(&at("key")),
+                    format!(
+                        "{:?} is bound on the {} screen by bindings[{j}] (line {l}) already: a key does one thing there",
+                        e.key,
+                        context.as_str()
+                    ),
+                );
                 continue;
             }
-            let Some(action) = Action::parse(&e.action) else {
-                errors.push(format!(
-                    "{at}.action: unknown action {:?}; actions: {}",
-                    e.action,
-                    Action::names().join(", ")
-                ));
+            given.push((context, key, i, line));
+            self.bindings
+                .retain(|b| !(b.context == context && b.key == key));
+            let Some(action) = action else {
                 continue;
             };
             let desc = e
@@ -553,10 +659,10 @@ impl Keymap {
             });
         }
         self.keep_footer_labels(footers);
-        if errors.is_empty() {
-            Ok(())
+        if diags.has_errors() {
+            rejected(diags)
         } else {
-            Err(errors.join("\n"))
+            Ok(())
         }
     }
 }
@@ -631,7 +737,7 @@ mod tests {
         );
         let user = r#"{"bindings": [{"context": "item", "key": "d", "action": "mark_done"},
                                      {"context": "item", "key": "u", "action": "none"}]}"#;
-        km.apply_overrides(user, Path::new("k.json"))
+        km.apply_overrides(user.as_bytes(), Path::new("k.json"), tax.pathways.len())
             .expect("valid");
         assert_eq!(
             km.lookup(Context::Item, Key::char('d')),
@@ -640,10 +746,11 @@ mod tests {
         assert_eq!(km.lookup(Context::Item, Key::char('u')), None);
         let bad = r#"{"bindings": [{"context": "item", "key": "d", "action": "fly"}]}"#;
         let err = km
-            .apply_overrides(bad, Path::new("k.json"))
-            .expect_err("rejected");
+            .apply_overrides(bad.as_bytes(), Path::new("k.json"), tax.pathways.len())
+            .expect_err("rejected")
+            .to_string();
         assert!(
-            err.contains("k.json: bindings[0].action: unknown action \"fly\""),
+            err.contains("k.json:1: error: field `bindings[0].action`: unknown action \"fly\""),
             "{err}"
         );
         // The list of actions in the message has the current names; a former one still binds.
@@ -652,7 +759,7 @@ mod tests {
             "{err}"
         );
         let old = r#"{"bindings": [{"context": "item", "key": "n", "action": "next_pair"}]}"#;
-        km.apply_overrides(old, Path::new("k.json"))
+        km.apply_overrides(old.as_bytes(), Path::new("k.json"), tax.pathways.len())
             .expect("an alias");
         assert_eq!(
             km.lookup(Context::Item, Key::char('n')),
@@ -697,7 +804,7 @@ mod tests {
         let user = r#"{"bindings": [{"context": "item", "key": "x", "action": "mark_done"},
                                      {"context": "item", "key": "Space", "action": "none"},
                                      {"context": "research", "key": "Enter", "action": "none"}]}"#;
-        km.apply_overrides(user, Path::new("k.json"))
+        km.apply_overrides(user.as_bytes(), Path::new("k.json"), tax.pathways.len())
             .expect("valid");
         let footer: Vec<(String, String)> = km
             .bindings
