@@ -749,6 +749,82 @@ fn the_last_mark_of_the_queue_is_taken_back_from_the_queue() {
     assert_eq!(app.status(i), Status::Done);
 }
 
+/// The texts that name a key name it as the keymap binds it: the queue's legend, its empty
+/// table and its search notice, the item's title, pathways, footer and help, the analysis
+/// line of the researcher views; a global key the item screen takes for itself is offered
+/// there by no text.
+#[test]
+fn every_text_that_names_a_key_names_it_as_bound() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = app_with_keymap(
+        &tmp,
+        r#"{"bindings": [
+            {"context": "global", "key": "?", "action": "none"},
+            {"context": "global", "key": "h", "action": "help"},
+            {"context": "queue", "key": "x", "action": "none"},
+            {"context": "queue", "key": "X", "action": "clear_filters"},
+            {"context": "queue", "key": "Esc", "action": "none"},
+            {"context": "queue", "key": "n", "action": "none"},
+            {"context": "queue", "key": ",", "action": "next_match"},
+            {"context": "item", "key": "[", "action": "none"},
+            {"context": "item", "key": "]", "action": "none"},
+            {"context": "item", "key": "<", "action": "prev_transition"},
+            {"context": "item", "key": ">", "action": "next_transition"},
+            {"context": "item", "key": "1", "action": "none"},
+            {"context": "item", "key": "x", "action": "toggle_pathway_1"},
+            {"context": "research", "key": "m", "action": "none"},
+            {"context": "research", "key": "w", "action": "next_model"}
+        ]}"#,
+    );
+    let queue = screen(&mut app, 120, 40);
+    assert!(queue.contains("· h explains every column"), "{queue}");
+    assert!(!queue.contains("? explains"), "{queue}");
+    app.on_key(key(','));
+    let notice = app.overlays.notice.as_ref().expect("said").text.clone();
+    assert_eq!(notice, "no search: / searches");
+    search_for(&mut app, "no-such-thing-anywhere");
+    let empty = screen(&mut app, 120, 40);
+    assert!(empty.contains("(X clears them)"), "{empty}");
+    app.on_key(key('X'));
+
+    // An item of several transitions.
+    let rows = app.queue.visible.clone();
+    let several = rows.into_iter().find(|&r| {
+        app.queue.selected = Some(r);
+        app.update(Action::Open);
+        let title = screen(&mut app, 120, 40);
+        app.update(Action::Back);
+        title.contains(" switch)")
+    });
+    assert!(
+        several.is_some(),
+        "the demo has items of several transitions"
+    );
+    app.update(Action::Open);
+    let item = screen(&mut app, 120, 40);
+    assert!(item.contains(", < > switch)"), "{item}");
+    assert!(!item.contains("[ ] switch"), "{item}");
+    // The first pathway's key is x, in the panel and in the footer's list.
+    let pathway = app.taxonomy.pathways[0].label.clone();
+    assert!(item.contains(&format!("x [ ] {pathway}")), "{item}");
+    let footer = item.lines().nth(39).expect("footer");
+    assert!(footer.contains(" x23456789 pathways"), "{footer}");
+    // `h` moves the frame cursor on the item screen: no text offers it for the help.
+    assert!(!footer.contains(" h help"), "{footer}");
+    assert!(!footer.contains("more"), "{footer}");
+    app.on_key(key('x'));
+    let i = app.current().expect("item");
+    assert_eq!(
+        app.record(i).map(|r| r.pathways.clone()),
+        Some(vec![app.taxonomy.pathways[0].id.clone()])
+    );
+
+    app.update(Action::Overview);
+    let overview = screen(&mut app, 120, 40);
+    assert!(overview.contains("w model "), "{overview}");
+    assert!(!overview.contains("m model "), "{overview}");
+}
+
 /// The notices that offer undo name its key as the keymap binds it, and say nothing of it
 /// where it is unbound.
 #[test]

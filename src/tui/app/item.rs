@@ -132,9 +132,14 @@ impl App {
             .as_ref()
             .and_then(|r| r.records(&self.key(i)))
         else {
+            let key = self
+                .keymap
+                .hint(Context::Item, Action::TakeAnnotator)
+                .map_or_else(String::new, |k| format!("{k} "));
             self.overlays.notice = Some(Notice {
-                text: "A takes an annotator's record in a review (frameaudit review AUDIT...)"
-                    .into(),
+                text: format!(
+                    "{key}takes an annotator's record in a review (frameaudit review AUDIT...)"
+                ),
                 error: false,
             });
             return;

@@ -16,6 +16,7 @@ use crate::core::workspace::haystacks::{Haystacks, ItemTexts};
 use crate::core::workspace::review::Review;
 use crate::core::workspace::search::{FIELD_SEP, SearchRequest, SearchResult};
 use crate::tui::input::action::Action;
+use crate::tui::input::keymap::Context;
 use crate::tui::input::line_edit::LineEdit;
 use crate::tui::input::mouse::{DOUBLE_CLICK, Pointer, WHEEL_STEP};
 use crate::tui::input::pick::{Outcome, Pick, PickKind};
@@ -449,7 +450,10 @@ impl App {
     pub(super) fn next_match(&mut self, forward: bool) {
         let n = self.queue.visible.len();
         let text = if self.queue.query.as_str().trim().is_empty() {
-            "no search: / searches".to_string()
+            match self.keymap.hint(Context::Queue, Action::Search) {
+                Some(k) => format!("no search: {k} searches"),
+                None => "no search".to_string(),
+            }
         } else if n == 0 {
             "no match".to_string()
         } else {

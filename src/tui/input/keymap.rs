@@ -436,9 +436,24 @@ impl Keymap {
                 .filter(move |b| b.context == ctx && b.action == action)
                 .min_by_key(|b| matches!(b.key.code, KeyCode::Char(_)))
         };
+        // A global key the screen binds to something else does not reach the action there.
+        let global = || {
+            bound(Context::Global).filter(|g| {
+                !self
+                    .bindings
+                    .iter()
+                    .any(|b| b.context == context && b.key == g.key)
+            })
+        };
         bound(context)
-            .or_else(|| (!context.is_mode()).then(|| bound(Context::Global))?)
+            .or_else(|| (!context.is_mode()).then(global)?)
             .map(|b| b.key.label())
+    }
+
+    /// The key that toggles pathway `i` on the item screen, as the keymap binds it (a
+    /// keymap file may move it off the taxonomy's key); `None` when none does.
+    pub fn pathway_key(&self, i: usize) -> Option<String> {
+        self.hint(Context::Item, Action::TogglePathway(i))
     }
 
     /// A hint such as "←→ column": the keys of `actions` joined by `join`, then `text`;
@@ -450,8 +465,17 @@ impl Keymap {
         join: &str,
         text: &str,
     ) -> Option<String> {
-        let keys: Option<Vec<String>> = actions.iter().map(|&a| self.hint(context, a)).collect();
-        Some(format!("{}{text}", keys?.join(join)))
+        let keys = actions
+            .iter()
+            .map(|&a| self.hint(context, a))
+            .collect::<Option<Vec<String>>>()?;
+        // Arrows read together (`←→`); letters run together would read as a word (`ad`).
+        let join = if join.is_empty() && keys.iter().any(|k| k.chars().any(char::is_alphanumeric)) {
+            "/"
+        } else {
+            join
+        };
+        Some(format!("{}{text}", keys.join(join)))
     }
 
     /// The hints of `parts` whose keys are all bound.
@@ -469,8 +493,16 @@ impl Keymap {
 
     /// Bindings of a context and the global ones, for the help overlay.
     pub fn for_context(&self, context: Context) -> impl Iterator<Item = &Binding> {
+        // A global key the screen binds to something else does not reach the global
+        // action there: not listed.
         self.bindings.iter().filter(move |b| {
-            b.context == context || (b.context == Context::Global && !context.is_mode())
+            b.context == context
+                || (b.context == Context::Global
+                    && !context.is_mode()
+                    && !self
+                        .bindings
+                        .iter()
+                        .any(|o| o.context == context && o.key == b.key))
         })
     }
 

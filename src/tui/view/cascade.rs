@@ -16,6 +16,8 @@ use crate::core::analysis::grid::ModelGrid;
 use crate::core::analysis::mcq::McqMetrics;
 use crate::core::figures;
 use crate::tui::app::App;
+use crate::tui::input::action::Action;
+use crate::tui::input::keymap::Context;
 use crate::tui::research::ViewData;
 use crate::tui::view::charts::{ceil10, fg, floor10, text_at, y_axis, y_labels};
 use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
@@ -63,7 +65,7 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         row,
     };
     draw_sweep(f, app, &at, plot);
-    f.render_widget(Paragraph::new(side_lines(c, row)), side);
+    f.render_widget(Paragraph::new(side_lines(app, c, row)), side);
 }
 
 /// The side panel's width: its longest line, the selected τ's, whole.
@@ -214,7 +216,7 @@ fn draw_sweep(f: &mut Frame, app: &App, at: &At, plot: Rect) {
 
 /// The side panel: the sweep row under the cursor (τ, accuracy, costs, reduction against
 /// the baseline), the selected τ, and where the items were answered.
-fn side_lines(c: &Cascade, row: &SweepRow) -> Vec<Line<'static>> {
+fn side_lines(app: &App, c: &Cascade, row: &SweepRow) -> Vec<Line<'static>> {
     let g_m = c.stage_frames.last().copied().unwrap_or(0) as f64;
     let reduction = if g_m > 0.0 {
         format!("{:.1}%", 100.0 * (1.0 - row.mean_shared_cost / g_m))
@@ -226,7 +228,23 @@ fn side_lines(c: &Cascade, row: &SweepRow) -> Vec<Line<'static>> {
         Line::from(vec![
             Span::styled(format!("{CURSOR_GLYPH} τ "), WARN),
             Span::styled(format!("{:.2}", row.tau), WARN.add_modifier(Modifier::BOLD)),
-            Span::styled("  (←→ 0.01, ↑↓ 0.10)", DIM),
+            Span::styled(
+                {
+                    let steps = app.keymap.hints(
+                        Context::Research,
+                        &[
+                            (&[Action::Left, Action::Right], "", " 0.01"),
+                            (&[Action::Up, Action::Down], "", " 0.10"),
+                        ],
+                    );
+                    if steps.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  ({})", steps.replace(" · ", ", "))
+                    }
+                },
+                DIM,
+            ),
         ]),
         Line::from(vec![
             Span::raw("accuracy         "),

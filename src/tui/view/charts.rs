@@ -76,31 +76,39 @@ pub fn draw_tabs(f: &mut Frame, app: &App, view: View, d: &ViewData, area: Rect)
         .models
         .get(app.research.model)
         .map_or("–".into(), |mg| s(m.models.name(mg.model)));
-    let key = |k: &str| Span::styled(format!("{k} "), ACCENT);
+    // The keys as bound: an unbound one is no key to name.
+    let key = |action: Action| {
+        Span::styled(
+            app.keymap
+                .hint(Context::Research, action)
+                .map_or_else(String::new, |k| format!("{} ", s(&k))),
+            ACCENT,
+        )
+    };
     // The model first: `m` switches it and the views show nothing else naming it, and the
     // line is cut at its end on a narrow screen (80 columns end in the configurations).
     let line = Line::from(vec![
-        key("m"),
+        key(Action::NextModel),
         Span::styled(format!("model {model}"), WARN.add_modifier(Modifier::BOLD)),
         Span::raw("  "),
-        key("P"),
+        key(Action::NextProtocol),
         Span::raw(format!(
             "protocol {}  ",
             s(m.protocols.name(a.key.protocol))
         )),
-        key("T"),
+        key(Action::NextTask),
         Span::raw(format!("task {}  ", a.key.task.as_str())),
-        key("b"),
+        key(Action::NextScope),
         Span::raw(format!("scope {}  ", s(a.key.scope_name(m)))),
-        key("M"),
+        key(Action::NextModelSet),
         Span::raw(format!("models {models}  ")),
-        key("z"),
+        key(Action::ToggleZeroFrame),
         Span::raw(if d.key.zero_frame {
             "with text-only  "
         } else {
             "visual only  "
         }),
-        key("C"),
+        key(Action::NextConfigSet),
         Span::raw(config_set(app, d)),
     ]);
     let w = area.width as usize;

@@ -10,6 +10,8 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table};
 
 use crate::core::figures::{Findings, PathwayTable, SERIES};
 use crate::tui::app::App;
+use crate::tui::input::action::Action;
+use crate::tui::input::keymap::Context;
 use crate::tui::research::ViewData;
 use crate::tui::view::charts::fg;
 use crate::tui::view::theme::{ACCENT, DIM, s};
@@ -41,7 +43,15 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
             ),
             Span::styled(
                 format!(
-                    "(←→ source; {} other audit file(s), this session live)",
+                    "({}{} other audit file(s), this session live)",
+                    app.keymap
+                        .hint_for(
+                            Context::Research,
+                            &[Action::Left, Action::Right],
+                            "",
+                            " source; "
+                        )
+                        .unwrap_or_default(),
                     app.audits.other_audits.len()
                 ),
                 DIM,

@@ -75,9 +75,13 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
     if ctx == Context::Item {
         lines.push(Line::from(""));
         lines.push(heading("Evidence pathways (a key toggles one)"));
-        for p in &app.taxonomy.pathways {
+        for (i, p) in app.taxonomy.pathways.iter().enumerate() {
+            let key = app
+                .keymap
+                .pathway_key(i)
+                .unwrap_or_else(|| "(no key)".into());
             lines.push(Line::from(vec![
-                Span::styled(format!("{:>12}  ", s(&p.key)), ACCENT),
+                Span::styled(format!("{:>12}  ", s(&key)), ACCENT),
                 Span::raw(s(&p.label)),
                 Span::styled(format!(": {}", s(&p.description)), DIM),
             ]));
@@ -86,15 +90,23 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
     lines.push(Line::from(""));
     lines.extend(legend(app, ctx));
     lines.push(Line::from(""));
-    let (keep, cancel) = (
-        app.keymap.hint(Context::Note, Action::Accept),
-        app.keymap.hint(Context::Note, Action::Cancel),
-    );
-    lines.push(heading(&format!(
-        "In the note and search editors and a picker's line ({} keeps, {} cancels)",
-        keep.as_deref().unwrap_or("Enter"),
-        cancel.as_deref().unwrap_or("Esc")
-    )));
+    // Each editor's keys as bound, the two said once when they agree; a picker's line
+    // keeps Enter and Esc.
+    let keys = |ctx: Context| {
+        let key = |a| app.keymap.hint(ctx, a).unwrap_or_else(|| "(no key)".into());
+        format!(
+            "{} keeps, {} cancels",
+            key(Action::Accept),
+            key(Action::Cancel)
+        )
+    };
+    let (note, search) = (keys(Context::Note), keys(Context::Search));
+    let heading_text = if note == search {
+        format!("In the note and search editors ({note}) and a picker's line")
+    } else {
+        format!("In the note editor ({note}), the search ({search}) and a picker's line")
+    };
+    lines.push(heading(&s(&heading_text)));
     for (keys, what) in crate::tui::input::line_edit::KEYS {
         lines.push(entry(keys, what));
     }
@@ -317,10 +329,26 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
     let n = lines.len();
     let start = app.overlays.help_scroll.min(max_scroll(app, area));
     let more = start < max_scroll(app, area);
-    let hint = if more {
-        " ↓ more: j/k ↓↑ PgDn PgUp scroll · any other key closes "
+    // The help's own keys as bound (an arrow before its letter), the ones that still
+    // scroll somewhere.
+    let parts: &[(&[Action], &str, &str)] = if more {
+        &[
+            (&[Action::Down, Action::Up], "", ""),
+            (&[Action::PageDown, Action::PageUp], "", ""),
+        ]
     } else {
-        " j/k ↓↑ PgUp scroll · any other key closes "
+        &[(&[Action::Up], "", ""), (&[Action::PageUp], "", "")]
+    };
+    let keys = app.keymap.hint_list(Context::Help, parts);
+    let keys = if keys.is_empty() {
+        String::new()
+    } else {
+        format!("{} scroll · ", s(&keys.join(" ")))
+    };
+    let hint = if more {
+        format!(" ↓ more: {keys}any other key closes ")
+    } else {
+        format!(" {keys}any other key closes ")
     };
     let block = Block::default()
         .borders(Borders::ALL)

@@ -205,8 +205,17 @@ fn question_lines(app: &App, item: &Shown, narrow: Option<usize>) -> Vec<Line<'s
         } else {
             format!("{}", pairs.len())
         };
+        let switch = app
+            .keymap
+            .hint_for(
+                Context::Item,
+                &[Action::PrevTransition, Action::NextTransition],
+                " ",
+                " switch",
+            )
+            .map_or_else(String::new, |k| format!(", {}", s(&k)));
         title.push(Span::styled(
-            format!(" ({} of {of}, [ ] switch)", app.item.pair + 1),
+            format!(" ({} of {of}{switch})", app.item.pair + 1),
             DIM,
         ));
     }
@@ -613,7 +622,12 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
     // where the labels cut to the same prefix (`Evidence d…` twice).
     let two = n > tags_h as usize;
     let mut tag_lines = Vec::new();
-    for p in &app.taxonomy.pathways {
+    // The keys as bound, each padded to the widest (a keymap may bind `F5` or none).
+    let keys: Vec<String> = (0..n)
+        .map(|i| app.keymap.pathway_key(i).unwrap_or_else(|| "-".into()))
+        .collect();
+    let key_w = keys.iter().map(|k| width(k)).max().unwrap_or(1);
+    for (p, key) in app.taxonomy.pathways.iter().zip(&keys) {
         let on = rec.is_some_and(|x| x.pathways.contains(&p.id));
         let primary = rec.is_some_and(|x| x.primary.as_ref() == Some(&p.id));
         let style = if on {
@@ -622,7 +636,7 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
             Style::new()
         };
         tag_lines.push((
-            Span::styled(format!("{} ", s(&p.key)), ACCENT),
+            Span::styled(format!("{:<key_w$} ", s(key)), ACCENT),
             Span::styled(if on { "[x] " } else { "[ ] " }, style),
             Span::styled(s(if two { p.short_label() } else { &p.label }), style),
             primary,

@@ -395,18 +395,26 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
         items.push((format!(" {} ", b.key.label()), format!("{label} ")));
     }
     if app.screen == Screen::Item && !editing {
-        let keys: String = app
-            .taxonomy
-            .pathways
-            .iter()
-            .map(|p| p.key.clone())
-            .collect::<Vec<_>>()
-            .join("");
-        items.push((format!(" {} ", s(&keys)), "pathways ".into()));
+        // Single letters run together (`123456789`), longer keys apart.
+        let bound: Vec<String> = (0..app.taxonomy.pathways.len())
+            .filter_map(|i| app.keymap.pathway_key(i))
+            .collect();
+        let sep = if bound.iter().all(|k| k.chars().count() == 1) {
+            ""
+        } else {
+            " "
+        };
+        if !bound.is_empty() {
+            items.push((format!(" {} ", s(&bound.join(sep))), "pathways ".into()));
+        }
     }
     let w = area.width as usize;
     // While typing, `?` is a letter: the keys that do not fit end in "…".
-    let more = if editing { " …" } else { " ? more" };
+    let more = match app.keymap.hint(ctx, Action::Help) {
+        Some(k) if !editing => format!(" {k} more"),
+        _ => " …".to_string(),
+    };
+    let more = more.as_str();
     let total: usize = items.iter().map(|(k, l)| width(k) + width(l)).sum();
     let room = if total > w {
         w.saturating_sub(width(more))

@@ -14,6 +14,7 @@ use crate::core::analysis::{Analysis, Metrics, pct};
 use crate::core::workspace::selections::one_protocol_only;
 use crate::tui::app::App;
 use crate::tui::input::action::Action;
+use crate::tui::input::keymap::Context;
 use crate::tui::research::ViewData;
 use crate::tui::view::charts::research_hints;
 use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
@@ -39,7 +40,20 @@ pub fn draw(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
                     "To compare two runs of the same items (e.g. raw video against cached frames), open the first with `--compare OTHER_DATASET`, or put both in one dataset, the second with another `protocol` value in its cells (\"main\", \"cached\"). The comparison then lists per model the harmful rates under each, the Jaccard index and Cohen's kappa of the harmful sets, and the items harmful under one protocol only.",
                 ),
                 Line::from(""),
-                Line::from(Span::styled("P switches protocol, T task, b scope.", DIM)),
+                Line::from(Span::styled(
+                    app.keymap
+                        .hint_list(
+                            Context::Research,
+                            &[
+                                (&[Action::NextProtocol], "", " switches protocol"),
+                                (&[Action::NextTask], "", " task"),
+                                (&[Action::NextScope], "", " scope"),
+                            ],
+                        )
+                        .join(", ")
+                        + ".",
+                    DIM,
+                )),
             ])
             .wrap(Wrap { trim: true }),
             area,
@@ -116,7 +130,16 @@ fn draw_table(
     table_area: Rect,
 ) {
     let (pa, pb) = protocol_names(app, d, b);
-    let title = format!(" harmful items: {pa} (A) vs {pb} (B) on common items  ←→ other protocol ");
+    let other = app
+        .keymap
+        .hint_for(
+            Context::Research,
+            &[Action::Left, Action::Right],
+            "",
+            " other protocol",
+        )
+        .map_or_else(String::new, |k| format!(" {k}"));
+    let title = format!(" harmful items: {pa} (A) vs {pb} (B) on common items {other} ");
     f.render_widget(
         Table::new(
             rows,

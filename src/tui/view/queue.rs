@@ -19,6 +19,8 @@ use crate::core::queue::Harm;
 use crate::core::workspace::search::match_positions;
 use crate::tui::app::{App, Drawn, Input, QueueHit};
 use crate::tui::fit::{fit, fit_line, fit_middle, pad, width};
+use crate::tui::input::action::Action;
+use crate::tui::input::keymap::Context;
 
 /// Draws the queue screen and says where its rows are (for a click) and how many fit.
 pub(super) fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
@@ -65,9 +67,15 @@ pub(super) fn draw_queue(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) 
     f.render_widget(table, table_area);
     if app.queue.visible.is_empty() {
         let msg = if app.queue.rows.is_empty() {
-            "No item has a harmful transition in this analysis."
+            "No item has a harmful transition in this analysis.".to_string()
         } else {
-            "No item matches the filters and search (x clears them)."
+            match app.keymap.hint(Context::Queue, Action::ClearFilters) {
+                Some(k) => format!(
+                    "No item matches the filters and search ({} clears them).",
+                    s(&k)
+                ),
+                None => "No item matches the filters and search.".to_string(),
+            }
         };
         let inner = Rect {
             y: table_area.y + 2,
@@ -433,8 +441,12 @@ fn draw_search_line(f: &mut Frame, app: &App, area: Rect) {
 
 /// Below the table: the selected row's trajectory with every configuration named.
 fn selected_legend(app: &App) -> Line<'static> {
+    let explains = app
+        .keymap
+        .hint(Context::Queue, Action::Help)
+        .map_or_else(String::new, |k| format!("{} explains every column", s(&k)));
     let Some(i) = app.current() else {
-        return Line::from(Span::styled("? explains every column", DIM));
+        return Line::from(Span::styled(explains, DIM));
     };
     let r = &app.queue.rows[i];
     let mut spans = vec![Span::styled(format!("▶ {}: ", id(app.names(i).model)), DIM)];
@@ -444,7 +456,9 @@ fn selected_legend(app: &App) -> Line<'static> {
         spans.push(g);
         spans.push(Span::raw("  "));
     }
-    spans.push(Span::styled("· ? explains every column", DIM));
+    if !explains.is_empty() {
+        spans.push(Span::styled(format!("· {explains}"), DIM));
+    }
     Line::from(spans)
 }
 
