@@ -180,11 +180,37 @@ fn a_failed_write_is_shown_kept_retried_and_quitting_asks_first() {
         t.keys(&[k]);
     }
     let s = t.wait_for("NOT SAVED");
-    assert!(s.contains("retrying"), "{s}");
-    // Quitting with unsaved changes asks first.
+    assert!(s.contains("retried each second"), "{s}");
+    // At 80 columns too the status line says why: not saving comes first on it.
+    let out = Command::new("tmux")
+        .args(["resize-window", "-t", &t.name, "-x", "80", "-y", "24"])
+        .output()
+        .expect("resize");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = t.wait_for("File too large");
+    let line = s
+        .lines()
+        .find(|l| l.contains("NOT SAVED"))
+        .expect("the line");
+    assert!(
+        line.starts_with("NOT SAVED (")
+            && line.contains(" pending, retried each second): File too large"),
+        "{s}"
+    );
+    // Quitting with unsaved changes asks first, the way out before the reason: q backs
+    // out of the item, then asks.
     t.keys(&["q", "q"]);
     let s = t.wait_for("Quit anyway?");
     assert!(t.alive(), "{s}");
+    assert!(
+        s.lines()
+            .any(|l| l.contains("Quit anyway? q again quits: ")),
+        "{s}"
+    );
     // Room again: the pending changes are written by the next retry.
     let out = Command::new("prlimit")
         .args(["--pid", &t.pid().to_string(), "--fsize=unlimited"])

@@ -431,8 +431,12 @@ impl App {
                 .unwrap_or_else(|| "still writing".into())
         };
         self.overlays.notice = Some(Notice {
+            // The way out first: a narrow status line cuts the reason, not the key.
             text: format!(
-                "{} change(s) are not saved yet ({why}). Quit anyway? Press quit again to confirm.",
+                "Quit anyway? {} again quits: {} change(s) are not saved yet ({why})",
+                self.keymap
+                    .hint(self.screen.context(), Action::Quit)
+                    .unwrap_or_else(|| "quit".into()),
                 self.session.unsaved(),
             ),
             error: true,

@@ -86,13 +86,13 @@ fn draw_placing(f: &mut Frame, app: &App) -> Drawn {
 /// The notice on a terminal below the least size: the longest wording that fits once
 /// wrapped, down to the way out alone, which a tiny window must still show. Keys do
 /// nothing there but quit ([`App::on_key`]); `confirm`: a first `q` asked to quit with
-/// changes not saved yet, and a second one quits.
-fn too_small(area: Rect, confirm: bool) -> Paragraph<'static> {
+/// changes not saved yet, and a second one quits. `quit`: the quit key as bound.
+fn too_small(area: Rect, confirm: bool, quit: &str) -> Paragraph<'static> {
     let (w, h) = (area.width, area.height);
     let q = if confirm {
-        "not saved yet: q again quits"
+        format!("not saved yet: {quit} again quits")
     } else {
-        "q quits"
+        format!("{quit} quits")
     };
     let wordings = [
         format!(
@@ -115,7 +115,11 @@ fn too_small(area: Rect, confirm: bool) -> Paragraph<'static> {
 fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
     let area = f.area();
     if crate::tui::app::below_least_size(area.width, area.height) {
-        f.render_widget(too_small(area, app.overlays.confirm_quit), area);
+        let quit = app
+            .keymap
+            .hint(Context::Queue, Action::Quit)
+            .unwrap_or_else(|| "Ctrl-c".into());
+        f.render_widget(too_small(area, app.overlays.confirm_quit, &s(&quit)), area);
         return;
     }
     let [header, body, footer] = Layout::vertical([
@@ -191,15 +195,19 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     {
         save.push_str(&format!(" ({key} writes)"));
     }
-    let save_span = if let Some(err) = app.session.last_error() {
+    // Not saving comes first, in few words, so that its reason shows at 80 columns too.
+    let not_saved = app.session.last_error().map(|err| {
         Span::styled(
             format!(
-                "NOT SAVED: {} change(s) pending, retrying every second: {}",
+                "NOT SAVED ({} pending, retried each second): {} · ",
                 app.session.unsaved(),
                 s(&err)
             ),
             WRONG.add_modifier(Modifier::BOLD),
         )
+    });
+    let save_span = if not_saved.is_some() {
+        Span::raw("")
     } else {
         Span::styled(
             save,
@@ -221,10 +229,13 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         save_span,
         Span::styled(format!(" · annotator {}", s(app.session.annotator())), DIM),
     ];
-    let mut line2 = line2;
+    let mut line2: Vec<Span> = not_saved.into_iter().chain(line2).collect();
     // What the saver had to do (the file written again) comes right after "saved".
     if let Some(n) = app.session.notice() {
-        line2.insert(3, Span::styled(format!(" · {}", s(&n)), WARN));
+        let at = line2
+            .len()
+            .min(3 + usize::from(app.session.last_error().is_some()));
+        line2.insert(at, Span::styled(format!(" · {}", s(&n)), WARN));
     }
     if let Some(part) = &app.queue.part {
         line2.push(Span::styled(format!(" · {}", s(part)), WARN));
