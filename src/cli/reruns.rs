@@ -132,14 +132,15 @@ fn reruns(plan: &Plan, plan_path: &Path, args: &RunsArgs) -> Result<Vec<Rerun>> 
                     "python".into(),
                     "run.py".into(),
                     "--data".into(),
-                    tasks.clone(),
+                    // frameaudit's benchmark names are not VLMEvalKit's dataset names.
+                    "VLMEVALKIT_DATASET".into(),
                     "--model".into(),
                     model.clone(),
                     "--work-dir".into(),
                     shown(&run_out),
                 ],
                 format!(
-                    "VLMEvalKit has no option to run chosen items of a dataset: it runs all of {tasks}, and the import keeps the {} planned; --data takes VLMEvalKit's name of the benchmark at this frame count (Video-MME_16frame), and its frame cache must be off (LMUData on a fresh folder, docs/recorder.md)",
+                    "VLMEvalKit has no option to run chosen items of a dataset: it runs all of {tasks}, and the import keeps the {} planned; VLMEVALKIT_DATASET is VLMEvalKit's name of the benchmark at this frame count (for Video-MME: Video-MME_{frames}frame), the one the canonical run had, and its frame cache must be off (LMUData on a fresh folder, docs/recorder.md)",
                     items.len()
                 ),
             ),
@@ -185,10 +186,14 @@ fn reruns(plan: &Plan, plan_path: &Path, args: &RunsArgs) -> Result<Vec<Rerun>> 
                         )
                     }
                     _ => format!(
-                        "lmms-eval 0.7.3 has no option to run chosen items (--offset and --limit take a window of document indices, which these item ids do not give): it runs all of {tasks}, and the import keeps the {} planned; WRAPPER is the model's lmms-eval wrapper (llava_vid, qwen2_5_vl...)",
+                        "lmms-eval 0.7.3 has no option to run chosen items (--offset and --limit take a window of document indices, which these item ids do not give): it runs all of {tasks}, and the import keeps the {} planned",
                         items.len()
                     ),
                 };
+                // The plan does not hold the canonical run's invocation: said, not guessed.
+                let note = format!(
+                    "{note}; WRAPPER is the canonical run's lmms-eval wrapper (llava_vid, qwen2_5_vl...) and --model_args its arguments, with the budget in that wrapper's own argument: max_frames_num for llava_vid, num_frame for internvl3, max_num_frames for qwen2_5_vl (its max_pixels kept)"
+                );
                 (v, note)
             }
         };
@@ -511,6 +516,29 @@ mod tests {
         assert_eq!(
             outs,
             ["reruns/a-b.pass0/m__16f", "reruns/a-b-2.pass0/m__16f"]
+        );
+        // A template, said as one: the plan holds no invocation of the canonical run.
+        assert!(
+            runs[0].note.contains("num_frame for internvl3"),
+            "{}",
+            runs[0].note
+        );
+        // VLMEvalKit's dataset name is not frameaudit's benchmark name: left to fill in.
+        let vlm = RunsArgs {
+            harness: RunsHarness::Vlmevalkit,
+            ..args
+        };
+        let runs = reruns(&plan, &vlm.plan, &vlm).expect("runs");
+        let data = runs[0]
+            .harness
+            .iter()
+            .position(|a| a == "--data")
+            .expect("--data");
+        assert_eq!(runs[0].harness[data + 1], "VLMEVALKIT_DATASET");
+        assert!(
+            runs[0].note.contains("Video-MME_16frame"),
+            "{}",
+            runs[0].note
         );
     }
 }

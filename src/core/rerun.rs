@@ -263,6 +263,12 @@ pub fn match_rerun(
     let mut cells = Vec::new();
     let mut not_matched = Vec::new();
     let mut other_runs: BTreeMap<String, usize> = BTreeMap::new();
+    // The models of the re-run's answers by (benchmark, item, configuration), for an answer
+    // under another model name than the plan's.
+    let mut models_of: BTreeMap<(&str, &str, &str), Vec<&str>> = BTreeMap::new();
+    for k in answers.keys() {
+        models_of.entry((k.1, k.2, k.3)).or_default().push(k.0);
+    }
     for e in &entries {
         let unit = format!("{} {} {} at {}", e.model, e.benchmark, e.item_id, e.config);
         let run = format!("{}/{}", e.model, e.config);
@@ -278,7 +284,15 @@ pub fn match_rerun(
                 .take_while(|(k, _)| (k.0, k.1, k.2) == (&*e.model, &*e.benchmark, &*e.item_id))
                 .map(|(k, _)| k.3)
                 .collect();
-            let why = if elsewhere.is_empty() {
+            let renamed = models_of
+                .get(&(&*e.benchmark, &*e.item_id, &*e.config))
+                .and_then(|m| m.first());
+            let why = if let Some(other) = renamed.filter(|_| elsewhere.is_empty()) {
+                format!(
+                    "the re-run answered it as model {other}, not {} (lmms-eval names the model from the run's `pretrained`): run the harness with the canonical run's model arguments, or give --model-name {other}={}",
+                    e.model, e.model
+                )
+            } else if elsewhere.is_empty() {
                 "the re-run has no answer for it".into()
             } else {
                 format!(
@@ -1133,6 +1147,49 @@ mod tests {
         assert_eq!(
             (&*m.cells[0].cell.config, m.cells[0].cell.frames),
             ("8f", 8)
+        );
+    }
+
+    /// The re-run answered under another model name (lmms-eval names the model from
+    /// `pretrained`): said, with the way to map it.
+    #[test]
+    fn a_re_run_under_another_model_name_is_said_with_the_way_to_map_it() {
+        let plan = Plan {
+            schema: crate::core::plan::SCHEMA.into(),
+            dataset: "d".into(),
+            protocol: "main".into(),
+            targets: "terminal".into(),
+            strategies: vec!["nested".into()],
+            entries: vec![entry("1", "one.mp4", &[0, 2, 4])],
+            skipped: Vec::new(),
+        };
+        let mut imp = Import::default();
+        imp.add_run(Run {
+            file: "8f.csv".into(),
+            model: "m-Qwen2".into(),
+            config: "8f".into(),
+            frames: 8,
+            rules: Default::default(),
+            cells: vec![ImportedCell {
+                model: "m-Qwen2".into(),
+                ..imported("1", "8f")
+            }],
+        })
+        .expect("run");
+        let logs = vec![nested_run(vec![decode("one.mp4", &[0, 2, 4], Some(true))])];
+        let applied = Applied {
+            strategy: None,
+            pass_no: 0,
+            protocol: None,
+            plan_hash: None,
+            plan_file: None,
+        };
+        let m = match_rerun(&plan, &applied, &imp, &logs).expect("matched");
+        let why = &m.not_matched[0].why;
+        assert!(
+            why.starts_with("the re-run answered it as model m-Qwen2, not m ")
+                && why.ends_with("give --model-name m-Qwen2=m"),
+            "{why}"
         );
     }
 
