@@ -4448,7 +4448,7 @@ fn a_pathway_key_clash_made_by_the_keymap_names_the_keymap() {
         br#"{"bindings": [{"context": "item", "key": "1", "action": "mark_done"}]}"#,
     );
     assert!(
-        err.contains("keys.json: 1 pathway key(s) clash with other keys (bind that key to another action in the keymap"),
+        err.contains("keys.json: 1 pathway key(s) clash with other keys (in the keymap, give the pathway or the other action another key"),
         "{err}"
     );
     assert!(
@@ -4456,6 +4456,18 @@ fn a_pathway_key_clash_made_by_the_keymap_names_the_keymap() {
         "{err}"
     );
     assert!(!err.contains("bundled taxonomy"), "{err}");
+    // Moved to another key with it, the pathway clashes with nothing.
+    let path = tmp.path().join("moved.json");
+    std::fs::write(
+        &path,
+        r#"{"bindings": [{"context": "item", "key": "1", "action": "mark_done"},
+                         {"context": "item", "key": "x", "action": "toggle_pathway_1"}]}"#,
+    )
+    .expect("write");
+    let ds = load_dataset(&common::repo().join("fixtures/demo"), None).expect("demo");
+    let mut opts = TuiOptions::plain("t", tmp.path().join("m.audit.jsonl"));
+    opts.keymap = Some(path);
+    assert!(build_app(ds, &opts, || {}).is_ok());
 }
 
 /// The overview's models table takes its measure columns from the table of measures

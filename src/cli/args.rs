@@ -286,7 +286,7 @@ pub struct PlanArgs {
     /// Which transitions to plan
     #[arg(long, value_enum, default_value_t = PlanTargets::Terminal)]
     pub targets: PlanTargets,
-    /// `--strategy phase`: the grid is shifted by s/S of its step for s = 1..S (S − 1
+    /// `--strategy phase`: the grid is shifted by s/S of its step for s = 1..S−1 (S − 1
     /// replicates of every item)
     #[arg(long, value_name = "S", default_value_t = 2,
           value_parser = clap::value_parser!(u64).range(2..=64))]

@@ -180,7 +180,12 @@ impl Plan {
                 path: path.to_path_buf(),
                 line: e.line(),
                 column: e.column(),
-                why: e.to_string(),
+                // serde's own "at line L column C" is said once, by the error's place.
+                why: {
+                    let why = e.to_string();
+                    why.rfind(" at line ")
+                        .map_or(why.clone(), |n| why[..n].to_string())
+                },
             })?;
         if plan.schema != SCHEMA {
             return Err(PlanError::Schema {
@@ -360,6 +365,8 @@ mod tests {
             e.starts_with(&format!("{}:2: not a frameaudit plan: ", path.display())),
             "{e}"
         );
+        // The place once: no serde "at line 2 column ..." beside it.
+        assert!(!e.contains(" at line "), "{e}");
         std::fs::write(
             &path,
             "{\"schema\": \"x\\u001b[2J\", \"dataset\": \"d\", \"strategies\": [], \"entries\": []}",

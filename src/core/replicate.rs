@@ -114,27 +114,44 @@ pub fn match_replicate(
     }
     let main = m.protocols.get("main");
     let mut out = Matched::default();
+    let matched: Vec<(&ImportedCell, Result<u32, String>)> = imp
+        .written_cells()
+        .map(|c| (c, canonical(ds, main, c)))
+        .collect();
+    let same_source = |cell: u32, c: &ImportedCell| {
+        let tag = m.text(m.cell_source_tag.get(cell as usize));
+        tag.is_some() && tag == c.source_tag.as_deref()
+    };
+    // Where a tag names one run (lmms-eval's date_id): the runs of the import whose every
+    // answer under the canonical cells' own tag is the canonical answer, i.e. that run
+    // again. One started in the same second that answered otherwise is a run of its own.
+    let mut own: std::collections::BTreeMap<&str, bool> = Default::default();
+    if imp.tags_name_runs {
+        for (c, r) in &matched {
+            if let (Ok(cell), Some(tag)) = (r, c.source_tag.as_deref())
+                && same_source(*cell, c)
+            {
+                *own.entry(tag).or_insert(true) &= same_answer(m, *cell, c);
+            }
+        }
+    }
     // Kept answers that equal their canonical cell's, from a source of the same name.
     let mut echoes = 0;
-    for c in imp.written_cells() {
+    for (c, r) in matched {
         let unit = format!("{} {} {} at {}", c.model, c.benchmark, c.item_id, c.config);
-        match canonical(ds, main, c) {
+        match r {
             Err(why) => out.left_out.push(LeftOut { unit, why }),
             Ok(cell) => {
-                let tag = m.text(m.cell_source_tag.get(cell as usize));
-                let same_source = tag.is_some() && tag == c.source_tag.as_deref();
-                if same_source && imp.tags_name_runs {
+                let echo = same_source(cell, c) && same_answer(m, cell, c);
+                let tag = c.source_tag.as_deref().unwrap_or_default();
+                if echo && own.get(tag) == Some(&true) {
                     out.left_out.push(LeftOut {
                         unit,
                         why: format!(
-                            "it is the canonical cell's own answer: both come from run {}, and a replicate must be another run",
-                            tag.unwrap_or_default()
+                            "it is the canonical cell's own answer: both come from run {tag}, which answered alike throughout, and a replicate must be another run"
                         ),
                     });
                     continue;
-                }
-                if same_source && same_answer(m, cell, c) {
-                    echoes += 1;
                 }
                 if let Some(r) = reps
                     .of(cell)
@@ -153,6 +170,7 @@ pub fn match_replicate(
                     });
                     continue;
                 }
+                echoes += usize::from(echo);
                 let config = m.config(m.cell_config.get(cell as usize));
                 let item = m.cell_item.get(cell as usize);
                 out.cells.push(ReplicateCell {
@@ -180,7 +198,9 @@ fn same_answer(m: &crate::core::matrix::ResponseMatrix, cell: u32, c: &ImportedC
     let pred = m.text(m.cell_pred.get(cell as usize));
     let value = m.cell_value.get(cell as usize);
     let correct = (!value.is_nan()).then_some(value == 1.0);
-    pred == c.pred.as_deref() && correct == c.correct
+    // An answer without its correctness (lmms-eval's: the dataset derives it from the
+    // prediction and the gold) is compared by the prediction alone.
+    pred == c.pred.as_deref() && c.correct.is_none_or(|x| correct == Some(x))
 }
 
 /// The name of another replicate the dataset already reads from `file`, the file that
@@ -329,7 +349,7 @@ mod tests {
         let m = alike(dir.path(), "vlmevalkit:x.xlsx", ["A", "C"], false);
         assert_eq!((m.cells.len(), m.warning), (2, None));
         // A tag that names the run: the canonical cells' own run, answer by answer.
-        let m = alike(dir.path(), "20250101_100000", ["A", "C"], true);
+        let m = alike(dir.path(), "20250101_100000", ["A", "B"], true);
         assert!(m.cells.is_empty());
         assert_eq!(m.left_out.len(), 2);
         assert!(
@@ -339,6 +359,9 @@ mod tests {
             "{:?}",
             m.left_out
         );
+        // The same tag with an answer of its own: a run started in the same second.
+        let m = alike(dir.path(), "20250101_100000", ["A", "C"], true);
+        assert_eq!((m.cells.len(), m.left_out.len(), m.warning), (2, 0, None));
     }
 
     #[test]

@@ -265,8 +265,11 @@ pub fn match_rerun(
     let mut other_runs: BTreeMap<String, usize> = BTreeMap::new();
     // The models of the re-run's answers by (benchmark, item, configuration), for an answer
     // under another model name than the plan's.
+    // A model the plan names is no other name of another: its answers are its own.
+    let planned_models: std::collections::BTreeSet<&str> =
+        entries.iter().map(|e| &*e.model).collect();
     let mut models_of: BTreeMap<(&str, &str, &str), Vec<&str>> = BTreeMap::new();
-    for k in answers.keys() {
+    for k in answers.keys().filter(|k| !planned_models.contains(k.0)) {
         models_of.entry((k.1, k.2, k.3)).or_default().push(k.0);
     }
     for e in &entries {
@@ -1191,6 +1194,20 @@ mod tests {
                 && why.ends_with("give --model-name m-Qwen2=m"),
             "{why}"
         );
+        // A model the plan re-runs too is no other name of m: its answers are its own.
+        let both = Plan {
+            entries: vec![
+                entry("1", "one.mp4", &[0, 2, 4]),
+                PlanEntry {
+                    model: "m-Qwen2".into(),
+                    ..entry("1", "one.mp4", &[0, 2, 4])
+                },
+            ],
+            ..plan
+        };
+        let m = match_rerun(&both, &applied, &imp, &logs).expect("matched");
+        let why = &m.not_matched[0].why;
+        assert_eq!(why, "the re-run has no answer for it");
     }
 
     #[test]

@@ -326,7 +326,7 @@ fn keymap_for(opts: &TuiOptions, taxonomy: &Taxonomy) -> Result<Keymap> {
         let (file, mend) = match (by_keymap, &opts.taxonomy) {
             (Some(k), _) => (
                 sanitize(&k.display().to_string()).into_owned(),
-                "bind that key to another action in the keymap, or give the pathway another key in the taxonomy",
+                "in the keymap, give the pathway or the other action another key, or unbind the other with \"none\"",
             ),
             (None, Some(t)) => (
                 sanitize(&t.display().to_string()).into_owned(),

@@ -376,31 +376,36 @@ impl Keymap {
     pub fn pathway_conflicts(&self, taxonomy: &Taxonomy) -> Vec<String> {
         let mut out = Vec::new();
         for (i, p) in taxonomy.pathways.iter().enumerate() {
-            let Some(c) = p.key.chars().next() else {
-                continue;
-            };
-            let key = Key::char(c);
-            let other = |ctx: Context| {
-                self.bindings
-                    .iter()
-                    .filter(|b| b.context == ctx && b.key == key)
-                    .find(|b| b.action != Action::TogglePathway(i))
-            };
-            let first_item = self
+            // The keys that toggle the pathway as bound (a keymap file may have moved it
+            // off the taxonomy's key, or unbound it: then there is nothing to clash).
+            let toggles = self
                 .bindings
                 .iter()
-                .find(|b| b.context == Context::Item && b.key == key);
-            let shadowed = first_item.filter(|b| b.action != Action::TogglePathway(i));
-            if let Some(b) = shadowed {
-                out.push(format!(
-                    "pathway {:?} has the key {:?}, which the item screen binds to \"{}\", so the key never toggles the pathway",
-                    p.id, p.key, b.desc
-                ));
-            } else if let Some(b) = other(Context::Global) {
-                out.push(format!(
-                    "pathway {:?} has the key {:?}, which every screen binds to \"{}\", so the item screen could not do that",
-                    p.id, p.key, b.desc
-                ));
+                .filter(|b| b.context == Context::Item && b.action == Action::TogglePathway(i));
+            for t in toggles {
+                let first_item = self
+                    .bindings
+                    .iter()
+                    .find(|b| b.context == Context::Item && b.key == t.key);
+                let global = self
+                    .bindings
+                    .iter()
+                    .find(|b| b.context == Context::Global && b.key == t.key);
+                if let Some(b) = first_item.filter(|b| b.action != t.action) {
+                    out.push(format!(
+                        "pathway {:?} has the key {:?}, which the item screen binds to \"{}\", so the key never toggles the pathway",
+                        p.id,
+                        t.key.label(),
+                        b.desc
+                    ));
+                } else if let Some(b) = global {
+                    out.push(format!(
+                        "pathway {:?} has the key {:?}, which every screen binds to \"{}\", so the item screen could not do that",
+                        p.id,
+                        t.key.label(),
+                        b.desc
+                    ));
+                }
             }
         }
         out
@@ -586,6 +591,15 @@ impl Keymap {
                     .rposition(|&b| b == b'\n')
                     .map_or(0, |n| n + 1);
             let at = |field: &str| format!("bindings[{i}].{field}");
+            // A field's own line: where `"field":` starts in the entry (one written a field
+            // a line), else the entry's.
+            let line_of = |field: &str| {
+                let raw = raw.get();
+                let quoted = format!("\"{field}\"");
+                raw.match_indices(&quoted)
+                    .find(|(n, _)| raw[n + quoted.len()..].trim_start().starts_with(':'))
+                    .map_or(line, |(n, _)| line + raw[..n].matches('\n').count() as u64)
+            };
             let e: Entry = match serde_json::from_str(raw.get()) {
                 Ok(e) => e,
                 Err(err) => {
@@ -607,7 +621,7 @@ impl Keymap {
             if context.is_none() {
                 diags.error(
                     &file,
-                    Some(line),
+                    Some(line_of("context")),
                     Some(&at("context")),
                     format!(
                         "expected one of {}, found {:?}",
@@ -620,7 +634,7 @@ impl Keymap {
             if key.is_none() {
                 diags.error(
                     &file,
-                    Some(line),
+                    Some(line_of("key")),
                     Some(&at("key")),
                     format!("unknown key {:?}", e.key),
                 );
@@ -631,7 +645,7 @@ impl Keymap {
                     Some(Action::TogglePathway(p)) if p >= pathways => {
                         diags.error(
                             &file,
-                            Some(line),
+                            Some(line_of("action")),
                             Some(&at("action")),
                             format!(
                                 "{name:?} toggles pathway {}, but the taxonomy has {pathways}",
@@ -644,7 +658,7 @@ impl Keymap {
                     None => {
                         diags.error(
                             &file,
-                            Some(line),
+                            Some(line_of("action")),
                             Some(&at("action")),
                             format!(
                                 "unknown action {:?}; actions: {}",
@@ -662,7 +676,7 @@ impl Keymap {
             if let Some((_, _, j, l)) = given.iter().find(|g| g.0 == context && g.1 == key) {
                 diags.error(
                     &file,
-                    Some(line),
+                    Some(line_of("key")),
                     Some(&at("key")),
                     format!(
                         "{:?} is bound on the {} screen by bindings[{j}] (line {l}) already: a key does one thing there",
@@ -672,7 +686,7 @@ impl Keymap {
                 );
                 continue;
             }
-            given.push((context, key, i, line));
+            given.push((context, key, i, line_of("key")));
             self.bindings
                 .retain(|b| !(b.context == context && b.key == key));
             let Some(action) = action else {
@@ -788,6 +802,20 @@ mod tests {
         // The list of actions in the message has the current names; a former one still binds.
         assert!(
             err.contains("next_transition") && !err.contains("next_pair"),
+            "{err}"
+        );
+        // Written a field a line, an entry's problems are said at their fields' lines.
+        let tall = "{\"bindings\": [\n  {\n    \"context\": \"item\",\n    \"key\": \"Ctrl-\",\n    \"action\": \"fly\"\n  }\n]}";
+        let err = km
+            .apply_overrides(tall.as_bytes(), Path::new("k.json"), tax.pathways.len())
+            .expect_err("rejected")
+            .to_string();
+        assert!(
+            err.contains("k.json:4: error: field `bindings[0].key`"),
+            "{err}"
+        );
+        assert!(
+            err.contains("k.json:5: error: field `bindings[0].action`"),
             "{err}"
         );
         let old = r#"{"bindings": [{"context": "item", "key": "n", "action": "next_pair"}]}"#;

@@ -223,7 +223,12 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
             "done {done} · skipped {skipped} · flagged {flagged} · left {left}"
         )),
         Span::styled(
-            format!(" · {:.1} items/min · ", app.items_per_minute()),
+            // Not saving is said first: no save state here, and no separator for it.
+            if not_saved.is_some() {
+                format!(" · {:.1} items/min", app.items_per_minute())
+            } else {
+                format!(" · {:.1} items/min · ", app.items_per_minute())
+            },
             DIM,
         ),
         save_span,
