@@ -378,10 +378,24 @@ impl Keymap {
         for (i, p) in taxonomy.pathways.iter().enumerate() {
             // The keys that toggle the pathway as bound (a keymap file may have moved it
             // off the taxonomy's key, or unbound it: then there is nothing to clash).
-            let toggles = self
+            let toggles: Vec<&Binding> = self
                 .bindings
                 .iter()
-                .filter(|b| b.context == Context::Item && b.action == Action::TogglePathway(i));
+                .filter(|b| b.context == Context::Item && b.action == Action::TogglePathway(i))
+                .collect();
+            // Its key taken for another action, and no other key given it.
+            if toggles.is_empty()
+                && let Some(c) = p.key.chars().next()
+                && let Some(b) = self
+                    .bindings
+                    .iter()
+                    .find(|b| b.context == Context::Item && b.key == Key::char(c))
+            {
+                out.push(format!(
+                    "pathway {:?} has the key {:?}, which the item screen binds to \"{}\", and no other key toggles the pathway",
+                    p.id, p.key, b.desc
+                ));
+            }
             for t in toggles {
                 let first_item = self
                     .bindings
