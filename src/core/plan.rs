@@ -181,11 +181,7 @@ impl Plan {
                 line: e.line(),
                 column: e.column(),
                 // serde's own "at line L column C" is said once, by the error's place.
-                why: {
-                    let why = e.to_string();
-                    why.rfind(" at line ")
-                        .map_or(why.clone(), |n| why[..n].to_string())
-                },
+                why: crate::core::load::json::json_error_text(&e),
             })?;
         if plan.schema != SCHEMA {
             return Err(PlanError::Schema {

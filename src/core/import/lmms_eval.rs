@@ -689,7 +689,10 @@ fn json_skip_reason(e: &serde_json::Error) -> String {
     match e.classify() {
         serde_json::error::Category::Eof => "line cut short (JSON ends early)".into(),
         serde_json::error::Category::Data => {
-            format!("unexpected JSON: {}", runs::json_error_text(e))
+            format!(
+                "unexpected JSON: {}",
+                crate::core::load::json::json_error_text(e)
+            )
         }
         _ => "malformed JSON".into(),
     }
@@ -739,7 +742,10 @@ fn parse_old(bytes: &[u8], stamp: Stamp, explicit: bool, progress: &mut dyn FnMu
                 log: None,
                 skips: vec![(
                     Some(e.line() as u64),
-                    format!("malformed JSON file: {}", runs::json_error_text(&e)),
+                    format!(
+                        "malformed JSON file: {}",
+                        crate::core::load::json::json_error_text(&e)
+                    ),
                 )],
             };
         }

@@ -580,14 +580,18 @@ fn plain_number(b: &[u8], i: usize) -> Option<(J<'static>, usize)> {
     Some((J::Float(if negative && n == 0 { -0.0 } else { v }), j))
 }
 
-/// Turns a serde_json error on one line into a message without serde's own "line 1".
-pub fn describe_json_error(e: &serde_json::Error) -> String {
+/// A serde_json error without its position (the caller names file and line).
+pub fn json_error_text(e: &serde_json::Error) -> String {
     let msg = e.to_string();
-    let msg = match msg.rfind(" at line ") {
+    match msg.rfind(" at line ") {
         Some(i) => msg[..i].to_string(),
         None => msg,
-    };
-    format!("{msg} (column {})", e.column())
+    }
+}
+
+/// Turns a serde_json error on one line into a message without serde's own "line 1".
+pub fn describe_json_error(e: &serde_json::Error) -> String {
+    format!("{} (column {})", json_error_text(e), e.column())
 }
 
 /// Parses one JSON Lines record (an object), or reports why it cannot: malformed JSON, not

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::core::diag::{Diagnostics, LoadError};
-use crate::core::load::json::describe_json_error;
+use crate::core::load::json::{describe_json_error, json_error_text};
 use crate::core::taxonomy::Taxonomy;
 use crate::tui::input::action::Action;
 
@@ -619,8 +619,7 @@ impl Keymap {
                 Err(err) => {
                     // serde counts from the entry's start: on its first line, the line's
                     // column is further on by where the entry starts.
-                    let said = err.to_string();
-                    let said = said.rfind(" at line ").map_or(&*said, |n| &said[..n]);
+                    let said = json_error_text(&err);
                     let col = err.column() + if err.line() <= 1 { column } else { 0 };
                     diags.error(
                         &file,

@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use super::lenient::{MapOnly, ModelArgs, Scalar, python_json_to_json};
 use crate::core::import::{ImportError, frames_from_label};
+use crate::core::load::json::json_error_text;
 use crate::core::rules::{self, Provenance, RunRule};
 
 /// A log file found under the given paths.
@@ -360,15 +361,6 @@ pub(super) fn sniff_version(path: &Path) -> Option<String> {
         "0.4"
     };
     Some(family.into())
-}
-
-/// A serde_json error without its position (the caller names file and line).
-pub(super) fn json_error_text(e: &serde_json::Error) -> String {
-    let msg = e.to_string();
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg,
-    }
 }
 
 pub(super) fn strip_bom(b: &[u8]) -> &[u8] {
