@@ -455,18 +455,18 @@ impl Keymap {
                 .filter(move |b| b.context == ctx && b.action == action)
                 .min_by_key(|b| matches!(b.key.code, KeyCode::Char(_)))
         };
-        // A global key the screen binds to something else does not reach the action there.
-        let global = || {
-            bound(Context::Global).filter(|g| {
-                !self
-                    .bindings
-                    .iter()
-                    .any(|b| b.context == context && b.key == g.key)
-            })
-        };
+        let global = || bound(Context::Global).filter(|g| !self.taken(context, g.key));
         bound(context)
             .or_else(|| (!context.is_mode()).then(global)?)
             .map(|b| b.key.label())
+    }
+
+    /// Whether `context` binds `key` itself: a global binding of the key does not reach
+    /// its action there.
+    fn taken(&self, context: Context, key: Key) -> bool {
+        self.bindings
+            .iter()
+            .any(|b| b.context == context && b.key == key)
     }
 
     /// The key that toggles pathway `i` on the item screen, as the keymap binds it (a
@@ -512,16 +512,13 @@ impl Keymap {
 
     /// Bindings of a context and the global ones, for the help overlay.
     pub fn for_context(&self, context: Context) -> impl Iterator<Item = &Binding> {
-        // A global key the screen binds to something else does not reach the global
-        // action there: not listed.
+        // A global key the screen takes for itself is not listed: it does not reach the
+        // global action there.
         self.bindings.iter().filter(move |b| {
             b.context == context
                 || (b.context == Context::Global
                     && !context.is_mode()
-                    && !self
-                        .bindings
-                        .iter()
-                        .any(|o| o.context == context && o.key == b.key))
+                    && !self.taken(context, b.key))
         })
     }
 
