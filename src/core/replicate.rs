@@ -114,35 +114,43 @@ pub fn match_replicate(
     }
     let main = m.protocols.get("main");
     let mut out = Matched::default();
-    let matched: Vec<(&ImportedCell, Result<u32, String>)> = imp
-        .written_cells()
-        .map(|c| (c, canonical(ds, main, c)))
-        .collect();
     let same_source = |cell: u32, c: &ImportedCell| {
         let tag = m.text(m.cell_source_tag.get(cell as usize));
         tag.is_some() && tag == c.source_tag.as_deref()
     };
+    // Each answer with its canonical cell and, where it has one, whether it comes from a
+    // source of the canonical cell's name (`Some`) and is its answer (`true`).
+    let matched: Vec<(&ImportedCell, Result<u32, String>, Option<bool>)> = imp
+        .written_cells()
+        .map(|c| {
+            let r = canonical(ds, main, c);
+            let alike = r
+                .as_ref()
+                .ok()
+                .filter(|&&cell| same_source(cell, c))
+                .map(|&cell| same_answer(m, cell, c));
+            (c, r, alike)
+        })
+        .collect();
     // Where a tag names one run (lmms-eval's date_id): the runs of the import whose every
     // answer under the canonical cells' own tag is the canonical answer, i.e. that run
     // again. One started in the same second that answered otherwise is a run of its own.
     let mut own: std::collections::BTreeMap<&str, bool> = Default::default();
     if imp.tags_name_runs {
-        for (c, r) in &matched {
-            if let (Ok(cell), Some(tag)) = (r, c.source_tag.as_deref())
-                && same_source(*cell, c)
-            {
-                *own.entry(tag).or_insert(true) &= same_answer(m, *cell, c);
+        for (c, _, alike) in &matched {
+            if let (Some(alike), Some(tag)) = (alike, c.source_tag.as_deref()) {
+                *own.entry(tag).or_insert(true) &= alike;
             }
         }
     }
     // Kept answers that equal their canonical cell's, from a source of the same name.
     let mut echoes = 0;
-    for (c, r) in matched {
+    for (c, r, alike) in matched {
         let unit = format!("{} {} {} at {}", c.model, c.benchmark, c.item_id, c.config);
         match r {
             Err(why) => out.left_out.push(LeftOut { unit, why }),
             Ok(cell) => {
-                let echo = same_source(cell, c) && same_answer(m, cell, c);
+                let echo = alike == Some(true);
                 let tag = c.source_tag.as_deref().unwrap_or_default();
                 if echo && own.get(tag) == Some(&true) {
                     out.left_out.push(LeftOut {

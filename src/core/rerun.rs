@@ -263,14 +263,14 @@ pub fn match_rerun(
     let mut cells = Vec::new();
     let mut not_matched = Vec::new();
     let mut other_runs: BTreeMap<String, usize> = BTreeMap::new();
-    // The models of the re-run's answers by (benchmark, item, configuration), for an answer
-    // under another model name than the plan's.
-    // A model the plan names is no other name of another: its answers are its own.
+    // A model of the re-run's answers by (benchmark, item, configuration), the first by
+    // name, for an answer under another model name than the plan's. A model the plan
+    // names is no other name of another: its answers are its own.
     let planned_models: std::collections::BTreeSet<&str> =
         entries.iter().map(|e| &*e.model).collect();
-    let mut models_of: BTreeMap<(&str, &str, &str), Vec<&str>> = BTreeMap::new();
+    let mut model_of: BTreeMap<(&str, &str, &str), &str> = BTreeMap::new();
     for k in answers.keys().filter(|k| !planned_models.contains(k.0)) {
-        models_of.entry((k.1, k.2, k.3)).or_default().push(k.0);
+        model_of.entry((k.1, k.2, k.3)).or_insert(k.0);
     }
     for e in &entries {
         let unit = format!("{} {} {} at {}", e.model, e.benchmark, e.item_id, e.config);
@@ -287,9 +287,7 @@ pub fn match_rerun(
                 .take_while(|(k, _)| (k.0, k.1, k.2) == (&*e.model, &*e.benchmark, &*e.item_id))
                 .map(|(k, _)| k.3)
                 .collect();
-            let renamed = models_of
-                .get(&(&*e.benchmark, &*e.item_id, &*e.config))
-                .and_then(|m| m.first());
+            let renamed = model_of.get(&(&*e.benchmark, &*e.item_id, &*e.config));
             let why = if let Some(other) = renamed.filter(|_| elsewhere.is_empty()) {
                 format!(
                     "the re-run answered it as model {other}, not {} (lmms-eval names the model from the run's `pretrained`): run the harness with the canonical run's model arguments, or give --model-name {other}={}",

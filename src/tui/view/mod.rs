@@ -195,53 +195,44 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
     {
         save.push_str(&format!(" ({key} writes)"));
     }
-    // Not saving comes first, in few words, so that its reason shows at 80 columns too.
-    let not_saved = app.session.last_error().map(|err| {
-        Span::styled(
+    let mut line2 = Vec::new();
+    // Not saving comes first, in few words, so that its reason shows at 80 columns too,
+    // and then stands for the save state.
+    let last_error = app.session.last_error();
+    if let Some(err) = &last_error {
+        line2.push(Span::styled(
             format!(
                 "NOT SAVED ({} pending, retried each second): {} · ",
                 app.session.unsaved(),
-                s(&err)
+                s(err)
             ),
             WRONG.add_modifier(Modifier::BOLD),
-        )
-    });
-    let save_span = if not_saved.is_some() {
-        Span::raw("")
-    } else {
-        Span::styled(
-            save,
-            if app.session.unsaved() > 0 {
-                WARN
-            } else {
-                RIGHT
-            },
-        )
-    };
-    let line2 = vec![
-        Span::raw(format!(
-            "done {done} · skipped {skipped} · flagged {flagged} · left {left}"
-        )),
-        Span::styled(
-            // Not saving is said first: no save state here, and no separator for it.
-            if not_saved.is_some() {
-                format!(" · {:.1} items/min", app.items_per_minute())
-            } else {
-                format!(" · {:.1} items/min · ", app.items_per_minute())
-            },
-            DIM,
-        ),
-        save_span,
-        Span::styled(format!(" · annotator {}", s(app.session.annotator())), DIM),
-    ];
-    let mut line2: Vec<Span> = not_saved.into_iter().chain(line2).collect();
+        ));
+    }
+    line2.push(Span::raw(format!(
+        "done {done} · skipped {skipped} · flagged {flagged} · left {left}"
+    )));
+    line2.push(Span::styled(
+        format!(" · {:.1} items/min", app.items_per_minute()),
+        DIM,
+    ));
+    if last_error.is_none() {
+        let style = if app.session.unsaved() > 0 {
+            WARN
+        } else {
+            RIGHT
+        };
+        line2.push(Span::styled(" · ", DIM));
+        line2.push(Span::styled(save, style));
+    }
     // What the saver had to do (the file written again) comes right after "saved".
     if let Some(n) = app.session.notice() {
-        let at = line2
-            .len()
-            .min(3 + usize::from(app.session.last_error().is_some()));
-        line2.insert(at, Span::styled(format!(" · {}", s(&n)), WARN));
+        line2.push(Span::styled(format!(" · {}", s(&n)), WARN));
     }
+    line2.push(Span::styled(
+        format!(" · annotator {}", s(app.session.annotator())),
+        DIM,
+    ));
     if let Some(part) = &app.queue.part {
         line2.push(Span::styled(format!(" · {}", s(part)), WARN));
     }
