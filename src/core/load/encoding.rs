@@ -119,18 +119,27 @@ pub fn utf8_or_said<'a>(
     match std::str::from_utf8(bytes) {
         Ok(text) => Some(text),
         Err(e) => {
-            let before = &bytes[..e.valid_up_to()];
-            let line = 1 + memchr::memchr_iter(b'\n', before).count();
-            let column = before.len() - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1) + 1;
+            let (line, offset) = place_after(&bytes[..e.valid_up_to()]);
             diags.error(
                 file,
-                Some(line as u64),
+                Some(line),
                 None,
-                format!("not valid UTF-8 (byte {column} of the line): the file must be UTF-8"),
+                format!(
+                    "not valid UTF-8 (byte {} of the line): the file must be UTF-8",
+                    offset + 1
+                ),
             );
             None
         }
     }
+}
+
+/// Where a text's first bytes `before` end: the line they end on (from 1) and how many
+/// bytes of that line they hold (0 at its start).
+pub fn place_after(before: &[u8]) -> (u64, usize) {
+    let line = 1 + memchr::memchr_iter(b'\n', before).count() as u64;
+    let offset = before.len() - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+    (line, offset)
 }
 
 #[cfg(test)]

@@ -18,18 +18,19 @@ use std::sync::Arc;
 
 pub use self::builder::{MatrixBuilder, PER_ITEM_CSV_COLUMNS, model_key};
 
-/// Whether a configuration's budget is its frame count (a per-item CSV's always is, a
-/// cell's without `budget` too): where two such configurations differ in budget they differ
-/// in frames, and that is said once, as `frames`.
-pub(crate) fn budget_is_frames(frames: u64, budget: f64) -> bool {
-    budget == frames as f64
-}
 pub(crate) use self::interner::ItemIndex;
 pub use self::interner::{Interner, Item};
 pub(crate) use self::replicates::starts_of;
 pub use self::replicates::{Of, RepColumns, Replicate, Replicates};
 use crate::core::column::{Floats, Ids, Lines};
 use crate::core::text::norm;
+
+/// Whether a configuration's budget is its frame count (a per-item CSV's always is, a
+/// cell's without `budget` too): where two such configurations differ in budget they differ
+/// in frames, and that is said once, as `frames`.
+pub(crate) fn budget_is_frames(frames: u64, budget: f64) -> bool {
+    budget == frames as f64
+}
 
 /// Sentinel for "no text" in text-id columns.
 pub const NO_TEXT: u32 = u32::MAX;

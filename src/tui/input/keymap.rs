@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::core::diag::{Diagnostics, LoadError};
+use crate::core::load::encoding::place_after;
 use crate::core::load::json::{describe_json_error, json_error_text};
 use crate::core::taxonomy::Taxonomy;
 use crate::tui::input::action::Action;
@@ -594,13 +595,7 @@ impl Keymap {
         for (i, raw) in f.bindings.iter().enumerate() {
             // A borrowed raw value is a slice of `text`: its line is where it starts.
             let start = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-            let before = &text.as_bytes()[..start.min(text.len())];
-            let line = 1 + before.iter().filter(|&&b| b == b'\n').count() as u64;
-            let column = before.len()
-                - before
-                    .iter()
-                    .rposition(|&b| b == b'\n')
-                    .map_or(0, |n| n + 1);
+            let (line, column) = place_after(&text.as_bytes()[..start.min(text.len())]);
             let at = |field: &str| format!("bindings[{i}].{field}");
             // A field's own line: where `"field":` starts in the entry (one written a field
             // a line), else the entry's.
