@@ -195,6 +195,49 @@ fn a_plan_refuses_to_overwrite_and_asks_for_an_audit_where_one_is_needed() {
     assert!(stderr(&o).contains("--audit"), "{}", stderr(&o));
 }
 
+/// A plan file that is not a plan's shape is said whole, through the binary: each entry's
+/// problem on its own line, at its line and field, its data sanitized.
+#[test]
+fn a_broken_plan_file_is_said_entry_by_entry() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = tmp.path().join("plan.json");
+    let entry = |item: &str, rest: &str| {
+        format!(
+            "{{\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": \"{item}\", \"config\": \"8f\", \"lower\": \"4f\", \"strategy\": \"swap\", {rest}}}"
+        )
+    };
+    let text = format!(
+        "{{\"schema\": \"frameaudit/plan@1\", \"dataset\": \"d\", \"strategies\": [\"swap\"],\n\"entries\": [\n{},\n{},\n{}]}}\n",
+        entry(
+            "1",
+            "\"video\": \"v\", \"indices\": [2, \"\\u001b[2J\"], \"pass\": 0"
+        ),
+        entry("2", "\"video\": \"v\", \"indices\": [2], \"pass\": 0"),
+        entry("3", "\"indices\": [2], \"pass\": 0"),
+    );
+    std::fs::write(&path, text).expect("write");
+    let o = frameaudit(&["intervene", "runs", &s(&path)]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].contains(":3: not a frameaudit plan: entries[0].indices[1]: invalid type"),
+        "{err}"
+    );
+    assert!(
+        lines[1].ends_with(&format!(
+            "{}:5: not a frameaudit plan: entries[2]: missing field `video` (column 126)",
+            s(&path)
+        )),
+        "{err}"
+    );
+    assert!(
+        !err.contains('\u{1b}'),
+        "the file's escape reached the terminal: {err}"
+    );
+}
+
 /// What the harness decoded for each (benchmark, item key, configuration) of one model's
 /// runs `max_frames_num=N` (configuration `Nf`), with the video's frame count.
 fn truth(model: &str) -> BTreeMap<(String, String, String), (Vec<u64>, u64)> {

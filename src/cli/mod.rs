@@ -626,14 +626,22 @@ pub fn exit_code(result: Result<()>) -> ExitCode {
 }
 
 /// An error and its causes, sanitized, on one line; a cause its error already quotes is not
-/// repeated. A rejected input's diagnostics (a taxonomy's, an agreement's audits') are the
-/// exception: each is sanitized field by field as it is written, and stands on a line of
-/// its own.
+/// repeated. A rejected input's diagnostics (a taxonomy's, an agreement's audits') and a
+/// plan file's problems are the exception: each is sanitized field by field as it is
+/// written, and stands on a line of its own.
 fn error_text(e: &anyhow::Error) -> String {
     let mut text = String::new();
     for cause in e.chain() {
         let cause = match cause.downcast_ref::<LoadError>() {
             Some(rejected @ LoadError::Rejected(_)) => rejected.to_string(),
+            // A plan file's problems, one per line, sanitized as they are written.
+            _ if matches!(
+                cause.downcast_ref::<crate::core::plan::PlanError>(),
+                Some(crate::core::plan::PlanError::Shape { .. })
+            ) =>
+            {
+                cause.to_string()
+            }
             _ => sanitize(&cause.to_string()).into_owned(),
         };
         if text.is_empty() {

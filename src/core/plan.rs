@@ -108,8 +108,12 @@ pub struct Skipped {
 }
 
 /// A plan: what to re-run with which frames, and what could not be planned.
+///
+/// The entries' types are parameters only so that a file's head can be read on its own
+/// ([`Plan::read`] says every problem of a file, each entry's apart); a plan is always
+/// `Plan<PlanEntry, Skipped>`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Plan {
+pub struct Plan<E = PlanEntry, S = Skipped> {
     /// [`SCHEMA`].
     pub schema: String,
     /// The dataset's name.
@@ -123,10 +127,10 @@ pub struct Plan {
     /// The strategies asked for, in plan order.
     pub strategies: Vec<String>,
     /// One per (transition, strategy) planned.
-    pub entries: Vec<PlanEntry>,
+    pub entries: Vec<E>,
     /// One per (transition, strategy) not planned, with why.
-    #[serde(default)]
-    pub skipped: Vec<Skipped>,
+    #[serde(default = "Vec::new")]
+    pub skipped: Vec<S>,
 }
 
 /// A transition a plan holds: the unit, its lower and its higher configuration.
@@ -144,17 +148,13 @@ pub enum PlanError {
         /// What reading it said.
         why: String,
     },
-    /// The file is not JSON of a plan's shape.
-    #[error("{}:{line}: not a frameaudit plan: {why} (column {column})", path.display())]
+    /// The file is not JSON of a plan's shape: every problem found, in the file's order.
+    #[error("{}", shape_text(path, problems))]
     Shape {
         /// The plan file.
         path: PathBuf,
-        /// Where the reader stopped.
-        line: usize,
-        /// The column there.
-        column: usize,
-        /// What the JSON reader said.
-        why: String,
+        /// Each problem at its place.
+        problems: Vec<ShapeProblem>,
     },
     /// The file is a plan of another schema.
     #[error("{}: schema {schema:?}, expected {SCHEMA:?}", path.display())]
@@ -166,8 +166,120 @@ pub enum PlanError {
     },
 }
 
+/// One problem of a plan file: where, which field, what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShapeProblem {
+    /// The line (from 1).
+    pub line: usize,
+    /// The column there (from 1).
+    pub column: usize,
+    /// The field's path (`entries[3].indices[1]`); empty for the file as a whole.
+    pub field: String,
+    /// What is wrong, in serde's words without its place.
+    pub why: String,
+}
+
+/// The problems one per line, each sanitized (the values serde quotes are the file's): the
+/// text is printed as it is.
+fn shape_text(path: &Path, problems: &[ShapeProblem]) -> String {
+    use crate::core::text::sanitize;
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| {
+            let field = if p.field.is_empty() {
+                String::new()
+            } else {
+                format!(" {}:", sanitize(&p.field))
+            };
+            format!(
+                "{}:{}: not a frameaudit plan:{field} {} (column {})",
+                sanitize(&path.display().to_string()),
+                p.line,
+                sanitize(&p.why),
+                p.column
+            )
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// A plan whose entries are read apart: each raw value borrowed from the file's text.
+type Outline<'a> = Plan<&'a serde_json::value::RawValue, &'a serde_json::value::RawValue>;
+
+/// Reads a `T` from `raw`, a slice of `text` at field `field`; a problem is pushed at its
+/// place in `text`, with the field's path within the value after `field`.
+fn read_part<'a, T: Deserialize<'a>>(
+    text: &str,
+    raw: &'a str,
+    field: &str,
+    problems: &mut Vec<ShapeProblem>,
+) -> Option<T> {
+    let start = (raw.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    let (line, offset) =
+        crate::core::load::encoding::place_after(&text.as_bytes()[..start.min(text.len())]);
+    let mut de = serde_json::Deserializer::from_str(raw);
+    match serde_path_to_error::deserialize(&mut de) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let inner = e.inner();
+            let within = e.path().to_string();
+            let field = match (field.is_empty(), within.as_str()) {
+                (_, ".") => field.to_string(),
+                (true, _) => within,
+                (false, w) if w.starts_with('[') => format!("{field}{w}"),
+                (false, w) => format!("{field}.{w}"),
+            };
+            problems.push(ShapeProblem {
+                line: line as usize + inner.line().saturating_sub(1),
+                // serde counts from the value's start: on its first line, further on by
+                // where the value starts.
+                column: inner.column() + if inner.line() <= 1 { offset } else { 0 },
+                field,
+                // serde's own "at line L column C" is said once, by the problem's place.
+                why: crate::core::load::json::json_error_text(inner),
+            });
+            None
+        }
+    }
+}
+
+/// A plan file's text as a plan, or every problem of it: its syntax (where the reader
+/// stopped); else the first problem of its head and each entry's and skipped
+/// transition's, read apart.
+fn read_text(text: &str) -> Result<Plan, Vec<ShapeProblem>> {
+    if let Ok(plan) = serde_json::from_str::<Plan>(text) {
+        return Ok(plan);
+    }
+    let mut problems = Vec::new();
+    read_part::<Outline<'_>>(text, text, "", &mut problems);
+    type Raw<'a> = &'a serde_json::value::RawValue;
+    let fields: std::collections::BTreeMap<String, Raw<'_>> =
+        serde_json::from_str(text).unwrap_or_default();
+    let list = |name: &str| -> Vec<Raw<'_>> {
+        fields
+            .get(name)
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or_default()
+    };
+    for (i, raw) in list("entries").into_iter().enumerate() {
+        read_part::<PlanEntry>(text, raw.get(), &format!("entries[{i}]"), &mut problems);
+    }
+    for (i, raw) in list("skipped").into_iter().enumerate() {
+        read_part::<Skipped>(text, raw.get(), &format!("skipped[{i}]"), &mut problems);
+    }
+    if problems.is_empty() {
+        // Not found apart (it should be): the reader's own problem, whole.
+        read_part::<Plan>(text, text, "", &mut problems);
+    }
+    problems.sort_by_key(|p| (p.line, p.column));
+    problems.dedup();
+    Err(problems)
+}
+
 impl Plan {
     /// Reads and checks the plan file at `path` (a regular file, bounded as an import).
+    /// A file that is JSON but not a plan is said whole: every entry's problem, each at
+    /// its line and field.
     pub fn read(path: &Path) -> Result<Plan, PlanError> {
         let bytes = crate::core::fsread::read(path, crate::core::fsread::IMPORT).map_err(|e| {
             PlanError::Read {
@@ -175,14 +287,22 @@ impl Plan {
                 why: e.to_string(),
             }
         })?;
-        let plan: Plan = serde_json::from_slice(crate::core::load::json::strip_bom(&bytes))
-            .map_err(|e| PlanError::Shape {
-                path: path.to_path_buf(),
-                line: e.line(),
-                column: e.column(),
-                // serde's own "at line L column C" is said once, by the error's place.
-                why: crate::core::load::json::json_error_text(&e),
-            })?;
+        let shape = |problems| PlanError::Shape {
+            path: path.to_path_buf(),
+            problems,
+        };
+        let bytes = crate::core::load::json::strip_bom(&bytes);
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let (line, offset) =
+                crate::core::load::encoding::place_after(&bytes[..e.valid_up_to()]);
+            shape(vec![ShapeProblem {
+                line: line as usize,
+                column: offset + 1,
+                field: String::new(),
+                why: "not valid UTF-8".into(),
+            }])
+        })?;
+        let plan = read_text(text).map_err(shape)?;
         if plan.schema != SCHEMA {
             return Err(PlanError::Schema {
                 path: path.to_path_buf(),
@@ -363,6 +483,63 @@ mod tests {
         );
         // The place once: no serde "at line 2 column ..." beside it.
         assert!(!e.contains(" at line "), "{e}");
+        // Every entry's problem, each at its line and field, in the file's order.
+        std::fs::write(
+            &path,
+            "{\"schema\": \"frameaudit/plan@1\", \"dataset\": \"d\", \"strategies\": [\"swap\"],\n\
+             \"entries\": [\n\
+             {\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": \"1\", \"config\": \"8f\", \"lower\": \"4f\", \"video\": \"v\", \"indices\": [2], \"strategy\": \"swap\", \"pass\": 0},\n\
+             {\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": \"2\", \"config\": \"8f\", \"lower\": \"4f\", \"video\": \"v\", \"indices\": [2, \"x\"], \"strategy\": \"swap\", \"pass\": 0},\n\
+             {\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": \"3\", \"config\": \"8f\", \"lower\": \"4f\", \"indices\": [2], \"strategy\": \"swap\", \"pass\": 0}],\n\
+             \"skipped\": [{\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": 4, \"config\": \"8f\", \"lower\": \"4f\"}]}",
+        )
+        .expect("w");
+        let Err(PlanError::Shape { problems, .. }) = Plan::read(&path) else {
+            panic!("not a plan");
+        };
+        let said: Vec<(usize, &str, &str)> = problems
+            .iter()
+            .map(|p| (p.line, &*p.field, &*p.why))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    4,
+                    "entries[1].indices[1]",
+                    "invalid type: string \"x\", expected u64"
+                ),
+                (5, "entries[2]", "missing field `video`"),
+                (
+                    6,
+                    "skipped[0].item_id",
+                    "invalid type: integer `4`, expected a string"
+                ),
+            ],
+            "{problems:?}"
+        );
+        let e = Plan::read(&path).expect_err("not a plan").to_string();
+        assert_eq!(e.lines().count(), 3, "one line each: {e}");
+        assert!(
+            e.lines().nth(1).is_some_and(|l| l.starts_with(&format!(
+                "{}:5: not a frameaudit plan: entries[2]: missing field `video` (column ",
+                path.display()
+            ))),
+            "{e}"
+        );
+        // The column counts from the line's start, not the entry's: serde's is where the
+        // value read ends, the `"x"`.
+        let col = problems[0].column;
+        let line4 = std::fs::read_to_string(&path)
+            .expect("r")
+            .lines()
+            .nth(3)
+            .map(str::to_owned);
+        assert_eq!(
+            line4.as_deref().and_then(|l| l.get(col - 3..col)),
+            Some("\"x\""),
+            "column {col}"
+        );
         std::fs::write(
             &path,
             "{\"schema\": \"x\\u001b[2J\", \"dataset\": \"d\", \"strategies\": [], \"entries\": []}",

@@ -27,10 +27,20 @@ use crate::core::text::sanitize;
 fn planned_in(path: &Path) -> Result<BTreeSet<Transition>, String> {
     match Plan::read_if_present(path) {
         Ok(p) => Ok(p.map(|p| p.transitions()).unwrap_or_default()),
-        Err(e) => Err(format!(
-            "{} is not a plan ({e}): left as it is",
-            path.display()
-        )),
+        Err(e) => {
+            // One line on the status line: the first problem, and how many more.
+            let said = e.to_string();
+            let mut lines = said.lines();
+            let first = lines.next().unwrap_or_default();
+            let more = match lines.count() {
+                0 => String::new(),
+                n => format!(" (and {n} more)"),
+            };
+            Err(format!(
+                "{} is not a plan, left as it is: {first}{more}",
+                path.display()
+            ))
+        }
     }
 }
 
