@@ -396,6 +396,12 @@ print(vr[2].shape)
     let err = text(&out.stderr);
     assert!(err.contains("steering 1 video(s) of org/m/64f"), "{err}");
     assert!(err.contains("pass 0 of 2"), "{err}");
+    // At the end, what the plan steered: the get_batch, not the vr[2].
+    assert!(
+        err.contains("frameaudit_record: 1 decode(s) of 1 video(s) got the plan's frames (1 video(s) planned)\n"),
+        "{err}"
+    );
+    assert!(!err.contains("warning"), "{err}");
     let lines = log_lines(&log);
     assert_eq!(lines[0]["plan"]["run"], "org/m/64f", "{}", lines[0]);
     let starts = events(&lines, "start");
@@ -439,6 +445,55 @@ print(vr[2].shape)
         &s.video(),
         &[7],
     );
+
+    // A harness that reads frame by frame is not steered: said at the end.
+    s.write(
+        "by_frame.py",
+        "import decord\nvr = decord.VideoReader('v.mp4')\nprint(vr[2].shape)\n",
+    );
+    let log2 = s.path("by_frame.jsonl");
+    let (out, _) = s.record_with(
+        &log2,
+        &[
+            "--plan",
+            &plan,
+            "--run",
+            "org/m/64f",
+            "--strategy",
+            "nested",
+        ],
+        &["python3", "by_frame.py"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("frameaudit_record: warning: no decode got the plan's frames (1 video(s) planned): only decord's get_batch is steered"),
+        "{err}"
+    );
+    // A planned run whose log cannot be written starts nothing, and says no "steering".
+    s.write("not-a-dir", "");
+    let (out, _) = s.record_with(
+        &s.path("not-a-dir/frames.jsonl"),
+        &[
+            "--plan",
+            &plan,
+            "--run",
+            "org/m/64f",
+            "--strategy",
+            "nested",
+        ],
+        &["python3", "h.py"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(text(&out.stdout).is_empty(), "{out:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("a run with a plan is not started without it"),
+        "{err}"
+    );
+    assert!(!err.contains("steering"), "{err}");
 
     // Refused before the command runs: two strategies and none chosen, a run the plan
     // does not have, --plan without --run, two frame sets for videos of one name in a pass.

@@ -140,7 +140,7 @@ fn reruns(plan: &Plan, plan_path: &Path, args: &RunsArgs) -> Result<Vec<Rerun>> 
                     shown(&run_out),
                 ],
                 format!(
-                    "VLMEvalKit has no option to run chosen items of a dataset: it runs all of {tasks}, and the import keeps the {} planned; VLMEVALKIT_DATASET is VLMEvalKit's name of the benchmark at this frame count (for Video-MME: Video-MME_{frames}frame), the one the canonical run had, and its frame cache must be off (LMUData on a fresh folder, docs/recorder.md)",
+                    "VLMEvalKit has no option to run chosen items of a dataset: it runs all of {tasks}, and the import keeps the {} planned; VLMEVALKIT_DATASET is VLMEvalKit's name of the benchmark at this frame count (for Video-MME: Video-MME_{frames}frame), the one the canonical run had, and its frame cache must be off (LMUData on a fresh folder, docs/recorder.md); {UNSTEERED}",
                     items.len()
                 ),
             ),
@@ -192,7 +192,7 @@ fn reruns(plan: &Plan, plan_path: &Path, args: &RunsArgs) -> Result<Vec<Rerun>> 
                 };
                 // The plan does not hold the canonical run's invocation: said, not guessed.
                 let note = format!(
-                    "{note}; WRAPPER is the canonical run's lmms-eval wrapper (llava_vid, qwen2_5_vl...) and --model_args its arguments, with the budget in that wrapper's own argument: max_frames_num for llava_vid, num_frame for internvl3, max_num_frames for qwen2_5_vl (its max_pixels kept)"
+                    "{note}; WRAPPER is the canonical run's lmms-eval wrapper (llava_vid, qwen2_5_vl...) and --model_args its arguments, with the budget in that wrapper's own argument: max_frames_num for llava_vid, max_num_frames for qwen2_5_vl (its max_pixels kept); {UNSTEERED}"
                 );
                 (v, note)
             }
@@ -221,6 +221,11 @@ fn reruns(plan: &Plan, plan_path: &Path, args: &RunsArgs) -> Result<Vec<Rerun>> 
     }
     Ok(out)
 }
+
+/// What every re-run's note says of the wrappers whose frames the recorder cannot choose
+/// (docs/recorder.md): their re-runs decode the harness's own frames, and the recorder
+/// warns at the end of such a run.
+const UNSTEERED: &str = "the recorder steers decord's get_batch only: InternVL's wrappers (both harnesses) read frame by frame and lmms-eval's qwen2_vl picks its frames after decoding, so their re-runs cannot get the planned frames";
 
 /// A command as a shell reads it back.
 fn quoted(argv: &[String]) -> String {
@@ -519,10 +524,12 @@ mod tests {
         );
         // A template, said as one: the plan holds no invocation of the canonical run.
         assert!(
-            runs[0].note.contains("num_frame for internvl3"),
+            runs[0].note.contains("max_num_frames for qwen2_5_vl"),
             "{}",
             runs[0].note
         );
+        // A wrapper the recorder cannot steer is named as one, for both harnesses.
+        assert!(runs[0].note.ends_with(UNSTEERED), "{}", runs[0].note);
         // VLMEvalKit's dataset name is not frameaudit's benchmark name: left to fill in.
         let vlm = RunsArgs {
             harness: RunsHarness::Vlmevalkit,
@@ -540,5 +547,6 @@ mod tests {
             "{}",
             runs[0].note
         );
+        assert!(runs[0].note.ends_with(UNSTEERED), "{}", runs[0].note);
     }
 }

@@ -1,5 +1,6 @@
 """python3 -m frameaudit_record --log FILE [--plan PLAN --run MODEL/CONFIG] -- COMMAND [ARGS...]"""
 
+import json
 import os
 import signal
 import subprocess
@@ -115,8 +116,6 @@ def run(log, command, plan=None):
             sys.stderr.write("frameaudit_record: %s\n" % err)
             return 2
         strategy = next(iter(videos.values()))[1]
-        sys.stderr.write("frameaudit_record: %s\n" % summary)
-        sys.stderr.flush()
     line = {
         "schema": _log.SCHEMA,
         "event": "run",
@@ -132,11 +131,15 @@ def run(log, command, plan=None):
             "strategy": strategy,
             "pass": plan["pass"],
         }
+    start = _size(log)
     recording = _log.write(line, path=log, quiet=True)
     selection = None
     if recording:
         env = child_env(log)
         if plan is not None:
+            # Said once the run is sure to start: a run refused below steers nothing.
+            sys.stderr.write("frameaudit_record: %s\n" % summary)
+            sys.stderr.flush()
             selection = _plan.write_selection(videos, log)
             _plan.child_env(env, selection)
     elif plan is not None:
@@ -187,6 +190,8 @@ def run(log, command, plan=None):
     status = code if code >= 0 else 128 - code
     if recording:
         _log.write({"event": "end", "status": status, "at": _log.now()}, path=log)
+    if selection is not None:
+        _say_steered(log, start, len(videos))
     if code < 0:
         # COMMAND died of a signal: die of the same one, as a shell would see it.
         sys.stdout.flush()
@@ -194,6 +199,56 @@ def run(log, command, plan=None):
         signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
     return status
+
+
+def _size(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _say_steered(log, start, planned):
+    """Says how many of the run's decodes the plan steered, from the log's lines past
+    ``start`` (this run's), and warns when none was: the harness then decoded its own
+    frames throughout, and the import keeps no answer of the run."""
+    steered, refused, videos = 0, 0, set()
+    try:
+        with open(log, "rb") as f:
+            f.seek(start)
+            for raw in f:
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    continue
+                if not isinstance(line, dict) or line.get("event") != "decode":
+                    continue
+                if line.get("planned") is True:
+                    steered += 1
+                    videos.add(str(line.get("video")))
+                elif line.get("refused") is not None:
+                    refused += 1
+    except OSError as err:
+        sys.stderr.write(
+            "frameaudit_record: warning: cannot read the frames log back to count the "
+            "steered decodes (%s)\n" % (err.strerror or err)
+        )
+        return
+    if steered:
+        sys.stderr.write(
+            "frameaudit_record: %d decode(s) of %d video(s) got the plan's frames (%d "
+            "video(s) planned)%s\n"
+            % (steered, len(videos), planned, "; %d refused" % refused if refused else "")
+        )
+    else:
+        sys.stderr.write(
+            "frameaudit_record: warning: no decode got the plan's frames (%d video(s) "
+            "planned%s): only decord's get_batch is steered, and a harness that reads "
+            "frame by frame (InternVL's wrappers) or picks its frames after decoding "
+            "(lmms-eval's qwen2_vl) is not; the import keeps no answer of this run "
+            "(docs/recorder.md)\n" % (planned, ", %d refused" % refused if refused else "")
+        )
+    sys.stderr.flush()
 
 
 def _remove(path):
