@@ -346,6 +346,14 @@ fn validate_demo_is_clean() {
         stdout(&out)
             .contains("1134 cells (1134 valid, 0 invalid), 3 models, 2 benchmarks, 63 items")
     );
+    // The replicates are counted apart, by name and nuisance.
+    assert!(
+        stdout(&out).contains(
+            " protocols; 1848 replicate cells (1848 used: 840 of phase-1/2 (phase), 1008 of rerun-1 (rerun)); 0 errors"
+        ),
+        "{}",
+        stdout(&out)
+    );
 }
 
 /// Writes `text` to a file named `name` in a fresh directory and validates it.

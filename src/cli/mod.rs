@@ -374,9 +374,33 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
                     reps.read
                 )?;
             }
+            // The replicates apart from the cells: they are no cells of the matrix (§16.1).
+            let replicates = if reps.read == 0 {
+                String::new()
+            } else {
+                let mut by_name: std::collections::BTreeMap<(&str, &str), usize> =
+                    Default::default();
+                for r in reps.cells.iter() {
+                    *by_name
+                        .entry((reps.names.name(r.replicate), reps.names.name(r.nuisance)))
+                        .or_default() += 1;
+                }
+                let names: Vec<String> = by_name
+                    .iter()
+                    .map(|((name, nuisance), n)| {
+                        format!("{n} of {} ({})", sanitize(name), sanitize(nuisance))
+                    })
+                    .collect();
+                format!(
+                    "; {} replicate cells ({} used: {})",
+                    reps.read,
+                    reps.cells.len(),
+                    names.join(", ")
+                )
+            };
             writeln!(
                 out,
-                "{}: {} cells ({} valid, {} invalid), {} models, {} benchmarks, {} items, {} configurations, {} protocols; {}",
+                "{}: {} cells ({} valid, {} invalid), {} models, {} benchmarks, {} items, {} configurations, {} protocols{replicates}; {}",
                 sanitize(&path.display().to_string()),
                 m.n_cells(),
                 m.stats.cells_valid,
