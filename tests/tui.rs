@@ -5098,6 +5098,39 @@ fn help_lists_each_key_once_explains_the_rerun_glyph_and_the_small_notice_fits()
     assert!(s.contains("80x24"), "{s}");
 }
 
+/// The help says which of an action's keys work on every screen: on the queue, quit is `q`
+/// there and `C-c` everywhere; a keymap that moves the global key moves the words with it.
+#[test]
+fn the_help_says_which_keys_work_everywhere() {
+    let quit_line = |app: &mut App| {
+        app.update(Action::Help);
+        let help = screen(app, 120, 100);
+        app.on_key(code(KeyCode::Esc));
+        help.lines()
+            .find(|l| l.contains(" quit "))
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("{help}"))
+    };
+    let mut app = demo_app();
+    let line = quit_line(&mut app);
+    assert!(line.contains("C-c q  quit  (C-c everywhere)"), "{line}");
+    app.update(Action::Open);
+    let line = quit_line(&mut app);
+    assert!(line.contains("C-c  quit  (everywhere)"), "{line}");
+
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut app = app_with_keymap(
+        &tmp,
+        r#"{"bindings": [
+            {"context": "global", "key": "C-c", "action": "none"},
+            {"context": "global", "key": "C-x", "action": "quit"}
+        ]}"#,
+    );
+    let line = quit_line(&mut app);
+    assert!(line.contains("(C-x everywhere)"), "{line}");
+    assert!(!line.contains("C-c"), "{line}");
+}
+
 /// Black-box report item 4: the pathway column names a pathway by the taxonomy's short
 /// label (`★Distractor`), not its id (`★distractor_a…`).
 #[test]

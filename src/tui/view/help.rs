@@ -43,33 +43,42 @@ fn entry(what: &str, means: &str) -> Line<'static> {
 pub fn help_lines(app: &App) -> Vec<Line<'static>> {
     let ctx = app.screen.context();
     let mut lines = vec![heading(&format!("Keys on the {} screen", ctx.as_str()))];
-    // One line per action, with all its keys; pathways are listed with the taxonomy below.
-    let mut actions: Vec<(Action, Vec<String>, String, bool)> = Vec::new();
+    // One line per action, with all its keys and which of them work on every screen;
+    // pathways are listed with the taxonomy below.
+    let mut actions: Vec<(Action, Vec<String>, String, Vec<String>)> = Vec::new();
     for b in app.keymap.for_context(ctx) {
         if matches!(b.action, Action::TogglePathway(_)) {
             continue;
         }
-        match actions.iter_mut().find(|(a, _, _, _)| *a == b.action) {
-            // A key bound on every screen and again on this one is listed once.
-            Some(entry) => {
-                let label = b.key.label();
-                if !entry.1.contains(&label) {
-                    entry.1.push(label);
-                }
+        let label = b.key.label();
+        let at = match actions.iter().position(|(a, ..)| *a == b.action) {
+            Some(at) => at,
+            None => {
+                actions.push((b.action, Vec::new(), b.desc.clone(), Vec::new()));
+                actions.len() - 1
             }
-            None => actions.push((
-                b.action,
-                vec![b.key.label()],
-                b.desc.clone(),
-                b.context == Context::Global,
-            )),
+        };
+        let (_, keys, _, global) = &mut actions[at];
+        // A key bound on every screen and again on this one is listed once.
+        if !keys.contains(&label) {
+            keys.push(label.clone());
+        }
+        if b.context == Context::Global && !global.contains(&label) {
+            global.push(label);
         }
     }
     for (_, keys, desc, global) in actions {
+        let everywhere = if global.is_empty() {
+            String::new()
+        } else if global.len() == keys.len() {
+            "  (everywhere)".into()
+        } else {
+            format!("  ({} everywhere)", global.join(" "))
+        };
         lines.push(Line::from(vec![
             Span::styled(format!("{:>12}  ", keys.join(" ")), ACCENT),
             Span::raw(desc),
-            Span::styled(if global { "  (everywhere)" } else { "" }, DIM),
+            Span::styled(everywhere, DIM),
         ]));
     }
     if ctx == Context::Item {
