@@ -43,7 +43,7 @@ pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
             ),
             Span::styled(
                 format!(
-                    "({}{} other audit file(s), this session live)",
+                    "({}{} other files read at start, this session live)",
                     app.keymap
                         .hint_for(
                             Context::Research,
