@@ -347,9 +347,10 @@ fn parse_row<S: CellSink>(
     }
     sink.count_record();
     if fields.len() != h.len() {
+        let n = fields.len();
         let msg = format!(
-            "row has {} fields but the header has {}",
-            fields.len(),
+            "row has {n} field{} but the header has {}",
+            if n == 1 { "" } else { "s" },
             h.len()
         );
         sink.diags().error(file, Some(line), None, msg);
@@ -870,6 +871,14 @@ mod tests {
             e,
             ["p.csv:2: error: row has 10 fields but the header has 11"]
         );
+        // One field is one.
+        let e = load(&format!(
+            "{HEADER}
+q1
+"
+        ))
+        .expect_err("rejected");
+        assert_eq!(e, ["p.csv:2: error: row has 1 field but the header has 11"]);
     }
 
     /// The checks across rows name the CSV's columns, and a frame count at odds with the
