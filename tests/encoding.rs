@@ -150,6 +150,8 @@ fn a_dataset_s_items_and_description_in_utf16_are_refused_by_name() {
             "{file}: {said}"
         );
         assert!(said.contains("1 error"), "{file}: {said}");
+        // The refusal is the one thing said: not a warning for each item it left bare.
+        assert!(said.contains("0 warnings"), "{file}: {said}");
         std::fs::remove_file(&path).expect("rm");
     }
     std::fs::write(data.join("dataset.json"), b"{\n\"name\": \"caf\xe9\"\n}\n").expect("latin-1");

@@ -1122,6 +1122,8 @@ struct ParsedItems {
     file: Arc<Path>,
     /// Line, benchmark, item id and description of each item line that passed the checks.
     items: Vec<(u64, String, String, ItemMeta)>,
+    /// The file was refused whole (UTF-16): that is said, not every item it left bare.
+    refused: bool,
 }
 
 /// Reads `items.jsonl` and checks each line; [`place_items`] then keys the items to a
@@ -1144,6 +1146,7 @@ fn parse_items(path: &Path, diags: &mut Diagnostics) -> Result<ParsedItems, Load
         return Ok(ParsedItems {
             file,
             items: Vec::new(),
+            refused: true,
         });
     }
     let reader = BufReader::new(reader);
@@ -1225,7 +1228,11 @@ fn parse_items(path: &Path, diags: &mut Diagnostics) -> Result<ParsedItems, Load
             ),
         );
     }
-    Ok(ParsedItems { file, items })
+    Ok(ParsedItems {
+        file,
+        items,
+        refused: false,
+    })
 }
 
 /// Keys the items read by [`parse_items`] to the matrix's items: one description per
@@ -1276,7 +1283,7 @@ fn place_items(
         );
     }
     let described = out.iter().filter(|x| x.is_some()).count();
-    if described < out.len() {
+    if described < out.len() && !parsed.refused {
         diags.warning(
             &file,
             None,
