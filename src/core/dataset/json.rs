@@ -265,6 +265,9 @@ impl Path_ {
     fn show(&self) -> String {
         match self.0.as_slice() {
             [Seg::Key(c), Seg::Key(name)] if c == "configs" => format!("configuration {name:?}"),
+            [Seg::Key(c), Seg::Key(name), .., Seg::Key(k)] if c == "configs" => {
+                format!("{k:?} of configuration {name:?}")
+            }
             [.., Seg::Key(k)] => format!("{k:?}"),
             _ => self.field(),
         }
@@ -272,7 +275,7 @@ impl Path_ {
 }
 
 /// The line each value of the first two levels of a JSON text starts on, and the keys
-/// given twice there (the parsed value keeps only the last).
+/// given twice in one object at any depth (the parsed value keeps only the last).
 struct Lines {
     starts: BTreeMap<Vec<Seg>, u64>,
     duplicates: Vec<(Path_, u64)>,
@@ -285,6 +288,8 @@ impl Lines {
             object: bool,
             key: Option<String>,
             index: usize,
+            /// The keys of this object so far.
+            seen: std::collections::HashSet<String>,
         }
         let mut out = Lines {
             starts: BTreeMap::new(),
@@ -316,12 +321,18 @@ impl Lines {
                     let raw = &text[start..=i.min(b.len() - 1)];
                     if expect_key {
                         let key: String = serde_json::from_str(raw).unwrap_or_default();
+                        let twice = stack
+                            .last_mut()
+                            .is_some_and(|level| !level.seen.insert(key.clone()));
                         if let Some(level) = stack.last_mut() {
                             level.key = Some(key);
                         }
                         let p = path(&stack);
-                        if stack.len() <= 2 && out.starts.insert(p.clone(), line).is_some() {
-                            out.duplicates.push((Path_(p), line));
+                        if twice {
+                            out.duplicates.push((Path_(p.clone()), line));
+                        }
+                        if stack.len() <= 2 {
+                            out.starts.entry(p).or_insert(line);
                         }
                         expect_key = false;
                     } else {
@@ -334,6 +345,7 @@ impl Lines {
                         object: c == b'{',
                         key: None,
                         index: 0,
+                        seen: Default::default(),
                     });
                     expect_key = c == b'{';
                 }
@@ -475,6 +487,23 @@ mod tests {
         let p = problems("{\"name\": \"a\",\n \"name\": \"b\"}");
         assert!(
             p[0].contains(":2:") && p[0].contains("\"name\" is given twice"),
+            "{p:?}"
+        );
+        // At any depth: a configuration's policy, a run's frame rule.
+        let p = problems(
+            "{\"configs\": {\"16f\": {\"policy\": \"linspace\",\n \"policy\": \"interior\"}},\n\
+             \"runs\": [{\"model\": \"m\", \"sampling\": {\"policy\": \"linspace\",\n\"policy\": \"fps\"}}]}",
+        );
+        assert!(
+            p.iter().any(|p| p.contains(":2:")
+                && p.contains("field `configs`")
+                && p.contains("\"policy\" of configuration \"16f\" is given twice")),
+            "{p:?}"
+        );
+        assert!(
+            p.iter().any(|p| p.contains(":4:")
+                && p.contains("field `runs[0]`")
+                && p.contains("\"policy\" is given twice")),
             "{p:?}"
         );
     }
