@@ -377,19 +377,23 @@ print(vr[2].shape)
     );
     let log = s.path("frames.jsonl");
     let plan = s.path("plan.json").display().to_string();
-    let (out, _) = s.record_with(
-        &log,
-        &[
-            "--plan",
-            &plan,
-            "--run",
-            "org/m/64f",
-            "--strategy",
-            "nested",
-        ],
-        &["python3", "h.py"],
-        &[],
-    );
+    // Pass 0 of the nested strategy for run org/m/64f, its log at `log`.
+    let nested = |log: &Path, command: &[&str]| {
+        s.record_with(
+            log,
+            &[
+                "--plan",
+                &plan,
+                "--run",
+                "org/m/64f",
+                "--strategy",
+                "nested",
+            ],
+            command,
+            &[],
+        )
+    };
+    let (out, _) = nested(&log, &["python3", "h.py"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     // The harness got the plan's four frames, not the three it asked for.
     assert_eq!(text(&out.stdout), "(4, 48, 64, 3)\n(48, 64, 3)\n");
@@ -452,19 +456,7 @@ print(vr[2].shape)
         "import decord\nvr = decord.VideoReader('v.mp4')\nprint(vr[2].shape)\n",
     );
     let log2 = s.path("by_frame.jsonl");
-    let (out, _) = s.record_with(
-        &log2,
-        &[
-            "--plan",
-            &plan,
-            "--run",
-            "org/m/64f",
-            "--strategy",
-            "nested",
-        ],
-        &["python3", "by_frame.py"],
-        &[],
-    );
+    let (out, _) = nested(&log2, &["python3", "by_frame.py"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let err = text(&out.stderr);
     assert!(
@@ -473,19 +465,7 @@ print(vr[2].shape)
     );
     // A planned run whose log cannot be written starts nothing, and says no "steering".
     s.write("not-a-dir", "");
-    let (out, _) = s.record_with(
-        &s.path("not-a-dir/frames.jsonl"),
-        &[
-            "--plan",
-            &plan,
-            "--run",
-            "org/m/64f",
-            "--strategy",
-            "nested",
-        ],
-        &["python3", "h.py"],
-        &[],
-    );
+    let (out, _) = nested(&s.path("not-a-dir/frames.jsonl"), &["python3", "h.py"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(text(&out.stdout).is_empty(), "{out:?}");
     let err = text(&out.stderr);

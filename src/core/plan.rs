@@ -214,9 +214,6 @@ fn read_part<'a, T: Deserialize<'a>>(
     field: &str,
     problems: &mut Vec<ShapeProblem>,
 ) -> Option<T> {
-    let start = (raw.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-    let (line, offset) =
-        crate::core::load::encoding::place_after(&text.as_bytes()[..start.min(text.len())]);
     let mut de = serde_json::Deserializer::from_str(raw);
     match serde_path_to_error::deserialize(&mut de) {
         Ok(v) => Some(v),
@@ -229,11 +226,10 @@ fn read_part<'a, T: Deserialize<'a>>(
                 (false, w) if w.starts_with('[') => format!("{field}{w}"),
                 (false, w) => format!("{field}.{w}"),
             };
+            let (line, column) = crate::core::load::json::error_place(text, raw, inner);
             problems.push(ShapeProblem {
-                line: line as usize + inner.line().saturating_sub(1),
-                // serde counts from the value's start: on its first line, further on by
-                // where the value starts.
-                column: inner.column() + if inner.line() <= 1 { offset } else { 0 },
+                line: line as usize,
+                column,
                 field,
                 // serde's own "at line L column C" is said once, by the problem's place.
                 why: crate::core::load::json::json_error_text(inner),

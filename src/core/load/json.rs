@@ -580,6 +580,22 @@ fn plain_number(b: &[u8], i: usize) -> Option<(J<'static>, usize)> {
     Some((J::Float(if negative && n == 0 { -0.0 } else { v }), j))
 }
 
+/// Where `part`, a slice of `text` (a value read on its own: a borrowed raw value),
+/// starts in `text`: its line (from 1) and how many bytes of that line come before it.
+pub fn start_of(text: &str, part: &str) -> (u64, usize) {
+    let start = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    crate::core::load::encoding::place_after(&text.as_bytes()[..start.min(text.len())])
+}
+
+/// Where the error `err` of reading `part`, a slice of `text`, on its own stands in
+/// `text`: its line and column (from 1). serde counts from the part's start, so on the
+/// part's first line the column is further on by where the part starts.
+pub fn error_place(text: &str, part: &str, err: &serde_json::Error) -> (u64, usize) {
+    let (line, offset) = start_of(text, part);
+    let column = err.column() + if err.line() <= 1 { offset } else { 0 };
+    (line + err.line().saturating_sub(1) as u64, column)
+}
+
 /// A serde_json error without its position (the caller names file and line).
 pub fn json_error_text(e: &serde_json::Error) -> String {
     let msg = e.to_string();

@@ -10,8 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::core::diag::{Diagnostics, LoadError};
-use crate::core::load::encoding::place_after;
-use crate::core::load::json::{describe_json_error, json_error_text};
+use crate::core::load::json::{describe_json_error, error_place, json_error_text, start_of};
 use crate::core::taxonomy::Taxonomy;
 use crate::tui::input::action::Action;
 
@@ -594,8 +593,7 @@ impl Keymap {
         let mut given: Vec<(Context, Key, usize, u64)> = Vec::new();
         for (i, raw) in f.bindings.iter().enumerate() {
             // A borrowed raw value is a slice of `text`: its line is where it starts.
-            let start = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-            let (line, column) = place_after(&text.as_bytes()[..start.min(text.len())]);
+            let (line, _) = start_of(text, raw.get());
             let at = |field: &str| format!("bindings[{i}].{field}");
             // A field's own line: where `"field":` starts in the entry (one written a field
             // a line), else the entry's.
@@ -609,13 +607,11 @@ impl Keymap {
             let e: Entry = match serde_json::from_str(raw.get()) {
                 Ok(e) => e,
                 Err(err) => {
-                    // serde counts from the entry's start: on its first line, the line's
-                    // column is further on by where the entry starts.
                     let said = json_error_text(&err);
-                    let col = err.column() + if err.line() <= 1 { column } else { 0 };
+                    let (at_line, col) = error_place(text, raw.get(), &err);
                     diags.error(
                         &file,
-                        Some(line + err.line().saturating_sub(1) as u64),
+                        Some(at_line),
                         Some(&format!("bindings[{i}]")),
                         format!("{said} (column {col})"),
                     );
