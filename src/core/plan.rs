@@ -203,51 +203,210 @@ fn shape_text(path: &Path, problems: &[ShapeProblem]) -> String {
     lines.join("\n")
 }
 
-/// A plan whose entries are read apart: each raw value borrowed from the file's text.
-type Outline<'a> = Plan<&'a serde_json::value::RawValue, &'a serde_json::value::RawValue>;
-
-/// Reads a `T` from `raw`, a slice of `text` at field `field`; a problem is pushed at its
-/// place in `text`, with the field's path within the value after `field`.
-fn read_part<'a, T: Deserialize<'a>>(
+/// One problem of a value read from `part`, a slice of `text` at field `field`: placed in
+/// `text` (`offset` is where it stands in `part`) with the field's path within the value
+/// after `field`.
+fn problem_at(
     text: &str,
-    raw: &'a str,
+    part: &str,
+    offset: usize,
     field: &str,
-    problems: &mut Vec<ShapeProblem>,
-) -> Option<T> {
-    let mut de = serde_json::Deserializer::from_str(raw);
-    match serde_path_to_error::deserialize(&mut de) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            let inner = e.inner();
-            let within = e.path().to_string();
-            let field = match (field.is_empty(), within.as_str()) {
-                (_, ".") => field.to_string(),
-                (true, _) => within,
-                (false, w) if w.starts_with('[') => format!("{field}{w}"),
-                (false, w) => format!("{field}.{w}"),
-            };
-            let (line, column) = crate::core::load::json::error_place(text, raw, inner);
-            problems.push(ShapeProblem {
-                line: line as usize,
-                column,
-                field,
-                // serde's own "at line L column C" is said once, by the problem's place.
-                why: crate::core::load::json::json_error_text(inner),
-            });
-            None
+    e: &serde_path_to_error::Error<serde_json::Error>,
+) -> ShapeProblem {
+    let within = e.path().to_string();
+    let field = match (field.is_empty(), within.as_str()) {
+        (_, ".") => field.to_string(),
+        (true, _) => within,
+        (false, w) if w.starts_with('[') => format!("{field}{w}"),
+        (false, w) => format!("{field}.{w}"),
+    };
+    let start = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    let at = (start + offset).min(text.len());
+    let (line, column) = crate::core::load::encoding::place_after(&text.as_bytes()[..at]);
+    ShapeProblem {
+        line: line as usize,
+        column,
+        field,
+        // serde's own "at line L column C" is said once, by the problem's place.
+        why: crate::core::load::json::json_error_text(e.inner()),
+    }
+}
+
+/// Where serde's error stands in the text it read: the byte after what it had read (its
+/// column counts the line's bytes read).
+fn error_offset(read: &str, e: &serde_json::Error) -> usize {
+    let line_start = read
+        .match_indices('\n')
+        .nth(e.line().saturating_sub(2))
+        .filter(|_| e.line() > 1)
+        .map_or(0, |(i, _)| i + 1);
+    (line_start + e.column()).min(read.len())
+}
+
+/// A text with some ranges of it replaced, and the way back from a place in it to the
+/// original's.
+struct Spliced {
+    text: String,
+    /// `(place in text, place in the original, copied)` where each piece begins: a place
+    /// in a copied piece maps one to one, one in a replacement to where it stands.
+    pieces: Vec<(usize, usize, bool)>,
+}
+
+impl Spliced {
+    /// `original` with each `(range, replacement)` applied; the ranges in order, apart
+    /// (two insertions at one place keep their order).
+    fn new(original: &str, splices: &[(std::ops::Range<usize>, String)]) -> Spliced {
+        let mut text = String::with_capacity(original.len() + 64);
+        let mut pieces = Vec::new();
+        let mut from = 0;
+        for (range, with) in splices {
+            pieces.push((text.len(), from, true));
+            text.push_str(&original[from..range.start]);
+            pieces.push((text.len(), range.start, false));
+            text.push_str(with);
+            from = range.end;
+        }
+        pieces.push((text.len(), from, true));
+        text.push_str(&original[from..]);
+        Spliced { text, pieces }
+    }
+
+    /// Where `at`, a place in the spliced text, stands in the original.
+    fn back(&self, at: usize) -> usize {
+        let i = self.pieces.partition_point(|p| p.0 <= at).saturating_sub(1);
+        let (text_at, original_at, copied) = self.pieces[i];
+        if copied {
+            original_at + (at - text_at)
+        } else {
+            original_at
         }
     }
 }
 
+/// Every problem of `part`, a slice of `text` at field `field`, read as a `T`, each pushed
+/// at its place in `text`. serde stops at the first problem of an object; so each field
+/// found wrong or missing is replaced by `stand_in`'s (a `T` whose every field has a value
+/// of its type) and the object read again, until it reads or the problem is not one
+/// field's.
+fn read_each<T: serde::de::DeserializeOwned>(
+    text: &str,
+    part: &str,
+    field: &str,
+    stand_in: &serde_json::Map<String, serde_json::Value>,
+    problems: &mut Vec<ShapeProblem>,
+) {
+    type Raw<'a> = &'a serde_json::value::RawValue;
+    let fields: Option<std::collections::BTreeMap<String, Raw<'_>>> =
+        serde_json::from_str(part).ok();
+    let close = part.trim_end().len().saturating_sub(1);
+    let mut splices: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    let mut replaced = BTreeSet::new();
+    loop {
+        let spliced = Spliced::new(part, &splices);
+        let mut de = serde_json::Deserializer::from_str(&spliced.text);
+        let e = match serde_path_to_error::deserialize::<_, T>(&mut de) {
+            Ok(_) => return,
+            Err(e) => e,
+        };
+        let offset = spliced.back(error_offset(&spliced.text, e.inner()));
+        problems.push(problem_at(text, part, offset, field, &e));
+        // The field to stand in for: the path's first step, or the one missing.
+        let path = e.path().to_string();
+        let message = e.inner().to_string();
+        let key = match path.as_str() {
+            "." => message
+                .strip_prefix("missing field `")
+                .and_then(|m| m.split('`').next())
+                .unwrap_or(""),
+            p => p.split(['.', '[']).next().unwrap_or(""),
+        };
+        let (Some(fields), Some(value)) = (&fields, stand_in.get(key)) else {
+            return;
+        };
+        if !replaced.insert(key.to_string()) {
+            return;
+        }
+        let value = value.to_string();
+        match fields.get(key) {
+            Some(raw) => {
+                let start = (raw.get().as_ptr() as usize) - (part.as_ptr() as usize);
+                splices.push((start..start + raw.get().len(), value));
+            }
+            None => {
+                let first = fields.is_empty() && splices.iter().all(|s| s.0.start != close);
+                let member = serde_json::to_string(key).unwrap_or_default() + ":" + &value;
+                let member = if first { member } else { format!(",{member}") };
+                splices.push((close..close, member));
+            }
+        }
+        splices.sort_by_key(|s| s.0.start);
+    }
+}
+
+/// `value` as the map of its fields (each has one: see [`read_each`]).
+fn fields_of(value: &impl Serialize) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// A plan entry with a value in every field, to stand in for a broken one.
+fn entry_stand_in() -> PlanEntry {
+    PlanEntry {
+        model: String::new(),
+        benchmark: String::new(),
+        item_id: String::new(),
+        config: String::new(),
+        lower: String::new(),
+        video: String::new(),
+        num_frames: Some(0),
+        indices: Vec::new(),
+        strategy: String::new(),
+        why: String::new(),
+        higher_frames: 0,
+        lower_frames: 0,
+        restored: vec![0],
+        sources: FrameSources::default(),
+        annotators: vec![String::new()],
+        pass_no: 0,
+        replicate: Some(String::new()),
+        nuisance: Some(String::new()),
+    }
+}
+
+/// A skipped transition with a value in every field.
+fn skipped_stand_in() -> Skipped {
+    Skipped {
+        model: String::new(),
+        benchmark: String::new(),
+        item_id: String::new(),
+        config: String::new(),
+        lower: String::new(),
+        strategy: String::new(),
+        why: String::new(),
+    }
+}
+
 /// A plan file's text as a plan, or every problem of it: its syntax (where the reader
-/// stopped); else the first problem of its head and each entry's and skipped
-/// transition's, read apart.
+/// stopped); else every problem of its head, of each entry and of each skipped transition,
+/// read apart.
 fn read_text(text: &str) -> Result<Plan, Vec<ShapeProblem>> {
     if let Ok(plan) = serde_json::from_str::<Plan>(text) {
         return Ok(plan);
     }
     let mut problems = Vec::new();
-    read_part::<Outline<'_>>(text, text, "", &mut problems);
+    let head: Plan = Plan {
+        schema: SCHEMA.into(),
+        dataset: String::new(),
+        protocol: String::new(),
+        targets: String::new(),
+        strategies: Vec::new(),
+        entries: Vec::new(),
+        skipped: Vec::new(),
+    };
+    type Any = serde::de::IgnoredAny;
+    read_each::<Plan<Any, Any>>(text, text, "", &fields_of(&head), &mut problems);
     type Raw<'a> = &'a serde_json::value::RawValue;
     let fields: std::collections::BTreeMap<String, Raw<'_>> =
         serde_json::from_str(text).unwrap_or_default();
@@ -257,15 +416,20 @@ fn read_text(text: &str) -> Result<Plan, Vec<ShapeProblem>> {
             .and_then(|raw| serde_json::from_str(raw.get()).ok())
             .unwrap_or_default()
     };
+    let entry = fields_of(&entry_stand_in());
     for (i, raw) in list("entries").into_iter().enumerate() {
-        read_part::<PlanEntry>(text, raw.get(), &format!("entries[{i}]"), &mut problems);
+        let at = format!("entries[{i}]");
+        read_each::<PlanEntry>(text, raw.get(), &at, &entry, &mut problems);
     }
+    let skipped = fields_of(&skipped_stand_in());
     for (i, raw) in list("skipped").into_iter().enumerate() {
-        read_part::<Skipped>(text, raw.get(), &format!("skipped[{i}]"), &mut problems);
+        let at = format!("skipped[{i}]");
+        read_each::<Skipped>(text, raw.get(), &at, &skipped, &mut problems);
     }
     if problems.is_empty() {
         // Not found apart (it should be): the reader's own problem, whole.
-        read_part::<Plan>(text, text, "", &mut problems);
+        let none = serde_json::Map::new();
+        read_each::<Plan>(text, text, "", &none, &mut problems);
     }
     problems.sort_by_key(|p| (p.line, p.column));
     problems.dedup();
@@ -536,6 +700,73 @@ mod tests {
             Some("\"x\""),
             "column {col}"
         );
+        // Every problem of one entry and of the head, not only serde's first: each broken
+        // field stands in for, and the object read again.
+        std::fs::write(
+            &path,
+            "{\"schema\": \"frameaudit/plan@1\", \"dataset\": 3, \"strategies\": \"swap\",\n\
+             \"entries\": [\n\
+             {\"model\": \"m\", \"benchmark\": \"b\", \"item_id\": \"2\", \"config\": \"8f\", \"lower\": \"4f\",\n\
+              \"indices\": [2, \"x\"], \"strategy\": \"swap\", \"p\\u0061ss\": \"zero\",\n\
+              \"sources\": {\"lower\": 1, \"higher\": \"h\"}},\n\
+             {}]}",
+        )
+        .expect("w");
+        let Err(PlanError::Shape { problems, .. }) = Plan::read(&path) else {
+            panic!("not a plan");
+        };
+        let said: Vec<(usize, usize, &str, &str)> = problems
+            .iter()
+            .take(8)
+            .map(|p| (p.line, p.column, &*p.field, &*p.why))
+            .collect();
+        let lines: Vec<String> = std::fs::read_to_string(&path)
+            .expect("r")
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let col = |line: usize, what: &str| lines[line - 1].find(what).expect(what) + what.len();
+        assert_eq!(
+            said,
+            [
+                (
+                    1,
+                    col(1, ": 3"),
+                    "dataset",
+                    "invalid type: integer `3`, expected a string"
+                ),
+                (
+                    1,
+                    col(1, "\"swap\""),
+                    "strategies",
+                    "invalid type: string \"swap\", expected a sequence"
+                ),
+                (
+                    4,
+                    col(4, "\"x\""),
+                    "entries[0].indices[1]",
+                    "invalid type: string \"x\", expected u64"
+                ),
+                (
+                    4,
+                    col(4, "\"zero\""),
+                    "entries[0].pass",
+                    "invalid type: string \"zero\", expected u64"
+                ),
+                (
+                    5,
+                    col(5, ": 1"),
+                    "entries[0].sources.lower",
+                    "invalid type: integer `1`, expected a string"
+                ),
+                (5, col(5, "}}"), "entries[0]", "missing field `video`"),
+                (6, 2, "entries[1]", "missing field `model`"),
+                (6, 2, "entries[1]", "missing field `benchmark`"),
+            ],
+            "{problems:?}"
+        );
+        // An empty entry misses each of its nine fields that have no default.
+        assert_eq!(problems.len(), 6 + 9, "{problems:?}");
         std::fs::write(
             &path,
             "{\"schema\": \"x\\u001b[2J\", \"dataset\": \"d\", \"strategies\": [], \"entries\": []}",
