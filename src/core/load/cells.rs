@@ -2024,6 +2024,66 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_parquet_footer_broken_anywhere_is_refused_never_a_panic() {
+        use super::super::parquet::Writer;
+        use crate::core::matrix::MatrixBuilder;
+        let cols: Vec<(String, super::super::parquet::Kind)> = PARQUET_COLUMNS
+            .iter()
+            .map(|(n, k)| (n.to_string(), *k))
+            .collect();
+        let mut data = Vec::new();
+        let mut w = Writer::new(&mut data, &cols).unwrap();
+        for (config, frames) in [("8f", 8), ("16f", 16)] {
+            let cell = CellInput {
+                model: "M",
+                item_id: "q1",
+                benchmark: "b",
+                config,
+                protocol: "main",
+                frames,
+                budget: frames as f64,
+                pixels: None,
+                task: Task::Mcq,
+                pred: Some("A"),
+                gold: Gold::One("A"),
+                correct: None,
+                score: None,
+                confidence: None,
+                blind: None,
+                frame_idx: None,
+                source_tag: None,
+                protocol_note: None,
+                replicate: None,
+                nuisance: None,
+                order: None,
+                cluster: None,
+            };
+            push_parquet(&mut w.columns, &cell);
+        }
+        w.finish().unwrap();
+        // The footer: its length is in the four bytes before the closing magic.
+        let n = data.len();
+        let footer = u32::from_le_bytes(data[n - 8..n - 4].try_into().unwrap()) as usize;
+        let path = Path::new("cells.parquet");
+        let mut panicked = Vec::new();
+        for at in n - 8 - footer..n - 8 {
+            for byte in [0xff, 0x80, 0x01] {
+                let mut broken = data.clone();
+                broken[at] = byte;
+                let read = std::panic::catch_unwind(|| {
+                    let mut b = MatrixBuilder::new();
+                    let name = b.add_file(path);
+                    let _ = read_parquet_cells(broken, path, &mut b, &name);
+                });
+                if read.is_err() {
+                    panicked.push((at, byte));
+                }
+            }
+        }
+        assert!(panicked.is_empty(), "panics at (byte, value): {panicked:?}");
+    }
+
     fn skims(line: &str) -> bool {
         let keys = memchr::memmem::find_iter(line.as_bytes(), REPLICATE_KEY);
         names_a_replicate(line.as_bytes(), keys)

@@ -909,12 +909,72 @@ pub struct Cursor {
     value: usize,
 }
 
+std::thread_local! {
+    /// Set while this thread runs the parquet crate's reading in [`guarded`]: a panic
+    /// there is said as the file's error, so the panic hook stays quiet about it.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `read`, a call into the parquet crate, turning a panic of it into the file's
+/// error. The crate asserts on some broken files (a dictionary page that is not there)
+/// instead of returning an error; a bad input must not end the program.
+fn guarded<T>(path: &Path, read: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+    static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
+    QUIET_HOOK.call_once(|| {
+        let before = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(std::cell::Cell::get) {
+                before(info);
+            }
+        }));
+    });
+    let was = GUARDED.with(|g| g.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+    GUARDED.with(|g| g.set(was));
+    result.unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(bad(
+            path,
+            format!(
+                "its data does not match its footer (the Parquet reader stopped: {})",
+                crate::core::text::sanitize(&why)
+            ),
+        ))
+    })
+}
+
 /// A Parquet file held in memory, its footer read; one reader serves every thread.
 pub type Reader = SerializedFileReader<bytes::Bytes>;
 
 /// Opens a Parquet file held in `data` (its footer, the schema and the row groups' places).
+/// Every column chunk's place is checked against the file here: the parquet crate asserts
+/// (panics) on a negative one when the chunk is read.
 pub fn open(data: Vec<u8>, path: &Path) -> io::Result<Reader> {
-    SerializedFileReader::new(bytes::Bytes::from(data)).map_err(|e| bad(path, e))
+    let size = data.len() as i64;
+    let reader = SerializedFileReader::new(bytes::Bytes::from(data)).map_err(|e| bad(path, e))?;
+    for (g, group) in reader.metadata().row_groups().iter().enumerate() {
+        for column in group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or(column.data_page_offset());
+            let len = column.compressed_size();
+            if start < 0 || len < 0 || start.saturating_add(len) > size {
+                return Err(bad(
+                    path,
+                    format!(
+                        "row group {g}, column {}: its chunk's place (bytes {start} to {}) is not inside the file ({size} bytes)",
+                        crate::core::text::sanitize(&column.column_path().string()),
+                        start.saturating_add(len)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(reader)
 }
 
 /// The number of rows of each row group.
@@ -1061,7 +1121,7 @@ fn read_columns_by(
     }
     {
         let (g, range) = (group, rows);
-        let rg = reader.get_row_group(g).map_err(|e| bad(path, e))?;
+        let rg = guarded(path, || reader.get_row_group(g).map_err(|e| bad(path, e)))?;
         let rows = rg.metadata().num_rows().max(0) as usize;
         for c in rg.metadata().columns() {
             let codec = c.compression();
@@ -1089,7 +1149,9 @@ fn read_columns_by(
                 && d.max_rep_level() == 0
                 && super::parquet_text::fits(rg.metadata().column(l), max_def);
             if flat_text {
-                let pages = rg.get_column_page_reader(l).map_err(|e| bad(path, e))?;
+                let pages = guarded(path, || {
+                    rg.get_column_page_reader(l).map_err(|e| bad(path, e))
+                })?;
                 cols.push(Some(ColumnData {
                     name: wanted[j].to_string(),
                     reader: Source::Pages(Box::new(TextChunk::new(
@@ -1107,7 +1169,7 @@ fn read_columns_by(
                 }));
                 continue;
             }
-            let reader = rg.get_column_reader(l).map_err(|e| bad(path, e))?;
+            let reader = guarded(path, || rg.get_column_reader(l).map_err(|e| bad(path, e)))?;
             let values = match &reader {
                 ColumnReader::BoolColumnReader(_) => Values::Bool(Vec::new()),
                 ColumnReader::Int32ColumnReader(_) => Values::I32(Vec::new()),
@@ -1160,7 +1222,7 @@ fn read_columns_by(
             )
         };
         for c in cols.iter_mut().flatten() {
-            let skipped = c.skip(wanted_rows.start, path)?;
+            let skipped = guarded(path, || c.skip(wanted_rows.start, path))?;
             if skipped != wanted_rows.start {
                 return Err(short(c, skipped));
             }
@@ -1169,7 +1231,7 @@ fn read_columns_by(
         while done < wanted_rows.end {
             let want = (wanted_rows.end - done).min(BATCH);
             for c in cols.iter_mut().flatten() {
-                let got = c.read_batch(want, path)?;
+                let got = guarded(path, || c.read_batch(want, path))?;
                 if got != want {
                     return Err(short(c, done + got));
                 }
