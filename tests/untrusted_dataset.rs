@@ -460,6 +460,54 @@ fn plot_never_writes_through_a_link_in_its_output_folder() {
     assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep");
 }
 
+/// The output folder itself is a link planted in the dataset (to a folder, to nothing) or
+/// a link is on its way inside the dataset: refused as a linked output file is, and nothing
+/// lands where the link leads.
+#[test]
+fn plot_never_writes_into_a_linked_output_folder() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path(), "ds");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(outside.join("existing")).expect("mkdir");
+    symlink(outside.join("existing"), ds.join("figs")).expect("link");
+    symlink(outside.join("newdir"), ds.join("figures")).expect("link");
+    symlink(&outside, ds.join("up")).expect("link");
+    for out in [ds.join("figs"), ds.join("figures"), ds.join("up/sub")] {
+        let o = frameaudit(&["plot", &s(&ds), "-o", &s(&out), "--boot", "0"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+        let err = stderr(&o);
+        assert!(err.contains("cannot create the output directory"), "{err}");
+        assert!(err.contains("symbolic link"), "{err}");
+    }
+    assert_eq!(
+        std::fs::read_dir(outside.join("existing"))
+            .expect("ls")
+            .count(),
+        0
+    );
+    assert!(!outside.join("newdir").exists());
+    assert!(!outside.join("sub").exists());
+    // The audits folder is the annotators': said as such, not as a file read.
+    let o = frameaudit(&["plot", &s(&ds), "-o", &s(&ds.join("audits")), "--boot", "0"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("is inside the audits folder of the dataset"),
+        "{}",
+        stderr(&o)
+    );
+    // A real folder inside the dataset is written.
+    let o = frameaudit(&[
+        "plot",
+        &s(&ds),
+        "-o",
+        &s(&ds.join("real/figs")),
+        "--boot",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(ds.join("real/figs/index.html").is_file());
+}
+
 #[test]
 fn an_import_refused_for_a_linked_file_writes_none_of_the_dataset() {
     let tmp = tempfile::tempdir().expect("tmp");

@@ -50,7 +50,7 @@ pub fn run(args: &PlotArgs) -> Result<()> {
         PlotFormat::Png => Format::Png,
     };
     let dir = &args.output;
-    let made = make_dirs(dir)?;
+    let made = make_dirs(dir, &data)?;
     let mut written: Vec<PathBuf> = Vec::new();
     let target = Target { dir, format, dpi };
     let drawn = draw_all(&ds, a, &params, &target, &mut inputs, &mut written);
@@ -71,16 +71,24 @@ pub fn run(args: &PlotArgs) -> Result<()> {
 }
 
 /// Creates the output directory and the missing directories above it; returns those it
-/// created, the deepest first.
-fn make_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
+/// created, the deepest first. Like an output file, the directory is never a symbolic
+/// link; inside the dataset `data`, no directory on its way is (a link planted in a
+/// dataset would send the figures anywhere).
+fn make_dirs(dir: &Path, data: &Path) -> Result<Vec<PathBuf>> {
     let made: Vec<PathBuf> = dir
         .ancestors()
         .filter(|d| !d.as_os_str().is_empty())
         .take_while(|d| std::fs::symlink_metadata(d).is_err())
         .map(Path::to_path_buf)
         .collect();
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
+    let shown = sanitize(&dir.display().to_string()).into_owned();
+    let cannot = || format!("cannot create the output directory {shown}");
+    crate::core::fswrite::refuse_link(dir).with_context(cannot)?;
+    if data.is_dir() && dir.starts_with(data) {
+        crate::core::fswrite::create_dir_below(data, dir).with_context(cannot)?;
+    } else {
+        std::fs::create_dir_all(dir).with_context(cannot)?;
+    }
     Ok(made)
 }
 
@@ -287,7 +295,7 @@ mod tests {
         let kept = tmp.path().join("kept.txt");
         std::fs::write(&kept, "x").expect("write");
         let dir = tmp.path().join("a/b/figures");
-        let made = make_dirs(&dir).expect("make");
+        let made = make_dirs(&dir, tmp.path()).expect("make");
         assert_eq!(made.len(), 3, "{made:?}");
         let figure = dir.join("curve_m.svg");
         std::fs::write(&figure, "<svg/>").expect("write");
@@ -296,7 +304,7 @@ mod tests {
         assert!(kept.exists(), "the folder that was there keeps its file");
 
         // Into a folder that was there: nothing made, nothing taken back.
-        let made = make_dirs(tmp.path()).expect("make");
+        let made = make_dirs(tmp.path(), tmp.path()).expect("make");
         assert!(made.is_empty(), "{made:?}");
         undo(&made, std::slice::from_ref(&kept));
         assert!(kept.exists());

@@ -60,9 +60,15 @@ impl Inputs {
                 let top = rel.components().next().map(|c| c.as_os_str().to_owned());
                 let is_data = rel.components().count() == 1
                     && DATASET_FILES.iter().any(|f| rel == Path::new(f));
-                if is_data || top.is_some_and(|t| t == "audits") {
+                if is_data {
                     return Err(format!(
                         "the output {shown} is a file of the dataset {} that this command reads",
+                        show(input)
+                    ));
+                }
+                if top.is_some_and(|t| t == "audits") {
+                    return Err(format!(
+                        "the output {shown} is inside the audits folder of the dataset {}, which holds the annotators' files: write it elsewhere",
                         show(input)
                     ));
                 }
