@@ -4,6 +4,7 @@ fn main() -> std::process::ExitCode {
     use frameaudit::cli::{self, Next};
     frameaudit::core::mark_start();
     few_heap_arenas();
+    file_size_limit_is_an_error();
     // The command line says what to open; the audit screens are started here, so that the
     // command line never depends on the TUI.
     let result = cli::run().and_then(|next| match next {
@@ -29,3 +30,19 @@ fn few_heap_arenas() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn few_heap_arenas() {}
+
+/// Under a file size limit (`ulimit -f`), a write past it sends SIGXFSZ, whose default
+/// ends the process at once: the audit screens would leave the terminal in their mode and
+/// lose the change being saved. Handled, the signal does nothing and the write fails with
+/// "File too large", which every writer reports as it reports a full disk.
+#[cfg(unix)]
+fn file_size_limit_is_an_error() {
+    static SEEN: std::sync::LazyLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+        std::sync::LazyLock::new(Default::default);
+    // Refused only for a forbidden signal, which SIGXFSZ is not; the limit then ends the
+    // process as it did.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, SEEN.clone());
+}
+
+#[cfg(not(unix))]
+fn file_size_limit_is_an_error() {}
