@@ -1446,6 +1446,68 @@ fn an_audit_of_other_data_is_flagged_with_its_stale_records() {
     );
 }
 
+/// A record whose transition the data no longer has is not shown as done on another: the
+/// item is to do, the item screen shows the earlier record apart, and a change starts a new
+/// record on the transition examined, without the old tags.
+#[test]
+fn a_record_on_a_transition_the_data_lost_is_shown_apart_and_not_carried_over() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).expect("mkdir");
+    let cells = |right: [bool; 4]| -> String {
+        [4, 8, 16, 32]
+            .iter()
+            .zip(right)
+            .map(|(f, ok)| {
+                format!(
+                    "{{\"model\":\"M\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"{f}f\",\"frames\":{f},\"pred\":\"{}\",\"gold\":\"A\"}}\n",
+                    if ok { "A" } else { "B" }
+                )
+            })
+            .collect()
+    };
+    std::fs::write(data.join("cells.jsonl"), cells([true, false, false, false])).expect("w");
+    let opts = TuiOptions::plain("a", tmp.path().join("a.audit.jsonl"));
+    let mut app = build_app(load_dataset(&data, None).expect("ds"), &opts, || {}).expect("app");
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    app.update(Action::TogglePathway(0));
+    app.update(Action::TogglePathway(1));
+    app.update(Action::MarkDone);
+    let rec = app.record(i).expect("record").clone();
+    assert_eq!((rec.from.as_str(), rec.to.as_str()), ("4f", "8f"));
+    assert!(app.session.wait_saved(Duration::from_secs(5)));
+    drop(app);
+
+    // Right at 8f now: 4f → 8f is no harmful transition; 8f → 16f is.
+    std::fs::write(data.join("cells.jsonl"), cells([true, true, false, false])).expect("w");
+    let mut app = build_app(load_dataset(&data, None).expect("ds"), &opts, || {}).expect("app");
+    app.wait_fingerprint();
+    app.update(Action::GoOnWithThisData);
+    let i = 0;
+    assert_eq!(app.key(i).item_id, "q1");
+    assert_eq!(app.status(i), Status::Todo, "not done on the new data");
+    assert!(app.record(i).is_none());
+    let stale = app.stale_record(i).expect("the earlier record").clone();
+    assert_eq!((stale.from.as_str(), stale.to.as_str()), ("4f", "8f"));
+    app.queue.selected = Some(0);
+    app.update(Action::Open);
+    let text = screen(&mut app, 120, 40);
+    assert!(text.contains("earlier record on 4f → 8f"), "{text}");
+    assert!(
+        text.contains("done 0 · skipped 0 · flagged 0 · left 1"),
+        "{text}"
+    );
+    assert!(text.contains("transition 8f → 16f"), "{text}");
+    assert!(!text.contains("[x]"), "no tag shown as given here: {text}");
+    app.update(Action::TogglePathway(2));
+    let now = app.record(i).expect("a new record").clone();
+    assert_eq!((now.from.as_str(), now.to.as_str()), ("8f", "16f"));
+    assert_eq!(now.pathways.len(), 1, "{:?}", now.pathways);
+    assert_eq!(now.status, Status::Todo);
+    assert!(app.stale_record(i).is_none());
+}
+
 /// `/` on the item screen goes back to the queue with the search open (it used to do
 /// nothing, and the keys typed next ran commands), and the demo's `orbit clip04` lists the
 /// rows of clip04 before those that match it only as a subsequence (`clip02-q4`).

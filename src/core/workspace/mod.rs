@@ -199,6 +199,26 @@ pub fn config_names(m: &ResponseMatrix, report: &Report, q: &QueueRow) -> Vec<St
         .collect()
 }
 
+/// Whether `rec`, a record of queue row `q`'s unit, is on one of the row's harmful
+/// transitions (listed or not: the queue lists only the first MAX_LISTED_PAIRS of a unit).
+/// A record is not when the data changed under it, or the analysis (its configurations,
+/// its grid) has not its transition.
+pub fn on_its_transition(
+    m: &ResponseMatrix,
+    report: &Report,
+    q: &QueueRow,
+    rec: &AuditRecord,
+) -> bool {
+    let names = config_names(m, report, q);
+    let col = |name: &str| names.iter().position(|n| n == name);
+    match (col(&rec.from), col(&rec.to)) {
+        (Some(a), Some(b)) => {
+            crate::core::queue::is_harmful_pair(report, q, HarmfulTransition::new(a, b))
+        }
+        _ => false,
+    }
+}
+
 /// Records whose unit or transition is no longer a harmful transition of the data, as
 /// `model/benchmark/item (from → to)`. `queued` gives a unit's queue row, if it has one.
 pub fn stale_records<'a>(
@@ -209,18 +229,7 @@ pub fn stale_records<'a>(
 ) -> Vec<String> {
     let mut out = Vec::new();
     for (key, rec) in records {
-        let ok = queued(key).is_some_and(|q| {
-            let names = config_names(m, report, q);
-            let col = |name: &str| names.iter().position(|n| n == name);
-            // Listed or not: the queue lists only the first MAX_LISTED_PAIRS of a unit.
-            match (col(&rec.from), col(&rec.to)) {
-                (Some(a), Some(b)) => {
-                    crate::core::queue::is_harmful_pair(report, q, HarmfulTransition::new(a, b))
-                }
-                _ => false,
-            }
-        });
-        if !ok {
+        if !queued(key).is_some_and(|q| on_its_transition(m, report, q, rec)) {
             out.push(format!(
                 "{}/{}/{} ({} → {})",
                 sanitize(&key.model),

@@ -233,7 +233,9 @@ impl App {
     pub fn progress(&self) -> (usize, usize, usize, usize) {
         let mut c = (0, 0, 0, 0);
         for (key, rec) in self.session.records() {
-            if self.row_of(key).is_none() {
+            // A record on no harmful transition of its row leaves the item to do.
+            let Some(i) = self.row_of(key) else { continue };
+            if self.record(i).is_none() {
                 continue;
             }
             match rec.status {

@@ -24,12 +24,31 @@ pub struct ItemState {
 }
 
 impl App {
-    /// Row `i`'s record in this session, if it has one.
+    /// Row `i`'s record in this session, if it has one on one of the row's harmful
+    /// transitions. A record on another transition (the data or the analysis changed
+    /// under it) is [`App::stale_record`]: the item is to do again, and a change starts a
+    /// new record (the file keeps the old one's lines, and undo brings it back).
     pub fn record(&self, i: usize) -> Option<&AuditRecord> {
+        self.unit_record(i)
+            .filter(|rec| self.on_its_transition(i, rec))
+    }
+
+    /// Row `i`'s record when it is on no harmful transition of the row.
+    pub fn stale_record(&self, i: usize) -> Option<&AuditRecord> {
+        self.unit_record(i)
+            .filter(|rec| !self.on_its_transition(i, rec))
+    }
+
+    fn unit_record(&self, i: usize) -> Option<&AuditRecord> {
         if self.session.records().is_empty() {
             return None;
         }
         self.session.record(&self.key(i))
+    }
+
+    fn on_its_transition(&self, i: usize, rec: &AuditRecord) -> bool {
+        let q = &self.queue.rows[i].q;
+        crate::core::workspace::on_its_transition(&self.ds.matrix, &self.report, q, rec)
     }
 
     /// Row `i`'s status (todo without a record).

@@ -31,6 +31,8 @@ struct Shown<'a> {
     pair: Option<HarmfulTransition>,
     /// The unit's record, if any.
     rec: Option<&'a AuditRecord>,
+    /// The unit's record when it is on no harmful transition of this data.
+    stale: Option<&'a AuditRecord>,
     /// Intervention runs of the unit: (strategy, cell).
     interventions: Vec<(Option<String>, u32)>,
 }
@@ -62,6 +64,7 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         names: app.config_names(i),
         pair: app.pairs(i).get(app.item.pair).copied(),
         rec: app.record(i),
+        stale: app.stale_record(i),
         interventions: app.intervention_cells(i),
     };
     // In a review, the annotators' records take the place of the other models.
@@ -157,7 +160,7 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         ),
         others_area,
     );
-    draw_pathways(f, app, item.rec, right);
+    draw_pathways(f, app, item.rec, item.stale, right);
     frames::draw_frames(f, app, i, frames_area, compact, out);
 }
 
@@ -610,7 +613,13 @@ fn blind_line(app: &App, item: &Shown) -> Line<'static> {
 
 /// The evidence pathways (two columns when one is too short for them all, 80x24) and the
 /// note, or the note editor while it is open.
-fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect) {
+fn draw_pathways(
+    f: &mut Frame,
+    app: &App,
+    rec: Option<&AuditRecord>,
+    stale: Option<&AuditRecord>,
+    area: Rect,
+) {
     let block = Block::default()
         .borders(Borders::TOP)
         .title(Span::styled(" evidence pathways ", ACCENT))
@@ -665,10 +674,15 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
         draw_note_editor(f, &app.keymap, editor, note_area);
         return;
     }
-    let note = Line::from(vec![
-        Span::styled("note: ", DIM),
-        Span::raw(rec.map_or(String::new(), |x| s(&x.note))),
-    ]);
+    let note = match stale {
+        // What the annotator said before, on a transition this data has not: shown, not
+        // carried over.
+        Some(old) => Line::from(Span::styled(stale_text(app, old), WARN)),
+        None => Line::from(vec![
+            Span::styled("note: ", DIM),
+            Span::raw(rec.map_or(String::new(), |x| s(&x.note))),
+        ]),
+    };
     // The note wraps in its pane; on one row it shows its end.
     let note = if note_area.height > 1 {
         Paragraph::new(note).wrap(Wrap { trim: false })
@@ -676,6 +690,41 @@ fn draw_pathways(f: &mut Frame, app: &App, rec: Option<&AuditRecord>, area: Rect
         Paragraph::new(fit_tail(note, note_area.width as usize))
     };
     f.render_widget(note, note_area);
+}
+
+/// A record on no harmful transition of the data, in one sentence: its transition, status,
+/// tags, evidence frames and note.
+fn stale_text(app: &App, old: &AuditRecord) -> String {
+    let label = |id: &String| {
+        app.taxonomy
+            .pathways
+            .iter()
+            .find(|p| p.id == *id)
+            .map_or_else(|| s(id), |p| s(p.short_label()))
+    };
+    let mut parts = vec![format!(
+        "earlier record on {} → {}, not harmful on this data (a change starts anew): {}",
+        s(&old.from),
+        s(&old.to),
+        old.status.as_str()
+    )];
+    if !old.pathways.is_empty() {
+        parts.push(
+            old.pathways
+                .iter()
+                .map(label)
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+    }
+    if !old.evidence_frames.is_empty() {
+        let frames: Vec<String> = old.evidence_frames.iter().map(u64::to_string).collect();
+        parts.push(format!("frames {}", frames.join(" ")));
+    }
+    if !old.note.is_empty() {
+        parts.push(format!("note: {}", s(&old.note)));
+    }
+    parts.join(" · ")
 }
 
 /// A pathway's line in `w` cells: key, box, label and, on the primary one, "★ primary".
