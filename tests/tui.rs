@@ -1506,6 +1506,9 @@ fn a_record_on_a_transition_the_data_lost_is_shown_apart_and_not_carried_over() 
     assert_eq!(now.pathways.len(), 1, "{:?}", now.pathways);
     assert_eq!(now.status, Status::Todo);
     assert!(app.stale_record(i).is_none());
+    // Undo brings the earlier record back.
+    app.update(Action::Undo);
+    assert_eq!(app.stale_record(i), Some(&stale));
 }
 
 /// `/` on the item screen goes back to the queue with the search open (it used to do
