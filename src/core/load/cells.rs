@@ -1458,6 +1458,14 @@ mod tests {
         assert!(
             errors(blinds)[0].contains("field `blind`: blind answer \"C\" conflicts with \"B\"")
         );
+        // Said as compared (upper-cased), and so, with the escapes of every other message.
+        let hostile = blinds.replace("\"c\"", "\"x\\u001b[31m\"");
+        let said = &errors(&hostile)[0];
+        assert!(
+            said.contains("blind answer \"X\\x1b[31M\" conflicts with \"B\"")
+                && said.contains("compared trimmed and upper-cased"),
+            "{said}"
+        );
     }
 
     #[test]

@@ -1242,10 +1242,12 @@ impl MatrixBuilder {
         for (k, t, cell) in std::mem::take(&mut self.field_blind) {
             match first_blind.get(&k) {
                 Some(&(other, first)) if other != t => {
+                    // The answers as compared: normalised (trimmed, upper-cased).
+                    let shown =
+                        |t: u32| crate::core::text::sanitize(self.m.texts.name(t)).into_owned();
+                    let (this, that) = (shown(t), shown(other));
                     let msg = format!(
-                        "blind answer {:?} conflicts with {:?} given at {} for the same model and item",
-                        self.m.texts.name(t),
-                        self.m.texts.name(other),
+                        "blind answer \"{this}\" conflicts with \"{that}\" given at {} for the same model and item (answers compared trimmed and upper-cased)",
                         self.where_is(first, cell)
                     );
                     self.cell_error(cell, "blind", msg);
