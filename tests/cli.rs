@@ -2077,3 +2077,32 @@ fn a_videos_link_kept_by_a_forced_import_is_said() {
         videos
     );
 }
+
+/// A negative number after its option is that option's value, checked as any other: the
+/// check says what is wrong (`--alpha -0.1` was "unexpected argument '-0' found").
+#[test]
+fn a_negative_option_value_is_checked_not_taken_for_an_option() {
+    for (args, want) in [
+        (
+            &["report", "--alpha", "-0.1"][..],
+            "expected a number above 0 and at most 1, found \"-0.1\"",
+        ),
+        (
+            &["report", "--delta", "-5"][..],
+            "expected a number >= 0, found \"-5\"",
+        ),
+        (
+            &["report", "--boot", "-1"][..],
+            "invalid value '-1' for '--boot",
+        ),
+    ] {
+        let mut all = args.to_vec();
+        let d = demo();
+        all.insert(1, &d);
+        let o = frameaudit(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{err}");
+    }
+}

@@ -23,7 +23,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::Parser;
 
 use self::args::{
     AuditArgs, AuditCommand, Cli, Command, DatasetArgs, ExportArg, ImportFormat, ReportArgs,
@@ -596,7 +595,14 @@ pub fn run() -> Result<Next> {
             sanitize(&first.to_string_lossy())
         )));
     }
-    let cli = Cli::parse();
+    // A negative number given after its option (`--alpha -0.1`) is the option's value, so
+    // that its check says what is wrong with it, not that `-0` is an unknown argument.
+    fn negatives(cmd: clap::Command) -> clap::Command {
+        cmd.allow_negative_numbers(true).mut_subcommands(negatives)
+    }
+    let matches = negatives(<Cli as clap::CommandFactory>::command()).get_matches();
+    let cli =
+        <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if cli.no_cache {
         crate::core::cache::disable();
     }
