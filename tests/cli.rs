@@ -2106,3 +2106,37 @@ fn a_negative_option_value_is_checked_not_taken_for_an_option() {
         assert!(!err.contains("unexpected argument"), "{err}");
     }
 }
+
+/// An import's `--model` and `--benchmark` follow the cells' rules when given, so that an
+/// import never writes a dataset it would then refuse.
+#[test]
+fn an_import_refuses_names_its_cells_could_not_hold() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let wide = common::repo().join("fixtures/formats/wide-csv");
+    let gold = wide.join("videomme_gold.csv");
+    let out = tmp.path().join("ds");
+    for (flag, value, want) in [
+        ("--model", "", "a model name must not be empty"),
+        (
+            "--benchmark",
+            "ALL",
+            "\"ALL\" is the name of the scope of every benchmark",
+        ),
+        ("--benchmark", " ", "a benchmark name must not be empty"),
+    ] {
+        let o = frameaudit(&[
+            "import",
+            "wide-csv",
+            &wide.display().to_string(),
+            "--gold",
+            &gold.display().to_string(),
+            flag,
+            value,
+            "-o",
+            &out.display().to_string(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value:?}: {}", stdout(&o));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+        assert!(!out.exists(), "nothing written");
+    }
+}

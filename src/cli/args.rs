@@ -831,10 +831,10 @@ pub struct RerunsArgs {
     #[arg(long, default_value = "answer")]
     pub gold_col: String,
     /// With --gold: the model name of the wide tables
-    #[arg(long)]
+    #[arg(long, value_parser = parse_model)]
     pub model: Option<String>,
     /// With --gold: the benchmark name of the wide tables
-    #[arg(long)]
+    #[arg(long, value_parser = parse_benchmark)]
     pub benchmark: Option<String>,
     /// FROM=TO: the model names the dataset was imported with (`import --model-name`)
     #[arg(long = "model-name", value_name = "FROM=TO", value_parser = parse_rename)]
@@ -956,10 +956,10 @@ pub struct WideArgs {
     #[arg(long)]
     pub id_col: Option<String>,
     /// Model name (default: the file name)
-    #[arg(long)]
+    #[arg(long, value_parser = parse_model)]
     pub model: Option<String>,
     /// Benchmark name
-    #[arg(long)]
+    #[arg(long, value_parser = parse_benchmark)]
     pub benchmark: Option<String>,
 }
 
@@ -970,6 +970,27 @@ fn parse_rename(s: &str) -> Result<(String, String), String> {
         }
         _ => Err(format!("expected FROM=TO (two model names), found {s:?}")),
     }
+}
+
+/// A model name an import writes: the cells' own rule (a non-empty string), said here
+/// rather than by the dataset written.
+fn parse_model(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("a model name must not be empty".into());
+    }
+    Ok(s.to_string())
+}
+
+/// A benchmark name an import writes: not empty, and not `ALL`, the scope of every
+/// benchmark.
+fn parse_benchmark(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("a benchmark name must not be empty".into());
+    }
+    if s == "ALL" {
+        return Err("\"ALL\" is the name of the scope of every benchmark (in reports, per-item rows and SQL); give the benchmark another name".into());
+    }
+    Ok(s.to_string())
 }
 
 fn parse_label_path(s: &str) -> Result<(String, PathBuf), String> {
