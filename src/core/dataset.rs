@@ -737,6 +737,7 @@ fn finish_load(
         add_compared_runs(&mut ds_meta, c);
     }
     let run_index = index_runs(&matrix, &ds_meta, root.as_deref(), &mut diags);
+    check_frame_idx(&matrix, &items, &mut diags);
     let mut matrix = matrix;
     // An item no cell gives a cluster is one of its video (docs/measures.md §16.6).
     if items.iter().flatten().any(|it| it.video.is_some()) {
@@ -778,6 +779,54 @@ fn add_compared_runs(meta: &mut DatasetMeta, c: &Compared<'_>) {
             Some(p) => format!("{}:{p}", c.label),
         });
         meta.runs.push(run);
+    }
+}
+
+/// The most cells whose `frame_idx` is said one by one; the others are counted.
+const FRAME_IDX_SAID: usize = 20;
+
+/// Warnings for recorded frames that cannot be the video's: an index at or past the frame
+/// count `items.jsonl` gives the item's video, or no index at all for a configuration that
+/// shows frames. A warning, not an error: a decoder may count a video's frames otherwise
+/// than the probe that wrote `items.jsonl` (an MP4 with an edit list).
+fn check_frame_idx(m: &ResponseMatrix, items: &[Option<ItemMeta>], diags: &mut Diagnostics) {
+    let mut said = 0;
+    let mut more = 0;
+    for &(cell, start, len) in &m.frame_spans {
+        let c = cell as usize;
+        let idx = &m.frame_pool[start as usize..(start + len) as usize];
+        let frames = m.config(m.cell_config.get(c)).frames;
+        let total = items
+            .get(m.cell_item.get(c) as usize)
+            .and_then(Option::as_ref)
+            .and_then(|it| it.num_frames);
+        let why = match (idx.iter().max(), total) {
+            (None, _) if frames > 0 => format!(
+                "frame_idx is empty, for a configuration of {frames} frames: the cell's frames are not known"
+            ),
+            (Some(&last), Some(n)) if last >= n => format!(
+                "frame_idx holds {last}, at or past the {n} frames items.jsonl gives the item's video: the index is wrong, or the decoder counted the video's frames otherwise than items.jsonl (an edit list)"
+            ),
+            _ => continue,
+        };
+        if said == FRAME_IDX_SAID {
+            more += 1;
+            continue;
+        }
+        said += 1;
+        let file = m.files[m.cell_file.get(c) as usize].clone();
+        let line = Some(u64::from(m.cell_line.get(c)));
+        diags.warning(&file, line, Some("frame_idx"), why);
+    }
+    if more > 0
+        && let Some(file) = m.files.first()
+    {
+        diags.warning(
+            file,
+            None,
+            Some("frame_idx"),
+            format!("and {more} more cells whose frame_idx is empty or past their video's frames"),
+        );
     }
 }
 
@@ -1360,6 +1409,48 @@ mod tests {
         assert_eq!(names(&[every, own]), want);
         assert_eq!(names(&[own, every]), want);
         assert!(names(&[every, every]).2, "two alike still warn");
+    }
+
+    /// Recorded frames that cannot be the video's are warned about at their line: an index
+    /// past the frames items.jsonl gives, none at all; frames within the video are not.
+    #[test]
+    fn frame_idx_past_the_video_or_empty_is_warned_about_at_its_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cells = [
+            r#"{"model":"m","item_id":"i1","config":"0f","frames":0,"pred":"A","gold":"A"}"#,
+            r#"{"model":"m","item_id":"i1","config":"4f","frames":4,"pred":"A","gold":"A","frame_idx":[500,3,3,1]}"#,
+            r#"{"model":"m","item_id":"i1","config":"8f","frames":8,"pred":"B","gold":"A","frame_idx":[]}"#,
+            r#"{"model":"m","item_id":"i1","config":"2f","frames":2,"pred":"B","gold":"A","frame_idx":[0,63]}"#,
+        ];
+        std::fs::write(dir.path().join("cells.jsonl"), cells.join("\n")).expect("cells");
+        std::fs::write(
+            dir.path().join("items.jsonl"),
+            r#"{"item_id":"i1","video":"v","num_frames":64,"fps":1.0}"#,
+        )
+        .expect("items");
+        let ds = load_dataset(dir.path(), None).expect("load");
+        let said: Vec<(Option<u64>, String)> = ds
+            .warnings
+            .sorted()
+            .iter()
+            .filter(|d| d.field.as_deref() == Some("frame_idx"))
+            .map(|d| (d.line, d.message.clone()))
+            .collect();
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert_eq!(said[0].0, Some(2));
+        assert!(
+            said[0]
+                .1
+                .contains("frame_idx holds 500, at or past the 64 frames"),
+            "{said:?}"
+        );
+        assert_eq!(said[1].0, Some(3));
+        assert!(
+            said[1]
+                .1
+                .contains("frame_idx is empty, for a configuration of 8 frames"),
+            "{said:?}"
+        );
     }
 
     #[test]
