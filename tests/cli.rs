@@ -2140,3 +2140,26 @@ fn an_import_refuses_names_its_cells_could_not_hold() {
         assert!(!out.exists(), "nothing written");
     }
 }
+
+/// `import reruns` reads its plan first: a missing plan is said as such, not as re-runs
+/// not found under the folder.
+#[test]
+fn import_reruns_says_a_missing_plan_first() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let runs = tmp.path().join("runs");
+    std::fs::create_dir_all(&runs).expect("mkdir");
+    let plan = tmp.path().join("nosuch.json");
+    let o = frameaudit(&[
+        "import",
+        "reruns",
+        &runs.display().to_string(),
+        "--plan",
+        &plan.display().to_string(),
+        "-o",
+        &tmp.path().join("ds").display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("cannot read the plan"), "{err}");
+    assert!(!err.contains("no recorder log"), "{err}");
+}

@@ -336,6 +336,8 @@ fn logs_under(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
 /// sorted by the strategy and pass its log says it applied, each group imported as
 /// `import HARNESS OUTPUTS --frames-log LOGS --plan PLAN --strategy S --pass N` would.
 pub fn import(args: &RerunsArgs) -> Result<()> {
+    // The plan first: a missing or broken plan is said as such, not as runs not found.
+    Plan::read(&args.plan)?;
     let mut logs = Vec::new();
     logs_under(&args.dir, 0, &mut logs)?;
     // (strategy, pass) → harness → (outputs, logs)
