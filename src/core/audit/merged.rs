@@ -260,7 +260,22 @@ fn from_replay(path: &Path, replay: Replay) -> Annotated {
 pub fn read_annotated(paths: &[PathBuf]) -> Result<Annotated, MergeError> {
     let mut out: Option<Annotated> = None;
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
+    let mut given: Vec<(PathBuf, PathBuf)> = Vec::new();
     for path in paths {
+        // One file given twice (by two spellings of its path) is said as such.
+        let same = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        if let Some((before, _)) = given.iter().find(|(_, c)| *c == same) {
+            return Err(MergeError::Bad(format!(
+                "{} is given twice{}: give each audit file once",
+                sanitize(&path.display().to_string()),
+                if before == path {
+                    String::new()
+                } else {
+                    format!(" (as {})", sanitize(&before.display().to_string()))
+                }
+            )));
+        }
+        given.push((path.clone(), same));
         let bytes =
             crate::core::fsread::read(path, crate::core::fsread::AUDIT).map_err(|source| {
                 AuditError::Io {
@@ -366,13 +381,28 @@ mod tests {
         let c = write(tmp.path(), "carol", &[rec("q1", &["z"])]);
         let again = read_annotated(&[out.clone(), c]).expect("merge again");
         assert_eq!(again.records.len(), 5);
-        let err = read_annotated(&[out, a])
+        let err = read_annotated(&[out, a.clone()])
             .expect_err("alice twice")
             .to_string();
         assert!(
             err.contains("both hold records of annotator \"alice\""),
             "{err}"
         );
+        // One file twice is said as such, also by another spelling of its path.
+        let err = read_annotated(&[a.clone(), a.clone()])
+            .expect_err("one file twice")
+            .to_string();
+        assert!(
+            err.ends_with("is given twice: give each audit file once"),
+            "{err}"
+        );
+        let dir = a.parent().expect("dir");
+        let other = dir
+            .join("..")
+            .join(dir.file_name().expect("dir name"))
+            .join(a.file_name().expect("name"));
+        let err = read_annotated(&[a, other]).expect_err("twice").to_string();
+        assert!(err.contains("is given twice (as "), "{err}");
     }
 
     #[test]
