@@ -5279,3 +5279,33 @@ fn at_80_columns_the_queue_title_keeps_its_counts_and_the_sort() {
     let named = format!("–{} open-ended sort: rank", c.open_ended);
     assert!(wide.contains(&named), "{wide}");
 }
+
+/// The trajectory's title names every replicate column, in order, at 80 columns too: in
+/// fewer words, never cut so that a column goes unnamed.
+#[test]
+fn the_replicate_columns_are_named_at_80_columns() {
+    let mut app = demo_app();
+    // The demo's items carry a re-run and a phase shift.
+    let wide_title = |text: &str| {
+        text.lines()
+            .find(|l| l.contains("trajectory"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let i = (0..app.queue.visible.len())
+        .find(|&p| {
+            app.queue.selected = Some(p as u32);
+            app.update(Action::Open);
+            let t = wide_title(&screen(&mut app, 120, 40));
+            app.update(Action::Back);
+            t.contains("rerun-1") && t.contains("phase-1/2")
+        })
+        .expect("an item with both replicates");
+    app.queue.selected = Some(i as u32);
+    app.update(Action::Open);
+    let title = wide_title(&screen(&mut app, 80, 24));
+    assert!(
+        title.contains("phase-1/2") && title.contains("rerun-1"),
+        "{title}"
+    );
+}

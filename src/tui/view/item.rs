@@ -355,11 +355,34 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
             s(&app.report.params.intervention_protocol)
         )
     } else if !reps.is_empty() {
-        let named: Vec<String> = reps
+        // The columns after each verdict, in order: in fewer words where the pane is narrow
+        // (80 columns), the names kept longest, as they tell the glyphs apart.
+        let with_nuisance: Vec<String> = reps
             .iter()
             .map(|&(r, n)| format!("{} ~{}", s(r), s(n)))
             .collect();
-        format!(" trajectory · then replicates: {} ", named.join(", "))
+        let names: Vec<String> = reps.iter().map(|&(r, _)| s(r)).collect();
+        let room = (area.width as usize).saturating_sub(2);
+        [
+            format!(
+                " trajectory · then replicates: {} ",
+                with_nuisance.join(", ")
+            ),
+            format!(" trajectory · then: {} ", with_nuisance.join(", ")),
+            format!(" trajectory · then: {} ", names.join(", ")),
+            format!(" then: {} ", names.join(", ")),
+        ]
+        .into_iter()
+        .find(|t| width(t) <= room)
+        .unwrap_or_else(|| {
+            format!(
+                "{} ",
+                fit(
+                    &format!(" then: {}", names.join(", ")),
+                    room.saturating_sub(1)
+                )
+            )
+        })
     } else if app.replicates_reading() {
         " trajectory · replicates: reading… ".to_string()
     } else {
