@@ -290,7 +290,25 @@ fn temp_with_mode(path: &Path, mode: u32) -> io::Result<tempfile::NamedTempFile>
     }
     #[cfg(not(unix))]
     let _ = mode;
-    let tmp = b.tempfile_in(dir)?;
+    // Said of the output's folder: the temporary file's name means nothing to the user
+    // (tempfile puts it in its errors).
+    let tmp = b.tempfile_in(dir).map_err(|e| {
+        let reason = e.raw_os_error().map_or_else(
+            || e.kind().to_string(),
+            |n| io::Error::from_raw_os_error(n).to_string(),
+        );
+        let shown = if dir.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            show(dir)
+        };
+        let text = if e.kind() == io::ErrorKind::NotFound {
+            format!("the folder {shown} does not exist")
+        } else {
+            format!("cannot create a file in the folder {shown}: {reason}")
+        };
+        io::Error::new(e.kind(), text)
+    })?;
     // Best effort: a file system without locks still gets its temporary file.
     let _ = tmp.as_file().try_lock();
     Ok(tmp)
@@ -343,6 +361,23 @@ mod tests {
     use super::*;
 
     #[cfg(unix)]
+    /// An output into a folder that is not there names the folder, not the temporary file.
+    #[test]
+    fn an_output_in_a_missing_folder_names_the_folder() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let out = dir.path().join("none/x.jsonl");
+        let e = write_output(&out, Links::Refuse, |w| w.write_all(b"x")).expect_err("no folder");
+        let text = e.to_string();
+        assert_eq!(
+            text,
+            format!(
+                "the folder {} does not exist",
+                dir.path().join("none").display()
+            )
+        );
+        assert!(!text.contains(TEMP_SUFFIX), "{text}");
+    }
+
     #[test]
     fn a_link_is_never_written_through() {
         let tmp = tempfile::tempdir().expect("tmp");
