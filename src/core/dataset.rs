@@ -676,6 +676,20 @@ fn finish_load(
         items = place_items(parsed, m, &mut diags);
     }
     diags.merge(warnings);
+    // Both: the JSON Lines file is read, and the other is not, which is said.
+    let unread_parquet = root
+        .as_ref()
+        .map(|r| (r.join("cells.jsonl"), r.join("cells.parquet")))
+        .filter(|(j, p)| j.symlink_metadata().is_ok() && p.symlink_metadata().is_ok())
+        .map(|(_, p)| p);
+    if let Some(p) = &unread_parquet {
+        diags.warning(
+            &Arc::from(p.as_path()),
+            None,
+            None,
+            "not read: cells.jsonl beside it is the dataset's file of cells (a dataset reads cells.jsonl when it has both)".into(),
+        );
+    }
     let Some(matrix) = matrix else {
         return Err(LoadError::Rejected(diags));
     };
@@ -685,7 +699,11 @@ fn finish_load(
     if matrix.n_cells() == 0 {
         return Err(LoadError::Dataset {
             path: path.to_path_buf(),
-            message: "holds no cells".into(),
+            message: if unread_parquet.is_some() {
+                "holds no cells: its cells.jsonl is empty (the cells.parquet beside it is not read when there is a cells.jsonl)".into()
+            } else {
+                "holds no cells".into()
+            },
         });
     }
     for (name, sampling) in &ds_meta.configs {
@@ -1450,6 +1468,33 @@ mod tests {
                 .1
                 .contains("frame_idx is empty, for a configuration of 8 frames"),
             "{said:?}"
+        );
+    }
+
+    /// A dataset with both cells.jsonl and cells.parquet reads the first and says that the
+    /// second is not read; an empty cells.jsonl says why it holds no cells.
+    #[test]
+    fn a_cells_parquet_beside_cells_jsonl_is_said_unread() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let line = r#"{"model":"m","item_id":"i1","config":"4f","frames":4,"pred":"A","gold":"A"}"#;
+        std::fs::write(dir.path().join("cells.jsonl"), line).expect("cells");
+        std::fs::write(dir.path().join("cells.parquet"), b"PAR1").expect("parquet");
+        let ds = load_dataset(dir.path(), None).expect("load");
+        let said: Vec<String> = ds.warnings.sorted().iter().map(|d| d.to_string()).collect();
+        assert!(
+            said.iter()
+                .any(|w| w.contains("cells.parquet")
+                    && w.contains("not read: cells.jsonl beside it")),
+            "{said:?}"
+        );
+        std::fs::write(dir.path().join("cells.jsonl"), "").expect("empty");
+        let e = load_dataset(dir.path(), None)
+            .err()
+            .expect("no cells")
+            .to_string();
+        assert!(
+            e.contains("its cells.jsonl is empty (the cells.parquet beside it is not read"),
+            "{e}"
         );
     }
 
