@@ -328,8 +328,11 @@ mod tests {
             (csv.clone(), "is an input"),
             (tmp.path().join("./in.csv"), "is an input"),
             (ds.join("cells.jsonl"), "is a file of the dataset"),
-            (ds.join("audits/new.jsonl"), "is a file of the dataset"),
-            (audit.clone(), "is a file of the dataset"),
+            (
+                ds.join("audits/new.jsonl"),
+                "is inside the audits folder of the dataset",
+            ),
+            (audit.clone(), "is inside the audits folder of the dataset"),
             (elsewhere.clone(), "is an audit file"),
         ] {
             for force in [false, true] {

@@ -28,7 +28,7 @@ pub enum AuditError {
         path: PathBuf,
     },
     /// The first line is not a valid audit header.
-    #[error("{}:1: error: bad audit header: {}{}",
+    #[error("{}:1: bad audit header: {}{}",
         sanitize(&path.display().to_string()),
         field.as_ref().map(|f| format!("field `{}`: ", sanitize(f))).unwrap_or_default(),
         sanitize(message))]

@@ -685,7 +685,9 @@ mod tests {
         assert!(matches!(&err, AuditError::BadHeader { field: Some(f), .. } if f == "annotator"));
         let msg = err.to_string();
         assert!(
-            msg.contains("a.audit.jsonl:1: error: bad audit header: field `annotator`: required field is missing"),
+            msg.contains(
+                "a.audit.jsonl:1: bad audit header: field `annotator`: required field is missing"
+            ),
             "{msg}"
         );
         // A file with no newline that is not a header is not overwritten.
