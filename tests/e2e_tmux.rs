@@ -894,11 +894,11 @@ fn other_commands_never_write_over_an_open_audit_inputs_or_a_dataset_with_audits
     for (args, want) in [
         (
             vec!["report", &d, "--items-out", &a],
-            "is a file of the dataset",
+            "is inside the audits folder of the dataset",
         ),
         (
             vec!["report", &d, "--items-out", &a, "--force"],
-            "is a file of the dataset",
+            "is inside the audits folder of the dataset",
         ),
         (
             vec!["report", &d, "--items-out", &o, "--force"],
@@ -915,7 +915,7 @@ fn other_commands_never_write_over_an_open_audit_inputs_or_a_dataset_with_audits
         (vec!["audit", "merge", &a, "-o", &a], "is an input"),
         (
             vec!["plot", &d, "-o", &format!("{d}/audits")],
-            "is a file of the dataset",
+            "is inside the audits folder of the dataset",
         ),
     ] {
         let out = common::frameaudit(&args);
