@@ -1488,10 +1488,10 @@ mod tests {
             "{said:?}"
         );
         std::fs::write(dir.path().join("cells.jsonl"), "").expect("empty");
-        let e = load_dataset(dir.path(), None)
-            .err()
-            .expect("no cells")
-            .to_string();
+        let Err(e) = load_dataset(dir.path(), None) else {
+            panic!("an empty cells.jsonl holds no cells");
+        };
+        let e = e.to_string();
         assert!(
             e.contains("its cells.jsonl is empty (the cells.parquet beside it is not read"),
             "{e}"
