@@ -220,9 +220,7 @@ fn problem_at(
         (false, w) if w.starts_with('[') => format!("{field}{w}"),
         (false, w) => format!("{field}.{w}"),
     };
-    let start = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-    let at = (start + offset).min(text.len());
-    let (line, column) = crate::core::load::encoding::place_after(&text.as_bytes()[..at]);
+    let (line, column) = crate::core::load::json::place_in(text, part, offset);
     ShapeProblem {
         line: line as usize,
         column,

@@ -583,8 +583,15 @@ fn plain_number(b: &[u8], i: usize) -> Option<(J<'static>, usize)> {
 /// Where `part`, a slice of `text` (a value read on its own: a borrowed raw value),
 /// starts in `text`: its line (from 1) and how many bytes of that line come before it.
 pub fn start_of(text: &str, part: &str) -> (u64, usize) {
+    place_in(text, part, 0)
+}
+
+/// Where the byte `offset` of `part`, a slice of `text`, stands in `text`: its line (from
+/// 1) and how many bytes of that line come before it.
+pub fn place_in(text: &str, part: &str, offset: usize) -> (u64, usize) {
     let start = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-    crate::core::load::encoding::place_after(&text.as_bytes()[..start.min(text.len())])
+    let at = start.saturating_add(offset).min(text.len());
+    crate::core::load::encoding::place_after(&text.as_bytes()[..at])
 }
 
 /// Where the error `err` of reading `part`, a slice of `text`, on its own stands in
