@@ -1923,9 +1923,9 @@ fn taxonomy_errors_read_as_lines_with_the_data_sanitized() {
         [
             "frameaudit: error: the input is rejected:".to_string(),
             format!(
-                "{shown}: error: field `pathways[1].key`: a key is one character, found \"12\""
+                "{shown}:3: error: field `pathways[1].key`: a key is one character, found \"12\""
             ),
-            format!("{shown}: error: field `pathways[2].key`: key \"1\" is used by \"a\" too"),
+            format!("{shown}:4: error: field `pathways[2].key`: key \"1\" is used by \"a\" too"),
             "2 errors, 0 warnings".to_string(),
         ],
         "{err}"

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::core::diag::{Diagnostics, LoadError};
-use crate::core::load::json::describe_json_error;
+use crate::core::load::every::{ShapeProblem, read_each};
+use crate::core::load::json::start_of;
 
 /// The bundled default taxonomy.
 pub const DEFAULT_TAXONOMY: &str = include_str!("../../assets/taxonomy.json");
@@ -53,20 +54,20 @@ pub struct Taxonomy {
 
 impl Taxonomy {
     /// Parses and checks a taxonomy: ids and keys present and unique, keys one character.
+    /// Every problem of the file is said, each at its line and field: a field of the wrong
+    /// type does not hide the others.
     pub fn parse(text: &str, path: &Path) -> Result<Taxonomy, LoadError> {
         let file: Arc<Path> = Arc::from(path);
         let mut diags = Diagnostics::default();
-        let tax: Taxonomy = serde_json::from_str(text).map_err(|e| {
-            let mut d = Diagnostics::default();
-            d.error(
-                &file,
-                Some(e.line() as u64),
-                None,
-                format!("malformed taxonomy: {}", describe_json_error(&e)),
-            );
-            LoadError::Rejected(d)
-        })?;
-        if tax.pathways.is_empty() {
+        let whole = serde_json::from_str::<Taxonomy>(text);
+        if whole.is_err() {
+            for p in shape_problems(text) {
+                let field = (!p.field.is_empty()).then_some(p.field.as_str());
+                let msg = format!("malformed taxonomy: {} (column {})", p.why, p.column);
+                diags.error(&file, Some(p.line as u64), field, msg);
+            }
+        }
+        if whole.as_ref().is_ok_and(|t| t.pathways.is_empty()) {
             diags.error(
                 &file,
                 None,
@@ -74,59 +75,21 @@ impl Taxonomy {
                 "a taxonomy needs at least one pathway".into(),
             );
         }
-        for (i, p) in tax.pathways.iter().enumerate() {
-            let at = format!("pathways[{i}]");
-            if p.id.trim().is_empty() || p.label.trim().is_empty() {
-                diags.error(
-                    &file,
-                    None,
-                    Some(&at),
-                    "every pathway needs an id and a label".into(),
-                );
-            }
-            if p.key.chars().count() != 1 {
-                diags.error(
-                    &file,
-                    None,
-                    Some(&format!("{at}.key")),
-                    format!("a key is one character, found {:?}", p.key),
-                );
-            }
-            for q in &tax.pathways[..i] {
-                if q.short_label() == p.short_label() {
-                    diags.error(
-                        &file,
-                        None,
-                        Some(&format!("{at}.short")),
-                        format!(
-                            "short label {:?} is {:?}'s too: narrow screens could not tell them apart",
-                            p.short_label(),
-                            q.id
-                        ),
-                    );
-                }
-                if q.id == p.id {
-                    diags.error(
-                        &file,
-                        None,
-                        Some(&format!("{at}.id")),
-                        format!("id {:?} is used twice", p.id),
-                    );
-                }
-                if q.key == p.key {
-                    diags.error(
-                        &file,
-                        None,
-                        Some(&format!("{at}.key")),
-                        format!("key {:?} is used by {:?} too", p.key, q.id),
-                    );
-                }
-            }
+        // The pathways that read, each with its place in the list and its line, checked
+        // also when others do not read.
+        let read: Vec<(usize, u64, Pathway)> = pathway_texts(text)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, raw)| {
+                let p = serde_json::from_str::<Pathway>(raw.get()).ok()?;
+                Some((i, start_of(text, raw.get()).0, p))
+            })
+            .collect();
+        check_pathways(&read, &file, &mut diags);
+        match whole {
+            Ok(tax) if !diags.has_errors() => Ok(tax),
+            _ => Err(LoadError::Rejected(diags)),
         }
-        if diags.has_errors() {
-            return Err(LoadError::Rejected(diags));
-        }
-        Ok(tax)
     }
 
     /// The taxonomy in `path`, or the bundled default.
@@ -153,6 +116,106 @@ impl Taxonomy {
     pub fn by_key(&self, key: char) -> Option<&Pathway> {
         self.pathways.iter().find(|p| p.key.starts_with(key))
     }
+}
+
+/// The checks of the pathways that read (`(place in the list, line, pathway)`): ids and
+/// labels present, keys one character, ids, keys and short labels unique.
+fn check_pathways(read: &[(usize, u64, Pathway)], file: &Arc<Path>, diags: &mut Diagnostics) {
+    for (n, (i, line, p)) in read.iter().enumerate() {
+        let at = format!("pathways[{i}]");
+        if p.id.trim().is_empty() || p.label.trim().is_empty() {
+            diags.error(
+                file,
+                Some(*line),
+                Some(&at),
+                "every pathway needs an id and a label".into(),
+            );
+        }
+        if p.key.chars().count() != 1 {
+            diags.error(
+                file,
+                Some(*line),
+                Some(&format!("{at}.key")),
+                format!("a key is one character, found {:?}", p.key),
+            );
+        }
+        for (_, _, q) in &read[..n] {
+            if q.short_label() == p.short_label() {
+                diags.error(
+                    file,
+                    Some(*line),
+                    Some(&format!("{at}.short")),
+                    format!(
+                        "short label {:?} is {:?}'s too: narrow screens could not tell them apart",
+                        p.short_label(),
+                        q.id
+                    ),
+                );
+            }
+            if q.id == p.id {
+                diags.error(
+                    file,
+                    Some(*line),
+                    Some(&format!("{at}.id")),
+                    format!("id {:?} is used twice", p.id),
+                );
+            }
+            if q.key == p.key {
+                diags.error(
+                    file,
+                    Some(*line),
+                    Some(&format!("{at}.key")),
+                    format!("key {:?} is used by {:?} too", p.key, q.id),
+                );
+            }
+        }
+    }
+}
+
+/// The raw text of each pathway of a taxonomy's text, where it has a list of them.
+fn pathway_texts(text: &str) -> Vec<&serde_json::value::RawValue> {
+    #[derive(Deserialize)]
+    struct Pathways<'a> {
+        #[serde(borrow, default)]
+        pathways: Vec<&'a serde_json::value::RawValue>,
+    }
+    serde_json::from_str::<Pathways<'_>>(text)
+        .map(|p| p.pathways)
+        .unwrap_or_default()
+}
+
+/// Every problem of a taxonomy's text that does not read as one: its syntax, else each
+/// wrong or missing field of the head and of every pathway, in the file's order.
+fn shape_problems(text: &str) -> Vec<ShapeProblem> {
+    /// The head, its pathways read apart.
+    #[derive(Deserialize)]
+    #[allow(dead_code)] // read for its problems only
+    struct Head {
+        id: String,
+        version: u32,
+        pathways: Vec<serde::de::IgnoredAny>,
+    }
+    let stand_in = |value: serde_json::Value| match value {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    let head = stand_in(serde_json::json!({"id": "", "version": 0, "pathways": []}));
+    let pathway = stand_in(serde_json::json!(
+        {"id": "", "label": "", "short": null, "description": "", "key": ""}
+    ));
+    let mut problems = Vec::new();
+    read_each::<Head>(text, text, "", &head, &mut problems);
+    for (i, raw) in pathway_texts(text).into_iter().enumerate() {
+        let at = format!("pathways[{i}]");
+        read_each::<Pathway>(text, raw.get(), &at, &pathway, &mut problems);
+    }
+    if problems.is_empty() {
+        // Not found apart (it should be): the reader's own problem, whole.
+        read_each::<Taxonomy>(text, text, "", &serde_json::Map::new(), &mut problems);
+    }
+    problems.sort_by_key(|p| (p.line, p.column));
+    problems.dedup();
+    problems
 }
 
 #[cfg(test)]
@@ -211,5 +274,30 @@ mod tests {
             .expect_err("rejected")
             .to_string();
         assert!(err.contains("t.json:1: error: malformed taxonomy"), "{err}");
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_does_not_hide_the_others() {
+        let bad = r#"{"id": "x", "version": "1", "pathways": [
+            {"id": "a", "label": "A", "description": "", "key": 1},
+            {"id": "b", "description": "", "key": "2"},
+            {"id": "c", "label": "C", "description": "", "key": "3"},
+            {"id": "c", "label": "D", "description": "", "key": "3"},
+            7]}"#;
+        let err = Taxonomy::parse(bad, Path::new("t.json"))
+            .expect_err("rejected")
+            .to_string();
+        for said in [
+            "t.json:1: error: field `version`: malformed taxonomy: invalid type: string \"1\"",
+            "t.json:2: error: field `pathways[0].key`: malformed taxonomy: invalid type: integer `1`",
+            "t.json:3: error: field `pathways[1]`: malformed taxonomy: missing field `label`",
+            "t.json:5: error: field `pathways[3].id`: id \"c\" is used twice",
+            "t.json:5: error: field `pathways[3].key`: key \"3\" is used by \"c\" too",
+            "t.json:6: error: field `pathways[4]`: malformed taxonomy: invalid type: integer `7`",
+        ] {
+            assert!(err.contains(said), "{said}\n not in:\n{err}");
+        }
+        // The bundled file read again finds nothing.
+        assert!(shape_problems(DEFAULT_TAXONOMY).is_empty());
     }
 }

@@ -4,6 +4,7 @@
 pub mod cells;
 pub mod chunk;
 pub mod encoding;
+pub mod every;
 pub mod json;
 pub mod parquet;
 mod parquet_text;
