@@ -1185,10 +1185,10 @@ fn validate_warns_about_paths_that_leave_the_dataset() {
     let text = stdout(&out).replace(&dir.display().to_string(), "D");
     assert_eq!(out.status.code(), Some(1), "{text}");
     for want in [
-        "D/dataset.json: warning: field `frames_dir`: \"../frames\" contains \"..\"; frameaudit only reads inside the dataset directory",
-        "D/dataset.json: warning: field `videos_dir`: \"/srv/videos\" is an absolute path",
-        "D/dataset.json: warning: field `frame_name`: \"../{index}.jpg\" gives the file name \"../0.jpg\", which contains \"..\"",
-        "D/dataset.json: warning: field `runs`: run \"M\" at \"8f\": frame_files \"/tmp/{video}/{i}.jpg\" is an absolute path",
+        "D/dataset.json:1: warning: field `frames_dir`: \"../frames\" contains \"..\"; frameaudit only reads inside the dataset directory",
+        "D/dataset.json:2: warning: field `videos_dir`: \"/srv/videos\" is an absolute path",
+        "D/dataset.json:2: warning: field `frame_name`: \"../{index}.jpg\" gives the file name \"../0.jpg\", which contains \"..\"",
+        "D/dataset.json:3: warning: field `runs[0]`: run \"M\" at \"8f\": frame_files \"/tmp/{video}/{i}.jpg\" is an absolute path",
         "D/items.jsonl:1: warning: field `video`: \"../../etc\" contains \"..\"",
         "D/items.jsonl:2: warning: field `video_file`: \"/etc/passwd\" is an absolute path",
     ] {

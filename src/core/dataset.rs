@@ -1024,53 +1024,7 @@ fn read_dataset_meta(path: &Path, diags: &mut Diagnostics) -> Result<DatasetMeta
     let Some(text) = crate::core::load::encoding::utf8_or_said(&bytes, &file, diags) else {
         return Ok(DatasetMeta::default());
     };
-    let meta = json::read(strip_bom_str(text), &file, diags);
-    check_meta_paths(&meta, &file, diags);
-    Ok(meta)
-}
-
-/// Warns about the folders and file names of `dataset.json` that the frame readers refuse
-/// (absolute paths, `..`, NUL bytes: names from data files never lead outside the dataset),
-/// so `validate` says why a dataset's frames would not be shown.
-fn check_meta_paths(meta: &DatasetMeta, file: &Arc<Path>, diags: &mut Diagnostics) {
-    use crate::core::paths::{check_frame_name, check_relative, saved_frame_path};
-    const REFUSED: &str = "frameaudit refuses it, so no frame is found through it";
-    for (field, value) in [
-        ("frames_dir", &meta.frames_dir),
-        ("videos_dir", &meta.videos_dir),
-    ] {
-        if let Some(v) = value
-            && let Err(why) = check_relative(v)
-        {
-            diags.warning(file, None, Some(field), format!("{v:?} {why}; {REFUSED}"));
-        }
-    }
-    if let Some(t) = &meta.frame_name
-        && let Err(why) = check_frame_name(t)
-    {
-        diags.warning(
-            file,
-            None,
-            Some("frame_name"),
-            format!("{t:?} {why}; {REFUSED}"),
-        );
-    }
-    for run in &meta.runs {
-        if let Some(t) = &run.rule.frame_files {
-            let path = saved_frame_path(t, "VIDEO", 0, 1);
-            if let Err(why) = check_relative(&path) {
-                diags.warning(
-                    file,
-                    None,
-                    Some("runs"),
-                    format!(
-                        "run {:?} at {:?}: frame_files {t:?} {why}; {REFUSED}",
-                        run.model, run.config
-                    ),
-                );
-            }
-        }
-    }
+    Ok(json::read(strip_bom_str(text), &file, diags))
 }
 
 #[derive(Deserialize, Default, Debug, PartialEq)]

@@ -57,6 +57,8 @@ pub fn read(text: &str, file: &Arc<Path>, diags: &mut Diagnostics) -> DatasetMet
         return meta;
     };
     let at = |path: &[Seg]| lines.line(path);
+    // Where each run read stands in `runs`.
+    let mut run_at: Vec<usize> = Vec::new();
     let mut bad = |path: &[Seg], msg: String| {
         let p = Path_(path.to_vec());
         diags.error(file, at(path), Some(&p.field()), msg);
@@ -82,7 +84,7 @@ pub fn read(text: &str, file: &Arc<Path>, diags: &mut Diagnostics) -> DatasetMet
                 Ok(())
             }
             "runs" => {
-                meta.runs = runs(v, &mut bad);
+                (run_at, meta.runs) = runs(v, &mut bad).into_iter().unzip();
                 Ok(())
             }
             _ => Ok(()),
@@ -94,7 +96,58 @@ pub fn read(text: &str, file: &Arc<Path>, diags: &mut Diagnostics) -> DatasetMet
     if let Some(schema) = &meta.schema {
         schema_warning(schema, file, at(&[Seg::Key("schema".into())]), diags);
     }
+    check_paths(&meta, &run_at, file, &at, diags);
     meta
+}
+
+/// Warns about the folders and file names that the frame readers refuse (absolute paths,
+/// `..`, NUL bytes: names from data files never lead outside the dataset), each at its
+/// line, so `validate` says why a dataset's frames would not be shown. `run_at` is where
+/// each of `meta.runs` stands in the file's `runs`.
+fn check_paths(
+    meta: &DatasetMeta,
+    run_at: &[usize],
+    file: &Arc<Path>,
+    at: &impl Fn(&[Seg]) -> Option<u64>,
+    diags: &mut Diagnostics,
+) {
+    use crate::core::paths::{check_frame_name, check_relative, saved_frame_path};
+    const REFUSED: &str = "frameaudit refuses it, so no frame is found through it";
+    let top = |field: &str| at(&[Seg::Key(field.into())]);
+    for (field, value) in [
+        ("frames_dir", &meta.frames_dir),
+        ("videos_dir", &meta.videos_dir),
+    ] {
+        if let Some(v) = value
+            && let Err(why) = check_relative(v)
+        {
+            let msg = format!("{v:?} {why}; {REFUSED}");
+            diags.warning(file, top(field), Some(field), msg);
+        }
+    }
+    if let Some(t) = &meta.frame_name
+        && let Err(why) = check_frame_name(t)
+    {
+        let msg = format!("{t:?} {why}; {REFUSED}");
+        diags.warning(file, top("frame_name"), Some("frame_name"), msg);
+    }
+    for (run, &i) in meta.runs.iter().zip(run_at) {
+        if let Some(t) = &run.rule.frame_files {
+            let path = saved_frame_path(t, "VIDEO", 0, 1);
+            if let Err(why) = check_relative(&path) {
+                let place = [Seg::Key("runs".into()), Seg::Index(i)];
+                diags.warning(
+                    file,
+                    at(&place),
+                    Some(&Path_(place.to_vec()).field()),
+                    format!(
+                        "run {:?} at {:?}: frame_files {t:?} {why}; {REFUSED}",
+                        run.model, run.config
+                    ),
+                );
+            }
+        }
+    }
 }
 
 /// Says a schema this version does not read: another format's, or a later version of
@@ -153,8 +206,8 @@ fn configs(v: &Value, bad: &mut impl FnMut(&[Seg], String)) -> BTreeMap<String, 
     out
 }
 
-/// `runs`: an array of runs, each read on its own.
-fn runs(v: &Value, bad: &mut impl FnMut(&[Seg], String)) -> Vec<RunEntry> {
+/// `runs`: an array of runs, each read on its own: those read, each with its place.
+fn runs(v: &Value, bad: &mut impl FnMut(&[Seg], String)) -> Vec<(usize, RunEntry)> {
     let Value::Array(list) = v else {
         bad(
             &[Seg::Key("runs".into())],
@@ -169,7 +222,7 @@ fn runs(v: &Value, bad: &mut impl FnMut(&[Seg], String)) -> Vec<RunEntry> {
             serde_json::from_value::<RunEntry>(r.clone()).map_err(|e| run_field_error(r, &e))
         });
         match read {
-            Ok(run) => out.push(run),
+            Ok(run) => out.push((i, run)),
             Err(why) => bad(&path, format!("run {}: {why}", i + 1)),
         }
     }
