@@ -242,6 +242,9 @@ struct Quoting {
     /// The fields (by position) whose text starts with spaces and then a quote, which CSV
     /// keeps as a character of the value.
     spaced: Vec<usize>,
+    /// The fields (by position) with text after their closing quote (`"1"x`), which CSV
+    /// joins to the value (`1x`). Spaces there are not counted.
+    trailing: Vec<usize>,
     /// A quoted field is still open where the record ends (at the end of the file).
     unclosed: bool,
 }
@@ -255,9 +258,12 @@ fn quoting(raw: &[u8]) -> Quoting {
     let raw = &raw[lead..];
     let mut q = Quoting {
         spaced: Vec::new(),
+        trailing: Vec::new(),
         unclosed: false,
     };
     let (mut field, mut start, mut quoted) = (0, true, false);
+    // The field's quote has closed: what follows is joined to its value.
+    let mut closed = false;
     let mut i = 0;
     while i < raw.len() {
         let c = raw[i];
@@ -266,13 +272,18 @@ fn quoting(raw: &[u8]) -> Quoting {
                 if raw.get(i + 1) == Some(&b'"') {
                     i += 1;
                 } else {
-                    quoted = false;
+                    (quoted, closed) = (false, true);
                 }
             }
         } else if c == b',' {
-            (field, start) = (field + 1, true);
+            (field, start, closed) = (field + 1, true, false);
         } else if c == b'\n' || c == b'\r' {
             break;
+        } else if closed {
+            if c != b' ' && c != b'\t' {
+                q.trailing.push(field);
+                closed = false;
+            }
         } else if start {
             start = false;
             if c == b'"' {
@@ -315,6 +326,14 @@ fn quoting_went_wrong<S: CellSink>(
         return true;
     }
     let mut bad = false;
+    for i in q.trailing.into_iter().filter(|&i| h.reads(i)) {
+        let shown = String::from_utf8_lossy(rec.get(i).unwrap_or_default());
+        let msg = format!(
+            "text after a closing quote is joined to the value in CSV, so this reads {shown:?}: quote the whole value, or remove what follows the quote"
+        );
+        sink.diags().error(file, Some(line), Some(&h.name(i)), msg);
+        bad = true;
+    }
     for i in q.spaced.into_iter().filter(|&i| h.reads(i)) {
         let shown = String::from_utf8_lossy(rec.get(i).unwrap_or_default().trim_ascii());
         let msg = format!(
@@ -839,6 +858,24 @@ mod tests {
         );
         let m = load(&fine).expect("valid");
         assert_eq!(m.models.names().collect::<Vec<_>>(), ["M", "M 5\" tall"]);
+    }
+
+    /// Text after a closing quote is joined to the value by CSV readers (`"1"x` reads
+    /// `1x`): said, naming the column, in every column frameaudit reads. Spaces after the
+    /// quote, and a column it does not read, are no mistake.
+    #[test]
+    fn text_after_a_closing_quote_is_said() {
+        let text = format!("{HEADER}\n\"q1\"x,M,s,8f,8,,A,A,1,,\nq2,M,s,8f,8,,\"A\"B,A,1,,\n");
+        let e = load(&text).expect_err("rejected");
+        assert_eq!(
+            e,
+            [
+                "p.csv:2: error: field `sample_id`: text after a closing quote is joined to the value in CSV, so this reads \"q1x\": quote the whole value, or remove what follows the quote",
+                "p.csv:3: error: field `predicted_option`: text after a closing quote is joined to the value in CSV, so this reads \"AB\": quote the whole value, or remove what follows the quote",
+            ]
+        );
+        let fine = format!("{HEADER},comment\n\"q1\" ,M,s,8f,8,,A,A,1,,,\"ok\" said\n");
+        load(&fine).expect("valid");
     }
 
     /// A quote never closed takes the rest of the file into one field: the error says so at
