@@ -485,6 +485,10 @@ impl Sample<'_> {
     /// An unknown task: the document index, `target` and `filtered_resps`.
     fn generic(&self) -> Result<Answer, &'static str> {
         let id = self.doc_id.text().ok_or("sample has no doc_id")?;
+        if matches!(self.filtered_resps, Resps::Other) && self.target == Scalar::Null {
+            // Not a sample of any task (`{"doc_id": "x"}`): no answer and no target.
+            return Err("sample has no answer (filtered_resps) and no target");
+        }
         let (pred, gold) = match &self.filtered_resps {
             // A log-likelihood task's target is the index of the right option.
             Resps::Scores(_) => (
@@ -866,6 +870,11 @@ mod tests {
             .expect("unknown with a score");
         assert!(!a.known);
         assert!(answer(r#"{"target": "A"}"#).is_err());
+        // A line with an id and nothing to score is no cell.
+        assert_eq!(
+            answer(r#"{"doc_id": "x"}"#).map(|a| a.item_id),
+            Err("sample has no answer (filtered_resps) and no target")
+        );
     }
 
     #[test]
