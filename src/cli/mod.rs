@@ -102,8 +102,11 @@ fn load_by(
             demo
         }
     };
-    if let Some(problem) = crate::core::cache::LIMIT.problem().filter(|_| !args.quiet) {
-        eprintln!("frameaudit: warning: {}", sanitize(&problem));
+    for problem in crate::core::cache::problems()
+        .iter()
+        .filter(|_| !args.quiet)
+    {
+        eprintln!("frameaudit: warning: {}", sanitize(problem));
     }
     let phase = progress::Phase::start(&format!("reading {}", progress::file_name(&path)));
     let read = read(&path);

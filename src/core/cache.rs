@@ -79,6 +79,35 @@ fn cache_dir_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<Pa
         .map(|d| d.join("frameaudit"))
 }
 
+/// Why a cache variable of the environment is not read as set, for each such variable:
+/// `FRAMEAUDIT_CACHE` that is not a switch, `FRAMEAUDIT_CACHE_MIN_BYTES` that is not a
+/// number of bytes, `FRAMEAUDIT_CACHE_LIMIT` that is not a size.
+pub fn problems() -> Vec<String> {
+    problems_from(|k| std::env::var(k).ok())
+}
+
+/// [`problems`] with the environment as a lookup.
+fn problems_from(var: impl Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(v) = var("FRAMEAUDIT_CACHE")
+        && !["", "0", "off", "1", "on"].contains(&v.as_str())
+    {
+        out.push(format!(
+            "FRAMEAUDIT_CACHE={v:?} is not off, 0, on or 1: caching stays on"
+        ));
+    }
+    if let Some(v) = var("FRAMEAUDIT_CACHE_MIN_BYTES")
+        && v.parse::<u64>().is_err()
+    {
+        out.push(format!(
+            "FRAMEAUDIT_CACHE_MIN_BYTES={v:?} is not a number of bytes: inputs of {} MiB or more are cached",
+            MIN_BYTES >> 20
+        ));
+    }
+    out.extend(var(LIMIT.var).and_then(|v| LIMIT.problem_of(&v)));
+    out
+}
+
 /// The smallest input cached: `FRAMEAUDIT_CACHE_MIN_BYTES`, else 64 MiB.
 fn min_bytes() -> u64 {
     std::env::var("FRAMEAUDIT_CACHE_MIN_BYTES")
@@ -1014,5 +1043,34 @@ mod tests {
             Some("mine".into()),
             "frameaudit's own variable first"
         );
+    }
+
+    #[test]
+    fn variables_not_read_as_set_are_said() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(name, _)| *name == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert!(problems_from(env(&[("FRAMEAUDIT_CACHE", "off")])).is_empty());
+        assert!(problems_from(env(&[("FRAMEAUDIT_CACHE", "1")])).is_empty());
+        let said = problems_from(env(&[
+            ("FRAMEAUDIT_CACHE", "maybe"),
+            ("FRAMEAUDIT_CACHE_MIN_BYTES", "64M"),
+            ("FRAMEAUDIT_CACHE_LIMIT", "lots"),
+        ]));
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert_eq!(
+            said[0],
+            "FRAMEAUDIT_CACHE=\"maybe\" is not off, 0, on or 1: caching stays on"
+        );
+        assert!(
+            said[1].starts_with("FRAMEAUDIT_CACHE_MIN_BYTES=\"64M\""),
+            "{said:?}"
+        );
+        assert!(said[2].contains("FRAMEAUDIT_CACHE_LIMIT"), "{said:?}");
     }
 }

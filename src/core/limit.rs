@@ -63,8 +63,12 @@ impl SizeLimit {
 
     /// Why the variable is not read, when it is set to something that is not a size.
     pub fn problem(&self) -> Option<String> {
-        let v = std::env::var(self.var).ok()?;
-        self.parse(&v)
+        self.problem_of(&std::env::var(self.var).ok()?)
+    }
+
+    /// Why `value`, the variable's, is not read, when it is not a size.
+    pub fn problem_of(&self, value: &str) -> Option<String> {
+        self.parse(value)
             .err()
             .map(|e| format!("{e}; the default, {}, is used", show(self.default)))
     }

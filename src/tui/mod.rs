@@ -397,13 +397,11 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         .get_or_init(|| crate::core::frames::FrameStore::new(&app.ds))
         .clone();
     let _decodes = CloseDecodes(store.clone());
-    let problems: Vec<String> = [
-        crate::core::frames::FRAME_CACHE_LIMIT.problem(),
-        crate::core::cache::LIMIT.problem(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let problems: Vec<String> = crate::core::frames::FRAME_CACHE_LIMIT
+        .problem()
+        .into_iter()
+        .chain(crate::core::cache::problems())
+        .collect();
     if !problems.is_empty() {
         app.overlays.notice = Some(app::Notice {
             text: crate::core::text::sanitize(&problems.join("; ")).into_owned(),
