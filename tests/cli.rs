@@ -1390,6 +1390,18 @@ fn a_selection_that_matches_nothing_fails_with_did_you_mean() {
         "{err}"
     );
     assert!(!err.contains("\"32f\" in the dataset"), "32f exists: {err}");
+    // An empty name in a list is the list's mistake, said once by the option.
+    for list in [",,", "lumen-7b,", ",orbit-2b"] {
+        let o = frameaudit(&["report", &demo, "--models", list, "--boot", "0"]);
+        assert_eq!(o.status.code(), Some(2), "{list}");
+        let err = stderr(&o);
+        assert_eq!(
+            err.matches("an empty name in the list").count(),
+            1,
+            "{list}: {err}"
+        );
+        assert!(err.contains("--models"), "{list}: {err}");
+    }
     let o = frameaudit(&[
         "plot",
         &demo,

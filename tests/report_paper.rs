@@ -202,17 +202,20 @@ fn show_configs_keeps_the_named_configurations_and_refuses_unknown_ones() {
         "--show-configs",
         "8f,12f",
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    // A usage error, said as --configs says one: the name, a guess, the names there are.
+    assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert!(
-        err.contains("no configuration 12f") && err.contains("textonly, 4f, 8f"),
+        err.contains("--show-configs: no configuration \"12f\" in the tables; did you mean")
+            && err.contains("textonly, 4f, 8f"),
         "{err}"
     );
     assert!(stdout(&o).is_empty(), "{}", stdout(&o));
 }
 
 /// `--show-configs` is a table's: CSV keeps only the named configurations' columns too
-/// (it was ignored there), and a report that is no table refuses it rather than ignore it.
+/// (it was ignored there), and a report that is no table refuses it rather than ignore it,
+/// as it refuses `--layout`.
 #[test]
 fn show_configs_also_picks_csv_columns_and_is_refused_without_a_table() {
     let demo = &datasets()[0];
@@ -232,6 +235,16 @@ fn show_configs_also_picks_csv_columns_and_is_refused_without_a_table() {
         assert_eq!(row.split(',').count(), width, "{row}");
     }
     for format in [&[][..], &["--json"][..], &["--format", "text"][..]] {
+        // --layout is a table's too.
+        let mut args = vec!["report", demo.as_str(), "--layout", "wide"];
+        args.extend(format);
+        let o = frameaudit(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("--layout lays out a table"),
+            "{}",
+            stderr(&o)
+        );
         let mut args = vec!["report", demo.as_str(), "--show-configs", "8f"];
         args.extend(format);
         let o = frameaudit(&args);

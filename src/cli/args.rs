@@ -542,10 +542,10 @@ pub struct AnalysisArgs {
     #[arg(long, value_enum, default_value_t = GridArg::PerModel)]
     pub grid: GridArg,
     /// Only these models (comma-separated)
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = parse_listed)]
     pub models: Option<Vec<String>>,
     /// Compare exactly these configurations (comma-separated); models lacking one are excluded
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = parse_listed)]
     pub configs: Option<Vec<String>>,
     /// Leave zero-frame (text-only) configurations out of the grids
     #[arg(long)]
@@ -557,7 +557,7 @@ pub struct AnalysisArgs {
     #[arg(long, value_enum, default_value_t = VariantBudgetArg::Own)]
     pub variant_budget: VariantBudgetArg,
     /// Cascade stages (comma-separated; default: the grid's visual ladder)
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = parse_listed)]
     pub cascade_stages: Option<Vec<String>>,
     /// Primary protocol
     #[arg(long, default_value = "main")]
@@ -577,7 +577,7 @@ pub struct AnalysisArgs {
     pub seed: u64,
     /// Only replicates of these nuisances make the noise floor (comma-separated, e.g.
     /// rerun,phase; default: every nuisance the replicates name)
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = parse_listed)]
     pub nuisances: Option<Vec<String>>,
     /// False-discovery level an edge's excess over the noise floor must reach to be
     /// beyond noise
@@ -686,11 +686,12 @@ pub struct ReportArgs {
     pub format: Option<ReportFormat>,
     /// How --format markdown|latex lays the tables out: `paper` fits a page (configurations
     /// and measures apart, wrapped to the page's width), `wide` is one row of every column
-    #[arg(long, value_enum, default_value_t = TableLayout::Paper)]
-    pub layout: TableLayout,
+    /// [default: paper]
+    #[arg(long, value_enum)]
+    pub layout: Option<TableLayout>,
     /// Only these configurations' columns, in the paper layout and in CSV (the analysis
     /// is unchanged)
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_listed)]
     pub show_configs: Option<Vec<String>>,
     /// Indent the JSON
     #[arg(long)]
@@ -974,6 +975,16 @@ fn parse_rename(s: &str) -> Result<(String, String), String> {
 
 /// A model name an import writes: the cells' own rule (a non-empty string), said here
 /// rather than by the dataset written.
+/// One name of a comma-separated list (`--models a,b`): not empty, so that `a,,b` or a
+/// comma at an end is said once, as the list's mistake, rather than as a name missing
+/// from the data.
+fn parse_listed(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("an empty name in the list (two commas together, or one at an end)".into());
+    }
+    Ok(s.to_string())
+}
+
 fn parse_model(s: &str) -> Result<String, String> {
     if s.trim().is_empty() {
         return Err("a model name must not be empty".into());

@@ -231,11 +231,16 @@ fn run_report(args: &ReportArgs) -> Result<()> {
             "--show-configs picks the columns of a table: give --format markdown, latex or csv",
         ));
     }
+    if table.is_none() && args.layout.is_some() {
+        return Err(select::fail(
+            "--layout lays out a table: give --format markdown or latex",
+        ));
+    }
     if let Some(f) = table {
         use std::io::IsTerminal;
         let source = dataset_path(&args.data).display().to_string();
         let terminal = std::io::stdout().is_terminal();
-        let layout = match (args.layout, &args.show_configs) {
+        let layout = match (args.layout.unwrap_or_default(), &args.show_configs) {
             (args::TableLayout::Wide, None) => report_table::Layout::Wide,
             (args::TableLayout::Paper, None) => report_table::Layout::Paper,
             (args::TableLayout::Paper, Some(c)) => report_table::Layout::PaperShowing(c.clone()),
@@ -245,7 +250,13 @@ fn run_report(args: &ReportArgs) -> Result<()> {
                 ));
             }
         };
-        report_table::write(&mut out, &ds, &source, &report, f, terminal, &layout)?;
+        report_table::write(&mut out, &ds, &source, &report, f, terminal, &layout).map_err(
+            |e| match e.kind() {
+                // A name --show-configs gives that no table has.
+                std::io::ErrorKind::InvalidInput => select::fail(&e.to_string()),
+                _ => e.into(),
+            },
+        )?;
     } else if format == ReportFormat::Json {
         report.write_json(&ds.matrix, &mut out, args.pretty)?;
         writeln!(out)?;

@@ -807,14 +807,15 @@ fn show_configs(tables: &mut [Table], names: &[String]) -> io::Result<()> {
                 known.push(n);
             }
         }
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "--show-configs: no configuration {} in the tables (they have {})",
-                sanitize(&missing.join(", ")),
-                sanitize(&known.join(", "))
-            ),
-        ));
+        // InvalidInput: a usage error, said as one by the caller.
+        let why = crate::cli::select::explain_in(
+            "--show-configs",
+            "configuration",
+            &missing,
+            &known,
+            "the tables",
+        );
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, why));
     }
     for t in tables {
         let keep: Vec<bool> = t
