@@ -5309,3 +5309,36 @@ fn the_replicate_columns_are_named_at_80_columns() {
         "{title}"
     );
 }
+
+/// A status message longer than its line says where it is in full, and the help shows it
+/// whole (wrapped) without clearing it; the next key clears it as before.
+#[test]
+fn a_message_cut_by_its_line_is_shown_in_full_by_the_help() {
+    let mut app = demo_app();
+    let words: Vec<String> = (0..30).map(|i| format!("word{i:02}")).collect();
+    let text = format!("{} END", words.join(" "));
+    app.on_notice(Notice {
+        text: text.clone(),
+        error: false,
+    });
+    let shown = screen(&mut app, 80, 24);
+    let footer = shown.lines().rev().nth(1).expect("the notice line");
+    assert!(footer.contains("… (?: in full)"), "{footer}");
+    assert!(!shown.contains("END"), "{shown}");
+    app.update(Action::Help);
+    let help = screen(&mut app, 80, 24);
+    assert!(help.contains("Messages, in full"), "{help}");
+    for w in ["word00", "word15", "word29", "END"] {
+        assert!(help.contains(w), "{w} not in the help:\n{help}");
+    }
+    app.on_key(key('?'));
+    app.update(Action::Down);
+    assert!(app.overlays.notice.is_none(), "the next key clears it");
+    // A message that fits has no pointer.
+    app.on_notice(Notice {
+        text: "short".into(),
+        error: false,
+    });
+    let shown = screen(&mut app, 80, 24);
+    assert!(!shown.contains("in full"), "{shown}");
+}

@@ -354,7 +354,8 @@ impl App {
                 Vec::new()
             }
             Context::Research | Context::Queue | Context::Item | Context::Global => {
-                if action != Action::Quit {
+                // The help shows the message in full (it may not fit its line).
+                if action != Action::Quit && action != Action::Help {
                     self.overlays.notice = None;
                 }
                 match self.shared_update(action) {

@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use crate::tui::app::{App, HelpBounds, SortKey};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
-use crate::tui::view::theme::{ACCENT, DIM, s};
+use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
 
 /// Where the help is drawn on a screen of `area`.
 pub fn popup(area: Rect) -> Rect {
@@ -42,7 +42,27 @@ fn entry(what: &str, means: &str) -> Line<'static> {
 /// Every line of the help of the current screen, before wrapping.
 pub fn help_lines(app: &App) -> Vec<Line<'static>> {
     let ctx = app.screen.context();
-    let mut lines = vec![heading(&format!("Keys on the {} screen", ctx.as_str()))];
+    let mut lines = Vec::new();
+    // What the status lines say, in full: a line cuts a long message.
+    let messages: Vec<String> = [
+        app.overlays.notice.as_ref().map(|n| n.text.clone()),
+        app.session.last_error().map(|e| format!("not saved: {e}")),
+        app.session.notice(),
+        app.queue.part.clone(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !messages.is_empty() {
+        lines.push(heading("Messages, in full"));
+        lines.extend(
+            messages
+                .iter()
+                .map(|m| Line::from(Span::styled(s(m), WARN))),
+        );
+        lines.push(Line::from(""));
+    }
+    lines.push(heading(&format!("Keys on the {} screen", ctx.as_str())));
     // One line per action, with all its keys and which of them work on every screen;
     // pathways are listed with the taxonomy below.
     let mut actions: Vec<(Action, Vec<String>, String, Vec<String>)> = Vec::new();

@@ -443,17 +443,24 @@ fn draw_footer(f: &mut Frame, app: &App, area: Rect) {
         spans.push(Span::styled(more, ACCENT.add_modifier(Modifier::BOLD)));
     }
     let notice = app.overlays.notice.as_ref().map(|n| {
-        fit_line(
-            Line::from(Span::styled(
-                s(&n.text),
-                if n.error {
-                    WRONG.add_modifier(Modifier::BOLD)
-                } else {
-                    WARN
-                },
-            )),
-            w,
-        )
+        let style = if n.error {
+            WRONG.add_modifier(Modifier::BOLD)
+        } else {
+            WARN
+        };
+        let text = s(&n.text);
+        // A message too long for the line says where it is in full: the help, which
+        // leaves it in place.
+        let whole = match app.keymap.hint(ctx, Action::Help) {
+            Some(k) if width(&text) > w && !editing => format!(" ({k}: in full)"),
+            _ => String::new(),
+        };
+        let mut line = fit_line(
+            Line::from(Span::styled(text, style)),
+            w.saturating_sub(width(&whole)),
+        );
+        line.spans.push(Span::styled(whole, DIM));
+        line
     });
     let lines = vec![notice.unwrap_or_default(), Line::from(spans)];
     f.render_widget(Paragraph::new(lines), area);
