@@ -317,18 +317,25 @@ fn short_title(app: &App, item: &Shown, pos: &str, status: Status, w: usize) -> 
 /// intervention runs; fewer rows than runs show the window that holds the audited pair.
 fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
     let x = app.metrics(item.i);
-    // The bar gives way first when the pane is narrow, so the names keep their 12 cells.
-    let bar_w = (area.width as usize).saturating_sub(38).min(10);
+    let open = matches!(x, Metrics::Open(_));
+    // The bar gives way first when the pane is narrow, so the names keep their 12 cells;
+    // an open-ended item's answer is its text, so there its bar goes first (the score is
+    // in the verdict's column, and the confidence column is empty).
+    let bar_w = match open && area.width < 60 {
+        true => 0,
+        false => (area.width as usize).saturating_sub(38).min(10),
+    };
+    let conf_w: u16 = if open { 0 } else { 5 };
     let reps = replicates_of(app, item);
     // The verdict, then a glyph per replicate.
-    let verdict_w = if reps.is_empty() {
-        4
-    } else {
-        2 + reps.len() as u16
+    let verdict_w = match (open, reps.is_empty()) {
+        (true, _) => 5,
+        (false, true) => 4,
+        (false, false) => 2 + reps.len() as u16,
     };
     // The answer takes what the other columns and the five gaps between them leave.
-    let answer_w =
-        (area.width as usize).saturating_sub(12 + 6 + verdict_w as usize + 5 + bar_w + 5);
+    let answer_w = (area.width as usize)
+        .saturating_sub(12 + 6 + verdict_w as usize + conf_w as usize + bar_w + 5);
     let mut rows = trajectory_rows(app, item, &reps, (answer_w.max(6), bar_w));
     rows.extend(intervention_rows(app, item));
     let runs = rows.len();
@@ -388,10 +395,11 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
     } else {
         " trajectory ".to_string()
     };
-    let value_title = if matches!(x, Metrics::Open(_)) {
-        "score"
+    // An open-ended item's score stands in the verdict's column.
+    let titles = if open {
+        ["config", "frames", "answer", "score", "", ""]
     } else {
-        "conf"
+        ["config", "frames", "answer", "", "conf", ""]
     };
     let table = Table::new(
         rows.into_iter().skip(first),
@@ -400,11 +408,11 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
             Constraint::Length(6),
             Constraint::Min(6),
             Constraint::Length(verdict_w),
-            Constraint::Length(5),
+            Constraint::Length(conf_w),
             Constraint::Length(bar_w as u16),
         ],
     )
-    .header(TableRow::new(vec!["config", "frames", "answer", "", value_title, ""]).style(DIM))
+    .header(TableRow::new(titles.to_vec()).style(DIM))
     .block(
         Block::default()
             .borders(Borders::TOP)
