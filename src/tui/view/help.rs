@@ -287,6 +287,12 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
             ));
             out.push(entry("█ ▓ ▒ ░", "churn parts, in the order of the legend"));
             out.push(entry("● ├─┤", "estimate and its 95% bootstrap interval"));
+            if !app.ds.matrix.replicates.cells.is_empty() {
+                out.push(entry(
+                    "vs noise",
+                    "per budget step, the % of items turning wrong, its floor (the % that turn wrong with no change of budget, in the replicates), the excess and its q; ✱ beyond noise where the excess survives. Where the screen is too short, one line: noise N/M✱ (steps beyond noise of all), stable and lottery harm",
+                ));
+            }
         }
         // The help is of a screen, never of the input mode over it.
         Context::Help | Context::Search | Context::Note => {}

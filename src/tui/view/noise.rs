@@ -86,6 +86,34 @@ pub fn noise_lines(r: &Replicated) -> Vec<Line<'static>> {
     out
 }
 
+/// The panel in one line of at most `w` cells, where there is no room for it: how many
+/// steps turn wrong beyond their floor, and the share of harm that is stable and a
+/// lottery, in the most words that fit.
+pub fn noise_summary(r: &Replicated, w: usize) -> Line<'static> {
+    let beyond = r.edges.iter().filter(|e| e.beyond_noise).count();
+    let n = r.edges.len();
+    let (stable, lottery) = (
+        pct(r.stable.stable_harmful_rate),
+        pct(r.stable.lottery_rate),
+    );
+    let text = [
+        format!(
+            "vs noise: {beyond} of {n} steps ✱ beyond · stable harm {stable}% · lottery {lottery}%"
+        ),
+        format!("vs noise: {beyond}/{n} steps ✱ · stable {stable}% · lottery {lottery}%"),
+        format!("noise {beyond}/{n}✱ stable {stable}% lottery {lottery}%"),
+    ]
+    .into_iter()
+    .find(|t| crate::tui::fit::width(t) <= w)
+    .unwrap_or_else(|| format!("noise {beyond}/{n}✱"));
+    let style = if beyond > 0 {
+        WARN.add_modifier(Modifier::BOLD)
+    } else {
+        DIM
+    };
+    Line::from(Span::styled(text, style))
+}
+
 /// Draws the panel's lines from the top of `area`, as many as fit.
 pub fn draw_noise(f: &mut Frame, r: &Replicated, area: Rect) {
     for (y, line) in noise_lines(r).into_iter().enumerate() {

@@ -156,10 +156,15 @@ fn draw_models(f: &mut Frame, app: &App, d: &ViewData, area: Rect) {
         Some(r) if rates.height >= 8 => {
             let [rates, noise] =
                 Layout::vertical([Constraint::Length(4), Constraint::Min(1)]).areas(rates);
-            draw_rates(f, app, d, rates);
+            draw_rates(f, app, d, rates, None);
             super::noise::draw_noise(f, r, noise);
         }
-        _ => draw_rates(f, app, d, rates),
+        // No room for the panel: its summary in a line, not nothing.
+        Some(r) => {
+            let summary = super::noise::noise_summary(r, rates.width as usize);
+            draw_rates(f, app, d, rates, Some(summary));
+        }
+        None => draw_rates(f, app, d, rates, None),
     }
 }
 
@@ -288,8 +293,10 @@ fn draw_model_table(f: &mut Frame, header: &[String], cells: &[ModelRow], area: 
     );
 }
 
-/// The selected model's harmful and terminal rates with their intervals, on one scale.
-fn draw_rates(f: &mut Frame, app: &App, d: &ViewData, rates: Rect) {
+/// The selected model's harmful and terminal rates with their intervals, on one scale, and
+/// `noise` (the noise floor's summary) below them: after the scale's line where there is
+/// room, else in its place.
+fn draw_rates(f: &mut Frame, app: &App, d: &ViewData, rates: Rect, noise: Option<Line<'static>>) {
     let r = &app.research;
     let iv = r.intervals.get(&d.key);
     let state = if r.asked == Some(d.key) {
@@ -332,16 +339,18 @@ fn draw_rates(f: &mut Frame, app: &App, d: &ViewData, rates: Rect) {
         1,
         line("terminal", x.terminal_regression_rate, terminal),
     );
-    text_at(
-        f,
-        inner,
-        0,
-        2,
-        Line::from(Span::styled(
-            format!("scale 0–{max:.0}%; ● estimate, ├─┤ interval"),
-            DIM,
-        )),
-    );
+    let scale = Line::from(Span::styled(
+        format!("scale 0–{max:.0}%; ● estimate, ├─┤ interval"),
+        DIM,
+    ));
+    match noise {
+        Some(noise) if inner.height < 4 => text_at(f, inner, 0, 2, noise),
+        Some(noise) => {
+            text_at(f, inner, 0, 2, scale);
+            text_at(f, inner, 0, 3, noise);
+        }
+        None => text_at(f, inner, 0, 2, scale),
+    }
 }
 
 fn draw_churn(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
