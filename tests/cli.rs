@@ -356,6 +356,27 @@ fn validate_demo_is_clean() {
     );
 }
 
+/// Replicates that match no canonical cell are counted, and the count says none is used
+/// (it read "(0 used: )").
+#[test]
+fn validate_says_when_no_replicate_is_used() {
+    let cell = r#"{"model":"m","item_id":"q1","config":"8f","frames":8,"pred":"A","gold":"A""#;
+    let text = format!(
+        "{cell}}}\n{}}}\n",
+        cell.replace("q1", "nope") + r#","replicate":"rerun-1","nuisance":"rerun""#
+    );
+    let (code, out) = validate_text("cells.jsonl", &text);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("; 1 replicate cells (none used); 0 errors"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 of the 1 replicate cells have no valid canonical cell"),
+        "{out}"
+    );
+}
+
 /// Writes `text` to a file named `name` in a fresh directory and validates it.
 fn validate_text(name: &str, text: &str) -> (Option<i32>, String) {
     let tmp = tempfile::tempdir().expect("tmp");

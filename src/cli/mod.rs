@@ -404,12 +404,16 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
                         format!("{n} of {} ({})", sanitize(name), sanitize(nuisance))
                     })
                     .collect();
-                format!(
-                    "; {} replicate cells ({} used: {})",
-                    reps.read,
-                    reps.cells.len(),
-                    names.join(", ")
-                )
+                match names.is_empty() {
+                    // Why none is used is among the warnings.
+                    true => format!("; {} replicate cells (none used)", reps.read),
+                    false => format!(
+                        "; {} replicate cells ({} used: {})",
+                        reps.read,
+                        reps.cells.len(),
+                        names.join(", ")
+                    ),
+                }
             };
             writeln!(
                 out,
