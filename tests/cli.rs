@@ -845,6 +845,23 @@ fn frames_command_lists_explains_and_prints_json() {
         !text.contains('▄'),
         "no pictures when stdout is not a terminal"
     );
+    // Two columns compared the other way: nothing added, said without an empty list.
+    let back = stdout(&frameaudit(&[
+        "frames",
+        &demo(),
+        "clip04-q1",
+        "--no-images",
+        "--from",
+        "16f",
+        "--to",
+        "4f",
+    ]));
+    assert!(
+        back.contains(
+            "transition 16f -> 4f: 12 of 16 frames not kept (4 8 12 16 25 29 33 37 46 50 54 58), 0 added\n"
+        ),
+        "{back}"
+    );
 
     let j = json(&frameaudit(&[
         "frames",

@@ -353,24 +353,24 @@ pub fn run(args: &FramesArgs) -> Result<()> {
             sanitize(why)
         )?;
     } else if let Some((lo, hi, t)) = &tr {
+        // The indices after a count, none when the count is 0.
+        let listed = |xs: &[u64]| match xs.is_empty() {
+            true => String::new(),
+            false => {
+                let xs: Vec<String> = xs.iter().map(u64::to_string).collect();
+                format!(" ({})", xs.join(" "))
+            }
+        };
         writeln!(
             out,
-            "transition {} -> {}: {} of {} frames not kept ({}), {} added ({})",
+            "transition {} -> {}: {} of {} frames not kept{}, {} added{}",
             sanitize(&names[*lo]),
             sanitize(&names[*hi]),
             t.dropped.len(),
             t.dropped.len() + t.kept.len(),
-            t.dropped
-                .iter()
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(" "),
+            listed(&t.dropped),
             t.added.len(),
-            t.added
-                .iter()
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
+            listed(&t.added),
         )?;
     }
     for r in &reruns {
