@@ -1235,6 +1235,42 @@ fn validate_warns_about_paths_that_leave_the_dataset() {
     assert!(!text.contains("items.jsonl:3"), "{text}");
 }
 
+/// A run of dataset.json that names no model, configuration or benchmark of the cells is
+/// warned about at its line.
+#[test]
+fn validate_names_the_line_of_a_run_the_cells_do_not_have() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("D");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(
+        dir.join("cells.jsonl"),
+        "{\"model\":\"M\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}\n",
+    )
+    .expect("write");
+    let run = |model: &str, config: &str| {
+        format!(
+            r#"{{"model": "{model}", "config": "{config}", "rule": {{"kind": "policy", "policy": "linspace", "n": 8}}, "provenance": "reproduced", "name": "t", "why": "t"}}"#
+        )
+    };
+    std::fs::write(
+        dir.join("dataset.json"),
+        format!(
+            "{{\"schema\": \"frameaudit/dataset@1\",\n \"runs\": [\n  {},\n  {}\n]}}\n",
+            run("X", "8f"),
+            run("M", "9f")
+        ),
+    )
+    .expect("write");
+    let out = frameaudit(&["validate", dir.to_str().expect("utf8")]);
+    let text = stdout(&out).replace(&dir.display().to_string(), "D");
+    for want in [
+        "D/dataset.json:3: warning: field `runs`: runs[0] (model \"X\", configuration \"8f\"): no such model",
+        "D/dataset.json:4: warning: field `runs`: runs[1] (model \"M\", configuration \"9f\"): no such configuration",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+}
+
 /// A dataset of one item whose run saved its 2 frames under `images/V/vid/`.
 fn saved_frames_dataset(ds: &std::path::Path) {
     std::fs::create_dir_all(ds).expect("mkdir");

@@ -125,6 +125,10 @@ pub struct DatasetMeta {
     /// configuration's policy in `configs`.
     #[serde(default)]
     pub runs: Vec<RunEntry>,
+    /// The line each of `runs` starts on in the file, for messages (a run that does not
+    /// read is an error of the file, so these are the file's runs).
+    #[serde(skip)]
+    pub run_lines: Vec<Option<u64>>,
 }
 
 /// The frame rule of one run: a model under one configuration, on one benchmark or (with
@@ -859,6 +863,7 @@ fn index_runs(
     let mut index = rustc_hash::FxHashMap::default();
     let file: Arc<Path> = Arc::from(root.unwrap_or(Path::new("")).join("dataset.json"));
     for (i, run) in meta.runs.iter().enumerate() {
+        let line = meta.run_lines.get(i).copied().flatten();
         let where_ = format!(
             "runs[{i}] (model {:?}, configuration {:?})",
             run.model, run.config
@@ -866,7 +871,7 @@ fn index_runs(
         let Some(model) = m.models.get(&run.model) else {
             diags.warning(
                 &file,
-                None,
+                line,
                 Some("runs"),
                 format!("{where_}: no such model"),
             );
@@ -879,7 +884,7 @@ fn index_runs(
                 None => {
                     diags.warning(
                         &file,
-                        None,
+                        line,
                         Some("runs"),
                         format!("{where_}: no benchmark {b:?}"),
                     );
@@ -898,7 +903,7 @@ fn index_runs(
         if configs.is_empty() {
             diags.warning(
                 &file,
-                None,
+                line,
                 Some("runs"),
                 format!("{where_}: no such configuration"),
             );
@@ -916,7 +921,7 @@ fn index_runs(
                     if own(*o.get()) == own(i) {
                         diags.warning(
                             &file,
-                            None,
+                            line,
                             Some("runs"),
                             format!("{where_}: the run is given twice; the last entry is used"),
                         );

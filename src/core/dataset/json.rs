@@ -97,6 +97,10 @@ pub fn read(text: &str, file: &Arc<Path>, diags: &mut Diagnostics) -> DatasetMet
         schema_warning(schema, file, at(&[Seg::Key("schema".into())]), diags);
     }
     check_paths(&meta, &run_at, file, &at, diags);
+    meta.run_lines = run_at
+        .iter()
+        .map(|&i| at(&[Seg::Key("runs".into()), Seg::Index(i)]))
+        .collect();
     meta
 }
 
