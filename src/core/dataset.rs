@@ -807,16 +807,17 @@ fn add_compared_runs(meta: &mut DatasetMeta, c: &Compared<'_>) {
 /// The most cells whose `frame_idx` is said one by one; the others are counted.
 const FRAME_IDX_SAID: usize = 20;
 
-/// Warnings for recorded frames that cannot be the video's: an index at or past the frame
-/// count `items.jsonl` gives the item's video, or no index at all for a configuration that
-/// shows frames. A warning, not an error: a decoder may count a video's frames otherwise
-/// than the probe that wrote `items.jsonl` (an MP4 with an edit list).
+/// Warnings for recorded frames that cannot be the video's, of canonical and replicate
+/// cells alike: an index at or past the frame count `items.jsonl` gives the item's video,
+/// or no index at all for a configuration that shows frames. A warning, not an error: a
+/// decoder may count a video's frames otherwise than the probe that wrote `items.jsonl`
+/// (an MP4 with an edit list).
 fn check_frame_idx(m: &ResponseMatrix, items: &[Option<ItemMeta>], diags: &mut Diagnostics) {
     let mut said = 0;
     let mut more = 0;
-    for &(cell, start, len) in &m.frame_spans {
-        let c = cell as usize;
-        let idx = &m.frame_pool[start as usize..(start + len) as usize];
+    // `idx`, recorded by the line `line` of file `file` for the canonical cell `c` or a
+    // replicate of it.
+    let mut check = |idx: &[u64], c: usize, file: u32, line: u32, diags: &mut Diagnostics| {
         let frames = m.config(m.cell_config.get(c)).frames;
         let total = items
             .get(m.cell_item.get(c) as usize)
@@ -829,16 +830,28 @@ fn check_frame_idx(m: &ResponseMatrix, items: &[Option<ItemMeta>], diags: &mut D
             (Some(&last), Some(n)) if last >= n => format!(
                 "frame_idx holds {last}, at or past the {n} frames items.jsonl gives the item's video: the index is wrong, or the decoder counted the video's frames otherwise than items.jsonl (an edit list)"
             ),
-            _ => continue,
+            _ => return,
         };
         if said == FRAME_IDX_SAID {
             more += 1;
-            continue;
+            return;
         }
         said += 1;
-        let file = m.files[m.cell_file.get(c) as usize].clone();
-        let line = Some(u64::from(m.cell_line.get(c)));
-        diags.warning(&file, line, Some("frame_idx"), why);
+        let file = m.files[file as usize].clone();
+        diags.warning(&file, Some(u64::from(line)), Some("frame_idx"), why);
+    };
+    for &(cell, start, len) in &m.frame_spans {
+        let c = cell as usize;
+        let idx = &m.frame_pool[start as usize..(start + len) as usize];
+        check(idx, c, m.cell_file.get(c), m.cell_line.get(c), diags);
+    }
+    let r = &m.replicates;
+    if !r.frame_spans.is_empty() {
+        for rep in r.cells.iter() {
+            if let Some(idx) = r.frame_idx(&rep) {
+                check(idx, rep.cell as usize, rep.file, rep.line, diags);
+            }
+        }
     }
     if more > 0
         && let Some(file) = m.files.first()
@@ -1405,6 +1418,14 @@ mod tests {
             r#"{"item_id":"i1","video":"v","num_frames":64,"fps":1.0}"#,
         )
         .expect("items");
+        // Replicates' recorded frames are checked alike, at their own file's line.
+        std::fs::create_dir(dir.path().join("replicates")).expect("mkdir");
+        let replicates = [
+            r#"{"model":"m","item_id":"i1","config":"2f","frames":2,"pred":"A","gold":"A","replicate":"phase-1/2","nuisance":"phase","frame_idx":[16,48]}"#,
+            r#"{"model":"m","item_id":"i1","config":"4f","frames":4,"pred":"A","gold":"A","replicate":"phase-1/2","nuisance":"phase","frame_idx":[8,24,40,64]}"#,
+        ];
+        let phase = dir.path().join("replicates/phase.jsonl");
+        std::fs::write(&phase, replicates.join("\n")).expect("replicates");
         let ds = load_dataset(dir.path(), None).expect("load");
         let said: Vec<(Option<u64>, String)> = ds
             .warnings
@@ -1413,7 +1434,19 @@ mod tests {
             .filter(|d| d.field.as_deref() == Some("frame_idx"))
             .map(|d| (d.line, d.message.clone()))
             .collect();
-        assert_eq!(said.len(), 2, "{said:?}");
+        let of_phase: Vec<String> = ds
+            .warnings
+            .sorted()
+            .iter()
+            .filter(|d| d.field.as_deref() == Some("frame_idx") && *d.file == *phase)
+            .map(|d| format!("{:?}: {}", d.line, d.message))
+            .collect();
+        assert_eq!(of_phase.len(), 1, "{of_phase:?}");
+        assert!(
+            of_phase[0].starts_with("Some(2): frame_idx holds 64, at or past the 64 frames"),
+            "{of_phase:?}"
+        );
+        assert_eq!(said.len(), 3, "{said:?}");
         assert_eq!(said[0].0, Some(2));
         assert!(
             said[0]
