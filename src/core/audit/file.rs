@@ -637,6 +637,39 @@ mod tests {
     }
 
     #[test]
+    fn doubtful_records_are_read_and_said() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        drop(f);
+        let mut text = std::fs::read_to_string(&path).expect("read");
+        text.push_str("{\"at\":\"2026-11-29T12:00:00Z\",\"op\":\"set\",\"model\":\"llava\",\"benchmark\":\"videomme\",\"item_id\":\"q1\",\"from\":\"8f\",\"to\":\"16f\",\"status\":\"done\",\"pathways\":[\"a\"],\"primary\":\"b\"}\n");
+        text.push_str("{\"at\":\"2026-11-29T12:00:01Z\",\"op\":\"set\",\"model\":\"llava\",\"benchmark\":\"videomme\",\"item_id\":\"q2\",\"from\":\"8f\",\"to\":\"\",\"status\":\"done\",\"pathways\":[\"a\"],\"primary\":\"a\"}\n");
+        std::fs::write(&path, &text).expect("write");
+        let (_f, r) = AuditFile::open(&path, &header("alice")).expect("open");
+        assert_eq!(
+            r.records.keys().collect::<Vec<_>>(),
+            [&key("q1"), &key("q2")],
+            "both lines are read"
+        );
+        assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+        assert!(
+            r.warnings[0].contains(
+                "a.audit.jsonl:2: warning: field `primary`: \"b\" is not among the record's pathways [\"a\"]; line read"
+            ),
+            "{:?}",
+            r.warnings
+        );
+        assert!(
+            r.warnings[1].contains(
+                "a.audit.jsonl:3: warning: field `to`: empty, so the record is on no transition"
+            ),
+            "{:?}",
+            r.warnings
+        );
+    }
+
+    #[test]
     fn audit_bad_middle_line_is_skipped_with_warning() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("a.audit.jsonl");

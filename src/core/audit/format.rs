@@ -399,6 +399,32 @@ impl Problems {
     }
 }
 
+/// What is doubtful in an event that reads: a record's `primary` that is not among its
+/// `pathways` (the primary is one of the tags), or a record that names no transition
+/// (`from` or `to` empty: it is on no harmful transition, so it counts as an earlier
+/// record). The line is still read; the doubts are said beside it.
+pub(super) fn doubts(event: &Event) -> Vec<String> {
+    let (Event::Set(r) | Event::Undo(r) | Event::Redo(r)) = event else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(p) = &r.primary
+        && !r.pathways.contains(p)
+    {
+        out.push(format!(
+            "field `primary`: {p:?} is not among the record's pathways {:?}",
+            r.pathways
+        ));
+    }
+    if r.from.is_empty() || r.to.is_empty() {
+        out.push(format!(
+            "field `{}`: empty, so the record is on no transition (it counts as an earlier record, not as done)",
+            if r.from.is_empty() { "from" } else { "to" }
+        ));
+    }
+    out
+}
+
 /// Parses one event line (already trimmed).
 pub(super) fn parse_event(text: &[u8]) -> Result<Event, LineError> {
     if text.first() != Some(&b'{') {

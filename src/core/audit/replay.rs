@@ -116,7 +116,15 @@ pub(super) fn replay_bytes(
             break;
         }
         match parsed {
-            Ok(event) => replay.apply(&event),
+            Ok(event) => {
+                for doubt in super::format::doubts(&event) {
+                    replay.warnings.push(format!(
+                        "{shown}:{number}: warning: {}; line read",
+                        sanitize(&doubt)
+                    ));
+                }
+                replay.apply(&event);
+            }
             Err(LineError::Malformed(msg) | LineError::Invalid(msg)) => {
                 replay.warnings.push(format!(
                     "{shown}:{number}: warning: {}; line skipped",
