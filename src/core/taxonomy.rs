@@ -63,7 +63,11 @@ impl Taxonomy {
         if whole.is_err() {
             for p in shape_problems(text) {
                 let field = (!p.field.is_empty()).then_some(p.field.as_str());
-                let msg = format!("malformed taxonomy: {} (column {})", p.why, p.column);
+                let msg = format!(
+                    "malformed taxonomy: {} (column {})",
+                    plain(&p.why),
+                    p.column
+                );
                 diags.error(&file, Some(p.line as u64), field, msg);
             }
         }
@@ -119,57 +123,86 @@ impl Taxonomy {
 }
 
 /// The checks of the pathways that read (`(place in the list, line, pathway)`): ids and
-/// labels present, keys one character, ids, keys and short labels unique.
+/// labels present, keys one character that can be typed, ids, keys and short labels
+/// unique (each repeat said once, naming the first pathway that has it).
 fn check_pathways(read: &[(usize, u64, Pathway)], file: &Arc<Path>, diags: &mut Diagnostics) {
-    for (n, (i, line, p)) in read.iter().enumerate() {
+    use std::collections::HashMap;
+    let mut ids: HashMap<&str, &str> = HashMap::new();
+    let mut keys: HashMap<&str, &str> = HashMap::new();
+    let mut shorts: HashMap<&str, &str> = HashMap::new();
+    for (i, line, p) in read {
         let at = format!("pathways[{i}]");
+        let mut say = |field: &str, msg: String| {
+            let field = if field.is_empty() {
+                at.clone()
+            } else {
+                format!("{at}.{field}")
+            };
+            diags.error(file, Some(*line), Some(&field), msg);
+        };
         if p.id.trim().is_empty() || p.label.trim().is_empty() {
-            diags.error(
-                file,
-                Some(*line),
-                Some(&at),
-                "every pathway needs an id and a label".into(),
+            say("", "every pathway needs an id and a label".into());
+        }
+        let mut chars = p.key.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_control() => say(
+                "key",
+                format!(
+                    "a key is a character typed on the keyboard, found the control character {:?}",
+                    p.key
+                ),
+            ),
+            (Some(_), None) => {}
+            _ => say("key", format!("a key is one character, found {:?}", p.key)),
+        }
+        if let Some(first) = earlier(&mut shorts, p.short_label(), &p.id) {
+            say(
+                "short",
+                format!(
+                    "short label {:?} is {first:?}'s too: narrow screens could not tell them apart",
+                    p.short_label()
+                ),
             );
         }
-        if p.key.chars().count() != 1 {
-            diags.error(
-                file,
-                Some(*line),
-                Some(&format!("{at}.key")),
-                format!("a key is one character, found {:?}", p.key),
-            );
+        if earlier(&mut ids, &p.id, &p.id).is_some() {
+            say("id", format!("id {:?} is used twice", p.id));
         }
-        for (_, _, q) in &read[..n] {
-            if q.short_label() == p.short_label() {
-                diags.error(
-                    file,
-                    Some(*line),
-                    Some(&format!("{at}.short")),
-                    format!(
-                        "short label {:?} is {:?}'s too: narrow screens could not tell them apart",
-                        p.short_label(),
-                        q.id
-                    ),
-                );
-            }
-            if q.id == p.id {
-                diags.error(
-                    file,
-                    Some(*line),
-                    Some(&format!("{at}.id")),
-                    format!("id {:?} is used twice", p.id),
-                );
-            }
-            if q.key == p.key {
-                diags.error(
-                    file,
-                    Some(*line),
-                    Some(&format!("{at}.key")),
-                    format!("key {:?} is used by {:?} too", p.key, q.id),
-                );
-            }
+        if let Some(first) = earlier(&mut keys, &p.key, &p.id) {
+            say("key", format!("key {:?} is used by {first:?} too", p.key));
         }
     }
+}
+
+/// The id of the pathway that gave `value` first, or `None` (and `id` noted as giving it).
+fn earlier<'a>(
+    seen: &mut std::collections::HashMap<&'a str, &'a str>,
+    value: &'a str,
+    id: &'a str,
+) -> Option<&'a str> {
+    match seen.entry(value) {
+        std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
+        std::collections::hash_map::Entry::Vacant(v) => {
+            v.insert(id);
+            None
+        }
+    }
+}
+
+/// serde's words for the taxonomy's types, in the file's terms.
+fn plain(why: &str) -> String {
+    why.replace(
+        "struct Head",
+        "a taxonomy (an object of id, version and pathways)",
+    )
+    .replace(
+        "struct Taxonomy",
+        "a taxonomy (an object of id, version and pathways)",
+    )
+    .replace(
+        "struct Pathway",
+        "a pathway (an object of id, label, description and key)",
+    )
+    .replace("expected u32", "expected a whole number >= 0")
 }
 
 /// The raw text of each pathway of a taxonomy's text, where it has a list of them.
@@ -299,5 +332,43 @@ mod tests {
         }
         // The bundled file read again finds nothing.
         assert!(shape_problems(DEFAULT_TAXONOMY).is_empty());
+    }
+
+    #[test]
+    fn a_repeat_is_said_once_per_pathway_and_keys_can_be_typed() {
+        let p = |id: &str, key: &str| {
+            format!(r#"{{"id": "{id}", "label": "{id}", "description": "", "key": "{key}"}}"#)
+        };
+        let four: Vec<String> = (0..4).map(|i| p(&format!("p{i}"), "k")).collect();
+        let text = format!(
+            r#"{{"id": "x", "version": 1, "pathways": [{}, {}]}}"#,
+            four.join(", "),
+            p("esc", "\\u001b")
+        );
+        let err = Taxonomy::parse(&text, Path::new("t.json"))
+            .expect_err("rejected")
+            .to_string();
+        assert_eq!(err.matches("is used by \"p0\" too").count(), 3, "{err}");
+        assert!(!err.contains("used by \"p1\""), "{err}");
+        assert!(
+            err.contains("field `pathways[4].key`: a key is a character typed on the keyboard, found the control character \"\\u{1b}\""),
+            "{err}"
+        );
+        // Text after the taxonomy, and a list where the taxonomy's object is, are said.
+        let err = Taxonomy::parse(&format!("{DEFAULT_TAXONOMY}\n}}"), Path::new("t.json"))
+            .expect_err("rejected")
+            .to_string();
+        assert!(
+            err.contains("malformed taxonomy: trailing characters"),
+            "{err}"
+        );
+        assert!(!err.contains("0 errors"), "{err}");
+        let err = Taxonomy::parse("[]", Path::new("t.json"))
+            .expect_err("rejected")
+            .to_string();
+        assert!(
+            err.contains("expected a taxonomy (an object of id, version and pathways)"),
+            "{err}"
+        );
     }
 }

@@ -41,7 +41,8 @@ fn problem_at(
     let (line, column) = crate::core::load::json::place_in(text, part, offset);
     ShapeProblem {
         line: line as usize,
-        column,
+        // At the start of a line (the text ended there), the first column.
+        column: column.max(1),
         field,
         // serde's own "at line L column C" is said once, by the problem's place.
         why: crate::core::load::json::json_error_text(e.inner()),
@@ -121,7 +122,21 @@ pub fn read_each<T: serde::de::DeserializeOwned>(
         let spliced = Spliced::new(part, &splices);
         let mut de = serde_json::Deserializer::from_str(&spliced.text);
         let e = match serde_path_to_error::deserialize::<_, T>(&mut de) {
-            Ok(_) => return,
+            Ok(_) => {
+                // What follows the value (`{...} garbage`), which serde's reader of a whole
+                // text refuses.
+                if let Err(end) = de.end() {
+                    let offset = spliced.back(error_offset(&spliced.text, &end));
+                    let (line, column) = crate::core::load::json::place_in(text, part, offset);
+                    problems.push(ShapeProblem {
+                        line: line as usize,
+                        column: column.max(1),
+                        field: field.to_string(),
+                        why: crate::core::load::json::json_error_text(&end),
+                    });
+                }
+                return;
+            }
             Err(e) => e,
         };
         let offset = spliced.back(error_offset(&spliced.text, e.inner()));
@@ -164,5 +179,38 @@ pub fn fields_of(value: &impl Serialize) -> serde_json::Map<String, serde_json::
     match serde_json::to_value(value) {
         Ok(serde_json::Value::Object(map)) => map,
         _ => serde_json::Map::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text after the value is a problem of the document, at its place: serde's reader of a
+    /// value leaves it unread.
+    #[test]
+    fn text_after_the_value_is_a_problem() {
+        type Map = std::collections::BTreeMap<String, u32>;
+        let mut problems = Vec::new();
+        let text = "{\"a\": 1}\n  x";
+        read_each::<Map>(text, text, "", &serde_json::Map::new(), &mut problems);
+        assert_eq!(
+            problems,
+            [ShapeProblem {
+                line: 2,
+                column: 3,
+                field: String::new(),
+                why: "trailing characters".into(),
+            }]
+        );
+        let mut problems = Vec::new();
+        read_each::<Map>(
+            "{\"a\": 1}  ",
+            "{\"a\": 1}  ",
+            "",
+            &serde_json::Map::new(),
+            &mut problems,
+        );
+        assert!(problems.is_empty(), "{problems:?}");
     }
 }
