@@ -286,7 +286,11 @@ impl Sample<'_> {
             &m.answer,
             "videomme_perception_score's answer is an array or an object",
         )?;
-        let gold = m.answer.text();
+        // The task's target is the answer too (`doc_to_target`), where the dict lacks it.
+        let gold = m.answer.text().or_else(|| self.target.text()).ok_or(
+            "videomme_perception_score has no answer, and the sample no target: nothing to score against",
+        )?;
+        let gold = Some(gold);
         let pred = match &m.pred_answer {
             Scalar::Null => self.resp_letter(n_options(&gold, 0)),
             p => p.text(),
@@ -806,6 +810,28 @@ mod tests {
         .expect("answer");
         assert_eq!(a.pred, None);
         assert!(answer(r#"{"doc_id": 3, "videomme_perception_score": {"answer": "C"}}"#).is_err());
+    }
+
+    /// A Video-MME dict without the answer takes the sample's target; with neither, the
+    /// sample is skipped with why, not made a cell without a gold answer.
+    #[test]
+    fn videomme_without_an_answer() {
+        let a = answer(
+            r#"{"doc_id": 8, "target": "A", "filtered_resps": ["A"],
+                "videomme_perception_score": {"question_id": "q8"}}"#,
+        )
+        .expect("the target is the answer");
+        assert_eq!(
+            (a.pred.as_deref(), a.gold.as_deref()),
+            (Some("A"), Some("A"))
+        );
+        let why = "videomme_perception_score has no answer, and the sample no target: nothing to score against";
+        for line in [
+            r#"{"doc_id": 9, "videomme_perception_score": {"question_id": "q9"}}"#,
+            r#"{"doc_id": 10, "videomme_perception_score": {"question_id": "q10", "pred_answer": "", "answer": ""}}"#,
+        ] {
+            assert_eq!(answer(line).map(|a| a.item_id), Err(why), "{line}");
+        }
     }
 
     #[test]
