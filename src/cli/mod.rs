@@ -231,9 +231,10 @@ fn run_report(args: &ReportArgs) -> Result<()> {
             "--show-configs picks the columns of a table: give --format markdown, latex or csv",
         ));
     }
-    if table.is_none() && args.layout.is_some() {
+    // A CSV table is always one row of every column: --layout would change nothing.
+    if !matches!(format, ReportFormat::Markdown | ReportFormat::Latex) && args.layout.is_some() {
         return Err(select::fail(
-            "--layout lays out a table: give --format markdown or latex",
+            "--layout lays out a Markdown or LaTeX table: give --format markdown or latex",
         ));
     }
     if let Some(f) = table {
