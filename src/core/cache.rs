@@ -57,7 +57,7 @@ pub fn disable() {
 /// (`--no-cache`, or `FRAMEAUDIT_CACHE` set to `0` or `off`).
 pub fn cache_dir() -> Option<PathBuf> {
     if DISABLED.load(std::sync::atomic::Ordering::Relaxed)
-        || std::env::var("FRAMEAUDIT_CACHE").is_ok_and(|v| v == "0" || v == "off")
+        || std::env::var("FRAMEAUDIT_CACHE").is_ok_and(|v| switch(&v) == Some(false))
     {
         return None;
     }
@@ -90,17 +90,18 @@ pub fn problems() -> Vec<String> {
 fn problems_from(var: impl Fn(&str) -> Option<String>) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(v) = var("FRAMEAUDIT_CACHE")
-        && !["", "0", "off", "1", "on"].contains(&v.as_str())
+        && switch(&v).is_none()
     {
         out.push(format!(
             "FRAMEAUDIT_CACHE={v:?} is not off, 0, on or 1: caching stays on"
         ));
     }
-    if let Some(v) = var("FRAMEAUDIT_CACHE_MIN_BYTES")
-        && v.parse::<u64>().is_err()
+    if let Some(v) = var(MIN.var)
+        && !matches!(MIN.parse(&v), Ok(Some(_)))
     {
         out.push(format!(
-            "FRAMEAUDIT_CACHE_MIN_BYTES={v:?} is not a number of bytes: inputs of {} MiB or more are cached",
+            "{}={v:?} is not a size such as 64M or 1G: inputs of {} MiB or more are cached",
+            MIN.var,
             MIN_BYTES >> 20
         ));
     }
@@ -108,11 +109,28 @@ fn problems_from(var: impl Fn(&str) -> Option<String>) -> Vec<String> {
     out
 }
 
+/// `FRAMEAUDIT_CACHE` as a switch: off (`0`, `off`), on (`1`, `on`, empty), in any case;
+/// `None` for anything else.
+fn switch(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "0" | "off" => Some(false),
+        "" | "1" | "on" => Some(true),
+        _ => None,
+    }
+}
+
+/// The smallest input cached, as the variable gives it: a size (`64M`, bytes without a
+/// unit); 64 MiB without one.
+const MIN: crate::core::limit::SizeLimit = crate::core::limit::SizeLimit {
+    var: "FRAMEAUDIT_CACHE_MIN_BYTES",
+    default: MIN_BYTES,
+};
+
 /// The smallest input cached: `FRAMEAUDIT_CACHE_MIN_BYTES`, else 64 MiB.
 fn min_bytes() -> u64 {
-    std::env::var("FRAMEAUDIT_CACHE_MIN_BYTES")
+    std::env::var(MIN.var)
         .ok()
-        .and_then(|v| v.parse().ok())
+        .and_then(|v| MIN.parse(&v).ok().flatten())
         .unwrap_or(MIN_BYTES)
 }
 
@@ -1057,9 +1075,14 @@ mod tests {
         };
         assert!(problems_from(env(&[("FRAMEAUDIT_CACHE", "off")])).is_empty());
         assert!(problems_from(env(&[("FRAMEAUDIT_CACHE", "1")])).is_empty());
+        assert!(problems_from(env(&[("FRAMEAUDIT_CACHE", "OFF")])).is_empty());
+        assert_eq!(switch(" Off "), Some(false));
+        assert_eq!(switch("ON"), Some(true));
+        assert!(problems_from(env(&[("FRAMEAUDIT_CACHE_MIN_BYTES", "10MB")])).is_empty());
+        assert_eq!(MIN.parse("10MB"), Ok(Some(10 << 20)));
         let said = problems_from(env(&[
             ("FRAMEAUDIT_CACHE", "maybe"),
-            ("FRAMEAUDIT_CACHE_MIN_BYTES", "64M"),
+            ("FRAMEAUDIT_CACHE_MIN_BYTES", "lots"),
             ("FRAMEAUDIT_CACHE_LIMIT", "lots"),
         ]));
         assert_eq!(said.len(), 3, "{said:?}");
@@ -1068,7 +1091,7 @@ mod tests {
             "FRAMEAUDIT_CACHE=\"maybe\" is not off, 0, on or 1: caching stays on"
         );
         assert!(
-            said[1].starts_with("FRAMEAUDIT_CACHE_MIN_BYTES=\"64M\""),
+            said[1].starts_with("FRAMEAUDIT_CACHE_MIN_BYTES=\"lots\" is not a size"),
             "{said:?}"
         );
         assert!(said[2].contains("FRAMEAUDIT_CACHE_LIMIT"), "{said:?}");
