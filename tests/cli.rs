@@ -1989,6 +1989,15 @@ fn taxonomy_errors_read_as_lines_with_the_data_sanitized() {
  {"id": "c", "label": "C", "description": "", "key": "1"}]}"#,
     )
     .expect("write");
+    // Without a terminal the screens' command prints the report, and still reads the
+    // taxonomy given for them.
+    let o = frameaudit(&[&demo(), "--taxonomy", taxonomy.to_str().expect("utf8")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("a key is one character, found \"12\""),
+        "{}",
+        stderr(&o)
+    );
     let o = frameaudit(&[
         "audit",
         "agreement",

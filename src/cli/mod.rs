@@ -474,6 +474,11 @@ fn run_default(cli: &Cli) -> Result<Next> {
         eprintln!(
             "frameaudit: not a terminal, so printing the report (run it in a terminal for the audit screens)"
         );
+        // A taxonomy given for the screens is still read: a broken one is said now, not
+        // at the first run in a terminal.
+        if let Some(t) = &cli.tui.taxonomy {
+            crate::core::taxonomy::Taxonomy::load(Some(t))?;
+        }
         let args = ReportArgs {
             data: cli.data.clone(),
             analysis: cli.analysis.clone(),
