@@ -59,6 +59,7 @@ pub fn read(text: &str, file: &Arc<Path>, diags: &mut Diagnostics) -> DatasetMet
     let at = |path: &[Seg]| lines.line(path);
     // Where each run read stands in `runs`.
     let mut run_at: Vec<usize> = Vec::new();
+    let mut unknown: Vec<String> = Vec::new();
     let mut bad = |path: &[Seg], msg: String| {
         let p = Path_(path.to_vec());
         diags.error(file, at(path), Some(&p.field()), msg);
@@ -87,11 +88,29 @@ pub fn read(text: &str, file: &Arc<Path>, diags: &mut Diagnostics) -> DatasetMet
                 (run_at, meta.runs) = runs(v, &mut bad).into_iter().unzip();
                 Ok(())
             }
-            _ => Ok(()),
+            _ => {
+                unknown.push(key.clone());
+                Ok(())
+            }
         };
         if let Err(msg) = read {
             bad(&path, msg);
         }
+    }
+    // A field no frameaudit reads: a later version's, or a misspelt one (`frame_dir`).
+    for key in &unknown {
+        let near = FIELDS
+            .iter()
+            .map(|f| (strsim::jaro_winkler(key, f), f))
+            .filter(|(score, _)| *score > 0.85)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map_or(String::new(), |(_, f)| format!("; did you mean {f:?}?"));
+        diags.warning(
+            file,
+            at(&[Seg::Key(key.clone())]),
+            Some(key),
+            format!("{key:?} is not a field frameaudit reads, so it is ignored{near}"),
+        );
     }
     if let Some(schema) = &meta.schema {
         schema_warning(schema, file, at(&[Seg::Key("schema".into())]), diags);
@@ -153,6 +172,17 @@ fn check_paths(
         }
     }
 }
+
+/// The fields of dataset.json, as [`read`] reads them.
+const FIELDS: [&str; 7] = [
+    "schema",
+    "name",
+    "frames_dir",
+    "videos_dir",
+    "frame_name",
+    "configs",
+    "runs",
+];
 
 /// Says a schema this version does not read: another format's, or a later version of
 /// this one (read as far as its fields are known).
@@ -451,6 +481,21 @@ mod tests {
         let mut d = Diagnostics::default();
         read(text, &file, &mut d);
         d.sorted().into_iter().map(|x| x.to_string()).collect()
+    }
+
+    /// A field no frameaudit reads is warned about at its line, with the field it may be a
+    /// misspelling of; a field of the file is not.
+    #[test]
+    fn an_unknown_field_is_said_with_a_guess() {
+        let text = "{\n  \"schema\": \"frameaudit/dataset@1\",\n  \"frame_dir\": \"frames\",\n  \"made_by\": \"me\"\n}\n";
+        let p = problems(text);
+        assert_eq!(
+            p,
+            [
+                "dataset.json:3: warning: field `frame_dir`: \"frame_dir\" is not a field frameaudit reads, so it is ignored; did you mean \"frames_dir\"?",
+                "dataset.json:4: warning: field `made_by`: \"made_by\" is not a field frameaudit reads, so it is ignored",
+            ]
+        );
     }
 
     #[test]
