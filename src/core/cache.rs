@@ -80,8 +80,8 @@ fn cache_dir_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<Pa
 }
 
 /// Why a cache variable of the environment is not read as set, for each such variable:
-/// `FRAMEAUDIT_CACHE` that is not a switch, `FRAMEAUDIT_CACHE_MIN_BYTES` that is not a
-/// number of bytes, `FRAMEAUDIT_CACHE_LIMIT` that is not a size.
+/// `FRAMEAUDIT_CACHE` that is not a switch, `FRAMEAUDIT_CACHE_MIN_BYTES` or
+/// `FRAMEAUDIT_CACHE_LIMIT` that is not a size.
 pub fn problems() -> Vec<String> {
     problems_from(|k| std::env::var(k).ok())
 }
