@@ -1289,6 +1289,55 @@ fn the_blind_answer_is_shown_as_given() {
     // At 80 columns the bar and the empty confidence column give way to the answer.
     assert!(row.contains("a purple square …"), "{row}");
     assert!(row.contains(" 100 "), "the score stays: {row}");
+    // The column says where the cut answers are whole: the help, which lists each.
+    assert!(s.contains("answer (?)"), "{s}");
+    assert!(
+        !screen(&mut app, 120, 40).contains("in full"),
+        "nothing is cut there"
+    );
+    app.update(Action::Help);
+    let help = screen(&mut app, 80, 24);
+    assert!(help.contains("The item, in full"), "{help}");
+    let m = &app.ds.matrix;
+    let (analysis, grid, r) = {
+        let q = &app.queue.rows[app.current().expect("item")].q;
+        (q.analysis as usize, q.model_index as usize, q.row as usize)
+    };
+    let mg = &app.report.analyses[analysis].grids.models[grid];
+    let k = mg.grid.k();
+    let names = app.config_names(app.current().expect("item"));
+    let mut seen = 0;
+    for (c, name) in names.iter().enumerate() {
+        let Some(answer) = m.text(m.cell_pred.get(mg.cells[r * k + c] as usize)) else {
+            continue;
+        };
+        // Each answer follows its configuration's name and score, on one line at 80x24.
+        let line = help
+            .lines()
+            .find(|l| l.contains(&format!(" {name}  ")))
+            .unwrap_or_else(|| panic!("{name} in\n{help}"));
+        assert!(line.contains(answer), "{answer:?} whole in {line}");
+        seen += 1;
+    }
+    assert!(seen >= 5, "{seen} answers");
+}
+
+/// The help's entries wrap right of their keys, so the key column stands alone.
+#[test]
+fn the_help_wraps_its_entries_right_of_their_keys() {
+    let mut app = demo_app();
+    app.update(Action::Help);
+    let help = screen(&mut app, 80, 24);
+    let rows: Vec<&str> = help.lines().collect();
+    let at = rows
+        .iter()
+        .position(|l| l.contains("W  audit made on other data"))
+        .unwrap_or_else(|| panic!("{help}"));
+    // The line after it goes on at the text's column, after 14 blank cells of the box.
+    let box_left = rows[at].find('│').expect("the help's border") + '│'.len_utf8();
+    let next = &rows[at + 1][box_left..];
+    assert!(next.starts_with(&" ".repeat(14)), "{next:?}");
+    assert!(next.trim_start().starts_with("(everywhere)"), "{next:?}");
 }
 
 #[test]
@@ -2414,6 +2463,21 @@ fn review_queues_disagreements_takes_records_and_counts_findings_by_source() {
         s.contains("annotators (A: take") && s.contains("1 alice") && s.contains("2 bob"),
         "{s}"
     );
+    // The compact screen (80x24) has no room for the panel: it says where the records are,
+    // and the help shows them.
+    let compact = screen(&mut app, 80, 24);
+    assert!(!compact.contains("1 alice"), "{compact}");
+    assert!(compact.contains("annotators: ? shows"), "{compact}");
+    app.update(Action::Help);
+    let help = screen(&mut app, 80, 40);
+    assert!(
+        help.contains("The annotators' records, in full")
+            && help.contains("1 alice")
+            && help.contains("2 bob"),
+        "{help}"
+    );
+    app.on_key(code(KeyCode::Esc));
+    assert!(!app.overlays.help);
     let i = app.current().expect("current");
     let key = app.key(i);
     let theirs = |who: &str| {

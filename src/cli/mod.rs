@@ -555,9 +555,9 @@ fn run_review(a: &args::ReviewArgs) -> Result<Next> {
     };
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         anyhow::bail!(
-            "review needs a terminal ({} disagreements, {} units agreed)",
-            review.units.len(),
-            review.agreed
+            "review needs a terminal ({}, {} agreed)",
+            crate::core::text::count(review.units.len(), "disagreement"),
+            crate::core::text::count(review.agreed, "unit")
         );
     }
     let ds = load_for_screens(&args::DatasetArgs {

@@ -237,6 +237,15 @@ pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `n` and a noun, plural unless `n` is one: `1 disagreement`, `2 disagreements`.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// What kind of JSON value `v` is, as a message names it ("a string", "an array"...).
 pub fn json_kind(v: &serde_json::Value) -> &'static str {
     match v {
@@ -430,6 +439,13 @@ pub fn json_to_string_pretty<T: ?Sized + serde::Serialize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_take_the_plural_unless_one() {
+        assert_eq!(count(1, "disagreement"), "1 disagreement");
+        assert_eq!(count(0, "unit"), "0 units");
+        assert_eq!(count(2, "unit"), "2 units");
+    }
 
     #[test]
     fn text_is_quoted_for_the_shell_exactly_and_inert() {

@@ -152,9 +152,130 @@ pub fn fit_whole<'a>(line: Line<'a>, w: usize) -> Line<'a> {
     }
 }
 
+/// `line` wrapped at spaces to rows of at most `w` cells, each row after the first starting
+/// `indent` cells in (a hanging indent: a help entry's text stays right of its keys). A word
+/// longer than a row is broken where the row ends. Styles are kept, and the spaces a break
+/// falls on are dropped. An indent of half the width or more is none.
+pub fn wrap_hanging(line: &Line<'_>, w: usize, indent: usize) -> Vec<Line<'static>> {
+    use unicode_segmentation::UnicodeSegmentation;
+    let w = w.max(1);
+    let indent = if indent * 2 >= w { 0 } else { indent };
+    let glyphs: Vec<(&str, ratatui::style::Style, usize)> = line
+        .spans
+        .iter()
+        .flat_map(|sp| {
+            sp.content
+                .graphemes(true)
+                .map(move |g| (g, sp.style, width(g)))
+        })
+        .collect();
+    // Each row as a range of `glyphs`.
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    while start < glyphs.len() {
+        let room = if rows.is_empty() { w } else { w - indent };
+        let mut used = 0;
+        let mut end = start;
+        // The glyph after the last space that a break may follow (not inside the indent).
+        let mut after_space = None;
+        while end < glyphs.len() && used + glyphs[end].2 <= room {
+            used += glyphs[end].2;
+            if glyphs[end].0 == " " && (!rows.is_empty() || used > indent) {
+                after_space = Some(end + 1);
+            }
+            end += 1;
+        }
+        if end < glyphs.len() {
+            match after_space {
+                // Nothing fits (a glyph wider than the row): it takes a row of its own.
+                _ if end == start => end = start + 1,
+                Some(a) if glyphs[end].0 != " " => end = a,
+                _ => {}
+            }
+        }
+        let mut last = end;
+        while last > start && glyphs[last - 1].0 == " " && end < glyphs.len() {
+            last -= 1;
+        }
+        rows.push((start, last));
+        start = end;
+        while start < glyphs.len() && glyphs[start].0 == " " {
+            start += 1;
+        }
+    }
+    if rows.is_empty() {
+        rows.push((0, 0));
+    }
+    rows.iter()
+        .enumerate()
+        .map(|(n, &(a, b))| {
+            let mut spans: Vec<Span<'static>> = Vec::new();
+            if n > 0 && indent > 0 {
+                spans.push(Span::raw(" ".repeat(indent)));
+            }
+            for &(g, style, _) in &glyphs[a..b] {
+                match spans.last_mut() {
+                    Some(last) if last.style == style => last.content.to_mut().push_str(g),
+                    _ => spans.push(Span::styled(g.to_string(), style)),
+                }
+            }
+            Line {
+                spans,
+                style: line.style,
+                alignment: line.alignment,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rows(line: &Line<'_>, w: usize, indent: usize) -> Vec<String> {
+        wrap_hanging(line, w, indent)
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn wrapped_rows_hang_after_the_key_column() {
+        let line = Line::from(vec![
+            Span::raw(format!("{:>12}  ", "j ↓")),
+            Span::raw("move the cursor down one row of the queue"),
+        ]);
+        assert_eq!(
+            rows(&line, 30, 14),
+            [
+                "         j ↓  move the cursor",
+                "              down one row of",
+                "              the queue",
+            ]
+        );
+        for row in wrap_hanging(&line, 30, 14) {
+            assert!(width(&row.to_string()) <= 30, "{row}");
+        }
+        // Too narrow to hang: the rows start at the edge; a word longer than a row is cut.
+        assert_eq!(
+            rows(&Line::from("abcdefgh ij"), 4, 3),
+            ["abcd", "efgh", "ij"]
+        );
+        // A short line stays one row, an empty one too.
+        assert_eq!(rows(&Line::from("short"), 30, 14), ["short"]);
+        assert_eq!(rows(&Line::from(""), 30, 14), [""]);
+    }
+
+    #[test]
+    fn wrapping_keeps_styles_and_wide_characters_whole() {
+        let bold = ratatui::style::Style::new().bold();
+        let line = Line::from(vec![Span::styled("ab ", bold), Span::raw("寿司寿司 x")]);
+        let out = wrap_hanging(&line, 5, 0);
+        let text: Vec<String> = out.iter().map(|l| l.to_string()).collect();
+        assert_eq!(text, ["ab", "寿司", "寿司", "x"]);
+        assert_eq!(out[0].spans[0].style, bold);
+        assert_eq!(out[1].spans[0].style, ratatui::style::Style::new());
+    }
 
     #[test]
     fn fits_by_display_cells() {

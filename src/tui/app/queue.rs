@@ -738,7 +738,10 @@ impl App {
     /// are not harmful transitions of this data.
     pub(super) fn restrict_to_review(&mut self, review: Review) {
         let units = review.units.len();
-        let part = format!("review: {units} disagreements");
+        let part = format!(
+            "review: {}",
+            crate::core::text::count(units, "disagreement")
+        );
         let keep: std::collections::BTreeSet<UnitKey> = review.units.keys().cloned().collect();
         self.audits.review = Some(review);
         self.restrict(part, |k| keep.contains(k));

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::tui::app::{App, HelpBounds, SortKey};
 use crate::tui::input::action::Action;
@@ -61,6 +61,26 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
                 .map(|m| Line::from(Span::styled(s(m), WARN))),
         );
         lines.push(Line::from(""));
+    }
+    // What the item screen cuts to fit its panes, whole.
+    if ctx == Context::Item {
+        let full = super::item::in_full(app);
+        if !full.is_empty() {
+            lines.push(heading("The item, in full (its answers after the verdict)"));
+            lines.extend(full);
+            lines.push(Line::from(""));
+        }
+        // In a review, the annotators' records, which the compact screen has no room for.
+        if let (Some(review), Some(i)) = (&app.audits.review, app.current()) {
+            lines.push(heading("The annotators' records, in full"));
+            lines.extend(super::review::panel(
+                review,
+                &app.key(i),
+                &app.taxonomy,
+                u16::MAX / 2,
+            ));
+            lines.push(Line::from(""));
+        }
     }
     lines.push(heading(&format!("Keys on the {} screen", ctx.as_str())));
     // One line per action, with all its keys and which of them work on every screen;
@@ -300,17 +320,24 @@ fn legend(app: &App, ctx: Context) -> Vec<Line<'static>> {
     out
 }
 
+/// The cells of the key column: an entry's keys right-aligned in 12, then two spaces.
+const KEY_COL: usize = 14;
+
+/// `line` wrapped to `width`: an entry's text (a line whose first span is its key column)
+/// goes on right of the keys, so the keys stand alone in their column.
+fn wrapped(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
+    let indent = match line.spans.as_slice() {
+        [keys, _, ..] if keys.content.ends_with("  ") => {
+            crate::tui::fit::width(&keys.content).min(KEY_COL)
+        }
+        _ => 0,
+    };
+    crate::tui::fit::wrap_hanging(line, width as usize, indent)
+}
+
 /// Rows each line takes once wrapped to `width`.
 fn heights(lines: &[Line<'static>], width: u16) -> Vec<usize> {
-    lines
-        .iter()
-        .map(|l| {
-            Paragraph::new(l.clone())
-                .wrap(Wrap { trim: false })
-                .line_count(width)
-                .max(1)
-        })
-        .collect()
+    lines.iter().map(|l| wrapped(l, width).len()).collect()
 }
 
 /// The first line of the last page: scrolling stops there.
@@ -396,10 +423,16 @@ pub fn draw(f: &mut Frame, app: &App, area: Rect) {
             ACCENT,
         )));
     f.render_widget(Clear, p);
+    let width = p.width.saturating_sub(2);
     f.render_widget(
-        Paragraph::new(lines.into_iter().skip(start).collect::<Vec<_>>())
-            .wrap(Wrap { trim: false })
-            .block(block),
+        Paragraph::new(
+            lines
+                .iter()
+                .skip(start)
+                .flat_map(|l| wrapped(l, width))
+                .collect::<Vec<_>>(),
+        )
+        .block(block),
         p,
     );
 }

@@ -48,6 +48,76 @@ impl Shown<'_> {
     }
 }
 
+/// The item of queue row `i`, as the item screen shows it.
+fn shown(app: &App, i: usize) -> Shown<'_> {
+    let q = &app.queue.rows[i].q;
+    Shown {
+        i,
+        mg: &app.report.analyses[q.analysis as usize].grids.models[q.model_index as usize],
+        names: app.config_names(i),
+        pair: app.pairs(i).get(app.item.pair).copied(),
+        rec: app.record(i),
+        stale: app.stale_record(i),
+        interventions: app.intervention_cells(i),
+    }
+}
+
+/// The selected item's texts that its screen cuts to fit, whole, for the help: the
+/// question, the options and the gold answer, then each configuration's answer with its
+/// verdict (or score). Lines in the help's entry form (the name in a 12-cell column), so
+/// their text wraps right of the names.
+pub(super) fn in_full(app: &App) -> Vec<Line<'static>> {
+    let Some(i) = app.current() else {
+        return Vec::new();
+    };
+    let item = shown(app, i);
+    let m = &app.ds.matrix;
+    let meta = app.ds.item_meta(app.queue.rows[i].q.item);
+    let gold = meta.and_then(|x| x.gold.clone()).or_else(|| {
+        m.text(m.cell_gold.get(item.cell(app, 0)))
+            .map(str::to_owned)
+    });
+    let entry = |what: &str, spans: Vec<Span<'static>>| {
+        let mut line = vec![Span::styled(format!("{:>12}  ", fit(&s(what), 12)), ACCENT)];
+        line.extend(spans);
+        Line::from(line)
+    };
+    let mut out = Vec::new();
+    if let Some(question) = meta.and_then(|x| x.question.as_deref()) {
+        out.push(entry("question", vec![Span::raw(s(question))]));
+    }
+    let options = meta.into_iter().flat_map(|x| x.options.iter());
+    for (n, option) in options.enumerate() {
+        let what = if n == 0 { "options" } else { "" };
+        out.push(entry(what, vec![Span::raw(s(option))]));
+    }
+    out.push(entry(
+        "gold",
+        vec![Span::styled(
+            gold.as_deref().map_or("–".into(), s),
+            RIGHT.add_modifier(Modifier::BOLD),
+        )],
+    ));
+    let row = app.queue.rows[i].q.row as usize;
+    let k = item.k();
+    let x = app.metrics(i);
+    for (c, name) in item.names.iter().enumerate() {
+        let answer = m
+            .text(m.cell_pred.get(item.cell(app, c)))
+            .map_or("∅ (no answer)".into(), s);
+        let verdict = match x {
+            Metrics::Mcq(x) if x.items.row(row, k)[c] == 1 => Span::styled("✓ ", RIGHT),
+            Metrics::Mcq(_) => Span::styled("✗ ", WRONG),
+            Metrics::Open(x) => {
+                let v = x.items.row(row, k)[c];
+                Span::styled(format!("{v:.0} "), if v >= 50.0 { RIGHT } else { WRONG })
+            }
+        };
+        out.push(entry(name, vec![verdict, Span::raw(answer)]));
+    }
+    out
+}
+
 /// Draws the item screen for the selected row.
 pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     let Some(i) = app.current() else {
@@ -57,16 +127,7 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         );
         return;
     };
-    let q = &app.queue.rows[i].q;
-    let item = Shown {
-        i,
-        mg: &app.report.analyses[q.analysis as usize].grids.models[q.model_index as usize],
-        names: app.config_names(i),
-        pair: app.pairs(i).get(app.item.pair).copied(),
-        rec: app.record(i),
-        stale: app.stale_record(i),
-        interventions: app.intervention_cells(i),
-    };
+    let item = shown(app, i);
     // In a review, the annotators' records take the place of the other models.
     let (others, others_title): (Vec<Line>, String) = match &app.audits.review {
         Some(review) => (
@@ -102,7 +163,10 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         let n = lines.len() as u16;
         // Only the rows the trajectory and the pathways (two columns) need: the rest goes
         // to the frames.
-        let needs = (runs as u16 + 3).max(app.taxonomy.pathways.len().div_ceil(2) as u16 + 2);
+        // In a review, a line more says where the annotators' records are.
+        let review = u16::from(app.audits.review.is_some());
+        let needs =
+            (runs as u16 + 3 + review).max(app.taxonomy.pathways.len().div_ceil(2) as u16 + 2);
         let upper = area
             .height
             .saturating_sub(n + 1 + frames::COMPACT_H)
@@ -125,10 +189,12 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     // models. Right: pathways and note. Below: the frames each budget sampled.
     let [left, right] = panes(middle);
     let [traj_area, blind_area, others_area] = if compact {
+        // No room for the other models; in a review, one line for the annotators' panel.
+        let review = u16::from(app.audits.review.is_some());
         Layout::vertical([
             Constraint::Min(3),
             Constraint::Length(1),
-            Constraint::Length(0),
+            Constraint::Length(review),
         ])
         .areas(left)
     } else {
@@ -147,19 +213,37 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
         Paragraph::new(blind).wrap(Wrap { trim: true })
     };
     f.render_widget(blind, blind_area);
-    let others: Vec<Line> = others
-        .into_iter()
-        .map(|l| fit_line(l, others_area.width as usize))
-        .collect();
-    f.render_widget(
-        Paragraph::new(others).block(
-            Block::default()
-                .borders(Borders::TOP)
-                .title(Span::styled(others_title, ACCENT))
-                .border_style(DIM),
-        ),
-        others_area,
-    );
+    if compact {
+        // The annotators' records where the compact screen has no panel for them: the help.
+        if let (Some(review), Some(k)) = (
+            &app.audits.review,
+            app.keymap.hint(Context::Item, Action::Help),
+        ) {
+            let n = review.records(&app.key(i)).map_or(0, |r| r.len());
+            let line = Line::from(Span::styled(
+                format!("annotators: {} shows their {n} records", s(&k)),
+                DIM,
+            ));
+            f.render_widget(
+                Paragraph::new(fit_line(line, others_area.width as usize)),
+                others_area,
+            );
+        }
+    } else {
+        let others: Vec<Line> = others
+            .into_iter()
+            .map(|l| fit_line(l, others_area.width as usize))
+            .collect();
+        f.render_widget(
+            Paragraph::new(others).block(
+                Block::default()
+                    .borders(Borders::TOP)
+                    .title(Span::styled(others_title, ACCENT))
+                    .border_style(DIM),
+            ),
+            others_area,
+        );
+    }
     draw_pathways(f, app, item.rec, item.stale, right);
     frames::draw_frames(f, app, i, frames_area, compact, out);
 }
@@ -395,11 +479,27 @@ fn draw_trajectory(f: &mut Frame, app: &App, item: &Shown, area: Rect) {
     } else {
         " trajectory ".to_string()
     };
+    // An answer cut to fit is whole in the help: the column's title says so where it fits.
+    let m = &app.ds.matrix;
+    let cut = (0..item.k()).any(|c| {
+        m.text(m.cell_pred.get(item.cell(app, c)))
+            .is_some_and(|p| width(&s(p)) > answer_w.max(6))
+    });
+    let answer_title = match app.keymap.hint(Context::Item, Action::Help) {
+        Some(k) if cut => [
+            format!("answer ({}: in full)", s(&k)),
+            format!("answer ({})", s(&k)),
+        ]
+        .into_iter()
+        .find(|t| width(t) <= answer_w.max(6))
+        .unwrap_or_else(|| "answer".into()),
+        _ => "answer".into(),
+    };
     // An open-ended item's score stands in the verdict's column.
     let titles = if open {
-        ["config", "frames", "answer", "score", "", ""]
+        ["config", "frames", answer_title.as_str(), "score", "", ""]
     } else {
-        ["config", "frames", "answer", "", "conf", ""]
+        ["config", "frames", answer_title.as_str(), "", "conf", ""]
     };
     let table = Table::new(
         rows.into_iter().skip(first),
