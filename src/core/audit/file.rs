@@ -255,23 +255,7 @@ impl AuditFile {
                 )));
             }
         }
-        let mut tmp = crate::core::fswrite::temp_for(&self.path)?;
-        {
-            let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-            writeln!(w, "{}", state.header.to_line())?;
-            for r in state.records.values() {
-                writeln!(w, "{}", Event::Set(r.clone()).to_line())?;
-            }
-            if let Some(key) = &state.last_visit {
-                let visit = Event::Visit {
-                    key: key.clone(),
-                    at: super::now_rfc3339(),
-                };
-                writeln!(w, "{}", visit.to_line())?;
-            }
-            w.flush()?;
-        }
-        tmp.as_file().sync_all()?;
+        let tmp = state_file(&self.path, state)?;
         let mut displaced = None;
         if found.is_ok() {
             let name = self
@@ -305,6 +289,44 @@ impl AuditFile {
         self.file = file;
         self.note_written()?;
         Ok(displaced)
+    }
+
+    /// Writes `state` durably to a file beside the audit file, `NAME.rescued-N` (the first
+    /// N free), or over `again`, the one an earlier call returned; returns its path. It is
+    /// where the records go when the path is held by another frameaudit and they cannot
+    /// go into the file: on disk, so neither quitting nor a crash loses them. A link at
+    /// `again` is replaced, never followed.
+    pub fn write_aside(&self, state: &Replay, again: Option<&Path>) -> std::io::Result<PathBuf> {
+        let dir = folder_of(&self.path);
+        crate::core::fswrite::create_dir_below(&self.root, &dir)?;
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut tmp = state_file(&self.path, state)?;
+        let aside = match again {
+            Some(p) => {
+                tmp.persist(p).map_err(|e| e.error)?;
+                p.to_path_buf()
+            }
+            None => {
+                let mut n = 1;
+                loop {
+                    let p = dir.join(format!("{name}.rescued-{n}"));
+                    match tmp.persist_noclobber(&p) {
+                        Ok(_) => break p,
+                        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+                            tmp = e.file;
+                            n += 1;
+                        }
+                        Err(e) => return Err(e.error),
+                    }
+                }
+            }
+        };
+        crate::core::fswrite::sync_dir(&dir)?;
+        Ok(aside)
     }
 
     /// Appends one event as one line and returns once it is on disk (written, flushed and
@@ -362,6 +384,29 @@ impl Drop for AuditFile {
         // frees it without waiting for the close.
         let _ = self.file.unlock();
     }
+}
+
+/// `state` (its header, each record's state, the last visit) durably in a new temporary
+/// file beside `path`, to be renamed into place.
+fn state_file(path: &Path, state: &Replay) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut tmp = crate::core::fswrite::temp_for(path)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        writeln!(w, "{}", state.header.to_line())?;
+        for r in state.records.values() {
+            writeln!(w, "{}", Event::Set(r.clone()).to_line())?;
+        }
+        if let Some(key) = &state.last_visit {
+            let visit = Event::Visit {
+                key: key.clone(),
+                at: super::now_rfc3339(),
+            };
+            writeln!(w, "{}", visit.to_line())?;
+        }
+        w.flush()?;
+    }
+    tmp.as_file().sync_all()?;
+    Ok(tmp)
 }
 
 /// The folder of the file at `path` (`.` for a bare name).

@@ -8,7 +8,7 @@
 //! each change, so what is written can be checked against a fixed clock.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -26,8 +26,9 @@ struct SaveState {
     written: u64,
     last_error: Option<String>,
     /// The path no longer names the file written to, and it is not written again yet:
-    /// nothing counts as saved until it is.
-    stale: bool,
+    /// nothing counts as saved until it is. The records the file is to be written again
+    /// with (at least one): none of them is in the file the path names.
+    stale: u64,
     /// What the saver did that the annotator should know (the file written again).
     notice: Option<String>,
     /// A new file's header is not written yet (its fingerprint is being computed).
@@ -398,7 +399,12 @@ impl Session {
     /// Events not yet durably in the file.
     pub fn unsaved(&self) -> u64 {
         let st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        st.queued - st.written + u64::from(st.stale) + self.outbox.len() as u64
+        // While stale, the records a rewrite would hold already count what is pending.
+        let handed = match st.stale {
+            0 => st.queued - st.written,
+            records => records,
+        };
+        handed + self.outbox.len() as u64
     }
 
     /// What the saver did that the annotator should know (the file written again after
@@ -492,6 +498,8 @@ fn saver(
     let lock = || state.lock().unwrap_or_else(|p| p.into_inner());
     let mut pending: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
     let mut retry = false;
+    // The file the records were last kept aside in, and what it holds.
+    let mut aside_of: Option<(PathBuf, Vec<String>)> = None;
     loop {
         let timeout = if header_due.is_some() && !retry {
             Duration::ZERO
@@ -539,13 +547,23 @@ fn saver(
         // The lock file goes with a deleted folder: made again at once, so that no second
         // frameaudit opens the file meanwhile.
         if let Err(err) = file.keep_guard() {
-            lock().last_error = Some(err.to_string());
+            // Another frameaudit holds the path: the records are kept aside meanwhile,
+            // if the file there is not this one.
+            let at = file.what_is_at_path();
+            let aside =
+                (at != AtPath::Same).then(|| keep_aside(&file, &mirror, &pending, &mut aside_of));
+            let mut st = lock();
+            if at != AtPath::Same {
+                st.stale = stale_records(&mirror, &pending);
+            }
+            st.last_error = Some(with_aside(err.to_string(), aside));
+            drop(st);
             wake();
             continue;
         }
         let at = file.what_is_at_path();
         if at != AtPath::Same {
-            lock().stale = true;
+            lock().stale = stale_records(&mirror, &pending);
             changed = true;
             match file.rewrite(&mirror) {
                 Ok(displaced) => {
@@ -556,8 +574,12 @@ fn saver(
                         _ => "deleted",
                     };
                     let mut st = lock();
-                    st.stale = false;
+                    st.stale = 0;
                     st.last_error = None;
+                    // The file holds them all again: the copy kept aside goes.
+                    if let Some((p, _)) = aside_of.take() {
+                        let _ = std::fs::remove_file(p);
+                    }
                     st.notice = Some(match displaced {
                         Some(d) => format!(
                             "audit file was {what} while open: written again ({n} records); the file found there kept as {}",
@@ -569,9 +591,13 @@ fn saver(
                     });
                 }
                 Err(err) => {
-                    lock().last_error = Some(format!(
-                        "{} no longer names the audit file and cannot be written again: {err}",
-                        file.path().display()
+                    let aside = keep_aside(&file, &mirror, &pending, &mut aside_of);
+                    lock().last_error = Some(with_aside(
+                        format!(
+                            "{} no longer names the audit file and cannot be written again: {err}",
+                            file.path().display()
+                        ),
+                        Some(aside),
                     ));
                     wake();
                     continue;
@@ -591,7 +617,7 @@ fn saver(
                     st.written += 1;
                     st.last_error = None;
                     if moved {
-                        st.stale = true;
+                        st.stale = stale_records(&mirror, &pending);
                         break;
                     }
                 }
@@ -604,6 +630,62 @@ fn saver(
         if changed {
             wake();
         }
+    }
+}
+
+/// The records a rewrite of the file would hold: those of `mirror` with `pending` applied,
+/// at least one (the path names no file of this session's, whatever it holds).
+fn stale_records(mirror: &Replay, pending: &std::collections::VecDeque<Event>) -> u64 {
+    (with_pending(mirror, pending).records.len() as u64).max(1)
+}
+
+/// `mirror` with the events not yet written applied.
+fn with_pending(mirror: &Replay, pending: &std::collections::VecDeque<Event>) -> Replay {
+    let mut all = mirror.clone();
+    for e in pending {
+        all.apply(e);
+    }
+    all
+}
+
+/// Keeps the records (the file's and those pending) in a file beside the audit file when
+/// they changed since they were last kept there (`aside_of`): where they are, or why not.
+fn keep_aside(
+    file: &AuditFile,
+    mirror: &Replay,
+    pending: &std::collections::VecDeque<Event>,
+    aside_of: &mut Option<(PathBuf, Vec<String>)>,
+) -> Result<PathBuf, String> {
+    let all = with_pending(mirror, pending);
+    let lines: Vec<String> = all
+        .records
+        .values()
+        .map(|r| Event::Set(r.clone()).to_line())
+        .collect();
+    if let Some((path, kept)) = aside_of.as_ref()
+        && *kept == lines
+    {
+        return Ok(path.clone());
+    }
+    let again = aside_of.as_ref().map(|(p, _)| p.as_path());
+    match file.write_aside(&all, again) {
+        Ok(path) => {
+            *aside_of = Some((path.clone(), lines));
+            Ok(path)
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A save error, and where the records are kept meanwhile (or why they are not).
+fn with_aside(err: String, aside: Option<Result<PathBuf, String>>) -> String {
+    match aside {
+        None => err,
+        Some(Ok(p)) => format!(
+            "{err}; the records are kept meanwhile in {}, an audit file of its own (--audit opens it), until the file takes them again",
+            p.display()
+        ),
+        Some(Err(e)) => format!("{err}; keeping the records aside failed too: {e}"),
     }
 }
 
@@ -655,6 +737,46 @@ mod tests {
         assert_eq!(s.records().len(), 1);
         assert_eq!(s.unsaved(), 0, "in memory, nothing waits");
         assert_eq!(s.save_state(), "not saved to a file (in memory)");
+    }
+
+    /// The helper's race: the audits folder is deleted and a second frameaudit opens the
+    /// file before the first has made its lock file again. The first cannot write there;
+    /// its records count as unsaved (all of them, not 0) and are kept on disk beside the
+    /// file until the second lets go, when they go back into the file.
+    #[test]
+    fn records_shut_out_by_a_second_frameaudit_are_kept_aside_and_counted_unsaved() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let audits = dir.path().join("audits");
+        let path = audits.join("ann.audit.jsonl");
+        let header = AuditHeader::for_tests("ann");
+        let fp = Arc::new(OnceLock::from(header.fingerprint.clone()));
+        let open =
+            || Session::open_pending_below(dir.path(), &path, &header, Arc::clone(&fp), || {});
+        let mut a = open().expect("the first opens");
+        a.apply(done("q1", "one"), T1);
+        a.apply(done("q2", "two"), T1);
+        assert!(a.wait_saved(Duration::from_secs(5)), "{:?}", a.last_error());
+        std::fs::remove_dir_all(&audits).expect("rm -rf audits");
+        let b = open().expect("the second opens the path before the first notices");
+        a.apply(done("q3", "three"), T2);
+        assert!(!a.wait_saved(Duration::from_secs(3)), "saved where?");
+        assert_eq!(a.unsaved(), 3, "{:?}", a.last_error());
+        let err = a.last_error().expect("an error");
+        assert!(err.contains("kept meanwhile in"), "{err}");
+        let aside = audits.join("ann.audit.jsonl.rescued-1");
+        let kept = read_audit(&aside).expect("the records kept aside");
+        let notes: Vec<&str> = kept.records.values().map(|r| r.note.as_str()).collect();
+        assert_eq!(notes, ["one", "two", "three"]);
+        assert_eq!(read_audit(&path).expect("b's file").records.len(), 0);
+        // The second lets go: the first writes its records into the file again, and the
+        // copy aside goes.
+        drop(b);
+        assert!(a.wait_saved(Duration::from_secs(5)), "{:?}", a.last_error());
+        assert_eq!(read_audit(&path).expect("a's file").records.len(), 3);
+        assert!(
+            !aside.exists(),
+            "the copy aside is removed once the file holds it"
+        );
     }
 
     #[test]
