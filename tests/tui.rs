@@ -4468,6 +4468,42 @@ fn a_paste_is_text_for_the_editor_never_keys() {
     app.on_key(key('/'));
     app.on_paste("orbit\r\nclip04");
     assert_eq!(app.queue.query.as_str(), "orbit clip04");
+    // A copied line's own line break ends the paste: no trailing space.
+    app.queue.query.clear();
+    app.on_paste("clip04\r\n");
+    assert_eq!(app.queue.query.as_str(), "clip04");
+}
+
+/// A pane shrunk below the least size while a note is typed (a tmux split): the note
+/// keeps its keys, `q` included, and is saved with Enter, not lost to a quit.
+#[test]
+fn a_note_typed_while_the_window_is_too_small_is_kept_and_q_does_not_quit() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    app.on_key(key('n'));
+    app.geometry.term_size = (60, 15);
+    let small = screen(&mut app, 60, 15);
+    // The screen's words, whatever their wrapping.
+    let words: Vec<&str> = small
+        .lines()
+        .flat_map(|l| l.trim_matches('"').split_whitespace())
+        .collect();
+    assert!(
+        words
+            .join(" ")
+            .contains("typing into the note: Enter keeps, Esc cancels"),
+        "{small}"
+    );
+    for c in "quite so".chars() {
+        assert!(app.on_key(key(c)).is_empty(), "{c:?} did something");
+    }
+    app.on_paste(" (pasted)\n");
+    app.on_key(code(KeyCode::Enter));
+    assert_eq!(app.record(i).expect("saved").note, "quite so (pasted)");
+    // The editor closed: the small screen is back to its way out, and q quits.
+    assert!(screen(&mut app, 60, 15).contains("q quits"));
+    assert_eq!(app.on_key(key('q')), vec![Effect::Quit]);
 }
 
 #[test]

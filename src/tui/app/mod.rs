@@ -296,8 +296,10 @@ impl App {
         if e.kind != crossterm::event::KeyEventKind::Press {
             return Vec::new();
         }
-        if self.too_small() {
-            // Nothing is on screen but the way out: no key acts on what cannot be seen.
+        if self.too_small() && !self.editing() {
+            // Nothing is on screen but the way out: no key acts on what cannot be seen. An
+            // open editor keeps its keys (a note being typed is neither lost nor quit by
+            // its letters when a pane shrinks), and the screen says how to leave it.
             let key = Key::from_event(&e);
             let quits = [Context::Queue, Context::Global]
                 .iter()
@@ -402,6 +404,11 @@ impl App {
             Some(effects) => effects,
             None => self.item_update(action),
         }
+    }
+
+    /// Whether an editor is open (the note, the search line, a picker): it takes the keys.
+    pub fn editing(&self) -> bool {
+        !matches!(self.overlays.input, Input::None) || self.overlays.pick.is_some()
     }
 
     /// Whether the terminal is below the least size, where only the way out is drawn.

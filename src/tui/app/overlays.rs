@@ -34,6 +34,8 @@ pub const PASTE_MAX: usize = 4096;
 /// Pasted text as one line for an editor: line breaks and tabs become spaces, other control
 /// characters are dropped, and it is cut to [`PASTE_MAX`] characters (true when it was).
 pub fn paste_line(text: &str) -> (String, bool) {
+    // A copied line often ends with its line break: it ends the paste, not the text.
+    let text = text.trim_end_matches(['\r', '\n']);
     let mut out = String::with_capacity(text.len().min(PASTE_MAX * 4));
     let mut n = 0;
     let mut chars = text.chars().peekable();
@@ -58,7 +60,7 @@ impl App {
     /// picker's query, the search line, the note), made one line, never keys; with no editor
     /// open it is ignored, and the status line says so.
     pub fn on_paste(&mut self, text: &str) -> Vec<Effect> {
-        if self.too_small() {
+        if self.too_small() && !self.editing() {
             return Vec::new();
         }
         let (line, cut) = paste_line(text);

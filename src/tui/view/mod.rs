@@ -27,7 +27,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use crate::core::analysis::Metrics;
 use crate::core::audit::Status;
 use crate::core::queue::HarmfulTransition;
-use crate::tui::app::{App, Drawn, Screen};
+use crate::tui::app::{App, Drawn, Input, Screen};
 use crate::tui::fit::{fit, fit_line, fit_whole, width};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
@@ -87,17 +87,22 @@ fn draw_placing(f: &mut Frame, app: &App) -> Drawn {
 /// wrapped, down to the way out alone, which a tiny window must still show. Keys do
 /// nothing there but quit ([`App::on_key`]); `confirm`: a first `q` asked to quit with
 /// changes not saved yet, and a second one quits. `quit`: the quit key as bound.
-fn too_small(area: Rect, confirm: bool, quit: &str) -> Paragraph<'static> {
+fn too_small(area: Rect, confirm: bool, quit: &str, editor: Option<&str>) -> Paragraph<'static> {
     let (w, h) = (area.width, area.height);
-    let q = if confirm {
-        format!("not saved yet: {quit} again quits")
-    } else {
-        format!("{quit} quits")
+    let q = match editor {
+        Some(what) => what.to_string(),
+        None if confirm => format!("not saved yet: {quit} again quits"),
+        None => format!("{quit} quits"),
     };
     let wordings = [
-        format!(
-            "frameaudit needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is {w}x{h}.\nMake the window larger ({q})."
-        ),
+        match editor {
+            Some(_) => format!(
+                "frameaudit needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is {w}x{h}.\nMake the window larger.\n{q}."
+            ),
+            None => format!(
+                "frameaudit needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is {w}x{h}.\nMake the window larger ({q})."
+            ),
+        },
         format!("Too small: {w}x{h},\nneeds {MIN_WIDTH}x{MIN_HEIGHT}.\n{q}."),
         format!("needs {MIN_WIDTH}x{MIN_HEIGHT}\n{q}"),
         q.to_string(),
@@ -119,7 +124,32 @@ fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
             .keymap
             .hint(Context::Queue, Action::Quit)
             .unwrap_or_else(|| "Ctrl-c".into());
-        f.render_widget(too_small(area, app.overlays.confirm_quit, &s(&quit)), area);
+        // An open editor still takes the keys: how to leave it, in the keys bound.
+        let keys = |ctx| {
+            let key = |a| app.keymap.hint(ctx, a).unwrap_or_else(|| "(no key)".into());
+            format!(
+                "{} keeps, {} cancels",
+                key(Action::Accept),
+                key(Action::Cancel)
+            )
+        };
+        let editor = match (&app.overlays.input, &app.overlays.pick) {
+            (_, Some(_)) => Some("typing into the picker: Enter picks, Esc cancels".to_string()),
+            (Input::Note(_), _) => Some(format!("typing into the note: {}", keys(Context::Note))),
+            (Input::Search, _) => {
+                Some(format!("typing into the search: {}", keys(Context::Search)))
+            }
+            (Input::None, _) => None,
+        };
+        f.render_widget(
+            too_small(
+                area,
+                app.overlays.confirm_quit,
+                &s(&quit),
+                editor.as_deref().map(s).as_deref(),
+            ),
+            area,
+        );
         return;
     }
     let [header, body, footer] = Layout::vertical([
