@@ -1859,3 +1859,39 @@ fn lmms_eval_models_of_different_grids_label_their_own_glyphs_in_a_real_terminal
     }
     t.keys(&["q", "q"]);
 }
+
+/// The terminal is asked what it draws after the first screen. tmux takes an APC string
+/// (the kitty graphics query) sent to it for the pane's title, which then read
+/// `Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA` even after frameaudit quit: inside tmux nothing of
+/// the query may reach tmux as a title.
+#[test]
+fn the_terminal_query_leaves_the_tmux_pane_title_alone() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::run(
+        &format!("fa-title-{}", std::process::id()),
+        &[
+            ds.display().to_string(),
+            "--annotator".into(),
+            "title".into(),
+        ],
+        "unset NO_COLOR; printf '\\033]2;before\\033\\\\';",
+    );
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    t.wait_for("evidence pathways");
+    let title = || {
+        let out = Command::new("tmux")
+            .args(["display-message", "-p", "-t", &t.name, "#{pane_title}"])
+            .output()
+            .expect("tmux display-message");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    // The answers have come, or the query has timed out, well within this.
+    std::thread::sleep(Duration::from_millis(2500));
+    let after = title();
+    assert_eq!(after, "before", "the pane's title became {after:?}");
+}

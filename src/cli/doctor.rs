@@ -29,7 +29,7 @@ pub fn terminal(images: ImageMode) -> Result<()> {
         .ok();
     let answers = match tty {
         Some(mut tty) if crossterm::terminal::enable_raw_mode().is_ok() => {
-            let sent = query::send_to(&mut tty, probe.through);
+            let sent = query::send_to(&mut tty, probe.through, probe.env.tmux);
             let a = query::read_answers_from(&tty, sent, probe.through, |_| typed += 1);
             let _ = crossterm::terminal::disable_raw_mode();
             asked = sent.is_some();

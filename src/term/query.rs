@@ -26,11 +26,18 @@ const ESC_WAIT: Duration = Duration::from_millis(50);
 /// The query: XTVERSION, the kitty graphics query (a 1x1 image, never shown), primary
 /// device attributes (sixel), the cell size in pixels, and a status report that every
 /// terminal answers last. With `passthrough`, the version, kitty and status queries go to
-/// the outer terminal through tmux too, after tmux's own. Returns the bytes and how many
-/// status reports end the answers.
-pub fn query_bytes(passthrough: bool) -> (String, usize) {
+/// the outer terminal through tmux too, after tmux's own. Inside tmux (`in_tmux`) the kitty
+/// query goes only that way: tmux draws no kitty graphics, and takes an APC string sent to
+/// it for the pane's title (`Gi=31,s=1,…` stayed in the title after frameaudit quit).
+/// Returns the bytes and how many status reports end the answers.
+pub fn query_bytes(passthrough: bool, in_tmux: bool) -> (String, usize) {
     const KITTY: &str = "_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA";
-    let mut q = format!("\x1b[>0q\x1b{KITTY}\x1b\\\x1b[c\x1b[16t");
+    let kitty = if in_tmux {
+        String::new()
+    } else {
+        format!("\x1b{KITTY}\x1b\\")
+    };
+    let mut q = format!("\x1b[>0q{kitty}\x1b[c\x1b[16t");
     if passthrough {
         // Inside passthrough every ESC is doubled.
         q.push_str("\x1bPtmux;\x1b\x1b[>0q\x1b\x1b");
@@ -329,17 +336,17 @@ pub fn cell_from_winsize() -> Option<(u16, u16)> {
 /// returns how many status reports end its answers; `None` when standard input and output
 /// are not both a terminal (nothing is asked). Called where the screens are written from,
 /// between two draws, so that the query is never cut into one.
-pub fn send(passthrough: bool) -> Option<usize> {
+pub fn send(passthrough: bool, in_tmux: bool) -> Option<usize> {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return None;
     }
-    send_to(&mut std::io::stdout(), passthrough)
+    send_to(&mut std::io::stdout(), passthrough, in_tmux)
 }
 
 /// [`send`] to a terminal given.
-pub fn send_to(out: &mut impl std::io::Write, passthrough: bool) -> Option<usize> {
-    let (q, statuses) = query_bytes(passthrough);
+pub fn send_to(out: &mut impl std::io::Write, passthrough: bool, in_tmux: bool) -> Option<usize> {
+    let (q, statuses) = query_bytes(passthrough, in_tmux);
     out.write_all(q.as_bytes()).and_then(|_| out.flush()).ok()?;
     Some(statuses)
 }
@@ -613,12 +620,20 @@ mod tests {
 
     #[test]
     fn passthrough_asks_the_outer_terminal_and_waits_for_both_reports() {
-        let (plain, n) = query_bytes(false);
+        let (plain, n) = query_bytes(false, false);
         assert_eq!(n, 1);
         assert!(!plain.contains("tmux;"));
-        let (wrapped, n) = query_bytes(true);
+        assert!(plain.contains("\x1b_Gi=31,"), "outside tmux kitty is asked");
+        let (wrapped, n) = query_bytes(true, true);
         assert_eq!(n, 2);
         assert!(wrapped.contains("\x1bPtmux;\x1b\x1b[>0q"));
         assert!(wrapped.ends_with("\x1b[5n"));
+        // Inside tmux no APC string reaches tmux itself (it would be the pane's title):
+        // the kitty query goes only through passthrough, its ESC doubled.
+        for through in [false, true] {
+            let (q, _) = query_bytes(through, true);
+            assert_eq!(q.matches("_Gi=31").count(), usize::from(through), "{q:?}");
+            assert!(!q.replace("\x1b\x1b_", "").contains("\x1b_"), "{q:?}");
+        }
     }
 }

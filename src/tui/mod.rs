@@ -463,7 +463,7 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     )
     .then(crate::term::query::Probe::start);
     let query = probe.as_ref().map(|p| {
-        let sent = crate::term::query::send(p.through);
+        let sent = crate::term::query::send(p.through, p.env.tmux);
         (p.env.clone(), p.tmux.clone(), p.through, sent)
     });
     // Until the input thread has read the answers (it says so with `Msg::Terminal`).
