@@ -1895,3 +1895,66 @@ fn the_terminal_query_leaves_the_tmux_pane_title_alone() {
     let after = title();
     assert_eq!(after, "before", "the pane's title became {after:?}");
 }
+
+/// A dataset shared read-only (prepared by someone else): the screens cannot keep the
+/// audit in its `audits/` folder, made or found read-only, and the error says what to do
+/// instead, with the audit's own file name. Run as another user (`nobody`) when the tests
+/// run as root, whom no permission stops.
+#[test]
+fn a_read_only_dataset_says_to_keep_the_audit_elsewhere() {
+    use std::os::unix::fs::PermissionsExt;
+    if !tmux_available() {
+        return;
+    }
+    let root = rustix::process::getuid().is_root();
+    if root && Command::new("setpriv").arg("--version").output().is_err() {
+        println!("skipped: running as root without setpriv to drop to another user");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let home = tmp.path().join("home");
+    std::fs::create_dir(&home).expect("home");
+    for (p, mode) in [(tmp.path(), 0o755), (&home, 0o777), (&ds, 0o555)] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+    let as_user = |args: &[&str]| {
+        let quoted: Vec<String> = args.iter().map(|a| common::tmux::shell_quote(a)).collect();
+        let bin = env!("CARGO_BIN_EXE_frameaudit");
+        let drop = if root {
+            "setpriv --reuid=65534 --regid=65534 --clear-groups"
+        } else {
+            ""
+        };
+        let cmd = format!(
+            "{drop} env HOME={} {bin} {}",
+            common::tmux::shell_quote(&home.display().to_string()),
+            quoted.join(" ")
+        );
+        let typescript = tempfile::NamedTempFile::new().expect("typescript");
+        let out = Command::new("timeout")
+            .args(["20", "script", "-qec", &cmd])
+            .arg(typescript.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("script");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let ds_arg = ds.display().to_string();
+    let said = as_user(&[&ds_arg, "--annotator", "ro"]);
+    assert!(
+        said.contains("not yours to write") && said.contains("--audit ~/ro.audit.jsonl"),
+        "{said}"
+    );
+    assert!(!ds.join("audits").exists());
+    // An audits folder there, but not the user's to write: its lock file cannot be made.
+    std::fs::set_permissions(&ds, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::create_dir(ds.join("audits")).expect("audits");
+    std::fs::set_permissions(ds.join("audits"), std::fs::Permissions::from_mode(0o555))
+        .expect("chmod");
+    let said = as_user(&[&ds_arg, "--annotator", "ro"]);
+    assert!(
+        said.contains("lock file") && said.contains("--audit ~/ro.audit.jsonl"),
+        "{said}"
+    );
+}

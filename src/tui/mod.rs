@@ -195,6 +195,17 @@ pub fn build_app(
     let session = match opened {
         Ok(s) => s,
         Err(e @ AuditError::Locked { .. }) => anyhow::bail!("{e}"),
+        Err(AuditError::Io {
+            source,
+            what,
+            path: at,
+        }) if opts.audit.is_none() && not_writable(&source) => {
+            anyhow::bail!(
+                "cannot {what} {}: {source}. {}",
+                sanitize(&at.display().to_string()),
+                audit_elsewhere(&path)
+            )
+        }
         Err(e) => return Err(e).context("cannot open the audit file"),
     };
     let notices = session
@@ -364,14 +375,36 @@ fn own_audit_path(ds: &Dataset, opts: &TuiOptions, annotator: &str) -> Result<Pa
         _ => own,
     };
     if let Some(dir) = path.parent() {
-        crate::core::fswrite::create_dir_below(&dataset_home(ds), dir).with_context(|| {
-            format!(
-                "cannot make the audits folder {}",
-                sanitize(&dir.display().to_string())
-            )
-        })?;
+        if let Err(e) = crate::core::fswrite::create_dir_below(&dataset_home(ds), dir) {
+            let dir = sanitize(&dir.display().to_string()).into_owned();
+            if not_writable(&e) {
+                anyhow::bail!(
+                    "cannot make the audits folder {dir}: {e}. {}",
+                    audit_elsewhere(&path)
+                );
+            }
+            return Err(e).with_context(|| format!("cannot make the audits folder {dir}"));
+        }
     }
     Ok(path)
+}
+
+/// Whether `e` says the dataset is not the user's to write (a shared, read-only one).
+fn not_writable(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+    )
+}
+
+/// What to do when the dataset's audits folder, where the audit at `path` would go, is not
+/// the user's to write.
+fn audit_elsewhere(path: &std::path::Path) -> String {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    format!(
+        "The dataset is not yours to write: keep your audit where you can write, with --audit (frameaudit DATASET --audit ~/{})",
+        sanitize(&name)
+    )
 }
 
 /// Closes a frame store when dropped ([`crate::core::frames::FrameStore::close`]).
