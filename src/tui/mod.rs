@@ -374,17 +374,17 @@ fn own_audit_path(ds: &Dataset, opts: &TuiOptions, annotator: &str) -> Result<Pa
             .join(own.file_name().unwrap_or_default()),
         _ => own,
     };
-    if let Some(dir) = path.parent() {
-        if let Err(e) = crate::core::fswrite::create_dir_below(&dataset_home(ds), dir) {
-            let dir = sanitize(&dir.display().to_string()).into_owned();
-            if not_writable(&e) {
-                anyhow::bail!(
-                    "cannot make the audits folder {dir}: {e}. {}",
-                    audit_elsewhere(&path)
-                );
-            }
-            return Err(e).with_context(|| format!("cannot make the audits folder {dir}"));
+    if let Some(dir) = path.parent()
+        && let Err(e) = crate::core::fswrite::create_dir_below(&dataset_home(ds), dir)
+    {
+        let dir = sanitize(&dir.display().to_string()).into_owned();
+        if not_writable(&e) {
+            anyhow::bail!(
+                "cannot make the audits folder {dir}: {e}. {}",
+                audit_elsewhere(&path)
+            );
         }
+        return Err(e).with_context(|| format!("cannot make the audits folder {dir}"));
     }
     Ok(path)
 }
