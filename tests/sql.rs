@@ -691,7 +691,10 @@ fn the_script_refuses_joint_grids_and_keeps_names_inside_literals() {
     let o = frameaudit(&["sql", "--models", name]);
     assert!(o.status.success());
     let s = String::from_utf8(o.stdout).unwrap();
-    assert!(s.contains("model IN ('it''s\\a\nname')"), "{s}");
+    assert!(
+        s.contains("model IN (('it''s\\a' || chr(10) || 'name'))"),
+        "{s}"
+    );
     for line in s.lines().filter(|l| l.starts_with("--")) {
         assert!(
             !line.contains("name") || line.contains("it's\\a?name"),
@@ -700,7 +703,44 @@ fn the_script_refuses_joint_grids_and_keeps_names_inside_literals() {
     }
     let o = frameaudit(&["sql", "--dialect", "spark", "--models", name]);
     let s = String::from_utf8(o.stdout).unwrap();
-    assert!(s.contains("model IN ('it\\'s\\\\a\nname')"), "{s}");
+    assert!(s.contains("model IN ('it\\'s\\\\a\\u000Aname')"), "{s}");
+}
+
+/// A model name with an escape sequence, a BEL, a bidi override, a quote and a backslash
+/// (the kind a shared dataset may hold): the script never prints them raw (it is read on a
+/// terminal), and its literal still selects that model, in DuckDB and in Spark, with the
+/// report's numbers.
+#[test]
+fn a_hostile_model_name_is_inert_in_the_script_and_still_selects_its_model() {
+    let hostile = "m\u{1b}]0;X\u{7}\u{202e}'\\";
+    let dir = tmp();
+    let cells = dir.path().join("cells.jsonl");
+    let text = random_cells(5).replace(
+        "\"model\":\"m0\"",
+        &format!("\"model\":{}", serde_json::json!(hostile)),
+    );
+    assert!(text.contains("\\u001b"), "the name is in the cells");
+    std::fs::write(&cells, text).expect("write");
+    for dialect in ["duckdb", "spark"] {
+        let o = frameaudit(&["sql", "--dialect", dialect, "--models", hostile]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            !o.stdout
+                .iter()
+                .any(|&b| b == 0x1b || b == 0x07 || b == b'\r'),
+            "a raw control character in the {dialect} script"
+        );
+        assert!(!String::from_utf8_lossy(&o.stdout).contains('\u{202e}'));
+    }
+    let opts = ["--models", hostile];
+    assert!(check("duckdb", &cells, &cells, &opts, dir.path()));
+    if has_java() {
+        let sub = dir.path().join("spark");
+        std::fs::create_dir(&sub).expect("mkdir");
+        check("spark", &cells, &cells, &opts, &sub);
+    } else {
+        eprintln!("note: java is absent; skipping the Spark check");
+    }
 }
 
 #[test]

@@ -31,15 +31,59 @@ impl Dialect {
         }
     }
 
-    /// A string literal holding `s` exactly.
+    /// A string literal holding `s` exactly. A character that is unsafe on a terminal (a
+    /// control character such as ESC, a bidi override: `text::is_unsafe_char`) is never
+    /// written as itself, since the script is often read on one: DuckDB gets it as
+    /// `chr(N)` joined on with `||`, Spark as the `\uXXXX` escape of its literals (two, a
+    /// surrogate pair, beyond the first plane).
     fn lit(self, s: &str) -> String {
-        let body = match self {
+        use crate::core::text::is_unsafe_char;
+        match self {
             // Standard SQL: a quote is doubled, a backslash is itself.
-            Dialect::DuckDb => s.replace('\'', "''"),
+            Dialect::DuckDb => {
+                let mut parts: Vec<String> = Vec::new();
+                let mut run = String::new();
+                for c in s.chars() {
+                    if is_unsafe_char(c) {
+                        if !run.is_empty() {
+                            parts.push(format!("'{}'", std::mem::take(&mut run)));
+                        }
+                        parts.push(format!("chr({})", u32::from(c)));
+                    } else if c == '\'' {
+                        run.push_str("''");
+                    } else {
+                        run.push(c);
+                    }
+                }
+                match parts.len() {
+                    0 => format!("'{run}'"),
+                    _ => {
+                        if !run.is_empty() {
+                            parts.push(format!("'{run}'"));
+                        }
+                        format!("({})", parts.join(" || "))
+                    }
+                }
+            }
             // Spark reads backslash escapes in literals (unless escapedStringLiterals).
-            Dialect::Spark => s.replace('\\', "\\\\").replace('\'', "\\'"),
-        };
-        format!("'{body}'")
+            Dialect::Spark => {
+                let mut body = String::with_capacity(s.len() + 2);
+                for c in s.chars() {
+                    match c {
+                        '\\' => body.push_str("\\\\"),
+                        '\'' => body.push_str("\\'"),
+                        c if is_unsafe_char(c) => {
+                            let mut units = [0u16; 2];
+                            for u in c.encode_utf16(&mut units) {
+                                body.push_str(&format!("\\u{u:04X}"));
+                            }
+                        }
+                        c => body.push(c),
+                    }
+                }
+                format!("'{body}'")
+            }
+        }
     }
 
     /// The values `0`/`1` of `y` joined into one string, in the order of `gi`.
@@ -499,7 +543,7 @@ pub fn script(params: &Params, dialect: Dialect) -> Result<String, SqlError> {
 }
 
 /// The run's parameters in words, for the script's header: a comment line, so no name from
-/// the command line may end it (control characters become `?`).
+/// the command line may end it or reach a terminal raw (characters unsafe there become `?`).
 fn describe(p: &Params) -> String {
     let list = |v: &Option<Vec<String>>| match v {
         None => "all".to_string(),
@@ -507,7 +551,13 @@ fn describe(p: &Params) -> String {
     };
     let line = |s: String| -> String {
         s.chars()
-            .map(|c| if c.is_control() { '?' } else { c })
+            .map(|c| {
+                if crate::core::text::is_unsafe_char(c) {
+                    '?'
+                } else {
+                    c
+                }
+            })
             .collect()
     };
     line(format!(
