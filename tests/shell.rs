@@ -55,6 +55,30 @@ fn man_prints_a_roff_page_with_name_and_synopsis() {
     assert!(page.contains(".SH NAME"), "{page}");
     assert!(page.contains(".SH SYNOPSIS"), "{page}");
     assert!(page.contains("report"), "the commands are listed");
+    // The pages the list refers to (frameaudit-report(1)) are there too, a subcommand's too.
+    for (path, title) in [
+        (&["man", "report"][..], ".TH frameaudit-report 1"),
+        (
+            &["man", "audit", "merge"][..],
+            ".TH frameaudit-audit-merge 1",
+        ),
+    ] {
+        let o = frameaudit(path);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains(title), "{path:?}: {}", stdout(&o));
+        assert!(stdout(&o).contains(".SH OPTIONS"), "{path:?}");
+    }
+    // A name that is no command: a usage error with a guess.
+    let o = frameaudit(&["man", "reprot"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("did you mean \"report\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = frameaudit(&["man", "report", "json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("has no commands"), "{}", stderr(&o));
 }
 
 fn built_commit() -> String {

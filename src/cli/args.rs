@@ -155,8 +155,12 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page as roff (`frameaudit man > frameaudit.1`, `man -l frameaudit.1`)
-    Man,
+    /// Print the manual page as roff (`frameaudit man > frameaudit.1`, `man -l frameaudit.1`);
+    /// with a command, that command's page (`frameaudit man audit merge`: frameaudit-audit-merge(1))
+    Man {
+        /// The command (and subcommand) whose page to print; none: frameaudit's own
+        command: Vec<String>,
+    },
     /// What frameaudit finds about its surroundings, and what to change
     Doctor(DoctorArgs),
 }

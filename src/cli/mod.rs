@@ -650,7 +650,7 @@ pub fn run() -> Result<Next> {
         Some(Command::Sql(a)) => run_sql(a),
         Some(Command::Cells(a)) => run_cells(a),
         Some(Command::Completions { shell }) => shell::completions(*shell),
-        Some(Command::Man) => shell::man(),
+        Some(Command::Man { command }) => shell::man(command),
         Some(Command::Doctor(a)) => match &a.what {
             args::DoctorCommand::Terminal { images } => {
                 doctor::terminal(images.map(image_mode_of).unwrap_or(ImageMode::Auto))

@@ -22,10 +22,45 @@ pub fn completions(shell: clap_complete::Shell) -> Result<()> {
     Ok(())
 }
 
-/// Writes the manual page, as roff.
-pub fn man() -> Result<()> {
+/// Writes the manual page of the command at `path` (`["audit", "merge"]`; empty:
+/// frameaudit's own), as roff: the pages the main page's list of commands refers to
+/// (`frameaudit-report(1)`).
+pub fn man(path: &[String]) -> Result<()> {
+    let mut cmd = Cli::command();
+    // Gives each subcommand its display name (`frameaudit-audit-merge`), the page's title.
+    cmd.build();
+    let mut at = &cmd;
+    for name in path {
+        at = match at.find_subcommand(name) {
+            Some(sub) => sub,
+            None => {
+                let names: Vec<&str> = at
+                    .get_subcommands()
+                    .map(|c| c.get_name())
+                    .filter(|n| *n != "help")
+                    .collect();
+                let command = at
+                    .get_display_name()
+                    .unwrap_or(at.get_name())
+                    .replace('-', " ");
+                return Err(if names.is_empty() {
+                    super::select::fail(&format!(
+                        "`{command}` has no commands, so no page of its own"
+                    ))
+                } else {
+                    super::select::fail(&super::select::explain_in(
+                        "man",
+                        "command",
+                        &[name.as_str()],
+                        &names,
+                        &format!("`{command}`"),
+                    ))
+                });
+            }
+        };
+    }
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+    clap_mangen::Man::new(at.clone()).render(&mut page)?;
     let mut out = std::io::stdout().lock();
     out.write_all(&page)?;
     out.flush()?;
