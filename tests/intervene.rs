@@ -531,6 +531,30 @@ fn a_phase_floor_shifts_every_item_of_every_run_by_its_rule_or_its_recorded_fram
         &tmp.path().join("plan.json"),
     );
     assert_eq!(p["targets"], "all");
+    // An option no strategy of the plan reads is refused (it was ignored), nothing written.
+    for (args, says) in [
+        (&["--strategy", "nested", "--phases", "3"][..], "--phases"),
+        (
+            &["--strategy", "phase", "--targets", "audited"][..],
+            "--targets",
+        ),
+        (
+            &["--strategy", "sampler", "--targets", "terminal"][..],
+            "--targets",
+        ),
+    ] {
+        let out = tmp.path().join("refused.json");
+        let mut all = vec!["intervene", "plan"];
+        let ds_s = s(&ds);
+        all.push(&ds_s);
+        all.extend(args);
+        let out_s = s(&out);
+        all.extend(["-o", &out_s]);
+        let o = frameaudit(&all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert!(!out.exists(), "{args:?}");
+    }
     let mut got: BTreeMap<(String, String), Vec<u64>> = BTreeMap::new();
     for e in p["entries"].as_array().expect("entries") {
         assert_eq!(e["strategy"], "phase");

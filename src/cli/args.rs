@@ -287,14 +287,15 @@ pub struct PlanArgs {
     /// restore-evidence too when --audit is given)
     #[arg(long = "strategy", value_enum, value_name = "S")]
     pub strategies: Vec<PlanStrategy>,
-    /// Which transitions to plan
-    #[arg(long, value_enum, default_value_t = PlanTargets::Terminal)]
-    pub targets: PlanTargets,
+    /// Which transitions to plan (default: terminal; the noise-floor strategies plan every
+    /// item, not transitions)
+    #[arg(long, value_enum)]
+    pub targets: Option<PlanTargets>,
     /// `--strategy phase`: the grid is shifted by s/S of its step for s = 1..S−1 (S − 1
-    /// replicates of every item)
-    #[arg(long, value_name = "S", default_value_t = 2,
+    /// replicates of every item; default 2)
+    #[arg(long, value_name = "S",
           value_parser = clap::value_parser!(u64).range(2..=64))]
-    pub phases: u64,
+    pub phases: Option<u64>,
     /// The plan file to write (JSON)
     #[arg(short, long, value_name = "PLAN")]
     pub output: PathBuf,

@@ -52,7 +52,21 @@ fn run_plan(args: &PlanArgs) -> Result<()> {
         v.dedup();
         v
     };
-    let targets = match args.targets {
+    // An option none of the strategies reads is a mistake, not a setting.
+    if args.phases.is_some() && !strategies.contains(&Strategy::Phase) {
+        return Err(super::select::fail(
+            "--phases shifts the grids of --strategy phase, which is not planned here: add --strategy phase, or leave --phases out",
+        ));
+    }
+    let floor_only = strategies
+        .iter()
+        .all(|s| matches!(s, Strategy::Phase | Strategy::Sampler));
+    if args.targets.is_some() && floor_only {
+        return Err(super::select::fail(
+            "--targets chooses the transitions to plan, but phase and sampler plan every item of every run (the noise floor): leave --targets out, or add a strategy that plans transitions",
+        ));
+    }
+    let targets = match args.targets.unwrap_or(PlanTargets::Terminal) {
         PlanTargets::Terminal => Targets::Terminal,
         PlanTargets::Audited => Targets::Audited,
     };
@@ -87,7 +101,7 @@ fn run_plan(args: &PlanArgs) -> Result<()> {
         targets,
         &strategies,
         &audits,
-        args.phases,
+        args.phases.unwrap_or(2),
     );
     super::write_atomically(&args.output, |w| p.write_to(w))?;
     let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
