@@ -79,6 +79,8 @@ impl TmuxInfo {
 /// or did not answer in time.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Answers {
+    /// The query was sent (there was a terminal to ask).
+    pub asked: bool,
     /// The query was sent and the terminal's status report (the last answer) came back.
     pub answered: bool,
     /// The primary device attributes (`CSI ? 63 ; 4 ; … c`): `4` is sixel.
@@ -294,6 +296,9 @@ pub fn choose(
             "no graphics of the outer terminal get through"
         };
         format!("inside tmux, {sixel}, and {outer}: half blocks")
+    } else if !a.asked {
+        "no terminal was asked (none to ask): half blocks, which every colour terminal draws"
+            .to_string()
     } else if !a.answered {
         "the terminal did not answer the query (no sixel, kitty or iTerm2 graphics known): \
          half blocks, which every colour terminal draws"
@@ -460,6 +465,7 @@ mod tests {
 
     fn answered(da: &[u32], versions: &[&str], kitty: bool, cell: Option<(u16, u16)>) -> Answers {
         Answers {
+            asked: true,
             answered: true,
             device_attributes: Some(da.to_vec()),
             versions: versions.iter().map(|v| v.to_string()).collect(),
@@ -615,9 +621,17 @@ mod tests {
             ssh: true,
             ..env("xterm-256color")
         };
-        let c = auto(&e, None, &Answers::default());
+        let asked = Answers {
+            asked: true,
+            ..Answers::default()
+        };
+        let c = auto(&e, None, &asked);
         assert_eq!(c.mode, ImageMode::Halfblocks);
         assert!(c.reason.contains("did not answer"), "{}", c.reason);
+        // With no terminal to ask, the reason says that, not that it did not answer.
+        let c = auto(&e, None, &Answers::default());
+        assert_eq!(c.mode, ImageMode::Halfblocks);
+        assert!(c.reason.contains("no terminal was asked"), "{}", c.reason);
     }
 
     #[test]

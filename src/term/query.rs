@@ -377,6 +377,7 @@ pub fn read_answers_from(
         ..Answers::default()
     };
     if let Some(n) = statuses {
+        a.asked = true;
         read_until(tty, &mut a, n, typed);
     }
     a
