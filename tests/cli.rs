@@ -904,6 +904,21 @@ fn frames_command_lists_explains_and_prints_json() {
         "64f samples every frame"
     );
 
+    // One configuration twice is no transition: a usage error.
+    let same = frameaudit(&[
+        "frames",
+        &demo(),
+        "clip02-q1",
+        "--model",
+        "lumen-7b",
+        "--from",
+        "8f",
+        "--to",
+        "8f",
+    ]);
+    assert_eq!(same.status.code(), Some(2), "{}", stderr(&same));
+    assert!(stderr(&same).contains("both name 8f"), "{}", stderr(&same));
+
     let bad = frameaudit(&["frames", &demo(), "no-such-item"]);
     assert_eq!(bad.status.code(), Some(2), "a name that matches nothing");
     assert!(

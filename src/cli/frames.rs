@@ -191,6 +191,12 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         })
     };
     let pair = match (&args.from, &args.to) {
+        (Some(f), Some(t)) if f == t => {
+            return Err(super::select::fail(&format!(
+                "--from and --to both name {}: a transition is between two configurations",
+                sanitize(f)
+            )));
+        }
         (Some(f), Some(t)) => Some((col(f)?, col(t)?)),
         // The step where the answer flips, as the audit screens open the item. (--from and
         // --to may name any two columns, so the pair shown stays a plain one.)
