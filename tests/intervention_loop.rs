@@ -840,17 +840,25 @@ fn an_audited_plan_of_two_configurations_imports_whole() {
     assert_eq!(v["transitions"][0]["config"], "8f", "{v}");
     assert_eq!(v["transitions"][0]["regressions"], below.0, "{v}");
     let text = stdout(&ok(&["report", &s(&l.ds), "--boot", "0"]));
+    // "1 transition", "2 transitions".
+    let counted = |n: u64, noun: &str| match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    };
+    let (top_n, below_n) = (top.0 as u64, below.0 as u64);
     assert!(
         text.contains(&format!(
-            "intervention intervention:nested: recovers {} of {} terminal regressions",
-            top.1, top.0
+            "intervention intervention:nested: recovers {} of {}",
+            top.1,
+            counted(top_n, "terminal regression")
         )),
         "{text}"
     );
     assert!(
         text.contains(&format!(
-            "intervention intervention:nested: recovers {} of {} transitions below the top",
-            below.1, below.0
+            "intervention intervention:nested: recovers {} of {} below the top",
+            below.1,
+            counted(below_n, "transition")
         )),
         "{text}"
     );

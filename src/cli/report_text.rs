@@ -402,9 +402,9 @@ fn intervention_line(out: &mut impl Write, v: &StrategyRecovery) -> io::Result<(
     if iv.items_with_intervention > 0 {
         write!(
             out,
-            "    intervention {name}: recovers {} of {} terminal regressions ({}%{})",
+            "    intervention {name}: recovers {} of {} ({}%{})",
             iv.recovered,
-            iv.terminal_regressions,
+            crate::core::text::count(iv.terminal_regressions, "terminal regression"),
             opt(iv.recovery_rate),
             ci(v.recovery_rate_wilson.as_ref()),
         )?;
@@ -440,9 +440,9 @@ fn intervention_line(out: &mut impl Write, v: &StrategyRecovery) -> io::Result<(
             .collect();
         writeln!(
             out,
-            "    intervention {name}: recovers {} of {} transitions below the top ({}%{}; {})",
+            "    intervention {name}: recovers {} of {} below the top ({}%{}; {})",
             v.below.transition_recovered,
-            v.below.transition_regressions,
+            crate::core::text::count(v.below.transition_regressions, "transition"),
             opt(v.below.transition_recovery_rate),
             ci(v.below.transition_recovery_rate_wilson.as_ref()),
             per.join(", ")
