@@ -73,10 +73,7 @@ pub(super) fn in_full(app: &App) -> Vec<Line<'static>> {
     let item = shown(app, i);
     let m = &app.ds.matrix;
     let meta = app.ds.item_meta(app.queue.rows[i].q.item);
-    let gold = meta.and_then(|x| x.gold.clone()).or_else(|| {
-        m.text(m.cell_gold.get(item.cell(app, 0)))
-            .map(str::to_owned)
-    });
+    let gold = gold_of(app, &item);
     let entry = |what: &str, spans: Vec<Span<'static>>| {
         let mut line = vec![Span::styled(format!("{:>12}  ", fit(&s(what), 12)), ACCENT)];
         line.extend(spans);
@@ -105,15 +102,14 @@ pub(super) fn in_full(app: &App) -> Vec<Line<'static>> {
         let answer = m
             .text(m.cell_pred.get(item.cell(app, c)))
             .map_or("∅ (no answer)".into(), s);
-        let verdict = match x {
-            Metrics::Mcq(x) if x.items.row(row, k)[c] == 1 => Span::styled("✓ ", RIGHT),
-            Metrics::Mcq(_) => Span::styled("✗ ", WRONG),
-            Metrics::Open(x) => {
-                let v = x.items.row(row, k)[c];
-                Span::styled(format!("{v:.0} "), if v >= 50.0 { RIGHT } else { WRONG })
-            }
-        };
-        out.push(entry(name, vec![verdict, Span::raw(answer)]));
+        let (verdict, style, _) = verdict(x, row, k, c);
+        out.push(entry(
+            name,
+            vec![
+                Span::styled(format!("{verdict} "), style),
+                Span::raw(answer),
+            ],
+        ));
     }
     out
 }
@@ -253,7 +249,6 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
 /// where the title is one line of that many cells) a title that does not fit is told in
 /// short words, the terminal flag before the transition, so both survive 80 columns.
 fn question_lines(app: &App, item: &Shown, narrow: Option<usize>) -> Vec<Line<'static>> {
-    let m = &app.ds.matrix;
     let i = item.i;
     let q = &app.queue.rows[i].q;
     let pairs = app.pairs(i);
@@ -322,10 +317,7 @@ fn question_lines(app: &App, item: &Shown, narrow: Option<usize>) -> Vec<Line<'s
             .as_deref()
             .map_or("(no question text in items.jsonl)".into(), s),
     };
-    let gold = meta.and_then(|x| x.gold.clone()).or_else(|| {
-        m.text(m.cell_gold.get(item.cell(app, 0)))
-            .map(str::to_owned)
-    });
+    let gold = gold_of(app, item);
     let options = meta
         .map(|x| x.options.iter().map(s).collect::<Vec<_>>().join("   "))
         .unwrap_or_default();
@@ -539,6 +531,36 @@ fn replicates_of<'a>(app: &'a App, item: &Shown) -> Vec<(&'a str, &'a str)> {
     out
 }
 
+/// The gold answer of the item: its items.jsonl entry's, else its cells'.
+fn gold_of(app: &App, item: &Shown) -> Option<String> {
+    let m = &app.ds.matrix;
+    let meta = app.ds.item_meta(app.queue.rows[item.i].q.item);
+    meta.and_then(|x| x.gold.clone()).or_else(|| {
+        m.text(m.cell_gold.get(item.cell(app, 0)))
+            .map(str::to_owned)
+    })
+}
+
+/// The verdict of configuration `c` on grid row `row` (of `k` columns): `✓` or `✗`, or an
+/// open task's score; its style; and the score as a number (open tasks only).
+fn verdict(x: &Metrics, row: usize, k: usize, c: usize) -> (String, Style, Option<f64>) {
+    match x {
+        Metrics::Mcq(x) => {
+            let right = x.items.row(row, k)[c] == 1;
+            let glyph = if right { "✓" } else { "✗" };
+            (glyph.to_string(), if right { RIGHT } else { WRONG }, None)
+        }
+        Metrics::Open(x) => {
+            let v = x.items.row(row, k)[c];
+            (
+                format!("{v:.0}"),
+                if v >= 50.0 { RIGHT } else { WRONG },
+                Some(v),
+            )
+        }
+    }
+}
+
 /// A row per configuration: name (▸ and bold on the audited pair), frames, answer (cut
 /// with `…` to `answer_w` columns), verdict (or score) and the replicates' (`reps`, a glyph
 /// each, a space where one is missing), confidence and its bar (`bar_w` columns).
@@ -560,25 +582,9 @@ fn trajectory_rows(
         let answer = m
             .text(m.cell_pred.get(cell))
             .map_or("∅".into(), |p| fit(&s(p), answer_w));
-        let (verdict, style, value) = match x {
-            Metrics::Mcq(x) => {
-                let right = x.items.row(row, k)[c] == 1;
-                let glyph = if right { "✓" } else { "✗" };
-                (
-                    glyph.to_string(),
-                    if right { RIGHT } else { WRONG },
-                    (!conf.is_nan()).then_some(conf * 100.0),
-                )
-            }
-            Metrics::Open(x) => {
-                let v = x.items.row(row, k)[c];
-                (
-                    format!("{v:.0}"),
-                    if v >= 50.0 { RIGHT } else { WRONG },
-                    Some(v),
-                )
-            }
-        };
+        let (verdict, style, score) = verdict(x, row, k, c);
+        // The bar: an open task's score, else the confidence (in %).
+        let value = score.or((!conf.is_nan()).then_some(conf * 100.0));
         // The audited pair: a marker, bold and underlined, on the terminal's own background.
         // A dark green or red background under black bold text and a red ✗ was the least
         // readable row in a real xterm (black on white by default), and these two matter most.
