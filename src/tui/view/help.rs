@@ -141,14 +141,7 @@ pub fn help_lines(app: &App) -> Vec<Line<'static>> {
     lines.push(Line::from(""));
     // Each editor's keys as bound, the two said once when they agree; a picker's line
     // keeps Enter and Esc.
-    let keys = |ctx: Context| {
-        let key = |a| app.keymap.hint(ctx, a).unwrap_or_else(|| "(no key)".into());
-        format!(
-            "{} keeps, {} cancels",
-            key(Action::Accept),
-            key(Action::Cancel)
-        )
-    };
+    let keys = |ctx| super::editor_keys(app, ctx);
     let (note, search) = (keys(Context::Note), keys(Context::Search));
     let heading_text = if note == search {
         format!("In the note and search editors ({note}) and a picker's line")

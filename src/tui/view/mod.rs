@@ -117,6 +117,17 @@ fn too_small(area: Rect, confirm: bool, quit: &str, editor: Option<&str>) -> Par
     paragraph(text)
 }
 
+/// How an editor of `ctx` (the note, the search line) is left, in the keys bound:
+/// "Enter keeps, Esc cancels".
+fn editor_keys(app: &App, ctx: Context) -> String {
+    let key = |a| app.keymap.hint(ctx, a).unwrap_or_else(|| "(no key)".into());
+    format!(
+        "{} keeps, {} cancels",
+        key(Action::Accept),
+        key(Action::Cancel)
+    )
+}
+
 fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
     let area = f.area();
     if crate::tui::app::below_least_size(area.width, area.height) {
@@ -125,14 +136,7 @@ fn draw_screen(f: &mut Frame, app: &App, out: &mut Drawn) {
             .hint(Context::Queue, Action::Quit)
             .unwrap_or_else(|| "Ctrl-c".into());
         // An open editor still takes the keys: how to leave it, in the keys bound.
-        let keys = |ctx| {
-            let key = |a| app.keymap.hint(ctx, a).unwrap_or_else(|| "(no key)".into());
-            format!(
-                "{} keeps, {} cancels",
-                key(Action::Accept),
-                key(Action::Cancel)
-            )
-        };
+        let keys = |ctx| editor_keys(app, ctx);
         let editor = match (&app.overlays.input, &app.overlays.pick) {
             (_, Some(_)) => Some("typing into the picker: Enter picks, Esc cancels".to_string()),
             (Input::Note(_), _) => Some(format!("typing into the note: {}", keys(Context::Note))),
