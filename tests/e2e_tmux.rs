@@ -1871,13 +1871,10 @@ fn the_terminal_query_leaves_the_tmux_pane_title_alone() {
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let ds = demo_copy(tmp.path());
-    let t = Tmux::run(
+    let t = Tmux::start_with(
         &format!("fa-title-{}", std::process::id()),
-        &[
-            ds.display().to_string(),
-            "--annotator".into(),
-            "title".into(),
-        ],
+        &ds,
+        "title",
         "unset NO_COLOR; printf '\\033]2;before\\033\\\\';",
     );
     t.wait_for("audit queue");
