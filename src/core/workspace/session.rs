@@ -550,20 +550,26 @@ fn saver(
             // Another frameaudit holds the path: the records are kept aside meanwhile,
             // if the file there is not this one.
             let at = file.what_is_at_path();
-            let aside =
-                (at != AtPath::Same).then(|| keep_aside(&file, &mirror, &pending, &mut aside_of));
+            let shut_out = (at != AtPath::Same).then(|| {
+                let all = with_pending(&mirror, &pending);
+                (stale_records(&all), keep_aside(&file, &all, &mut aside_of))
+            });
             let mut st = lock();
-            if at != AtPath::Same {
-                st.stale = stale_records(&mirror, &pending);
+            if let Some((stale, _)) = shut_out {
+                st.stale = stale;
             }
-            st.last_error = Some(with_aside(err.to_string(), aside));
+            st.last_error = Some(with_aside(
+                err.to_string(),
+                shut_out.map(|(_, aside)| aside),
+            ));
             drop(st);
             wake();
             continue;
         }
         let at = file.what_is_at_path();
         if at != AtPath::Same {
-            lock().stale = stale_records(&mirror, &pending);
+            let all = with_pending(&mirror, &pending);
+            lock().stale = stale_records(&all);
             changed = true;
             match file.rewrite(&mirror) {
                 Ok(displaced) => {
@@ -591,7 +597,7 @@ fn saver(
                     });
                 }
                 Err(err) => {
-                    let aside = keep_aside(&file, &mirror, &pending, &mut aside_of);
+                    let aside = keep_aside(&file, &all, &mut aside_of);
                     lock().last_error = Some(with_aside(
                         format!(
                             "{} no longer names the audit file and cannot be written again: {err}",
@@ -617,7 +623,7 @@ fn saver(
                     st.written += 1;
                     st.last_error = None;
                     if moved {
-                        st.stale = stale_records(&mirror, &pending);
+                        st.stale = stale_records(&with_pending(&mirror, &pending));
                         break;
                     }
                 }
@@ -633,10 +639,10 @@ fn saver(
     }
 }
 
-/// The records a rewrite of the file would hold: those of `mirror` with `pending` applied,
-/// at least one (the path names no file of this session's, whatever it holds).
-fn stale_records(mirror: &Replay, pending: &std::collections::VecDeque<Event>) -> u64 {
-    (with_pending(mirror, pending).records.len() as u64).max(1)
+/// How many records a rewrite of the file would hold (`all`: the file's with those pending
+/// applied), at least one (the path names no file of this session's, whatever it holds).
+fn stale_records(all: &Replay) -> u64 {
+    (all.records.len() as u64).max(1)
 }
 
 /// `mirror` with the events not yet written applied.
@@ -648,15 +654,14 @@ fn with_pending(mirror: &Replay, pending: &std::collections::VecDeque<Event>) ->
     all
 }
 
-/// Keeps the records (the file's and those pending) in a file beside the audit file when
-/// they changed since they were last kept there (`aside_of`): where they are, or why not.
+/// Keeps the records (`all`: the file's with those pending applied) in a file beside the
+/// audit file when they changed since they were last kept there (`aside_of`): where they
+/// are, or why not.
 fn keep_aside(
     file: &AuditFile,
-    mirror: &Replay,
-    pending: &std::collections::VecDeque<Event>,
+    all: &Replay,
     aside_of: &mut Option<(PathBuf, Vec<String>)>,
 ) -> Result<PathBuf, String> {
-    let all = with_pending(mirror, pending);
     let lines: Vec<String> = all
         .records
         .values()
@@ -668,7 +673,7 @@ fn keep_aside(
         return Ok(path.clone());
     }
     let again = aside_of.as_ref().map(|(p, _)| p.as_path());
-    match file.write_aside(&all, again) {
+    match file.write_aside(all, again) {
         Ok(path) => {
             *aside_of = Some((path.clone(), lines));
             Ok(path)
