@@ -1955,3 +1955,44 @@ fn a_read_only_dataset_says_to_keep_the_audit_elsewhere() {
         "{said}"
     );
 }
+
+/// A terminal that answers the query late (tmux busy, a slow link: here 2.5 s, past the
+/// time for answers) on a pseudo-terminal (tests/pty/late_answers.py). The screens read the
+/// answer on, so its text never reaches them as keys: crossterm took `ESC P >|slowterm 1.0`
+/// for Alt-P, `>`, `|`, `s`, `l`, … and the audit file gained a skip, an evidence frame, a
+/// done and a pathway nobody gave. Enter is typed before the answer, `q q` after it.
+#[test]
+fn a_late_answer_of_the_terminal_is_never_typed_into_the_screens() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let err = tmp.path().join("stderr.txt");
+    let o = Command::new("python3")
+        .arg(common::repo().join("tests/pty/late_answers.py"))
+        .args(["2.5"])
+        .arg(&err)
+        .args(["--before", "\r", "--after", "qq"])
+        .arg(env!("CARGO_BIN_EXE_frameaudit"))
+        .arg(&ds)
+        .args(["--annotator", "late"])
+        .output();
+    let Ok(o) = o else {
+        eprintln!("note: python3 is absent; skipping the late-answer check");
+        return;
+    };
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let got: serde_json::Value = serde_json::from_slice(&o.stdout).expect("the driver's JSON");
+    let stderr = std::fs::read_to_string(&err).unwrap_or_default();
+    assert_eq!(got["asked"], true, "the terminal was asked: {got}");
+    assert_eq!(got["status"], 0, "{got}\n{stderr}");
+    let text = std::fs::read_to_string(ds.join("audits/late.audit.jsonl")).expect("audit file");
+    let ops: Vec<String> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
+            format!("{} {}", v["op"], v["item_id"])
+        })
+        .collect();
+    // Enter opened the first item (a visit); nothing else was done to it or any other.
+    assert_eq!(ops, ["\"visit\" \"clip04-q1\""], "{text}");
+}

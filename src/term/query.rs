@@ -19,6 +19,17 @@ use super::detect::{Answers, TermEnv, TmuxInfo};
 /// so only pictures wait for it.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_millis(1500);
 
+/// How long the screens keep reading answers that did not come within [`ANSWER_TIMEOUT`]
+/// themselves, before crossterm reads standard input. crossterm takes an answer for keys
+/// (`ESC P >|tmux 3.3a ESC \\` is Alt-P, `>`, `|`, `t`, `m`, `u`, `x`, space, …): a late
+/// answer typed into the screens marked an item done and undid it. Until then a mouse
+/// report is dropped; keys, pastes and resizes are handed on.
+pub const LATE_LIMIT: Duration = Duration::from_secs(15);
+
+/// How often the late reading looks at the window's size (crossterm, which reports
+/// resizes, is not listening yet).
+const SIZE_LOOK: Duration = Duration::from_millis(100);
+
 /// How long the rest of an escape sequence may take after its ESC before the ESC is taken
 /// for the Esc key.
 const ESC_WAIT: Duration = Duration::from_millis(50);
@@ -363,6 +374,50 @@ pub fn read_answers(
     read_answers_from(&std::io::stdin(), statuses, passthrough, typed)
 }
 
+/// [`read_answers`] for the screens: what came by [`ANSWER_TIMEOUT`] goes to `in_time`
+/// (once, and only when the answers are not all in by then), and the reading goes on until
+/// the last status report or [`LATE_LIMIT`], so that a late answer never becomes keys.
+/// Meanwhile a change of the window's size goes to `typed` as a resize. Returns all that
+/// came.
+#[cfg(unix)]
+pub fn read_answers_for_screens(
+    statuses: Option<usize>,
+    passthrough: bool,
+    typed: impl FnMut(Event),
+    in_time: impl FnOnce(&Answers),
+) -> Answers {
+    let mut a = fresh_answers(passthrough);
+    if let Some(n) = statuses {
+        a.asked = true;
+        let late = Late {
+            in_time: Some(in_time),
+            size: crossterm::terminal::size().ok(),
+        };
+        read_until(&std::io::stdin(), &mut a, n, typed, Some(late));
+    }
+    a
+}
+
+/// Without a Unix terminal nothing is read.
+#[cfg(not(unix))]
+pub fn read_answers_for_screens(
+    _statuses: Option<usize>,
+    passthrough: bool,
+    _typed: impl FnMut(Event),
+    _in_time: impl FnOnce(&Answers),
+) -> Answers {
+    fresh_answers(passthrough)
+}
+
+/// The answers before any was read.
+fn fresh_answers(passthrough: bool) -> Answers {
+    Answers {
+        cell_from_winsize: cell_from_winsize(),
+        through_passthrough: passthrough,
+        ..Answers::default()
+    }
+}
+
 /// [`read_answers`] from a terminal given.
 #[cfg(unix)]
 pub fn read_answers_from(
@@ -371,40 +426,72 @@ pub fn read_answers_from(
     passthrough: bool,
     typed: impl FnMut(Event),
 ) -> Answers {
-    let mut a = Answers {
-        cell_from_winsize: cell_from_winsize(),
-        through_passthrough: passthrough,
-        ..Answers::default()
-    };
+    let mut a = fresh_answers(passthrough);
     if let Some(n) = statuses {
         a.asked = true;
-        read_until(tty, &mut a, n, typed);
+        read_until(tty, &mut a, n, typed, None::<Late<fn(&Answers)>>);
     }
     a
 }
 
+/// The reading after [`ANSWER_TIMEOUT`], for the screens.
 #[cfg(unix)]
-fn read_until(
+struct Late<F> {
+    /// Told what came in time, when the time is up (then `None`).
+    in_time: Option<F>,
+    /// The window's size last seen.
+    size: Option<(u16, u16)>,
+}
+
+#[cfg(unix)]
+fn read_until<F: FnOnce(&Answers)>(
     tty: &impl std::os::fd::AsFd,
     a: &mut Answers,
     statuses: usize,
     mut typed: impl FnMut(Event),
+    mut late: Option<Late<F>>,
 ) {
     let start = Instant::now();
     let mut reader = Reader::default();
     let mut seen = 0;
     let mut buf = [0u8; 1024];
-    let mut take = |items: Vec<Item>, seen: &mut usize| {
-        for item in items {
-            match item {
-                Item::Status => *seen += 1,
-                Item::Input(e) => typed(e),
-                other => record(a, &other),
+    let take =
+        |items: Vec<Item>, seen: &mut usize, a: &mut Answers, typed: &mut dyn FnMut(Event)| {
+            for item in items {
+                match item {
+                    Item::Status => *seen += 1,
+                    Item::Input(e) => typed(e),
+                    other => record(a, &other),
+                }
+            }
+        };
+    while seen < statuses {
+        let mut limit = ANSWER_TIMEOUT;
+        if let Some(l) = &mut late {
+            if start.elapsed() >= ANSWER_TIMEOUT {
+                if let Some(tell) = l.in_time.take() {
+                    a.answered = seen > 0;
+                    tell(a);
+                }
+                limit = LATE_LIMIT;
+            }
+            // crossterm is not listening for resizes yet: the size is looked at here.
+            let size = crossterm::terminal::size().ok();
+            if size != l.size {
+                l.size = size;
+                if let Some((w, h)) = size {
+                    typed(Event::Resize(w, h));
+                }
             }
         }
-    };
-    while seen < statuses {
-        let mut left = ANSWER_TIMEOUT.saturating_sub(start.elapsed());
+        let mut left = limit.saturating_sub(start.elapsed());
+        if late.is_some() && limit == ANSWER_TIMEOUT && left.is_zero() {
+            // The time for the answers is up: told, then read on.
+            continue;
+        }
+        if late.is_some() {
+            left = left.min(SIZE_LOOK);
+        }
         if reader.lone_esc() {
             // The rest of a sequence comes at once, or the ESC was the Esc key.
             left = left.min(ESC_WAIT);
@@ -419,9 +506,10 @@ fn read_until(
         let timeout = rustix::event::Timespec::try_from(left).ok();
         match rustix::event::poll(&mut fds, timeout.as_ref()) {
             Ok(0) if reader.lone_esc() => {
-                take(reader.flush(), &mut seen);
+                take(reader.flush(), &mut seen, a, &mut typed);
                 continue;
             }
+            Ok(0) if late.is_some() => continue,
             Ok(0) => break,
             Ok(_) => {}
             Err(rustix::io::Errno::INTR) => continue,
@@ -431,9 +519,9 @@ fn read_until(
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        take(reader.feed(&buf[..n]), &mut seen);
+        take(reader.feed(&buf[..n]), &mut seen, a, &mut typed);
     }
-    take(reader.flush(), &mut seen);
+    take(reader.flush(), &mut seen, a, &mut typed);
     a.answered = seen > 0;
 }
 
@@ -445,11 +533,7 @@ pub fn read_answers_from<T>(
     passthrough: bool,
     _typed: impl FnMut(Event),
 ) -> Answers {
-    Answers {
-        cell_from_winsize: cell_from_winsize(),
-        through_passthrough: passthrough,
-        ..Answers::default()
-    }
+    fresh_answers(passthrough)
 }
 
 /// What is known before the terminal is asked: the environment, tmux's state, and whether
@@ -610,6 +694,61 @@ mod tests {
         items.extend(r.feed(b"\x1b"));
         items.extend(r.flush());
         assert_eq!(keys(&items), vec![KeyCode::Char('q'), KeyCode::Esc]);
+    }
+
+    /// A late answer (tmux busy, a slow link) comes after the time for answers: the screens
+    /// choose with what came in time, and read the answer on rather than leave it to
+    /// crossterm, which took its text for keys (a space marked an item done).
+    #[cfg(unix)]
+    #[test]
+    fn an_answer_after_its_time_is_read_on_never_typed() {
+        use std::io::Write;
+        let (ours, mut terminal) = std::os::unix::net::UnixStream::pair().expect("pair");
+        let writer = std::thread::spawn(move || {
+            terminal.write_all(b"j").expect("write");
+            std::thread::sleep(ANSWER_TIMEOUT + Duration::from_millis(300));
+            terminal
+                .write_all(b"\x1bP>|tmux 3.3a\x1b\\\x1b[?1;2c k\x1b[0n")
+                .expect("write");
+            terminal
+        });
+        let mut a = Answers::default();
+        let mut typed = Vec::new();
+        let mut told = Vec::new();
+        let late = Late {
+            in_time: Some(|a: &Answers| told.push(a.clone())),
+            size: None,
+        };
+        read_until(&ours, &mut a, 1, |e| typed.push(e), Some(late));
+        let _terminal = writer.join().expect("writer");
+        assert_eq!(told.len(), 1, "told once, when the time was up");
+        assert!(
+            !told[0].answered && told[0].versions.is_empty(),
+            "{:?}",
+            told[0]
+        );
+        assert!(a.answered);
+        assert_eq!(a.versions, ["tmux 3.3a"]);
+        assert_eq!(a.device_attributes, Some(vec![1, 2]));
+        let keys: Vec<KeyCode> = typed
+            .iter()
+            .filter_map(|e| match e {
+                Event::Key(k) => Some(k.code),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [KeyCode::Char('j'), KeyCode::Char(' '), KeyCode::Char('k')]
+        );
+
+        // `doctor` (no late reading) stops at the time for answers and tells no one.
+        let (ours, mut terminal) = std::os::unix::net::UnixStream::pair().expect("pair");
+        terminal.write_all(b"\x1b[?1;2c").expect("write");
+        let mut a = Answers::default();
+        read_until(&ours, &mut a, 1, |_| {}, None::<Late<fn(&Answers)>>);
+        assert!(!a.answered);
+        assert_eq!(a.device_attributes, Some(vec![1, 2]));
     }
 
     #[test]

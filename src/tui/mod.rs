@@ -508,11 +508,28 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         .name("frameaudit-input".into())
         .spawn(move || {
             if let Some((env, tmux, through, sent)) = query {
-                let a = crate::term::query::read_answers(sent, through, |e| {
-                    let _ = input_tx.send(Msg::Input(e));
-                });
-                let choice = crate::term::detect::choose(Some(asked), &env, tmux.as_ref(), &a);
-                let _ = input_tx.send(Msg::Terminal(Box::new(choice)));
+                let choose = |a: &crate::term::detect::Answers| {
+                    crate::term::detect::choose(Some(asked), &env, tmux.as_ref(), a)
+                };
+                // Pictures wait no longer than the answers' time; a late answer is still
+                // read here (crossterm would take it for keys), and may change the choice.
+                let mut in_time = None;
+                let a = crate::term::query::read_answers_for_screens(
+                    sent,
+                    through,
+                    |e| {
+                        let _ = input_tx.send(Msg::Input(e));
+                    },
+                    |a| {
+                        let choice = choose(a);
+                        let _ = input_tx.send(Msg::Terminal(Box::new(choice.clone())));
+                        in_time = Some(choice);
+                    },
+                );
+                let choice = choose(&a);
+                if in_time.as_ref() != Some(&choice) {
+                    let _ = input_tx.send(Msg::Terminal(Box::new(choice)));
+                }
                 // crossterm hears of resizes once it reads: one during the query is caught
                 // up with here, after it listens (a resize from then on it reports itself).
                 let _ = crossterm::event::poll(Duration::ZERO);
