@@ -1326,6 +1326,8 @@ fn at_80x24_the_frames_are_shown_e_marks_the_one_shown_and_help_scrolls() {
     let t = Tmux::start(&format!("fa-small-{}", std::process::id()), &ds, "small");
     t.wait_for("audit queue");
     resize(&t, 80, 24);
+    // As a user would, Enter once the queue is drawn at the new size (its compact title).
+    t.wait_for("●42 ·0 ○24 –13");
     t.keys(&["Enter"]);
     // The compact frames: the audited pair's timeline, its counts, the frame under the cursor.
     t.wait_for("frames not kept");
