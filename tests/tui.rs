@@ -5444,3 +5444,63 @@ fn a_message_cut_by_its_line_is_shown_in_full_by_the_help() {
     let shown = screen(&mut app, 80, 24);
     assert!(!shown.contains("in full"), "{shown}");
 }
+
+/// A question too long for the screen is cut to the rows it can spare, saying where it is
+/// whole, and the screen keeps its other models' panel and the options with the gold
+/// answer; it used to drop to the compact screen at any size.
+#[test]
+fn a_long_question_is_cut_and_the_screen_keeps_its_panels() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let src = common::repo().join("fixtures/demo");
+    for f in ["cells.jsonl", "dataset.json"] {
+        std::fs::copy(src.join(f), tmp.path().join(f)).expect("copy");
+    }
+    let long = "Counting every flash in the corner, the ones in red and the ones in any other \
+                colour, and ignoring the ones that only dim, "
+        .repeat(20);
+    let items: String = std::fs::read_to_string(src.join("items.jsonl"))
+        .expect("items")
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("json");
+            if v["item_id"] == "clip04-q1" {
+                v["question"] = format!("{long}what colour was the square?").into();
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    std::fs::write(tmp.path().join("items.jsonl"), items).expect("write");
+    let ds = load_dataset(tmp.path(), None).expect("dataset");
+    let mut app = app_of(ds, "t");
+    app.update(Action::Open);
+    assert_eq!(app.names(app.current().expect("row")).item_id, "clip04-q1");
+    let s = screen(&mut app, 120, 40);
+    assert!(s.contains("other models"), "{s}");
+    assert!(
+        s.contains("…  (? in full)") || s.contains("… (? in full)"),
+        "{s}"
+    );
+    assert!(!s.contains("what colour was the square?"), "{s}");
+    let lines: Vec<&str> = s.lines().collect();
+    let gold = lines
+        .iter()
+        .position(|l| l.contains("gold:"))
+        .expect("gold");
+    assert!(
+        lines[gold - 1].contains("in full)"),
+        "the options follow the cut:\n{s}"
+    );
+    let q = lines
+        .iter()
+        .position(|l| l.starts_with("\"Q "))
+        .expect("question");
+    assert_eq!(gold - q, 3, "three rows of question at most:\n{s}");
+    // Tall enough, the question is whole.
+    let s = screen(&mut app, 120, 80);
+    assert!(s.contains("square?"), "{s}");
+    assert!(!s.contains("in full)"), "{s}");
+    // At 80x24 the compact screen, its question on one line.
+    let s = screen(&mut app, 80, 24);
+    assert!(!s.contains("other models"), "{s}");
+    assert!(s.contains("gold:"), "{s}");
+}

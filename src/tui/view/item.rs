@@ -138,18 +138,42 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
             " other models ".into(),
         ),
     };
-    let qlines = question_lines(app, &item, None);
+    let mut qlines = question_lines(app, &item, None);
     // As many rows as the lines wrap to (a long model name wraps the title).
-    let wrapped = Paragraph::new(qlines).wrap(Wrap { trim: false });
-    let q_height = wrapped.line_count(area.width) as u16;
+    let rows_of = |lines: Vec<Line<'static>>| {
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .line_count(area.width) as u16
+    };
+    let mut q_height = rows_of(qlines.clone());
     // Room for the trajectory (rows + header + border), the blind line and the other
     // models; the frames take the rest of the screen.
     let runs = item.k() + item.interventions.len();
     let upper_h =
         (runs as u16 + 3 + 2 + others.len() as u16 + 1).max(app.taxonomy.pathways.len() as u16 + 3);
+    let rest = 1 + upper_h + item.k() as u16 + 8;
+    if area.height < q_height + rest {
+        // A long question is cut to the rows it can spare (three at most: the rest go to
+        // the frames), saying where it is whole (the help), rather than the screen
+        // dropping to the compact one.
+        let [title, question, options] = <[Line<'static>; 3]>::try_from(qlines.clone())
+            .unwrap_or_else(|_| unreachable!("question_lines gives three lines"));
+        let fixed = rows_of(vec![title.clone()]) + rows_of(vec![options.clone()]);
+        let spare = area.height.saturating_sub(rest + fixed).min(QUESTION_ROWS);
+        if spare >= 2 {
+            let hint = app
+                .keymap
+                .hint(Context::Item, Action::Help)
+                .map_or_else(String::new, |k| format!(" ({} in full)", s(&k)));
+            let cut = cut_to_rows(question, spare, area.width, &hint);
+            qlines = vec![title, cut, options];
+            q_height = rows_of(qlines.clone());
+        }
+    }
+    let wrapped = Paragraph::new(qlines).wrap(Wrap { trim: false });
     // Too short for that and a timeline with thumbnails (80x24): the compact screen, one
     // line each for title, question and options, no other models, and compact frames.
-    let compact = area.height < q_height + 1 + upper_h + item.k() as u16 + 8;
+    let compact = area.height < q_height + rest;
     let (question_block, q_height, upper_h) = if compact {
         let w = area.width as usize;
         let lines: Vec<Line> = question_lines(app, &item, Some(w))
@@ -242,6 +266,55 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     }
     draw_pathways(f, app, item.rec, item.stale, right);
     frames::draw_frames(f, app, i, frames_area, compact, out);
+}
+
+/// The most rows a question too long for the item screen is given.
+const QUESTION_ROWS: u16 = 3;
+
+/// `line` cut so that it wraps to at most `rows` rows of `width` cells, ending with `…` and
+/// `hint` when cut (the longest such beginning, by characters).
+fn cut_to_rows(line: Line<'static>, rows: u16, width: u16, hint: &str) -> Line<'static> {
+    let fits = |l: &Line<'static>| {
+        Paragraph::new(l.clone())
+            .wrap(Wrap { trim: false })
+            .line_count(width)
+            <= rows as usize
+    };
+    if fits(&line) {
+        return line;
+    }
+    let spans: Vec<Span<'static>> = line.spans;
+    let total: usize = spans.iter().map(|x| x.content.chars().count()).sum();
+    // The first `n` characters, then the mark.
+    let first = |n: usize| {
+        let mut left = n;
+        let mut out = Vec::new();
+        for x in &spans {
+            let c = x.content.chars().count();
+            let take = c.min(left);
+            out.push(Span::styled(
+                x.content.chars().take(take).collect::<String>(),
+                x.style,
+            ));
+            left -= take;
+            if left == 0 {
+                break;
+            }
+        }
+        out.push(Span::raw("…"));
+        out.push(Span::styled(hint.to_string(), DIM));
+        Line::from(out)
+    };
+    let (mut lo, mut hi) = (0, total);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(&first(mid)) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    first(lo)
 }
 
 /// The title (the unit, its place in the queue, its status, the transition under audit),
