@@ -419,8 +419,16 @@ mod tests {
         export(&path, ExportFormat::Jsonl, false, &mut out).expect("export");
         let anns = read_annotations(out.as_slice(), Path::new("export.jsonl")).expect("readable");
         let replay = read_audit(&path).expect("read");
-        assert_eq!(anns.len(), replay.records.len());
-        for (a, r) in anns.iter().zip(replay.records.values()) {
+        // Every record is exported; the skipped one is no annotation (as `audit agreement`).
+        let annotations: Vec<_> = replay
+            .records
+            .values()
+            .filter(|r| r.status.is_annotation(!r.pathways.is_empty() || r.primary.is_some()))
+            .collect();
+        assert_eq!(out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count(), 4);
+        assert_eq!(anns.len(), 3);
+        assert_eq!(anns.len(), annotations.len());
+        for (a, r) in anns.iter().zip(annotations) {
             assert_eq!(a.annotator, "alice");
             assert_eq!(
                 a.unit,

@@ -13,8 +13,8 @@ use anyhow::{Result, bail};
 use serde::Serialize;
 
 use crate::core::analysis::agreement::{Agreement, Annotation, agreement};
+use crate::core::audit::AuditRecord;
 use crate::core::audit::merged::read_annotated;
-use crate::core::audit::{AuditRecord, Status};
 use crate::core::taxonomy::Taxonomy;
 use crate::core::text::sanitize;
 
@@ -44,15 +44,6 @@ pub struct FileEntry {
     pub left_out: usize,
 }
 
-/// Whether a record is an annotation (see the module documentation).
-fn is_annotation(status: Status, tagged: bool) -> bool {
-    match status {
-        Status::Skipped => false,
-        Status::Todo => tagged,
-        Status::Done | Status::Flagged => true,
-    }
-}
-
 /// The annotations of one annotator's records, and how many records were left out.
 pub fn annotations_of<'a>(
     annotator: &str,
@@ -62,7 +53,7 @@ pub fn annotations_of<'a>(
     let mut left_out = 0;
     for r in records {
         let tagged = !r.pathways.is_empty() || r.primary.is_some();
-        if !is_annotation(r.status, tagged) {
+        if !r.status.is_annotation(tagged) {
             left_out += 1;
             continue;
         }

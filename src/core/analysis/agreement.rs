@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::audit::Status;
 use crate::core::diag::{Diagnostics, LoadError};
 use crate::core::load::json::{FieldCheck, J, for_each_line, is_missing, parse_record};
 
@@ -35,12 +36,13 @@ pub fn cohen(x: &[bool], v: &[bool]) -> (Option<f64>, Option<f64>, usize, usize)
         return (None, None, pos_a, pos_b);
     }
     let agree = x.iter().zip(v).filter(|(a, b)| a == b).count();
-    let nf = n as f64;
-    let p_o = agree as f64 / nf;
-    let p_a = pos_a as f64 / nf;
-    let p_b = pos_b as f64 / nf;
-    let p_e = p_a * p_b + (1.0 - p_a) * (1.0 - p_b);
-    let kappa = (p_e != 1.0).then(|| (p_o - p_e) / (1.0 - p_e));
+    let p_o = agree as f64 / n as f64;
+    // In counts, n² times p_e and p_o: κ = (n·agree − E) / (n² − E), exact until the one
+    // division (no chance agreement equal to the observed one shown as -3.3e-16).
+    let (n, agree, a, b) = (n as i128, agree as i128, pos_a as i128, pos_b as i128);
+    let expected = a * b + (n - a) * (n - b);
+    let kappa =
+        (expected != n * n).then(|| (n * agree - expected) as f64 / (n * n - expected) as f64);
     (kappa, Some(p_o), pos_a, pos_b)
 }
 
@@ -227,9 +229,15 @@ struct RawAnnotation<'a> {
     tags: J<'a>,
     #[serde(borrow, default)]
     primary: J<'a>,
+    /// The record's status, as `audit export` writes it (not part of §8's input).
+    #[serde(borrow, default)]
+    status: J<'a>,
 }
 
 /// Reads annotation JSONL (docs/measures.md §8); a duplicate (unit, annotator) rejects the input.
+/// A line with a `status` (as `audit export` writes every record) is an annotation only as
+/// `audit agreement` takes one ([`Status::is_annotation`]): a skipped record is left out,
+/// and a todo one without tags or primary.
 pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotation>, LoadError> {
     let file: Arc<Path> = Arc::from(path);
     let mut diags = Diagnostics::default();
@@ -265,7 +273,25 @@ pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotat
                 Vec::new()
             }
         };
+        let status = ck
+            .opt_str("status", &raw.status)
+            .map(|v| match Status::parse(v) {
+                Some(x) => Some(x),
+                None => {
+                    ck.fail(
+                        "status",
+                        format!("{v:?} is not a status (todo, done, skipped, flagged)"),
+                    );
+                    None
+                }
+            });
         if !ck.ok {
+            return;
+        }
+        let tagged = !tags.is_empty() || primary.is_some();
+        if let Some(Some(status)) = status
+            && !status.is_annotation(tagged)
+        {
             return;
         }
         let unit = (model, benchmark, item_id);

@@ -39,6 +39,16 @@ impl Status {
     pub fn parse(s: &str) -> Option<Status> {
         Status::ALL.into_iter().find(|x| x.as_str() == s)
     }
+
+    /// Whether a record of this status is an annotation, for agreement: a skipped record
+    /// is not, nor a todo one without any pathway (`tagged`: it has pathways or a primary).
+    pub fn is_annotation(self, tagged: bool) -> bool {
+        match self {
+            Status::Skipped => false,
+            Status::Todo => tagged,
+            Status::Done | Status::Flagged => true,
+        }
+    }
 }
 
 /// The unit of audit: one model's answers to one item.
