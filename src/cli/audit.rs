@@ -423,9 +423,15 @@ mod tests {
         let annotations: Vec<_> = replay
             .records
             .values()
-            .filter(|r| r.status.is_annotation(!r.pathways.is_empty() || r.primary.is_some()))
+            .filter(|r| {
+                r.status
+                    .is_annotation(!r.pathways.is_empty() || r.primary.is_some())
+            })
             .collect();
-        assert_eq!(out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count(), 4);
+        assert_eq!(
+            out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count(),
+            4
+        );
         assert_eq!(anns.len(), 3);
         assert_eq!(anns.len(), annotations.len());
         for (a, r) in anns.iter().zip(annotations) {

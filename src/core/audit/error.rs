@@ -40,6 +40,24 @@ pub enum AuditError {
         /// What is wrong.
         message: String,
     },
+    /// A header line after the first, of another annotator or other data: files joined
+    /// end to end, whose later records would be read as the first header's.
+    #[error(
+        "{}:{line}: a second audit header ({}): an audit file holds one annotator's records on one dataset, and the records after this line would be credited to {}; give the audit files to `frameaudit audit merge` rather than joining them",
+        sanitize(&path.display().to_string()),
+        sanitize(second),
+        sanitize(&format!("{first:?}"))
+    )]
+    SecondHeader {
+        /// The audit file.
+        path: PathBuf,
+        /// The line of the second header.
+        line: u64,
+        /// The first header's annotator.
+        first: String,
+        /// What the second header says (its annotator, and its dataset when another).
+        second: String,
+    },
 }
 
 /// Why an event line was not applied.

@@ -777,6 +777,58 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).expect("read"), "some notes");
     }
 
+    /// Two annotators' files joined end to end: bob's records would be read as alice's (the
+    /// second header used to be skipped as a bad event). Another annotator's header is an
+    /// error naming its line; a copy of the same header, a warning.
+    #[test]
+    fn a_second_header_of_another_annotator_is_an_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let set = |item: &str| {
+            format!(
+                "{{\"at\":\"2026-11-29T12:00:00Z\",\"op\":\"set\",\"model\":\"llava\",\"benchmark\":\"videomme\",\"item_id\":\"{item}\",\"from\":\"8f\",\"to\":\"16f\",\"status\":\"done\",\"pathways\":[\"a\"],\"primary\":\"a\"}}\n"
+            )
+        };
+        let joined = |second: &AuditHeader| {
+            format!(
+                "{}\n{}{}\n{}",
+                header("alice").to_line(),
+                set("q1"),
+                second.to_line(),
+                set("q2")
+            )
+        };
+        std::fs::write(&path, joined(&header("bob"))).expect("write");
+        let err = read_audit(&path).expect_err("joined files");
+        assert!(
+            matches!(&err, AuditError::SecondHeader { line: 3, .. }),
+            "{err}"
+        );
+        let msg = err.to_string();
+        assert!(
+            msg.contains("a.audit.jsonl:3: a second audit header (annotator \"bob\")")
+                && msg.contains("audit merge"),
+            "{msg}"
+        );
+        // The screens refuse it too, and leave it as it was.
+        let before = std::fs::read(&path).expect("read");
+        assert!(matches!(
+            AuditFile::open(&path, &header("alice")),
+            Err(AuditError::SecondHeader { .. })
+        ));
+        assert_eq!(std::fs::read(&path).expect("read"), before);
+        // The same header twice: read, with a warning.
+        std::fs::write(&path, joined(&header("alice"))).expect("write");
+        let r = read_audit(&path).expect("one annotator");
+        assert_eq!(r.records.len(), 2);
+        assert!(
+            r.warnings.len() == 1
+                && r.warnings[0].contains(":3: warning: a second audit header, the same"),
+            "{:?}",
+            r.warnings
+        );
+    }
+
     #[test]
     fn audit_empty_file_gets_the_header() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -125,12 +125,36 @@ pub(super) fn replay_bytes(
                 }
                 replay.apply(&event);
             }
-            Err(LineError::Malformed(msg) | LineError::Invalid(msg)) => {
-                replay.warnings.push(format!(
+            Err(LineError::Malformed(msg) | LineError::Invalid(msg)) => match parse_header(text) {
+                // Another header: files joined end to end.
+                Ok(second) => {
+                    let first = &replay.header;
+                    if second.annotator != first.annotator
+                        || second.fingerprint != first.fingerprint
+                    {
+                        let mut said = format!("annotator {:?}", second.annotator);
+                        if second.fingerprint != first.fingerprint {
+                            said.push_str(&format!(
+                                ", dataset {:?} {}",
+                                second.dataset_name, second.fingerprint
+                            ));
+                        }
+                        return Err(AuditError::SecondHeader {
+                            path: path.to_path_buf(),
+                            line: number,
+                            first: first.annotator.clone(),
+                            second: said,
+                        });
+                    }
+                    replay.warnings.push(format!(
+                        "{shown}:{number}: warning: a second audit header, the same as the first (a copy of the file joined to it?); line skipped"
+                    ));
+                }
+                Err(_) => replay.warnings.push(format!(
                     "{shown}:{number}: warning: {}; line skipped",
                     sanitize(&msg)
-                ))
-            }
+                )),
+            },
         }
     }
     Ok((replay, truncate_to))
