@@ -386,3 +386,37 @@ fn report_on_an_export_agrees_with_audit_agreement() {
         stderr(&o)
     );
 }
+
+/// A merged audit is annotations: `audit merge --force` does not replace it (issue 37), and
+/// the help and the error say so, and how to make it again.
+#[test]
+fn a_merged_audit_is_made_again_only_once_removed() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let alice = audit(
+        tmp.path(),
+        "alice",
+        &[("q1", "done", &["evidence_dropped"], None)],
+    );
+    let bob = audit(
+        tmp.path(),
+        "bob",
+        &[("q1", "done", &["language_prior"], None)],
+    );
+    let (a, b) = (alice.display().to_string(), bob.display().to_string());
+    let m = tmp.path().join("merged.jsonl").display().to_string();
+    let o = frameaudit(&["audit", "merge", &a, &b, "-o", &m]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = frameaudit(&["audit", "merge", &a, &b, "-o", &m, "--force"]);
+    assert!(
+        !o.status.success()
+            && stderr(&o).contains("a merged audit")
+            && stderr(&o).contains("remove it first"),
+        "{}",
+        stderr(&o)
+    );
+    let help = stdout(&frameaudit(&["audit", "merge", "--help"]));
+    assert!(
+        help.contains("merged ones included") && !help.contains("Replace an existing merged audit"),
+        "{help}"
+    );
+}

@@ -460,7 +460,7 @@ pub enum AuditCommand {
         /// The merged audit to write
         #[arg(short, long)]
         output: PathBuf,
-        /// Replace an existing merged audit (never an annotator's audit or an input)
+        /// Replace an existing file that holds no annotations: never an input, nor an audit, merged ones included (remove an old merged audit to make it again)
         #[arg(long)]
         force: bool,
     },

@@ -108,8 +108,13 @@ impl Inputs {
             ));
         }
         if let Some(kind) = audit_kind(out) {
+            let again = if kind == "a merged audit" {
+                "; to make it again, remove it first"
+            } else {
+                ""
+            };
             return Err(format!(
-                "{shown} is {kind} (its first line is an audit header): frameaudit never writes over annotations"
+                "{shown} is {kind} (its first line is an audit header): frameaudit never writes over annotations{again}"
             ));
         }
         if is_locked(out) {
