@@ -257,10 +257,7 @@ fn validate_reports_warnings_as_problems() {
         "{\"model\":\"M\",\"item_id\":\"a\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\"}\n";
     let (code, out) = validate_text("w.jsonl", text);
     assert_eq!(code, Some(1), "{out}");
-    assert!(
-        out.contains("w.jsonl: warning: 1 cells are invalid"),
-        "{out}"
-    );
+    assert!(out.contains("w.jsonl: warning: 1 cell is invalid"), "{out}");
     assert!(out.contains("the first at w.jsonl:1"), "{out}");
 }
 
@@ -349,7 +346,7 @@ fn validate_demo_is_clean() {
     // The replicates are counted apart, by name and nuisance.
     assert!(
         stdout(&out).contains(
-            " protocols; 1848 replicate cells (1848 used: 840 of phase-1/2 (phase), 1008 of rerun-1 (rerun)); 0 errors"
+            " 1 protocol; 1848 replicate cells (1848 used: 840 of phase-1/2 (phase), 1008 of rerun-1 (rerun)); 0 errors"
         ),
         "{}",
         stdout(&out)
@@ -2272,4 +2269,39 @@ fn import_reruns_says_a_missing_plan_first() {
     let err = stderr(&o);
     assert!(err.contains("cannot read the plan"), "{err}");
     assert!(!err.contains("no recorder log"), "{err}");
+}
+
+/// A model whose items lack a configuration of its grid stands on fewer items, and the
+/// report says so beside its figures (it read "b · 2 items", as complete); counts of one
+/// take the singular.
+#[test]
+fn the_report_says_which_items_a_model_s_grid_left_out() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut lines = String::new();
+    for model in ["a", "b"] {
+        for item in 0..4 {
+            for (config, frames) in [("8f", 8), ("16f", 16), ("32f", 32)] {
+                if model == "b" && config == "8f" && item < 2 {
+                    continue;
+                }
+                lines.push_str(&format!(
+                    "{{\"model\":\"{model}\",\"benchmark\":\"bm\",\"item_id\":\"q{item}\",\"config\":\"{config}\",\"frames\":{frames},\"correct\":{}}}\n",
+                    (item + frames) % 3 != 0
+                ));
+            }
+        }
+    }
+    std::fs::write(tmp.path().join("cells.jsonl"), lines).expect("write");
+    let o = frameaudit(&["report", &tmp.path().display().to_string(), "--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("22 cells (0 invalid) · 2 models · 1 benchmark · 4 items"),
+        "{text}"
+    );
+    assert!(text.contains("  a · 4 items · 3 configurations"), "{text}");
+    assert!(
+        text.contains("  b · 2 of 4 items (2 lack a configuration of the grid) · 3 configurations"),
+        "{text}"
+    );
 }

@@ -187,10 +187,10 @@ pub fn write_text(r: &AgreementReport, out: &mut dyn Write) -> std::io::Result<(
     for f in &r.files {
         writeln!(
             out,
-            "  {:<16} {:>5} units  ({} records left out)  {}",
+            "  {:<16} {:>5} units  ({} left out)  {}",
             sanitize(&f.annotator),
             f.units,
-            f.left_out,
+            crate::core::text::count(f.left_out, "record"),
             sanitize(&f.path)
         )?;
     }

@@ -30,7 +30,7 @@ use self::args::{
 use crate::core::analysis::{self, agreement};
 use crate::core::dataset::{Dataset, load_dataset};
 use crate::core::diag::LoadError;
-use crate::core::text::sanitize;
+use crate::core::text::{count, sanitize};
 use crate::term::{ImageMode, TuiOptions};
 
 /// The bundled demo dataset, used when no DATASET is given.
@@ -418,16 +418,16 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
             };
             writeln!(
                 out,
-                "{}: {} cells ({} valid, {} invalid), {} models, {} benchmarks, {} items, {} configurations, {} protocols{replicates}; {}",
+                "{}: {} ({} valid, {} invalid), {}, {}, {}, {}, {}{replicates}; {}",
                 sanitize(&path.display().to_string()),
-                m.n_cells(),
+                count(m.n_cells(), "cell"),
                 m.stats.cells_valid,
                 m.stats.cells_invalid,
-                m.models.len(),
-                m.benchmarks.len(),
-                m.items.len(),
-                m.configs.len(),
-                m.protocols.len(),
+                count(m.models.len(), "model"),
+                count(m.benchmarks.len(), "benchmark"),
+                count(m.items.len(), "item"),
+                count(m.configs.len(), "configuration"),
+                count(m.protocols.len(), "protocol"),
                 ds.warnings.summary()
             )?;
             if ds.warnings.warning_count() > 0 {

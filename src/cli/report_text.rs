@@ -17,7 +17,7 @@ use crate::core::analysis::{Analysis, Interval, Metrics, Report};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::ResponseMatrix;
 use crate::core::measures::{MEASURES, Measure, Tone, shown};
-use crate::core::text::sanitize;
+use crate::core::text::{count, sanitize};
 use crate::term::bar;
 
 fn num(x: f64) -> String {
@@ -58,12 +58,12 @@ pub fn write_with(
         out,
         "{}",
         st.dim(&format!(
-            "{} cells ({} invalid) · {} models · {} benchmarks · {} items · grids {} · bootstrap B={} seed={}",
-            m.n_cells(),
+            "{} ({} invalid) · {} · {} · {} · grids {} · bootstrap B={} seed={}",
+            count(m.n_cells(), "cell"),
             m.stats.cells_invalid,
-            m.models.len(),
-            m.benchmarks.len(),
-            m.items.len(),
+            count(m.models.len(), "model"),
+            count(m.benchmarks.len(), "benchmark"),
+            count(m.items.len(), "item"),
             p.grid_mode.as_str().replace('_', "-"),
             p.bootstrap_b,
             p.seed
@@ -273,6 +273,23 @@ fn curve(
     Ok(())
 }
 
+/// The items a model's figures stand on, and those of its cells left out because they
+/// lack a configuration of the grid (measures §2.2): "2 of 4 items (2 lack a
+/// configuration of the grid)".
+fn items_of_grid(mg: &ModelGrid, n_items: usize) -> String {
+    let candidates = mg.grid.n_items_candidate;
+    if candidates > n_items {
+        let left = candidates - n_items;
+        format!(
+            "{n_items} of {} ({left} {} a configuration of the grid)",
+            count(candidates, "item"),
+            if left == 1 { "lacks" } else { "lack" }
+        )
+    } else {
+        count(n_items, "item")
+    }
+}
+
 fn mcq_block(
     out: &mut impl Write,
     m: &ResponseMatrix,
@@ -282,10 +299,10 @@ fn mcq_block(
 ) -> io::Result<()> {
     writeln!(
         out,
-        "\n  {} · {} items · {} configurations",
+        "\n  {} · {} · {}",
         st.bold(&fit(m.models.name(mg.model), 40)),
-        x.n_items,
-        mg.grid.k()
+        items_of_grid(mg, x.n_items),
+        count(mg.grid.k(), "configuration")
     )?;
     let marks = |i: usize| {
         let mut v = Vec::new();
@@ -566,10 +583,10 @@ fn open_block(
 ) -> io::Result<()> {
     writeln!(
         out,
-        "\n  {} · {} items · {} configurations · open-ended (mean score)",
+        "\n  {} · {} · {} · open-ended (mean score)",
         st.bold(&fit(m.models.name(mg.model), 40)),
-        x.n_items,
-        mg.grid.k()
+        items_of_grid(mg, x.n_items),
+        count(mg.grid.k(), "configuration")
     )?;
     let marks = |i: usize| {
         if i == x.best_fixed.index {

@@ -738,8 +738,11 @@ fn finish_load(
             None,
             None,
             format!(
-                "{} cells are invalid (no `correct` or string `gold` for a multiple-choice cell, no `score` or `gold` for an open one) and count as missing{first}",
-                matrix.stats.cells_invalid
+                "{} invalid (no `correct` or string `gold` for a multiple-choice cell, no `score` or `gold` for an open one) and count as missing{first}",
+                match matrix.stats.cells_invalid {
+                    1 => "1 cell is".to_string(),
+                    n => format!("{n} cells are"),
+                }
             ),
         );
     }

@@ -212,8 +212,10 @@ fn draw_header(f: &mut Frame, app: &App, area: Rect) {
         )),
         Span::styled(
             format!(
-                " · {} models · {} configs · {} items",
-                o.models, o.configs, o.items
+                " · {} · {} · {}",
+                crate::core::text::count(o.models, "model"),
+                crate::core::text::count(o.configs, "config"),
+                crate::core::text::count(o.items, "item")
             ),
             DIM,
         ),
