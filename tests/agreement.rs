@@ -420,3 +420,39 @@ fn a_merged_audit_is_made_again_only_once_removed() {
         "{help}"
     );
 }
+
+/// `audit summary` of files made on other data counts their records together, and says so
+/// as `merge` and `agreement` do (it pooled them without a word).
+#[test]
+fn summary_warns_of_files_made_on_other_data() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let alice = audit(
+        tmp.path(),
+        "alice",
+        &[("q1", "done", &["evidence_dropped"], None)],
+    );
+    let bob = audit(
+        tmp.path(),
+        "bob",
+        &[("q1", "done", &["language_prior"], None)],
+    );
+    let text = std::fs::read_to_string(&bob).expect("read");
+    std::fs::write(&bob, text.replace("sha256:x", "sha256:other")).expect("write");
+    let (a, b) = (alice.display().to_string(), bob.display().to_string());
+    let o = frameaudit(&["audit", "summary", &a, &b]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Pathways: 2 records in 2 files"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains("bob.audit.jsonl was made on other data (sha256:other) than")
+            && stderr(&o).contains("alice.audit.jsonl (sha256:x)"),
+        "{}",
+        stderr(&o)
+    );
+    // Files of one dataset: no warning.
+    let o = frameaudit(&["audit", "summary", &a]);
+    assert_eq!(stderr(&o), "", "{}", stderr(&o));
+}

@@ -108,10 +108,23 @@ fn write_grouped(
 /// primary column counts the records where the pathway is primary.
 pub fn summary(paths: &[PathBuf], out: &mut dyn Write) -> Result<()> {
     let mut tally = Findings::default();
+    // The first file's data: records of other data are counted too, with a warning (as
+    // `merge` and `agreement` give).
+    let mut first: Option<(String, String)> = None;
+    let mut same_data = |file: &str, fingerprint: &str| match &first {
+        None => first = Some((file.to_string(), fingerprint.to_string())),
+        Some((first_file, first_fp)) if first_fp != fingerprint => print_warnings(&[format!(
+            "warning: {file} was made on other data ({fingerprint}) than {first_file} ({first_fp}); its records are counted with the others"
+        )]),
+        Some(_) => {}
+    };
     for path in paths {
         if is_merged_file(path) {
             let m = read_annotated(std::slice::from_ref(path))?;
             print_warnings(&m.warnings);
+            for s in &m.sources {
+                same_data(&s.file, &s.fingerprint);
+            }
             writeln!(out, "{} (merged)", sanitize(&path.display().to_string()))?;
             for s in &m.sources {
                 writeln!(
@@ -135,6 +148,7 @@ pub fn summary(paths: &[PathBuf], out: &mut dyn Write) -> Result<()> {
         }
         let replay = read(path)?;
         let h = &replay.header;
+        same_data(&path.display().to_string(), &h.fingerprint);
         let mut by_status: BTreeMap<Status, usize> = BTreeMap::new();
         for r in replay.records.values() {
             *by_status.entry(r.status).or_default() += 1;
