@@ -625,8 +625,8 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
         // audit another frameaudit opened meanwhile), also on SIGTERM or SIGHUP, which
         // leave without asking: said once the terminal is back, and the exit is not 0.
         None if !saved => Err(anyhow::anyhow!(
-            "{} change(s) were not saved to {}{}",
-            app.session.unsaved(),
+            "{} not saved to {}{}",
+            app.session.unsaved_said(),
             app.session.path().map_or_else(
                 || "the audit file".into(),
                 |p| sanitize(&p.display().to_string()).into_owned()

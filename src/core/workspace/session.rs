@@ -407,6 +407,14 @@ impl Session {
         handed + self.outbox.len() as u64
     }
 
+    /// [`Session::unsaved`] in words: "2 changes", or, while records are shut out of their
+    /// file (counted whole, not by change), "3 records".
+    pub fn unsaved_said(&self) -> String {
+        let stale = self.state.lock().unwrap_or_else(|p| p.into_inner()).stale > 0;
+        let n = usize::try_from(self.unsaved()).unwrap_or(usize::MAX);
+        crate::core::text::count(n, if stale { "record" } else { "change" })
+    }
+
     /// What the saver did that the annotator should know (the file written again after
     /// it was deleted or replaced).
     pub fn notice(&self) -> Option<String> {
@@ -766,6 +774,8 @@ mod tests {
         a.apply(done("q3", "three"), T2);
         assert!(!a.wait_saved(Duration::from_secs(3)), "saved where?");
         assert_eq!(a.unsaved(), 3, "{:?}", a.last_error());
+        // Counted whole records, so said as records, not changes.
+        assert_eq!(a.unsaved_said(), "3 records");
         let err = a.last_error().expect("an error");
         assert!(err.contains("kept meanwhile in"), "{err}");
         let aside = audits.join("ann.audit.jsonl.rescued-1");

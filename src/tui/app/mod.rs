@@ -441,11 +441,11 @@ impl App {
         self.overlays.notice = Some(Notice {
             // The way out first: a narrow status line cuts the reason, not the key.
             text: format!(
-                "Quit anyway? {} again quits: {} change(s) are not saved yet ({why})",
+                "Quit anyway? {} again quits: {} not saved yet ({why})",
                 self.keymap
                     .hint(self.screen.context(), Action::Quit)
                     .unwrap_or_else(|| "quit".into()),
-                self.session.unsaved(),
+                self.session.unsaved_said(),
             ),
             error: true,
         });
