@@ -1916,6 +1916,48 @@ fn an_audit_exports_as_parquet_with_the_jsonl_columns_but_never_to_a_terminal() 
             }
         }
     }
+    // The columns in the JSONL's order, evidence frames as integers, also for an audit
+    // with no record (it had four columns, `at` came fifth, and frames could be text).
+    let columns = [
+        "annotator",
+        "model",
+        "benchmark",
+        "item_id",
+        "from",
+        "to",
+        "status",
+        "tags",
+        "pathways",
+        "primary",
+        "evidence_frames",
+        "note",
+        "at",
+    ];
+    let header = std::fs::read_to_string(&audit).expect("audit");
+    let header = header.lines().next().expect("header");
+    let framed = tmp.path().join("framed.audit.jsonl");
+    let set = r#"{"at":"2026-11-30T00:00:01Z","op":"set","model":"m","benchmark":"b","item_id":"q1","from":"8f","to":"16f","status":"done","pathways":["evidence_dropped"],"primary":"evidence_dropped","evidence_frames":[12,13],"note":""}"#;
+    let empty = tmp.path().join("empty.audit.jsonl");
+    std::fs::write(&framed, format!("{header}\n{set}\n")).expect("write");
+    std::fs::write(&empty, format!("{header}\n")).expect("write");
+    for (audit, n) in [(&framed, 1), (&empty, 0)] {
+        let pq = frameaudit(&[
+            "audit",
+            "export",
+            &audit.display().to_string(),
+            "--format",
+            "parquet",
+        ]);
+        assert!(pq.status.success(), "{}", stderr(&pq));
+        std::fs::write(&file, &pq.stdout).expect("write");
+        if let Some((cols, rows)) = common::pyarrow_rows(&file, tmp.path()) {
+            assert_eq!(cols, columns, "{}", audit.display());
+            assert_eq!(rows.len(), n);
+            if n == 1 {
+                assert_eq!(rows[0]["evidence_frames"], serde_json::json!([12, 13]));
+            }
+        }
+    }
     if let Some(t) =
         common::frameaudit_on_terminal(&["audit", "export", &audit, "--format", "parquet"])
     {

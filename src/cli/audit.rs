@@ -235,14 +235,25 @@ const COLUMNS: [&str; 13] = [
     "at",
 ];
 
-/// The first columns of a Parquet export: who and which unit (the rest follow the JSONL).
-const EXPORT_KEY: [(&str, crate::core::load::parquet::Kind); 4] = {
-    use crate::core::load::parquet::Kind::Str;
+/// The columns of a Parquet export, those of the JSONL and CSV forms in their order, each
+/// with its type whatever the rows hold (an audit of no record, or of no evidence frame,
+/// still has them all, `evidence_frames` a list of integers).
+const EXPORT_COLUMNS: [(&str, crate::core::load::parquet::Kind); 13] = {
+    use crate::core::load::parquet::Kind::{IntList, Str, StrList};
     [
         ("annotator", Str),
         ("model", Str),
         ("benchmark", Str),
         ("item_id", Str),
+        ("from", Str),
+        ("to", Str),
+        ("status", Str),
+        ("tags", StrList),
+        ("pathways", StrList),
+        ("primary", Str),
+        ("evidence_frames", IntList),
+        ("note", Str),
+        ("at", Str),
     ]
 };
 
@@ -304,7 +315,7 @@ pub fn export(
                 })
                 .collect::<serde_json::Result<Vec<_>>>()?;
             let mut buf = Vec::new();
-            crate::core::load::parquet::write_records(&records, &EXPORT_KEY, &mut buf)?;
+            crate::core::load::parquet::write_records(&records, &EXPORT_COLUMNS, &mut buf)?;
             out.write_all(&buf)?;
         }
         ExportFormat::Csv => {
