@@ -2207,8 +2207,31 @@ fn findings_update_after_a_tag() {
     assert_eq!(after.overall["evidence_dropped"].primary, 1);
     assert_eq!(after.by_model[&model]["evidence_dropped"].tagged, 1);
     let text = screen(&mut app, 120, 40);
-    assert!(text.contains("1 audit record(s)"), "{text}");
+    assert!(
+        text.contains("1 audit record, 0 without a pathway"),
+        "{text}"
+    );
     assert!(text.contains("Evidence dropped"), "{text}");
+    // A record of a unit off the queue (here an item the data does not have) counts here,
+    // not in the progress line, and the header says so.
+    let gone = frameaudit::core::audit::AuditRecord {
+        key: frameaudit::core::audit::UnitKey::new("lumen-7b", "clips-mcq", "GONE-q9"),
+        from: "8f".into(),
+        to: "16f".into(),
+        status: frameaudit::core::audit::Status::Done,
+        pathways: vec!["item_defect".into()],
+        primary: Some("item_defect".into()),
+        evidence_frames: Vec::new(),
+        note: String::new(),
+        at: "2026-12-07T12:00:00Z".into(),
+        harm: None,
+    };
+    app.session.apply(gone, "2026-12-07T12:00:00Z");
+    let text = screen(&mut app, 120, 40);
+    assert!(
+        text.contains("2 audit records (1 on units off the queue), 0 without a pathway"),
+        "{text}"
+    );
 }
 
 /// A dataset of two protocols: `cached` flips some answers of `main`.

@@ -23,14 +23,26 @@ pub fn findings(app: &App) -> Findings {
 
 /// Draws the findings view: the evidence pathways of the audits, overall and per model.
 pub fn draw(f: &mut Frame, app: &App, _d: &ViewData, area: Rect) {
-    let fnd = findings(app);
+    let records = app.findings_records();
+    // Records of units off the queue (an item no longer harmful, or not in this data): the
+    // progress line counts the queue alone, these count here.
+    let off_queue = records
+        .iter()
+        .filter(|r| app.row_of(&r.key).is_none())
+        .count();
+    let fnd = Findings::of(records);
     let [head, body] = Layout::vertical([Constraint::Length(2), Constraint::Min(4)]).areas(area);
     f.render_widget(
         Paragraph::new(vec![Line::from(vec![
             Span::styled(
-                format!("{} audit record(s)", fnd.records),
+                crate::core::text::count(fnd.records, "audit record"),
                 Style::new().add_modifier(Modifier::BOLD),
             ),
+            Span::raw(if off_queue > 0 {
+                format!(" ({off_queue} on units off the queue)")
+            } else {
+                String::new()
+            }),
             Span::raw(format!(", {} without a pathway · ", fnd.untagged)),
             Span::styled(
                 format!(
