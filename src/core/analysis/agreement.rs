@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::audit::Status;
 use crate::core::diag::{Diagnostics, LoadError};
 use crate::core::load::json::{FieldCheck, J, for_each_line, is_missing, parse_record};
 
@@ -234,10 +233,22 @@ struct RawAnnotation<'a> {
     status: J<'a>,
 }
 
+/// Whether an audit record of status `status` (as audit files write it) is an annotation,
+/// for agreement: a skipped record is not, nor a todo one without any pathway (`tagged`: it
+/// has pathways or a primary). `None` for a status that is none.
+pub fn is_annotation(status: &str, tagged: bool) -> Option<bool> {
+    match status {
+        "skipped" => Some(false),
+        "todo" => Some(tagged),
+        "done" | "flagged" => Some(true),
+        _ => None,
+    }
+}
+
 /// Reads annotation JSONL (docs/measures.md §8); a duplicate (unit, annotator) rejects the input.
 /// A line with a `status` (as `audit export` writes every record) is an annotation only as
-/// `audit agreement` takes one ([`Status::is_annotation`]): a skipped record is left out,
-/// and a todo one without tags or primary.
+/// `audit agreement` takes one ([`is_annotation`]): a skipped record is left out, and a todo
+/// one without tags or primary.
 pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotation>, LoadError> {
     let file: Arc<Path> = Arc::from(path);
     let mut diags = Diagnostics::default();
@@ -273,25 +284,18 @@ pub fn read_annotations(reader: impl BufRead, path: &Path) -> Result<Vec<Annotat
                 Vec::new()
             }
         };
-        let status = ck
-            .opt_str("status", &raw.status)
-            .map(|v| match Status::parse(v) {
-                Some(x) => Some(x),
-                None => {
-                    ck.fail(
-                        "status",
-                        format!("{v:?} is not a status (todo, done, skipped, flagged)"),
-                    );
-                    None
-                }
-            });
-        if !ck.ok {
-            return;
-        }
         let tagged = !tags.is_empty() || primary.is_some();
-        if let Some(Some(status)) = status
-            && !status.is_annotation(tagged)
-        {
+        let annotation = match ck.opt_str("status", &raw.status) {
+            None => true,
+            Some(v) => is_annotation(v, tagged).unwrap_or_else(|| {
+                ck.fail(
+                    "status",
+                    format!("{v:?} is not a status (todo, done, skipped, flagged)"),
+                );
+                false
+            }),
+        };
+        if !ck.ok || !annotation {
             return;
         }
         let unit = (model, benchmark, item_id);

@@ -40,14 +40,10 @@ impl Status {
         Status::ALL.into_iter().find(|x| x.as_str() == s)
     }
 
-    /// Whether a record of this status is an annotation, for agreement: a skipped record
-    /// is not, nor a todo one without any pathway (`tagged`: it has pathways or a primary).
+    /// Whether a record of this status is an annotation, for agreement
+    /// ([`crate::core::analysis::agreement::is_annotation`]).
     pub fn is_annotation(self, tagged: bool) -> bool {
-        match self {
-            Status::Skipped => false,
-            Status::Todo => tagged,
-            Status::Done | Status::Flagged => true,
-        }
+        crate::core::analysis::agreement::is_annotation(self.as_str(), tagged).unwrap_or(true)
     }
 }
 
