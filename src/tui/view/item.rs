@@ -140,11 +140,7 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
     };
     let mut qlines = question_lines(app, &item, None);
     // As many rows as the lines wrap to (a long model name wraps the title).
-    let rows_of = |lines: Vec<Line<'static>>| {
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .line_count(area.width) as u16
-    };
+    let rows_of = |lines: Vec<Line<'static>>| wrapped_rows(lines, area.width) as u16;
     let mut q_height = rows_of(qlines.clone());
     // Room for the trajectory (rows + header + border), the blind line and the other
     // models; the frames take the rest of the screen.
@@ -271,41 +267,26 @@ pub(super) fn draw_item(f: &mut Frame, app: &App, area: Rect, out: &mut Drawn) {
 /// The most rows a question too long for the item screen is given.
 const QUESTION_ROWS: u16 = 3;
 
+/// The rows `lines` take wrapped (not trimmed) at `width` cells.
+fn wrapped_rows<'a>(lines: impl Into<ratatui::text::Text<'a>>, width: u16) -> usize {
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .line_count(width)
+}
+
 /// `line` cut so that it wraps to at most `rows` rows of `width` cells, ending with `…` and
-/// `hint` when cut (the longest such beginning, by characters).
+/// `hint` when cut (the longest such beginning, by cells, [`fit_line`]).
 fn cut_to_rows(line: Line<'static>, rows: u16, width: u16, hint: &str) -> Line<'static> {
-    let fits = |l: &Line<'static>| {
-        Paragraph::new(l.clone())
-            .wrap(Wrap { trim: false })
-            .line_count(width)
-            <= rows as usize
-    };
+    let fits = |l: &Line<'static>| wrapped_rows(l.clone(), width) <= usize::from(rows);
     if fits(&line) {
         return line;
     }
-    let spans: Vec<Span<'static>> = line.spans;
-    let total: usize = spans.iter().map(|x| x.content.chars().count()).sum();
-    // The first `n` characters, then the mark.
-    let first = |n: usize| {
-        let mut left = n;
-        let mut out = Vec::new();
-        for x in &spans {
-            let c = x.content.chars().count();
-            let take = c.min(left);
-            out.push(Span::styled(
-                x.content.chars().take(take).collect::<String>(),
-                x.style,
-            ));
-            left -= take;
-            if left == 0 {
-                break;
-            }
-        }
-        out.push(Span::raw("…"));
-        out.push(Span::styled(hint.to_string(), DIM));
-        Line::from(out)
+    let first = |cells: usize| {
+        let mut cut = fit_line(line.clone(), cells);
+        cut.spans.push(Span::styled(hint.to_string(), DIM));
+        cut
     };
-    let (mut lo, mut hi) = (0, total);
+    let (mut lo, mut hi) = (0, line.width());
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
         if fits(&first(mid)) {
