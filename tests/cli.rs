@@ -1892,6 +1892,33 @@ fn readable_report_tells_item_rates_from_pair_counts() {
     )));
 }
 
+/// A share of nothing (one configuration: no pair to compare) reads "n/a", not "(–%)".
+#[test]
+fn a_rate_of_nothing_reads_not_applicable() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = tmp.path().join("one.jsonl");
+    let cells: String = (1..=3)
+        .map(|i| {
+            format!(
+                "{{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q{i}\",\"config\":\"8f\",\"frames\":8,\"task\":\"mcq\",\"gold\":\"A\",\"pred\":\"{}\"}}\n",
+                if i == 1 { "A" } else { "B" }
+            )
+        })
+        .collect();
+    std::fs::write(&path, cells).expect("write");
+    let text = stdout(&frameaudit(&[
+        "report",
+        path.to_str().expect("utf8"),
+        "--boot",
+        "0",
+    ]));
+    assert!(
+        text.contains("harmful pairs 0 of 0 comparable (n/a)"),
+        "{text}"
+    );
+    assert!(!text.contains("–%"), "{text}");
+}
+
 #[test]
 fn an_audit_exports_as_parquet_with_the_jsonl_columns_but_never_to_a_terminal() {
     let tmp = tempfile::tempdir().expect("tmp");

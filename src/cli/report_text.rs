@@ -24,8 +24,10 @@ fn num(x: f64) -> String {
     format!("{x:.1}")
 }
 
-fn opt(x: Option<f64>) -> String {
-    x.map_or("–".into(), num)
+/// A rate as a percentage, or "n/a" when there is nothing to take a share of
+/// (0 of 0), rather than a dash before a per cent sign.
+fn pct(x: Option<f64>) -> String {
+    x.map_or("n/a".into(), |x| format!("{}%", num(x)))
 }
 
 fn ci(i: Option<&Interval>) -> String {
@@ -84,15 +86,15 @@ pub fn write_with(
         for c in &report.protocol_comparisons {
             writeln!(
                 out,
-                "  {} {} {}: {} vs {} over {} items: {} vs {} %, both {}, only {} {}, only {} {}, Jaccard {}, κ {}",
+                "  {} {} {}: {} vs {} over {} items: {} vs {}, both {}, only {} {}, only {} {}, Jaccard {}, κ {}",
                 c.task,
                 fit(&c.scope, 24),
                 fit(&c.model, 28),
                 fit(&c.protocol_a, 16),
                 fit(&c.protocol_b, 16),
                 c.n_common,
-                opt(c.rate_a),
-                opt(c.rate_b),
+                pct(c.rate_a),
+                pct(c.rate_b),
                 c.both,
                 fit(&c.protocol_a, 16),
                 c.only_a,
@@ -332,26 +334,26 @@ fn mcq_block(
     // Item rates and pair counts are told apart by name, never set side by side bare.
     writeln!(
         out,
-        "    harmful items {}%{} (with a harmful transition) · harmful pairs {} of {} comparable ({}%)",
+        "    harmful items {}%{} (with a harmful transition) · harmful pairs {} of {} comparable ({})",
         st.paint(&num(x.harmful_rate), Color::Red),
         ci(boot.map(|b| &b.harmful_rate)),
         x.harmful_pairs,
         x.pairs_total,
-        opt(x.harmful_pair_rate),
+        pct(x.harmful_pair_rate),
     )?;
     writeln!(
         out,
-        "    terminal regressions {}%{} of items · text overwrite {}% of items",
+        "    terminal regressions {}%{} of items · text overwrite {} of items",
         num(x.terminal_regression_rate),
         ci(x.terminal_interval.as_ref()),
-        opt(x.text_overwrite.rate),
+        pct(x.text_overwrite.rate),
     )?;
     if let Some(r) = x.prior_fallback.rate {
         writeln!(
             out,
-            "    prior fallback {}% of visual harmful pairs end on the blind answer (baseline {}%)",
+            "    prior fallback {}% of visual harmful pairs end on the blind answer (baseline {})",
             num(r),
-            opt(x.prior_fallback.baseline_rate)
+            pct(x.prior_fallback.baseline_rate)
         )?;
     }
     if !x.churn.is_empty() {
@@ -380,12 +382,12 @@ fn mcq_block(
         Some(c) => match &c.selected {
             Some(s) => writeln!(
                 out,
-                "    cascade τ={:.2}: {}% accuracy at {} frames per item instead of {} ({}% fewer)",
+                "    cascade τ={:.2}: {}% accuracy at {} frames per item instead of {} ({} fewer)",
                 s.tau,
                 num(s.accuracy),
                 num(s.mean_shared_cost),
                 num(c.baseline.mean_cost),
-                opt(s.cost_reduction_pct)
+                pct(s.cost_reduction_pct)
             )?,
             None => writeln!(
                 out,
@@ -419,10 +421,10 @@ fn intervention_line(out: &mut impl Write, v: &StrategyRecovery) -> io::Result<(
     if iv.items_with_intervention > 0 {
         write!(
             out,
-            "    intervention {name}: recovers {} of {} ({}%{})",
+            "    intervention {name}: recovers {} of {} ({}{})",
             iv.recovered,
             crate::core::text::count(iv.terminal_regressions, "terminal regression"),
-            opt(iv.recovery_rate),
+            pct(iv.recovery_rate),
             ci(v.recovery_rate_wilson.as_ref()),
         )?;
         match iv.accuracy_delta {
@@ -457,10 +459,10 @@ fn intervention_line(out: &mut impl Write, v: &StrategyRecovery) -> io::Result<(
             .collect();
         writeln!(
             out,
-            "    intervention {name}: recovers {} of {} below the top ({}%{}; {})",
+            "    intervention {name}: recovers {} of {} below the top ({}{}; {})",
             v.below.transition_recovered,
             crate::core::text::count(v.below.transition_regressions, "transition"),
-            opt(v.below.transition_recovery_rate),
+            pct(v.below.transition_recovery_rate),
             ci(v.below.transition_recovery_rate_wilson.as_ref()),
             per.join(", ")
         )?;
@@ -497,7 +499,6 @@ fn noise_block(out: &mut impl Write, r: &Replicated, st: &Style) -> io::Result<(
         .max()
         .unwrap_or(0)
         .max(5);
-    let pcent = |x: Option<f64>| x.map_or("–".into(), |x| format!("{}%", num(x)));
     writeln!(
         out,
         "    noise floor over replicates ({})",
@@ -521,8 +522,8 @@ fn noise_block(out: &mut impl Write, r: &Replicated, st: &Style) -> io::Result<(
             "      {} {:>7} {:>9} {:>9}",
             pad(name, name_w),
             fl.pairs,
-            pcent(fl.disagreement_rate),
-            pcent(fl.negative_flip_floor)
+            pct(fl.disagreement_rate),
+            pct(fl.negative_flip_floor)
         )?;
     }
     writeln!(
@@ -554,7 +555,7 @@ fn noise_block(out: &mut impl Write, r: &Replicated, st: &Style) -> io::Result<(
             "      {} {:>9} {:>7} {:>7} {:>8} {:>8}{}",
             pad(name, name_w),
             format!("{}%", num(e.observed_nfr)),
-            pcent(e.floor_nfr),
+            pct(e.floor_nfr),
             e.excess_nfr.map_or("–".into(), |x| format!("{x:+.1}")),
             p_value(e.excess_p),
             p_value(e.excess_q),
@@ -564,10 +565,10 @@ fn noise_block(out: &mut impl Write, r: &Replicated, st: &Style) -> io::Result<(
     let s = &r.stable;
     writeln!(
         out,
-        "    stable harmful items {}% ({} items) · lottery {}% of replicated harmful items ({} of {})",
-        st.paint(&opt(s.stable_harmful_rate), Color::Red),
+        "    stable harmful items {} ({} items) · lottery {} of replicated harmful items ({} of {})",
+        st.paint(&pct(s.stable_harmful_rate), Color::Red),
         s.stable_harmful_items,
-        opt(s.lottery_rate),
+        pct(s.lottery_rate),
         s.harmful_replicated
             .saturating_sub(s.stable_harmful_replicated),
         s.harmful_replicated
