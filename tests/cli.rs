@@ -774,6 +774,28 @@ fn audit_summary_and_export_feed_agreement() {
     // Both tagged q0 evidence_dropped; on q1 they differ.
     assert_eq!(ag["pairs"][0]["per_tag"]["evidence_dropped"]["p_o"], 1.0);
     assert_eq!(ag["pairs"][0]["per_tag"]["language_prior"]["p_o"], 0.5);
+
+    // A review never writes into an audit it reviews, however the path is spelled.
+    let before = std::fs::read(&paths[0]).expect("read");
+    let other_spelling = tmp.path().join(".").join("ann.audit.jsonl");
+    let out = frameaudit(&[
+        "review",
+        p0,
+        p1,
+        "--data",
+        &demo(),
+        "--annotator",
+        "ann",
+        "--audit",
+        other_spelling.to_str().expect("utf8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("is one of the audits under review"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&paths[0]).expect("read"), before);
 }
 
 /// Without --from/--to, `frames` compares the transition the audit screens open the item

@@ -137,6 +137,9 @@ pub enum Command {
     Plot(PlotArgs),
     /// Adjudicate: the units where annotators disagree, each one's record side by side;
     /// the reviewer's records go to an adjudicated audit that names its sources
+    #[command(mut_arg("audit", |a| a.help(
+        "The reviewer's audit file (default: DATASET/audits/adjudicated/ANNOTATOR.audit.jsonl); never one of the audits under review"
+    )))]
     Review(ReviewArgs),
     /// Sampling interventions: plan which frames a re-run gives the model instead
     Intervene(IntervenArgs),

@@ -542,6 +542,18 @@ fn run_review(a: &args::ReviewArgs) -> Result<Next> {
     for w in &annotated.warnings {
         eprintln!("{}", sanitize(w));
     }
+    // The review's own audit is never one it reads: its records would replace the ones
+    // under review.
+    if let Some(out) = &a.tui.audit {
+        let mut inputs = crate::core::output::Inputs::new();
+        if let Some(input) = inputs.extend(&a.audits).named_by(out) {
+            anyhow::bail!(
+                "--audit {} is one of the audits under review ({}): the review's records go to an audit of their own (by default audits/adjudicated/ANNOTATOR.audit.jsonl)",
+                sanitize(&out.display().to_string()),
+                sanitize(&input.display().to_string())
+            );
+        }
+    }
     let sources: Vec<String> = a.audits.iter().map(|p| p.display().to_string()).collect();
     let review = crate::core::workspace::review::Review::new(&annotated, sources);
     // The dataset: --data, else the folder that holds the audits/ folder of the first file.

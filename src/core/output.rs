@@ -40,6 +40,15 @@ impl Inputs {
         self
     }
 
+    /// The input that `path` names, however spelled (through links or `..`), if any.
+    pub fn named_by(&self, path: &Path) -> Option<&Path> {
+        let target = resolve(path);
+        self.paths
+            .iter()
+            .find(|input| resolve(input) == target)
+            .map(PathBuf::as_path)
+    }
+
     /// Refuses `out` as an output file (see the module doc); `Ok` when it may be written.
     pub fn check_file(&self, out: &Path, force: bool) -> Result<(), String> {
         let shown = show(out);

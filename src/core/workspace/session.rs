@@ -179,6 +179,32 @@ impl Session {
                 ),
             });
         }
+        // A review's records and an annotator's own are kept apart: a review never writes
+        // into an annotator's audit (it would overwrite their records with the ones it
+        // takes), nor the screens into an adjudicated one.
+        if header_due.is_none() {
+            let (review, adjudicated) = (
+                !header.adjudicates.is_empty(),
+                !replay.header.adjudicates.is_empty(),
+            );
+            let message = match (review, adjudicated) {
+                (true, false) => Some(format!(
+                    "the file is {:?}'s own audit, not an adjudicated one: a review's records go to an audit of their own (by default audits/adjudicated/{}.audit.jsonl); give another --audit file",
+                    replay.header.annotator, header.annotator
+                )),
+                (false, true) => Some(
+                    "the file is an adjudicated audit: go on with it with `frameaudit review AUDIT... --audit FILE`, or give another --audit file".to_string(),
+                ),
+                _ => None,
+            };
+            if let Some(message) = message {
+                return Err(AuditError::BadHeader {
+                    path: path.to_path_buf(),
+                    field: Some("adjudicates".into()),
+                    message,
+                });
+            }
+        }
         // The saver keeps its own copy of what the file holds, to write it again whole
         // when the path stops naming the file.
         let mirror = Replay {
@@ -935,6 +961,37 @@ mod tests {
         let fp = Arc::new(OnceLock::from("sha256:other".to_string()));
         let s = reopen(&path, &header, &fp);
         assert_eq!(s.hold(), &Hold::Open);
+    }
+
+    /// A review never writes into an annotator's own audit (it would replace their records
+    /// with the ones it takes), nor the ordinary screens into an adjudicated audit.
+    #[test]
+    fn a_review_and_an_annotator_never_share_an_audit_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let own = dir.path().join("ann.audit.jsonl");
+        let header = AuditHeader::for_tests("ann");
+        let review = AuditHeader {
+            adjudicates: vec!["a.audit.jsonl".into(), "b.audit.jsonl".into()],
+            ..header.clone()
+        };
+        let adjudicated = dir.path().join("adjudicated.audit.jsonl");
+        for (path, first, then) in [(&own, &header, &review), (&adjudicated, &review, &header)] {
+            {
+                let mut s = Session::open(path, first, || {}).expect("opens");
+                s.apply(done("q1", "kept"), T1);
+                assert!(s.wait_saved(Duration::from_secs(5)));
+            }
+            let before = std::fs::read(path).expect("read");
+            let e = Session::open(path, then, || {})
+                .err()
+                .expect("refused")
+                .to_string();
+            assert!(e.contains("field `adjudicates`"), "{e}");
+            assert_eq!(std::fs::read(path).expect("read"), before, "untouched");
+            // The same kind goes on as before.
+            let s = Session::open(path, first, || {}).expect("opens again");
+            assert_eq!(s.records().len(), 1);
+        }
     }
 
     #[test]
