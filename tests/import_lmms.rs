@@ -1238,6 +1238,52 @@ fn dry_run_writes_nothing() {
     assert!(!out.exists());
 }
 
+/// A document answered twice in one samples file is a duplicate; answered differently, the
+/// import also names both lines (the first kept), where it only counted them before.
+#[test]
+fn a_document_answered_twice_differently_is_named_by_its_lines() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let logs = tmp.path().join("logs");
+    let dir = logs.join("Qwen__vl-7b");
+    write_run(
+        &dir,
+        "20250101_100000",
+        "qwen2_vl",
+        "pretrained=Qwen/vl-7b,max_num_frames=8",
+        &["C", "B", "A"],
+    );
+    let samples = dir.join("20250101_100000_samples_videomme.jsonl");
+    let mut text = std::fs::read_to_string(&samples).expect("read");
+    text.push_str(&(mme_line(Version::V05, 0, &MME[0], "D") + "\n"));
+    text.push_str(&(mme_line(Version::V05, 1, &MME[1], "B") + "\n"));
+    std::fs::write(&samples, text).expect("write");
+    let o = frameaudit(&[
+        "import",
+        "lmms-eval",
+        &s(&logs),
+        "-o",
+        &s(&tmp.path().join("ds")),
+        "--dry-run",
+    ]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("3 cells; 0 records skipped, 2 duplicates"),
+        "{err}"
+    );
+    let named: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("answered twice"))
+        .collect();
+    assert_eq!(named.len(), 1, "only the one answered differently: {err}");
+    let at = |line: u32| format!("{}:{line}", samples.display());
+    assert!(
+        named[0].contains(&format!("\"C\" at {} kept", at(1)))
+            && named[0].contains(&format!("\"D\" at {} dropped", at(4))),
+        "{err}"
+    );
+}
+
 /// Two logs of one task, model and configuration with other arguments (here a
 /// `conv_template`) are two runs under one label: refused, naming both files; one of them
 /// relabelled with --config is a configuration of its own.

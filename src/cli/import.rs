@@ -347,6 +347,7 @@ fn harness(
     }
     imp.check_recorded();
     imp.warn_contradictions();
+    imp.warn_conflicting_duplicates();
     bar.finish_and_clear();
     let s = imp.summary();
     let mut err = std::io::stderr().lock();

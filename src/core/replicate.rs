@@ -325,6 +325,7 @@ mod tests {
             correct: Some(pred == "A"),
             source_tag: Some(tag.into()),
             frame_idx: None,
+            read_at: None,
         };
         imp.add_run(Run {
             file: dir.join("run"),

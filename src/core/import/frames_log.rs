@@ -800,6 +800,7 @@ mod tests {
             correct: None,
             source_tag: None,
             frame_idx: None,
+            read_at: None,
         };
         imp.add_run(Run {
             file: "f".into(),

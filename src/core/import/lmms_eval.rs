@@ -586,6 +586,8 @@ struct Stamp {
     benchmark: String,
     /// The invocation the cells came from (`source_tag`).
     tag: String,
+    /// The file read, named where its answers conflict.
+    path: std::sync::Arc<Path>,
 }
 
 impl Stamp {
@@ -610,6 +612,7 @@ impl Stamp {
                 LogFile::Json { .. } => String::new(),
             },
             tag,
+            path: file.path().into(),
         }
     }
 }
@@ -837,6 +840,7 @@ impl Builder {
             correct: a.correct,
             source_tag: Some(st.tag.clone()),
             frame_idx: a.frame_idx,
+            read_at: super::ReadAt::new(&st.path, line),
         });
         self.docs.push(doc);
         Ok(())

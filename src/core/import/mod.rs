@@ -51,6 +51,28 @@ pub struct ImportedCell {
     /// document of a frame-selection run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame_idx: Option<Vec<u64>>,
+    /// Where the answer was read, to name it when two answers claim one cell; not written.
+    #[serde(skip)]
+    pub read_at: Option<ReadAt>,
+}
+
+/// The file and line (or spreadsheet row) an answer was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadAt {
+    /// The file, shared by its answers.
+    pub file: std::sync::Arc<Path>,
+    /// The line, from 1.
+    pub line: u64,
+}
+
+impl ReadAt {
+    /// The place in a file, where one is known.
+    pub fn new(file: &std::sync::Arc<Path>, line: Option<u64>) -> Option<ReadAt> {
+        line.map(|line| ReadAt {
+            file: std::sync::Arc::clone(file),
+            line,
+        })
+    }
 }
 
 /// A replicate cell (docs/measures.md §16.1): an answer of a run measured again, under a
@@ -263,6 +285,8 @@ pub struct Import {
 struct Order {
     cells: Vec<u32>,
     duplicates: usize,
+    /// Duplicates whose answer or verdict differs from the cell kept: (kept, dropped).
+    conflicts: Vec<(u32, u32)>,
     /// Whether each item of [`Import::items`] (in its order) has a cell.
     used_items: Vec<bool>,
     items: usize,
@@ -451,12 +475,18 @@ impl Import {
                 keys.push((m << 96) | (p << 64) | (k << 32) | u128::from(i));
             }
             keys.sort_unstable();
-            let mut cells = Vec::with_capacity(keys.len());
+            let mut cells: Vec<u32> = Vec::with_capacity(keys.len());
+            let mut conflicts = Vec::new();
             let mut last = None;
             for k in keys {
                 if last != Some(k >> 32) {
                     cells.push(k as u32);
                     last = Some(k >> 32);
+                } else if let Some(&kept) = cells.last() {
+                    let (a, b) = (&self.cells[kept as usize], &self.cells[k as u32 as usize]);
+                    if (&a.pred, a.correct) != (&b.pred, b.correct) {
+                        conflicts.push((kept, k as u32));
+                    }
                 }
             }
             let used_items = self
@@ -466,6 +496,7 @@ impl Import {
                 .collect();
             Order {
                 duplicates: self.cells.len() - cells.len(),
+                conflicts,
                 cells,
                 used_items,
                 items: sorted.len(),
@@ -646,6 +677,53 @@ impl Import {
                 "{n} cells are scored right by the harness although their answer is not the gold one (first: {first}); the harness's verdict is kept, as it is what it counted (`frameaudit validate` lists them)"
             ));
         }
+    }
+
+    /// Warns about repeated cells whose answers differ (two answers to one question of one
+    /// run: a run read twice with different outcomes, or two runs joined): each is named by
+    /// its file and line, as the first is kept and the others are dropped.
+    pub fn warn_conflicting_duplicates(&mut self) {
+        const SHOWN: usize = 10;
+        let order = self.order();
+        let n = order.conflicts.len();
+        if n == 0 {
+            return;
+        }
+        let said = |c: &ImportedCell| {
+            let answer = match (&c.pred, c.correct) {
+                (Some(p), Some(ok)) => format!("{p:?} ({})", if ok { "right" } else { "wrong" }),
+                (Some(p), None) => format!("{p:?}"),
+                (None, Some(ok)) => (if ok { "right" } else { "wrong" }).to_string(),
+                (None, None) => "no answer".to_string(),
+            };
+            match &c.read_at {
+                Some(at) => format!("{answer} at {}:{}", at.file.display(), at.line),
+                None => format!(
+                    "{answer} in {}",
+                    c.source_tag.as_deref().unwrap_or("its run")
+                ),
+            }
+        };
+        let mut said_all = Vec::new();
+        for &(kept, dropped) in order.conflicts.iter().take(SHOWN) {
+            let (a, b) = (&self.cells[kept as usize], &self.cells[dropped as usize]);
+            said_all.push(format!(
+                "{} {}/{} at {} is answered twice, differently: {} kept (read first), {} dropped; check that one run was not read twice or joined with another",
+                a.model,
+                a.benchmark,
+                a.item_id,
+                a.config,
+                said(a),
+                said(b)
+            ));
+        }
+        if n > SHOWN {
+            said_all.push(format!(
+                "{} more answered twice, differently (the first answer read kept)",
+                crate::core::text::count(n - SHOWN, "cell")
+            ));
+        }
+        self.warnings.extend(said_all);
     }
 
     /// Warns when recorded frames differ from the frames a run's reproduced rule gives: one
@@ -944,6 +1022,7 @@ pub(crate) mod tests {
             correct: None,
             source_tag: None,
             frame_idx: None,
+            read_at: None,
         }
     }
 
@@ -1064,6 +1143,36 @@ pub(crate) mod tests {
         }
         let cells = std::fs::read_to_string(da.path().join("cells.jsonl")).expect("cells");
         assert!(cells.starts_with("{\"model\":\"m1\""), "{cells}");
+    }
+
+    /// A repeat with the same answer is counted; one with another answer is also named, by
+    /// its line and the kept one's, as two answers to one question are not a repeat.
+    #[test]
+    fn a_duplicate_with_another_answer_is_named_by_its_lines() {
+        let file: std::sync::Arc<Path> = Path::new("out/m_b.tsv").into();
+        let at = |item: &str, pred: &str, line: u64| ImportedCell {
+            pred: Some(pred.into()),
+            read_at: ReadAt::new(&file, Some(line)),
+            ..cell("m", item, "8f")
+        };
+        let mut imp = Import::default();
+        let cells = vec![
+            at("q1", "A", 2),
+            at("q2", "B", 3),
+            at("q1", "A", 4),
+            at("q2", "C", 5),
+        ];
+        imp.add_run(run("a", "m", "8f", cells)).expect("run");
+        imp.warn_conflicting_duplicates();
+        assert_eq!(imp.summary().duplicates, 2);
+        assert_eq!(imp.warnings.len(), 1, "{:?}", imp.warnings);
+        let w = &imp.warnings[0];
+        assert!(
+            w.starts_with("m b/q2 at 8f is answered twice, differently: \"B\" at out/m_b.tsv:3 kept (read first), \"C\" at out/m_b.tsv:5 dropped"),
+            "{w}"
+        );
+        let written: Vec<_> = imp.written_cells().map(|c| c.pred.clone()).collect();
+        assert_eq!(written, [Some("A".to_string()), Some("B".to_string())]);
     }
 
     /// A re-run's cells are replicates `rerun-N` of nuisance `rerun`: written after the

@@ -640,6 +640,7 @@ fn read_predictions(
     let config = name.config();
     let frames = budget_frames(name.budget);
     let file = shown(path);
+    let read_from: std::sync::Arc<Path> = path.into();
 
     let mut out = Predictions {
         cells: Vec::new(),
@@ -707,6 +708,7 @@ fn read_predictions(
             gold: Some(gold.clone()),
             source_tag: Some(format!("vlmevalkit:{file}")),
             frame_idx: None,
+            read_at: super::ReadAt::new(&read_from, Some(*row)),
         });
         let text = |c: Option<usize>| {
             get(c)

@@ -367,6 +367,7 @@ impl Tables<'_> {
 
         let mut unread = 0usize;
         let mut pending = 0u64;
+        let read_from: std::sync::Arc<Path> = path.into();
         for record in reader.records() {
             pending += 1;
             if pending == 4096 {
@@ -442,6 +443,7 @@ impl Tables<'_> {
                         gold: Some(gold.clone()),
                         source_tag: Some(format!("wide-csv:{file}")),
                         frame_idx: None,
+                        read_at: super::ReadAt::new(&read_from, line),
                     });
             }
         }
