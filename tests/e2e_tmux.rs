@@ -810,6 +810,38 @@ fn an_audit_deleted_or_replaced_while_open_is_written_again_and_stays_locked() {
     assert!(second.contains("is open in another frameaudit"), "{second}");
 }
 
+/// The terminal closed (tmux's window killed: a hang-up) while a note is typed: the note
+/// reaches the audit file, as the README promises of SIGHUP (pending changes saved).
+#[test]
+fn a_hang_up_while_a_note_is_typed_saves_the_note() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    let t = Tmux::start(&format!("fa-hup-{}", std::process::id()), &ds, "hup");
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    t.wait_for("[1/");
+    t.keys(&["n"]);
+    t.wait_for("Enter saves · Esc cancels");
+    t.text("typed but not entered");
+    t.wait_for("typed but not entered");
+    let out = Command::new("tmux")
+        .args(["kill-session", "-t", &t.name])
+        .output()
+        .expect("kill-session");
+    assert!(out.status.success());
+    let audit = ds.join("audits/hup.audit.jsonl");
+    assert!(
+        eventually(
+            || std::fs::read_to_string(&audit).is_ok_and(|a| a.contains("typed but not entered"))
+        ),
+        "{:?}",
+        std::fs::read_to_string(&audit)
+    );
+}
+
 #[test]
 fn a_folder_swapped_for_a_link_is_not_written_through_and_sigterm_says_what_was_lost() {
     if !tmux_available() {

@@ -4529,6 +4529,39 @@ fn a_note_typed_while_the_window_is_too_small_is_kept_and_q_does_not_quit() {
     assert_eq!(app.on_key(key('q')), vec![Effect::Quit]);
 }
 
+/// C-c quits from every screen, the editors included, and a note being typed when the
+/// screens are left without asking (C-c, or a hang-up: `App::stop`) is kept, not lost.
+#[test]
+fn quitting_while_a_note_is_typed_keeps_the_note() {
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    app.on_key(key('n'));
+    for c in "typed but not entered".chars() {
+        app.on_key(key(c));
+    }
+    assert_eq!(app.on_key(ctrl('c')), vec![Effect::Save, Effect::Quit]);
+    assert_eq!(app.record(i).expect("kept").note, "typed but not entered");
+    assert!(!app.editing());
+
+    // A hang-up (the runner's Msg::Stop) does the same.
+    let mut app = demo_app();
+    app.update(Action::Open);
+    let i = app.current().expect("item");
+    app.on_key(key('n'));
+    app.on_key(key('x'));
+    assert_eq!(app.stop(), vec![Effect::Save, Effect::Quit]);
+    assert_eq!(app.record(i).expect("kept").note, "x");
+
+    // From the search line too, and a letter bound to quit stays a letter there.
+    let mut app = demo_app();
+    app.on_key(key('/'));
+    assert!(app.editing());
+    app.on_key(key('q'));
+    assert_eq!(app.queue.query.as_str(), "q");
+    assert_eq!(app.on_key(ctrl('c')), vec![Effect::Save, Effect::Quit]);
+}
+
 #[test]
 fn a_taxonomy_key_the_item_screen_already_uses_is_refused_naming_it() {
     let tmp = tempfile::tempdir().expect("tmp");

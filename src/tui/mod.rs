@@ -657,7 +657,7 @@ fn handle(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         // Handled by the loop itself ([`run`]).
         Msg::Input(_) | Msg::Wake | Msg::Replicates(_) => Vec::new(),
-        Msg::Stop => vec![Effect::Quit],
+        Msg::Stop => app.stop(),
         Msg::Search(r) => {
             app.on_search_result(r);
             Vec::new()

@@ -306,6 +306,16 @@ impl App {
                 .any(|&c| self.keymap.lookup(c, key) == Some(Action::Quit));
             return if quits { self.quit() } else { Vec::new() };
         }
+        // The global quit (C-c) quits from an editor too, keeping the note being typed; a
+        // letter bound globally stays a letter there.
+        let key = Key::from_event(&e);
+        if self.editing()
+            && e.modifiers
+                .contains(crossterm::event::KeyModifiers::CONTROL)
+            && self.keymap.lookup(Context::Global, key) == Some(Action::Quit)
+        {
+            return self.stop();
+        }
         if self.overlays.pick.is_some() {
             self.pick_key(&e);
             return Vec::new();
@@ -415,6 +425,18 @@ impl App {
     pub fn too_small(&self) -> bool {
         let (w, h) = self.geometry.term_size;
         below_least_size(w, h)
+    }
+
+    /// Leaving without asking (a signal, or C-c in an editor): a note being typed is kept,
+    /// as Enter would keep it, and everything pending is handed to the saver, which the
+    /// runner waits for before the terminal is given back.
+    pub fn stop(&mut self) -> Vec<Effect> {
+        if matches!(self.overlays.input, Input::Note(_)) {
+            self.note_update(Action::Accept);
+        }
+        self.overlays.input = Input::None;
+        self.overlays.pick = None;
+        vec![Effect::Save, Effect::Quit]
     }
 
     /// Quitting, which asks first when changes are not saved yet (written, or held: an
