@@ -649,3 +649,63 @@ fn a_sampler_floor_plans_the_other_uniform_rules_of_the_run_s_count() {
         Some(&vec![10, 30, 50, 70, 90])
     );
 }
+
+/// `intervene runs` refuses what it cannot follow, as a usage error (exit 2) where the
+/// command line is at fault: `--command` without its harness or the other way round, a
+/// `{word}` that is not a placeholder; and a plan whose entries name an unknown strategy or
+/// a frame past the video's end, each at its line and field.
+#[test]
+fn runs_refuses_unknown_placeholders_and_plans_no_rerun_can_follow() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = tmp.path().join("plan.json");
+    let p = plan(&["--strategy", "swap"], &path);
+    let plan_s = s(&path);
+    let runs = |extra: &[&str]| {
+        let mut all = vec!["intervene", "runs", &plan_s];
+        all.extend(extra);
+        frameaudit(&all)
+    };
+    let o = runs(&[
+        "--harness",
+        "command",
+        "--command",
+        "run {model} {nosuch} {}",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--command names {nosuch}, which is not a placeholder"),
+        "{}",
+        stderr(&o)
+    );
+    let o = runs(&["--harness", "command"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = runs(&["--command", "run {model}"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = runs(&[
+        "--harness",
+        "command",
+        "--command",
+        "run {model} --out {out}",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // The plan edited by hand: an unknown strategy, a frame past the end.
+    let mut bad = p.clone();
+    let entries = bad["entries"].as_array_mut().expect("entries");
+    assert!(entries.len() >= 2, "{p}");
+    entries[0]["strategy"] = "bogus".into();
+    let n = entries[1]["num_frames"].as_u64().expect("num_frames");
+    entries[1]["indices"][0] = n.into();
+    let bad_path = tmp.path().join("bad.json");
+    std::fs::write(&bad_path, serde_json::to_string_pretty(&bad).expect("json")).expect("w");
+    let o = frameaudit(&["intervene", "runs", &s(&bad_path)]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("entries[0].strategy: unknown strategy \"bogus\"")
+            && err.contains(&format!(
+                "entries[1].indices[0]: frame {n} is past the video's end (num_frames {n})"
+            )),
+        "{err}"
+    );
+}

@@ -286,8 +286,9 @@ pub struct PlanArgs {
     /// `--targets audited` plans)
     #[arg(long = "audit", value_name = "FILE")]
     pub audits: Vec<PathBuf>,
-    /// Strategies to plan, repeatable (default: every one that needs no audit, and
-    /// restore-evidence too when --audit is given)
+    /// Strategies to plan, repeatable (default: nested, lower-policy and swap, and
+    /// restore-evidence too when --audit is given; phase and sampler, which plan the noise
+    /// floor of every item, only when named)
     #[arg(long = "strategy", value_enum, value_name = "S")]
     pub strategies: Vec<PlanStrategy>,
     /// Which transitions to plan (default: terminal; the noise-floor strategies plan every

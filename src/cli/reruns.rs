@@ -47,18 +47,59 @@ fn frames_of(config: &str) -> Option<u64> {
     crate::core::import::frames_from_label(config).filter(|&n| n > 0)
 }
 
+/// The placeholders `--command` fills in for each re-run.
+const PLACEHOLDERS: [&str; 5] = ["model", "config", "frames", "benchmark", "out"];
+
+/// Refuses a `{word}` in the command that is not a placeholder (a typo would be passed to
+/// the harness as it is); other braces (a JSON argument, `{}`) are left alone.
+fn check_placeholders(words: &[String]) -> Result<()> {
+    let mut unknown = Vec::new();
+    for w in words {
+        let mut rest = w.as_str();
+        while let Some(open) = rest.find('{') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find('}') else { break };
+            let name = &after[..close];
+            let word = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if word && !PLACEHOLDERS.contains(&name) && !unknown.contains(&name) {
+                unknown.push(name);
+            }
+            rest = &after[close + 1..];
+        }
+    }
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let named: Vec<String> = unknown.iter().map(|n| format!("{{{n}}}")).collect();
+    let known: Vec<String> = PLACEHOLDERS.iter().map(|n| format!("{{{n}}}")).collect();
+    Err(super::select::fail(&format!(
+        "--command names {}, which is not a placeholder: the placeholders are {}",
+        sanitize(&named.join(", ")),
+        known.join(", ")
+    )))
+}
+
 /// The re-runs of `plan`, in plan order, with their commands for `args.harness`.
 fn reruns(plan: &Plan, plan_path: &Path, args: &RunsArgs) -> Result<Vec<Rerun>> {
     let template = match (args.harness, &args.command) {
-        (RunsHarness::Command, Some(t)) => Some(
-            shlex::split(t)
+        (RunsHarness::Command, Some(t)) => {
+            let words = shlex::split(t)
                 .filter(|v| !v.is_empty())
-                .with_context(|| format!("--command {t:?} is not a command a shell would split"))?,
-        ),
-        (RunsHarness::Command, None) => {
-            anyhow::bail!("--harness command needs the harness's command with --command")
+                .with_context(|| format!("--command {t:?} is not a command a shell would split"))?;
+            check_placeholders(&words)?;
+            Some(words)
         }
-        (_, Some(_)) => anyhow::bail!("--command goes with --harness command"),
+        (RunsHarness::Command, None) => {
+            return Err(super::select::fail(
+                "--harness command needs the harness's command with --command",
+            ));
+        }
+        (_, Some(_)) => {
+            return Err(super::select::fail("--command goes with --harness command"));
+        }
         (_, None) => None,
     };
     // (strategy, pass, model, config) → (benchmarks, items)

@@ -16,6 +16,66 @@ use crate::core::load::every::{fields_of, read_each};
 /// The plan file's schema string.
 pub const SCHEMA: &str = "frameaudit/plan@1";
 
+/// How the planned frames are chosen (docs/intervention.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Strategy {
+    /// The higher budget's own frames plus the evidence frames annotators marked that it
+    /// dropped (needs an audit).
+    RestoreEvidence,
+    /// The lower budget's frames plus evenly spread others, up to the higher budget's count.
+    Nested,
+    /// The higher budget's count drawn with the rule of the lower budget's run.
+    LowerPolicy,
+    /// The lower budget's frames as they were: the control.
+    Swap,
+    /// Noise floor: every item of a run at its own budget, the sampling grid shifted by a
+    /// fraction of its step (docs/intervention.md §3.5).
+    Phase,
+    /// Noise floor: every item of a run at its own frame count, by the other deployed
+    /// uniform rules (docs/intervention.md §3.6).
+    Sampler,
+}
+
+impl Strategy {
+    /// Every strategy, in the order plans list them.
+    pub const ALL: [Strategy; 4] = [
+        Strategy::RestoreEvidence,
+        Strategy::Nested,
+        Strategy::LowerPolicy,
+        Strategy::Swap,
+    ];
+
+    /// The noise-floor strategies: their re-runs are replicates of the run itself, not
+    /// interventions on a transition.
+    pub const NOISE: [Strategy; 2] = [Strategy::Phase, Strategy::Sampler];
+
+    /// The strategy's name on the command line and in a plan.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::RestoreEvidence => "restore-evidence",
+            Strategy::Nested => "nested",
+            Strategy::LowerPolicy => "lower-policy",
+            Strategy::Swap => "swap",
+            Strategy::Phase => "phase",
+            Strategy::Sampler => "sampler",
+        }
+    }
+
+    /// Whether the strategy plans a noise floor (replicates of every item of a run) rather
+    /// than an intervention on a harmful transition.
+    pub fn is_noise(self) -> bool {
+        Strategy::NOISE.contains(&self)
+    }
+
+    /// The strategy of a name.
+    pub fn parse(s: &str) -> Option<Strategy> {
+        Strategy::ALL
+            .into_iter()
+            .chain(Strategy::NOISE)
+            .find(|x| x.name() == s)
+    }
+}
+
 /// Provenance of the two frame sets a plan entry starts from.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct FrameSources {
@@ -277,6 +337,74 @@ fn read_text(text: &str) -> Result<Plan, Vec<ShapeProblem>> {
     Err(problems)
 }
 
+/// What a plan's entries say that no re-run can do, each at its entry's line: a strategy
+/// frameaudit does not know (its recorder and import would not either), no frame to give,
+/// a frame at or past the video's end (`num_frames`), a replicate without its nuisance.
+fn value_problems(text: &str, plan: &Plan) -> Vec<ShapeProblem> {
+    type Raw<'a> = &'a serde_json::value::RawValue;
+    #[derive(Deserialize)]
+    struct Entries<'a> {
+        #[serde(borrow)]
+        entries: Vec<Raw<'a>>,
+    }
+    let raws = serde_json::from_str::<Entries<'_>>(text)
+        .map(|e| e.entries)
+        .unwrap_or_default();
+    let mut problems = Vec::new();
+    for (i, e) in plan.entries.iter().enumerate() {
+        // The entry's place: its raw text is a slice of the file's.
+        let (line, column) = raws.get(i).map_or((1, 1), |raw| {
+            let at = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+            let (line, offset) =
+                crate::core::load::encoding::place_after(&text.as_bytes()[..at.min(text.len())]);
+            (line as usize, offset + 1)
+        });
+        let mut say = |field: String, why: String| {
+            problems.push(ShapeProblem {
+                line,
+                column,
+                field: format!("entries[{i}].{field}"),
+                why,
+            });
+        };
+        if Strategy::parse(&e.strategy).is_none() {
+            let known: Vec<&str> = Strategy::ALL
+                .into_iter()
+                .chain(Strategy::NOISE)
+                .map(Strategy::name)
+                .collect();
+            say(
+                "strategy".into(),
+                format!(
+                    "unknown strategy {:?} (one of {})",
+                    e.strategy,
+                    known.join(", ")
+                ),
+            );
+        }
+        if e.indices.is_empty() {
+            say("indices".into(), "no frame to give the model".into());
+        }
+        if let Some(n) = e.num_frames {
+            for (k, &f) in e.indices.iter().enumerate() {
+                if f >= n {
+                    say(
+                        format!("indices[{k}]"),
+                        format!("frame {f} is past the video's end (num_frames {n})"),
+                    );
+                }
+            }
+        }
+        if e.replicate.is_some() != e.nuisance.is_some() {
+            say(
+                "nuisance".into(),
+                "a noise-floor entry names both its replicate and its nuisance".into(),
+            );
+        }
+    }
+    problems
+}
+
 impl Plan {
     /// Reads and checks the plan file at `path` (a regular file, bounded as an import).
     /// A file that is JSON but not a plan is said whole: every entry's problem, each at
@@ -309,6 +437,10 @@ impl Plan {
                 path: path.to_path_buf(),
                 schema: crate::core::text::sanitize(&plan.schema).into_owned(),
             });
+        }
+        let problems = value_problems(text, &plan);
+        if !problems.is_empty() {
+            return Err(shape(problems));
         }
         Ok(plan)
     }
@@ -384,6 +516,56 @@ mod tests {
             replicate: None,
             nuisance: None,
         }
+    }
+
+    /// A plan of the right shape whose entries no re-run can follow is refused, every
+    /// problem at its entry's line and field: an unknown strategy, a frame past the end.
+    #[test]
+    fn entries_no_rerun_can_follow_are_named_with_their_lines() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("plan.json");
+        let mut plan = sample();
+        plan.entries[0].strategy = "bogus".into();
+        plan.entries[1].indices = vec![0, 5, 30];
+        plan.entries.push(PlanEntry {
+            replicate: Some("phase-1/2".into()),
+            indices: Vec::new(),
+            ..entry("3", "phase")
+        });
+        let text = serde_json::to_string_pretty(&plan).expect("json");
+        std::fs::write(&path, &text).expect("w");
+        let Err(PlanError::Shape { problems, .. }) = Plan::read(&path) else {
+            panic!("refused");
+        };
+        let line_of = |item: &str| {
+            let at = text.find(&format!("\"item_id\": \"{item}\"")).expect(item);
+            // The entry's `{` is three lines above its item id (its model, its benchmark).
+            text[..at].lines().count() - 3
+        };
+        let said: Vec<(usize, &str)> = problems.iter().map(|p| (p.line, &*p.field)).collect();
+        assert_eq!(
+            said,
+            [
+                (line_of("1"), "entries[0].strategy"),
+                (line_of("2"), "entries[1].indices[2]"),
+                (line_of("3"), "entries[2].indices"),
+                (line_of("3"), "entries[2].nuisance"),
+            ],
+            "{problems:?}"
+        );
+        assert!(
+            problems[0]
+                .why
+                .starts_with("unknown strategy \"bogus\" (one of restore-evidence, "),
+            "{problems:?}"
+        );
+        assert_eq!(
+            problems[1].why,
+            "frame 30 is past the video's end (num_frames 30)"
+        );
+        // The sample itself reads.
+        std::fs::write(&path, serde_json::to_string(&sample()).expect("json")).expect("w");
+        assert_eq!(Plan::read(&path).expect("reads"), sample());
     }
 
     fn sample() -> Plan {

@@ -12,6 +12,8 @@ use crate::core::audit::{AuditRecord, UnitKey};
 use crate::core::cell_frames::{Rule, frames_at_budget, frames_for_cell};
 use crate::core::dataset::Dataset;
 use crate::core::matrix::Task;
+/// How the planned frames are chosen: the plan file's vocabulary, kept with it.
+pub use crate::core::plan::Strategy;
 use crate::core::plan::{FrameSources, Plan, PlanEntry, SCHEMA, Skipped, Transition};
 use crate::core::queue::{
     QueueKind, QueueRow, audited_transition, is_harmful_pair, queue_unlisted,
@@ -20,66 +22,6 @@ use crate::core::rules::Provenance;
 use crate::core::sampling::{frame_set, transition};
 
 mod floor;
-
-/// How the planned frames are chosen (docs/intervention.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Strategy {
-    /// The higher budget's own frames plus the evidence frames annotators marked that it
-    /// dropped (needs an audit).
-    RestoreEvidence,
-    /// The lower budget's frames plus evenly spread others, up to the higher budget's count.
-    Nested,
-    /// The higher budget's count drawn with the rule of the lower budget's run.
-    LowerPolicy,
-    /// The lower budget's frames as they were: the control.
-    Swap,
-    /// Noise floor: every item of a run at its own budget, the sampling grid shifted by a
-    /// fraction of its step (docs/intervention.md §3.5).
-    Phase,
-    /// Noise floor: every item of a run at its own frame count, by the other deployed
-    /// uniform rules (docs/intervention.md §3.6).
-    Sampler,
-}
-
-impl Strategy {
-    /// Every strategy, in the order plans list them.
-    pub const ALL: [Strategy; 4] = [
-        Strategy::RestoreEvidence,
-        Strategy::Nested,
-        Strategy::LowerPolicy,
-        Strategy::Swap,
-    ];
-
-    /// The noise-floor strategies: their re-runs are replicates of the run itself, not
-    /// interventions on a transition.
-    pub const NOISE: [Strategy; 2] = [Strategy::Phase, Strategy::Sampler];
-
-    /// The strategy's name on the command line and in a plan.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::RestoreEvidence => "restore-evidence",
-            Strategy::Nested => "nested",
-            Strategy::LowerPolicy => "lower-policy",
-            Strategy::Swap => "swap",
-            Strategy::Phase => "phase",
-            Strategy::Sampler => "sampler",
-        }
-    }
-
-    /// Whether the strategy plans a noise floor (replicates of every item of a run) rather
-    /// than an intervention on a harmful transition.
-    pub fn is_noise(self) -> bool {
-        Strategy::NOISE.contains(&self)
-    }
-
-    /// The strategy of a name.
-    pub fn parse(s: &str) -> Option<Strategy> {
-        Strategy::ALL
-            .into_iter()
-            .chain(Strategy::NOISE)
-            .find(|x| x.name() == s)
-    }
-}
 
 /// Which transitions get a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
