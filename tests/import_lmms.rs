@@ -946,10 +946,18 @@ fn v0_5_every_task_and_bad_lines() {
             (
                 file.clone(),
                 Some(9),
-                "sample lacks the metric dict of its task".to_string()
+                "field `videomme_perception_score`: missing or not an object, where the task's other samples carry their scores in it".to_string()
             ),
         ]
     );
+    // The summary lists the reasons as often met, then in the file's order.
+    let places: Vec<String> = r
+        .imp
+        .skip_reasons()
+        .into_iter()
+        .map(|(_, n, at)| format!("{n} {}", at.rsplit(':').next().unwrap_or_default()))
+        .collect();
+    assert_eq!(places, ["1 5", "1 7", "1 8", "1 9"]);
     let warnings = r.imp.warnings.join("\n");
     assert!(
         warnings.contains("task \"nextqa_mc_test\" is unknown"),

@@ -795,6 +795,8 @@ struct Builder {
     shared: BTreeSet<String>,
     /// Cells read with the generic fields (no known metric dict), with their lines.
     generic: Vec<(usize, Option<u64>)>,
+    /// The metric dict the first sample read with one carries, to name it to the others.
+    metric: Option<&'static str>,
 }
 
 impl Builder {
@@ -809,6 +811,7 @@ impl Builder {
             collided: Default::default(),
             shared: BTreeSet::new(),
             generic: Vec::new(),
+            metric: None,
         }
     }
 
@@ -817,8 +820,11 @@ impl Builder {
         let a = s.answer()?;
         let doc = s.doc_id.int();
         let at = self.cells.len();
-        if !a.known {
-            self.generic.push((at, line));
+        match a.metric {
+            None => self.generic.push((at, line)),
+            Some(m) => {
+                self.metric.get_or_insert(m);
+            }
         }
         match self.first_cell(&a.item_id, at) {
             None => self.items.push((at, a.item)),
@@ -877,9 +883,15 @@ impl Builder {
         let unknown_task = !self.generic.is_empty() && self.generic.len() == self.cells.len();
         if !self.generic.is_empty() && !unknown_task {
             let mut keep = vec![true; self.cells.len()];
+            let why = match self.metric {
+                Some(m) => format!(
+                    "field `{m}`: missing or not an object, where the task's other samples carry their scores in it"
+                ),
+                None => "sample lacks the metric dict of its task".to_string(),
+            };
             for &(cell, line) in &self.generic {
                 keep[cell] = false;
-                skips.push((line, "sample lacks the metric dict of its task".to_string()));
+                skips.push((line, why.clone()));
             }
             let mut new_index = vec![0; self.cells.len()];
             let mut n = 0;

@@ -760,24 +760,30 @@ impl Import {
     /// Skip reasons with their counts, most frequent first, and where each was first met
     /// (`file:line`, or the file when the reason is about a whole file).
     pub fn skip_reasons(&self) -> Vec<(String, usize, String)> {
-        let mut by: BTreeMap<&str, (usize, String)> = BTreeMap::new();
+        // Each reason's count and first place (the earliest line of the first file).
+        type Place<'a> = (&'a Path, Option<u64>);
+        let mut by: BTreeMap<&str, (usize, Place<'_>)> = BTreeMap::new();
         for (file, line, r) in &self.skipped {
-            by.entry(r.as_str())
-                .or_insert_with(|| {
-                    let at = match line {
-                        Some(l) => format!("{}:{l}", file.display()),
-                        None => file.display().to_string(),
-                    };
-                    (0, at)
-                })
-                .0 += 1;
+            let place = (file.as_path(), *line);
+            let e = by.entry(r.as_str()).or_insert((0, place));
+            e.0 += 1;
+            if place < e.1 {
+                e.1 = place;
+            }
         }
-        let mut v: Vec<(String, usize, String)> = by
-            .into_iter()
-            .map(|(r, (n, at))| (r.to_string(), n, at))
-            .collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        v
+        let mut v: Vec<(&str, usize, Place<'_>)> =
+            by.into_iter().map(|(r, (n, at))| (r, n, at)).collect();
+        // Most frequent first; as frequent, in the files' order.
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)));
+        v.into_iter()
+            .map(|(r, n, (file, line))| {
+                let at = match line {
+                    Some(l) => format!("{}:{l}", file.display()),
+                    None => file.display().to_string(),
+                };
+                (r.to_string(), n, at)
+            })
+            .collect()
     }
 
     /// Gives models the names `names` maps them to (`--model-name FROM=TO`): in every cell,

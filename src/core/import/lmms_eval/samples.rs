@@ -194,8 +194,9 @@ pub(super) struct Answer {
     pub gold: Option<String>,
     pub correct: Option<bool>,
     pub item: ImportedItem,
-    /// False when the task is unknown and the generic fields were used.
-    pub known: bool,
+    /// The task's metric dict the answer was read from (`mvbench_accuracy`...); `None`
+    /// when the task is unknown and the generic fields were used.
+    pub metric: Option<&'static str>,
     /// Frames a frame-selection run chose (`frame_idx` in the sample or its document).
     pub frame_idx: Option<Vec<u64>>,
 }
@@ -312,7 +313,7 @@ impl Sample<'_> {
             },
             item_id: id,
             gold,
-            known: true,
+            metric: Some("videomme_perception_score"),
             frame_idx: None,
         })
     }
@@ -344,7 +345,7 @@ impl Sample<'_> {
                 gold,
                 ..Default::default()
             },
-            known: true,
+            metric: Some("mvbench_accuracy"),
             frame_idx: None,
         })
     }
@@ -370,7 +371,7 @@ impl Sample<'_> {
                 category: m.question_category.text(),
                 ..Default::default()
             },
-            known: true,
+            metric: Some("lvb_acc"),
             frame_idx: None,
         })
     }
@@ -407,7 +408,7 @@ impl Sample<'_> {
                 task_type: m.task_type.text(),
                 ..Default::default()
             },
-            known: true,
+            metric: Some("mlvu_percetion_score"),
             frame_idx: None,
         })
     }
@@ -434,7 +435,7 @@ impl Sample<'_> {
                 ..Default::default()
             },
             item_id: id,
-            known: true,
+            metric: Some("score"),
             frame_idx: None,
         })
     }
@@ -481,7 +482,7 @@ impl Sample<'_> {
                 category: m.dim.text(),
                 ..Default::default()
             },
-            known: true,
+            metric: Some("avg_accuracy"),
             frame_idx: None,
         })
     }
@@ -510,7 +511,7 @@ impl Sample<'_> {
             gold,
             correct: None,
             item: ImportedItem::default(),
-            known: false,
+            metric: None,
             frame_idx: None,
         })
     }
@@ -878,7 +879,7 @@ mod tests {
                 a.item_id.as_str(),
                 a.pred.as_deref(),
                 a.gold.as_deref(),
-                a.known
+                a.metric.is_some()
             ),
             ("12", Some("B"), Some("B"), false)
         );
@@ -894,7 +895,7 @@ mod tests {
         // A `score` number (another task's metric) is not egoschema's dict.
         let a = answer(r#"{"doc_id": 4, "target": "A", "filtered_resps": ["A"], "score": 1.0}"#)
             .expect("unknown with a score");
-        assert!(!a.known);
+        assert!(a.metric.is_none());
         assert!(answer(r#"{"target": "A"}"#).is_err());
         // A line with an id and nothing to score is no cell.
         assert_eq!(
