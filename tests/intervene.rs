@@ -567,6 +567,17 @@ fn a_phase_floor_shifts_every_item_of_every_run_by_its_rule_or_its_recorded_fram
             ),
             u64s(&e["indices"]),
         );
+        // What the entry says it did is what it did: linspace's components are not shifts
+        // of its grid by s/S of a step (its dense grid keeps the last frame).
+        let why = e["why"].as_str().expect("why");
+        if e["config"] == "4f" {
+            assert!(
+                why.contains("of the 16-frame grid of ")
+                    && why.contains("drawn by its own rule at 4 times the density")
+                    && !why.contains("shifted"),
+                "{why}"
+            );
+        }
         // The three shifts of one run are three passes of the harness for the video.
         let s = e["replicate"].as_str().expect("replicate");
         assert_eq!(

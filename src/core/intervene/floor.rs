@@ -198,9 +198,13 @@ fn phase_grids(ds: &Dataset, cell: u32, run: &Run<'_>, phases: u64) -> Vec<Resul
                     .step_by(phases as usize)
                     .copied()
                     .collect(),
+                // Not "shifted by s/S of a step": that holds for ⌊iT/N⌋ alone (linspace's
+                // dense grid keeps its last frame, and its components are not shifts).
                 why: format!(
-                    "component {s} of {phases} of the {dense_n}-frame grid of {}: the {n} frames of {} shifted by {s}/{phases} of its sampling step",
+                    "component {s} of {phases} of the {dense_n}-frame grid of {} (its frames {s}, {}, {}, …): {n} frames, as {} has, drawn by its own rule at {phases} times the density",
                     rule.name(),
+                    s + phases,
+                    s + 2 * phases,
                     run.config
                 ),
                 source: format!(
