@@ -65,8 +65,20 @@ fn man_prints_a_roff_page_with_name_and_synopsis() {
     ] {
         let o = frameaudit(path);
         assert!(o.status.success(), "{}", stderr(&o));
-        assert!(stdout(&o).contains(title), "{path:?}: {}", stdout(&o));
+        // The program and its version where `man` shows them, not the subcommand's name.
+        let version = format!("\"frameaudit {}\"", env!("CARGO_PKG_VERSION"));
+        assert!(
+            stdout(&o).contains(&format!("{title}  {version}")),
+            "{path:?}: {}",
+            stdout(&o)
+        );
         assert!(stdout(&o).contains(".SH OPTIONS"), "{path:?}");
+    }
+    // `help` has no page: no page lists one (the top page, nor a group's).
+    for path in [&["man"][..], &["man", "audit"][..]] {
+        let page = stdout(&frameaudit(path));
+        assert!(page.contains(".SH SUBCOMMANDS"), "{path:?}: {page}");
+        assert!(!page.contains("\\-help("), "{path:?}: {page}");
     }
     // A name that is no command: a usage error with a guess.
     let o = frameaudit(&["man", "reprot"]);

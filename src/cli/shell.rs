@@ -60,7 +60,17 @@ pub fn man(path: &[String]) -> Result<()> {
         };
     }
     let mut page = Vec::new();
-    clap_mangen::Man::new(at.clone()).render(&mut page)?;
+    // Every page names the program and its version where `man` shows them (a subcommand
+    // has no version of its own: its name alone stood there), and no page lists `help`,
+    // which has none.
+    let mut shown = at.clone();
+    if shown.find_subcommand("help").is_some() {
+        shown = shown.mut_subcommand("help", |h| h.hide(true));
+    }
+    clap_mangen::Man::new(shown)
+        .source(format!("frameaudit {}", env!("CARGO_PKG_VERSION")))
+        .manual("frameaudit manual")
+        .render(&mut page)?;
     let mut out = std::io::stdout().lock();
     out.write_all(&page)?;
     out.flush()?;
