@@ -1914,6 +1914,25 @@ fn readable_report_tells_item_rates_from_pair_counts() {
     )));
 }
 
+/// An item with cells but no description is named, so that it can be found.
+#[test]
+fn an_item_without_description_is_named() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = common::demo_copy(tmp.path());
+    let items = std::fs::read_to_string(ds.join("items.jsonl")).expect("items");
+    let (kept, dropped): (Vec<&str>, Vec<&str>) =
+        items.lines().partition(|l| !l.contains("\"clip03-q2\""));
+    assert_eq!(dropped.len(), 1, "{items}");
+    std::fs::write(ds.join("items.jsonl"), kept.join("\n") + "\n").expect("write");
+    let text = stdout(&frameaudit(&["validate", ds.to_str().expect("utf8")]));
+    assert!(
+        text.contains(
+            "1 of 63 items with cells has no description (no question, no frames): item \"clip03-q2\" of benchmark \"clips-mcq\""
+        ),
+        "{text}"
+    );
+}
+
 /// A share of nothing (one configuration: no pair to compare) reads "n/a", not "(–%)".
 #[test]
 fn a_rate_of_nothing_reads_not_applicable() {

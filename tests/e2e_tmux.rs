@@ -13,15 +13,7 @@ use common::tmux::{Tmux, tmux_available};
 use frameaudit::core::audit::{Status, read_audit};
 
 /// A copy of the demo (so its audits/ folder is private to the test).
-fn demo_copy(dir: &Path) -> PathBuf {
-    let src = common::repo().join("fixtures/demo");
-    let dst = dir.join("demo");
-    std::fs::create_dir_all(&dst).expect("mkdir");
-    for f in ["cells.jsonl", "items.jsonl", "dataset.json"] {
-        std::fs::copy(src.join(f), dst.join(f)).expect("copy");
-    }
-    dst
-}
+use common::demo_copy;
 
 /// The item line of the item screen ("model · benchmark · item").
 fn item_title(screen: &str) -> String {

@@ -700,6 +700,17 @@ fn runs_refuses_unknown_placeholders_and_plans_no_rerun_can_follow() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
 
+    // A plan with nothing in it says so, not "0 re-runs ...: run each".
+    let mut empty = p.clone();
+    empty["entries"] = serde_json::json!([]);
+    let empty_path = tmp.path().join("empty.json");
+    std::fs::write(&empty_path, serde_json::to_string(&empty).expect("json")).expect("w");
+    let o = frameaudit(&["intervene", "runs", &s(&empty_path)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("has no entry: nothing to re-run"), "{text}");
+    assert!(!text.contains("run each"), "{text}");
+
     // The plan edited by hand: an unknown strategy, a frame past the end.
     let mut bad = p.clone();
     let entries = bad["entries"].as_array_mut().expect("entries");

@@ -48,14 +48,7 @@ fn refused(g: &Guarded, path: &Path, what: &str) {
 }
 
 /// The demo dataset copied into `dir`, so its files can be replaced.
-fn demo_copy(dir: &Path) -> PathBuf {
-    let to = dir.join("demo");
-    std::fs::create_dir_all(&to).expect("mkdir");
-    for f in ["cells.jsonl", "items.jsonl", "dataset.json"] {
-        std::fs::copy(repo().join("fixtures/demo").join(f), to.join(f)).expect("copy");
-    }
-    to
-}
+use common::demo_copy;
 
 #[test]
 fn a_named_pipe_as_the_cells_file_is_refused() {

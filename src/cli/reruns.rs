@@ -15,7 +15,7 @@ use crate::core::import::frames_log;
 use crate::core::paths::UniqueNames;
 use crate::core::plan::Plan;
 use crate::core::replicate::safe_file_name;
-use crate::core::text::sanitize;
+use crate::core::text::{count, sanitize};
 
 /// One re-run a plan needs: a harness run of one model and configuration under one
 /// strategy and pass.
@@ -287,10 +287,19 @@ pub fn list(args: &RunsArgs) -> Result<()> {
         writeln!(out)?;
         return Ok(());
     }
+    if runs.is_empty() {
+        writeln!(
+            out,
+            "# plan {} (dataset {}) has no entry: nothing to re-run",
+            sanitize(&args.plan.display().to_string()),
+            sanitize(&plan.dataset),
+        )?;
+        return Ok(());
+    }
     writeln!(
         out,
-        "# {} re-runs of plan {} (dataset {}): run each, then `frameaudit import reruns {} --plan {} -o DATASET`",
-        runs.len(),
+        "# {} of plan {} (dataset {}): run each, then `frameaudit import reruns {} --plan {} -o DATASET`",
+        count(runs.len(), "re-run"),
         sanitize(&args.plan.display().to_string()),
         sanitize(&plan.dataset),
         sanitize(&args.dir.display().to_string()),
@@ -303,12 +312,12 @@ pub fn list(args: &RunsArgs) -> Result<()> {
     for r in &runs {
         writeln!(
             out,
-            "\n# {} pass {}: {}/{}, {} planned item(s) of {}",
+            "\n# {} pass {}: {}/{}, {} of {}",
             sanitize(&r.strategy),
             r.pass,
             sanitize(&r.model),
             sanitize(&r.config),
-            r.items.len(),
+            count(r.items.len(), "planned item"),
             sanitize(&r.benchmarks.join(", "))
         )?;
         writeln!(out, "# {}", sanitize(&r.note))?;
@@ -414,17 +423,24 @@ pub fn import(args: &RerunsArgs) -> Result<()> {
     let mut err = std::io::stderr().lock();
     writeln!(
         err,
-        "frameaudit: re-runs in {}: {} recorder logs, {} imports ({})",
+        "frameaudit: re-runs in {}: {}, {}{}",
         sanitize(&args.dir.display().to_string()),
-        logs.len(),
-        groups.values().map(BTreeMap::len).sum::<usize>(),
-        sanitize(
-            &groups
-                .keys()
-                .map(|(s, p)| format!("{s} pass {p}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        count(logs.len(), "recorder log"),
+        count(groups.values().map(BTreeMap::len).sum::<usize>(), "import"),
+        if groups.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({})",
+                sanitize(
+                    &groups
+                        .keys()
+                        .map(|(s, p)| format!("{s} pass {p}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            )
+        }
     )?;
     if !unplanned.is_empty() {
         writeln!(

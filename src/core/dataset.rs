@@ -1326,14 +1326,28 @@ fn place_items(
     }
     let described = out.iter().filter(|x| x.is_some()).count();
     if described < out.len() && !parsed.refused {
+        // The first one named, so that it can be found.
+        let lacking = out.len() - described;
+        let first = out
+            .iter()
+            .position(Option::is_none)
+            .map_or(String::new(), |i| {
+                let item = &matrix.items[i];
+                format!(
+                    ": {}item {:?} of benchmark {:?}",
+                    if lacking == 1 { "" } else { "first " },
+                    &*item.id,
+                    matrix.benchmarks.name(item.benchmark)
+                )
+            });
         diags.warning(
             &file,
             None,
             None,
             format!(
-                "{} of {} items with cells have no description (no question, no frames)",
-                out.len() - described,
-                out.len()
+                "{lacking} of {} items with cells {} no description (no question, no frames){first}",
+                out.len(),
+                if lacking == 1 { "has" } else { "have" }
             ),
         );
     }

@@ -15,6 +15,17 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A copy of the bundled demo's data files (not its frames) in `dir/demo`, to change or to
+/// write audits into.
+pub fn demo_copy(dir: &Path) -> PathBuf {
+    let to = dir.join("demo");
+    std::fs::create_dir_all(&to).expect("mkdir");
+    for f in ["cells.jsonl", "items.jsonl", "dataset.json"] {
+        std::fs::copy(repo().join("fixtures/demo").join(f), to.join(f)).expect("copy");
+    }
+    to
+}
+
 pub fn conformance(name: &str) -> PathBuf {
     repo().join("tests/data/conformance").join(name)
 }
