@@ -4529,6 +4529,40 @@ fn a_note_typed_while_the_window_is_too_small_is_kept_and_q_does_not_quit() {
     assert_eq!(app.on_key(key('q')), vec![Effect::Quit]);
 }
 
+/// A key label wider than the help's key column stands on its own line, and its text
+/// goes on below in the text column, not pushed out of line.
+#[test]
+fn a_long_key_label_in_the_help_keeps_the_text_in_its_column() {
+    let mut app = demo_app();
+    app.on_key(key('?'));
+    let s = screen(&mut app, 120, 120);
+    let rows: Vec<&str> = s.lines().collect();
+    let at = rows
+        .iter()
+        .position(|l| l.contains("terminal, harmful pairs"))
+        .unwrap_or_else(|| panic!("no sort label: {s}"));
+    let label = rows[at];
+    assert!(
+        label.contains("│terminal, harmful pairs ") && !label.contains("regressions"),
+        "{label}"
+    );
+    let text_col = |row: &str| {
+        let inside = row.split('│').nth(1).unwrap_or_default();
+        inside.len() - inside.trim_start().len()
+    };
+    assert!(rows[at + 1].contains("terminal regressions first"), "{s}");
+    let model = rows
+        .iter()
+        .find(|l| l.contains("by model, then item"))
+        .expect("model sort");
+    let by_model = model.split('│').nth(1).unwrap_or_default();
+    assert_eq!(
+        text_col(rows[at + 1]),
+        by_model.find("by model").expect("text"),
+        "{s}"
+    );
+}
+
 /// C-c quits from every screen, the editors included, and a note being typed when the
 /// screens are left without asking (C-c, or a hang-up: `App::stop`) is kept, not lost.
 #[test]

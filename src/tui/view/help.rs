@@ -318,10 +318,31 @@ const KEY_COL: usize = 14;
 
 /// `line` wrapped to `width`: an entry's text (a line whose first span is its key column)
 /// goes on right of the keys, so the keys stand alone in their column.
+/// Keys wider than their column (a sort's name, "terminal, harmful pairs") stand on a line
+/// of their own, and the text goes on below, in its column.
 fn wrapped(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
     let indent = match line.spans.as_slice() {
-        [keys, _, ..] if keys.content.ends_with("  ") => {
-            crate::tui::fit::width(&keys.content).min(KEY_COL)
+        [keys, rest @ ..] if !rest.is_empty() && keys.content.ends_with("  ") => {
+            let w = crate::tui::fit::width(&keys.content);
+            if w > KEY_COL {
+                let mut out = crate::tui::fit::wrap_hanging(
+                    &Line::from(Span::styled(
+                        keys.content.trim_end().to_string(),
+                        keys.style,
+                    )),
+                    width as usize,
+                    0,
+                );
+                let mut below = vec![Span::raw(" ".repeat(KEY_COL))];
+                below.extend(rest.iter().cloned());
+                out.extend(crate::tui::fit::wrap_hanging(
+                    &Line::from(below),
+                    width as usize,
+                    KEY_COL,
+                ));
+                return out;
+            }
+            w
         }
         _ => 0,
     };
