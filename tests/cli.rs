@@ -1958,6 +1958,23 @@ fn a_rate_of_nothing_reads_not_applicable() {
         "{text}"
     );
     assert!(!text.contains("–%"), "{text}");
+
+    // No valid cell at all: each section says so rather than standing empty.
+    let cells: String = (1..=2)
+        .map(|i| format!("{{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q{i}\",\"config\":\"{i}f\",\"frames\":{i},\"task\":\"mcq\",\"pred\":\"A\"}}\n"))
+        .collect();
+    std::fs::write(&path, cells).expect("write");
+    let text = stdout(&frameaudit(&[
+        "report",
+        path.to_str().expect("utf8"),
+        "--boot",
+        "0",
+    ]));
+    assert_eq!(
+        text.matches("nothing to report: no model has a valid cell here (2 of 2 cells read are invalid: `frameaudit validate` says why)").count(),
+        2,
+        "ALL and b: {text}"
+    );
 }
 
 #[test]

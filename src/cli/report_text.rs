@@ -177,6 +177,21 @@ fn analysis(
         )?;
     }
     if a.metrics.is_empty() {
+        // Said rather than left as a blank section, which reads as a report cut short.
+        if a.grids.excluded.is_empty() && a.grids.joint.is_none() {
+            let invalid = if m.stats.cells_invalid > 0 {
+                format!(
+                    " ({} of {} cells read are invalid: `frameaudit validate` says why)",
+                    m.stats.cells_invalid, m.stats.records
+                )
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "  nothing to report: no model has a valid cell here{invalid}"
+            )?;
+        }
         return Ok(());
     }
     summary_table(out, m, a, st, measures)?;
