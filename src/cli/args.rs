@@ -147,6 +147,9 @@ pub enum Command {
     /// (docs/sql.md): it reads a table `cells` and creates item_measures, config_measures,
     /// model_summary and churn_edges, and from the replicates the noise floor
     /// (replicate_floor, replicate_edges, replicate_stable)
+    #[command(
+        after_help = "sql reads no dataset, so the names given to --models and --configs are not checked: a name not in the table `cells` gives empty tables where the script runs (docs/sql.md)."
+    )]
     Sql(SqlArgs),
     /// Write a dataset's cells, whatever files they come from, as one cells JSONL or Parquet
     /// file (by the output's extension; docs/formats.md §7)
