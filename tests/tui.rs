@@ -1814,6 +1814,46 @@ fn visual_only_and_a_smaller_top_budget_go_together() {
     }
 }
 
+/// Every churn part with items is drawn in its bar, if only one row high, so that the part
+/// the status line selects ("textonly→4f lost: 3 items") is on screen, reversed.
+#[test]
+fn every_churn_part_with_items_is_drawn_and_the_selected_one_shows() {
+    let mut app = demo_app();
+    app.update(Action::Overview);
+    let glyphs = ['█', '▓', '▒', '░'];
+    let mut checked = 0;
+    for m in 0..3 {
+        app.research.model = m;
+        let steps = app
+            .research
+            .current()
+            .and_then(|d| {
+                d.mcq(m)
+                    .map(|x| x.churn.iter().map(|c| c.parts()).collect::<Vec<_>>())
+            })
+            .expect("churn");
+        for (j, parts) in steps.iter().enumerate() {
+            for (p, &n) in parts.iter().enumerate() {
+                if n == 0 {
+                    continue;
+                }
+                app.research.focus = j;
+                app.research.part = p;
+                let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+                view::render(&mut term, &mut app).expect("draw");
+                let buf = term.backend().buffer();
+                let shown = buf.content.iter().any(|c| {
+                    c.modifier.contains(ratatui::style::Modifier::REVERSED)
+                        && c.symbol().starts_with(glyphs[p])
+                });
+                assert!(shown, "model {m}, step {j}, part {p} ({n} items) not drawn");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20, "{checked}");
+}
+
 #[test]
 fn switching_analysis_changes_the_figures() {
     let mut app = demo_app();

@@ -405,6 +405,17 @@ fn draw_churn(f: &mut Frame, app: &App, x: &McqMetrics, area: Rect) {
                 left -= 1;
             }
         }
+        // A part with items is drawn, if only one row high (taken from the tallest), so
+        // that the part the status line selects is on screen.
+        for p in 0..4 {
+            if parts[p] > 0 && h[p] == 0 {
+                let tallest = (0..4).max_by_key(|&q| h[q]).unwrap_or(p);
+                if h[tallest] > 1 {
+                    h[tallest] -= 1;
+                    h[p] = 1;
+                }
+            }
+        }
         let x0 = (j * slot) as u16;
         if x0 + bar_w as u16 > inner.width {
             break;
