@@ -1938,6 +1938,15 @@ fn an_item_without_description_is_named() {
 fn a_rate_of_nothing_reads_not_applicable() {
     let tmp = tempfile::tempdir().expect("tmp");
     let path = tmp.path().join("one.jsonl");
+    let report = |cells: String| {
+        std::fs::write(&path, cells).expect("write");
+        stdout(&frameaudit(&[
+            "report",
+            path.to_str().expect("utf8"),
+            "--boot",
+            "0",
+        ]))
+    };
     let cells: String = (1..=3)
         .map(|i| {
             format!(
@@ -1946,13 +1955,7 @@ fn a_rate_of_nothing_reads_not_applicable() {
             )
         })
         .collect();
-    std::fs::write(&path, cells).expect("write");
-    let text = stdout(&frameaudit(&[
-        "report",
-        path.to_str().expect("utf8"),
-        "--boot",
-        "0",
-    ]));
+    let text = report(cells);
     assert!(
         text.contains("harmful pairs 0 of 0 comparable (n/a)"),
         "{text}"
@@ -1963,13 +1966,7 @@ fn a_rate_of_nothing_reads_not_applicable() {
     let cells: String = (1..=2)
         .map(|i| format!("{{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q{i}\",\"config\":\"{i}f\",\"frames\":{i},\"task\":\"mcq\",\"pred\":\"A\"}}\n"))
         .collect();
-    std::fs::write(&path, cells).expect("write");
-    let text = stdout(&frameaudit(&[
-        "report",
-        path.to_str().expect("utf8"),
-        "--boot",
-        "0",
-    ]));
+    let text = report(cells);
     assert_eq!(
         text.matches("nothing to report: no model has a valid cell here (2 of 2 cells read are invalid: `frameaudit validate` says why)").count(),
         2,

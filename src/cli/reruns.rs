@@ -47,8 +47,19 @@ fn frames_of(config: &str) -> Option<u64> {
     crate::core::import::frames_from_label(config).filter(|&n| n > 0)
 }
 
-/// The placeholders `--command` fills in for each re-run.
+/// The placeholders `--command` fills in for each re-run, in the order [`fill`] takes
+/// their values.
 const PLACEHOLDERS: [&str; 5] = ["model", "config", "frames", "benchmark", "out"];
+
+/// `word` with each `{placeholder}` replaced by its value, given in [`PLACEHOLDERS`]' order.
+fn fill(word: &str, values: [&str; 5]) -> String {
+    PLACEHOLDERS
+        .iter()
+        .zip(values)
+        .fold(word.to_string(), |w, (name, value)| {
+            w.replace(&format!("{{{name}}}"), value)
+        })
+}
 
 /// Refuses a `{word}` in the command that is not a placeholder (a typo would be passed to
 /// the harness as it is); other braces (a JSON argument, `{}`) are left alone.
@@ -158,13 +169,7 @@ fn reruns(plan: &Plan, plan_path: &Path, args: &RunsArgs) -> Result<Vec<Rerun>> 
         let (harness, note) = match (args.harness, &template) {
             (RunsHarness::Command, Some(t)) => (
                 t.iter()
-                    .map(|a| {
-                        a.replace("{model}", &model)
-                            .replace("{config}", &config)
-                            .replace("{frames}", &frames)
-                            .replace("{benchmark}", &tasks)
-                            .replace("{out}", &shown(&run_out))
-                    })
+                    .map(|a| fill(a, [&model, &config, &frames, &tasks, &shown(&run_out)]))
                     .collect(),
                 "the command given with --command".to_string(),
             ),
