@@ -354,9 +354,7 @@ fn value_problems(text: &str, plan: &Plan) -> Vec<ShapeProblem> {
     for (i, e) in plan.entries.iter().enumerate() {
         // The entry's place: its raw text is a slice of the file's.
         let (line, column) = raws.get(i).map_or((1, 1), |raw| {
-            let at = (raw.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-            let (line, offset) =
-                crate::core::load::encoding::place_after(&text.as_bytes()[..at.min(text.len())]);
+            let (line, offset) = crate::core::load::json::place_in(text, raw.get(), 0);
             (line as usize, offset + 1)
         });
         let mut say = |field: String, why: String| {
