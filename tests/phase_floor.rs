@@ -263,7 +263,7 @@ fn a_phase_floor_planned_rerun_through_the_recorder_and_imported_gives_the_floor
         "-o",
         &s(&sorted),
     ]);
-    assert!(said.contains("1 imports (phase pass 0)"), "{said}");
+    assert!(said.contains("1 import (phase pass 0)"), "{said}");
     assert_eq!(
         jsonl(&sorted.join("replicates/phase-1-2.jsonl")),
         replicates,
