@@ -1424,7 +1424,9 @@ fn frames_pictures_never_wait_for_a_terminal_that_does_not_answer() {
         .output()
         .is_err()
     {
-        eprintln!("note: no `script`; frames_pictures_never_wait skipped");
+        common::skip_note(format_args!(
+            "no `script`; frames_pictures_never_wait skipped"
+        ));
         return;
     }
     let cmd = format!(

@@ -31,7 +31,7 @@ fn awkward(test: &str, dir: &Path) -> Option<(Awkward, PathBuf)> {
         .output()
         .ok()?;
     if !String::from_utf8_lossy(&encoders.stdout).contains("libx264") {
-        eprintln!("note: {test} skipped: this ffmpeg has no libx264");
+        common::skip_note(format_args!("{test} skipped: this ffmpeg has no libx264"));
         return None;
     }
     let data = dir.join("videomme/data");
@@ -125,9 +125,9 @@ for p in sys.argv[1:]:
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!(
-            "note: {test}: the Python checks are skipped: python3 with decord and av is not installed (python3 -m pip install decord av)"
-        );
+        common::skip_note(format_args!(
+            "{test}: the Python checks are skipped: python3 with decord and av is not installed (python3 -m pip install decord av)"
+        ));
         return None;
     }
     let lines: Vec<Value> = videokit::python(script, files)
@@ -135,9 +135,9 @@ for p in sys.argv[1:]:
         .map(|l| serde_json::from_str(l).expect("json"))
         .collect();
     if lines.first().is_some_and(|l| l.get("torchcodec").is_none()) {
-        eprintln!(
-            "note: {test}: torchcodec is not importable here; its counts are checked against its source's rules only (python3 -m pip install torchcodec)"
-        );
+        common::skip_note(format_args!(
+            "{test}: torchcodec is not importable here; its counts are checked against its source's rules only (python3 -m pip install torchcodec)"
+        ));
     }
     Some(lines)
 }

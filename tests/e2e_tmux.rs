@@ -153,7 +153,9 @@ fn a_failed_write_is_shown_kept_retried_and_quitting_asks_first() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_prlimit {
-        eprintln!("note: prlimit is absent; skipping the failed-write test");
+        common::skip_note(format_args!(
+            "prlimit is absent; skipping the failed-write test"
+        ));
         return;
     }
     let tmp = tempfile::tempdir().expect("tmp");
@@ -1220,11 +1222,11 @@ fn quitting_kills_the_decodes_under_way() {
 #[test]
 fn quitting_kills_a_full_size_frame_s_decode() {
     if !tmux_available() || !common::runs("ffmpeg", &["-version"]) {
-        eprintln!("note: tmux or ffmpeg is absent; skipping");
+        common::skip_note(format_args!("tmux or ffmpeg is absent; skipping"));
         return;
     }
     let Some(ffprobe) = common::which("ffprobe") else {
-        eprintln!("note: ffprobe is absent; skipping");
+        common::skip_note(format_args!("ffprobe is absent; skipping"));
         return;
     };
     let tmp = tempfile::tempdir().expect("tmp");
@@ -2002,7 +2004,9 @@ fn a_late_answer_of_the_terminal_is_never_typed_into_the_screens() {
         .args(["--annotator", "late"])
         .output();
     let Ok(o) = o else {
-        eprintln!("note: python3 is absent; skipping the late-answer check");
+        common::skip_note(format_args!(
+            "python3 is absent; skipping the late-answer check"
+        ));
         return;
     };
     assert!(o.status.success(), "{}", common::stderr(&o));

@@ -2,6 +2,8 @@
 //! hostile files, decoding raw videos through ffmpeg into the cache, and the background
 //! loader.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -413,7 +415,7 @@ fn without_ffmpeg_a_raw_video_gives_the_hint() {
 fn ffmpeg_or_note(test: &str) -> Option<PathBuf> {
     let found = ffmpeg_on_path();
     if found.is_none() {
-        eprintln!("note: {test} skipped: ffmpeg is not on PATH");
+        common::skip_note(format_args!("{test} skipped: ffmpeg is not on PATH"));
     }
     found
 }
@@ -789,7 +791,9 @@ fn a_hung_decode_never_holds_up_images_and_is_not_tried_again() {
         return;
     };
     let Some(ffprobe) = frameaudit::core::frames::ffprobe_beside(&ffmpeg) else {
-        eprintln!("note: no ffprobe; a_hung_decode_never_holds_up_images skipped");
+        common::skip_note(format_args!(
+            "no ffprobe; a_hung_decode_never_holds_up_images skipped"
+        ));
         return;
     };
     hung_video(Some((ffmpeg, ffprobe)));

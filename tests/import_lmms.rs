@@ -1651,14 +1651,9 @@ fn drop_key(v: &mut Value, key: &str) {
 
 #[test]
 fn round_trip_of_the_videomme_scale_grid() {
-    let csv = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/videomme-scalegrid/per_item.csv"
-    ));
-    if !csv.exists() {
-        eprintln!("note: {} is absent; skipping the round trip", csv.display());
+    let Some(csv) = common::real_csv() else {
         return;
-    }
+    };
     let tmp = tempfile::tempdir().expect("tmp");
     let logs = tmp.path().join("logs");
     let rows = csv_to_lmms(&csv, &logs);

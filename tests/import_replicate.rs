@@ -503,19 +503,7 @@ fn replicates_a_forced_import_keeps_are_said_and_counted() {
 }
 
 fn shared_videomme() -> Option<PathBuf> {
-    let p = std::env::var_os("FRAMEAUDIT_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| common::repo().join("../shared"))
-        .join("data/harness-runs/lmms-eval-0.7.3/videomme");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "note: {} is absent; skipping the shared harness runs",
-            p.display()
-        );
-        None
-    }
+    common::shared_harness_runs().map(|runs| runs.join("lmms-eval-0.7.3/videomme"))
 }
 
 /// Copies one run (results and samples) of the shared runs into `dir`, as the run of

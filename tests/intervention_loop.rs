@@ -292,12 +292,16 @@ fn start_loop() -> Option<Loop> {
         ("ffmpeg", &["-version"][..]),
     ] {
         if !common::runs(tool, args) {
-            eprintln!("note: {tool} is absent; skipping the intervention loop test");
+            common::skip_note(format_args!(
+                "{tool} is absent; skipping the intervention loop test"
+            ));
             return None;
         }
     }
     if !common::runs("python3", &["-c", "import decord, numpy"]) {
-        eprintln!("note: decord or numpy is absent; skipping the intervention loop test");
+        common::skip_note(format_args!(
+            "decord or numpy is absent; skipping the intervention loop test"
+        ));
         return None;
     }
     let tmp = tempfile::tempdir().expect("tmp");
@@ -1315,7 +1319,9 @@ fn re_runs_whose_names_meet_as_file_names_get_folders_and_logs_of_their_own() {
     }
 
     if !common::runs("python3", &["--version"]) {
-        eprintln!("note: python3 is absent; skipping the recorder's run of the listed re-runs");
+        common::skip_note(format_args!(
+            "python3 is absent; skipping the recorder's run of the listed re-runs"
+        ));
         return;
     }
     for r in &runs {

@@ -435,12 +435,18 @@ fn python(script: &Path, args: &[&std::ffi::OsStr]) -> Option<std::process::Outp
     let o = match Command::new("python3").arg(script).args(args).output() {
         Ok(o) => o,
         Err(_) => {
-            eprintln!("note: python3 is absent; skipping {}", script.display());
+            common::skip_note(format_args!(
+                "python3 is absent; skipping {}",
+                script.display()
+            ));
             return None;
         }
     };
     if o.status.code() == Some(3) {
-        eprintln!("note: {} lacks a Python package; skipped", script.display());
+        common::skip_note(format_args!(
+            "{} lacks a Python package; skipped",
+            script.display()
+        ));
         return None;
     }
     assert!(

@@ -2,6 +2,8 @@
 //! structures rather than on the process (the figures at 10 M cells come from
 //! `cargo bench --bench tui -- 10m`).
 
+mod common;
+
 use std::io::Write;
 
 use frameaudit::core::analysis::params::Params;
@@ -140,7 +142,9 @@ fn peak_mib_of(args: &[&std::ffi::OsStr]) -> f64 {
 #[test]
 fn cells_written_out_stream_instead_of_being_held() {
     if !std::path::Path::new("/proc/self/status").exists() {
-        eprintln!("note: no /proc here; skipping the memory check of `frameaudit cells`");
+        common::skip_note(format_args!(
+            "no /proc here; skipping the memory check of `frameaudit cells`"
+        ));
         return;
     }
     // 400 000 cells: held as rows they took about 1.2 GB on the way to Parquet.

@@ -166,7 +166,7 @@ fn duckdb(sql: &str) -> bool {
         Ok(o) => {
             let e = String::from_utf8_lossy(&o.stderr);
             assert!(e.contains("No module named"), "duckdb: {e}");
-            eprintln!("note: duckdb is absent; skipping the DuckDB check");
+            common::skip_note(format_args!("duckdb is absent; skipping the DuckDB check"));
             false
         }
         Err(_) => false,
@@ -450,7 +450,9 @@ fn cells_duckdb_pyarrow_and_polars_write_give_the_jsonls_report() {
             .output()
             .expect("python3");
         if o.status.code() == Some(3) {
-            eprintln!("note: the Python package of {writer} is absent; skipping its check");
+            common::skip_note(format_args!(
+                "the Python package of {writer} is absent; skipping its check"
+            ));
             continue;
         }
         assert!(
@@ -488,7 +490,7 @@ pq.write_table(t, sys.argv[1])
         .output()
         .expect("python3");
     if o.status.code() == Some(3) {
-        eprintln!("note: pyarrow is absent; skipping the JSON check");
+        common::skip_note(format_args!("pyarrow is absent; skipping the JSON check"));
     } else {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let o = frameaudit(&["validate", bad.to_str().unwrap(), "--no-cache"]);

@@ -76,7 +76,9 @@ fn a_phase_floor_planned_rerun_through_the_recorder_and_imported_gives_the_floor
         return;
     };
     if !common::runs("python3", &["-c", "import decord, numpy"]) {
-        eprintln!("note: python3 with decord and numpy is absent; skipping the phase floor test");
+        common::skip_note(format_args!(
+            "python3 with decord and numpy is absent; skipping the phase floor test"
+        ));
         return;
     }
     let tmp = tempfile::tempdir().expect("tmp");

@@ -46,7 +46,7 @@ fn have(tool: &str) -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !found {
-        eprintln!("note: {tool} is absent; skipping what needs it");
+        common::skip_note(format_args!("{tool} is absent; skipping what needs it"));
     }
     found
 }
@@ -268,7 +268,7 @@ impl Display {
         let end = Instant::now() + Duration::from_secs(10);
         while !Path::new(&format!("/tmp/.X11-unix/X{num}")).exists() {
             if Instant::now() > end {
-                eprintln!("note: Xvfb :{num} did not start; skipping");
+                common::skip_note(format_args!("Xvfb :{num} did not start; skipping"));
                 return None;
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -695,7 +695,9 @@ fn pictures_stay_in_their_boxes_in_real_terminals() {
             continue;
         }
         let Some(w) = open_window(&d, &argv, &title) else {
-            eprintln!("note: {name} opened no window under Xvfb; skipping it");
+            common::skip_note(format_args!(
+                "{name} opened no window under Xvfb; skipping it"
+            ));
             continue;
         };
         let shot = tmp.path().join(format!("{name}.png"));
@@ -708,7 +710,7 @@ fn pictures_stay_in_their_boxes_in_real_terminals() {
         if !ok && blank {
             // Nothing drawn at all: the terminal does not draw here (kitty without a usable
             // OpenGL), which is not frameaudit's to judge.
-            eprintln!("note: {name} drew nothing under Xvfb; skipping it");
+            common::skip_note(format_args!("{name} drew nothing under Xvfb; skipping it"));
             continue;
         }
         assert!(
@@ -756,18 +758,20 @@ fn pictures_stay_in_their_boxes_in_real_terminals() {
             keep(&small, &format!("{name}-resized"));
             problems.extend(check(&format!("{name}, resized"), &small, &first, &resized));
         } else {
-            eprintln!(
-                "note: {name} did not take the size {}x{} ({}x{} px); resize not checked",
+            common::skip_note(format_args!(
+                "{name} did not take the size {}x{} ({}x{} px); resize not checked",
                 SMALL.0,
                 SMALL.1,
                 small.img.width(),
                 small.img.height()
-            );
+            ));
         }
         drop(w);
     }
     if tried == 0 {
-        eprintln!("note: no X terminal (xterm, mlterm, kitty) is installed; nothing checked");
+        common::skip_note(format_args!(
+            "no X terminal (xterm, mlterm, kitty) is installed; nothing checked"
+        ));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

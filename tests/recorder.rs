@@ -25,16 +25,18 @@ struct Setup {
 impl Setup {
     fn new(test: &str, modules: &[&str]) -> Option<Setup> {
         if !runs("python3", &["--version"]) {
-            eprintln!("note: python3 is absent; skipping {test}");
+            common::skip_note(format_args!("python3 is absent; skipping {test}"));
             return None;
         }
         if !runs("ffmpeg", &["-version"]) {
-            eprintln!("note: ffmpeg is absent; skipping {test}");
+            common::skip_note(format_args!("ffmpeg is absent; skipping {test}"));
             return None;
         }
         for m in modules {
             if !python_has(m) {
-                eprintln!("note: the Python module {m} is absent; skipping {test}");
+                common::skip_note(format_args!(
+                    "the Python module {m} is absent; skipping {test}"
+                ));
                 return None;
             }
         }
@@ -1214,9 +1216,9 @@ fn the_start_line_and_qwen_vl_utils_say_which_decoder_reads() {
     if real {
         println!("the installed qwen_vl_utils");
     } else {
-        eprintln!(
-            "note: qwen_vl_utils is not importable here; its stand-in is recorded instead (pip install --no-deps qwen-vl-utils==0.0.14 torchvision; pip install packaging requests)"
-        );
+        common::skip_note(format_args!(
+            "qwen_vl_utils is not importable here; its stand-in is recorded instead (pip install --no-deps qwen-vl-utils==0.0.14 torchvision; pip install packaging requests)"
+        ));
         s.write(
             "fake/qwen_vl_utils/__init__.py",
             "from .vision_process import fetch_video\n",

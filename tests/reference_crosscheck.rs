@@ -16,7 +16,9 @@ fn python() -> Option<&'static str> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("note: python3 is absent; skipping the cross-check against the reference");
+        common::skip_note(format_args!(
+            "python3 is absent; skipping the cross-check against the reference"
+        ));
     }
     ok.then_some("python3")
 }

@@ -547,7 +547,9 @@ fn screens_closed_at_once_leave_no_terminal_answers_for_the_shell() {
         .env("FRAMEAUDIT_CACHE", "off")
         .output();
     let Ok(o) = o else {
-        eprintln!("note: python3 is absent; skipping the late-answers check");
+        common::skip_note(format_args!(
+            "python3 is absent; skipping the late-answers check"
+        ));
         return;
     };
     assert!(o.status.success(), "{}", common::stderr(&o));

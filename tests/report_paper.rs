@@ -39,9 +39,9 @@ fn compile_in(tex: &str, dir: &Path) -> Option<String> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !have || !common::runs("pdflatex", &["--version"]) {
-        eprintln!(
-            "note: pdflatex or booktabs is absent (apt-get install texlive-latex-base texlive-latex-recommended); skipping the LaTeX compile"
-        );
+        common::skip_note(format_args!(
+            "pdflatex or booktabs is absent (apt-get install texlive-latex-base texlive-latex-recommended); skipping the LaTeX compile"
+        ));
         return None;
     }
     std::fs::write(dir.join("table.tex"), tex).expect("write");
@@ -117,9 +117,9 @@ fn hostile_model_names_compile_and_read_back_from_the_pdf_as_written() {
             return;
         }
         if !common::runs("pdftotext", &["-v"]) {
-            eprintln!(
-                "note: pdftotext is absent (apt-get install poppler-utils); skipping the check of the PDF's text"
-            );
+            common::skip_note(format_args!(
+                "pdftotext is absent (apt-get install poppler-utils); skipping the check of the PDF's text"
+            ));
             return;
         }
         let o = Command::new("pdftotext")

@@ -3,6 +3,8 @@
 //! the harness code), the lead's recorded frames of lmms-eval 0.7.3 through `resolve` of the
 //! real results files, and VLMEvalKit's runs by name; mutated rules must fail.
 
+mod common;
+
 use std::path::PathBuf;
 
 use frameaudit::core::import::vlmevalkit::Budget;
@@ -344,23 +346,6 @@ fn floor_instead_of_round_fails() {
     assert!(differ > 100, "only {differ} vectors tell floor from round");
 }
 
-/// The shared harness runs: $FRAMEAUDIT_SHARED, else the `shared` folder beside the repository.
-fn shared() -> Option<PathBuf> {
-    let p = std::env::var_os("FRAMEAUDIT_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    let runs = p.join("data/harness-runs");
-    if runs.is_dir() {
-        Some(runs)
-    } else {
-        println!(
-            "note: {} is absent; the shared-run checks are skipped",
-            runs.display()
-        );
-        None
-    }
-}
-
 fn model_args(s: &str) -> Vec<(String, String)> {
     s.split(',')
         .filter_map(|kv| kv.split_once('='))
@@ -409,7 +394,9 @@ fn importer_version(r: &Value) -> &'static str {
 
 #[test]
 fn lmms_eval_truth_through_resolve() {
-    let Some(root) = shared() else { return };
+    let Some(root) = common::shared_harness_runs() else {
+        return;
+    };
     let truth: Value = serde_json::from_str(
         &std::fs::read_to_string(root.join("truth/lmms-eval-0.7.3-videomme-frames.json"))
             .expect("truth"),
@@ -536,7 +523,9 @@ fn lmms_eval_truth_through_resolve() {
 
 #[test]
 fn lmms_eval_results_resolve() {
-    let Some(root) = shared() else { return };
+    let Some(root) = common::shared_harness_runs() else {
+        return;
+    };
     for r in results_files(&root) {
         let c = &r["config"];
         let args = model_args(c["model_args"].as_str().expect("model_args"));
@@ -733,7 +722,7 @@ fn vlmevalkit_runs_resolve() {
     assert_eq!(rr.provenance, Provenance::Assumed);
     assert!(rr.why.contains("not a model name"), "{}", rr.why);
     // The shared VLMEvalKit runs, by their file names.
-    if let Some(root) = shared() {
+    if let Some(root) = common::shared_harness_runs() {
         let dir = root.join("vlmevalkit-e8e78f05/video-mme");
         let mut n = 0;
         for model in std::fs::read_dir(&dir).expect("runs").flatten() {
@@ -1121,7 +1110,9 @@ fn vlmevalkit_llava_on_real_videos() {
         .filter(|v| v.get("vlmevalkit").is_some())
         .collect();
     if lines.is_empty() {
-        println!("note: the vectors hold no VLMEvalKit run on real videos");
+        common::skip_note(format_args!(
+            "the vectors hold no VLMEvalKit run on real videos"
+        ));
         return;
     }
     let mut video_model_64 = 0;

@@ -10,6 +10,8 @@
 //! the report's analyses and JSON (`report --json --boot 0`) and the audit screens' first
 //! screen (their analyses, queue, search texts and first draw).
 
+mod common;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
@@ -159,7 +161,9 @@ fn work_grows_linearly_with_the_benchmarks() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !present {
-        eprintln!("note: valgrind is absent; skipping the count of work against the benchmarks");
+        common::skip_note(format_args!(
+            "valgrind is absent; skipping the count of work against the benchmarks"
+        ));
         return;
     }
     let tmp = tempfile::tempdir().expect("tmp");

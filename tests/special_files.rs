@@ -131,7 +131,9 @@ fn a_named_pipe_as_the_audit_file_is_refused() {
         .output()
         .is_err()
     {
-        eprintln!("note: no `script`; the audit screens' case is not checked");
+        common::skip_note(format_args!(
+            "no `script`; the audit screens' case is not checked"
+        ));
         return;
     }
     let demo = repo().join("fixtures/demo");

@@ -81,12 +81,16 @@ fn run_sql_then(
     let run = match run {
         Ok(r) => r,
         Err(_) => {
-            eprintln!("note: python3 is absent; skipping the {engine} check");
+            common::skip_note(format_args!(
+                "python3 is absent; skipping the {engine} check"
+            ));
             return None;
         }
     };
     if run.status.code() == Some(3) {
-        eprintln!("note: the Python package for {engine} is absent; skipping the {engine} check");
+        common::skip_note(format_args!(
+            "the Python package for {engine} is absent; skipping the {engine} check"
+        ));
         return None;
     }
     assert!(
@@ -663,7 +667,7 @@ fn spark_runs_the_same_script_where_pyspark_is_installed() {
     std::fs::write(&cells, with_replicates(&random_cells(3), 3)).expect("write");
     assert!(report_runs(&cells, &[]));
     if !has_java() {
-        eprintln!("note: java is absent; skipping the Spark check");
+        common::skip_note(format_args!("java is absent; skipping the Spark check"));
         return;
     }
     if let Some(rows) = check_rows(
@@ -739,7 +743,7 @@ fn a_hostile_model_name_is_inert_in_the_script_and_still_selects_its_model() {
         std::fs::create_dir(&sub).expect("mkdir");
         check("spark", &cells, &cells, &opts, &sub);
     } else {
-        eprintln!("note: java is absent; skipping the Spark check");
+        common::skip_note(format_args!("java is absent; skipping the Spark check"));
     }
 }
 

@@ -5145,7 +5145,9 @@ fn frame_under_cursor(app: &App) -> (String, u64) {
 #[test]
 fn p_gives_a_player_command_for_the_seconds_around_the_frame() {
     if std::env::var_os("FRAMEAUDIT_PLAYER").is_some() {
-        eprintln!("note: FRAMEAUDIT_PLAYER is set, the command is not mpv's: skipped");
+        common::skip_note(format_args!(
+            "FRAMEAUDIT_PLAYER is set, the command is not mpv's: skipped"
+        ));
         return;
     }
     let tmp = tempfile::tempdir().expect("tmp");

