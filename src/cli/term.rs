@@ -88,13 +88,13 @@ pub fn fit(s: &str, max: usize) -> String {
     }
     let mut out = String::new();
     let mut w = 0;
-    for c in s.chars() {
-        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if w + cw + 1 > max {
+    for piece in crate::core::text::pieces(&s) {
+        let pw = width(piece);
+        if w + pw + 1 > max {
             break;
         }
-        out.push(c);
-        w += cw;
+        out.push_str(piece);
+        w += pw;
     }
     out.push('…');
     out
@@ -117,6 +117,9 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("日本語テキスト", 5), "日本…");
         assert_eq!(fit("a\x1b[2Jb", 20), "a\\x1b[2Jb");
+        // An escape is cut whole, never in the middle.
+        assert_eq!(fit("ab\x1bcdef", 5), "ab…");
+        assert_eq!(fit("ab\x1bcdef", 7), "ab\\x1b…");
         assert_eq!(pad("ab", 4), "ab  ");
     }
 }

@@ -237,6 +237,33 @@ pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// The pieces a cut must keep whole in a text as shown ([`sanitize`]d, or [`show_id`]): its
+/// grapheme clusters (a letter with its accents, an emoji with its modifiers), and each
+/// escape those wrote (`\x1b`, `\u{202e}`) as one piece, so a name cut to a column never ends
+/// in half an escape (`evil\x1…`), which would read as other text.
+pub fn pieces(s: &str) -> impl Iterator<Item = &str> {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        let len = escape_len(rest).or_else(|| rest.graphemes(true).next().map(str::len))?;
+        let (piece, after) = rest.split_at(len);
+        rest = after;
+        Some(piece)
+    })
+}
+
+/// The length of the escape `rest` starts with (`\xHH` or `\u{H…}`, as [`sanitize`] writes
+/// them), if it starts with one.
+fn escape_len(rest: &str) -> Option<usize> {
+    let hex = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_hexdigit());
+    if let Some(t) = rest.strip_prefix("\\x") {
+        return t.get(..2).filter(|h| hex(h)).map(|_| 4);
+    }
+    let t = rest.strip_prefix("\\u{")?;
+    let end = t.find('}')?;
+    hex(&t[..end]).then_some(3 + end + 1)
+}
+
 /// `n` and a noun, plural unless `n` is one: `1 disagreement`, `2 disagreements`.
 pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
@@ -439,6 +466,28 @@ pub fn json_to_string_pretty<T: ?Sized + serde::Serialize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_escape_is_one_piece_and_a_letter_keeps_its_accents() {
+        let shown = sanitize("a\x1b[2J\u{202e}b");
+        assert_eq!(
+            pieces(&shown).collect::<Vec<_>>(),
+            ["a", r"\x1b", "[", "2", "J", r"\u{202e}", "b"]
+        );
+        let shown = show_id("cafe\u{301}");
+        assert_eq!(
+            pieces(&shown).collect::<Vec<_>>(),
+            ["c", "a", "f", "e", r"\u{301}"]
+        );
+        // In composed text a combining mark stays with its letter.
+        assert_eq!(pieces("e\u{301}x").collect::<Vec<_>>(), ["e\u{301}", "x"]);
+        // A backslash that starts no whole escape is a piece of its own.
+        assert_eq!(
+            pieces(r"\x1\u{zz}").collect::<Vec<_>>(),
+            [r"\", "x", "1", r"\", "u", "{", "z", "z", "}"]
+        );
+        assert_eq!(pieces("").count(), 0);
+    }
 
     #[test]
     fn counts_take_the_plural_unless_one() {

@@ -2,7 +2,9 @@
 //! text ends with an ellipsis, so nothing is clipped silently at a pane's edge.
 
 use ratatui::text::{Line, Span};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
+
+use crate::core::text::pieces;
 
 /// Display width of `text` in terminal cells.
 pub fn width(text: &str) -> usize {
@@ -24,13 +26,13 @@ fn cut(text: &str, w: usize) -> String {
     }
     let mut out = String::new();
     let mut used = 0;
-    for c in text.chars() {
-        let cw = c.width().unwrap_or(0);
-        if used + cw > w - 1 {
+    for piece in pieces(text) {
+        let pw = width(piece);
+        if used + pw > w - 1 {
             break;
         }
-        used += cw;
-        out.push(c);
+        used += pw;
+        out.push_str(piece);
     }
     out.push('…');
     out
@@ -57,18 +59,18 @@ pub fn fit_middle(text: &str, w: usize) -> String {
     }
     let tail_w = (w - 1) / 2;
     let head = cut(text, w - tail_w);
-    let mut tail: Vec<char> = Vec::new();
+    let all: Vec<&str> = pieces(text).collect();
     let mut used = 0;
-    for c in text.chars().rev() {
-        let cw = c.width().unwrap_or(0);
-        if used + cw > tail_w {
+    let mut from = all.len();
+    for piece in all.iter().rev() {
+        let pw = width(piece);
+        if used + pw > tail_w {
             break;
         }
-        used += cw;
-        tail.push(c);
+        used += pw;
+        from -= 1;
     }
-    tail.reverse();
-    format!("{head}{}", tail.into_iter().collect::<String>())
+    format!("{head}{}", all[from..].concat())
 }
 
 /// Model names as the screens show them: a leading organisation (`OpenGVLab__`,
@@ -286,6 +288,23 @@ mod tests {
         assert_eq!(width(&fit("🎬🎬🎬🎬", 4)), 3);
         assert_eq!(fit("x", 0), "");
         assert_eq!(pad("映像", 5), "映像 ");
+    }
+
+    #[test]
+    fn an_escape_or_a_letter_with_its_accent_is_never_cut_in_two() {
+        // The escape a bidi override is shown as goes whole or not at all.
+        assert_eq!(fit(r"ab\u{202e}cd", 6), "ab…");
+        assert_eq!(fit(r"ab\u{202e}cd", 11), r"ab\u{202e}…");
+        assert_eq!(
+            fit_middle(r"modelname\x1b-long-tail-7B", 12),
+            "modeln…il-7B"
+        );
+        assert_eq!(
+            fit_middle(r"modelname-long-tail\x1b7B", 14),
+            r"modelna…\x1b7B"
+        );
+        assert_eq!(fit_middle(r"modelname-long-tail\x1b-7B", 12), "modeln…-7B");
+        assert_eq!(fit("e\u{301}e\u{301}e\u{301}", 2), "e\u{301}…");
     }
 
     #[test]
