@@ -164,6 +164,14 @@ impl AuditFile {
                 .set_len(len)
                 .and_then(|()| opened.file.sync_all())
                 .map_err(io("truncate the torn last line of", path))?;
+        } else if bytes.last().is_some_and(|&b| b != b'\n') {
+            // A whole last line without its newline (left off by an editor or a script) is
+            // kept: its newline is given back, so the next event starts a line of its own.
+            opened
+                .file
+                .write_all(b"\n")
+                .and_then(|()| opened.file.sync_data())
+                .map_err(io("write", path))?;
         }
         opened.note_written().map_err(io("look at", path))?;
         Ok((opened, Some(replay)))
@@ -658,6 +666,38 @@ mod tests {
         let r = read_audit(&path).expect("read");
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
         assert_eq!(r.records[&key("q2")], b);
+        assert_eq!(r.events, 2);
+    }
+
+    #[test]
+    fn a_whole_last_line_without_its_newline_is_kept_and_given_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.audit.jsonl");
+        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
+        let a = record("q1", Status::Done, &["a"], "t1");
+        f.append(&Event::Set(a.clone())).expect("append");
+        drop(f);
+        // The last event as an editor leaves it: whole, its newline left off.
+        let text = std::fs::read_to_string(&path).expect("read");
+        std::fs::write(&path, text.trim_end()).expect("write");
+
+        let r = read_audit(&path).expect("read");
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert_eq!(r.records[&key("q1")], a);
+
+        let (mut f, r) = AuditFile::open(&path, &header("alice")).expect("open");
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert_eq!(r.records[&key("q1")], a);
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+        let b = record("q2", Status::Flagged, &["b"], "t2");
+        f.append(&Event::Set(b.clone())).expect("append");
+        drop(f);
+        let r = read_audit(&path).expect("read");
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert_eq!(
+            (r.records[&key("q1")].clone(), r.records[&key("q2")].clone()),
+            (a, b)
+        );
         assert_eq!(r.events, 2);
     }
 

@@ -28,9 +28,11 @@
 //! "never touched" removes the record). `pathways`, `evidence_frames` and `note` may be
 //! absent or null (empty), `primary` absent or null (none); fields not listed are ignored.
 //!
-//! A line cut short by a crash (the last line without its newline, or a last line that is
-//! not well-formed JSON) is ignored with a warning and, when the file is opened for
-//! writing, truncated away. Any other line that is not a valid event is skipped with a
+//! A line cut short by a crash (a last line that is not well-formed JSON, with or without
+//! its newline) is ignored with a warning and, when the file is opened for writing,
+//! truncated away. A last line that reads whole but lacks its newline (an editor or a script
+//! left it off) counts like any other, and gets its newline back when the file is opened for
+//! writing. Any other line that is not a valid event is skipped with a
 //! warning; everything before and after it counts. A malformed header is an error.
 
 pub mod edit;

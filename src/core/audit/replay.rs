@@ -56,7 +56,8 @@ impl Replay {
 }
 
 /// Replays the bytes of an audit file. Returns the state and, when the file ends in a torn
-/// line, the length to truncate it to (the end of the last complete line before it).
+/// line (a last line that is not well-formed JSON, with or without its newline), the length
+/// to truncate it to (the end of the last complete line before it).
 /// `truncating` only changes the wording of the warning.
 pub(super) fn replay_bytes(
     path: &Path,
@@ -97,7 +98,10 @@ pub(super) fn replay_bytes(
     for (i, &(number, offset, text, terminated)) in lines.iter().enumerate() {
         let last = i + 1 == n;
         let parsed = parse_event(text);
-        let torn = last && (!terminated || matches!(parsed, Err(LineError::Malformed(_))));
+        // Only a last line that does not read as JSON is a crash's torn write: one that
+        // reads whole is complete, even without its newline (an editor or a script that
+        // left it off), and counts like any other line.
+        let torn = last && matches!(parsed, Err(LineError::Malformed(_)));
         if torn {
             let why = if terminated {
                 "the last line is not well-formed JSON"
