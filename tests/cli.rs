@@ -261,6 +261,43 @@ fn validate_reports_warnings_as_problems() {
     assert!(out.contains("the first at w.jsonl:1"), "{out}");
 }
 
+/// A gold in items.jsonl other than the one the cells are scored by is warned about at its
+/// line (the item screen shows both); the same answer written otherwise (` b`) is no
+/// disagreement, nor is an open-ended item's reference.
+#[test]
+fn an_items_gold_that_is_not_the_cells_is_warned_about_at_its_line() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path();
+    let mut cells = String::new();
+    for (item, gold) in [("q1", "A"), ("q2", "B"), ("q3", "C")] {
+        for f in [8, 16] {
+            cells.push_str(&format!(
+                "{{\"model\":\"M\",\"item_id\":\"{item}\",\"config\":\"{f}f\",\"frames\":{f},\"pred\":\"A\",\"gold\":\"{gold}\"}}\n"
+            ));
+        }
+    }
+    cells.push_str("{\"model\":\"M\",\"benchmark\":\"open\",\"item_id\":\"o1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"a cat\",\"gold\":\"a cat\",\"task\":\"open\"}\n");
+    std::fs::write(dir.join("cells.jsonl"), cells).expect("write");
+    std::fs::write(
+        dir.join("items.jsonl"),
+        concat!(
+            "{\"item_id\":\"q1\",\"question\":\"Q?\",\"gold\":\"C\"}\n",
+            "{\"item_id\":\"q2\",\"question\":\"Q?\",\"gold\":\" b\"}\n",
+            "{\"item_id\":\"q3\",\"question\":\"Q?\"}\n",
+            "{\"benchmark\":\"open\",\"item_id\":\"o1\",\"question\":\"Q?\",\"gold\":\"a dog\"}\n",
+        ),
+    )
+    .expect("write");
+    let out = frameaudit(&["validate", dir.to_str().expect("utf8")]);
+    let text = stdout(&out).replace(&dir.display().to_string(), "D");
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("D/items.jsonl:1: warning: field `gold`: item \"q1\" of benchmark \"default\": \"C\" here, but its cells give \"A\" as gold, which their answers are scored by"),
+        "{text}"
+    );
+    assert!(text.contains("0 errors, 1 warning"), "{text}");
+}
+
 #[test]
 fn bad_items_and_dataset_json_are_reported() {
     let tmp = tempfile::tempdir().expect("tmp");

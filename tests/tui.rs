@@ -220,6 +220,25 @@ fn app_on(dir: &std::path::Path, cells: &str) -> App {
     app_of(ds, "t")
 }
 
+/// The item screen's gold is the one the marks beside the answers are scored by (the
+/// cells'); where items.jsonl gives another, both are shown, never the described one alone.
+#[test]
+fn the_gold_shown_is_the_one_the_answers_are_marked_by() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    std::fs::write(
+        tmp.path().join("items.jsonl"),
+        "{\"item_id\":\"q1\",\"question\":\"Which?\",\"options\":[\"A. x\",\"B. y\",\"C. z\"],\"gold\":\"C\"}\n",
+    )
+    .expect("write");
+    let cells = "{\"model\":\"m\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}\n\
+                 {\"model\":\"m\",\"item_id\":\"q1\",\"config\":\"16f\",\"frames\":16,\"pred\":\"C\",\"gold\":\"A\"}\n";
+    let mut app = app_on(tmp.path(), cells);
+    app.update(Action::Open);
+    assert_eq!(app.screen, Screen::Item);
+    let text = screen(&mut app, 120, 40);
+    assert!(text.contains("gold: A (items.jsonl: C)"), "{text}");
+}
+
 /// The overview's cursor starts on the first budget step that loses items, not on a part
 /// with none (where Enter would give an empty queue); so it moves for another model, and
 /// a cursor the user put on an empty part stays there.

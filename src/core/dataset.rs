@@ -1324,6 +1324,7 @@ fn place_items(
             format!("{unknown} items in all have no cells"),
         );
     }
+    warn_gold_disagreements(&file, &out, &first_line, matrix, diags);
     let described = out.iter().filter(|x| x.is_some()).count();
     if described < out.len() && !parsed.refused {
         // The first one named, so that it can be found.
@@ -1352,6 +1353,75 @@ fn place_items(
         );
     }
     out
+}
+
+/// Warns where a multiple-choice item's `gold` in items.jsonl is not the gold its cells are
+/// scored by (normalised as answers are compared): the first five at their lines, then how
+/// many in all. The item screen would otherwise show one answer as gold while marking
+/// another right.
+fn warn_gold_disagreements(
+    file: &Arc<Path>,
+    described: &[Option<ItemMeta>],
+    line_of: &[u64],
+    matrix: &ResponseMatrix,
+    diags: &mut Diagnostics,
+) {
+    use crate::core::matrix::{NO_TEXT, Task};
+    use crate::core::text::norm;
+    let stated = |item: usize| {
+        let bench = matrix.items[item].benchmark as usize;
+        (matrix.bench_task[bench] == Task::Mcq)
+            .then(|| described[item].as_ref()?.gold.as_deref())
+            .flatten()
+    };
+    if !(0..described.len()).any(|i| stated(i).is_some()) {
+        return;
+    }
+    // Per item, the cells' gold last compared and the first that differs.
+    let mut compared = vec![NO_TEXT; described.len()];
+    let mut differs = vec![NO_TEXT; described.len()];
+    for cell in 0..matrix.n_cells() {
+        let item = matrix.cell_item.get(cell) as usize;
+        let gold = matrix.cell_gold.get(cell);
+        if gold == NO_TEXT || compared[item] == gold || differs[item] != NO_TEXT {
+            continue;
+        }
+        let Some(said) = stated(item) else { continue };
+        compared[item] = gold;
+        if norm(said) != norm(matrix.texts.name(gold)) {
+            differs[item] = gold;
+        }
+    }
+    let mut n = 0usize;
+    for (item, &gold) in differs.iter().enumerate() {
+        if gold == NO_TEXT {
+            continue;
+        }
+        n += 1;
+        if n <= 5 {
+            let it = &matrix.items[item];
+            diags.warning(
+                file,
+                Some(line_of[item]),
+                Some("gold"),
+                format!(
+                    "item {:?} of benchmark {:?}: {:?} here, but its cells give {:?} as gold, which their answers are scored by",
+                    &*it.id,
+                    matrix.benchmarks.name(it.benchmark),
+                    stated(item).unwrap_or_default(),
+                    matrix.texts.name(gold)
+                ),
+            );
+        }
+    }
+    if n > 5 {
+        diags.warning(
+            file,
+            None,
+            Some("gold"),
+            format!("{n} items in all have a gold other than their cells'"),
+        );
+    }
 }
 
 #[cfg(test)]

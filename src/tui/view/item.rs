@@ -585,14 +585,20 @@ fn replicates_of<'a>(app: &'a App, item: &Shown) -> Vec<(&'a str, &'a str)> {
     out
 }
 
-/// The gold answer of the item: its items.jsonl entry's, else its cells'.
+/// The gold answer of the item: its cells', which the marks beside the answers are scored
+/// by, else its items.jsonl entry's. Where the two differ both are shown (`validate` warns
+/// at the items.jsonl line), so the gold on screen never contradicts the marks unsaid.
 fn gold_of(app: &App, item: &Shown) -> Option<String> {
+    use crate::core::text::norm;
     let m = &app.ds.matrix;
     let meta = app.ds.item_meta(app.queue.rows[item.i].q.item);
-    meta.and_then(|x| x.gold.clone()).or_else(|| {
-        m.text(m.cell_gold.get(item.cell(app, 0)))
-            .map(str::to_owned)
-    })
+    let described = meta.and_then(|x| x.gold.as_deref());
+    let scored = m.text(m.cell_gold.get(item.cell(app, 0)));
+    match (scored, described) {
+        (Some(g), Some(d)) if norm(g) != norm(d) => Some(format!("{g} (items.jsonl: {d})")),
+        (Some(g), _) => Some(g.to_owned()),
+        (None, d) => d.map(str::to_owned),
+    }
 }
 
 /// The verdict of configuration `c` on grid row `row` (of `k` columns): `✓` or `✗`, or an
