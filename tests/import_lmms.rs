@@ -1400,7 +1400,7 @@ fn runs_asked_the_same_are_imported_as_rerun_replicates() {
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(
-        err.contains("2 runs, 1 models, 2 configurations, 3 items, 6 cells, 6 replicate cells of 2 re-runs; 0 records skipped, 0 duplicates"),
+        err.contains("2 runs, 1 model, 2 configurations, 3 items, 6 cells, 6 replicate cells of 2 re-runs; 0 records skipped, 0 duplicates"),
         "{err}"
     );
     assert!(

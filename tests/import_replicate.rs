@@ -563,7 +563,7 @@ fn the_shared_lmms_eval_runs_rerun_as_replicates() {
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(
-        err.contains("13 runs") && err.contains("12 replicate cells of 1 re-runs"),
+        err.contains("13 runs") && err.contains("12 replicate cells of 1 re-run"),
         "{err}"
     );
     assert!(
@@ -610,7 +610,7 @@ fn the_shared_lmms_eval_runs_rerun_as_replicates() {
     let err = stderr(&o);
     assert!(o.status.success(), "{err}");
     assert!(
-        err.contains("13 runs") && !err.contains("re-run") && err.contains("1 records skipped"),
+        err.contains("13 runs") && !err.contains("re-run") && err.contains("1 record skipped"),
         "{err}"
     );
     assert!(

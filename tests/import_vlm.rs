@@ -456,7 +456,7 @@ fn binary_imports_an_older_vlmevalkit_run_as_a_rerun() {
     assert!(o.status.success(), "{err}");
     assert!(
         err.contains(
-            "2 runs, 1 models, 2 configurations, 6 items, 12 cells, 6 replicate cells of 1 re-runs"
+            "2 runs, 1 model, 2 configurations, 6 items, 12 cells, 6 replicate cells of 1 re-run"
         ),
         "{err}"
     );

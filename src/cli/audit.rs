@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::core::audit::merged::{is_merged_file, read_annotated};
 use crate::core::audit::{AuditRecord, Replay, Status, read_audit};
 use crate::core::figures::{Findings, PathwayCount, PathwayTable};
-use crate::core::text::sanitize;
+use crate::core::text::{count, sanitize};
 
 /// The flat formats of `export`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,9 +50,9 @@ pub fn merge(paths: &[PathBuf], output: &Path, out: &mut dyn Write) -> Result<()
     let (shared, disagree) = m.conflicts();
     writeln!(
         out,
-        "merged {} records of {} annotators into {}: {shared} units by two or more annotators, {disagree} of them in disagreement (kept, not resolved)",
-        m.records.len(),
-        m.sources.len(),
+        "merged {} of {} into {}: {shared} units by two or more annotators, {disagree} of them in disagreement (kept, not resolved)",
+        count(m.records.len(), "record"),
+        count(m.sources.len(), "annotator"),
         sanitize(&output.display().to_string())
     )?;
     Ok(())

@@ -19,7 +19,7 @@ use crate::core::load::CellSink;
 use crate::core::load::cells::write_cell;
 use crate::core::load::per_item_csv::read_per_item_csv;
 use crate::core::matrix::CellInput;
-use crate::core::text::sanitize;
+use crate::core::text::{count, sanitize};
 
 /// Writes cells as JSON lines: a part of the input collects its lines and the root writes
 /// them out when the part is joined, so the output keeps the input's order.
@@ -353,17 +353,23 @@ fn harness(
     let mut err = std::io::stderr().lock();
     let replicates = if s.replicates > 0 {
         format!(
-            ", {} replicate cells of {} re-runs",
-            s.replicates,
-            imp.reruns.len()
+            ", {} of {}",
+            count(s.replicates, "replicate cell"),
+            count(imp.reruns.len(), "re-run")
         )
     } else {
         String::new()
     };
     writeln!(
         err,
-        "frameaudit: {what}: {} runs, {} models, {} configurations, {} items, {} cells{replicates}; {} records skipped, {} duplicates",
-        s.runs, s.models, s.configs, s.items, s.cells, s.skipped, s.duplicates
+        "frameaudit: {what}: {}, {}, {}, {}, {}{replicates}; {} skipped, {}",
+        count(s.runs, "run"),
+        count(s.models, "model"),
+        count(s.configs, "configuration"),
+        count(s.items, "item"),
+        count(s.cells, "cell"),
+        count(s.skipped, "record"),
+        count(s.duplicates, "duplicate")
     )?;
     for r in &imp.reruns {
         writeln!(

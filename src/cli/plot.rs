@@ -202,10 +202,10 @@ fn draw_all(
     let page = crate::plot::html::index(
         &format!("frameaudit figures · {}", ds.name),
         &format!(
-            "protocol {}, task mcq, scope {}, {} models, bootstrap B = {}, seed {}",
+            "protocol {}, task mcq, scope {}, {}, bootstrap B = {}, seed {}",
             params.primary,
             scope,
-            views.len(),
+            crate::core::text::count(views.len(), "model"),
             params.bootstrap_b,
             params.seed
         ),
