@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use frameaudit::core::analysis::{self, params::Params};
 use frameaudit::core::audit::fingerprint;
-use frameaudit::core::cache::Inputs;
+use frameaudit::core::cache::{Inputs, Stored};
 use frameaudit::core::dataset::load_dataset;
 use frameaudit::core::load::CellFormat;
 use frameaudit::core::matrix::ResponseMatrix;
@@ -316,7 +316,10 @@ fn a_cache_that_is_not_the_files_own_is_not_used() {
     // A file that changed a moment ago is not cached: its times might not show the next
     // change within the same clock tick.
     let c = Inputs::in_dir(&cache, 0, Duration::from_secs(3600), &files, None).expect("applies");
-    assert!(c.store(&ds.matrix).is_err());
+    assert_eq!(
+        c.store(&ds.matrix).expect("store"),
+        Stored::Unsettled("an input changed a moment ago")
+    );
 
     // Small inputs are read from the files.
     assert!(Inputs::in_dir(&cache, 1 << 40, Duration::ZERO, &files, None).is_none());
@@ -425,6 +428,19 @@ fn the_binary_opens_a_dataset_from_its_cache_and_reports_the_same() {
     let (plain, plain_err) = run(&["--no-cache"]);
     assert!(!plain_err.contains("matrix cache"), "{plain_err}");
     assert_eq!(cold, plain);
+    // A cache that cannot be written (its folder is a file) is said, and the report is
+    // the same.
+    let not_a_dir = tmp.path().join("a-file");
+    std::fs::write(&not_a_dir, "").expect("write");
+    let (unsaved, unsaved_err) = cached_report(&dir, &not_a_dir, &["--boot", "30"]);
+    assert_eq!(unsaved, cold);
+    assert!(
+        unsaved_err.contains(&format!(
+            "frameaudit: note: the matrix cache could not be saved as {}/",
+            not_a_dir.display()
+        )) && unsaved_err.contains("the next start reads the cells again"),
+        "{unsaved_err}"
+    );
     // Off by the environment too.
     let out = Command::new(env!("CARGO_BIN_EXE_frameaudit"))
         .arg("report")

@@ -119,6 +119,9 @@ fn load_by(
                     let _ = writeln!(err, "{d}");
                 }
             }
+            if let Some(note) = ds.cache_unsaved.as_deref().filter(|_| !args.quiet) {
+                eprintln!("frameaudit: note: {}", sanitize(note));
+            }
             Ok(ds)
         }
         Err(LoadError::Rejected(d)) => {

@@ -337,16 +337,17 @@ impl Inputs {
     }
 
     /// Saves `m` as the matrix of these files, when they have not changed since they were
-    /// stamped and had settled by then. Best effort: a cache that cannot be written is
-    /// left out (and says why to the caller, who may ignore it).
-    pub fn store(&self, m: &ResponseMatrix) -> io::Result<()> {
+    /// stamped and had settled by then ([`Stored::Unsettled`] otherwise). An error is a
+    /// cache that could not be written (a folder that cannot be made or written, a full
+    /// disk): the caller may say so, as the next start reads the files again.
+    pub fn store(&self, m: &ResponseMatrix) -> io::Result<Stored> {
         let now = SystemTime::now();
         let settled = self.stamps.iter().all(|s| {
             now.duration_since(s.changed())
                 .is_ok_and(|age| age >= self.settled)
         });
         if !settled {
-            return Err(io::Error::other("an input changed a moment ago"));
+            return Ok(Stored::Unsettled("an input changed a moment ago"));
         }
         let again: Vec<Stamp> = self
             .files
@@ -354,7 +355,7 @@ impl Inputs {
             .map(|f| Stamp::of(f))
             .collect::<io::Result<_>>()?;
         if again != self.stamps {
-            return Err(io::Error::other("an input changed while it was read"));
+            return Ok(Stored::Unsettled("an input changed while it was read"));
         }
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
@@ -378,8 +379,17 @@ impl Inputs {
         if let Some(limit) = LIMIT.from_env() {
             prune(dir, limit, &self.path);
         }
-        Ok(())
+        Ok(Stored::Written)
     }
+}
+
+/// What [`Inputs::store`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// The cache was written.
+    Written,
+    /// Nothing was written, as an input changed too lately to trust its stamps (why).
+    Unsettled(&'static str),
 }
 
 /// Removes the caches in `dir` used longest ago (the later of their writing and their

@@ -175,6 +175,8 @@ pub struct Dataset {
     /// The matrix cache left to write by [`load_deferring_cache`]; `None` once written, or
     /// when the load calls for none.
     pub pending_cache: Option<PendingCache>,
+    /// Why the matrix cache this load called for could not be written, when it could not.
+    pub cache_unsaved: Option<String>,
     /// The replicates [`load_canonical_first`] left unread (files, and lines passed over):
     /// this dataset has no replicates yet, and the whole one is read by
     /// [`DeferredReplicates::load`].
@@ -263,7 +265,7 @@ pub fn load_compared(
 ) -> Result<Dataset, LoadError> {
     let mut ds = load_leaving_cache(path, compared, format, None)?;
     if let Some(c) = ds.pending_cache.take() {
-        c.write(&ds.matrix);
+        ds.cache_unsaved = c.write(&ds.matrix);
     }
     Ok(ds)
 }
@@ -373,11 +375,17 @@ pub struct PendingCache(crate::core::cache::Inputs);
 
 impl PendingCache {
     /// Writes the cache of `m`, the matrix the load built. Best effort: a cache that
-    /// cannot be written only means the next start reads the files again.
-    pub fn write(self, m: &ResponseMatrix) {
+    /// cannot be written only means the next start reads the files again, which the
+    /// returned note says (where, and why), for the caller to show or not.
+    pub fn write(self, m: &ResponseMatrix) -> Option<String> {
         let t = std::time::Instant::now();
-        let _ = self.0.store(m);
+        let stored = self.0.store(m);
         crate::core::timing("write the matrix cache", t);
+        let e = stored.err()?;
+        Some(format!(
+            "the matrix cache could not be saved as {} ({e}), so the next start reads the cells again; FRAMEAUDIT_CACHE_DIR names another folder, FRAMEAUDIT_CACHE=off turns caching off (docs/cache.md)",
+            self.0.path().display()
+        ))
     }
 }
 
@@ -784,6 +792,7 @@ fn finish_load(
         warnings: diags,
         run_index,
         pending_cache: cache,
+        cache_unsaved: None,
         deferred: None,
     })
 }
