@@ -643,6 +643,10 @@ pub fn read_cells<S: CellSink>(
         sink.diags().error(file, None, None, w.refusal());
         return Ok(());
     }
+    if let Some(why) = other_format(reader.get_ref().0.get_ref()) {
+        sink.diags().error(file, Some(1), None, why);
+        return Ok(());
+    }
     read_blocks(
         super::json::skip_bom(reader)?,
         size,
@@ -652,6 +656,57 @@ pub fn read_cells<S: CellSink>(
         sink,
         &|b: &[u8], line, s: &mut S| parse_block(b, line, file, s),
     )
+}
+
+/// Why a file read as cells JSON Lines is another format, when its start says so plainly: a
+/// Parquet or a ZIP (xlsx) file's magic bytes, or a first line with no `{` that separates
+/// fields by commas or tabs (a CSV or TSV header). One message for the file, with how to
+/// read it, instead of a "malformed JSON" error on every line.
+fn other_format(head: &[u8]) -> Option<String> {
+    let head = super::json::strip_bom(head);
+    if head.starts_with(b"PAR1") {
+        return Some(
+            "this is a Parquet file, not cells JSON Lines: name it .parquet, or give --input-format parquet".into(),
+        );
+    }
+    if head.starts_with(b"PK\x03\x04") {
+        return Some(
+            "this is a ZIP archive (an .xlsx workbook?), not cells JSON Lines: `frameaudit import vlmevalkit` reads VLMEvalKit's workbooks, `import wide-csv` tables saved as CSV".into(),
+        );
+    }
+    // Only a first line seen whole, and with none of JSON's brackets: a line of JSON cut by
+    // the peek's end, or a first line of JSON gone wrong, is left to the line-by-line read.
+    let end = memchr::memchr(b'\n', head)?;
+    let first = String::from_utf8_lossy(&head[..end]);
+    let first = first.trim();
+    let sep = if first.contains('\t') { '\t' } else { ',' };
+    if first.is_empty() || first.contains(['{', '[', '"']) || !first.contains(sep) {
+        return None;
+    }
+    let fields: Vec<&str> = first.split(sep).map(str::trim).collect();
+    let (kind, how) = if sep == '\t' {
+        (
+            "TSV",
+            "saved comma-separated, a per-item table is read as per-item CSV",
+        )
+    } else {
+        (
+            "CSV",
+            "a per-item CSV is read by its .csv name or --input-format per-item-csv",
+        )
+    };
+    Some(format!(
+        "the first line is not JSON but a {kind} header, it seems ({}{}): {how} (docs/formats.md), a wide table by `frameaudit import wide-csv`",
+        crate::core::text::sanitize(
+            &fields
+                .iter()
+                .take(4)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        if fields.len() > 4 { ", …" } else { "" }
+    ))
 }
 
 /// The columns the Parquet reader looks up: those frameaudit writes (docs/formats.md §7).
@@ -1333,6 +1388,35 @@ mod tests {
         assert!(
             e[0].starts_with("t.jsonl: error: the file is UTF-16 (little-endian, by its byte-order mark), not UTF-8")
                 && e[0].contains("iconv -f UTF-16 -t UTF-8"),
+            "{e:#?}"
+        );
+    }
+
+    /// A CSV or TSV table, a Parquet file or a workbook read as cells JSON Lines is refused
+    /// in one message that says what it seems to be and how to read it, not as malformed
+    /// JSON on every line; JSON Lines that go wrong on their first line are read line by
+    /// line as before.
+    #[test]
+    fn another_format_read_as_cells_is_named_once() {
+        let csv = "model,item_id,config,frames,correct\nm,q1,8f,8,1\nm,q2,8f,8,0\n";
+        let e = errors(csv);
+        assert_eq!(e.len(), 1, "{e:#?}");
+        assert!(
+            e[0].starts_with("t.jsonl:1: error: the first line is not JSON but a CSV header, it seems (model, item_id, config, frames, …)")
+                && e[0].contains("--input-format per-item-csv"),
+            "{e:#?}"
+        );
+        let e = errors("model\titem_id\n");
+        assert!(e.len() == 1 && e[0].contains("a TSV header"), "{e:#?}");
+        let e = errors("PAR1\0\0\0\0");
+        assert!(e.len() == 1 && e[0].contains("a Parquet file"), "{e:#?}");
+        let e = errors("PK\x03\x04\0\0");
+        assert!(e.len() == 1 && e[0].contains("a ZIP archive"), "{e:#?}");
+        // JSON gone wrong stays line by line: a first line with brackets or quotes.
+        let e = errors(&format!("{{\"model\":\"M\",,}}\n{OK}\n\"a\",\"b\"\n"));
+        assert_eq!(e.len(), 2, "{e:#?}");
+        assert!(
+            e[0].starts_with("t.jsonl:1: error: malformed JSON"),
             "{e:#?}"
         );
     }
