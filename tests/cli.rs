@@ -390,6 +390,41 @@ fn validate_demo_is_clean() {
     );
 }
 
+/// `validate` says, as every command reading a dataset does, a cache variable it cannot read
+/// (on stderr, uncounted: it is the environment's, not the dataset's); `--quiet` keeps it in.
+#[test]
+fn validate_says_a_cache_variable_it_cannot_read() {
+    let run = |quiet: bool| {
+        let mut args = vec!["validate".to_string(), demo()];
+        args.extend(quiet.then(|| "--quiet".to_string()));
+        std::process::Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            .args(&args)
+            .env("FRAMEAUDIT_CACHE", "maybe")
+            .output()
+            .expect("run")
+    };
+    let out = run(false);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "frameaudit: warning: FRAMEAUDIT_CACHE=\"maybe\" is not off, 0, on or 1: caching stays on"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("0 errors, 0 warnings"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(true);
+    assert!(
+        !stderr(&out).contains("FRAMEAUDIT_CACHE"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// Replicates that match no canonical cell are counted, and the count says none is used
 /// (it read "(0 used: )").
 #[test]

@@ -102,12 +102,7 @@ fn load_by(
             demo
         }
     };
-    for problem in crate::core::cache::problems()
-        .iter()
-        .filter(|_| !args.quiet)
-    {
-        eprintln!("frameaudit: warning: {}", sanitize(problem));
-    }
+    say_cache_problems(args);
     let phase = progress::Phase::start(&format!("reading {}", progress::file_name(&path)));
     let read = read(&path);
     drop(phase);
@@ -119,9 +114,7 @@ fn load_by(
                     let _ = writeln!(err, "{d}");
                 }
             }
-            if let Some(note) = ds.cache_unsaved.as_deref().filter(|_| !args.quiet) {
-                eprintln!("frameaudit: note: {}", sanitize(note));
-            }
+            say_cache_unsaved(args, &ds);
             Ok(ds)
         }
         Err(LoadError::Rejected(d)) => {
@@ -141,6 +134,25 @@ fn load_by(
             .into())
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+/// The cache variables of the environment that are not read as set, on stderr (unless
+/// `--quiet`): they are the environment's, not the dataset's, so no command counts them.
+fn say_cache_problems(args: &DatasetArgs) {
+    for problem in crate::core::cache::problems()
+        .iter()
+        .filter(|_| !args.quiet)
+    {
+        eprintln!("frameaudit: warning: {}", sanitize(problem));
+    }
+}
+
+/// Why the load's matrix cache could not be written, when it could not, on stderr (unless
+/// `--quiet`).
+fn say_cache_unsaved(args: &DatasetArgs, ds: &Dataset) {
+    if let Some(note) = ds.cache_unsaved.as_deref().filter(|_| !args.quiet) {
+        eprintln!("frameaudit: note: {}", sanitize(note));
     }
 }
 
@@ -348,8 +360,10 @@ fn run_sql(args: &args::SqlArgs) -> Result<()> {
 
 fn run_validate(args: &DatasetArgs) -> Result<()> {
     let path = args.dataset.clone().unwrap_or_else(demo_dataset);
+    say_cache_problems(args);
     match load_dataset(&path, args.input_format.map(Into::into)) {
         Ok(ds) => {
+            say_cache_unsaved(args, &ds);
             let mut out = std::io::stdout().lock();
             for d in ds.warnings.sorted() {
                 writeln!(out, "{d}")?;
