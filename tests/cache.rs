@@ -252,7 +252,7 @@ fn a_matrix_read_back_from_its_cache_is_the_matrix_read_from_its_files() {
         let cache = tmp.path().join(format!("cache{k}"));
         let c = Inputs::in_dir(&cache, 0, Duration::ZERO, &files, format).expect("applies");
         assert!(c.load().is_none(), "no cache yet");
-        c.store(&ds.matrix).expect("store");
+        assert_eq!(c.store(&ds.matrix).expect("store"), Stored::Written);
         let back = c.load().expect("the cache is read back");
         same_matrix(&ds.matrix, &back);
         assert_eq!(
@@ -275,7 +275,10 @@ fn a_cache_that_is_not_the_files_own_is_not_used() {
     let files = varied(&dir);
     let cache = tmp.path().join("cache");
     let ds = load_dataset(&dir, None).expect("load");
-    inputs(&cache, &files).store(&ds.matrix).expect("store");
+    assert_eq!(
+        inputs(&cache, &files).store(&ds.matrix).expect("store"),
+        Stored::Written
+    );
     assert!(inputs(&cache, &files).load().is_some());
 
     // Another format asked for: another cache.
@@ -305,7 +308,7 @@ fn a_cache_that_is_not_the_files_own_is_not_used() {
     // One answer changed in place, same size.
     let c = inputs(&cache, &files);
     let ds = load_dataset(&dir, None).expect("load");
-    c.store(&ds.matrix).expect("store");
+    assert_eq!(c.store(&ds.matrix).expect("store"), Stored::Written);
     let changed =
         String::from_utf8(text)
             .expect("utf8")
@@ -333,7 +336,7 @@ fn a_damaged_cache_is_ignored_never_trusted() {
     let cache = tmp.path().join("cache");
     let ds = load_dataset(&dir, None).expect("load");
     let c = inputs(&cache, &files);
-    c.store(&ds.matrix).expect("store");
+    assert_eq!(c.store(&ds.matrix).expect("store"), Stored::Written);
     let good = std::fs::read(c.path()).expect("read");
     let mut damages: Vec<Vec<u8>> = Vec::new();
     for at in [
@@ -383,11 +386,11 @@ fn a_cache_of_replicates_out_of_order_or_range_is_refused() {
     past.last_mut().expect("one").cell = m.n_cells() as u32;
     for (what, bad) in [("unsorted", unsorted), ("past the cells", past)] {
         m.replicates.cells = bad.into_iter().collect();
-        c.store(&m).expect("store");
+        assert_eq!(c.store(&m).expect("store"), Stored::Written);
         assert!(c.load().is_none(), "{what}");
     }
     m.replicates.cells = good.into_iter().collect();
-    c.store(&m).expect("store");
+    assert_eq!(c.store(&m).expect("store"), Stored::Written);
     assert!(c.load().is_some());
 }
 

@@ -349,11 +349,16 @@ impl Inputs {
         if !settled {
             return Ok(Stored::Unsettled("an input changed a moment ago"));
         }
-        let again: Vec<Stamp> = self
+        // An input that cannot be stamped again went away or changed under the read: the
+        // cache folder is not to blame.
+        let Ok(again) = self
             .files
             .iter()
             .map(|f| Stamp::of(f))
-            .collect::<io::Result<_>>()?;
+            .collect::<io::Result<Vec<Stamp>>>()
+        else {
+            return Ok(Stored::Unsettled("an input went away while it was read"));
+        };
         if again != self.stamps {
             return Ok(Stored::Unsettled("an input changed while it was read"));
         }

@@ -84,6 +84,15 @@ pub enum Msg {
     Stop,
 }
 
+/// The status line's word that the matrix cache could not be written (the next start
+/// reads the cells again).
+fn cache_notice(note: &str) -> Msg {
+    Msg::Notice(Notice {
+        text: sanitize(note).into_owned(),
+        error: false,
+    })
+}
+
 /// Turns the signals that would end the process (and leave the terminal raw, on the
 /// alternate screen, reporting the mouse) into a [`Msg::Stop`].
 #[cfg(unix)]
@@ -277,8 +286,8 @@ fn spawn_replicates(
                     let full = Arc::new(full);
                     let _ = tx.send(Msg::Replicates(Box::new(Ok((Arc::clone(&full), report)))));
                     crate::core::timing("replicates read", t);
-                    if let Some(c) = cache {
-                        c.write(&full.matrix);
+                    if let Some(note) = cache.and_then(|c| c.write(&full.matrix)) {
+                        let _ = tx.send(cache_notice(&note));
                     }
                     return;
                 }
@@ -548,9 +557,14 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
     // before it.
     let cache_writer = pending_cache.and_then(|c| {
         let ds = std::sync::Arc::clone(&app.ds);
+        let tx = tx.clone();
         std::thread::Builder::new()
             .name("frameaudit-cache".into())
-            .spawn(move || c.write(&ds.matrix))
+            .spawn(move || {
+                if let Some(note) = c.write(&ds.matrix) {
+                    let _ = tx.send(cache_notice(&note));
+                }
+            })
             .ok()
     });
     let mut rejected = None;
