@@ -674,16 +674,20 @@ fn other_format(head: &[u8]) -> Option<String> {
             "this is a ZIP archive (an .xlsx workbook?), not cells JSON Lines: `frameaudit import vlmevalkit` reads VLMEvalKit's workbooks, `import wide-csv` tables saved as CSV".into(),
         );
     }
-    // Only a first line seen whole, and with none of JSON's brackets: a line of JSON cut by
-    // the peek's end, or a first line of JSON gone wrong, is left to the line-by-line read.
-    let end = memchr::memchr(b'\n', head)?;
-    let first = String::from_utf8_lossy(&head[..end]);
-    let first = first.trim();
+    // The first line that is not blank (as much of it as the peek holds): a line of cells
+    // starts with `{`, so one that starts otherwise and separates two or more fields by
+    // commas or tabs is a table's header (quoted, as R writes it, or not). A first line of
+    // JSON gone wrong is left to the line-by-line read.
+    let text = String::from_utf8_lossy(head);
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty())?;
     let sep = if first.contains('\t') { '\t' } else { ',' };
-    if first.is_empty() || first.contains(['{', '[', '"']) || !first.contains(sep) {
+    if first.starts_with(['{', '[']) || first.matches(sep).count() < 2 {
         return None;
     }
-    let fields: Vec<&str> = first.split(sep).map(str::trim).collect();
+    let fields: Vec<&str> = first
+        .split(sep)
+        .map(|f| f.trim().trim_matches('"'))
+        .collect();
     let (kind, how) = if sep == '\t' {
         (
             "TSV",
@@ -1406,8 +1410,21 @@ mod tests {
                 && e[0].contains("--input-format per-item-csv"),
             "{e:#?}"
         );
-        let e = errors("model\titem_id\n");
+        let e = errors("model\titem_id\tconfig\n");
         assert!(e.len() == 1 && e[0].contains("a TSV header"), "{e:#?}");
+        // R's quoted header, after a blank line; a header longer than the look at the start.
+        let e = errors("\n\"model\",\"item_id\",\"config\"\n\"m\",\"q1\",\"8f\"\n");
+        assert!(
+            e.len() == 1 && e[0].contains("a CSV header, it seems (model, item_id, config)"),
+            "{e:#?}"
+        );
+        let wide: Vec<String> = (0..200).map(|i| format!("config_{i}")).collect();
+        let e = errors(&format!(
+            "item_id,{}\nq1,{}\n",
+            wide.join(","),
+            "1,".repeat(199)
+        ));
+        assert!(e.len() == 1 && e[0].contains("a CSV header"), "{e:#?}");
         let e = errors("PAR1\0\0\0\0");
         assert!(e.len() == 1 && e[0].contains("a Parquet file"), "{e:#?}");
         let e = errors("PK\x03\x04\0\0");
