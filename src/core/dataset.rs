@@ -189,6 +189,14 @@ impl Dataset {
         self.items.get(item as usize).and_then(Option::as_ref)
     }
 
+    /// The gold items.jsonl gives a multiple-choice item when it is not `scored`, the gold
+    /// its cells are scored by (compared as answers are): `validate` warns at its line, and
+    /// the item screen shows it beside the scored one.
+    pub fn other_gold(&self, item: u32, scored: &str) -> Option<&str> {
+        use crate::core::text::norm;
+        mcq_gold(&self.matrix, &self.items, item).filter(|g| norm(g) != norm(scored))
+    }
+
     /// The run entry of the run a cell belongs to.
     pub fn run_entry_of_cell(&self, cell: u32) -> Option<&RunEntry> {
         let m = &self.matrix;
@@ -1375,15 +1383,13 @@ fn warn_gold_disagreements(
     matrix: &ResponseMatrix,
     diags: &mut Diagnostics,
 ) {
-    use crate::core::matrix::{NO_TEXT, Task};
+    use crate::core::matrix::NO_TEXT;
     use crate::core::text::norm;
-    let stated = |item: usize| {
-        let bench = matrix.items[item].benchmark as usize;
-        (matrix.bench_task[bench] == Task::Mcq)
-            .then(|| described[item].as_ref()?.gold.as_deref())
-            .flatten()
-    };
-    if !(0..described.len()).any(|i| stated(i).is_some()) {
+    // Each multiple-choice item's stated gold, normalised once.
+    let stated: Vec<Option<String>> = (0..described.len())
+        .map(|item| norm(mcq_gold(matrix, described, item as u32)?))
+        .collect();
+    if stated.iter().all(Option::is_none) {
         return;
     }
     // Per item, the cells' gold last compared and the first that differs.
@@ -1395,42 +1401,60 @@ fn warn_gold_disagreements(
         if gold == NO_TEXT || compared[item] == gold || differs[item] != NO_TEXT {
             continue;
         }
-        let Some(said) = stated(item) else { continue };
+        let Some(said) = &stated[item] else { continue };
         compared[item] = gold;
-        if norm(said) != norm(matrix.texts.name(gold)) {
+        if norm(matrix.texts.name(gold)).as_ref() != Some(said) {
             differs[item] = gold;
         }
     }
-    let mut n = 0usize;
-    for (item, &gold) in differs.iter().enumerate() {
-        if gold == NO_TEXT {
-            continue;
-        }
-        n += 1;
-        if n <= 5 {
-            let it = &matrix.items[item];
-            diags.warning(
-                file,
-                Some(line_of[item]),
-                Some("gold"),
-                format!(
-                    "item {:?} of benchmark {:?}: {:?} here, but its cells give {:?} as gold, which their answers are scored by",
-                    &*it.id,
-                    matrix.benchmarks.name(it.benchmark),
-                    stated(item).unwrap_or_default(),
-                    matrix.texts.name(gold)
-                ),
-            );
-        }
+    // In the order of the file's lines.
+    let mut found: Vec<(u64, usize, u32)> = differs
+        .iter()
+        .enumerate()
+        .filter(|&(_, &gold)| gold != NO_TEXT)
+        .map(|(item, &gold)| (line_of[item], item, gold))
+        .collect();
+    found.sort_unstable();
+    for &(line, item, gold) in found.iter().take(5) {
+        let it = &matrix.items[item];
+        diags.warning(
+            file,
+            Some(line),
+            Some("gold"),
+            format!(
+                "item {:?} of benchmark {:?}: {:?} here, but its cells give {:?} as gold, which their answers are scored by",
+                &*it.id,
+                matrix.benchmarks.name(it.benchmark),
+                mcq_gold(matrix, described, item as u32).unwrap_or_default(),
+                matrix.texts.name(gold)
+            ),
+        );
     }
-    if n > 5 {
+    if found.len() > 5 {
         diags.warning(
             file,
             None,
             Some("gold"),
-            format!("{n} items in all have a gold other than their cells'"),
+            format!(
+                "{} items in all have a gold other than their cells'",
+                found.len()
+            ),
         );
     }
+}
+
+/// The gold items.jsonl gives `item`, when it is a multiple-choice item (an open-ended
+/// item's references are compared by score, not by one text).
+fn mcq_gold<'a>(
+    matrix: &ResponseMatrix,
+    described: &'a [Option<ItemMeta>],
+    item: u32,
+) -> Option<&'a str> {
+    let bench = matrix.items.get(item as usize)?.benchmark as usize;
+    if matrix.bench_task[bench] != crate::core::matrix::Task::Mcq {
+        return None;
+    }
+    described.get(item as usize)?.as_ref()?.gold.as_deref()
 }
 
 #[cfg(test)]

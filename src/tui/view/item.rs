@@ -589,15 +589,14 @@ fn replicates_of<'a>(app: &'a App, item: &Shown) -> Vec<(&'a str, &'a str)> {
 /// by, else its items.jsonl entry's. Where the two differ both are shown (`validate` warns
 /// at the items.jsonl line), so the gold on screen never contradicts the marks unsaid.
 fn gold_of(app: &App, item: &Shown) -> Option<String> {
-    use crate::core::text::norm;
     let m = &app.ds.matrix;
-    let meta = app.ds.item_meta(app.queue.rows[item.i].q.item);
-    let described = meta.and_then(|x| x.gold.as_deref());
-    let scored = m.text(m.cell_gold.get(item.cell(app, 0)));
-    match (scored, described) {
-        (Some(g), Some(d)) if norm(g) != norm(d) => Some(format!("{g} (items.jsonl: {d})")),
-        (Some(g), _) => Some(g.to_owned()),
-        (None, d) => d.map(str::to_owned),
+    let it = app.queue.rows[item.i].q.item;
+    match m.text(m.cell_gold.get(item.cell(app, 0))) {
+        Some(g) => Some(match app.ds.other_gold(it, g) {
+            Some(other) => format!("{g} (items.jsonl: {other})"),
+            None => g.to_owned(),
+        }),
+        None => app.ds.item_meta(it).and_then(|x| x.gold.clone()),
     }
 }
 
