@@ -51,8 +51,10 @@ fn generated(dir: &Path) -> PathBuf {
 
 fn main() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let real = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/videomme-scalegrid/per_item.csv");
+    let real = std::env::var_os("FRAMEAUDIT_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+        .join("data/videomme-scalegrid/per_item.csv");
     let data = if real.exists() && std::env::var_os("FRAMEAUDIT_BENCH_GENERATED").is_none() {
         println!("data: the real Video-MME scale grid ({})", real.display());
         real

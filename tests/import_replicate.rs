@@ -503,7 +503,9 @@ fn replicates_a_forced_import_keeps_are_said_and_counted() {
 }
 
 fn shared_videomme() -> Option<PathBuf> {
-    common::shared_harness_runs().map(|runs| runs.join("lmms-eval-0.7.3/videomme"))
+    common::shared_harness_runs()
+        .map(|runs| runs.join("lmms-eval-0.7.3/videomme"))
+        .filter(|p| p.is_dir())
 }
 
 /// Copies one run (results and samples) of the shared runs into `dir`, as the run of

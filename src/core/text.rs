@@ -259,8 +259,9 @@ fn escape_len(rest: &str) -> Option<usize> {
     if let Some(t) = rest.strip_prefix("\\x") {
         return t.get(..2).filter(|h| hex(h)).map(|_| 4);
     }
+    // At most six hex digits (U+10FFFF), so a long text is not searched for its `}`.
     let t = rest.strip_prefix("\\u{")?;
-    let end = t.find('}')?;
+    let end = t.bytes().take(7).position(|b| b == b'}')?;
     hex(&t[..end]).then_some(3 + end + 1)
 }
 

@@ -305,6 +305,8 @@ mod tests {
         );
         assert_eq!(fit_middle(r"modelname-long-tail\x1b-7B", 12), "modeln…-7B");
         assert_eq!(fit("e\u{301}e\u{301}e\u{301}", 2), "e\u{301}…");
+        // A mark never starts the kept end without its letter.
+        assert_eq!(fit_middle("abcdefghe\u{301}yz", 6), "abc…yz");
     }
 
     #[test]

