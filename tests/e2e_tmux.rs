@@ -1852,17 +1852,28 @@ fn lmms_eval_models_of_different_grids_label_their_own_glyphs_in_a_real_terminal
     ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
     let t = Tmux::start(&format!("fa-grids-{}", std::process::id()), &ds, "grids");
+    // Queue rows: the selection marker, then the status glyph.
+    let rows_of = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("▶·") || l.starts_with(" ·"))
+            .map(str::to_string)
+            .collect()
+    };
     for (w, h) in [(120, 40), (80, 24)] {
         resize(&t, w, h);
-        let s = t.wait_for("sort: rank");
+        // The screen is drawn in parts: the six rows and the key line below them (drawn
+        // after them) are all there before any is read.
+        let s = t.wait_until("the queue's six rows and its key line", |s| {
+            s.contains("sort: rank")
+                && rows_of(s).len() == 6
+                && s.lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .is_some_and(|l| l.contains("help"))
+        });
         let header = s.lines().find(|l| l.starts_with("st ")).expect("header");
         assert!(!header.contains("16f"), "{w}x{h}: {s}");
-        // Queue rows: the selection marker, then the status glyph.
-        let rows: Vec<&str> = s
-            .lines()
-            .filter(|l| l.starts_with("▶·") || l.starts_with(" ·"))
-            .collect();
-        assert!(rows.len() >= 3, "{w}x{h}: {s}");
+        let rows = rows_of(&s);
         for row in &rows {
             assert!(glyphs_labelled(row, 2), "{w}x{h}: `{row}` in\n{s}");
         }
