@@ -418,7 +418,9 @@ fn open_window(d: &Display, argv: &[String], title: &str) -> Option<Window> {
         id: String::new(),
         rect: (0, 0, 0, 0),
     };
-    let end = Instant::now() + Duration::from_secs(20);
+    // A minute: with the other test binaries running beside it, xterm once took more than
+    // 20 s to map its window, and the sixel check was skipped.
+    let end = Instant::now() + Duration::from_secs(60);
     loop {
         let geo = d.xdotool(&["search", "--name", title, "getwindowgeometry"]);
         let num = |key: &str, sep: char| -> Option<(u32, u32)> {
