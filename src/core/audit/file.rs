@@ -621,14 +621,19 @@ mod tests {
         assert!(!live.records.contains_key(&key("q2")));
     }
 
-    #[test]
-    fn audit_torn_last_line_is_ignored_and_truncated() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("a.audit.jsonl");
+    /// Alice's audit file in `dir` holding one record, q1 done; its path and the record.
+    fn alice_with_q1(dir: &Path) -> (PathBuf, AuditRecord) {
+        let path = dir.join("a.audit.jsonl");
         let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
         let a = record("q1", Status::Done, &["a"], "t1");
         f.append(&Event::Set(a.clone())).expect("append");
-        drop(f);
+        (path, a)
+    }
+
+    #[test]
+    fn audit_torn_last_line_is_ignored_and_truncated() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (path, a) = alice_with_q1(dir.path());
         let good_len = std::fs::metadata(&path).expect("meta").len();
         let half = Event::Set(record("q2", Status::Done, &["b"], "t2")).to_line();
         let half = &half[..half.len() / 2];
@@ -674,11 +679,7 @@ mod tests {
     #[test]
     fn a_whole_last_line_without_its_newline_is_kept_and_given_it() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("a.audit.jsonl");
-        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
-        let a = record("q1", Status::Done, &["a"], "t1");
-        f.append(&Event::Set(a.clone())).expect("append");
-        drop(f);
+        let (path, a) = alice_with_q1(dir.path());
         // The last event as an editor leaves it: whole, its newline left off.
         let text = std::fs::read_to_string(&path).expect("read");
         std::fs::write(&path, text.trim_end()).expect("write");
@@ -706,11 +707,7 @@ mod tests {
     #[test]
     fn audit_garbage_last_line_with_newline_is_torn() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("a.audit.jsonl");
-        let (mut f, _) = AuditFile::open(&path, &header("alice")).expect("open");
-        f.append(&Event::Set(record("q1", Status::Done, &["a"], "t1")))
-            .expect("append");
-        drop(f);
+        let (path, _) = alice_with_q1(dir.path());
         let good_len = std::fs::metadata(&path).expect("meta").len();
         std::fs::OpenOptions::new()
             .append(true)
