@@ -86,18 +86,7 @@ pub fn fit(s: &str, max: usize) -> String {
     if width(&s) <= max {
         return s.into_owned();
     }
-    let mut out = String::new();
-    let mut w = 0;
-    for piece in crate::core::text::pieces(&s) {
-        let pw = width(piece);
-        if w + pw + 1 > max {
-            break;
-        }
-        out.push_str(piece);
-        w += pw;
-    }
-    out.push('…');
-    out
+    crate::core::text::cut_with_ellipsis(&s, max)
 }
 
 /// `fit` then pad to exactly `cols` columns (left-aligned).

@@ -252,6 +252,24 @@ pub fn pieces(s: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The start of `shown` (text as shown) and "…", in at most `w` display cells (the
+/// ellipsis alone when `w` is 0), cut between [`pieces`], whether or not `shown` would fit.
+pub fn cut_with_ellipsis(shown: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let mut out = String::new();
+    let mut used = 0;
+    for piece in pieces(shown) {
+        let pw = piece.width();
+        if used + pw + 1 > w {
+            break;
+        }
+        used += pw;
+        out.push_str(piece);
+    }
+    out.push('…');
+    out
+}
+
 /// The length of the escape `rest` starts with (`\xHH` or `\u{H…}`, as [`sanitize`] writes
 /// them), if it starts with one.
 fn escape_len(rest: &str) -> Option<usize> {

@@ -24,18 +24,7 @@ fn cut(text: &str, w: usize) -> String {
     if w == 0 {
         return String::new();
     }
-    let mut out = String::new();
-    let mut used = 0;
-    for piece in pieces(text) {
-        let pw = width(piece);
-        if used + pw > w - 1 {
-            break;
-        }
-        used += pw;
-        out.push_str(piece);
-    }
-    out.push('…');
-    out
+    crate::core::text::cut_with_ellipsis(text, w)
 }
 
 /// The first of `choices` (longest first) that fits in `w` cells, else the last cut with
