@@ -27,6 +27,33 @@ fn cut(text: &str, w: usize) -> String {
     crate::core::text::cut_with_ellipsis(text, w)
 }
 
+/// The start of `text` in at most `w` cells, without an ellipsis (where one would leave no
+/// room), cut between [`pieces`]: never inside an escape or between a letter and its mark.
+pub fn head(text: &str, w: usize) -> String {
+    let mut used = 0;
+    pieces(text)
+        .take_while(|p| {
+            used += width(p);
+            used <= w
+        })
+        .collect()
+}
+
+/// `text` without its first `drop` cells, cut between [`pieces`] (a piece that crosses the
+/// cut goes too): the end of a text that keeps the cursor in sight.
+pub fn skip_cells(text: &str, drop: usize) -> (String, usize) {
+    let mut dropped = 0;
+    let mut out = String::new();
+    for p in pieces(text) {
+        if dropped < drop {
+            dropped += width(p);
+        } else {
+            out.push_str(p);
+        }
+    }
+    (out, dropped)
+}
+
 /// The first of `choices` (longest first) that fits in `w` cells, else the last cut with
 /// "…": a pane's title in words where there is room, shorter where there is not.
 pub fn fit_first(choices: &[&str], w: usize) -> String {
@@ -296,6 +323,12 @@ mod tests {
         assert_eq!(fit("e\u{301}e\u{301}e\u{301}", 2), "e\u{301}…");
         // A mark never starts the kept end without its letter.
         assert_eq!(fit_middle("abcdefghe\u{301}yz", 6), "abc…yz");
+        // A header's abbreviation and a note's kept end cut between pieces too.
+        assert_eq!(head(r"ab\x1bc", 5), "ab");
+        assert_eq!(head(r"ab\x1bc", 6), r"ab\x1b");
+        assert_eq!(head("映像x", 3), "映");
+        assert_eq!(skip_cells(r"a\x1bcd", 2), ("cd".to_string(), 5));
+        assert_eq!(skip_cells("e\u{301}fg", 1), ("fg".to_string(), 1));
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::core::analysis::grid::ModelGrid;
 use crate::core::analysis::mcq::McqMetrics;
 use crate::core::figures;
 use crate::tui::app::App;
+use crate::tui::fit::{fit, pad};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 use crate::tui::research::ViewData;
@@ -298,7 +299,7 @@ fn side_lines(app: &App, c: &Cascade, row: &SweepRow) -> Vec<Line<'static>> {
             format!("{name} ({frames}f)")
         };
         lines.push(Line::from(vec![
-            Span::raw(format!("{:<14}", name.chars().take(13).collect::<String>())),
+            Span::raw(pad(&fit(&name, 13), 14)),
             Span::styled("█".repeat(filled), fg(figures::GAINED)),
             Span::styled("·".repeat(w - filled), DIM),
             Span::raw(format!(" {stops:>5}")),

@@ -16,7 +16,7 @@ use crate::core::text::sanitize;
 use crate::term::ImageMode;
 use crate::tui::app::PlannedFrames;
 use crate::tui::app::{App, Drawn, FrameInfo, Subset, THUMB_SIDE};
-use crate::tui::fit::{fit, fit_line, fit_whole};
+use crate::tui::fit::{fit, fit_line, fit_whole, pad};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 use crate::tui::view::theme::{ACCENT, DIM, RIGHT, WARN, WRONG, s};
@@ -234,14 +234,7 @@ impl Scale {
 
     /// A row's name, cut to the names' column.
     fn name(&self, name: &str, style: Style) -> Span<'static> {
-        Span::styled(
-            format!(
-                "{:<w$}",
-                s(name).chars().take(self.name_w - 1).collect::<String>(),
-                w = self.name_w
-            ),
-            style,
-        )
+        Span::styled(pad(&fit(&s(name), self.name_w - 1), self.name_w), style)
     }
 }
 

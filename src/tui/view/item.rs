@@ -15,7 +15,7 @@ use crate::core::analysis::grid::ModelGrid;
 use crate::core::audit::{AuditRecord, Status};
 use crate::core::queue::HarmfulTransition;
 use crate::tui::app::{App, Drawn, Input};
-use crate::tui::fit::{fit, fit_line, fit_middle, pad, width};
+use crate::tui::fit::{fit, fit_line, fit_middle, pad, skip_cells, width};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 
@@ -728,7 +728,7 @@ fn intervention_rows(app: &App, item: &Shown) -> Vec<TableRow<'static>> {
             Cell::from(format!("{}", config.frames)),
             Cell::from(
                 m.text(m.cell_pred.get(c))
-                    .map_or("∅".into(), |p| s(p).chars().take(24).collect::<String>()),
+                    .map_or("∅".into(), |p| fit(&s(p), 24)),
             ),
             Cell::from(Span::styled(
                 if right { "✓" } else { "✗" },
@@ -1013,15 +1013,8 @@ fn fit_tail(line: Line<'static>, w: usize) -> Line<'static> {
             kept.push(sp);
             continue;
         }
-        let mut text = String::new();
-        for c in sp.content.chars() {
-            let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-            if drop > 0 {
-                drop = drop.saturating_sub(cw);
-            } else {
-                text.push(c);
-            }
-        }
+        let (text, dropped) = skip_cells(&sp.content, drop);
+        drop = drop.saturating_sub(dropped);
         kept.push(Span::styled(text, sp.style));
     }
     fit_line(Line::from(kept), w)

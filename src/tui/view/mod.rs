@@ -28,7 +28,7 @@ use crate::core::analysis::Metrics;
 use crate::core::audit::Status;
 use crate::core::queue::HarmfulTransition;
 use crate::tui::app::{App, Drawn, Input, Screen};
-use crate::tui::fit::{fit, fit_line, fit_whole, width};
+use crate::tui::fit::{fit, fit_line, fit_whole, head, width};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 use crate::tui::research::View;
@@ -340,7 +340,7 @@ fn labelled(glyphs: Vec<Span<'static>>, labels: &[String], w: usize) -> Vec<Span
         if n > 0 {
             out.push(Span::raw(" "));
         }
-        out.push(Span::styled(abbrev(l, w), DIM));
+        out.push(Span::styled(head(l, w), DIM));
         out.push(g);
     }
     out
@@ -348,7 +348,7 @@ fn labelled(glyphs: Vec<Span<'static>>, labels: &[String], w: usize) -> Vec<Span
 
 /// The cells [`labelled`] takes for `labels` cut to `w` cells.
 fn labelled_width(labels: &[String], w: usize) -> usize {
-    let cells: usize = labels.iter().map(|l| width(&abbrev(l, w)) + 1).sum();
+    let cells: usize = labels.iter().map(|l| width(&head(l, w)) + 1).sum();
     cells + labels.len().saturating_sub(1)
 }
 
@@ -359,17 +359,6 @@ fn status_glyph(st: Status) -> Span<'static> {
         Status::Skipped => Span::styled("↷", WARN),
         Status::Flagged => Span::styled("⚑", WRONG),
     }
-}
-
-/// The first `w` cells of `text`.
-fn abbrev(text: &str, w: usize) -> String {
-    let mut used = 0;
-    text.chars()
-        .take_while(|c| {
-            used += unicode_width::UnicodeWidthChar::width(*c).unwrap_or(0);
-            used <= w
-        })
-        .collect()
 }
 
 /// A researcher view: the tabs and analysis line, then the view itself.

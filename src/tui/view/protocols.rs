@@ -13,6 +13,7 @@ use crate::core::analysis::agreement::cohen;
 use crate::core::analysis::{Analysis, Metrics, pct};
 use crate::core::workspace::selections::one_protocol_only;
 use crate::tui::app::App;
+use crate::tui::fit::pad;
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 use crate::tui::research::ViewData;
@@ -199,12 +200,9 @@ fn draw_only_list(f: &mut Frame, app: &App, d: &ViewData, b: &Analysis, list_are
         let it = m.item(item);
         lines.push(Line::from(vec![
             Span::raw(format!(
-                "{:<16} {:<24} ",
-                s(m.benchmarks.name(it.benchmark))
-                    .chars()
-                    .take(16)
-                    .collect::<String>(),
-                s(&it.id).chars().take(24).collect::<String>()
+                "{} {} ",
+                pad(&s(m.benchmarks.name(it.benchmark)), 16),
+                pad(&s(&it.id), 24)
             )),
             Span::styled(
                 format!("harmful under {} only", if under_a { &pa } else { &pb }),

@@ -13,12 +13,12 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row as TableRow, Table};
 
 use super::theme::{ACCENT, DIM, WARN, highlighted, id, s};
 use super::{
-    abbrev, class_filter_label, config_labels, labelled, labelled_width, status_glyph, trajectory,
+    class_filter_label, config_labels, labelled, labelled_width, status_glyph, trajectory,
 };
 use crate::core::queue::Harm;
 use crate::core::workspace::search::match_positions;
 use crate::tui::app::{App, Drawn, Input, QueueHit};
-use crate::tui::fit::{fit, fit_line, fit_middle, pad, width};
+use crate::tui::fit::{fit, fit_line, fit_middle, head, pad, width};
 use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 
@@ -378,7 +378,7 @@ fn queue_header(
     } else if !two_rows {
         let names: Vec<String> = head_names
             .iter()
-            .map(|n| pad(&abbrev(n, pc - 1), pc))
+            .map(|n| pad(&head(n, pc - 1), pc))
             .collect();
         vec![Line::from(names.concat())]
     } else {
@@ -574,5 +574,5 @@ fn pathway_text(app: &App, i: usize) -> String {
 /// first `w` cells (an ellipsis would leave no room; the full names are below the table).
 fn config_label(name: &str, w: usize) -> (String, String) {
     let (a, b) = name.split_once('_').unwrap_or((name, ""));
-    (abbrev(a, w), abbrev(b, w))
+    (head(a, w), head(b, w))
 }
