@@ -1193,6 +1193,41 @@ fn a_cache_limit_that_is_not_a_size_is_said_on_screen() {
     t.wait_exit(Duration::from_secs(20));
 }
 
+/// A matrix cache that cannot be written (its folder is a file) is said on the status line,
+/// in full in the help, and the screens work on.
+#[test]
+fn a_cache_that_cannot_be_saved_is_said_on_screen() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    // A file written a moment ago is not cached (it may change again unseen): the copy
+    // must settle for two seconds.
+    std::thread::sleep(Duration::from_millis(2100));
+    let not_a_dir = tmp.path().join("a-file");
+    std::fs::write(&not_a_dir, "").expect("write");
+    let t = Tmux::start_with(
+        &format!("fa-cache-unsaved-{}", std::process::id()),
+        &ds,
+        "unsaved",
+        &format!(
+            "export FRAMEAUDIT_CACHE_MIN_BYTES=0 FRAMEAUDIT_CACHE_DIR='{}';",
+            not_a_dir.display()
+        ),
+    );
+    t.wait_for("audit queue");
+    t.wait_for("the matrix cache could not be saved");
+    t.keys(&["?"]);
+    t.wait_for("Messages, in full");
+    t.wait_for("the next start reads the cells again");
+    t.keys(&["q"]);
+    t.wait_for("audit queue");
+    t.keys(&["q"]);
+    t.wait_exit(Duration::from_secs(20));
+    assert_eq!(std::fs::read(&not_a_dir).expect("read"), b"");
+}
+
 /// Quitting while decodes hang kills them: none outlives frameaudit.
 #[cfg(unix)]
 #[test]
