@@ -261,6 +261,36 @@ fn validate_reports_warnings_as_problems() {
     assert!(out.contains("the first at w.jsonl:1"), "{out}");
 }
 
+/// A reader that leaves at once (`validate X | head -1` under `pipefail`) does not turn
+/// problems into a clean exit: a warned or rejected input is status 1 still, a clean one 0.
+#[test]
+fn validate_says_problems_by_its_status_when_its_reader_has_gone() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let warned = tmp.path().join("w.jsonl");
+    std::fs::write(
+        &warned,
+        "{\"model\":\"M\",\"item_id\":\"a\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\"}\n",
+    )
+    .expect("write");
+    let rejected = tmp.path().join("r.jsonl");
+    std::fs::write(&rejected, "{\"model\":\n").expect("write");
+    let status = |path: &str| {
+        // The pipe's reading end is closed before frameaudit writes a byte.
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        std::process::Command::new(env!("CARGO_BIN_EXE_frameaudit"))
+            .args(["validate", path])
+            .stdout(writer)
+            .output()
+            .expect("run")
+            .status
+            .code()
+    };
+    assert_eq!(status(warned.to_str().expect("utf8")), Some(1));
+    assert_eq!(status(rejected.to_str().expect("utf8")), Some(1));
+    assert_eq!(status(&demo()), Some(0));
+}
+
 /// A gold in items.jsonl other than the one the cells are scored by is warned about at its
 /// line (the item screen shows both); the same answer written otherwise (` b`) is no
 /// disagreement, nor is an open-ended item's reference.
