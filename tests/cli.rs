@@ -1742,7 +1742,7 @@ fn frames_without_video_facts_says_why_and_fails() {
     ]));
     assert!(
         text.contains(
-            "16f    0 frames  (no frames known: the item is not described in items.jsonl)"
+            "16f   16 frames  (which ones is not known: the item is not described in items.jsonl)"
         ),
         "{text}"
     );
@@ -1763,7 +1763,11 @@ fn frames_without_video_facts_says_why_and_fails() {
     let o = frameaudit(&["frames", real.to_str().expect("utf8"), "001-1"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("items.jsonl"), "{}", stderr(&o));
-    assert!(stdout(&o).contains("(no frames known: "), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("(which ones is not known: "),
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// The report table's CSV rows keyed by (task, split, model), comment lines skipped.

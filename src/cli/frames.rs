@@ -323,7 +323,13 @@ pub fn run(args: &FramesArgs) -> Result<()> {
     )?;
     for &c in &shown {
         let (idx, rule) = &per_config[c];
-        write!(out, "{:>10}  {:>3} frames", sanitize(&names[c]), idx.len())?;
+        // Where the indices are not known, the count is the configuration's budget, not the
+        // none listed.
+        let count = match unknown(c) {
+            Some(_) => mg.grid.frames(m, c),
+            None => idx.len() as u64,
+        };
+        write!(out, "{:>10}  {count:>3} frames", sanitize(&names[c]))?;
         // How sure each set is, always: an assumed set must never pass for the frames the
         // model saw.
         match rule.provenance() {
@@ -334,7 +340,7 @@ pub fn run(args: &FramesArgs) -> Result<()> {
         if args.explain {
             write!(out, "  ({})", sanitize(&rule.explain()))?;
         } else if let Some(why) = unknown(c) {
-            write!(out, "  (no frames known: {})", sanitize(why))?;
+            write!(out, "  (which ones is not known: {})", sanitize(why))?;
         } else if mg.grid.frames(m, c) == 0 {
             write!(out, "  (text only)")?;
         }
