@@ -1728,8 +1728,9 @@ fn planned_frames_and_add_to_plan_in_a_real_terminal() {
     assert!(row.contains("  8 recorded"), "{row}");
     assert!(s.contains("swap ◆0 ×56"), "{s}");
     t.keys(&["I"]);
-    let s = t.wait_for("transitions in");
-    assert!(s.contains("planned "), "{s}");
+    t.wait_until("the plan's notice", |s| {
+        s.contains("planned ") && (s.contains(" transition in ") || s.contains(" transitions in "))
+    });
     let plan = common::read_json(&ds.join("audits/iv.plan.json"));
     assert_eq!(plan["schema"], "frameaudit/plan@1");
     assert!(

@@ -4375,7 +4375,7 @@ fn an_item_joins_the_plan_with_the_evidence_frames_just_marked() {
         notice.text.contains("restore-evidence +1") && notice.text.contains("swap"),
         "{notice:?}"
     );
-    assert!(notice.text.contains("1 transitions in"), "{notice:?}");
+    assert!(notice.text.contains("1 transition in"), "{notice:?}");
     let p = common::read_json(&plan_path);
     let key = app.key(i);
     let mine = |p: &serde_json::Value| -> Vec<serde_json::Value> {
@@ -4498,7 +4498,7 @@ fn two_quick_additions_to_the_plan_both_land() {
     let answers: Vec<Notice> = (0..2)
         .map(|_| rx.recv_timeout(Duration::from_secs(60)).expect("an answer"))
         .collect();
-    assert!(answers[0].text.contains("1 transitions in"), "{answers:?}");
+    assert!(answers[0].text.contains("1 transition in"), "{answers:?}");
     assert!(answers[1].text.contains("2 transitions in"), "{answers:?}");
     let p = common::read_json(&plan_path);
     let planned: HashSet<String> = p["entries"]

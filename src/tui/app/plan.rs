@@ -20,7 +20,7 @@ use crate::core::dataset::Dataset;
 use crate::core::intervene::{Strategy, plan_transitions};
 use crate::core::plan::{Plan, Transition};
 use crate::core::queue::HarmfulTransition;
-use crate::core::text::sanitize;
+use crate::core::text::{count, sanitize};
 
 /// The transitions a plan file holds (entries and skipped ones); none when there is no
 /// file yet; an error when what is there is not a plan.
@@ -135,12 +135,13 @@ impl PlanRequest {
             .unwrap_or_default();
         Notice {
             text: sanitize(&format!(
-                "planned {from} → {to} ({}): {n} transitions in {}{skipped}",
+                "planned {from} → {to} ({}): {} in {}{skipped}",
                 if planned.is_empty() {
                     "no strategy".to_string()
                 } else {
                     planned.join(", ")
                 },
+                count(n, "transition"),
                 self.path.display()
             ))
             .into_owned(),
