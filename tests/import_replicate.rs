@@ -375,6 +375,23 @@ fn answers_already_replicated_under_the_name_are_left_out() {
         videomme(&r)["models"]["org__m"]["replicates"]["floor"]["all"]["pairs"],
         json!(6)
     );
+    // rerun-2 again as a phase shift: its own file exists, but what is wrong is the
+    // nuisance, and that is said; --force replaces the file, and its nuisance with it.
+    let o = import_replicate(&again, &ds, "rerun-2", "phase", &[]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("already has replicate \"rerun-2\" with nuisance \"rerun\" (at ")
+            && !stderr(&o).contains("--force replaces it"),
+        "{}",
+        stderr(&o)
+    );
+    let o = import_replicate(&again, &ds, "rerun-2", "phase", &["--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        lines(&ds.join("replicates/rerun-2.jsonl"))
+            .iter()
+            .all(|c| c["nuisance"] == "phase")
+    );
 }
 
 /// --replicate needs an existing dataset, a nuisance, and no --plan.
@@ -418,14 +435,21 @@ fn replicate_flags_are_checked() {
     ]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+    // An empty name or nuisance is refused before a file is read: the logs here are not
+    // there, and that is not what is said.
     let ds = canonical(tmp.path());
-    let o = import_replicate(&logs, &ds, "", "rerun", &[]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("--replicate needs a name"),
-        "{}",
-        stderr(&o)
-    );
+    for (name, nuisance, said) in [
+        (
+            "",
+            "rerun",
+            "'--replicate <NAME>': a replicate needs a name",
+        ),
+        ("r", "  ", "'--nuisance <KIND>': a nuisance needs a name"),
+    ] {
+        let o = import_replicate(&missing, &ds, name, nuisance, &[]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    }
 }
 
 /// A link planted in the dataset at `replicates/` or at the replicate's file, leading out

@@ -904,7 +904,8 @@ pub struct ImportCommon {
         long,
         value_name = "NAME",
         requires = "nuisance",
-        conflicts_with = "plan"
+        conflicts_with = "plan",
+        value_parser = parse_replicate
     )]
     pub replicate: Option<String>,
     /// With --replicate: what the replicate varies: rerun (the same run again), phase,
@@ -913,7 +914,8 @@ pub struct ImportCommon {
         long,
         value_name = "KIND",
         requires = "replicate",
-        conflicts_with = "plan"
+        conflicts_with = "plan",
+        value_parser = parse_nuisance
     )]
     pub nuisance: Option<String>,
     /// FROM=TO: write model FROM (as the harness names it, e.g. `OpenGVLab__InternVL3-8B`)
@@ -997,6 +999,23 @@ fn parse_listed(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
+/// A replicate's name, refused empty before any file is read (an empty one is a canonical
+/// cell's).
+fn parse_replicate(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("a replicate needs a name (an empty one is a canonical cell's)".into());
+    }
+    Ok(s.to_string())
+}
+
+/// What a replicate varies, refused empty before any file is read.
+fn parse_nuisance(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err("a nuisance needs a name (rerun, phase, order, sampler...)".into());
+    }
+    Ok(s.to_string())
+}
+
 fn parse_model(s: &str) -> Result<String, String> {
     if s.trim().is_empty() {
         return Err("a model name must not be empty".into());
@@ -1046,9 +1065,9 @@ pub struct ConvertArgs {
     pub force: bool,
     /// Write every row without a `replicate` as replicate NAME (docs/measures.md §16): a
     /// re-run's CSV made a file for a dataset's replicates/ folder
-    #[arg(long, value_name = "NAME", requires = "nuisance")]
+    #[arg(long, value_name = "NAME", requires = "nuisance", value_parser = parse_replicate)]
     pub replicate: Option<String>,
     /// With --replicate: what the replicate varies (rerun, phase, order, sampler...)
-    #[arg(long, value_name = "KIND", requires = "replicate")]
+    #[arg(long, value_name = "KIND", requires = "replicate", value_parser = parse_nuisance)]
     pub nuisance: Option<String>,
 }

@@ -728,6 +728,11 @@ fn replicate(
             sanitize(&other)
         );
     }
+    // A name given another nuisance is said as such, before its file is found to exist
+    // (which --force would replace, taking that nuisance with it).
+    if !common.force {
+        replicate::one_nuisance(&ds, wanted, None).map_err(anyhow::Error::msg)?;
+    }
     if !common.dry_run {
         let mut inputs: Vec<&Path> = common.paths.iter().map(PathBuf::as_path).collect();
         inputs.extend(common.frames_log.iter().map(PathBuf::as_path));

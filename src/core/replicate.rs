@@ -72,6 +72,43 @@ pub fn safe_file_name(name: &str) -> String {
         .collect()
 }
 
+/// Refuses a name the dataset already gives another nuisance (one replicate name has one
+/// nuisance), but in `replaced`, the file the cells will replace.
+pub fn one_nuisance(
+    ds: &Dataset,
+    wanted: Wanted<'_>,
+    replaced: Option<&Path>,
+) -> Result<(), String> {
+    let m = &ds.matrix;
+    let reps = &m.replicates;
+    let at = |file: u32, line: u32| {
+        m.files
+            .get(file as usize)
+            .map_or_else(String::new, |f| format!("{}:{line}", f.display()))
+    };
+    match reps.cells.iter().find(|r| {
+        reps.names.name(r.replicate) == wanted.name
+            && reps.names.name(r.nuisance) != wanted.nuisance
+            && outside(m, r.file, replaced)
+    }) {
+        Some(r) => Err(format!(
+            "the dataset already has replicate {:?} with nuisance {:?} (at {}), and one replicate has one nuisance: give this run another --replicate name",
+            wanted.name,
+            reps.names.name(r.nuisance),
+            at(r.file, r.line)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Whether the dataset's file number `file` is not `replaced` (the file the cells will
+/// replace, whose replicates then are not the dataset's).
+fn outside(m: &crate::core::matrix::ResponseMatrix, file: u32, replaced: Option<&Path>) -> bool {
+    m.files
+        .get(file as usize)
+        .is_none_or(|f| replaced.is_none_or(|r| !same_file(f, r)))
+}
+
 /// Matches every answer the import would write to the dataset's canonical cell of protocol
 /// `main` with the same (model, benchmark, item, configuration). `replaced` is the file the
 /// cells will replace, when they may (its replicates are not the dataset's any more).
@@ -88,30 +125,10 @@ pub fn match_replicate(
     if wanted.nuisance.trim().is_empty() {
         return Err("--nuisance needs a name (rerun, phase, order, sampler...)".into());
     }
+    one_nuisance(ds, wanted, replaced)?;
     let m = &ds.matrix;
     let reps = &m.replicates;
-    let elsewhere = |file: u32| {
-        m.files
-            .get(file as usize)
-            .is_none_or(|f| replaced.is_none_or(|r| !same_file(f, r)))
-    };
-    let at = |file: u32, line: u32| {
-        m.files
-            .get(file as usize)
-            .map_or_else(String::new, |f| format!("{}:{line}", f.display()))
-    };
-    if let Some(r) = reps.cells.iter().find(|r| {
-        reps.names.name(r.replicate) == wanted.name
-            && reps.names.name(r.nuisance) != wanted.nuisance
-            && elsewhere(r.file)
-    }) {
-        return Err(format!(
-            "the dataset already has replicate {:?} with nuisance {:?} (at {}), and one replicate has one nuisance: give this run another --replicate name",
-            wanted.name,
-            reps.names.name(r.nuisance),
-            at(r.file, r.line)
-        ));
-    }
+    let elsewhere = |file: u32| outside(m, file, replaced);
     let main = m.protocols.get("main");
     let mut out = Matched::default();
     let same_source = |cell: u32, c: &ImportedCell| {
