@@ -261,6 +261,29 @@ fn validate_reports_warnings_as_problems() {
     assert!(out.contains("the first at w.jsonl:1"), "{out}");
 }
 
+/// An item id holding a tab and one holding the text `\x09` are listed apart.
+#[test]
+fn an_id_holding_an_escape_s_text_is_listed_apart_from_one_holding_the_character() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = tmp.path().join("c.jsonl");
+    let mut cells = String::new();
+    for id in ["q\ttab", r"q\x09tab"] {
+        for (f, pred) in [(4, "A"), (8, "B")] {
+            let cell = serde_json::json!({"model": "M", "item_id": id, "config": format!("{f}f"),
+                "frames": f, "pred": pred, "gold": "A"});
+            cells.push_str(&format!("{cell}\n"));
+        }
+    }
+    std::fs::write(&path, cells).expect("write");
+    let out = stdout(&frameaudit(&["list", path.to_str().expect("utf8")]));
+    let ids: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').nth(2))
+        .collect();
+    assert_eq!(ids, [r"q\x09tab", r"q\\x09tab"], "{out}");
+}
+
 /// A reader that leaves at once (`validate X | head -1` under `pipefail`) does not turn
 /// problems into a clean exit: a warned or rejected input is status 1 still, a clean one 0.
 #[test]

@@ -271,9 +271,13 @@ pub fn cut_with_ellipsis(shown: &str, w: usize) -> String {
 }
 
 /// The length of the escape `rest` starts with (`\xHH` or `\u{H…}`, as [`sanitize`] writes
-/// them), if it starts with one.
+/// them, or `\\`, as [`show_id`] writes a backslash that would read as one), if it starts
+/// with one.
 fn escape_len(rest: &str) -> Option<usize> {
     let hex = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_hexdigit());
+    if rest.starts_with("\\\\") {
+        return Some(2);
+    }
     if let Some(t) = rest.strip_prefix("\\x") {
         return t.get(..2).filter(|h| hex(h)).map(|_| 4);
     }
@@ -344,22 +348,43 @@ pub fn shell_quote(text: &str) -> String {
 /// An identifier (a model, benchmark, item or configuration name) as shown: [`sanitize`]d,
 /// and, when it is not in Unicode's composed form (NFC), with its combining marks escaped
 /// (`cafe\u{301}`), so that two ids that differ only in how their accents are encoded never
-/// look the same on screen (`café` and `café`). Ids in NFC, all ASCII ones among them, are
-/// shown as [`sanitize`] shows them.
+/// look the same on screen (`café` and `café`). A backslash that would read as the start
+/// of an escape (before `x` and two hex digits, `u{`, another backslash or an escaped
+/// character) is shown doubled, so an id holding the text `q\x09` never looks like one
+/// holding a tab. Other ids are shown as [`sanitize`] shows them.
 pub fn show_id(s: &str) -> std::borrow::Cow<'_, str> {
     use unicode_normalization::char::is_combining_mark;
-    if s.is_ascii() || unicode_normalization::is_nfc(s) {
+    let composed = s.is_ascii() || unicode_normalization::is_nfc(s);
+    let escaped = |c: char| is_unsafe_char(c) || (!composed && is_combining_mark(c));
+    let reads_as_escape = |rest: &str| {
+        let mut next = rest.chars();
+        match next.next() {
+            Some('x') => next.take(2).filter(char::is_ascii_hexdigit).count() == 2,
+            Some('u') => next.next() == Some('{'),
+            Some(c) => c == '\\' || escaped(c),
+            None => false,
+        }
+    };
+    let backslash_to_double = |(at, c): (usize, char)| c == '\\' && reads_as_escape(&s[at + 1..]);
+    if composed && !s.char_indices().any(backslash_to_double) {
         return sanitize(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if is_combining_mark(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+    for (at, c) in s.char_indices() {
+        if escaped(c) {
+            let code = c as u32;
+            if code < 0x100 {
+                out.push_str(&format!("\\x{code:02x}"));
+            } else {
+                out.push_str(&format!("\\u{{{code:x}}}"));
+            }
+        } else if backslash_to_double((at, c)) {
+            out.push_str("\\\\");
         } else {
             out.push(c);
         }
     }
-    std::borrow::Cow::Owned(sanitize(&out).into_owned())
+    std::borrow::Cow::Owned(out)
 }
 
 /// The composed form (NFC) of `s`, when it differs from `s`: two ids with the same composed
@@ -709,5 +734,39 @@ mod tests {
         assert_eq!(show_id("clip01-q1"), "clip01-q1");
         assert_eq!(composed(nfd).as_deref(), Some(nfc));
         assert_eq!(composed(nfc), None);
+    }
+
+    /// An id holding the text of an escape never looks like one holding the character; a
+    /// backslash that reads as nothing else stays single.
+    #[test]
+    fn ids_holding_an_escape_s_text_are_shown_apart_from_the_character() {
+        let shown = [
+            "q\ttab",
+            r"q\x09tab",
+            "q\\\ttab",
+            r"q\\x09tab",
+            "q\u{202e}x",
+            r"q\u{202e}x",
+            "e\u{301}\\u{301}",
+            r"C:\videos\a.mp4",
+        ]
+        .map(|id| show_id(id).into_owned());
+        assert_eq!(
+            shown,
+            [
+                r"q\x09tab",
+                r"q\\x09tab",
+                r"q\\\x09tab",
+                r"q\\\\x09tab",
+                r"q\u{202e}x",
+                r"q\\u{202e}x",
+                r"e\u{301}\\u{301}",
+                r"C:\videos\a.mp4",
+            ]
+        );
+        let distinct: std::collections::BTreeSet<&String> = shown.iter().collect();
+        assert_eq!(distinct.len(), shown.len());
+        // A cut never leaves half of a doubled backslash.
+        assert_eq!(cut_with_ellipsis(r"ab\\x09", 4), "ab…");
     }
 }
