@@ -408,7 +408,8 @@ pub struct FramesArgs {
     /// screens open the item)
     #[arg(long, requires = "to")]
     pub from: Option<String>,
-    /// The higher configuration of that transition
+    /// The configuration the transition goes to (the higher one of a harmful transition,
+    /// though any may be named): the frames of --from it does not keep, and those it adds
     #[arg(long, requires = "from")]
     pub to: Option<String>,
     /// Say which rule gave each configuration's frames
