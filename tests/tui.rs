@@ -458,6 +458,57 @@ fn queue_rows_of_different_grids_label_their_own_glyphs() {
     }
 }
 
+/// Names a cut would make alike (`32f`, `32f-default`, `32f_1fps`, as one lmms-eval model's
+/// runs are named) are labelled apart at 120 columns, with the long names of real runs.
+#[test]
+fn labels_a_cut_would_make_alike_stay_apart() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut cells = String::new();
+    let grids: [(&str, &[(&str, u32)]); 2] = [
+        (
+            "lmms-lab__LLaVA-NeXT-Video-7B",
+            &[
+                ("8f", 8),
+                ("16f", 16),
+                ("20f", 20),
+                ("32f", 32),
+                ("64f", 64),
+            ],
+        ),
+        (
+            "Qwen__Qwen2.5-VL-7B-Instruct",
+            &[
+                ("8f", 8),
+                ("32f", 32),
+                ("32f-default", 32),
+                ("32f_1fps", 32),
+            ],
+        ),
+    ];
+    for (model, grid) in grids {
+        for (n, (config, frames)) in grid.iter().enumerate() {
+            cells.push_str(&format!(
+                "{{\"model\":\"{model}\",\"benchmark\":\"mvbench_object_shuffle\",\"item_id\":\"What color is the car in the inserted clip?\",\"config\":\"{config}\",\"frames\":{frames},\"correct\":{}}}\n",
+                n == 0
+            ));
+        }
+    }
+    let mut app = app_on(tmp.path(), &cells);
+    let text = screen(&mut app, 120, 30);
+    let row = text
+        .lines()
+        .find(|l| l.contains(" Qwen2.5-VL-7B-Instruct "))
+        .unwrap_or_else(|| panic!("no row of Qwen2.5-VL in\n{text}"));
+    let labels: Vec<&str> = row
+        .split(' ')
+        .filter(|t| t.ends_with('✓') || t.ends_with('✗'))
+        .map(|t| t.trim_end_matches(['✓', '✗']))
+        .collect();
+    assert_eq!(labels.len(), 4, "{row}");
+    let apart: std::collections::BTreeSet<&str> = labels.iter().copied().collect();
+    assert_eq!(apart.len(), 4, "{labels:?} in\n{text}");
+}
+
 #[test]
 fn grids_too_long_to_label_show_bare_glyphs_under_no_names() {
     // "wide" has 24 configurations, "narrow" 3: labels do not fit beside 24 glyphs, so the

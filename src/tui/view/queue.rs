@@ -161,6 +161,8 @@ fn queue_widths(app: &App, rows: Range<usize>, grids: &[Vec<String>], total: usi
     if grids.len() > 1 {
         // Grids differ: each glyph carries its own label, as long as the question keeps 16
         // cells, down to 3 (`16f`); the legend below names the selected row's in full.
+        // Labels that a cut would make alike (`32f`, `32f-default`, `32f_1fps`) stay apart
+        // while the question keeps 8.
         let labels: Vec<Vec<String>> = grids.iter().map(|g| config_labels(g)).collect();
         let at = |l: usize| {
             labels
@@ -169,9 +171,18 @@ fn queue_widths(app: &App, rows: Range<usize>, grids: &[Vec<String>], total: usi
                 .max()
                 .unwrap_or(0)
         };
+        let apart = |l: usize| {
+            labels.iter().all(|g| {
+                let cut: std::collections::HashSet<String> = g.iter().map(|x| head(x, l)).collect();
+                cut.len() == g.len()
+            })
+        };
+        let apart_from = (3..=LABEL_MAX).find(|&l| apart(l)).unwrap_or(3);
         w.labels = LABEL_MAX;
         w.labelled = at(w.labels);
-        while w.labels > 3 && w.used() + 16 > total {
+        while w.labels > 3
+            && (w.used() + 16 > total && w.labels > apart_from || w.used() + 8 > total)
+        {
             w.labels -= 1;
             w.labelled = at(w.labels);
         }
