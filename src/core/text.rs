@@ -224,17 +224,23 @@ pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         if is_unsafe_char(c) {
-            let code = c as u32;
-            if code < 0x100 {
-                out.push_str(&format!("\\x{code:02x}"));
-            } else {
-                out.push_str(&format!("\\u{{{code:x}}}"));
-            }
+            push_escape(&mut out, c);
         } else {
             out.push(c);
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// `c` as an inert escape: `\xHH` below U+0100, else `\u{H…}`.
+fn push_escape(out: &mut String, c: char) {
+    use std::fmt::Write;
+    let code = c as u32;
+    let _ = if code < 0x100 {
+        write!(out, "\\x{code:02x}")
+    } else {
+        write!(out, "\\u{{{code:x}}}")
+    };
 }
 
 /// The pieces a cut must keep whole in a text as shown ([`sanitize`]d, or [`show_id`]): its
@@ -255,29 +261,34 @@ pub fn pieces(s: &str) -> impl Iterator<Item = &str> {
 /// The start of `shown` (text as shown) and "…", in at most `w` display cells (the
 /// ellipsis alone when `w` is 0), cut between [`pieces`], whether or not `shown` would fit.
 pub fn cut_with_ellipsis(shown: &str, w: usize) -> String {
-    use unicode_width::UnicodeWidthStr;
-    let mut out = String::new();
-    let mut used = 0;
-    for piece in pieces(shown) {
-        let pw = piece.width();
-        if used + pw + 1 > w {
-            break;
-        }
-        used += pw;
-        out.push_str(piece);
-    }
+    let mut out = if w == 0 {
+        String::new()
+    } else {
+        head(shown, w - 1)
+    };
     out.push('…');
     out
 }
 
+/// The start of `shown` (text as shown) in at most `w` display cells, cut between
+/// [`pieces`], without an ellipsis.
+pub fn head(shown: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let mut used = 0;
+    pieces(shown)
+        .take_while(|p| {
+            used += p.width();
+            used <= w
+        })
+        .collect()
+}
+
 /// The length of the escape `rest` starts with (`\xHH` or `\u{H…}`, as [`sanitize`] writes
-/// them, or `\\`, as [`show_id`] writes a backslash that would read as one), if it starts
-/// with one.
+/// them), if it starts with one. A doubled backslash ([`show_id`]'s) is no piece: `sanitize`
+/// leaves a backslash before an escape single (`a\\x1b` is `a\` and ESC), and a cut after
+/// half of a doubled one shows a backslash, which the id has.
 fn escape_len(rest: &str) -> Option<usize> {
     let hex = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_hexdigit());
-    if rest.starts_with("\\\\") {
-        return Some(2);
-    }
     if let Some(t) = rest.strip_prefix("\\x") {
         return t.get(..2).filter(|h| hex(h)).map(|_| 4);
     }
@@ -372,12 +383,7 @@ pub fn show_id(s: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::with_capacity(s.len() + 8);
     for (at, c) in s.char_indices() {
         if escaped(c) {
-            let code = c as u32;
-            if code < 0x100 {
-                out.push_str(&format!("\\x{code:02x}"));
-            } else {
-                out.push_str(&format!("\\u{{{code:x}}}"));
-            }
+            push_escape(&mut out, c);
         } else if backslash_to_double((at, c)) {
             out.push_str("\\\\");
         } else {
@@ -766,7 +772,13 @@ mod tests {
         );
         let distinct: std::collections::BTreeSet<&String> = shown.iter().collect();
         assert_eq!(distinct.len(), shown.len());
-        // A cut never leaves half of a doubled backslash.
-        assert_eq!(cut_with_ellipsis(r"ab\\x09", 4), "ab…");
+        // A cut of sanitized text keeps an escape whole after a backslash of the text.
+        assert_eq!(cut_with_ellipsis(&sanitize("a\\\u{1b}"), 5), r"a\…");
+        assert_eq!(cut_with_ellipsis(&sanitize("a\\\u{1b}"), 7), r"a\\x1b…");
+        // A trailing backslash, one hex digit, `u{` without hex, a mark after a backslash.
+        assert_eq!(show_id("q\\"), r"q\");
+        assert_eq!(show_id(r"q\x0"), r"q\x0");
+        assert_eq!(show_id(r"q\u{zz}"), r"q\\u{zz}");
+        assert_eq!(show_id("q\\\u{301}"), "q\\\u{301}");
     }
 }

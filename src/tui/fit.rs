@@ -28,16 +28,8 @@ fn cut(text: &str, w: usize) -> String {
 }
 
 /// The start of `text` in at most `w` cells, without an ellipsis (where one would leave no
-/// room), cut between [`pieces`]: never inside an escape or between a letter and its mark.
-pub fn head(text: &str, w: usize) -> String {
-    let mut used = 0;
-    pieces(text)
-        .take_while(|p| {
-            used += width(p);
-            used <= w
-        })
-        .collect()
-}
+/// room), cut between pieces: never inside an escape or between a letter and its mark.
+pub use crate::core::text::head;
 
 /// `text` without its first `drop` cells, cut between [`pieces`] (a piece that crosses the
 /// cut goes too): the end of a text that keeps the cursor in sight.
