@@ -18,7 +18,7 @@ use crate::tui::input::action::Action;
 use crate::tui::input::keymap::Context;
 use crate::tui::research::ViewData;
 use crate::tui::view::charts::research_hints;
-use crate::tui::view::theme::{ACCENT, DIM, WARN, s};
+use crate::tui::view::theme::{ACCENT, DIM, WARN, id, s};
 
 /// Draws the comparison of the view's analysis with the one of another protocol chosen by
 /// the cursor (the first other one at first).
@@ -201,8 +201,8 @@ fn draw_only_list(f: &mut Frame, app: &App, d: &ViewData, b: &Analysis, list_are
         lines.push(Line::from(vec![
             Span::raw(format!(
                 "{} {} ",
-                pad(&s(m.benchmarks.name(it.benchmark)), 16),
-                pad(&s(&it.id), 24)
+                pad(&id(m.benchmarks.name(it.benchmark)), 16),
+                pad(&id(&it.id), 24)
             )),
             Span::styled(
                 format!("harmful under {} only", if under_a { &pa } else { &pb }),
