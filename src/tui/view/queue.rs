@@ -122,8 +122,8 @@ fn shown_grids(app: &App, rows: Range<usize>) -> Vec<Vec<String>> {
 /// The columns' widths for the rows at `rows` of `visible` (whose grids are `grids`) on a
 /// table `total` cells wide: the names as wide as they need within bounds, each
 /// configuration widened for its name while the question keeps 16 cells (in the header
-/// when the rows share one grid, else beside each glyph), and on a narrow screen the names
-/// give way first.
+/// when the rows share one grid, else beside each glyph, where labels a cut would make alike
+/// stay apart while it keeps 10), and on a narrow screen the names give way first.
 fn queue_widths(app: &App, rows: Range<usize>, grids: &[Vec<String>], total: usize) -> QueueWidths {
     let widest = |cells: &dyn Fn(usize) -> usize, min: usize, max: usize| {
         app.queue.visible[rows.clone()]
@@ -162,7 +162,7 @@ fn queue_widths(app: &App, rows: Range<usize>, grids: &[Vec<String>], total: usi
         // Grids differ: each glyph carries its own label, as long as the question keeps 16
         // cells, down to 3 (`16f`); the legend below names the selected row's in full.
         // Labels that a cut would make alike (`32f`, `32f-default`, `32f_1fps`) stay apart
-        // while the question keeps 8.
+        // while the question keeps 10 (with less, labels give way to bare glyphs below).
         let labels: Vec<Vec<String>> = grids.iter().map(|g| config_labels(g)).collect();
         let at = |l: usize| {
             labels
@@ -181,7 +181,7 @@ fn queue_widths(app: &App, rows: Range<usize>, grids: &[Vec<String>], total: usi
         w.labels = LABEL_MAX;
         w.labelled = at(w.labels);
         while w.labels > 3
-            && (w.used() + 16 > total && w.labels > apart_from || w.used() + 8 > total)
+            && (w.used() + 16 > total && w.labels > apart_from || w.used() + 10 > total)
         {
             w.labels -= 1;
             w.labelled = at(w.labels);
