@@ -381,6 +381,7 @@ fn answers_already_replicated_under_the_name_are_left_out() {
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains("already has replicate \"rerun-2\" with nuisance \"rerun\" (at ")
+            && stderr(&o).contains("another --replicate name, or --force to replace ")
             && !stderr(&o).contains("--force replaces it"),
         "{}",
         stderr(&o)

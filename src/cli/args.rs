@@ -1003,25 +1003,30 @@ fn parse_listed(s: &str) -> Result<String, String> {
 /// A replicate's name, refused empty before any file is read (an empty one is a canonical
 /// cell's).
 fn parse_replicate(s: &str) -> Result<String, String> {
-    if s.trim().is_empty() {
-        return Err("a replicate needs a name (an empty one is a canonical cell's)".into());
-    }
-    Ok(s.to_string())
+    named(
+        s,
+        "a replicate needs a name (an empty one is a canonical cell's)",
+    )
 }
 
 /// What a replicate varies, refused empty before any file is read.
 fn parse_nuisance(s: &str) -> Result<String, String> {
-    if s.trim().is_empty() {
-        return Err("a nuisance needs a name (rerun, phase, order, sampler...)".into());
-    }
-    Ok(s.to_string())
+    named(
+        s,
+        "a nuisance needs a name (rerun, phase, order, sampler...)",
+    )
 }
 
 fn parse_model(s: &str) -> Result<String, String> {
-    if s.trim().is_empty() {
-        return Err("a model name must not be empty".into());
+    named(s, "a model name must not be empty")
+}
+
+/// `s` as given, unless it is empty or blank: then `why`.
+fn named(s: &str, why: &str) -> Result<String, String> {
+    match s.trim().is_empty() {
+        true => Err(why.into()),
+        false => Ok(s.to_string()),
     }
-    Ok(s.to_string())
 }
 
 /// A benchmark name an import writes: not empty, and not `ALL`, the scope of every

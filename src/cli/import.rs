@@ -106,14 +106,6 @@ pub fn per_item_csv(args: &ConvertArgs) -> Result<()> {
     } else {
         super::check_output(&args.output, &[&args.input], args.force)?;
     }
-    for (flag, v) in [
-        ("--replicate", &args.replicate),
-        ("--nuisance", &args.nuisance),
-    ] {
-        if v.as_deref().is_some_and(|v| v.trim().is_empty()) {
-            anyhow::bail!("{flag} needs a name (an empty one is a canonical cell's)");
-        }
-    }
     // Validate first: a rejected input writes nothing.
     let ds = super::load(&DatasetArgs {
         dataset: Some(args.input.clone()),
@@ -730,8 +722,17 @@ fn replicate(
     }
     // A name given another nuisance is said as such, before its file is found to exist
     // (which --force would replace, taking that nuisance with it).
-    if !common.force {
-        replicate::one_nuisance(&ds, wanted, None).map_err(anyhow::Error::msg)?;
+    if !common.force
+        && let Err(e) = replicate::one_nuisance(&ds, wanted, None)
+    {
+        // Where the name's other nuisance is only in the file written, --force would do.
+        if replicate::one_nuisance(&ds, wanted, Some(&out)).is_ok() {
+            anyhow::bail!(
+                "{e}, or --force to replace {} and its replicates",
+                shown(&out)
+            );
+        }
+        anyhow::bail!(e);
     }
     if !common.dry_run {
         let mut inputs: Vec<&Path> = common.paths.iter().map(PathBuf::as_path).collect();
