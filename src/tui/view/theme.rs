@@ -29,23 +29,30 @@ pub fn id(text: &str) -> String {
     crate::core::text::show_id(text).into_owned()
 }
 
-/// Text with the characters at `positions` highlighted.
+/// Text with the characters at `positions` (character indices) highlighted: a piece (an
+/// escape, a letter with its marks) with one of them is highlighted whole.
 pub fn highlighted(text: &str, positions: &[usize], base: Style) -> Line<'static> {
     if positions.is_empty() {
         return Line::from(Span::styled(text.to_string(), base));
     }
     let hl = base.fg(Color::Yellow).add_modifier(Modifier::BOLD);
-    Line::from(
-        text.chars()
-            .enumerate()
-            .map(|(i, c)| {
-                Span::styled(
-                    c.to_string(),
-                    if positions.contains(&i) { hl } else { base },
-                )
-            })
-            .collect::<Vec<_>>(),
-    )
+    // A span per run of pieces of one style, so a cut of the line (which goes between a
+    // span's pieces) never splits an escape or a letter from its mark.
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut at = 0;
+    for piece in crate::core::text::pieces(text) {
+        let n = piece.chars().count();
+        let style = match (at..at + n).any(|i| positions.contains(&i)) {
+            true => hl,
+            false => base,
+        };
+        at += n;
+        match spans.last_mut() {
+            Some(last) if last.style == style => last.content.to_mut().push_str(piece),
+            _ => spans.push(Span::styled(piece.to_string(), style)),
+        }
+    }
+    Line::from(spans)
 }
 
 /// The two panes side by side, a blank column between them so no text runs into the next.
@@ -53,4 +60,29 @@ pub fn panes(area: Rect) -> [Rect; 2] {
     Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
         .spacing(1)
         .areas(area)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::fit::fit_line;
+
+    /// A search's highlights never let a cut split an escape: the line is cut between
+    /// pieces, as an unhighlighted one is.
+    #[test]
+    fn a_highlighted_id_is_cut_between_pieces() {
+        let line = highlighted(r"ab\x1bcd", &[0], Style::new());
+        let text = |l: Line<'_>| {
+            l.spans
+                .iter()
+                .map(|s| s.content.to_string())
+                .collect::<String>()
+        };
+        assert_eq!(text(line.clone()), r"ab\x1bcd");
+        assert_eq!(text(fit_line(line, 5)), "ab…");
+        // A highlight inside an escape lights the whole escape.
+        let line = highlighted(r"a\x1b", &[2], Style::new());
+        assert_eq!(line.spans.len(), 2);
+        assert_eq!(line.spans[1].content, r"\x1b");
+    }
 }
