@@ -365,110 +365,118 @@ fn run_validate(args: &DatasetArgs) -> Result<()> {
         Ok(ds) => {
             say_cache_unsaved(args, &ds);
             let problems = ds.warnings.warning_count() > 0;
-            let written = (|| -> std::io::Result<()> {
-                let mut out = std::io::stdout().lock();
-                for d in ds.warnings.sorted() {
-                    writeln!(out, "{d}")?;
-                }
-                let m = &ds.matrix;
-                // Not problems: the harness's verdict stands; but a reader of the numbers should
-                // know which cells its scorer decided against the letters.
-                let odd = m.contradictions();
-                for &c in odd.iter().take(200) {
-                    let i = c as usize;
-                    writeln!(
-                        out,
-                        "{}: note: the cell is scored {} although its answer {:?} {} the gold {:?} (kept: the harness's own scorer decided)",
-                        sanitize(&m.cell_location(c)),
-                        if m.cell_value.get(i) == 1.0 {
-                            "right"
-                        } else {
-                            "wrong"
-                        },
-                        sanitize(m.text(m.cell_pred.get(i)).unwrap_or_default()),
-                        if m.cell_value.get(i) == 1.0 {
-                            "is not"
-                        } else {
-                            "is"
-                        },
-                        sanitize(m.text(m.cell_gold.get(i)).unwrap_or_default()),
-                    )?;
-                }
-                if odd.len() > 200 {
-                    writeln!(out, "... and {} more such cells", odd.len() - 200)?;
-                }
-                let reps = &m.replicates;
-                if reps.orphaned > 0 {
-                    writeln!(
-                        out,
-                        "{}: note: {} of the {} replicate cells have no valid canonical cell of their model, item and configuration: they are counted, never used (docs/measures.md §16.1)",
-                        sanitize(&path.display().to_string()),
-                        reps.orphaned,
-                        reps.read
-                    )?;
-                }
-                // The replicates apart from the cells: they are no cells of the matrix (§16.1).
-                let replicates = if reps.read == 0 {
-                    String::new()
-                } else {
-                    let mut by_name: std::collections::BTreeMap<(&str, &str), usize> =
-                        Default::default();
-                    for r in reps.cells.iter() {
-                        *by_name
-                            .entry((reps.names.name(r.replicate), reps.names.name(r.nuisance)))
-                            .or_default() += 1;
-                    }
-                    let names: Vec<String> = by_name
-                        .iter()
-                        .map(|((name, nuisance), n)| {
-                            format!("{n} of {} ({})", sanitize(name), sanitize(nuisance))
-                        })
-                        .collect();
-                    match names.is_empty() {
-                        // Why none is used is among the warnings.
-                        true => format!("; {} replicate cells (none used)", reps.read),
-                        false => format!(
-                            "; {} replicate cells ({} used: {})",
-                            reps.read,
-                            reps.cells.len(),
-                            names.join(", ")
-                        ),
-                    }
-                };
-                writeln!(
-                    out,
-                    "{}: {} ({} valid, {} invalid), {}, {}, {}, {}, {}{replicates}; {}",
-                    sanitize(&path.display().to_string()),
-                    count(m.n_cells(), "cell"),
-                    m.stats.cells_valid,
-                    m.stats.cells_invalid,
-                    count(m.models.len(), "model"),
-                    count(m.benchmarks.len(), "benchmark"),
-                    count(m.items.len(), "item"),
-                    count(m.configs.len(), "configuration"),
-                    count(m.protocols.len(), "protocol"),
-                    ds.warnings.summary()
-                )
-            })();
+            let written = write_checked(&mut std::io::stdout().lock(), &path, &ds);
             verdict(written, problems)
         }
         Err(LoadError::Rejected(d)) => {
-            let written = (|| -> std::io::Result<()> {
-                let mut out = std::io::stdout().lock();
-                for x in d.sorted() {
-                    writeln!(out, "{x}")?;
-                }
-                writeln!(
-                    out,
-                    "{}: rejected: {}",
-                    sanitize(&path.display().to_string()),
-                    d.summary()
-                )
-            })();
+            let written = write_rejected(&mut std::io::stdout().lock(), &path, &d);
             verdict(written, true)
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// `validate`'s account of a dataset it read: its warnings, the cells its harness scored
+/// against the letters, the replicates, and a summary line.
+fn write_checked(out: &mut impl Write, path: &Path, ds: &Dataset) -> std::io::Result<()> {
+    for d in ds.warnings.sorted() {
+        writeln!(out, "{d}")?;
+    }
+    let m = &ds.matrix;
+    // Not problems: the harness's verdict stands; but a reader of the numbers should
+    // know which cells its scorer decided against the letters.
+    let odd = m.contradictions();
+    for &c in odd.iter().take(200) {
+        let i = c as usize;
+        writeln!(
+            out,
+            "{}: note: the cell is scored {} although its answer {:?} {} the gold {:?} (kept: the harness's own scorer decided)",
+            sanitize(&m.cell_location(c)),
+            if m.cell_value.get(i) == 1.0 {
+                "right"
+            } else {
+                "wrong"
+            },
+            sanitize(m.text(m.cell_pred.get(i)).unwrap_or_default()),
+            if m.cell_value.get(i) == 1.0 {
+                "is not"
+            } else {
+                "is"
+            },
+            sanitize(m.text(m.cell_gold.get(i)).unwrap_or_default()),
+        )?;
+    }
+    if odd.len() > 200 {
+        writeln!(out, "... and {} more such cells", odd.len() - 200)?;
+    }
+    let reps = &m.replicates;
+    if reps.orphaned > 0 {
+        writeln!(
+            out,
+            "{}: note: {} of the {} replicate cells have no valid canonical cell of their model, item and configuration: they are counted, never used (docs/measures.md §16.1)",
+            sanitize(&path.display().to_string()),
+            reps.orphaned,
+            reps.read
+        )?;
+    }
+    // The replicates apart from the cells: they are no cells of the matrix (§16.1).
+    let replicates = if reps.read == 0 {
+        String::new()
+    } else {
+        let mut by_name: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
+        for r in reps.cells.iter() {
+            *by_name
+                .entry((reps.names.name(r.replicate), reps.names.name(r.nuisance)))
+                .or_default() += 1;
+        }
+        let names: Vec<String> = by_name
+            .iter()
+            .map(|((name, nuisance), n)| {
+                format!("{n} of {} ({})", sanitize(name), sanitize(nuisance))
+            })
+            .collect();
+        match names.is_empty() {
+            // Why none is used is among the warnings.
+            true => format!("; {} replicate cells (none used)", reps.read),
+            false => format!(
+                "; {} replicate cells ({} used: {})",
+                reps.read,
+                reps.cells.len(),
+                names.join(", ")
+            ),
+        }
+    };
+    writeln!(
+        out,
+        "{}: {} ({} valid, {} invalid), {}, {}, {}, {}, {}{replicates}; {}",
+        sanitize(&path.display().to_string()),
+        count(m.n_cells(), "cell"),
+        m.stats.cells_valid,
+        m.stats.cells_invalid,
+        count(m.models.len(), "model"),
+        count(m.benchmarks.len(), "benchmark"),
+        count(m.items.len(), "item"),
+        count(m.configs.len(), "configuration"),
+        count(m.protocols.len(), "protocol"),
+        ds.warnings.summary()
+    )
+}
+
+/// `validate`'s account of a rejected dataset: every error, then the verdict.
+fn write_rejected(
+    out: &mut impl Write,
+    path: &Path,
+    d: &crate::core::diag::Diagnostics,
+) -> std::io::Result<()> {
+    for x in d.sorted() {
+        writeln!(out, "{x}")?;
+    }
+    writeln!(
+        out,
+        "{}: rejected: {}",
+        sanitize(&path.display().to_string()),
+        d.summary()
+    )
 }
 
 /// `validate`'s exit: problems are status 1 even when its reader left early (a closed
