@@ -1184,9 +1184,14 @@ fn a_cache_limit_that_is_not_a_size_is_said_on_screen() {
     t.wait_for("FRAMEAUDIT_FRAME_CACHE=\"4X\": the unit is not one of k, M, G, T");
     // Both do not fit the status line: it says where they are in full, the help.
     t.wait_for("(?: in full)");
+    in_full_in_the_help_then_quit(&t, "FRAMEAUDIT_CACHE_LIMIT=\"lots\"");
+}
+
+/// From the queue: the help's messages hold `text` in full; then back and quit.
+fn in_full_in_the_help_then_quit(t: &Tmux, text: &str) {
     t.keys(&["?"]);
     t.wait_for("Messages, in full");
-    t.wait_for("FRAMEAUDIT_CACHE_LIMIT=\"lots\"");
+    t.wait_for(text);
     t.keys(&["q"]);
     t.wait_for("audit queue");
     t.keys(&["q"]);
@@ -1218,13 +1223,7 @@ fn a_cache_that_cannot_be_saved_is_said_on_screen() {
     );
     t.wait_for("audit queue");
     t.wait_for("the matrix cache could not be saved");
-    t.keys(&["?"]);
-    t.wait_for("Messages, in full");
-    t.wait_for("the next start reads the cells again");
-    t.keys(&["q"]);
-    t.wait_for("audit queue");
-    t.keys(&["q"]);
-    t.wait_exit(Duration::from_secs(20));
+    in_full_in_the_help_then_quit(&t, "the next start reads the cells again");
     assert_eq!(std::fs::read(&not_a_dir).expect("read"), b"");
 }
 
