@@ -76,6 +76,29 @@ fn config_name(frames: u64) -> String {
     }
 }
 
+/// The largest size the modes counted in millions take: 100 million cells already write
+/// about 25 GB of input (and the `replicates` mode more than three times that).
+const MOST_MILLIONS: f64 = 100.0;
+
+/// Sizes given in millions of cells (`1,2.5,10`), as cell counts. A size that is not a
+/// positive number, or above [`MOST_MILLIONS`] (`1000000` meant as a cell count would
+/// otherwise fill the disk with a trillion cells), ends the benchmark with a message.
+fn millions(arg: &str) -> Vec<usize> {
+    let mut sizes = Vec::new();
+    for s in arg.split(',') {
+        match s.trim().parse::<f64>() {
+            Ok(m) if m > 0.0 && m <= MOST_MILLIONS => sizes.push((m * 1_000_000.0) as usize),
+            _ => {
+                eprintln!(
+                    "scale: sizes are millions of cells, from above 0 to {MOST_MILLIONS} (\"1,10\" is 1 and 10 million); got {s:?}"
+                );
+                std::process::exit(2);
+            }
+        }
+    }
+    sizes
+}
+
 /// A synthetic item's answer: models get better with budget on average, items flip.
 fn correct(rng: &mut SplitMix64, model: usize, budget_index: usize, difficulty: f64) -> bool {
     let skill = 0.35 + 0.05 * model as f64 + 0.04 * budget_index as f64 - difficulty;
@@ -692,23 +715,15 @@ fn main() {
         return;
     }
     if args.iter().any(|a| a == "replicates") {
-        let sizes: Vec<usize> = plain
-            .find(|a| *a != "replicates")
-            .map_or("1,10", |s| s.as_str())
-            .split(',')
-            .filter_map(|s| s.parse::<f64>().ok())
-            .map(|m| (m * 1_000_000.0) as usize)
-            .collect();
+        let sizes = millions(
+            plain
+                .find(|a| *a != "replicates")
+                .map_or("1,10", |s| s.as_str()),
+        );
         with_replicates(&sizes);
         return;
     }
-    let sizes: Vec<usize> = plain
-        .next()
-        .map_or("1,2,10".to_string(), |s| s.clone())
-        .split(',')
-        .filter_map(|s| s.parse::<f64>().ok())
-        .map(|m| (m * 1_000_000.0) as usize)
-        .collect();
+    let sizes = millions(plain.next().map_or("1,2,10", |s| s.as_str()));
     let tmp = tempfile::tempdir().expect("tmp");
     println!(
         "frameaudit scale benchmark: {MODELS} models x {} budgets, two benchmarks",
