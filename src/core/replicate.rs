@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::core::dataset::{Dataset, REPLICATES_DIR};
 use crate::core::import::{Import, ImportedCell, ReplicateCell};
+use crate::core::matrix::{Task, mcq_value, norm_fast};
 
 /// The replicate the run is read as.
 #[derive(Debug, Clone, Copy)]
@@ -162,6 +163,9 @@ pub fn match_replicate(
     }
     // Kept answers that equal their canonical cell's, from a source of the same name.
     let mut echoes = 0;
+    // The canonical cell and value of each kept multiple-choice answer, to compare with the
+    // replicates already there.
+    let mut kept: Vec<(u32, f64)> = Vec::new();
     for (c, r, alike) in matched {
         let unit = format!("{} {} {} at {}", c.model, c.benchmark, c.item_id, c.config);
         match r {
@@ -198,6 +202,13 @@ pub fn match_replicate(
                 echoes += usize::from(echo);
                 let config = m.config(m.cell_config.get(cell as usize));
                 let item = m.cell_item.get(cell as usize);
+                if m.item_task(item) == Task::Mcq {
+                    let pred = c.pred.as_deref().and_then(norm_fast);
+                    let v = mcq_value(c.correct, pred.as_deref(), c.gold.as_deref());
+                    if !v.is_nan() {
+                        kept.push((cell, v));
+                    }
+                }
                 out.cells.push(ReplicateCell {
                     cell: c.clone(),
                     replicate: wanted.name.to_string(),
@@ -213,8 +224,42 @@ pub fn match_replicate(
         out.warning = Some(format!(
             "each of the {echoes} answers kept is its canonical cell's, from a source of the same name: if this is the canonical run's file again, the replicate shows no noise where there is some (a floor of 0); a run of its own that answered alike is fine"
         ));
+    } else if let Some(twin) = twin_of(ds, &kept, wanted.name, &elsewhere) {
+        out.warning = Some(format!(
+            "each of the {} answers kept is right or wrong where replicate {twin:?} is: if this is {twin:?}'s run again, the floor counts one run twice and reads lower than it is; a run of its own that answered alike is fine",
+            kept.len()
+        ));
     }
     Ok(out)
+}
+
+/// A replicate already in the dataset, other than `name` and in a file `elsewhere` holds,
+/// that is right or wrong wherever each `kept` answer (canonical cell, value) is, and has
+/// one on every cell: the run may be that replicate's again. None without answers kept.
+fn twin_of(
+    ds: &Dataset,
+    kept: &[(u32, f64)],
+    name: &str,
+    elsewhere: &dyn Fn(u32) -> bool,
+) -> Option<String> {
+    let reps = &ds.matrix.replicates;
+    let (&(first, _), rest) = kept.split_first()?;
+    let others = |cell: u32| {
+        reps.of(cell)
+            .filter(|r| elsewhere(r.file) && reps.names.name(r.replicate) != name)
+    };
+    // The candidates are the replicates alike on the first answer; each must hold on all.
+    let mut alike: Vec<u32> = others(first)
+        .filter(|r| r.value == kept[0].1)
+        .map(|r| r.replicate)
+        .collect();
+    for &(cell, v) in rest {
+        alike.retain(|&n| others(cell).any(|r| r.replicate == n && r.value == v));
+        if alike.is_empty() {
+            return None;
+        }
+    }
+    alike.first().map(|&n| reps.names.name(n).to_string())
 }
 
 /// Whether an imported answer is the canonical cell's: the same prediction and the same
@@ -388,6 +433,87 @@ mod tests {
         // The same tag with an answer of its own: a run started in the same second.
         let m = alike(dir.path(), "20250101_100000", ["A", "C"], true);
         assert_eq!((m.cells.len(), m.left_out.len(), m.warning), (2, 0, None));
+    }
+
+    #[test]
+    fn a_run_right_and_wrong_where_a_replicate_is_throughout_is_doubted() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let line = |item: &str, pred: &str, rep: Option<&str>| {
+            let mut v = serde_json::json!({
+                "model": "M", "benchmark": "b", "item_id": item, "config": "8f",
+                "frames": 8, "pred": pred, "gold": "A", "source_tag": "first",
+            });
+            if let Some(r) = rep {
+                v["replicate"] = r.into();
+                v["nuisance"] = "rerun".into();
+            }
+            v.to_string() + "\n"
+        };
+        // Replicate rerun-1 is right on q1 and q3, wrong on q2 (the canonical run on q1 only).
+        let cells = dir.path().join("cells.jsonl");
+        let text: String = [
+            line("q1", "A", None),
+            line("q2", "B", None),
+            line("q3", "C", None),
+            line("q1", "A", Some("rerun-1")),
+            line("q2", "C", Some("rerun-1")),
+            line("q3", "A", Some("rerun-1")),
+        ]
+        .concat();
+        std::fs::write(&cells, text).expect("write");
+        let ds = crate::core::dataset::load_dataset(&cells, None).expect("dataset");
+        let import = |preds: [&str; 3]| {
+            let mut imp = Import::default();
+            let cell = |item: &str, pred: &str| ImportedCell {
+                model: "M".into(),
+                benchmark: "b".into(),
+                item_id: item.into(),
+                config: "8f".into(),
+                frames: 8,
+                pred: Some(pred.into()),
+                gold: Some("A".into()),
+                correct: None,
+                source_tag: Some("second".into()),
+                frame_idx: None,
+                read_at: None,
+            };
+            imp.add_run(Run {
+                file: dir.path().join("run"),
+                model: "M".into(),
+                config: "8f".into(),
+                frames: 8,
+                rules: Default::default(),
+                cells: vec![
+                    cell("q1", preds[0]),
+                    cell("q2", preds[1]),
+                    cell("q3", preds[2]),
+                ],
+            })
+            .expect("run");
+            let wanted = Wanted {
+                name: "rerun-2",
+                nuisance: "rerun",
+            };
+            match_replicate(&ds, &imp, wanted, None).expect("matched")
+        };
+        // Right and wrong where rerun-1 is, in other letters and cases (worked out from the
+        // prediction and the gold, as the dataset does): doubted.
+        let m = import([" a ", "D", "a"]);
+        assert_eq!(m.cells.len(), 3);
+        let w = m.warning.expect("doubted");
+        assert!(
+            w.starts_with(
+                "each of the 3 answers kept is right or wrong where replicate \"rerun-1\" is"
+            ),
+            "{w}"
+        );
+        // Wrong on q3 where rerun-1 is right: a run of its own.
+        let m = import(["A", "D", "B"]);
+        assert_eq!((m.cells.len(), m.warning), (3, None));
+        // Alike on the two cells where rerun-1 agrees with the canonical run only: no doubt
+        // either (it differs on q3).
+        let m = import(["A", "B", "C"]);
+        assert_eq!(m.warning, None);
     }
 
     #[test]

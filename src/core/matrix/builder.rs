@@ -1749,16 +1749,29 @@ fn append_cells(m: &mut ResponseMatrix, p: &ResponseMatrix, ids: &PartIds, base:
 
 /// The value of a cell (docs/measures.md §1.3): its verdict or score as given, else one
 /// computed from its prediction and gold answer; NaN for an invalid cell.
+/// A multiple-choice answer's value: its verdict as given, else whether the prediction's
+/// normal form (`pred_norm`) is the gold's; NaN without either.
+pub(crate) fn mcq_value(correct: Option<bool>, pred_norm: Option<&str>, gold: Option<&str>) -> f64 {
+    match (correct, gold) {
+        (Some(b), _) => f64::from(u8::from(b)),
+        (None, Some(g)) => {
+            let right = matches!((pred_norm, norm_fast(g)), (Some(p), Some(g)) if *p == *g);
+            f64::from(u8::from(right))
+        }
+        (None, None) => f64::NAN,
+    }
+}
+
 fn cell_value(c: &CellInput<'_>, pred_norm: Option<&str>) -> f64 {
     match c.task {
-        Task::Mcq => match (c.correct, &c.gold) {
-            (Some(b), _) => f64::from(u8::from(b)),
-            (None, Gold::One(g)) => {
-                let right = matches!((pred_norm, norm_fast(g)), (Some(p), Some(g)) if *p == *g);
-                f64::from(u8::from(right))
-            }
-            _ => f64::NAN,
-        },
+        Task::Mcq => mcq_value(
+            c.correct,
+            pred_norm,
+            match &c.gold {
+                Gold::One(g) => Some(*g),
+                _ => None,
+            },
+        ),
         Task::Open => match (c.score, &c.gold) {
             (Some(s), _) => s,
             (None, Gold::One(g)) => token_f1_score(c.pred.unwrap_or(""), &[g]),

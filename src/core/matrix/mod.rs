@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 pub use self::builder::{MatrixBuilder, PER_ITEM_CSV_COLUMNS, model_key};
 
+pub(crate) use self::builder::mcq_value;
 pub(crate) use self::interner::ItemIndex;
 pub use self::interner::{Interner, Item};
 pub(crate) use self::replicates::starts_of;
@@ -423,7 +424,7 @@ impl ResponseMatrix {
 }
 
 /// `norm` without allocating in the common case of an already-normal ASCII answer.
-fn norm_fast(s: &str) -> Option<std::borrow::Cow<'_, str>> {
+pub(crate) fn norm_fast(s: &str) -> Option<std::borrow::Cow<'_, str>> {
     let simple = !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_graphic() && !b.is_ascii_lowercase());
