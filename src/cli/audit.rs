@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::core::audit::merged::{is_merged_file, read_annotated};
-use crate::core::audit::{AuditRecord, Replay, Status, read_audit};
+use crate::core::audit::{AuditError, AuditRecord, Replay, Status, read_audit};
 use crate::core::figures::{Findings, PathwayCount, PathwayTable};
 use crate::core::text::{count, sanitize};
 
@@ -146,7 +146,20 @@ pub fn summary(paths: &[PathBuf], out: &mut dyn Write) -> Result<()> {
             }
             continue;
         }
-        let replay = read(path)?;
+        let replay = match read_audit(path) {
+            Ok(replay) => replay,
+            // Listed, as the file it is: nothing to count yet.
+            Err(AuditError::Empty { .. }) => {
+                writeln!(out, "{}", sanitize(&path.display().to_string()))?;
+                writeln!(
+                    out,
+                    "  records    none yet: the file is empty, as a session that ended before its first screen was ready leaves it"
+                )?;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        print_warnings(&replay.warnings);
         let h = &replay.header;
         same_data(&path.display().to_string(), &h.fingerprint);
         let mut by_status: BTreeMap<Status, usize> = BTreeMap::new();
@@ -432,6 +445,23 @@ mod tests {
             "By model\n  m1\n    pathway  records  primary\n    drop           2        2\n    prior          1        0\n",
             "By transition\n  8f -> 16f\n",
             "  8f -> 32f\n    pathway  records  primary\n    drop           1        1\n",
+        ] {
+            assert!(text.contains(want), "missing {want:?} in\n{text}");
+        }
+    }
+
+    #[test]
+    fn audit_summary_lists_an_empty_audit_and_counts_the_others() {
+        let (dir, path) = sample();
+        let empty = dir.path().join("bob.audit.jsonl");
+        std::fs::write(&empty, "\n").expect("write");
+        let mut out = Vec::new();
+        summary(&[empty, path], &mut out).expect("summary");
+        let text = String::from_utf8(out).expect("utf8");
+        for want in [
+            "bob.audit.jsonl\n  records    none yet: the file is empty, as a session that ended before its first screen was ready leaves it\n",
+            "  records    4 (todo 0, done 2, skipped 1, flagged 1)\n",
+            "Pathways: 4 records in 2 files, 1 without pathways\n",
         ] {
             assert!(text.contains(want), "missing {want:?} in\n{text}");
         }

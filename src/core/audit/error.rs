@@ -27,6 +27,16 @@ pub enum AuditError {
         /// The audit file.
         path: PathBuf,
     },
+    /// The file holds nothing yet: the audit screens create it empty and write its header
+    /// once the data's fingerprint is known, so a session that ended before then leaves it.
+    #[error(
+        "{}: no records yet: the file is empty, as a session that ended before its first screen was ready leaves it (the next session on it writes its header)",
+        sanitize(&path.display().to_string())
+    )]
+    Empty {
+        /// The audit file.
+        path: PathBuf,
+    },
     /// The first line is not a valid audit header.
     #[error("{}:1: bad audit header: {}{}",
         sanitize(&path.display().to_string()),

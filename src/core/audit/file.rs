@@ -460,7 +460,8 @@ fn same_file(path: &Path, file: &File) -> bool {
 }
 
 /// Replays an audit file without locking or changing it (for summaries and exports while
-/// an annotator works on it). A torn last line is ignored with a warning, not removed.
+/// an annotator works on it). A torn last line is ignored with a warning, not removed; an
+/// empty file is [`AuditError::Empty`].
 pub fn read_audit(path: &Path) -> Result<Replay, AuditError> {
     let bytes = fsread::read(path, fsread::AUDIT).map_err(|source| AuditError::Io {
         what: "read",
@@ -468,10 +469,8 @@ pub fn read_audit(path: &Path) -> Result<Replay, AuditError> {
         source,
     })?;
     if bytes.trim_ascii().is_empty() {
-        return Err(AuditError::BadHeader {
+        return Err(AuditError::Empty {
             path: path.to_path_buf(),
-            field: None,
-            message: "the file is empty (no header line)".into(),
         });
     }
     Ok(replay_bytes(path, &bytes, false)?.0)

@@ -261,6 +261,8 @@ pub fn read_annotated(paths: &[PathBuf]) -> Result<Annotated, MergeError> {
     let mut out: Option<Annotated> = None;
     let mut owner: BTreeMap<String, String> = BTreeMap::new();
     let mut given: Vec<(PathBuf, PathBuf)> = Vec::new();
+    // The warnings of the empty files left out.
+    let mut empty: Vec<String> = Vec::new();
     for path in paths {
         // One file given twice (by two spellings of its path) is said as such.
         let same = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
@@ -287,7 +289,15 @@ pub fn read_annotated(paths: &[PathBuf]) -> Result<Annotated, MergeError> {
         let mut part = if is_merged(&bytes) {
             read_merged(path, &bytes)?
         } else {
-            from_replay(path, read_audit(path)?)
+            match read_audit(path) {
+                Ok(replay) => from_replay(path, replay),
+                // No records to merge: said, and left out.
+                Err(e @ AuditError::Empty { .. }) => {
+                    empty.push(format!("warning: {e}; left out"));
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            }
         };
         // Every source is compared, also those inside a merged input: a merged audit of
         // two datasets says one fingerprint in its header but carries both.
@@ -336,7 +346,21 @@ pub fn read_annotated(paths: &[PathBuf]) -> Result<Annotated, MergeError> {
             }
         });
     }
-    let mut all = out.ok_or_else(|| MergeError::Bad("no audit file given".into()))?;
+    let mut all = out.ok_or_else(|| {
+        MergeError::Bad(if empty.is_empty() {
+            "no audit file given".into()
+        } else {
+            format!(
+                "no audit given holds records: each is empty, as a session that ended before its first screen was ready leaves it ({})",
+                paths
+                    .iter()
+                    .map(|p| sanitize(&p.display().to_string()).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    })?;
+    all.warnings.splice(0..0, empty);
     all.records
         .sort_by(|a, b| (&a.1.key, &a.0).cmp(&(&b.1.key, &b.0)));
     Ok(all)
@@ -403,6 +427,30 @@ mod tests {
             .join(a.file_name().expect("name"));
         let err = read_annotated(&[a, other]).expect_err("twice").to_string();
         assert!(err.contains("is given twice (as "), "{err}");
+    }
+
+    #[test]
+    fn an_empty_audit_is_left_out_with_a_warning() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let a = write(tmp.path(), "alice", &[rec("q1", &["x"])]);
+        // As a session that ended before its first screen was ready leaves it.
+        let b = tmp.path().join("bob.audit.jsonl");
+        std::fs::write(&b, "").expect("write");
+        let m = read_annotated(&[b.clone(), a]).expect("read");
+        assert_eq!((m.records.len(), m.sources.len()), (1, 1));
+        assert_eq!(m.warnings.len(), 1, "{:?}", m.warnings);
+        assert!(
+            m.warnings[0].starts_with("warning: ")
+                && m.warnings[0].contains("bob.audit.jsonl: no records yet: the file is empty")
+                && m.warnings[0].ends_with("; left out"),
+            "{:?}",
+            m.warnings
+        );
+        let err = read_annotated(&[b]).expect_err("only empty").to_string();
+        assert!(
+            err.starts_with("no audit given holds records: each is empty"),
+            "{err}"
+        );
     }
 
     #[test]
