@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::tmux::{Tmux, tmux_available};
+use common::tmux::{Tmux, tmux, tmux_available};
 use frameaudit::core::audit::{Status, read_audit};
 
 /// A copy of the demo (so its audits/ folder is private to the test).
@@ -178,7 +178,7 @@ fn a_failed_write_is_shown_kept_retried_and_quitting_asks_first() {
     let s = t.wait_for("NOT SAVED");
     assert!(s.contains("retried each second"), "{s}");
     // At 80 columns too the status line says why: not saving comes first on it.
-    let out = Command::new("tmux")
+    let out = tmux()
         .args(["resize-window", "-t", &t.name, "-x", "80", "-y", "24"])
         .output()
         .expect("resize");
@@ -239,7 +239,7 @@ fn resizing_at_any_time_keeps_a_sane_screen() {
     let t = Tmux::start(&format!("fa-size-{}", std::process::id()), &ds, "size");
     t.wait_for("audit queue");
     let resize = |w: &str, h: &str| {
-        let out = Command::new("tmux")
+        let out = tmux()
             .args(["resize-window", "-t", &t.name, "-x", w, "-y", h])
             .output()
             .expect("resize");
@@ -680,7 +680,7 @@ fn escape_sequences_in_data_stay_inert_in_a_real_terminal() {
     let name = format!("fa-evil-{}", std::process::id());
     let t = Tmux::start(&name, &dir, "evil");
     let title = || {
-        let out = Command::new("tmux")
+        let out = tmux()
             .args(["display-message", "-p", "-t", &name, "#{pane_title}"])
             .output()
             .expect("display");
@@ -703,10 +703,7 @@ fn escape_sequences_in_data_stay_inert_in_a_real_terminal() {
         s.lines().next().unwrap_or("").starts_with("frameaudit"),
         "{s}"
     );
-    let buffers = Command::new("tmux")
-        .args(["show-buffer"])
-        .output()
-        .expect("show-buffer");
+    let buffers = tmux().args(["show-buffer"]).output().expect("show-buffer");
     assert!(
         !String::from_utf8_lossy(&buffers.stdout).contains("pwned"),
         "OSC 52 set a tmux buffer"
@@ -821,7 +818,7 @@ fn a_hang_up_while_a_note_is_typed_saves_the_note() {
     t.wait_for("Enter saves · Esc cancels");
     t.text("typed but not entered");
     t.wait_for("typed but not entered");
-    let out = Command::new("tmux")
+    let out = tmux()
         .args(["kill-session", "-t", &t.name])
         .output()
         .expect("kill-session");
@@ -860,7 +857,7 @@ fn a_folder_swapped_for_a_link_is_not_written_through_and_sigterm_says_what_was_
     // SIGTERM leaves without asking: what was not saved is said, and the exit is not 0.
     assert_eq!(terminate(&t, &status), "exit=1", "{}", t.screen());
     // The whole pane, its history too, lines joined where they wrapped.
-    let out = Command::new("tmux")
+    let out = tmux()
         .args(["capture-pane", "-p", "-J", "-S", "-", "-t", &t.name])
         .output()
         .expect("capture-pane");
@@ -1352,7 +1349,7 @@ fn quit_and_check_no_run_outlives(t: &Tmux, tmp: &Path) {
 
 /// Resizes the tmux window of `t` to `w`x`h`.
 fn resize(t: &Tmux, w: u16, h: u16) {
-    let out = Command::new("tmux")
+    let out = tmux()
         .args([
             "resize-window",
             "-t",
@@ -1488,7 +1485,7 @@ fn terminate(t: &Tmux, status: &Path) -> String {
 
 /// A tmux format of `t`'s pane: `#{alternate_on}`, `#{mouse_any_flag}`, `#{pane_dead}`...
 fn pane_format(t: &Tmux, format: &str) -> String {
-    let out = Command::new("tmux")
+    let out = tmux()
         .args(["display-message", "-p", "-t", &t.name, format])
         .output()
         .expect("display-message");
@@ -1497,7 +1494,7 @@ fn pane_format(t: &Tmux, format: &str) -> String {
 
 /// Keeps `t`'s pane after its program exits, so that how it left the terminal can be read.
 fn remain_on_exit(t: &Tmux) {
-    let out = Command::new("tmux")
+    let out = tmux()
         .args(["set-option", "-t", &t.name, "remain-on-exit", "on"])
         .output()
         .expect("set-option");
@@ -1742,7 +1739,7 @@ fn planned_frames_and_add_to_plan_in_a_real_terminal() {
 /// for bracketed paste (tmux's `paste-buffer -p`).
 fn paste(t: &Tmux, text: &str) {
     let buffer = format!("{}-paste", t.name);
-    let set = Command::new("tmux")
+    let set = tmux()
         .args(["set-buffer", "-b", &buffer, "--", text])
         .output()
         .expect("set-buffer");
@@ -1751,7 +1748,7 @@ fn paste(t: &Tmux, text: &str) {
         "{}",
         String::from_utf8_lossy(&set.stderr)
     );
-    let out = Command::new("tmux")
+    let out = tmux()
         .args(["paste-buffer", "-p", "-d", "-b", &buffer, "-t", &t.name])
         .output()
         .expect("paste-buffer");
@@ -1955,7 +1952,7 @@ fn the_terminal_query_leaves_the_tmux_pane_title_alone() {
     t.keys(&["Enter"]);
     t.wait_for("evidence pathways");
     let title = || {
-        let out = Command::new("tmux")
+        let out = tmux()
             .args(["display-message", "-p", "-t", &t.name, "#{pane_title}"])
             .output()
             .expect("tmux display-message");

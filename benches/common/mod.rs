@@ -91,6 +91,25 @@ pub struct BinaryStart {
     pub memory: Option<(f64, f64)>,
 }
 
+/// A tmux command on the benchmark's own server (a socket of this process, an empty
+/// configuration): a tmux the benchmark is run in, its environment and the user's
+/// tmux.conf stay out of the pane measured.
+fn tmux() -> Command {
+    let conf = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("bench-empty-{}.tmux.conf", std::process::id()));
+    if !conf.exists() {
+        std::fs::write(&conf, "").expect("an empty tmux.conf");
+    }
+    let mut c = Command::new("tmux");
+    c.arg("-L")
+        .arg(format!("frameaudit-bench-{}", std::process::id()))
+        .arg("-f")
+        .arg(conf)
+        .env_remove("NO_COLOR")
+        .env_remove("TMUX");
+    c
+}
+
 /// Starts the binary in tmux on `dataset` with the matrix cache in `cache` and measures
 /// how long the queue took to show and the memory the process then holds; `run` tells the
 /// session and its timings file apart from another run's.
@@ -100,7 +119,7 @@ pub fn tmux_first_screen(dataset: &Path, cache: &Path, run: usize) -> BinaryStar
     // looked at only every 100 ms, as each look starts a process that takes CPU from it.
     let timings = cache.with_extension(format!("timings-{run}"));
     let t = Instant::now();
-    Command::new("tmux")
+    tmux()
         .args(["new-session", "-d", "-s", &name, "-x", "120", "-y", "40"])
         .arg(format!(
             "FRAMEAUDIT_TIMINGS=1 FRAMEAUDIT_CACHE_DIR='{}' exec {} {} --annotator tmuxbench 2>'{}'",
@@ -113,7 +132,7 @@ pub fn tmux_first_screen(dataset: &Path, cache: &Path, run: usize) -> BinaryStar
         .expect("tmux");
     let mut shown = None;
     while t.elapsed() < Duration::from_secs(90) {
-        let out = Command::new("tmux")
+        let out = tmux()
             .args(["capture-pane", "-p", "-t", &name])
             .output()
             .expect("capture");
@@ -131,16 +150,14 @@ pub fn tmux_first_screen(dataset: &Path, cache: &Path, run: usize) -> BinaryStar
     });
     // The pane's process is frameaudit itself (`exec`). Its memory once the analyses of
     // the first screen are settled.
-    let pid = Command::new("tmux")
+    let pid = tmux()
         .args(["display-message", "-p", "-t", &name, "#{pane_pid}"])
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     std::thread::sleep(Duration::from_secs(2));
     let memory = memory_mib(&pid);
-    let _ = Command::new("tmux")
-        .args(["kill-session", "-t", &name])
-        .output();
+    let _ = tmux().args(["kill-session", "-t", &name]).output();
     // It leaves as quitting does (on SIGHUP): wait until it has, so the next start does not
     // meet its lock.
     let gone = Instant::now();

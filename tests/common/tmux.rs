@@ -5,6 +5,29 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// A tmux command on the tests' own server: a socket of this test process (`-L`) and an
+/// empty configuration (`-f`), so that neither a tmux the developer runs the tests in (its
+/// sessions, its global environment, a `NO_COLOR` set there) nor their tmux.conf reaches
+/// the panes. The server is started without `NO_COLOR` or `TMUX` from the test's
+/// environment; a test wanting `NO_COLOR` exports it in the pane's command.
+pub fn tmux() -> Command {
+    static CONF: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let conf = CONF.get_or_init(|| {
+        let conf = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("empty-{}.tmux.conf", std::process::id()));
+        std::fs::write(&conf, "").expect("an empty tmux.conf");
+        conf
+    });
+    let mut c = Command::new("tmux");
+    c.arg("-L")
+        .arg(format!("frameaudit-tests-{}", std::process::id()))
+        .arg("-f")
+        .arg(conf)
+        .env_remove("NO_COLOR")
+        .env_remove("TMUX");
+    c
+}
+
 /// Whether tmux can be run (the tests that need it skip with a note when not).
 pub fn tmux_available() -> bool {
     let ok = Command::new("tmux")
@@ -41,9 +64,7 @@ impl Tmux {
 
     /// Starts frameaudit with these arguments (each quoted for the shell).
     pub fn run(name: &str, args: &[String], prelude: &str) -> Tmux {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", name])
-            .output();
+        let _ = tmux().args(["kill-session", "-t", name]).output();
         let args: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
         let cmd = format!(
             "{prelude} exec {} {}",
@@ -55,7 +76,7 @@ impl Tmux {
         // a session started at that moment meets a dying server. Start it on the next one.
         let mut tries = 0;
         let out = loop {
-            let out = Command::new("tmux")
+            let out = tmux()
                 .args([
                     "new-session",
                     "-d",
@@ -115,7 +136,7 @@ impl Tmux {
     }
 
     pub fn screen(&self) -> String {
-        let out = Command::new("tmux")
+        let out = tmux()
             .args(["capture-pane", "-p", "-t", &self.name])
             .output()
             .expect("capture");
@@ -147,7 +168,7 @@ impl Tmux {
 
     pub fn keys(&self, keys: &[&str]) {
         for k in keys {
-            let out = Command::new("tmux")
+            let out = tmux()
                 .args(["send-keys", "-t", &self.name, k])
                 .output()
                 .expect("send-keys");
@@ -157,7 +178,7 @@ impl Tmux {
     }
 
     pub fn text(&self, s: &str) {
-        Command::new("tmux")
+        tmux()
             .args(["send-keys", "-t", &self.name, "-l", s])
             .output()
             .expect("send-keys");
@@ -165,7 +186,7 @@ impl Tmux {
     }
 
     pub fn pid(&self) -> u32 {
-        let out = Command::new("tmux")
+        let out = tmux()
             .args(["list-panes", "-t", &self.name, "-F", "#{pane_pid}"])
             .output()
             .expect("list-panes");
@@ -177,7 +198,7 @@ impl Tmux {
 
     /// Whether the program is still running in the pane.
     pub fn alive(&self) -> bool {
-        Command::new("tmux")
+        tmux()
             .args(["has-session", "-t", &self.name])
             .output()
             .is_ok_and(|o| o.status.success())
@@ -195,9 +216,7 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .output();
+        let _ = tmux().args(["kill-session", "-t", &self.name]).output();
     }
 }
 
