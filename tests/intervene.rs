@@ -83,11 +83,27 @@ fn the_demo_gets_a_plan_per_strategy_for_each_terminal_regression() {
         let n_skipped = skipped.iter().filter(|x| x["strategy"] == *name).count();
         assert_eq!(entries.len() + n_skipped, terminal as usize, "{name}");
     }
-    // Only a text-only lower budget (no frames to plan from) is skipped on the demo.
+    // Skipped on the demo: a text-only lower budget (no frames to plan from), and the
+    // nested and lower-policy plans of the 64-frame clips, whose 64 frames are all the
+    // video's, so 64f's own: a re-run of them would be no intervention.
+    let mut own = 0;
     for x in skipped {
-        assert_eq!(x["lower"], "textonly", "{x}");
-        assert!(x["why"].as_str().expect("why").contains("text-only"), "{x}");
+        let why = x["why"].as_str().expect("why");
+        if x["lower"] == "textonly" && why.contains("text-only") {
+            continue;
+        }
+        assert!(
+            matches!(x["strategy"].as_str(), Some("nested" | "lower-policy")),
+            "{x}"
+        );
+        assert_eq!(x["config"], "64f", "{x}");
+        assert_eq!(
+            why, "its 64 frames are 64f's own: re-running them is a re-run, not an intervention",
+            "{x}"
+        );
+        own += 1;
     }
+    assert!(own > 10, "{own}");
     // The demo's configurations are linspace over 64-frame clips, so each strategy's frames
     // can be computed here from the definitions in docs/intervention.md.
     let frames_of = |config: &str| -> Vec<u64> {
@@ -349,16 +365,29 @@ fn plans_on_harness_runs_start_from_the_frames_the_harness_decoded() {
             checked += 1;
         }
     }
-    assert!(checked >= 20, "{checked}");
+    assert!(checked >= 10, "{checked}");
     // A nested plan needs more frames at the higher budget: the runs where LLaVA's stride
-    // gives 32f and 64f the same frames say so.
+    // gives 32f and 64f the same frames say so. LLaVA's rule asked for the higher count is
+    // the higher run's own rule: where it gives the higher run's very frames, the
+    // lower-policy plan would be a re-run, and is skipped (as the swap where the two runs
+    // decoded the same frames).
+    let mut reruns = 0;
     for x in p["skipped"].as_array().expect("skipped") {
-        assert_eq!(x["strategy"], "nested", "{x}");
-        assert!(
-            x["why"].as_str().expect("why").contains("no more than"),
-            "{x}"
-        );
+        let why = x["why"].as_str().expect("why");
+        match x["strategy"].as_str() {
+            Some("nested") => assert!(why.contains("no more than"), "{x}"),
+            // Where 32f and 64f decoded the same frames the swap's control is 64f again.
+            Some("lower-policy" | "swap") => {
+                assert!(
+                    why.ends_with("'s own: re-running them is a re-run, not an intervention"),
+                    "{x}"
+                );
+                reruns += 1;
+            }
+            _ => panic!("unexpected skip {x}"),
+        }
     }
+    assert!(reruns > 0, "{p}");
 }
 
 #[test]

@@ -91,9 +91,17 @@ fn make_clip(path: &Path, event: u64, distractor: Option<u64>) {
 /// budget sampled (`linspace`, recorded), as a harness run through the recorder gives them.
 fn make_dataset(dir: &Path) {
     std::fs::create_dir_all(dir).expect("mkdir");
+    // The budgets below the top say another rule (VLMEvalKit's `interior`) than the
+    // top's, though their cells record linspace's frames: a lower-policy plan (the lower
+    // configuration's rule asked for the top's count) then differs from the top's own
+    // frames; with one rule throughout it would be the top's run again, and not planned.
+    let top = BUDGETS[BUDGETS.len() - 1];
     let configs: serde_json::Map<String, Value> = BUDGETS
         .iter()
-        .map(|n| (format!("{n}f"), json!({"policy": "linspace"})))
+        .map(|&n| {
+            let policy = if n == top { "linspace" } else { "interior" };
+            (format!("{n}f"), json!({ "policy": policy }))
+        })
         .collect();
     std::fs::write(
         dir.join("dataset.json"),
@@ -437,10 +445,25 @@ fn a_plan_run_through_the_recorder_and_read_back_gives_the_recovery_counted_from
         expected["swap"].1, 6,
         "the lower budget's own frames were right"
     );
-    assert_eq!(
-        expected["lower-policy"].1, 0,
-        "linspace at 16 is the top's own frames"
-    );
+    // The lower budgets' rule (`interior`) asked for 16 frames: not the top's linspace,
+    // and right on the clips whose event it holds and whose distractor it misses.
+    let interior: Vec<u64> = (1..=16).map(|i| i * T / 17).collect();
+    assert_ne!(interior, linspace(T, 16));
+    for e in entries.iter().filter(|e| e["strategy"] == "lower-policy") {
+        let idx: Vec<u64> = e["indices"]
+            .as_array()
+            .expect("indices")
+            .iter()
+            .map(|i| i.as_u64().expect("index"))
+            .collect();
+        assert_eq!(idx, interior, "{e}");
+    }
+    let right = CLIPS
+        .iter()
+        .filter(|(clip, ..)| *clip != "c6")
+        .filter(|&&(_, event, distractor)| answer(&interior, event, distractor) == "A")
+        .count();
+    assert_eq!(expected["lower-policy"].1, right, "{expected:?}");
     // Their runs are in dataset.json, and the audits' fingerprint is as it was.
     check_runs(ds);
     assert_eq!(fingerprint(ds), before);

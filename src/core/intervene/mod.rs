@@ -467,6 +467,17 @@ pub fn plan(
                         "frame {last} is past the video's {t} frames (items.jsonl num_frames)"
                     ));
                 }
+                // The higher configuration's own frames (each once, as it samples them): a
+                // re-run of them changes nothing the model is shown, so its flips would be
+                // a re-run's noise, not the intervention's effect.
+                let mut sorted = indices.clone();
+                sorted.sort_unstable();
+                if sorted == hi {
+                    return Err(format!(
+                        "its {} frames are {higher}'s own: re-running them is a re-run, not an intervention",
+                        hi.len()
+                    ));
+                }
                 Ok(PlanEntry {
                     model: key.model.clone(),
                     benchmark: key.benchmark.clone(),
