@@ -601,10 +601,18 @@ fn saver(
             continue;
         }
         let at = file.what_is_at_path();
-        if at != AtPath::Same {
+        if at == AtPath::Same {
+            // The path names the file again (its folder moved away and back): nothing is
+            // shut out of it any more.
+            lock().stale = 0;
+        } else {
             let all = with_pending(&mirror, &pending);
             lock().stale = stale_records(&all);
             changed = true;
+            // Records another session of this annotator wrote to a file found there (a
+            // second frameaudit that opened the path while it was gone) are taken in, so
+            // the file written holds them too, not only the copy displaced.
+            let taken = take_in(&mut mirror, file.path());
             match file.rewrite(&mirror) {
                 Ok(displaced) => {
                     let n = mirror.records.len();
@@ -620,9 +628,14 @@ fn saver(
                     if let Some((p, _)) = aside_of.take() {
                         let _ = std::fs::remove_file(p);
                     }
+                    let theirs = if taken > 0 {
+                        format!(", {taken} of them another session's")
+                    } else {
+                        String::new()
+                    };
                     st.notice = Some(match displaced {
                         Some(d) => format!(
-                            "audit file was {what} while open: written again ({n} records); the file found there kept as {}",
+                            "audit file was {what} while open: written again ({n} records{theirs}); the file found there kept as {}",
                             d.file_name().unwrap_or_default().to_string_lossy()
                         ),
                         None => {
@@ -667,10 +680,44 @@ fn saver(
                 }
             }
         }
+        // All written to the file the path names: a copy kept aside while it could not be
+        // is not needed any more.
+        if pending.is_empty()
+            && file.at_path()
+            && let Some((p, _)) = aside_of.take()
+        {
+            let _ = std::fs::remove_file(p);
+        }
         if changed {
             wake();
         }
     }
+}
+
+/// Takes into `mirror` the records of the audit file found at `path` when it is another
+/// session's of the same annotator on the same data: each unit it holds that `mirror` has
+/// not, or has from earlier (by the records' times; on a tie `mirror`'s stays). How many
+/// were taken; 0 when the file there is not such an audit.
+fn take_in(mirror: &mut Replay, path: &Path) -> usize {
+    let Ok(theirs) = crate::core::audit::read_audit(path) else {
+        return 0;
+    };
+    let (ours, found) = (&mirror.header, &theirs.header);
+    if found.annotator != ours.annotator
+        || found.fingerprint != ours.fingerprint
+        || found.adjudicates != ours.adjudicates
+    {
+        return 0;
+    }
+    let mut taken = 0;
+    for (key, rec) in theirs.records {
+        let newer = mirror.records.get(&key).is_none_or(|r| rec.at > r.at);
+        if newer {
+            mirror.records.insert(key, rec);
+            taken += 1;
+        }
+    }
+    taken
 }
 
 /// How many records a rewrite of the file would hold (`all`: the file's with those pending
@@ -796,7 +843,10 @@ mod tests {
         a.apply(done("q2", "two"), T1);
         assert!(a.wait_saved(Duration::from_secs(5)), "{:?}", a.last_error());
         std::fs::remove_dir_all(&audits).expect("rm -rf audits");
-        let b = open().expect("the second opens the path before the first notices");
+        let mut b = open().expect("the second opens the path before the first notices");
+        // The second saves a record of its own there.
+        b.apply(done("q9", "nine"), T2);
+        assert!(b.wait_saved(Duration::from_secs(5)), "{:?}", b.last_error());
         a.apply(done("q3", "three"), T2);
         assert!(!a.wait_saved(Duration::from_secs(3)), "saved where?");
         assert_eq!(a.unsaved(), 3, "{:?}", a.last_error());
@@ -808,16 +858,68 @@ mod tests {
         let kept = read_audit(&aside).expect("the records kept aside");
         let notes: Vec<&str> = kept.records.values().map(|r| r.note.as_str()).collect();
         assert_eq!(notes, ["one", "two", "three"]);
-        assert_eq!(read_audit(&path).expect("b's file").records.len(), 0);
-        // The second lets go: the first writes its records into the file again, and the
-        // copy aside goes.
+        assert_eq!(read_audit(&path).expect("b's file").records.len(), 1);
+        // The second lets go: the first writes its records into the file again, with the
+        // second's taken in (its file is kept aside as found), and the copy aside goes.
         drop(b);
         assert!(a.wait_saved(Duration::from_secs(5)), "{:?}", a.last_error());
-        assert_eq!(read_audit(&path).expect("a's file").records.len(), 3);
+        let notes: Vec<String> = read_audit(&path)
+            .expect("a's file")
+            .records
+            .values()
+            .map(|r| r.note.clone())
+            .collect();
+        assert_eq!(notes, ["one", "two", "three", "nine"]);
+        let notice = a.notice().expect("a notice");
+        assert!(
+            notice.contains("written again (3 records, 1 of them another session's); the file found there kept as ann.audit.jsonl.displaced-1"),
+            "{notice}"
+        );
+        assert_eq!(
+            read_audit(&audits.join("ann.audit.jsonl.displaced-1"))
+                .expect("the second's file, as found")
+                .records
+                .len(),
+            1
+        );
         assert!(
             !aside.exists(),
             "the copy aside is removed once the file holds it"
         );
+    }
+
+    /// The audits folder moved away, a link put in its place, then the folder moved back:
+    /// the path names the file again, and once the changes are written to it they count as
+    /// saved (they stayed "saving" for ever, and quitting said they were not saved).
+    #[cfg(unix)]
+    #[test]
+    fn changes_written_once_the_file_is_back_count_as_saved() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let audits = dir.path().join("audits");
+        let path = audits.join("ann.audit.jsonl");
+        let header = AuditHeader::for_tests("ann");
+        let fp = Arc::new(OnceLock::from(header.fingerprint.clone()));
+        let mut a =
+            Session::open_pending_below(dir.path(), &path, &header, fp, || {}).expect("opens");
+        a.apply(done("q1", "one"), T1);
+        assert!(a.wait_saved(Duration::from_secs(5)), "{:?}", a.last_error());
+        let (away, other) = (dir.path().join("audits.old"), dir.path().join("other"));
+        std::fs::create_dir(&other).expect("mkdir");
+        std::fs::rename(&audits, &away).expect("move away");
+        std::os::unix::fs::symlink(&other, &audits).expect("link");
+        a.apply(done("q2", "two"), T2);
+        assert!(
+            !a.wait_saved(Duration::from_secs(2)),
+            "saved through a link?"
+        );
+        std::fs::remove_file(&audits).expect("unlink");
+        std::fs::rename(&away, &audits).expect("move back");
+        a.apply(done("q3", "three"), T3);
+        assert!(a.wait_saved(Duration::from_secs(5)), "{:?}", a.last_error());
+        assert_eq!(a.unsaved(), 0);
+        assert_eq!(a.save_state(), "saved ✓");
+        assert_eq!(read_audit(&path).expect("the file").records.len(), 3);
+        assert_eq!(std::fs::read_dir(&other).expect("other").count(), 0);
     }
 
     #[test]
