@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::core::analysis::params::Params;
 use crate::core::matrix::ResponseMatrix;
-use crate::core::text::sanitize;
+use crate::core::text::show_id;
 
 use super::Failure;
 
@@ -73,7 +73,7 @@ fn listed(names: &[&str]) -> String {
     let mut s = names
         .iter()
         .take(LISTED)
-        .map(|n| sanitize(n).into_owned())
+        .map(|n| show_id(n).into_owned())
         .collect::<Vec<_>>()
         .join(", ");
     if names.len() > LISTED {
@@ -98,14 +98,12 @@ pub fn explain_in(
 ) -> String {
     let mut s = String::new();
     for name in missing {
-        let _ = write!(
-            s,
-            "{option}: no {kind} {:?} in {place}",
-            sanitize(name).as_ref()
-        );
+        // Quoted as the list below shows them (not Rust's debug form, which doubled the
+        // backslash of each escape, naming another id than the list's).
+        let _ = write!(s, "{option}: no {kind} \"{}\" in {place}", show_id(name));
         let near = closest(name, available);
         if !near.is_empty() {
-            let near: Vec<String> = near.iter().map(|n| format!("{:?}", sanitize(n))).collect();
+            let near: Vec<String> = near.iter().map(|n| format!("\"{}\"", show_id(n))).collect();
             let _ = write!(s, "; did you mean {}?", near.join(" or "));
         }
         s.push('\n');
@@ -257,5 +255,12 @@ mod tests {
             s.starts_with("--models: no model \"qwen\" in the dataset; did you mean \"Qwen\"?")
         );
         assert!(s.ends_with("available models (2): Qwen, Other"), "{s}");
+        // A name holding an escape is quoted as the list shows it, its backslash not
+        // doubled (which would name an id holding a backslash).
+        let s = explain("--models", "model", &["qwen\u{1b}"], &["Qwen\u{1b}"]);
+        assert_eq!(
+            s,
+            "--models: no model \"qwen\\x1b\" in the dataset; did you mean \"Qwen\\x1b\"?\n  available models (1): Qwen\\x1b"
+        );
     }
 }
