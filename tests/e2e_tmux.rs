@@ -229,6 +229,37 @@ fn a_failed_write_is_shown_kept_retried_and_quitting_asks_first() {
     );
 }
 
+/// Quitting confirmed with changes the file cannot take: the screen says at once that it
+/// is quitting after a last try, instead of leaving the question up for seconds.
+#[test]
+fn quitting_anyway_says_so_while_the_last_write_is_tried() {
+    if !tmux_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ds = demo_copy(tmp.path());
+    // Files may grow to 2 KiB only (as in the failed-write test above).
+    let t = Tmux::start_with(
+        &format!("fa-quit-{}", std::process::id()),
+        &ds,
+        "full",
+        "ulimit -S -f 2;",
+    );
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    t.wait_for("evidence pathways");
+    for k in ["1", "2", "3", "4", "5", "6", "7", "8"] {
+        t.keys(&[k]);
+    }
+    t.wait_for("NOT SAVED");
+    t.keys(&["q", "q"]);
+    t.wait_for("Quit anyway?");
+    t.keys(&["q"]);
+    let s = t.wait_for("quitting: a last try to save");
+    assert!(!s.contains("Quit anyway?"), "{s}");
+    assert!(t.wait_exit(Duration::from_secs(20)), "still running");
+}
+
 #[test]
 fn resizing_at_any_time_keeps_a_sane_screen() {
     if !tmux_available() {

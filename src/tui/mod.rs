@@ -623,7 +623,11 @@ pub fn run(mut ds: Dataset, opts: TuiOptions) -> Result<()> {
             }
         }
     }
-    // Leave only once the file holds everything (or the user confirmed quitting without).
+    // Leave only once the file holds everything (or the user confirmed quitting without),
+    // the last try said on screen while it lasts.
+    if app.session.unsaved() > 0 {
+        let _ = draw(&mut term, &mut app);
+    }
     let saved = app.session.wait_saved(Duration::from_secs(2));
     // A cache half written is never used, but it would cost the next start its speed.
     if let Some(w) = cache_writer {

@@ -442,14 +442,34 @@ impl App {
     /// Quitting, which asks first when changes are not saved yet (written, or held: an
     /// audit of other data).
     fn quit(&mut self) -> Vec<Effect> {
-        if self.session.unsaved() == 0 || self.overlays.confirm_quit {
+        if self.session.unsaved() == 0 {
+            return vec![Effect::Quit];
+        }
+        let held = matches!(
+            self.session.hold(),
+            crate::core::workspace::session::Hold::OtherData { .. }
+        );
+        if self.overlays.confirm_quit {
+            // Said at once: the screens close only after a last try to write, which can
+            // take seconds, and the question still on screen asks for the key again.
+            self.overlays.notice = Some(Notice {
+                text: if held {
+                    format!(
+                        "quitting: {} held, not written",
+                        self.session.unsaved_said()
+                    )
+                } else {
+                    format!(
+                        "quitting: a last try to save {}…",
+                        self.session.unsaved_said()
+                    )
+                },
+                error: true,
+            });
             return vec![Effect::Quit];
         }
         self.overlays.confirm_quit = true;
-        let why = if matches!(
-            self.session.hold(),
-            crate::core::workspace::session::Hold::OtherData { .. }
-        ) {
+        let why = if held {
             let key = self
                 .keymap
                 .hint(Context::Global, Action::GoOnWithThisData)
