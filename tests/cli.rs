@@ -2560,3 +2560,27 @@ fn the_report_says_which_items_a_model_s_grid_left_out() {
         "{text}"
     );
 }
+
+#[test]
+fn one_item_re_run_at_the_top_is_said_in_the_singular() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cells = tmp.path().join("cells.jsonl");
+    std::fs::write(
+        &cells,
+        concat!(
+            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}\n",
+            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"16f\",\"frames\":16,\"pred\":\"B\",\"gold\":\"A\"}\n",
+            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"16f-int\",\"frames\":16,\"pred\":\"A\",\"gold\":\"A\",\"protocol\":\"intervention\"}\n",
+        ),
+    )
+    .expect("write");
+    let o = frameaudit(&["report", &cells.display().to_string(), "--boot", "0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "recovers 1 of 1 terminal regression (100.0% [20.7, 100.0]) over 1 item re-run at the top, all wrong there\n"
+        ),
+        "{text}"
+    );
+}

@@ -445,16 +445,16 @@ fn intervention_line(out: &mut impl Write, v: &StrategyRecovery) -> io::Result<(
         match iv.accuracy_delta {
             Some(delta) if iv.top_correct_items > 0 => writeln!(
                 out,
-                ", breaks {} of {} right at top; accuracy {delta:+.1}{} points over {} items",
+                ", breaks {} of {} right at top; accuracy {delta:+.1}{} points over {}",
                 iv.broken,
                 iv.top_correct_items,
                 ci(v.bootstrap.as_ref().map(|b| &b.accuracy_delta)),
-                iv.items_with_intervention,
+                crate::core::text::count(iv.items_with_intervention, "item"),
             )?,
             _ => writeln!(
                 out,
-                " over {} items re-run at the top, all wrong there",
-                iv.items_with_intervention
+                " over {} re-run at the top, all wrong there",
+                crate::core::text::count(iv.items_with_intervention, "item")
             )?,
         }
     }
