@@ -2584,3 +2584,28 @@ fn one_item_re_run_at_the_top_is_said_in_the_singular() {
         "{text}"
     );
 }
+
+#[test]
+fn a_lottery_rate_without_a_judgeable_item_says_why() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cells = tmp.path().join("cells.jsonl");
+    // Harmful 8f → 16f, replicated at 8f only: judgeable at no configuration but one.
+    std::fs::write(
+        &cells,
+        concat!(
+            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}\n",
+            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"16f\",\"frames\":16,\"pred\":\"B\",\"gold\":\"A\"}\n",
+            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\",\"replicate\":\"r1\",\"nuisance\":\"rerun\"}\n",
+        ),
+    )
+    .expect("write");
+    let o = frameaudit(&["report", &cells.display().to_string(), "--boot", "0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(
+            "stable harmful items 0.0% (0 items) · lottery n/a: no harmful item has replicates at every configuration\n"
+        ),
+        "{text}"
+    );
+}

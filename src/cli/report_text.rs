@@ -578,15 +578,24 @@ fn noise_block(out: &mut impl Write, r: &Replicated, st: &Style) -> io::Result<(
         )?;
     }
     let s = &r.stable;
+    // Without a judgeable harmful item the lottery rate has no denominator: said why,
+    // rather than "n/a (0 of 0)" beside a stable rate that then reads as no stable harm.
+    let lottery = if s.harmful_replicated == 0 {
+        "lottery n/a: no harmful item has replicates at every configuration".to_string()
+    } else {
+        format!(
+            "lottery {} of replicated harmful items ({} of {})",
+            pct(s.lottery_rate),
+            s.harmful_replicated
+                .saturating_sub(s.stable_harmful_replicated),
+            s.harmful_replicated
+        )
+    };
     writeln!(
         out,
-        "    stable harmful items {} ({} items) · lottery {} of replicated harmful items ({} of {})",
+        "    stable harmful items {} ({} items) · {lottery}",
         st.paint(&pct(s.stable_harmful_rate), Color::Red),
         s.stable_harmful_items,
-        pct(s.lottery_rate),
-        s.harmful_replicated
-            .saturating_sub(s.stable_harmful_replicated),
-        s.harmful_replicated
     )
 }
 
