@@ -531,6 +531,9 @@ fn saver(
 ) {
     let lock = || state.lock().unwrap_or_else(|p| p.into_inner());
     let mut pending: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
+    // The units this session's file holds or this session changed (a record cleared is not
+    // in `mirror`): another session's record of one is never taken in over it.
+    let mut touched: std::collections::BTreeSet<UnitKey> = mirror.records.keys().cloned().collect();
     let mut retry = false;
     // The file the records were last kept aside in, and what it holds.
     let mut aside_of: Option<(PathBuf, Vec<String>)> = None;
@@ -543,7 +546,10 @@ fn saver(
             Duration::from_secs(1)
         };
         match rx.recv_timeout(timeout) {
-            Ok(e) => pending.push_back(e),
+            Ok(e) => {
+                touch(&mut touched, &e);
+                pending.push_back(e);
+            }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) if pending.is_empty() && header_due.is_none() => {
                 return;
@@ -551,6 +557,7 @@ fn saver(
             Err(RecvTimeoutError::Disconnected) => {}
         }
         while let Ok(e) = rx.try_recv() {
+            touch(&mut touched, &e);
             pending.push_back(e);
         }
         let mut changed = false;
@@ -603,18 +610,29 @@ fn saver(
         let at = file.what_is_at_path();
         if at == AtPath::Same {
             // The path names the file again (its folder moved away and back): nothing is
-            // shut out of it any more.
-            lock().stale = 0;
+            // shut out of it any more, and the error that said so is over.
+            let mut st = lock();
+            if st.stale > 0 {
+                st.stale = 0;
+                st.last_error = None;
+                changed = true;
+            }
         } else {
             let all = with_pending(&mirror, &pending);
             lock().stale = stale_records(&all);
             changed = true;
-            // Records another session of this annotator wrote to a file found there (a
+            // Records another session of this annotator wrote to a new file found there (a
             // second frameaudit that opened the path while it was gone) are taken in, so
             // the file written holds them too, not only the copy displaced.
-            let taken = take_in(&mut mirror, file.path());
-            match file.rewrite(&mirror) {
+            let mut merged = mirror.clone();
+            let taken = if at == AtPath::Replaced {
+                take_in(&mut merged, &touched, file.path())
+            } else {
+                0
+            };
+            match file.rewrite(&merged) {
                 Ok(displaced) => {
+                    mirror = merged;
                     let n = mirror.records.len();
                     let what = match at {
                         AtPath::Changed => "changed by another program",
@@ -680,39 +698,44 @@ fn saver(
                 }
             }
         }
-        // All written to the file the path names: a copy kept aside while it could not be
-        // is not needed any more.
-        if pending.is_empty()
-            && file.at_path()
-            && let Some((p, _)) = aside_of.take()
-        {
-            let _ = std::fs::remove_file(p);
-        }
         if changed {
             wake();
         }
     }
 }
 
+/// The unit an event changes, into `touched`.
+fn touch(touched: &mut std::collections::BTreeSet<UnitKey>, e: &Event) {
+    if let Event::Set(r) = e {
+        touched.insert(r.key.clone());
+    }
+}
+
 /// Takes into `mirror` the records of the audit file found at `path` when it is another
-/// session's of the same annotator on the same data: each unit it holds that `mirror` has
-/// not, or has from earlier (by the records' times; on a tie `mirror`'s stays). How many
+/// session's file (another creation time) of the same annotator on the same data: each
+/// unit this session has not `touched`, whose record there is then the only one. How many
 /// were taken; 0 when the file there is not such an audit.
-fn take_in(mirror: &mut Replay, path: &Path) -> usize {
+fn take_in(
+    mirror: &mut Replay,
+    touched: &std::collections::BTreeSet<UnitKey>,
+    path: &Path,
+) -> usize {
     let Ok(theirs) = crate::core::audit::read_audit(path) else {
         return 0;
     };
     let (ours, found) = (&mirror.header, &theirs.header);
-    if found.annotator != ours.annotator
+    if found.created_at == ours.created_at
+        || found.annotator != ours.annotator
         || found.fingerprint != ours.fingerprint
         || found.adjudicates != ours.adjudicates
+        || found.taxonomy_id != ours.taxonomy_id
+        || found.taxonomy_version != ours.taxonomy_version
     {
         return 0;
     }
     let mut taken = 0;
     for (key, rec) in theirs.records {
-        let newer = mirror.records.get(&key).is_none_or(|r| rec.at > r.at);
-        if newer {
+        if !touched.contains(&key) && !mirror.records.contains_key(&key) {
             mirror.records.insert(key, rec);
             taken += 1;
         }
@@ -843,8 +866,14 @@ mod tests {
         a.apply(done("q2", "two"), T1);
         assert!(a.wait_saved(Duration::from_secs(5)), "{:?}", a.last_error());
         std::fs::remove_dir_all(&audits).expect("rm -rf audits");
-        let mut b = open().expect("the second opens the path before the first notices");
-        // The second saves a record of its own there.
+        // The second's file is its own, made now: another creation time.
+        let mut later = header.clone();
+        later.created_at = "2026-01-02T09:00:00Z".into();
+        let mut b = Session::open_pending_below(dir.path(), &path, &later, Arc::clone(&fp), || {})
+            .expect("the second opens the path before the first notices");
+        // The second saves records there: one of a unit the first changed (the first's
+        // change stays) and one of its own.
+        b.apply(done("q1", "b's one"), T3);
         b.apply(done("q9", "nine"), T2);
         assert!(b.wait_saved(Duration::from_secs(5)), "{:?}", b.last_error());
         a.apply(done("q3", "three"), T2);
@@ -858,7 +887,7 @@ mod tests {
         let kept = read_audit(&aside).expect("the records kept aside");
         let notes: Vec<&str> = kept.records.values().map(|r| r.note.as_str()).collect();
         assert_eq!(notes, ["one", "two", "three"]);
-        assert_eq!(read_audit(&path).expect("b's file").records.len(), 1);
+        assert_eq!(read_audit(&path).expect("b's file").records.len(), 2);
         // The second lets go: the first writes its records into the file again, with the
         // second's taken in (its file is kept aside as found), and the copy aside goes.
         drop(b);
@@ -880,7 +909,7 @@ mod tests {
                 .expect("the second's file, as found")
                 .records
                 .len(),
-            1
+            2
         );
         assert!(
             !aside.exists(),
