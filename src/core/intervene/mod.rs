@@ -467,12 +467,16 @@ pub fn plan(
                         "frame {last} is past the video's {t} frames (items.jsonl num_frames)"
                     ));
                 }
-                // The higher configuration's own frames (each once, as it samples them): a
-                // re-run of them changes nothing the model is shown, so its flips would be
-                // a re-run's noise, not the intervention's effect.
+                // The higher configuration's own frames, repeats included: a re-run of them
+                // changes nothing the model is shown, so its flips would be a re-run's
+                // noise, not the intervention's effect. (A higher run that repeated frames,
+                // on a video shorter than its budget, showed other input than its distinct
+                // frames once each.)
                 let mut sorted = indices.clone();
                 sorted.sort_unstable();
-                if sorted == hi {
+                let mut own = frames_for_cell(ds, hi_cell).0;
+                own.sort_unstable();
+                if sorted == own {
                     return Err(format!(
                         "its {} frames are {higher}'s own: re-running them is a re-run, not an intervention",
                         hi.len()
