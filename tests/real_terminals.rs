@@ -106,6 +106,8 @@ fn private_tmux(sock: String, dir: &Path) -> impl Fn(&[&str]) -> std::process::O
             .arg(&sock)
             .arg("-f")
             .arg(&conf)
+            .env_remove("NO_COLOR")
+            .env_remove("TMUX")
             .args(args)
             .output()
             .expect("tmux")

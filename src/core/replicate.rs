@@ -226,8 +226,8 @@ pub fn match_replicate(
         ));
     } else if let Some(twin) = twin_of(ds, &kept, wanted.name, &elsewhere) {
         out.warning = Some(format!(
-            "each of the {} answers kept is right or wrong where replicate {twin:?} is: if this is {twin:?}'s run again, the floor counts one run twice and reads lower than it is; a run of its own that answered alike is fine",
-            kept.len()
+            "each of the {} kept is right or wrong where replicate {twin:?} is: if this is {twin:?}'s run again, the floor counts one run twice and reads lower than it is; a run of its own that answered alike is fine",
+            crate::core::text::count(kept.len(), "multiple-choice answer")
         ));
     }
     Ok(out)
@@ -503,7 +503,7 @@ mod tests {
         let w = m.warning.expect("doubted");
         assert!(
             w.starts_with(
-                "each of the 3 answers kept is right or wrong where replicate \"rerun-1\" is"
+                "each of the 3 multiple-choice answers kept is right or wrong where replicate \"rerun-1\" is"
             ),
             "{w}"
         );

@@ -468,7 +468,8 @@ pub fn read_audit(path: &Path) -> Result<Replay, AuditError> {
         path: path.to_path_buf(),
         source,
     })?;
-    if bytes.trim_ascii().is_empty() {
+    // As the screens read it: blanks and NULs only (a crash while writing the header).
+    if bytes.iter().all(|&b| b == 0 || b.is_ascii_whitespace()) {
         return Err(AuditError::Empty {
             path: path.to_path_buf(),
         });

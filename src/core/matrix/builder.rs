@@ -1747,8 +1747,6 @@ fn append_cells(m: &mut ResponseMatrix, p: &ResponseMatrix, ids: &PartIds, base:
     m.stats.zero_frame_cells += p.stats.zero_frame_cells;
 }
 
-/// The value of a cell (docs/measures.md §1.3): its verdict or score as given, else one
-/// computed from its prediction and gold answer; NaN for an invalid cell.
 /// A multiple-choice answer's value: its verdict as given, else whether the prediction's
 /// normal form (`pred_norm`) is the gold's; NaN without either.
 pub(crate) fn mcq_value(correct: Option<bool>, pred_norm: Option<&str>, gold: Option<&str>) -> f64 {
@@ -1762,6 +1760,8 @@ pub(crate) fn mcq_value(correct: Option<bool>, pred_norm: Option<&str>, gold: Op
     }
 }
 
+/// The value of a cell (docs/measures.md §1.3): its verdict or score as given, else one
+/// computed from its prediction and gold answer; NaN for an invalid cell.
 fn cell_value(c: &CellInput<'_>, pred_norm: Option<&str>) -> f64 {
     match c.task {
         Task::Mcq => mcq_value(
