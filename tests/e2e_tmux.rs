@@ -143,6 +143,28 @@ fn kill_9_loses_nothing_shown_as_saved_and_resumes() {
     assert!(s.contains("done 2 "), "{s}");
 }
 
+/// frameaudit on `ds` in session `name` (annotator `full`) where files may grow to 2 KiB
+/// only: past that, writes fail (EFBIG) as on a full disk. The signal the limit sends
+/// (SIGXFSZ, by default the end of the process) is frameaudit's own to handle: the shell
+/// leaves it as it is. The first item's eight pathways are toggled, more than the file may
+/// take; returns the session and its screen once it says NOT SAVED.
+fn tagged_past_a_file_size_limit(name: &str, ds: &std::path::Path) -> (Tmux, String) {
+    let t = Tmux::start_with(
+        &format!("{name}-{}", std::process::id()),
+        ds,
+        "full",
+        "ulimit -S -f 2;",
+    );
+    t.wait_for("audit queue");
+    t.keys(&["Enter"]);
+    t.wait_for("evidence pathways");
+    for k in ["1", "2", "3", "4", "5", "6", "7", "8"] {
+        t.keys(&[k]);
+    }
+    let s = t.wait_for("NOT SAVED");
+    (t, s)
+}
+
 #[test]
 fn a_failed_write_is_shown_kept_retried_and_quitting_asks_first() {
     if !tmux_available() {
@@ -160,22 +182,7 @@ fn a_failed_write_is_shown_kept_retried_and_quitting_asks_first() {
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let ds = demo_copy(tmp.path());
-    // Files may grow to 2 KiB only: past that, writes fail (EFBIG) as on a full disk. The
-    // signal the limit sends (SIGXFSZ, by default the end of the process) is frameaudit's
-    // own to handle: the shell leaves it as it is.
-    let t = Tmux::start_with(
-        &format!("fa-full-{}", std::process::id()),
-        &ds,
-        "full",
-        "ulimit -S -f 2;",
-    );
-    t.wait_for("audit queue");
-    t.keys(&["Enter"]);
-    t.wait_for("evidence pathways");
-    for k in ["1", "2", "3", "4", "5", "6", "7", "8"] {
-        t.keys(&[k]);
-    }
-    let s = t.wait_for("NOT SAVED");
+    let (t, s) = tagged_past_a_file_size_limit("fa-full", &ds);
     assert!(s.contains("retried each second"), "{s}");
     // At 80 columns too the status line says why: not saving comes first on it.
     let out = tmux()
@@ -238,20 +245,7 @@ fn quitting_anyway_says_so_while_the_last_write_is_tried() {
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let ds = demo_copy(tmp.path());
-    // Files may grow to 2 KiB only (as in the failed-write test above).
-    let t = Tmux::start_with(
-        &format!("fa-quit-{}", std::process::id()),
-        &ds,
-        "full",
-        "ulimit -S -f 2;",
-    );
-    t.wait_for("audit queue");
-    t.keys(&["Enter"]);
-    t.wait_for("evidence pathways");
-    for k in ["1", "2", "3", "4", "5", "6", "7", "8"] {
-        t.keys(&[k]);
-    }
-    t.wait_for("NOT SAVED");
+    let (t, _) = tagged_past_a_file_size_limit("fa-quit", &ds);
     t.keys(&["q", "q"]);
     t.wait_for("Quit anyway?");
     t.keys(&["q"]);
