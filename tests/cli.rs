@@ -2561,22 +2561,30 @@ fn the_report_says_which_items_a_model_s_grid_left_out() {
     );
 }
 
-#[test]
-fn one_item_re_run_at_the_top_is_said_in_the_singular() {
+/// The text report (`--boot 0`) of a cells file of q1, right at 8f and wrong at 16f, with
+/// the extra `lines` after those two.
+fn report_of_a_flip_with(lines: &[&str]) -> String {
     let tmp = tempfile::tempdir().expect("tmp");
     let cells = tmp.path().join("cells.jsonl");
-    std::fs::write(
-        &cells,
-        concat!(
-            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}\n",
-            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"16f\",\"frames\":16,\"pred\":\"B\",\"gold\":\"A\"}\n",
-            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"16f-int\",\"frames\":16,\"pred\":\"A\",\"gold\":\"A\",\"protocol\":\"intervention\"}\n",
-        ),
-    )
-    .expect("write");
+    let mut text = String::from(concat!(
+        "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}\n",
+        "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"16f\",\"frames\":16,\"pred\":\"B\",\"gold\":\"A\"}\n",
+    ));
+    for l in lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    std::fs::write(&cells, text).expect("write");
     let o = frameaudit(&["report", &cells.display().to_string(), "--boot", "0"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    stdout(&o)
+}
+
+#[test]
+fn one_item_re_run_at_the_top_is_said_in_the_singular() {
+    let text = report_of_a_flip_with(&[
+        "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"16f-int\",\"frames\":16,\"pred\":\"A\",\"gold\":\"A\",\"protocol\":\"intervention\"}",
+    ]);
     assert!(
         text.contains(
             "recovers 1 of 1 terminal regression (100.0% [20.7, 100.0]) over 1 item re-run at the top, all wrong there\n"
@@ -2587,21 +2595,10 @@ fn one_item_re_run_at_the_top_is_said_in_the_singular() {
 
 #[test]
 fn a_lottery_rate_without_a_judgeable_item_says_why() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let cells = tmp.path().join("cells.jsonl");
     // Harmful 8f → 16f, replicated at 8f only: judgeable at no configuration but one.
-    std::fs::write(
-        &cells,
-        concat!(
-            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\"}\n",
-            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"16f\",\"frames\":16,\"pred\":\"B\",\"gold\":\"A\"}\n",
-            "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\",\"replicate\":\"r1\",\"nuisance\":\"rerun\"}\n",
-        ),
-    )
-    .expect("write");
-    let o = frameaudit(&["report", &cells.display().to_string(), "--boot", "0"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = report_of_a_flip_with(&[
+        "{\"model\":\"m\",\"benchmark\":\"b\",\"item_id\":\"q1\",\"config\":\"8f\",\"frames\":8,\"pred\":\"A\",\"gold\":\"A\",\"replicate\":\"r1\",\"nuisance\":\"rerun\"}",
+    ]);
     assert!(
         text.contains(
             "stable harmful items 0.0% (0 items) · lottery n/a: no harmful item has replicates at every configuration\n"
