@@ -356,6 +356,39 @@ mod tests {
     use super::*;
     use crate::core::import::Run;
 
+    /// Model M's answer `pred` to `item` at 8f (gold A), from source `tag`.
+    fn answer_at_8f(item: &str, pred: &str, correct: Option<bool>, tag: &str) -> ImportedCell {
+        ImportedCell {
+            model: "M".into(),
+            benchmark: "b".into(),
+            item_id: item.into(),
+            config: "8f".into(),
+            frames: 8,
+            pred: Some(pred.into()),
+            gold: Some("A".into()),
+            correct,
+            source_tag: Some(tag.into()),
+            frame_idx: None,
+            read_at: None,
+        }
+    }
+
+    /// The import of one run of model M at 8f (file `dir/run`) that gave `answers`.
+    fn run_at_8f(dir: &Path, answers: Vec<ImportedCell>, tags_name_runs: bool) -> Import {
+        let mut imp = Import::default();
+        imp.tags_name_runs = tags_name_runs;
+        imp.add_run(Run {
+            file: dir.join("run"),
+            model: "M".into(),
+            config: "8f".into(),
+            frames: 8,
+            rules: Default::default(),
+            cells: answers,
+        })
+        .expect("run");
+        imp
+    }
+
     /// A dataset of model M at 8f on q1 (answered A, right) and q2 (B, wrong), its cells
     /// tagged `tag`, and the import of a run that answered `preds` on them, tagged `tag`.
     fn alike(dir: &Path, tag: &str, preds: [&str; 2], tags_name_runs: bool) -> Matched {
@@ -374,30 +407,12 @@ mod tests {
         )
         .expect("write");
         let ds = crate::core::dataset::load_dataset(&cells, None).expect("dataset");
-        let mut imp = Import::default();
-        imp.tags_name_runs = tags_name_runs;
-        let cell = |item: &str, pred: &str| ImportedCell {
-            model: "M".into(),
-            benchmark: "b".into(),
-            item_id: item.into(),
-            config: "8f".into(),
-            frames: 8,
-            pred: Some(pred.into()),
-            gold: Some("A".into()),
-            correct: Some(pred == "A"),
-            source_tag: Some(tag.into()),
-            frame_idx: None,
-            read_at: None,
-        };
-        imp.add_run(Run {
-            file: dir.join("run"),
-            model: "M".into(),
-            config: "8f".into(),
-            frames: 8,
-            rules: Default::default(),
-            cells: vec![cell("q1", preds[0]), cell("q2", preds[1])],
-        })
-        .expect("run");
+        let answers = ["q1", "q2"]
+            .iter()
+            .zip(preds)
+            .map(|(item, pred)| answer_at_8f(item, pred, Some(pred == "A"), tag))
+            .collect();
+        let imp = run_at_8f(dir, answers, tags_name_runs);
         let wanted = Wanted {
             name: "again",
             nuisance: "rerun",
@@ -463,33 +478,12 @@ mod tests {
         std::fs::write(&cells, text).expect("write");
         let ds = crate::core::dataset::load_dataset(&cells, None).expect("dataset");
         let import = |preds: [&str; 3]| {
-            let mut imp = Import::default();
-            let cell = |item: &str, pred: &str| ImportedCell {
-                model: "M".into(),
-                benchmark: "b".into(),
-                item_id: item.into(),
-                config: "8f".into(),
-                frames: 8,
-                pred: Some(pred.into()),
-                gold: Some("A".into()),
-                correct: None,
-                source_tag: Some("second".into()),
-                frame_idx: None,
-                read_at: None,
-            };
-            imp.add_run(Run {
-                file: dir.path().join("run"),
-                model: "M".into(),
-                config: "8f".into(),
-                frames: 8,
-                rules: Default::default(),
-                cells: vec![
-                    cell("q1", preds[0]),
-                    cell("q2", preds[1]),
-                    cell("q3", preds[2]),
-                ],
-            })
-            .expect("run");
+            let answers = ["q1", "q2", "q3"]
+                .iter()
+                .zip(preds)
+                .map(|(item, pred)| answer_at_8f(item, pred, None, "second"))
+                .collect();
+            let imp = run_at_8f(dir.path(), answers, false);
             let wanted = Wanted {
                 name: "rerun-2",
                 nuisance: "rerun",
